@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Scene settings: one PointerProperty, ``scene.quatbake``."""
+import bpy
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    IntProperty,
+    PointerProperty,
+)
+
+METHOD_ITEMS = (
+    ('LERP', "Lerp (naive)", "Raw per-component lerp, not normalised: the baseline that "
+     "shrinks and speeds up mid-way; kept only to show the damage"),
+    ('NLERP', "Nlerp", "Normalised lerp on the short arc: cheap, slightly faster mid-way "
+     "than at the keys; fine for small turns and many objects"),
+    ('SLERP', "Slerp", "Spherical linear interpolation: constant angular speed on the "
+     "shortest arc between each pair of keys"),
+    ('SQUAD', "Squad", "Spherical cubic (Shoemake 1985): passes through every key with "
+     "smooth angular velocity across keys"),
+)
+
+LOCATION_ITEMS = (
+    ('KEEP', "Keep", "Leave location keys as they are"),
+    ('LINEAR', "Linear", "Straight lines between location keys"),
+    ('CATMULL_ROM', "Catmull-Rom", "Centripetal Catmull-Rom spline through the "
+     "location keys (no cusps or overshoot loops)"),
+)
+
+OUTPUT_MODE_ITEMS = (
+    ('KEEP', "Object's Mode", "Write the bake in the object's own rotation mode "
+     "(Euler written continuous, no 360 degree jumps)"),
+    ('QUATERNION', "Quaternion", "Switch the object to Quaternion rotation and write "
+     "quaternion keys"),
+)
+
+
+class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
+    method: EnumProperty(
+        name="Method", items=METHOD_ITEMS, default='SLERP',
+        description="How rotations are interpolated between keys (always on the short arc)",
+    )
+    location_method: EnumProperty(
+        name="Location", items=LOCATION_ITEMS, default='KEEP',
+        description="How locations are interpolated between keys",
+    )
+    constant_speed: BoolProperty(
+        name="Constant Speed", default=False,
+        description="Retime the move so the object travels at one speed along its "
+        "path (by arc length); rotation is retimed with it, so each key orientation "
+        "is still reached where the object stands at that key",
+    )
+    frame_step: IntProperty(
+        name="Step", default=1, min=1, soft_max=10,
+        description="Write a key every this many frames (1 = every frame)",
+    )
+    use_frame_range: BoolProperty(
+        name="Custom Range", default=False,
+        description="Bake a chosen frame range instead of the keyed range",
+    )
+    frame_start: IntProperty(name="Start", default=1, description="First frame to bake")
+    frame_end: IntProperty(name="End", default=250, description="Last frame to bake")
+    output_mode: EnumProperty(
+        name="Output", items=OUTPUT_MODE_ITEMS, default='KEEP',
+        description="Rotation mode the baked keys are written in",
+    )
+    show_overlay: BoolProperty(
+        name="Show Overlay", default=False,
+        description="Draw axis triads (X red, Y green, Z blue) along the path of the "
+        "selected animated objects in every 3D Viewport",
+    )
+
+
+classes = (QUATBAKE_PG_settings,)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+    bpy.types.Scene.quatbake = PointerProperty(type=QUATBAKE_PG_settings)
+
+
+def unregister() -> None:
+    del bpy.types.Scene.quatbake
+    _unregister_classes()

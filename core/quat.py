@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Quaternion array operations, float64, Blender's component order (w, x, y, z).
+
+Every function takes arrays of shape (..., 4), broadcasts over the leading axes,
+never mutates its inputs and never returns NaN silently: bad input raises
+ValueError with a sentence that names the offending key.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# Below this norm a quaternion carries no usable direction: dividing by it would
+# amplify float64 rounding (~1e-16) past 1e-6, so it is refused, not normalised.
+ZERO_NORM = 1e-12
+
+# Below this rotation angle (radians) the log/exp series replace sin(a)/a, whose
+# division would lose all digits; 1e-8 keeps the series error under 1e-17.
+SMALL_ANGLE = 1e-8
+
+
+def _key_label(index: tuple[int, ...] | int) -> str:
+    if isinstance(index, tuple):
+        index = index[0] if len(index) == 1 else index
+    return f"key {index}"
+
+
+def as_quat_array(q, what: str = "quaternion") -> np.ndarray:
+    """Return ``q`` as a new float64 array of shape (..., 4), checked finite.
+
+    Raises ValueError naming the first key with NaN or infinite components.
+    """
+    arr = np.array(q, dtype=np.float64, copy=True)
+    if arr.ndim == 0 or arr.shape[-1] != 4:
+        raise ValueError(
+            f"{what}: expected quaternions of shape (..., 4) in (w, x, y, z) order, got shape {arr.shape}."
+        )
+    bad = ~np.isfinite(arr).all(axis=-1)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{what}: {_key_label(index)} has a NaN or infinite component {arr[index].tolist()}."
+        )
+    return arr
+
+
+def norm(q) -> np.ndarray:
+    """Euclidean norm over the last axis, shape (...)."""
+    return np.sqrt(np.einsum("...i,...i->...", q, q))
+
+
+def normalize(q, what: str = "quaternion") -> np.ndarray:
+    """Unit quaternions, shape (..., 4).
+
+    Raises ValueError for zero (norm < ZERO_NORM), NaN or infinite input, naming
+    the key index, because a zero quaternion is no rotation at all and silently
+    turning it into identity would hide a broken key.
+    """
+    arr = as_quat_array(q, what)
+    lengths = norm(arr)
+    zero = lengths < ZERO_NORM
+    if zero.any():
+        index = tuple(int(i) for i in np.argwhere(zero)[0]) if arr.ndim > 1 else ()
+        label = _key_label(index) if index else "the quaternion"
+        raise ValueError(
+            f"{what}: {label} has norm {float(lengths[index] if index else lengths):.3g}, "
+            "too close to zero to be a rotation."
+        )
+    return arr / lengths[..., None]
+
+
+def dot(a, b) -> np.ndarray:
+    """4D dot product over the last axis, shape (...)."""
+    return np.einsum("...i,...i->...", a, b)
+
+
+def multiply(a, b) -> np.ndarray:
+    """Hamilton product a*b (apply b, then a), shape broadcast(...) + (4,)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    aw, ax, ay, az = np.moveaxis(a, -1, 0)
+    bw, bx, by, bz = np.moveaxis(b, -1, 0)
+    return np.stack(
+        (
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ),
+        axis=-1,
+    )
+
+
+def conjugate(q) -> np.ndarray:
+    """(w, -x, -y, -z); the inverse of a unit quaternion."""
+    out = np.array(q, dtype=np.float64, copy=True)
+    out[..., 1:] *= -1.0
+    return out
+
+
+def inverse(q) -> np.ndarray:
+    """Multiplicative inverse conj(q)/|q|^2 (raises on zero quaternions)."""
+    arr = as_quat_array(q, "inverse")
+    n2 = dot(arr, arr)
+    if (n2 < ZERO_NORM**2).any():
+        raise ValueError("inverse: a zero quaternion has no inverse.")
+    return conjugate(arr) / n2[..., None]
+
+
+def log(q) -> np.ndarray:
+    """Logarithm of unit quaternions: (0, axis * half_angle), shape (..., 4).
+
+    Uses atan2(|v|, w) so the angle is accurate at 0 and at pi (arccos(w) loses
+    half its digits there).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    v = q[..., 1:]
+    vn = norm(v)
+    half = np.arctan2(vn, q[..., 0])
+    w = q[..., 0]
+    # Near identity half/|v| -> 1/w (series of atan2), which needs no division by
+    # |v|. Near -identity (w < 0, |v| -> 0) the axis is undefined; callers apply
+    # hemisphere continuity first, and for exactly v = 0 we return the zero vector
+    # (-1 is the identity rotation). The masks keep every division finite.
+    series = (vn < SMALL_ANGLE) & (w > 0.0)
+    scale = np.where(
+        series,
+        1.0 / np.where(series, w, 1.0),
+        np.where(vn > 0.0, half / np.where(vn > 0.0, vn, 1.0), 0.0),
+    )
+    out = np.zeros(q.shape, dtype=np.float64)
+    out[..., 1:] = v * scale[..., None]
+    return out
+
+
+def exp(v) -> np.ndarray:
+    """Exponential of pure quaternions (0, u) or 3-vectors u: (cos|u|, sin|u| u/|u|)."""
+    v = np.asarray(v, dtype=np.float64)
+    u = v[..., 1:] if v.shape[-1] == 4 else v
+    a = norm(u)
+    small = a < SMALL_ANGLE
+    # sin(a)/a = 1 - a^2/6 + O(a^4): exact to float64 below SMALL_ANGLE.
+    sinc = np.where(small, 1.0 - a * a / 6.0, np.sin(a) / np.where(small, 1.0, a))
+    out = np.empty(u.shape[:-1] + (4,), dtype=np.float64)
+    out[..., 0] = np.cos(a)
+    out[..., 1:] = u * sinc[..., None]
+    return out
+
+
+def angle_between(a, b) -> np.ndarray:
+    """Geodesic rotation angle in radians, in [0, pi], between rotations a and b.
+
+    Sign-agnostic (q and -q are the same rotation): 2*atan2(|v|, |w|) of the
+    relative rotation conj(a)*b, accurate near 0 and near pi. Inputs need not be
+    unit length: atan2 of a uniformly scaled pair gives the same angle.
+    """
+    rel = multiply(conjugate(a), b)
+    return 2.0 * np.arctan2(norm(rel[..., 1:]), np.abs(rel[..., 0]))
+
+
+def make_continuous(q) -> np.ndarray:
+    """Hemisphere continuity of a key sequence along axis 0 (shortest arc).
+
+    Returns a copy where each key's sign is chosen so that its dot product with
+    the previous (already corrected) key is >= 0. Vectorised: a key is flipped
+    when an odd number of sign changes precede it.
+    """
+    arr = np.array(q, dtype=np.float64, copy=True)
+    if arr.shape[0] < 2:
+        return arr
+    negative = dot(arr[1:], arr[:-1]) < 0.0
+    flips = np.cumsum(negative) % 2 == 1
+    arr[1:][flips] *= -1.0
+    return arr
+
+
+def rotate_vectors(q, v) -> np.ndarray:
+    """Rotate 3-vectors v (..., 3) by unit quaternions q (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    w = q[..., :1]
+    u = q[..., 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
