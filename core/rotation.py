@@ -1,0 +1,438 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Conversions between Blender's rotation modes, float64, vectorised.
+
+Blender's conventions (source/blender/blenlib/intern/math_rotation.c):
+
+- Quaternions are (w, x, y, z).
+- Euler values are stored per axis, ``rotation_euler = (x, y, z)`` whatever the
+  order. The order names the axes in the order they are APPLIED: 'XYZ' rotates
+  about X first, then Y, then Z, so the matrix is R = Rz @ Ry @ Rx (column
+  vectors) and the quaternion is qz * qy * qx. This equals scipy's *extrinsic*
+  (lowercase) sequence with the angles listed in the order's sequence:
+  Blender ('XYZ', (x, y, z)) == scipy ``from_euler("xyz", [x, y, z])`` and
+  Blender ('ZYX', (x, y, z)) == scipy ``from_euler("zyx", [z, y, x])``.
+- Axis-angle is stored as ``rotation_axis_angle = (angle, x, y, z)``; a zero
+  axis means no rotation (Blender's ``axis_angle_to_quat`` returns identity).
+
+The ``*_continuous`` functions produce values to write back as keys: no +-360
+degree jumps from frame to frame, and among the equivalent representations the
+one closest to the previous frame (or to a reference value for the first
+frame), like Blender's "compatible Euler" logic. They are vectorised (the
+branch choices are a cumulative parity, as in ``quat.make_continuous``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import quat
+
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+ROTATION_MODES = EULER_ORDERS + ("QUATERNION", "AXIS_ANGLE")
+
+# Euler extraction: below this cos(middle angle) the first and last axes are
+# (nearly) parallel (gimbal lock) and only their sum/difference is defined. The
+# general atan2 formula loses ~1e-16/cy of accuracy, the gimbal formula
+# (which assumes |sin(middle)| = 1) errs by ~cy**2/2; at 1e-6 both stay below
+# 1e-10 rad.
+GIMBAL_EPS = 1e-6
+
+# Axis-angle: below this |vector part| of a unit quaternion the axis is
+# numerically undefined (the rotation is within 2e-12 rad of identity), so the
+# previous frame's axis (or Blender's default Y axis) is used.
+AXIS_EPS = 1e-12
+
+_TWO_PI = 2.0 * np.pi
+_AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
+
+
+def _order_axes(order: str) -> tuple[tuple[int, int, int], bool]:
+    """Axis indices (first applied, middle, last applied) and odd parity."""
+    if not isinstance(order, str) or order not in EULER_ORDERS:
+        raise ValueError(
+            f"Euler order {order!r} is not one of Blender's orders {', '.join(EULER_ORDERS)}."
+        )
+    axes = tuple(_AXIS_INDEX[c] for c in order)
+    # An odd permutation of (X, Y, Z) is a reflection of the relabelled frame,
+    # which negates every rotation angle (Blender's "parity" flag).
+    odd = order in ("XZY", "YXZ", "ZYX")
+    return axes, odd
+
+
+def _as_finite(values, last: int, what: str) -> np.ndarray:
+    arr = np.array(values, dtype=np.float64, copy=True)
+    if arr.ndim == 0 or arr.shape[-1] != last:
+        raise ValueError(f"{what}: expected an array of shape (..., {last}), got shape {arr.shape}.")
+    bad = ~np.isfinite(arr).all(axis=-1)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        label = f"key {index[0] if len(index) == 1 else index}" if index else "the value"
+        raise ValueError(f"{what}: {label} has a NaN or infinite component {arr[index].tolist()}.")
+    return arr
+
+
+def _as_sequence(arr: np.ndarray, what: str) -> np.ndarray:
+    if arr.ndim != 2 or arr.shape[0] < 1:
+        raise ValueError(f"{what}: expected a sequence of shape (n, {arr.shape[-1]}) with n >= 1, got {arr.shape}.")
+    return arr
+
+
+def _wrap(angle: np.ndarray) -> np.ndarray:
+    """Angles wrapped into [-pi, pi)."""
+    return (angle + np.pi) % _TWO_PI - np.pi
+
+
+def _nearest_turn(raw: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """raw + 2*pi*k with the integer k that brings it closest to target.
+
+    Adding whole turns to the raw value (instead of keeping a cumulative sum of
+    differences) keeps the result exact to the raw value's rounding.
+    """
+    return raw + _TWO_PI * np.round((target - raw) / _TWO_PI)
+
+
+# --------------------------------------------------------------------------- Euler
+
+
+def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
+    """Unit quaternions (..., 4) from Euler angles (..., 3) in radians.
+
+    ``angles`` are per axis (x, y, z) as in Blender's ``rotation_euler``; the
+    order says which axis is applied first ('XYZ': X first, q = qz*qy*qx).
+    """
+    (i, j, k), _ = _order_axes(order)
+    e = _as_finite(angles, 3, "euler_to_quat")
+    half = 0.5 * e
+    c = np.cos(half)
+    s = np.sin(half)
+    elementary = []
+    for axis in (i, j, k):
+        q = np.zeros(e.shape[:-1] + (4,), dtype=np.float64)
+        q[..., 0] = c[..., axis]
+        q[..., 1 + axis] = s[..., axis]
+        elementary.append(q)
+    qi, qj, qk = elementary
+    return quat.multiply(qk, quat.multiply(qj, qi))
+
+
+def _euler_solutions(m: np.ndarray, order: str, keep_last=None):
+    """Both Euler solutions (..., 3) of rotation matrices m (..., 3, 3).
+
+    Solution 1 has the middle angle in [-pi/2, pi/2]; solution 2 is
+    (first + pi, pi - middle, last + pi), the same rotation. At gimbal lock
+    the last axis' angle is ``keep_last`` (default 0, as Blender does) and the
+    first axis takes the rest. Also returns the gimbal mask.
+    """
+    (i, j, k), odd = _order_axes(order)
+    perm = [i, j, k]
+    # Relabel the axes so the order reads X, Y, Z: m' = P m P^T. For an odd
+    # permutation this is a reflection and every angle changes sign.
+    mp = m[..., perm, :][..., :, perm]
+    sign = -1.0 if odd else 1.0
+    # In the relabelled frame m' = Rz(c) Ry(b) Rx(a): m'[2,0] = -sin b,
+    # m'[2,1] = cos b sin a, m'[2,2] = cos b cos a, m'[1,0] = sin c cos b,
+    # m'[0,0] = cos c cos b.
+    cy = np.hypot(mp[..., 0, 0], mp[..., 1, 0])
+    b = np.arctan2(-mp[..., 2, 0], cy)
+    a = np.arctan2(mp[..., 2, 1], mp[..., 2, 2])
+    c = np.arctan2(mp[..., 1, 0], mp[..., 0, 0])
+    gimbal = cy < GIMBAL_EPS
+    if gimbal.any():
+        # With sin b = s = +-1: m'[0,1] = s*sin(a - s*c), m'[1,1] = cos(a - s*c).
+        s = np.where(mp[..., 2, 0] < 0.0, 1.0, -1.0)
+        phi = np.arctan2(s * mp[..., 0, 1], mp[..., 1, 1])
+        held = np.zeros_like(c) if keep_last is None else np.asarray(keep_last, dtype=np.float64) * sign
+        c = np.where(gimbal, held, c)
+        a = np.where(gimbal, phi + s * c, a)
+    first = np.stack((a, b, c), axis=-1) * sign
+    second = np.stack((a + np.pi, np.pi - b, c + np.pi), axis=-1) * sign
+    # Back to per-axis storage (x, y, z).
+    out1 = np.empty_like(first)
+    out2 = np.empty_like(second)
+    out1[..., perm] = first
+    out2[..., perm] = second
+    return _wrap(out1), _wrap(out2), gimbal
+
+
+def quat_to_euler(q, order: str = "XYZ") -> np.ndarray:
+    """Euler angles (..., 3), per axis (x, y, z), radians, of quaternions (..., 4).
+
+    Like Blender's ``quat_to_eulO``: of the two solutions, the one with the
+    smaller sum of absolute angles; angles in [-pi, pi]. At gimbal lock the
+    last-applied axis gets 0. Raises ValueError for zero, NaN or infinite input.
+    """
+    _order_axes(order)
+    m = quat_to_matrix(quat.normalize(q, "quat_to_euler"))
+    e1, e2, _ = _euler_solutions(m, order)
+    pick2 = np.abs(e2).sum(axis=-1) < np.abs(e1).sum(axis=-1)
+    return np.where(pick2[..., None], e2, e1)
+
+
+def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarray:
+    """Euler sequence (n, 3), radians, for writing keys: continuous frame to frame.
+
+    For each frame the Euler solution (of the two) and the whole turns per axis
+    are chosen closest (sum of absolute differences) to the previous frame, so
+    there are no +-360 degree jumps and no flips at the middle axis' +-90
+    degrees. The first frame is chosen closest to ``reference`` (3,) if given
+    (for example the object's current ``rotation_euler``, so the keys continue
+    its winding), else it is ``quat_to_euler``'s solution.
+
+    At exact gimbal lock only the sum/difference of the outer angles is defined;
+    the last-applied axis then keeps the previous frame's angle.
+    """
+    _order_axes(order)
+    qa = _as_sequence(quat.normalize(q, "quat_to_euler_continuous"), "quat_to_euler_continuous")
+    ref = None
+    if reference is not None:
+        ref = _as_finite(reference, 3, "quat_to_euler_continuous reference")
+        if ref.shape != (3,):
+            raise ValueError(f"quat_to_euler_continuous: reference must have shape (3,), got {ref.shape}.")
+    (i, j, k), odd = _order_axes(order)
+    m = quat_to_matrix(qa)
+    e1, e2, gimbal = _euler_solutions(m, order)
+    if gimbal.any():
+        # Hold the last axis at its value on the latest non-gimbal frame
+        # (solution 1's value: solution 2 differs by exactly pi there, which the
+        # second solution reproduces), or at the reference / 0 before any.
+        start = 0.0 if ref is None else ref[k]
+        idx = np.where(~gimbal, np.arange(len(gimbal)), -1)
+        idx = np.maximum.accumulate(idx)
+        held = np.where(idx >= 0, e1[np.maximum(idx, 0), k], start)
+        e1, e2, _ = _euler_solutions(m, order, keep_last=held)
+
+    def distance(x, y):
+        return np.abs(_wrap(x - y)).sum(axis=-1)
+
+    # Switching branch between frames n-1 and n is worthwhile when the cross
+    # distance beats the same-branch distance; both distances are the same
+    # whichever branch frame n-1 is on (solution 2 is a fixed map of solution
+    # 1), so the branch is a cumulative parity of those switches.
+    n = len(qa)
+    if ref is None:
+        first2 = np.abs(e2[0]).sum() < np.abs(e1[0]).sum()
+    else:
+        first2 = distance(e2[0], ref) < distance(e1[0], ref)
+    switch = np.zeros(n, dtype=bool)
+    switch[0] = first2
+    if n > 1:
+        switch[1:] = distance(e2[1:], e1[:-1]) < distance(e1[1:], e1[:-1])
+    branch2 = np.cumsum(switch) % 2 == 1
+    raw = np.where(branch2[:, None], e2, e1)
+    # Unwrap each axis: whole turns chosen so each step is in [-pi, pi).
+    steps = _wrap(np.diff(raw, axis=0))
+    start = raw[0] if ref is None else _nearest_turn(raw[0], ref)
+    approx = np.concatenate((start[None, :], start + np.cumsum(steps, axis=0)), axis=0)
+    return _nearest_turn(raw, approx)
+
+
+# ----------------------------------------------------------------------- axis-angle
+
+
+def axis_angle_to_quat(aa) -> np.ndarray:
+    """Unit quaternions (..., 4) from axis-angle (..., 4) = (angle, x, y, z).
+
+    The axis need not be unit length; a zero axis gives the identity, as in
+    Blender's ``axis_angle_to_quat``.
+    """
+    arr = _as_finite(aa, 4, "axis_angle_to_quat")
+    angle = arr[..., 0]
+    axis = arr[..., 1:]
+    length = quat.norm(axis)
+    zero = length < quat.ZERO_NORM
+    unit = axis / np.where(zero, 1.0, length)[..., None]
+    half = 0.5 * angle
+    out = np.empty(arr.shape, dtype=np.float64)
+    out[..., 0] = np.where(zero, 1.0, np.cos(half))
+    out[..., 1:] = np.where(zero[..., None], 0.0, unit * np.sin(half)[..., None])
+    return out
+
+
+def quat_to_axis_angle(q) -> np.ndarray:
+    """Axis-angle (..., 4) = (angle, x, y, z) with a unit axis, angle in [0, 2*pi].
+
+    Like Blender's ``quat_to_axis_angle``: the angle follows q's sign
+    (2*atan2(|v|, w)); the identity gets Blender's default axis Y.
+    """
+    qa = quat.normalize(q, "quat_to_axis_angle")
+    v = qa[..., 1:]
+    length = quat.norm(v)
+    degenerate = length < AXIS_EPS
+    out = np.empty(qa.shape, dtype=np.float64)
+    out[..., 0] = 2.0 * np.arctan2(length, qa[..., 0])
+    out[..., 1:] = np.where(
+        degenerate[..., None], np.array([0.0, 1.0, 0.0]), v / np.where(degenerate, 1.0, length)[..., None]
+    )
+    return out
+
+
+def quat_to_axis_angle_continuous(q, reference=None) -> np.ndarray:
+    """Axis-angle sequence (n, 4) = (angle, x, y, z) for writing keys.
+
+    (angle, axis), (-angle, -axis) and (angle + 2*pi*k, axis) are the same
+    rotation; this picks, frame by frame, the axis sign closest to the previous
+    frame's axis (no flip) and the angle with no jump of a whole turn. Near the
+    identity, where the axis is undefined, the previous axis is kept. The first
+    frame follows ``reference`` (4,) if given (axis sign and winding).
+    """
+    qa = _as_sequence(quat.normalize(q, "quat_to_axis_angle_continuous"), "quat_to_axis_angle_continuous")
+    ref_angle = None
+    ref_axis = np.array([0.0, 1.0, 0.0])
+    if reference is not None:
+        ref = _as_finite(reference, 4, "quat_to_axis_angle_continuous reference")
+        if ref.shape != (4,):
+            raise ValueError(f"quat_to_axis_angle_continuous: reference must have shape (4,), got {ref.shape}.")
+        ref_len = quat.norm(ref[1:])
+        if ref_len >= quat.ZERO_NORM:
+            ref_axis = ref[1:] / ref_len
+            ref_angle = ref[0]
+        else:
+            # A zero axis is the identity whatever the angle: keep only its winding.
+            ref_angle = ref[0]
+    n = len(qa)
+    v = qa[:, 1:]
+    length = quat.norm(v)
+    defined = length >= AXIS_EPS
+    axis = np.where(defined[:, None], v / np.where(defined, length, 1.0)[:, None], 0.0)
+    # Frames with no defined axis take the latest defined one; those before the
+    # first defined frame take that first one (the axis of an identity rotation
+    # is arbitrary, so this avoids a jump); with no defined axis at all, the
+    # reference's axis or Blender's default Y.
+    if defined.any():
+        idx = np.maximum.accumulate(np.where(defined, np.arange(n), -1))
+        idx = np.where(idx >= 0, idx, int(np.argmax(defined)))
+        axis = axis[idx]
+    else:
+        axis = np.broadcast_to(ref_axis, (n, 3)).copy()
+    angle = 2.0 * np.arctan2(length, qa[:, 0])
+    # Axis sign: flip when the axis turns more than 90 degrees from the previous
+    # frame's; a cumulative parity, as for quaternion hemispheres.
+    flip = np.zeros(n, dtype=bool)
+    flip[0] = np.dot(axis[0], ref_axis) < 0.0 if reference is not None else False
+    if n > 1:
+        flip[1:] = np.einsum("ij,ij->i", axis[1:], axis[:-1]) < 0.0
+    negative = np.cumsum(flip) % 2 == 1
+    sign = np.where(negative, -1.0, 1.0)
+    axis = axis * sign[:, None]
+    angle = angle * sign
+    steps = _wrap(np.diff(angle))
+    start = angle[0] if ref_angle is None else _nearest_turn(angle[0], ref_angle)
+    approx = np.concatenate(([start], start + np.cumsum(steps)))
+    out = np.empty((n, 4), dtype=np.float64)
+    out[:, 0] = _nearest_turn(angle, approx)
+    out[:, 1:] = axis
+    return out
+
+
+# -------------------------------------------------------------------------- matrices
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) (column vectors: v' = R @ v) of quaternions.
+
+    Quaternions are normalised first (ValueError for zero, NaN or infinite).
+    """
+    w, x, y, z = np.moveaxis(quat.normalize(q, "quat_to_matrix"), -1, 0)
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    rows = (
+        (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)),
+        (2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)),
+        (2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)),
+    )
+    return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
+
+
+def matrix_to_quat(m) -> np.ndarray:
+    """Unit quaternions (..., 4) with w >= 0 from rotation matrices (..., 3, 3).
+
+    Scale is removed first (columns normalised, as Blender's ``mat3_to_quat``
+    does). Shepperd's method: of the four ways to recover the quaternion, use
+    the one whose pivot (trace, or a diagonal term) is largest, so no division
+    by a small number. Raises ValueError for NaN/inf, a zero column or a
+    matrix that is not a rotation (det <= 0, a mirror).
+    """
+    arr = np.array(m, dtype=np.float64, copy=True)
+    if arr.ndim < 2 or arr.shape[-2:] != (3, 3):
+        raise ValueError(f"matrix_to_quat: expected matrices of shape (..., 3, 3), got {arr.shape}.")
+    if not np.isfinite(arr).all():
+        raise ValueError("matrix_to_quat: a matrix has a NaN or infinite entry.")
+    cols = np.sqrt(np.einsum("...ij,...ij->...j", arr, arr))
+    if (cols < quat.ZERO_NORM).any():
+        raise ValueError("matrix_to_quat: a matrix has a zero column, so it is not a rotation.")
+    arr = arr / cols[..., None, :]
+    if (np.linalg.det(arr) <= 0.0).any():
+        raise ValueError("matrix_to_quat: a matrix has a determinant <= 0 (a mirror), so it is not a rotation.")
+    m00, m11, m22 = arr[..., 0, 0], arr[..., 1, 1], arr[..., 2, 2]
+    trace = m00 + m11 + m22
+    # Each candidate is 4*(pivot component) * q; its pivot is >= 1 when chosen,
+    # because the largest of (trace, m00, m11, m22) makes 4*q_p^2 >= 1.
+    cand = np.empty(arr.shape[:-2] + (4, 4), dtype=np.float64)
+    cand[..., 0, :] = np.stack(
+        (1.0 + trace, arr[..., 2, 1] - arr[..., 1, 2], arr[..., 0, 2] - arr[..., 2, 0], arr[..., 1, 0] - arr[..., 0, 1]),
+        axis=-1,
+    )
+    cand[..., 1, :] = np.stack(
+        (arr[..., 2, 1] - arr[..., 1, 2], 1.0 + m00 - m11 - m22, arr[..., 0, 1] + arr[..., 1, 0], arr[..., 0, 2] + arr[..., 2, 0]),
+        axis=-1,
+    )
+    cand[..., 2, :] = np.stack(
+        (arr[..., 0, 2] - arr[..., 2, 0], arr[..., 0, 1] + arr[..., 1, 0], 1.0 - m00 + m11 - m22, arr[..., 1, 2] + arr[..., 2, 1]),
+        axis=-1,
+    )
+    cand[..., 3, :] = np.stack(
+        (arr[..., 1, 0] - arr[..., 0, 1], arr[..., 0, 2] + arr[..., 2, 0], arr[..., 1, 2] + arr[..., 2, 1], 1.0 - m00 - m11 + m22),
+        axis=-1,
+    )
+    pivots = np.stack((trace, m00, m11, m22), axis=-1)
+    choice = np.argmax(pivots, axis=-1)
+    q = np.take_along_axis(cand, choice[..., None, None], axis=-2)[..., 0, :]
+    q = q / quat.norm(q)[..., None]
+    return np.where(q[..., :1] < 0.0, -q, q)
+
+
+# ---------------------------------------------------------------- Blender's channels
+
+
+def _check_mode(mode: str) -> None:
+    if not isinstance(mode, str) or mode not in ROTATION_MODES:
+        raise ValueError(f"Rotation mode {mode!r} is not one of Blender's modes {', '.join(ROTATION_MODES)}.")
+
+
+def mode_values_to_quat(values, mode: str) -> np.ndarray:
+    """Unit quaternions (..., 4) from raw channel values as Blender stores them.
+
+    'QUATERNION': (..., 4) ``rotation_quaternion``, not necessarily unit
+    (normalised; ValueError on a zero quaternion). 'AXIS_ANGLE': (..., 4)
+    ``rotation_axis_angle`` (angle, x, y, z). Euler orders: (..., 3)
+    ``rotation_euler`` (x, y, z) radians.
+    """
+    _check_mode(mode)
+    if mode == "QUATERNION":
+        return quat.normalize(values, "rotation_quaternion")
+    if mode == "AXIS_ANGLE":
+        return axis_angle_to_quat(values)
+    return euler_to_quat(values, mode)
+
+
+def quat_to_mode_values_continuous(q, mode: str, reference=None) -> np.ndarray:
+    """Channel values (n, 4) or (n, 3) to write back in ``mode``, continuous.
+
+    'QUATERNION': unit quaternions, each in the hemisphere of the previous one,
+    the first in the hemisphere of ``reference`` (4,) if given. 'AXIS_ANGLE':
+    see ``quat_to_axis_angle_continuous``. Euler: see ``quat_to_euler_continuous``.
+    """
+    _check_mode(mode)
+    if mode == "AXIS_ANGLE":
+        return quat_to_axis_angle_continuous(q, reference)
+    if mode != "QUATERNION":
+        return quat_to_euler_continuous(q, mode, reference)
+    qa = _as_sequence(quat.normalize(q, "quat_to_mode_values_continuous"), "quat_to_mode_values_continuous")
+    out = quat.make_continuous(qa)
+    if reference is not None:
+        ref = quat.as_quat_array(reference, "quat_to_mode_values_continuous reference")
+        if ref.shape != (4,):
+            raise ValueError(f"quat_to_mode_values_continuous: reference must have shape (4,), got {ref.shape}.")
+        if quat.dot(out[0], ref) < 0.0:
+            out = -out
+    return out
