@@ -34,8 +34,51 @@ test-bpy: venv
 test-blender-program: venv sysdeps
 	$(PY) -m pytest -p pytest-blender --blender-executable $(BLENDER) tests/blender
 
+# --- Packaging (owner: packaging) ---------------------------------------------
+.PHONY: package test-matrix
+
+# out/quatbake-<version>.zip: the extension (Blender 4.2+), built and validated by
+# Blender's own blender_ext.py from the bpy wheel; out/quatbake-<version>-legacy.zip:
+# the same files under quatbake/ for Preferences > Add-ons > Install (3.4 - 4.1).
+package: venv
+	$(PY) scripts/package.py --out-dir out
+
+# --- Version matrix: the same tests with other bpy wheels ------------------------
+# Each bpy wheel (~370 MB) gets its own venv; pip's cache makes a rebuild cheap.
+# bpy 5.3 needs Python 3.13: skipped, with a message, when none is found.
+BPY42_VERSION ?= 4.2.23
+BPY45_VERSION ?= 4.5.15
+BPY53_VERSION ?= 5.3.0
+MATRIX_TESTS  ?= tests/core tests/blender tests/install
+ifeq ($(origin PYTHON313),undefined)
+PYTHON313 := $(shell for p in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3.13; do \
+	$$p -c '' >/dev/null 2>&1 && { echo $$p; break; }; done)
+endif
+MATRIX_ALL_VENVS := .venv-bpy42 .venv-bpy45 .venv-bpy53
+MATRIX_VENVS := .venv-bpy42 .venv-bpy45 $(if $(PYTHON313),.venv-bpy53)
+
+# $(1) venv directory, $(2) Python interpreter, $(3) bpy version
+define matrix_venv
+$(1)/.installed: requirements/test.txt pyproject.toml
+	$(2) -m venv $(1)
+	$(1)/bin/pip install -q -r requirements/test.txt "bpy==$(3)"
+	$(1)/bin/pip install -q --no-deps -e .
+	touch $$@
+endef
+$(eval $(call matrix_venv,.venv-bpy42,$(PYTHON),$(BPY42_VERSION)))
+$(eval $(call matrix_venv,.venv-bpy45,$(PYTHON),$(BPY45_VERSION)))
+$(eval $(call matrix_venv,.venv-bpy53,$(PYTHON313),$(BPY53_VERSION)))
+
+# Runs every environment even when one fails, then fails if any did.
+test-matrix: sysdeps $(addsuffix /.installed,$(MATRIX_VENVS))
+	@$(if $(PYTHON313),,echo "test-matrix: no Python 3.13 found, skipping bpy $(BPY53_VERSION)")
+	@status=0; for v in $(MATRIX_VENVS); do \
+		echo "== $$v: bpy $$($$v/bin/python -c 'import importlib.metadata as m; print(m.version("bpy"))')"; \
+		$$v/bin/python -m pytest -q $(MATRIX_TESTS) || status=1; \
+	done; exit $$status
+
 bench: venv
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis out artifacts
+	rm -rf $(VENV) $(MATRIX_ALL_VENVS) .pytest_cache .hypothesis out artifacts
