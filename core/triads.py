@@ -1,0 +1,344 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Overlay geometry: axis triads, a speed-coloured path, highlights. Pure numpy.
+
+Everything the viewport overlay draws is a list of line segments: an array of
+endpoints of shape (2*m, 3) (segment j runs from row 2j to row 2j+1) and an
+array of RGBA colours of the same length (one per endpoint, values in [0, 1]).
+The add-on converts them to float32 and uploads them once per change; nothing
+here knows about the GPU, so all of it is tested without one.
+
+Conventions chosen here (and shown in the panel's legend):
+
+- Triads: X axis red, Y green, Z blue, pure colours, each axis a segment from
+  the object's position along the rotated unit axis scaled by ``size``
+  (Blender units). Key poses are drawn ``KEY_SCALE`` times larger, the current
+  frame's triad ``CURRENT_SCALE`` times larger (and with a wider line).
+- Ghosts (Blender's own interpolation of the same keys) are drawn at the SAME
+  positions as QuatBake's triads, with colours half-way to grey and alpha
+  ``GHOST_ALPHA``: where both agree the ghost hides behind the solid triad, and
+  where they differ the faded axes fan out from the same origin, so the angle
+  between them is the difference you read.
+- Path: one segment per frame step, coloured by angular speed (degrees per
+  frame) through ``SPEED_COLORS``: light grey-blue (still) -> yellow ->
+  orange -> magenta (the legend's maximum speed and above). The ramp avoids
+  pure red, green and blue so the path is never mistaken for an axis.
+- Long-arc segments (Blender's interpolation sweeping much more than the
+  shortest arc between two keys: the long way round) get a wider cyan line
+  under the path (``LONG_ARC_COLOR``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import quat
+
+# Pure axis colours: the convention every 3D tool uses, RGBA.
+AXIS_COLORS = np.array(
+    [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]], dtype=np.float64
+)
+UNIT_AXES = np.eye(3, dtype=np.float64)
+
+KEY_SCALE = 1.5
+CURRENT_SCALE = 1.8
+
+# Ghost colours: this far towards mid grey, and this opaque. Half-way keeps the
+# hue readable (which axis is which) while clearly not being the solid triad.
+GHOST_DESATURATE = 0.5
+GHOST_ALPHA = 0.35
+GHOST_GREY = 0.5
+
+# Speed colour ramp: stops at these fractions of the legend's maximum speed.
+SPEED_STOPS = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0], dtype=np.float64)
+SPEED_COLORS = np.array(
+    [
+        [0.80, 0.88, 1.00, 1.0],  # still: light grey-blue
+        [1.00, 0.90, 0.20, 1.0],  # yellow
+        [1.00, 0.50, 0.00, 1.0],  # orange
+        [0.90, 0.10, 0.90, 1.0],  # fast: magenta
+    ],
+    dtype=np.float64,
+)
+SPEED_COLOR_NAMES = ("grey-blue", "yellow", "orange", "magenta")
+LONG_ARC_COLOR = np.array([0.0, 1.0, 1.0, 1.0], dtype=np.float64)
+
+# A key interval is "long arc" when Blender's interpolation sweeps this much
+# more angle (radians) than the shortest arc between the two key orientations.
+# The long way round sweeps 2*pi - 2*theta extra (>= 90 degrees unless the keys
+# are already more than 135 degrees apart); an ordinary Bezier ease on Euler
+# channels overshoots the geodesic by a few degrees, far below this.
+LONG_ARC_EXCESS = np.pi / 2.0
+
+# Speeds below this (degrees per frame) count as still when picking the
+# legend's maximum, so a motionless object does not divide by zero.
+MIN_LEGEND_SPEED = 1e-6
+
+
+def _positions(points, what: str) -> np.ndarray:
+    arr = np.asarray(points, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(f"{what}: expected positions of shape (n, 3), got shape {arr.shape}.")
+    if not np.isfinite(arr).all():
+        row = int(np.argwhere(~np.isfinite(arr).all(axis=1))[0, 0])
+        raise ValueError(f"{what}: position {row} has a NaN or infinite coordinate.")
+    return arr
+
+
+def _unit_quats(quats, n: int, what: str) -> np.ndarray:
+    q = quat.normalize(quats, what)
+    if q.ndim != 2 or q.shape[0] != n:
+        raise ValueError(f"{what}: expected {n} quaternions of shape (n, 4), got shape {q.shape}.")
+    return q
+
+
+def triad_lines(quats, positions, size=1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Axis triads as line segments.
+
+    quats: (n, 4) rotations (w, x, y, z), normalised here; positions: (n, 3);
+    size: axis length in Blender units, a scalar or (n,) per triad.
+    Returns (points (n*6, 3), colors (n*6, 4)): for triad i and axis a (0 = X,
+    1 = Y, 2 = Z), rows 6i+2a and 6i+2a+1 are the position and the tip
+    position + size * (rotated unit axis a); both rows carry AXIS_COLORS[a].
+    """
+    pos = _positions(positions, "triad positions")
+    n = pos.shape[0]
+    q = _unit_quats(quats, n, "triad orientations")
+    sizes = np.broadcast_to(np.asarray(size, dtype=np.float64), (n,))
+    if not np.isfinite(sizes).all() or (sizes < 0).any():
+        raise ValueError("triad size must be a finite length >= 0 (Blender units).")
+    # (n, 3 axes, 3 coords): each triad's rotated unit axes, the columns of its matrix.
+    axes = quat.rotate_vectors(q[:, None, :], UNIT_AXES[None, :, :])
+    points = np.empty((n, 3, 2, 3), dtype=np.float64)
+    points[:, :, 0, :] = pos[:, None, :]
+    points[:, :, 1, :] = pos[:, None, :] + axes * sizes[:, None, None]
+    colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (n, 3, 2, 4))
+    return points.reshape(-1, 3), colors.reshape(-1, 4).copy()
+
+
+def ghost_colors(colors) -> np.ndarray:
+    """Faded copy of RGBA colours (m, 4): half-way to grey, alpha GHOST_ALPHA."""
+    c = np.array(colors, dtype=np.float64, copy=True)
+    c[:, :3] = c[:, :3] * (1.0 - GHOST_DESATURATE) + GHOST_GREY * GHOST_DESATURATE
+    c[:, 3] = c[:, 3] * GHOST_ALPHA
+    return c
+
+
+def angular_speed(quats, frames) -> np.ndarray:
+    """Angular speed in degrees per frame between consecutive samples, shape (n-1,).
+
+    quats: (n, 4), frames: (n,) strictly increasing. Uses the sign-agnostic
+    geodesic angle (atan2 form), so q and -q samples do not read as a spin.
+    """
+    q = quat.as_quat_array(quats, "path orientations")
+    t = np.asarray(frames, dtype=np.float64)
+    if t.ndim != 1 or t.shape[0] != q.shape[0]:
+        raise ValueError(f"path frames: expected shape ({q.shape[0]},), got {t.shape}.")
+    dt = np.diff(t)
+    if (dt <= 0).any():
+        raise ValueError(f"path frames must increase; frame {t[1:][dt <= 0][0]} does not.")
+    return np.degrees(quat.angle_between(q[:-1], q[1:])) / dt
+
+
+def legend_max(speed) -> float:
+    """The speed (degrees per frame) the ramp's last colour stands for: the maximum."""
+    s = np.asarray(speed, dtype=np.float64)
+    top = float(s.max()) if s.size else 0.0
+    return max(top, MIN_LEGEND_SPEED)
+
+
+def speed_colors(speed, vmax: float) -> np.ndarray:
+    """RGBA (m, 4) for speeds (m,) in degrees per frame on the SPEED_COLORS ramp.
+
+    0 maps to the first stop, ``vmax`` and above to the last; linear in between.
+    """
+    if not np.isfinite(vmax) or vmax <= 0:
+        raise ValueError(f"legend maximum speed must be a positive number, got {vmax}.")
+    s = np.asarray(speed, dtype=np.float64)
+    x = np.clip(s / vmax, 0.0, 1.0)
+    out = np.empty(s.shape + (4,), dtype=np.float64)
+    for channel in range(4):
+        out[..., channel] = np.interp(x, SPEED_STOPS, SPEED_COLORS[:, channel])
+    return out
+
+
+def path_lines(positions, speed, vmax: float) -> tuple[np.ndarray, np.ndarray]:
+    """The path as segments (2*(n-1), 3) coloured by speed (n-1,) -> colours (2*(n-1), 4).
+
+    Segment j joins positions j and j+1 and both its ends take speed j's colour,
+    so the colour changes exactly at the samples.
+    """
+    pos = _positions(positions, "path positions")
+    s = np.asarray(speed, dtype=np.float64)
+    if s.shape != (max(pos.shape[0] - 1, 0),):
+        raise ValueError(f"path speed: expected shape ({pos.shape[0] - 1},), got {s.shape}.")
+    points = np.stack([pos[:-1], pos[1:]], axis=1).reshape(-1, 3)
+    colors = np.repeat(speed_colors(s, vmax), 2, axis=0)
+    return points, colors
+
+
+def segment_lines(positions, mask, color=LONG_ARC_COLOR) -> tuple[np.ndarray, np.ndarray]:
+    """Only the path segments j with mask[j] (mask shape (n-1,)), in one colour."""
+    pos = _positions(positions, "path positions")
+    m = np.asarray(mask, dtype=bool)
+    if m.shape != (max(pos.shape[0] - 1, 0),):
+        raise ValueError(f"segment mask: expected shape ({pos.shape[0] - 1},), got {m.shape}.")
+    idx = np.flatnonzero(m)
+    points = np.stack([pos[idx], pos[idx + 1]], axis=1).reshape(-1, 3)
+    colors = np.broadcast_to(np.asarray(color, dtype=np.float64), (points.shape[0], 4)).copy()
+    return points, colors
+
+
+def long_arc_intervals(frames, quats, key_frames) -> np.ndarray:
+    """Which key intervals the sampled rotation crosses the long way round, (k-1,) bool.
+
+    frames: (n,) increasing sample frames that include every key frame;
+    quats: (n, 4) the sampled orientations (Blender's own interpolation);
+    key_frames: (k,) sorted. Interval j is flagged when the angle swept by the
+    samples between key j and key j+1 exceeds the shortest arc between the two
+    key orientations by more than LONG_ARC_EXCESS radians.
+    """
+    t = np.asarray(frames, dtype=np.float64)
+    q = quat.as_quat_array(quats, "sampled orientations")
+    keys = np.asarray(key_frames, dtype=np.float64)
+    if keys.shape[0] < 2:
+        return np.zeros(0, dtype=bool)
+    at = np.searchsorted(t, keys)
+    at = np.clip(at, 0, t.shape[0] - 1)
+    if not np.allclose(t[at], keys):
+        raise ValueError("long-arc check: the sample frames must include every key frame.")
+    step = quat.angle_between(q[:-1], q[1:])
+    swept_to = np.concatenate([[0.0], np.cumsum(step)])
+    swept = np.diff(swept_to[at])
+    shortest = quat.angle_between(q[at[:-1]], q[at[1:]])
+    return swept - shortest > LONG_ARC_EXCESS
+
+
+def interval_segments(frames, key_frames, interval_mask) -> np.ndarray:
+    """Path segments (n-1,) lying inside a flagged key interval (interval_mask (k-1,))."""
+    t = np.asarray(frames, dtype=np.float64)
+    keys = np.asarray(key_frames, dtype=np.float64)
+    flagged = np.asarray(interval_mask, dtype=bool)
+    if t.shape[0] < 2 or flagged.size == 0:
+        return np.zeros(max(t.shape[0] - 1, 0), dtype=bool)
+    mid = 0.5 * (t[:-1] + t[1:])
+    interval = np.searchsorted(keys, mid, side="right") - 1
+    inside = (interval >= 0) & (interval < flagged.shape[0])
+    return inside & flagged[np.clip(interval, 0, flagged.shape[0] - 1)]
+
+
+def triad_frames(frames, step: int, key_frames) -> tuple[np.ndarray, np.ndarray]:
+    """Which samples get a triad: every ``step``-th sample plus every key frame.
+
+    Returns (indices into frames (m,), is_key (m,) bool), sorted by frame.
+    """
+    if int(step) < 1:
+        raise ValueError(f"triad step must be at least 1 frame, got {step}.")
+    t = np.asarray(frames, dtype=np.float64)
+    keys = np.asarray(key_frames, dtype=np.float64)
+    every = np.zeros(t.shape[0], dtype=bool)
+    every[:: int(step)] = True
+    is_key = np.isin(t, keys)
+    chosen = np.flatnonzero(every | is_key)
+    return chosen, is_key[chosen]
+
+
+@dataclass
+class LineSet:
+    """Segments to draw in one batch: points (2m, 3) and colours (2m, 4), float64."""
+
+    points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    colors: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+
+    @staticmethod
+    def join(parts: list["LineSet"]) -> "LineSet":
+        if not parts:
+            return LineSet()
+        return LineSet(
+            np.concatenate([p.points for p in parts]), np.concatenate([p.colors for p in parts])
+        )
+
+    def transformed(self, matrix) -> "LineSet":
+        """Copy with points mapped by a 4x4 affine matrix (e.g. the parent's world matrix)."""
+        m = np.asarray(matrix, dtype=np.float64)
+        return LineSet(self.points @ m[:3, :3].T + m[:3, 3], self.colors.copy())
+
+
+@dataclass
+class OverlayGeometry:
+    """Everything the overlay draws for one object, plus the legend's range."""
+
+    triads: LineSet
+    ghosts: LineSet
+    path: LineSet
+    long_arc: LineSet
+    speed_max: float        # degrees per frame that the ramp's last colour stands for
+    long_arc_count: int     # how many key intervals go the long way round
+
+
+def build_overlay(
+    frames,
+    quats,
+    positions,
+    key_frames,
+    *,
+    step: int = 5,
+    size: float = 0.5,
+    ghost_quats=None,
+    long_arc_quats=None,
+    speed_max: float | None = None,
+) -> OverlayGeometry:
+    """All of one object's overlay geometry from per-frame samples.
+
+    frames: (n,) increasing sample frames (include the key frames);
+    quats: (n, 4) QuatBake's orientations; positions: (n, 3);
+    key_frames: (k,) keyed frames (their triads are KEY_SCALE larger);
+    step: a triad every ``step`` samples; size: triad axis length (Blender units);
+    ghost_quats: (n, 4) Blender's own interpolation, drawn faded, or None;
+    long_arc_quats: (n, 4) orientations checked for the long way round (default
+    ghost_quats, else quats); speed_max: the legend maximum (degrees per frame),
+    default the largest speed along this path.
+    """
+    t = np.asarray(frames, dtype=np.float64)
+    pos = _positions(positions, "path positions")
+    n = pos.shape[0]
+    q = _unit_quats(quats, n, "QuatBake orientations")
+    if t.shape != (n,):
+        raise ValueError(f"path frames: expected shape ({n},), got {t.shape}.")
+    keys = np.asarray(key_frames, dtype=np.float64)
+    chosen, is_key = triad_frames(t, step, keys)
+    sizes = np.where(is_key, size * KEY_SCALE, size)
+    triads = LineSet(*triad_lines(q[chosen], pos[chosen], sizes))
+    ghosts = LineSet()
+    if ghost_quats is not None:
+        g = _unit_quats(ghost_quats, n, "Blender's orientations")
+        points, colors = triad_lines(g[chosen], pos[chosen], sizes)
+        ghosts = LineSet(points, ghost_colors(colors))
+    if n >= 2:
+        speed = angular_speed(q, t)
+        vmax = legend_max(speed) if speed_max is None else float(speed_max)
+        path = LineSet(*path_lines(pos, speed, vmax))
+        check = long_arc_quats if long_arc_quats is not None else ghost_quats
+        check = q if check is None else _unit_quats(check, n, "long-arc orientations")
+        intervals = long_arc_intervals(t, check, keys[(keys >= t[0]) & (keys <= t[-1])])
+        long_arc = LineSet(*segment_lines(pos, interval_segments(t, keys, intervals)))
+    else:
+        vmax = MIN_LEGEND_SPEED if speed_max is None else float(speed_max)
+        path, long_arc, intervals = LineSet(), LineSet(), np.zeros(0, dtype=bool)
+    return OverlayGeometry(triads, ghosts, path, long_arc, vmax, int(intervals.sum()))
+
+
+def current_triad(frames, quats, positions, frame: float, size: float) -> LineSet:
+    """The emphasised triad at ``frame`` (CURRENT_SCALE * size), or empty outside the path.
+
+    Uses the nearest sample: the overlay samples every frame, so that is the
+    pose Blender shows when the playhead sits on a whole frame.
+    """
+    t = np.asarray(frames, dtype=np.float64)
+    if t.size == 0 or frame < t[0] - 0.5 or frame > t[-1] + 0.5:
+        return LineSet()
+    i = int(np.clip(np.searchsorted(t, frame), 0, t.size - 1))
+    if i > 0 and abs(t[i - 1] - frame) <= abs(t[i] - frame):
+        i -= 1
+    pos = np.asarray(positions, dtype=np.float64)[i : i + 1]
+    return LineSet(*triad_lines(np.asarray(quats)[i : i + 1], pos, size * CURRENT_SCALE))
