@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Bake presets: the ones shipped in ``presets/operator/quatbake.bake/`` and the
+ones users save from the redo panel.
+
+Two ways in, because Blender versions differ:
+
+- Blender 4.2+ has ``bpy.utils.register_preset_path``: registering the add-on's
+  root folder makes the shipped files appear in the redo panel's own preset
+  menu of ``quatbake.bake`` (Blender's ``WM_MT_operator_presets``).
+- Blender 3.4 - 4.1 lack it, and their redo-panel menu only searches the user's
+  and Blender's script folders. Rather than copying files into the user's
+  folders, the add-on has its own menu (``QUATBAKE_MT_presets``, in the panel
+  header) that lists the shipped folder plus the user's saved presets, on
+  every version. Choosing an entry runs ``quatbake.apply_preset``, which copies
+  the preset's values into the scene settings, so the panel's Re-bake button
+  uses them.
+
+``quatbake.apply_preset`` reads a preset file without executing it: a preset
+is a list of ``op.<setting> = <literal>`` lines (that is what Blender writes
+when a user saves one), parsed with :mod:`ast`. Executing a file to fill in
+scene settings would mean faking ``bpy.context.active_operator``.
+"""
+import ast
+import os
+
+import bpy
+from bpy.app.translations import pgettext_tip
+from bpy.props import StringProperty
+from bpy.types import Menu, Operator
+
+rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
+
+# The add-on's root folder (the one holding ``presets/``), whatever the package
+# is called (``quatbake``, ``bl_ext.user_default.quatbake`` ...).
+ADDON_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PRESET_SUBDIR = os.path.join("operator", "quatbake.bake")
+SHIPPED_PRESETS_DIR = os.path.join(ADDON_ROOT, "presets", PRESET_SUBDIR)
+
+_registered_preset_path = False
+
+
+def preset_search_paths() -> list:
+    """Folders holding bake presets: the shipped one first, then Blender's
+    preset folders for ``quatbake.bake`` (where saved presets go), each once."""
+    paths = [SHIPPED_PRESETS_DIR]
+    paths.extend(bpy.utils.preset_paths(PRESET_SUBDIR))
+    unique, seen = [], set()
+    for path in paths:
+        key = os.path.normcase(os.path.realpath(path))
+        if key not in seen and os.path.isdir(path):
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def preset_files() -> dict:
+    """{display name: file path} of every bake preset; a saved preset with the
+    same file name as a shipped one comes later and replaces it."""
+    files = {}
+    for directory in preset_search_paths():
+        for name in sorted(os.listdir(directory)):
+            if name.lower().endswith(".py") and not name.startswith("."):
+                files[bpy.path.display_name(name)] = os.path.join(directory, name)
+    return files
+
+
+def read_preset_values(filepath: str) -> dict:
+    """The settings a preset file assigns: {property name: value}.
+
+    Accepts the form Blender writes (``import bpy``,
+    ``op = bpy.context.active_operator``, then ``op.name = literal`` lines) and
+    raises ValueError naming the file and line for anything else, so a file is
+    never half-applied.
+    """
+    with open(filepath, encoding="utf-8") as handle:
+        source = handle.read()
+    try:
+        tree = ast.parse(source, filename=filepath)
+    except SyntaxError as err:
+        raise ValueError(f"Preset {filepath!r} is not valid Python (line {err.lineno}).") from err
+    values = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "op"
+        ):
+            continue  # op = bpy.context.active_operator
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and isinstance(node.targets[0].value, ast.Name)
+            and node.targets[0].value.id == "op"
+        ):
+            try:
+                values[node.targets[0].attr] = ast.literal_eval(node.value)
+            except ValueError as err:
+                raise ValueError(
+                    f"Preset {filepath!r}, line {node.lineno}: the value of "
+                    f"op.{node.targets[0].attr} is not a plain constant."
+                ) from err
+            continue
+        raise ValueError(
+            f"Preset {filepath!r}, line {node.lineno}: only 'op.<setting> = <value>' "
+            "lines are allowed in a QuatBake preset."
+        )
+    return values
+
+
+def apply_values(settings, values: dict) -> list:
+    """Assign ``values`` to ``settings`` (all or nothing); returns the names it
+    skipped because ``settings`` has no such property (e.g. a preset saved by a
+    newer QuatBake). Raises ValueError and leaves ``settings`` unchanged when a
+    value does not fit its property."""
+    known = settings.bl_rna.properties.keys()
+    skipped = sorted(name for name in values if name not in known)
+    usable = {name: value for name, value in values.items() if name in known}
+    before = {name: getattr(settings, name) for name in usable}
+    try:
+        for name, value in usable.items():
+            setattr(settings, name, value)
+    except (TypeError, ValueError) as err:
+        for name, value in before.items():
+            setattr(settings, name, value)
+        raise ValueError(str(err)) from err
+    return skipped
+
+
+class QUATBAKE_OT_apply_preset(Operator):
+    """Copy this preset's values into the scene's QuatBake settings (the Re-bake
+    button uses them)"""
+
+    bl_idname = "quatbake.apply_preset"
+    bl_label = "Apply Bake Preset"
+    bl_options = {'REGISTER', 'UNDO', 'INTERNAL'}
+
+    filepath: StringProperty(
+        name="Preset File", subtype='FILE_PATH', options={'SKIP_SAVE', 'HIDDEN'},
+        description="Path of the preset file to apply",
+    )
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        if getattr(context.scene, "quatbake", None) is None:
+            if hasattr(cls, "poll_message_set"):
+                cls.poll_message_set(pgettext_tip("QuatBake's scene settings are missing: enable the add-on again"))
+            return False
+        return True
+
+    def execute(self, context):
+        name = bpy.path.display_name(os.path.basename(self.filepath))
+        if not os.path.isfile(self.filepath):
+            self.report({'ERROR'}, rpt_("Preset file {!r} does not exist").format(self.filepath))
+            return {'CANCELLED'}
+        try:
+            skipped = apply_values(context.scene.quatbake, read_preset_values(self.filepath))
+        except (OSError, ValueError) as err:
+            self.report({'ERROR'}, rpt_("Preset \"{}\" was not applied: {}").format(name, err))
+            return {'CANCELLED'}
+        if skipped:
+            self.report(
+                {'WARNING'},
+                rpt_("Preset \"{}\" sets settings QuatBake does not have, ignored: {}").format(
+                    name, ", ".join(skipped)
+                ),
+            )
+        self.report({'INFO'}, rpt_("Applied preset \"{}\" to the scene settings").format(name))
+        return {'FINISHED'}
+
+
+class QUATBAKE_MT_presets(Menu):
+    """Bake presets; choosing one copies its values into the scene settings"""
+
+    bl_idname = "QUATBAKE_MT_presets"
+    bl_label = "Bake Presets"
+
+    def draw(self, context):
+        layout = self.layout
+        files = preset_files()
+        if not files:
+            layout.label(text="No presets found")
+        for name, filepath in files.items():
+            props = layout.operator(QUATBAKE_OT_apply_preset.bl_idname, text=name, translate=False)
+            props.filepath = filepath
+
+
+classes = (QUATBAKE_OT_apply_preset, QUATBAKE_MT_presets)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    global _registered_preset_path
+    _register_classes()
+    # Blender 4.2+: the redo panel's preset menu of quatbake.bake then lists the
+    # shipped presets too. 3.4 - 4.1 have no such call (see the module docstring).
+    if hasattr(bpy.utils, "register_preset_path"):
+        _registered_preset_path = bpy.utils.register_preset_path(ADDON_ROOT)
+
+
+def unregister() -> None:
+    global _registered_preset_path
+    if _registered_preset_path and hasattr(bpy.utils, "unregister_preset_path"):
+        bpy.utils.unregister_preset_path(ADDON_ROOT)
+    _registered_preset_path = False
+    _unregister_classes()

@@ -1,0 +1,14 @@
+# QuatBake preset: Robot arm / VR (slerp). ("/" cannot be in a file name.)
+# Why (seeds' selection guide, /work/shared/seeds): few objects that must turn
+# exactly and evenly - robot arm paths and VR controllers - are the guide's slerp
+# cases (机械臂路径、VR 手柄平滑: 数量少、平滑要求高, 优先 Slerp), with plain linear
+# interpolation for position (位置部分用普通 Lerp). The keyed timing is kept
+# (no constant-speed retiming): a robot arm or a tracked controller moves on
+# its own schedule.
+import bpy
+op = bpy.context.active_operator
+
+op.method = 'SLERP'
+op.location_method = 'LINEAR'
+op.constant_speed = False
+op.frame_step = 1

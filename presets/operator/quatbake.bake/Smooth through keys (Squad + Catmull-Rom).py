@@ -1,0 +1,13 @@
+# QuatBake preset: Smooth through keys (Squad + Catmull-Rom).
+# Why (seeds' selection guide, /work/shared/seeds): with more than two keys,
+# pairwise slerp has a kink in angular velocity at every key (两两 Slerp 的拼接会
+# 造成一阶不连续, 在关键点处会"顿"一下); the guide's answer for multi-key paths is
+# a Catmull-Rom spline for position and Squad for orientation (位置部分可以用
+# Catmull-Rom 样条, 姿态部分对应的是 Squad). Both pass through every key.
+import bpy
+op = bpy.context.active_operator
+
+op.method = 'SQUAD'
+op.location_method = 'CATMULL_ROM'
+op.constant_speed = False
+op.frame_step = 1
