@@ -7,6 +7,7 @@ from bpy.props import (
     FloatProperty,
     IntProperty,
     PointerProperty,
+    StringProperty,
 )
 
 METHOD_ITEMS = (
@@ -71,15 +72,44 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
 
 
-classes = (QUATBAKE_PG_settings,)
+class QUATBAKE_PG_object(bpy.types.PropertyGroup):
+    """What a bake changed on one object, so a re-bake starts from the original
+    keys and a revert puts them back (written by addon/bake.py only)."""
+
+    original_action: PointerProperty(
+        name="Original Action", type=bpy.types.Action,
+        description="The action this object had before QuatBake baked it (kept with a fake user)",
+    )
+    original_slot: StringProperty(
+        name="Original Slot", default="",
+        description="Identifier of the original action's slot that animated this object "
+        "(Blender 4.4+; empty before)",
+    )
+    original_rotation_mode: StringProperty(
+        name="Original Rotation Mode", default="",
+        description="Rotation mode of the object before the bake",
+    )
+    original_fake_user: BoolProperty(
+        name="Original Fake User", default=False,
+        description="Whether the original action had a fake user before the bake",
+    )
+    baked_action: PointerProperty(
+        name="Baked Action", type=bpy.types.Action,
+        description="The action QuatBake wrote for this object",
+    )
+
+
+classes = (QUATBAKE_PG_settings, QUATBAKE_PG_object)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
 def register() -> None:
     _register_classes()
+    bpy.types.Object.quatbake = PointerProperty(type=QUATBAKE_PG_object)
     bpy.types.Scene.quatbake = PointerProperty(type=QUATBAKE_PG_settings)
 
 
 def unregister() -> None:
     del bpy.types.Scene.quatbake
+    del bpy.types.Object.quatbake
     _unregister_classes()

@@ -1,0 +1,470 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Animation data I/O: the only module that knows how Blender versions store keys.
+
+Blender 3.4 - 4.3 keep an object's F-curves in ``action.fcurves``. Blender 4.4+
+use slotted actions: ``action.slots`` name the animated IDs and each slot's
+F-curves live in a channelbag, ``action.layers[*].strips[*].channelbag(slot)``;
+``obj.animation_data.action_slot`` says which slot animates the object. 5.0
+removed ``action.fcurves``. Every difference is detected with ``hasattr`` on
+the action (never with a version number alone), so everything else in the
+add-on asks this module and stays version-blind.
+
+Reading is bulk (``foreach_get`` into numpy) and never changes the scene:
+``fc.evaluate`` reads a channel at any frame without ``frame_set``. Writing is
+bulk too (``keyframe_points.add`` + ``foreach_set``), never ``keyframe_insert``.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import bpy
+import numpy as np
+
+from ..core import rotation as core_rotation
+
+# rotation_mode -> (data path, channel count). Index 0 of quaternion is W and of
+# axis-angle is the angle, as in Blender.
+ROTATION_PATHS: dict[str, tuple[str, int]] = {
+    'QUATERNION': ("rotation_quaternion", 4),
+    'AXIS_ANGLE': ("rotation_axis_angle", 4),
+    'XYZ': ("rotation_euler", 3),
+    'XZY': ("rotation_euler", 3),
+    'YXZ': ("rotation_euler", 3),
+    'YZX': ("rotation_euler", 3),
+    'ZXY': ("rotation_euler", 3),
+    'ZYX': ("rotation_euler", 3),
+}
+ROTATION_DATA_PATHS = frozenset(path for path, _ in ROTATION_PATHS.values())
+LOCATION_PATH: tuple[str, int] = ("location", 3)
+
+# Blender's group for transform channels (what keyframe_insert would use).
+TRANSFORM_GROUP = "Object Transforms"
+
+_KEYFRAME_ENUMS = ("interpolation", "easing", "type")
+# Blender 3.4's foreach_get/foreach_set on these two enums read and write the
+# wrong bytes (garbage out, silently ignored in), so they go key by key through RNA.
+_HANDLE_TYPE_ENUMS = ("handle_left_type", "handle_right_type")
+
+
+def _enum_value(prop: str, identifier: str) -> int:
+    return bpy.types.Keyframe.bl_rna.properties[prop].enum_items[identifier].value
+
+
+class ChannelError(ValueError):
+    """A channel cannot be read as a rotation. The message names object, channel, frame."""
+
+    def __init__(self, message: str, object_name: str = "", channel: str = "",
+                 frame: float | None = None):
+        super().__init__(message)
+        self.object_name = object_name
+        self.channel = channel
+        self.frame = frame
+
+
+def channel_label(data_path: str, index: int) -> str:
+    """``rotation_quaternion[2]``: how messages name a channel."""
+    return f"{data_path}[{index}]"
+
+
+def frame_label(frame: float) -> str:
+    """``12`` for whole frames, ``12.5`` otherwise."""
+    f = float(frame)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
+# --------------------------------------------------------------------------
+# Version differences
+# --------------------------------------------------------------------------
+
+def is_slotted(action) -> bool:
+    """True when ``action`` stores keys in slots/channelbags (Blender 4.4+)."""
+    return hasattr(action, "slots") and hasattr(action, "layers")
+
+
+def get_action(obj) -> "bpy.types.Action | None":
+    """The action assigned to ``obj`` (None without animation data or action)."""
+    ad = obj.animation_data
+    return ad.action if ad is not None else None
+
+
+def get_slot_identifier(obj) -> str:
+    """Identifier of the slot that animates ``obj`` ("" before 4.4 or without a slot)."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None or not hasattr(ad, "action_slot"):
+        return ""
+    slot = ad.action_slot
+    return slot.identifier if slot is not None else ""
+
+
+def _find_slot(action, slot_identifier: str):
+    for slot in action.slots:
+        if slot.identifier == slot_identifier:
+            return slot
+    return None
+
+
+def _channelbags(action, slot_identifier: str) -> list:
+    """Every channelbag of ``action`` holding keys for the slot (usually one)."""
+    slot = _find_slot(action, slot_identifier) if slot_identifier else None
+    if slot is None:
+        return []
+    bags = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            if not hasattr(strip, "channelbag"):
+                continue
+            bag = strip.channelbag(slot)
+            if bag is not None:
+                bags.append(bag)
+    return bags
+
+
+def action_fcurves(action, slot_identifier: str = "") -> list:
+    """The F-curves of ``action`` that animate the slot ``slot_identifier``.
+
+    Before 4.4 an action has one set of F-curves for every user, so the slot is
+    ignored. On 4.4+ an empty identifier means no slot: nothing is animated.
+    """
+    if action is None:
+        return []
+    if is_slotted(action):
+        return [fc for bag in _channelbags(action, slot_identifier) for fc in bag.fcurves]
+    return list(action.fcurves)
+
+
+def object_fcurves(obj) -> list:
+    """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+)."""
+    return action_fcurves(get_action(obj), get_slot_identifier(obj))
+
+
+def action_slot_count(action) -> int:
+    """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
+    return len(action.slots) if is_slotted(action) else 1
+
+
+def _pick(fcurves: Iterable, data_path: str, count: int) -> list:
+    found = [None] * count
+    for fc in fcurves:
+        if fc.data_path == data_path and 0 <= fc.array_index < count and found[fc.array_index] is None:
+            found[fc.array_index] = fc
+    return found
+
+
+def find_fcurves(obj, data_path: str, count: int, fcurves: Iterable | None = None) -> list:
+    """Per array index 0..count-1: the F-curve animating ``obj.<data_path>[i]`` or None.
+
+    ``fcurves`` overrides where to look (e.g. the original action of a baked object).
+    """
+    return _pick(object_fcurves(obj) if fcurves is None else fcurves, data_path, count)
+
+
+def rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
+    """``find_fcurves`` for the data path of ``mode`` (default: obj.rotation_mode)."""
+    path, count = ROTATION_PATHS[mode or obj.rotation_mode]
+    return find_fcurves(obj, path, count, fcurves)
+
+
+def location_fcurves(obj, fcurves: Iterable | None = None) -> list:
+    """``find_fcurves`` for ``location`` (3 entries, None where not animated)."""
+    return find_fcurves(obj, LOCATION_PATH[0], LOCATION_PATH[1], fcurves)
+
+
+def rotation_defaults(obj, mode: str | None = None) -> np.ndarray:
+    """Current values of the rotation property of ``mode``: what an unkeyed channel holds."""
+    path, _count = ROTATION_PATHS[mode or obj.rotation_mode]
+    return np.array(getattr(obj, path), dtype=np.float64)
+
+
+def location_defaults(obj) -> np.ndarray:
+    return np.array(obj.location, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------
+
+def keyframe_count(fc) -> int:
+    return len(fc.keyframe_points)
+
+
+def key_frames(fcurves: Iterable) -> np.ndarray:
+    """Sorted union of the keyframe frames of ``fcurves`` (float64), ignoring None."""
+    frames = [read_keyframe_arrays(fc, ("co",))["co"][:, 0] for fc in fcurves if fc is not None]
+    if not frames:
+        return np.zeros(0, dtype=np.float64)
+    return np.unique(np.concatenate(frames))
+
+
+def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
+    """Bulk read of ``fc``'s keyframes.
+
+    Returns float64 arrays "co", "handle_left", "handle_right" of shape (n, 2)
+    (frame, value), "back", "amplitude", "period" (n,), and int arrays
+    "interpolation", "easing", "type", "handle_left_type", "handle_right_type"
+    (n,) holding the enum values. ``fields`` limits what is read; the handle
+    types are read key by key (see _HANDLE_TYPE_ENUMS), so leave them out of
+    ``fields`` when speed matters.
+    """
+    kps = fc.keyframe_points
+    n = len(kps)
+    out = {}
+    for name in fields or ("co", "handle_left", "handle_right", "back", "amplitude", "period",
+                           *_KEYFRAME_ENUMS, *_HANDLE_TYPE_ENUMS):
+        if name in _HANDLE_TYPE_ENUMS:
+            items = bpy.types.Keyframe.bl_rna.properties[name].enum_items
+            out[name] = np.array([items[getattr(kp, name)].value for kp in kps], dtype=np.int32)
+        elif name in ("co", "handle_left", "handle_right"):
+            buf = np.empty(2 * n, dtype=np.float32)
+            kps.foreach_get(name, buf)
+            out[name] = buf.astype(np.float64).reshape(n, 2)
+        elif name in _KEYFRAME_ENUMS:
+            buf = np.empty(n, dtype=np.int32)
+            kps.foreach_get(name, buf)
+            out[name] = buf
+        else:
+            buf = np.empty(n, dtype=np.float32)
+            kps.foreach_get(name, buf)
+            out[name] = buf.astype(np.float64)
+    return out
+
+
+def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
+    """Blender's own evaluation of each channel at ``frames``.
+
+    ``fcurves``: k F-curves or None; ``defaults``: k values used for a None
+    F-curve (the property's current value); ``frames``: (n,) frames, subframes
+    allowed. Returns (n, k) float64. Uses ``fc.evaluate`` (keys, interpolation,
+    easing, extrapolation and modifiers; no drivers, no scene update).
+    """
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    n = frames.shape[0]
+    out = np.empty((n, len(fcurves)), dtype=np.float64)
+    frame_list = frames.tolist()
+    for i, fc in enumerate(fcurves):
+        if fc is None:
+            out[:, i] = float(defaults[i])
+        else:
+            out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
+    return out
+
+
+def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: str = "",
+                            data_path: str = "") -> np.ndarray:
+    """Raw channel values (n, 3|4) in ``mode`` -> (n, 4) unit quaternions.
+
+    Raises ChannelError naming the object, channel and frame when a value is
+    not a rotation (NaN, zero quaternion, zero axis).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        raise ChannelError(
+            f"Object \"{object_name}\": channel {channel_label(data_path, col)} is not a number "
+            f"at frame {frame_label(frames[row])}. Fix or delete that key.",
+            object_name, channel_label(data_path, col), float(frames[row]))
+    if mode == 'QUATERNION':
+        lengths = np.sqrt(np.einsum("ij,ij->i", values, values))
+        zero = lengths < _ZERO_QUATERNION
+        if zero.any():
+            row = int(np.argmax(zero))
+            raise ChannelError(
+                f"Object \"{object_name}\": the quaternion in {data_path}[0..3] at frame "
+                f"{frame_label(frames[row])} has length {lengths[row]:.3g}, too close to zero "
+                "to be a rotation. Key a real rotation there (e.g. W = 1).",
+                object_name, channel_label(data_path, 0), float(frames[row]))
+    try:
+        return core_rotation.mode_values_to_quat(values, mode)
+    except ValueError as exc:
+        row = _row_from_core_message(str(exc), len(frames))
+        frame = float(frames[row]) if row is not None else None
+        where = f" at frame {frame_label(frame)}" if frame is not None else ""
+        raise ChannelError(
+            f"Object \"{object_name}\": {data_path}{where} is not a usable rotation ({exc}).",
+            object_name, channel_label(data_path, 0), frame) from exc
+
+
+# Below this length Blender's float32 normalisation (BKE_object_rot_to_mat3)
+# has nothing to normalise: 1e-12 squared is still a normal float64, and
+# core.quat refuses the same threshold.
+_ZERO_QUATERNION = 1e-12
+
+
+def _row_from_core_message(message: str, n: int) -> int | None:
+    import re
+
+    match = re.search(r"key (\d+)", message)
+    if match and int(match.group(1)) < n:
+        return int(match.group(1))
+    return None
+
+
+def evaluate_rotation_raw(obj, frames, mode: str | None = None,
+                          fcurves: Iterable | None = None) -> np.ndarray:
+    """Raw rotation channel values (n, 3|4) of ``obj`` at ``frames``, before normalising.
+
+    ``mode`` (default obj.rotation_mode) picks the data path; ``fcurves``
+    overrides where the channels are looked up.
+    """
+    mode = mode or obj.rotation_mode
+    return evaluate_channels(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode),
+                             frames)
+
+
+def evaluate_rotation(obj, frames, mode: str | None = None,
+                      fcurves: Iterable | None = None) -> np.ndarray:
+    """(n, 4) unit quaternions: Blender's own interpolation of ``obj``'s rotation channels.
+
+    Works for every rotation mode (the raw channels are evaluated independently,
+    as Blender does, then turned into a rotation). Raises ChannelError for a
+    value that is no rotation.
+    """
+    mode = mode or obj.rotation_mode
+    raw = evaluate_rotation_raw(obj, frames, mode, fcurves)
+    return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+
+
+def evaluate_location(obj, frames, fcurves: Iterable | None = None) -> np.ndarray:
+    """(n, 3) locations Blender evaluates from ``obj``'s location channels at ``frames``."""
+    return evaluate_channels(location_fcurves(obj, fcurves), location_defaults(obj), frames)
+
+
+# --------------------------------------------------------------------------
+# Facts used by validation (same API on every version, kept here anyway so
+# callers never touch animation_data directly)
+# --------------------------------------------------------------------------
+
+def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
+    """Labels ``path[i]`` of drivers on ``obj`` whose data path is in ``data_paths``."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    wanted = set(data_paths)
+    return [channel_label(d.data_path, d.array_index) for d in ad.drivers if d.data_path in wanted]
+
+
+def nla_state(obj) -> tuple[bool, int]:
+    """(in NLA tweak mode, number of NLA strips) for ``obj``."""
+    ad = obj.animation_data
+    if ad is None:
+        return False, 0
+    strips = sum(len(track.strips) for track in ad.nla_tracks)
+    return bool(ad.use_tweak_mode), strips
+
+
+def is_read_only(id_block) -> bool:
+    """True for library-linked or library-overridden data-blocks."""
+    return id_block.library is not None or id_block.override_library is not None
+
+
+# --------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------
+
+def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable[str]):
+    """A new action holding ``obj``'s channels of ``source``, minus data paths in ``drop``.
+
+    ``source`` is left untouched. On 4.4+ only the slot ``slot_identifier`` is
+    kept (an action shared through other slots keeps those slots to itself).
+    F-curve modifiers, groups, colours and keyframes are copied as they are.
+    Returns the new action.
+    """
+    action = source.copy()
+    try:
+        action.name = name
+        action.use_fake_user = False
+        drop = set(drop)
+        if is_slotted(action):
+            for slot in [s for s in action.slots if s.identifier != slot_identifier]:
+                action.slots.remove(slot)
+            for bag in _channelbags(action, slot_identifier):
+                for fc in [fc for fc in bag.fcurves if fc.data_path in drop]:
+                    bag.fcurves.remove(fc)
+        else:
+            for fc in [fc for fc in action.fcurves if fc.data_path in drop]:
+                action.fcurves.remove(fc)
+    except Exception:
+        bpy.data.actions.remove(action)
+        raise
+    return action
+
+
+def new_action_for(obj, name: str) -> tuple:
+    """An empty action ready to animate ``obj``: (action, slot identifier or "")."""
+    action = bpy.data.actions.new(name)
+    if is_slotted(action):
+        slot = action.slots.new(id_type='OBJECT', name=obj.name)
+        return action, slot.identifier
+    action.id_root = 'OBJECT'
+    return action, ""
+
+
+def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
+               group: str = TRANSFORM_GROUP):
+    """A new empty F-curve ``data_path[index]`` in ``action`` (the slot's channelbag on 4.4+)."""
+    if is_slotted(action):
+        slot = _find_slot(action, slot_identifier)
+        if slot is None:
+            raise ValueError(f"Action \"{action.name}\" has no slot \"{slot_identifier}\".")
+        bags = _channelbags(action, slot_identifier)
+        if bags:
+            bag = bags[0]
+        else:
+            if len(action.layers) == 0:
+                action.layers.new("Layer")
+            layer = action.layers[0]
+            if len(layer.strips) == 0:
+                layer.strips.new(type='KEYFRAME')
+            bag = layer.strips[0].channelbag(slot, ensure=True)
+        return bag.fcurves.new(data_path, index=index, group_name=group)
+    return action.fcurves.new(data_path, index=index, action_group=group)
+
+
+_LINEAR = None
+
+
+def write_keys(fc, frames, values) -> None:
+    """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``.
+
+    One ``keyframe_points.add`` and ``foreach_set`` per field, one ``fc.update``:
+    no per-key Python work. Values are stored as float32 (Blender's F-curve type).
+    """
+    global _LINEAR
+    if _LINEAR is None:
+        _LINEAR = _enum_value("interpolation", 'LINEAR')
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    values = np.asarray(values, dtype=np.float64).ravel()
+    n = frames.shape[0]
+    kps = fc.keyframe_points
+    if len(kps):
+        raise ValueError(f"F-curve {channel_label(fc.data_path, fc.array_index)} is not empty.")
+    kps.add(n)
+    co = np.empty(2 * n, dtype=np.float32)
+    co[0::2] = frames
+    co[1::2] = values
+    kps.foreach_set("co", co)
+    # Handles are unused by LINEAR segments; put them on the key so the Graph
+    # Editor draws no stray handles at (0, 0) before update() recalculates them.
+    kps.foreach_set("handle_left", co)
+    kps.foreach_set("handle_right", co)
+    kps.foreach_set("interpolation", np.full(n, _LINEAR, dtype=np.int32))
+    fc.extrapolation = 'CONSTANT'
+    fc.update()
+
+
+def assign_action(obj, action, slot_identifier: str = "") -> None:
+    """Make ``action`` (and its slot on 4.4+) animate ``obj``; None removes the action."""
+    ad = obj.animation_data
+    if ad is None:
+        if action is None:
+            return
+        ad = obj.animation_data_create()
+    ad.action = action
+    if action is not None and hasattr(ad, "action_slot") and is_slotted(action):
+        ad.action_slot = _find_slot(action, slot_identifier) if slot_identifier else None
+
+
+def remove_action(action) -> None:
+    """Delete ``action`` from the file."""
+    bpy.data.actions.remove(action)
