@@ -65,6 +65,29 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Output", items=OUTPUT_MODE_ITEMS, default='KEEP',
         description="Rotation mode the baked keys are written in",
     )
+    union_keys: BoolProperty(
+        name="Merge Key Frames", default=False,
+        description="When the rotation channels are keyed on different frames, use "
+        "the union of their key frames instead of refusing to bake",
+    )
+    # Summary of the last bake, written by quatbake.bake for the panel.
+    has_last_bake: BoolProperty(
+        name="Has Last Bake", default=False,
+        description="Whether the fields below describe a bake of this scene",
+    )
+    last_objects_baked: IntProperty(
+        name="Objects Baked", default=0, min=0,
+        description="Number of objects the last bake wrote",
+    )
+    last_frames_written: IntProperty(
+        name="Frames Written", default=0, min=0,
+        description="Number of frames the last bake wrote keys on",
+    )
+    last_max_deviation_deg: FloatProperty(
+        name="Largest Difference", default=0.0, min=0.0, precision=3,
+        description="Largest angle, in degrees, between the baked rotation and "
+        "Blender's own interpolation of the same keys, over all baked objects and frames",
+    )
     show_overlay: BoolProperty(
         name="Show Overlay", default=False,
         description="Draw axis triads (X red, Y green, Z blue) along the path of the "
