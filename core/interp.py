@@ -1,0 +1,408 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Rotation interpolation of key sequences: lerp, nlerp, slerp and Squad.
+
+Quaternions are float64 arrays of shape (..., 4) in Blender's order
+(w, x, y, z); times are frames (floats). Nothing here mutates its inputs, and
+bad input raises ValueError with a sentence naming the key or sample.
+
+Two families of functions:
+
+* pairwise, broadcasting: :func:`lerp`, :func:`nlerp`, :func:`slerp`;
+* key sequences sampled at arbitrary times: :func:`interpolate` (and its
+  public helpers :func:`segment_params`, :func:`squad_control_points`).
+
+Speed: :func:`interpolate` precomputes everything that depends only on a key
+segment (arc angle, unit tangent, Squad control points) once, finds every
+sample's segment with one ``np.searchsorted`` and then evaluates all samples
+with whole-array operations: no Python loop per sample or per key.
+
+Slerp is evaluated as ``cos(u*omega) * q0 + sin(u*omega) * e`` where ``omega``
+is the 4D arc angle between the two keys (half the rotation angle) and ``e``
+the unit tangent at q0 pointing towards q1 (``e = (q1 - cos(omega) q0) /
+sin(omega)``, orthogonal to q0). ``omega`` comes from
+``2 * atan2(|q1 - q0|, |q1 + q0|)``, accurate to the last bit at 0 and at pi
+(arccos of the dot product loses half the digits there). For keys 1e-12 rad
+apart the tangent is computed from a tiny difference, but it is only ever
+multiplied by ``sin(u*omega) <= omega``, so the absolute error of the result
+stays at float64 rounding (~1e-16).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import quat
+
+METHODS = ("lerp", "nlerp", "slerp", "squad")
+
+# Two unit quaternions closer than this to antipodal (|q0 + q1| below it) have
+# no unique great circle between them. Only reachable without the shortest-arc
+# fix (shortest=False, or the inner arcs of Squad); the arc is then taken
+# through q0 * (0, 1, 0, 0), i.e. about q0's local X axis, so the choice is
+# deterministic instead of NaN. 1e-12 matches quat.ZERO_NORM: below it the
+# direction of q0 + q1 is float64 rounding noise.
+ANTIPODAL_GAP = quat.ZERO_NORM
+
+# Added to Squad's outer arc angle psi before sin(h*psi)/sin(psi). The ratio
+# tends to h as psi -> 0, but 0/0 at psi == 0 exactly (it happens whenever the
+# control points coincide with the keys, e.g. a uniform rotation). For any
+# psi above ~1e-290 the shift changes numerator and denominator by the same
+# relative amount, so the weights are unchanged to the last bit.
+OUTER_ARC_SHIFT = 1e-300
+
+
+# --------------------------------------------------------------------------
+# validation
+
+
+def _as_times(values, what: str) -> np.ndarray:
+    """A new float64 1-D array of frames, checked finite."""
+    arr = np.array(values, dtype=np.float64, copy=True)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(f"{what}: expected a 1-D array of frames, got shape {arr.shape}.")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{what}: entry {i} is {arr[i]}, not a finite frame number.")
+    return arr
+
+
+def _validated_keys(key_times, key_quats, normalise: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Check a key sequence and return (times (n,), quats (n, 4)) as new arrays.
+
+    With ``normalise`` the quaternions are scaled to unit length; without it
+    they are returned as given (still checked finite and non-zero).
+    """
+    times = np.array(key_times, dtype=np.float64, copy=True)
+    if times.ndim != 1:
+        raise ValueError(f"key_times: expected a 1-D array of frames, got shape {times.shape}.")
+    n = times.shape[0]
+    if n == 0:
+        raise ValueError("No keys: interpolation needs at least one key time and quaternion.")
+    bad = ~np.isfinite(times)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"key_times: key {i} is at frame {times[i]}, not a finite frame number.")
+    steps = np.diff(times)
+    if (steps <= 0.0).any():
+        i = int(np.argmax(steps <= 0.0)) + 1
+        kind = "duplicate key time" if steps[i - 1] == 0.0 else "earlier than the key before it"
+        raise ValueError(
+            f"key_times must be strictly increasing: key {i} at frame {times[i]:g} comes after "
+            f"key {i - 1} at frame {times[i - 1]:g} ({kind})."
+        )
+    arr = np.array(key_quats, dtype=np.float64, copy=True)
+    if arr.shape != (n, 4):
+        raise ValueError(
+            f"key_quats has shape {arr.shape}, expected ({n}, 4): one (w, x, y, z) "
+            f"quaternion per key time."
+        )
+    unit = quat.normalize(arr, "key_quats")  # raises on NaN/inf/zero naming the key
+    return times, (unit if normalise else arr)
+
+
+# --------------------------------------------------------------------------
+# arcs between unit quaternions
+
+
+def _arcs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Great-circle arcs from unit a to unit b, as given (no sign flip).
+
+    Returns ``omega`` (...,), the 4D angle in [0, pi] (half the rotation
+    angle), and the unit tangent ``e`` (..., 4) at a towards b, so that
+    ``cos(u*omega) a + sin(u*omega) e`` runs from a (u=0) to b (u=1).
+    Identical keys get e = 0 (no direction needed: sin(0) = 0).
+    """
+    diff = b - a
+    summ = b + a
+    gap = quat.norm(summ)
+    omega = 2.0 * np.arctan2(quat.norm(diff), gap)
+    sin_omega = np.sin(omega)
+    num = b - np.cos(omega)[..., None] * a
+    tangent = np.zeros(np.broadcast_shapes(a.shape, b.shape), dtype=np.float64)
+    np.divide(num, sin_omega[..., None], out=tangent, where=(sin_omega > 0.0)[..., None])
+    antipodal = gap < ANTIPODAL_GAP
+    if antipodal.any():
+        # Deterministic great circle through a * (0, 1, 0, 0): about a's local X.
+        local_x = quat.multiply(a, np.array([0.0, 1.0, 0.0, 0.0]))
+        tangent = np.where(antipodal[..., None], local_x, tangent)
+        omega = np.where(antipodal, np.pi, omega)
+    return omega, tangent
+
+
+def _shortest(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """b, negated where its dot product with a is negative (shortest arc).
+
+    At exactly 180 degrees of rotation (dot == 0) b keeps its sign: the arc
+    then runs from a towards b as given, a deterministic choice that matches
+    quat.make_continuous (which also flips only on dot < 0).
+    """
+    flip = quat.dot(a, b) < 0.0
+    return np.where(flip[..., None], -b, b)
+
+
+def _as_fraction(t, what: str = "t") -> np.ndarray:
+    arr = np.asarray(t, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what}: interpolation fractions must be finite numbers.")
+    return arr
+
+
+# --------------------------------------------------------------------------
+# pairwise, broadcasting
+
+
+def lerp(q0, q1, t) -> np.ndarray:
+    """Raw per-component linear interpolation ``(1-t) q0 + t q1``, NOT normalised.
+
+    The naive baseline (what Blender's four quaternion F-curves do between
+    keys): no sign fix here and no normalisation, so its norm sags below 1
+    between keys that differ (cos(omega/2)-ish at t = 0.5). Shapes broadcast:
+    q0, q1 (..., 4), t (...) -> (..., 4).
+    """
+    a = quat.as_quat_array(q0, "lerp q0")
+    b = quat.as_quat_array(q1, "lerp q1")
+    quat.normalize(a, "lerp q0")  # a zero quaternion is no rotation: refuse it
+    quat.normalize(b, "lerp q1")
+    tt = _as_fraction(t)[..., None]
+    return (1.0 - tt) * a + tt * b
+
+
+def nlerp(q0, q1, t) -> np.ndarray:
+    """Normalised lerp on the shortest arc, unit result, shape broadcast (..., 4).
+
+    Inputs are normalised first and q1 is negated where dot(q0, q1) < 0. Its
+    angular speed is not constant (faster mid-segment) but it is cheap and
+    never leaves the unit sphere.
+    """
+    a = quat.normalize(q0, "nlerp q0")
+    b = _shortest(a, quat.normalize(q1, "nlerp q1"))
+    tt = _as_fraction(t)[..., None]
+    out = (1.0 - tt) * a + tt * b
+    # With dot(a, b) >= 0 and unit a, b the combination never reaches zero.
+    return out / quat.norm(out)[..., None]
+
+
+def slerp(q0, q1, t) -> np.ndarray:
+    """Spherical linear interpolation on the shortest arc, unit result.
+
+    q0, q1: (..., 4) quaternions, normalised first (any non-zero length);
+    t: (...) fractions (0 -> q0, 1 -> q1; outside [0, 1] extrapolates along
+    the same great circle). Shapes broadcast to (..., 4).
+
+    Shortest arc: q1 is negated where dot(q0, q1) < 0. Exactly 180 degrees
+    apart (dot == 0) both arcs are equally short; q1 then keeps the sign it
+    was given, so the result turns from q0 towards q1 as passed.
+    """
+    a = quat.normalize(q0, "slerp q0")
+    b = _shortest(a, quat.normalize(q1, "slerp q1"))
+    tt = _as_fraction(t)
+    omega, tangent = _arcs(a, b)
+    theta = tt * omega
+    return np.cos(theta)[..., None] * a + np.sin(theta)[..., None] * tangent
+
+
+# --------------------------------------------------------------------------
+# key sequences
+
+
+def _locate(times: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segment index in [0, n-1] and fraction u in [0, 1] for every sample.
+
+    Segment i < n-1 runs from key i to key i+1 (key i at u = 0, so an
+    interior key time always lands exactly at the start of its segment).
+    Index n-1 is a "hold" segment for samples at or after the last key; samples
+    before the first key get (0, 0). The hold segment lets the evaluators
+    return the end keys bit-exactly without a masked second pass.
+    """
+    n = times.shape[0]
+    index = np.searchsorted(times, samples, side="right")
+    index -= 1
+    np.clip(index, 0, n - 1, out=index)
+    inv_h = np.zeros(n, dtype=np.float64)
+    inv_h[:-1] = 1.0 / np.diff(times)
+    u = samples - times[index]
+    u *= inv_h[index]
+    np.clip(u, 0.0, 1.0, out=u)
+    return index, u
+
+
+def segment_params(key_times, sample_times) -> tuple[np.ndarray, np.ndarray]:
+    """Which key segment each sample falls in, and where.
+
+    Returns ``(index, u)``, both of shape (len(sample_times),): ``index`` in
+    [0, n-2] is the segment from key ``index`` to key ``index + 1`` and ``u``
+    in [0, 1] the fraction of the way along it
+    (``key_times[i] <= s < key_times[i+1]``; the last key itself gives
+    (n-2, 1.0)). Samples before the first key give (0, 0.0), after the last
+    (n-2, 1.0). With a single key every sample gives (0, 0.0).
+    """
+    times = _as_times(key_times, "key_times")
+    if times.shape[0] == 0:
+        raise ValueError("No keys: segment_params needs at least one key time.")
+    steps = np.diff(times)
+    if (steps <= 0.0).any():
+        i = int(np.argmax(steps <= 0.0)) + 1
+        raise ValueError(
+            f"key_times must be strictly increasing: key {i} at frame {times[i]:g} comes after "
+            f"key {i - 1} at frame {times[i - 1]:g}."
+        )
+    samples = _as_times(sample_times, "sample_times")
+    n = times.shape[0]
+    if n == 1:
+        return np.zeros(samples.shape, dtype=np.intp), np.zeros(samples.shape)
+    index, u = _locate(times, samples)
+    hold = index == n - 1
+    index[hold] = n - 2
+    u[hold] = 1.0
+    return index, u
+
+
+def _control_points(times: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Squad inner control points s_i (n, 4) for validated unit keys q (n, 4).
+
+    With h_i = t_{i+1} - t_i, L+ = log(q_i^-1 q_{i+1}), L- = log(q_i^-1 q_{i-1}):
+
+        s_i = q_i exp(-(h_{i-1} L+ + h_i L-) / (2 (h_{i-1} + h_i)))
+
+    For even spacing the weights are 1/4 each: Shoemake's (1985)
+    s_i = q_i exp(-(L+ + L-) / 4). Why these weights: squad leaves key i
+    with angular velocity q_i (L+ + 2 T) / h_i and arrives with
+    q_i (-L- - 2 T) / h_{i-1}, where s_i = q_i exp(T). Asking both to equal
+    the centred difference (L+ - L-) / (h_{i-1} + h_i) gives the same T from
+    either side, the formula above: one control point per key, angular
+    velocity continuous across every interior key for any spacing, and a
+    rotation at constant speed about a fixed axis is reproduced exactly
+    (T = 0, squad == slerp) however unevenly it is keyed. End keys: s_0 = q_0,
+    s_{n-1} = q_{n-1} (the curve leaves/reaches them along the chord arc).
+    """
+    s = q.copy()
+    if q.shape[0] < 3:
+        return s
+    # D_i = log(q_i^-1 q_{i+1}) (half-angle vectors); L+ = D_i, L- = -D_{i-1}.
+    d = quat.log(quat.multiply(quat.conjugate(q[:-1]), q[1:]))[:, 1:]
+    h = np.diff(times)
+    h_prev = h[:-1, None]
+    h_next = h[1:, None]
+    tangent = (h_next * d[:-1] - h_prev * d[1:]) / (2.0 * (h_prev + h_next))
+    s[1:-1] = quat.multiply(q[1:-1], quat.exp(tangent))
+    return s
+
+
+def squad_control_points(key_times, key_quats, shortest: bool = True) -> np.ndarray:
+    """Squad's inner control points s_i, shape (n, 4), for keys (n,) and (n, 4).
+
+    Keys are normalised and (with ``shortest``) made hemisphere-continuous
+    first, exactly as :func:`interpolate` does; see ``_control_points`` for
+    the formula (Shoemake 1985 for even spacing, interval-weighted otherwise).
+    """
+    times, q = _validated_keys(key_times, key_quats, normalise=True)
+    if shortest:
+        q = quat.make_continuous(q)
+    return _control_points(times, q)
+
+
+def _with_hold(per_segment: np.ndarray, hold) -> np.ndarray:
+    """Append the hold segment's value to per-segment data (n-1, ...) -> (n, ...)."""
+    out = np.empty((per_segment.shape[0] + 1,) + per_segment.shape[1:], dtype=np.float64)
+    out[:-1] = per_segment
+    out[-1] = hold
+    return out
+
+
+def _evaluate_arcs(start, tangent, omega, index, u) -> np.ndarray:
+    """cos(u*omega_i) start_i + sin(u*omega_i) tangent_i for every sample, (m, 4)."""
+    theta = np.take(omega, index)
+    theta *= u
+    out = np.take(start, index, axis=0)
+    out *= np.cos(theta)[:, None]
+    out += np.take(tangent, index, axis=0) * np.sin(theta)[:, None]
+    return out
+
+
+def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
+                shortest: bool = True) -> np.ndarray:
+    """Orientation at every sample time from keyed quaternions.
+
+    key_times: (n,) strictly increasing frames; key_quats: (n, 4) (w, x, y, z);
+    sample_times: (m,) frames, any order. Returns (m, 4) float64.
+
+    method: "lerp" (raw per-component, NOT normalised: the naive baseline;
+    keys are used as given, only their sign fixed), "nlerp", "slerp" or
+    "squad" (keys normalised first). With ``shortest`` (default) the keys are
+    made hemisphere-continuous first (quat.make_continuous), so every segment
+    takes the short way; ``shortest=False`` follows the keys' signs as given
+    (the long way where consecutive keys have a negative dot product).
+
+    Samples before the first key hold the first key, samples at or after the
+    last key hold the last one; a single key holds everywhere. Keys are
+    reproduced at their own times.
+
+    Raises ValueError (a sentence naming the key or sample) for an unknown
+    method, no keys, non-increasing or duplicate key times, mismatched shapes,
+    NaN or infinite values, and zero quaternions.
+    """
+    if method not in METHODS:
+        raise ValueError(f"Unknown interpolation method {method!r}: use one of {', '.join(METHODS)}.")
+    times, q = _validated_keys(key_times, key_quats, normalise=(method != "lerp"))
+    samples = _as_times(sample_times, "sample_times")
+    if shortest:
+        q = quat.make_continuous(q)
+    n = times.shape[0]
+    if n == 1:
+        return np.repeat(q, samples.shape[0], axis=0)
+    index, u = _locate(times, samples)
+
+    if method in ("lerp", "nlerp"):
+        delta = _with_hold(q[1:] - q[:-1], 0.0)
+        if method == "nlerp" and not shortest:
+            gap = quat.norm(q[1:] + q[:-1])
+            if (gap < ANTIPODAL_GAP).any():
+                i = int(np.argmax(gap < ANTIPODAL_GAP))
+                raise ValueError(
+                    f"nlerp with shortest=False: keys {i} and {i + 1} are opposite quaternions, "
+                    "so the path between them passes through zero; use shortest=True or slerp."
+                )
+        out = np.take(delta, index, axis=0)
+        out *= u[:, None]
+        out += np.take(q, index, axis=0)
+        if method == "nlerp":
+            out /= quat.norm(out)[:, None]
+        return out
+
+    omega, tangent = _arcs(q[:-1], q[1:])
+    omega = _with_hold(omega, 0.0)
+    tangent = _with_hold(tangent, 0.0)
+    p = _evaluate_arcs(q, tangent, omega, index, u)
+    if method == "slerp":
+        return p
+
+    # Squad (Shoemake 1985): slerp(slerp(q_i, q_i+1, u), slerp(s_i, s_i+1, u), 2u(1-u)).
+    # None of the three slerps takes a shortest-arc flip: the keys are already
+    # continuous (when asked), and flipping s_i+1 or the outer pair on their own
+    # would reverse a tangent and break C1 continuity at the keys. Each arc is
+    # the great circle between the 4-vectors as they are.
+    s = _control_points(times, q)
+    phi, s_tangent = _arcs(s[:-1], s[1:])
+    phi = _with_hold(phi, 0.0)
+    s_tangent = _with_hold(s_tangent, 0.0)
+    r = _evaluate_arcs(s, s_tangent, phi, index, u)
+    h = 2.0 * u * (1.0 - u)
+    # Outer arc per sample. cos(psi) = p.r is inaccurate for small psi, but
+    # the weights sin((1-h) psi)/sin(psi) and sin(h psi)/sin(psi) tend to
+    # (1-h, h) with a slope O(psi), so an error in psi of 1e-16/psi moves the
+    # result by only ~1e-16 (unlike the tangent form used above).
+    c = np.einsum("ij,ij->i", p, r)
+    np.clip(c, -1.0, 1.0, out=c)
+    psi = np.arctan2(np.sqrt((1.0 - c) * (1.0 + c)), c)
+    psi += OUTER_ARC_SHIFT
+    sin_psi = np.sin(psi)
+    w_r = np.sin(h * psi)
+    w_r /= sin_psi
+    w_p = np.sin((1.0 - h) * psi)
+    w_p /= sin_psi
+    p *= w_p[:, None]
+    r *= w_r[:, None]
+    p += r
+    return p

@@ -1,0 +1,533 @@
+"""Rotation interpolation (quatbake.core.interp): properties, oracles, accuracy, errors.
+
+Rotations are compared sign-agnostically (quat.angle_between), never by
+components, because q and -q are the same rotation.
+"""
+import mpmath
+import numpy as np
+import pytest
+import quaternion as npq  # numpy-quaternion, test oracle for squad
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation, Slerp
+
+from quatbake.core import interp, quat
+
+RNG_SEED = 20261129
+
+# Properties are checked on a fixed, reproducible set of examples.
+PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
+
+# A result built from a few dozen float64 operations on unit quaternions is
+# off by a few ulps (2.2e-16 each): 1e-14 leaves a 10x margin above that and
+# still catches any real formula error (those show up at 1e-8 or worse).
+ULPS = 1e-14
+# Unit-norm check: |q|^2 sums four products of rounded values, cos^2 + sin^2
+# adds a couple more roundings: a handful of ulps.
+NORM_TOL = 2e-15
+
+
+def random_unit(n, seed=RNG_SEED):
+    q = np.random.default_rng(seed).normal(size=(n, 4))
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def random_walk(n, step, seed=RNG_SEED):
+    """Keys that turn by random rotations of up to ``step`` radians each."""
+    rng = np.random.default_rng(seed)
+    axes = rng.normal(size=(n - 1, 3))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    angles = rng.uniform(0.0, step, size=n - 1)
+    steps = np.concatenate([np.cos(angles / 2)[:, None], np.sin(angles / 2)[:, None] * axes], axis=1)
+    q = np.empty((n, 4))
+    q[0] = random_unit(1, seed + 1)[0]
+    for i in range(1, n):  # test data only: building keys one by one is fine
+        q[i] = quat.multiply(q[i - 1], steps[i - 1])
+    return q
+
+
+def to_scipy(q):
+    """Blender (w, x, y, z) -> scipy's scalar-last (x, y, z, w)."""
+    return Rotation.from_quat(np.asarray(q)[..., [1, 2, 3, 0]])
+
+
+def from_scipy(rot):
+    return rot.as_quat()[..., [3, 0, 1, 2]]
+
+
+def uneven_times(n, seed=RNG_SEED):
+    return 1.0 + np.cumsum(np.random.default_rng(seed).uniform(0.3, 4.0, size=n))
+
+
+# --------------------------------------------------------------------------
+# hypothesis strategies
+
+component = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
+quats = st.tuples(component, component, component, component).map(np.array).filter(
+    lambda q: np.linalg.norm(q) > 0.1
+)
+fractions = st.floats(0.0, 1.0)
+
+
+# --------------------------------------------------------------------------
+# oracles
+
+
+def test_slerp_matches_scipy_slerp_on_uneven_keys():
+    times = uneven_times(60)
+    keys = quat.make_continuous(random_unit(60))
+    samples = np.linspace(times[0], times[-1], 20001)
+    ours = interp.interpolate(times, keys, samples, "slerp")
+    theirs = from_scipy(Slerp(times, to_scipy(keys))(samples))
+    assert quat.angle_between(ours, theirs).max() < ULPS
+
+
+def test_pairwise_slerp_matches_scipy_on_random_pairs():
+    a = random_unit(2000, RNG_SEED)
+    b = random_unit(2000, RNG_SEED + 7)
+    t = np.random.default_rng(RNG_SEED).uniform(0.0, 1.0, 2000)
+    ours = interp.slerp(a, b, t)
+    theirs = np.array([from_scipy(Slerp([0.0, 1.0], to_scipy(np.stack([x, y])))(ti))
+                       for x, y, ti in zip(a[:200], b[:200], t[:200])])
+    assert quat.angle_between(ours[:200], theirs).max() < ULPS
+
+
+def _squad_oracle(times, keys, samples):
+    """numpy-quaternion's squad: same key times, absolute sample times.
+
+    Its end conventions equal ours inside [t_0, t_n] (first segment starts
+    with control point q_0, last one ends with q_n); outside it extrapolates
+    where we hold, so only samples inside the key range are compared.
+    """
+    out = npq.squad(npq.as_quat_array(keys), times, samples)
+    return npq.as_float_array(out)
+
+
+def test_squad_matches_numpy_quaternion_for_even_spacing():
+    times = 10.0 + 2.5 * np.arange(40)
+    keys = random_walk(40, step=1.2)
+    # numpy-quaternion's slerp takes the shortest-arc flip between control
+    # points (s_i, s_i+1) on its own; with keys this close no control-point
+    # pair has a negative dot product, so both define the same curve.
+    s = interp.squad_control_points(times, keys)
+    assert (quat.dot(s[:-1], s[1:]) > 0.0).all()
+    samples = np.linspace(times[0], times[-1], 20001)
+    ours = interp.interpolate(times, keys, samples, "squad")
+    assert quat.angle_between(ours, _squad_oracle(times, keys, samples)).max() < ULPS
+
+
+def test_squad_does_not_flip_control_point_arcs_where_numpy_quaternion_does():
+    # Wild keys (up to 170 degrees per step): here numpy-quaternion's squad
+    # flips s_i+1 when dot(s_i, s_i+1) < 0, which reverses the tangent at the
+    # key. We match it exactly on every segment where it does not flip, and
+    # keep angular velocity continuous at the keys where it does.
+    times = 2.0 * np.arange(50)
+    keys = quat.make_continuous(random_unit(50))
+    s = interp.squad_control_points(times, keys)
+    flipped = quat.dot(s[:-1], s[1:]) < 0.0
+    assert flipped.any() and not flipped.all()  # the data exercises both cases
+    samples = np.linspace(times[0], times[-1], 49 * 200 + 1)
+    index, _ = interp.segment_params(times, samples)
+    ours = interp.interpolate(times, keys, samples, "squad")
+    err = quat.angle_between(ours, _squad_oracle(times, keys, samples))
+    assert err[~flipped[index]].max() < ULPS
+    assert err[flipped[index]].max() > 0.1  # a genuinely different curve there
+    jumps = velocity_jumps(times, keys, "squad")
+    speeds = np.linalg.norm(angular_velocity(times, keys, "squad", times[1:-1], +1), axis=1)
+    assert (jumps < 1e-6 * np.maximum(speeds, 1.0)).all()
+
+
+# --------------------------------------------------------------------------
+# accuracy against a 50-digit reference
+
+MP_DIGITS = 50
+
+
+def _mp_slerp(q0, q1, t):
+    """slerp in 50-digit arithmetic from the exact float64 inputs."""
+    with mpmath.workdps(MP_DIGITS):
+        a = [mpmath.mpf(float(x)) for x in q0]
+        b = [mpmath.mpf(float(x)) for x in q1]
+        na = mpmath.sqrt(sum(x * x for x in a))
+        nb = mpmath.sqrt(sum(x * x for x in b))
+        a = [x / na for x in a]
+        b = [x / nb for x in b]
+        if sum(x * y for x, y in zip(a, b)) < 0:
+            b = [-x for x in b]
+        diff = mpmath.sqrt(sum((y - x) ** 2 for x, y in zip(a, b)))
+        summ = mpmath.sqrt(sum((y + x) ** 2 for x, y in zip(a, b)))
+        omega = 2 * mpmath.atan2(diff, summ)
+        tt = mpmath.mpf(float(t))
+        if omega == 0:
+            return a
+        wa = mpmath.sin((1 - tt) * omega) / mpmath.sin(omega)
+        wb = mpmath.sin(tt * omega) / mpmath.sin(omega)
+        return [wa * x + wb * y for x, y in zip(a, b)]
+
+
+def _mp_angle(q_float, q_ref):
+    """Geodesic angle (radians) between a float64 result and the mp reference."""
+    with mpmath.workdps(MP_DIGITS):
+        a = [mpmath.mpf(float(x)) for x in q_float]
+        b = q_ref
+        # conj(a) * b
+        w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+        x = a[0] * b[1] - a[1] * b[0] - a[2] * b[3] + a[3] * b[2]
+        y = a[0] * b[2] + a[1] * b[3] - a[2] * b[0] - a[3] * b[1]
+        z = a[0] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[0]
+        return float(2 * mpmath.atan2(mpmath.sqrt(x * x + y * y + z * z), abs(w)))
+
+
+def _rotation(axis, angle):
+    axis = np.asarray(axis, dtype=float)
+    axis = axis / np.linalg.norm(axis)
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+
+
+def _adversarial_pairs():
+    base = random_unit(3, RNG_SEED + 3)
+    axis = np.array([0.3, -0.8, 0.5])
+    pairs = {}
+    for k, q in enumerate(base):
+        pairs[f"identical-{k}"] = (q, q.copy())
+        pairs[f"1e-12rad-{k}"] = (q, quat.multiply(q, _rotation(axis, 1e-12)))
+        pairs[f"1e-15rad-{k}"] = (q, quat.multiply(q, _rotation(axis, 1e-15)))
+        pairs[f"179.9999deg-{k}"] = (q, quat.multiply(q, _rotation(axis, np.radians(179.9999))))
+        pairs[f"179.9999deg-other-sign-{k}"] = (q, -quat.multiply(q, _rotation(axis, np.radians(179.9999))))
+        pairs[f"non-unit-{k}"] = (3.7 * q, 1e-3 * quat.multiply(q, _rotation(axis, 2.0)))
+        pairs[f"non-unit-1e-12rad-{k}"] = (5.0 * q, 0.25 * quat.multiply(q, _rotation(axis, 1e-12)))
+    # Exactly 180 degrees needs an exactly zero dot product, which only
+    # exactly representable pairs have (a computed q*(0, axis) is off by 1e-17).
+    pairs["180deg-identity-z"] = (np.array([1.0, 0, 0, 0]), np.array([0.0, 0, 0, 1]))
+    pairs["180deg-halves"] = (np.array([0.5, 0.5, 0.5, 0.5]), np.array([0.5, -0.5, 0.5, -0.5]))
+    pairs["180deg-3-4-5"] = (np.array([0.6, 0.8, 0, 0]), np.array([0.0, 0, 0.6, 0.8]))
+    pairs["180deg-non-unit"] = (np.array([3.0, 4.0, 0, 0]), np.array([0.0, 0, -1.2, 1.6]))
+    return pairs
+
+
+ADVERSARIAL = _adversarial_pairs()
+FRACTIONS = [0.0, 1e-9, 0.25, 1.0 / 3.0, 0.5, 0.9, 1.0 - 1e-9, 1.0]
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_slerp_within_1e14_rad_of_50_digit_reference(name):
+    q0, q1 = ADVERSARIAL[name]
+    out = interp.slerp(q0, q1, np.array(FRACTIONS))
+    assert np.isfinite(out).all()
+    assert np.abs(quat.norm(out) - 1.0).max() < NORM_TOL
+    errors = [_mp_angle(o, _mp_slerp(q0, q1, t)) for o, t in zip(out, FRACTIONS)]
+    assert max(errors) < 1e-14, dict(zip(FRACTIONS, errors))
+
+
+def test_exact_180_degrees_takes_the_documented_great_circle():
+    # dot == 0: both arcs are equally short; slerp turns from q0 towards q1
+    # as given (q1's sign is kept), so halfway is (q0 + q1)/sqrt(2), not (q0 - q1)/sqrt(2).
+    q0 = np.array([1.0, 0.0, 0.0, 0.0])
+    q1 = np.array([0.0, 0.0, 0.0, 1.0])
+    mid = interp.slerp(q0, q1, 0.5)
+    assert np.allclose(mid, [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=ULPS, rtol=0)
+    mid_neg = interp.slerp(q0, -q1, 0.5)
+    assert np.allclose(mid_neg, [np.sqrt(0.5), 0, 0, -np.sqrt(0.5)], atol=ULPS, rtol=0)
+    # The same choice through interpolate (make_continuous keeps dot == 0 keys).
+    out = interp.interpolate([0.0, 2.0], [q0, q1], [1.0])
+    assert np.allclose(out[0], [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=ULPS, rtol=0)
+
+
+# --------------------------------------------------------------------------
+# properties (hypothesis)
+
+
+@PROPERTY
+@given(quats, quats, fractions)
+def test_slerp_and_nlerp_are_unit(a, b, t):
+    assert abs(quat.norm(interp.slerp(a, b, t)) - 1.0) < NORM_TOL
+    assert abs(quat.norm(interp.nlerp(a, b, t)) - 1.0) < NORM_TOL
+
+
+@PROPERTY
+@given(quats, quats, quats)
+def test_slerp_is_left_invariant(r, a, b):
+    # Near exactly 180 degrees (dot ~ 0) rounding in r*a, r*b may pick the
+    # other, equally short arc; away from it the arc is unique.
+    assume(abs(quat.dot(a, b)) > 1e-6 * np.linalg.norm(a) * np.linalg.norm(b))
+    t = np.linspace(0.0, 1.0, 11)
+    lhs = interp.slerp(quat.multiply(r, a), quat.multiply(r, b), t)
+    rhs = quat.multiply(r, interp.slerp(a, b, t))
+    assert quat.angle_between(lhs, rhs).max() < ULPS
+
+
+@PROPERTY
+@given(quats, quats)
+def test_slerp_angle_is_linear_in_t(a, b):
+    # Constant angular velocity: the rotation from a grows as t times the total.
+    t = np.linspace(0.0, 1.0, 17)
+    out = interp.slerp(a, b, t)
+    total = quat.angle_between(a, b)
+    assert np.abs(quat.angle_between(a, out) - t * total).max() < ULPS
+    assert np.abs(quat.angle_between(out, b) - (1.0 - t) * total).max() < ULPS
+
+
+@PROPERTY
+@given(st.lists(quats, min_size=2, max_size=8), st.lists(st.floats(0.1, 5.0), min_size=8, max_size=8),
+       st.sampled_from(interp.METHODS))
+def test_interpolate_reproduces_keys_and_stays_unit(keys, gaps, method):
+    keys = np.array(keys)
+    times = np.concatenate([[-3.0], -3.0 + np.cumsum(gaps[: len(keys) - 1])])
+    out = interp.interpolate(times, keys, times, method)
+    assert quat.angle_between(out, keys).max() < ULPS
+    if method == "lerp":
+        # raw keys come back as given (up to the shortest-arc sign)
+        assert np.allclose(np.abs(quat.dot(out, keys)), quat.dot(keys, keys), rtol=1e-15, atol=0)
+    else:
+        dense = interp.interpolate(times, keys, np.linspace(times[0] - 1, times[-1] + 1, 301), method)
+        assert np.abs(quat.norm(dense) - 1.0).max() < NORM_TOL
+
+
+@PROPERTY
+@given(st.lists(quats, min_size=2, max_size=6), st.sampled_from(["lerp", "nlerp", "slerp"]))
+def test_interpolate_takes_the_short_way(keys, method):
+    # Keys with arbitrary signs: per segment the turn summed over dense
+    # samples must not exceed the short rotation between its two keys.
+    keys = np.array(keys)
+    times = np.arange(len(keys), dtype=float)
+    samples = np.linspace(0.0, times[-1], 200 * (len(keys) - 1) + 1)
+    out = interp.interpolate(times, keys, samples, method)
+    steps = quat.angle_between(out[:-1], out[1:])
+    per_segment = steps.reshape(len(keys) - 1, 200).sum(axis=1)
+    short = quat.angle_between(keys[:-1], keys[1:])
+    assert (per_segment <= short + 1e-12).all()  # sum of 200 rounded angles
+
+
+@PROPERTY
+@given(quats, st.floats(0.01, 1.5), st.floats(0.2, 3.0), st.integers(3, 9), st.booleans())
+def test_squad_equals_slerp_on_one_great_circle(q0, omega, h, n, scramble_signs):
+    # Keys q0 * exp(k * omega * axis / 2), evenly spaced: a rotation at constant
+    # speed about a fixed axis. Shoemake's control points coincide with the
+    # keys and squad reduces to slerp.
+    q0 = q0 / np.linalg.norm(q0)
+    axis = np.array([0.48, -0.6, 0.64])
+    keys = np.array([quat.multiply(q0, _rotation(axis, k * omega)) for k in range(n)])
+    if scramble_signs:
+        keys[1::2] *= -1.0
+    times = h * np.arange(n)
+    samples = np.linspace(0.0, times[-1], 97)
+    sq = interp.interpolate(times, keys, samples, "squad")
+    sl = interp.interpolate(times, keys, samples, "slerp")
+    assert quat.angle_between(sq, sl).max() < ULPS
+
+
+def test_squad_equals_slerp_for_uneven_keys_of_a_uniform_rotation():
+    # The interval weighting reproduces a constant-speed rotation however
+    # unevenly it is keyed; unweighted Shoemake (the same keys at even
+    # spacing, then mapped back per segment) would not.
+    times = uneven_times(12)
+    axis = np.array([0.0, 0.6, 0.8])
+    keys = np.array([_rotation(axis, 0.2 * t) for t in times])
+    samples = np.linspace(times[0], times[-1], 1001)
+    sq = interp.interpolate(times, keys, samples, "squad")
+    truth = np.array([_rotation(axis, 0.2 * t) for t in samples])
+    assert quat.angle_between(sq, truth).max() < ULPS
+    index, u = interp.segment_params(times, samples)
+    unweighted = interp.interpolate(np.arange(12.0), keys, index + u, "squad")
+    assert quat.angle_between(unweighted, truth).max() > 1e-3
+
+
+# --------------------------------------------------------------------------
+# continuity of squad
+
+
+def angular_velocity(times, keys, method, at, side, delta=1e-4):
+    """One-sided angular velocity (rad/frame, body frame) at times ``at``.
+
+    Second-order one-sided difference of v(d) = rotation vector from q(at) to
+    q(at + side*d): omega ~ side * (4 v(d) - v(2d)) / (2d). Truncation is
+    O(d^2) ~ 1e-8 and rounding ~1e-16/d ~ 1e-12 rad/frame.
+    """
+    at = np.asarray(at, dtype=float)
+    base = interp.interpolate(times, keys, at, method)
+    v = []
+    for k in (1, 2):
+        q = interp.interpolate(times, keys, at + side * k * delta, method)
+        v.append(2.0 * quat.log(quat.multiply(quat.conjugate(base), q))[:, 1:])
+    return side * (4.0 * v[0] - v[1]) / (2.0 * delta)
+
+
+def velocity_jumps(times, keys, method):
+    inner = times[1:-1]
+    left = angular_velocity(times, keys, method, inner, -1)
+    right = angular_velocity(times, keys, method, inner, +1)
+    return np.linalg.norm(right - left, axis=1)
+
+
+def test_squad_angular_velocity_is_continuous_for_even_spacing():
+    times = 4.0 * np.arange(12)
+    keys = random_walk(12, step=1.5)
+    jumps = velocity_jumps(times, keys, "squad")
+    speed = np.linalg.norm(angular_velocity(times, keys, "squad", times[1:-1], +1), axis=1)
+    assert (speed > 1e-3).all()  # the keys really turn
+    assert jumps.max() < 1e-6  # finite-difference noise, see angular_velocity
+    # slerp, for contrast, has a corner at every key
+    assert velocity_jumps(times, keys, "slerp").min() > 1e-3
+
+
+def test_squad_weighted_tangents_beat_unweighted_for_uneven_spacing():
+    times = uneven_times(12, RNG_SEED + 5)
+    keys = random_walk(12, step=1.0, seed=RNG_SEED + 5)
+    weighted = velocity_jumps(times, keys, "squad")
+    assert weighted.max() < 1e-6
+    # Unweighted Shoemake: the same keys at even spacing, mapped back to the
+    # real times per segment (velocity in frames = velocity in u / h).
+    even = np.arange(12.0)
+    h = np.diff(times)
+    left = angular_velocity(even, keys, "squad", even[1:-1], -1) / h[:-1, None]
+    right = angular_velocity(even, keys, "squad", even[1:-1], +1) / h[1:, None]
+    unweighted = np.linalg.norm(right - left, axis=1)
+    assert unweighted.max() > 100.0 * max(weighted.max(), 1e-9)
+    assert np.median(unweighted) > 1e-3
+
+
+# --------------------------------------------------------------------------
+# the seeds' pitfall: raw lerp leaves the unit sphere
+
+
+def test_lerp_norm_really_drifts_below_one_midway():
+    q0 = _rotation([0, 0, 1], 0.0)
+    q1 = _rotation([0, 0, 1], np.radians(120.0))
+    mid = interp.lerp(q0, q1, 0.5)
+    # |(q0 + q1)/2| = cos(omega/2), omega = 60 deg (half the rotation angle)
+    assert abs(quat.norm(mid) - np.cos(np.radians(30.0))) < NORM_TOL
+    assert quat.norm(mid) < 0.87
+    out = interp.interpolate([0.0, 10.0], [q0, q1], np.linspace(0, 10, 11), "lerp")
+    norms = quat.norm(out)
+    assert norms[0] == 1.0 and norms[-1] == 1.0
+    assert norms.min() == pytest.approx(np.cos(np.radians(30.0)), abs=NORM_TOL)
+    # nlerp and slerp, through the same call, stay on the unit sphere
+    for method in ("nlerp", "slerp", "squad"):
+        out = interp.interpolate([0.0, 10.0], [q0, q1], np.linspace(0, 10, 11), method)
+        assert np.abs(quat.norm(out) - 1.0).max() < NORM_TOL
+
+
+def test_lerp_is_raw_but_shortest_fixed_through_interpolate():
+    q0 = np.array([1.0, 0, 0, 0])
+    q1 = -_rotation([1, 0, 0], 0.5)  # same rotation as +, stored with a flipped sign
+    raw = interp.lerp(q0, q1, 0.5)  # no sign fix: passes near zero
+    assert quat.norm(raw) < 0.2
+    fixed = interp.interpolate([0.0, 1.0], [q0, q1], [0.5], "lerp")[0]
+    assert quat.norm(fixed) > 0.99
+    unfixed = interp.interpolate([0.0, 1.0], [q0, q1], [0.5], "lerp", shortest=False)[0]
+    assert np.allclose(unfixed, raw, rtol=0, atol=ULPS)
+
+
+# --------------------------------------------------------------------------
+# holding, single keys, segment lookup
+
+
+@pytest.mark.parametrize("method", interp.METHODS)
+def test_samples_outside_the_keys_hold_the_end_keys(method):
+    times = np.array([5.0, 7.0, 12.0])
+    keys = quat.make_continuous(random_unit(3))
+    out = interp.interpolate(times, keys, [-100.0, 4.999, 5.0, 12.0, 12.001, 1e9], method)
+    assert np.array_equal(out[:3], np.repeat(keys[:1], 3, axis=0))
+    assert np.array_equal(out[3:], np.repeat(keys[2:], 3, axis=0))
+
+
+@pytest.mark.parametrize("method", interp.METHODS)
+def test_a_single_key_holds_everywhere(method):
+    key = np.array([[0.0, 0.0, 2.0, 0.0]])
+    out = interp.interpolate([3.0], key, [-1.0, 3.0, 50.0], method)
+    assert out.shape == (3, 4)
+    expected = key[0] if method == "lerp" else key[0] / 2.0
+    assert np.array_equal(out, np.repeat(expected[None], 3, axis=0))
+
+
+def test_segment_params():
+    times = [0.0, 1.0, 3.0, 4.0]
+    index, u = interp.segment_params(times, [-1.0, 0.0, 0.5, 1.0, 2.0, 3.999, 4.0, 9.0])
+    assert index.tolist() == [0, 0, 0, 1, 1, 2, 2, 2]
+    assert np.allclose(u, [0.0, 0.0, 0.5, 0.0, 0.5, 0.999, 1.0, 1.0], rtol=0, atol=1e-15)
+    index, u = interp.segment_params([2.0], [0.0, 5.0])
+    assert index.tolist() == [0, 0] and u.tolist() == [0.0, 0.0]
+
+
+def test_output_shape_and_empty_samples():
+    keys = random_unit(4)
+    assert interp.interpolate(np.arange(4.0), keys, np.arange(7.0)).shape == (7, 4)
+    assert interp.interpolate(np.arange(4.0), keys, []).shape == (0, 4)
+
+
+# --------------------------------------------------------------------------
+# inputs are never mutated
+
+
+@pytest.mark.parametrize("method", interp.METHODS)
+@pytest.mark.parametrize("shortest", [True, False])
+def test_inputs_are_never_mutated(method, shortest):
+    times = uneven_times(6)
+    keys = random_unit(6) * np.array([[1.0], [-2.0], [0.5], [-1.0], [3.0], [1.0]])
+    samples = np.linspace(0.0, 30.0, 50)
+    copies = [times.copy(), keys.copy(), samples.copy()]
+    interp.interpolate(times, keys, samples, method, shortest=shortest)
+    interp.squad_control_points(times, keys)
+    interp.segment_params(times, samples)
+    for fn in (interp.lerp, interp.nlerp, interp.slerp):
+        fn(keys[:-1], keys[1:], samples[:5])
+    for original, copy in zip((times, keys, samples), copies):
+        assert np.array_equal(original, copy)
+
+
+# --------------------------------------------------------------------------
+# bad input: ValueError sentences
+
+
+GOOD_T = [0.0, 1.0, 2.0]
+GOOD_Q = [[1.0, 0, 0, 0], [0.0, 1, 0, 0], [0.0, 0, 1, 0]]
+
+
+@pytest.mark.parametrize(
+    "times, keys, samples, method, message",
+    [
+        ([0.0, 1.0, 1.0], GOOD_Q, [0.5], "slerp", r"key 2 at frame 1 .*key 1 at frame 1 \(duplicate key time\)"),
+        ([0.0, 2.0, 1.0], GOOD_Q, [0.5], "slerp", r"strictly increasing: key 2 .*earlier than the key before"),
+        ([], np.zeros((0, 4)), [0.5], "slerp", r"No keys"),
+        (GOOD_T, GOOD_Q[:2], [0.5], "slerp", r"key_quats has shape \(2, 4\), expected \(3, 4\)"),
+        (GOOD_T, [[1.0, 0, 0], [0, 1, 0], [0, 0, 1]], [0.5], "nlerp", r"shape \(3, 3\), expected \(3, 4\)"),
+        ([[0.0, 1.0, 2.0]], GOOD_Q, [0.5], "slerp", r"key_times: expected a 1-D array"),
+        ([0.0, np.nan, 2.0], GOOD_Q, [0.5], "slerp", r"key_times: key 1 .*not a finite frame"),
+        ([0.0, 1.0, np.inf], GOOD_Q, [0.5], "squad", r"key_times: key 2 .*not a finite frame"),
+        (GOOD_T, [[1.0, 0, 0, 0], [0, np.nan, 0, 0], [0, 0, 1, 0]], [0.5], "slerp",
+         r"key_quats: key 1 has a NaN or infinite component"),
+        (GOOD_T, [[1.0, 0, 0, 0], [0, 1, 0, 0], [np.inf, 0, 1, 0]], [0.5], "lerp",
+         r"key_quats: key 2 has a NaN or infinite component"),
+        (GOOD_T, [[1.0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]], [0.5], "lerp",
+         r"key_quats: key 1 has norm 0, too close to zero"),
+        (GOOD_T, [[1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1e-13, 0]], [0.5], "squad",
+         r"key_quats: key 2 has norm 1e-13"),
+        (GOOD_T, GOOD_Q, [0.5, np.nan], "slerp", r"sample_times: entry 1 is nan"),
+        (GOOD_T, GOOD_Q, [[0.5]], "slerp", r"sample_times: expected a 1-D array"),
+        (GOOD_T, GOOD_Q, [0.5], "cubic", r"Unknown interpolation method 'cubic'"),
+    ],
+)
+def test_bad_input_raises_a_sentence(times, keys, samples, method, message):
+    with pytest.raises(ValueError, match=message):
+        interp.interpolate(times, keys, samples, method)
+
+
+def test_nlerp_through_opposite_keys_without_shortest_raises():
+    q = np.array([[1.0, 0, 0, 0], [-1.0, 0, 0, 0]])
+    with pytest.raises(ValueError, match=r"keys 0 and 1 are opposite quaternions"):
+        interp.interpolate([0.0, 1.0], q, [0.5], "nlerp", shortest=False)
+
+
+def test_pairwise_bad_input_raises():
+    with pytest.raises(ValueError, match=r"slerp q1: the quaternion has norm 0"):
+        interp.slerp([1.0, 0, 0, 0], [0.0, 0, 0, 0], 0.5)
+    with pytest.raises(ValueError, match=r"nlerp q0: key 1 has a NaN"):
+        interp.nlerp([[1.0, 0, 0, 0], [np.nan, 0, 0, 0]], [1.0, 0, 0, 0], 0.5)
+    with pytest.raises(ValueError, match=r"t: interpolation fractions must be finite"):
+        interp.slerp([1.0, 0, 0, 0], [0.0, 1, 0, 0], np.inf)
+    with pytest.raises(ValueError, match=r"lerp q1: the quaternion has norm 0"):
+        interp.lerp([1.0, 0, 0, 0], [0.0, 0, 0, 0], 0.5)
+    with pytest.raises(ValueError, match=r"segment_params.*at least one key"):
+        interp.segment_params([], [0.0])
+    with pytest.raises(ValueError, match=r"strictly increasing: key 1"):
+        interp.segment_params([1.0, 1.0], [0.0])
