@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import quat
+from . import quat, rotation
 
 # Pure axis colours: the convention every 3D tool uses, RGBA.
 AXIS_COLORS = np.array(
@@ -107,13 +107,19 @@ def triad_lines(quats, positions, size=1.0) -> tuple[np.ndarray, np.ndarray]:
     sizes = np.broadcast_to(np.asarray(size, dtype=np.float64), (n,))
     if not np.isfinite(sizes).all() or (sizes < 0).any():
         raise ValueError("triad size must be a finite length >= 0 (Blender units).")
+    return _triad_points(q, pos, sizes), np.tile(_TRIAD_COLORS, (n, 1))
+
+
+def _triad_points(q: np.ndarray, pos: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """triad_lines' endpoints for already checked unit quats (n, 4), positions, sizes (n,)."""
+    n = pos.shape[0]
     # (n, 3 axes, 3 coords): each triad's rotated unit axes, the columns of its matrix.
-    axes = quat.rotate_vectors(q[:, None, :], UNIT_AXES[None, :, :])
+    axes = np.swapaxes(rotation.quat_to_matrix(q), 1, 2)
     points = np.empty((n, 3, 2, 3), dtype=np.float64)
     points[:, :, 0, :] = pos[:, None, :]
-    points[:, :, 1, :] = pos[:, None, :] + axes * sizes[:, None, None]
-    colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (n, 3, 2, 4))
-    return points.reshape(-1, 3), colors.reshape(-1, 4).copy()
+    np.multiply(axes, sizes[:, None, None], out=points[:, :, 1, :])
+    points[:, :, 1, :] += pos[:, None, :]
+    return points.reshape(-1, 3)
 
 
 def ghost_colors(colors) -> np.ndarray:
@@ -122,6 +128,12 @@ def ghost_colors(colors) -> np.ndarray:
     c[:, :3] = c[:, :3] * (1.0 - GHOST_DESATURATE) + GHOST_GREY * GHOST_DESATURATE
     c[:, 3] = c[:, 3] * GHOST_ALPHA
     return c
+
+
+# One triad's six endpoint colours (X, X, Y, Y, Z, Z), solid and faded: tiled
+# per triad rather than recomputed per endpoint.
+_TRIAD_COLORS = np.repeat(AXIS_COLORS, 2, axis=0)
+_GHOST_TRIAD_COLORS = ghost_colors(_TRIAD_COLORS)
 
 
 def angular_speed(quats, frames) -> np.ndarray:
@@ -307,13 +319,19 @@ def build_overlay(
         raise ValueError(f"path frames: expected shape ({n},), got {t.shape}.")
     keys = np.asarray(key_frames, dtype=np.float64)
     chosen, is_key = triad_frames(t, step, keys)
+    if not np.isfinite(size) or size < 0:
+        raise ValueError("triad size must be a finite length >= 0 (Blender units).")
     sizes = np.where(is_key, size * KEY_SCALE, size)
-    triads = LineSet(*triad_lines(q[chosen], pos[chosen], sizes))
+    triads = LineSet(
+        _triad_points(q[chosen], pos[chosen], sizes), np.tile(_TRIAD_COLORS, (chosen.size, 1))
+    )
     ghosts = LineSet()
     if ghost_quats is not None:
         g = _unit_quats(ghost_quats, n, "Blender's orientations")
-        points, colors = triad_lines(g[chosen], pos[chosen], sizes)
-        ghosts = LineSet(points, ghost_colors(colors))
+        ghosts = LineSet(
+            _triad_points(g[chosen], pos[chosen], sizes),
+            np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1)),
+        )
     if n >= 2:
         speed = angular_speed(q, t)
         vmax = legend_max(speed) if speed_max is None else float(speed_max)

@@ -1,0 +1,90 @@
+"""Overlay geometry speed: core.triads vs a plain Python loop building the same arrays.
+
+    python -m benchmarks.bench_overlay [--smoke]
+
+The requirement is that the geometry for 10,000 triads (triads, faded ghosts,
+speed-coloured path, long-arc check) builds in under 20 ms; the loop is the
+obvious per-triad implementation a draw handler might otherwise run, and the
+ratio between the two is what stays meaningful on a shared machine.
+"""
+import sys
+import time
+
+import numpy as np
+
+from quatbake.core import quat, triads
+
+
+def loop_overlay(frames, q, g, pos, key_frames, step, size):
+    """Per-triad, per-segment Python loop producing the same triad/ghost/path arrays."""
+    keys = set(float(k) for k in key_frames)
+    tri_p, tri_c, gho_p, gho_c, path_p, path_c = [], [], [], [], [], []
+    speeds = []
+    for i in range(len(frames) - 1):
+        a = quat.angle_between(q[i], q[i + 1])
+        speeds.append(np.degrees(a) / (frames[i + 1] - frames[i]))
+    vmax = max(max(speeds), triads.MIN_LEGEND_SPEED)
+    for i in range(len(frames)):
+        if i % step and float(frames[i]) not in keys:
+            continue
+        s = size * (triads.KEY_SCALE if float(frames[i]) in keys else 1.0)
+        for a in range(3):
+            for src, pts, cols, fade in ((q, tri_p, tri_c, False), (g, gho_p, gho_c, True)):
+                axis = quat.rotate_vectors(src[i], triads.UNIT_AXES[a])
+                color = triads.AXIS_COLORS[a]
+                if fade:
+                    color = triads.ghost_colors(color[None, :])[0]
+                pts += [pos[i], pos[i] + s * axis]
+                cols += [color, color]
+    for i, sp in enumerate(speeds):
+        c = triads.speed_colors(sp, vmax)
+        path_p += [pos[i], pos[i + 1]]
+        path_c += [c, c]
+    return [np.array(x) for x in (tri_p, tri_c, gho_p, gho_c, path_p, path_c)]
+
+
+def best_of(fn, repeats):
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def main(argv):
+    smoke = "--smoke" in argv
+    sizes = [200] if smoke else [1_000, 10_000]
+    rng = np.random.default_rng(7)
+    print(f"{'triads':>8} {'core ms':>9} {'loop ms':>9} {'ratio':>7}")
+    for n in sizes:
+        frames = np.arange(float(n))
+        q = quat.make_continuous(quat.normalize(rng.normal(size=(n, 4))))
+        g = quat.normalize(rng.normal(size=(n, 4)))
+        pos = np.cumsum(rng.normal(size=(n, 3)) * 0.1, axis=0)
+        key_frames = frames[::50]
+
+        def fast():
+            return triads.build_overlay(frames, q, pos, key_frames, step=1, size=0.3, ghost_quats=g)
+
+        def slow():
+            return loop_overlay(frames, q, g, pos, key_frames, 1, 0.3)
+
+        t_fast, geo = best_of(fast, 3 if smoke else 7)
+        t_slow, ref = best_of(slow, 1)
+        # Same arrays, or the comparison means nothing (float64: ~1e-15 differences).
+        np.testing.assert_allclose(geo.triads.points, ref[0], atol=1e-12)
+        np.testing.assert_allclose(geo.triads.colors, ref[1])
+        np.testing.assert_allclose(geo.ghosts.points, ref[2], atol=1e-12)
+        np.testing.assert_allclose(geo.ghosts.colors, ref[3])
+        np.testing.assert_allclose(geo.path.points, ref[4])
+        np.testing.assert_allclose(geo.path.colors, ref[5], atol=1e-12)
+        print(f"{n:>8} {t_fast * 1e3:>9.2f} {t_slow * 1e3:>9.1f} {t_slow / t_fast:>6.0f}x")
+        if n == 10_000:
+            verdict = "OK" if t_fast < 0.020 else "OVER BUDGET"
+            print(f"10,000 triads (+ ghosts + path): {t_fast * 1e3:.2f} ms, budget 20 ms: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
