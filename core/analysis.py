@@ -1,0 +1,462 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""How Blender's own rotation interpolation differs from QuatBake's, for one object.
+
+Pure numpy: the caller (``addon.analyze``) reads Blender's data into arrays;
+this module computes everything the report, the panel and the command line
+show. One implementation for all three.
+
+Every pitfall of the seed articles that can be seen in keyed data is measured:
+
+- the long way round (flipped quaternion sign, Euler wrap 170 -> -170 deg);
+- the shrinking of a non-normalised per-component lerp (norm drift);
+- uneven angular speed (nlerp and Blender's curves speed up mid-way);
+- Euler gimbal lock (middle angle near +-90 deg);
+- float32 at large coordinates (motion per frame below float32 resolution);
+- timing by frame count instead of arc length (a 1 m then a 10 m segment in
+  the same number of frames: ten times the speed);
+- ``lerp(current, target, dt)`` used as a filter (keys that creep towards a
+  target by a constant fraction of what is left, never arriving);
+- small-angle jitter (tiny back-and-forth turns);
+- C1 breaks at keys (angular velocity jumps).
+
+Angles come from 2*atan2(|v|, |w|) (core.quat.angle_between), never arccos,
+so nothing here produces NaN near 0 or 180 degrees.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import interp, quat
+from .rotation import EULER_ORDERS
+
+# Gimbal lock warning: the middle Euler angle within this many degrees of
+# +-90 deg, where the first and last axes are nearly parallel and small
+# orientation changes need large channel changes.
+GIMBAL_MARGIN_DEG = 5.0
+
+# A key interval whose angular speed varies more than this (coefficient of
+# variation, std/mean) is called uneven. Slerp is ~0; nlerp (LINEAR quaternion
+# channels) over 90 deg is ~0.047, over 45 deg ~0.012.
+UNEVEN_CV = 0.02
+
+# Norm drift worth telling: Blender's raw quaternion channels shrink by more
+# than this between keys (a 90 deg turn on LINEAR channels shrinks to 0.92,
+# a 180 deg turn to 0.71).
+NORM_DRIFT_NOTE = 0.01
+
+# A deviation below this is reported as "nothing to do" (degrees). Float32
+# key storage alone gives ~1e-5 deg.
+NEGLIGIBLE_DEG = 0.1
+
+# Exponential approach (lerp(current, target, dt) as a filter): at least this
+# many consecutive key steps whose angle shrinks by a constant ratio.
+EXP_MIN_STEPS = 4
+EXP_RATIO_RANGE = (0.3, 0.97)   # ratio of one step's angle to the previous one
+EXP_RATIO_SPREAD = 0.03         # max |ratio - median ratio| within the run
+EXP_MIN_STEP_DEG = 1e-3         # steps below this are rest, not an approach
+
+# Contract: an interval is a long arc when Blender turns more than 180 deg
+# and more than the shortest rotation between its keys by over this margin.
+LONG_ARC_MARGIN_DEG = 1.0
+
+# float32 risk: a coordinate that moves by fewer than this many float32 steps
+# per frame shows stairs of at least 1/FLOAT32_RISK_STEPS of its motion.
+FLOAT32_RISK_STEPS = 8.0
+
+# Small-angle jitter: turning less than this per frame but reversing direction
+# from one frame to the next (noise amplified by near-identical keys).
+JITTER_MAX_DEG = 0.5
+
+# Location segments whose speeds (length / frames) differ by more than this
+# factor were timed by frame count, not by arc length.
+SPEED_RATIO_NOTE = 2.0
+
+
+@dataclass
+class ObjectAnalysis:
+    """Everything measured for one object. Arrays are per frame (n,) unless noted."""
+
+    name: str
+    rotation_mode: str
+    method: str
+    frames: np.ndarray                 # (n,) frames analysed
+    keys: np.ndarray                   # (k,) key frames (union of rotation channels)
+    blender_quats: np.ndarray          # (n, 4) Blender's orientation
+    custom_quats: np.ndarray           # (n, 4) QuatBake's method (lerp: not unit)
+    deviation_deg: np.ndarray
+    blender_speed_deg: np.ndarray      # angle turned since the previous frame (0 at first)
+    custom_speed_deg: np.ndarray
+    max_deviation_deg: float
+    rms_deviation_deg: float
+    worst_frame: float
+    long_arc_segments: list            # [[frame_a, frame_b], ...]
+    intervals: list                    # per key interval dicts (turn, shortest, CV ...)
+    velocity_jumps: dict               # frames, blender_deg, custom_deg (deg/frame)
+    norm: dict | None                  # quaternion channel norm drift (QUATERNION mode)
+    custom_norm_min: float             # smallest |q| of the method (lerp shrinks)
+    euler_wraps: list
+    gimbal_frames: list
+    gimbal_min_margin_deg: float | None
+    float32_risk: dict | None
+    location_segments: list
+    location_speed_ratio: float | None
+    exponential_approach: list
+    jitter_frames: list
+    findings: list = field(default_factory=list)   # sentences, most important first
+    advice: str = ""
+
+
+def _as_frames(frames, what: str) -> np.ndarray:
+    arr = np.asarray(frames, dtype=np.float64).reshape(-1)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what}: a frame is NaN or infinite.")
+    if arr.size > 1 and np.any(np.diff(arr) <= 0.0):
+        raise ValueError(f"{what}: frames must be strictly increasing.")
+    return arr
+
+
+def _frame_text(f: float) -> str:
+    f = float(f)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
+def _speeds_deg(q: np.ndarray) -> np.ndarray:
+    """Angle turned from the previous frame to each frame (deg), 0 at the first."""
+    out = np.zeros(len(q))
+    if len(q) > 1:
+        out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
+    return out
+
+
+def _rotation_vectors(q: np.ndarray) -> np.ndarray:
+    """World-frame rotation vector (deg) from each frame to the next, (n-1, 3)."""
+    rel = quat.multiply(q[1:], quat.conjugate(q[:-1]))
+    rel = rel / quat.norm(rel)[:, None]
+    rel = np.where(rel[:, :1] < 0.0, -rel, rel)   # the short way: q and -q are one rotation
+    return np.degrees(2.0 * quat.log(rel)[:, 1:])
+
+
+def _interval_masks(frames: np.ndarray, keys: np.ndarray):
+    """For each key interval, the frames in (a, b] (the steps that end inside it)."""
+    for a, b in zip(keys[:-1], keys[1:]):
+        yield a, b, (frames > a) & (frames <= b)
+
+
+def _cv(values: np.ndarray) -> float | None:
+    if values.size < 2:
+        return None
+    mean = float(np.mean(values))
+    if mean <= 1e-9:
+        return 0.0
+    return float(np.std(values) / mean)
+
+
+def _velocity_jumps(frames, keys, q):
+    """|omega_after - omega_before| (deg/frame) at each interior key on a frame."""
+    out = []
+    if len(q) < 3:
+        return np.array([]), np.array([])
+    omega = _rotation_vectors(q)            # omega[i]: frame i -> i+1
+    dt = np.diff(frames)[:, None]
+    omega = omega / dt
+    where = []
+    for k in keys[1:-1]:
+        i = np.searchsorted(frames, k)
+        if i < len(frames) and frames[i] == k and 1 <= i < len(frames) - 1:
+            where.append(float(k))
+            out.append(float(np.linalg.norm(omega[i] - omega[i - 1])))
+    return np.array(where), np.array(out)
+
+
+def _euler_wraps(mode, key_frames, key_raw):
+    """Key intervals where an Euler channel changes by more than 180 deg."""
+    if mode not in EULER_ORDERS or key_raw is None or len(key_raw) < 2:
+        return []
+    deg = np.degrees(np.asarray(key_raw, dtype=np.float64))
+    out = []
+    for i in range(len(deg) - 1):
+        for c in range(3):
+            change = deg[i + 1, c] - deg[i, c]
+            if abs(change) > 180.0:
+                out.append({
+                    "channel": f"rotation_euler[{c}]",
+                    "frames": [float(key_frames[i]), float(key_frames[i + 1])],
+                    "from_deg": float(deg[i, c]),
+                    "to_deg": float(deg[i + 1, c]),
+                    "turn_deg": float(change),
+                    "short_turn_deg": float((change + 180.0) % 360.0 - 180.0),
+                })
+    return out
+
+
+def _gimbal(mode, frames, raw):
+    """Frames whose middle Euler angle is within GIMBAL_MARGIN_DEG of +-90 deg."""
+    if mode not in EULER_ORDERS or raw is None:
+        return [], None
+    middle = "XYZ".index(mode[1])
+    angle = np.degrees(np.asarray(raw, dtype=np.float64)[:, middle])
+    # Distance of the middle angle to the nearest odd multiple of 90 deg.
+    margin = np.abs((angle - 90.0) % 180.0 - 90.0)
+    margin = 90.0 - margin
+    near = margin < GIMBAL_MARGIN_DEG
+    return [float(f) for f in frames[near]], float(np.min(margin)) if len(margin) else None
+
+
+def _norm_drift(mode, frames, keys, raw):
+    if mode != "QUATERNION" or raw is None:
+        return None
+    n = quat.norm(np.asarray(raw, dtype=np.float64))
+    drift = np.abs(n - 1.0)
+    i = int(np.argmax(drift))
+    return {
+        "max_drift": float(drift[i]),
+        "frame": float(frames[i]),
+        "min_norm": float(np.min(n)),
+        "max_norm": float(np.max(n)),
+        "per_frame": n,
+    }
+
+
+def _float32_risk(frames, positions):
+    """Frames where a moving coordinate changes by less than a few float32 steps."""
+    if positions is None:
+        return None
+    p = np.asarray(positions, dtype=np.float64)
+    if len(p) < 2:
+        return None
+    step_frames = np.abs(np.diff(p, axis=0))                 # (n-1, 3) per-axis motion
+    spacing = np.spacing(np.abs(p[1:]).astype(np.float32)).astype(np.float64)
+    # Moving, but by fewer than FLOAT32_RISK_STEPS representable steps: the
+    # stored float32 position advances in visible stairs (seed: 10,000 units).
+    risky = ((step_frames > 0.0) & (step_frames < FLOAT32_RISK_STEPS * spacing)).any(axis=1)
+    coordinate = float(np.max(np.abs(p)))
+    step = float(np.spacing(np.float32(coordinate)))
+    return {
+        "frames": [float(f) for f in frames[1:][risky]],
+        "max_coordinate": float(coordinate),
+        "float32_step": float(step),
+    }
+
+
+def _location_segments(key_frames, key_positions):
+    if key_positions is None or len(key_positions) < 2:
+        return [], None
+    kp = np.asarray(key_positions, dtype=np.float64)
+    lengths = np.linalg.norm(np.diff(kp, axis=0), axis=1)
+    durations = np.diff(np.asarray(key_frames, dtype=np.float64))
+    speeds = lengths / durations
+    segs = [{"frames": [float(a), float(b)], "length": float(length), "speed": float(s)}
+            for a, b, length, s in zip(key_frames[:-1], key_frames[1:], lengths, speeds)]
+    moving = speeds[speeds > 1e-9]
+    ratio = float(moving.max() / moving.min()) if moving.size >= 2 else None
+    return segs, ratio
+
+
+def exponential_approach(key_frames, key_quats) -> list:
+    """Runs of keys that creep towards a target: ``lerp(current, target, dt)`` as a filter.
+
+    Each step turns a near-constant fraction r of the previous step's angle
+    (geometric decay), about one axis, on evenly spaced frames. Such a run is
+    what per-frame smoothing produces: fast first, slow later, and it never
+    arrives - after the last key there is still ``step * r / (1 - r)`` to go.
+    Returns [{"frames": [a, b], "ratio": r, "remaining_deg": ...}, ...].
+    """
+    kf = np.asarray(key_frames, dtype=np.float64)
+    kq = quat.make_continuous(quat.normalize(key_quats, "key orientations"))
+    if len(kq) < EXP_MIN_STEPS + 2:
+        return []
+    steps = np.degrees(quat.angle_between(kq[:-1], kq[1:]))   # (k-1,)
+    axes = _rotation_vectors(kq)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(steps[:-1] > EXP_MIN_STEP_DEG, steps[1:] / steps[:-1], np.nan)
+        unit = axes / np.linalg.norm(axes, axis=1, keepdims=True)
+    same_axis = np.einsum("ij,ij->i", unit[:-1], unit[1:]) > 0.99
+    gaps = np.diff(kf)
+    even = np.isclose(gaps[1:], gaps[:-1], rtol=1e-6)
+    lo, hi = EXP_RATIO_RANGE
+    ok = (ratio > lo) & (ratio < hi) & same_axis & even
+    runs = []
+    i = 0
+    while i < len(ok):
+        if not ok[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(ok) and ok[j + 1] and abs(ratio[j + 1] - ratio[i]) < 4 * EXP_RATIO_SPREAD:
+            j += 1
+        r = ratio[i:j + 1]
+        if j - i + 1 >= EXP_MIN_STEPS - 1 and np.all(np.abs(r - np.median(r)) <= EXP_RATIO_SPREAD):
+            med = float(np.median(r))
+            last_step = float(steps[j + 1])
+            runs.append({
+                "frames": [float(kf[i]), float(kf[j + 2])],
+                "ratio": med,
+                "remaining_deg": last_step * med / (1.0 - med),
+            })
+        i = j + 1
+    return runs
+
+
+def _jitter(frames, q):
+    """Frames turning less than JITTER_MAX_DEG but reversing the previous frame's turn."""
+    if len(q) < 3:
+        return []
+    omega = _rotation_vectors(q)
+    size = np.linalg.norm(omega, axis=1)
+    moving = size > 1e-6
+    back = np.einsum("ij,ij->i", omega[1:], omega[:-1]) < 0.0
+    small = (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
+    return [float(f) for f in frames[2:][back & small]]
+
+
+def _method_label(method: str) -> str:
+    return method.upper() if method in ("nlerp", "slerp", "squad") else "SLERP"
+
+
+def _findings(a: ObjectAnalysis) -> list:
+    """Sentences, most important first; the first is the one-line advice."""
+    fix = f"re-bake with {_method_label(a.method)}"
+    out = []
+    for seg in a.long_arc_segments:
+        out.append(f"keys {_frame_text(seg[0])}-{_frame_text(seg[1])} take the long way: {fix}")
+    for run in a.exponential_approach:
+        out.append(
+            f"keys {_frame_text(run['frames'][0])}-{_frame_text(run['frames'][1])} creep towards a "
+            f"target by {100 * (1 - run['ratio']):.0f}% of what is left per step and stop "
+            f"{run['remaining_deg']:.1f} deg short (lerp(current, target, dt) used as a filter): "
+            "key the start and the end and interpolate once")
+    for w in a.euler_wraps:
+        out.append(
+            f"{w['channel']} wraps {w['from_deg']:.0f} -> {w['to_deg']:.0f} deg between keys "
+            f"{_frame_text(w['frames'][0])}-{_frame_text(w['frames'][1])} and turns "
+            f"{abs(w['turn_deg']):.0f} deg instead of {abs(w['short_turn_deg']):.0f}: {fix}")
+    if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE:
+        out.append(
+            f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
+            f"{_frame_text(a.norm['frame'])} (per-component interpolation, not a rotation): {fix}")
+    if a.gimbal_frames:
+        out.append(
+            f"{len(a.gimbal_frames)} frames pass within {GIMBAL_MARGIN_DEG:g} deg of gimbal lock "
+            f"(middle angle of {a.rotation_mode} near +-90, from frame "
+            f"{_frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
+    if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments:
+        out.append(
+            f"Blender's curves differ from {a.method} by up to {a.max_deviation_deg:.2f} deg at "
+            f"frame {_frame_text(a.worst_frame)}: {fix}")
+    uneven = [iv for iv in a.intervals
+              if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
+              and iv["shortest_deg"] > 1.0]
+    if uneven:
+        iv = max(uneven, key=lambda d: d["blender_speed_cv"])
+        out.append(
+            f"angular speed is uneven between keys {_frame_text(iv['frames'][0])}-"
+            f"{_frame_text(iv['frames'][1])} (varies {100 * iv['blender_speed_cv']:.0f}% "
+            f"around its mean): {fix} for constant speed")
+    if a.location_speed_ratio is not None and a.location_speed_ratio > SPEED_RATIO_NOTE:
+        out.append(
+            f"location segments move at speeds {a.location_speed_ratio:.1f}x apart (timed by "
+            "frame count, not distance): re-bake with constant speed")
+    if a.float32_risk is not None and a.float32_risk["frames"]:
+        out.append(
+            f"{len(a.float32_risk['frames'])} frames move less than float32 can resolve at "
+            f"{a.float32_risk['max_coordinate']:.0f} units (step {a.float32_risk['float32_step']:.2g}): "
+            "move the animation closer to the origin")
+    if a.custom_norm_min < 1.0 - NORM_DRIFT_NOTE:
+        out.append(
+            f"{a.method} is not normalised: the orientation shrinks to length "
+            f"{a.custom_norm_min:.3f} (use NLERP or SLERP)")
+    if a.jitter_frames:
+        out.append(
+            f"{len(a.jitter_frames)} frames jitter back and forth by under {JITTER_MAX_DEG:g} deg "
+            f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
+    jumps = a.velocity_jumps
+    if len(jumps["blender_deg"]) and np.max(jumps["blender_deg"]) > 1.0 and a.method == "squad":
+        k = int(np.argmax(jumps["blender_deg"]))
+        out.append(
+            f"angular velocity jumps by {jumps['blender_deg'][k]:.1f} deg/frame at key "
+            f"{_frame_text(jumps['frames'][k])}: SQUAD keeps it smooth")
+    return out
+
+
+def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_frames, key_quats,
+                   method: str = "slerp", raw_values=None, key_raw=None, positions=None,
+                   key_positions=None, location_key_frames=None) -> ObjectAnalysis:
+    """Compare Blender's orientation per frame with QuatBake's ``method`` on the same keys.
+
+    frames: (n,) frames, increasing; blender_quats: (n, 4) Blender's orientation
+    at those frames (unit or not); key_frames: (k,) the rotation keys' frames,
+    k >= 1; key_quats: (k, 4) Blender's orientation at each key; method: one
+    of core.interp.METHODS; raw_values: (n, 3|4) raw channel values (norm drift,
+    gimbal); key_raw: (k, 3|4) raw channel values at the keys (Euler wraps);
+    positions: (n, 3) locations per frame (float32 risk); key_positions:
+    (m, 3) locations at ``location_key_frames`` (m,) (segment speeds).
+    Raises ValueError (naming what) on inconsistent input.
+    """
+    frames = _as_frames(frames, f"Object \"{name}\"")
+    keys = _as_frames(key_frames, f"Object \"{name}\" keys")
+    if keys.size == 0:
+        raise ValueError(f"Object \"{name}\" has no rotation keys: nothing to compare.")
+    if method not in interp.METHODS:
+        raise ValueError(f"Method {method!r} is not one of {', '.join(interp.METHODS)}.")
+    bq = quat.as_quat_array(blender_quats, f"Object \"{name}\" orientation")
+    kq = quat.normalize(key_quats, f"Object \"{name}\" key orientations")
+    if bq.shape != (frames.size, 4) or kq.shape != (keys.size, 4):
+        raise ValueError(
+            f"Object \"{name}\": {frames.size} frames need ({frames.size}, 4) orientations and "
+            f"{keys.size} keys need ({keys.size}, 4); got {bq.shape} and {kq.shape}.")
+    bq = quat.normalize(bq, f"Object \"{name}\" orientation")
+
+    if keys.size == 1:
+        custom = np.repeat(kq, frames.size, axis=0)
+    else:
+        custom = interp.interpolate(keys, kq, frames, method=method)
+    deviation = np.degrees(quat.angle_between(bq, custom))
+    b_speed = _speeds_deg(bq)
+    c_speed = _speeds_deg(custom)
+
+    intervals = []
+    for a, b, mask in _interval_masks(frames, keys):
+        ia, ib = np.searchsorted(keys, [a, b])
+        shortest = float(np.degrees(quat.angle_between(kq[ia], kq[ib])))
+        intervals.append({
+            "frames": [float(a), float(b)],
+            "blender_turn_deg": float(np.sum(b_speed[mask])),
+            "shortest_deg": shortest,
+            "blender_speed_cv": _cv(b_speed[mask]),
+            "custom_speed_cv": _cv(c_speed[mask]),
+        })
+    long_arcs = [iv["frames"] for iv in intervals
+                 if iv["blender_turn_deg"] > 180.0
+                 and iv["blender_turn_deg"] > iv["shortest_deg"] + LONG_ARC_MARGIN_DEG]
+
+    jf, jb = _velocity_jumps(frames, keys, bq)
+    _, jc = _velocity_jumps(frames, keys, quat.normalize(custom))
+    norm = _norm_drift(rotation_mode, frames, keys, raw_values)
+    gimbal_frames, gimbal_margin = _gimbal(rotation_mode, frames, raw_values)
+    segs, ratio = _location_segments(
+        location_key_frames if location_key_frames is not None else [], key_positions)
+    worst = int(np.argmax(deviation)) if deviation.size else 0
+
+    result = ObjectAnalysis(
+        name=name, rotation_mode=rotation_mode, method=method, frames=frames, keys=keys,
+        blender_quats=bq, custom_quats=custom, deviation_deg=deviation,
+        blender_speed_deg=b_speed, custom_speed_deg=c_speed,
+        max_deviation_deg=float(deviation.max()) if deviation.size else 0.0,
+        rms_deviation_deg=float(np.sqrt(np.mean(deviation**2))) if deviation.size else 0.0,
+        worst_frame=float(frames[worst]) if frames.size else float(keys[0]),
+        long_arc_segments=long_arcs, intervals=intervals,
+        velocity_jumps={"frames": jf, "blender_deg": jb, "custom_deg": jc},
+        norm=norm, custom_norm_min=float(np.min(quat.norm(custom))) if custom.size else 1.0,
+        euler_wraps=_euler_wraps(rotation_mode, keys, key_raw),
+        gimbal_frames=gimbal_frames, gimbal_min_margin_deg=gimbal_margin,
+        float32_risk=_float32_risk(frames, positions),
+        location_segments=segs, location_speed_ratio=ratio,
+        exponential_approach=exponential_approach(keys, kq),
+        jitter_frames=_jitter(frames, bq),
+    )
+    result.findings = _findings(result)
+    result.advice = result.findings[0] if result.findings else (
+        f"Blender's interpolation stays within {NEGLIGIBLE_DEG:g} deg of {method}: nothing to do")
+    return result

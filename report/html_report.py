@@ -1,0 +1,366 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One self-contained HTML page from a "quatbake.report/1" document.
+
+No network, no JavaScript: inline CSS and inline SVG charts drawn here in
+Python. Per object: a summary table, the findings in words, and charts a
+person reads at a glance - deviation per frame, angular speed Blender vs the
+method, quaternion length (when the object uses quaternions) - with key
+frames marked, long-arc intervals shaded and the worst frame pointed at.
+
+Long animations are drawn with a min/max envelope per pixel column, so a
+1,000,000-frame object still makes a small page and no spike disappears.
+"""
+from __future__ import annotations
+
+import html
+import math
+import os
+
+import numpy as np
+
+# Chart geometry (SVG user units; the SVG scales to the page width).
+WIDTH = 960
+HEIGHT = 260
+MARGIN_LEFT = 64
+MARGIN_RIGHT = 16
+MARGIN_TOP = 34
+MARGIN_BOTTOM = 46
+# More points than this per series are reduced to a min/max envelope of this
+# many columns (about one per pixel of the plot area).
+MAX_COLUMNS = 900
+
+BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
+CUSTOM_COLOUR = "#2e86ab"    # QuatBake's method: blue
+DEVIATION_COLOUR = "#6a4c93"
+NORM_COLOUR = "#e07a00"
+LONG_ARC_FILL = "#f4a259"
+KEY_COLOUR = "#7d7d7d"
+
+_CSS = """
+body{font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:24px auto;
+max-width:1040px;color:#222;background:#fafafa;padding:0 16px}
+h1{font-size:1.6em;margin-bottom:4px}h2{margin-top:36px;border-bottom:2px solid #ddd;padding-bottom:4px}
+.meta{color:#666;margin-top:0}
+table{border-collapse:collapse;margin:8px 0 12px;background:#fff}
+td,th{border:1px solid #ddd;padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#f0f0f0}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.bad{color:#b00020;font-weight:600}.ok{color:#1b7f3b;font-weight:600}.warn{color:#a05a00;font-weight:600}
+.advice{font-size:1.1em;padding:8px 12px;background:#fff4e5;border-left:4px solid #f4a259;margin:8px 0}
+.advice.clean{background:#eaf7ee;border-left-color:#1b7f3b}
+.chart{background:#fff;border:1px solid #e2e2e2;margin:10px 0;display:block;width:100%;height:auto}
+.errors li{color:#b00020}
+.foot{color:#777;font-size:.85em;margin-top:40px}
+"""
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _fmt(x, digits: int = 2) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "-"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e9:
+        return str(int(x))
+    return f"{x:.{digits}f}"
+
+
+def _nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
+    """Round tick values (1, 2, 5 x 10^k steps) covering [lo, hi]."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [lo]
+    raw = (hi - lo) / max(count - 1, 1)
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    start = math.ceil(lo / step - 1e-9) * step
+    ticks = []
+    t = start
+    while t <= hi + 1e-9 * step:
+        ticks.append(0.0 if abs(t) < step * 1e-9 else t)
+        t += step
+    return ticks
+
+
+def _tick_label(t: float) -> str:
+    if abs(t) >= 1e4 or (t != 0 and abs(t) < 1e-3):
+        return f"{t:.3g}"
+    return f"{t:.10g}" if float(t).is_integer() else f"{t:.4g}"
+
+
+def _envelope(x: np.ndarray, y: np.ndarray, columns: int = MAX_COLUMNS):
+    """Points to draw: all of them, or a min/max pair per column when there are many."""
+    if x.size <= 2 * columns:
+        return x, y
+    edges = np.linspace(0, x.size, columns + 1).astype(int)
+    xs, ys = [], []
+    for a, b in zip(edges[:-1], edges[1:]):
+        if b <= a:
+            continue
+        seg = y[a:b]
+        finite = np.isfinite(seg)
+        if not finite.any():
+            continue
+        i_min = a + int(np.nanargmin(seg))
+        i_max = a + int(np.nanargmax(seg))
+        for i in sorted({i_min, i_max}):
+            xs.append(x[i])
+            ys.append(y[i])
+    return np.array(xs), np.array(ys)
+
+
+def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=(),
+           bands=(), marker=None, y_min: float | None = 0.0, y_ref: float | None = None,
+           chart_id: str = "") -> str:
+    """An SVG line chart. series: [(label, y values, colour)]; bands: [(x0, x1)] shaded."""
+    x = np.asarray(x, dtype=np.float64)
+    plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
+    plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
+    ys = [np.asarray([np.nan if v is None else v for v in y], dtype=np.float64)
+          for _, y, _ in series]
+    finite = np.concatenate([y[np.isfinite(y)] for y in ys] + [np.zeros(0)])
+    lo = float(finite.min()) if finite.size else 0.0
+    hi = float(finite.max()) if finite.size else 1.0
+    if y_min is not None:
+        lo = min(lo, y_min)
+    if y_ref is not None:
+        lo, hi = min(lo, y_ref), max(hi, y_ref)
+    if hi - lo < 1e-9:
+        hi = lo + 1.0
+    pad = 0.05 * (hi - lo)
+    hi += pad
+    if y_min is None or lo < y_min:
+        lo -= pad
+    x0 = float(x[0]) if x.size else 0.0
+    x1 = float(x[-1]) if x.size else 1.0
+    if x1 <= x0:
+        x1 = x0 + 1.0
+
+    def px(v):
+        return MARGIN_LEFT + (np.asarray(v, dtype=np.float64) - x0) / (x1 - x0) * plot_w
+
+    def py(v):
+        return MARGIN_TOP + plot_h - (np.asarray(v, dtype=np.float64) - lo) / (hi - lo) * plot_h
+
+    out = [f'<svg class="chart" id="{_e(chart_id)}" xmlns="http://www.w3.org/2000/svg" '
+           f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{_e(title)}">',
+           f'<title>{_e(title)}</title>',
+           f'<rect x="{MARGIN_LEFT}" y="{MARGIN_TOP}" width="{plot_w}" height="{plot_h}" '
+           'fill="#fcfcfc" stroke="#bbb"/>']
+    # Long-arc intervals: shaded bands behind everything else.
+    for a, b in bands:
+        xa, xb = float(px(max(a, x0))), float(px(min(b, x1)))
+        out.append(f'<rect x="{xa:.1f}" y="{MARGIN_TOP}" width="{max(xb - xa, 1.0):.1f}" '
+                   f'height="{plot_h}" fill="{LONG_ARC_FILL}" fill-opacity="0.28"/>')
+    # Grid and tick labels.
+    for t in _nice_ticks(lo, hi):
+        yy = float(py(t))
+        out.append(f'<line x1="{MARGIN_LEFT}" x2="{MARGIN_LEFT + plot_w}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                   'stroke="#e6e6e6"/>')
+        out.append(f'<text x="{MARGIN_LEFT - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" '
+                   f'fill="#555">{_tick_label(t)}</text>')
+    for t in _nice_ticks(x0, x1, 10):
+        xx = float(px(t))
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{MARGIN_TOP + plot_h}" '
+                   f'y2="{MARGIN_TOP + plot_h + 5}" stroke="#888"/>')
+        out.append(f'<text x="{xx:.1f}" y="{MARGIN_TOP + plot_h + 18}" font-size="11" '
+                   f'text-anchor="middle" fill="#555">{_tick_label(t)}</text>')
+    if y_ref is not None:
+        yy = float(py(y_ref))
+        out.append(f'<line x1="{MARGIN_LEFT}" x2="{MARGIN_LEFT + plot_w}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                   'stroke="#1b7f3b" stroke-dasharray="2 3"/>')
+    # Key frames: dashed vertical lines with a small triangle on the frame axis.
+    for k in keys:
+        if x0 <= k <= x1:
+            xx = float(px(k))
+            out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{MARGIN_TOP}" y2="{MARGIN_TOP + plot_h}" '
+                       f'stroke="{KEY_COLOUR}" stroke-dasharray="4 3" stroke-width="1"/>')
+            out.append(f'<path d="M{xx - 4:.1f},{MARGIN_TOP + plot_h} l4,-7 l4,7 z" fill="{KEY_COLOUR}"/>')
+    # Series.
+    for (label, _, colour), y in zip(series, ys):
+        xs, yv = _envelope(x, y)
+        ok = np.isfinite(yv)
+        if not ok.any():
+            continue
+        pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px(xs[ok]), py(yv[ok])))
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
+                   f'stroke-linejoin="round" points="{pts}"><title>{_e(label)}</title></polyline>')
+    if marker is not None:
+        mx, my, mlabel = marker
+        if mx is not None and my is not None and math.isfinite(my):
+            cx, cy = float(px(mx)), float(py(my))
+            anchor = "end" if cx > MARGIN_LEFT + 0.7 * plot_w else "start"
+            dx = -8 if anchor == "end" else 8
+            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="none" stroke="#000" '
+                       'stroke-width="2"/>')
+            out.append(f'<text x="{cx + dx:.1f}" y="{max(cy - 8, MARGIN_TOP + 12):.1f}" font-size="12" '
+                       f'text-anchor="{anchor}" fill="#000">{_e(mlabel)}</text>')
+    # Title, axis labels, legend.
+    out.append(f'<text x="{MARGIN_LEFT}" y="20" font-size="15" font-weight="600" fill="#222">'
+               f'{_e(title)}</text>')
+    out.append(f'<text x="{MARGIN_LEFT + plot_w / 2:.0f}" y="{HEIGHT - 8}" font-size="12" '
+               f'text-anchor="middle" fill="#333">{_e(x_label)}</text>')
+    out.append(f'<text transform="translate(16,{MARGIN_TOP + plot_h / 2:.0f}) rotate(-90)" '
+               f'font-size="12" text-anchor="middle" fill="#333">{_e(y_label)}</text>')
+    legend = [(label, colour, "line") for label, _, colour in series]
+    if keys:
+        legend.append(("key frame", KEY_COLOUR, "dash"))
+    if bands:
+        legend.append(("long way round", LONG_ARC_FILL, "box"))
+    lx = WIDTH - MARGIN_RIGHT
+    for label, colour, kind in reversed(legend):
+        width = 7 * len(label) + 30
+        lx -= width
+        if kind == "box":
+            out.append(f'<rect x="{lx}" y="9" width="18" height="12" fill="{colour}" fill-opacity="0.4"/>')
+        elif kind == "dash":
+            out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="15" y2="15" stroke="{colour}" '
+                       'stroke-dasharray="4 3" stroke-width="2"/>')
+        else:
+            out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="15" y2="15" stroke="{colour}" '
+                       'stroke-width="3"/>')
+        out.append(f'<text x="{lx + 23}" y="19" font-size="12" fill="#333">{_e(label)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _status(obj: dict) -> tuple[str, str]:
+    if obj.get("long_arc_segments"):
+        return "bad", "long way round"
+    dev = obj.get("max_deviation_deg") or 0.0
+    if dev > 1.0:
+        return "warn", "differs"
+    return "ok", "close"
+
+
+def _object_section(obj: dict, method: str, index: int) -> str:
+    pf = obj.get("per_frame", {})
+    frames = np.asarray(pf.get("frame", []), dtype=np.float64)
+    keys = [float(k) for k in obj.get("keys", [])]
+    bands = [(float(a), float(b)) for a, b in obj.get("long_arc_segments", [])]
+    cls, word = _status(obj)
+    worst = obj.get("worst_frame")
+    parts = [f'<h2 id="obj-{index}">{_e(obj["name"])} <span class="{cls}">({_e(word)})</span></h2>']
+    advice_cls = "advice clean" if cls == "ok" else "advice"
+    parts.append(f'<div class="{advice_cls}">{_e(obj.get("advice", ""))}</div>')
+    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", [])) or "none"
+    rows = [
+        ("Rotation mode", obj.get("rotation_mode")),
+        ("Frames", "-".join(_fmt(f) for f in obj.get("frames", []))),
+        ("Keys", ", ".join(_fmt(k) for k in keys) if len(keys) <= 40
+         else f"{len(keys)} keys, {_fmt(keys[0])} ... {_fmt(keys[-1])}"),
+        ("Max deviation from " + method, f"{_fmt(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
+        ("RMS deviation", f"{_fmt(obj.get('rms_deviation_deg'))} deg"),
+        ("Long way round (key intervals)", arcs),
+    ]
+    nd = obj.get("norm_drift")
+    if nd:
+        rows.append(("Quaternion length (Blender's channels)",
+                     f"{_fmt(nd.get('min_norm'), 3)} - {_fmt(nd.get('max_norm'), 3)}"))
+    if obj.get("euler_wraps"):
+        rows.append(("Euler wraps", "; ".join(
+            f"{w['channel']} {_fmt(w['from_deg'], 0)} -> {_fmt(w['to_deg'], 0)} deg "
+            f"(keys {_fmt(w['frames'][0])}-{_fmt(w['frames'][1])})" for w in obj["euler_wraps"])))
+    if obj.get("gimbal_min_margin_deg") is not None:
+        rows.append(("Closest to gimbal lock", f"{_fmt(obj['gimbal_min_margin_deg'])} deg "
+                     f"({len(obj.get('gimbal_frames', []))} frames within the warning margin)"))
+    vj = obj.get("velocity_jumps") or {}
+    if vj.get("frames"):
+        bj = [v for v in vj.get("blender_deg_per_frame", []) if v is not None]
+        cj = [v for v in vj.get("custom_deg_per_frame", []) if v is not None]
+        rows.append(("Largest angular velocity jump at a key",
+                     f"Blender {_fmt(max(bj, default=None))}, {method} {_fmt(max(cj, default=None))} deg/frame"))
+    f32 = obj.get("float32_risk")
+    if f32:
+        rows.append(("float32 risk", f"{len(f32.get('frames', []))} frames (coordinates up to "
+                     f"{_fmt(f32.get('max_coordinate'), 0)}, float32 step {f32.get('float32_step', 0):.2g})"))
+    if obj.get("location_speed_ratio") is not None:
+        rows.append(("Location speed, fastest/slowest segment", f"{_fmt(obj['location_speed_ratio'], 1)}x"))
+    if obj.get("exponential_approach"):
+        rows.append(("Creeping approach (filter-style lerp)", "; ".join(
+            f"keys {_fmt(r['frames'][0])}-{_fmt(r['frames'][1])}, ratio {_fmt(r['ratio'], 2)}"
+            for r in obj["exponential_approach"])))
+    if obj.get("jitter_frames"):
+        rows.append(("Small-angle jitter", f"{len(obj['jitter_frames'])} frames"))
+    parts.append("<table>" + "".join(
+        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
+    if len(obj.get("findings", [])) > 1:
+        parts.append("<ul>" + "".join(f"<li>{_e(s)}</li>" for s in obj["findings"]) + "</ul>")
+
+    dev = pf.get("deviation_deg", [])
+    worst_dev = obj.get("max_deviation_deg")
+    parts.append(_chart(
+        f"{obj['name']}: deviation of Blender's interpolation from {method}",
+        frames, [("deviation", dev, DEVIATION_COLOUR)], y_label="deviation (deg)", keys=keys,
+        bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev or 0.0:.2f} deg at frame {_fmt(worst)}"),
+        chart_id=f"deviation-{index}"))
+    parts.append(_chart(
+        f"{obj['name']}: angular speed, Blender vs {method}",
+        frames, [("Blender", pf.get("blender_speed_deg", []), BLENDER_COLOUR),
+                 (method, pf.get("custom_speed_deg", []), CUSTOM_COLOUR)],
+        y_label="speed (deg/frame)", keys=keys, bands=bands, chart_id=f"speed-{index}"))
+    if "blender_norm" in pf:
+        parts.append(_chart(
+            f"{obj['name']}: length of Blender's quaternion channels (1 = a rotation)",
+            frames, [("|q| before normalising", pf["blender_norm"], NORM_COLOUR)],
+            y_label="quaternion length", keys=keys, bands=bands, y_min=None, y_ref=1.0,
+            chart_id=f"norm-{index}"))
+    return "\n".join(parts)
+
+
+def render_html(report: dict) -> str:
+    """The HTML page (a str) for a report dict."""
+    method = report.get("method", "")
+    objects = report.get("objects", [])
+    title = f"QuatBake report: {report.get('file', '')}"
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+           f"<h1>{_e(title)}</h1>",
+           f'<p class="meta">Blender {_e(report.get("blender_version", ""))} &middot; compared with '
+           f'<b>{_e(method)}</b> &middot; {len(objects)} object(s) &middot; schema '
+           f'{_e(report.get("schema", ""))}</p>']
+    if objects:
+        out.append("<table><tr><th>Object</th><th>Mode</th><th>Frames</th><th>Keys</th>"
+                   "<th>Max dev. (deg)</th><th>RMS (deg)</th><th>Worst frame</th>"
+                   "<th>Long way round</th><th>Advice</th></tr>")
+        for i, obj in enumerate(objects):
+            cls, _ = _status(obj)
+            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", []))
+            out.append(
+                f'<tr><td><a href="#obj-{i}">{_e(obj["name"])}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
+                f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
+                f'<td class="num">{len(obj.get("keys", []))}</td>'
+                f'<td class="num {cls}">{_fmt(obj.get("max_deviation_deg"))}</td>'
+                f'<td class="num">{_fmt(obj.get("rms_deviation_deg"))}</td>'
+                f'<td class="num">{_fmt(obj.get("worst_frame"))}</td>'
+                f'<td class="{"bad" if arcs else ""}">{_e(arcs or "none")}</td>'
+                f'<td>{_e(obj.get("advice", ""))}</td></tr>')
+        out.append("</table>")
+    errors = report.get("errors", [])
+    if errors:
+        out.append('<h2>Not analysed</h2><ul class="errors">' + "".join(
+            f"<li>{_e(e.get('message', ''))}</li>" for e in errors) + "</ul>")
+    for i, obj in enumerate(objects):
+        out.append(_object_section(obj, method, i))
+    out.append(
+        '<p class="foot">Deviation: geodesic angle between the orientation Blender evaluates from '
+        "the object's own channels and QuatBake's interpolation of the same keys. Speed: angle "
+        "turned since the previous frame. Angles are computed as 2&middot;atan2(|v|, |w|), exact "
+        "near 0 and 180 degrees (no arccos, no NaN). Shaded: key intervals Blender takes the long "
+        "way round. Made by QuatBake; this page needs no network.</p></body></html>")
+    return "\n".join(out)
+
+
+def write_html(report: dict, path: str | os.PathLike) -> None:
+    """Write the page for ``report`` to ``path`` (via a temporary file)."""
+    text = render_html(report)
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)

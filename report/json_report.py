@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The report JSON document, schema "quatbake.report/1" (see CONTRACT.md).
+
+The contract fixes ``schema``, ``blender_version``, ``file``, ``method`` and, per
+object, ``name``, ``rotation_mode``, ``frames``, ``keys``,
+``max_deviation_deg``, ``rms_deviation_deg``, ``long_arc_segments`` and
+``per_frame`` {frame, deviation_deg, blender_speed_deg, custom_speed_deg}.
+Everything else here is an extra field. NaN and infinities never reach the
+file: they become null (strict JSON has no NaN).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Iterable
+
+import numpy as np
+
+SCHEMA = "quatbake.report/1"
+
+# Per-frame values are rounded to this many decimals: 1e-6 deg is far below
+# float32 key storage (~1e-5 deg) and keeps a 100,000-frame report small.
+DECIMALS = 6
+
+
+def _frame(f) -> int | float:
+    f = float(f)
+    return int(f) if f.is_integer() else f
+
+
+def _num(x, decimals: int | None = None):
+    if x is None:
+        return None
+    x = float(x)
+    if not math.isfinite(x):
+        return None
+    return round(x, decimals) if decimals is not None else x
+
+
+def _array(values, decimals: int = DECIMALS) -> list:
+    arr = np.round(np.asarray(values, dtype=np.float64), decimals)
+    out = arr.tolist()
+    if not np.isfinite(arr).all():
+        out = [v if math.isfinite(v) else None for v in out]
+    return out
+
+
+def clean(value):
+    """``value`` with numpy types turned into Python ones and NaN/inf into None."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return clean(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _num(value)
+    return value
+
+
+def object_entry(a) -> dict:
+    """The report entry of one ``core.analysis.ObjectAnalysis``."""
+    frames = np.asarray(a.frames, dtype=np.float64)
+    per_frame = {
+        "frame": [_frame(f) for f in frames],
+        "deviation_deg": _array(a.deviation_deg),
+        "blender_speed_deg": _array(a.blender_speed_deg),
+        "custom_speed_deg": _array(a.custom_speed_deg),
+    }
+    if a.norm is not None:
+        per_frame["blender_norm"] = _array(a.norm["per_frame"])
+    norm = None
+    if a.norm is not None:
+        norm = {k: v for k, v in a.norm.items() if k != "per_frame"}
+    entry = {
+        "name": a.name,
+        "rotation_mode": a.rotation_mode,
+        "frames": [_frame(frames[0]), _frame(frames[-1])] if frames.size else [],
+        "keys": [_frame(k) for k in a.keys],
+        "max_deviation_deg": _num(a.max_deviation_deg, DECIMALS),
+        "rms_deviation_deg": _num(a.rms_deviation_deg, DECIMALS),
+        "long_arc_segments": [[_frame(s[0]), _frame(s[1])] for s in a.long_arc_segments],
+        "per_frame": per_frame,
+        # Extra fields (contract: "more fields are welcome").
+        "worst_frame": _frame(a.worst_frame),
+        "advice": a.advice,
+        "findings": list(a.findings),
+        "key_intervals": a.intervals,
+        "velocity_jumps": {
+            "frames": [_frame(f) for f in a.velocity_jumps["frames"]],
+            "blender_deg_per_frame": _array(a.velocity_jumps["blender_deg"]),
+            "custom_deg_per_frame": _array(a.velocity_jumps["custom_deg"]),
+        },
+        "norm_drift": norm,
+        "custom_norm_min": a.custom_norm_min,
+        "euler_wraps": a.euler_wraps,
+        "gimbal_frames": [_frame(f) for f in a.gimbal_frames],
+        "gimbal_min_margin_deg": a.gimbal_min_margin_deg,
+        "float32_risk": a.float32_risk,
+        "location_segments": a.location_segments,
+        "location_speed_ratio": a.location_speed_ratio,
+        "exponential_approach": a.exponential_approach,
+        "jitter_frames": [_frame(f) for f in a.jitter_frames],
+    }
+    return clean(entry)
+
+
+def build_report(analyses: Iterable, *, blender_version: str, file: str, method: str,
+                 errors: Iterable[tuple[str, str]] = ()) -> dict:
+    """The whole report: analyses are ObjectAnalysis; errors are (object name, sentence)."""
+    return {
+        "schema": SCHEMA,
+        "blender_version": str(blender_version),
+        "file": str(file),
+        "method": str(method),
+        "objects": [object_entry(a) for a in analyses],
+        "errors": [{"object": name, "message": message} for name, message in errors],
+    }
+
+
+def dumps(report: dict) -> str:
+    """Strict JSON text (raises ValueError if a NaN slipped through)."""
+    return json.dumps(clean(report), allow_nan=False, separators=(",", ":"))
+
+
+def write_json(report: dict, path: str | os.PathLike) -> None:
+    """Write ``report`` to ``path`` (through a temporary file, so a failure leaves no half file)."""
+    text = dumps(report)
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def max_deviation(report: dict) -> float:
+    """Largest max_deviation_deg over the report's objects (0 when none)."""
+    values = [o["max_deviation_deg"] for o in report.get("objects", [])
+              if o.get("max_deviation_deg") is not None]
+    return max(values, default=0.0)

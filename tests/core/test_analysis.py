@@ -1,0 +1,212 @@
+"""core.analysis on arrays: known answers for each pitfall the report shows."""
+import json
+
+import numpy as np
+import pytest
+
+from quatbake.core import analysis, interp, quat, rotation
+from quatbake.report import json_report
+
+
+def _axis_quat(axis, deg):
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
+    half = np.radians(np.asarray(deg, float)) / 2
+    return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * axis], axis=-1)
+
+
+def _linear_channels(key_frames, key_values, frames):
+    """Blender's LINEAR F-curves: each channel interpolated on its own."""
+    key_values = np.asarray(key_values, float)
+    return np.stack([np.interp(frames, key_frames, key_values[:, c])
+                     for c in range(key_values.shape[1])], axis=1)
+
+
+def _quat_object(key_frames, key_q, method="slerp", **kw):
+    frames = np.arange(key_frames[0], key_frames[-1] + 1, dtype=float)
+    raw = _linear_channels(key_frames, key_q, frames)
+    return analysis.analyze_object("Cam", "QUATERNION", frames, raw, key_frames,
+                                   np.asarray(key_q, float), method, raw_values=raw, **kw)
+
+
+def test_blender_equal_to_slerp_has_zero_deviation_and_even_speed():
+    keys = np.array([1.0, 21.0, 61.0])
+    kq = _axis_quat([0, 0, 1], [0, 60, 150])
+    frames = np.arange(1, 62, dtype=float)
+    blender = interp.interpolate(keys, kq, frames, "slerp")
+    a = analysis.analyze_object("Obj", "QUATERNION", frames, blender, keys, kq, "slerp")
+    assert a.max_deviation_deg < 1e-9
+    assert a.long_arc_segments == []
+    assert all(iv["custom_speed_cv"] < 1e-9 for iv in a.intervals)
+    np.testing.assert_allclose(a.blender_speed_deg[1:21], 3.0)   # 60 deg over 20 frames
+    assert "nothing to do" in a.advice
+
+
+def test_flipped_sign_key_is_a_long_arc_on_both_sides_and_the_advice_says_so():
+    kq = _axis_quat([0, 0, 1], [0, 40, 80])
+    kq[1] *= -1.0                                  # same orientation, opposite sign
+    a = _quat_object(np.array([1.0, 41.0, 81.0]), kq)
+    assert a.long_arc_segments == [[1.0, 41.0], [41.0, 81.0]]
+    turned = a.intervals[0]["blender_turn_deg"]
+    assert 300 < turned < 330                       # 360 - 40 the long way (frame sums)
+    assert a.advice == "keys 1-41 take the long way: re-bake with SLERP"
+    assert a.max_deviation_deg > 90
+    # The per-component lerp from q0 to -q1 (160 deg apart in 4D) is shortest
+    # mid-way: length cos(80 deg).
+    assert a.norm["min_norm"] == pytest.approx(np.cos(np.radians(80)), abs=1e-3)
+
+
+def test_clean_short_turn_is_not_a_long_arc_but_shows_uneven_speed_and_shrinking():
+    kq = _axis_quat([0, 1, 0], [0, 90])
+    a = _quat_object(np.array([1.0, 31.0]), kq)
+    assert a.long_arc_segments == []
+    assert a.euler_wraps == []
+    # LINEAR quaternion channels = nlerp: a 90 deg turn is 45 deg apart in 4D,
+    # so the chord is cos(22.5 deg) long mid-way.
+    assert a.norm["min_norm"] == pytest.approx(np.cos(np.radians(22.5)), abs=1e-3)
+    assert a.intervals[0]["blender_speed_cv"] > analysis.UNEVEN_CV
+    assert a.intervals[0]["custom_speed_cv"] < 1e-9
+    assert 0.5 < a.max_deviation_deg < 5
+    assert any("shrink" in f for f in a.findings)
+
+
+def test_euler_wrap_170_to_minus_170_is_a_long_arc_and_a_wrap():
+    key_frames = np.array([1.0, 25.0])
+    key_raw = np.radians([[0, 0, 170], [0, 0, -170]])
+    frames = np.arange(1, 26, dtype=float)
+    raw = _linear_channels(key_frames, key_raw, frames)
+    bq = rotation.euler_to_quat(raw, "XYZ")
+    kq = rotation.euler_to_quat(key_raw, "XYZ")
+    a = analysis.analyze_object("EulerCam", "XYZ", frames, bq, key_frames, kq, "slerp",
+                                raw_values=raw, key_raw=key_raw)
+    assert a.long_arc_segments == [[1.0, 25.0]]
+    assert a.intervals[0]["blender_turn_deg"] == pytest.approx(340, abs=1e-6)
+    assert a.intervals[0]["shortest_deg"] == pytest.approx(20, abs=1e-9)
+    (wrap,) = a.euler_wraps
+    assert wrap["channel"] == "rotation_euler[2]"
+    assert wrap["short_turn_deg"] == pytest.approx(20)
+
+
+def test_gimbal_proximity_uses_the_middle_axis_of_the_order():
+    key_frames = np.array([1.0, 11.0])
+    key_raw = np.radians([[0, 80, 0], [0, 89, 10]])        # Y is XYZ's middle axis
+    frames = np.arange(1, 12, dtype=float)
+    raw = _linear_channels(key_frames, key_raw, frames)
+    for mode, expect in (("XYZ", True), ("YXZ", False)):
+        bq = rotation.euler_to_quat(raw, mode)
+        kq = rotation.euler_to_quat(key_raw, mode)
+        a = analysis.analyze_object("G", mode, frames, bq, key_frames, kq, raw_values=raw,
+                                    key_raw=key_raw)
+        assert bool(a.gimbal_frames) is expect
+    assert a.gimbal_min_margin_deg == pytest.approx(90.0)   # YXZ's middle is X, always 0
+
+
+def test_lerp_used_as_a_filter_is_flagged_and_even_keys_are_not():
+    key_frames = np.arange(1.0, 13.0)
+    angles = 90.0 * (1.0 - 0.75 ** np.arange(12))          # current += (target-current)*0.25
+    kq = _axis_quat([0, 0, 1], angles)
+    frames = key_frames.copy()
+    bq = interp.interpolate(key_frames, kq, frames, "slerp")
+    a = analysis.analyze_object("Follow", "QUATERNION", frames, bq, key_frames, kq)
+    (run,) = a.exponential_approach
+    assert run["frames"] == [1.0, 12.0]
+    assert run["ratio"] == pytest.approx(0.75, abs=1e-9)
+    assert run["remaining_deg"] == pytest.approx(90 - angles[-1], rel=1e-6)
+    assert "filter" in a.advice
+    even = _axis_quat([0, 0, 1], np.linspace(0, 90, 12))
+    assert analysis.exponential_approach(key_frames, even) == []
+
+
+def test_float32_risk_at_large_coordinates_only():
+    kq = _axis_quat([0, 0, 1], [0, 10])
+    frames = np.arange(1, 101, dtype=float)
+    bq = interp.interpolate([1, 100], kq, frames, "slerp")
+    slow_far = np.stack([10000 + 1e-4 * frames, np.zeros(100), np.zeros(100)], axis=1)
+    slow_near = np.stack([1 + 1e-4 * frames, np.zeros(100), np.zeros(100)], axis=1)
+    far = analysis.analyze_object("F", "QUATERNION", frames, bq, [1, 100], kq, positions=slow_far)
+    near = analysis.analyze_object("N", "QUATERNION", frames, bq, [1, 100], kq, positions=slow_near)
+    assert len(far.float32_risk["frames"]) == 99
+    assert far.float32_risk["float32_step"] == pytest.approx(2 ** -10)   # float32 ulp at 10000
+    assert near.float32_risk["frames"] == []
+    assert any("float32" in f for f in far.findings)
+
+
+def test_location_timed_by_frame_count_not_distance():
+    kq = _axis_quat([0, 0, 1], [0, 10])
+    frames = np.arange(1, 101, dtype=float)
+    bq = interp.interpolate([1, 100], kq, frames, "slerp")
+    a = analysis.analyze_object("Dolly", "QUATERNION", frames, bq, [1, 100], kq,
+                                key_positions=[[0, 0, 0], [1, 0, 0], [11, 0, 0]],
+                                location_key_frames=[1, 50, 100])
+    assert a.location_speed_ratio == pytest.approx((10 / 50) / (1 / 49))
+    assert any("constant speed" in f for f in a.findings)
+
+
+def test_velocity_jump_at_a_key_for_slerp_but_not_for_a_smooth_path():
+    keys = np.array([1.0, 11.0, 21.0])
+    kq = np.stack([_axis_quat([0, 0, 1], 0), _axis_quat([0, 0, 1], 30),
+                   quat.multiply(_axis_quat([1, 0, 0], 30), _axis_quat([0, 0, 1], 30))])
+    frames = np.arange(1, 22, dtype=float)
+    bq = interp.interpolate(keys, kq, frames, "slerp")
+    a = analysis.analyze_object("J", "QUATERNION", frames, bq, keys, kq, "slerp")
+    assert a.velocity_jumps["frames"].tolist() == [11.0]
+    # 3 deg/frame about Z, then 3 deg/frame about (world) X: |difference| = 3*sqrt(2).
+    assert a.velocity_jumps["blender_deg"][0] == pytest.approx(3 * np.sqrt(2), rel=1e-6)
+
+
+def test_jitter_small_back_and_forth_turns():
+    frames = np.arange(1, 21, dtype=float)
+    angles = 0.1 * (-1.0) ** np.arange(20)
+    bq = _axis_quat([0, 0, 1], angles)
+    a = analysis.analyze_object("Shaky", "QUATERNION", frames, bq, frames, bq)
+    assert len(a.jitter_frames) == 18
+    assert any("jitter" in f for f in a.findings)
+
+
+def test_lerp_method_shrinks_and_says_so():
+    kq = _axis_quat([0, 0, 1], [0, 120])
+    frames = np.arange(1, 31, dtype=float)
+    bq = interp.interpolate([1, 30], kq, frames, "slerp")
+    a = analysis.analyze_object("L", "QUATERNION", frames, bq, [1, 30], kq, "lerp")
+    # 120 deg turn: 60 deg apart in 4D, chord cos(30 deg) mid-way (frame 15.5 is
+    # between samples, so within 1e-3).
+    assert a.custom_norm_min == pytest.approx(np.cos(np.radians(30)), abs=1e-3)
+    assert any("not normalised" in f for f in a.findings)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(key_frames=[]), "no rotation keys"),
+    (dict(method="spline"), "Method"),
+    (dict(blender_quats=np.zeros((3, 4))), "norm"),
+    (dict(frames=[1.0, 3.0, 2.0]), "increasing"),
+])
+def test_bad_input_raises_a_sentence(kwargs, words):
+    args = dict(name="X", rotation_mode="QUATERNION", frames=[1.0, 2.0, 3.0],
+                blender_quats=np.tile([1.0, 0, 0, 0], (3, 1)), key_frames=[1.0],
+                key_quats=[[1.0, 0, 0, 0]], method="slerp")
+    args.update(kwargs)
+    if "key_frames" in kwargs:
+        args["key_quats"] = np.zeros((0, 4))
+    with pytest.raises(ValueError, match=words):
+        analysis.analyze_object(**args)
+
+
+def test_report_json_is_strict_and_has_the_contract_fields():
+    kq = _axis_quat([0, 0, 1], [0, 40, 80])
+    kq[1] *= -1.0
+    a = _quat_object(np.array([1.0, 41.0, 81.0]), kq)
+    report = json_report.build_report([a], blender_version="5.0.1", file="x.blend", method="slerp",
+                                      errors=[("Empty", 'Object "Empty" has no rotation keys.')])
+    text = json_report.dumps(report)
+    back = json.loads(text)
+    assert back["schema"] == "quatbake.report/1"
+    (obj,) = back["objects"]
+    assert obj["frames"] == [1, 81] and obj["keys"] == [1, 41, 81]
+    assert obj["long_arc_segments"] == [[1, 41], [41, 81]]
+    assert set(obj["per_frame"]) >= {"frame", "deviation_deg", "blender_speed_deg", "custom_speed_deg"}
+    assert len(obj["per_frame"]["deviation_deg"]) == 81
+    assert obj["max_deviation_deg"] == pytest.approx(max(obj["per_frame"]["deviation_deg"]), abs=1e-6)
+    assert back["errors"][0]["object"] == "Empty"
+    assert "NaN" not in text and "Infinity" not in text
+    # NaN anywhere becomes null, never invalid JSON.
+    assert json.loads(json_report.dumps({"x": [float("nan"), np.float64(np.inf), 1.5]})) == {
+        "x": [None, None, 1.5]}

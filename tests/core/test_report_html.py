@@ -1,0 +1,105 @@
+"""report.html_report: one offline page, charts as inline SVG (rendering in Chromium:
+tests/browser/test_html_chromium.py)."""
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from quatbake.core import analysis
+from quatbake.report import html_report, json_report
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _flipped_report(n_frames=81):
+    keys = np.array([1.0, 41.0, float(n_frames)])
+    angles = np.radians([0, 40, 80]) / 2
+    kq = np.stack([np.cos(angles), 0 * angles, 0 * angles, np.sin(angles)], axis=1)
+    kq[1] *= -1
+    frames = np.arange(1, n_frames + 1, dtype=float)
+    raw = np.stack([np.interp(frames, keys, kq[:, c]) for c in range(4)], axis=1)
+    a = analysis.analyze_object("Cam <1>", "QUATERNION", frames, raw, keys, kq, "slerp", raw_values=raw)
+    return json_report.build_report([a], blender_version="5.0.1", file="shot.blend", method="slerp",
+                                    errors=[("Lamp", 'Object "Lamp" has no rotation keys: nothing to compare.')])
+
+
+def _svgs(page):
+    return [ET.fromstring(m) for m in re.findall(r"<svg .*?</svg>", page, flags=re.S)]
+
+
+def test_page_is_self_contained_and_each_chart_is_well_formed_svg():
+    page = html_report.render_html(_flipped_report())
+    assert page.startswith("<!DOCTYPE html>")
+    # No network: nothing is fetched (the only URL is the SVG namespace name).
+    assert re.findall(r"https?://[^\"' ]+", page) == ["http://www.w3.org/2000/svg"] * 3
+    assert "<script" not in page and "<link" not in page and "src=" not in page
+    svgs = _svgs(page)
+    ids = [s.get("id") for s in svgs]
+    assert ids == ["deviation-0", "speed-0", "norm-0"]
+    # Object names are escaped, never injected as markup.
+    assert "Cam &lt;1&gt;" in page and "Cam <1>" not in page
+    assert 'Object &quot;Lamp&quot; has no rotation keys' in page
+
+
+def test_charts_mark_keys_shade_long_arcs_and_have_titles_axes_and_legend():
+    report = _flipped_report()
+    svg = _svgs(html_report.render_html(report))[1]                 # speed chart
+    texts = [t.text for t in svg.iter(SVG + "text")]
+    assert any("angular speed, Blender vs slerp" in (t or "") for t in texts)
+    assert "frame" in texts and "speed (deg/frame)" in texts
+    assert {"Blender", "slerp", "key frame", "long way round"} <= set(texts)
+    dashed = [ln for ln in svg.iter(SVG + "line") if ln.get("stroke-dasharray") == "4 3"
+              and ln.get("y1") != ln.get("y2")]
+    assert len(dashed) == 3                                           # keys 1, 41, 81
+    bands = [r for r in svg.iter(SVG + "rect") if r.get("fill") == html_report.LONG_ARC_FILL
+             and r.get("y") != "9"]                               # not the legend's box
+    assert len(bands) == 2                                            # both intervals of the flip
+    lines = list(svg.iter(SVG + "polyline"))
+    assert len(lines) == 2
+    # The Blender line follows the data: its highest point is where the speed peaks.
+    pts = np.array([p.split(",") for p in lines[0].get("points").split()], float)
+    assert len(pts) == 81
+    speeds = report["objects"][0]["per_frame"]["blender_speed_deg"]
+    assert np.argmin(pts[:, 1]) == int(np.argmax(speeds))
+
+
+def test_worst_frame_is_pointed_at_on_the_deviation_chart():
+    report = _flipped_report()
+    obj = report["objects"][0]
+    svg = _svgs(html_report.render_html(report))[0]
+    labels = [t.text for t in svg.iter(SVG + "text") if (t.text or "").startswith("worst")]
+    assert labels == [f"worst: {obj['max_deviation_deg']:.2f} deg at frame {obj['worst_frame']}"]
+
+
+def test_a_million_frames_make_a_small_page_that_keeps_the_spike():
+    n = 1_000_000
+    frames = np.arange(n, dtype=float)
+    dev = np.full(n, 0.5)
+    dev[654_321] = 42.0                                # one spike must survive the envelope
+    report = {"schema": json_report.SCHEMA, "blender_version": "5.0.1", "file": "big.blend",
+              "method": "slerp", "errors": [],
+              "objects": [{"name": "Big", "rotation_mode": "XYZ", "frames": [0, n - 1], "keys": [0, n - 1],
+                           "max_deviation_deg": 42.0, "rms_deviation_deg": 0.5, "worst_frame": 654_321,
+                           "long_arc_segments": [], "advice": "",
+                           "per_frame": {"frame": frames, "deviation_deg": dev,
+                                         "blender_speed_deg": dev, "custom_speed_deg": dev}}]}
+    page = html_report.render_html(report)
+    assert len(page) < 200_000
+    svg = _svgs(page)[0]
+    pts = np.array([p.split(",") for p in next(svg.iter(SVG + "polyline")).get("points").split()], float)
+    assert len(pts) <= 2 * html_report.MAX_COLUMNS
+    assert pts[:, 1].min() < pts[:, 1].max() - 100      # the spike is drawn, well above the rest
+
+
+def test_nice_ticks_are_round_and_cover_the_range():
+    assert html_report._nice_ticks(0, 10) == [0, 2, 4, 6, 8, 10]
+    ticks = html_report._nice_ticks(1, 81, 10)
+    assert ticks[0] >= 1 and ticks[-1] <= 81 and all(t % 10 == 0 for t in ticks)
+
+
+def test_write_html_and_json_files(tmp_path):
+    report = _flipped_report()
+    html_report.write_html(report, tmp_path / "r.html")
+    json_report.write_json(report, tmp_path / "r.json")
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == html_report.render_html(report)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json"]
