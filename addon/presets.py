@@ -120,13 +120,13 @@ def apply_values(settings, values: dict) -> list:
     skipped = sorted(name for name in values if name not in known)
     usable = {name: value for name, value in values.items() if name in known}
     before = {name: getattr(settings, name) for name in usable}
-    try:
-        for name, value in usable.items():
+    for name, value in usable.items():
+        try:
             setattr(settings, name, value)
-    except (TypeError, ValueError) as err:
-        for name, value in before.items():
-            setattr(settings, name, value)
-        raise ValueError(str(err)) from err
+        except (TypeError, ValueError) as err:
+            for old_name, old_value in before.items():
+                setattr(settings, old_name, old_value)
+            raise ValueError(f"{name} = {value!r} is not a valid value ({err})") from err
     return skipped
 
 

@@ -28,6 +28,8 @@ ZH_HANS = {
     "Re-bake": "重新烘焙",
     "Revert": "还原",
     "Bake Presets": "烘焙预设",
+    "Bake presets; choosing one copies its values into the scene settings":
+        "烘焙预设；选择其中一个会把它的值复制到场景设置中",
     "No presets found": "未找到预设",
     "No bake in this scene yet": "此场景尚未烘焙",
     "Last bake": "上次烘焙",

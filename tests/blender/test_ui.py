@@ -1,0 +1,104 @@
+"""The QuatBake panel's registration and the Simplified Chinese translation.
+
+Drawing needs a window, so the panel is drawn for real in tests/gui; here:
+where it is registered, and that every string the UI introduces is translated.
+"""
+import bpy
+import pytest
+
+import quatbake
+from quatbake.addon import ops_bake, translations
+
+pytestmark = pytest.mark.bpy
+
+SCENE_SETTINGS_SHOWN = ops_bake.SETTING_NAMES + (
+    "has_last_bake", "last_objects_baked", "last_frames_written", "last_max_deviation_deg",
+)
+# Text the panel draws itself (button texts and the summary's format strings).
+DRAWN_TEXT = (
+    "Re-bake", "Revert", "No bake in this scene yet", "Last bake", "Objects baked: {:d}",
+    "Frames written: {:d}", "Largest difference: {:.3f}\u00b0", "No presets found",
+    "Select at least one object",
+)
+
+
+def test_main_panel_is_in_both_sidebars(clean_blender):
+    view3d = bpy.types.QUATBAKE_PT_main
+    graph = bpy.types.QUATBAKE_PT_main_graph
+    assert (view3d.bl_space_type, view3d.bl_region_type, view3d.bl_category) == \
+        ('VIEW_3D', 'UI', "QuatBake")
+    assert (graph.bl_space_type, graph.bl_region_type, graph.bl_category) == \
+        ('GRAPH_EDITOR', 'UI', "QuatBake")
+    assert hasattr(bpy.types, "QUATBAKE_MT_presets")
+
+
+def test_unregister_removes_the_ui(clean_blender):
+    quatbake.unregister()
+    try:
+        for name in ("QUATBAKE_PT_main", "QUATBAKE_PT_main_graph", "QUATBAKE_MT_presets",
+                     "QUATBAKE_OT_bake", "QUATBAKE_OT_revert", "QUATBAKE_OT_apply_preset"):
+            assert not hasattr(bpy.types, name), name
+    finally:
+        quatbake.register()  # the fixture unregisters again
+
+
+def _ui_strings() -> set:
+    """Every label and tooltip the bake UI introduces."""
+    strings = set(DRAWN_TEXT)
+    for cls in (bpy.types.QUATBAKE_OT_bake, bpy.types.QUATBAKE_OT_revert,
+                bpy.types.QUATBAKE_OT_apply_preset, bpy.types.QUATBAKE_MT_presets,
+                bpy.types.QUATBAKE_PT_main):
+        strings.add(cls.bl_label)
+        strings.add(cls.bl_rna.description)
+    rna_props = [p for op in ("bake", "apply_preset")
+                 for p in getattr(bpy.ops.quatbake, op).get_rna_type().properties
+                 if p.identifier != "rna_type"]
+    settings_rna = bpy.types.Scene.bl_rna.properties["quatbake"].fixed_type
+    rna_props += [settings_rna.properties[name] for name in SCENE_SETTINGS_SHOWN]
+    for prop in rna_props:
+        strings.update((prop.name, prop.description))
+        if prop.type == 'ENUM':
+            for item in prop.enum_items:
+                strings.update((item.name, item.description))
+    strings.discard("")
+    return strings
+
+
+def test_every_ui_string_has_a_chinese_translation(clean_blender):
+    missing = sorted(s for s in _ui_strings() if s not in translations.ZH_HANS)
+    assert not missing, missing
+    table = translations.translations_dict()
+    for locale in ("zh_HANS", "zh_CN"):  # 4.0+ and 3.4 names of Simplified Chinese
+        for text in _ui_strings():
+            assert ("*", text) in table[locale] and ("Operator", text) in table[locale]
+
+
+def test_chinese_translations_keep_format_placeholders():
+    import string
+    for msgid, msgstr in translations.ZH_HANS.items():
+        fields = [f for _, f, spec, _ in string.Formatter().parse(msgid) if f is not None]
+        fields_zh = [f for _, f, spec, _ in string.Formatter().parse(msgstr) if f is not None]
+        assert fields == fields_zh, msgid
+
+
+@pytest.mark.skipif(
+    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
+    reason="this Blender build has no interface translations (the bpy module)",
+)
+def test_interface_shows_chinese_when_chosen(clean_blender):
+    view = bpy.context.preferences.view
+    locale = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
+    old = (view.language, view.use_translate_interface)
+    try:
+        view.language = locale
+        view.use_translate_interface = True
+        iface_ = bpy.app.translations.pgettext_iface
+        assert iface_("Re-bake") == translations.ZH_HANS["Re-bake"]
+        assert iface_("Re-bake Rotations", "Operator") == translations.ZH_HANS["Re-bake Rotations"]
+        quatbake.unregister()
+        try:
+            assert iface_("Re-bake") == "Re-bake"  # unregistered with the add-on
+        finally:
+            quatbake.register()
+    finally:
+        view.language, view.use_translate_interface = old
