@@ -57,15 +57,16 @@ endif
 MATRIX_ALL_VENVS := .venv-bpy42 .venv-bpy45 .venv-bpy53
 MATRIX_VENVS := .venv-bpy42 .venv-bpy45 $(if $(PYTHON313),.venv-bpy53)
 
-# $(1) venv directory, $(2) Python interpreter, $(3) bpy version
+# $(1) venv directory, $(2) Python interpreter, $(3) bpy version,
+# $(4) optional extra requirements file (pins matching what that Blender bundles)
 define matrix_venv
-$(1)/.installed: requirements/test.txt pyproject.toml
+$(1)/.installed: requirements/test.txt pyproject.toml $(4)
 	$(2) -m venv $(1)
-	$(1)/bin/pip install -q -r requirements/test.txt "bpy==$(3)"
+	$(1)/bin/pip install -q -r requirements/test.txt $(if $(4),-r $(4)) "bpy==$(3)"
 	$(1)/bin/pip install -q --no-deps -e .
 	touch $$@
 endef
-$(eval $(call matrix_venv,.venv-bpy42,$(PYTHON),$(BPY42_VERSION)))
+$(eval $(call matrix_venv,.venv-bpy42,$(PYTHON),$(BPY42_VERSION),requirements/bpy42.txt))
 $(eval $(call matrix_venv,.venv-bpy45,$(PYTHON),$(BPY45_VERSION)))
 $(eval $(call matrix_venv,.venv-bpy53,$(PYTHON313),$(BPY53_VERSION)))
 
