@@ -10,6 +10,12 @@ import importlib
 # `import quatbake.addon.animdata` in a tool does not register anything.
 _MODULE_NAMES = (
     "props",
+    "ops_bake",
+    "presets",
+    "ui",
+    "overlay",
+    "analyze",
+    "translations",
 )
 
 

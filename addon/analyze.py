@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Difference report inside Blender: read an object's channels, run core.analysis.
+
+``analyze_object(obj, method)`` is the one entry point used by the operator
+``quatbake.analyze``, its panel and the command line (``addon.cli``). It reads
+the F-curves through ``animdata`` (no ``frame_set``: the scene and the current
+frame are never touched) and hands arrays to ``core.analysis``.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.props import StringProperty
+from bpy.types import Operator, Panel
+
+from ..core import analysis as core_analysis
+from . import animdata
+
+
+class NoRotationKeys(ValueError):
+    """The object has no keyed rotation channel in its rotation mode."""
+
+
+def analysis_frames(keys: np.ndarray) -> np.ndarray:
+    """Whole frames from the first to the last key, plus the key frames themselves."""
+    whole = np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0)
+    return np.unique(np.concatenate([whole, keys]))
+
+
+def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
+    """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
+
+    Raises NoRotationKeys when the rotation channels of the object's rotation
+    mode have no keys, animdata.ChannelError for a value that is no rotation.
+    """
+    mode = obj.rotation_mode
+    path, _count = animdata.ROTATION_PATHS[mode]
+    fcurves = animdata.rotation_fcurves(obj)
+    keys = animdata.key_frames(fcurves)
+    if keys.size == 0:
+        raise NoRotationKeys(
+            f"Object \"{obj.name}\" has no keys on {path} (its rotation mode is {mode}): "
+            "nothing to compare.")
+    frames = analysis_frames(keys)
+    raw = animdata.evaluate_rotation_raw(obj, frames)
+    quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
+    at_keys = np.searchsorted(frames, keys)
+
+    positions = key_positions = location_keys = None
+    loc_fcurves = animdata.location_fcurves(obj)
+    if any(fc is not None for fc in loc_fcurves):
+        defaults = animdata.location_defaults(obj)
+        positions = animdata.evaluate_channels(loc_fcurves, defaults, frames)
+        location_keys = animdata.key_frames(loc_fcurves)
+        key_positions = animdata.evaluate_channels(loc_fcurves, defaults, location_keys)
+
+    return core_analysis.analyze_object(
+        obj.name, mode, frames, quats, keys, quats[at_keys], method,
+        raw_values=raw, key_raw=raw[at_keys], positions=positions,
+        key_positions=key_positions, location_key_frames=location_keys)
+
+
+# --------------------------------------------------------------------------
+# Results shown in the panel: plain values keyed by scene and object name
+# (no RNA references survive an undo; the panel looks objects up by name).
+# --------------------------------------------------------------------------
+
+_RESULTS: dict[str, dict[str, dict]] = {}
+
+
+def summary(a: core_analysis.ObjectAnalysis) -> dict:
+    return {
+        "max_deviation_deg": a.max_deviation_deg,
+        "worst_frame": a.worst_frame,
+        "long_arc_segments": [list(s) for s in a.long_arc_segments],
+        "advice": a.advice,
+        "error": "",
+    }
+
+
+def results(scene) -> dict[str, dict]:
+    """Per object name: the last analysis summary in ``scene`` (empty before any run)."""
+    return _RESULTS.get(scene.name, {})
+
+
+class QUATBAKE_OT_analyze(Operator):
+    """Compare Blender's own rotation interpolation of the selected objects with the chosen method"""
+
+    bl_idname = "quatbake.analyze"
+    bl_label = "Analyze"
+    bl_options = {'REGISTER'}
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        if getattr(context.scene, "quatbake", None) is None:
+            return False
+        if not getattr(context, "selected_objects", None):
+            cls.poll_message_set("Select the animated objects to analyze")
+            return False
+        return True
+
+    def execute(self, context):
+        method = context.scene.quatbake.method.lower()
+        found: dict[str, dict] = {}
+        for obj in context.selected_objects:
+            try:
+                a = analyze_object(obj, method)
+            except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
+                found[obj.name] = {"error": str(exc)}
+                self.report({'WARNING'}, str(exc))
+                continue
+            found[obj.name] = summary(a)
+        _RESULTS[context.scene.name] = found
+        done = {n: s for n, s in found.items() if not s.get("error")}
+        if not done:
+            self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
+            return {'CANCELLED'}
+        name, worst = max(done.items(), key=lambda item: item[1]["max_deviation_deg"])
+        self.report({'INFO'}, f"Analyzed {len(done)} object(s): largest deviation "
+                    f"{worst['max_deviation_deg']:.2f} deg ({name}, frame {worst['worst_frame']:g}).")
+        return {'FINISHED'}
+
+
+class QUATBAKE_OT_jump_to_worst(Operator):
+    """Set the current frame to the frame where this object deviates most"""
+
+    bl_idname = "quatbake.jump_to_worst"
+    bl_label = "Jump to Worst Frame"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    object_name: StringProperty(name="Object", description="Object whose worst frame to show")
+
+    def execute(self, context):
+        result = results(context.scene).get(self.object_name)
+        if not result or result.get("error"):
+            self.report({'ERROR'}, f"Object \"{self.object_name}\" has not been analyzed yet: "
+                        "run Analyze first.")
+            return {'CANCELLED'}
+        frame = float(result["worst_frame"])
+        whole = int(np.floor(frame))
+        context.scene.frame_set(whole, subframe=frame - whole)
+        return {'FINISHED'}
+
+
+class _AnalyzePanel:
+    bl_region_type = 'UI'
+    bl_category = "QuatBake"
+    bl_label = "Difference Report"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator(QUATBAKE_OT_analyze.bl_idname, icon='GRAPH')
+        found = results(context.scene)
+        if not found:
+            layout.label(text="Select animated objects and press Analyze.")
+            return
+        for name, s in found.items():
+            box = layout.box()
+            if s.get("error"):
+                box.label(text=name, icon='ERROR')
+                box.label(text=s["error"])
+                continue
+            bad = bool(s["long_arc_segments"])
+            box.label(text=name, icon='ERROR' if bad else 'CHECKMARK')
+            col = box.column(align=True)
+            col.label(text=f"Max deviation: {s['max_deviation_deg']:.2f} deg")
+            arcs = ", ".join(f"{a:g}-{b:g}" for a, b in s["long_arc_segments"]) or "none"
+            col.label(text=f"Long way round: {arcs}")
+            col.label(text=f"Advice: {s['advice']}")
+            op = box.operator(QUATBAKE_OT_jump_to_worst.bl_idname,
+                              text=f"Jump to Worst Frame ({s['worst_frame']:g})", icon='TIME')
+            op.object_name = name
+
+
+class QUATBAKE_PT_analyze(_AnalyzePanel, Panel):
+    bl_idname = "QUATBAKE_PT_analyze"
+    bl_space_type = 'VIEW_3D'
+    bl_parent_id = "QUATBAKE_PT_main"
+
+
+class QUATBAKE_PT_analyze_graph(_AnalyzePanel, Panel):
+    bl_idname = "QUATBAKE_PT_analyze_graph"
+    bl_space_type = 'GRAPH_EDITOR'
+    bl_parent_id = "QUATBAKE_PT_main_graph"
+
+
+classes = (QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst, QUATBAKE_PT_analyze,
+           QUATBAKE_PT_analyze_graph)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+
+
+def unregister() -> None:
+    _unregister_classes()
+    _RESULTS.clear()

@@ -1,0 +1,166 @@
+"""The difference report inside Blender: numbers against frame_set, known answers,
+the operator and its panel data. Runs with the bpy module and in Blender 3.4.1."""
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import analyze, animdata
+from quatbake.core import fcurve, interp, quat, rotation
+from quatbake.report import json_report
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+
+def _axis_quat(axis, deg):
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
+    half = np.radians(np.asarray(deg, float)) / 2
+    return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * axis], axis=-1)
+
+
+def _report(objects, method="slerp"):
+    return json_report.build_report([analyze.analyze_object(o, method) for o in objects],
+                                    blender_version=bpy.app.version_string, file="t.blend",
+                                    method=method)
+
+
+@pytest.mark.parametrize("interpolation", ['BEZIER', 'LINEAR'])
+@pytest.mark.parametrize("method", ["slerp", "squad", "nlerp"])
+def test_per_frame_deviation_matches_frame_set_and_core_interpolation(clean_blender, interpolation, method):
+    flipped = _axis_quat([0.3, 0.2, 1.0], [0, 70, 150, 200])
+    flipped[2] *= -1.0
+    objs = [
+        scenes.make_animated_object("Quat", 'QUATERNION', [1, 15, 40, 52], flipped, interpolation),
+        scenes.make_animated_object("Euler", 'ZXY', [1, 20, 33],
+                                    np.radians([[10, 170, 5], [40, -170, 60], [-80, 30, 100]]),
+                                    interpolation),
+        scenes.make_animated_object("AxisAngle", 'AXIS_ANGLE', [3, 30],
+                                    [[0.2, 1, 0, 0], [2.5, 0.3, 1, 0.2]], interpolation),
+    ]
+    report = _report(objs, method)
+    for obj, entry in zip(objs, report["objects"]):
+        frames = np.array(entry["per_frame"]["frame"], float)
+        blender = scenes.evaluated_quats(obj, frames)          # frame_set + matrix_basis
+        keys = np.array(entry["keys"], float)
+        key_q = scenes.evaluated_quats(obj, keys)
+        ours = interp.interpolate(keys, key_q, frames, method)
+        want = np.degrees(quat.angle_between(blender, ours))
+        # matrix_basis is float32 (mathutils) and the keys are float32: ~1e-4 deg.
+        np.testing.assert_allclose(entry["per_frame"]["deviation_deg"], want, atol=0.01)
+        speeds = np.degrees(quat.angle_between(blender[:-1], blender[1:]))
+        np.testing.assert_allclose(entry["per_frame"]["blender_speed_deg"][1:], speeds, atol=0.01)
+
+
+def test_flipped_key_and_euler_wrap_are_long_arcs_and_a_clean_turn_is_not(clean_blender):
+    flipped = _axis_quat([0, 0, 1], [0, 40, 80])
+    flipped[1] *= -1.0
+    scenes.make_animated_object("Flip", 'QUATERNION', [1, 41, 81], flipped, 'LINEAR')
+    scenes.make_animated_object("Wrap", 'XYZ', [1, 25], np.radians([[0, 0, 170], [0, 0, -170]]), 'LINEAR')
+    scenes.make_animated_object("Clean", 'XYZ', [1, 25], np.radians([[0, 0, 10], [0, 0, 80]]), 'BEZIER')
+    report = _report([bpy.data.objects[n] for n in ("Flip", "Wrap", "Clean")])
+    arcs = {o["name"]: o["long_arc_segments"] for o in report["objects"]}
+    assert arcs == {"Flip": [[1, 41], [41, 81]], "Wrap": [[1, 25]], "Clean": []}
+    by_name = {o["name"]: o for o in report["objects"]}
+    assert by_name["Wrap"]["euler_wraps"][0]["channel"] == "rotation_euler[2]"
+    assert by_name["Flip"]["advice"] == "keys 1-41 take the long way: re-bake with SLERP"
+    # Bezier eases in and out where slerp keeps one speed: a timing difference,
+    # not a wrong path, so no wrap and no "long way" advice.
+    assert by_name["Clean"]["euler_wraps"] == []
+    assert "long way" not in by_name["Clean"]["advice"]
+
+
+def test_analysis_reads_without_frame_set_and_changes_nothing(clean_blender):
+    obj = scenes.make_animated_object("Cam", 'QUATERNION', [1, 50], _axis_quat([1, 0, 0], [0, 120]),
+                                      location=[[0, 0, 0], [10, 0, 0]])
+    scene = bpy.context.scene
+    scene.frame_set(7)
+    before = scenes.scene_snapshot()
+    analyze.analyze_object(obj, "slerp")
+    assert scene.frame_current == 7
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_object_without_rotation_keys_is_named(clean_blender):
+    obj = scenes.new_object("Dolly", 'XYZ')
+    scenes.key_channels(obj, "location", [1, 10], [[0, 0, 0], [5, 0, 0]])
+    with pytest.raises(analyze.NoRotationKeys, match='Object "Dolly" has no keys on rotation_euler'):
+        analyze.analyze_object(obj)
+
+
+def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
+    flipped = _axis_quat([0, 0, 1], [0, 40, 80])
+    flipped[1] *= -1.0
+    cam = scenes.make_animated_object("Cam", 'QUATERNION', [1, 41, 81], flipped, 'LINEAR')
+    empty = scenes.new_object("Plain", 'XYZ')
+    for o in (cam, empty):
+        o.select_set(True)
+    bpy.context.view_layer.objects.active = cam
+    scene = bpy.context.scene
+    scene.quatbake.method = 'SLERP'
+    with bpy.context.temp_override(selected_objects=[cam, empty]):
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    found = analyze.results(scene)
+    assert "no keys on rotation_euler" in found["Plain"]["error"]
+    s = found["Cam"]
+    assert s["long_arc_segments"] == [[1.0, 41.0], [41.0, 81.0]]
+    assert s["advice"].startswith("keys 1-41 take the long way")
+    direct = analyze.analyze_object(cam, "slerp")
+    assert s["worst_frame"] == direct.worst_frame and s["max_deviation_deg"] == direct.max_deviation_deg
+    scene.frame_set(1)
+    assert bpy.ops.quatbake.jump_to_worst(object_name="Cam") == {'FINISHED'}
+    assert scene.frame_current == int(s["worst_frame"])
+    with pytest.raises(RuntimeError, match='"Nobody" has not been analyzed yet'):
+        bpy.ops.quatbake.jump_to_worst(object_name="Nobody")
+
+
+def _random_curve(obj, rng, n, ipo_mix):
+    """A location F-curve with random keys, interpolations and FREE handles."""
+    frames = np.cumsum(rng.uniform(0.5, 12.0, n))
+    values = rng.normal(scale=5.0, size=n)
+    (fc,) = scenes.key_channels(obj, "location", frames, values[:, None], 'BEZIER',
+                                indices=[int(rng.integers(0, 3))])
+    kinds = ['CONSTANT', 'LINEAR', 'BEZIER']
+    for kp in fc.keyframe_points:
+        kp.interpolation = kinds[int(rng.choice(3, p=ipo_mix))]
+        kp.handle_left_type = 'FREE'
+        kp.handle_right_type = 'FREE'
+        # Handles up to 1.5 segment lengths long (Blender shortens them) and any slope.
+        kp.handle_left = (kp.co[0] - rng.uniform(0.0, 15.0), kp.co[1] + rng.normal(scale=8.0))
+        kp.handle_right = (kp.co[0] + rng.uniform(0.0, 15.0), kp.co[1] + rng.normal(scale=8.0))
+    return fc
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_numpy_fcurve_evaluation_agrees_with_fc_evaluate(clean_blender, seed):
+    rng = np.random.default_rng(seed)
+    obj = scenes.new_object(f"Curve{seed}", 'XYZ')
+    fc = _random_curve(obj, rng, int(rng.integers(2, 12)), [0.2, 0.3, 0.5])
+    fc.extrapolation = ['CONSTANT', 'LINEAR'][seed % 2]
+    arrays = animdata.read_keyframe_arrays(fc)
+    first, last = arrays["co"][0, 0], arrays["co"][-1, 0]
+    frames = np.concatenate([rng.uniform(first - 10, last + 10, 400), arrays["co"][:, 0]])
+    assert fcurve.unsupported_reason(arrays["co"], arrays["handle_left"], arrays["handle_right"],
+                                     arrays["interpolation"], fc.extrapolation) is None
+    ours = fcurve.evaluate(arrays["co"], arrays["handle_left"], arrays["handle_right"],
+                           arrays["interpolation"], frames, fc.extrapolation)
+    blender = np.array([fc.evaluate(f) for f in frames])
+    # Blender evaluates in float32 from float32 keys: about 1e-7 relative to the
+    # curve's magnitude (handles reach ~30 here); 2e-5 absolute is a few float32 steps.
+    scale = max(1.0, float(np.abs(blender).max()))
+    np.testing.assert_allclose(ours, blender, rtol=0, atol=4e-6 * scale)
+
+
+def test_evaluate_channels_matches_fc_evaluate_and_falls_back_for_easing(clean_blender):
+    rng = np.random.default_rng(42)
+    obj = scenes.new_object("Mixed", 'XYZ')
+    fcs = [_random_curve(obj, rng, 8, [0.2, 0.3, 0.5]) for _ in range(2)]
+    fcs[1].keyframe_points[2].interpolation = 'ELASTIC'      # only fc.evaluate knows this one
+    fcs[0].modifiers.new('NOISE')                             # F-modifiers too
+    frames = np.linspace(-5, 120, 777)
+    got = animdata.evaluate_channels([fcs[0], None, fcs[1]], [0.0, 2.5, 0.0], frames)
+    want0 = [fcs[0].evaluate(f) for f in frames]
+    want1 = [fcs[1].evaluate(f) for f in frames]
+    np.testing.assert_allclose(got[:, 0], want0, atol=1e-5 * max(1, np.abs(want0).max()))
+    np.testing.assert_array_equal(got[:, 1], 2.5)
+    np.testing.assert_allclose(got[:, 2], want1, atol=1e-5 * max(1, np.abs(want1).max()))
