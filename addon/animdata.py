@@ -233,18 +233,31 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
 
     ``fcurves``: k F-curves or None; ``defaults``: k values used for a None
     F-curve (the property's current value); ``frames``: (n,) frames, subframes
-    allowed. Returns (n, k) float64. Uses ``fc.evaluate`` (keys, interpolation,
-    easing, extrapolation and modifiers; no drivers, no scene update).
+    allowed. Returns (n, k) float64. Constant, linear and Bezier keys with
+    constant or linear extrapolation are evaluated in numpy (core.fcurve, same
+    as Blender to float32 precision, ~100x faster than a loop); anything else
+    (easing, F-modifiers, cycles, sampled points) uses ``fc.evaluate`` (no
+    drivers, no scene update either way).
     """
+    from ..core import fcurve as core_fcurve
+
     frames = np.asarray(frames, dtype=np.float64).ravel()
     n = frames.shape[0]
     out = np.empty((n, len(fcurves)), dtype=np.float64)
-    frame_list = frames.tolist()
+    frame_list = None
     for i, fc in enumerate(fcurves):
         if fc is None:
             out[:, i] = float(defaults[i])
-        else:
-            out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
+            continue
+        if len(fc.modifiers) == 0 and len(fc.keyframe_points) > 0:
+            keys = read_keyframe_arrays(fc, ("co", "handle_left", "handle_right", "interpolation"))
+            args = (keys["co"], keys["handle_left"], keys["handle_right"], keys["interpolation"])
+            if core_fcurve.unsupported_reason(*args, fc.extrapolation) is None:
+                out[:, i] = core_fcurve.evaluate(*args, frames, fc.extrapolation)
+                continue
+        if frame_list is None:
+            frame_list = frames.tolist()
+        out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
     return out
 
 
