@@ -1,0 +1,286 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Measures of how a rotation (or position) track behaves, for the report and panel.
+
+Small pure functions: float64 arrays in, arrays (or short lists) out, inputs
+never modified, ValueError sentences for bad input, no loop over samples.
+Angles are radians, times are frames. Quaternions are (w, x, y, z) and are
+compared sign-agnostically (q and -q are one orientation).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import quat
+from .rotation import EULER_ORDERS
+
+# speed_unevenness: a key interval whose mean angular speed is below this
+# (radians per frame, ~6e-8 degrees) is "not moving": its unevenness is 0, not
+# the 0/0 NaN of a coefficient of variation. Float64 noise on a still
+# orientation is ~1e-16 rad; any visible turn is far above.
+STILL_SPEED = 1e-9
+
+
+# ------------------------------------------------------------------ validation
+
+
+def _times(values, what: str, strictly_increasing: bool = True) -> np.ndarray:
+    arr = np.array(values, dtype=np.float64, copy=True)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be a 1-D sequence of frames, got shape {arr.shape}.")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{what}: entry {i} is {arr[i]}, not a finite frame.")
+    if strictly_increasing and arr.size > 1:
+        steps = np.diff(arr)
+        if (steps <= 0.0).any():
+            i = int(np.argmax(steps <= 0.0)) + 1
+            raise ValueError(
+                f"{what} must be strictly increasing: entry {i} (frame {arr[i]}) "
+                f"is not after entry {i - 1} (frame {arr[i - 1]})."
+            )
+    return arr
+
+
+def _track(quats, what: str, length: int | None = None) -> np.ndarray:
+    """Unit quaternions (n, 4); raises on zero/NaN/inf or a length mismatch."""
+    q = quat.normalize(quats, what)
+    if q.ndim != 2:
+        raise ValueError(f"{what} must be a sequence of quaternions of shape (n, 4), got {q.shape}.")
+    if length is not None and q.shape[0] != length:
+        raise ValueError(f"{what} has {q.shape[0]} quaternions but there are {length} times; give one per time.")
+    return q
+
+
+def _vectors(values, what: str, width: int) -> np.ndarray:
+    arr = np.array(values, dtype=np.float64, copy=True)
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise ValueError(f"{what} must have shape (n, {width}), got {arr.shape}.")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{what}: entry {i} has a NaN or infinite value {arr[i].tolist()}.")
+    return arr
+
+
+# ------------------------------------------------------------- rotation tracks
+
+
+def angular_speed(quats) -> np.ndarray:
+    """Angle (radians) turned from the previous sample to each sample, (n,).
+
+    The first sample gets 0. Geodesic and sign-agnostic: a sample whose sign
+    flips against the previous one has not turned.
+    """
+    q = _track(quats, "angular_speed quats")
+    out = np.zeros(q.shape[0], dtype=np.float64)
+    out[1:] = quat.angle_between(q[:-1], q[1:])
+    return out
+
+
+def deviation(a, b) -> np.ndarray:
+    """Geodesic angle (radians, [0, pi]) between two orientation tracks, per sample."""
+    qa = quat.normalize(a, "deviation a")
+    qb = quat.normalize(b, "deviation b")
+    if qa.shape != qb.shape:
+        raise ValueError(f"deviation: the two tracks differ in shape, {qa.shape} and {qb.shape}.")
+    return quat.angle_between(qa, qb)
+
+
+def angular_velocity(sample_times, quats, frame: str = "world") -> np.ndarray:
+    """Angular velocity vectors (n-1, 3), radians per frame, between consecutive samples.
+
+    Row i is the constant angular velocity that turns sample i into sample
+    i + 1 in (t[i+1] - t[i]) frames, the short way (sign-agnostic): the axis
+    times the angle, divided by the time step. ``frame`` "world" expresses it
+    in world axes (q[i+1] = exp(w dt / 2) q[i]), "body" in the object's own
+    axes at sample i (q[i+1] = q[i] exp(w dt / 2)).
+    """
+    if frame not in ("world", "body"):
+        raise ValueError(f"angular_velocity: frame must be 'world' or 'body', not {frame!r}.")
+    t = _times(sample_times, "sample_times")
+    q = _track(quats, "angular_velocity quats", t.size)
+    if frame == "world":
+        rel = quat.multiply(q[1:], quat.conjugate(q[:-1]))
+    else:
+        rel = quat.multiply(quat.conjugate(q[:-1]), q[1:])
+    # The short way: the relative rotation in the w >= 0 hemisphere.
+    rel = np.where(rel[:, :1] < 0.0, -rel, rel)
+    return 2.0 * quat.log(rel)[:, 1:] / np.diff(t)[:, None]
+
+
+def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
+    """Change of angular velocity across each key, |w_after - w_before|, (k,).
+
+    Radians per frame: the C1-continuity measure. w_before is the velocity of
+    the sample step ending at the key (the last sample at or before it), w_after
+    of the step starting there (the first sample at or after it); a key between
+    two samples is measured across the step that contains it. The two end keys,
+    and keys with no sample step on one side, get 0. With samples one frame
+    apart, a C1 track still shows about (angular acceleration x 1 frame).
+    """
+    t = _times(sample_times, "sample_times")
+    q = _track(quats, "velocity_jumps quats", t.size)
+    keys = _times(key_times, "key_times")
+    out = np.zeros(keys.size, dtype=np.float64)
+    if t.size < 3 or keys.size < 3:
+        return out
+    w = angular_velocity(t, q)  # step j runs from sample j to j + 1
+    inner = keys[1:-1]
+    before = np.searchsorted(t, inner, side="right") - 2  # step ending at last sample <= key
+    after = np.searchsorted(t, inner, side="left")  # step starting at first sample >= key
+    valid = (before >= 0) & (after <= w.shape[0] - 1)
+    b = np.clip(before, 0, w.shape[0] - 1)
+    a = np.clip(after, 0, w.shape[0] - 1)
+    jump = np.linalg.norm(w[a] - w[b], axis=1)
+    out[1:-1] = np.where(valid, jump, 0.0)
+    return out
+
+
+def _step_intervals(t: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each sample step (t[i-1], t[i]], i >= 1: its key interval index and
+    whether it lies wholly inside that interval."""
+    start = t[:-1]
+    end = t[1:]
+    j = np.searchsorted(keys, start, side="right") - 1
+    jc = np.clip(j, 0, keys.size - 2)
+    inside = (j >= 0) & (j <= keys.size - 2) & (end <= keys[jc + 1])
+    return jc, inside
+
+
+def speed_unevenness(sample_times, speeds, key_times) -> np.ndarray:
+    """Coefficient of variation of angular speed within each key interval, (k-1,).
+
+    ``speeds[i]`` is the angle (radians) turned from sample i-1 to sample i, as
+    ``angular_speed`` returns it (``speeds[0]`` is not used); it is divided by
+    the step's duration, so uneven sampling does not count as uneven motion.
+    Only steps wholly inside a key interval count. The result is std/mean
+    (population std): 0 for slerp's constant speed. An interval with fewer than
+    two steps, or whose mean speed is below ``STILL_SPEED`` rad/frame (no
+    motion to be uneven), gets 0 rather than NaN.
+    """
+    t = _times(sample_times, "sample_times")
+    s = np.array(speeds, dtype=np.float64, copy=True)
+    if s.shape != t.shape:
+        raise ValueError(f"speed_unevenness: {s.size} speeds for {t.size} sample times; give one per sample.")
+    if not np.isfinite(s).all():
+        i = int(np.argmax(~np.isfinite(s)))
+        raise ValueError(f"speed_unevenness: speed {i} is {s[i]}, not a finite angle.")
+    keys = _times(key_times, "key_times")
+    if keys.size < 2 or t.size < 2:
+        return np.zeros(max(keys.size - 1, 0), dtype=np.float64)
+    rate = s[1:] / np.diff(t)
+    j, inside = _step_intervals(t, keys)
+    m = keys.size - 1
+    count = np.bincount(j[inside], minlength=m).astype(np.float64)
+    total = np.bincount(j[inside], weights=rate[inside], minlength=m)
+    enough = count >= 2
+    mean = np.where(enough, total / np.where(enough, count, 1.0), 0.0)
+    dev = rate - mean[j]
+    var = np.bincount(j[inside], weights=dev[inside] ** 2, minlength=m) / np.where(enough, count, 1.0)
+    moving = enough & (mean >= STILL_SPEED)
+    return np.where(moving, np.sqrt(var) / np.where(moving, mean, 1.0), 0.0)
+
+
+def norm_drift(raw_quats) -> np.ndarray:
+    """1 - |q| per sample, (n,): how far Blender's raw channel quaternion shrinks.
+
+    Positive means shorter than unit (a per-component interpolation between
+    keys cuts the chord of the sphere); the raw values need not be unit and may
+    be zero (drift 1). Raises only on NaN/inf.
+    """
+    q = quat.as_quat_array(raw_quats, "norm_drift raw_quats")
+    return 1.0 - quat.norm(q)
+
+
+def long_arc_segments(key_times, sample_times, sample_quats, key_quats, tolerance_deg: float = 1.0) -> list:
+    """Key intervals (frame_a, frame_b) that the sampled track turns the long way.
+
+    Per the report contract: the angle turned between the two keys, summed
+    sample by sample (geodesic, sign-agnostic), is more than 180 degrees AND
+    more than the shortest rotation between the two key orientations by over
+    ``tolerance_deg``. A key between two samples gets the turned angle up to it
+    pro rata of that step (exact when keys are on samples, as frames are).
+    """
+    keys = _times(key_times, "key_times")
+    t = _times(sample_times, "sample_times")
+    q = _track(sample_quats, "long_arc_segments sample_quats", t.size)
+    kq = _track(key_quats, "long_arc_segments key_quats", keys.size)
+    if not np.isfinite(tolerance_deg) or tolerance_deg < 0.0:
+        raise ValueError(f"long_arc_segments: tolerance_deg must be a finite angle >= 0, not {tolerance_deg}.")
+    if keys.size < 2:
+        return []
+    turned_so_far = np.cumsum(angular_speed(q))
+    at_keys = np.interp(keys, t, turned_so_far)
+    turned = np.diff(at_keys)
+    shortest = quat.angle_between(kq[:-1], kq[1:])
+    long_way = (turned > np.pi) & (turned > shortest + np.radians(tolerance_deg))
+    return [(float(keys[i]), float(keys[i + 1])) for i in np.flatnonzero(long_way)]
+
+
+# ----------------------------------------------------------------------- Euler
+
+
+def euler_wraps(key_times, euler_keys) -> list:
+    """Consecutive keys of one Euler channel more than pi apart.
+
+    Returns (frame_a, frame_b, axis_index, delta_rad) per occurrence, with
+    delta = value_b - value_a (170 -> -170 degrees gives -340 degrees: Blender's
+    channel turns the long way, where the short way was +20).
+    """
+    keys = _times(key_times, "key_times")
+    e = _vectors(euler_keys, "euler_keys", 3)
+    if e.shape[0] != keys.size:
+        raise ValueError(f"euler_wraps: {e.shape[0]} Euler keys for {keys.size} key times; give one per key.")
+    delta = np.diff(e, axis=0)
+    rows, axes = np.nonzero(np.abs(delta) > np.pi)
+    return [(float(keys[i]), float(keys[i + 1]), int(a), float(delta[i, a])) for i, a in zip(rows, axes)]
+
+
+def gimbal_proximity(euler_values, order: str, threshold_deg: float = 5.0) -> np.ndarray:
+    """Samples (n,) bool where the order's middle-axis angle is within
+    ``threshold_deg`` of +-90 degrees (modulo 180): the first and last axes
+    nearly coincide and the Euler channels lose a degree of freedom.
+    """
+    if order not in EULER_ORDERS:
+        raise ValueError(f"gimbal_proximity: Euler order {order!r} is not one of {', '.join(EULER_ORDERS)}.")
+    middle = "XYZ".index(order[1])
+    e = _vectors(euler_values, "euler_values", 3)
+    if not np.isfinite(threshold_deg) or threshold_deg < 0.0:
+        raise ValueError(f"gimbal_proximity: threshold_deg must be a finite angle >= 0, not {threshold_deg}.")
+    r = np.mod(e[:, middle] - np.pi / 2.0, np.pi)
+    return np.minimum(r, np.pi - r) <= np.radians(threshold_deg)
+
+
+# --------------------------------------------------------------------- float32
+
+
+def float32_spacing(magnitude) -> np.ndarray:
+    """Gap between adjacent float32 values at |magnitude| (scene units), as float64.
+
+    About 1e-3 at 10,000 (2**-10 = 0.000977): the smallest move a float32
+    F-curve or location can store there.
+    """
+    m = np.abs(np.asarray(magnitude, dtype=np.float64))
+    if not np.isfinite(m).all():
+        raise ValueError("float32_spacing: magnitudes must be finite.")
+    return np.spacing(m.astype(np.float32)).astype(np.float64)
+
+
+def float32_risk(positions) -> np.ndarray:
+    """Frames (n,) bool where float32 storage makes the motion stutter.
+
+    A frame is at risk when, on some axis that moves (its per-frame change is
+    more than zero), the change is less than the float32 spacing at that
+    axis' coordinate (the larger of the two frames' magnitudes): stored in
+    float32 the step rounds to 0 or one spacing, so the object alternately
+    stands still and jumps. The first frame is never at risk.
+    """
+    p = _vectors(positions, "positions", 3)
+    out = np.zeros(p.shape[0], dtype=bool)
+    if p.shape[0] < 2:
+        return out
+    step = np.abs(np.diff(p, axis=0))
+    spacing = float32_spacing(np.maximum(np.abs(p[1:]), np.abs(p[:-1])))
+    out[1:] = ((step > 0.0) & (step < spacing)).any(axis=1)
+    return out

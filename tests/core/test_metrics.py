@@ -1,0 +1,190 @@
+"""Report metrics (quatbake.core.metrics) against known answers."""
+import numpy as np
+import pytest
+
+from quatbake.core import metrics, quat, rotation
+
+DEG = np.pi / 180.0
+# Angles built from a few trig calls on float64: exact to ~1e-15 rad.
+TIGHT = 1e-12
+
+
+def spin(axis, rate, times, start=(1.0, 0.0, 0.0, 0.0)):
+    """Unit quaternions turning at `rate` rad/frame about the world `axis`."""
+    axis = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
+    turn = quat.exp(np.outer(np.asarray(times) * rate / 2.0, axis))
+    return quat.multiply(turn, np.asarray(start, dtype=float))
+
+
+def blender_linear_channels(key_times, key_values, frames):
+    """What Blender does with LINEAR quaternion channels: each component on its
+    own (then normalised for the matrix)."""
+    return np.stack([np.interp(frames, key_times, key_values[:, c]) for c in range(4)], axis=1)
+
+
+def test_angular_speed_is_sign_agnostic_and_starts_at_zero():
+    frames = np.arange(10.0)
+    q = spin([0, 0, 1], 2.0 * DEG, frames)
+    q[3] *= -1.0
+    q[7] *= -1.0
+    before = q.copy()
+    speed = metrics.angular_speed(q)
+    assert speed[0] == 0.0
+    assert np.abs(speed[1:] - 2.0 * DEG).max() < TIGHT
+    assert np.array_equal(q, before)
+
+
+def test_deviation_is_geodesic_and_sign_agnostic():
+    a = np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
+    b = np.array([spin([1, 1, 0], 30.0 * DEG, [1.0])[0], -spin([0, 0, 1], 179.0 * DEG, [1.0])[0], [2.0, 0, 0, 0]])
+    assert np.allclose(metrics.deviation(a, b), [30.0 * DEG, 179.0 * DEG, 0.0], atol=TIGHT)
+    with pytest.raises(ValueError, match="differ in shape"):
+        metrics.deviation(a, b[:2])
+    with pytest.raises(ValueError, match="key 1"):
+        metrics.deviation(a, np.array([[1.0, 0, 0, 0], [0.0, 0, 0, 0], [1.0, 0, 0, 0]]))
+
+
+def test_angular_velocity_world_and_body():
+    times = np.array([0.0, 1.0, 3.0, 3.5, 6.0])  # uneven steps: rad per frame still
+    start = rotation.euler_to_quat([0.0, 0.0, np.pi / 2.0], "XYZ")  # 90 deg about Z
+    body_axis = np.array([1.0, 0.0, 0.0])
+    # Spin about the object's own X axis: world X rotated 90 deg about Z = world Y.
+    q = quat.multiply(start, quat.exp(np.outer(times * 0.1 / 2.0, body_axis)))
+    assert np.allclose(metrics.angular_velocity(times, q, "body"), [0.1, 0.0, 0.0], atol=TIGHT)
+    assert np.allclose(metrics.angular_velocity(times, q, "world"), [0.0, 0.1, 0.0], atol=TIGHT)
+    # The short way even when a sample's sign flips.
+    q[2] *= -1.0
+    assert np.allclose(metrics.angular_velocity(times, q), [0.0, 0.1, 0.0], atol=TIGHT)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        metrics.angular_velocity([0.0, 1.0, 1.0, 2.0, 3.0], q)
+    with pytest.raises(ValueError, match="one per time"):
+        metrics.angular_velocity(times[:4], q)
+
+
+def test_velocity_jumps_measure_the_kink_at_a_key():
+    frames = np.arange(0.0, 21.0)
+    first = spin([0, 0, 1], 1.0 * DEG, frames[:11])
+    second = spin([1, 0, 0], 2.0 * DEG, frames[1:11], start=first[-1])
+    q = np.concatenate((first, second))
+    jumps = metrics.velocity_jumps(frames, q, [0.0, 10.0, 20.0])
+    assert jumps[0] == 0.0 and jumps[2] == 0.0
+    assert jumps[1] == pytest.approx(np.hypot(1.0, 2.0) * DEG, abs=TIGHT)
+    # A steady spin has no jump, at a key on a sample or between two samples.
+    steady = spin([0, 1, 1], 3.0 * DEG, frames)
+    assert np.abs(metrics.velocity_jumps(frames, steady, [0.0, 4.0, 9.5, 20.0])).max() < TIGHT
+
+
+def test_speed_unevenness_zero_for_slerp_positive_for_blender_linear():
+    keys = np.array([0.0, 20.0, 40.0, 60.0])
+    key_q = np.array([[1.0, 0.0, 0.0, 0.0], spin([0, 0, 1], 170.0 * DEG, [1.0])[0], spin([0, 0, 1], 170.0 * DEG, [1.0])[0], [1.0, 0, 0, 0]])
+    frames = np.arange(0.0, 61.0)
+    # Slerp at constant speed on the first interval, still on the second, back on the third.
+    slerp = np.concatenate((spin([0, 0, 1], 8.5 * DEG, frames[:21]), np.tile(key_q[1], (20, 1)), spin([0, 0, 1], -8.5 * DEG, frames[1:21], start=key_q[2])))
+    cv = metrics.speed_unevenness(frames, metrics.angular_speed(slerp), keys)
+    assert cv.shape == (3,)
+    assert np.abs(cv).max() < 1e-9
+    assert np.isfinite(cv).all() and cv[1] == 0.0  # the still interval: 0, not NaN
+    # Blender's component-wise (n)lerp over 170 degrees speeds up mid-way:
+    # the per-frame angle runs from ~6.0 (ends) to ~10.5 degrees (middle), CV ~0.18.
+    raw = blender_linear_channels(keys, key_q, frames)
+    speed = metrics.angular_speed(raw)
+    assert speed[10] / speed[1] > 1.7
+    cv = metrics.speed_unevenness(frames, speed, keys)
+    assert cv[0] > 0.15 and cv[2] > 0.15 and cv[1] == 0.0
+
+
+def test_norm_drift_of_a_raw_lerp():
+    a = np.array([1.0, 0.0, 0.0, 0.0])
+    b = spin([0, 0, 1], 90.0 * DEG, [1.0])[0]
+    raw = blender_linear_channels(np.array([0.0, 2.0]), np.stack((a, b)), [0.0, 1.0, 2.0])
+    # The midpoint of two unit quaternions 45 degrees apart in 4-D has length cos(22.5 deg).
+    assert np.allclose(metrics.norm_drift(raw), [0.0, 1.0 - np.cos(22.5 * DEG), 0.0], atol=TIGHT)
+    assert metrics.norm_drift([[0.0, 0.0, 0.0, 0.0]])[0] == 1.0
+    with pytest.raises(ValueError, match="NaN"):
+        metrics.norm_drift([[np.nan, 0.0, 0.0, 0.0]])
+
+
+def test_float32_spacing_and_risk():
+    assert metrics.float32_spacing(10_000.0) == pytest.approx(0.00098, abs=1e-5)
+    assert metrics.float32_spacing(10_000.0) == 2.0**-10
+    assert np.allclose(metrics.float32_spacing([1.0, -1.0, 0.0]), [2.0**-23, 2.0**-23, np.spacing(np.float32(0))])
+    frames = np.arange(6.0)
+    far = np.column_stack((10_000.0 + 0.0005 * frames, np.full(6, 5.0), np.zeros(6)))
+    near = far - [10_000.0, 0.0, 0.0]
+    risk = metrics.float32_risk(far)
+    assert not risk[0] and risk[1:].all()
+    assert not metrics.float32_risk(near).any()  # same motion at the origin is fine
+    assert not metrics.float32_risk(np.tile([10_000.0, 0.0, 0.0], (4, 1))).any()  # standing still
+    fast = far.copy()
+    fast[:, 0] = 10_000.0 + 0.5 * frames
+    assert not metrics.float32_risk(fast).any()
+
+
+def test_long_arc_flipped_sign_key_is_listed_clean_turn_is_not():
+    keys = np.array([1.0, 40.0, 120.0])
+    key_q = np.stack((np.array([1.0, 0, 0, 0]), spin([0, 0, 1], 60.0 * DEG, [1.0])[0], spin([0, 0, 1], 100.0 * DEG, [1.0])[0]))
+    frames = np.arange(1.0, 121.0)
+    clean = blender_linear_channels(keys, key_q, frames)
+    assert metrics.long_arc_segments(keys, frames, clean, key_q) == []
+    flipped = key_q.copy()
+    flipped[1] *= -1.0  # same orientation, but the channels now run the long way
+    raw = blender_linear_channels(keys, flipped, frames)
+    assert metrics.long_arc_segments(keys, frames, raw, flipped) == [(1.0, 40.0), (40.0, 120.0)]
+
+
+def test_long_arc_euler_wrap_is_listed_and_a_continued_turn_is_not():
+    keys = np.array([0.0, 30.0])
+    frames = np.arange(0.0, 31.0)
+    for end_deg, expected in ((-170.0, [(0.0, 30.0)]), (190.0, [])):
+        z = np.interp(frames, keys, [170.0 * DEG, end_deg * DEG])
+        track = rotation.euler_to_quat(np.column_stack((np.zeros(31), np.zeros(31), z)), "XYZ")
+        key_q = track[[0, -1]]
+        assert metrics.long_arc_segments(keys, frames, track, key_q) == expected
+
+
+def test_long_arc_tolerance_for_a_legitimate_half_turn():
+    # Exactly 180 deg turned the only way possible is not "long" (not > 180).
+    keys = np.array([0.0, 10.0])
+    frames = np.arange(0.0, 11.0)
+    track = spin([0, 1, 0], 18.0 * DEG, frames)
+    assert metrics.long_arc_segments(keys, frames, track, track[[0, -1]]) == []
+    # 200 deg turned where the keys are 160 deg apart the short way: long.
+    track = spin([0, 1, 0], 20.0 * DEG, frames)
+    assert metrics.long_arc_segments(keys, frames, track, track[[0, -1]]) == [(0.0, 10.0)]
+
+
+def test_euler_wraps():
+    keys = [1.0, 20.0, 40.0, 60.0]
+    e = np.radians([[0.0, 10.0, 170.0], [0.0, 10.0, -170.0], [0.0, 10.0, -150.0], [200.0, 10.0, -150.0]])
+    wraps = metrics.euler_wraps(keys, e)
+    assert [w[:3] for w in wraps] == [(1.0, 20.0, 2), (40.0, 60.0, 0)]
+    assert wraps[0][3] == pytest.approx(-340.0 * DEG)
+    assert wraps[1][3] == pytest.approx(200.0 * DEG)
+    assert metrics.euler_wraps(keys[:2], np.radians([[0.0, 0.0, 170.0], [0.0, 0.0, 190.0]])) == []
+    with pytest.raises(ValueError, match="one per key"):
+        metrics.euler_wraps(keys, e[:3])
+
+
+def test_gimbal_proximity_uses_the_orders_middle_axis():
+    y = np.array([0.0, 80.0, 86.0, 90.0, 94.0, -88.0, 270.0, 180.0, 449.0])
+    e = np.column_stack((np.zeros_like(y), np.radians(y), np.zeros_like(y)))
+    expected = [False, False, True, True, True, True, True, False, True]
+    assert metrics.gimbal_proximity(e, "XYZ").tolist() == expected
+    assert metrics.gimbal_proximity(e, "ZYX").tolist() == expected
+    # For ZXY the middle axis is X: a Y angle of 90 is harmless there.
+    assert not metrics.gimbal_proximity(e, "ZXY").any()
+    assert metrics.gimbal_proximity(e[:, [1, 0, 2]], "ZXY").tolist() == expected
+    assert metrics.gimbal_proximity(e, "XYZ", threshold_deg=1.0).tolist() == [False, False, False, True, False, False, True, False, True]
+    with pytest.raises(ValueError, match="Euler order"):
+        metrics.gimbal_proximity(e, "QUATERNION")
+
+
+def test_bad_input_sentences():
+    with pytest.raises(ValueError, match="one per sample"):
+        metrics.speed_unevenness([0.0, 1.0, 2.0], [0.0, 1.0], [0.0, 2.0])
+    with pytest.raises(ValueError, match="key_times must be strictly increasing"):
+        metrics.velocity_jumps([0.0, 1.0, 2.0], np.tile([1.0, 0, 0, 0], (3, 1)), [0.0, 2.0, 1.0])
+    with pytest.raises(ValueError, match=r"shape \(n, 3\)"):
+        metrics.float32_risk(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="tolerance_deg"):
+        metrics.long_arc_segments([0.0, 1.0], [0.0, 1.0], np.tile([1.0, 0, 0, 0], (2, 1)), np.tile([1.0, 0, 0, 0], (2, 1)), -1.0)
