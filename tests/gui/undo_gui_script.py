@@ -1,0 +1,159 @@
+"""Runs inside a real Blender window (Blender 3.4.1 under Xvfb), started by
+test_undo_gui.py:
+
+    blender --factory-startup --python undo_gui_script.py -- RESULT.json REPO_ROOT
+
+QuatBake is installed as the add-on ``quatbake`` (a symlink in the
+BLENDER_USER_SCRIPTS folder the test made) and enabled with addon_utils. Once
+the window is up, a timer: builds a keyed object, draws both QuatBake panels
+for real (as popovers), bakes with an operator context in the window (pushing
+an undo step as a button press does), undoes, redoes, runs each shipped preset
+the way the redo panel's preset menu does, writes RESULT.json and quits.
+"""
+import json
+import os
+import sys
+import traceback
+
+import addon_utils
+import bpy
+
+RESULT_PATH, REPO_ROOT = sys.argv[sys.argv.index("--") + 1:][:2]
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "blender"))
+
+result = {"steps": [], "errors": [], "draws": {}}
+
+
+def step(name: str, ok: bool, detail="") -> None:
+    result["steps"].append({"name": name, "ok": bool(ok), "detail": str(detail)})
+
+
+def instrument_draw(panel_idname: str) -> None:
+    """Count successful draws of a panel (and keep any exception it raised)."""
+    cls = getattr(bpy.types, panel_idname)
+    original = cls.draw
+    result["draws"][panel_idname] = 0
+
+    def draw(self, context):
+        try:
+            original(self, context)
+        except Exception:
+            result["errors"].append(f"{panel_idname}.draw: {traceback.format_exc()}")
+            raise
+        result["draws"][panel_idname] += 1
+
+    cls.draw = draw
+
+
+def view3d_context():
+    window = bpy.context.window_manager.windows[0]
+    area = next(a for a in window.screen.areas if a.type == 'VIEW_3D')
+    region = next(r for r in area.regions if r.type == 'WINDOW')
+    return {"window": window, "area": area, "region": region}
+
+
+def snapshot_equal(a, b) -> tuple:
+    import scenes
+    try:
+        scenes.assert_same_snapshot(a, b)
+        return True, ""
+    except AssertionError as err:
+        return False, str(err)[:500]
+
+
+def build_scene():
+    import numpy as np
+    import scenes
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    frames = np.array([1.0, 21.0, 41.0])
+    eulers = np.radians([[0.0, 0.0, 170.0], [80.0, 30.0, -170.0], [10.0, -60.0, 60.0]])
+    obj = scenes.make_animated_object("Arm", 'XYZ', frames, eulers)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    bpy.context.scene.frame_set(1)
+
+
+def run() -> None:
+    import scenes
+    from quatbake.addon import animdata, bake, presets
+
+    step("addon enabled", hasattr(bpy.types, "QUATBAKE_PT_main"))
+    build_scene()
+    override = view3d_context()
+    # Every edit of a real session leaves an undo step; this is the one before the bake.
+    bpy.ops.ed.undo_push(message="scene built")
+    before = scenes.scene_snapshot()
+
+    instrument_draw("QUATBAKE_PT_main")
+    instrument_draw("QUATBAKE_PT_main_graph")
+    with bpy.context.temp_override(**override):
+        for panel in ("QUATBAKE_PT_main", "QUATBAKE_PT_main_graph"):
+            bpy.ops.wm.call_panel('INVOKE_DEFAULT', name=panel, keep_open=False)
+    override["region"].tag_redraw()
+
+    with bpy.context.temp_override(**override):
+        ret = bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method='SQUAD')
+    step("bake finished", ret == {'FINISHED'}, ret)
+    bpy.context.scene.frame_set(1)
+    baked = scenes.scene_snapshot()
+    step("bake changed the action",
+         baked["objects"]["Arm"][0] != before["objects"]["Arm"][0], baked["objects"]["Arm"][0])
+    active = bpy.context.window_manager.operators[-1] if bpy.context.window_manager.operators \
+        else None
+    step("bake is the last registered operator",
+         active is not None and active.bl_idname == "QUATBAKE_OT_bake",
+         getattr(active, "bl_idname", None))
+
+    with bpy.context.temp_override(**override):
+        ret = bpy.ops.ed.undo()
+    bpy.context.scene.frame_set(1)
+    same, detail = snapshot_equal(before, scenes.scene_snapshot())
+    step("undo restores the keyframes", ret == {'FINISHED'} and same, detail or ret)
+    step("undo leaves nothing to revert", not bake.can_revert(bpy.data.objects["Arm"]))
+
+    with bpy.context.temp_override(**override):
+        ret = bpy.ops.ed.redo()
+    bpy.context.scene.frame_set(1)
+    same, detail = snapshot_equal(baked, scenes.scene_snapshot())
+    step("redo bakes again", ret == {'FINISHED'} and same, detail or ret)
+    step("redo can be reverted", bake.can_revert(bpy.data.objects["Arm"]))
+
+    # The redo panel's preset menu executes the preset file with the bake as
+    # bpy.context.active_operator (Blender's script.execute_preset). Undo
+    # cleared the operator stack, so bake once more first (a re-bake).
+    preset_values = {}
+    with bpy.context.temp_override(**override):
+        ret = bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method='LERP')
+        step("re-bake finished", ret == {'FINISHED'}, ret)
+        for name, path in presets.preset_files().items():
+            bpy.ops.script.execute_preset(filepath=path, menu_idname="QUATBAKE_MT_presets")
+            op = bpy.context.active_operator
+            preset_values[name] = None if op is None else {
+                prop: getattr(op, prop)
+                for prop in ("method", "location_method", "constant_speed", "frame_step")
+            }
+    result["preset_values"] = preset_values
+    result["rotation_paths"] = list(animdata.ROTATION_PATHS)
+
+
+def finish() -> None:
+    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
+        json.dump(result, handle, indent=1)
+    bpy.ops.wm.quit_blender()
+
+
+def on_timer():
+    try:
+        run()
+    except Exception:
+        result["errors"].append(traceback.format_exc())
+    # Give the popovers a redraw cycle to be drawn before quitting.
+    bpy.app.timers.register(finish, first_interval=1.0)
+    return None
+
+
+bpy.context.preferences.view.show_splash = False
+addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result["errors"].append(
+    "enable: " + "".join(traceback.format_exception(exc))))
+bpy.app.timers.register(on_timer, first_interval=1.0)
