@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import interp, quat
+from . import interp, metrics, quat
 from .rotation import EULER_ORDERS
 
 # Gimbal lock warning: the middle Euler angle within this many degrees of
@@ -60,10 +60,6 @@ EXP_MIN_STEP_DEG = 1e-3         # steps below this are rest, not an approach
 # Contract: an interval is a long arc when Blender turns more than 180 deg
 # and more than the shortest rotation between its keys by over this margin.
 LONG_ARC_MARGIN_DEG = 1.0
-
-# float32 risk: a coordinate that moves by fewer than this many float32 steps
-# per frame shows stairs of at least 1/FLOAT32_RISK_STEPS of its motion.
-FLOAT32_RISK_STEPS = 8.0
 
 # Small-angle jitter: turning less than this per frame but reversing direction
 # from one frame to the next (noise amplified by near-identical keys).
@@ -124,50 +120,20 @@ def _frame_text(f: float) -> str:
 
 def _speeds_deg(q: np.ndarray) -> np.ndarray:
     """Angle turned from the previous frame to each frame (deg), 0 at the first."""
-    out = np.zeros(len(q))
-    if len(q) > 1:
-        out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
-    return out
+    return np.degrees(metrics.angular_speed(q))
 
 
 def _rotation_vectors(q: np.ndarray) -> np.ndarray:
-    """World-frame rotation vector (deg) from each frame to the next, (n-1, 3)."""
-    rel = quat.multiply(q[1:], quat.conjugate(q[:-1]))
-    rel = rel / quat.norm(rel)[:, None]
-    rel = np.where(rel[:, :1] < 0.0, -rel, rel)   # the short way: q and -q are one rotation
-    return np.degrees(2.0 * quat.log(rel)[:, 1:])
-
-
-def _interval_masks(frames: np.ndarray, keys: np.ndarray):
-    """For each key interval, the frames in (a, b] (the steps that end inside it)."""
-    for a, b in zip(keys[:-1], keys[1:]):
-        yield a, b, (frames > a) & (frames <= b)
-
-
-def _cv(values: np.ndarray) -> float | None:
-    if values.size < 2:
-        return None
-    mean = float(np.mean(values))
-    if mean <= 1e-9:
-        return 0.0
-    return float(np.std(values) / mean)
+    """World-frame rotation vector (deg) from each sample to the next, (n-1, 3)."""
+    return np.degrees(metrics.angular_velocity(np.arange(len(q), dtype=np.float64), q))
 
 
 def _velocity_jumps(frames, keys, q):
-    """|omega_after - omega_before| (deg/frame) at each interior key on a frame."""
-    out = []
-    if len(q) < 3:
-        return np.array([]), np.array([])
-    omega = _rotation_vectors(q)            # omega[i]: frame i -> i+1
-    dt = np.diff(frames)[:, None]
-    omega = omega / dt
-    where = []
-    for k in keys[1:-1]:
-        i = np.searchsorted(frames, k)
-        if i < len(frames) and frames[i] == k and 1 <= i < len(frames) - 1:
-            where.append(float(k))
-            out.append(float(np.linalg.norm(omega[i] - omega[i - 1])))
-    return np.array(where), np.array(out)
+    """Interior keys and |omega_after - omega_before| (deg/frame) at each."""
+    if keys.size < 3:
+        return np.zeros(0), np.zeros(0)
+    jumps = np.degrees(metrics.velocity_jumps(frames, q, keys))
+    return keys[1:-1].copy(), jumps[1:-1]
 
 
 def _euler_wraps(mode, key_frames, key_raw):
@@ -176,18 +142,17 @@ def _euler_wraps(mode, key_frames, key_raw):
         return []
     deg = np.degrees(np.asarray(key_raw, dtype=np.float64))
     out = []
-    for i in range(len(deg) - 1):
-        for c in range(3):
-            change = deg[i + 1, c] - deg[i, c]
-            if abs(change) > 180.0:
-                out.append({
-                    "channel": f"rotation_euler[{c}]",
-                    "frames": [float(key_frames[i]), float(key_frames[i + 1])],
-                    "from_deg": float(deg[i, c]),
-                    "to_deg": float(deg[i + 1, c]),
-                    "turn_deg": float(change),
-                    "short_turn_deg": float((change + 180.0) % 360.0 - 180.0),
-                })
+    for a, b, axis, delta in metrics.euler_wraps(key_frames, key_raw):
+        i = int(np.searchsorted(key_frames, a))
+        change = float(np.degrees(delta))
+        out.append({
+            "channel": f"rotation_euler[{axis}]",
+            "frames": [a, b],
+            "from_deg": float(deg[i, axis]),
+            "to_deg": float(deg[i + 1, axis]),
+            "turn_deg": change,
+            "short_turn_deg": float((change + 180.0) % 360.0 - 180.0),
+        })
     return out
 
 
@@ -195,20 +160,19 @@ def _gimbal(mode, frames, raw):
     """Frames whose middle Euler angle is within GIMBAL_MARGIN_DEG of +-90 deg."""
     if mode not in EULER_ORDERS or raw is None:
         return [], None
+    near = metrics.gimbal_proximity(raw, mode, GIMBAL_MARGIN_DEG)
     middle = "XYZ".index(mode[1])
-    angle = np.degrees(np.asarray(raw, dtype=np.float64)[:, middle])
-    # Distance of the middle angle to the nearest odd multiple of 90 deg.
-    margin = np.abs((angle - 90.0) % 180.0 - 90.0)
-    margin = 90.0 - margin
-    near = margin < GIMBAL_MARGIN_DEG
+    r = np.mod(np.degrees(np.asarray(raw, dtype=np.float64)[:, middle]) - 90.0, 180.0)
+    margin = np.minimum(r, 180.0 - r)       # distance to the nearest +-90 deg
     return [float(f) for f in frames[near]], float(np.min(margin)) if len(margin) else None
 
 
 def _norm_drift(mode, frames, keys, raw):
     if mode != "QUATERNION" or raw is None:
         return None
-    n = quat.norm(np.asarray(raw, dtype=np.float64))
-    drift = np.abs(n - 1.0)
+    drift_signed = metrics.norm_drift(raw)
+    n = 1.0 - drift_signed
+    drift = np.abs(drift_signed)
     i = int(np.argmax(drift))
     return {
         "max_drift": float(drift[i]),
@@ -226,15 +190,11 @@ def _float32_risk(frames, positions):
     p = np.asarray(positions, dtype=np.float64)
     if len(p) < 2:
         return None
-    step_frames = np.abs(np.diff(p, axis=0))                 # (n-1, 3) per-axis motion
-    spacing = np.spacing(np.abs(p[1:]).astype(np.float32)).astype(np.float64)
-    # Moving, but by fewer than FLOAT32_RISK_STEPS representable steps: the
-    # stored float32 position advances in visible stairs (seed: 10,000 units).
-    risky = ((step_frames > 0.0) & (step_frames < FLOAT32_RISK_STEPS * spacing)).any(axis=1)
+    risky = metrics.float32_risk(p)
     coordinate = float(np.max(np.abs(p)))
-    step = float(np.spacing(np.float32(coordinate)))
+    step = float(metrics.float32_spacing(coordinate))
     return {
-        "frames": [float(f) for f in frames[1:][risky]],
+        "frames": [float(f) for f in frames[risky]],
         "max_coordinate": float(coordinate),
         "float32_step": float(step),
     }
@@ -416,23 +376,23 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     b_speed = _speeds_deg(bq)
     c_speed = _speeds_deg(custom)
 
-    intervals = []
-    for a, b, mask in _interval_masks(frames, keys):
-        ia, ib = np.searchsorted(keys, [a, b])
-        shortest = float(np.degrees(quat.angle_between(kq[ia], kq[ib])))
-        intervals.append({
-            "frames": [float(a), float(b)],
-            "blender_turn_deg": float(np.sum(b_speed[mask])),
-            "shortest_deg": shortest,
-            "blender_speed_cv": _cv(b_speed[mask]),
-            "custom_speed_cv": _cv(c_speed[mask]),
-        })
-    long_arcs = [iv["frames"] for iv in intervals
-                 if iv["blender_turn_deg"] > 180.0
-                 and iv["blender_turn_deg"] > iv["shortest_deg"] + LONG_ARC_MARGIN_DEG]
+    b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)
+    c_cv = metrics.speed_unevenness(frames, np.radians(c_speed), keys)
+    turned = np.cumsum(b_speed)
+    at_keys = np.interp(keys, frames, turned)
+    shortest = np.degrees(quat.angle_between(kq[:-1], kq[1:]))
+    intervals = [{
+        "frames": [float(keys[i]), float(keys[i + 1])],
+        "blender_turn_deg": float(at_keys[i + 1] - at_keys[i]),
+        "shortest_deg": float(shortest[i]),
+        "blender_speed_cv": float(b_cv[i]),
+        "custom_speed_cv": float(c_cv[i]),
+    } for i in range(keys.size - 1)]
+    long_arcs = [[a, b] for a, b in metrics.long_arc_segments(keys, frames, bq, kq,
+                                                              LONG_ARC_MARGIN_DEG)]
 
     jf, jb = _velocity_jumps(frames, keys, bq)
-    _, jc = _velocity_jumps(frames, keys, quat.normalize(custom))
+    _, jc = _velocity_jumps(frames, keys, custom)
     norm = _norm_drift(rotation_mode, frames, keys, raw_values)
     gimbal_frames, gimbal_margin = _gimbal(rotation_mode, frames, raw_values)
     segs, ratio = _location_segments(
