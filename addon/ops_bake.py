@@ -56,14 +56,21 @@ def selected_objects(context) -> list:
     return sorted(objects, key=lambda obj: obj.name)
 
 
+MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on again"
+
+
+def poll_message(cls, message: str) -> None:
+    """Say why an operator is greyed out (``poll_message_set`` is 3.0+)."""
+    if hasattr(cls, "poll_message_set"):
+        cls.poll_message_set(pgettext_tip(message))
+
+
 def _poll_selection(cls, context) -> bool:
     if getattr(context.scene, "quatbake", None) is None:
-        if hasattr(cls, "poll_message_set"):
-            cls.poll_message_set(pgettext_tip("QuatBake's scene settings are missing: enable the add-on again"))
+        poll_message(cls, MISSING_SETTINGS)
         return False
     if not getattr(context, "selected_objects", None):
-        if hasattr(cls, "poll_message_set"):
-            cls.poll_message_set(pgettext_tip("Select at least one object"))
+        poll_message(cls, "Select at least one object")
         return False
     return True
 
@@ -158,9 +165,9 @@ class QUATBAKE_OT_bake(Operator):
         The properties' limits already prevent most of these; scripts and
         presets can still reach the engine with odd values, so check here too."""
         if self.frame_step < 1:
-            return rpt_("Frame step is {:d}; it must be 1 or more (1 = a key on every frame)").format(
-                self.frame_step
-            )
+            return rpt_(
+                "Frame step is {:d}; it must be 1 or more (1 = a key on every frame)"
+            ).format(self.frame_step)
         if self.use_frame_range and self.frame_end < self.frame_start:
             return rpt_(
                 "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "
@@ -198,13 +205,14 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_objects_baked = len(result.objects)
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
-        self.report(
-            {'INFO'},
-            rpt_(
-                "Baked {:d} objects, {:d} frames; largest difference from Blender's own "
-                "interpolation: {:.3f} deg"
-            ).format(len(result.objects), int(result.frames_written), float(result.max_deviation_deg)),
+        summary = rpt_(
+            "Baked {:d} objects, {:d} frames; largest difference from Blender's own "
+            "interpolation: {:.3f} deg"
         )
+        self.report({'INFO'}, summary.format(
+            settings.last_objects_baked, settings.last_frames_written,
+            settings.last_max_deviation_deg,
+        ))
         return {'FINISHED'}
 
 

@@ -24,9 +24,12 @@ import ast
 import os
 
 import bpy
+from bpy.app.translations import pgettext_iface as iface_
 from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Menu, Operator
+
+from .ops_bake import MISSING_SETTINGS, poll_message
 
 rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
 
@@ -146,8 +149,7 @@ class QUATBAKE_OT_apply_preset(Operator):
     @classmethod
     def poll(cls, context) -> bool:
         if getattr(context.scene, "quatbake", None) is None:
-            if hasattr(cls, "poll_message_set"):
-                cls.poll_message_set(pgettext_tip("QuatBake's scene settings are missing: enable the add-on again"))
+            poll_message(cls, MISSING_SETTINGS)
             return False
         return True
 
@@ -184,7 +186,9 @@ class QUATBAKE_MT_presets(Menu):
         if not files:
             layout.label(text="No presets found")
         for name, filepath in files.items():
-            props = layout.operator(QUATBAKE_OT_apply_preset.bl_idname, text=name, translate=False)
+            # Shipped presets have translated names; a user's own keep theirs.
+            props = layout.operator(QUATBAKE_OT_apply_preset.bl_idname, text=iface_(name),
+                                    translate=False)
             props.filepath = filepath
 
 

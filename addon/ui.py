@@ -72,8 +72,10 @@ class _MainPanel:
             return
         col = box.column(align=True)
         col.label(text=iface_("Last bake"), icon='CHECKMARK', translate=False)
-        col.label(text=iface_("Objects baked: {:d}").format(settings.last_objects_baked), translate=False)
-        col.label(text=iface_("Frames written: {:d}").format(settings.last_frames_written), translate=False)
+        col.label(text=iface_("Objects baked: {:d}").format(settings.last_objects_baked),
+                  translate=False)
+        col.label(text=iface_("Frames written: {:d}").format(settings.last_frames_written),
+                  translate=False)
         col.label(
             text=iface_("Largest difference: {:.3f}\u00b0").format(settings.last_max_deviation_deg),
             translate=False,

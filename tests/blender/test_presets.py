@@ -123,7 +123,8 @@ def test_bad_preset_is_refused_and_settings_unchanged(clean_blender, tmp_path):
     code = tmp_path / "code.py"
     code.write_text("import os\nop = None\nos.remove('nothing')\n")
 
-    with pytest.raises(RuntimeError, match="(?i)bad value.*was not applied: method = 'BOGUS' is not a valid value"):
+    with pytest.raises(RuntimeError,
+                       match="(?i)bad value.*was not applied: method = 'BOGUS' is not a valid"):
         bpy.ops.quatbake.apply_preset(filepath=str(bad_value))
     with pytest.raises(RuntimeError, match="line 3.*only 'op.<setting> = <value>' lines"):
         bpy.ops.quatbake.apply_preset(filepath=str(code))

@@ -3,11 +3,13 @@
 Drawing needs a window, so the panel is drawn for real in tests/gui; here:
 where it is registered, and that every string the UI introduces is translated.
 """
+import os
+
 import bpy
 import pytest
 
 import quatbake
-from quatbake.addon import ops_bake, translations
+from quatbake.addon import ops_bake, presets, translations
 
 pytestmark = pytest.mark.bpy
 
@@ -45,6 +47,11 @@ def test_unregister_removes_the_ui(clean_blender):
 def _ui_strings() -> set:
     """Every label and tooltip the bake UI introduces."""
     strings = set(DRAWN_TEXT)
+    # The preset menu shows the shipped presets' names translated.
+    strings.update(
+        bpy.path.display_name(name) for name in os.listdir(presets.SHIPPED_PRESETS_DIR)
+        if name.endswith(".py")
+    )
     for cls in (bpy.types.QUATBAKE_OT_bake, bpy.types.QUATBAKE_OT_revert,
                 bpy.types.QUATBAKE_OT_apply_preset, bpy.types.QUATBAKE_MT_presets,
                 bpy.types.QUATBAKE_PT_main):
