@@ -208,9 +208,12 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     kps = fc.keyframe_points
     n = len(kps)
     out = {}
+    # Blender 3.4's foreach_get returns garbage for every enum of keyframes in a
+    # library-linked (or overridden) action, so those go key by key as well.
+    per_key = _HANDLE_TYPE_ENUMS + (_KEYFRAME_ENUMS if is_read_only(fc.id_data) else ())
     for name in fields or ("co", "handle_left", "handle_right", "back", "amplitude", "period",
                            *_KEYFRAME_ENUMS, *_HANDLE_TYPE_ENUMS):
-        if name in _HANDLE_TYPE_ENUMS:
+        if name in per_key:
             items = bpy.types.Keyframe.bl_rna.properties[name].enum_items
             out[name] = np.array([items[getattr(kp, name)].value for kp in kps], dtype=np.int32)
         elif name in ("co", "handle_left", "handle_right"):
@@ -279,6 +282,15 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
             object_name, channel_label(data_path, col), float(frames[row]))
     if mode == 'QUATERNION':
         lengths = np.sqrt(np.einsum("ij,ij->i", values, values))
+        huge = lengths > _HUGE_QUATERNION
+        if huge.any():
+            row = int(np.argmax(huge))
+            raise ChannelError(
+                f"Object \"{object_name}\": the quaternion in {data_path}[0..3] at frame "
+                f"{frame_label(frames[row])} has length {lengths[row]:.3g}, too large for "
+                "Blender to normalise in float32 (it would show no rotation). Scale that key "
+                "down to length 1.",
+                object_name, channel_label(data_path, 0), float(frames[row]))
         zero = lengths < _ZERO_QUATERNION
         if zero.any():
             row = int(np.argmax(zero))
@@ -302,6 +314,9 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
 # has nothing to normalise: 1e-12 squared is still a normal float64, and
 # core.quat refuses the same threshold.
 _ZERO_QUATERNION = 1e-12
+# Blender normalises with sqrtf(dot) in float32: past ~1.8e19 the dot product
+# overflows to inf and the rotation collapses; 1e18 leaves a margin of 300 in the square.
+_HUGE_QUATERNION = 1e18
 
 
 def _row_from_core_message(message: str, n: int) -> int | None:

@@ -1,0 +1,620 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The bake engine: re-bake objects' rotation (and location) keys with QuatBake's
+interpolation, non-destructively, all objects or none.
+
+Flow (data goes one way, see CONVENTIONS.md):
+
+1. Validate every object and the settings; any error -> BakeError, nothing changed.
+2. Read each object's key orientations (what Blender evaluates at the key
+   frames) from its ORIGINAL action, interpolate them with ``core`` and convert
+   them to the output rotation mode. Pure numpy; still nothing changed.
+3. Write: per object a NEW action (a copy of the object's own channels of the
+   original, minus the channels being replaced, plus the baked ones as LINEAR
+   keys), assigned to the object. The original keeps a fake user and is never
+   edited. If any object fails, every object written so far in this call is
+   put back and the half-made actions are deleted.
+
+What a bake changed is recorded on the object (``obj.quatbake``, see props.py)
+so a second bake starts again from the original keys and ``revert_objects``
+restores them. Blender-version differences stay in ``animdata``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import bpy
+import numpy as np
+
+from ..core import interp, path, quat, rotation
+from . import animdata
+
+METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
+LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
+OUTPUT_MODES = ('KEEP', 'QUATERNION')
+BAKED_SUFFIX = ".quatbake"
+
+# Beyond this |location| (units) float32 keys are spaced ~1e-3 apart: a slow
+# move visibly stutters whatever the interpolation does (BLENDER_API.md).
+LOCATION_FLOAT32_WARN = 1.0e4
+# Beyond this |angle| (radians, ~20 turns) float32 Euler/axis-angle keys are
+# spaced more than 1e-5 rad apart, so the baked rotation is that coarse.
+ANGLE_FLOAT32_WARN = 128.0
+
+
+@dataclass
+class BakeSettings:
+    """What to bake. Frames are whole scene frames."""
+
+    method: str = 'SLERP'            # 'LERP' | 'NLERP' | 'SLERP' | 'SQUAD'
+    location_method: str = 'KEEP'    # 'KEEP' | 'LINEAR' | 'CATMULL_ROM'
+    constant_speed: bool = False     # retime by arc length (needs a location method)
+    frame_step: int = 1              # a key every this many frames (>= 1)
+    frame_range: tuple[int, int] | None = None   # None = the keyed range
+    output_mode: str = 'KEEP'        # 'KEEP' (object's own rotation mode) | 'QUATERNION'
+    union_keys: bool = False         # channels keyed on different frames: refuse unless True
+
+
+@dataclass
+class BakeIssue:
+    """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
+
+    severity: str        # 'ERROR' | 'WARNING'
+    object_name: str     # "" when not about one object
+    channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
+    frame: float | None  # the frame concerned, if any
+    message: str         # a full sentence: what is wrong, where, and what to do
+
+
+class BakeError(Exception):
+    """The bake was refused or undone; ``issues`` lists why. Nothing in the file changed."""
+
+    def __init__(self, issues: Sequence[BakeIssue]):
+        self.issues = list(issues)
+        super().__init__(self.issues[0].message if self.issues else "The bake failed.")
+
+
+@dataclass
+class BakeResult:
+    objects: list[str]           # names of the baked objects, in the order given
+    frames_written: int          # baked frames summed over all objects (per object: range/step)
+    max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
+    warnings: list[BakeIssue] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------
+# Internal records
+# --------------------------------------------------------------------------
+
+@dataclass
+class _Source:
+    action: object
+    slot: str
+    mode: str
+    rebake: bool     # True: the object shows a QuatBake bake; `action` is its original
+
+
+@dataclass
+class _Plan:
+    obj: object
+    source: _Source
+    out_mode: str
+    frames: np.ndarray                   # (n,) baked frames
+    rotation_values: np.ndarray          # (n, 3|4) channel values in out_mode
+    location_values: np.ndarray | None   # (n, 3) or None when location is kept
+    drop_paths: set
+    deviation_rad: float
+
+
+@dataclass
+class _Undo:
+    obj: object
+    action: object
+    slot: str
+    rotation_mode: str
+    rotation_props: tuple
+    record: tuple
+    source_action: object
+    source_fake_user: bool
+    new_action: object = None
+
+
+_RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
+                  "original_fake_user", "baked_action")
+
+
+def _record(obj):
+    return getattr(obj, "quatbake", None)
+
+
+def _get_record(obj) -> tuple:
+    rec = obj.quatbake
+    return tuple(getattr(rec, name) for name in _RECORD_FIELDS)
+
+
+def _set_record(obj, values: tuple) -> None:
+    rec = obj.quatbake
+    for name, value in zip(_RECORD_FIELDS, values):
+        setattr(rec, name, value)
+
+
+def _rotation_props(obj) -> tuple:
+    return (tuple(obj.rotation_quaternion), tuple(obj.rotation_euler),
+            tuple(obj.rotation_axis_angle))
+
+
+def _set_rotation_mode(obj, mode: str) -> None:
+    """Set rotation_mode without Blender's value conversion touching the stored rotations.
+
+    Assigning rotation_mode converts the current rotation into the new mode's
+    property; an unkeyed channel would then silently change, so all three
+    rotation properties are put back afterwards.
+    """
+    if obj.rotation_mode == mode:
+        return
+    saved = _rotation_props(obj)
+    obj.rotation_mode = mode
+    _restore_rotation_props(obj, saved)
+
+
+def _restore_rotation_props(obj, saved: tuple) -> None:
+    obj.rotation_quaternion, obj.rotation_euler, obj.rotation_axis_angle = saved
+
+
+def _source(obj) -> _Source:
+    """Where the keys to bake come from: the original action if QuatBake baked the object."""
+    rec = _record(obj)
+    current = animdata.get_action(obj)
+    if (rec is not None and rec.original_action is not None and rec.baked_action is not None
+            and current is not None and current == rec.baked_action):
+        mode = rec.original_rotation_mode or obj.rotation_mode
+        return _Source(rec.original_action, rec.original_slot, mode, True)
+    return _Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, False)
+
+
+def can_revert(obj) -> bool:
+    """True when ``obj`` shows a QuatBake bake whose original action is still there."""
+    rec = _record(obj)
+    if rec is None or rec.original_action is None or rec.baked_action is None:
+        return False
+    if animdata.is_read_only(obj):
+        return False
+    current = animdata.get_action(obj)
+    return current is not None and current == rec.baked_action
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+def _is_whole(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        return float(value).is_integer()
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
+    issues = []
+
+    def err(message):
+        issues.append(BakeIssue('ERROR', "", "", None, message))
+
+    if settings.method not in METHODS:
+        err(f"Unknown method {settings.method!r}: use one of {', '.join(METHODS)}.")
+    if settings.location_method not in LOCATION_METHODS:
+        err(f"Unknown location method {settings.location_method!r}: use one of "
+            f"{', '.join(LOCATION_METHODS)}.")
+    if settings.output_mode not in OUTPUT_MODES:
+        err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
+    if not _is_whole(settings.frame_step) or settings.frame_step < 1:
+        err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
+    if settings.constant_speed and settings.location_method == 'KEEP':
+        err("Constant speed retimes the move along the location path, so it needs Location "
+            "set to Linear or Catmull-Rom (or turn Constant Speed off).")
+    if settings.frame_range is not None:
+        rng = tuple(settings.frame_range)
+        if len(rng) != 2 or not all(_is_whole(v) for v in rng):
+            err(f"Frame range must be two whole frames (start, end); got {settings.frame_range!r}.")
+        elif rng[1] < rng[0]:
+            err(f"Frame range {int(rng[0])}..{int(rng[1])} is empty: the end frame must not be "
+                "before the start frame.")
+    return issues
+
+
+def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
+                        what: str) -> tuple[list[BakeIssue], np.ndarray]:
+    """NaN keys, subframe keys and mismatched key frames on ``fcurves`` (None skipped).
+
+    Returns (issues, sorted union of key frames).
+    """
+    issues = []
+    frames_per_channel = []
+    for fc in fcurves:
+        if fc is None:
+            continue
+        label = animdata.channel_label(fc.data_path, fc.array_index)
+        data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        co = data["co"]
+        finite = (np.isfinite(co).all(axis=1) & np.isfinite(data["handle_left"]).all(axis=1)
+                  & np.isfinite(data["handle_right"]).all(axis=1))
+        if not finite.all():
+            row = int(np.argmin(finite))
+            frame = float(co[row, 0]) if np.isfinite(co[row, 0]) else None
+            where = f"at frame {animdata.frame_label(frame)}" if frame is not None else \
+                f"(key number {row + 1})"
+            issues.append(BakeIssue(
+                'ERROR', name, label, frame,
+                f"Object \"{name}\": channel {label} has a key {where} whose value or handle "
+                "is not a number. Fix or delete that key, then bake again."))
+            continue
+        frames = co[:, 0]
+        sub = frames != np.round(frames)
+        if sub.any():
+            frame = float(frames[int(np.argmax(sub))])
+            issues.append(BakeIssue(
+                'ERROR', name, label, frame,
+                f"Object \"{name}\": channel {label} has a key on subframe "
+                f"{animdata.frame_label(frame)}. QuatBake bakes whole frames: snap the keys to "
+                "frames first (Graph Editor > Key > Snap > Selection to Nearest Frame)."))
+            continue
+        frames_per_channel.append((label, np.unique(frames)))
+    if issues or not frames_per_channel:
+        return issues, np.zeros(0)
+    union = np.unique(np.concatenate([f for _, f in frames_per_channel]))
+    if not union_keys:
+        for label, frames in frames_per_channel:
+            missing = np.setdiff1d(union, frames)
+            if missing.size:
+                frame = float(missing[0])
+                keyed = next(lab for lab, fr in frames_per_channel if frame in fr)
+                issues.append(BakeIssue(
+                    'ERROR', name, label, frame,
+                    f"Object \"{name}\": {what} channels are keyed on different frames: "
+                    f"{keyed} has a key at frame {animdata.frame_label(frame)} but {label} "
+                    "does not. Key all of them on the same frames, or turn on "
+                    "\"Merge Key Frames\" to bake from the union of their keys."))
+                break
+    return issues, union
+
+
+def _keyed(fcurves: Sequence) -> list:
+    """The F-curves that hold keys (an empty F-curve animates nothing)."""
+    return [fc if fc is not None and len(fc.keyframe_points) else None for fc in fcurves]
+
+
+def _sample_frames(start: float, end: float, step: int) -> np.ndarray:
+    frames = np.arange(start, end + 1, step, dtype=np.float64)
+    if frames[-1] != end:
+        frames = np.append(frames, end)   # always land on the last key / range end
+    return frames
+
+
+def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIssue]]:
+    """Check one object and compute its bake (numpy only). Changes nothing."""
+    name = obj.name
+    issues: list[BakeIssue] = []
+
+    def err(message, channel="", frame=None):
+        issues.append(BakeIssue('ERROR', name, channel, frame, message))
+
+    def warn(message, channel="", frame=None):
+        issues.append(BakeIssue('WARNING', name, channel, frame, message))
+
+    if _record(obj) is None:
+        err("QuatBake is not registered, so it cannot record what it bakes. Enable the "
+            "add-on first.")
+        return None, issues
+    if animdata.is_read_only(obj):
+        err(f"Object \"{name}\" is linked from a library or overridden, so its animation "
+            "cannot be changed. Make it local first (Object > Relations > Make Local).")
+        return None, issues
+    tweak, strips = animdata.nla_state(obj)
+    if tweak:
+        err(f"Object \"{name}\" is in NLA tweak mode. Leave tweak mode (Tab in the NLA "
+            "editor) and bake the NLA first; QuatBake bakes only the active action.")
+        return None, issues
+    if strips:
+        err(f"Object \"{name}\" has {strips} NLA strip(s), which QuatBake would not "
+            "include. Bake or remove the NLA strips first (Object > Animation > Bake Action).")
+        return None, issues
+
+    src = _source(obj)
+    if src.action is None:
+        err(f"Object \"{name}\" has no animation. Key its rotation on two frames or more, "
+            "then bake.")
+        return None, issues
+    if animdata.is_read_only(src.action):
+        err(f"Object \"{name}\": its action \"{src.action.name}\" is linked from a library "
+            "or overridden, so it cannot be re-baked. Make the action local first.")
+        return None, issues
+
+    fcurves = animdata.action_fcurves(src.action, src.slot)
+    rot_path, rot_count = animdata.ROTATION_PATHS[src.mode]
+    rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
+    if all(fc is None for fc in rot_fcs):
+        err(f"Object \"{name}\" has no keys on {rot_path} (its rotation mode is {src.mode}). "
+            "Key its rotation, or set the rotation mode the keys were made in.", rot_path)
+        return None, issues
+
+    out_mode = src.mode if settings.output_mode == 'KEEP' else 'QUATERNION'
+    out_path = animdata.ROTATION_PATHS[out_mode][0]
+    bake_location = settings.location_method != 'KEEP'
+    driven_paths = {rot_path, out_path} | ({"location"} if bake_location else set())
+    for label in animdata.driver_channels(obj, driven_paths):
+        err(f"Object \"{name}\": channel {label} has a driver, which overrides any keys "
+            "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
+    if issues:
+        return None, issues
+
+    key_issues, rot_frames = _channel_key_issues(name, rot_fcs, settings.union_keys, "rotation")
+    if key_issues:
+        return None, issues + key_issues
+    if rot_frames.size < 2:
+        first = next(fc for fc in rot_fcs if fc is not None)
+        label = animdata.channel_label(first.data_path, first.array_index)
+        err(f"Object \"{name}\" has a single rotation key (frame "
+            f"{animdata.frame_label(rot_frames[0])}): there is nothing to interpolate. Add a "
+            "second key.", label, float(rot_frames[0]))
+        return None, issues
+
+    try:
+        key_quats = animdata.evaluate_rotation(obj, rot_frames, src.mode, fcurves)
+    except animdata.ChannelError as exc:
+        err(str(exc), exc.channel, exc.frame)
+        return None, issues
+
+    # Location keys (the path for a location bake and for constant speed).
+    loc_frames = loc_points = None
+    if bake_location:
+        loc_fcs = _keyed(animdata.location_fcurves(obj, fcurves))
+        loc_issues, loc_frames = _channel_key_issues(name, loc_fcs, settings.union_keys,
+                                                     "location")
+        if loc_issues:
+            return None, issues + loc_issues
+        if loc_frames.size < 2:
+            message = (f"Object \"{name}\" has {'one location key' if loc_frames.size else 'no location keys'}"
+                       ", so there is no path")
+            if settings.constant_speed:
+                err(message + " to travel at constant speed. Key its location on two frames "
+                    "or more, or turn Constant Speed off.", "location")
+                return None, issues
+            warn(message + " to re-bake; its location is left as it is.", "location")
+            bake_location = False
+        else:
+            loc_points = animdata.evaluate_location(obj, loc_frames, fcurves)
+            big = float(np.abs(loc_points).max())
+            if big > LOCATION_FLOAT32_WARN:
+                warn(f"Object \"{name}\": location reaches {big:.3g} units, where Blender's "
+                     f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
+                     "slow moves there will stutter. Move the scene closer to the origin.",
+                     "location")
+
+    # Frames to bake.
+    if settings.frame_range is not None:
+        start, end = (float(v) for v in settings.frame_range)
+    else:
+        start, end = float(rot_frames[0]), float(rot_frames[-1])
+        if bake_location:
+            start, end = min(start, float(loc_frames[0])), max(end, float(loc_frames[-1]))
+    frames = _sample_frames(start, end, int(settings.frame_step))
+
+    method = settings.method.lower()
+    try:
+        times = frames
+        location_values = None
+        if bake_location:
+            loc_method = settings.location_method.lower()
+            if settings.constant_speed:
+                # One time map for both: each key orientation is reached where the
+                # object stands at that key, at whatever frame it now gets there.
+                times = path.constant_speed_times(loc_frames, loc_points, frames, loc_method)
+            location_values = path.interpolate_positions(loc_frames, loc_points, times, loc_method)
+        quats = interp.interpolate(rot_frames, key_quats, times, method)
+        reference = None
+        if out_mode == src.mode:
+            reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode, fcurves)[0]
+        values = rotation.quat_to_mode_values_continuous(quats, out_mode, reference)
+    except ValueError as exc:
+        err(f"Object \"{name}\": its keys cannot be baked ({exc}).", rot_path)
+        return None, issues
+
+    if out_mode != 'QUATERNION':
+        big = float(np.abs(values).max())
+        if big > ANGLE_FLOAT32_WARN:
+            warn(f"Object \"{name}\": the baked {out_path} reaches {big:.3g} radians, where "
+                 f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
+                 "to Quaternion output for full precision.", out_path)
+
+    deviation = _deviation(obj, src, fcurves, frames, quats)
+
+    drop = {rot_path, out_path} | ({"location"} if bake_location else set())
+    plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, deviation)
+    return plan, issues
+
+
+def _deviation(obj, src: _Source, fcurves, frames: np.ndarray, quats: np.ndarray) -> float:
+    """Largest geodesic angle (radians) between Blender's own interpolation and the bake."""
+    raw = animdata.evaluate_rotation_raw(obj, frames, src.mode, fcurves)
+    if src.mode == 'QUATERNION':
+        # Between a key and its sign-flipped neighbour Blender's per-channel curves
+        # can pass through (0, 0, 0, 0); its normalize_qt() then shows (0, 1, 0, 0).
+        zero = quat.norm(raw) < animdata._ZERO_QUATERNION
+        raw[zero] = (0.0, 1.0, 0.0, 0.0)
+        blender = raw
+    else:
+        blender = rotation.mode_values_to_quat(raw, src.mode)
+    return float(quat.angle_between(blender, quats).max())
+
+
+# --------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------
+
+def _write(plan: _Plan) -> _Undo:
+    """Give ``plan.obj`` its baked action. On failure put the object back, then raise."""
+    obj = plan.obj
+    src = plan.source
+    undo = _Undo(obj, animdata.get_action(obj), animdata.get_slot_identifier(obj),
+                 obj.rotation_mode, _rotation_props(obj), _get_record(obj),
+                 src.action, src.action.use_fake_user)
+    try:
+        new = animdata.copy_action_for(obj, src.action, src.slot,
+                                       src.action.name + BAKED_SUFFIX, plan.drop_paths)
+        undo.new_action = new
+        out_path = animdata.ROTATION_PATHS[plan.out_mode][0]
+        for i in range(plan.rotation_values.shape[1]):
+            fc = animdata.new_fcurve(new, src.slot, out_path, i)
+            animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i])
+        if plan.location_values is not None:
+            for i in range(3):
+                fc = animdata.new_fcurve(new, src.slot, "location", i)
+                animdata.write_keys(fc, plan.frames, plan.location_values[:, i])
+        animdata.assign_action(obj, new, src.slot)
+        _set_rotation_mode(obj, plan.out_mode)
+        if not src.rebake:
+            _set_record(obj, (src.action, src.slot, src.mode, src.action.use_fake_user, None))
+        obj.quatbake.baked_action = new
+        src.action.use_fake_user = True
+    except BaseException:
+        _undo(undo)
+        raise
+    return undo
+
+
+def _undo(undo: _Undo) -> None:
+    """Put one object back as it was before ``_write`` and delete the half-made action."""
+    obj = undo.obj
+    animdata.assign_action(obj, undo.action, undo.slot)
+    if obj.rotation_mode != undo.rotation_mode:
+        obj.rotation_mode = undo.rotation_mode
+    _restore_rotation_props(obj, undo.rotation_props)
+    _set_record(obj, undo.record)
+    undo.source_action.use_fake_user = undo.source_fake_user
+    if undo.new_action is not None:
+        animdata.remove_action(undo.new_action)
+        undo.new_action = None
+
+
+def _unique(objects: Iterable) -> list:
+    seen, out = set(), []
+    for obj in objects:
+        if obj is not None and obj.name not in seen:
+            seen.add(obj.name)
+            out.append(obj)
+    return out
+
+
+def bake_objects(objects, settings: BakeSettings,
+                 progress: Callable[[int, int], None] | None = None) -> BakeResult:
+    """Re-bake the rotation (and location) keys of ``objects`` with ``settings``.
+
+    Validates every object first and raises BakeError (nothing changed) on any
+    error; then writes every object or, if one fails, none (BakeError again,
+    the objects already written put back). ``progress(done, total)`` is called
+    as objects are computed and written (total = 2 * number of objects).
+    Returns a BakeResult; warnings (e.g. constraints not baked) are in it.
+    """
+    objects = _unique(objects)
+    issues = _settings_issues(settings)
+    if not objects:
+        issues.insert(0, BakeIssue('ERROR', "", "", None,
+                                   "No objects to bake: select the animated objects or cameras "
+                                   "first."))
+    if any(i.severity == 'ERROR' for i in issues):
+        raise BakeError([i for i in issues if i.severity == 'ERROR'])
+
+    total = 2 * len(objects)
+    plans, warnings, errors = [], [], []
+    for k, obj in enumerate(objects):
+        plan, obj_issues = _plan_object(obj, settings)
+        errors += [i for i in obj_issues if i.severity == 'ERROR']
+        warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        if plan is not None:
+            plans.append(plan)
+            if len(obj.constraints):
+                warnings.append(BakeIssue(
+                    'WARNING', obj.name, "", None,
+                    f"Object \"{obj.name}\" has constraints; QuatBake baked its keys only, "
+                    "so the constraints still act on top of the baked rotation."))
+        if progress is not None:
+            progress(k + 1, total)
+    if errors:
+        raise BakeError(errors)
+
+    done: list[_Undo] = []
+    try:
+        for k, plan in enumerate(plans):
+            done.append(_write(plan))
+            if progress is not None:
+                progress(len(objects) + k + 1, total)
+    except Exception as exc:
+        for undo in reversed(done):
+            _undo(undo)
+        failed = plans[len(done)].obj.name
+        raise BakeError([BakeIssue(
+            'ERROR', failed, "", None,
+            f"Writing the bake of object \"{failed}\" failed ({exc}); every object was put "
+            "back as it was before the bake.")]) from exc
+
+    # A re-bake replaced an earlier bake: drop that action unless someone else uses it.
+    for undo in done:
+        previous = undo.record[4]
+        baked = undo.obj.quatbake.baked_action
+        if previous is not None and previous != baked and previous.users == 0:
+            animdata.remove_action(previous)
+            baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
+
+    return BakeResult(
+        objects=[p.obj.name for p in plans],
+        frames_written=int(sum(p.frames.shape[0] for p in plans)),
+        max_deviation_deg=float(np.degrees(max(p.deviation_rad for p in plans))),
+        warnings=warnings,
+    )
+
+
+def revert_objects(objects) -> list[str]:
+    """Put back the original action (and slot, rotation mode) of each baked object.
+
+    Objects without a bake are skipped; raises BakeError when none of
+    ``objects`` can be reverted. The baked action is deleted unless something
+    else uses it. Returns the names of the reverted objects.
+    """
+    objects = _unique(objects)
+    candidates = [obj for obj in objects if can_revert(obj)]
+    if not candidates:
+        names = ", ".join(f"\"{o.name}\"" for o in objects[:3])
+        subject = f"object {names}" if len(objects) == 1 else \
+            (f"objects {names}" + (" ..." if len(objects) > 3 else "") if objects else "selection")
+        raise BakeError([BakeIssue(
+            'ERROR', objects[0].name if len(objects) == 1 else "", "", None,
+            f"Nothing to revert: the {subject} shows no QuatBake bake. Select baked objects "
+            "(a bake made after any manual change of action).")])
+    reverted = []
+    for obj in candidates:
+        rec = obj.quatbake
+        original, baked = rec.original_action, rec.baked_action
+        slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
+        saved = _rotation_props(obj)
+        animdata.assign_action(obj, original, slot)
+        if mode and obj.rotation_mode != mode:
+            obj.rotation_mode = mode
+        _restore_rotation_props(obj, saved)
+        _set_record(obj, (None, "", "", False, None))
+        if not _still_recorded(original):
+            original.use_fake_user = fake
+        if baked.users == 0:
+            animdata.remove_action(baked)
+        reverted.append(obj.name)
+    return reverted
+
+
+def _still_recorded(action) -> bool:
+    """Whether another object's bake record still keeps ``action`` as its original."""
+    for obj in bpy.data.objects:
+        rec = _record(obj)
+        if rec is not None and rec.original_action == action:
+            return True
+    return False

@@ -1,0 +1,499 @@
+"""addon/bake.py with the real bpy (5.0, slotted actions) and Blender 3.4 (action.fcurves).
+
+The oracle for every bake is independent of the bake's own code path: Blender's
+evaluated orientation (frame_set + matrix_basis) at the key frames BEFORE the
+bake, interpolated by core.interp, against Blender's evaluated orientation at
+every baked frame AFTER the bake.
+"""
+import os
+import tempfile
+
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata, bake
+from quatbake.core import interp, path, quat
+
+from scenes import (
+    action_snapshot,
+    assert_same_snapshot,
+    evaluated_quats,
+    key_channels,
+    make_animated_object,
+    new_object,
+    scene_snapshot,
+)
+
+pytestmark = pytest.mark.bpy
+
+MODES = ('QUATERNION', 'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX', 'AXIS_ANGLE')
+METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
+# Baked keys are float32 and Blender builds the matrix in float32: one rotation
+# from 3-4 float32 channels of magnitude <= ~10 is good to a few 1e-7 rad; the
+# oracle's key orientations come from float32 matrices too (~1e-7).
+TOL_RAD = 2e-6
+KEY_FRAMES = np.array([1.0, 9.0, 20.0, 26.0, 40.0])
+
+
+def _values(mode, rng):
+    n = len(KEY_FRAMES)
+    if mode == 'QUATERNION':
+        q = rng.normal(size=(n, 4))
+        q /= np.linalg.norm(q, axis=1, keepdims=True)
+        q[2] *= -1.0 if np.dot(q[1], q[2]) > 0 else 1.0   # a sign flip: Blender's long way
+        return q
+    if mode == 'AXIS_ANGLE':
+        axis = rng.normal(size=(n, 3))
+        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+        return np.column_stack([rng.uniform(-4, 4, n), axis])
+    vals = rng.uniform(-2.5, 2.5, size=(n, 3))
+    vals[3, 0] = vals[2, 0] + np.radians(340)   # an Euler wrap-like jump
+    return vals
+
+
+def _animated(name, mode, seed=0, location=True, interpolation='BEZIER'):
+    rng = np.random.default_rng(seed)
+    loc = rng.uniform(-4, 4, size=(len(KEY_FRAMES), 3)) if location else None
+    return make_animated_object(name, mode, KEY_FRAMES, _values(mode, rng), interpolation, loc)
+
+
+def _baked_frames(obj):
+    fc = next(fc for fc in animdata.rotation_fcurves(obj) if fc is not None)
+    return animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 0]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("mode", MODES)
+def test_bake_replays_core_interpolation(clean_blender, mode, method):
+    obj = _animated(f"B{mode}{method}", mode, seed=MODES.index(mode))
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    result = bake.bake_objects([obj], bake.BakeSettings(method=method))
+    assert obj.rotation_mode == mode
+    np.testing.assert_array_equal(_baked_frames(obj), frames)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, method.lower())
+    got = evaluated_quats(obj, frames)
+    assert quat.angle_between(expected, got).max() < TOL_RAD
+    assert result.objects == [obj.name] and result.frames_written == len(frames)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bake_to_quaternion_output(clean_blender, mode):
+    obj = _animated(f"Q{mode}", mode, seed=10 + MODES.index(mode))
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    bake.bake_objects([obj], bake.BakeSettings(method='SQUAD', output_mode='QUATERNION'))
+    assert obj.rotation_mode == 'QUATERNION'
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "squad")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+    # The written quaternion keys are hemisphere-continuous (no sign jumps).
+    fcs = animdata.rotation_fcurves(obj)
+    q = np.column_stack([animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 1] for fc in fcs])
+    assert (np.einsum("ij,ij->i", q[1:], q[:-1]) > 0).all()
+
+
+@pytest.mark.parametrize("mode", ('XYZ', 'ZYX', 'AXIS_ANGLE'))
+def test_keep_mode_is_continuous_from_the_first_keys_winding(clean_blender, mode):
+    rng = np.random.default_rng(7)
+    values = _values(mode, rng)
+    values[0, 0] += 4 * np.pi   # two extra turns on the first key: keep that winding
+    obj = make_animated_object(f"W{mode}", mode, KEY_FRAMES, values)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    fcs = animdata.rotation_fcurves(obj)
+    baked = np.column_stack([animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 1] for fc in fcs])
+    # First frame = first key, written with the same numbers (float32).
+    np.testing.assert_allclose(baked[0], values[0], atol=2e-6)
+    # No +-2pi jumps between consecutive frames (slerp turns < pi per frame here).
+    assert np.abs(np.diff(baked, axis=0)).max() < np.pi
+
+
+def test_step_and_range(clean_blender):
+    obj = _animated("Step", 'XYZ', seed=3)
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_step=3, frame_range=(-5, 47)))
+    frames = _baked_frames(obj)
+    assert frames[0] == -5 and frames[-1] == 47
+    assert (np.diff(frames)[:-1] == 3).all() and 0 < np.diff(frames)[-1] <= 3
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "slerp")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+
+
+@pytest.mark.parametrize("location_method", ('LINEAR', 'CATMULL_ROM'))
+@pytest.mark.parametrize("constant_speed", (False, True))
+def test_location_and_constant_speed(clean_blender, location_method, constant_speed):
+    obj = _animated("Loc", 'QUATERNION', seed=4)
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    key_points = np.empty((len(KEY_FRAMES), 3))
+    for i, f in enumerate(KEY_FRAMES):
+        bpy.context.scene.frame_set(int(f))
+        key_points[i] = tuple(obj.location)
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method=location_method,
+                                               constant_speed=constant_speed))
+    lm = location_method.lower()
+    times = path.constant_speed_times(KEY_FRAMES, key_points, frames, lm) if constant_speed \
+        else frames
+    expected_loc = path.interpolate_positions(KEY_FRAMES, key_points, frames, lm, constant_speed)
+    expected_rot = interp.interpolate(KEY_FRAMES, key_quats, times, "slerp")
+    got = np.empty((len(frames), 3))
+    for i, f in enumerate(frames):
+        bpy.context.scene.frame_set(int(f))
+        got[i] = tuple(obj.location)
+    # float32 keys of values up to ~4 units: ~5e-7; key points from float32 too.
+    np.testing.assert_allclose(got, expected_loc, atol=3e-6)
+    assert quat.angle_between(expected_rot, evaluated_quats(obj, frames)).max() < TOL_RAD
+    if constant_speed:
+        # Constant speed along the path: equal frame-to-frame chords, except the
+        # few frames that cut a corner at a key (a chord is shorter than the arc).
+        step = np.sort(np.linalg.norm(np.diff(got, axis=0), axis=1))[len(KEY_FRAMES):]
+        assert step.max() - step.min() < 0.02 * step.mean()
+
+
+def test_other_channels_copied_and_original_kept(clean_blender):
+    obj = _animated("Keep", 'XYZ', seed=5)
+    key_channels(obj, "scale", [1, 15, 40], [[1, 1, 1], [2, 1, 3], [1, 1, 1]])
+    obj["power"] = 0.0
+    key_channels(obj, '["power"]', [3, 30], [[0.0], [7.0]])
+    original = animdata.get_action(obj)
+    slot = animdata.get_slot_identifier(obj)
+    before = action_snapshot(original)
+    bake.bake_objects([obj], bake.BakeSettings(method='NLERP'))
+    baked = animdata.get_action(obj)
+    assert baked != original and baked.name == original.name + ".quatbake"
+    assert original.use_fake_user
+    after = action_snapshot(original)
+    assert sorted(before) == sorted(after)
+    for key in before:
+        for field, value in before[key].items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(value, after[key][field])
+    copied = action_snapshot(baked)
+    for key in before:
+        if key[1] in ("scale", '["power"]', "location"):
+            np.testing.assert_array_equal(before[key]["co"], copied[(slot,) + key[1:]]["co"])
+            np.testing.assert_array_equal(before[key]["handle_left"],
+                                          copied[(slot,) + key[1:]]["handle_left"])
+
+
+def test_second_bake_starts_from_the_original_keys(clean_blender):
+    obj = _animated("Twice", 'QUATERNION', seed=6)
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    original = animdata.get_action(obj)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_step=4))
+    first = animdata.get_action(obj)
+    result = bake.bake_objects([obj], bake.BakeSettings(method='LERP'))
+    second = animdata.get_action(obj)
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "lerp")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+    names = sorted(a.name for a in bpy.data.actions)
+    assert names == sorted([original.name, original.name + ".quatbake"])
+    assert second.name == original.name + ".quatbake"
+    assert first != second or len(bpy.data.actions) == 2
+    assert result.frames_written == len(frames)
+    assert obj.quatbake.original_action == original
+
+
+@pytest.mark.parametrize("output_mode", ('KEEP', 'QUATERNION'))
+def test_revert_restores_everything_exactly(clean_blender, output_mode):
+    obj = _animated("Rev", 'YZX', seed=8)
+    obj.rotation_euler[1] = 0.0
+    key_channels(obj, "scale", [1, 40], [[1, 1, 1], [2, 2, 2]])
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    assert not bake.can_revert(obj)
+    bake.bake_objects([obj], bake.BakeSettings(method='SQUAD', output_mode=output_mode,
+                                               location_method='CATMULL_ROM'))
+    assert bake.can_revert(obj)
+    assert bake.revert_objects([obj]) == [obj.name]
+    assert not bake.can_revert(obj)
+    bpy.context.scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([obj])
+    assert "Nothing to revert" in str(info.value) and "Rev" in str(info.value)
+
+
+def test_revert_keeps_unkeyed_rotation_values(clean_blender):
+    """Switching to QUATERNION and back must not rewrite an unkeyed Euler channel."""
+    obj = new_object("Unkeyed", 'XYZ')
+    obj.rotation_euler = (0.0, 0.3, 7.0)   # Z unkeyed, beyond 2*pi on purpose
+    key_channels(obj, "rotation_euler", [1, 10], [[0.0], [1.5]], indices=[0])
+    before = scene_snapshot()
+    bake.bake_objects([obj], bake.BakeSettings(output_mode='QUATERNION'))
+    assert tuple(obj.rotation_euler)[1:] == pytest.approx((0.3, 7.0), abs=1e-7)
+    bake.revert_objects([obj])
+    assert_same_snapshot(before, scene_snapshot())
+
+
+def test_shared_action_stays_with_the_other_object(clean_blender):
+    a = _animated("SA", 'XYZ', seed=9)
+    action = animdata.get_action(a)
+    b = new_object("SB", 'XYZ')
+    if animdata.is_slotted(action):
+        slot = action.slots.new(id_type='OBJECT', name="SB")
+        animdata.assign_action(b, action, slot.identifier)
+        key_channels(b, "rotation_euler", [1, 30], [[0, 0, 0], [0.5, 0.5, 2.0]])
+    else:
+        animdata.assign_action(b, action)
+    frames = np.arange(1, 41)
+    b_before = evaluated_quats(b, frames)
+    before = action_snapshot(action)
+    bake.bake_objects([a], bake.BakeSettings(method='SLERP'))
+    assert animdata.get_action(b) == action and animdata.get_action(a) != action
+    after = action_snapshot(action)
+    assert sorted(before) == sorted(after)
+    for key in before:
+        np.testing.assert_array_equal(before[key]["co"], after[key]["co"])
+    np.testing.assert_array_equal(b_before, evaluated_quats(b, frames))
+    if animdata.is_slotted(action):
+        baked = animdata.get_action(a)
+        assert [s.identifier for s in baked.slots] == [animdata.get_slot_identifier(a)]
+
+
+def test_max_deviation_is_the_difference_from_blenders_own(clean_blender):
+    obj = _animated("Dev", 'QUATERNION', seed=11)
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    blender = evaluated_quats(obj, frames)
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    ours = evaluated_quats(obj, frames)
+    measured = np.degrees(quat.angle_between(blender, ours).max())
+    # The flipped key makes Blender go the long way: a large difference.
+    assert measured > 20
+    # Both sides float32 rotations: agree to ~1e-4 degree.
+    assert result.max_deviation_deg == pytest.approx(measured, abs=1e-3)
+
+
+def test_constraints_warn_but_bake(clean_blender):
+    obj = _animated("Con", 'XYZ', seed=12)
+    obj.constraints.new('LIMIT_ROTATION')
+    result = bake.bake_objects([obj], bake.BakeSettings())
+    assert bake.can_revert(obj)
+    assert [w.severity for w in result.warnings] == ['WARNING']
+    assert "Con" in result.warnings[0].message and "constraint" in result.warnings[0].message
+
+
+def test_union_keys(clean_blender):
+    obj = new_object("Union", 'XYZ')
+    key_channels(obj, "rotation_euler", [1, 10, 20], [[0.0], [1.0], [0.0]], indices=[0])
+    key_channels(obj, "rotation_euler", [1, 15, 20], [[0.0], [2.0], [0.5]], indices=[2])
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([obj], bake.BakeSettings())
+    issue = info.value.issues[0]
+    assert issue.object_name == "Union" and issue.frame in (10.0, 15.0)
+    assert issue.channel in ("rotation_euler[0]", "rotation_euler[2]")
+    key_quats = evaluated_quats(obj, [1, 10, 15, 20])
+    bake.bake_objects([obj], bake.BakeSettings(union_keys=True))
+    frames = np.arange(1, 21)
+    expected = interp.interpolate([1, 10, 15, 20], key_quats, frames, "slerp")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+
+
+def test_progress_is_reported(clean_blender):
+    objs = [_animated(f"P{i}", 'XYZ', seed=i) for i in range(3)]
+    calls = []
+    bake.bake_objects(objs, bake.BakeSettings(), progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (6, 6) and [d for d, _ in calls] == list(range(1, 7))
+
+
+# --------------------------------------------------------------------------
+# Atomicity
+# --------------------------------------------------------------------------
+
+def test_failure_on_second_object_restores_the_first(clean_blender, monkeypatch):
+    objs = [_animated(f"At{i}", mode, seed=i) for i, mode in enumerate(('XYZ', 'QUATERNION', 'ZXY'))]
+    bake.bake_objects([objs[2]], bake.BakeSettings(output_mode='QUATERNION'))   # a re-bake too
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    real = animdata.write_keys
+    calls = {"n": 0}
+
+    def failing(fc, frames, values):
+        calls["n"] += 1
+        # Object 0 writes 3 Euler + 3 location channels; object 1 fails mid-way.
+        if calls["n"] == 8:
+            raise RuntimeError("disk full (injected)")
+        return real(fc, frames, values)
+
+    monkeypatch.setattr(animdata, "write_keys", failing)
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects(objs, bake.BakeSettings(method='SQUAD', location_method='LINEAR'))
+    assert "At1" in str(info.value) and "injected" in str(info.value)
+    bpy.context.scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
+    monkeypatch.setattr(animdata, "write_keys", real)
+    bake.bake_objects(objs, bake.BakeSettings(method='SQUAD'))
+    assert all(bake.can_revert(o) for o in objs)
+
+
+# --------------------------------------------------------------------------
+# Bad input: a clear message naming object / channel / frame, nothing changed
+# --------------------------------------------------------------------------
+
+def _refused(objects, settings=None, contains=()):
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects(objects, settings or bake.BakeSettings())
+    assert_same_snapshot(before, scene_snapshot())
+    message = str(info.value)
+    for text in contains:
+        assert text in message, message
+    assert all(i.severity == 'ERROR' for i in info.value.issues)
+    return info.value.issues[0]
+
+
+def test_no_objects(clean_blender):
+    _refused([], contains=("No objects",))
+
+
+def test_no_animation(clean_blender):
+    issue = _refused([new_object("Still")], contains=('"Still"', "no animation"))
+    assert issue.object_name == "Still"
+
+
+def test_no_rotation_keys(clean_blender):
+    obj = new_object("OnlyLoc", 'XYZ')
+    key_channels(obj, "location", [1, 10], [[0, 0, 0], [1, 1, 1]])
+    issue = _refused([obj], contains=('"OnlyLoc"', "rotation_euler"))
+    assert issue.channel == "rotation_euler"
+
+
+def test_keys_in_another_rotation_mode(clean_blender):
+    obj = make_animated_object("Mode", 'XYZ', [1, 10], [[0, 0, 0], [1, 1, 1]])
+    obj.rotation_mode = 'QUATERNION'
+    _refused([obj], contains=('"Mode"', "rotation_quaternion", "QUATERNION"))
+
+
+def test_single_key(clean_blender):
+    obj = make_animated_object("One", 'QUATERNION', [12], [[1, 0, 0, 0]])
+    issue = _refused([obj], contains=('"One"', "single", "frame 12"))
+    assert issue.frame == 12.0 and issue.channel.startswith("rotation_quaternion[")
+
+
+def test_subframe_key(clean_blender):
+    obj = make_animated_object("Sub", 'XYZ', [1, 5.5, 10], [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
+    issue = _refused([obj], contains=('"Sub"', "subframe 5.5", "snap"))
+    assert issue.frame == 5.5 and issue.channel == "rotation_euler[0]"
+
+
+def test_different_key_frames(clean_blender):
+    obj = new_object("Diff", 'QUATERNION')
+    key_channels(obj, "rotation_quaternion", [1, 10], [[1, 0, 0], [0, 1, 0]], indices=[0, 1, 3])
+    key_channels(obj, "rotation_quaternion", [1, 7, 10], [[0.0], [0.5], [0.0]], indices=[2])
+    issue = _refused([obj], contains=('"Diff"', "frame 7", "Merge Key Frames"))
+    assert issue.frame == 7.0 and issue.channel.startswith("rotation_quaternion[")
+
+
+def test_nan_key(clean_blender):
+    obj = make_animated_object("NaN", 'XYZ', [1, 5, 10],
+                               [[0, 0, 0], [0, 0, np.nan], [0, 1, 0]], interpolation='LINEAR')
+    issue = _refused([obj], contains=('"NaN"', "rotation_euler[2]", "frame 5"))
+    assert (issue.channel, issue.frame) == ("rotation_euler[2]", 5.0)
+
+
+@pytest.mark.parametrize("scale, word", [(0.0, "zero"), (1e-20, "zero"), (1e20, "too large")])
+def test_degenerate_quaternion_key(clean_blender, scale, word):
+    obj = make_animated_object("Deg", 'QUATERNION', [1, 8, 16],
+                               [[1, 0, 0, 0], [scale, 0, 0, 0], [0, 1, 0, 0]])
+    issue = _refused([obj], contains=('"Deg"', "rotation_quaternion", "frame 8", word))
+    assert issue.frame == 8.0
+
+
+def test_driver_on_rotation(clean_blender):
+    obj = _animated("Drv", 'XYZ')
+    obj.driver_add("rotation_euler", 1)
+    issue = _refused([obj], contains=('"Drv"', "rotation_euler[1]", "driver"))
+    assert issue.channel == "rotation_euler[1]"
+
+
+def test_driver_on_location_when_baking_location(clean_blender):
+    obj = _animated("DrvLoc", 'XYZ')
+    obj.driver_add("location", 0)
+    _refused([obj], bake.BakeSettings(location_method='LINEAR'), contains=("location[0]",))
+    bake.bake_objects([obj], bake.BakeSettings())   # location kept: the driver is harmless
+
+
+def test_nla_strips(clean_blender):
+    obj = _animated("Nla", 'XYZ')
+    track = obj.animation_data.nla_tracks.new()
+    track.strips.new("Strip", 1, animdata.get_action(obj))
+    _refused([obj], contains=('"Nla"', "NLA strip"))
+
+
+def test_nla_tweak_mode(clean_blender):
+    obj = _animated("Tweak", 'XYZ')
+    action = animdata.get_action(obj)
+    track = obj.animation_data.nla_tracks.new()
+    track.strips.new("Strip", 1, action)
+    obj.animation_data.use_tweak_mode = True
+    if not obj.animation_data.use_tweak_mode:
+        pytest.skip("this Blender cannot enter tweak mode without an NLA editor")
+    _refused([obj], contains=('"Tweak"', "tweak mode"))
+
+
+@pytest.mark.parametrize("step", [0, -2, 1.5])
+def test_bad_step(clean_blender, step):
+    _refused([_animated("Step", 'XYZ')], bake.BakeSettings(frame_step=step), contains=("Step",))
+
+
+@pytest.mark.parametrize("frame_range, text", [((10, 5), "empty"), ((1.5, 10), "whole"),
+                                               ((1,), "whole")])
+def test_bad_range(clean_blender, frame_range, text):
+    _refused([_animated("Range", 'XYZ')], bake.BakeSettings(frame_range=frame_range),
+             contains=(text,))
+
+
+def test_constant_speed_needs_a_location_method(clean_blender):
+    _refused([_animated("CS", 'XYZ')], bake.BakeSettings(constant_speed=True),
+             contains=("Constant speed",))
+
+
+def test_constant_speed_needs_location_keys(clean_blender):
+    obj = _animated("CSNoLoc", 'XYZ', location=False)
+    _refused([obj], bake.BakeSettings(constant_speed=True, location_method='LINEAR'),
+             contains=('"CSNoLoc"', "location"))
+
+
+def test_one_bad_object_refuses_all(clean_blender):
+    good = _animated("Good", 'XYZ')
+    bad = make_animated_object("Bad", 'XYZ', [3], [[0, 0, 0]])
+    issue = _refused([good, bad], contains=('"Bad"',))
+    assert issue.object_name == "Bad"
+
+
+def _linked_object(tmp_dir):
+    src = _animated("Lib", 'XYZ')
+    lib_path = os.path.join(tmp_dir, "library.blend")
+    bpy.data.libraries.write(lib_path, {src})
+    bpy.data.objects.remove(src)
+    with bpy.data.libraries.load(lib_path, link=True) as (_, data_to):
+        data_to.objects = ["Lib"]
+    obj = data_to.objects[0]
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def test_library_linked_object(clean_blender):
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = _linked_object(tmp)
+        assert obj.library is not None
+        _refused([obj], contains=('"Lib"', "library"))
+
+
+def test_library_override_object(clean_blender):
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = _linked_object(tmp).override_create(remap_local_usages=True)
+        assert obj.override_library is not None
+        _refused([obj], contains=('"Lib"', "overridden"))
+
+
+def test_linked_action_on_local_object(clean_blender):
+    with tempfile.TemporaryDirectory() as tmp:
+        linked = _linked_object(tmp)
+        action = animdata.get_action(linked)
+        local = new_object("Local", 'XYZ')
+        slot = animdata.get_slot_identifier(linked)
+        animdata.assign_action(local, action, slot)
+        _refused([local], contains=('"Local"', action.name, "library"))
