@@ -1,6 +1,8 @@
 """Conversions between Blender's rotation modes (quatbake.core.rotation)."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from quatbake.core import quat, rotation
@@ -272,3 +274,31 @@ def test_quaternion_mode_values_start_in_reference_hemisphere():
     assert np.dot(out[0], -q[0]) > 0.0
     assert np.all(np.einsum("ij,ij->i", out[1:], out[:-1]) >= 0.0)
     assert quat.angle_between(out, q).max() < TIGHT
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 40),
+    mode=st.sampled_from(rotation.ROTATION_MODES),
+    with_reference=st.booleans(),
+)
+def test_property_continuous_values_reproduce_any_sequence(seed, n, mode, with_reference):
+    # Arbitrary (not smooth) sequences: the values must still be the same
+    # rotations, and no channel ever steps by more than half a turn.
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(n, 4))
+    reference = None
+    if with_reference:
+        width = 4 if mode in ("QUATERNION", "AXIS_ANGLE") else 3
+        reference = rng.uniform(-10.0, 10.0, size=width)
+    values = rotation.quat_to_mode_values_continuous(q, mode, reference)
+    assert values.shape == (n, 3 if mode in rotation.EULER_ORDERS else 4)
+    assert quat.angle_between(rotation.mode_values_to_quat(values, mode), q).max() < 1e-9
+    if mode in rotation.EULER_ORDERS:
+        assert np.all(np.abs(np.diff(values, axis=0)) <= np.pi + TIGHT)
+        if reference is not None:
+            assert np.all(np.abs(values[0] - reference) <= np.pi + TIGHT)
+    elif mode == "AXIS_ANGLE":
+        assert np.all(np.abs(np.diff(values[:, 0])) <= np.pi + TIGHT)
+        assert np.all(np.einsum("ij,ij->i", values[1:, 1:], values[:-1, 1:]) >= -TIGHT)
