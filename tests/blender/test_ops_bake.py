@@ -285,3 +285,51 @@ def test_undo_restores_the_scene_and_redo_bakes_again(clean_blender):
     _refresh()
     scenes.assert_same_snapshot(baked, scenes.scene_snapshot())
     assert bake.can_revert(bpy.data.objects["Cube"])
+
+
+def test_union_keys_argument_reaches_the_engine(clean_blender):
+    """Channels keyed on different frames: refused (naming the setting that
+    allows it), then baked once union_keys is passed."""
+    obj = scenes.new_object("Arm", 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", KEY_FRAMES, KEY_EULERS[:, :1], indices=[0])
+    scenes.key_channels(obj, "rotation_euler", KEY_FRAMES[[0, 2]], KEY_EULERS[[0, 2], 1:],
+                        indices=[1, 2])
+    _select_only(obj)
+    _refresh()
+    before = scenes.scene_snapshot()
+
+    with pytest.raises(RuntimeError, match="Arm.*Merge Key Frames"):
+        bpy.ops.quatbake.bake()
+    _refresh()
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+    assert bpy.ops.quatbake.bake(union_keys=True) == {'FINISHED'}
+    assert bake.can_revert(obj)
+
+
+def test_output_mode_quaternion_switches_the_object_and_revert_switches_back(clean_blender):
+    obj = _keyed("Camera", data=bpy.data.cameras.new("CameraData"))
+    _select_only(obj)
+    key_quats = _key_quats(obj)
+
+    bpy.ops.quatbake.bake(output_mode='QUATERNION', method='SLERP')
+
+    assert obj.rotation_mode == 'QUATERNION'
+    assert _baked_rotation_error(obj, key_quats, "slerp") < REPLAY_TOL_RAD
+    bpy.ops.quatbake.revert()
+    assert obj.rotation_mode == 'XYZ'
+
+
+def test_engine_setting_errors_come_back_as_reports(clean_blender):
+    """Constant speed needs a location path: the engine's sentence reaches the
+    caller through the operator's report, and nothing is written."""
+    obj = _keyed("Cube")
+    _select_only(obj)
+    _refresh()
+    before = scenes.scene_snapshot()
+
+    with pytest.raises(RuntimeError, match="Constant speed .* needs Location"):
+        bpy.ops.quatbake.bake(constant_speed=True, location_method='KEEP')
+
+    _refresh()
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
