@@ -36,6 +36,13 @@ OUTPUT_MODE_ITEMS = (
 )
 
 
+def _overlay():
+    # Imported on use: props registers before overlay, and overlay imports animdata.
+    from . import overlay
+
+    return overlay
+
+
 class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     method: EnumProperty(
         name="Method", items=METHOD_ITEMS, default='SLERP',
@@ -92,6 +99,29 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Show Overlay", default=False,
         description="Draw axis triads (X red, Y green, Z blue) along the path of the "
         "selected animated objects in every 3D Viewport",
+        update=lambda self, context: _overlay().sync(context.scene),
+    )
+    overlay_step: IntProperty(
+        name="Triad Every", default=5, min=1, soft_max=50, subtype='NONE',
+        description="Draw a triad every this many frames (key poses are always drawn)",
+        update=lambda self, context: _overlay().settings_changed(context.scene),
+    )
+    overlay_size: FloatProperty(
+        name="Triad Size", default=0.5, min=0.0, soft_min=0.01, soft_max=5.0,
+        subtype='DISTANCE', unit='LENGTH',
+        description="Length of each triad axis (key poses 1.5x, the current frame 1.8x)",
+        update=lambda self, context: _overlay().settings_changed(context.scene),
+    )
+    overlay_line_width: FloatProperty(
+        name="Line Width", default=2.0, min=1.0, max=10.0, subtype='PIXEL',
+        description="Width of the triad and path lines, in pixels",
+        update=lambda self, context: _overlay().settings_changed(context.scene),
+    )
+    overlay_show_ghost: BoolProperty(
+        name="Show Blender's Interpolation", default=True,
+        description="Also draw Blender's own interpolation of the keys as faded triads "
+        "at the same positions: where they fan out from QuatBake's, the two differ",
+        update=lambda self, context: _overlay().settings_changed(context.scene),
     )
 
 

@@ -1,0 +1,604 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Viewport overlay: RGB axis triads along the path of the selected animated objects.
+
+What is drawn (geometry from ``core.triads``, see its docstring for colours):
+
+- solid triads: QuatBake's interpolation (``scene.quatbake.method``) of the
+  orientations at the current action's rotation keys, every Nth frame, key
+  poses larger, the current frame's triad larger and wider;
+- ghost triads (optional): Blender's own evaluation of the current action
+  (``animdata.evaluate_rotation``), faded, at the same positions. After a bake
+  the action holds QuatBake's keys, so the ghost coincides with the solid
+  triads: a visible fan of faded axes is exactly the difference a bake makes;
+- the path (the location channels, evaluated by Blender) coloured by angular
+  speed, and a cyan band under key intervals that Blender turns the long way.
+
+How it is wired (one registry, all in this module):
+
+- ``enable()`` / ``disable()`` are idempotent. Enabled = one SpaceView3D draw
+  handler + our depsgraph_update_post and frame_change_post functions in
+  ``bpy.app.handlers`` + msgbus subscriptions. ``scene.quatbake.show_overlay``
+  calls them from its update callback.
+- Geometry is rebuilt in the handlers (keys, selection or settings changed),
+  never in the draw callback; the current frame's triad is re-picked from the
+  cached samples on frame change. The draw callback uploads the cached float32
+  arrays once per rebuild (the GPU batch needs a GPU context) and otherwise
+  only binds, sets uniforms and draws.
+- Objects are remembered by name only, so undo cannot leave a dangling RNA
+  reference in the cache.
+- ``load_post`` (registered for as long as the add-on is) drops everything and
+  re-enables only if the loaded file's scene asks for the overlay;
+  ``unregister()`` removes every handler.
+- In background mode (``bpy.app.background``) the handlers and the draw handle
+  are still registered (so the bookkeeping is the same and testable) but the
+  draw callback returns before touching ``gpu``.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from ..core import interp, triads
+from . import animdata
+
+log = logging.getLogger(__name__)
+
+# More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
+MAX_SAMPLES = 100_000
+
+
+@dataclass
+class Legend:
+    """What the panel shows next to the overlay settings."""
+
+    speed_max: float = 0.0          # degrees per frame of the ramp's last colour
+    long_arc_count: int = 0         # key intervals Blender turns the long way round
+    objects: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # objects skipped, and why
+
+
+@dataclass
+class _Samples:
+    """One object's per-frame samples, kept to re-pick the current frame's triad."""
+
+    frames: np.ndarray
+    quats: np.ndarray
+    positions: np.ndarray
+    matrix: np.ndarray | None
+
+
+class _Registry:
+    """Module state: handles, cached arrays and their GPU batches."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.draw_handle = None
+        self.load_post_registered = False
+        self.msgbus_owner = object()
+        self.reset_cache()
+        self.error_logged = False
+
+    def reset_cache(self) -> None:
+        self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
+        self.samples: list[_Samples] = []
+        self.legend = Legend()
+        self.generation = 0         # bumped on every change of the arrays
+        self.batch_generation = -1  # the generation the GPU batches were built from
+        self.batches: dict = {}
+        self.shader = None
+        self.polyline = True
+
+
+def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
+
+
+_STATE = _Registry()
+
+# Draw order: ghosts under everything, the long-arc band under the path,
+# triads over the path, the current frame's triad on top.
+BATCH_ORDER = ("ghosts", "long_arc", "path", "triads", "current")
+
+
+# --------------------------------------------------------------------------
+# Geometry (no GPU): from Blender's data to cached float32 arrays
+# --------------------------------------------------------------------------
+
+def _settings(scene):
+    return getattr(scene, "quatbake", None)
+
+
+def _overlay_objects(scene, view_layer) -> list:
+    """Selected objects of the view layer that have rotation or location keys."""
+    if view_layer is None:
+        return []
+    found = []
+    for obj in view_layer.objects:
+        if not obj.select_get(view_layer=view_layer):
+            continue
+        fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+        if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
+            found.append(obj)
+    return found
+
+
+def _sample_frames(keys: np.ndarray) -> np.ndarray:
+    """Every whole frame across the keyed range, plus subframe keys themselves."""
+    start, end = np.floor(keys[0]), np.ceil(keys[-1])
+    if end - start + 1 > MAX_SAMPLES:
+        raise ValueError(
+            f"the keys span {end - start:.0f} frames (frames {start:.0f} to {end:.0f}); "
+            f"the overlay draws at most {MAX_SAMPLES} frames. Delete the stray key."
+        )
+    return np.union1d(np.arange(start, end + 1.0), keys)
+
+
+def _original_channels(obj):
+    """(fcurves, rotation mode) of the action a QuatBake bake replaced, or None.
+
+    Only while the baked action is the one playing: after a revert, or if the
+    user assigned another action, the object is treated as not baked.
+    """
+    record = getattr(obj, "quatbake", None)
+    if record is None or record.original_action is None or record.baked_action is None:
+        return None
+    if animdata.get_action(obj) != record.baked_action:
+        return None
+    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    return fcurves, record.original_rotation_mode or obj.rotation_mode
+
+
+def _object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(frames, ours, Blender's, positions, rotation key frames) of one object.
+
+    Not baked: "ours" is ``method`` applied to the orientations at the rotation
+    keys (a preview of the bake), "Blender's" the action as it plays.
+    Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
+    replayed exactly) and "Blender's" is Blender's own interpolation of the
+    original keys, which are also the key poses drawn larger.
+    """
+    original = _original_channels(obj)
+    if original is None:
+        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    else:
+        fcurves, mode = original
+        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj, mode, fcurves))
+    loc_keys = animdata.key_frames(animdata.location_fcurves(obj))
+    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
+    positions = animdata.evaluate_location(obj, frames)
+    playing = animdata.evaluate_rotation(obj, frames)
+    if original is not None:
+        fcurves, mode = original
+        return frames, playing, animdata.evaluate_rotation(obj, frames, mode, fcurves), positions, rot_keys
+    if rot_keys.size:
+        key_quats = animdata.evaluate_rotation(obj, rot_keys)
+        ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+    else:
+        ours = playing
+    return frames, ours, playing, positions, rot_keys
+
+
+def _world_matrix(obj) -> np.ndarray | None:
+    """The parent's transform applied to the channels (None when unparented)."""
+    if obj.parent is None:
+        return None
+    return np.array(obj.parent.matrix_world @ obj.matrix_parent_inverse, dtype=np.float64)
+
+
+def rebuild(scene=None, view_layer=None) -> Legend:
+    """Recompute every cached array from the scene's data; returns the legend.
+
+    Safe to call at any time (tests call it directly). An object whose keys
+    cannot be read is skipped and named in ``Legend.problems``.
+    """
+    scene = scene or bpy.context.scene
+    view_layer = view_layer or bpy.context.view_layer
+    settings = _settings(scene)
+    legend = Legend()
+    parts: dict[str, list[triads.LineSet]] = {name: [] for name in BATCH_ORDER}
+    samples: list[_Samples] = []
+    if settings is None:
+        return _store(parts, samples, legend, scene)
+    collected = []
+    for obj in _overlay_objects(scene, view_layer):
+        try:
+            frames, ours, blender, positions, rot_keys = _object_samples(obj, settings.method)
+        except ValueError as exc:  # ChannelError is a ValueError: a broken key
+            legend.problems.append(f"{obj.name}: {exc}")
+            continue
+        collected.append((obj.name, frames, ours, blender, positions, rot_keys, _world_matrix(obj)))
+    # One legend for all objects, so equal colours mean equal speeds.
+    speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
+    speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
+    step = max(1, int(settings.overlay_step))
+    for name, frames, ours, blender, positions, rot_keys, matrix in collected:
+        geometry = triads.build_overlay(
+            frames, ours, positions, rot_keys,
+            step=step, size=float(settings.overlay_size),
+            ghost_quats=blender if settings.overlay_show_ghost else None,
+            long_arc_quats=blender, speed_max=speed_max,
+        )
+        for key in ("ghosts", "long_arc", "path", "triads"):
+            lines = getattr(geometry, key)
+            parts[key].append(lines if matrix is None else lines.transformed(matrix))
+        legend.long_arc_count += geometry.long_arc_count
+        legend.objects.append(name)
+        samples.append(_Samples(frames, ours, positions, matrix))
+    legend.speed_max = speed_max if collected else 0.0
+    return _store(parts, samples, legend, scene)
+
+
+def _store(parts, samples, legend, scene) -> Legend:
+    arrays = {}
+    for key, lines in parts.items():
+        joined = triads.LineSet.join(lines)
+        arrays[key] = (
+            np.ascontiguousarray(joined.points, dtype=np.float32),
+            np.ascontiguousarray(joined.colors, dtype=np.float32),
+        )
+    _STATE.arrays = arrays
+    _STATE.samples = samples
+    _STATE.legend = legend
+    _update_current(scene, bump=False)
+    _STATE.generation += 1
+    _tag_redraw()
+    return legend
+
+
+def _update_current(scene, bump: bool = True) -> None:
+    """Re-pick the emphasised triad of every object at the scene's current frame."""
+    settings = _settings(scene)
+    if settings is None or not _STATE.samples:
+        _STATE.current = _empty_arrays()
+    else:
+        frame = scene.frame_current + scene.frame_subframe
+        size = float(settings.overlay_size)
+        lines = []
+        for s in _STATE.samples:
+            cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size)
+            lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
+        joined = triads.LineSet.join(lines)
+        _STATE.current = (
+            np.ascontiguousarray(joined.points, dtype=np.float32),
+            np.ascontiguousarray(joined.colors, dtype=np.float32),
+        )
+    if bump:
+        _STATE.generation += 1
+
+
+def cached_arrays() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The float32 (points, colours) arrays per batch, as the draw callback uploads them."""
+    out = dict(_STATE.arrays)
+    out["current"] = _STATE.current
+    return out
+
+
+def legend() -> Legend:
+    return _STATE.legend
+
+
+# --------------------------------------------------------------------------
+# Handlers
+# --------------------------------------------------------------------------
+
+def _safe_rebuild(scene=None, view_layer=None) -> None:
+    """Handlers must never raise into Blender: log once and keep going."""
+    try:
+        rebuild(scene, view_layer)
+    except Exception:  # noqa: BLE001 - a handler that raises breaks every later update
+        _log_once("QuatBake overlay: rebuilding the geometry failed")
+
+
+@persistent
+def _on_depsgraph_update(scene, depsgraph) -> None:
+    if not _STATE.enabled:
+        return
+    # Keys, selection (a Scene update) and settings (a Scene update) all come
+    # through here; a pure redraw or frame change does not.
+    watched = (bpy.types.Object, bpy.types.Action, bpy.types.Scene)
+    relevant = any(isinstance(u.id, watched) for u in depsgraph.updates)
+    if relevant:
+        _safe_rebuild(scene, depsgraph.view_layer)
+
+
+@persistent
+def _on_frame_change(scene, depsgraph=None) -> None:
+    if not _STATE.enabled:
+        return
+    try:
+        _update_current(scene)
+    except Exception:  # noqa: BLE001
+        _log_once("QuatBake overlay: updating the current frame's triad failed")
+
+
+@persistent
+def _on_load_post(*_args) -> None:
+    """A new file: drop the old file's cache and follow the new file's setting."""
+    disable()
+    scene = bpy.context.scene
+    settings = _settings(scene) if scene is not None else None
+    if settings is not None and settings.show_overlay:
+        enable()
+
+
+def _on_msgbus() -> None:
+    _safe_rebuild()
+
+
+_APP_HANDLERS = (
+    ("depsgraph_update_post", _on_depsgraph_update),
+    ("frame_change_post", _on_frame_change),
+)
+
+
+def _same_function(a, b) -> bool:
+    """Also matches our functions from an earlier import of this module (add-on reload)."""
+    return a is b or (
+        getattr(a, "__module__", None) == b.__module__
+        and getattr(a, "__qualname__", None) == b.__qualname__
+    )
+
+
+def _remove_app_handler(list_name: str, func) -> None:
+    handlers = getattr(bpy.app.handlers, list_name)
+    for existing in [h for h in handlers if _same_function(h, func)]:
+        handlers.remove(existing)
+
+
+def _add_app_handler(list_name: str, func) -> None:
+    _remove_app_handler(list_name, func)
+    getattr(bpy.app.handlers, list_name).append(func)
+
+
+def handler_counts() -> dict[str, int]:
+    """How many of our functions sit in each bpy.app.handlers list, plus the draw handle."""
+    counts = {
+        name: sum(_same_function(h, func) for h in getattr(bpy.app.handlers, name))
+        for name, func in _APP_HANDLERS + (("load_post", _on_load_post),)
+    }
+    counts["draw"] = 0 if _STATE.draw_handle is None else 1
+    return counts
+
+
+def is_enabled() -> bool:
+    return _STATE.enabled
+
+
+def _subscribe_msgbus() -> None:
+    owner = _STATE.msgbus_owner
+    bpy.msgbus.clear_by_owner(owner)
+    # The active object changes without a depsgraph update in some versions.
+    bpy.msgbus.subscribe_rna(key=(bpy.types.LayerObjects, "active"), owner=owner, args=(),
+                             notify=_on_msgbus)
+    # The method decides QuatBake's triads; its property has no update callback of ours.
+    settings_type = getattr(bpy.types, "QUATBAKE_PG_settings", None)
+    if settings_type is not None:
+        bpy.msgbus.subscribe_rna(key=(settings_type, "method"), owner=owner, args=(),
+                                 notify=_on_msgbus)
+
+
+def enable() -> None:
+    """Start drawing (idempotent): one draw handle, our app handlers, msgbus, fresh cache."""
+    if _STATE.draw_handle is None:
+        _STATE.draw_handle = bpy.types.SpaceView3D.draw_handler_add(
+            _draw, (), 'WINDOW', 'POST_VIEW')
+    for list_name, func in _APP_HANDLERS:
+        _add_app_handler(list_name, func)
+    _subscribe_msgbus()
+    _STATE.enabled = True
+    _STATE.error_logged = False
+    _safe_rebuild()
+
+
+def disable() -> None:
+    """Stop drawing (idempotent) and forget every cached array and batch."""
+    if _STATE.draw_handle is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(_STATE.draw_handle, 'WINDOW')
+        _STATE.draw_handle = None
+    for list_name, func in _APP_HANDLERS:
+        _remove_app_handler(list_name, func)
+    bpy.msgbus.clear_by_owner(_STATE.msgbus_owner)
+    _STATE.enabled = False
+    _STATE.reset_cache()
+    _tag_redraw()
+
+
+def sync(scene=None) -> None:
+    """Enable or disable to match ``scene.quatbake.show_overlay``."""
+    scene = scene or bpy.context.scene
+    settings = _settings(scene)
+    if settings is not None and settings.show_overlay:
+        enable()
+    else:
+        disable()
+
+
+def settings_changed(scene=None) -> None:
+    """Update callback of the overlay settings: rebuild when drawing."""
+    if _STATE.enabled:
+        _safe_rebuild(scene)
+
+
+def _tag_redraw() -> None:
+    wm = getattr(bpy.context, "window_manager", None)
+    if wm is None:
+        return
+    for window in wm.windows:
+        for area in window.screen.areas:
+            if area.type == 'VIEW_3D':
+                area.tag_redraw()
+
+
+def _log_once(message: str) -> None:
+    if not _STATE.error_logged:
+        _STATE.error_logged = True
+        log.exception(message)
+
+
+# --------------------------------------------------------------------------
+# Drawing (GPU): only here, only with a window
+# --------------------------------------------------------------------------
+
+def _polyline_shader_name() -> str:
+    # Built-in shader names lost their "3D_" prefix in Blender 4.0.
+    return 'POLYLINE_SMOOTH_COLOR' if bpy.app.version >= (4, 0, 0) else '3D_POLYLINE_SMOOTH_COLOR'
+
+
+def _plain_shader_name() -> str:
+    return 'SMOOTH_COLOR' if bpy.app.version >= (4, 0, 0) else '3D_SMOOTH_COLOR'
+
+
+def _ensure_batches() -> None:
+    """(Re)upload the cached arrays when they changed since the last draw."""
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    if _STATE.shader is None:
+        try:
+            _STATE.shader = gpu.shader.from_builtin(_polyline_shader_name())
+            _STATE.polyline = True
+        except (ValueError, SystemError):
+            # No wide-line shader on this GPU: thin lines via line_width_set.
+            _STATE.shader = gpu.shader.from_builtin(_plain_shader_name())
+            _STATE.polyline = False
+        _STATE.batch_generation = -1
+    if _STATE.batch_generation == _STATE.generation:
+        return
+    batches = {}
+    for key, (points, colors) in cached_arrays().items():
+        if points.shape[0]:
+            batches[key] = batch_for_shader(_STATE.shader, 'LINES', {"pos": points, "color": colors})
+    _STATE.batches = batches
+    _STATE.batch_generation = _STATE.generation
+
+
+def _line_widths(width: float) -> dict[str, float]:
+    return {
+        "ghosts": width,
+        "long_arc": width * 3.0 + 2.0,
+        "path": width,
+        "triads": width,
+        "current": width * 2.0 + 1.0,
+    }
+
+
+def _draw() -> None:
+    """SpaceView3D POST_VIEW callback: never raises, always restores gpu state."""
+    if bpy.app.background or not _STATE.enabled:
+        return
+    context = bpy.context
+    settings = _settings(context.scene)
+    if settings is None or not settings.show_overlay or not _STATE.arrays:
+        return
+    import gpu
+
+    saved = None
+    try:
+        saved = (gpu.state.blend_get(), gpu.state.depth_test_get(), gpu.state.line_width_get())
+        _ensure_batches()
+        if not _STATE.batches:
+            return
+        gpu.state.blend_set('ALPHA')
+        # Drawn in front of the scene: a triad hidden inside a mesh helps nobody.
+        gpu.state.depth_test_set('NONE')
+        shader = _STATE.shader
+        widths = _line_widths(float(settings.overlay_line_width))
+        region = context.region
+        viewport = (float(region.width), float(region.height))
+        shader.bind()
+        for key in BATCH_ORDER:
+            batch = _STATE.batches.get(key)
+            if batch is None:
+                continue
+            if _STATE.polyline:
+                shader.uniform_float("viewportSize", viewport)
+                shader.uniform_float("lineWidth", widths[key])
+            else:
+                gpu.state.line_width_set(widths[key])
+            batch.draw(shader)
+    except Exception:  # noqa: BLE001 - raising here would repeat on every redraw
+        _log_once("QuatBake overlay: drawing failed; the overlay is skipped")
+    finally:
+        if saved is not None:
+            gpu.state.blend_set(saved[0])
+            gpu.state.depth_test_set(saved[1])
+            gpu.state.line_width_set(saved[2])
+
+
+# --------------------------------------------------------------------------
+# Panel
+# --------------------------------------------------------------------------
+
+class QUATBAKE_PT_overlay(bpy.types.Panel):
+    """Overlay settings and the speed legend, under the main QuatBake panel."""
+
+    bl_label = "Overlay"
+    bl_idname = "QUATBAKE_PT_overlay"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "QuatBake"
+    bl_parent_id = "QUATBAKE_PT_main"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    @classmethod
+    def poll(cls, context):
+        return _settings(context.scene) is not None
+
+    def draw_header(self, context):
+        self.layout.prop(_settings(context.scene), "show_overlay", text="")
+
+    def draw(self, context):
+        settings = _settings(context.scene)
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.active = settings.show_overlay
+        col.prop(settings, "overlay_step")
+        col.prop(settings, "overlay_size")
+        col.prop(settings, "overlay_line_width")
+        col.prop(settings, "overlay_show_ghost")
+        if not settings.show_overlay:
+            return
+        info = _STATE.legend
+        box = layout.box()
+        if not info.objects:
+            box.label(text="Select an animated object", icon='INFO')
+        else:
+            box.label(text="Path colour = angular speed (degrees/frame)")
+            names = triads.SPEED_COLOR_NAMES
+            for fraction, name in zip(triads.SPEED_STOPS, names):
+                box.label(text=f"{name}: {fraction * info.speed_max:.2f}"
+                          + ("+" if fraction == 1.0 else ""))
+            box.label(text="Triads: X red, Y green, Z blue; faded = Blender's own")
+            if info.long_arc_count:
+                box.label(text=f"Cyan band: {info.long_arc_count} key interval(s) "
+                          "turn the long way round", icon='ERROR')
+        for problem in info.problems:
+            box.label(text=problem, icon='ERROR')
+
+
+classes = (QUATBAKE_PT_overlay,)
+
+
+def register() -> None:
+    # The sub-panel needs its parent; without the main panel (e.g. a trimmed
+    # build) the overlay still works from scene.quatbake.show_overlay.
+    if hasattr(bpy.types, "QUATBAKE_PT_main"):
+        bpy.utils.register_class(QUATBAKE_PT_overlay)
+    if not _STATE.load_post_registered:
+        _add_app_handler("load_post", _on_load_post)
+        _STATE.load_post_registered = True
+
+
+def unregister() -> None:
+    disable()
+    _remove_app_handler("load_post", _on_load_post)
+    _STATE.load_post_registered = False
+    if QUATBAKE_PT_overlay.is_registered:
+        bpy.utils.unregister_class(QUATBAKE_PT_overlay)
