@@ -27,7 +27,8 @@ keys are spaced. It passes through every key.
 
 Constant speed (``constant_speed_times``) is a time map: it returns, for each
 sample time, the frame at which to evaluate the curve so that arc length grows
-linearly with sample time from the first key to the last. The re-bake
+linearly with sample time from the first key to the last (holds, where the keys
+coincide, keep their frames). The re-bake
 evaluates the rotation at those same retimed frames, so the object still has
 each key's orientation where it stands at that key.
 """
@@ -48,6 +49,10 @@ ALPHA = 0.5
 SUBSTEPS = 512
 MIN_SUBSTEPS = 16
 MAX_TABLE = 4_000_000
+
+# Constant speed: a key interval shorter than this fraction of the whole path
+# is a hold (rounding of coincident keys, not movement) and keeps its frames.
+HOLD_FRACTION = 1e-9
 
 
 # ------------------------------------------------------------------- validation
@@ -244,13 +249,20 @@ def _evaluate(times: np.ndarray, points: np.ndarray, t: np.ndarray, method: str)
 
 
 def constant_speed_times(key_times, key_points, sample_times, method: str = "linear") -> np.ndarray:
-    """Curve frames (n,) at which to evaluate so arc length is linear in time.
+    """Curve frames (n,) at which to evaluate so the path is travelled at one speed.
 
     For sample time t in [t0, tN] (first and last key) the result tau has
-    arc_length(t0 -> tau) = total_length * (t - t0) / (tN - t0); samples outside
-    hold t0 or tN. Key intervals where the path does not move take no time
-    (there is no length to spread over them). With no movement at all, or a
-    single key, the sample times (clipped to the keys) come back unchanged.
+    arc_length(t0 -> tau) growing linearly with t: a path 1 m then 10 m long
+    is travelled at one speed, not ten times faster on the second stretch.
+    Samples outside hold t0 or tN.
+
+    Holds: a key interval where the path does not move (its keys coincide:
+    no length, at most ``HOLD_FRACTION`` of the whole) keeps its duration and
+    runs at its own pace (tau = its original frames, shifted), and the moving
+    intervals share the rest of the time at one speed. Spreading "no length"
+    over no time instead would make whatever else happens there (a camera
+    panning while it stands) happen in a single frame. With no movement at all,
+    or a single key, the sample times (clipped to the keys) come back unchanged.
 
     The arc length comes from a dense table (``SUBSTEPS`` chords per key
     interval) inverted with a monotone cubic: arc length to about 1e-4
@@ -273,19 +285,53 @@ def constant_speed_times(key_times, key_points, sample_times, method: str = "lin
     total = arc[-1]
     if not total > 0.0:
         return tc
-    # Keep the first table entry of each run of equal arc length (a hold), so
-    # the inversion is a strictly increasing table.
-    keep = np.concatenate(([True], np.diff(arc) > 0.0))
-    target = total * (tc - times[0]) / (times[-1] - times[0])
+
+    # New durations: holds keep theirs, moving intervals share the rest in
+    # proportion to their length.
+    arc_at_keys = arc[::steps]
+    length = np.diff(arc_at_keys)
+    duration = np.diff(times)
+    hold = length <= HOLD_FRACTION * total
+    moving_time = duration[~hold].sum()
+    moving_length = length[~hold].sum()
+    new_duration = np.where(hold, duration, length * moving_time / moving_length)
+    new_starts = np.concatenate(([times[0]], times[0] + np.cumsum(new_duration)))
+    new_starts[-1] = times[-1]  # exactly, whatever the rounding of the sum
+    seg = _segments(new_starts, tc)
+    into = tc - new_starts[seg]
+    span = new_starts[seg + 1] - new_starts[seg]
+    fraction = np.where(span > 0.0, into / np.where(span > 0.0, span, 1.0), 0.0)
+    target = arc_at_keys[seg] + np.clip(fraction, 0.0, 1.0) * length[seg]
+
+    # Invert arc length on the moving intervals only, in "moving time" (frames
+    # minus the hold durations before), where the table is strictly
+    # increasing and a hold collapses to one point. A hold's first entry stays:
+    # it is the end of the moving interval before it.
+    entry_seg = np.minimum(np.arange(table_t.size) // steps, segments - 1)
+    hold_before = np.concatenate(([0.0], np.cumsum(np.where(hold, duration, 0.0))))
+    moving_t = table_t - hold_before[entry_seg]
+    first_of_interval = np.arange(table_t.size) % steps == 0
+    keep = ~hold[entry_seg] | first_of_interval
+    table_arc, table_m = arc[keep], moving_t[keep]
+    # A repeated arc value is a hold's first entry next to the same point (same
+    # moving time) or a step where a curve is momentarily at rest: drop it.
+    unique = np.concatenate(([True], np.diff(table_arc) > 0.0))
+    table_arc, table_m = table_arc[unique], table_m[unique]
     if name == "linear":
         # Arc length is exactly piecewise linear in time between table points
         # (constant speed within a key interval): linear inversion is exact.
-        return np.interp(target, arc[keep], table_t[keep])
-    # On a curve a piecewise-linear inverse makes the speed each step's
-    # average, off by the speed's change within the step (percents where the
-    # timing turns sharply at a key); a monotone cubic's second-order slopes
-    # make that error quadratic in the step.
-    return _pchip(arc[keep], table_t[keep], target)
+        tau = np.interp(target, table_arc, table_m)
+    else:
+        # On a curve a piecewise-linear inverse makes the speed each step's
+        # average, off by the speed's change within the step (percents where
+        # the timing turns sharply at a key); a monotone cubic's second-order
+        # slopes make that error quadratic in the step.
+        tau = _pchip(table_arc, table_m, target)
+    tau = tau + hold_before[seg]
+    # Each sample stays in its own key interval (against rounding at the
+    # ends), and a hold plays at its original pace.
+    tau = np.clip(tau, times[seg], times[seg + 1])
+    return np.where(hold[seg], times[seg] + into, tau)
 
 
 def interpolate_positions(

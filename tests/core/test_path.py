@@ -201,9 +201,28 @@ def test_coincident_keys_hold_without_nan(method):
     assert np.isfinite(out).all()
     hold = (samples >= 10.0) & (samples <= 30.0)
     assert np.array_equal(out[hold], np.tile(points[1], (hold.sum(), 1)))
-    # Constant speed passes the hold in no time but stays finite and monotone.
     tau = path.constant_speed_times(times, points, samples, method)
     assert np.isfinite(tau).all() and np.all(np.diff(tau) >= 0.0)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_constant_speed_keeps_holds_and_shares_the_rest_at_one_speed(method):
+    # Move 3 m, stand still for 20 frames (a camera panning, say), move 12 m.
+    times = np.array([0.0, 10.0, 30.0, 40.0])
+    points = np.array([[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [3.0, 0.0, 0.0], [15.0, 0.0, 0.0]])
+    samples = np.linspace(0.0, 40.0, 4001)
+    tau = path.constant_speed_times(times, points, samples, method)
+    out = path.interpolate_positions(times, points, samples, method, constant_speed=True)
+    # 15 m in the 20 moving frames: 0.75 m/frame, so the hold starts at frame
+    # 4 and ends at frame 24, and inside it the original frames 10..30 play at
+    # their own pace (whatever the rotation does there is kept, not skipped).
+    in_hold = (samples >= 4.0) & (samples <= 24.0)
+    assert np.allclose(tau[in_hold], samples[in_hold] + 6.0, atol=1e-9)
+    assert np.allclose(out[in_hold], [3.0, 0.0, 0.0], atol=1e-9)
+    moving = ~in_hold
+    v = np.abs(np.diff(out[:, 0]))[moving[1:] & moving[:-1]] / np.diff(samples)[0]
+    assert np.abs(v / 0.75 - 1.0).max() < 0.01
+    assert np.all(np.diff(tau) >= 0.0)
 
 
 def test_single_key_holds():
