@@ -64,6 +64,7 @@ LONG_ARC_MARGIN_DEG = 1.0
 # Small-angle jitter: turning less than this per frame but reversing direction
 # from one frame to the next (noise amplified by near-identical keys).
 JITTER_MAX_DEG = 0.5
+JITTER_MIN_RUN = 3
 
 # Location segments whose speeds (length / frames) differ by more than this
 # factor were timed by frame count, not by arc length.
@@ -260,15 +261,27 @@ def exponential_approach(key_frames, key_quats) -> list:
 
 
 def _jitter(frames, q):
-    """Frames turning less than JITTER_MAX_DEG but reversing the previous frame's turn."""
+    """Frames in back-and-forth runs: turning less than JITTER_MAX_DEG and reversing
+    the previous frame's turn, JITTER_MIN_RUN times in a row (one reversal is a
+    turning point, not jitter)."""
     if len(q) < 3:
         return []
     omega = _rotation_vectors(q)
     size = np.linalg.norm(omega, axis=1)
     moving = size > 1e-6
     back = np.einsum("ij,ij->i", omega[1:], omega[:-1]) < 0.0
-    small = (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
-    return [float(f) for f in frames[2:][back & small]]
+    hit = back & (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
+    # Keep only runs of at least JITTER_MIN_RUN consecutive reversals.
+    keep = np.zeros_like(hit)
+    start = None
+    for i, h in enumerate(np.append(hit, False)):
+        if h and start is None:
+            start = i
+        elif not h and start is not None:
+            if i - start >= JITTER_MIN_RUN:
+                keep[start:i] = True
+            start = None
+    return [float(f) for f in frames[2:][keep]]
 
 
 def _method_label(method: str) -> str:

@@ -32,6 +32,9 @@ EXTRAPOLATIONS = ("CONSTANT", "LINEAR")
 _X_TOLERANCE = 1e-12
 _MAX_ITERATIONS = 60
 
+# C's FLT_EPSILON, the tolerance of Blender's flat-segment shortcut.
+_FLT_EPSILON = float(np.finfo(np.float32).eps)
+
 
 def _as_keys(co, handle_left, handle_right, interpolation):
     co = np.asarray(co, dtype=np.float64).reshape(-1, 2)
@@ -197,7 +200,14 @@ def evaluate(co, handle_left, handle_right, interpolation, frames,
             v1, v2, v3, v4 = _bezier_controls(co, hl, hr, s)
             t = _solve_monotonic_cubic(v1[:, 0], v2[:, 0], v3[:, 0], v4[:, 0], f[m])
             u = 1.0 - t
-            values[m] = (u * u * u * v1[:, 1] + 3.0 * u * u * t * v2[:, 1]
-                         + 3.0 * u * t * t * v3[:, 1] + t * t * t * v4[:, 1])
+            y = (u * u * u * v1[:, 1] + 3.0 * u * u * t * v2[:, 1]
+                 + 3.0 * u * t * t * v3[:, 1] + t * t * t * v4[:, 1])
+            # Blender returns the first key's value when all four control values
+            # agree within FLT_EPSILON (T40372): a flat segment stays exactly
+            # flat instead of wobbling by float rounding.
+            flat = ((np.abs(v1[:, 1] - v4[:, 1]) < _FLT_EPSILON)
+                    & (np.abs(v2[:, 1] - v3[:, 1]) < _FLT_EPSILON)
+                    & (np.abs(v3[:, 1] - v4[:, 1]) < _FLT_EPSILON))
+            values[m] = np.where(flat, v1[:, 1], y)
         out[inside] = values
     return out

@@ -154,3 +154,15 @@ def test_inputs_are_not_mutated():
     fcurve.evaluate(co, hl, hr, ip, np.linspace(-1, 6, 50), "LINEAR")
     for a, b in zip((co, hl, hr, ip), copies):
         np.testing.assert_array_equal(a, b)
+
+
+def test_flat_bezier_segment_is_exactly_flat_like_blender():
+    # All four control values equal: Blender returns the key value itself, so a
+    # held location does not wobble by float rounding (which would look like
+    # motion below float32 resolution to the report).
+    co = np.array([[1.0, 1.6], [40.0, 1.6], [80.0, 1.8]])
+    hl = co - [[5.0, 0.0], [13.0, 0.0], [13.0, 0.0]]
+    hr = co + [[13.0, 0.0], [13.0, 0.0], [5.0, 0.0]]
+    frames = np.linspace(1.0, 40.0, 391)
+    y = fcurve.evaluate(co, hl, hr, np.full(3, fcurve.BEZIER), frames)
+    assert np.all(y == 1.6)

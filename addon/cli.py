@@ -1,0 +1,429 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Command line: ``python -m quatbake demo|report|bake`` (with the bpy module).
+
+Also runs inside a Blender program:
+``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
+
+Exit codes (CONTRACT.md): 0 done; 1 ``--fail-above`` exceeded (the report is
+still written); 2 bad usage or bad input - one sentence on stderr, no
+traceback, nothing written. Progress goes to stderr, one percentage line per
+object, silenced by ``--quiet``; tables go to stdout.
+
+bpy is imported only after the arguments are checked, so usage errors are
+instant and never load Blender.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+
+EXIT_OK = 0
+EXIT_FAIL_ABOVE = 1
+EXIT_BAD_INPUT = 2
+
+METHODS = ("lerp", "nlerp", "slerp", "squad")
+LOCATION_METHODS = ("keep", "linear", "catmull_rom")
+
+# First bytes of a .blend: plain, gzip (Blender < 3.0 compression) or zstd (3.0+).
+_BLEND_MAGICS = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
+
+
+class BadInput(Exception):
+    """Bad usage or bad input: ``str(exc)`` is the one sentence printed on stderr."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises BadInput (one sentence) instead of printing usage and exiting."""
+
+    def error(self, message):
+        raise BadInput(f"{self.prog}: {message} (see --help).")
+
+
+# --------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------
+
+def _object_list(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"--objects {text!r} has an empty name; give names like A,B")
+    return names
+
+
+def _degrees(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
+    if not (value >= 0.0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite angle >= 0 degrees")
+    return value
+
+
+def _step(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of frames") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more frames")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
+                     "report for Blender animation (headless).")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake}", parser_class=_Parser)
+    sub.required = True
+
+    demo = sub.add_parser("demo", help="build a demo scene, re-bake it, write demo.blend, "
+                          "report.json and report.html")
+    demo.add_argument("--out", default=os.path.join("out", "demo"), metavar="DIR",
+                      help="output folder (default out/demo)")
+    demo.add_argument("--quiet", action="store_true", help="no progress or table")
+
+    rep = sub.add_parser("report", help="compare Blender's rotation interpolation with a method")
+    rep.add_argument("scene", metavar="SCENE.blend")
+    rep.add_argument("--objects", type=_object_list, metavar="A,B",
+                     help="objects to analyse (default: every object with rotation keys)")
+    rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
+    rep.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
+    rep.add_argument("--fail-above", type=_degrees, metavar="DEG",
+                     help="exit 1 when any object deviates more than DEG degrees")
+    rep.add_argument("--quiet", action="store_true", help="no progress or table")
+
+    bake = sub.add_parser("bake", help="re-bake rotation (and location) keys into a new file")
+    bake.add_argument("scene", metavar="SCENE.blend")
+    bake.add_argument("--output", required=True, metavar="OUT.blend")
+    bake.add_argument("--objects", type=_object_list, metavar="A,B",
+                      help="objects to bake (default: every object with rotation keys)")
+    bake.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    bake.add_argument("--location", choices=LOCATION_METHODS, default="keep", help="default keep")
+    bake.add_argument("--constant-speed", action="store_true",
+                      help="retime by arc length (needs --location linear or catmull_rom)")
+    bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--overwrite", action="store_true",
+                      help="allow --output to be the input file")
+    bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+    return parser
+
+
+# --------------------------------------------------------------------------
+# Checks before anything is loaded or written
+# --------------------------------------------------------------------------
+
+def check_blend_file(path: str) -> str:
+    """Absolute path of a readable .blend file, or BadInput saying what is wrong."""
+    if not os.path.exists(path):
+        raise BadInput(f"{path} does not exist.")
+    if os.path.isdir(path):
+        raise BadInput(f"{path} is a folder, not a .blend file.")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 64))
+            tail = fh.read()
+    except OSError as exc:
+        raise BadInput(f"{path} cannot be read ({exc.strerror}).") from None
+    if not head.startswith(_BLEND_MAGICS):
+        raise BadInput(f"{path} is not a .blend file (it does not start with a Blender header).")
+    # An uncompressed .blend ends with its ENDB block; without it the file was cut short.
+    if head.startswith(b"BLENDER") and b"ENDB" not in tail:
+        raise BadInput(f"{path} is truncated (its end block is missing); re-save or restore it.")
+    return os.path.abspath(path)
+
+
+def check_output(path: str, what: str) -> str:
+    """Absolute path of a file we may create or replace, or BadInput."""
+    full = os.path.abspath(path)
+    folder = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise BadInput(f"{what} {path} is a folder, not a file.")
+    if not os.path.isdir(folder):
+        raise BadInput(f"{what} {path} cannot be written: folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK) or (os.path.exists(full) and not os.access(full, os.W_OK)):
+        raise BadInput(f"{what} {path} cannot be written: permission denied.")
+    return full
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+# --------------------------------------------------------------------------
+# Blender
+# --------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _quiet_fds():
+    """Silence what Blender's C code prints (file loading and saving chatter).
+
+    The text is kept and handed back, so a failure can still be explained.
+    """
+    captured = {"text": ""}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            sink.seek(0)
+            captured["text"] = sink.read().decode("utf-8", "replace")
+
+
+def _import_bpy():
+    try:
+        import bpy  # noqa: F401
+    except ImportError:
+        raise BadInput("QuatBake's command line needs Blender's Python module: install it with "
+                       "`pip install bpy` or run it inside Blender "
+                       "(blender -b --python __main__.py -- ...).") from None
+    return bpy
+
+
+def load_blend(path: str):
+    """Open ``path`` as the current Blender file, or BadInput for a corrupt file."""
+    bpy = _import_bpy()
+    with _quiet_fds():
+        try:
+            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+        except RuntimeError:
+            failed = True
+        else:
+            failed = False
+    if failed:
+        raise BadInput(f"{path} could not be read by Blender {bpy.app.version_string}: "
+                       "the file is corrupt or truncated.")
+    return bpy
+
+
+def _register_quatbake():
+    """Register the add-on (its operators and properties) once per process."""
+    bpy = _import_bpy()
+    if getattr(bpy.types.Scene, "quatbake", None) is None:
+        from .. import register
+
+        register()
+
+
+def rotation_keyed_objects(bpy) -> list:
+    """Objects of the open file with keys on their rotation mode's channels, by name."""
+    from . import animdata
+
+    found = []
+    for obj in bpy.data.objects:
+        if any(fc is not None and len(fc.keyframe_points) for fc in animdata.rotation_fcurves(obj)):
+            found.append(obj)
+    return sorted(found, key=lambda o: o.name)
+
+
+def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
+    """The objects named (BadInput for an unknown one) or every rotation-keyed object."""
+    if names is None:
+        objects = rotation_keyed_objects(bpy)
+        if not objects:
+            raise BadInput(f"{path} has no object with rotation keys: nothing to do.")
+        return objects
+    objects = []
+    for name in names:
+        obj = bpy.data.objects.get(name)
+        if obj is None:
+            keyed = ", ".join(o.name for o in rotation_keyed_objects(bpy)[:10]) or "none"
+            raise BadInput(f"Object \"{name}\" is not in {path} (objects with rotation keys: {keyed}).")
+        objects.append(obj)
+    return objects
+
+
+class Progress:
+    """One percentage line per object on stderr (nothing with quiet)."""
+
+    def __init__(self, total: int, verb: str, quiet: bool):
+        self.total = max(total, 1)
+        self.verb = verb
+        self.quiet = quiet
+        self.done = 0
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        if not self.quiet:
+            pct = 100.0 * self.done / self.total
+            print(f"{self.verb} {self.done}/{self.total} {name} ... {pct:3.0f}%", file=sys.stderr,
+                  flush=True)
+
+
+# --------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------
+
+def _table(report: dict) -> str:
+    rows = [("object", "mode", "frames", "max dev", "rms", "worst", "long arcs")]
+    for o in report["objects"]:
+        arcs = ",".join(f"{a:g}-{b:g}" for a, b in o["long_arc_segments"]) or "-"
+        rows.append((o["name"], o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
+                     f"{o['max_deviation_deg']:.2f}", f"{o['rms_deviation_deg']:.2f}",
+                     f"{o['worst_frame']:g}", arcs))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    for o in report["objects"]:
+        lines.append(f"{o['name']}: {o['advice']}")
+    for e in report.get("errors", []):
+        lines.append(e["message"])
+    return "\n".join(lines)
+
+
+def analyse_objects(objects, method: str, progress: Progress):
+    """(analyses, errors): errors are (name, sentence) for objects without rotation keys."""
+    from . import analyze, animdata
+
+    analyses, errors = [], []
+    for obj in objects:
+        try:
+            analyses.append(analyze.analyze_object(obj, method))
+        except (analyze.NoRotationKeys, animdata.ChannelError) as exc:
+            errors.append((obj.name, str(exc)))
+        progress.step(obj.name)
+    return analyses, errors
+
+
+def run_report(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out = check_output(args.json, "--json") if args.json else None
+    html_out = check_output(args.html, "--html") if args.html else None
+    if json_out and html_out and json_out == html_out:
+        raise BadInput("--json and --html name the same file; give two different paths.")
+    bpy = load_blend(path)
+    _register_quatbake()
+    objects = resolve_objects(bpy, args.objects, args.scene)
+
+    from ..report import html_report, json_report
+
+    analyses, errors = analyse_objects(objects, args.method,
+                                       Progress(len(objects), "report:", args.quiet))
+    if not analyses:
+        raise BadInput(errors[0][1] if len(errors) == 1 else
+                       f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
+    report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
+                                      file=os.path.basename(path), method=args.method, errors=errors)
+    if json_out:
+        json_report.write_json(report, json_out)
+    if html_out:
+        html_report.write_html(report, html_out)
+    if not args.quiet:
+        print(_table(report))
+    for _name, message in errors:
+        print(message, file=sys.stderr)
+    if errors:
+        return EXIT_BAD_INPUT
+    worst = json_report.max_deviation(report)
+    if args.fail_above is not None and worst > args.fail_above:
+        print(f"Largest deviation {worst:.2f} deg is above --fail-above {args.fail_above:g} deg.",
+              file=sys.stderr)
+        return EXIT_FAIL_ABOVE
+    return EXIT_OK
+
+
+def save_blend_copy(bpy, path: str) -> None:
+    """Save the open file to ``path`` through a temporary file (no half-written .blend, no .blend1)."""
+    folder = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(suffix=".blend", dir=folder)
+    os.close(fd)
+    os.unlink(tmp)
+    try:
+        with _quiet_fds():
+            bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True)
+        os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, tmp + "1"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+
+
+def run_bake(args) -> int:
+    path = check_blend_file(args.scene)
+    out = check_output(args.output, "--output")
+    if _same_file(path, out) and not args.overwrite:
+        raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    if args.constant_speed and args.location == "keep":
+        raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
+    bpy = load_blend(path)
+    _register_quatbake()
+    objects = resolve_objects(bpy, args.objects, args.scene)
+
+    from . import bake
+
+    settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
+                                 constant_speed=args.constant_speed, frame_step=args.step)
+    shown = {"pct": -10.0}
+
+    def report_progress(done: int, total: int) -> None:
+        # A line every 10% at most: bake_objects may call this once per chunk of frames.
+        pct = 100.0 * done / total if total else 100.0
+        if not args.quiet and (pct >= shown["pct"] + 10.0 or (done == total and pct > shown["pct"])):
+            shown["pct"] = pct
+            print(f"bake: {len(objects)} object(s) ... {pct:3.0f}%", file=sys.stderr, flush=True)
+
+    try:
+        result = bake.bake_objects(objects, settings, progress=report_progress)
+    except bake.BakeError as exc:
+        raise BadInput(str(exc)) from None
+    save_blend_copy(bpy, out)
+    if not args.quiet:
+        print(f"Baked {len(result.objects)} object(s) with {args.method}: {result.frames_written} "
+              f"frames written, largest change from Blender's interpolation "
+              f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        for issue in result.warnings:
+            print(f"warning: {issue.message}", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_demo(args) -> int:
+    out_dir = os.path.abspath(args.out)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise BadInput(f"--out {args.out} is a file, not a folder.")
+    parent = out_dir
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.access(parent, os.W_OK):
+        raise BadInput(f"--out {args.out} cannot be created: permission denied.")
+    _import_bpy()
+    from . import demo
+
+    return demo.run(out_dir, quiet=args.quiet)
+
+
+COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (never raises for bad input)."""
+    if argv is None:
+        argv = sys.argv[1:]
+        if "--" in argv:              # blender -b --python __main__.py -- report ...
+            argv = argv[argv.index("--") + 1:]
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except BadInput as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
