@@ -83,7 +83,8 @@ class _Registry:
         self.error_logged = False
 
     def reset_cache(self) -> None:
-        self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
+            key: _empty_arrays() for key in BATCH_ORDER if key != "current"}
         self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
         self.samples: list[_Samples] = []
         self.legend = Legend()
@@ -98,11 +99,11 @@ def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
 
 
-_STATE = _Registry()
-
 # Draw order: ghosts under everything, the long-arc band under the path,
 # triads over the path, the current frame's triad on top.
 BATCH_ORDER = ("ghosts", "long_arc", "path", "triads", "current")
+
+_STATE = _Registry()
 
 
 # --------------------------------------------------------------------------
@@ -493,7 +494,7 @@ def _draw() -> None:
         return
     context = bpy.context
     settings = _settings(context.scene)
-    if settings is None or not settings.show_overlay or not _STATE.arrays:
+    if settings is None or not settings.show_overlay:
         return
     import gpu
 

@@ -1,0 +1,281 @@
+"""Overlay bookkeeping and cached geometry with the real bpy (and Blender 3.4.1).
+
+Drawing itself is skipped in background mode (tests/gui/ draws in a real
+window); everything else - handler registry, cache rebuilds on depsgraph,
+frame and settings changes, load_post, unregister - runs here.
+"""
+import os
+import tempfile
+
+import bpy
+import numpy as np
+import pytest
+
+import quatbake
+from quatbake.addon import animdata, bake, overlay
+from quatbake.core import interp, quat, triads
+
+from scenes import make_animated_object, new_object
+
+pytestmark = pytest.mark.bpy
+
+FRAMES = np.array([1.0, 11.0, 21.0, 31.0])
+
+
+def _about(axis, degrees):
+    axis = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
+    half = np.radians(degrees) / 2.0
+    return np.concatenate([[np.cos(half)], np.sin(half) * axis])
+
+
+def _camera(name="Cam", flip=True, select=True):
+    """Quaternion keys with key 2's sign flipped (Blender turns the long way there)."""
+    keys = np.array([_about([0, 0, 1], 0), _about([1, 0, 0], 40), _about([0, 1, 0], 80),
+                     _about([1, 1, 0], 30)])
+    if flip:
+        keys[2] *= -1.0
+    location = np.array([[0.0, 0, 0], [2.0, 1, 0], [4.0, -1, 0], [6.0, 0, 1]])
+    obj = make_animated_object(name, 'QUATERNION', FRAMES, keys, location=location)
+    obj.select_set(select)
+    bpy.context.view_layer.objects.active = obj
+    return obj
+
+
+def _handler_lengths():
+    return {name: len(getattr(bpy.app.handlers, name))
+            for name in dir(bpy.app.handlers)
+            if isinstance(getattr(bpy.app.handlers, name), list)}
+
+
+def _ours_in_app_handlers():
+    return [
+        (name, h.__qualname__)
+        for name in dir(bpy.app.handlers)
+        if isinstance(getattr(bpy.app.handlers, name), list)
+        for h in getattr(bpy.app.handlers, name)
+        if getattr(h, "__module__", "") == overlay.__name__
+    ]
+
+
+def test_toggling_100_times_leaves_no_handlers_behind(clean_blender):
+    _camera()
+    settings = bpy.context.scene.quatbake
+    before = _handler_lengths()
+    for _ in range(100):
+        settings.show_overlay = True
+        settings.show_overlay = False
+    assert _handler_lengths() == before
+    assert overlay.handler_counts() == {
+        "depsgraph_update_post": 0, "frame_change_post": 0, "load_post": 1, "draw": 0}
+    assert not overlay.is_enabled()
+    assert overlay.cached_arrays()["triads"][0].shape == (0, 3)
+
+
+def test_enable_and_disable_are_idempotent(clean_blender):
+    for _ in range(3):
+        overlay.enable()
+    assert overlay.handler_counts() == {
+        "depsgraph_update_post": 1, "frame_change_post": 1, "load_post": 1, "draw": 1}
+    for _ in range(3):
+        overlay.disable()
+    assert overlay.handler_counts()["draw"] == 0
+    assert overlay.handler_counts()["depsgraph_update_post"] == 0
+
+
+def test_unregister_removes_every_handler(clean_blender):
+    _camera()
+    bpy.context.scene.quatbake.show_overlay = True
+    assert len(_ours_in_app_handlers()) == 3
+    quatbake.unregister()
+    try:
+        assert _ours_in_app_handlers() == []
+        assert overlay.handler_counts()["draw"] == 0
+        assert not overlay.is_enabled()
+        assert not hasattr(bpy.types, "QUATBAKE_PT_overlay")
+    finally:
+        quatbake.register()  # the fixture unregisters again
+
+
+def test_sub_panel_hangs_under_the_main_panel(clean_blender):
+    panel = bpy.types.QUATBAKE_PT_overlay
+    assert panel.bl_parent_id == "QUATBAKE_PT_main"
+    assert panel.bl_space_type == 'VIEW_3D'
+
+
+def test_cached_geometry_matches_blender_and_core(clean_blender):
+    obj = _camera()
+    settings = bpy.context.scene.quatbake
+    settings.overlay_step = 5
+    settings.overlay_size = 0.5
+    settings.show_overlay = True
+    arrays = overlay.cached_arrays()
+    samples = np.arange(1.0, 32.0)
+    chosen = np.union1d(samples[::5], FRAMES)  # 1, 6, 11, ..., 31 and the keys
+    points, colors = arrays["triads"]
+    assert points.dtype == np.float32 and points.flags["C_CONTIGUOUS"]
+    assert points.shape == (chosen.size * 6, 3)
+    # triad origins are Blender's evaluated locations (float32 storage: 1e-6 relative)
+    bases = points[0::6].astype(np.float64)
+    np.testing.assert_allclose(bases, animdata.evaluate_location(obj, chosen), atol=1e-5)
+    # solid X axes: slerp of Blender's key orientations (the method setting)
+    ours = interp.interpolate(FRAMES, animdata.evaluate_rotation(obj, FRAMES), chosen, "slerp")
+    sizes = np.where(np.isin(chosen, FRAMES), 0.5 * triads.KEY_SCALE, 0.5)
+    x_axes = (points[1::6] - points[0::6]) / sizes[:, None]
+    np.testing.assert_allclose(x_axes, quat.rotate_vectors(ours, [1.0, 0, 0]), atol=1e-5)
+    np.testing.assert_array_equal(colors[0], [1, 0, 0, 1])
+    # ghosts: Blender's own evaluation, same origins, faded
+    ghost_points, ghost_colors = arrays["ghosts"]
+    blender = animdata.evaluate_rotation(obj, chosen)
+    ghost_x = (ghost_points[1::6] - ghost_points[0::6]) / sizes[:, None]
+    np.testing.assert_allclose(ghost_x, quat.rotate_vectors(blender, [1.0, 0, 0]), atol=1e-5)
+    assert np.all(ghost_colors[:, 3] == np.float32(triads.GHOST_ALPHA))
+    # the path: one segment per frame; the long way (keys 11-21 and 21-31) highlighted
+    assert arrays["path"][0].shape == (2 * 30, 3)
+    assert overlay.legend().long_arc_count == 2
+    assert arrays["long_arc"][0].shape == (2 * 20, 3)
+    assert overlay.legend().objects == ["Cam"]
+
+
+def test_settings_and_key_changes_rebuild_the_cache(clean_blender):
+    obj = _camera()
+    settings = bpy.context.scene.quatbake
+    settings.overlay_step = 10
+    settings.show_overlay = True
+    n_triads = overlay.cached_arrays()["triads"][0].shape[0]
+    settings.overlay_step = 1
+    assert overlay.cached_arrays()["triads"][0].shape[0] == 31 * 6 > n_triads
+    settings.overlay_show_ghost = False
+    assert overlay.cached_arrays()["ghosts"][0].shape == (0, 3)
+    # the method has no update callback of ours: a depsgraph update carries it
+    slerp = overlay.cached_arrays()["triads"][0].copy()
+    settings.method = 'LERP'
+    bpy.context.view_layer.update()
+    lerp = overlay.cached_arrays()["triads"][0]
+    assert np.abs(lerp - slerp).max() > 1e-3
+    # a new key far away extends the path once the depsgraph sees it
+    fc = animdata.location_fcurves(obj)[0]
+    fc.keyframe_points.insert(61.0, 10.0)
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    assert overlay.cached_arrays()["path"][0].shape == (2 * 60, 3)
+
+
+def test_selection_decides_what_is_drawn(clean_blender):
+    cam = _camera("Cam")
+    other = _camera("Other", select=False)
+    bpy.context.scene.quatbake.show_overlay = True
+    assert overlay.legend().objects == ["Cam"]
+    other.select_set(True)
+    bpy.context.view_layer.update()
+    assert sorted(overlay.legend().objects) == ["Cam", "Other"]
+    cam.select_set(False)
+    other.select_set(False)
+    bpy.context.view_layer.update()
+    assert overlay.legend().objects == []
+    assert overlay.cached_arrays()["path"][0].shape == (0, 3)
+
+
+def test_current_frame_triad_follows_the_playhead(clean_blender):
+    obj = _camera()
+    scene = bpy.context.scene
+    scene.quatbake.overlay_size = 1.0
+    scene.quatbake.show_overlay = True
+    for frame in (1, 7, 26):
+        scene.frame_set(frame)
+        points = overlay.cached_arrays()["current"][0]
+        assert points.shape == (6, 3)
+        np.testing.assert_allclose(points[0], animdata.evaluate_location(obj, [frame])[0], atol=1e-5)
+        length = np.linalg.norm(points[1] - points[0])
+        assert length == pytest.approx(triads.CURRENT_SCALE, rel=1e-5)
+    scene.frame_set(100)  # outside the path: no emphasised triad
+    assert overlay.cached_arrays()["current"][0].shape == (0, 3)
+
+
+def test_after_a_bake_the_ghost_is_blenders_interpolation_of_the_original_keys(clean_blender):
+    obj = _camera()
+    before = animdata.evaluate_rotation(obj, np.arange(1.0, 32.0))
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    scene = bpy.context.scene
+    scene.quatbake.overlay_step = 1
+    scene.quatbake.show_overlay = True
+    points, _ = overlay.cached_arrays()["triads"]
+    ghost, _ = overlay.cached_arrays()["ghosts"]
+    frames = np.arange(1.0, 32.0)
+    sizes = np.where(np.isin(frames, FRAMES), scene.quatbake.overlay_size * triads.KEY_SCALE,
+                     scene.quatbake.overlay_size)
+    # solid = the baked action as it plays; ghost = the original keys as Blender played them
+    playing = animdata.evaluate_rotation(obj, frames)
+    np.testing.assert_allclose((points[1::6] - points[0::6]) / sizes[:, None],
+                               quat.rotate_vectors(playing, [1.0, 0, 0]), atol=1e-5)
+    np.testing.assert_allclose((ghost[1::6] - ghost[0::6]) / sizes[:, None],
+                               quat.rotate_vectors(before, [1.0, 0, 0]), atol=1e-5)
+    # key poses (larger) are still the original keys, not every baked frame
+    assert np.isin(frames[sizes > scene.quatbake.overlay_size], FRAMES).all()
+    assert overlay.legend().long_arc_count == 2
+    # after a revert nothing is baked: the ghost is the (original) action again
+    bake.revert_objects([obj])
+    bpy.context.view_layer.update()
+    ghost_after, _ = overlay.cached_arrays()["ghosts"]
+    np.testing.assert_allclose(ghost_after, ghost, atol=1e-6)
+
+
+def test_an_unreadable_object_is_named_and_the_others_still_drawn(clean_blender):
+    _camera("Good")
+    bad = make_animated_object("Broken", 'QUATERNION', [1.0, 5.0],
+                               np.array([[1.0, 0, 0, 0], [0.0, 0, 0, 0]]))
+    bad.select_set(True)
+    bpy.context.scene.quatbake.show_overlay = True
+    legend = overlay.legend()
+    assert legend.objects == ["Good"]
+    assert len(legend.problems) == 1 and "Broken" in legend.problems[0]
+    assert "frame" in legend.problems[0]
+
+
+def test_parented_objects_are_drawn_in_world_space(clean_blender):
+    parent = new_object("Rig")
+    parent.location = (10.0, 0.0, 0.0)
+    obj = _camera()
+    obj.parent = parent
+    bpy.context.view_layer.update()
+    bpy.context.scene.quatbake.show_overlay = True
+    path = overlay.cached_arrays()["path"][0]
+    np.testing.assert_allclose(path[0], [10.0, 0, 0], atol=1e-5)
+
+
+def test_deleting_a_drawn_object_leaves_no_stale_reference(clean_blender):
+    obj = _camera()
+    bpy.context.scene.quatbake.show_overlay = True
+    assert overlay.legend().objects == ["Cam"]
+    bpy.data.objects.remove(obj)
+    bpy.context.view_layer.update()
+    assert overlay.legend().objects == []
+    overlay.rebuild()  # nothing held by reference: a rebuild after removal is fine
+
+
+def test_drawing_is_skipped_in_background_mode(clean_blender):
+    assert bpy.app.background
+    _camera()
+    bpy.context.scene.quatbake.show_overlay = True
+    overlay._draw()  # returns before importing or touching gpu
+    assert overlay._STATE.batches == {} and overlay._STATE.shader is None
+
+
+def test_load_post_follows_the_loaded_files_setting(clean_blender):
+    _camera()
+    settings = bpy.context.scene.quatbake
+    with tempfile.TemporaryDirectory() as tmp:
+        off_path = os.path.join(tmp, "off.blend")
+        on_path = os.path.join(tmp, "on.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=off_path)
+        settings.show_overlay = True
+        bpy.ops.wm.save_as_mainfile(filepath=on_path)
+        assert overlay.is_enabled()
+        bpy.ops.wm.open_mainfile(filepath=off_path)
+        assert not overlay.is_enabled()
+        assert overlay.handler_counts()["draw"] == 0
+        assert overlay.handler_counts()["load_post"] == 1
+        bpy.ops.wm.open_mainfile(filepath=on_path)
+        assert overlay.is_enabled()
+        assert overlay.handler_counts() == {
+            "depsgraph_update_post": 1, "frame_change_post": 1, "load_post": 1, "draw": 1}
+        assert overlay.legend().objects == ["Cam"]
