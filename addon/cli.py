@@ -374,8 +374,12 @@ def run_bake(args) -> int:
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:
-        # A line every 10% at most: bake_objects may call this once per chunk of frames.
-        pct = 100.0 * done / total if total else 100.0
+        # bake_objects counts planning (validation) as the first half: show only
+        # the writing half, so bad input still gets exactly one line on stderr.
+        half = total // 2
+        if done <= half:
+            return
+        pct = 100.0 * (done - half) / (total - half)
         if not args.quiet and (pct >= shown["pct"] + 10.0 or (done == total and pct > shown["pct"])):
             shown["pct"] = pct
             print(f"bake: {len(objects)} object(s) ... {pct:3.0f}%", file=sys.stderr, flush=True)

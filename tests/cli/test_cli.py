@@ -1,0 +1,214 @@
+"""`python -m quatbake` as a pipeline runs it: a subprocess with the venv's python
+(bpy module), real .blend files, exit codes 0 / 1 / 2 and what gets written."""
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.bpy
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# Builds the demo objects as keyed (not re-baked) plus "Prop", which has only
+# location keys, and saves them to the path in argv[1].
+_BUILD = """
+import sys, bpy, numpy as np
+from quatbake.addon import demo
+demo.build_scene()
+prop = bpy.data.objects.new("Prop", None)
+bpy.context.scene.collection.objects.link(prop)
+demo._key(prop, "location", [1, 20], [[0, 0, 0], [1, 0, 0]])
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1], compress=bool(int(sys.argv[2])))
+"""
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd or ROOT, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scenes")
+    out = {}
+    for name, compress in (("scene.blend", 1), ("plain.blend", 0)):
+        path = folder / name
+        done = subprocess.run([sys.executable, "-c", _BUILD, str(path), str(compress)],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        out[name] = path
+    return out
+
+
+def _sha(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def _one_sentence(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr and "Error:" not in stderr
+    return lines[0]
+
+
+def test_report_writes_json_and_html_and_exits_0(scenes, tmp_path):
+    js, page = tmp_path / "r.json", tmp_path / "r.html"
+    before = _sha(scenes["scene.blend"])
+    res = run("report", scenes["scene.blend"], "--objects", "FlipCam,EulerCam,Turn170",
+              "--json", js, "--html", page)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(js.read_text())
+    assert report["schema"] == "quatbake.report/1" and report["method"] == "slerp"
+    assert report["file"] == "scene.blend"
+    arcs = {o["name"]: o["long_arc_segments"] for o in report["objects"]}
+    assert arcs == {"FlipCam": [[40, 80], [80, 120]], "EulerCam": [[60, 100]], "Turn170": []}
+    assert page.read_text().count("<svg") == 3 * 2 + 2      # two quaternion objects add a norm chart
+    # Progress: one percentage line per object on stderr; the table on stdout.
+    assert [ln.split()[-1] for ln in res.stderr.splitlines()] == ["33%", "67%", "100%"]
+    assert "FlipCam: keys 40-80 take the long way: re-bake with SLERP" in res.stdout
+    assert _sha(scenes["scene.blend"]) == before
+
+
+def test_report_defaults_to_every_rotation_keyed_object_and_quiet_is_silent(scenes, tmp_path):
+    js = tmp_path / "r.json"
+    res = run("report", scenes["plain.blend"], "--json", js, "--method", "squad", "--quiet")
+    assert res.returncode == 0
+    assert res.stdout == "" and res.stderr == ""
+    report = json.loads(js.read_text())
+    assert [o["name"] for o in report["objects"]] == ["Dolly", "EulerCam", "FlipCam", "FollowCam", "Turn170"]
+    assert report["method"] == "squad"
+
+
+def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
+    js = tmp_path / "r.json"
+    res = run("report", scenes["scene.blend"], "--objects", "Turn170", "--json", js, "--fail-above", "5")
+    assert res.returncode == 1
+    assert "6.76 deg is above --fail-above 5 deg" in res.stderr
+    assert json.loads(js.read_text())["objects"][0]["max_deviation_deg"] > 5
+    ok = run("report", scenes["scene.blend"], "--objects", "Turn170", "--fail-above", "7", "--quiet")
+    assert ok.returncode == 0
+
+
+def test_object_without_rotation_keys_is_reported_and_the_others_carry_on(scenes, tmp_path):
+    js = tmp_path / "r.json"
+    res = run("report", scenes["scene.blend"], "--objects", "Prop,Turn170", "--json", js, "--quiet")
+    assert res.returncode == 2
+    assert _one_sentence(res.stderr).startswith('Object "Prop" has no keys on rotation_euler')
+    report = json.loads(js.read_text())
+    assert [o["name"] for o in report["objects"]] == ["Turn170"]
+    assert report["errors"][0]["object"] == "Prop"
+
+
+def _corrupt(tmp_path, scenes, kind):
+    target = tmp_path / f"{kind}.blend"
+    if kind == "random":
+        target.write_bytes(os.urandom(20000))
+    elif kind == "truncated_zstd":
+        data = scenes["scene.blend"].read_bytes()
+        target.write_bytes(data[: len(data) // 2])
+    elif kind == "truncated_plain":
+        data = scenes["plain.blend"].read_bytes()
+        target.write_bytes(data[: len(data) - 100])
+    elif kind == "empty":
+        target.write_bytes(b"")
+    return target
+
+
+@pytest.mark.parametrize("kind", ["random", "truncated_zstd", "truncated_plain", "empty"])
+def test_corrupt_blend_exits_2_with_one_sentence_and_writes_nothing(scenes, tmp_path, kind):
+    bad = _corrupt(tmp_path, scenes, kind)
+    js = tmp_path / "r.json"
+    res = run("report", bad, "--json", js, "--html", tmp_path / "r.html")
+    assert res.returncode == 2
+    sentence = _one_sentence(res.stderr)
+    assert str(bad) in sentence and ("corrupt" in sentence or "not a .blend" in sentence
+                                     or "truncated" in sentence)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [bad.name]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["report", "{missing}"], "does not exist"),
+    (["report", "{scene}", "--objects", "Ghost"], 'Object "Ghost" is not in'),
+    (["report", "{scene}", "--json", "{tmp}/no/such/dir/r.json"], "folder"),
+    (["report", "{scene}", "--method", "cubic"], "invalid choice"),
+    (["report", "{scene}", "--fail-above", "lots"], "not a number"),
+    (["report"], "required"),
+    (["bake", "{scene}"], "--output"),
+    (["bake", "{scene}", "--output", "{scene}"], "--overwrite"),
+    (["bake", "{scene}", "--output", "{tmp}/o.blend", "--step", "0"], "1 or more"),
+    (["bake", "{scene}", "--output", "{tmp}/o.blend", "--constant-speed"], "--location"),
+    (["bake", "{scene}", "--output", "{tmp}/o.blend", "--objects", "Prop"], "Prop"),
+    (["demo", "--out", "{scene}"], "not a folder"),
+])
+def test_bad_usage_and_input_exit_2_with_one_sentence(scenes, tmp_path, args, words):
+    work = tmp_path / "work"
+    work.mkdir()
+    before = _sha(scenes["scene.blend"])
+    fill = {"scene": scenes["scene.blend"], "missing": tmp_path / "missing.blend", "tmp": work}
+    res = run(*[a.format(**fill) for a in args])
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert words in _one_sentence(res.stderr)
+    assert list(work.iterdir()) == []
+    assert _sha(scenes["scene.blend"]) == before
+
+
+def test_bake_writes_a_new_file_and_never_touches_its_input(scenes, tmp_path):
+    src = scenes["scene.blend"]
+    before = _sha(src)
+    out = tmp_path / "baked.blend"
+    res = run("bake", src, "--output", out, "--objects", "FlipCam,EulerCam", "--method", "squad")
+    assert res.returncode == 0, res.stderr
+    assert "Baked 2 object(s) with squad" in res.stdout
+    assert "100%" in res.stderr
+    assert _sha(src) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["baked.blend"]   # no .blend1, no temp
+    js = tmp_path / "after.json"
+    assert run("report", out, "--objects", "FlipCam,EulerCam", "--json", js, "--quiet").returncode == 0
+    after = json.loads(js.read_text())
+    assert all(o["long_arc_segments"] == [] for o in after["objects"])
+
+
+def test_bake_over_its_input_only_with_overwrite(scenes, tmp_path):
+    copy = tmp_path / "copy.blend"
+    copy.write_bytes(scenes["plain.blend"].read_bytes())
+    res = run("bake", copy, "--output", copy, "--overwrite", "--objects", "Turn170", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "" and res.stderr == ""
+    js = tmp_path / "r.json"
+    run("report", copy, "--objects", "Turn170", "--json", js, "--quiet")
+    assert json.loads(js.read_text())["objects"][0]["max_deviation_deg"] < 0.01
+
+
+def test_demo_writes_its_three_files(tmp_path):
+    out = tmp_path / "demo"
+    res = run("demo", "--out", out)
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["demo.blend", "report.html", "report.json"]
+    report = json.loads((out / "report.json").read_text())
+    names = {o["name"]: o for o in report["objects"]}
+    assert names["FlipCam"]["long_arc_segments"] and names["EulerCam"]["long_arc_segments"]
+    assert names["Turn170"]["long_arc_segments"] == []
+    assert names["FollowCam"]["exponential_approach"]
+    assert names["Dolly"]["location_speed_ratio"] > 5
+    assert "long arcs none" in res.stdout
+
+
+def test_runs_inside_the_blender_program(tmp_path):
+    blender = "/usr/bin/blender"
+    if not os.path.exists(blender):
+        pytest.skip("Debian's Blender program is not installed (make sysdeps)")
+    res = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),
+                          "--", "demo", "--out", str(tmp_path), "--quiet"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["blender_version"].startswith("3.4")
+    bad = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),
+                          "--", "report", str(tmp_path / "nope.blend")],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2
+    assert _one_sentence(bad.stderr).endswith("nope.blend does not exist.")
