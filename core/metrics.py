@@ -100,13 +100,19 @@ def angular_velocity(sample_times, quats, frame: str = "world") -> np.ndarray:
         raise ValueError(f"angular_velocity: frame must be 'world' or 'body', not {frame!r}.")
     t = _times(sample_times, "sample_times")
     q = _track(quats, "angular_velocity quats", t.size)
+    return _step_velocity(t, q, np.arange(t.size - 1), frame)
+
+
+def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str = "world") -> np.ndarray:
+    """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1)."""
+    a, b = q[steps], q[steps + 1]
     if frame == "world":
-        rel = quat.multiply(q[1:], quat.conjugate(q[:-1]))
+        rel = quat.multiply(b, quat.conjugate(a))
     else:
-        rel = quat.multiply(quat.conjugate(q[:-1]), q[1:])
+        rel = quat.multiply(quat.conjugate(a), b)
     # The short way: the relative rotation in the w >= 0 hemisphere.
     rel = np.where(rel[:, :1] < 0.0, -rel, rel)
-    return 2.0 * quat.log(rel)[:, 1:] / np.diff(t)[:, None]
+    return 2.0 * quat.log(rel)[:, 1:] / (t[steps + 1] - t[steps])[:, None]
 
 
 def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
@@ -125,14 +131,15 @@ def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
     out = np.zeros(keys.size, dtype=np.float64)
     if t.size < 3 or keys.size < 3:
         return out
-    w = angular_velocity(t, q)  # step j runs from sample j to j + 1
+    last_step = t.size - 2  # step j runs from sample j to j + 1
     inner = keys[1:-1]
     before = np.searchsorted(t, inner, side="right") - 2  # step ending at last sample <= key
     after = np.searchsorted(t, inner, side="left")  # step starting at first sample >= key
-    valid = (before >= 0) & (after <= w.shape[0] - 1)
-    b = np.clip(before, 0, w.shape[0] - 1)
-    a = np.clip(after, 0, w.shape[0] - 1)
-    jump = np.linalg.norm(w[a] - w[b], axis=1)
+    valid = (before >= 0) & (after <= last_step)
+    b = np.clip(before, 0, last_step)
+    a = np.clip(after, 0, last_step)
+    # Only the two steps around each key are needed, not the whole track.
+    jump = np.linalg.norm(_step_velocity(t, q, a) - _step_velocity(t, q, b), axis=1)
     out[1:-1] = np.where(valid, jump, 0.0)
     return out
 

@@ -99,19 +99,23 @@ def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
     ``angles`` are per axis (x, y, z) as in Blender's ``rotation_euler``; the
     order says which axis is applied first ('XYZ': X first, q = qz*qy*qx).
     """
-    (i, j, k), _ = _order_axes(order)
+    (i, j, k), odd = _order_axes(order)
     e = _as_finite(angles, 3, "euler_to_quat")
+    # Relabel the axes so the order reads X, Y, Z (first, middle, last applied)
+    # and expand q = qz * qy * qx there. An odd relabelling is a reflection: it
+    # negates the angles and, mapped back, the vector part (Blender's parity).
+    sign = -1.0 if odd else 1.0
     half = 0.5 * e
-    c = np.cos(half)
-    s = np.sin(half)
-    elementary = []
-    for axis in (i, j, k):
-        q = np.zeros(e.shape[:-1] + (4,), dtype=np.float64)
-        q[..., 0] = c[..., axis]
-        q[..., 1 + axis] = s[..., axis]
-        elementary.append(q)
-    qi, qj, qk = elementary
-    return quat.multiply(qk, quat.multiply(qj, qi))
+    ci, cj, ck = np.cos(half[..., i]), np.cos(half[..., j]), np.cos(half[..., k])
+    si, sj, sk = (sign * np.sin(half[..., a]) for a in (i, j, k))
+    cc, ss = ci * ck, si * sk
+    cs, sc = ci * sk, si * ck
+    out = np.empty(e.shape[:-1] + (4,), dtype=np.float64)
+    out[..., 0] = cj * cc + sj * ss
+    out[..., 1 + i] = sign * (cj * sc - sj * cs)
+    out[..., 1 + j] = sign * (sj * cc + cj * ss)
+    out[..., 1 + k] = sign * (cj * cs - sj * sc)
+    return out
 
 
 def _euler_solutions(m: np.ndarray, order: str, keep_last=None):
@@ -126,20 +130,22 @@ def _euler_solutions(m: np.ndarray, order: str, keep_last=None):
     perm = [i, j, k]
     # Relabel the axes so the order reads X, Y, Z: m' = P m P^T. For an odd
     # permutation this is a reflection and every angle changes sign.
-    mp = m[..., perm, :][..., :, perm]
+    def mp(r, col):
+        return m[..., perm[r], perm[col]]
+
     sign = -1.0 if odd else 1.0
     # In the relabelled frame m' = Rz(c) Ry(b) Rx(a): m'[2,0] = -sin b,
     # m'[2,1] = cos b sin a, m'[2,2] = cos b cos a, m'[1,0] = sin c cos b,
     # m'[0,0] = cos c cos b.
-    cy = np.hypot(mp[..., 0, 0], mp[..., 1, 0])
-    b = np.arctan2(-mp[..., 2, 0], cy)
-    a = np.arctan2(mp[..., 2, 1], mp[..., 2, 2])
-    c = np.arctan2(mp[..., 1, 0], mp[..., 0, 0])
+    cy = np.hypot(mp(0, 0), mp(1, 0))
+    b = np.arctan2(-mp(2, 0), cy)
+    a = np.arctan2(mp(2, 1), mp(2, 2))
+    c = np.arctan2(mp(1, 0), mp(0, 0))
     gimbal = cy < GIMBAL_EPS
     if gimbal.any():
         # With sin b = s = +-1: m'[0,1] = s*sin(a - s*c), m'[1,1] = cos(a - s*c).
-        s = np.where(mp[..., 2, 0] < 0.0, 1.0, -1.0)
-        phi = np.arctan2(s * mp[..., 0, 1], mp[..., 1, 1])
+        s = np.where(mp(2, 0) < 0.0, 1.0, -1.0)
+        phi = np.arctan2(s * mp(0, 1), mp(1, 1))
         held = np.zeros_like(c) if keep_last is None else np.asarray(keep_last, dtype=np.float64) * sign
         c = np.where(gimbal, held, c)
         a = np.where(gimbal, phi + s * c, a)
@@ -161,7 +167,7 @@ def quat_to_euler(q, order: str = "XYZ") -> np.ndarray:
     last-applied axis gets 0. Raises ValueError for zero, NaN or infinite input.
     """
     _order_axes(order)
-    m = quat_to_matrix(quat.normalize(q, "quat_to_euler"))
+    m = _unit_quat_to_matrix(quat.normalize(q, "quat_to_euler"))
     e1, e2, _ = _euler_solutions(m, order)
     pick2 = np.abs(e2).sum(axis=-1) < np.abs(e1).sum(axis=-1)
     return np.where(pick2[..., None], e2, e1)
@@ -188,7 +194,7 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarra
         if ref.shape != (3,):
             raise ValueError(f"quat_to_euler_continuous: reference must have shape (3,), got {ref.shape}.")
     (i, j, k), odd = _order_axes(order)
-    m = quat_to_matrix(qa)
+    m = _unit_quat_to_matrix(qa)
     e1, e2, gimbal = _euler_solutions(m, order)
     if gimbal.any():
         # Hold the last axis at its value on the latest non-gimbal frame
@@ -331,16 +337,26 @@ def quat_to_matrix(q) -> np.ndarray:
 
     Quaternions are normalised first (ValueError for zero, NaN or infinite).
     """
-    w, x, y, z = np.moveaxis(quat.normalize(q, "quat_to_matrix"), -1, 0)
+    return _unit_quat_to_matrix(quat.normalize(q, "quat_to_matrix"))
+
+
+def _unit_quat_to_matrix(q: np.ndarray) -> np.ndarray:
+    """quat_to_matrix for quaternions already checked and normalised."""
+    w, x, y, z = np.moveaxis(q, -1, 0)
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
     wx, wy, wz = w * x, w * y, w * z
-    rows = (
-        (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)),
-        (2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)),
-        (2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)),
-    )
-    return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
+    m = np.empty(w.shape + (3, 3), dtype=np.float64)
+    m[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
+    m[..., 0, 1] = 2.0 * (xy - wz)
+    m[..., 0, 2] = 2.0 * (xz + wy)
+    m[..., 1, 0] = 2.0 * (xy + wz)
+    m[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
+    m[..., 1, 2] = 2.0 * (yz - wx)
+    m[..., 2, 0] = 2.0 * (xz - wy)
+    m[..., 2, 1] = 2.0 * (yz + wx)
+    m[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
+    return m
 
 
 def matrix_to_quat(m) -> np.ndarray:
@@ -365,28 +381,25 @@ def matrix_to_quat(m) -> np.ndarray:
         raise ValueError("matrix_to_quat: a matrix has a determinant <= 0 (a mirror), so it is not a rotation.")
     m00, m11, m22 = arr[..., 0, 0], arr[..., 1, 1], arr[..., 2, 2]
     trace = m00 + m11 + m22
-    # Each candidate is 4*(pivot component) * q; its pivot is >= 1 when chosen,
-    # because the largest of (trace, m00, m11, m22) makes 4*q_p^2 >= 1.
-    cand = np.empty(arr.shape[:-2] + (4, 4), dtype=np.float64)
-    cand[..., 0, :] = np.stack(
-        (1.0 + trace, arr[..., 2, 1] - arr[..., 1, 2], arr[..., 0, 2] - arr[..., 2, 0], arr[..., 1, 0] - arr[..., 0, 1]),
-        axis=-1,
+    d21 = arr[..., 2, 1] - arr[..., 1, 2]
+    d02 = arr[..., 0, 2] - arr[..., 2, 0]
+    d10 = arr[..., 1, 0] - arr[..., 0, 1]
+    s01 = arr[..., 0, 1] + arr[..., 1, 0]
+    s02 = arr[..., 0, 2] + arr[..., 2, 0]
+    s12 = arr[..., 1, 2] + arr[..., 2, 1]
+    # Four ways to write 4*q_p*q for a pivot component p (w, x, y or z); use
+    # the one with the largest pivot (trace, m00, m11, m22), which makes
+    # 4*q_p^2 >= 1, so the result is never a small difference of large terms.
+    candidates = (
+        (1.0 + trace, d21, d02, d10),
+        (d21, 1.0 + m00 - m11 - m22, s01, s02),
+        (d02, s01, 1.0 - m00 + m11 - m22, s12),
+        (d10, s02, s12, 1.0 - m00 - m11 + m22),
     )
-    cand[..., 1, :] = np.stack(
-        (arr[..., 2, 1] - arr[..., 1, 2], 1.0 + m00 - m11 - m22, arr[..., 0, 1] + arr[..., 1, 0], arr[..., 0, 2] + arr[..., 2, 0]),
-        axis=-1,
-    )
-    cand[..., 2, :] = np.stack(
-        (arr[..., 0, 2] - arr[..., 2, 0], arr[..., 0, 1] + arr[..., 1, 0], 1.0 - m00 + m11 - m22, arr[..., 1, 2] + arr[..., 2, 1]),
-        axis=-1,
-    )
-    cand[..., 3, :] = np.stack(
-        (arr[..., 1, 0] - arr[..., 0, 1], arr[..., 0, 2] + arr[..., 2, 0], arr[..., 1, 2] + arr[..., 2, 1], 1.0 - m00 - m11 + m22),
-        axis=-1,
-    )
-    pivots = np.stack((trace, m00, m11, m22), axis=-1)
-    choice = np.argmax(pivots, axis=-1)
-    q = np.take_along_axis(cand, choice[..., None, None], axis=-2)[..., 0, :]
+    choice = np.argmax(np.stack((trace, m00, m11, m22), axis=-1), axis=-1)
+    q = np.empty(arr.shape[:-2] + (4,), dtype=np.float64)
+    for comp in range(4):
+        q[..., comp] = np.choose(choice, [cand[comp] for cand in candidates])
     q = q / quat.norm(q)[..., None]
     return np.where(q[..., :1] < 0.0, -q, q)
 
