@@ -186,14 +186,13 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarra
     At exact gimbal lock only the sum/difference of the outer angles is defined;
     the last-applied axis then keeps the previous frame's angle.
     """
-    _order_axes(order)
+    k = _order_axes(order)[0][2]
     qa = _as_sequence(quat.normalize(q, "quat_to_euler_continuous"), "quat_to_euler_continuous")
     ref = None
     if reference is not None:
         ref = _as_finite(reference, 3, "quat_to_euler_continuous reference")
         if ref.shape != (3,):
             raise ValueError(f"quat_to_euler_continuous: reference must have shape (3,), got {ref.shape}.")
-    (i, j, k), odd = _order_axes(order)
     m = _unit_quat_to_matrix(qa)
     e1, e2, gimbal = _euler_solutions(m, order)
     if gimbal.any():
