@@ -81,6 +81,7 @@ class _Registry:
         self.msgbus_owner = object()
         self.reset_cache()
         self.error_logged = False
+        self.rebuild_count = 0      # how often the geometry was recomputed (tests, tuning)
 
     def reset_cache(self) -> None:
         self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
@@ -200,6 +201,7 @@ def rebuild(scene=None, view_layer=None) -> Legend:
     scene = scene or bpy.context.scene
     view_layer = view_layer or bpy.context.view_layer
     settings = _settings(scene)
+    _STATE.rebuild_count += 1
     legend = Legend()
     parts: dict[str, list[triads.LineSet]] = {name: [] for name in BATCH_ORDER}
     samples: list[_Samples] = []
@@ -281,6 +283,11 @@ def cached_arrays() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 def legend() -> Legend:
     return _STATE.legend
+
+
+def rebuild_count() -> int:
+    """How many times the geometry has been recomputed since the add-on loaded."""
+    return _STATE.rebuild_count
 
 
 # --------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import quat, rotation
+from . import quat
 
 # Pure axis colours: the convention every 3D tool uses, RGBA.
 AXIS_COLORS = np.array(
@@ -113,12 +113,27 @@ def triad_lines(quats, positions, size=1.0) -> tuple[np.ndarray, np.ndarray]:
 def _triad_points(q: np.ndarray, pos: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """triad_lines' endpoints for already checked unit quats (n, 4), positions, sizes (n,)."""
     n = pos.shape[0]
-    # (n, 3 axes, 3 coords): each triad's rotated unit axes, the columns of its matrix.
-    axes = np.swapaxes(rotation.quat_to_matrix(q), 1, 2)
     points = np.empty((n, 3, 2, 3), dtype=np.float64)
     points[:, :, 0, :] = pos[:, None, :]
-    np.multiply(axes, sizes[:, None, None], out=points[:, :, 1, :])
-    points[:, :, 1, :] += pos[:, None, :]
+    tips = points[:, :, 1, :]  # a view: tips[i, a] is triad i's axis a tip
+    # Axis a of a rotation is column a of its matrix (the standard unit
+    # quaternion -> matrix formula), written straight into place and scaled:
+    # one pass, no (n, 3, 3) temporaries, no cross products.
+    w, x, y, z = q.T
+    s2 = 2.0 * sizes
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    tips[:, 0, 0] = sizes - s2 * (yy + zz)
+    tips[:, 0, 1] = s2 * (xy + wz)
+    tips[:, 0, 2] = s2 * (xz - wy)
+    tips[:, 1, 0] = s2 * (xy - wz)
+    tips[:, 1, 1] = sizes - s2 * (xx + zz)
+    tips[:, 1, 2] = s2 * (yz + wx)
+    tips[:, 2, 0] = s2 * (xz + wy)
+    tips[:, 2, 1] = s2 * (yz - wx)
+    tips[:, 2, 2] = sizes - s2 * (xx + yy)
+    tips += pos[:, None, :]
     return points.reshape(-1, 3)
 
 

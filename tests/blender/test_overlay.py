@@ -191,6 +191,18 @@ def test_current_frame_triad_follows_the_playhead(clean_blender):
     assert overlay.cached_arrays()["current"][0].shape == (0, 3)
 
 
+def test_frame_changes_do_not_rebuild_the_geometry(clean_blender):
+    _camera()
+    scene = bpy.context.scene
+    scene.quatbake.show_overlay = True
+    rebuilds = overlay.rebuild_count()
+    triads_before = overlay.cached_arrays()["triads"][0]
+    for frame in range(1, 32):
+        scene.frame_set(frame)
+    assert overlay.rebuild_count() == rebuilds
+    assert overlay.cached_arrays()["triads"][0] is triads_before
+
+
 def test_after_a_bake_the_ghost_is_blenders_interpolation_of_the_original_keys(clean_blender):
     obj = _camera()
     before = animdata.evaluate_rotation(obj, np.arange(1.0, 32.0))

@@ -132,6 +132,8 @@ def test_session_installed_baked_and_drew(session):
     assert report["handlers_off"]["draw"] == 0
     assert report["handlers_off"]["depsgraph_update_post"] == 0
     assert on.shape[:2] == (report["window"][1], report["window"][0])
+    log = (ARTIFACTS / "blender.log").read_text()
+    assert "Traceback" not in log and "QuatBake overlay:" not in log, log
 
 
 def test_triads_are_inside_the_viewport(session):
