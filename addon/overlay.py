@@ -551,7 +551,6 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_parent_id = "QUATBAKE_PT_main"
-    bl_options = {'DEFAULT_CLOSED'}
 
     @classmethod
     def poll(cls, context):
@@ -578,15 +577,15 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         if not info.objects:
             box.label(text="Select an animated object", icon='INFO')
         else:
-            box.label(text="Path colour = angular speed (degrees/frame)")
-            names = triads.SPEED_COLOR_NAMES
-            for fraction, name in zip(triads.SPEED_STOPS, names):
-                box.label(text=f"{name}: {fraction * info.speed_max:.2f}"
-                          + ("+" if fraction == 1.0 else ""))
-            box.label(text="Triads: X red, Y green, Z blue; faded = Blender's own")
+            box.label(text="Path speed, degrees/frame:")
+            col = box.column(align=True)
+            for fraction, name in zip(triads.SPEED_STOPS, triads.SPEED_COLOR_NAMES):
+                plus = "+" if fraction == 1.0 else ""
+                col.label(text=f"{name}: {fraction * info.speed_max:.2f}{plus}")
+            box.label(text="Axes: X red, Y green, Z blue")
+            box.label(text="Faded: Blender's own")
             if info.long_arc_count:
-                box.label(text=f"Cyan band: {info.long_arc_count} key interval(s) "
-                          "turn the long way round", icon='ERROR')
+                box.label(text=f"Long way round: {info.long_arc_count} (cyan)", icon='ERROR')
         for problem in info.problems:
             box.label(text=problem, icon='ERROR')
 

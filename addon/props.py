@@ -118,7 +118,7 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         update=lambda self, context: _overlay().settings_changed(context.scene),
     )
     overlay_show_ghost: BoolProperty(
-        name="Show Blender's Interpolation", default=True,
+        name="Ghost Triads", default=True,
         description="Also draw Blender's own interpolation of the keys as faded triads "
         "at the same positions: where they fan out from QuatBake's, the two differ",
         update=lambda self, context: _overlay().settings_changed(context.scene),

@@ -12,7 +12,9 @@ camera, re-bakes it with ``quatbake.bake``, turns the overlay on, and from
    and at the keys) to window pixels and writes them to DIR/overlay_points.json;
 2. saves a screenshot with the overlay on (DIR/overlay_on.png);
 3. turns the overlay off and saves DIR/overlay_off.png;
-4. quits. Any failure is written to the JSON as "error" and Blender quits.
+4. turns the overlay back on, pops up its sub-panel (legend) and saves
+   DIR/overlay_panel.png;
+5. quits. Any failure is written to the JSON as "error" and Blender quits.
 
 The test, not this script, decides pass or fail from the pixels.
 """
@@ -221,9 +223,27 @@ def step_shot_off():
     try:
         _screenshot(OUT / "overlay_off.png")
         report["steps"].append("shot off")
+        # Back on, with the overlay sub-panel popped up: its legend is drawn
+        # (a panel draw error would print a traceback the test looks for).
+        bpy.context.scene.quatbake.show_overlay = True
+        window, area, region = _view3d()
+        with bpy.context.temp_override(window=window, area=area, region=region):
+            bpy.ops.wm.call_panel(name="QUATBAKE_PT_overlay", keep_open=True)
         _save_report()
     except Exception:  # noqa: BLE001
         _fail("screenshot with the overlay off")
+        return None
+    bpy.app.timers.register(step_shot_panel, first_interval=2.0)
+    return None
+
+
+def step_shot_panel():
+    try:
+        _screenshot(OUT / "overlay_panel.png")
+        report["steps"].append("shot panel")
+        _save_report()
+    except Exception:  # noqa: BLE001
+        _fail("screenshot of the overlay panel")
         return None
     bpy.ops.wm.quit_blender()
     return None

@@ -122,7 +122,7 @@ def _has_colour(image, axis, point) -> bool:
 
 def test_session_installed_baked_and_drew(session):
     report, on, _ = session
-    assert report["steps"] == ["installed", "overlay on", "projected", "shot on", "shot off"]
+    assert report["steps"] == ["installed", "overlay on", "projected", "shot on", "shot off", "shot panel"]
     assert report["blender"].startswith("3.4")
     assert report["bake"] == ["FINISHED"]
     assert report["legend"]["objects"] == ["ShotCam"]
