@@ -56,7 +56,13 @@ def normalize(q, what: str = "quaternion") -> np.ndarray:
     turning it into identity would hide a broken key.
     """
     arr = as_quat_array(q, what)
-    lengths = norm(arr)
+    # Squaring overflows to inf past a norm of ~1e154 (a key of norm 1e300
+    # would come out as the zero quaternion): measure each quaternion scaled
+    # by its largest component, which is exact in float64 (a power-free divide).
+    peak = np.abs(arr).max(axis=-1)
+    scaled = arr / np.where(peak > 0.0, peak, 1.0)[..., None]
+    scaled_lengths = norm(scaled)
+    lengths = scaled_lengths * peak
     zero = lengths < ZERO_NORM
     if zero.any():
         index = tuple(int(i) for i in np.argwhere(zero)[0]) if arr.ndim > 1 else ()
@@ -65,7 +71,7 @@ def normalize(q, what: str = "quaternion") -> np.ndarray:
             f"{what}: {label} has norm {float(lengths[index] if index else lengths):.3g}, "
             "too close to zero to be a rotation."
         )
-    return arr / lengths[..., None]
+    return scaled / scaled_lengths[..., None]
 
 
 def dot(a, b) -> np.ndarray:
