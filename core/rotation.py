@@ -241,10 +241,14 @@ def axis_angle_to_quat(aa) -> np.ndarray:
     """
     arr = _as_finite(aa, 4, "axis_angle_to_quat")
     angle = arr[..., 0]
-    axis = arr[..., 1:]
-    length = quat.norm(axis)
+    # Scale each axis by its largest component first: squaring a component
+    # past ~1e154 overflows, and an axis of length inf would normalise to zero.
+    peak = np.abs(arr[..., 1:]).max(axis=-1)
+    axis = arr[..., 1:] / np.where(peak > 0.0, peak, 1.0)[..., None]
+    axis_length = quat.norm(axis)
+    length = axis_length * peak
     zero = length < quat.ZERO_NORM
-    unit = axis / np.where(zero, 1.0, length)[..., None]
+    unit = axis / np.where(zero, 1.0, axis_length)[..., None]
     half = 0.5 * angle
     out = np.empty(arr.shape, dtype=np.float64)
     out[..., 0] = np.where(zero, 1.0, np.cos(half))
