@@ -197,7 +197,9 @@ def norm_drift(raw_quats) -> np.ndarray:
     be zero (drift 1). Raises only on NaN/inf.
     """
     q = quat.as_quat_array(raw_quats, "norm_drift raw_quats")
-    return 1.0 - quat.norm(q)
+    # Scaled by the largest component so a norm past ~1e154 does not square to inf.
+    peak = np.abs(q).max(axis=-1)
+    return 1.0 - quat.norm(q / np.where(peak > 0.0, peak, 1.0)[..., None]) * peak
 
 
 def long_arc_segments(key_times, sample_times, sample_quats, key_quats, tolerance_deg: float = 1.0) -> list:
