@@ -210,21 +210,37 @@ def slerp(q0, q1, t) -> np.ndarray:
 def _locate(times: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Segment index in [0, n-1] and fraction u in [0, 1] for every sample.
 
-    Segment i < n-1 runs from key i to key i+1 (key i at u = 0, so an
-    interior key time always lands exactly at the start of its segment).
-    Index n-1 is a "hold" segment for samples at or after the last key; samples
-    before the first key get (0, 0). The hold segment lets the evaluators
-    return the end keys bit-exactly without a masked second pass.
+    Needs n >= 2 keys. Segment i < n-1 runs from key i to key i+1 (key i at
+    u = 0, so an interior key time always lands exactly at the start of its
+    segment). Index n-1 is a "hold" segment for samples at or after the last
+    key; samples before the first key get (0, 0). The hold segment lets the
+    evaluators return the end keys bit-exactly without a masked second pass.
     """
     n = times.shape[0]
-    index = np.searchsorted(times, samples, side="right")
-    index -= 1
-    np.clip(index, 0, n - 1, out=index)
+    m = samples.shape[0]
+    if m > 1 and (samples[1:] >= samples[:-1]).all():
+        # Sorted samples (a frame range, the usual case): n binary searches of
+        # the keys among the samples instead of m searches among the keys,
+        # then each segment index repeated over its run of samples.
+        starts = np.searchsorted(samples, times, side="left")
+        counts = np.empty(n, dtype=np.intp)
+        counts[0] = starts[1]  # everything before key 1, including before key 0
+        counts[1:-1] = np.diff(starts[1:])
+        counts[-1] = m - starts[-1]
+        index = np.repeat(np.arange(n, dtype=np.intp), counts)
+    else:
+        index = np.searchsorted(times, samples, side="right")
+        index -= 1
+        np.clip(index, 0, n - 1, out=index)
     inv_h = np.zeros(n, dtype=np.float64)
     inv_h[:-1] = 1.0 / np.diff(times)
-    u = samples - times[index]
-    u *= inv_h[index]
-    np.clip(u, 0.0, 1.0, out=u)
+    u = np.take(times, index)
+    np.subtract(samples, u, out=u)
+    u *= np.take(inv_h, index)
+    # u < 0 before the first key; u may exceed 1 by an ulp from rounding.
+    # (np.minimum/np.maximum: np.clip is several times slower.)
+    np.maximum(u, 0.0, out=u)
+    np.minimum(u, 1.0, out=u)
     return index, u
 
 
@@ -303,22 +319,149 @@ def squad_control_points(key_times, key_quats, shortest: bool = True) -> np.ndar
     return _control_points(times, q)
 
 
-def _with_hold(per_segment: np.ndarray, hold) -> np.ndarray:
-    """Append the hold segment's value to per-segment data (n-1, ...) -> (n, ...)."""
-    out = np.empty((per_segment.shape[0] + 1,) + per_segment.shape[1:], dtype=np.float64)
-    out[:-1] = per_segment
-    out[-1] = hold
-    return out
+# --------------------------------------------------------------------------
+# evaluation of all samples
+#
+# Per segment (once): the arc's half angle and unit tangent (slerp), Squad's
+# control-point arc, or the key difference (lerp/nlerp), stored transposed as
+# (4, n) tables: one contiguous row per component, so per-sample products run
+# over long contiguous rows instead of numpy's slow length-4 inner loops.
+# Row n-1 is the "hold" segment (see _locate).
+#
+# Per sample: gathers from the tables by segment index and a fixed sequence of
+# whole-array operations. Sines and cosines come from one tangent of the half
+# angle, t = tan(x/2): sin x = 2t/(1+t^2), cos x = 2/(1+t^2) - 1, which halves
+# the transcendental calls (the dominant cost); x/2 <= pi/4 on shortest arcs,
+# where this is as accurate as sin and cos (a few ulps, absolute), and x = 0
+# gives exactly (0, 1), so keys come out bit-exact.
+
+# Samples are evaluated in blocks of this many. A block's work arrays (a few
+# (4, BLOCK) float64 buffers of 512 KB) stay in the CPU cache across the
+# dozen operations applied to them, and are reused from block to block
+# instead of being allocated (and page-faulted) afresh; that makes the
+# memory-bound numpy steps 1.5-2x faster than streaming 32 MB arrays at a
+# million samples. It is a loop over blocks (62 for a million samples), not
+# over samples or keys.
+BLOCK = 16384
 
 
-def _evaluate_arcs(start, tangent, omega, index, u) -> np.ndarray:
-    """cos(u*omega_i) start_i + sin(u*omega_i) tangent_i for every sample, (m, 4)."""
-    theta = np.take(omega, index)
-    theta *= u
-    out = np.take(start, index, axis=0)
-    out *= np.cos(theta)[:, None]
-    out += np.take(tangent, index, axis=0) * np.sin(theta)[:, None]
-    return out
+class _Work:
+    """Reusable per-block buffers: three (4, size) and three (size,) arrays."""
+
+    def __init__(self, size: int) -> None:
+        self.quads = [np.empty((4, size)) for _ in range(3)]
+        self.rows = [np.empty(size) for _ in range(3)]
+
+    def view(self, k: int):
+        return [b[:, :k] for b in self.quads], [b[:k] for b in self.rows]
+
+
+def _arc_table(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arcs between unit keys ``start`` -> ``end`` (n-1, 4), plus the hold segment.
+
+    Returns (start_t (4, n), tangent_t (4, n), half_omega (n,)).
+    """
+    n = start.shape[0] + 1
+    omega, tangent = _arcs(start, end)
+    start_t = np.empty((4, n))
+    start_t[:, :-1] = start.T
+    start_t[:, -1] = end[-1]
+    tangent_t = np.zeros((4, n))
+    tangent_t[:, :-1] = tangent.T
+    half = np.zeros(n)
+    half[:-1] = 0.5 * omega
+    return start_t, tangent_t, half
+
+
+def _sin_cos_from_tan(t, cos_out) -> None:
+    """t = tan(x/2) (overwritten with sin x); cos_out <- cos x."""
+    np.multiply(t, t, out=cos_out)
+    cos_out += 1.0
+    np.divide(2.0, cos_out, out=cos_out)  # 2 / (1 + t^2)
+    t *= cos_out  # sin x = 2t / (1 + t^2)
+    cos_out -= 1.0  # cos x = 2 / (1 + t^2) - 1
+
+
+def _arc_block(dest, scratch, row_a, row_b, table, index, u) -> None:
+    """dest (4, k) <- cos(u omega_i) start_i + sin(u omega_i) tangent_i."""
+    start_t, tangent_t, half = table
+    np.take(half, index, out=row_a)
+    row_a *= u
+    np.tan(row_a, out=row_a)
+    _sin_cos_from_tan(row_a, row_b)
+    np.take(start_t, index, axis=1, mode="clip", out=scratch)
+    np.multiply(scratch, row_b, out=dest)
+    np.take(tangent_t, index, axis=1, mode="clip", out=scratch)
+    scratch *= row_a
+    dest += scratch
+
+
+def _lerp_block(dest, tables, index, u, work, normalise: bool) -> None:
+    (start_t, delta_t) = tables
+    (acc, gathered, _), (norms, _, _) = work
+    np.take(delta_t, index, axis=1, mode="clip", out=acc)
+    acc *= u
+    np.take(start_t, index, axis=1, mode="clip", out=gathered)
+    if not normalise:
+        np.add(acc, gathered, out=dest)
+        return
+    acc += gathered
+    np.einsum("ij,ij->j", acc, acc, out=norms)
+    np.sqrt(norms, out=norms)
+    np.divide(acc, norms, out=dest)
+
+
+def _slerp_block(dest, tables, index, u, work) -> None:
+    (p, scratch, _), (row_a, row_b, _) = work
+    _arc_block(p, scratch, row_a, row_b, tables[0], index, u)
+    np.copyto(dest, p)
+
+
+def _squad_block(dest, tables, index, u, work) -> None:
+    """Shoemake (1985): slerp(slerp(q_i, q_i+1, u), slerp(s_i, s_i+1, u), 2u(1-u)).
+
+    None of the three slerps takes a shortest-arc flip: the keys are already
+    continuous (when asked), and flipping s_i+1 or the outer pair on their
+    own would reverse a tangent and break C1 continuity at the keys (this is
+    where we differ from numpy-quaternion's squad). Each arc is the great
+    circle between the 4-vectors as they are.
+
+    Outer arc, per sample, with c = p.r = cos(psi) and tau = tan(psi/2) =
+    sqrt((1-c)/(1+c)): w_r = sin(h psi)/sin(psi), w_p = cos(h psi) - c w_r.
+    c is inaccurate for small psi, but these weights tend to (1-h, h) with a
+    slope O(psi), so an error of 1e-16/psi in psi moves the result by only
+    ~1e-16 (unlike the tangent form of the key arcs, which needs an accurate
+    angle and gets it per segment). At h = 0 the weights are exactly (1, 0).
+    """
+    (p, r, scratch), (row_a, row_b, row_c) = work
+    _arc_block(p, scratch, row_a, row_b, tables[0], index, u)
+    _arc_block(r, scratch, row_a, row_b, tables[1], index, u)
+    c = np.einsum("ij,ij->j", p, r, out=row_c)
+    np.minimum(c, 1.0, out=c)
+    one_plus_c = np.add(1.0, c, out=row_a)
+    np.maximum(one_plus_c, OUTER_ARC_SHIFT, out=one_plus_c)  # p == -r has no unique arc
+    tau = np.subtract(1.0, c, out=row_b)
+    tau /= one_plus_c
+    np.sqrt(tau, out=tau)
+    tau += OUTER_ARC_SHIFT  # keeps w_r's 0/0 at psi == 0 finite (-> h)
+    sin_psi = one_plus_c
+    sin_psi *= tau  # tan(psi/2) (1 + cos psi) = sin(psi)
+    # x = h psi / 2 = h atan(tau), h = 2u(1-u)
+    x = np.arctan(tau, out=tau)
+    h = np.subtract(1.0, u, out=scratch[0])
+    h *= u
+    h *= 2.0
+    x *= h
+    t = np.tan(x, out=x)
+    cos_h = scratch[0]
+    _sin_cos_from_tan(t, cos_h)
+    w_r = t  # sin(h psi) ...
+    w_r /= sin_psi  # ... / sin(psi)
+    c *= w_r
+    np.subtract(cos_h, c, out=cos_h)  # w_p = cos(h psi) - cos(psi) w_r
+    p *= cos_h
+    r *= w_r
+    np.add(p, r, out=dest)
 
 
 def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
@@ -350,12 +493,11 @@ def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
     if shortest:
         q = quat.make_continuous(q)
     n = times.shape[0]
+    m = samples.shape[0]
     if n == 1:
-        return np.repeat(q, samples.shape[0], axis=0)
-    index, u = _locate(times, samples)
+        return np.repeat(q, m, axis=0)
 
     if method in ("lerp", "nlerp"):
-        delta = _with_hold(q[1:] - q[:-1], 0.0)
         if method == "nlerp" and not shortest:
             gap = quat.norm(q[1:] + q[:-1])
             if (gap < ANTIPODAL_GAP).any():
@@ -364,45 +506,30 @@ def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
                     f"nlerp with shortest=False: keys {i} and {i + 1} are opposite quaternions, "
                     "so the path between them passes through zero; use shortest=True or slerp."
                 )
-        out = np.take(delta, index, axis=0)
-        out *= u[:, None]
-        out += np.take(q, index, axis=0)
-        if method == "nlerp":
-            out /= quat.norm(out)[:, None]
-        return out
+        delta_t = np.zeros((4, n))
+        delta_t[:, :-1] = (q[1:] - q[:-1]).T
+        tables = (np.ascontiguousarray(q.T), delta_t)
+        normalise = method == "nlerp"
 
-    omega, tangent = _arcs(q[:-1], q[1:])
-    omega = _with_hold(omega, 0.0)
-    tangent = _with_hold(tangent, 0.0)
-    p = _evaluate_arcs(q, tangent, omega, index, u)
-    if method == "slerp":
-        return p
+        def evaluate(dest, index, u, work):
+            _lerp_block(dest, tables, index, u, work, normalise)
+    elif method == "slerp":
+        tables = (_arc_table(q[:-1], q[1:]),)
 
-    # Squad (Shoemake 1985): slerp(slerp(q_i, q_i+1, u), slerp(s_i, s_i+1, u), 2u(1-u)).
-    # None of the three slerps takes a shortest-arc flip: the keys are already
-    # continuous (when asked), and flipping s_i+1 or the outer pair on their own
-    # would reverse a tangent and break C1 continuity at the keys. Each arc is
-    # the great circle between the 4-vectors as they are.
-    s = _control_points(times, q)
-    phi, s_tangent = _arcs(s[:-1], s[1:])
-    phi = _with_hold(phi, 0.0)
-    s_tangent = _with_hold(s_tangent, 0.0)
-    r = _evaluate_arcs(s, s_tangent, phi, index, u)
-    h = 2.0 * u * (1.0 - u)
-    # Outer arc per sample. cos(psi) = p.r is inaccurate for small psi, but
-    # the weights sin((1-h) psi)/sin(psi) and sin(h psi)/sin(psi) tend to
-    # (1-h, h) with a slope O(psi), so an error in psi of 1e-16/psi moves the
-    # result by only ~1e-16 (unlike the tangent form used above).
-    c = np.einsum("ij,ij->i", p, r)
-    np.clip(c, -1.0, 1.0, out=c)
-    psi = np.arctan2(np.sqrt((1.0 - c) * (1.0 + c)), c)
-    psi += OUTER_ARC_SHIFT
-    sin_psi = np.sin(psi)
-    w_r = np.sin(h * psi)
-    w_r /= sin_psi
-    w_p = np.sin((1.0 - h) * psi)
-    w_p /= sin_psi
-    p *= w_p[:, None]
-    r *= w_r[:, None]
-    p += r
-    return p
+        def evaluate(dest, index, u, work):
+            _slerp_block(dest, tables, index, u, work)
+    else:
+        s = _control_points(times, q)
+        tables = (_arc_table(q[:-1], q[1:]), _arc_table(s[:-1], s[1:]))
+
+        def evaluate(dest, index, u, work):
+            _squad_block(dest, tables, index, u, work)
+
+    index, u = _locate(times, samples)
+    result = np.empty((m, 4))
+    work = _Work(min(m, BLOCK))
+    for lo in range(0, m, BLOCK):
+        hi = min(lo + BLOCK, m)
+        # result[lo:hi].T is a (4, k) strided view: the last step writes there.
+        evaluate(result[lo:hi].T, index[lo:hi], u[lo:hi], work.view(hi - lo))
+    return result
