@@ -27,8 +27,9 @@ How it is wired (one registry, all in this module):
 - Objects are remembered by name only, so undo cannot leave a dangling RNA
   reference in the cache.
 - ``load_post`` (registered for as long as the add-on is) drops everything and
-  re-enables only if the loaded file's scene asks for the overlay;
-  ``unregister()`` removes every handler.
+  re-enables only if the loaded file's scene asks for the overlay; ``undo_post``
+  and ``redo_post`` (also always registered) follow the restored setting and
+  rebuild. ``unregister()`` removes every handler.
 - In background mode (``bpy.app.background``) the handlers and the draw handle
   are still registered (so the bookkeeping is the same and testable) but the
   draw callback returns before touching ``gpu``.
@@ -77,7 +78,6 @@ class _Registry:
     def __init__(self) -> None:
         self.enabled = False
         self.draw_handle = None
-        self.load_post_registered = False
         self.msgbus_owner = object()
         self.reset_cache()
         self.error_logged = False
@@ -315,6 +315,24 @@ def _on_depsgraph_update(scene, depsgraph) -> None:
 
 
 @persistent
+def _on_undo_redo(scene, *_args) -> None:
+    """Undo/redo restore data wholesale, show_overlay included, without update callbacks.
+
+    Follow the restored setting; the cache holds names only, so a rebuild from
+    the restored data is all it takes.
+    """
+    try:
+        settings = _settings(scene)
+        wanted = settings is not None and settings.show_overlay
+        if wanted != _STATE.enabled:
+            enable() if wanted else disable()
+        elif wanted:
+            rebuild(scene)
+    except Exception:  # noqa: BLE001 - a handler must never raise into Blender
+        _log_once("QuatBake overlay: following undo/redo failed")
+
+
+@persistent
 def _on_frame_change(scene, depsgraph=None) -> None:
     if not _STATE.enabled:
         return
@@ -338,9 +356,17 @@ def _on_msgbus() -> None:
     _safe_rebuild()
 
 
+# Present while the overlay is enabled.
 _APP_HANDLERS = (
     ("depsgraph_update_post", _on_depsgraph_update),
     ("frame_change_post", _on_frame_change),
+)
+# Present while the add-on is registered: they follow scene.quatbake.show_overlay
+# when a file load or an undo step changes it without its update callback.
+_ALWAYS_HANDLERS = (
+    ("load_post", _on_load_post),
+    ("undo_post", _on_undo_redo),
+    ("redo_post", _on_undo_redo),
 )
 
 
@@ -367,7 +393,7 @@ def handler_counts() -> dict[str, int]:
     """How many of our functions sit in each bpy.app.handlers list, plus the draw handle."""
     counts = {
         name: sum(_same_function(h, func) for h in getattr(bpy.app.handlers, name))
-        for name, func in _APP_HANDLERS + (("load_post", _on_load_post),)
+        for name, func in _APP_HANDLERS + _ALWAYS_HANDLERS
     }
     counts["draw"] = 0 if _STATE.draw_handle is None else 1
     return counts
@@ -598,14 +624,13 @@ def register() -> None:
     # build) the overlay still works from scene.quatbake.show_overlay.
     if hasattr(bpy.types, "QUATBAKE_PT_main"):
         bpy.utils.register_class(QUATBAKE_PT_overlay)
-    if not _STATE.load_post_registered:
-        _add_app_handler("load_post", _on_load_post)
-        _STATE.load_post_registered = True
+    for list_name, func in _ALWAYS_HANDLERS:
+        _add_app_handler(list_name, func)
 
 
 def unregister() -> None:
     disable()
-    _remove_app_handler("load_post", _on_load_post)
-    _STATE.load_post_registered = False
+    for list_name, func in _ALWAYS_HANDLERS:
+        _remove_app_handler(list_name, func)
     if QUATBAKE_PT_overlay.is_registered:
         bpy.utils.unregister_class(QUATBAKE_PT_overlay)

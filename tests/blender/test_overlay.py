@@ -66,7 +66,8 @@ def test_toggling_100_times_leaves_no_handlers_behind(clean_blender):
         settings.show_overlay = False
     assert _handler_lengths() == before
     assert overlay.handler_counts() == {
-        "depsgraph_update_post": 0, "frame_change_post": 0, "load_post": 1, "draw": 0}
+        "depsgraph_update_post": 0, "frame_change_post": 0, "undo_post": 1, "redo_post": 1,
+        "load_post": 1, "draw": 0}
     assert not overlay.is_enabled()
     assert overlay.cached_arrays()["triads"][0].shape == (0, 3)
 
@@ -75,7 +76,8 @@ def test_enable_and_disable_are_idempotent(clean_blender):
     for _ in range(3):
         overlay.enable()
     assert overlay.handler_counts() == {
-        "depsgraph_update_post": 1, "frame_change_post": 1, "load_post": 1, "draw": 1}
+        "depsgraph_update_post": 1, "frame_change_post": 1, "undo_post": 1, "redo_post": 1,
+        "load_post": 1, "draw": 1}
     for _ in range(3):
         overlay.disable()
     assert overlay.handler_counts()["draw"] == 0
@@ -85,7 +87,7 @@ def test_enable_and_disable_are_idempotent(clean_blender):
 def test_unregister_removes_every_handler(clean_blender):
     _camera()
     bpy.context.scene.quatbake.show_overlay = True
-    assert len(_ours_in_app_handlers()) == 3
+    assert len(_ours_in_app_handlers()) == 5
     quatbake.unregister()
     try:
         assert _ours_in_app_handlers() == []
@@ -272,6 +274,21 @@ def test_drawing_is_skipped_in_background_mode(clean_blender):
     assert overlay._STATE.batches == {} and overlay._STATE.shader is None
 
 
+def test_undo_and_redo_follow_the_restored_setting(clean_blender):
+    """Undo restores show_overlay without its update callback; undo_post follows it."""
+    _camera()
+    scene = bpy.context.scene
+    scene.quatbake.show_overlay = True
+    # what a memfile undo does: the stored value changes, no update callback runs
+    scene.quatbake["show_overlay"] = False
+    assert overlay.is_enabled()
+    overlay._on_undo_redo(scene)
+    assert not overlay.is_enabled() and overlay.handler_counts()["draw"] == 0
+    scene.quatbake["show_overlay"] = True
+    overlay._on_undo_redo(scene)
+    assert overlay.is_enabled() and overlay.legend().objects == ["Cam"]
+
+
 def test_load_post_follows_the_loaded_files_setting(clean_blender):
     _camera()
     settings = bpy.context.scene.quatbake
@@ -289,5 +306,6 @@ def test_load_post_follows_the_loaded_files_setting(clean_blender):
         bpy.ops.wm.open_mainfile(filepath=on_path)
         assert overlay.is_enabled()
         assert overlay.handler_counts() == {
-            "depsgraph_update_post": 1, "frame_change_post": 1, "load_post": 1, "draw": 1}
+            "depsgraph_update_post": 1, "frame_change_post": 1, "undo_post": 1,
+            "redo_post": 1, "load_post": 1, "draw": 1}
         assert overlay.legend().objects == ["Cam"]

@@ -12,9 +12,10 @@ camera, re-bakes it with ``quatbake.bake``, turns the overlay on, and from
    and at the keys) to window pixels and writes them to DIR/overlay_points.json;
 2. saves a screenshot with the overlay on (DIR/overlay_on.png);
 3. turns the overlay off and saves DIR/overlay_off.png;
-4. turns the overlay back on, pops up its sub-panel (legend) and saves
-   DIR/overlay_panel.png;
-5. quits. Any failure is written to the JSON as "error" and Blender quits.
+4. undoes the bake (Ctrl+Z; the undo step has the overlay on) and saves
+   DIR/overlay_after_undo.png;
+5. pops up the overlay sub-panel (legend) and saves DIR/overlay_panel.png;
+6. quits. Any failure is written to the JSON as "error" and Blender quits.
 
 The test, not this script, decides pass or fail from the pixels.
 """
@@ -157,17 +158,20 @@ def step_setup():
         scene, cam = _build_scene()
         window, area, region = _view3d()
         _set_view(area)
-        with bpy.context.temp_override(window=window, area=area, region=region,
-                                       active_object=cam, object=cam,
-                                       selected_objects=[cam], selected_editable_objects=[cam]):
-            result = bpy.ops.quatbake.bake()
-        report["bake"] = sorted(result)
-        report["baked_action"] = cam.animation_data.action.name
         settings = scene.quatbake
         settings.overlay_step = STEP
         settings.overlay_size = SIZE
         settings.overlay_line_width = LINE_WIDTH
         settings.show_overlay = True
+        override = dict(window=window, area=area, region=region, active_object=cam, object=cam,
+                        selected_objects=[cam], selected_editable_objects=[cam])
+        with bpy.context.temp_override(**override):
+            # An undo step for the scene as built, then the bake as its own
+            # step (bpy.ops pushes undo only when asked): step_undo goes back.
+            bpy.ops.ed.undo_push(message="QuatBake GUI test scene")
+            result = bpy.ops.quatbake.bake('EXEC_DEFAULT', True)
+        report["bake"] = sorted(result)
+        report["baked_action"] = cam.animation_data.action.name
         report["handlers_on"] = overlay.handler_counts()
         legend = overlay.legend()
         report["legend"] = {"objects": legend.objects, "speed_max": legend.speed_max,
@@ -223,15 +227,43 @@ def step_shot_off():
     try:
         _screenshot(OUT / "overlay_off.png")
         report["steps"].append("shot off")
-        # Back on, with the overlay sub-panel popped up: its legend is drawn
-        # (a panel draw error would print a traceback the test looks for).
-        bpy.context.scene.quatbake.show_overlay = True
+        # Undo the bake while drawing: the undo step restores show_overlay
+        # (True when pushed) and the pre-bake action; the cache holds names,
+        # not RNA pointers, so undo_post simply rebuilds from restored data.
+        import quatbake.addon.overlay as overlay
+
+        before = overlay.rebuild_count()
+        window, area, region = _view3d()
+        with bpy.context.temp_override(window=window, area=area, region=region):
+            bpy.ops.ed.undo()
+        cam = bpy.data.objects["ShotCam"]
+        report["undo"] = {
+            "rebuilt": overlay.rebuild_count() > before,
+            "enabled": overlay.is_enabled(),
+            "action": cam.animation_data.action.name,
+            "objects": overlay.legend().objects,
+        }
+        area.tag_redraw()
+        _save_report()
+    except Exception:  # noqa: BLE001
+        _fail("screenshot with the overlay off / undo")
+        return None
+    bpy.app.timers.register(step_shot_undo, first_interval=2.0)
+    return None
+
+
+def step_shot_undo():
+    try:
+        _screenshot(OUT / "overlay_after_undo.png")
+        report["steps"].append("shot after undo")
+        # The overlay sub-panel popped up: its legend is drawn (a panel draw
+        # error would print a traceback the test looks for).
         window, area, region = _view3d()
         with bpy.context.temp_override(window=window, area=area, region=region):
             bpy.ops.wm.call_panel(name="QUATBAKE_PT_overlay", keep_open=True)
         _save_report()
     except Exception:  # noqa: BLE001
-        _fail("screenshot with the overlay off")
+        _fail("screenshot after undo")
         return None
     bpy.app.timers.register(step_shot_panel, first_interval=2.0)
     return None

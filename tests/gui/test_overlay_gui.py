@@ -122,7 +122,8 @@ def _has_colour(image, axis, point) -> bool:
 
 def test_session_installed_baked_and_drew(session):
     report, on, _ = session
-    assert report["steps"] == ["installed", "overlay on", "projected", "shot on", "shot off", "shot panel"]
+    assert report["steps"] == ["installed", "overlay on", "projected", "shot on", "shot off",
+                               "shot after undo", "shot panel"]
     assert report["blender"].startswith("3.4")
     assert report["bake"] == ["FINISHED"]
     assert report["legend"]["objects"] == ["ShotCam"]
@@ -132,6 +133,10 @@ def test_session_installed_baked_and_drew(session):
     assert report["handlers_off"]["draw"] == 0
     assert report["handlers_off"]["depsgraph_update_post"] == 0
     assert on.shape[:2] == (report["window"][1], report["window"][0])
+    # Ctrl+Z put the original action back and the overlay redrew from it
+    assert report["undo"]["action"] != report["baked_action"]
+    assert report["undo"]["rebuilt"] and report["undo"]["enabled"]
+    assert report["undo"]["objects"] == ["ShotCam"]
     log = (ARTIFACTS / "blender.log").read_text()
     assert "Traceback" not in log and "QuatBake overlay:" not in log, log
 
