@@ -103,7 +103,8 @@ def main(argv: list[str]) -> int:
     print(f"rotation interpolation: {n_keys:,} keys, {n_samples:,} samples, best of {repeats}")
     print(f"{'ours':<7}{'seconds':>10}  {'peer':<24}{'seconds':>10}{'ratio':>9}{'target':>9}  max angle diff (rad)")
     for label, t_ours, peer, t_peer, ratio, target, diff in rows:
-        mark = "ok" if ratio >= target else "MISSED"
+        # Targets are for the full size; smoke sizes only prove the script runs.
+        mark = "-" if args.smoke else ("ok" if ratio >= target else "MISSED")
         note = " (different curves by design)" if label == "nlerp" else ""
         print(f"{label:<7}{t_ours:>10.4f}  {peer:<24}{t_peer:>10.4f}{ratio:>8.1f}x{target:>7.0f}x {mark:<6}"
               f" {diff:.1e}{note}")

@@ -68,23 +68,19 @@ def _as_times(values, what: str) -> np.ndarray:
     return arr
 
 
-def _validated_keys(key_times, key_quats, normalise: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Check a key sequence and return (times (n,), quats (n, 4)) as new arrays.
-
-    With ``normalise`` the quaternions are scaled to unit length; without it
-    they are returned as given (still checked finite and non-zero).
-    """
+def _validated_times(key_times) -> np.ndarray:
+    """Key times as a new float64 (n,) array: n >= 1, finite, strictly increasing."""
     times = np.array(key_times, dtype=np.float64, copy=True)
     if times.ndim != 1:
         raise ValueError(f"key_times: expected a 1-D array of frames, got shape {times.shape}.")
-    n = times.shape[0]
-    if n == 0:
+    if times.shape[0] == 0:
         raise ValueError("No keys: interpolation needs at least one key time and quaternion.")
     bad = ~np.isfinite(times)
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"key_times: key {i} is at frame {times[i]}, not a finite frame number.")
-    steps = np.diff(times)
+    with np.errstate(over="ignore"):  # an overflowing gap is reported below
+        steps = np.diff(times)
     if (steps <= 0.0).any():
         i = int(np.argmax(steps <= 0.0)) + 1
         kind = "duplicate key time" if steps[i - 1] == 0.0 else "earlier than the key before it"
@@ -92,6 +88,23 @@ def _validated_keys(key_times, key_quats, normalise: bool) -> tuple[np.ndarray, 
             f"key_times must be strictly increasing: key {i} at frame {times[i]:g} comes after "
             f"key {i - 1} at frame {times[i - 1]:g} ({kind})."
         )
+    if not np.isfinite(steps).all():
+        i = int(np.argmax(~np.isfinite(steps))) + 1
+        raise ValueError(
+            f"key_times: keys {i - 1} and {i} (frames {times[i - 1]:g} and {times[i]:g}) are further "
+            "apart than float64 can represent; use frame numbers within +-1e300."
+        )
+    return times
+
+
+def _validated_keys(key_times, key_quats, normalise: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Check a key sequence and return (times (n,), quats (n, 4)) as new arrays.
+
+    With ``normalise`` the quaternions are scaled to unit length; without it
+    they are returned as given (still checked finite and non-zero).
+    """
+    times = _validated_times(key_times)
+    n = times.shape[0]
     arr = np.array(key_quats, dtype=np.float64, copy=True)
     if arr.shape != (n, 4):
         raise ValueError(
@@ -232,15 +245,20 @@ def _locate(times: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndar
         index = np.searchsorted(times, samples, side="right")
         index -= 1
         np.clip(index, 0, n - 1, out=index)
-    inv_h = np.zeros(n, dtype=np.float64)
-    inv_h[:-1] = 1.0 / np.diff(times)
-    u = np.take(times, index)
-    np.subtract(samples, u, out=u)
-    u *= np.take(inv_h, index)
+    # Overflow (keys ~1e-320 apart, samples ~1e308 frames away) is harmless
+    # here: fmax/fmin below map inf and inf * 0 to the segment's ends.
+    with np.errstate(over="ignore", invalid="ignore"):
+        inv_h = np.zeros(n, dtype=np.float64)
+        inv_h[:-1] = 1.0 / np.diff(times)
+        u = np.take(times, index)
+        np.subtract(samples, u, out=u)
+        u *= np.take(inv_h, index)
     # u < 0 before the first key; u may exceed 1 by an ulp from rounding.
-    # (np.minimum/np.maximum: np.clip is several times slower.)
-    np.maximum(u, 0.0, out=u)
-    np.minimum(u, 1.0, out=u)
+    # fmax/fmin also turn the NaN of inf * 0 (a sample ~1e308 frames past a
+    # key, times the hold segment's 0) into the right end, and are several
+    # times faster than np.clip.
+    np.fmax(u, 0.0, out=u)
+    np.fmin(u, 1.0, out=u)
     return index, u
 
 
@@ -254,16 +272,7 @@ def segment_params(key_times, sample_times) -> tuple[np.ndarray, np.ndarray]:
     (n-2, 1.0)). Samples before the first key give (0, 0.0), after the last
     (n-2, 1.0). With a single key every sample gives (0, 0.0).
     """
-    times = _as_times(key_times, "key_times")
-    if times.shape[0] == 0:
-        raise ValueError("No keys: segment_params needs at least one key time.")
-    steps = np.diff(times)
-    if (steps <= 0.0).any():
-        i = int(np.argmax(steps <= 0.0)) + 1
-        raise ValueError(
-            f"key_times must be strictly increasing: key {i} at frame {times[i]:g} comes after "
-            f"key {i - 1} at frame {times[i - 1]:g}."
-        )
+    times = _validated_times(key_times)
     samples = _as_times(sample_times, "sample_times")
     n = times.shape[0]
     if n == 1:
@@ -382,8 +391,11 @@ def _sin_cos_from_tan(t, cos_out) -> None:
     cos_out -= 1.0  # cos x = 2 / (1 + t^2) - 1
 
 
-def _arc_block(dest, scratch, row_a, row_b, table, index, u) -> None:
-    """dest (4, k) <- cos(u omega_i) start_i + sin(u omega_i) tangent_i."""
+def _arc_block(dest, scratch, row_a, row_b, table, index, u, out=None) -> None:
+    """dest (4, k) <- cos(u omega_i) start_i + sin(u omega_i) tangent_i.
+
+    With ``out`` the sum is written there instead (dest is then scratch too).
+    """
     start_t, tangent_t, half = table
     np.take(half, index, out=row_a)
     row_a *= u
@@ -393,7 +405,7 @@ def _arc_block(dest, scratch, row_a, row_b, table, index, u) -> None:
     np.multiply(scratch, row_b, out=dest)
     np.take(tangent_t, index, axis=1, mode="clip", out=scratch)
     scratch *= row_a
-    dest += scratch
+    np.add(dest, scratch, out=dest if out is None else out)
 
 
 def _lerp_block(dest, tables, index, u, work, normalise: bool) -> None:
@@ -413,8 +425,7 @@ def _lerp_block(dest, tables, index, u, work, normalise: bool) -> None:
 
 def _slerp_block(dest, tables, index, u, work) -> None:
     (p, scratch, _), (row_a, row_b, _) = work
-    _arc_block(p, scratch, row_a, row_b, tables[0], index, u)
-    np.copyto(dest, p)
+    _arc_block(p, scratch, row_a, row_b, tables[0], index, u, out=dest)
 
 
 def _squad_block(dest, tables, index, u, work) -> None:

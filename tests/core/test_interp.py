@@ -511,6 +511,7 @@ GOOD_Q = [[1.0, 0, 0, 0], [0.0, 1, 0, 0], [0.0, 0, 1, 0]]
         (GOOD_T, GOOD_Q, [0.5, np.nan], "slerp", r"sample_times: entry 1 is nan"),
         (GOOD_T, GOOD_Q, [[0.5]], "slerp", r"sample_times: expected a 1-D array"),
         (GOOD_T, GOOD_Q, [0.5], "cubic", r"Unknown interpolation method 'cubic'"),
+        ([-1.5e308, -1e308, 1e308], GOOD_Q, [0.5], "slerp", r"keys 1 and 2 .*further apart than float64"),
     ],
 )
 def test_bad_input_raises_a_sentence(times, keys, samples, method, message):
@@ -533,7 +534,19 @@ def test_pairwise_bad_input_raises():
         interp.slerp([1.0, 0, 0, 0], [0.0, 1, 0, 0], np.inf)
     with pytest.raises(ValueError, match=r"lerp q1: the quaternion has norm 0"):
         interp.lerp([1.0, 0, 0, 0], [0.0, 0, 0, 0], 0.5)
-    with pytest.raises(ValueError, match=r"segment_params.*at least one key"):
+    with pytest.raises(ValueError, match=r"No keys"):
         interp.segment_params([], [0.0])
     with pytest.raises(ValueError, match=r"strictly increasing: key 1"):
         interp.segment_params([1.0, 1.0], [0.0])
+
+
+@pytest.mark.parametrize("method", interp.METHODS)
+def test_extreme_frame_numbers_never_give_nan(method):
+    # Keys a subnormal 5e-324 frames apart (1/h overflows) and samples ~1e308
+    # frames from the keys (s - t overflows): u saturates to the segment ends.
+    keys = np.array([[1.0, 0, 0, 0], [0.0, 1, 0, 0]])
+    with np.errstate(all="raise"):  # and no floating-point warnings either
+        out = interp.interpolate([0.0, 5e-324], keys, [0.0, 1e-324, 5e-324, 1.0], method)
+        assert np.array_equal(out, keys[[0, 0, 1, 1]])
+        out = interp.interpolate([-1e300, 1.0], keys, [1.7e308, -1.7e308], method)
+        assert np.array_equal(out, keys[[1, 0]])
