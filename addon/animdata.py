@@ -267,19 +267,25 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
     n = frames.shape[0]
     out = np.empty((n, len(fcurves)), dtype=np.float64)
     frame_list = None
+    fast_columns, fast_curves = [], []
     for i, fc in enumerate(fcurves):
         if fc is None:
             out[:, i] = float(defaults[i])
             continue
         if len(fc.modifiers) == 0 and len(fc.keyframe_points) > 0:
             keys = read_keyframe_arrays(fc, ("co", "handle_left", "handle_right", "interpolation"))
-            args = (keys["co"], keys["handle_left"], keys["handle_right"], keys["interpolation"])
-            if core_fcurve.unsupported_reason(*args, fc.extrapolation) is None:
-                out[:, i] = core_fcurve.evaluate(*args, frames, fc.extrapolation)
+            curve = (keys["co"], keys["handle_left"], keys["handle_right"], keys["interpolation"],
+                     fc.extrapolation)
+            if core_fcurve.unsupported_reason(*curve) is None:
+                fast_columns.append(i)
+                fast_curves.append(curve)
                 continue
         if frame_list is None:
             frame_list = frames.tolist()
         out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
+    if fast_curves:
+        # Channels keyed on the same frames share one Bezier x(t) solve.
+        out[:, fast_columns] = core_fcurve.evaluate_many(fast_curves, frames, check=False)
     return out
 
 
