@@ -120,8 +120,14 @@ def _frame_text(f: float) -> str:
 
 
 def _speeds_deg(q: np.ndarray) -> np.ndarray:
-    """Angle turned from the previous frame to each frame (deg), 0 at the first."""
-    return np.degrees(metrics.angular_speed(q))
+    """Angle turned from the previous frame to each frame (deg), 0 at the first.
+
+    metrics.angular_speed's definition on already validated quaternions
+    (angle_between is scale-invariant, so lerp's short ones need no normalising).
+    """
+    out = np.zeros(len(q))
+    out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
+    return out
 
 
 def _rotation_vectors(q: np.ndarray) -> np.ndarray:
@@ -165,7 +171,7 @@ def _gimbal(mode, frames, raw):
     middle = "XYZ".index(mode[1])
     r = np.mod(np.degrees(np.asarray(raw, dtype=np.float64)[:, middle]) - 90.0, 180.0)
     margin = np.minimum(r, 180.0 - r)       # distance to the nearest +-90 deg
-    return [float(f) for f in frames[near]], float(np.min(margin)) if len(margin) else None
+    return frames[near].tolist(), float(np.min(margin)) if len(margin) else None
 
 
 def _norm_drift(mode, frames, keys, raw):
@@ -195,7 +201,7 @@ def _float32_risk(frames, positions):
     coordinate = float(np.max(np.abs(p)))
     step = float(metrics.float32_spacing(coordinate))
     return {
-        "frames": [float(f) for f in frames[risky]],
+        "frames": frames[risky].tolist(),
         "max_coordinate": float(coordinate),
         "float32_step": float(step),
     }
@@ -271,17 +277,17 @@ def _jitter(frames, q):
     moving = size > 1e-6
     back = np.einsum("ij,ij->i", omega[1:], omega[:-1]) < 0.0
     hit = back & (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
+    if not hit.any():
+        return []
     # Keep only runs of at least JITTER_MIN_RUN consecutive reversals.
-    keep = np.zeros_like(hit)
-    start = None
-    for i, h in enumerate(np.append(hit, False)):
-        if h and start is None:
-            start = i
-        elif not h and start is not None:
-            if i - start >= JITTER_MIN_RUN:
-                keep[start:i] = True
-            start = None
-    return [float(f) for f in frames[2:][keep]]
+    edges = np.diff(np.concatenate([[0], hit.astype(np.int8), [0]]))
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1)
+    keep = np.zeros(hit.size + 1, dtype=np.int32)
+    long_runs = ends - starts >= JITTER_MIN_RUN
+    np.add.at(keep, starts[long_runs], 1)
+    np.add.at(keep, ends[long_runs], -1)
+    return frames[2:][np.cumsum(keep)[:-1] > 0].tolist()
 
 
 def _method_label(method: str) -> str:

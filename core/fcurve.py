@@ -105,9 +105,11 @@ def _bezier_controls(co, hl, hr, seg):
 def _solve_monotonic_cubic(x0, x1, x2, x3, x):
     """t in [0, 1] with B(t) = x for monotonic cubic Beziers, all samples at once.
 
-    Safeguarded Newton: a bracket [lo, hi] shrinks every step and a Newton step
-    that leaves it is replaced by bisection, so it converges even where
-    x'(t) = 0 (both handles at full length meet in the middle).
+    Safeguarded Newton from the linear guess: a bracket [lo, hi] shrinks every
+    step and a Newton step that leaves it is replaced by bisection, so it
+    converges even where x'(t) = 0 (both handles at full length meet in the
+    middle). Only the samples not yet converged are iterated on; most need
+    two or three steps.
     """
     # Power-basis coefficients of x(t) - x.
     c3 = x3 - x0 + 3.0 * (x1 - x2)
@@ -116,25 +118,36 @@ def _solve_monotonic_cubic(x0, x1, x2, x3, x):
     c0 = x0 - x
     span = x3 - x0
     t = np.clip(np.divide(x - x0, span, out=np.zeros_like(x), where=span > 0), 0.0, 1.0)
+    tol = _X_TOLERANCE * np.maximum(1.0, np.abs(x))
+    active = np.arange(t.size)
     lo = np.zeros_like(t)
     hi = np.ones_like(t)
     for _ in range(_MAX_ITERATIONS):
-        f = ((c3 * t + c2) * t + c1) * t + c0
-        if np.all(np.abs(f) <= _X_TOLERANCE * np.maximum(1.0, np.abs(x))):
+        ta = t[active]
+        a3, a2, a1 = c3[active], c2[active], c1[active]
+        f = ((a3 * ta + a2) * ta + a1) * ta + c0[active]
+        todo = np.abs(f) > tol[active]
+        if not todo.any():
             break
+        active, ta, f = active[todo], ta[todo], f[todo]
+        a3, a2, a1 = a3[todo], a2[todo], a1[todo]
         below = f < 0.0
-        lo = np.where(below, t, lo)
-        hi = np.where(below, hi, t)
-        df = (3.0 * c3 * t + 2.0 * c2) * t + c1
+        la = np.where(below, ta, lo[active])
+        ha = np.where(below, hi[active], ta)
+        df = (3.0 * a3 * ta + 2.0 * a2) * ta + a1
         ok = df > 0.0
-        step = np.where(ok, t - f / np.where(ok, df, 1.0), 0.5 * (lo + hi))
-        bad = ~ok | (step <= lo) | (step >= hi)
-        t = np.where(bad, 0.5 * (lo + hi), step)
+        step = np.where(ok, ta - f / np.where(ok, df, 1.0), 0.5 * (la + ha))
+        # A step onto the bracket's edge is fine (that edge may be the root);
+        # only a step outside it falls back to bisection.
+        outside = ~ok | (step < la) | (step > ha)
+        t[active] = np.where(outside, 0.5 * (la + ha), step)
+        lo[active] = la
+        hi[active] = ha
     return t
 
 
 def evaluate(co, handle_left, handle_right, interpolation, frames,
-             extrapolation: str = "CONSTANT") -> np.ndarray:
+             extrapolation: str = "CONSTANT", check: bool = True) -> np.ndarray:
     """Values of one F-curve at ``frames``, as Blender evaluates it.
 
     co, handle_left, handle_right: (n, 2) arrays of (frame, value) per key
@@ -142,21 +155,70 @@ def evaluate(co, handle_left, handle_right, interpolation, frames,
     Keyframe.interpolation enum values; frames: (m,) frames (any floats);
     extrapolation: FCurve.extrapolation. Returns (m,) float64.
 
-    Raises ValueError when :func:`unsupported_reason` finds a reason.
+    Raises ValueError when :func:`unsupported_reason` finds a reason;
+    ``check=False`` skips that test for a caller that has just made it.
     """
-    reason = unsupported_reason(co, handle_left, handle_right, interpolation, extrapolation)
-    if reason is not None:
-        raise ValueError(f"F-curve cannot be evaluated with numpy: {reason}.")
-    co, hl, hr, ipo = _as_keys(co, handle_left, handle_right, interpolation)
+    curve = (co, handle_left, handle_right, interpolation, extrapolation)
+    return evaluate_many([curve], frames, check)[:, 0]
+
+
+def evaluate_many(curves, frames, check: bool = True) -> np.ndarray:
+    """Values of several F-curves at the same ``frames``: (m, k) float64.
+
+    ``curves``: k tuples (co, handle_left, handle_right, interpolation,
+    extrapolation) as for :func:`evaluate`. Curves whose keys and handles sit
+    on the same frames (the channels of one rotation, keyed together, with
+    automatic handles) share one solve of x(t) = frame, the costly part.
+    """
     frames = np.asarray(frames, dtype=np.float64).reshape(-1)
+    out = np.empty((frames.size, len(curves)), dtype=np.float64)
+    timings: dict[bytes, tuple] = {}
+    for column, (co, hl, hr, ipo, extrapolation) in enumerate(curves):
+        if check:
+            reason = unsupported_reason(co, hl, hr, ipo, extrapolation)
+            if reason is not None:
+                raise ValueError(f"F-curve cannot be evaluated with numpy: {reason}.")
+        co, hl, hr, ipo = _as_keys(co, hl, hr, ipo)
+        out[:, column] = _evaluate_one(co, hl, hr, ipo, extrapolation, frames, timings)
+    return out
+
+
+def _timing(co, ipo, controls, frames, timings):
+    """Where each frame falls (before/after/inside, segment, Bezier t), memoised
+    on everything it depends on: key frames, corrected handle frames, interpolation."""
+    kx = co[:, 0]
+    v1, v2, v3, v4, bez_segs = controls
+    key = b"".join(a.tobytes() for a in (kx, ipo, v2[:, 0], v3[:, 0]))
+    if key in timings:
+        return timings[key]
+    n = len(co)
+    before = frames <= kx[0]
+    after = frames >= kx[-1]
+    inside = np.flatnonzero(~(before | after))
+    f = frames[inside]
+    # Segment whose left key is the last key at or before the frame: at a key's
+    # exact frame that key starts the segment, so t = 0 gives its value.
+    seg = np.clip(np.searchsorted(kx, f, side="right") - 1, 0, max(n - 2, 0))
+    seg_ipo = ipo[seg]
+    bez = np.flatnonzero(seg_ipo == BEZIER)
+    row = t = None
+    if bez.size:
+        # Row of each sample's segment among the Bezier segments.
+        row_of_seg = np.cumsum(ipo[:-1] == BEZIER) - 1
+        row = row_of_seg[seg[bez]]
+        t = _solve_monotonic_cubic(v1[row, 0], v2[row, 0], v3[row, 0], v4[row, 0], f[bez])
+    timings[key] = (before, after, inside, f, seg, seg_ipo, bez, row, t)
+    return timings[key]
+
+
+def _evaluate_one(co, hl, hr, ipo, extrapolation, frames, timings):
     kx = co[:, 0]
     ky = co[:, 1]
     n = len(co)
     out = np.empty_like(frames)
-
-    before = frames <= kx[0]
-    after = frames >= kx[-1]
-    inside = ~(before | after)
+    bez_segs = np.flatnonzero(ipo[:-1] == BEZIER)
+    controls = (*_bezier_controls(co, hl, hr, bez_segs), bez_segs)
+    before, after, inside, f, seg, seg_ipo, bez, row, t = _timing(co, ipo, controls, frames, timings)
 
     # Extrapolation (fcurve_eval_keyframes_extrapolate).
     for mask, end, neighbour, handle in ((before, 0, 1, hl), (after, n - 1, n - 2, hr)):
@@ -176,16 +238,11 @@ def evaluate(co, handle_left, handle_right, interpolation, frames,
             slope = (value - handle[end, 1]) / dx if dx != 0.0 else 0.0
         out[mask] = value + slope * (frames[mask] - kx[end])
 
-    if inside.any():
-        f = frames[inside]
-        # Segment whose left key is the last key at or before the frame: at a
-        # key's exact frame that key starts the segment, so t = 0 gives its value.
-        seg = np.clip(np.searchsorted(kx, f, side="right") - 1, 0, n - 2)
+    if inside.size:
         values = np.empty_like(f)
-        seg_ipo = ipo[seg]
-
         m = seg_ipo == CONSTANT
-        values[m] = ky[seg[m]]
+        if m.any():
+            values[m] = ky[seg[m]]
 
         m = seg_ipo == LINEAR
         if m.any():
@@ -194,20 +251,20 @@ def evaluate(co, handle_left, handle_right, interpolation, frames,
             fac = np.divide(f[m] - kx[s], dx, out=np.zeros_like(dx), where=dx != 0.0)
             values[m] = ky[s] + (ky[s + 1] - ky[s]) * fac
 
-        m = seg_ipo == BEZIER
-        if m.any():
-            s = seg[m]
-            v1, v2, v3, v4 = _bezier_controls(co, hl, hr, s)
-            t = _solve_monotonic_cubic(v1[:, 0], v2[:, 0], v3[:, 0], v4[:, 0], f[m])
-            u = 1.0 - t
-            y = (u * u * u * v1[:, 1] + 3.0 * u * u * t * v2[:, 1]
-                 + 3.0 * u * t * t * v3[:, 1] + t * t * t * v4[:, 1])
+        if bez.size:
+            v1, v2, v3, v4, _ = controls
+            y1, y2, y3, y4 = v1[:, 1], v2[:, 1], v3[:, 1], v4[:, 1]
             # Blender returns the first key's value when all four control values
             # agree within FLT_EPSILON (T40372): a flat segment stays exactly
             # flat instead of wobbling by float rounding.
-            flat = ((np.abs(v1[:, 1] - v4[:, 1]) < _FLT_EPSILON)
-                    & (np.abs(v2[:, 1] - v3[:, 1]) < _FLT_EPSILON)
-                    & (np.abs(v3[:, 1] - v4[:, 1]) < _FLT_EPSILON))
-            values[m] = np.where(flat, v1[:, 1], y)
+            flat = ((np.abs(y1 - y4) < _FLT_EPSILON) & (np.abs(y2 - y3) < _FLT_EPSILON)
+                    & (np.abs(y3 - y4) < _FLT_EPSILON))
+            # Power basis of y(t) per segment: y1 + t (d1 + t (d2 + t d3)).
+            d1 = 3.0 * (y2 - y1)
+            d2 = 3.0 * (y1 - 2.0 * y2 + y3)
+            d3 = np.where(flat, 0.0, y4 - y1 + 3.0 * (y2 - y3))
+            d1 = np.where(flat, 0.0, d1)
+            d2 = np.where(flat, 0.0, d2)
+            values[bez] = y1[row] + t * (d1[row] + t * (d2[row] + t * d3[row]))
         out[inside] = values
     return out

@@ -1,0 +1,88 @@
+"""The demo's HTML report opens in headless Chromium, offline, and its charts are
+drawn: the screenshot (kept in artifacts/) has the charts' line colours across
+the plot area, and the long-arc shading."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from quatbake.report import html_report
+
+pytestmark = pytest.mark.browser
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+WIDTH, HEIGHT = 1100, 1500
+
+
+def _rgb(hex_colour):
+    return np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)])
+
+
+def _mask(img, colour, tol=40):
+    """Pixels within ``tol`` (per channel) of ``colour``: antialiasing blurs line edges."""
+    return (np.abs(img[:, :, :3].astype(int) - colour) <= tol).all(axis=2)
+
+
+@pytest.fixture(scope="module")
+def screenshot(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (make sysdeps)")
+    from PIL import Image
+
+    out = tmp_path_factory.mktemp("demo")
+    res = subprocess.run([sys.executable, "-m", "quatbake", "demo", "--out", str(out), "--quiet"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    ARTIFACTS.mkdir(exist_ok=True)
+    png = ARTIFACTS / "report_chromium.png"
+    if png.exists():
+        png.unlink()
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
+           f"--screenshot={png}", f"--window-size={WIDTH},{HEIGHT}",
+           (out / "report.html").as_uri()]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert png.exists(), done.stderr[-2000:]
+    shutil.copy(out / "report.html", ARTIFACTS / "report_chromium.html")
+    report = json.loads((out / "report.json").read_text())
+    return np.asarray(Image.open(png).convert("RGB")), report
+
+
+def test_screenshot_is_the_page_not_a_blank_or_error_page(screenshot):
+    img, _ = screenshot
+    assert img.shape[:2] == (HEIGHT, WIDTH)
+    background = _mask(img, _rgb("#fafafa"), tol=3)
+    assert 0.2 < background.mean() < 0.97          # mostly page colour, but with content
+    assert (img.std(axis=(0, 1)) > 10).all()
+
+
+def test_deviation_chart_line_crosses_the_plot_area(screenshot):
+    img, report = screenshot
+    line = _mask(img, _rgb(html_report.DEVIATION_COLOUR))
+    rows, cols = np.nonzero(line)
+    assert line.sum() > 300
+    # The first object's deviation line spans most of the chart's width.
+    assert cols.max() - cols.min() > 0.6 * WIDTH
+    # ... and rises well above its baseline (FlipCam deviates by 180 deg).
+    assert rows.max() - rows.min() > 100
+    assert report["objects"][0]["max_deviation_deg"] > 170
+
+
+def test_speed_chart_shows_blender_and_the_method_and_long_arcs_are_shaded(screenshot):
+    img, _ = screenshot
+    red = _mask(img, _rgb(html_report.BLENDER_COLOUR))
+    blue = _mask(img, _rgb(html_report.CUSTOM_COLOUR))
+    assert red.sum() > 200 and blue.sum() > 200
+    # Long-arc bands: LONG_ARC_FILL at 28% opacity over the plot background.
+    band = (0.28 * _rgb(html_report.LONG_ARC_FILL) + 0.72 * _rgb("#fcfcfc")).round()
+    shaded = _mask(img, band, tol=6)
+    assert shaded.sum() > 20000          # wide bands behind two charts
