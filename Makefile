@@ -34,6 +34,11 @@ test-bpy: venv
 test-blender-program: venv sysdeps
 	$(PY) -m pytest -p pytest-blender --blender-executable $(BLENDER) tests/blender
 
+# The README's first command: the demo scene built in code, re-baked, with its
+# report (out/demo/demo.blend, report.json, report.html).
+demo: venv
+	$(PY) -m quatbake demo --out out/demo
+
 # --- Packaging (owner: packaging) ---------------------------------------------
 .PHONY: package test-matrix
 

@@ -175,6 +175,9 @@ def run(out_dir: str, quiet: bool = False) -> int:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for r in rows:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("What the report says (before the re-bake):")
+        for a in before:
+            print(f"  {a.name}: {a.advice}")
         print(f"Wrote {os.path.join(out_dir, 'demo.blend')}, report.json and report.html "
               f"(open report.html in a browser).")
         sys.stdout.flush()
