@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Viewport overlay: RGB axis triads along the path of the selected animated objects.
 
-What is drawn (geometry from ``core.triads``, see its docstring for colours):
+What is drawn (geometry from ``core.triads``, see its docstring for colours),
+for every selected animated object and every object pinned with
+``obj.quatbake.overlay_pinned``:
 
 - solid triads: QuatBake's interpolation (``scene.quatbake.method``) of the
   orientations at the current action's rotation keys, every Nth frame, key
@@ -115,13 +117,18 @@ def _settings(scene):
     return getattr(scene, "quatbake", None)
 
 
+def _is_pinned(obj) -> bool:
+    record = getattr(obj, "quatbake", None)
+    return bool(record is not None and record.overlay_pinned)
+
+
 def _overlay_objects(scene, view_layer) -> list:
-    """Selected objects of the view layer that have rotation or location keys."""
+    """Selected or pinned objects of the view layer that have rotation or location keys."""
     if view_layer is None:
         return []
     found = []
     for obj in view_layer.objects:
-        if not obj.select_get(view_layer=view_layer):
+        if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
             continue
         fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
         if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
@@ -596,12 +603,15 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         col.prop(settings, "overlay_size")
         col.prop(settings, "overlay_line_width")
         col.prop(settings, "overlay_show_ghost")
+        active = context.active_object
+        if active is not None and getattr(active, "quatbake", None) is not None:
+            col.prop(active.quatbake, "overlay_pinned", text=f"Pin \"{active.name}\"")
         if not settings.show_overlay:
             return
         info = _STATE.legend
         box = layout.box()
         if not info.objects:
-            box.label(text="Select an animated object", icon='INFO')
+            box.label(text="Select or pin an animated object", icon='INFO')
         else:
             box.label(text="Path speed, degrees/frame:")
             col = box.column(align=True)

@@ -150,6 +150,12 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
         name="Baked Action", type=bpy.types.Action,
         description="The action QuatBake wrote for this object",
     )
+    # Not bake state: the overlay's pin (addon/overlay.py reads it).
+    overlay_pinned: BoolProperty(
+        name="Pin in Overlay", default=False,
+        description="Draw this object's triads and path even when it is not selected",
+        update=lambda self, context: _overlay().settings_changed(context.scene),
+    )
 
 
 classes = (QUATBAKE_PG_settings, QUATBAKE_PG_object)

@@ -177,6 +177,17 @@ def test_selection_decides_what_is_drawn(clean_blender):
     assert overlay.cached_arrays()["path"][0].shape == (0, 3)
 
 
+def test_pinned_objects_are_drawn_without_selection(clean_blender):
+    _camera("Cam", select=False)
+    pinned = _camera("Pinned", select=False)
+    bpy.context.scene.quatbake.show_overlay = True
+    assert overlay.legend().objects == []
+    pinned.quatbake.overlay_pinned = True  # its update callback rebuilds
+    assert overlay.legend().objects == ["Pinned"]
+    pinned.quatbake.overlay_pinned = False
+    assert overlay.legend().objects == []
+
+
 def test_current_frame_triad_follows_the_playhead(clean_blender):
     obj = _camera()
     scene = bpy.context.scene
