@@ -50,6 +50,9 @@ _timer_functions = []
 _draw_handles = []
 
 
+_restore = []  # undo functions for the instrumentation, run before the probe exits
+
+
 def _record_timers():
     register = bpy.app.timers.register
 
@@ -58,6 +61,7 @@ def _record_timers():
         return register(function, *args, **kwargs)
 
     bpy.app.timers.register = recording_register
+    _restore.append(lambda: setattr(bpy.app.timers, "register", register))
 
 
 def _record_draw_handlers():
@@ -72,7 +76,13 @@ def _record_draw_handlers():
             _draw_handles.append((_cls, handle, args[2], _owner_module(args[0])))
             return handle
 
+        own = cls.__dict__.get("draw_handler_add")
         setattr(cls, "draw_handler_add", recording_add)
+        # Leaving wrappers on Blender's types makes bpy 4.5 hang at interpreter exit.
+        if own is None:
+            _restore.append(lambda cls=cls: delattr(cls, "draw_handler_add"))
+        else:
+            _restore.append(lambda cls=cls, own=own: setattr(cls, "draw_handler_add", own))
 
 
 def _owner_module(function) -> str:
@@ -302,6 +312,9 @@ def main() -> None:
         steps["remove"] = remove(args.mode)
     except Exception:  # noqa: BLE001 - the traceback is the test's failure message
         report["error"] = traceback.format_exc()
+    finally:
+        for undo in reversed(_restore):
+            undo()
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(report, fh, indent=1)
 
