@@ -171,7 +171,9 @@ def make_continuous(q) -> np.ndarray:
     when an odd number of sign changes precede it.
     """
     arr = np.array(q, dtype=np.float64, copy=True)
-    if arr.shape[0] < 2:
+    # A lone quaternion (shape (4,)) is trivially continuous; without the ndim
+    # check its four components were taken for four keys (IndexError).
+    if arr.ndim < 2 or arr.shape[0] < 2:
         return arr
     negative = dot(arr[1:], arr[:-1]) < 0.0
     flips = np.cumsum(negative) % 2 == 1

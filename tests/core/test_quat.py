@@ -1,0 +1,208 @@
+"""Quaternion array operations (quatbake.core.quat): oracles, accuracy, properties, errors."""
+import mpmath
+import numpy as np
+import pytest
+import quaternion as npq  # numpy-quaternion, test oracle
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
+
+from quatbake.core import quat
+
+RNG_SEED = 20261129
+PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
+
+# A handful of float64 roundings on O(1) values (2.2e-16 each), 10x margin.
+ULPS = 1e-14
+
+
+def random_unit(n, seed=RNG_SEED):
+    q = np.random.default_rng(seed).normal(size=(n, 4))
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def to_scipy(q):
+    """Blender (w, x, y, z) -> scipy's scalar-last (x, y, z, w)."""
+    return Rotation.from_quat(np.asarray(q)[..., [1, 2, 3, 0]])
+
+
+component = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
+quats = st.tuples(component, component, component, component).map(np.array).filter(
+    lambda q: np.linalg.norm(q) > 0.1
+)
+
+
+# --------------------------------------------------------------------------
+# oracles
+
+
+def test_multiply_matches_numpy_quaternion_and_composes_like_scipy():
+    a = random_unit(500, RNG_SEED)
+    b = random_unit(500, RNG_SEED + 1)
+    ours = quat.multiply(a, b)
+    theirs = npq.as_float_array(npq.as_quat_array(a) * npq.as_quat_array(b))
+    assert np.abs(ours - theirs).max() < ULPS
+    # a*b applies b first, then a: scipy's (A * B).apply(v) == A.apply(B.apply(v)).
+    v = np.random.default_rng(RNG_SEED).normal(size=(500, 3))
+    assert np.abs(quat.rotate_vectors(ours, v) - (to_scipy(a) * to_scipy(b)).apply(v)).max() < ULPS
+
+
+def test_rotate_vectors_matches_scipy():
+    q = random_unit(500)
+    v = np.random.default_rng(RNG_SEED).normal(size=(500, 3))
+    assert np.abs(quat.rotate_vectors(q, v) - to_scipy(q).apply(v)).max() < ULPS
+
+
+def test_log_and_exp_match_numpy_quaternion():
+    q = quat.make_continuous(random_unit(500))
+    q[q[:, 0] < 0] *= -1.0  # principal logs, w >= 0, are the same for both
+    ours = quat.log(q)
+    theirs = npq.as_float_array(np.log(npq.as_quat_array(q)))
+    assert np.abs(ours - theirs).max() < ULPS
+    v = np.random.default_rng(RNG_SEED).normal(size=(500, 3))
+    ours = quat.exp(v)
+    theirs = npq.as_float_array(np.exp(npq.as_quat_array(np.column_stack([np.zeros(500), v]))))
+    assert np.abs(ours - theirs).max() < ULPS
+    # a pure quaternion (0, u) and the 3-vector u give the same exp
+    assert np.array_equal(quat.exp(np.column_stack([np.zeros(500), v])), ours)
+
+
+def test_angle_between_matches_scipy_magnitude():
+    a = random_unit(1000, RNG_SEED)
+    b = random_unit(1000, RNG_SEED + 2)
+    expected = (to_scipy(a).inv() * to_scipy(b)).magnitude()
+    assert np.abs(quat.angle_between(a, b) - expected).max() < ULPS
+
+
+# --------------------------------------------------------------------------
+# accuracy at the edges (50-digit reference)
+
+
+def _rotation(axis, angle):
+    axis = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+
+
+def _mp_angle(a, b):
+    with mpmath.workdps(50):
+        a = [mpmath.mpf(float(x)) for x in a]
+        b = [mpmath.mpf(float(x)) for x in b]
+        w = sum(x * y for x, y in zip(a, b))
+        x = a[0] * b[1] - a[1] * b[0] - a[2] * b[3] + a[3] * b[2]
+        y = a[0] * b[2] + a[1] * b[3] - a[2] * b[0] - a[3] * b[1]
+        z = a[0] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[0]
+        return float(2 * mpmath.atan2(mpmath.sqrt(x * x + y * y + z * z), abs(w)))
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-15, 1e-12, 1e-8, 1.0, np.pi - 1e-6, np.radians(179.9999), np.pi])
+def test_angle_between_is_accurate_near_zero_and_pi(angle):
+    a = random_unit(1, RNG_SEED + 4)[0]
+    b = quat.multiply(a, _rotation([0.2, -0.9, 0.4], angle))
+    # Compared with the exact angle between the two float64 inputs: the
+    # atan2 form keeps every digit (arccos(|dot|) would be off by ~1e-8 rad
+    # at 1e-12 rad and near pi).
+    assert abs(float(quat.angle_between(a, b)) - _mp_angle(a, b)) < ULPS
+    assert abs(float(quat.angle_between(a, -b)) - _mp_angle(a, b)) < ULPS
+
+
+@pytest.mark.parametrize("half_angle", [0.0, 1e-300, 1e-15, 1e-9, 1e-7, 0.3, np.pi / 2 - 1e-9])
+def test_log_exp_round_trip_at_small_and_large_angles(half_angle):
+    axis = np.array([0.48, 0.6, -0.64])
+    q = np.concatenate([[np.cos(half_angle)], np.sin(half_angle) * axis])
+    log_q = quat.log(q)
+    assert log_q[0] == 0.0
+    # the log is the half-angle vector, to the last few ulps
+    assert np.abs(log_q[1:] - half_angle * axis).max() <= 4e-16 * max(half_angle, 1e-300)
+    assert quat.angle_between(quat.exp(log_q), q) < ULPS
+
+
+# --------------------------------------------------------------------------
+# properties
+
+
+@PROPERTY
+@given(quats)
+def test_normalize_gives_unit_and_keeps_direction(q):
+    u = quat.normalize(q)
+    assert abs(quat.norm(u) - 1.0) < 4.5e-16  # two roundings
+    assert quat.angle_between(u, q) < ULPS
+
+
+@PROPERTY
+@given(quats, quats, quats)
+def test_multiply_is_associative_and_inverse_undoes_it(a, b, c):
+    left = quat.multiply(quat.multiply(a, b), c)
+    right = quat.multiply(a, quat.multiply(b, c))
+    scale = np.linalg.norm(a) * np.linalg.norm(b) * np.linalg.norm(c)
+    assert np.abs(left - right).max() < ULPS * scale
+    ident = quat.multiply(quat.inverse(a), a)
+    assert np.abs(ident - [1.0, 0, 0, 0]).max() < ULPS
+
+
+@PROPERTY
+@given(quats, quats)
+def test_angle_between_is_sign_agnostic_symmetric_and_in_range(a, b):
+    angle = quat.angle_between(a, b)
+    assert 0.0 <= angle <= np.pi
+    assert quat.angle_between(-a, b) == angle
+    assert abs(quat.angle_between(b, a) - angle) < ULPS
+    assert quat.angle_between(a, 2.5 * a) < ULPS
+
+
+@PROPERTY
+@given(st.lists(quats, min_size=1, max_size=12))
+def test_make_continuous_keeps_rotations_and_makes_dots_non_negative(keys):
+    keys = np.array(keys)
+    before = keys.copy()
+    out = quat.make_continuous(keys)
+    assert np.array_equal(keys, before)  # input untouched
+    assert (quat.dot(out[1:], out[:-1]) >= 0.0).all()
+    assert np.array_equal(np.abs(out), np.abs(keys))  # only signs change
+    assert np.array_equal(out[0], keys[0])  # the first key anchors the signs
+
+
+def test_make_continuous_of_one_quaternion_returns_it():
+    q = np.array([-0.5, 0.5, 0.5, 0.5])
+    assert np.array_equal(quat.make_continuous(q), q)
+    assert np.array_equal(quat.make_continuous(q[None]), q[None])
+
+
+def test_conjugate_and_inverse_never_mutate():
+    q = np.array([[2.0, 0.0, 1.0, 0.0]])
+    before = q.copy()
+    assert np.allclose(quat.inverse(q), [[0.4, 0.0, -0.2, 0.0]], rtol=0, atol=ULPS)
+    assert np.array_equal(quat.conjugate(q), [[2.0, -0.0, -1.0, -0.0]])
+    quat.normalize(q)
+    quat.log(quat.normalize(q))
+    assert np.array_equal(q, before)
+
+
+def test_normalize_huge_and_tiny_but_valid_quaternions():
+    q = np.array([[1e300, 1e300, 0, 0], [3e-12, 0, 4e-12, 0]])
+    u = quat.normalize(q)
+    assert np.allclose(u, [[np.sqrt(0.5), np.sqrt(0.5), 0, 0], [0.6, 0, 0.8, 0]], rtol=0, atol=ULPS)
+
+
+# --------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize(
+    "q, message",
+    [
+        ([[1.0, 0, 0, 0], [0, 0, 0, 0]], r"key 1 has norm 0, too close to zero to be a rotation"),
+        ([0.0, 0, 0, 1e-13], r"the quaternion has norm 1e-13"),
+        ([[1.0, 0, 0, 0], [0, 1, 0, 0], [np.nan, 0, 0, 0]], r"key 2 has a NaN or infinite component"),
+        ([[1.0, 0, np.inf, 0]], r"key 0 has a NaN or infinite component"),
+        ([[1.0, 0, 0]], r"expected quaternions of shape \(\.\.\., 4\).*got shape \(1, 3\)"),
+        (1.0, r"got shape \(\)"),
+    ],
+)
+def test_normalize_refuses_bad_input_naming_the_key(q, message):
+    with pytest.raises(ValueError, match=message):
+        quat.normalize(q)
+
+
+def test_inverse_of_zero_raises():
+    with pytest.raises(ValueError, match=r"inverse: .*zero quaternion has no inverse"):
+        quat.inverse([[1.0, 0, 0, 0], [0.0, 0, 0, 0]])
