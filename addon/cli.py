@@ -309,6 +309,9 @@ def run_report(args) -> int:
     html_out = check_output(args.html, "--html") if args.html else None
     if json_out and html_out and json_out == html_out:
         raise BadInput("--json and --html name the same file; give two different paths.")
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        if out and _same_file(path, out):
+            raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
     bpy = load_blend(path)
     _register_quatbake()
     objects = resolve_objects(bpy, args.objects, args.scene)
@@ -322,10 +325,19 @@ def run_report(args) -> int:
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
                                       file=os.path.basename(path), method=args.method, errors=errors)
-    if json_out:
-        json_report.write_json(report, json_out)
-    if html_out:
-        html_report.write_html(report, html_out)
+    written = []
+    try:
+        if json_out:
+            json_report.write_json(report, json_out)
+            written.append(json_out)
+        if html_out:
+            html_report.write_html(report, html_out)
+            written.append(html_out)
+    except OSError as exc:
+        # All or nothing: a half-written pair of reports would mislead a pipeline.
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: {exc.filename}).") from None
     if not args.quiet:
         print(_table(report))
     for _name, message in errors:

@@ -359,8 +359,6 @@ def render_html(report: dict) -> str:
 
 def write_html(report: dict, path: str | os.PathLike) -> None:
     """Write the page for ``report`` to ``path`` (via a temporary file)."""
-    text = render_html(report)
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    from .json_report import _write_text
+
+    _write_text(render_html(report), path)

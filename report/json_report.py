@@ -130,11 +130,19 @@ def dumps(report: dict) -> str:
 
 def write_json(report: dict, path: str | os.PathLike) -> None:
     """Write ``report`` to ``path`` (through a temporary file, so a failure leaves no half file)."""
-    text = dumps(report)
+    _write_text(dumps(report), path)
+
+
+def _write_text(text: str, path) -> None:
+    """Write through a temporary file beside ``path``; on failure neither is left behind."""
     tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def max_deviation(report: dict) -> float:

@@ -135,6 +135,7 @@ def test_corrupt_blend_exits_2_with_one_sentence_and_writes_nothing(scenes, tmp_
     (["report", "{scene}", "--objects", "Ghost"], 'Object "Ghost" is not in'),
     (["report", "{scene}", "--json", "{tmp}/no/such/dir/r.json"], "folder"),
     (["report", "{scene}", "--method", "cubic"], "invalid choice"),
+    (["report", "{scene}", "--json", "{scene}"], "is the input file"),
     (["report", "{scene}", "--fail-above", "lots"], "not a number"),
     (["report"], "required"),
     (["bake", "{scene}"], "--output"),
