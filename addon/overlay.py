@@ -185,7 +185,9 @@ def _object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
         fcurves, mode = original
         return frames, playing, animdata.evaluate_rotation(obj, frames, mode, fcurves), positions, rot_keys
     if rot_keys.size:
-        key_quats = animdata.evaluate_rotation(obj, rot_keys)
+        # The samples include every key frame: the orientations at the keys are
+        # already evaluated, no second pass over the F-curves.
+        key_quats = playing[np.searchsorted(frames, rot_keys)]
         ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
     else:
         ours = playing
