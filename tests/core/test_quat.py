@@ -161,6 +161,14 @@ def test_make_continuous_keeps_rotations_and_makes_dots_non_negative(keys):
     assert np.array_equal(out[0], keys[0])  # the first key anchors the signs
 
 
+def test_make_continuous_flips_only_on_negative_dot():
+    # Exactly 180 degrees apart (dot == 0) both signs are equally short; the
+    # key keeps its sign, the deterministic choice interp.slerp documents too.
+    keys = np.array([[1.0, 0, 0, 0], [0.0, 0, 0, 1], [0.0, 0, 0, -1], [-1e-300, 0, 0, -1]])
+    out = quat.make_continuous(keys)
+    assert np.array_equal(out, [[1.0, 0, 0, 0], [0.0, 0, 0, 1], [0.0, 0, 0, 1], [1e-300, 0, 0, 1]])
+
+
 def test_make_continuous_of_one_quaternion_returns_it():
     q = np.array([-0.5, 0.5, 0.5, 0.5])
     assert np.array_equal(quat.make_continuous(q), q)
