@@ -493,7 +493,8 @@ def _write(plan: _Plan) -> _Undo:
         animdata.assign_action(obj, new, src.slot)
         _set_rotation_mode(obj, plan.out_mode)
         if not src.rebake:
-            _set_record(obj, (src.action, src.slot, src.mode, src.action.use_fake_user, None))
+            _set_record(obj, (src.action, src.slot, src.mode, _original_fake_user(src.action),
+                              None))
         obj.quatbake.baked_action = new
         src.action.use_fake_user = True
     except BaseException:
@@ -627,6 +628,19 @@ def revert_objects(objects) -> list[str]:
             animdata.remove_action(baked)
         reverted.append(obj.name)
     return reverted
+
+
+def _original_fake_user(action) -> bool:
+    """Whether ``action`` had a fake user before QuatBake gave it one.
+
+    When another object sharing ``action`` was baked first, the bake already
+    set the fake user; that object's record holds the user's own setting.
+    """
+    for obj in bpy.data.objects:
+        rec = _record(obj)
+        if rec is not None and rec.original_action == action and rec.baked_action is not None:
+            return rec.original_fake_user
+    return action.use_fake_user
 
 
 def _still_recorded(action) -> bool:
