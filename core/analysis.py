@@ -139,7 +139,11 @@ def _velocity_jumps(frames, keys, q):
     """Interior keys and |omega_after - omega_before| (deg/frame) at each."""
     if keys.size < 3:
         return np.zeros(0), np.zeros(0)
-    jumps = np.degrees(metrics.velocity_jumps(frames, q, keys))
+    # metrics.velocity_jumps only looks at the sample steps next to each key:
+    # hand it those samples (the two on either side), not the whole track.
+    i = np.searchsorted(frames, keys[1:-1])
+    near = np.unique(np.clip(np.concatenate([i - 2, i - 1, i, i + 1]), 0, frames.size - 1))
+    jumps = np.degrees(metrics.velocity_jumps(frames[near], q[near], keys))
     return keys[1:-1].copy(), jumps[1:-1]
 
 
@@ -266,17 +270,27 @@ def exponential_approach(key_frames, key_quats) -> list:
     return runs
 
 
-def _jitter(frames, q):
+def _jitter(frames, q, speeds_deg):
     """Frames in back-and-forth runs: turning less than JITTER_MAX_DEG and reversing
     the previous frame's turn, JITTER_MIN_RUN times in a row (one reversal is a
     turning point, not jitter)."""
     if len(q) < 3:
         return []
-    omega = _rotation_vectors(q)
-    size = np.linalg.norm(omega, axis=1)
+    size = speeds_deg[1:]                            # angle of each step, (n-1,)
     moving = size > 1e-6
-    back = np.einsum("ij,ij->i", omega[1:], omega[:-1]) < 0.0
-    hit = back & (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
+    small = (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
+    if not small.any():
+        return []
+    # Direction of a step: the vector part of its relative rotation on the
+    # short way (w >= 0); consecutive steps reverse when these point apart.
+    # Computed only at the small steps and the steps before them.
+    idx = np.flatnonzero(small)
+    a = quat.multiply(q[idx + 1], quat.conjugate(q[idx]))        # step before
+    b = quat.multiply(q[idx + 2], quat.conjugate(q[idx + 1]))    # the small step
+    a = np.where(a[:, :1] < 0.0, -a, a)
+    b = np.where(b[:, :1] < 0.0, -b, b)
+    hit = np.zeros(small.size, dtype=bool)
+    hit[idx] = np.einsum("ij,ij->i", a[:, 1:], b[:, 1:]) < 0.0
     if not hit.any():
         return []
     # Keep only runs of at least JITTER_MIN_RUN consecutive reversals.
@@ -379,13 +393,12 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         raise ValueError(f"Object \"{name}\" has no rotation keys: nothing to compare.")
     if method not in interp.METHODS:
         raise ValueError(f"Method {method!r} is not one of {', '.join(interp.METHODS)}.")
-    bq = quat.as_quat_array(blender_quats, f"Object \"{name}\" orientation")
+    bq = quat.normalize(blender_quats, f"Object \"{name}\" orientation")
     kq = quat.normalize(key_quats, f"Object \"{name}\" key orientations")
     if bq.shape != (frames.size, 4) or kq.shape != (keys.size, 4):
         raise ValueError(
             f"Object \"{name}\": {frames.size} frames need ({frames.size}, 4) orientations and "
             f"{keys.size} keys need ({keys.size}, 4); got {bq.shape} and {kq.shape}.")
-    bq = quat.normalize(bq, f"Object \"{name}\" orientation")
 
     if keys.size == 1:
         custom = np.repeat(kq, frames.size, axis=0)
@@ -407,8 +420,12 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         "blender_speed_cv": float(b_cv[i]),
         "custom_speed_cv": float(c_cv[i]),
     } for i in range(keys.size - 1)]
-    long_arcs = [[a, b] for a, b in metrics.long_arc_segments(keys, frames, bq, kq,
-                                                              LONG_ARC_MARGIN_DEG)]
+    # Only an interval turned through more than 180 deg can be a long arc, so
+    # the contract's test (core.metrics) runs only when there is one.
+    long_arcs = []
+    if any(iv["blender_turn_deg"] > 180.0 for iv in intervals):
+        long_arcs = [[a, b] for a, b in metrics.long_arc_segments(keys, frames, bq, kq,
+                                                                  LONG_ARC_MARGIN_DEG)]
 
     jf, jb = _velocity_jumps(frames, keys, bq)
     _, jc = _velocity_jumps(frames, keys, custom)
@@ -433,7 +450,7 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         float32_risk=_float32_risk(frames, positions),
         location_segments=segs, location_speed_ratio=ratio,
         exponential_approach=exponential_approach(keys, kq),
-        jitter_frames=_jitter(frames, bq),
+        jitter_frames=_jitter(frames, bq, b_speed),
     )
     result.findings = _findings(result)
     result.advice = result.findings[0] if result.findings else (
