@@ -13,8 +13,9 @@ Two families of functions:
 
 Speed: :func:`interpolate` precomputes everything that depends only on a key
 segment (arc angle, unit tangent, Squad control points) once, finds every
-sample's segment with one ``np.searchsorted`` and then evaluates all samples
-with whole-array operations: no Python loop per sample or per key.
+sample's segment with ``np.searchsorted`` and then evaluates the samples with
+whole-array operations, in cache-sized blocks: no Python loop per sample or
+per key. See the "evaluation of all samples" notes below.
 
 Slerp is evaluated as ``cos(u*omega) * q0 + sin(u*omega) * e`` where ``omega``
 is the 4D arc angle between the two keys (half the rotation angle) and ``e``
@@ -42,11 +43,13 @@ METHODS = ("lerp", "nlerp", "slerp", "squad")
 # direction of q0 + q1 is float64 rounding noise.
 ANTIPODAL_GAP = quat.ZERO_NORM
 
-# Added to Squad's outer arc angle psi before sin(h*psi)/sin(psi). The ratio
-# tends to h as psi -> 0, but 0/0 at psi == 0 exactly (it happens whenever the
-# control points coincide with the keys, e.g. a uniform rotation). For any
-# psi above ~1e-290 the shift changes numerator and denominator by the same
-# relative amount, so the weights are unchanged to the last bit.
+# Squad's outer arc (per sample, between the two inner slerps p and r) is
+# weighted by sin(h psi)/sin(psi), which tends to h as psi -> 0 but is 0/0 at
+# psi == 0 exactly (whenever the control points coincide with the keys, e.g.
+# a uniform rotation). Adding this to tan(psi/2) keeps the ratio finite and
+# equal to h there; for any psi above ~1e-290 it changes numerator and
+# denominator by the same relative amount, i.e. not at all in float64. It
+# also floors 1 + cos(psi), which is 0 only for p == -r (no unique arc).
 OUTER_ARC_SHIFT = 1e-300
 
 

@@ -455,6 +455,37 @@ def test_segment_params():
     assert index.tolist() == [0, 0] and u.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("method", interp.METHODS)
+def test_sample_order_and_block_size_do_not_change_results(method, monkeypatch):
+    # Sorted samples take a faster segment lookup than unsorted ones, and
+    # samples are evaluated in blocks of interp.BLOCK: neither may show.
+    times = uneven_times(30)
+    keys = random_unit(30)
+    samples = np.linspace(times[0] - 3.0, times[-1] + 3.0, 5001)
+    reference = interp.interpolate(times, keys, samples, method)
+    order = np.random.default_rng(RNG_SEED).permutation(samples.shape[0])
+    shuffled = interp.interpolate(times, keys, samples[order], method)
+    assert np.array_equal(shuffled, reference[order])
+    monkeypatch.setattr(interp, "BLOCK", 7)
+    assert np.array_equal(interp.interpolate(times, keys, samples, method), reference)
+    index, u = interp.segment_params(times, samples)
+    index_s, u_s = interp.segment_params(times, samples[order])
+    assert np.array_equal(index_s, index[order]) and np.array_equal(u_s, u[order])
+
+
+@pytest.mark.parametrize("method", ["slerp", "squad"])
+def test_shortest_false_follows_the_signs_the_long_way(method):
+    short = _rotation([0, 0, 1], np.radians(60.0))
+    keys = np.array([[1.0, 0, 0, 0], -short])  # -short is the same rotation
+    samples = np.linspace(0.0, 1.0, 2001)
+    out = interp.interpolate([0.0, 1.0], keys, samples, method, shortest=False)
+    turned = quat.angle_between(out[:-1], out[1:]).sum()
+    assert turned == pytest.approx(np.radians(300.0), abs=1e-9)  # 2000 summed steps
+    assert quat.angle_between(out[-1], short) < ULPS
+    out = interp.interpolate([0.0, 1.0], keys, samples, method)
+    assert quat.angle_between(out[:-1], out[1:]).sum() == pytest.approx(np.radians(60.0), abs=1e-9)
+
+
 def test_output_shape_and_empty_samples():
     keys = random_unit(4)
     assert interp.interpolate(np.arange(4.0), keys, np.arange(7.0)).shape == (7, 4)
