@@ -49,39 +49,44 @@ package: venv
 	$(PY) scripts/package.py --out-dir out
 
 # --- Version matrix: the same tests with other bpy wheels ------------------------
-# Each bpy wheel (~370 MB) gets its own venv; pip's cache makes a rebuild cheap.
+# Each bpy wheel (~370 MB) gets its own venv, made here on first use; pip's cache is
+# left on. tests/blender and tests/install run in every env; tests/core (pure numpy)
+# runs again only where Python and numpy differ from .venv (3.11, numpy 1.26): bpy 5.3.
 # bpy 5.3 needs Python 3.13: skipped, with a message, when none is found.
 BPY42_VERSION ?= 4.2.23
 BPY45_VERSION ?= 4.5.15
 BPY53_VERSION ?= 5.3.0
-MATRIX_TESTS  ?= tests/core tests/blender tests/install
+MATRIX_TESTS  ?= tests/blender tests/install
+MATRIX_TESTS_bpy53 ?= tests/core $(MATRIX_TESTS)
 ifeq ($(origin PYTHON313),undefined)
 PYTHON313 := $(shell for p in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3.13; do \
 	$$p -c '' >/dev/null 2>&1 && { echo $$p; break; }; done)
 endif
 MATRIX_ALL_VENVS := .venv-bpy42 .venv-bpy45 .venv-bpy53
-MATRIX_VENVS := .venv-bpy42 .venv-bpy45 $(if $(PYTHON313),.venv-bpy53)
+MATRIX_NAMES := bpy42 bpy45 $(if $(PYTHON313),bpy53)
 
-# $(1) venv directory, $(2) Python interpreter, $(3) bpy version,
+# $(1) name (venv .venv-$(1)), $(2) Python interpreter, $(3) bpy version,
 # $(4) optional extra requirements file (pins matching what that Blender bundles)
-define matrix_venv
-$(1)/.installed: requirements/test.txt pyproject.toml $(4)
-	$(2) -m venv $(1)
-	$(1)/bin/pip install -q -r requirements/test.txt $(if $(4),-r $(4)) "bpy==$(3)"
-	$(1)/bin/pip install -q --no-deps -e .
+define matrix_env
+.venv-$(1)/.installed: requirements/test.txt pyproject.toml $(4)
+	$(2) -m venv .venv-$(1)
+	.venv-$(1)/bin/pip install -q -r requirements/test.txt $(if $(4),-r $(4)) "bpy==$(3)"
+	.venv-$(1)/bin/pip install -q --no-deps -e .
 	touch $$@
-endef
-$(eval $(call matrix_venv,.venv-bpy42,$(PYTHON),$(BPY42_VERSION),requirements/bpy42.txt))
-$(eval $(call matrix_venv,.venv-bpy45,$(PYTHON),$(BPY45_VERSION)))
-$(eval $(call matrix_venv,.venv-bpy53,$(PYTHON313),$(BPY53_VERSION)))
 
-# Runs every environment even when one fails, then fails if any did.
-test-matrix: sysdeps $(addsuffix /.installed,$(MATRIX_VENVS))
+.PHONY: test-matrix-$(1)
+test-matrix-$(1): .venv-$(1)/.installed sysdeps
+	@echo "== .venv-$(1): bpy $(3), $$$$(.venv-$(1)/bin/python --version)"
+	.venv-$(1)/bin/python -m pytest -q $$(or $$(MATRIX_TESTS_$(1)),$$(MATRIX_TESTS))
+endef
+$(eval $(call matrix_env,bpy42,$(PYTHON),$(BPY42_VERSION),requirements/bpy42.txt))
+$(eval $(call matrix_env,bpy45,$(PYTHON),$(BPY45_VERSION)))
+$(eval $(call matrix_env,bpy53,$(PYTHON313),$(BPY53_VERSION)))
+
+# -k: every environment runs even when one fails; make still fails if any did.
+test-matrix: sysdeps
 	@$(if $(PYTHON313),,echo "test-matrix: no Python 3.13 found, skipping bpy $(BPY53_VERSION)")
-	@status=0; for v in $(MATRIX_VENVS); do \
-		echo "== $$v: bpy $$($$v/bin/python -c 'import importlib.metadata as m; print(m.version("bpy"))')"; \
-		$$v/bin/python -m pytest -q $(MATRIX_TESTS) || status=1; \
-	done; exit $$status
+	$(MAKE) -k $(addprefix test-matrix-,$(MATRIX_NAMES))
 
 bench: venv
 	$(PY) -m benchmarks
