@@ -31,6 +31,8 @@ import addon_utils  # noqa: E402
 # The public interface promised in CONTRACT.md.
 OPERATORS = ("bake", "revert", "analyze")
 MAIN_PANEL = "QUATBAKE_PT_main"
+# Test-only or heavy libraries the add-on must not need (Blender bundles numpy only).
+HEAVY_MODULES = {"scipy", "quaternion", "mpmath", "hypothesis", "pytest", "matplotlib", "pandas"}
 # Types on which a property named like the add-on must not survive unregister.
 PROPERTY_HOSTS = ("Scene", "Object", "WindowManager", "Action", "ViewLayer", "Screen")
 
@@ -300,6 +302,10 @@ def main() -> None:
         steps["dev_copy_modules"] = sorted(
             m for m in sys.modules if m == "quatbake" or m.startswith("quatbake.")
         ) if args.mode == "extension" else []
+        # The extension ships with numpy alone: test oracles must not be imported on enable.
+        steps["heavy_modules"] = sorted(
+            m for m in sys.modules if m.split(".")[0] in HEAVY_MODULES
+        )
         if hasattr(bpy.context.scene, "quatbake") and hasattr(bpy.context.scene.quatbake, "show_overlay"):
             bpy.context.scene.quatbake.show_overlay = True  # let the overlay add its handlers, if any
         steps["bake"] = bake_smoke()

@@ -198,6 +198,10 @@ def test_installed_extension_never_imports_the_developer_copy(installed):
     assert installed["steps"]["dev_copy_modules"] == []
 
 
+def test_enabling_imports_no_test_only_or_heavy_library(installed):
+    assert installed["steps"]["heavy_modules"] == []
+
+
 def test_installed_copy_bakes_a_keyed_object(installed):
     assert installed["steps"]["bake"]["result"] == ["FINISHED"]
 
