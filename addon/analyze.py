@@ -8,6 +8,8 @@ frame are never touched) and hands arrays to ``core.analysis``.
 """
 from __future__ import annotations
 
+import textwrap
+
 import bpy
 import numpy as np
 from bpy.props import StringProperty
@@ -142,6 +144,10 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         return {'FINISHED'}
 
 
+# Characters per label line in the sidebar (its default width shows about 40).
+_WRAP_CHARS = 40
+
+
 class _AnalyzePanel:
     bl_region_type = 'UI'
     bl_category = "QuatBake"
@@ -159,7 +165,8 @@ class _AnalyzePanel:
             box = layout.box()
             if s.get("error"):
                 box.label(text=name, icon='ERROR')
-                box.label(text=s["error"])
+                for line in textwrap.wrap(s["error"], _WRAP_CHARS):
+                    box.label(text=line)
                 continue
             bad = bool(s["long_arc_segments"])
             box.label(text=name, icon='ERROR' if bad else 'CHECKMARK')
@@ -167,7 +174,9 @@ class _AnalyzePanel:
             col.label(text=f"Max deviation: {s['max_deviation_deg']:.2f} deg")
             arcs = ", ".join(f"{a:g}-{b:g}" for a, b in s["long_arc_segments"]) or "none"
             col.label(text=f"Long way round: {arcs}")
-            col.label(text=f"Advice: {s['advice']}")
+            # Panels do not wrap labels: one label per line of the advice.
+            for line in textwrap.wrap(f"Advice: {s['advice']}", _WRAP_CHARS):
+                col.label(text=line)
             op = box.operator(QUATBAKE_OT_jump_to_worst.bl_idname,
                               text=f"Jump to Worst Frame ({s['worst_frame']:g})", icon='TIME')
             op.object_name = name

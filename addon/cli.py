@@ -204,7 +204,8 @@ def load_blend(path: str):
     bpy = _import_bpy()
     with _quiet_fds():
         try:
-            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+            # use_scripts=False: inspecting a file must never run the code inside it.
+            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=False)
         except RuntimeError:
             failed = True
         else:
@@ -355,13 +356,22 @@ def run_report(args) -> int:
 def save_blend_copy(bpy, path: str) -> None:
     """Save the open file to ``path`` through a temporary file (no half-written .blend, no .blend1)."""
     folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(suffix=".blend", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(suffix=".blend", dir=folder)
+    except OSError as exc:
+        # A folder where nothing can be created (read-only mount, /proc, a full disk).
+        raise BadInput(f"--output {path} cannot be written ({exc.strerror}); nothing was "
+                       "written.") from None
     os.close(fd)
     os.unlink(tmp)
     try:
         with _quiet_fds():
             bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True)
         os.replace(tmp, path)
+    except (OSError, RuntimeError) as exc:
+        reason = getattr(exc, "strerror", None) or "Blender could not save it"
+        raise BadInput(f"--output {path} cannot be written ({reason}); nothing was "
+                       "written.") from None
     finally:
         for leftover in (tmp, tmp + "1"):
             if os.path.exists(leftover):

@@ -71,6 +71,13 @@ def _fmt(x, digits: int = 2) -> str:
     return f"{x:.{digits}f}"
 
 
+def _deg(x) -> str:
+    """Degrees with two decimals (tables line up; 180 reads as 180.00, not a frame)."""
+    if x is None or not math.isfinite(float(x)):
+        return "-"
+    return f"{float(x):.2f}"
+
+
 def _nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
     """Round tick values (1, 2, 5 x 10^k steps) covering [lo, hi]."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
@@ -238,6 +245,42 @@ def _status(obj: dict) -> tuple[str, str]:
     return "ok", "close"
 
 
+# Key intervals listed in the table; longer animations list the worst ones.
+MAX_INTERVAL_ROWS = 30
+
+
+def _interval_table(obj: dict, method: str) -> str:
+    """Per key interval: how far Blender turns vs the shortest way, and speed evenness."""
+    intervals = obj.get("key_intervals") or []
+    if not intervals:
+        return ""
+    long_arcs = {tuple(seg) for seg in obj.get("long_arc_segments", [])}
+    shown = intervals
+    note = ""
+    if len(intervals) > MAX_INTERVAL_ROWS:
+        def waste(iv):
+            return (iv.get("blender_turn_deg") or 0.0) - (iv.get("shortest_deg") or 0.0)
+        shown = sorted(sorted(intervals, key=waste, reverse=True)[:MAX_INTERVAL_ROWS],
+                       key=lambda iv: iv["frames"][0])
+        note = (f'<p class="meta">The {MAX_INTERVAL_ROWS} intervals with the most extra turning '
+                f'of {len(intervals)}; report.json has them all.</p>')
+    rows = []
+    for iv in shown:
+        a, b = iv["frames"]
+        bad = (a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])
+        cv_b, cv_c = iv.get("blender_speed_cv"), iv.get("custom_speed_cv")
+        rows.append(
+            f'<tr><td>{_fmt(a)}-{_fmt(b)}</td>'
+            f'<td class="num {"bad" if bad else ""}">{_fmt(iv.get("blender_turn_deg"), 1)}</td>'
+            f'<td class="num">{_fmt(iv.get("shortest_deg"), 1)}</td>'
+            f'<td class="num">{"-" if cv_b is None else f"{100 * cv_b:.0f}%"}</td>'
+            f'<td class="num">{"-" if cv_c is None else f"{100 * cv_c:.0f}%"}</td>'
+            f'<td>{"long way round" if bad else ""}</td></tr>')
+    return (note + '<table><tr><th>Keys</th><th>Blender turns (deg)</th><th>Shortest (deg)</th>'
+            f'<th>Speed variation, Blender</th><th>Speed variation, {_e(method)}</th><th></th></tr>'
+            + "".join(rows) + "</table>")
+
+
 def _object_section(obj: dict, method: str, index: int) -> str:
     pf = obj.get("per_frame", {})
     frames = np.asarray(pf.get("frame", []), dtype=np.float64)
@@ -254,8 +297,8 @@ def _object_section(obj: dict, method: str, index: int) -> str:
         ("Frames", "-".join(_fmt(f) for f in obj.get("frames", []))),
         ("Keys", ", ".join(_fmt(k) for k in keys) if len(keys) <= 40
          else f"{len(keys)} keys, {_fmt(keys[0])} ... {_fmt(keys[-1])}"),
-        ("Max deviation from " + method, f"{_fmt(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
-        ("RMS deviation", f"{_fmt(obj.get('rms_deviation_deg'))} deg"),
+        ("Max deviation from " + method, f"{_deg(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
+        ("RMS deviation", f"{_deg(obj.get('rms_deviation_deg'))} deg"),
         ("Long way round (key intervals)", arcs),
     ]
     nd = obj.get("norm_drift")
@@ -291,6 +334,8 @@ def _object_section(obj: dict, method: str, index: int) -> str:
         f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
     if len(obj.get("findings", [])) > 1:
         parts.append("<ul>" + "".join(f"<li>{_e(s)}</li>" for s in obj["findings"]) + "</ul>")
+
+    parts.append(_interval_table(obj, method))
 
     dev = pf.get("deviation_deg", [])
     worst_dev = obj.get("max_deviation_deg")
@@ -336,8 +381,8 @@ def render_html(report: dict) -> str:
                 f'<tr><td><a href="#obj-{i}">{_e(obj["name"])}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
                 f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
                 f'<td class="num">{len(obj.get("keys", []))}</td>'
-                f'<td class="num {cls}">{_fmt(obj.get("max_deviation_deg"))}</td>'
-                f'<td class="num">{_fmt(obj.get("rms_deviation_deg"))}</td>'
+                f'<td class="num {cls}">{_deg(obj.get("max_deviation_deg"))}</td>'
+                f'<td class="num">{_deg(obj.get("rms_deviation_deg"))}</td>'
                 f'<td class="num">{_fmt(obj.get("worst_frame"))}</td>'
                 f'<td class="{"bad" if arcs else ""}">{_e(arcs or "none")}</td>'
                 f'<td>{_e(obj.get("advice", ""))}</td></tr>')

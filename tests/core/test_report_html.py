@@ -103,3 +103,13 @@ def test_write_html_and_json_files(tmp_path):
     json_report.write_json(report, tmp_path / "r.json")
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == html_report.render_html(report)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json"]
+
+
+def test_key_interval_table_shows_turned_vs_shortest_and_flags_long_arcs():
+    page = html_report.render_html(_flipped_report())
+    rows = re.findall(r"<tr><td>(\d+-\d+)</td><td class=\"num ?(\w*)\">([\d.]+)</td>"
+                      r"<td class=\"num\">([\d.]+)</td>", page)
+    assert [(r[0], r[1]) for r in rows] == [("1-41", "bad"), ("41-81", "bad")]
+    # Blender turns ~320 deg where 40 would do.
+    assert all(float(r[2]) > 300 and float(r[3]) == 40.0 for r in rows)
+    assert page.count("<td>long way round</td>") == 2
