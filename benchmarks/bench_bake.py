@@ -1,0 +1,148 @@
+"""QuatBake's bake engine vs Blender's own ``bpy.ops.nla.bake``, same objects, same run.
+
+    .venv/bin/python -m benchmarks.bench_bake [--smoke]
+
+Scene: N animated empties, rotation (XYZ Euler, Bezier) and location keyed
+every 50 frames over F frames. Both bakers write rotation + location keys on
+every frame of the range into new actions:
+
+- QuatBake: ``addon.bake.bake_objects`` (slerp, location LINEAR): reads the
+  keys, interpolates in numpy, writes in bulk, never calls frame_set.
+- nla.bake: ``bpy.ops.nla.bake`` (visual_keying off, object channels
+  location + rotation), which sets every frame and reads each object back.
+
+Then the same 100-object bake with 0 and 1,000 extra unanimated objects in the
+scene: QuatBake's time should not grow; nla.bake evaluates the scene per frame.
+Each timing is the best of a few runs on a fresh scene (a shared machine is
+noisy: compare the ratios, not the seconds).
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import bpy
+import numpy as np
+
+import quatbake
+from quatbake.addon import animdata, bake
+
+KEY_EVERY = 50
+
+
+def _enum(identifier: str) -> int:
+    return bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value
+
+
+def build_scene(n_objects: int, n_frames: int, extra: int, seed: int = 0) -> list:
+    """A fresh factory scene with ``n_objects`` animated empties and ``extra`` still ones."""
+    if hasattr(bpy.types.Scene, "quatbake"):
+        quatbake.unregister()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    quatbake.register()
+    rng = np.random.default_rng(seed)
+    scene = bpy.context.scene
+    key_frames = np.arange(1.0, n_frames + 1, KEY_EVERY)
+    if key_frames[-1] != n_frames:
+        key_frames = np.append(key_frames, float(n_frames))
+    n = key_frames.shape[0]
+    bezier = _enum('BEZIER')
+    objects = []
+    for i in range(n_objects):
+        obj = bpy.data.objects.new(f"Animated{i:03d}", None)
+        scene.collection.objects.link(obj)
+        action, slot = animdata.new_action_for(obj, f"Animated{i:03d}Action")
+        animdata.assign_action(obj, action, slot)
+        channels = [("rotation_euler", rng.uniform(-3, 3, (n, 3))),
+                    ("location", rng.uniform(-10, 10, (n, 3)))]
+        for data_path, values in channels:
+            for index in range(3):
+                fc = animdata.new_fcurve(action, slot, data_path, index)
+                kps = fc.keyframe_points
+                kps.add(n)
+                co = np.empty(2 * n, dtype=np.float32)
+                co[0::2] = key_frames
+                co[1::2] = values[:, index]
+                kps.foreach_set("co", co)
+                kps.foreach_set("interpolation", np.full(n, bezier, dtype=np.int32))
+                fc.update()
+        objects.append(obj)
+    for i in range(extra):
+        scene.collection.objects.link(bpy.data.objects.new(f"Still{i:04d}", None))
+    scene.frame_start, scene.frame_end = 1, n_frames
+    return objects
+
+
+def time_quatbake(objects, n_frames: int) -> float:
+    settings = bake.BakeSettings(method='SLERP', location_method='LINEAR')
+    start = time.perf_counter()
+    result = bake.bake_objects(objects, settings)
+    elapsed = time.perf_counter() - start
+    assert result.frames_written == len(objects) * n_frames
+    return elapsed
+
+
+def time_nla_bake(objects, n_frames: int) -> float:
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objects[0]
+    kwargs = dict(frame_start=1, frame_end=n_frames, only_selected=True, visual_keying=False,
+                  bake_types={'OBJECT'})
+    if "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:
+        kwargs["channel_types"] = {'LOCATION', 'ROTATION'}
+    start = time.perf_counter()
+    bpy.ops.nla.bake(**kwargs)
+    elapsed = time.perf_counter() - start
+    baked = animdata.object_fcurves(objects[-1])
+    assert any(len(fc.keyframe_points) == n_frames for fc in baked), "nla.bake baked nothing"
+    return elapsed
+
+
+def best(timer, n_objects: int, n_frames: int, extra: int, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        objects = build_scene(n_objects, n_frames, extra)
+        times.append(timer(objects, n_frames))
+    return min(times)
+
+
+def main(argv: list[str]) -> int:
+    smoke = "--smoke" in argv
+    if smoke:
+        n_objects, frame_counts, extras, repeats, nla_full = 5, (200,), (0, 50), 1, True
+    else:
+        n_objects, frame_counts, extras, repeats = 100, (1_000, 10_000), (0, 1_000), 3
+        nla_full = "--skip-nla-10k" not in argv
+    print(f"Blender {bpy.app.version_string}; {n_objects} objects, rotation + location keys "
+          f"every {KEY_EVERY} frames, baked on every frame")
+    print(f"{'frames':>8} {'QuatBake s':>11} {'nla.bake s':>11} {'ratio':>7}")
+    for frames in frame_counts:
+        ours = best(time_quatbake, n_objects, frames, 0, repeats)
+        note = ""
+        if frames == max(frame_counts) and len(frame_counts) > 1 and not nla_full:
+            base = frame_counts[0]
+            theirs = best(time_nla_bake, n_objects, base, 0, 1) * frames / base
+            note = f"  (nla.bake measured at {base} frames, scaled linearly)"
+        else:
+            theirs = best(time_nla_bake, n_objects, frames, 0, 1 if frames > 2_000 else repeats)
+        print(f"{frames:>8} {ours:>11.3f} {theirs:>11.3f} {theirs / ours:>6.1f}x{note}", flush=True)
+
+    frames = frame_counts[0]
+    print(f"\nScene size: {n_objects} objects x {frames} frames, plus unanimated objects")
+    print(f"{'extra':>8} {'QuatBake s':>11} {'nla.bake s':>11} {'ratio':>7}")
+    rows = []
+    for extra in extras:
+        ours = best(time_quatbake, n_objects, frames, extra, repeats)
+        theirs = best(time_nla_bake, n_objects, frames, extra, repeats)
+        rows.append((ours, theirs))
+        print(f"{extra:>8} {ours:>11.3f} {theirs:>11.3f} {theirs / ours:>6.1f}x", flush=True)
+    (o0, t0), (o1, t1) = rows[0], rows[-1]
+    print(f"growth with {extras[-1]} extra objects: QuatBake x{o1 / o0:.2f}, "
+          f"nla.bake x{t1 / t0:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
