@@ -62,6 +62,37 @@ print(json.dumps({
 '''
 
 
+# Where the first register() goes: each add-on submodule imported in registration
+# order (what it pulls in first is charged to it), then the registration itself.
+BREAKDOWN_CHILD = r'''
+import importlib, json, time
+import bpy
+import quatbake
+from quatbake import addon
+out = {}
+for name in addon._MODULE_NAMES:
+    t0 = time.perf_counter()
+    importlib.import_module("quatbake.addon." + name)
+    out[name] = (time.perf_counter() - t0) * 1e3
+t0 = time.perf_counter()
+quatbake.register()
+out["(register calls)"] = (time.perf_counter() - t0) * 1e3
+quatbake.unregister()
+print(json.dumps(out))
+'''
+
+
+def breakdown(repeats: int) -> dict:
+    """Best-of-N milliseconds per add-on submodule import, in registration order."""
+    runs = []
+    for _ in range(repeats):
+        proc = subprocess.run([sys.executable, "-c", BREAKDOWN_CHILD], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"breakdown child failed:\n{proc.stderr}")
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return {key: min(r[key] for r in runs) for key in runs[0]}
+
+
 def run_once(which: str) -> dict:
     proc = subprocess.run([sys.executable, "-c", CHILD, which], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -91,6 +122,8 @@ def main(argv: list) -> int:
     imported = sorted(set(q[0]["imported_by_import"]) | set(q[0]["imported_by_register"]))
     top = sorted({m.split(".")[0] for m in imported})
     print(f"modules imported by import + register(): {len(imported)} (top-level: {', '.join(top)})")
+    print("first register(), by add-on submodule (import, best of "
+          f"{repeats}): " + ", ".join(f"{k} {v:.1f}" for k, v in breakdown(repeats).items()) + " ms")
     heavy = [m for m in imported if m.split(".")[0] in HEAVY]
     if heavy:
         print(f"heavy or test-only modules imported at enable time: {heavy}", file=sys.stderr)
