@@ -165,3 +165,11 @@ def test_evaluate_channels_matches_fc_evaluate_and_falls_back_for_easing(clean_b
     np.testing.assert_allclose(got[:, 0], want0, atol=1e-5 * max(1, np.abs(want0).max()))
     np.testing.assert_array_equal(got[:, 1], 2.5)
     np.testing.assert_allclose(got[:, 2], want1, atol=1e-5 * max(1, np.abs(want1).max()))
+
+
+def test_difference_report_panels_hang_under_the_main_panels(clean_blender):
+    for name, parent, space in (("QUATBAKE_PT_analyze", "QUATBAKE_PT_main", 'VIEW_3D'),
+                                ("QUATBAKE_PT_analyze_graph", "QUATBAKE_PT_main_graph", 'GRAPH_EDITOR')):
+        panel = getattr(bpy.types, name)
+        assert panel.bl_parent_id == parent and panel.bl_space_type == space
+        assert getattr(bpy.types, parent).bl_space_type == space
