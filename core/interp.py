@@ -58,8 +58,10 @@ OUTER_ARC_SHIFT = 1e-300
 
 
 def _as_times(values, what: str) -> np.ndarray:
-    """A new float64 1-D array of frames, checked finite."""
-    arr = np.array(values, dtype=np.float64, copy=True)
+    """A float64 1-D array of frames, checked finite. Read-only use: it may
+    be the caller's own array (copying a million samples costs more than
+    the segment lookup)."""
+    arr = np.asarray(values, dtype=np.float64)
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim != 1:
@@ -223,13 +225,13 @@ def slerp(q0, q1, t) -> np.ndarray:
 # key sequences
 
 
-def _locate(times: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Segment index in [0, n-1] and fraction u in [0, 1] for every sample.
+def _segment_index(times: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """Segment index in [0, n-1] of every sample (n >= 2 keys).
 
-    Needs n >= 2 keys. Segment i < n-1 runs from key i to key i+1 (key i at
-    u = 0, so an interior key time always lands exactly at the start of its
-    segment). Index n-1 is a "hold" segment for samples at or after the last
-    key; samples before the first key get (0, 0). The hold segment lets the
+    Segment i < n-1 runs from key i to key i+1, with key i at its start, so an
+    interior key time always lands exactly at u = 0 of its segment. Index n-1
+    is a "hold" segment for samples at or after the last key; samples before
+    the first key go to segment 0 (and get u = 0). The hold segment lets the
     evaluators return the end keys bit-exactly without a masked second pass.
     """
     n = times.shape[0]
@@ -243,25 +245,40 @@ def _locate(times: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndar
         counts[0] = starts[1]  # everything before key 1, including before key 0
         counts[1:-1] = np.diff(starts[1:])
         counts[-1] = m - starts[-1]
-        index = np.repeat(np.arange(n, dtype=np.intp), counts)
-    else:
-        index = np.searchsorted(times, samples, side="right")
-        index -= 1
-        np.clip(index, 0, n - 1, out=index)
-    # Overflow (keys ~1e-320 apart, samples ~1e308 frames away) is harmless
-    # here: fmax/fmin below map inf and inf * 0 to the segment's ends.
-    with np.errstate(over="ignore", invalid="ignore"):
-        inv_h = np.zeros(n, dtype=np.float64)
+        return np.repeat(np.arange(n, dtype=np.intp), counts)
+    index = np.searchsorted(times, samples, side="right")
+    index -= 1
+    np.clip(index, 0, n - 1, out=index)
+    return index
+
+
+def _inverse_intervals(times: np.ndarray) -> np.ndarray:
+    """1 / (t_i+1 - t_i) per segment, 0 for the hold segment, shape (n,)."""
+    inv_h = np.zeros(times.shape[0], dtype=np.float64)
+    with np.errstate(over="ignore"):  # keys ~1e-320 apart: inf, see _fractions_into
         inv_h[:-1] = 1.0 / np.diff(times)
-        u = np.take(times, index)
+    return inv_h
+
+
+def _fractions_into(u, times, inv_h, index, samples) -> None:
+    """u <- fraction in [0, 1] of each sample along its segment."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.take(times, index, mode="clip", out=u)
         np.subtract(samples, u, out=u)
-        u *= np.take(inv_h, index)
+        u *= np.take(inv_h, index, mode="clip")
     # u < 0 before the first key; u may exceed 1 by an ulp from rounding.
-    # fmax/fmin also turn the NaN of inf * 0 (a sample ~1e308 frames past a
-    # key, times the hold segment's 0) into the right end, and are several
-    # times faster than np.clip.
+    # fmax/fmin also turn inf and the NaN of inf * 0 (a sample ~1e308 frames
+    # past a key, times the hold segment's 0) into the right end, and are
+    # several times faster than np.clip.
     np.fmax(u, 0.0, out=u)
     np.fmin(u, 1.0, out=u)
+
+
+def _locate(times: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(segment index, fraction u) of every sample; see _segment_index."""
+    index = _segment_index(times, samples)
+    u = np.empty(samples.shape[0])
+    _fractions_into(u, times, _inverse_intervals(times), index, samples)
     return index, u
 
 
@@ -358,14 +375,16 @@ BLOCK = 16384
 
 
 class _Work:
-    """Reusable per-block buffers: three (4, size) and three (size,) arrays."""
+    """Reusable per-block buffers: three (4, size) and four (size,) arrays."""
 
     def __init__(self, size: int) -> None:
         self.quads = [np.empty((4, size)) for _ in range(3)]
-        self.rows = [np.empty(size) for _ in range(3)]
+        self.rows = [np.empty(size) for _ in range(4)]
 
     def view(self, k: int):
-        return [b[:, :k] for b in self.quads], [b[:k] for b in self.rows]
+        """The first k columns: ([three (4, k)], [three (k,)]) and a (k,) for u."""
+        rows = [b[:k] for b in self.rows]
+        return ([b[:, :k] for b in self.quads], rows[:3]), rows[3]
 
 
 def _arc_table(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -400,7 +419,7 @@ def _arc_block(dest, scratch, row_a, row_b, table, index, u, out=None) -> None:
     With ``out`` the sum is written there instead (dest is then scratch too).
     """
     start_t, tangent_t, half = table
-    np.take(half, index, out=row_a)
+    np.take(half, index, mode="clip", out=row_a)
     row_a *= u
     np.tan(row_a, out=row_a)
     _sin_cos_from_tan(row_a, row_b)
@@ -539,11 +558,14 @@ def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
         def evaluate(dest, index, u, work):
             _squad_block(dest, tables, index, u, work)
 
-    index, u = _locate(times, samples)
+    index = _segment_index(times, samples)
+    inv_h = _inverse_intervals(times)
     result = np.empty((m, 4))
     work = _Work(min(m, BLOCK))
     for lo in range(0, m, BLOCK):
         hi = min(lo + BLOCK, m)
+        buffers, u = work.view(hi - lo)
+        _fractions_into(u, times, inv_h, index[lo:hi], samples[lo:hi])
         # result[lo:hi].T is a (4, k) strided view: the last step writes there.
-        evaluate(result[lo:hi].T, index[lo:hi], u[lo:hi], work.view(hi - lo))
+        evaluate(result[lo:hi].T, index[lo:hi], u, buffers)
     return result
