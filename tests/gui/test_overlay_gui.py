@@ -183,3 +183,22 @@ def test_overlay_changes_only_pixels_near_the_path(session):
     d = np.min(np.hypot(xs[:, None] - triad_px[None, :, 0], ys[:, None] - triad_px[None, :, 1]), axis=1)
     # the path between triads 10 frames apart and the triads' extent: 120 px covers both
     assert np.percentile(d, 99) < 120, np.percentile(d, 99)
+
+
+def _cyan(image):
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return (r <= 60) & (g >= 200) & (b >= 200)
+
+
+def test_long_way_round_band_is_drawn_between_the_flipped_keys(session):
+    """Key 41's quaternion has its sign flipped: Blender's own interpolation goes
+    the long way from 21 to 41 and from 41 to 61, and the overlay marks both."""
+    report, on, off = session
+    assert report["legend"]["long_arc_count"] == 2
+    assert not _cyan(off).any()
+    ys, xs = np.nonzero(_cyan(on))
+    # several hundred pixels of an 11 px wide band; none before frame 21's triad
+    assert xs.size > 500
+    by_frame = {t["frame"]: t["base"] for t in report["triads"]}
+    assert xs.min() >= by_frame[21][0] - 2 * RADIUS - 6  # band half-width + antialiasing
+    assert xs.max() <= by_frame[61][0] + 2 * RADIUS + 6
