@@ -91,8 +91,12 @@ class _Registry:
         self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
         self.samples: list[_Samples] = []
         self.legend = Legend()
-        self.generation = 0         # bumped on every change of the arrays
+        self.generation = 0         # bumped on every change of the cached arrays
         self.batch_generation = -1  # the generation the GPU batches were built from
+        # The current frame's triad changes on every frame of playback: it has
+        # its own counter so only its 6 vertices are re-uploaded then.
+        self.current_generation = 0
+        self.current_batch_generation = -1
         self.batches: dict = {}
         self.shader = None
         self.polyline = True
@@ -212,7 +216,8 @@ def rebuild(scene=None, view_layer=None) -> Legend:
     settings = _settings(scene)
     _STATE.rebuild_count += 1
     legend = Legend()
-    parts: dict[str, list[triads.LineSet]] = {name: [] for name in BATCH_ORDER}
+    parts: dict[str, list[triads.LineSet]] = {
+        name: [] for name in BATCH_ORDER if name != "current"}
     samples: list[_Samples] = []
     if settings is None:
         return _store(parts, samples, legend, scene)
@@ -256,13 +261,13 @@ def _store(parts, samples, legend, scene) -> Legend:
     _STATE.arrays = arrays
     _STATE.samples = samples
     _STATE.legend = legend
-    _update_current(scene, bump=False)
+    _update_current(scene)
     _STATE.generation += 1
     _tag_redraw()
     return legend
 
 
-def _update_current(scene, bump: bool = True) -> None:
+def _update_current(scene) -> None:
     """Re-pick the emphasised triad of every object at the scene's current frame."""
     settings = _settings(scene)
     if settings is None or not _STATE.samples:
@@ -279,8 +284,7 @@ def _update_current(scene, bump: bool = True) -> None:
             np.ascontiguousarray(joined.points, dtype=np.float32),
             np.ascontiguousarray(joined.colors, dtype=np.float32),
         )
-    if bump:
-        _STATE.generation += 1
+    _STATE.current_generation += 1
 
 
 def cached_arrays() -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -509,15 +513,22 @@ def _ensure_batches() -> None:
             # No wide-line shader on this GPU: thin lines via line_width_set.
             _STATE.shader = gpu.shader.from_builtin(_plain_shader_name())
             _STATE.polyline = False
-        _STATE.batch_generation = -1
-    if _STATE.batch_generation == _STATE.generation:
-        return
-    batches = {}
-    for key, (points, colors) in cached_arrays().items():
-        if points.shape[0]:
-            batches[key] = batch_for_shader(_STATE.shader, 'LINES', {"pos": points, "color": colors})
-    _STATE.batches = batches
-    _STATE.batch_generation = _STATE.generation
+        _STATE.batch_generation = _STATE.current_batch_generation = -1
+    if _STATE.batch_generation != _STATE.generation:
+        batches = {}
+        for key, (points, colors) in _STATE.arrays.items():
+            if points.shape[0]:
+                batches[key] = batch_for_shader(_STATE.shader, 'LINES',
+                                                {"pos": points, "color": colors})
+        batches["current"] = _STATE.batches.get("current")
+        _STATE.batches = batches
+        _STATE.batch_generation = _STATE.generation
+    if _STATE.current_batch_generation != _STATE.current_generation:
+        points, colors = _STATE.current
+        _STATE.batches["current"] = (
+            batch_for_shader(_STATE.shader, 'LINES', {"pos": points, "color": colors})
+            if points.shape[0] else None)
+        _STATE.current_batch_generation = _STATE.current_generation
 
 
 def _line_widths(width: float) -> dict[str, float]:
@@ -544,7 +555,7 @@ def _draw() -> None:
     try:
         saved = (gpu.state.blend_get(), gpu.state.depth_test_get(), gpu.state.line_width_get())
         _ensure_batches()
-        if not _STATE.batches:
+        if not any(_STATE.batches.values()):
             return
         gpu.state.blend_set('ALPHA')
         # Drawn in front of the scene: a triad hidden inside a mesh helps nobody.

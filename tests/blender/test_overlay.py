@@ -209,11 +209,16 @@ def test_frame_changes_do_not_rebuild_the_geometry(clean_blender):
     scene = bpy.context.scene
     scene.quatbake.show_overlay = True
     rebuilds = overlay.rebuild_count()
+    generation = overlay._STATE.generation
+    current_generation = overlay._STATE.current_generation
     triads_before = overlay.cached_arrays()["triads"][0]
     for frame in range(1, 32):
         scene.frame_set(frame)
     assert overlay.rebuild_count() == rebuilds
     assert overlay.cached_arrays()["triads"][0] is triads_before
+    # only the current frame's 6-vertex batch is marked for re-upload
+    assert overlay._STATE.generation == generation
+    assert overlay._STATE.current_generation == current_generation + 31
 
 
 def test_after_a_bake_the_ghost_is_blenders_interpolation_of_the_original_keys(clean_blender):
