@@ -325,3 +325,28 @@ def test_load_post_follows_the_loaded_files_setting(clean_blender):
             "depsgraph_update_post": 1, "frame_change_post": 1, "undo_post": 1,
             "redo_post": 1, "load_post": 1, "draw": 1}
         assert overlay.legend().objects == ["Cam"]
+
+
+def test_euler_wrap_is_marked_as_the_long_way_round(clean_blender):
+    """Z keyed 170 -> -170 degrees: Blender turns 340 degrees, the short arc is 20."""
+    z = np.radians([0.0, 170.0, -170.0])
+    obj = make_animated_object("Wrap", 'XYZ', [1.0, 11.0, 21.0],
+                               np.c_[np.zeros(3), np.zeros(3), z], interpolation='LINEAR',
+                               location=np.array([[0.0, 0, 0], [1, 0, 0], [2, 0, 0]]))
+    obj.select_set(True)
+    bpy.context.scene.quatbake.show_overlay = True
+    assert overlay.legend().long_arc_count == 1
+    band = overlay.cached_arrays()["long_arc"][0]
+    assert band.shape == (2 * 10, 3)  # the 10 frame segments from 11 to 21
+    np.testing.assert_allclose(band[0::2, 0].min(), 1.0, atol=1e-6)  # starts at x = 1 (frame 11)
+    # QuatBake's solid triads take the 20 degree short arc: at frame 16 the
+    # X axis points at 180 degrees, Blender's ghost at 0 degrees.
+    scene = bpy.context.scene
+    scene.quatbake.overlay_step = 1
+    points = overlay.cached_arrays()["triads"][0]
+    ghost = overlay.cached_arrays()["ghosts"][0]
+    i = 15 * 6  # frame 16 (frames 1..21, one triad each)
+    ours_x = points[i + 1] - points[i]
+    blender_x = ghost[i + 1] - ghost[i]
+    assert ours_x[0] < -0.9 * np.linalg.norm(ours_x)
+    assert blender_x[0] > 0.9 * np.linalg.norm(blender_x)
