@@ -211,9 +211,46 @@ def load_blend(path: str):
         else:
             failed = False
     if failed:
+        saved = saved_by_version(path)
+        if saved is not None and saved > tuple(bpy.app.version[:2]):
+            raise BadInput(f"{path} was saved by Blender {saved[0]}.{saved[1]}, newer than this "
+                           f"Blender {bpy.app.version_string}, which cannot read it: use Blender "
+                           f"{saved[0]}.{saved[1]} or later.")
         raise BadInput(f"{path} could not be read by Blender {bpy.app.version_string}: "
-                       "the file is corrupt or truncated.")
+                       "the file is corrupt or truncated (or saved by a newer Blender).")
     return bpy
+
+
+def saved_by_version(path: str) -> tuple[int, int] | None:
+    """(major, minor) of the Blender that saved ``path``, from its header; None if unknown.
+
+    Headers: ``BLENDER-v304`` (up to 4.x) and ``BLENDER17-01v0500`` (5.0+),
+    possibly inside gzip or zstd compression (zstd needs the ``zstandard``
+    module, which some Blender builds lack: then None).
+    """
+    import re
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+            fh.seek(0)
+            if head.startswith(b"\x28\xb5\x2f\xfd"):
+                import zstandard
+
+                head = zstandard.ZstdDecompressor().stream_reader(fh).read(32)
+            elif head.startswith(b"\x1f\x8b"):
+                import gzip
+
+                head = gzip.GzipFile(fileobj=fh).read(32)
+            else:
+                head = fh.read(32)
+    except Exception:   # unreadable, bad compression, no zstandard: the version is unknown
+        return None
+    match = re.match(rb"BLENDER(?:[-_][vV](\d)(\d\d)|\d\d-\d\d[vV](\d\d)(\d\d))", head)
+    if match is None:
+        return None
+    digits = [g for g in match.groups() if g is not None]
+    return int(digits[0]), int(digits[1])
 
 
 def _register_quatbake():
