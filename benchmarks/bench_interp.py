@@ -3,7 +3,7 @@
     python -m benchmarks.bench_interp [--smoke] [--repeats N]
 
 Times, in the same process and run, with best-of-N wall-clock
-(time.perf_counter):
+(time.perf_counter), ours and the peer alternately:
 
 * slerp: ``interp.interpolate(..., "slerp")`` vs
   ``scipy.spatial.transform.Slerp(times, Rotation.from_quat(keys))(samples).as_quat()``
@@ -35,21 +35,27 @@ FULL = (1_000, 1_000_000)
 SMOKE = (100, 10_000)
 
 
-def best_of(fn, repeats: int) -> tuple[float, float, np.ndarray]:
-    """Shortest wall-clock and shortest CPU time of ``repeats`` calls, and the last result.
+def _timed(fn) -> tuple[float, float, np.ndarray]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
 
-    Wall clock (time.perf_counter) is the figure of merit; CPU time
-    (time.process_time) is printed beside it because on a shared machine a
-    run that waits for a core inflates wall time but not CPU time.
+
+def best_of_pair(ours, peer, repeats: int):
+    """Best-of-N wall-clock and CPU seconds for two functions, run alternately.
+
+    Alternating (ours, peer, ours, peer, ...) gives both the same share of
+    whatever else the shared machine is doing. Wall clock (time.perf_counter)
+    is the figure of merit; CPU time (time.process_time) is printed beside it
+    because a run that waits for a core inflates wall time but not CPU time.
+    Returns ((wall, cpu, result) for ours, (wall, cpu, result) for peer).
     """
-    best_wall = best_cpu = float("inf")
-    result = None
+    best = [[float("inf"), float("inf"), None], [float("inf"), float("inf"), None]]
     for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        result = fn()
-        best_cpu = min(best_cpu, time.process_time() - cpu)
-        best_wall = min(best_wall, time.perf_counter() - wall)
-    return best_wall, best_cpu, result
+        for slot, fn in enumerate((ours, peer)):
+            wall, cpu, result = _timed(fn)
+            best[slot] = [min(best[slot][0], wall), min(best[slot][1], cpu), result]
+    return tuple(best[0]), tuple(best[1])
 
 
 def make_keys(n_keys: int, seed: int = 20261129) -> tuple[np.ndarray, np.ndarray]:
@@ -83,8 +89,7 @@ def main(argv: list[str]) -> int:
     rows = []
 
     def compare(label, ours_fn, peer_label, peer_fn, target):
-        t_ours, cpu_ours, ours = best_of(ours_fn, repeats)
-        t_peer, cpu_peer, theirs = best_of(peer_fn, repeats)
+        (t_ours, cpu_ours, ours), (t_peer, cpu_peer, theirs) = best_of_pair(ours_fn, peer_fn, repeats)
         diff = float(quat.angle_between(ours, theirs).max())
         rows.append((label, t_ours, peer_label, t_peer, t_peer / t_ours, cpu_peer / cpu_ours, target, diff))
 
@@ -104,7 +109,8 @@ def main(argv: list[str]) -> int:
         1.0,
     )
     # lerp for reference (not a target): the naive baseline's cost.
-    t_lerp, cpu_lerp, _ = best_of(lambda: interp.interpolate(times, keys, samples, "lerp"), repeats)
+    (t_lerp, cpu_lerp, _), _ = best_of_pair(lambda: interp.interpolate(times, keys, samples, "lerp"),
+                                            lambda: None, repeats)
 
     print(f"rotation interpolation: {n_keys:,} keys, {n_samples:,} samples, best of {repeats}")
     print(f"{'ours':<7}{'seconds':>9}  {'peer':<24}{'seconds':>9}{'ratio':>8}{'(cpu)':>8}{'target':>8}"
