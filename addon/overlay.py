@@ -335,6 +335,8 @@ def _on_undo_redo(scene, *_args) -> None:
     the restored data is all it takes.
     """
     try:
+        if not isinstance(scene, bpy.types.Scene):  # handler arguments vary by version
+            scene = bpy.context.scene
         settings = _settings(scene)
         wanted = settings is not None and settings.show_overlay
         if wanted != _STATE.enabled:
