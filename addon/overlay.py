@@ -339,8 +339,10 @@ def _on_undo_redo(scene, *_args) -> None:
             scene = bpy.context.scene
         settings = _settings(scene)
         wanted = settings is not None and settings.show_overlay
-        if wanted != _STATE.enabled:
-            enable() if wanted else disable()
+        if wanted and not _STATE.enabled:
+            enable()
+        elif not wanted and _STATE.enabled:
+            disable()
         elif wanted:
             rebuild(scene)
     except Exception:  # noqa: BLE001 - a handler must never raise into Blender
@@ -360,11 +362,13 @@ def _on_frame_change(scene, depsgraph=None) -> None:
 @persistent
 def _on_load_post(*_args) -> None:
     """A new file: drop the old file's cache and follow the new file's setting."""
-    disable()
-    scene = bpy.context.scene
-    settings = _settings(scene) if scene is not None else None
-    if settings is not None and settings.show_overlay:
-        enable()
+    try:
+        disable()
+        settings = _settings(bpy.context.scene)
+        if settings is not None and settings.show_overlay:
+            enable()
+    except Exception:  # noqa: BLE001 - a handler must never raise into Blender
+        _log_once("QuatBake overlay: following the loaded file's setting failed")
 
 
 def _on_msgbus() -> None:
