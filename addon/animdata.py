@@ -505,7 +505,13 @@ def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
             if len(layer.strips) == 0:
                 layer.strips.new(type='KEYFRAME')
             bag = layer.strips[0].channelbag(slot, ensure=True)
-        return bag.fcurves.new(data_path, index=index, group_name=group)
+        if "group_name" in bag.fcurves.bl_rna.functions["new"].parameters:
+            return bag.fcurves.new(data_path, index=index, group_name=group)
+        # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
+        fc = bag.fcurves.new(data_path, index=index)
+        if group:
+            fc.group = bag.groups.get(group) or bag.groups.new(group)
+        return fc
     return action.fcurves.new(data_path, index=index, action_group=group)
 
 

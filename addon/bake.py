@@ -40,6 +40,10 @@ LOCATION_FLOAT32_WARN = 1.0e4
 # Beyond this |angle| (radians, ~20 turns) float32 Euler/axis-angle keys are
 # spaced more than 1e-5 rad apart, so the baked rotation is that coarse.
 ANGLE_FLOAT32_WARN = 128.0
+# Keys per channel beyond which a bake is refused: Blender stores ~72 bytes per
+# key, so 2 million frames x 7 channels is already ~1 GB; a typo in the range
+# (or keys a billion frames apart) must not exhaust memory.
+MAX_BAKE_FRAMES = 2_000_000
 
 
 @dataclass
@@ -402,6 +406,13 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         start, end = float(rot_frames[0]), float(rot_frames[-1])
         if bake_location:
             start, end = min(start, float(loc_frames[0])), max(end, float(loc_frames[-1]))
+    count = int((end - start) // int(settings.frame_step)) + 2
+    if count > MAX_BAKE_FRAMES:
+        err(f"Object \"{name}\": baking frames {animdata.frame_label(start)}.."
+            f"{animdata.frame_label(end)} every {int(settings.frame_step)} frame(s) would write "
+            f"about {count:,} keys per channel, more than {MAX_BAKE_FRAMES:,}. Choose a "
+            "shorter frame range or a larger step.", "", start)
+        return None, issues
     frames = _sample_frames(start, end, int(settings.frame_step))
 
     method = settings.method.lower()

@@ -445,6 +445,11 @@ def test_bad_range(clean_blender, frame_range, text):
              contains=(text,))
 
 
+def test_too_many_frames(clean_blender):
+    _refused([_animated("Huge", 'XYZ')], bake.BakeSettings(frame_range=(1, 10**9)),
+             contains=('"Huge"', "1..1000000000", "larger step"))
+
+
 def test_constant_speed_needs_a_location_method(clean_blender):
     _refused([_animated("CS", 'XYZ')], bake.BakeSettings(constant_speed=True),
              contains=("Constant speed",))
