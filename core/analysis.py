@@ -99,6 +99,7 @@ class ObjectAnalysis:
     float32_risk: dict | None
     location_segments: list
     location_speed_ratio: float | None
+    location_speed: np.ndarray | None      # (n,) distance moved since the previous frame / frames
     exponential_approach: list
     jitter_frames: list
     findings: list = field(default_factory=list)   # sentences, most important first
@@ -209,6 +210,17 @@ def _float32_risk(frames, positions):
         "max_coordinate": float(coordinate),
         "float32_step": float(step),
     }
+
+
+def _location_speed(frames, positions):
+    """Distance moved since the previous frame per frame (scene units/frame), 0 first."""
+    if positions is None:
+        return None
+    p = np.asarray(positions, dtype=np.float64)
+    out = np.zeros(len(p))
+    if len(p) > 1:
+        out[1:] = np.linalg.norm(np.diff(p, axis=0), axis=1) / np.diff(frames)
+    return out
 
 
 def _location_segments(key_frames, key_positions):
@@ -449,6 +461,7 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         gimbal_frames=gimbal_frames, gimbal_min_margin_deg=gimbal_margin,
         float32_risk=_float32_risk(frames, positions),
         location_segments=segs, location_speed_ratio=ratio,
+        location_speed=_location_speed(frames, positions),
         exponential_approach=exponential_approach(keys, kq),
         jitter_frames=_jitter(frames, bq, b_speed),
     )

@@ -29,10 +29,16 @@ MARGIN_BOTTOM = 46
 # many columns (about one per pixel of the plot area).
 MAX_COLUMNS = 900
 
+# Key marks: dashed lines up to this many keys, triangles only up to the
+# second number, none beyond (a baked action has a key on every frame).
+MAX_KEY_LINES = 60
+MAX_KEY_MARKS = 400
+
 BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
 CUSTOM_COLOUR = "#2e86ab"    # QuatBake's method: blue
 DEVIATION_COLOUR = "#6a4c93"
 NORM_COLOUR = "#e07a00"
+LOCATION_COLOUR = "#2a9d8f"
 LONG_ARC_FILL = "#f4a259"
 KEY_COLOUR = "#7d7d7d"
 
@@ -123,7 +129,7 @@ def _envelope(x: np.ndarray, y: np.ndarray, columns: int = MAX_COLUMNS):
 
 def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=(),
            bands=(), marker=None, y_min: float | None = 0.0, y_ref: float | None = None,
-           chart_id: str = "") -> str:
+           chart_id: str = "", x_range: tuple[float, float] | None = None) -> str:
     """An SVG line chart. series: [(label, y values, colour)]; bands: [(x0, x1)] shaded."""
     x = np.asarray(x, dtype=np.float64)
     plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
@@ -138,13 +144,21 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
     if y_ref is not None:
         lo, hi = min(lo, y_ref), max(hi, y_ref)
     if hi - lo < 1e-9:
-        hi = lo + 1.0
+        # A flat series: centre it (a length of 1 shows 0.9-1.1), or 0-1 from a zero floor.
+        if y_min is not None and lo <= y_min:
+            hi = lo + 1.0
+        else:
+            d = max(0.1 * abs(lo), 1e-3)
+            lo, hi = lo - d, hi + d
     pad = 0.05 * (hi - lo)
     hi += pad
     if y_min is None or lo < y_min:
         lo -= pad
-    x0 = float(x[0]) if x.size else 0.0
-    x1 = float(x[-1]) if x.size else 1.0
+    if x_range is not None:
+        x0, x1 = float(x_range[0]), float(x_range[1])
+    else:
+        x0 = float(x[0]) if x.size else 0.0
+        x1 = float(x[-1]) if x.size else 1.0
     if x1 <= x0:
         x1 = x0 + 1.0
 
@@ -181,22 +195,29 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
         yy = float(py(y_ref))
         out.append(f'<line x1="{MARGIN_LEFT}" x2="{MARGIN_LEFT + plot_w}" y1="{yy:.1f}" y2="{yy:.1f}" '
                    'stroke="#1b7f3b" stroke-dasharray="2 3"/>')
-    # Key frames: dashed vertical lines with a small triangle on the frame axis.
-    for k in keys:
-        if x0 <= k <= x1:
-            xx = float(px(k))
+    # Key frames: dashed vertical lines with a small triangle on the frame axis;
+    # dense (baked) keys get triangles only, and none past MAX_KEY_MARKS.
+    shown_keys = [k for k in keys if x0 <= k <= x1]
+    if len(shown_keys) > MAX_KEY_MARKS:
+        shown_keys = []
+    for k in shown_keys:
+        xx = float(px(k))
+        if len(shown_keys) <= MAX_KEY_LINES:
             out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{MARGIN_TOP}" y2="{MARGIN_TOP + plot_h}" '
                        f'stroke="{KEY_COLOUR}" stroke-dasharray="4 3" stroke-width="1"/>')
-            out.append(f'<path d="M{xx - 4:.1f},{MARGIN_TOP + plot_h} l4,-7 l4,7 z" fill="{KEY_COLOUR}"/>')
-    # Series.
-    for (label, _, colour), y in zip(series, ys):
+        out.append(f'<path d="M{xx - 4:.1f},{MARGIN_TOP + plot_h} l4,-7 l4,7 z" fill="{KEY_COLOUR}"/>')
+    # Series: the first one wide and light underneath, so a second series that
+    # coincides with it (Blender = method) still shows both.
+    for i, ((label, _, colour), y) in enumerate(zip(series, ys)):
         xs, yv = _envelope(x, y)
         ok = np.isfinite(yv)
         if not ok.any():
             continue
+        width, opacity = ("4", "0.75") if i == 0 and len(series) > 1 else ("2", "1")
         pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px(xs[ok]), py(yv[ok])))
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
-                   f'stroke-linejoin="round" points="{pts}"><title>{_e(label)}</title></polyline>')
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="{width}" '
+                   f'stroke-opacity="{opacity}" stroke-linejoin="round" points="{pts}">'
+                   f'<title>{_e(label)}</title></polyline>')
     if marker is not None:
         mx, my, mlabel = marker
         if mx is not None and my is not None and math.isfinite(my):
@@ -215,7 +236,7 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
     out.append(f'<text transform="translate(16,{MARGIN_TOP + plot_h / 2:.0f}) rotate(-90)" '
                f'font-size="12" text-anchor="middle" fill="#333">{_e(y_label)}</text>')
     legend = [(label, colour, "line") for label, _, colour in series]
-    if keys:
+    if shown_keys:
         legend.append(("key frame", KEY_COLOUR, "dash"))
     if bands:
         legend.append(("long way round", LONG_ARC_FILL, "box"))
@@ -242,8 +263,13 @@ def _status(obj: dict) -> tuple[str, str]:
     dev = obj.get("max_deviation_deg") or 0.0
     if dev > 1.0:
         return "warn", "differs"
+    if obj.get("findings"):
+        return "warn", "see advice"
     return "ok", "close"
 
+
+# The worst frame is pointed at only when there is a deviation worth seeing.
+MARKER_MIN_DEG = 0.01
 
 # Key intervals listed in the table; longer animations list the worst ones.
 MAX_INTERVAL_ROWS = 30
@@ -339,16 +365,31 @@ def _object_section(obj: dict, method: str, index: int) -> str:
 
     dev = pf.get("deviation_deg", [])
     worst_dev = obj.get("max_deviation_deg")
+    span = (float(frames[0]), float(frames[-1])) if frames.size else None
     parts.append(_chart(
         f"{obj['name']}: deviation of Blender's interpolation from {method}",
         frames, [("deviation", dev, DEVIATION_COLOUR)], y_label="deviation (deg)", keys=keys,
-        bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev or 0.0:.2f} deg at frame {_fmt(worst)}"),
+        bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev:.2f} deg at frame {_fmt(worst)}")
+        if worst_dev is not None and worst_dev >= MARKER_MIN_DEG else None,
         chart_id=f"deviation-{index}"))
+    # Speeds are per step from the previous frame: the first frame has none, so
+    # the speed charts start at the second frame (no fake ramp up from 0).
     parts.append(_chart(
         f"{obj['name']}: angular speed, Blender vs {method}",
-        frames, [("Blender", pf.get("blender_speed_deg", []), BLENDER_COLOUR),
-                 (method, pf.get("custom_speed_deg", []), CUSTOM_COLOUR)],
-        y_label="speed (deg/frame)", keys=keys, bands=bands, chart_id=f"speed-{index}"))
+        frames[1:], [("Blender", pf.get("blender_speed_deg", [])[1:], BLENDER_COLOUR),
+                     (method, pf.get("custom_speed_deg", [])[1:], CUSTOM_COLOUR)],
+        y_label="speed (deg/frame)", keys=keys, bands=bands, chart_id=f"speed-{index}",
+        x_range=span))
+    segments = obj.get("location_segments") or []
+    if "location_speed" in pf and segments:
+        loc_keys = sorted({float(f) for seg in segments for f in seg["frames"]})
+        ratio = obj.get("location_speed_ratio")
+        note = f" (segments {ratio:.1f}x apart)" if ratio else ""
+        parts.append(_chart(
+            f"{obj['name']}: speed along the path{note}",
+            frames[1:], [("location speed", pf["location_speed"][1:], LOCATION_COLOUR)],
+            y_label="speed (units/frame)", keys=loc_keys, chart_id=f"location-{index}",
+            x_range=span))
     if "blender_norm" in pf:
         parts.append(_chart(
             f"{obj['name']}: length of Blender's quaternion channels (1 = a rotation)",

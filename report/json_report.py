@@ -74,6 +74,8 @@ def object_entry(a) -> dict:
     }
     if a.norm is not None:
         per_frame["blender_norm"] = _array(a.norm["per_frame"])
+    if getattr(a, "location_speed", None) is not None:
+        per_frame["location_speed"] = _array(a.location_speed)
     norm = None
     if a.norm is not None:
         norm = {k: v for k, v in a.norm.items() if k != "per_frame"}

@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -66,7 +67,10 @@ def test_report_writes_json_and_html_and_exits_0(scenes, tmp_path):
     assert report["file"] == "scene.blend"
     arcs = {o["name"]: o["long_arc_segments"] for o in report["objects"]}
     assert arcs == {"FlipCam": [[40, 80], [80, 120]], "EulerCam": [[60, 100]], "Turn170": []}
-    assert page.read_text().count("<svg") == 3 * 2 + 2      # two quaternion objects add a norm chart
+    ids = re.findall(r'<svg class="chart" id="([a-z]+)-\d"', page.read_text())
+    # Deviation and speed for each object; quaternion length for the two with
+    # quaternion channels; speed along the path for the two with location keys.
+    assert sorted(ids) == sorted(["deviation", "speed"] * 3 + ["norm"] * 2 + ["location"] * 2)
     # Progress: one percentage line per object on stderr; the table on stdout.
     assert [ln.split()[-1] for ln in res.stderr.splitlines()] == ["33%", "67%", "100%"]
     assert "FlipCam: keys 40-80 take the long way: re-bake with SLERP" in res.stdout
