@@ -212,6 +212,15 @@ def test_runs_inside_the_blender_program(tmp_path):
     assert res.returncode == 0, res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["blender_version"].startswith("3.4")
+    # Blender 3.4 reads back the file it baked: no long arcs are left.
+    again = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),
+                            "--", "report", str(tmp_path / "demo.blend"), "--json",
+                            str(tmp_path / "after.json"), "--fail-above", "0.01", "--quiet"],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    after = json.loads((tmp_path / "after.json").read_text())
+    assert len(after["objects"]) == 5
+    assert all(o["long_arc_segments"] == [] for o in after["objects"])
     bad = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),
                           "--", "report", str(tmp_path / "nope.blend")],
                          capture_output=True, text=True, timeout=300)
