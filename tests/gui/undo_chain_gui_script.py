@@ -1,0 +1,123 @@
+"""Runs inside a real Blender window (Blender 3.4.1 under Xvfb), started by
+test_undo_chain_gui.py:
+
+    blender --factory-startup --python undo_chain_gui_script.py -- RESULT.json REPO_ROOT
+
+QuatBake is enabled as the add-on ``quatbake`` (a symlink the test made).
+Once the window is up, a timer runs the chain bake -> undo -> redo -> revert
+-> undo -> redo, then bake -> bake -> undo, each operator with an undo push
+from a 3D Viewport context (as a button press does), and records after each
+step whether every keyframe, action assignment, slot, rotation mode and
+fake user equals the expected state (scenes.scene_snapshot), then quits.
+"""
+import json
+import os
+import sys
+import traceback
+
+import addon_utils
+import bpy
+
+RESULT_PATH, REPO_ROOT = sys.argv[sys.argv.index("--") + 1:][:2]
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "blender"))
+
+result = {"steps": [], "errors": []}
+
+
+def view3d_context():
+    window = bpy.context.window_manager.windows[0]
+    area = next(a for a in window.screen.areas if a.type == 'VIEW_3D')
+    region = next(r for r in area.regions if r.type == 'WINDOW')
+    return {"window": window, "area": area, "region": region}
+
+
+def snapshot():
+    import scenes
+    bpy.context.scene.frame_set(1)
+    return scenes.scene_snapshot()
+
+
+def check(name, ret, expected, can_revert):
+    """Record one step: the operator's return value, the snapshot comparison
+    and whether the objects can be reverted, against what is expected."""
+    import scenes
+    from quatbake.addon import bake
+    try:
+        scenes.assert_same_snapshot(expected, snapshot())
+        same, detail = True, ""
+    except AssertionError as err:
+        same, detail = False, str(err)[:400]
+    objects = [bpy.data.objects[n] for n in ("Arm", "Cam")]
+    reverts = [bake.can_revert(o) for o in objects]
+    ok = ret == {'FINISHED'} and same and reverts == [can_revert] * len(objects)
+    result["steps"].append({"name": name, "ok": ok, "ret": sorted(ret), "same": same,
+                            "can_revert": reverts, "detail": detail})
+
+
+def build_scene():
+    import numpy as np
+    import scenes
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    frames = np.array([1.0, 21.0, 41.0])
+    eulers = np.radians([[0.0, 0.0, 170.0], [80.0, 30.0, -170.0], [10.0, -60.0, 60.0]])
+    arm = scenes.make_animated_object("Arm", 'XYZ', frames, eulers)
+    quats = np.array([[1, 0, 0, 0], [0, 0, 0.6, 0.8], [-0.5, 0.5, -0.5, 0.5]])
+    cam = scenes.make_animated_object("Cam", 'QUATERNION', frames, quats,
+                                      location=np.array([[0, 0, 0], [1, 2, 0], [4, 4, 1]]),
+                                      data=bpy.data.cameras.new("CamData"))
+    for obj in (arm, cam):
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = arm
+
+
+def run() -> None:
+    override = view3d_context()
+    build_scene()
+    bpy.ops.ed.undo_push(message="scene built")
+    original = snapshot()
+
+    def op(fn, *args, **kwargs):
+        with bpy.context.temp_override(**override):
+            return fn(*args, **kwargs)
+
+    ret = op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='SQUAD',
+             location_method='CATMULL_ROM')
+    baked = snapshot()
+    check("bake", ret, baked, True)
+    result["bake_changed_actions"] = baked["objects"]["Arm"][0] != original["objects"]["Arm"][0]
+    check("undo the bake", op(bpy.ops.ed.undo), original, False)
+    check("redo the bake", op(bpy.ops.ed.redo), baked, True)
+    check("revert", op(bpy.ops.quatbake.revert, 'EXEC_DEFAULT', True), original, False)
+    check("undo the revert", op(bpy.ops.ed.undo), baked, True)
+    check("redo the revert", op(bpy.ops.ed.redo), original, False)
+
+    ret = op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='NLERP', frame_step=4)
+    first = snapshot()
+    check("bake again", ret, first, True)
+    ret = op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='SLERP')
+    second = snapshot()
+    check("re-bake", ret, second, True)
+    check("undo the re-bake", op(bpy.ops.ed.undo), first, True)
+    check("undo the first bake", op(bpy.ops.ed.undo), original, False)
+
+
+def finish() -> None:
+    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
+        json.dump(result, handle, indent=1)
+    bpy.ops.wm.quit_blender()
+
+
+def on_timer():
+    try:
+        run()
+    except Exception:
+        result["errors"].append(traceback.format_exc())
+    bpy.app.timers.register(finish, first_interval=0.5)
+    return None
+
+
+bpy.context.preferences.view.show_splash = False
+addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result["errors"].append(
+    "enable: " + "".join(traceback.format_exception(exc))))
+bpy.app.timers.register(on_timer, first_interval=1.0)
