@@ -50,7 +50,7 @@ def _object_list(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",")]
     if not all(names):
         raise argparse.ArgumentTypeError(f"--objects {text!r} has an empty name; give names like A,B")
-    return names
+    return list(dict.fromkeys(names))          # each object once, in the order given
 
 
 def _degrees(text: str) -> float:

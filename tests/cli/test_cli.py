@@ -226,3 +226,18 @@ def test_runs_inside_the_blender_program(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2
     assert _one_sentence(bad.stderr).endswith("nope.blend does not exist.")
+
+
+def test_arguments_parse_without_loading_blender():
+    from quatbake.addon import cli
+
+    args = cli.build_parser().parse_args(
+        ["report", "x.blend", "--objects", "B, A,B", "--fail-above", "2.5", "--method", "squad"])
+    assert args.objects == ["B", "A"] and args.fail_above == 2.5 and args.method == "squad"
+    args = cli.build_parser().parse_args(["bake", "x.blend", "--output", "y.blend", "--step", "3",
+                                          "--location", "catmull_rom", "--constant-speed"])
+    assert (args.step, args.location, args.constant_speed, args.overwrite) == (3, "catmull_rom", True, False)
+    with pytest.raises(cli.BadInput, match="empty name"):
+        cli.build_parser().parse_args(["report", "x.blend", "--objects", "A,,B"])
+    with pytest.raises(cli.BadInput, match=">= 0"):
+        cli.build_parser().parse_args(["report", "x.blend", "--fail-above", "-1"])
