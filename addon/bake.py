@@ -20,6 +20,7 @@ restores them. Blender-version differences stay in ``animdata``.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -478,7 +479,7 @@ def _deviation(plan: _Plan, samples: dict) -> float:
 # Writing
 # --------------------------------------------------------------------------
 
-def _write(plan: _Plan) -> _Undo:
+def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
     """Give ``plan.obj`` its baked action. On failure put the object back, then raise."""
     obj = plan.obj
     src = plan.source
@@ -504,7 +505,7 @@ def _write(plan: _Plan) -> _Undo:
         animdata.assign_action(obj, new, src.slot)
         _set_rotation_mode(obj, plan.out_mode)
         if not src.rebake:
-            _set_record(obj, (src.action, src.slot, src.mode, _original_fake_user(src.action),
+            _set_record(obj, (src.action, src.slot, src.mode, fake_users.original(src.action),
                               None))
         obj.quatbake.baked_action = new
         src.action.use_fake_user = True
@@ -575,9 +576,10 @@ def bake_objects(objects, settings: BakeSettings,
         raise BakeError(errors)
 
     done: list[_Undo] = []
+    fake_users = _FakeUsers()
     try:
         for k, plan in enumerate(plans):
-            done.append(_write(plan))
+            done.append(_write(plan, fake_users))
             if progress is not None:
                 progress(len(objects) + k + 1, total)
     except Exception as exc:
@@ -623,6 +625,7 @@ def revert_objects(objects) -> list[str]:
             f"Nothing to revert: the {subject} shows no QuatBake bake. Select baked objects "
             "(a bake made after any manual change of action).")])
     reverted = []
+    originals = _recorded_originals()
     for obj in candidates:
         rec = obj.quatbake
         original, baked = rec.original_action, rec.baked_action
@@ -633,7 +636,8 @@ def revert_objects(objects) -> list[str]:
             obj.rotation_mode = mode
         _restore_rotation_props(obj, saved)
         _set_record(obj, (None, "", "", False, None))
-        if not _still_recorded(original):
+        originals[original.as_pointer()] -= 1
+        if originals[original.as_pointer()] <= 0:   # no other bake keeps it as its original
             original.use_fake_user = fake
         if baked.users == 0:
             animdata.remove_action(baked)
@@ -641,23 +645,44 @@ def revert_objects(objects) -> list[str]:
     return reverted
 
 
-def _original_fake_user(action) -> bool:
-    """Whether ``action`` had a fake user before QuatBake gave it one.
+class _FakeUsers:
+    """Whether each original action had a fake user before QuatBake gave it one.
 
-    When another object sharing ``action`` was baked first, the bake already
-    set the fake user; that object's record holds the user's own setting.
+    When another object sharing the action was baked first (in this call or an
+    earlier one), the action's fake user is QuatBake's, and that object's record
+    holds the user's own setting. The records are scanned at most once per bake,
+    and only when an action already has a fake user, so a bake's time does not
+    grow with the number of objects in the file.
     """
-    for obj in bpy.data.objects:
-        rec = _record(obj)
-        if rec is not None and rec.original_action == action and rec.baked_action is not None:
-            return rec.original_fake_user
-    return action.use_fake_user
+
+    def __init__(self):
+        self._seen: dict = {}          # this call's answers, by action pointer
+        self._recorded: dict | None = None   # from earlier bakes' records, scanned lazily
+
+    def original(self, action) -> bool:
+        key = action.as_pointer()
+        if key in self._seen:
+            return self._seen[key]
+        flag = False
+        if action.use_fake_user:
+            if self._recorded is None:
+                self._recorded = {}
+                for obj in bpy.data.objects:
+                    rec = _record(obj)
+                    if rec is not None and rec.original_action is not None \
+                            and rec.baked_action is not None:
+                        self._recorded.setdefault(rec.original_action.as_pointer(),
+                                                  rec.original_fake_user)
+            flag = self._recorded.get(key, True)
+        self._seen[key] = flag
+        return flag
 
 
-def _still_recorded(action) -> bool:
-    """Whether another object's bake record still keeps ``action`` as its original."""
+def _recorded_originals() -> "Counter[int]":
+    """How many objects' bake records keep each action (by pointer) as their original."""
+    counts: Counter = Counter()
     for obj in bpy.data.objects:
         rec = _record(obj)
-        if rec is not None and rec.original_action == action:
-            return True
-    return False
+        if rec is not None and rec.original_action is not None:
+            counts[rec.original_action.as_pointer()] += 1
+    return counts

@@ -502,3 +502,33 @@ def test_linked_action_on_local_object(clean_blender):
         slot = animdata.get_slot_identifier(linked)
         animdata.assign_action(local, action, slot)
         _refused([local], contains=('"Local"', action.name, "library"))
+
+
+def _shared_pair():
+    a = _animated("FA", 'XYZ', seed=21)
+    action = animdata.get_action(a)
+    b = new_object("FB", 'XYZ')
+    if animdata.is_slotted(action):
+        slot = action.slots.new(id_type='OBJECT', name="FB")
+        animdata.assign_action(b, action, slot.identifier)
+        key_channels(b, "rotation_euler", [1, 30], [[0, 0, 0], [0.5, 0.5, 2.0]])
+    else:
+        animdata.assign_action(b, action)
+    return a, b, action
+
+
+@pytest.mark.parametrize("user_fake", (False, True))
+@pytest.mark.parametrize("together", (True, False))
+def test_shared_original_gets_its_own_fake_user_back(clean_blender, user_fake, together):
+    a, b, action = _shared_pair()
+    action.use_fake_user = user_fake
+    if together:
+        bake.bake_objects([a, b], bake.BakeSettings())
+    else:
+        bake.bake_objects([a], bake.BakeSettings())
+        bake.bake_objects([b], bake.BakeSettings())
+    assert action.use_fake_user
+    bake.revert_objects([a])
+    assert action.use_fake_user   # still the original of b's bake
+    bake.revert_objects([b])
+    assert action.use_fake_user == user_fake
