@@ -198,8 +198,10 @@ def nlerp(q0, q1, t) -> np.ndarray:
     b = _shortest(a, quat.normalize(q1, "nlerp q1"))
     tt = _as_fraction(t)[..., None]
     out = (1.0 - tt) * a + tt * b
-    # With dot(a, b) >= 0 and unit a, b the combination never reaches zero.
-    return out / quat.norm(out)[..., None]
+    # With dot(a, b) >= 0 and unit a, b the combination never reaches zero;
+    # quat.normalize also copes with far extrapolation (t ~ 1e200, whose
+    # squared norm would overflow) and refuses t so large the sum is inf.
+    return quat.normalize(out, "nlerp")
 
 
 def slerp(q0, q1, t) -> np.ndarray:
@@ -217,7 +219,10 @@ def slerp(q0, q1, t) -> np.ndarray:
     b = _shortest(a, quat.normalize(q1, "slerp q1"))
     tt = _as_fraction(t)
     omega, tangent = _arcs(a, b)
-    theta = tt * omega
+    with np.errstate(over="ignore"):
+        theta = tt * omega
+    if not np.isfinite(theta).all():
+        raise ValueError("slerp: t is too large to extrapolate (t times the arc angle overflows float64).")
     return np.cos(theta)[..., None] * a + np.sin(theta)[..., None] * tangent
 
 

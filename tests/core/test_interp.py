@@ -628,6 +628,17 @@ def test_nlerp_through_opposite_keys_without_shortest_raises():
         interp.interpolate([0.0, 1.0], q, [0.5], "nlerp", shortest=False)
 
 
+def test_pairwise_far_extrapolation_stays_unit_or_refuses():
+    a, b = np.array([1.0, 0, 0, 0]), np.array([0.8, 0.6, 0, 0])
+    for t in (1e17, 1e200, -1e300):
+        assert abs(quat.norm(interp.nlerp(a, b, t)) - 1.0) < NORM_TOL
+        assert abs(quat.norm(interp.slerp(a, b, t)) - 1.0) < NORM_TOL
+    # the nlerp direction at t -> inf is b - a
+    assert quat.angle_between(interp.nlerp(a, b, 1e200), b - a) < ULPS
+    with pytest.raises(ValueError, match=r"slerp: t is too large to extrapolate"):
+        interp.slerp(a, [0.0, 1, 0, 0], 1.7e308)  # 1.7e308 * pi/2 overflows
+
+
 def test_pairwise_bad_input_raises():
     with pytest.raises(ValueError, match=r"slerp q1: the quaternion has norm 0"):
         interp.slerp([1.0, 0, 0, 0], [0.0, 0, 0, 0], 0.5)
