@@ -246,8 +246,8 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
         label = animdata.channel_label(fc.data_path, fc.array_index)
         data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
         co = data["co"]
-        finite = (np.isfinite(co).all(axis=1) & np.isfinite(data["handle_left"]).all(axis=1)
-                  & np.isfinite(data["handle_right"]).all(axis=1))
+        finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
+                                            axis=1)).all(axis=1)
         if not finite.all():
             row = int(np.argmin(finite))
             frame = float(co[row, 0]) if np.isfinite(co[row, 0]) else None
@@ -268,9 +268,12 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
                 f"{animdata.frame_label(frame)}. QuatBake bakes whole frames: snap the keys to "
                 "frames first (Graph Editor > Key > Snap > Selection to Nearest Frame)."))
             continue
-        frames_per_channel.append((label, np.unique(frames)))
+        frames_per_channel.append((label, frames))
     if issues or not frames_per_channel:
         return issues, np.zeros(0)
+    first = frames_per_channel[0][1]
+    if all(f.shape == first.shape and np.array_equal(f, first) for _, f in frames_per_channel):
+        return issues, np.unique(first)   # the usual case: every channel on the same frames
     union = np.unique(np.concatenate([f for _, f in frames_per_channel]))
     if not union_keys:
         for label, frames in frames_per_channel:
