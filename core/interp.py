@@ -326,6 +326,11 @@ def _control_points(times: np.ndarray, q: np.ndarray) -> np.ndarray:
     rotation at constant speed about a fixed axis is reproduced exactly
     (T = 0, squad == slerp) however unevenly it is keyed. End keys: s_0 = q_0,
     s_{n-1} = q_{n-1} (the curve leaves/reaches them along the chord arc).
+
+    (numpy-quaternion's squad agrees for even spacing; for uneven spacing it
+    matches the mean of the two one-sided velocities instead, which needs
+    separate incoming and outgoing control points. Both are C1; the centred
+    difference is the one-point choice.)
     """
     s = q.copy()
     if q.shape[0] < 3:
