@@ -95,7 +95,8 @@ def main(argv: list[str]) -> int:
 
     compare(
         "slerp", lambda: interp.interpolate(times, keys, samples, "slerp"),
-        "scipy Slerp", lambda: Slerp(times, Rotation.from_quat(keys_scipy))(samples).as_quat()[:, [3, 0, 1, 2]],
+        "scipy Slerp",
+        lambda: Slerp(times, Rotation.from_quat(keys_scipy))(samples).as_quat()[:, [3, 0, 1, 2]],
         10.0,
     )
     compare(

@@ -619,8 +619,10 @@ GOOD_Q = [[1.0, 0, 0, 0], [0.0, 1, 0, 0], [0.0, 0, 1, 0]]
 @pytest.mark.parametrize(
     "times, keys, samples, method, message",
     [
-        ([0.0, 1.0, 1.0], GOOD_Q, [0.5], "slerp", r"key 2 at frame 1 .*key 1 at frame 1 \(duplicate key time\)"),
-        ([0.0, 2.0, 1.0], GOOD_Q, [0.5], "slerp", r"strictly increasing: key 2 .*earlier than the key before"),
+        ([0.0, 1.0, 1.0], GOOD_Q, [0.5], "slerp",
+         r"key 2 at frame 1 .*key 1 at frame 1 \(duplicate key time\)"),
+        ([0.0, 2.0, 1.0], GOOD_Q, [0.5], "slerp",
+         r"strictly increasing: key 2 .*earlier than the key before"),
         ([], np.zeros((0, 4)), [0.5], "slerp", r"No keys"),
         (GOOD_T, GOOD_Q[:2], [0.5], "slerp", r"key_quats has shape \(2, 4\), expected \(3, 4\)"),
         (GOOD_T, [[1.0, 0, 0], [0, 1, 0], [0, 0, 1]], [0.5], "nlerp", r"shape \(3, 3\), expected \(3, 4\)"),
