@@ -337,6 +337,10 @@ def analyse_objects(objects, method: str, progress: Progress):
             analyses.append(analyze.analyze_object(obj, method))
         except (analyze.NoRotationKeys, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
+        except ValueError as exc:
+            # core refuses data it cannot turn into rotations (ValueError by
+            # convention): name the object, keep going with the others.
+            errors.append((obj.name, f"Object \"{obj.name}\" cannot be analysed: {exc}"))
         progress.step(obj.name)
     return analyses, errors
 
