@@ -104,12 +104,14 @@ def conjugate(q) -> np.ndarray:
 
 
 def inverse(q) -> np.ndarray:
-    """Multiplicative inverse conj(q)/|q|^2 (raises on zero quaternions)."""
+    """Multiplicative inverse conj(q)/|q|^2 (raises on zero quaternions, naming the key)."""
     arr = as_quat_array(q, "inverse")
-    n2 = dot(arr, arr)
-    if (n2 < ZERO_NORM**2).any():
-        raise ValueError("inverse: a zero quaternion has no inverse.")
-    return conjugate(arr) / n2[..., None]
+    # conj(q)/|q|^2 = conj(q/|q|)/|q|: |q|^2 overflowed past |q| ~ 1e154 and
+    # returned the zero quaternion; normalize measures |q| without squaring it.
+    unit = normalize(arr, "inverse")
+    peak = np.abs(arr).max(axis=-1)
+    length = norm(arr / peak[..., None]) * peak
+    return conjugate(unit) / length[..., None]
 
 
 def log(q) -> np.ndarray:

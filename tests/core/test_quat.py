@@ -211,6 +211,14 @@ def test_normalize_refuses_bad_input_naming_the_key(q, message):
         quat.normalize(q)
 
 
-def test_inverse_of_zero_raises():
-    with pytest.raises(ValueError, match=r"inverse: .*zero quaternion has no inverse"):
+def test_inverse_of_zero_raises_naming_the_key():
+    with pytest.raises(ValueError, match=r"inverse: key 1 has norm 0, too close to zero"):
         quat.inverse([[1.0, 0, 0, 0], [0.0, 0, 0, 0]])
+
+
+def test_inverse_of_huge_and_tiny_quaternions():
+    # |q|^2 overflows at |q| ~ 1e154: the inverse must not come back as zero.
+    q = np.array([[1e200, 0, 0, 0], [0, 3e-12, 4e-12, 0], [0, 0, -3e250, 4e250]])
+    inv = quat.inverse(q)
+    expected = [[1e-200, 0, 0, 0], [0, -1.2e11, -1.6e11, 0], [0, 0, 1.2e-251, -1.6e-251]]
+    assert np.allclose(inv, expected, rtol=1e-15, atol=0)
