@@ -349,8 +349,12 @@ def squad_control_points(key_times, key_quats, shortest: bool = True) -> np.ndar
     """Squad's inner control points s_i, shape (n, 4), for keys (n,) and (n, 4).
 
     Keys are normalised and (with ``shortest``) made hemisphere-continuous
-    first, exactly as :func:`interpolate` does; see ``_control_points`` for
-    the formula (Shoemake 1985 for even spacing, interval-weighted otherwise).
+    first, exactly as :func:`interpolate` does. With h_i = t_{i+1} - t_i,
+    L+ = log(q_i^-1 q_{i+1}) and L- = log(q_i^-1 q_{i-1}) (half-angle vectors):
+    s_i = q_i exp(-(h_{i-1} L+ + h_i L-) / (2 (h_{i-1} + h_i))), which is
+    Shoemake's (1985) q_i exp(-(L+ + L-) / 4) for even spacing and keeps the
+    angular velocity continuous at every interior key for any spacing (the
+    derivation is in ``_control_points``). End points: s_0 = q_0, s_n = q_n.
     """
     times, q = _validated_keys(key_times, key_quats, normalise=True)
     if shortest:
