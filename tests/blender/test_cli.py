@@ -1,6 +1,6 @@
 """The command line's Blender-side steps in-process, on every Blender (bpy 5.0.1 and
 the 3.4.1 program): picking objects, naming unknown ones, files Blender wrote.
-The subprocess runs with exit codes are in tests/cli/test_cli.py."""
+The subprocess runs with exit codes are in tests/cli/test_cli_subprocess.py."""
 import bpy
 import numpy as np
 import pytest
