@@ -27,7 +27,6 @@ import sys
 import bpy
 import numpy as np
 
-from ..core import rotation as core_rotation
 from . import animdata
 
 
