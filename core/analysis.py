@@ -196,7 +196,8 @@ def _norm_drift(mode, frames, keys, raw):
 
 
 def _float32_risk(frames, positions):
-    """Frames where a moving coordinate changes by less than a few float32 steps."""
+    """Frames where a moving coordinate changes by less than one float32 step there
+    (core.metrics.float32_risk), with the largest coordinate and its float32 step."""
     if positions is None:
         return None
     p = np.asarray(positions, dtype=np.float64)
