@@ -12,11 +12,12 @@ import textwrap
 
 import bpy
 import numpy as np
-from bpy.props import StringProperty
+from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator, Panel
 
 from ..core import analysis as core_analysis
 from . import animdata
+from .props import METHOD_ITEMS
 
 
 class NoRotationKeys(ValueError):
@@ -45,7 +46,11 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
             "nothing to compare.")
     frames = analysis_frames(keys)
     raw = animdata.evaluate_rotation_raw(obj, frames)
-    quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
+    try:
+        quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
+    except animdata.ChannelError as exc:
+        # Name the broken key, not the first frame its NaN spreads to.
+        raise animdata.key_error(obj, mode, None, exc) from None
     at_keys = np.searchsorted(frames, keys)
 
     positions = key_positions = location_keys = None
@@ -92,6 +97,11 @@ class QUATBAKE_OT_analyze(Operator):
     bl_label = "Analyze"
     bl_options = {'REGISTER'}
 
+    method: EnumProperty(
+        name="Method", items=METHOD_ITEMS, default='SLERP',
+        description="Interpolation to compare Blender's with (default: the scene's QuatBake method)",
+    )
+
     @classmethod
     def poll(cls, context) -> bool:
         if getattr(context.scene, "quatbake", None) is None:
@@ -102,7 +112,9 @@ class QUATBAKE_OT_analyze(Operator):
         return True
 
     def execute(self, context):
-        method = context.scene.quatbake.method.lower()
+        # Left out, the method comes from the scene settings (as for quatbake.bake).
+        method = (self.method if self.properties.is_property_set("method")
+                  else context.scene.quatbake.method).lower()
         found: dict[str, dict] = {}
         for obj in context.selected_objects:
             try:
@@ -152,7 +164,6 @@ class _AnalyzePanel:
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_label = "Difference Report"
-    bl_options = {'DEFAULT_CLOSED'}
 
     def draw(self, context):
         layout = self.layout

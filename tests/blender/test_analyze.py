@@ -173,3 +173,19 @@ def test_difference_report_panels_hang_under_the_main_panels(clean_blender):
         panel = getattr(bpy.types, name)
         assert panel.bl_parent_id == parent and panel.bl_space_type == space
         assert getattr(bpy.types, parent).bl_space_type == space
+
+
+def test_operator_method_defaults_to_the_scene_and_can_be_given(clean_blender):
+    keys = np.stack([_axis_quat([0, 0, 1], 0), _axis_quat([0, 0, 1], 60),
+                     quat.multiply(_axis_quat([1, 0, 0], 70), _axis_quat([0, 0, 1], 60))])
+    turn = scenes.make_animated_object("Turn", 'QUATERNION', [1, 11, 41], keys, 'BEZIER')
+    scene = bpy.context.scene
+    want = {m: analyze.analyze_object(turn, m).max_deviation_deg for m in ("squad", "nlerp")}
+    assert abs(want["squad"] - want["nlerp"]) > 0.5          # the two are told apart
+    scene.quatbake.method = 'NLERP'
+    with bpy.context.temp_override(selected_objects=[turn]):
+        assert bpy.ops.quatbake.analyze(method='SQUAD') == {'FINISHED'}
+    assert analyze.results(scene)["Turn"]["max_deviation_deg"] == want["squad"]
+    with bpy.context.temp_override(selected_objects=[turn]):
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    assert analyze.results(scene)["Turn"]["max_deviation_deg"] == want["nlerp"]
