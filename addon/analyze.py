@@ -156,8 +156,8 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         return {'FINISHED'}
 
 
-# Characters per label line in the sidebar (its default width shows about 40).
-_WRAP_CHARS = 40
+# Characters per label line: the sidebar at its default width shows about 35.
+_WRAP_CHARS = 32
 
 
 class _AnalyzePanel:
