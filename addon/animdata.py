@@ -145,8 +145,9 @@ def action_slot_count(action) -> int:
 def _pick(fcurves: Iterable, data_path: str, count: int) -> list:
     found = [None] * count
     for fc in fcurves:
-        if fc.data_path == data_path and 0 <= fc.array_index < count and found[fc.array_index] is None:
-            found[fc.array_index] = fc
+        index = fc.array_index
+        if fc.data_path == data_path and 0 <= index < count and found[index] is None:
+            found[index] = fc
     return found
 
 
@@ -307,7 +308,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
             object_name, channel_label(data_path, col), float(frames[row]))
     if mode == 'QUATERNION':
         lengths = np.sqrt(np.einsum("ij,ij->i", values, values))
-        huge = lengths > _HUGE_QUATERNION
+        huge = lengths > HUGE_QUATERNION_NORM
         if huge.any():
             row = int(np.argmax(huge))
             raise ChannelError(
@@ -316,7 +317,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
                 "Blender to normalise in float32 (it would show no rotation). Scale that key "
                 "down to length 1.",
                 object_name, channel_label(data_path, 0), float(frames[row]))
-        zero = lengths < _ZERO_QUATERNION
+        zero = lengths < ZERO_QUATERNION_NORM
         if zero.any():
             row = int(np.argmax(zero))
             raise ChannelError(
@@ -338,10 +339,10 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
 # Below this length Blender's float32 normalisation (BKE_object_rot_to_mat3)
 # has nothing to normalise: 1e-12 squared is still a normal float64, and
 # core.quat refuses the same threshold.
-_ZERO_QUATERNION = 1e-12
+ZERO_QUATERNION_NORM = 1e-12
 # Blender normalises with sqrtf(dot) in float32: past ~1.8e19 the dot product
 # overflows to inf and the rotation collapses; 1e18 leaves a margin of 300 in the square.
-_HUGE_QUATERNION = 1e18
+HUGE_QUATERNION_NORM = 1e18
 
 
 def _row_from_core_message(message: str, n: int) -> int | None:
@@ -377,7 +378,46 @@ def evaluate_rotation(obj, frames, mode: str | None = None,
     """
     mode = mode or obj.rotation_mode
     raw = evaluate_rotation_raw(obj, frames, mode, fcurves, exact)
-    return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+    try:
+        return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+    except ChannelError as exc:
+        raise key_error(obj, mode, fcurves, exc) from None
+
+
+def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> ChannelError:
+    """The error to show for ``exc`` (raised while evaluating ``obj``'s rotation in
+    ``mode``): the broken KEY rather than the first in-between frame it spoils.
+
+    A NaN (or huge) key poisons the curve from the key before it, so the first
+    bad sample is usually not where the user must look. Checks the keys'
+    values and handles, then the rotation at the key frames; returns ``exc``
+    itself when the keys are fine.
+    """
+    fcs = rotation_fcurves(obj, mode, fcurves)
+    for fc in fcs:
+        if fc is None or not len(fc.keyframe_points):
+            continue
+        keys = read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        finite = np.isfinite(np.hstack([keys["co"], keys["handle_left"], keys["handle_right"]]))
+        if finite.all():
+            continue
+        row = int(np.argmin(finite.all(axis=1)))
+        frame = float(keys["co"][row, 0])
+        label = channel_label(fc.data_path, fc.array_index)
+        known = bool(np.isfinite(frame))
+        where = f"at frame {frame_label(frame)}" if known else f"number {row + 1}"
+        return ChannelError(
+            f"Object \"{obj.name}\": channel {label} has a key {where} whose value or handle "
+            "is not a number. Fix or delete that key.",
+            obj.name, label, frame if known else None)
+    frames = key_frames(fcs)
+    if frames.size and exc.frame not in frames:
+        raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
+        try:
+            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+        except ChannelError as at_key:
+            return at_key
+    return exc
 
 
 def evaluate_location(obj, frames, fcurves: Iterable | None = None,

@@ -386,8 +386,8 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         if loc_issues:
             return None, issues + loc_issues
         if loc_frames.size < 2:
-            message = (f"Object \"{name}\" has {'one location key' if loc_frames.size else 'no location keys'}"
-                       ", so there is no path")
+            keys = "one location key" if loc_frames.size else "no location keys"
+            message = f"Object \"{name}\" has {keys}, so there is no path"
             if settings.constant_speed:
                 err(message + " to travel at constant speed. Key its location on two frames "
                     "or more, or turn Constant Speed off.", "location")
@@ -470,7 +470,7 @@ def _deviation(plan: _Plan, samples: dict) -> float:
     if src.mode == 'QUATERNION':
         # Between a key and its sign-flipped neighbour Blender's per-channel curves
         # can pass through (0, 0, 0, 0); its normalize_qt() then shows (0, 1, 0, 0).
-        zero = quat.norm(raw) < animdata._ZERO_QUATERNION
+        zero = quat.norm(raw) < animdata.ZERO_QUATERNION_NORM
         raw[zero] = (0.0, 1.0, 0.0, 0.0)
         blender = raw
     else:

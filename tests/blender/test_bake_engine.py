@@ -302,7 +302,8 @@ def test_progress_is_reported(clean_blender):
 # --------------------------------------------------------------------------
 
 def test_failure_on_second_object_restores_the_first(clean_blender, monkeypatch):
-    objs = [_animated(f"At{i}", mode, seed=i) for i, mode in enumerate(('XYZ', 'QUATERNION', 'ZXY'))]
+    modes = ('XYZ', 'QUATERNION', 'ZXY')
+    objs = [_animated(f"At{i}", mode, seed=i) for i, mode in enumerate(modes)]
     bake.bake_objects([objs[2]], bake.BakeSettings(output_mode='QUATERNION'))   # a re-bake too
     bpy.context.scene.frame_set(1)
     before = scene_snapshot()

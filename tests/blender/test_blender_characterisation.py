@@ -19,7 +19,7 @@ SUBSTEPS = 50   # subframes per frame: steps of a few degrees, so no step is amb
 
 
 def _turned_deg(obj, first: int, last: int) -> float:
-    """Angle (degrees) the object turns from ``first`` to ``last``, summed over small subframe steps."""
+    """Angle (degrees) the object turns from ``first`` to ``last``, summed over subframe steps."""
     scene = bpy.context.scene
     quats = []
     for f in range(first, last):
