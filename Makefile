@@ -34,6 +34,13 @@ test-bpy: venv
 test-blender-program: venv sysdeps
 	$(PY) -m pytest -p pytest-blender --blender-executable $(BLENDER) tests/blender
 
+# --- Long fuzzing (owner: reliability) -------------------------------------------
+# The hostile fuzz properties with the hypothesis "slow" profile: 10,000 examples
+# each (QUATBAKE_SLOW_EXAMPLES=N to change). Time measured in README > Reliability.
+.PHONY: test-slow
+test-slow: venv
+	QUATBAKE_SLOW=1 $(PY) -m pytest -q tests/core/test_fuzz_core.py tests/hostile/test_cli_fuzz.py
+
 # The README's first command: the demo scene built in code, re-baked, with its
 # report (out/demo/demo.blend, report.json, report.html).
 demo: venv

@@ -20,7 +20,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 # Each example may load a .blend (~0.1 s): a few hundred by default, the
 # hypothesis "slow" profile's 10,000 with QUATBAKE_SLOW=1.
-EXAMPLES = 10_000 if os.environ.get("QUATBAKE_SLOW") == "1" else 500
+EXAMPLES = (int(os.environ.get("QUATBAKE_SLOW_EXAMPLES", "10000"))
+            if os.environ.get("QUATBAKE_SLOW") == "1" else 500)
 
 
 @pytest.fixture(scope="module")
