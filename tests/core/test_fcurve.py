@@ -166,3 +166,44 @@ def test_flat_bezier_segment_is_exactly_flat_like_blender():
     frames = np.linspace(1.0, 40.0, 391)
     y = fcurve.evaluate(co, hl, hr, np.full(3, fcurve.BEZIER), frames)
     assert np.all(y == 1.6)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(gaps=st.lists(st.floats(0.01, 100.0), min_size=1, max_size=6),
+       data=st.data())
+def test_bezier_stays_in_its_control_hull_and_hits_its_keys(gaps, data):
+    """Any handles on the correct sides (any length, any slope): the solve
+    converges (x(t) = frame to float64), keys come back exactly, and every
+    value lies within the segment's corrected control values (convex hull)."""
+    xs = np.concatenate([[0.0], np.cumsum(gaps)])
+    n = xs.size
+    ys = np.array(data.draw(st.lists(_finite, min_size=n, max_size=n)))
+    left = np.array(data.draw(st.lists(st.floats(0.0, 200.0), min_size=n, max_size=n)))
+    right = np.array(data.draw(st.lists(st.floats(0.0, 200.0), min_size=n, max_size=n)))
+    slopes = np.array(data.draw(st.lists(_finite, min_size=2 * n, max_size=2 * n)))
+    co = np.stack([xs, ys], axis=1)
+    hl = np.stack([xs - left, ys + slopes[:n]], axis=1)
+    hr = np.stack([xs + right, ys + slopes[n:]], axis=1)
+    ipo = np.full(n, fcurve.BEZIER)
+    frames = np.concatenate([xs, np.linspace(xs[0], xs[-1], 97)])
+    y = fcurve.evaluate(co, hl, hr, ipo, frames)
+    np.testing.assert_allclose(y[:n], ys, rtol=0, atol=1e-9 * (1 + np.abs(ys).max()))
+    seg = np.clip(np.searchsorted(xs, frames, side="right") - 1, 0, n - 2)
+    v1, v2, v3, v4 = fcurve._bezier_controls(co, hl, hr, np.arange(n - 1))
+    ctrl = np.stack([v1[:, 1], v2[:, 1], v3[:, 1], v4[:, 1]], axis=1)[seg]
+    scale = 1e-9 * (1 + np.abs(ctrl).max(axis=1))
+    assert np.all(y >= ctrl.min(axis=1) - scale) and np.all(y <= ctrl.max(axis=1) + scale)
+    # The x solve itself: x(t) hits each frame to float64 accuracy.
+    inside = (frames > xs[0]) & (frames < xs[-1])
+    s, f = seg[inside], frames[inside]
+    x0, x1, x2, x3 = v1[s, 0], v2[s, 0], v3[s, 0], v4[s, 0]
+    t = fcurve._solve_monotonic_cubic(x0, x1, x2, x3, f)
+    u = 1 - t
+    x = u**3 * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t**3 * x3
+    assert np.all((t >= 0) & (t <= 1))
+    np.testing.assert_allclose(x, f, rtol=0, atol=1e-9 * (1 + xs[-1]))
