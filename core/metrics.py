@@ -273,6 +273,11 @@ def float32_spacing(magnitude) -> np.ndarray:
     m = np.abs(np.asarray(magnitude, dtype=np.float64))
     if not np.isfinite(m).all():
         raise ValueError("float32_spacing: magnitudes must be finite.")
+    # Past float32's largest value the cast gives inf and np.spacing(inf) NaN.
+    biggest = float(np.finfo(np.float32).max)
+    if (m > biggest).any():
+        raise ValueError(f"float32_spacing: magnitude {float(m.max()):.3g} is beyond float32's "
+                         f"range ({biggest:.3g}), so Blender cannot store it at all.")
     return np.spacing(m.astype(np.float32)).astype(np.float64)
 
 
