@@ -21,9 +21,10 @@ sysdeps:
 
 # Every test: core and Blender tests with the bpy module, then the Blender
 # tests again inside Debian's Blender 3.4.1 program through pytest-blender.
+# The second half runs even when the first fails, so one log shows both Blenders.
 test: venv sysdeps
-	$(PY) -m pytest tests
-	$(MAKE) test-blender-program
+	@status=0; $(PY) -m pytest tests || status=1; \
+	$(MAKE) test-blender-program || status=1; exit $$status
 
 test-core: venv
 	$(PY) -m pytest tests/core
