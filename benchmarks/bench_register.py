@@ -5,8 +5,9 @@
 What a user pays when ticking the add-on on is ``import quatbake`` plus the
 first ``register()`` (which imports ``quatbake.addon`` and its modules lazily),
 so every run happens in a fresh Python process with the ``bpy`` module already
-imported (Blender has it loaded before any add-on). Best of N runs is reported,
-for QuatBake and for the peer: a trivial add-on registering one operator with
+imported (Blender has it loaded before any add-on), once with a bytecode cache
+(every start after the first) and once compiling the sources (the very first
+enable). Best of N runs is reported, for QuatBake and for the peer: a trivial add-on registering one operator with
 ``register_classes_factory``, the floor any add-on pays.
 
 Target: register() under 50 ms. Registering must not import test-only or
@@ -14,8 +15,10 @@ heavy libraries (scipy, numpy-quaternion, mpmath, hypothesis ...): the
 extension ships with numpy alone. Exits 1 if it does.
 """
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 TARGET_REGISTER_MS = 50.0
 HEAVY = ("scipy", "quaternion", "mpmath", "hypothesis", "pytest", "matplotlib", "pandas", "PIL")
@@ -82,21 +85,28 @@ print(json.dumps(out))
 '''
 
 
-def breakdown(repeats: int) -> dict:
-    """Best-of-N milliseconds per add-on submodule import, in registration order."""
-    runs = []
-    for _ in range(repeats):
-        proc = subprocess.run([sys.executable, "-c", BREAKDOWN_CHILD], capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"breakdown child failed:\n{proc.stderr}")
-        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    return {key: min(r[key] for r in runs) for key in runs[0]}
+def child_env(bytecode_cache: str | None) -> dict:
+    """Environment for a child: compile every time (None) or use a bytecode cache dir.
+
+    Blender writes ``__pycache__`` for add-ons, so after the first start a user
+    loads bytecode; the very first enable compiles the sources. This machine sets
+    PYTHONDONTWRITEBYTECODE=1, which would make every run the compiling kind, so
+    both cases are set explicitly (the cache lives in a temp dir, not the repo).
+    """
+    env = dict(os.environ)
+    if bytecode_cache is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = bytecode_cache
+    return env
 
 
-def run_once(which: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", CHILD, which], capture_output=True, text=True)
+def run_child(code: str, args: list, env: dict) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise RuntimeError(f"{which} child failed:\n{proc.stderr}")
+        raise RuntimeError(f"benchmark child failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -104,26 +114,38 @@ def best(runs: list, key: str) -> float:
     return min(r[key] for r in runs)
 
 
-def main(argv: list) -> int:
-    smoke = "--smoke" in argv
-    repeats = 2 if smoke else 7
-    runs = {which: [run_once(which) for _ in range(repeats)] for which in ("quatbake", "peer")}
-    q, p = runs["quatbake"], runs["peer"]
-    print(f"fresh process each, best of {repeats}; bpy already imported")
+def report(title: str, repeats: int, env: dict) -> tuple:
+    """Time QuatBake and the peer; returns (best first register() ms, one QuatBake run)."""
+    q = [run_child(CHILD, ["quatbake"], env) for _ in range(repeats)]
+    p = [run_child(CHILD, ["peer"], env) for _ in range(repeats)]
+    parts = [run_child(BREAKDOWN_CHILD, [], env) for _ in range(repeats)]
+    print(f"\n{title} (fresh process each, best of {repeats}; bpy already imported)")
     print(f"{'':24} {'quatbake ms':>12} {'peer ms':>9} {'ratio':>7}")
     for key, label in (("import_ms", "import"), ("register_ms", "register() first"),
                        ("unregister_ms", "unregister()"), ("register_warm_ms", "register() again")):
         qb, pb = best(q, key), best(p, key)
         print(f"{label:24} {qb:12.2f} {pb:9.3f} {qb / pb if pb > 0 else float('inf'):7.0f}x")
-    enable_ms = min(r["import_ms"] + r["register_ms"] for r in q)
-    verdict = "meets" if best(q, "register_ms") < TARGET_REGISTER_MS else "MISSES"
-    print(f"import + first register(): {enable_ms:.1f} ms; register() {verdict} the "
-          f"{TARGET_REGISTER_MS:.0f} ms target")
-    imported = sorted(set(q[0]["imported_by_import"]) | set(q[0]["imported_by_register"]))
+    print("first register() by add-on submodule import: "
+          + ", ".join(f"{k} {best(parts, k):.1f}" for k in parts[0]) + " ms")
+    return best(q, "register_ms"), q[0]
+
+
+def main(argv: list) -> int:
+    smoke = "--smoke" in argv
+    repeats = 2 if smoke else 7
+    with tempfile.TemporaryDirectory(prefix="quatbake-pycache-") as cache:
+        cached_env = child_env(cache)
+        run_child(CHILD, ["quatbake"], cached_env)  # fills the bytecode cache
+        warm_ms, sample = report("Bytecode cached (every Blender start after the first)",
+                                 repeats, cached_env)
+    cold_ms, _ = report("Compiling the sources (the very first enable after install)",
+                        repeats, child_env(None))
+    verdict = "meets" if warm_ms < TARGET_REGISTER_MS else "MISSES"
+    print(f"\nregister() {warm_ms:.1f} ms with bytecode, {cold_ms:.1f} ms compiling: {verdict} "
+          f"the {TARGET_REGISTER_MS:.0f} ms target (judged with bytecode, the usual case)")
+    imported = sorted(set(sample["imported_by_import"]) | set(sample["imported_by_register"]))
     top = sorted({m.split(".")[0] for m in imported})
     print(f"modules imported by import + register(): {len(imported)} (top-level: {', '.join(top)})")
-    print("first register(), by add-on submodule (import, best of "
-          f"{repeats}): " + ", ".join(f"{k} {v:.1f}" for k, v in breakdown(repeats).items()) + " ms")
     heavy = [m for m in imported if m.split(".")[0] in HEAVY]
     if heavy:
         print(f"heavy or test-only modules imported at enable time: {heavy}", file=sys.stderr)
