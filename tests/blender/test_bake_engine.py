@@ -533,3 +533,36 @@ def test_shared_original_gets_its_own_fake_user_back(clean_blender, user_fake, t
     assert action.use_fake_user   # still the original of b's bake
     bake.revert_objects([b])
     assert action.use_fake_user == user_fake
+
+
+def test_rebake_switches_back_to_the_original_mode_and_reverts_exactly(clean_blender):
+    obj = _animated("Back", 'ZYX', seed=31)
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    bake.bake_objects([obj], bake.BakeSettings(output_mode='QUATERNION', method='SQUAD'))
+    assert obj.rotation_mode == 'QUATERNION'
+    bake.bake_objects([obj], bake.BakeSettings(output_mode='KEEP', method='NLERP'))
+    assert obj.rotation_mode == 'ZYX'
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "nlerp")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+    assert len(bpy.data.actions) == 2
+    bake.revert_objects([obj])
+    bpy.context.scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
+
+
+def test_bake_never_moves_the_current_frame(clean_blender):
+    objs = [_animated(f"F{i}", 'XYZ', seed=i) for i in range(2)]
+    scene = bpy.context.scene
+    scene.frame_set(17)
+    seen = []
+    handler = lambda scene, *args: seen.append(scene.frame_current)  # noqa: E731
+    bpy.app.handlers.frame_change_pre.append(handler)
+    try:
+        bake.bake_objects(objs, bake.BakeSettings(location_method='CATMULL_ROM'))
+        bake.revert_objects(objs)
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(handler)
+    assert scene.frame_current == 17 and seen == []
