@@ -137,6 +137,11 @@ def object_fcurves(obj) -> list:
     return action_fcurves(get_action(obj), get_slot_identifier(obj))
 
 
+def slot_missing(action, slot_identifier: str) -> bool:
+    """True when ``action`` keeps keys per slot (4.4+) and ``slot_identifier`` names none of them."""
+    return is_slotted(action) and _find_slot(action, slot_identifier) is None
+
+
 def action_slot_count(action) -> int:
     """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
     return len(action.slots) if is_slotted(action) else 1

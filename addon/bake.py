@@ -342,6 +342,11 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             "or overridden, so it cannot be re-baked. Make the action local first.")
         return None, issues
 
+    if animdata.slot_missing(src.action, src.slot):
+        err(f"Object \"{name}\": its action \"{src.action.name}\" has no slot assigned to this "
+            "object, so none of its keys animate it. Pick the object's slot in the Action "
+            "editor (or the Object > Animation panel), then bake.")
+        return None, issues
     fcurves = animdata.action_fcurves(src.action, src.slot)
     rot_path, rot_count = animdata.ROTATION_PATHS[src.mode]
     rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))

@@ -367,6 +367,14 @@ def test_keys_in_another_rotation_mode(clean_blender):
     _refused([obj], contains=('"Mode"', "rotation_quaternion", "QUATERNION"))
 
 
+def test_action_without_a_slot_for_the_object(clean_blender):
+    obj = _animated("NoSlot", 'XYZ')
+    if not animdata.is_slotted(animdata.get_action(obj)):
+        pytest.skip("actions have no slots before Blender 4.4")
+    obj.animation_data.action_slot = None
+    _refused([obj], contains=('"NoSlot"', "no slot"))
+
+
 def test_single_key(clean_blender):
     obj = make_animated_object("One", 'QUATERNION', [12], [[1, 0, 0, 0]])
     issue = _refused([obj], contains=('"One"', "single", "frame 12"))
