@@ -138,7 +138,7 @@ def object_fcurves(obj) -> list:
 
 
 def slot_missing(action, slot_identifier: str) -> bool:
-    """True when ``action`` keeps keys per slot (4.4+) and ``slot_identifier`` names none of them."""
+    """True when ``action`` keeps keys per slot (4.4+) and no slot is ``slot_identifier``."""
     return is_slotted(action) and _find_slot(action, slot_identifier) is None
 
 
