@@ -7,6 +7,9 @@ Run by tests/install/test_install.py in a subprocess, never imported by pytest:
     blender -b --factory-startup --python-exit-code 1 --python install_probe.py \
         -- --mode legacy --zip Z --out J                               (Blender program)
 
+or the same without ``-b`` under ``xvfb-run``: with a window, the overlay really
+adds its draw handler, so its removal is checked too (the probe quits Blender).
+
 The caller points BLENDER_USER_RESOURCES / _CONFIG / _SCRIPTS / _EXTENSIONS at a
 temporary folder, so the real user configuration is never touched.
 
@@ -28,9 +31,8 @@ import bpy  # first: with the bpy module, importing bpy puts addon_utils on sys.
 
 import addon_utils  # noqa: E402
 
-# The public interface promised in CONTRACT.md.
+# The operators promised in CONTRACT.md.
 OPERATORS = ("bake", "revert", "analyze")
-MAIN_PANEL = "QUATBAKE_PT_main"
 # Test-only or heavy libraries the add-on must not need (Blender bundles numpy only).
 HEAVY_MODULES = {"scipy", "quaternion", "mpmath", "hypothesis", "pytest", "matplotlib", "pandas"}
 # Types on which a property named like the add-on must not survive unregister.
@@ -50,8 +52,6 @@ def parse_args():
 
 _timer_functions = []
 _draw_handles = []
-
-
 _restore = []  # undo functions for the instrumentation, run before the probe exits
 
 
@@ -67,12 +67,17 @@ def _record_timers():
 
 
 def _record_draw_handlers():
-    for name in dir(bpy.types):
-        cls = getattr(bpy.types, name)
-        if not name.startswith("Space") or not hasattr(cls, "draw_handler_add"):
-            continue
-
-        def recording_add(*args, _add=cls.draw_handler_add, _cls=cls):
+    # Concrete space types only: draw_handler_add is a classmethod of bpy.types.Space
+    # that reads the space type from the class it is called on. Bind every original
+    # first, so no wrapper ever calls another wrapper.
+    originals = {
+        getattr(bpy.types, name): getattr(bpy.types, name).draw_handler_add
+        for name in dir(bpy.types)
+        if name.startswith("Space") and name != "Space"
+        and hasattr(getattr(bpy.types, name), "draw_handler_add")
+    }
+    for cls, add in originals.items():
+        def recording_add(*args, _add=add, _cls=cls):
             handle = _add(*args)
             # args = (callback, args, region_type, draw_type)
             _draw_handles.append((_cls, handle, args[2], _owner_module(args[0])))
@@ -279,6 +284,9 @@ def clean_state(mode: str, handlers_before: dict) -> dict:
         "handlers": leftover_handlers(handlers_before, prefix),
         "timers": leftover_timers(prefix),
         "draw_handlers": leftover_draw_handlers(),
+        # How many the add-on added in all (headless, the overlay may add none).
+        "draw_handlers_added": len(_draw_handles),
+        "timers_added": len(_timer_functions),
     }
 
 
@@ -323,6 +331,8 @@ def main() -> None:
             undo()
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(report, fh, indent=1)
+    if not bpy.app.background:
+        bpy.ops.wm.quit_blender()  # a window session (under Xvfb) would otherwise stay open
 
 
 main()

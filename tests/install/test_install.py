@@ -6,7 +6,9 @@
   extension repository with ``bpy.ops.extensions.package_install_files`` and
   enabled on install.
 - The legacy zip is installed with Preferences > Add-ons > Install into Debian's
-  Blender 3.4.1 program and enabled with ``addon_utils.enable``.
+  Blender 3.4.1 program and enabled with ``addon_utils.enable``: once headless
+  (``-b``) and once with a window under Xvfb, where the overlay really adds a
+  draw handler whose removal is then checked.
 
 Each runs tests/install/install_probe.py in a fresh subprocess whose user folders
 (BLENDER_USER_RESOURCES / _CONFIG / _SCRIPTS / _EXTENSIONS) point at a temporary
@@ -73,12 +75,14 @@ def _isolated_env(home: pathlib.Path) -> dict:
 
 def _run_probe(mode: str, zip_path: pathlib.Path, home: pathlib.Path) -> dict:
     out = home / f"{mode}.json"
-    probe_args = ["--mode", mode, "--zip", str(zip_path), "--out", str(out)]
+    probe_args = ["--mode", mode.removesuffix("-window"), "--zip", str(zip_path), "--out", str(out)]
+    blender_args = ["--factory-startup", "--python-exit-code", "1", "--python", str(PROBE), "--", *probe_args]
     if mode == "extension":
         cmd = [sys.executable, str(PROBE), *probe_args]
-    else:
-        cmd = [BLENDER, "-b", "--factory-startup", "--python-exit-code", "1",
-               "--python", str(PROBE), "--", *probe_args]
+    elif mode == "legacy":
+        cmd = [BLENDER, "-b", *blender_args]
+    else:  # legacy-window: a real window under Xvfb, so the overlay adds its draw handler
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", BLENDER, *blender_args]
     proc = subprocess.run(cmd, env=_isolated_env(home), capture_output=True, text=True,
                           timeout=SUBPROCESS_TIMEOUT_S)
     assert out.exists(), (
@@ -89,13 +93,16 @@ def _run_probe(mode: str, zip_path: pathlib.Path, home: pathlib.Path) -> dict:
     return report
 
 
-@pytest.fixture(scope="module", params=["extension", "legacy"])
+@pytest.fixture(scope="module", params=["extension", "legacy", pytest.param("legacy-window", marks=pytest.mark.gui)])
 def installed(request, zips, tmp_path_factory):
     """The probe's report for one install mode (one Blender subprocess per mode)."""
     mode = request.param
-    if mode == "legacy" and not shutil.which(BLENDER):
+    if mode != "extension" and not shutil.which(BLENDER):
         pytest.skip(f"Blender program {BLENDER} not found (make sysdeps installs it)")
-    report = _run_probe(mode, zips[mode], tmp_path_factory.mktemp(f"home-{mode}"))
+    if mode == "legacy-window" and not shutil.which("xvfb-run"):
+        pytest.skip("xvfb-run not found (make sysdeps installs it)")
+    zip_path = zips["extension" if mode == "extension" else "legacy"]
+    report = _run_probe(mode, zip_path, tmp_path_factory.mktemp(f"home-{mode}"))
     assert "error" not in report, f"{mode} install failed in Blender {report['blender_version']}:\n{report['error']}"
     report["_mode"] = mode
     return report
@@ -206,9 +213,7 @@ def test_installed_copy_bakes_a_keyed_object(installed):
     assert installed["steps"]["bake"]["result"] == ["FINISHED"]
 
 
-@pytest.mark.parametrize("step", ["after_disable", "after_second_disable"])
-def test_disable_leaves_no_classes_properties_handlers_or_timers(installed, step):
-    state = installed["steps"][step]
+def _assert_nothing_left(state: dict) -> None:
     assert not state["enabled"]
     assert state["registered"] == {
         "operators": {name: False for name in OPERATORS},
@@ -217,6 +222,23 @@ def test_disable_leaves_no_classes_properties_handlers_or_timers(installed, step
     assert state["handlers"] == []
     assert state["timers"] == []
     assert state["draw_handlers"] == []
+
+
+def test_disable_leaves_no_classes_properties_handlers_or_timers(installed):
+    _assert_nothing_left(installed["steps"]["after_disable"])
+
+
+def test_second_disable_leaves_nothing_either(installed):
+    _assert_nothing_left(installed["steps"]["after_second_disable"])
+
+
+def test_in_a_window_the_overlay_draw_handler_is_added_then_removed(installed):
+    if installed["_mode"] != "legacy-window":
+        pytest.skip("headless Blender adds no draw handler; checked in the window run")
+    # The probe turned scene.quatbake.show_overlay on; disabling must have removed
+    # the handler (leftovers are listed by _assert_nothing_left above).
+    assert installed["steps"]["after_disable"]["draw_handlers_added"] >= 1
+    assert installed["steps"]["after_disable"]["draw_handlers"] == []
 
 
 def test_enable_again_after_disable_registers_the_same(installed):
