@@ -291,6 +291,17 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
     return issues, union
 
 
+def _modifier_warnings(name: str, fcurves: Sequence, warn) -> None:
+    """Warn for each channel whose F-curve modifiers will be replaced by the bake."""
+    for fc in fcurves:
+        if fc is not None and len(fc.modifiers):
+            label = animdata.channel_label(fc.data_path, fc.array_index)
+            kinds = ", ".join(sorted({m.type.title() for m in fc.modifiers}))
+            warn(f"Object \"{name}\": channel {label} has F-curve modifiers ({kinds}). The "
+                 "bake interpolates the values they give at the key frames over the keyed range "
+                 "and drops the modifiers (the original action keeps them).", label)
+
+
 def _keyed(fcurves: Sequence) -> list:
     """The F-curves that hold keys (an empty F-curve animates nothing)."""
     return [fc if fc is not None and len(fc.keyframe_points) else None for fc in fcurves]
@@ -355,6 +366,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             "Key its rotation, or set the rotation mode the keys were made in.", rot_path)
         return None, issues
 
+    _modifier_warnings(name, rot_fcs, warn)
     out_mode = src.mode if settings.output_mode == 'KEEP' else 'QUATERNION'
     out_path = animdata.ROTATION_PATHS[out_mode][0]
     bake_location = settings.location_method != 'KEEP'
@@ -362,7 +374,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     for label in animdata.driver_channels(obj, driven_paths):
         err(f"Object \"{name}\": channel {label} has a driver, which overrides any keys "
             "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
-    if issues:
+    if any(i.severity == 'ERROR' for i in issues):
         return None, issues
 
     key_issues, rot_frames = _channel_key_issues(name, rot_fcs, settings.union_keys, "rotation")
@@ -400,6 +412,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             warn(message + " to re-bake; its location is left as it is.", "location")
             bake_location = False
         else:
+            _modifier_warnings(name, loc_fcs, warn)
             loc_points = animdata.evaluate_location(obj, loc_frames, fcurves, exact=True)
             big = float(np.abs(loc_points).max())
             if big > LOCATION_FLOAT32_WARN:

@@ -274,6 +274,20 @@ def test_constraints_warn_but_bake(clean_blender):
     assert "Con" in result.warnings[0].message and "constraint" in result.warnings[0].message
 
 
+def test_fcurve_modifiers_warn_and_keys_include_them(clean_blender):
+    obj = _animated("Mod", 'XYZ', seed=13)
+    fc = animdata.rotation_fcurves(obj)[1]
+    noise = fc.modifiers.new('NOISE')
+    noise.strength = 0.5
+    key_quats = evaluated_quats(obj, KEY_FRAMES)   # Blender's orientation, noise included
+    result = bake.bake_objects([obj], bake.BakeSettings())
+    assert [w.channel for w in result.warnings] == ["rotation_euler[1]"]
+    assert "Noise" in result.warnings[0].message
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "slerp")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+
+
 def test_union_keys(clean_blender):
     obj = new_object("Union", 'XYZ')
     key_channels(obj, "rotation_euler", [1, 10, 20], [[0.0], [1.0], [0.0]], indices=[0])
