@@ -7,8 +7,9 @@ first ``register()`` (which imports ``quatbake.addon`` and its modules lazily),
 so every run happens in a fresh Python process with the ``bpy`` module already
 imported (Blender has it loaded before any add-on), once with a bytecode cache
 (every start after the first) and once compiling the sources (the very first
-enable). Best of N runs is reported, for QuatBake and for the peer: a trivial add-on registering one operator with
-``register_classes_factory``, the floor any add-on pays.
+enable). Best of N runs is reported, for QuatBake and for the peer: a trivial
+add-on registering one operator with ``register_classes_factory``, the floor
+any add-on pays.
 
 Target: register() under 50 ms. Registering must not import test-only or
 heavy libraries (scipy, numpy-quaternion, mpmath, hypothesis ...): the

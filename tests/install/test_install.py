@@ -41,7 +41,8 @@ DEV_ONLY = {"tests", "benchmarks", "scripts", "requirements", "out", "artifacts"
             "Makefile", "pyproject.toml", "build", "dist"}
 # Source folders whose every file must ship (besides the root __init__.py / __main__.py).
 SHIPPED_DIRS = ("addon", "core", "presets", "report")
-SUBPROCESS_TIMEOUT_S = 300  # a whole probe takes 2-10 s; a hang (seen once at exit in bpy 4.5) must fail, not stall CI
+# A whole probe takes 2-10 s; a hang (seen once at exit in bpy 4.5) must fail, not stall CI.
+SUBPROCESS_TIMEOUT_S = 300
 
 
 def _load_package_script():
@@ -86,14 +87,16 @@ def _run_probe(mode: str, zip_path: pathlib.Path, home: pathlib.Path) -> dict:
     proc = subprocess.run(cmd, env=_isolated_env(home), capture_output=True, text=True,
                           timeout=SUBPROCESS_TIMEOUT_S)
     assert out.exists(), (
-        f"{mode} probe wrote no report (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        f"{mode} probe wrote no report (exit {proc.returncode}):\n"
+        f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     )
     report = json.loads(out.read_text())
     report["_home"] = str(home)
     return report
 
 
-@pytest.fixture(scope="module", params=["extension", "legacy", pytest.param("legacy-window", marks=pytest.mark.gui)])
+@pytest.fixture(scope="module", params=[
+    "extension", "legacy", pytest.param("legacy-window", marks=pytest.mark.gui)])
 def installed(request, zips, tmp_path_factory):
     """The probe's report for one install mode (one Blender subprocess per mode)."""
     mode = request.param
@@ -103,7 +106,8 @@ def installed(request, zips, tmp_path_factory):
         pytest.skip("xvfb-run not found (make sysdeps installs it)")
     zip_path = zips["extension" if mode == "extension" else "legacy"]
     report = _run_probe(mode, zip_path, tmp_path_factory.mktemp(f"home-{mode}"))
-    assert "error" not in report, f"{mode} install failed in Blender {report['blender_version']}:\n{report['error']}"
+    assert "error" not in report, (
+        f"{mode} install failed in Blender {report['blender_version']}:\n{report['error']}")
     report["_mode"] = mode
     return report
 
