@@ -623,7 +623,8 @@ def bake_objects(objects, settings: BakeSettings,
     return BakeResult(
         objects=[p.obj.name for p in plans],
         frames_written=int(sum(p.frames.shape[0] for p in plans)),
-        max_deviation_deg=float(np.degrees(max(p.deviation_rad for p in plans))),
+        max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
+                                               default=0.0))),
         warnings=warnings,
     )
 
