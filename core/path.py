@@ -331,7 +331,9 @@ def constant_speed_times(key_times, key_points, sample_times, method: str = "lin
     # Each sample stays in its own key interval (against rounding at the
     # ends), and a hold plays at its original pace.
     tau = np.clip(tau, times[seg], times[seg + 1])
-    return np.where(hold[seg], times[seg] + into, tau)
+    # A hold's times[seg] + into can pass its end key by an ulp when the hold
+    # moved in time (new_starts[seg] != times[seg]): keep every sample in its interval.
+    return np.clip(np.where(hold[seg], times[seg] + into, tau), times[seg], times[seg + 1])
 
 
 def interpolate_positions(
