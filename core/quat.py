@@ -154,13 +154,28 @@ def exp(v) -> np.ndarray:
     return out
 
 
+def _peak(q: np.ndarray) -> np.ndarray:
+    """Largest absolute component, shape (..., 1); 1 where q is all zero."""
+    peak = np.abs(q).max(axis=-1, keepdims=True)
+    return np.where(peak > 0.0, peak, 1.0)
+
+
 def angle_between(a, b) -> np.ndarray:
     """Geodesic rotation angle in radians, in [0, pi], between rotations a and b.
 
     Sign-agnostic (q and -q are the same rotation): 2*atan2(|v|, |w|) of the
     relative rotation conj(a)*b, accurate near 0 and near pi. Inputs need not be
-    unit length: atan2 of a uniformly scaled pair gives the same angle.
+    unit length: atan2 of a uniformly scaled pair gives the same angle, for any
+    finite non-zero norms.
     """
+    # Scale each input by its largest absolute component first: the product's
+    # terms are squares of the norms, which overflow to inf past ~1e154 (the
+    # angle came out pi) and underflow to 0 below ~1e-154 (it came out 0).
+    # After scaling every component is in [-1, 1] with one of magnitude 1.
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    a = a / _peak(a)
+    b = b / _peak(b)
     rel = multiply(conjugate(a), b)
     return 2.0 * np.arctan2(norm(rel[..., 1:]), np.abs(rel[..., 0]))
 

@@ -105,6 +105,20 @@ def test_angle_between_is_accurate_near_zero_and_pi(angle):
     assert abs(float(quat.angle_between(a, -b)) - _mp_angle(a, b)) < ULPS
 
 
+@pytest.mark.parametrize("scale_a", [1e-200, 1.0, 1e200])
+@pytest.mark.parametrize("scale_b", [1e-200, 1e200])
+def test_angle_between_of_huge_and_tiny_non_unit_inputs(scale_a, scale_b):
+    # Documented to accept non-unit input: squares of 1e200 overflow to inf
+    # (the angle came out pi) and squares of 1e-200 underflow to 0 (it came out
+    # 0), so the inputs must be scaled before the product.
+    a = random_unit(1, RNG_SEED + 6)[0]
+    b = quat.multiply(a, _rotation([0.2, -0.9, 0.4], 1.0))
+    expected = _mp_angle(a, b)
+    assert abs(expected - 1.0) < ULPS
+    assert abs(float(quat.angle_between(scale_a * a, scale_b * b)) - expected) < ULPS
+    assert abs(float(quat.angle_between(scale_b * b, -scale_a * a)) - expected) < ULPS
+
+
 @pytest.mark.parametrize("half_angle", [0.0, 1e-300, 1e-15, 1e-9, 1e-7, 0.3, np.pi / 2 - 1e-9])
 def test_log_exp_round_trip_at_small_and_large_angles(half_angle):
     axis = np.array([0.48, 0.6, -0.64])
