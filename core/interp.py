@@ -43,6 +43,17 @@ METHODS = ("lerp", "nlerp", "slerp", "squad")
 # direction of q0 + q1 is float64 rounding noise.
 ANTIPODAL_GAP = quat.ZERO_NORM
 
+# Arcs longer than this 4D angle (radians; 90 degrees of 4D arc, 180 of
+# rotation) get their unit tangent re-orthogonalised against the start key and
+# renormalised. The tangent (b - cos(omega) a) / sin(omega) carries float64
+# rounding of ~1e-16 / sin(omega); up to pi/2 it is only ever multiplied by
+# sin(u omega) <= sin(omega), so that stays ~1e-16, but past pi/2 the path's
+# middle multiplies it by ~1 while sin(omega) -> 0 near pi: keys 2e-9 short of
+# antipodal came out 6e-7 off unit, 2e-12 short 2e-4. Only reachable with
+# shortest=False or on Squad's control-point and outer arcs; the shortest-arc
+# bake never gets here, so its path is unchanged bit for bit.
+LONG_ARC = np.pi / 2
+
 # Squad's outer arc (per sample, between the two inner slerps p and r) is
 # weighted by sin(h psi)/sin(psi), which tends to h as psi -> 0 but is 0/0 at
 # psi == 0 exactly (whenever the control points coincide with the keys, e.g.
@@ -146,6 +157,15 @@ def _arcs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         local_x = quat.multiply(a, np.array([0.0, 1.0, 0.0, 0.0]))
         tangent = np.where(antipodal[..., None], local_x, tangent)
         omega = np.where(antipodal, np.pi, omega)
+    long = omega > LONG_ARC
+    if long.any():
+        # See LONG_ARC: one Gram-Schmidt step makes the tangent orthogonal to
+        # a and unit to ~1e-16 (its direction error of ~1e-16 / sin(omega) is
+        # the great circle's own sensitivity to the keys' last bits), so
+        # cos(x) a + sin(x) e stays unit along the whole long arc.
+        ortho = tangent - quat.dot(tangent, a)[..., None] * a
+        np.divide(ortho, quat.norm(ortho)[..., None], out=ortho, where=long[..., None])
+        tangent = np.where(long[..., None], ortho, tangent)
     return omega, tangent
 
 
@@ -484,6 +504,16 @@ def _squad_block(dest, tables, index, u, work) -> None:
     _arc_block(p, scratch, row_a, row_b, tables[0], index, u)
     _arc_block(r, scratch, row_a, row_b, tables[1], index, u)
     c = np.einsum("ij,ij->j", p, r, out=row_c)
+    # Outer arcs longer than LONG_ARC (p.r < 0: only with shortest=False or
+    # keys near 180 degrees of rotation apart) are redone below on the
+    # re-orthogonalised great circle of _arcs: there w_r ~ 1/sin(psi)
+    # amplifies the rounding of p, r and c (2e-9 off unit was found) and
+    # p == -r has no arc at all. One reduction per block on the normal path.
+    long = None
+    if c.min() < 0.0:
+        long = np.flatnonzero(c < 0.0)
+        long_p = p[:, long].T
+        long_r = r[:, long].T
     np.minimum(c, 1.0, out=c)
     one_plus_c = np.add(1.0, c, out=row_a)
     np.maximum(one_plus_c, OUTER_ARC_SHIFT, out=one_plus_c)  # p == -r has no unique arc
@@ -509,6 +539,11 @@ def _squad_block(dest, tables, index, u, work) -> None:
     p *= cos_h
     r *= w_r
     np.add(p, r, out=dest)
+    if long is not None:
+        psi, tangent = _arcs(long_p, long_r)
+        h_long = 2.0 * u[long] * (1.0 - u[long])
+        x = (h_long * psi)[:, None]
+        dest[:, long] = (np.cos(x) * long_p + np.sin(x) * tangent).T
 
 
 def interpolate(key_times, key_quats, sample_times, method: str = "slerp",

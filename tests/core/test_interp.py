@@ -581,6 +581,36 @@ def test_shortest_false_follows_the_signs_the_long_way(method):
     assert quat.angle_between(out[:-1], out[1:]).sum() == pytest.approx(np.radians(60.0), abs=1e-9)
 
 
+@pytest.mark.parametrize("method", ["slerp", "squad"])
+@pytest.mark.parametrize("gap", [0.0, 1e-15, 1e-12, 1e-9, 1e-6])
+def test_shortest_false_across_antipodal_keys_is_unit_and_a_full_turn(method, gap):
+    # q then (almost) -q: a 4D arc of pi (a full turn of rotation), where
+    # sin(omega) -> 0 made the arc tangent lose digits (slerp came out 6e-7
+    # off unit at gap 1e-9, squad's outer arc up to 1e147 at gap 1e-12).
+    rng = np.random.default_rng(RNG_SEED + 40)
+    q = random_unit(1, RNG_SEED + 41)[0]
+    nudge = rng.normal(size=4)
+    far = -q + gap * nudge / np.linalg.norm(nudge)
+    before, after = random_unit(2, RNG_SEED + 42)
+    keys = np.array([before, q, 1.7 * far, 0.3 * after])  # odd norms on purpose
+    samples = np.linspace(-0.5, 3.5, 4001)
+    out = interp.interpolate([0.0, 1.0, 2.0, 3.0], keys, samples, method, shortest=False)
+    assert np.abs(np.linalg.norm(out, axis=1) - 1.0).max() < NORM_TOL
+    # The q -> -q segment (frames 1..2, samples 1500..2500) goes the long way:
+    # (almost) a full turn of rotation, 2 pi less the short angle to `far`.
+    # Slerp follows the great circle exactly; Squad's control points bend its
+    # path, which can only make it longer. 1e-9: 1000 summed steps.
+    segment = out[1500:2501]
+    turned = quat.angle_between(segment[:-1], segment[1:]).sum()
+    long_way = 2.0 * np.pi - float(quat.angle_between(q, far))
+    if method == "slerp":
+        assert turned == pytest.approx(long_way, abs=1e-9)
+    else:
+        assert turned > long_way - 1e-9
+    assert quat.angle_between(segment[0], q) < ULPS
+    assert quat.angle_between(segment[-1], far) < ULPS
+
+
 def test_output_shape_and_empty_samples():
     keys = random_unit(4)
     out = interp.interpolate(np.arange(4.0), keys, np.arange(7.0))
