@@ -9,15 +9,19 @@ frame are never touched) and hands arrays to ``core.analysis``.
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator, Panel
 
-from ..core import analysis as core_analysis
-from . import animdata
 from .props import METHOD_ITEMS
+
+# core.analysis and animdata are imported where an analysis runs: registering
+# must not load them (measured in benchmarks/bench_register.py).
+if TYPE_CHECKING:
+    from ..core import analysis as core_analysis
 
 
 class NoRotationKeys(ValueError):
@@ -36,6 +40,9 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
     Raises NoRotationKeys when the rotation channels of the object's rotation
     mode have no keys, animdata.ChannelError for a value that is no rotation.
     """
+    from ..core import analysis as core_analysis
+    from . import animdata
+
     mode = obj.rotation_mode
     path, _count = animdata.ROTATION_PATHS[mode]
     fcurves = animdata.rotation_fcurves(obj)
@@ -112,6 +119,8 @@ class QUATBAKE_OT_analyze(Operator):
         return True
 
     def execute(self, context):
+        from . import animdata
+
         # Left out, the method comes from the scene settings (as for quatbake.bake).
         method = (self.method if self.properties.is_property_set("method")
                   else context.scene.quatbake.method).lower()

@@ -6,12 +6,19 @@ defaults from the scene settings (``scene.quatbake``). The work itself is done
 by :mod:`.bake`; this module only turns operator properties into
 :class:`bake.BakeSettings`, drives the progress bar and reports the outcome.
 """
+from typing import TYPE_CHECKING
+
 import bpy
 from bpy.app.translations import pgettext_tip
 from bpy.types import Operator
 
-from . import bake
 from .props import QUATBAKE_PG_settings
+
+# The engine (.bake, with core's interpolation) is imported inside the
+# functions that bake: registering must not load it (measured in
+# benchmarks/bench_register.py; the first enable compiles what it imports).
+if TYPE_CHECKING:
+    from . import bake
 
 # `pgettext_rpt` (report context) exists from Blender 4.0; 3.4 translates
 # reports with the tooltip function.
@@ -90,6 +97,8 @@ def _report_issues(operator: Operator, issues, severity: str) -> None:
 
 def _error_issues(err: Exception) -> list:
     """The issues carried by a BakeError, or one issue made from any other error."""
+    from . import bake
+
     issues = list(getattr(err, "issues", None) or [])
     if not issues:
         issues = [bake.BakeIssue('ERROR', "", "", None, str(err))]
@@ -149,6 +158,8 @@ class QUATBAKE_OT_bake(Operator):
                 setattr(self, name, getattr(settings, name))
 
     def bake_settings(self) -> "bake.BakeSettings":
+        from . import bake
+
         frame_range = (self.frame_start, self.frame_end) if self.use_frame_range else None
         return bake.BakeSettings(
             method=self.method,
@@ -181,6 +192,8 @@ class QUATBAKE_OT_bake(Operator):
         return self.execute(context)
 
     def execute(self, context):
+        from . import bake
+
         self._fill_from_scene(context)
         message = self._settings_error()
         if message:
@@ -232,6 +245,8 @@ class QUATBAKE_OT_revert(Operator):
         return _poll_selection(cls, context)
 
     def execute(self, context):
+        from . import bake
+
         objects = selected_objects(context)
         try:
             names = bake.revert_objects(objects)

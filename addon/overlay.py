@@ -15,7 +15,10 @@ for every selected animated object and every object pinned with
 - the path (the location channels, evaluated by Blender) coloured by angular
   speed, and a cyan band under key intervals that Blender turns the long way.
 
-How it is wired (one registry, all in this module):
+How it is wired (one registry in this module; the sampling and the geometry
+live in ``overlay_geometry``, imported on the first rebuild so that
+registering the add-on does not load the interpolation engine, measured in
+benchmarks/bench_register.py):
 
 - ``enable()`` / ``disable()`` are idempotent. Enabled = one SpaceView3D draw
   handler + our depsgraph_update_post and frame_change_post functions in
@@ -38,20 +41,11 @@ How it is wired (one registry, all in this module):
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
-
-from ..core import interp, triads
-from . import animdata
-
-log = logging.getLogger(__name__)
-
-# More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
-MAX_SAMPLES = 100_000
 
 
 @dataclass
@@ -62,16 +56,6 @@ class Legend:
     long_arc_count: int = 0         # key intervals Blender turns the long way round
     objects: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # objects skipped, and why
-
-
-@dataclass
-class _Samples:
-    """One object's per-frame samples, kept to re-pick the current frame's triad."""
-
-    frames: np.ndarray
-    quats: np.ndarray
-    positions: np.ndarray
-    matrix: np.ndarray | None
 
 
 class _Registry:
@@ -89,7 +73,7 @@ class _Registry:
         self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
             key: _empty_arrays() for key in BATCH_ORDER if key != "current"}
         self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
-        self.samples: list[_Samples] = []
+        self.samples: list = []         # overlay_geometry.Samples, one per drawn object
         self.legend = Legend()
         self.generation = 0         # bumped on every change of the cached arrays
         self.batch_generation = -1  # the generation the GPU batches were built from
@@ -114,95 +98,11 @@ _STATE = _Registry()
 
 
 # --------------------------------------------------------------------------
-# Geometry (no GPU): from Blender's data to cached float32 arrays
+# Cache: rebuilt by overlay_geometry (no GPU), read by the draw callback
 # --------------------------------------------------------------------------
 
 def _settings(scene):
     return getattr(scene, "quatbake", None)
-
-
-def _is_pinned(obj) -> bool:
-    record = getattr(obj, "quatbake", None)
-    return bool(record is not None and record.overlay_pinned)
-
-
-def _overlay_objects(scene, view_layer) -> list:
-    """Selected or pinned objects of the view layer that have rotation or location keys."""
-    if view_layer is None:
-        return []
-    found = []
-    for obj in view_layer.objects:
-        if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
-            continue
-        fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
-        if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
-            found.append(obj)
-    return found
-
-
-def _sample_frames(keys: np.ndarray) -> np.ndarray:
-    """Every whole frame across the keyed range, plus subframe keys themselves."""
-    start, end = np.floor(keys[0]), np.ceil(keys[-1])
-    if end - start + 1 > MAX_SAMPLES:
-        raise ValueError(
-            f"the keys span {end - start:.0f} frames (frames {start:.0f} to {end:.0f}); "
-            f"the overlay draws at most {MAX_SAMPLES} frames. Delete the stray key."
-        )
-    return np.union1d(np.arange(start, end + 1.0), keys)
-
-
-def _original_channels(obj):
-    """(fcurves, rotation mode) of the action a QuatBake bake replaced, or None.
-
-    Only while the baked action is the one playing: after a revert, or if the
-    user assigned another action, the object is treated as not baked.
-    """
-    record = getattr(obj, "quatbake", None)
-    if record is None or record.original_action is None or record.baked_action is None:
-        return None
-    if animdata.get_action(obj) != record.baked_action:
-        return None
-    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
-    return fcurves, record.original_rotation_mode or obj.rotation_mode
-
-
-def _object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(frames, ours, Blender's, positions, rotation key frames) of one object.
-
-    Not baked: "ours" is ``method`` applied to the orientations at the rotation
-    keys (a preview of the bake), "Blender's" the action as it plays.
-    Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
-    replayed exactly) and "Blender's" is Blender's own interpolation of the
-    original keys, which are also the key poses drawn larger.
-    """
-    original = _original_channels(obj)
-    if original is None:
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
-    else:
-        fcurves, mode = original
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj, mode, fcurves))
-    loc_keys = animdata.key_frames(animdata.location_fcurves(obj))
-    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
-    positions = animdata.evaluate_location(obj, frames)
-    playing = animdata.evaluate_rotation(obj, frames)
-    if original is not None:
-        fcurves, mode = original
-        return frames, playing, animdata.evaluate_rotation(obj, frames, mode, fcurves), positions, rot_keys
-    if rot_keys.size:
-        # The samples include every key frame: the orientations at the keys are
-        # already evaluated, no second pass over the F-curves.
-        key_quats = playing[np.searchsorted(frames, rot_keys)]
-        ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
-    else:
-        ours = playing
-    return frames, ours, playing, positions, rot_keys
-
-
-def _world_matrix(obj) -> np.ndarray | None:
-    """The parent's transform applied to the channels (None when unparented)."""
-    if obj.parent is None:
-        return None
-    return np.array(obj.parent.matrix_world @ obj.matrix_parent_inverse, dtype=np.float64)
 
 
 def rebuild(scene=None, view_layer=None) -> Legend:
@@ -211,60 +111,19 @@ def rebuild(scene=None, view_layer=None) -> Legend:
     Safe to call at any time (tests call it directly). An object whose keys
     cannot be read is skipped and named in ``Legend.problems``.
     """
+    from . import overlay_geometry
+
     scene = scene or bpy.context.scene
     view_layer = view_layer or bpy.context.view_layer
-    settings = _settings(scene)
     _STATE.rebuild_count += 1
-    legend = Legend()
-    parts: dict[str, list[triads.LineSet]] = {
-        name: [] for name in BATCH_ORDER if name != "current"}
-    samples: list[_Samples] = []
-    if settings is None:
-        return _store(parts, samples, legend, scene)
-    collected = []
-    for obj in _overlay_objects(scene, view_layer):
-        try:
-            frames, ours, blender, positions, rot_keys = _object_samples(obj, settings.method)
-        except ValueError as exc:  # ChannelError is a ValueError: a broken key
-            legend.problems.append(f"{obj.name}: {exc}")
-            continue
-        collected.append((obj.name, frames, ours, blender, positions, rot_keys, _world_matrix(obj)))
-    # One legend for all objects, so equal colours mean equal speeds.
-    speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
-    speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
-    step = max(1, int(settings.overlay_step))
-    for name, frames, ours, blender, positions, rot_keys, matrix in collected:
-        geometry = triads.build_overlay(
-            frames, ours, positions, rot_keys,
-            step=step, size=float(settings.overlay_size),
-            ghost_quats=blender if settings.overlay_show_ghost else None,
-            long_arc_quats=blender, speed_max=speed_max,
-        )
-        for key in ("ghosts", "long_arc", "path", "triads"):
-            lines = getattr(geometry, key)
-            parts[key].append(lines if matrix is None else lines.transformed(matrix))
-        legend.long_arc_count += geometry.long_arc_count
-        legend.objects.append(name)
-        samples.append(_Samples(frames, ours, positions, matrix))
-    legend.speed_max = speed_max if collected else 0.0
-    return _store(parts, samples, legend, scene)
-
-
-def _store(parts, samples, legend, scene) -> Legend:
-    arrays = {}
-    for key, lines in parts.items():
-        joined = triads.LineSet.join(lines)
-        arrays[key] = (
-            np.ascontiguousarray(joined.points, dtype=np.float32),
-            np.ascontiguousarray(joined.colors, dtype=np.float32),
-        )
-    _STATE.arrays = arrays
-    _STATE.samples = samples
-    _STATE.legend = legend
+    geometry = overlay_geometry.build(view_layer, _settings(scene))
+    _STATE.arrays = geometry.arrays
+    _STATE.samples = geometry.samples
+    _STATE.legend = geometry.legend
     _update_current(scene)
     _STATE.generation += 1
     _tag_redraw()
-    return legend
+    return geometry.legend
 
 
 def _update_current(scene) -> None:
@@ -273,17 +132,11 @@ def _update_current(scene) -> None:
     if settings is None or not _STATE.samples:
         _STATE.current = _empty_arrays()
     else:
+        from . import overlay_geometry  # loaded by the rebuild that made the samples
+
         frame = scene.frame_current + scene.frame_subframe
-        size = float(settings.overlay_size)
-        lines = []
-        for s in _STATE.samples:
-            cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size)
-            lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
-        joined = triads.LineSet.join(lines)
-        _STATE.current = (
-            np.ascontiguousarray(joined.points, dtype=np.float32),
-            np.ascontiguousarray(joined.colors, dtype=np.float32),
-        )
+        _STATE.current = overlay_geometry.current_arrays(
+            _STATE.samples, frame, float(settings.overlay_size))
     _STATE.current_generation += 1
 
 
@@ -490,7 +343,11 @@ def _tag_redraw() -> None:
 def _log_once(message: str) -> None:
     if not _STATE.error_logged:
         _STATE.error_logged = True
-        log.exception(message)
+        # Imported on the first error only: logging costs as much as the rest
+        # of this module's import at register time (bench_register).
+        import logging
+
+        logging.getLogger(__name__).exception(message)
 
 
 # --------------------------------------------------------------------------
@@ -632,6 +489,8 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         if not info.objects:
             box.label(text="Select or pin an animated object", icon='INFO')
         else:
+            from ..core import triads  # loaded by the rebuild that found the objects
+
             box.label(text="Path speed, degrees/frame:")
             col = box.column(align=True)
             for fraction, name in zip(triads.SPEED_STOPS, triads.SPEED_COLOR_NAMES):

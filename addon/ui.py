@@ -9,9 +9,11 @@ import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
-from . import bake
 from .ops_bake import QUATBAKE_OT_bake, QUATBAKE_OT_revert
 from .presets import QUATBAKE_MT_presets
+
+# The engine (.bake) is imported where it is used, on the panel's first draw:
+# registering must not load it (measured in benchmarks/bench_register.py).
 
 # Checking every selected object for something to revert on each redraw would
 # cost time in huge selections; the first few decide whether the button is live
@@ -20,6 +22,8 @@ _REVERT_CHECK_LIMIT = 64
 
 
 def _anything_to_revert(context) -> bool:
+    from . import bake
+
     objects = getattr(context, "selected_objects", None) or []
     return any(bake.can_revert(obj) for obj in objects[:_REVERT_CHECK_LIMIT])
 

@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The overlay's geometry: sample the objects to draw and build float32 line arrays.
+
+The other half of :mod:`.overlay`, which owns the handlers, the cache, the
+draw callback and the panel. Split off because this half needs the
+interpolation engine (``core.interp``, ``core.triads``, ``animdata``) and
+registering the add-on must not load it: ``overlay`` imports this module on
+its first rebuild, i.e. when the overlay is switched on (measured in
+benchmarks/bench_register.py). No GPU here: everything runs headless.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import interp, triads
+from . import animdata
+from .overlay import Legend
+
+# More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
+MAX_SAMPLES = 100_000
+
+# The line sets of every object, in the order build_overlay returns them; the
+# current frame's triad is picked separately (current_arrays).
+LINE_SETS = ("ghosts", "long_arc", "path", "triads")
+
+
+@dataclass
+class Samples:
+    """One object's per-frame samples, kept to re-pick the current frame's triad."""
+
+    frames: np.ndarray
+    quats: np.ndarray
+    positions: np.ndarray
+    matrix: np.ndarray | None
+
+
+@dataclass
+class Geometry:
+    """What one rebuild produces: the arrays to upload, the samples, the legend."""
+
+    arrays: dict[str, tuple[np.ndarray, np.ndarray]]  # per line set: float32 (N, 3), (N, 4)
+    samples: list[Samples]
+    legend: Legend
+
+
+def _is_pinned(obj) -> bool:
+    record = getattr(obj, "quatbake", None)
+    return bool(record is not None and record.overlay_pinned)
+
+
+def overlay_objects(view_layer) -> list:
+    """Selected or pinned objects of the view layer that have rotation or location keys."""
+    if view_layer is None:
+        return []
+    found = []
+    for obj in view_layer.objects:
+        if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
+            continue
+        fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+        if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
+            found.append(obj)
+    return found
+
+
+def _sample_frames(keys: np.ndarray) -> np.ndarray:
+    """Every whole frame across the keyed range, plus subframe keys themselves."""
+    start, end = np.floor(keys[0]), np.ceil(keys[-1])
+    if end - start + 1 > MAX_SAMPLES:
+        raise ValueError(
+            f"the keys span {end - start:.0f} frames (frames {start:.0f} to {end:.0f}); "
+            f"the overlay draws at most {MAX_SAMPLES} frames. Delete the stray key."
+        )
+    return np.union1d(np.arange(start, end + 1.0), keys)
+
+
+def _original_channels(obj):
+    """(fcurves, rotation mode) of the action a QuatBake bake replaced, or None.
+
+    Only while the baked action is the one playing: after a revert, or if the
+    user assigned another action, the object is treated as not baked.
+    """
+    record = getattr(obj, "quatbake", None)
+    if record is None or record.original_action is None or record.baked_action is None:
+        return None
+    if animdata.get_action(obj) != record.baked_action:
+        return None
+    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    return fcurves, record.original_rotation_mode or obj.rotation_mode
+
+
+def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(frames, ours, Blender's, positions, rotation key frames) of one object.
+
+    Not baked: "ours" is ``method`` applied to the orientations at the rotation
+    keys (a preview of the bake), "Blender's" the action as it plays.
+    Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
+    replayed exactly) and "Blender's" is Blender's own interpolation of the
+    original keys, which are also the key poses drawn larger.
+    """
+    original = _original_channels(obj)
+    if original is None:
+        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    else:
+        fcurves, mode = original
+        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj, mode, fcurves))
+    loc_keys = animdata.key_frames(animdata.location_fcurves(obj))
+    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
+    positions = animdata.evaluate_location(obj, frames)
+    playing = animdata.evaluate_rotation(obj, frames)
+    if original is not None:
+        fcurves, mode = original
+        return frames, playing, animdata.evaluate_rotation(obj, frames, mode, fcurves), positions, rot_keys
+    if rot_keys.size:
+        # The samples include every key frame: the orientations at the keys are
+        # already evaluated, no second pass over the F-curves.
+        key_quats = playing[np.searchsorted(frames, rot_keys)]
+        ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+    else:
+        ours = playing
+    return frames, ours, playing, positions, rot_keys
+
+
+def _world_matrix(obj) -> np.ndarray | None:
+    """The parent's transform applied to the channels (None when unparented)."""
+    if obj.parent is None:
+        return None
+    return np.array(obj.parent.matrix_world @ obj.matrix_parent_inverse, dtype=np.float64)
+
+
+def _float32_arrays(lines: list[triads.LineSet]) -> tuple[np.ndarray, np.ndarray]:
+    """Join line sets into the contiguous float32 (points, colours) the GPU batch takes."""
+    joined = triads.LineSet.join(lines)
+    return (
+        np.ascontiguousarray(joined.points, dtype=np.float32),
+        np.ascontiguousarray(joined.colors, dtype=np.float32),
+    )
+
+
+def build(view_layer, settings) -> Geometry:
+    """Sample every object to draw and build the line arrays and the legend.
+
+    ``settings`` is ``scene.quatbake`` (None: nothing to draw). An object whose
+    keys cannot be read is skipped and named in ``Legend.problems``.
+    """
+    legend = Legend()
+    parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
+    samples: list[Samples] = []
+    if settings is None:
+        return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
+    collected = []
+    for obj in overlay_objects(view_layer):
+        try:
+            frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
+        except ValueError as exc:  # ChannelError is a ValueError: a broken key
+            legend.problems.append(f"{obj.name}: {exc}")
+            continue
+        collected.append((obj.name, frames, ours, blender, positions, rot_keys, _world_matrix(obj)))
+    # One legend for all objects, so equal colours mean equal speeds.
+    speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
+    speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
+    step = max(1, int(settings.overlay_step))
+    for name, frames, ours, blender, positions, rot_keys, matrix in collected:
+        geometry = triads.build_overlay(
+            frames, ours, positions, rot_keys,
+            step=step, size=float(settings.overlay_size),
+            ghost_quats=blender if settings.overlay_show_ghost else None,
+            long_arc_quats=blender, speed_max=speed_max,
+        )
+        for key in LINE_SETS:
+            lines = getattr(geometry, key)
+            parts[key].append(lines if matrix is None else lines.transformed(matrix))
+        legend.long_arc_count += geometry.long_arc_count
+        legend.objects.append(name)
+        samples.append(Samples(frames, ours, positions, matrix))
+    legend.speed_max = speed_max if collected else 0.0
+    return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
+
+
+def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 (points, colours) of every object's emphasised triad at ``frame`` (frames, may be fractional)."""
+    lines = []
+    for s in samples:
+        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size)
+        lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
+    return _float32_arrays(lines)
+
