@@ -128,7 +128,15 @@ class _Undo:
 
 
 _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
-                  "original_fake_user", "baked_action")
+                  "original_fake_user", "baked_action",
+                  # the static values before the first bake (see QUATBAKE_PG_object)
+                  "original_rotation_quaternion", "original_rotation_euler",
+                  "original_rotation_axis_angle", "original_location", "location_baked",
+                  "static_recorded")
+# A record after revert (or before any bake): the property defaults.
+_EMPTY_RECORD = (None, "", "", False, None,
+                 (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0),
+                 False, False)
 
 
 def _record(obj):
@@ -137,7 +145,9 @@ def _record(obj):
 
 def _get_record(obj) -> tuple:
     rec = obj.quatbake
-    return tuple(getattr(rec, name) for name in _RECORD_FIELDS)
+    # tuple(): a vector property is a live view of the record, not a copy.
+    return tuple(v if isinstance(v, (str, bool)) or v is None or hasattr(v, "name")
+                 else tuple(v) for v in (getattr(rec, name) for name in _RECORD_FIELDS))
 
 
 def _set_record(obj, values: tuple) -> None:
@@ -525,10 +535,17 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
                 animdata.write_keys(fc, plan.frames, plan.location_values[:, i])
         animdata.assign_action(obj, new, src.slot)
         _set_rotation_mode(obj, plan.out_mode)
+        rec = obj.quatbake
         if not src.rebake:
+            # undo.rotation_props: the rotation values before this (first) bake,
+            # which Blender overwrites with baked values once it evaluates the bake.
             _set_record(obj, (src.action, src.slot, src.mode, fake_users.original(src.action),
-                              None))
-        obj.quatbake.baked_action = new
+                              None, *undo.rotation_props, tuple(obj.location), False, True))
+        if plan.location_values is not None and not rec.location_baked:
+            # The first bake that writes location: its static value is still the original's.
+            rec.original_location = obj.location
+            rec.location_baked = True
+        rec.baked_action = new
         src.action.use_fake_user = True
     except BaseException:
         _undo(undo)
@@ -630,7 +647,8 @@ def bake_objects(objects, settings: BakeSettings,
 
 
 def revert_objects(objects) -> list[str]:
-    """Put back the original action (and slot, rotation mode) of each baked object.
+    """Put back the original action (and slot, rotation mode) of each baked object,
+    and the static rotation values (and location, if baked) it had before the first bake.
 
     Objects without a bake are skipped; raises BakeError when none of
     ``objects`` can be reverted. The baked action is deleted unless something
@@ -652,12 +670,23 @@ def revert_objects(objects) -> list[str]:
         rec = obj.quatbake
         original, baked = rec.original_action, rec.baked_action
         slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
+        # The static values before the first bake: once Blender has evaluated the
+        # bake it has written baked values into them, and the ones the original
+        # action does not animate (rotation_quaternion of an Euler object baked
+        # to QUATERNION) would keep those. A record from an older QuatBake has
+        # none: keep the current values (and stop the mode switch converting them).
         saved = _rotation_props(obj)
+        if rec.static_recorded:
+            saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
+                     tuple(rec.original_rotation_axis_angle))
+        location = tuple(rec.original_location) if rec.location_baked else None
         animdata.assign_action(obj, original, slot)
         if mode and obj.rotation_mode != mode:
             obj.rotation_mode = mode
         _restore_rotation_props(obj, saved)
-        _set_record(obj, (None, "", "", False, None))
+        if location is not None:
+            obj.location = location
+        _set_record(obj, _EMPTY_RECORD)
         originals[original.as_pointer()] -= 1
         if originals[original.as_pointer()] <= 0:   # no other bake keeps it as its original
             original.use_fake_user = fake

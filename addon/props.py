@@ -5,6 +5,7 @@ from bpy.props import (
     BoolProperty,
     EnumProperty,
     FloatProperty,
+    FloatVectorProperty,
     IntProperty,
     PointerProperty,
     StringProperty,
@@ -149,6 +150,37 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
     baked_action: PointerProperty(
         name="Baked Action", type=bpy.types.Action,
         description="The action QuatBake wrote for this object",
+    )
+    # The static values before the first bake. Once Blender has evaluated a
+    # bake it has written the baked values into these properties; after a
+    # revert the ones the original action does not animate (rotation_quaternion
+    # when the bake switched an Euler object to QUATERNION) would keep them.
+    # Float32 like the Object properties themselves, so they round-trip exactly.
+    original_rotation_quaternion: FloatVectorProperty(
+        name="Original Quaternion", size=4, default=(1.0, 0.0, 0.0, 0.0),
+        description="rotation_quaternion of the object before the first bake",
+    )
+    original_rotation_euler: FloatVectorProperty(
+        name="Original Euler", size=3, default=(0.0, 0.0, 0.0),
+        description="rotation_euler of the object before the first bake",
+    )
+    original_rotation_axis_angle: FloatVectorProperty(
+        name="Original Axis Angle", size=4, default=(0.0, 0.0, 1.0, 0.0),
+        description="rotation_axis_angle of the object before the first bake",
+    )
+    original_location: FloatVectorProperty(
+        name="Original Location", size=3, default=(0.0, 0.0, 0.0),
+        description="location of the object before the first bake that baked location",
+    )
+    location_baked: BoolProperty(
+        name="Location Baked", default=False,
+        description="Whether a bake since the first one wrote location keys "
+        "(revert then restores original_location)",
+    )
+    static_recorded: BoolProperty(
+        name="Static Values Recorded", default=False,
+        description="Whether the original_rotation_* values were recorded (records "
+        "written by older QuatBake versions have none; revert then keeps the current values)",
     )
     # Not bake state: the overlay's pin (addon/overlay.py reads it).
     overlay_pinned: BoolProperty(

@@ -215,6 +215,38 @@ def test_revert_restores_everything_exactly(clean_blender, output_mode):
     assert "Nothing to revert" in str(info.value) and "Rev" in str(info.value)
 
 
+@pytest.mark.parametrize("location_method", ('KEEP', 'CATMULL_ROM'))
+def test_revert_after_blender_evaluated_the_bake_restores_the_static_values(
+        clean_blender, location_method):
+    """QUATERNION output, then a frame change (Blender writes the baked values
+    into rotation_quaternion and location), a re-bake, another frame change,
+    then Revert: the original Euler keys drive rotation_euler again, but
+    rotation_quaternion is no longer animated and kept the baked value, unless
+    the bake record put back what the object had before the first bake."""
+    obj = _animated("Evaluated", 'XYZ', seed=12)
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    before = scene_snapshot()
+    baked_location = location_method != 'KEEP'   # KEEP copies the location keys as they are
+
+    def static():
+        return (tuple(obj.rotation_quaternion), tuple(obj.rotation_euler),
+                tuple(obj.rotation_axis_angle), tuple(obj.location) if baked_location else None)
+
+    static_before = static()
+    settings = bake.BakeSettings(output_mode='QUATERNION', location_method=location_method)
+    bake.bake_objects([obj], settings)
+    scene.frame_set(23)
+    bake.bake_objects([obj], settings)   # a re-bake must not record the baked values
+    scene.frame_set(31)
+    assert tuple(obj.rotation_quaternion) != static_before[0]   # the bake was evaluated
+    bake.revert_objects([obj])
+    # Before any frame change: every static value the bake touched is back.
+    assert static() == static_before
+    scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
+
+
 def test_revert_keeps_unkeyed_rotation_values(clean_blender):
     """Switching to QUATERNION and back must not rewrite an unkeyed Euler channel."""
     obj = new_object("Unkeyed", 'XYZ')
