@@ -28,6 +28,10 @@ class NoRotationKeys(ValueError):
     """The object has no keyed rotation channel in its rotation mode."""
 
 
+class RangeTooLong(ValueError):
+    """The rotation keys span more frames than an analysis compares (a stray key)."""
+
+
 def analysis_frames(keys: np.ndarray) -> np.ndarray:
     """Whole frames from the first to the last key, plus the key frames themselves."""
     whole = np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0)
@@ -38,10 +42,16 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
     """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
 
     Raises NoRotationKeys when the rotation channels of the object's rotation
-    mode have no keys, animdata.ChannelError for a value that is no rotation.
+    mode have no keys, RangeTooLong when they span more than
+    bake.MAX_BAKE_FRAMES frames, animdata.ChannelError for a value that is no
+    rotation.
     """
     from ..core import analysis as core_analysis
     from . import animdata
+    # The bake's cap, so both refuse the same stray key (a frame typed as
+    # 5000001): every whole frame is evaluated and compared, ~7 s per
+    # million frames, with several float64 arrays per frame.
+    from .bake import MAX_BAKE_FRAMES
 
     mode = obj.rotation_mode
     path, _count = animdata.ROTATION_PATHS[mode]
@@ -51,6 +61,13 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
         raise NoRotationKeys(
             f"Object \"{obj.name}\" has no keys on {path} (its rotation mode is {mode}): "
             "nothing to compare.")
+    span = int(np.floor(keys[-1]) - np.ceil(keys[0])) + 1   # whole frames analysed
+    if span > MAX_BAKE_FRAMES:
+        first, last = animdata.frame_label(keys[0]), animdata.frame_label(keys[-1])
+        raise RangeTooLong(
+            f"Object \"{obj.name}\": its {path} keys span frames {first} to {last} "
+            f"({span:,} frames), more than the {MAX_BAKE_FRAMES:,} frames an analysis "
+            "compares. Delete or move the stray key.")
     frames = analysis_frames(keys)
     raw = animdata.evaluate_rotation_raw(obj, frames)
     try:

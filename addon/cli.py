@@ -335,7 +335,7 @@ def analyse_objects(objects, method: str, progress: Progress):
     for obj in objects:
         try:
             analyses.append(analyze.analyze_object(obj, method))
-        except (analyze.NoRotationKeys, animdata.ChannelError) as exc:
+        except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
         except ValueError as exc:
             # core refuses data it cannot turn into rotations (ValueError by

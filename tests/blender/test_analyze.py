@@ -88,6 +88,26 @@ def test_object_without_rotation_keys_is_named(clean_blender):
         analyze.analyze_object(obj)
 
 
+def test_keys_too_far_apart_are_refused_by_name_before_any_work(clean_blender):
+    """A stray key millions of frames away: Analyze refuses it with the same cap
+    as the bake (bake.MAX_BAKE_FRAMES) instead of working for a minute."""
+    from quatbake.addon import bake, cli
+
+    last = 1.0 + bake.MAX_BAKE_FRAMES      # one frame more than the cap
+    far = scenes.make_animated_object("Far", 'XYZ', [1, 11, last],
+                                      np.radians([[0, 0, 0], [0, 0, 90], [0, 0, 180]]))
+    good = scenes.make_animated_object("Near", 'XYZ', [1, 11], np.radians([[0, 0, 0], [0, 0, 90]]))
+    with pytest.raises(analyze.RangeTooLong) as info:
+        analyze.analyze_object(far)
+    message = str(info.value)
+    for text in ('Object "Far"', "frames 1 to 2000001", "2,000,001 frames", "2,000,000"):
+        assert text in message, (text, message)
+    # The command-line report: the same sentence, once, and the other object analysed.
+    analyses, errors = cli.analyse_objects([far, good], "slerp", cli.Progress(2, "x", True))
+    assert [a.name for a in analyses] == ["Near"]
+    assert errors == [("Far", message)]
+
+
 def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
     flipped = _axis_quat([0, 0, 1], [0, 40, 80])
     flipped[1] *= -1.0
