@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import quat
+from .frames import as_frames, as_key_times
 
 METHODS = ("lerp", "nlerp", "slerp", "squad")
 
@@ -68,42 +69,13 @@ OUTER_ARC_SHIFT = 1e-300
 # validation
 
 
-def _as_times(values, what: str) -> np.ndarray:
-    """A float64 1-D array of frames, checked finite. Read-only use: it may
-    be the caller's own array (copying a million samples costs more than
-    the segment lookup)."""
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.ndim != 1:
-        raise ValueError(f"{what}: expected a 1-D array of frames, got shape {arr.shape}.")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{what}: entry {i} is {arr[i]}, not a finite frame number.")
-    return arr
-
-
 def _validated_times(key_times) -> np.ndarray:
     """Key times as a new float64 (n,) array: n >= 1, finite, strictly increasing."""
-    times = np.array(key_times, dtype=np.float64, copy=True)
-    if times.ndim != 1:
-        raise ValueError(f"key_times: expected a 1-D array of frames, got shape {times.shape}.")
+    times = as_key_times(key_times, "key_times", item="key")
     if times.shape[0] == 0:
         raise ValueError("No keys: interpolation needs at least one key time and quaternion.")
-    bad = ~np.isfinite(times)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"key_times: key {i} is at frame {times[i]}, not a finite frame number.")
-    with np.errstate(over="ignore"):  # an overflowing gap is reported below
+    with np.errstate(over="ignore"):  # an overflowing gap is what is reported here
         steps = np.diff(times)
-    if (steps <= 0.0).any():
-        i = int(np.argmax(steps <= 0.0)) + 1
-        kind = "duplicate key time" if steps[i - 1] == 0.0 else "earlier than the key before it"
-        raise ValueError(
-            f"key_times must be strictly increasing: key {i} at frame {times[i]:g} comes after "
-            f"key {i - 1} at frame {times[i - 1]:g} ({kind})."
-        )
     if not np.isfinite(steps).all():
         i = int(np.argmax(~np.isfinite(steps))) + 1
         raise ValueError(
@@ -111,6 +83,15 @@ def _validated_times(key_times) -> np.ndarray:
             "apart than float64 can represent; use frame numbers within +-1e300."
         )
     return times
+
+
+def _sample_times(sample_times) -> np.ndarray:
+    """Sample frames as a float64 (m,) array, checked finite; a single number is one sample.
+
+    Not copied: it may be the caller's own array (read-only use; copying a
+    million samples costs more than the segment lookup).
+    """
+    return as_frames(np.atleast_1d(sample_times), "sample_times", copy=False)
 
 
 def _validated_keys(key_times, key_quats, normalise: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -318,7 +299,7 @@ def segment_params(key_times, sample_times) -> tuple[np.ndarray, np.ndarray]:
     (n-2, 1.0). With a single key every sample gives (0, 0.0).
     """
     times = _validated_times(key_times)
-    samples = _as_times(sample_times, "sample_times")
+    samples = _sample_times(sample_times)
     n = times.shape[0]
     if n == 1:
         return np.zeros(samples.shape, dtype=np.intp), np.zeros(samples.shape)
@@ -571,7 +552,7 @@ def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
     if method not in METHODS:
         raise ValueError(f"Unknown interpolation method {method!r}: use one of {', '.join(METHODS)}.")
     times, q = _validated_keys(key_times, key_quats, normalise=(method != "lerp"))
-    samples = _as_times(sample_times, "sample_times")
+    samples = _sample_times(sample_times)
     if shortest:
         q = quat.make_continuous(q)
     n = times.shape[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import quat
+from .frames import as_key_times
 from .rotation import EULER_ORDERS
 
 # speed_unevenness: a key interval whose mean angular speed is below this
@@ -21,25 +22,6 @@ STILL_SPEED = 1e-9
 
 
 # ------------------------------------------------------------------ validation
-
-
-def _times(values, what: str, strictly_increasing: bool = True) -> np.ndarray:
-    arr = np.array(values, dtype=np.float64, copy=True)
-    if arr.ndim != 1:
-        raise ValueError(f"{what} must be a 1-D sequence of frames, got shape {arr.shape}.")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{what}: entry {i} is {arr[i]}, not a finite frame.")
-    if strictly_increasing and arr.size > 1:
-        steps = np.diff(arr)
-        if (steps <= 0.0).any():
-            i = int(np.argmax(steps <= 0.0)) + 1
-            raise ValueError(
-                f"{what} must be strictly increasing: entry {i} (frame {arr[i]}) "
-                f"is not after entry {i - 1} (frame {arr[i - 1]})."
-            )
-    return arr
 
 
 def _track(quats, what: str, length: int | None = None) -> np.ndarray:
@@ -98,7 +80,7 @@ def angular_velocity(sample_times, quats, frame: str = "world") -> np.ndarray:
     """
     if frame not in ("world", "body"):
         raise ValueError(f"angular_velocity: frame must be 'world' or 'body', not {frame!r}.")
-    t = _times(sample_times, "sample_times")
+    t = as_key_times(sample_times, "sample_times")
     q = _track(quats, "angular_velocity quats", t.size)
     return _step_velocity(t, q, np.arange(t.size - 1), frame)
 
@@ -125,9 +107,9 @@ def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
     and keys with no sample step on one side, get 0. With samples one frame
     apart, a C1 track still shows about (angular acceleration x 1 frame).
     """
-    t = _times(sample_times, "sample_times")
+    t = as_key_times(sample_times, "sample_times")
     q = _track(quats, "velocity_jumps quats", t.size)
-    keys = _times(key_times, "key_times")
+    keys = as_key_times(key_times, "key_times")
     out = np.zeros(keys.size, dtype=np.float64)
     if t.size < 3 or keys.size < 3:
         return out
@@ -166,14 +148,14 @@ def speed_unevenness(sample_times, speeds, key_times) -> np.ndarray:
     two steps, or whose mean speed is below ``STILL_SPEED`` rad/frame (no
     motion to be uneven), gets 0 rather than NaN.
     """
-    t = _times(sample_times, "sample_times")
+    t = as_key_times(sample_times, "sample_times")
     s = np.array(speeds, dtype=np.float64, copy=True)
     if s.shape != t.shape:
         raise ValueError(f"speed_unevenness: {s.size} speeds for {t.size} sample times; give one per sample.")
     if not np.isfinite(s).all():
         i = int(np.argmax(~np.isfinite(s)))
         raise ValueError(f"speed_unevenness: speed {i} is {s[i]}, not a finite angle.")
-    keys = _times(key_times, "key_times")
+    keys = as_key_times(key_times, "key_times")
     if keys.size < 2 or t.size < 2:
         return np.zeros(max(keys.size - 1, 0), dtype=np.float64)
     rate = s[1:] / np.diff(t)
@@ -211,8 +193,8 @@ def long_arc_segments(key_times, sample_times, sample_quats, key_quats, toleranc
     ``tolerance_deg``. A key between two samples gets the turned angle up to it
     pro rata of that step (exact when keys are on samples, as frames are).
     """
-    keys = _times(key_times, "key_times")
-    t = _times(sample_times, "sample_times")
+    keys = as_key_times(key_times, "key_times")
+    t = as_key_times(sample_times, "sample_times")
     q = _track(sample_quats, "long_arc_segments sample_quats", t.size)
     kq = _track(key_quats, "long_arc_segments key_quats", keys.size)
     if not np.isfinite(tolerance_deg) or tolerance_deg < 0.0:
@@ -237,7 +219,7 @@ def euler_wraps(key_times, euler_keys) -> list:
     delta = value_b - value_a (170 -> -170 degrees gives -340 degrees: Blender's
     channel turns the long way, where the short way was +20).
     """
-    keys = _times(key_times, "key_times")
+    keys = as_key_times(key_times, "key_times")
     e = _vectors(euler_keys, "euler_keys", 3)
     if e.shape[0] != keys.size:
         raise ValueError(f"euler_wraps: {e.shape[0]} Euler keys for {keys.size} key times; give one per key.")

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .frames import as_frames, check_increasing
+
 PATH_METHODS = ("linear", "catmull_rom")
 
 # Centripetal parameterisation exponent (0 = uniform, 1 = chordal).
@@ -58,28 +60,13 @@ HOLD_FRACTION = 1e-9
 # ------------------------------------------------------------------- validation
 
 
-def _check_times(times, what: str) -> np.ndarray:
-    arr = np.array(times, dtype=np.float64, copy=True)
-    if arr.ndim != 1:
-        raise ValueError(f"{what} must be a 1-D sequence of frames, got shape {arr.shape}.")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{what}: entry {i} is {arr[i]}, not a finite frame.")
-    return arr
-
-
 def _check_keys(key_times, key_points) -> tuple[np.ndarray, np.ndarray]:
-    times = _check_times(key_times, "key_times")
+    # Non-finite frames are named as entries, order problems as keys (the
+    # wording this module has always used).
+    times = as_frames(key_times, "key_times")
+    check_increasing(times, "key_times", item="key")
     if times.size < 1:
         raise ValueError("key_times is empty: a path needs at least one key.")
-    steps = np.diff(times)
-    if (steps <= 0.0).any():
-        i = int(np.argmax(steps <= 0.0)) + 1
-        raise ValueError(
-            f"key_times must be strictly increasing: key {i} (frame {times[i]}) "
-            f"is not after key {i - 1} (frame {times[i - 1]})."
-        )
     points = np.array(key_points, dtype=np.float64, copy=True)
     if points.shape != (times.size, 3):
         raise ValueError(
@@ -271,7 +258,7 @@ def constant_speed_times(key_times, key_points, sample_times, method: str = "lin
     """
     name = _check_method(method)
     times, points = _check_keys(key_times, key_points)
-    t = _check_times(sample_times, "sample_times")
+    t = as_frames(sample_times, "sample_times")
     tc = np.clip(t, times[0], times[-1])
     if times.size == 1:
         return tc
@@ -350,7 +337,7 @@ def interpolate_positions(
     """
     name = _check_method(method)
     times, points = _check_keys(key_times, key_points)
-    t = _check_times(sample_times, "sample_times")
+    t = as_frames(sample_times, "sample_times")
     if constant_speed:
         t = constant_speed_times(times, points, t, name)
     return _evaluate(times, points, t, name)
