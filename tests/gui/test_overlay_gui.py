@@ -12,12 +12,11 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from harness import ROOT, run_blender
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "overlay_gui"
 SCRIPT = ROOT / "tests" / "gui" / "overlay_scene.py"
 BLENDER = os.environ.get("QUATBAKE_BLENDER", "/usr/bin/blender")
@@ -52,8 +51,6 @@ def _legacy_zip(tmp: pathlib.Path) -> pathlib.Path:
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
     """Run the Blender window once; yield (report dict, on image, off image)."""
-    if not pathlib.Path(BLENDER).exists() or shutil.which("xvfb-run") is None:
-        pytest.skip("needs Debian's blender and xvfb-run (make sysdeps)")
     from PIL import Image
 
     tmp = tmp_path_factory.mktemp("overlay_gui")
@@ -61,21 +58,10 @@ def session(tmp_path_factory):
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
-    env = dict(os.environ)
-    env.update(
-        # Nothing touches the real user's Blender folders.
-        BLENDER_USER_SCRIPTS=str(tmp / "scripts"),
-        BLENDER_USER_CONFIG=str(tmp / "config"),
-        TMPDIR=str(tmp),
-        TEMP=str(tmp),
-        LIBGL_ALWAYS_SOFTWARE="1",
+    proc = run_blender(
+        SCRIPT, tmp, "--zip", str(zip_path), "--out", str(ARTIFACTS), timeout=600, blender=BLENDER,
+        env={"TMPDIR": str(tmp), "TEMP": str(tmp), "LIBGL_ALWAYS_SOFTWARE": "1"},
     )
-    cmd = [
-        "xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
-        BLENDER, "--factory-startup", "--python", str(SCRIPT),
-        "--", "--zip", str(zip_path), "--out", str(ARTIFACTS),
-    ]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     (ARTIFACTS / "blender.log").write_text(proc.stdout + proc.stderr)
     report_path = ARTIFACTS / "overlay_points.json"
     assert report_path.exists(), f"Blender wrote no report:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"

@@ -4,18 +4,13 @@ Starts Debian's Blender 3.4.1 under Xvfb with undo_gui_script.py, which
 installs QuatBake as the add-on ``quatbake`` in a temporary user scripts
 folder, and asserts on the JSON it writes.
 """
-import json
-import os
 import pathlib
-import shutil
-import subprocess
 
 import pytest
+from harness import run_blender_script
 
 pytestmark = pytest.mark.gui
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-BLENDER = os.environ.get("BLENDER", "/usr/bin/blender")
 SCRIPT = pathlib.Path(__file__).with_name("undo_gui_script.py")
 
 # The values each shipped preset gives the operator (see the files' comments).
@@ -34,24 +29,7 @@ EXPECTED_PRESETS = {
 
 @pytest.fixture(scope="module")
 def gui_result(tmp_path_factory):
-    if not (shutil.which("xvfb-run") and os.path.exists(BLENDER)):
-        pytest.skip("needs xvfb-run and the Blender program")
-    tmp = tmp_path_factory.mktemp("gui")
-    addons = tmp / "scripts" / "addons"
-    addons.mkdir(parents=True)
-    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
-    result_path = tmp / "result.json"
-    env = dict(os.environ, BLENDER_USER_SCRIPTS=str(tmp / "scripts"),
-               BLENDER_USER_CONFIG=str(tmp / "config"))
-    proc = subprocess.run(
-        ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", BLENDER, "--factory-startup",
-         "--python", str(SCRIPT), "--", str(result_path), str(ROOT)],
-        env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert result_path.exists(), f"no result file\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    result = json.loads(result_path.read_text(encoding="utf-8"))
-    result["stderr"] = proc.stderr
-    return result
+    return run_blender_script(SCRIPT, tmp_path_factory.mktemp("gui"))
 
 
 def test_script_ran_without_errors(gui_result):

@@ -10,25 +10,16 @@ from a 3D Viewport context (as a button press does), and records after each
 step whether every keyframe, action assignment, slot, rotation mode and
 fake user equals the expected state (scenes.scene_snapshot), then quits.
 """
-import json
 import os
 import sys
-import traceback
 
-import addon_utils
 import bpy
 
-RESULT_PATH, REPO_ROOT = sys.argv[sys.argv.index("--") + 1:][:2]
-sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "blender"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gui_session  # noqa: E402  (a sibling file: importable only after the line above)
+from gui_session import snapshot_equal, view3d_context  # noqa: E402
 
 result = {"steps": [], "errors": []}
-
-
-def view3d_context():
-    window = bpy.context.window_manager.windows[0]
-    area = next(a for a in window.screen.areas if a.type == 'VIEW_3D')
-    region = next(r for r in area.regions if r.type == 'WINDOW')
-    return {"window": window, "area": area, "region": region}
 
 
 def snapshot():
@@ -40,13 +31,8 @@ def snapshot():
 def check(name, ret, expected, can_revert):
     """Record one step: the operator's return value, the snapshot comparison
     and whether the objects can be reverted, against what is expected."""
-    import scenes
     from quatbake.addon import bake
-    try:
-        scenes.assert_same_snapshot(expected, snapshot())
-        same, detail = True, ""
-    except AssertionError as err:
-        same, detail = False, str(err)[:400]
+    same, detail = snapshot_equal(expected, snapshot())
     objects = [bpy.data.objects[n] for n in ("Arm", "Cam")]
     reverts = [bake.can_revert(o) for o in objects]
     ok = ret == {'FINISHED'} and same and reverts == [can_revert] * len(objects)
@@ -57,11 +43,9 @@ def check(name, ret, expected, can_revert):
 def build_scene():
     import numpy as np
     import scenes
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
+    gui_session.clear_objects()
+    arm = gui_session.new_arm()
     frames = np.array([1.0, 21.0, 41.0])
-    eulers = np.radians([[0.0, 0.0, 170.0], [80.0, 30.0, -170.0], [10.0, -60.0, 60.0]])
-    arm = scenes.make_animated_object("Arm", 'XYZ', frames, eulers)
     quats = np.array([[1, 0, 0, 0], [0, 0, 0.6, 0.8], [-0.5, 0.5, -0.5, 0.5]])
     cam = scenes.make_animated_object("Cam", 'QUATERNION', frames, quats,
                                       location=np.array([[0, 0, 0], [1, 2, 0], [4, 4, 1]]),
@@ -102,22 +86,4 @@ def run() -> None:
     check("undo the first bake", op(bpy.ops.ed.undo), original, False)
 
 
-def finish() -> None:
-    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
-        json.dump(result, handle, indent=1)
-    bpy.ops.wm.quit_blender()
-
-
-def on_timer():
-    try:
-        run()
-    except Exception:
-        result["errors"].append(traceback.format_exc())
-    bpy.app.timers.register(finish, first_interval=0.5)
-    return None
-
-
-bpy.context.preferences.view.show_splash = False
-addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result["errors"].append(
-    "enable: " + "".join(traceback.format_exception(exc))))
-bpy.app.timers.register(on_timer, first_interval=1.0)
+gui_session.start(run, result, quit_after=0.5)

@@ -10,16 +10,15 @@ for real (as popovers), bakes with an operator context in the window (pushing
 an undo step as a button press does), undoes, redoes, runs each shipped preset
 the way the redo panel's preset menu does, writes RESULT.json and quits.
 """
-import json
 import os
 import sys
 import traceback
 
-import addon_utils
 import bpy
 
-RESULT_PATH, REPO_ROOT = sys.argv[sys.argv.index("--") + 1:][:2]
-sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "blender"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gui_session  # noqa: E402  (a sibling file: importable only after the line above)
+from gui_session import snapshot_equal, view3d_context  # noqa: E402
 
 result = {"steps": [], "errors": [], "draws": {}}
 
@@ -45,30 +44,9 @@ def instrument_draw(panel_idname: str) -> None:
     cls.draw = draw
 
 
-def view3d_context():
-    window = bpy.context.window_manager.windows[0]
-    area = next(a for a in window.screen.areas if a.type == 'VIEW_3D')
-    region = next(r for r in area.regions if r.type == 'WINDOW')
-    return {"window": window, "area": area, "region": region}
-
-
-def snapshot_equal(a, b) -> tuple:
-    import scenes
-    try:
-        scenes.assert_same_snapshot(a, b)
-        return True, ""
-    except AssertionError as err:
-        return False, str(err)[:500]
-
-
 def build_scene():
-    import numpy as np
-    import scenes
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    frames = np.array([1.0, 21.0, 41.0])
-    eulers = np.radians([[0.0, 0.0, 170.0], [80.0, 30.0, -170.0], [10.0, -60.0, 60.0]])
-    obj = scenes.make_animated_object("Arm", 'XYZ', frames, eulers)
+    gui_session.clear_objects()
+    obj = gui_session.new_arm()
     obj.select_set(True)
     bpy.context.view_layer.objects.active = obj
     bpy.context.scene.frame_set(1)
@@ -137,23 +115,5 @@ def run() -> None:
     result["rotation_paths"] = list(animdata.ROTATION_PATHS)
 
 
-def finish() -> None:
-    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
-        json.dump(result, handle, indent=1)
-    bpy.ops.wm.quit_blender()
-
-
-def on_timer():
-    try:
-        run()
-    except Exception:
-        result["errors"].append(traceback.format_exc())
-    # Give the popovers a redraw cycle to be drawn before quitting.
-    bpy.app.timers.register(finish, first_interval=1.0)
-    return None
-
-
-bpy.context.preferences.view.show_splash = False
-addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result["errors"].append(
-    "enable: " + "".join(traceback.format_exception(exc))))
-bpy.app.timers.register(on_timer, first_interval=1.0)
+# 1 s after run(): the popovers get a redraw cycle to be drawn before quitting.
+gui_session.start(run, result, quit_after=1.0)

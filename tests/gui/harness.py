@@ -1,0 +1,58 @@
+"""Start Debian's Blender 3.4.1 in a window under Xvfb and run one script in it.
+
+Shared by the GUI tests (test_undo_gui.py, test_undo_chain_gui.py,
+test_overlay_gui.py). Blender gets its own user scripts and config folders in
+a temporary directory, so nothing touches the real user's Blender set-up.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BLENDER = os.environ.get("BLENDER", "/usr/bin/blender")
+# A window as large as a small laptop screen: every panel the scripts draw fits.
+SCREEN = "-screen 0 1280x800x24"
+
+
+def run_blender(script: pathlib.Path, tmp: pathlib.Path, *args: str, timeout: float = 300,
+                blender: str = BLENDER, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``blender --factory-startup --python script -- args`` under Xvfb.
+
+    BLENDER_USER_SCRIPTS / BLENDER_USER_CONFIG point into ``tmp``; ``env``
+    adds or overrides variables. Returns the finished process (output captured
+    as text); ``timeout`` is in seconds.
+    """
+    if not (shutil.which("xvfb-run") and os.path.exists(blender)):
+        pytest.skip("needs xvfb-run and the Blender program")
+    full_env = dict(os.environ, BLENDER_USER_SCRIPTS=str(tmp / "scripts"),
+                    BLENDER_USER_CONFIG=str(tmp / "config"))
+    full_env.update(env or {})
+    return subprocess.run(
+        ["xvfb-run", "-a", "-s", SCREEN, blender, "--factory-startup",
+         "--python", str(script), "--", *args],
+        env=full_env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def run_blender_script(script: pathlib.Path, tmp: pathlib.Path, timeout: float = 300) -> dict:
+    """Run ``script`` with this repository linked in as the add-on ``quatbake``.
+
+    The script is called with ``-- RESULT ROOT`` and must write a JSON object
+    to RESULT; that object is returned, with Blender's stderr added as
+    ``"stderr"`` (so tests can look for tracebacks).
+    """
+    addons = tmp / "scripts" / "addons"
+    addons.mkdir(parents=True)
+    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
+    result_path = tmp / "result.json"
+    proc = run_blender(script, tmp, str(result_path), str(ROOT), timeout=timeout)
+    assert result_path.exists(), f"no result file\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    result = json.loads(result_path.read_text(encoding="utf-8"))
+    result["stderr"] = proc.stderr
+    return result
