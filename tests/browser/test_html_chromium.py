@@ -2,7 +2,6 @@
 drawn: the screenshot (kept in artifacts/) has the charts' line colours across
 the plot area, and the long-arc shading."""
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -10,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from programs import require_program
 
 from quatbake.report import html_report
 
@@ -32,8 +32,7 @@ def _mask(img, colour, tol=40):
 
 @pytest.fixture(scope="module")
 def screenshot(tmp_path_factory):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (make sysdeps)")
+    require_program(CHROMIUM, "to render the HTML report")
     from PIL import Image
 
     out = tmp_path_factory.mktemp("demo")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from programs import require_program
 
 pytestmark = pytest.mark.bpy
 
@@ -203,9 +204,7 @@ def test_demo_writes_its_three_files(tmp_path):
 
 
 def test_runs_inside_the_blender_program(tmp_path):
-    blender = "/usr/bin/blender"
-    if not os.path.exists(blender):
-        pytest.skip("Debian's Blender program is not installed (make sysdeps)")
+    blender = require_program("/usr/bin/blender", "to run the CLI inside Debian's Blender program")
     res = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),
                           "--", "demo", "--out", str(tmp_path), "--quiet"],
                          capture_output=True, text=True, timeout=300)

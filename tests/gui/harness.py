@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 
-import pytest
+from programs import require_program
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BLENDER = os.environ.get("BLENDER", "/usr/bin/blender")
@@ -28,8 +27,8 @@ def run_blender(script: pathlib.Path, tmp: pathlib.Path, *args: str, timeout: fl
     adds or overrides variables. Returns the finished process (output captured
     as text); ``timeout`` is in seconds.
     """
-    if not (shutil.which("xvfb-run") and os.path.exists(blender)):
-        pytest.skip("needs xvfb-run and the Blender program")
+    require_program("xvfb-run", "to give Blender a window")
+    require_program(blender, "to run the GUI tests in Blender 3.4.1")
     full_env = dict(os.environ, BLENDER_USER_SCRIPTS=str(tmp / "scripts"),
                     BLENDER_USER_CONFIG=str(tmp / "config"))
     full_env.update(env or {})

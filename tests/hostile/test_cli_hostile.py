@@ -11,11 +11,11 @@ import hashlib
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
 import pytest
+from programs import require_program
 
 pytestmark = pytest.mark.bpy
 
@@ -50,8 +50,7 @@ def sha(path) -> str:
 
 
 def needs_blender34():
-    if not os.path.exists(BLENDER):
-        pytest.skip("needs Debian's Blender 3.4.1 program")
+    require_program(BLENDER, "to run the CLI inside Debian's Blender 3.4.1 program")
 
 
 @pytest.fixture(scope="module")

@@ -21,13 +21,13 @@ import importlib.util
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import tomllib
 import zipfile
 
 import pytest
+from programs import require_program
 
 pytestmark = pytest.mark.bpy
 
@@ -100,10 +100,10 @@ def _run_probe(mode: str, zip_path: pathlib.Path, home: pathlib.Path) -> dict:
 def installed(request, zips, tmp_path_factory):
     """The probe's report for one install mode (one Blender subprocess per mode)."""
     mode = request.param
-    if mode != "extension" and not shutil.which(BLENDER):
-        pytest.skip(f"Blender program {BLENDER} not found (make sysdeps installs it)")
-    if mode == "legacy-window" and not shutil.which("xvfb-run"):
-        pytest.skip("xvfb-run not found (make sysdeps installs it)")
+    if mode != "extension":
+        require_program(BLENDER, f"to install the add-on ({mode})")
+    if mode == "legacy-window":
+        require_program("xvfb-run", "to install the add-on in a Blender window")
     zip_path = zips["extension" if mode == "extension" else "legacy"]
     report = _run_probe(mode, zip_path, tmp_path_factory.mktemp(f"home-{mode}"))
     assert "error" not in report, (
