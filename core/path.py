@@ -40,6 +40,12 @@ from .frames import as_frames, check_increasing
 
 PATH_METHODS = ("linear", "catmull_rom")
 
+# Keys closer than this are refused: the cubics divide by the key interval up
+# to three times, so a gap of 1e-200 frames overflowed to a silent NaN
+# (found by fuzzing). No animation keys anything this close (F-curve frames
+# are float32, ~1e-7 apart at frame 1).
+MIN_KEY_GAP = 1e-9
+
 # Centripetal parameterisation exponent (0 = uniform, 1 = chordal).
 ALPHA = 0.5
 
@@ -67,6 +73,13 @@ def _check_keys(key_times, key_points) -> tuple[np.ndarray, np.ndarray]:
     check_increasing(times, "key_times", item="key")
     if times.size < 1:
         raise ValueError("key_times is empty: a path needs at least one key.")
+    gaps = np.diff(times)
+    if (gaps < MIN_KEY_GAP).any():
+        i = int(np.argmax(gaps < MIN_KEY_GAP))
+        raise ValueError(
+            f"key_times: keys {i} and {i + 1} (frames {times[i]!r} and {times[i + 1]!r}) are "
+            f"closer than {MIN_KEY_GAP:g} frames; merge them into one key."
+        )
     points = np.array(key_points, dtype=np.float64, copy=True)
     if points.shape != (times.size, 3):
         raise ValueError(
