@@ -43,6 +43,17 @@ def new_object(name: str, mode: str = 'XYZ', data=None):
     return obj
 
 
+def select_only(*objects) -> None:
+    """Select exactly ``objects`` in the view layer, the first one active (as a click
+    then shift-clicks do); with none, nothing is selected and the active object stays."""
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    if objects:
+        bpy.context.view_layer.objects.active = objects[0]
+
+
 def ensure_action(obj, action_name: str | None = None):
     """The object's action, made (with a slot on 4.4+) and assigned if missing."""
     action = animdata.get_action(obj)

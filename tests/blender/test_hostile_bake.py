@@ -37,15 +37,6 @@ FRAMES = np.array([1.0, 11.0, 21.0])
 EULERS = np.radians([[0.0, 0.0, 170.0], [80.0, 30.0, -170.0], [10.0, -60.0, 60.0]])
 
 
-def _select_only(*objects) -> None:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    if objects:
-        bpy.context.view_layer.objects.active = objects[0]
-
-
 def _refresh() -> None:
     bpy.context.scene.frame_set(1)
 
@@ -57,7 +48,7 @@ def _euler_object(name="Obj", mode='XYZ', frames=FRAMES, values=EULERS, **kwargs
 def _op_refused(objects, contains, **op_args) -> str:
     """Select ``objects``, press Re-bake: it must fail with every text of
     ``contains`` in its report and leave the scene exactly as it was."""
-    _select_only(*objects)
+    scenes.select_only(*objects)
     _refresh()
     before = scenes.scene_snapshot()
     with pytest.raises(RuntimeError) as info:
@@ -310,16 +301,16 @@ def test_shared_action_both_baked_then_reverted(clean_blender):
     _refresh()
     before = scenes.scene_snapshot()
     key_a = animdata.evaluate_rotation(a, FRAMES)
-    _select_only(a, b)
+    scenes.select_only(a, b)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     assert animdata.get_action(a) not in (action, None)
     assert animdata.get_action(b) not in (action, None, animdata.get_action(a))
     assert scenes.action_snapshot(action).keys() == before["actions"][action.name].keys()
     assert _replay_error(a, FRAMES, key_a) < TOL_RAD
-    _select_only(a)
+    scenes.select_only(a)
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     assert animdata.get_action(a) == action and bake.can_revert(b)
-    _select_only(b)
+    scenes.select_only(b)
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     _refresh()
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
@@ -339,7 +330,7 @@ def test_camera_parented_to_animated_object_bakes_its_own_rotation(clean_blender
     cam.parent = rig
     rig_before = scenes.action_snapshot(animdata.get_action(rig))
     key_quats = animdata.evaluate_rotation(cam, FRAMES)
-    _select_only(cam)
+    scenes.select_only(cam)
     assert bpy.ops.quatbake.bake(method='SQUAD', location_method='CATMULL_ROM') == {'FINISHED'}
     assert _replay_error(cam, FRAMES, key_quats, "squad") < TOL_RAD
     after = scenes.action_snapshot(animdata.get_action(rig))
@@ -360,7 +351,7 @@ def test_negative_scale_bakes_the_rotation_channels(clean_blender):
     scenes.key_channels(obj, "scale", FRAMES, [[-1, 1, 1], [-1, 2, 1], [-2, 1, 1]])
     key_quats = animdata.evaluate_rotation(obj, FRAMES)
     scale_before = scenes.action_snapshot(animdata.get_action(obj))
-    _select_only(obj)
+    scenes.select_only(obj)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     frames = np.arange(1, 22)
     shown = []
@@ -446,7 +437,7 @@ def test_bake_twice_bakes_from_the_original_keys(clean_blender):
     _refresh()
     before = scenes.scene_snapshot()
     key_quats = animdata.evaluate_rotation(obj, FRAMES)
-    _select_only(obj)
+    scenes.select_only(obj)
     assert bpy.ops.quatbake.bake(method='LERP', frame_step=5) == {'FINISHED'}
     assert bpy.ops.quatbake.bake(method='SQUAD') == {'FINISHED'}
     assert _replay_error(obj, FRAMES, key_quats, "squad") < TOL_RAD
@@ -458,7 +449,7 @@ def test_bake_twice_bakes_from_the_original_keys(clean_blender):
 
 def test_revert_twice_says_nothing_to_revert(clean_blender):
     obj = _euler_object("Once")
-    _select_only(obj)
+    scenes.select_only(obj)
     _refresh()
     before = scenes.scene_snapshot()
     bpy.ops.quatbake.bake()
@@ -473,13 +464,13 @@ def test_manual_action_change_after_bake_is_not_reverted(clean_blender):
     """After a bake the user assigns another action by hand: Revert must not
     throw that choice away; it says there is nothing to revert."""
     obj = _euler_object("Manual")
-    _select_only(obj)
+    scenes.select_only(obj)
     bpy.ops.quatbake.bake()
     other = _euler_object("Other")
     animdata.assign_action(obj, animdata.get_action(other), animdata.get_slot_identifier(other))
     _refresh()
     before = scenes.scene_snapshot()
-    _select_only(obj)
+    scenes.select_only(obj)
     with pytest.raises(RuntimeError, match="Nothing to revert"):
         bpy.ops.quatbake.revert()
     _refresh()
@@ -495,13 +486,13 @@ def test_addon_disabled_and_enabled_mid_session_can_still_revert(clean_blender):
                           values=[[1, 0, 0, 0], [0, 1, 0, 0], [0.5, 0.5, 0.5, 0.5]])]
     _refresh()
     before = scenes.scene_snapshot()
-    _select_only(*objs)
+    scenes.select_only(*objs)
     assert bpy.ops.quatbake.bake(method='SQUAD') == {'FINISHED'}
     quatbake.unregister()
     assert not hasattr(bpy.types.Object, "quatbake")
     quatbake.register()
     assert all(bake.can_revert(o) for o in objs)
-    _select_only(*objs)
+    scenes.select_only(*objs)
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     _refresh()
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
@@ -569,7 +560,7 @@ def test_failure_while_writing_the_third_object_restores_all(clean_blender, monk
     # copy_action_for and assign_action get the object first; write_keys gets
     # an F-curve whose action is named after the source action ("W2Action...").
     _fail_on_object(monkeypatch, "W2", target)
-    _select_only(*objs)
+    scenes.select_only(*objs)
     with pytest.raises(RuntimeError) as info:
         bpy.ops.quatbake.bake(method='SQUAD', location_method='LINEAR')
     message = str(info.value)

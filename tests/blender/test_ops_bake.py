@@ -37,15 +37,6 @@ def _keyed(name: str, data=None):
     return obj
 
 
-def _select_only(*objects) -> None:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    if objects:
-        bpy.context.view_layer.objects.active = objects[0]
-
-
 def _key_quats(obj) -> np.ndarray:
     """Blender's own orientation at the key frames (what the bake interpolates)."""
     return animdata.evaluate_rotation(obj, KEY_FRAMES)
@@ -84,7 +75,7 @@ def test_operators_are_registered_with_undo_and_presets(clean_blender):
 @pytest.mark.parametrize("op_name", ["bake", "revert"])
 def test_poll_says_why_without_a_selection(clean_blender, op_name):
     _keyed("Cube")
-    _select_only()
+    scenes.select_only()
     operator = getattr(bpy.ops.quatbake, op_name)
     assert not operator.poll()
     with pytest.raises(RuntimeError, match="Select at least one object"):
@@ -94,7 +85,7 @@ def test_poll_says_why_without_a_selection(clean_blender, op_name):
 def test_bake_writes_new_action_and_revert_restores_it(clean_blender):
     obj = _keyed("Cube")
     camera = _keyed("Camera", data=bpy.data.cameras.new("CameraData"))
-    _select_only(obj, camera)
+    scenes.select_only(obj, camera)
     _refresh()
     before = scenes.scene_snapshot()
     originals = {o.name: animdata.get_action(o).name for o in (obj, camera)}
@@ -130,7 +121,7 @@ def test_bake_writes_new_action_and_revert_restores_it(clean_blender):
 def test_bake_summary_is_stored_on_the_scene(clean_blender):
     obj = _keyed("Cube")
     camera = _keyed("Camera", data=bpy.data.cameras.new("CameraData"))
-    _select_only(obj, camera)
+    scenes.select_only(obj, camera)
     settings = bpy.context.scene.quatbake
     assert not settings.has_last_bake
 
@@ -150,7 +141,7 @@ def test_bake_summary_is_stored_on_the_scene(clean_blender):
 
 def test_scene_settings_are_the_defaults(clean_blender):
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
     key_quats = _key_quats(obj)
     settings = bpy.context.scene.quatbake
     settings.method = 'NLERP'
@@ -171,7 +162,7 @@ def test_scene_settings_are_the_defaults(clean_blender):
 
 def test_explicit_arguments_override_the_scene(clean_blender):
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
     key_quats = _key_quats(obj)
     settings = bpy.context.scene.quatbake
     settings.method = 'NLERP'
@@ -188,7 +179,7 @@ def test_explicit_arguments_override_the_scene(clean_blender):
 
 def test_custom_frame_range_is_passed_on(clean_blender):
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
 
     bpy.ops.quatbake.bake(use_frame_range=True, frame_start=5, frame_end=15)
 
@@ -199,7 +190,7 @@ def test_custom_frame_range_is_passed_on(clean_blender):
 
 def test_reversed_frame_range_is_refused_and_nothing_changes(clean_blender):
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
     _refresh()
     before = scenes.scene_snapshot()
 
@@ -213,7 +204,7 @@ def test_reversed_frame_range_is_refused_and_nothing_changes(clean_blender):
 
 def test_frame_step_zero_is_impossible_and_refused_by_the_engine(clean_blender):
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
     _refresh()
     before = scenes.scene_snapshot()
     # Through the operator, 0 is clamped to the property's minimum ...
@@ -231,7 +222,7 @@ def test_frame_step_zero_is_impossible_and_refused_by_the_engine(clean_blender):
 def test_object_without_animation_is_refused_by_name_and_nothing_changes(clean_blender):
     keyed = _keyed("Keyed")
     still = scenes.new_object("Still")
-    _select_only(keyed, still)
+    scenes.select_only(keyed, still)
     _refresh()
     before = scenes.scene_snapshot()
 
@@ -246,7 +237,7 @@ def test_object_without_animation_is_refused_by_name_and_nothing_changes(clean_b
 
 def test_revert_with_nothing_to_revert_says_so(clean_blender):
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
     _refresh()
     before = scenes.scene_snapshot()
 
@@ -264,7 +255,7 @@ def test_undo_restores_the_scene_and_redo_bakes_again(clean_blender):
     what a button press does; the step before the bake is pushed by hand, as
     every earlier edit in a real session would have."""
     _keyed("Cube")
-    _select_only(bpy.data.objects["Cube"])
+    scenes.select_only(bpy.data.objects["Cube"])
     _refresh()
     before = scenes.scene_snapshot()
     bpy.ops.ed.undo_push(message="before bake")
@@ -294,7 +285,7 @@ def test_union_keys_argument_reaches_the_engine(clean_blender):
     scenes.key_channels(obj, "rotation_euler", KEY_FRAMES, KEY_EULERS[:, :1], indices=[0])
     scenes.key_channels(obj, "rotation_euler", KEY_FRAMES[[0, 2]], KEY_EULERS[[0, 2], 1:],
                         indices=[1, 2])
-    _select_only(obj)
+    scenes.select_only(obj)
     _refresh()
     before = scenes.scene_snapshot()
 
@@ -309,7 +300,7 @@ def test_union_keys_argument_reaches_the_engine(clean_blender):
 
 def test_output_mode_quaternion_switches_the_object_and_revert_switches_back(clean_blender):
     obj = _keyed("Camera", data=bpy.data.cameras.new("CameraData"))
-    _select_only(obj)
+    scenes.select_only(obj)
     key_quats = _key_quats(obj)
 
     bpy.ops.quatbake.bake(output_mode='QUATERNION', method='SLERP')
@@ -324,7 +315,7 @@ def test_engine_setting_errors_come_back_as_reports(clean_blender):
     """Constant speed needs a location path: the engine's sentence reaches the
     caller through the operator's report, and nothing is written."""
     obj = _keyed("Cube")
-    _select_only(obj)
+    scenes.select_only(obj)
     _refresh()
     before = scenes.scene_snapshot()
 
