@@ -13,7 +13,7 @@ import pytest
 from quatbake.addon import animdata, overlay
 
 import scenes
-from test_hostile_bake import EULERS, FRAMES, _euler_object, _refresh, _select_only
+from test_hostile_bake import EULERS, FRAMES, _euler_object, _refresh
 
 pytestmark = pytest.mark.bpy
 
@@ -40,7 +40,7 @@ def _hostile_objects() -> dict:
 
 def test_overlay_rebuild_names_broken_objects_and_draws_the_rest(clean_blender):
     expected = _hostile_objects()
-    _select_only(*[bpy.data.objects[n] for n in expected])
+    scenes.select_only(*[bpy.data.objects[n] for n in expected])
     _refresh()
     before = scenes.scene_snapshot()
     legend = overlay.rebuild()     # called directly: a handler would swallow an exception
@@ -61,7 +61,7 @@ def test_overlay_rebuild_names_broken_objects_and_draws_the_rest(clean_blender):
 
 def test_analyze_reports_broken_objects_and_analyses_the_rest(clean_blender):
     expected = _hostile_objects()
-    _select_only(*[bpy.data.objects[n] for n in expected])
+    scenes.select_only(*[bpy.data.objects[n] for n in expected])
     _refresh()
     before = scenes.scene_snapshot()
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
@@ -82,7 +82,7 @@ def test_analyze_reports_broken_objects_and_analyses_the_rest(clean_blender):
 def test_analyze_with_only_broken_objects_is_a_sentence(clean_blender):
     _hostile_objects()
     broken = [bpy.data.objects[n] for n in ("NaNKey", "ZeroQuat", "Bare")]
-    _select_only(*broken)
+    scenes.select_only(*broken)
     _refresh()
     before = scenes.scene_snapshot()
     with pytest.raises(RuntimeError) as info:
