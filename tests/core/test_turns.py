@@ -5,9 +5,8 @@ the expected angle (an independent construction: rotation vectors and Euler
 angles, never our quaternion code)."""
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
-
 from quatbake.core import interp, quat, turn_interp, turns
+from scipy.spatial.transform import Rotation
 
 # Float64 throughout: composing a handful of exp/multiply calls stays ~1e-13
 # rad off the scipy construction; 1e-9 deg leaves room without hiding errors.
@@ -114,7 +113,7 @@ def test_euler_wraps_inside_180_get_the_short_arc(a, b):
 
 def test_mocap_wraps_on_several_channels_are_wraps():
     key_deg = [[10, 179, -20], [12, -179, -22], [15, -178, -170], [14, -177, 179]]
-    keys, kq, tr, kinds = _setup_euler([1, 2, 3, 4], key_deg, density=64)
+    *_, kinds = _setup_euler([1, 2, 3, 4], key_deg, density=64)
     assert kinds == ["wrap", "short", "wrap"]
     assert not turns.choose("AUTO", kinds).any()
 
@@ -249,12 +248,12 @@ def test_plain_keys_are_the_old_path():
 def test_describe_names_the_cause_and_the_setting():
     keys, kq, tr, kinds = _setup_euler([60, 100], [[0, 0, 170], [0, 0, -170]])
     text = turns.describe(keys, kinds, tr, turns.choose("AUTO", kinds), "AUTO")
-    assert text == ["keys 60-100: Blender turns 340 deg (an Euler wrap); baked as the 20 deg "
-                    "short arc; Turns: Keyed keeps it"]
-    keys, kq, tr, kinds = _setup_euler([1, 51], [[0, 0, 0], [0, 0, 360]])
+    assert text == [("keys 60-100: Blender turns 340 deg (an Euler wrap); baked as the 20 deg "
+                     "short arc; Turns: Keyed keeps it")]
+    keys, _, tr, kinds = _setup_euler([1, 51], [[0, 0, 0], [0, 0, 360]])
     text = turns.describe(keys, kinds, tr, turns.choose("AUTO", kinds), "AUTO")
-    assert text == ["keys 1-51: Blender turns 360 deg (a keyed spin); kept as keyed "
-                    "(Turns: Auto); Turns: Shortest takes the 0 deg short arc"]
+    assert text == [("keys 1-51: Blender turns 360 deg (a keyed spin); kept as keyed "
+                     "(Turns: Auto); Turns: Shortest takes the 0 deg short arc")]
 
 
 def test_bad_input_is_a_sentence():
