@@ -246,7 +246,7 @@ def test_plain_keys_are_the_old_path():
 
 
 def test_describe_names_the_cause_and_the_setting():
-    keys, kq, tr, kinds = _setup_euler([60, 100], [[0, 0, 170], [0, 0, -170]])
+    keys, _, tr, kinds = _setup_euler([60, 100], [[0, 0, 170], [0, 0, -170]])
     text = turns.describe(keys, kinds, tr, turns.choose("AUTO", kinds), "AUTO")
     assert text == [("keys 60-100: Blender turns 340 deg (an Euler wrap); baked as the 20 deg "
                      "short arc; Turns: Keyed keeps it")]
