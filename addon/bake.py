@@ -27,12 +27,14 @@ from typing import Callable, Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..core import interp, path, quat, rotation
-from . import animdata
+from ..core import path, quat, rotation, turn_interp, turns
+from . import animdata, turn_inputs
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
 LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
 OUTPUT_MODES = ('KEEP', 'QUATERNION')
+TURNS = turns.TURN_SETTINGS          # 'AUTO' | 'SHORTEST' | 'KEYED' (core/turns.py)
+TIMINGS = turns.TIMING_SETTINGS      # 'EVEN' | 'KEYED'
 BAKED_SUFFIX = ".quatbake"
 
 # Beyond this |location| (units) float32 keys are spaced ~1e-3 apart: a slow
@@ -58,13 +60,15 @@ class BakeSettings:
     frame_range: tuple[int, int] | None = None   # None = the keyed range
     output_mode: str = 'KEEP'        # 'KEEP' (object's own rotation mode) | 'QUATERNION'
     union_keys: bool = False         # channels keyed on different frames: refuse unless True
+    turns: str = 'AUTO'              # 'AUTO' | 'SHORTEST' | 'KEYED': whole turns (core/turns.py)
+    timing: str = 'EVEN'             # 'EVEN' | 'KEYED': constant speed, or the keys' ease
 
 
 @dataclass
 class BakeIssue:
     """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
 
-    severity: str        # 'ERROR' | 'WARNING'
+    severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked)
     object_name: str     # "" when not about one object
     channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
     frame: float | None  # the frame concerned, if any
@@ -85,6 +89,9 @@ class BakeResult:
     frames_written: int          # baked frames summed over all objects (per object: range/step)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
+    # 'INFO' notes: every interval baked with another turn than Blender plays,
+    # every kept spin, and the stepped intervals kept stepped.
+    notes: list[BakeIssue] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------
@@ -112,6 +119,7 @@ class _Plan:
     source_defaults: np.ndarray          # values of the source mode's unkeyed channels
     source_keyed: list                   # per source rotation channel: has keys
     deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
+    constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
 
 
 @dataclass
@@ -229,6 +237,13 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
         err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
     if not _is_whole(settings.frame_step) or settings.frame_step < 1:
         err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
+    if settings.turns not in TURNS:
+        err(f"Unknown turns setting {settings.turns!r}: use one of {', '.join(TURNS)}.")
+    if settings.timing not in TIMINGS:
+        err(f"Unknown timing {settings.timing!r}: use one of {', '.join(TIMINGS)}.")
+    if settings.constant_speed and settings.timing == 'KEYED':
+        err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
+            "arc length: they contradict each other. Turn one of them off.")
     if settings.constant_speed and settings.location_method == 'KEEP':
         err("Constant speed retimes the move along the location path, so it needs Location "
             "set to Linear or Catmull-Rom (or turn Constant Speed off).")
@@ -449,6 +464,12 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
 
     method = settings.method.lower()
     try:
+        keyed = _keyed_turns(obj, src.mode, fcurves, rot_fcs, rot_frames, key_quats, frames,
+                             settings)
+        if keyed.stepped.any():
+            # A step jumps on its key's frame: that frame is baked whatever the Step.
+            ends = rot_frames[1:][keyed.stepped]
+            frames = np.union1d(frames, ends[(ends >= start) & (ends <= end)])
         times = frames
         location_values = None
         if bake_location:
@@ -458,7 +479,12 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                 # object stands at that key, at whatever frame it now gets there.
                 times = path.constant_speed_times(loc_frames, loc_points, frames, loc_method)
             location_values = path.interpolate_positions(loc_frames, loc_points, times, loc_method)
-        quats = interp.interpolate(rot_frames, key_quats, times, method)
+        blender = None
+        if keyed.stepped.any():
+            blender = animdata.evaluate_rotation(obj, times, src.mode, fcurves, exact=True)
+        quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking, keyed.kinds,
+                                             settings.turns, method, times, settings.timing,
+                                             blender)
         reference = None
         if out_mode == src.mode:
             reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode, fcurves,
@@ -475,10 +501,74 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                  f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
                  "to Quaternion output for full precision.", out_path)
 
+    issues += _turn_notes(name, rot_frames, keyed, settings, frames)
     drop = {rot_path, out_path} | ({"location"} if bake_location else set())
     plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs])
+    plan.constant_keys = _constant_keys(frames, rot_frames, keyed.stepped)
     return plan, issues
+
+
+@dataclass
+class _KeyedTurns:
+    tracking: turns.Tracking
+    kinds: list              # per key interval: "short" | "flip" | "wrap" | "spin" | "step"
+    stepped: np.ndarray      # (k-1,) bool
+
+
+def _keyed_turns(obj, mode, fcurves, rot_fcs, rot_frames, key_quats, frames,
+                 settings: BakeSettings) -> _KeyedTurns:
+    """What Blender's playback of the keys does between them (core/turns.py)."""
+    key_raw = animdata.evaluate_rotation_raw(obj, rot_frames, mode, fcurves, exact=True)
+    stepped = turn_inputs.stepped_intervals(rot_fcs, rot_frames)
+    extra = frames if settings.timing == 'KEYED' else None
+    tracking = turn_inputs.track(obj, mode, fcurves, rot_frames, key_quats, key_raw, extra)
+    return _KeyedTurns(tracking, turns.classify(mode, key_raw, tracking.differs, stepped),
+                       stepped)
+
+
+def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns, settings: BakeSettings,
+                frames) -> list[BakeIssue]:
+    """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
+    keep = turns.choose(settings.turns, keyed.kinds)
+    named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
+    sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
+    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"Object \"{name}\": {text}")
+           for i, text in zip(named, sentences)]
+    steps = int(keyed.stepped.sum())
+    if steps:
+        out.append(BakeIssue(
+            'INFO', name, "", None,
+            f"Object \"{name}\": {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
+            "held until the next key, then the jump on that key's frame, as Blender plays "
+            "them."))
+    # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked
+    # frames would be written the wrong way round.
+    gaps = np.diff(rot_frames)
+    per_frame = keyed.tracking.keyed_deg / gaps
+    fast = np.flatnonzero(keep & (per_frame * settings.frame_step >= 180.0))
+    if fast.size:
+        i = int(fast[0])
+        out.append(BakeIssue(
+            'WARNING', name, "", float(rot_frames[i]),
+            f"Object \"{name}\": keys {animdata.frame_label(rot_frames[i])}-"
+            f"{animdata.frame_label(rot_frames[i + 1])} turn {per_frame[i]:.0f} deg per frame, "
+            f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
+            "cannot show that turn. Lower Step (or space the keys further apart)."))
+    return out
+
+
+def _constant_keys(frames, rot_frames, stepped) -> np.ndarray | None:
+    """(n,) bool: the last baked frame before the end of each step, written CONSTANT so
+    the jump happens exactly on the key's frame (and not ramped in between)."""
+    if not stepped.any():
+        return None
+    mask = np.zeros(frames.shape[0], dtype=bool)
+    starts, ends = rot_frames[:-1][stepped], rot_frames[1:][stepped]
+    last = np.searchsorted(frames, ends) - 1
+    ok = (last >= 0) & (frames[np.maximum(last, 0)] >= starts)
+    mask[last[ok]] = True
+    return mask
 
 
 def _deviation(plan: _Plan, samples: dict) -> float:
@@ -528,7 +618,11 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
         out_path = animdata.ROTATION_PATHS[plan.out_mode][0]
         for i in range(plan.rotation_values.shape[1]):
             fc = animdata.new_fcurve(new, src.slot, out_path, i)
-            animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i])
+            if plan.constant_keys is None:
+                animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i])
+            else:
+                animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i],
+                                    constant=plan.constant_keys)
         if plan.location_values is not None:
             for i in range(3):
                 fc = animdata.new_fcurve(new, src.slot, "location", i)
@@ -596,11 +690,12 @@ def bake_objects(objects, settings: BakeSettings,
         raise BakeError([i for i in issues if i.severity == 'ERROR'])
 
     total = 2 * len(objects)
-    plans, warnings, errors = [], [], []
+    plans, warnings, errors, notes = [], [], [], []
     for k, obj in enumerate(objects):
         plan, obj_issues = _plan_object(obj, settings)
         errors += [i for i in obj_issues if i.severity == 'ERROR']
         warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
             if len(obj.constraints):
@@ -643,6 +738,7 @@ def bake_objects(objects, settings: BakeSettings,
         max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
                                                default=0.0))),
         warnings=warnings,
+        notes=notes,
     )
 
 

@@ -46,9 +46,11 @@ def _values(mode, rng):
     if mode == 'AXIS_ANGLE':
         axis = rng.normal(size=(n, 3))
         axis /= np.linalg.norm(axis, axis=1, keepdims=True)
-        return np.column_stack([rng.uniform(-4, 4, n), axis])
+        # Angles inside +-180 deg: a jump past 180 between them is a defect that
+        # Turns: Auto takes the short way (an angle keyed past 180 would be a spin).
+        return np.column_stack([rng.uniform(-3.1, 3.1, n), axis])
     vals = rng.uniform(-2.5, 2.5, size=(n, 3))
-    vals[3, 0] = vals[2, 0] + np.radians(340)   # an Euler wrap-like jump
+    vals[2, 0], vals[3, 0] = np.radians(170), np.radians(-170)   # an Euler wrap
     return vals
 
 
