@@ -38,8 +38,12 @@ def analysis_frames(keys: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([whole, keys]))
 
 
-def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
+def analyze_object(obj, method: str = "slerp", turns: str = "AUTO",
+                   timing: str = "EVEN") -> core_analysis.ObjectAnalysis:
     """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
+
+    ``turns`` and ``timing`` build the method's path as the bake would with
+    those settings (kept spins, steps followed, the keys' ease).
 
     Raises NoRotationKeys when the rotation channels of the object's rotation
     mode have no keys, RangeTooLong when they span more than
@@ -47,7 +51,7 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
     rotation.
     """
     from ..core import analysis as core_analysis
-    from . import animdata
+    from . import animdata, turn_inputs
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
     # million frames, with several float64 arrays per frame.
@@ -85,10 +89,25 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
         location_keys = animdata.key_frames(loc_fcurves)
         key_positions = animdata.evaluate_channels(loc_fcurves, defaults, location_keys)
 
+    stepped = turn_samples = None
+    if keys.size >= 2:
+        stepped = turn_inputs.stepped_intervals(fcurves, keys)
+        # Blender's playback between the frames too, so fast keyed turns are
+        # followed (core.turns needs samples well under 180 deg apart).
+        extra = turn_inputs.playback_times(mode, keys, raw[at_keys])
+        extra_raw = animdata.evaluate_rotation_raw(obj, extra)
+        if mode == 'QUATERNION':
+            # A key and its sign-flipped twin: the channels can pass through zero.
+            norms = np.sqrt(np.einsum("ij,ij->i", extra_raw, extra_raw))
+            extra_raw[norms < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
+        turn_samples = (extra, animdata.rotation_values_to_quat(extra_raw, mode, extra,
+                                                                obj.name, path))
+
     return core_analysis.analyze_object(
         obj.name, mode, frames, quats, keys, quats[at_keys], method,
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
-        key_positions=key_positions, location_key_frames=location_keys)
+        key_positions=key_positions, location_key_frames=location_keys,
+        turns_setting=turns, timing=timing, stepped=stepped, turn_samples=turn_samples)
 
 
 # --------------------------------------------------------------------------
@@ -102,8 +121,15 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
         "max_deviation_deg": a.max_deviation_deg,
+        "max_path_deviation_deg": a.max_path_deviation_deg,
         "worst_frame": a.worst_frame,
-        "long_arc_segments": [list(s) for s in a.long_arc_segments],
+        # Only the probable defects (a flipped sign, an Euler wrap): a kept spin
+        # turns the long way on purpose.
+        "long_arc_segments": [list(s) for s in a.long_arc_segments
+                              if (s[0], s[1]) not in {tuple(iv["frames"]) for iv in a.intervals
+                                                      if iv.get("kind") == "spin"}],
+        "spins": [list(iv["frames"]) for iv in a.intervals if iv.get("kind") == "spin"],
+        "steps": sum(1 for iv in a.intervals if iv.get("kind") == "step"),
         "advice": a.advice,
         "error": "",
     }
@@ -139,12 +165,13 @@ class QUATBAKE_OT_analyze(Operator):
         from . import animdata
 
         # Left out, the method comes from the scene settings (as for quatbake.bake).
+        settings = context.scene.quatbake
         method = (self.method if self.properties.is_property_set("method")
-                  else context.scene.quatbake.method).lower()
+                  else settings.method).lower()
         found: dict[str, dict] = {}
         for obj in context.selected_objects:
             try:
-                a = analyze_object(obj, method)
+                a = analyze_object(obj, method, settings.turns, settings.timing)
             except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
                 found[obj.name] = {"error": str(exc)}
                 self.report({'WARNING'}, str(exc))
@@ -209,8 +236,15 @@ class _AnalyzePanel:
             box.label(text=name, icon='ERROR' if bad else 'CHECKMARK')
             col = box.column(align=True)
             col.label(text=f"Max deviation: {s['max_deviation_deg']:.2f} deg")
+            col.label(text=f"Off the path: {s['max_path_deviation_deg']:.2f} deg "
+                      f"(the rest is timing)")
             arcs = ", ".join(f"{a:g}-{b:g}" for a, b in s["long_arc_segments"]) or "none"
             col.label(text=f"Long way round: {arcs}")
+            if s["spins"]:
+                spins = ", ".join(f"{a:g}-{b:g}" for a, b in s["spins"])
+                col.label(text=f"Keyed spins: {spins}")
+            if s["steps"]:
+                col.label(text=f"Stepped intervals: {s['steps']:d}")
             # Panels do not wrap labels: one label per line of the advice.
             for line in textwrap.wrap(f"Advice: {s['advice']}", _WRAP_CHARS):
                 col.label(text=line)

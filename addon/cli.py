@@ -73,6 +73,16 @@ def _step(text: str) -> int:
     return value
 
 
+def _turn_arguments(parser) -> None:
+    """--turns and --timing (issue 11), the same for report and bake."""
+    parser.add_argument("--turns", choices=("auto", "shortest", "keyed"), default="auto",
+                        help="whole turns: auto (keep keyed spins, fix flips and wraps; "
+                        "default), shortest (always the short arc), keyed (as Blender plays)")
+    parser.add_argument("--timing", choices=("even", "keyed"), default="even",
+                        help="even (constant speed per key interval; default) or keyed "
+                        "(the keys' ease)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
@@ -90,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--objects", type=_object_list, metavar="A,B",
                      help="objects to analyse (default: every object with rotation keys)")
     rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    _turn_arguments(rep)
     rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
     rep.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
     rep.add_argument("--fail-above", type=_degrees, metavar="DEG",
@@ -105,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--location", choices=LOCATION_METHODS, default="keep", help="default keep")
     bake.add_argument("--constant-speed", action="store_true",
                       help="retime by arc length (needs --location linear or catmull_rom)")
+    _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
@@ -327,14 +339,15 @@ def _table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def analyse_objects(objects, method: str, progress: Progress):
+def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
+                    timing: str = "EVEN"):
     """(analyses, errors): errors are (name, sentence) for objects without rotation keys."""
     from . import analyze, animdata
 
     analyses, errors = [], []
     for obj in objects:
         try:
-            analyses.append(analyze.analyze_object(obj, method))
+            analyses.append(analyze.analyze_object(obj, method, turns, timing))
         except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
         except ValueError as exc:
@@ -361,7 +374,8 @@ def run_report(args) -> int:
     from ..report import html_report, json_report
 
     analyses, errors = analyse_objects(objects, args.method,
-                                       Progress(len(objects), "report:", args.quiet))
+                                       Progress(len(objects), "report:", args.quiet),
+                                       args.turns.upper(), args.timing.upper())
     if not analyses:
         raise BadInput(errors[0][1] if len(errors) == 1 else
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
@@ -424,6 +438,9 @@ def run_bake(args) -> int:
     out = check_output(args.output, "--output")
     if _same_file(path, out) and not args.overwrite:
         raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    if args.constant_speed and args.timing == "keyed":
+        raise BadInput("--timing keyed keeps the keys' ease and --constant-speed retimes by arc "
+                       "length: give one of them.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
     bpy = load_blend(path)
@@ -433,7 +450,8 @@ def run_bake(args) -> int:
     from . import bake
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
-                                 constant_speed=args.constant_speed, frame_step=args.step)
+                                 constant_speed=args.constant_speed, frame_step=args.step,
+                                 turns=args.turns.upper(), timing=args.timing.upper())
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:
@@ -458,6 +476,8 @@ def run_bake(args) -> int:
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
+        for issue in result.notes:
+            print(f"note: {issue.message}")
     return EXIT_OK
 
 

@@ -229,3 +229,46 @@ def test_operator_takes_turns_and_timing_from_the_scene(clean_blender):
     assert "Turns: Auto or Keyed keeps it" in bpy.context.scene.quatbake.last_turn_notes
     assert bpy.ops.quatbake.bake(turns='AUTO') == {'FINISHED'}
     assert _deg(evaluated_quats(obj, frames), _mathutils_z(7.2 * (frames - 1))).max() < TOL_DEG
+
+
+def _table_cases():
+    return {
+        "turntable": (lambda: _euler_z("T", [1, 51, 101], [0, 360, 720]), ["spin", "spin"]),
+        "wheel": (lambda: _euler_z("W", [1, 101], [0, 3600]), ["spin"]),
+        "propeller": (lambda: _euler_z("P", [1, 31, 61], [0, 270, 540]), ["spin", "spin"]),
+        "axis_angle": (lambda: make_animated_object(
+            "A", 'AXIS_ANGLE', np.array([1.0, 41.0]),
+            np.array([[0.0, 0, 0, 1], [math.radians(400.0), 0, 0, 1]]), 'LINEAR'), ["spin"]),
+        "wrap": (lambda: _euler_z("E", [60, 100], [170, -170]), ["wrap"]),
+        "mocap": (lambda: _euler_z("M", [1, 2, 3], [177, 179, -179]), ["short", "wrap"]),
+        "flip": (lambda: _flipped("F"), ["flip"]),
+        "step": (lambda: _euler_z("S", [1, 11, 21], [0, 75, -40], interpolation='CONSTANT'),
+                 ["step", "step"]),
+    }
+
+
+@pytest.mark.parametrize("case", list(_table_cases()))
+def test_report_kinds_and_path_deviation(clean_blender, case):
+    from quatbake.addon import analyze
+    from quatbake.report import json_report
+
+    make, kinds = _table_cases()[case]
+    obj = make()
+    a = analyze.analyze_object(obj, "slerp")
+    entry = json_report.object_entry(a)
+    assert [iv["kind"] for iv in entry["key_intervals"]] == kinds
+    assert len(entry["per_frame"]["path_deviation_deg"]) == len(entry["per_frame"]["frame"])
+    if kinds[-1] in ("spin", "step"):
+        # Kept spins and steps: the method follows Blender, nothing deviates.
+        assert entry["max_deviation_deg"] < TOL_DEG
+        assert entry["max_path_deviation_deg"] < TOL_DEG
+        assert "long way" not in a.advice
+    elif case != "mocap":      # mocap keys on every frame: no frame between them to differ
+        # A flip or wrap: Blender leaves the short arc's path (it goes round
+        # the other way), and the advice says so first.
+        assert entry["max_path_deviation_deg"] > 90.0
+        assert "take the long way" in a.advice
+    if case == "wheel":
+        assert entry["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(3600.0, abs=0.01)
+    if case == "wrap":
+        assert entry["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(340.0, abs=0.01)
