@@ -52,6 +52,7 @@ def analyze_object(obj, method: str = "slerp", turns: str = "AUTO",
     """
     from ..core import analysis as core_analysis
     from . import animdata, turn_inputs
+
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
     # million frames, with several float64 arrays per frame.
