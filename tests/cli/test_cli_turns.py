@@ -40,8 +40,8 @@ print("RESULT" + json.dumps(out))
 
 
 def _python(code, *args):
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False, capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False,
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
