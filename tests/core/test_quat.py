@@ -64,7 +64,8 @@ def test_log_and_exp_match_numpy_quaternion():
     theirs = npq.as_float_array(np.exp(npq.as_quat_array(np.column_stack([np.zeros(500), v]))))
     assert np.abs(ours - theirs).max() < ULPS
     # a pure quaternion (0, u) and the 3-vector u give the same exp
-    assert np.array_equal(quat.exp(np.column_stack([np.zeros(500), v])), ours)
+    # Two calls on differently laid-out arrays: equal to rounding, not bit for bit.
+    assert np.abs(quat.exp(np.column_stack([np.zeros(500), v])) - ours).max() < ULPS
 
 
 def test_angle_between_matches_scipy_magnitude():
@@ -158,7 +159,8 @@ def test_multiply_is_associative_and_inverse_undoes_it(a, b, c):
 def test_angle_between_is_sign_agnostic_symmetric_and_in_range(a, b):
     angle = quat.angle_between(a, b)
     assert 0.0 <= angle <= np.pi
-    assert quat.angle_between(-a, b) == angle
+    # -a is another array: SIMD kernels may round it differently (not ==).
+    assert abs(quat.angle_between(-a, b) - angle) < ULPS
     assert abs(quat.angle_between(b, a) - angle) < ULPS
     assert quat.angle_between(a, 2.5 * a) < ULPS
 
