@@ -121,6 +121,7 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
+        "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
         "max_path_deviation_deg": a.max_path_deviation_deg,
         "worst_frame": a.worst_frame,

@@ -13,8 +13,10 @@ import bpy
 import mathutils
 import numpy as np
 import pytest
+
 from quatbake.addon import animdata, bake
 from quatbake.core import quat
+
 from scenes import evaluated_quats, make_animated_object
 
 pytestmark = pytest.mark.bpy

@@ -5,8 +5,9 @@ the expected angle (an independent construction: rotation vectors and Euler
 angles, never our quaternion code)."""
 import numpy as np
 import pytest
-from quatbake.core import interp, quat, turn_interp, turns
 from scipy.spatial.transform import Rotation
+
+from quatbake.core import interp, quat, turn_interp, turns
 
 # Float64 throughout: composing a handful of exp/multiply calls stays ~1e-13
 # rad off the scipy construction; 1e-9 deg leaves room without hiding errors.
