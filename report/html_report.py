@@ -257,8 +257,19 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
     return "\n".join(out)
 
 
+def _defect_arcs(obj: dict) -> list:
+    """long_arc_segments without the keyed spins (key_intervals[*].kind, issue 11)."""
+    spins = {tuple(iv["frames"]) for iv in obj.get("key_intervals") or []
+             if iv.get("kind") == "spin"}
+    return [seg for seg in obj.get("long_arc_segments", []) if tuple(seg) not in spins]
+
+
+_KIND_LABELS = {"flip": "long way round (flipped sign)", "wrap": "long way round (Euler wrap)",
+                "spin": "keyed spin", "step": "stepped"}
+
+
 def _status(obj: dict) -> tuple[str, str]:
-    if obj.get("long_arc_segments"):
+    if _defect_arcs(obj):
         return "bad", "long way round"
     dev = obj.get("max_deviation_deg") or 0.0
     if dev > 1.0:
@@ -293,7 +304,9 @@ def _interval_table(obj: dict, method: str) -> str:
     rows = []
     for iv in shown:
         a, b = iv["frames"]
-        bad = (a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])
+        bad = ((a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])) \
+            and iv.get("kind") != "spin"
+        label = _KIND_LABELS.get(iv.get("kind"), "long way round" if bad else "")
         cv_b, cv_c = iv.get("blender_speed_cv"), iv.get("custom_speed_cv")
         rows.append(
             f'<tr><td>{_fmt(a)}-{_fmt(b)}</td>'
@@ -301,7 +314,7 @@ def _interval_table(obj: dict, method: str) -> str:
             f'<td class="num">{_fmt(iv.get("shortest_deg"), 1)}</td>'
             f'<td class="num">{"-" if cv_b is None else f"{100 * cv_b:.0f}%"}</td>'
             f'<td class="num">{"-" if cv_c is None else f"{100 * cv_c:.0f}%"}</td>'
-            f'<td>{"long way round" if bad else ""}</td></tr>')
+            f'<td>{_e(label)}</td></tr>')
     return (note + '<table><tr><th>Keys</th><th>Blender turns (deg)</th><th>Shortest (deg)</th>'
             f'<th>Speed variation, Blender</th><th>Speed variation, {_e(method)}</th><th></th></tr>'
             + "".join(rows) + "</table>")
@@ -311,13 +324,13 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     pf = obj.get("per_frame", {})
     frames = np.asarray(pf.get("frame", []), dtype=np.float64)
     keys = [float(k) for k in obj.get("keys", [])]
-    bands = [(float(a), float(b)) for a, b in obj.get("long_arc_segments", [])]
+    bands = [(float(a), float(b)) for a, b in _defect_arcs(obj)]
     cls, word = _status(obj)
     worst = obj.get("worst_frame")
     parts = [f'<h2 id="obj-{index}">{_e(obj["name"])} <span class="{cls}">({_e(word)})</span></h2>']
     advice_cls = "advice clean" if cls == "ok" else "advice"
     parts.append(f'<div class="{advice_cls}">{_e(obj.get("advice", ""))}</div>')
-    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", [])) or "none"
+    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj)) or "none"
     rows = [
         ("Rotation mode", obj.get("rotation_mode")),
         ("Frames", "-".join(_fmt(f) for f in obj.get("frames", []))),
@@ -325,6 +338,8 @@ def _object_section(obj: dict, method: str, index: int) -> str:
          else f"{len(keys)} keys, {_fmt(keys[0])} ... {_fmt(keys[-1])}"),
         ("Max deviation from " + method, f"{_deg(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
         ("RMS deviation", f"{_deg(obj.get('rms_deviation_deg'))} deg"),
+        ("Off the path / timing", f"{_deg(obj.get('max_path_deviation_deg'))} deg off the "
+         f"{method} path, {_deg(obj.get('max_timing_deviation_deg'))} deg of timing"),
         ("Long way round (key intervals)", arcs),
     ]
     nd = obj.get("norm_drift")
@@ -417,7 +432,7 @@ def render_html(report: dict) -> str:
                    "<th>Long way round</th><th>Advice</th></tr>")
         for i, obj in enumerate(objects):
             cls, _ = _status(obj)
-            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", []))
+            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj))
             out.append(
                 f'<tr><td><a href="#obj-{i}">{_e(obj["name"])}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
                 f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
