@@ -274,3 +274,11 @@ def test_report_kinds_and_path_deviation(clean_blender, case):
         assert entry["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(3600.0, abs=0.01)
     if case == "wrap":
         assert entry["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(340.0, abs=0.01)
+
+
+def test_a_kept_turn_too_fast_for_the_step_is_warned(clean_blender):
+    obj = _euler_z("Fast", [1, 11], [0, 1800])        # 180 deg per frame
+    result = _bake(obj, frame_step=2)
+    warning = next(w for w in result.warnings if "per baked step" in w.message)
+    assert '"Fast"' in warning.message and "keys 1-11" in warning.message \
+        and "Lower Step" in warning.message
