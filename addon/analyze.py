@@ -93,6 +93,7 @@ def analyze_object(obj, method: str = "slerp", turns: str = "AUTO",
     stepped = turn_samples = None
     if keys.size >= 2:
         stepped = turn_inputs.stepped_intervals(fcurves, keys)
+    if keys.size >= 2 and not turn_inputs.frames_suffice(mode, keys, raw[at_keys]):
         # Blender's playback between the frames too, so fast keyed turns are
         # followed (core.turns needs samples well under 180 deg apart).
         extra = turn_inputs.playback_times(mode, keys, raw[at_keys])

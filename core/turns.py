@@ -149,8 +149,9 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     inside = (st >= times[0]) & (st <= times[-1])
     all_t = np.concatenate((st[inside], times))
     all_q = np.concatenate((sq[inside], q))
-    # Unique times; at a key time the key's own orientation wins (it comes last).
-    order = np.lexsort((np.arange(all_t.size), all_t))
+    # Unique times; at a key time the key's own orientation wins (it comes last:
+    # a stable sort keeps the samples before the keys).
+    order = np.argsort(all_t, kind="stable")
     all_t, all_q = all_t[order], all_q[order]
     last = np.ones(all_t.size, dtype=bool)
     last[:-1] = all_t[1:] != all_t[:-1]
@@ -160,11 +161,11 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
 
     # Rows: every sample with the interval it starts or lies in, plus each
     # interior key again as the END of the interval before it.
+    # The samples are sorted, so each interior key's END row goes right before
+    # its own row (np.insert), and every interval's rows are contiguous.
     seg_of = np.clip(np.searchsorted(times, u_t, side="right") - 1, 0, n_int - 1)
-    rows_j = np.concatenate((np.arange(u_t.size), key_pos[1:-1]))
-    rows_seg = np.concatenate((seg_of, np.arange(n_int - 1)))
-    order = np.lexsort((rows_j, rows_seg))
-    rows_j, rows_seg = rows_j[order], rows_seg[order]
+    rows_j = np.insert(np.arange(u_t.size), key_pos[1:-1], key_pos[1:-1])
+    rows_seg = np.insert(seg_of, key_pos[1:-1], np.arange(n_int - 1))
     n_rows = rows_j.size
     first_row = np.searchsorted(rows_seg, np.arange(n_int))
     last_row = np.append(first_row[1:], n_rows) - 1
