@@ -47,6 +47,9 @@ ANGLE_FLOAT32_WARN = 128.0
 # key, so 2 million frames x 7 channels is already ~1 GB; a typo in the range
 # (or keys a billion frames apart) must not exhaust memory.
 MAX_BAKE_FRAMES = 2_000_000
+# Turn notes named per object; more are counted in one line (a mocap clip can
+# wrap on hundreds of key intervals).
+MAX_TURN_NOTES = 10
 
 
 @dataclass
@@ -535,6 +538,14 @@ def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns, settings: BakeSetting
     sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
     out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"Object \"{name}\": {text}")
            for i, text in zip(named, sentences)]
+    if len(out) > MAX_TURN_NOTES:
+        # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
+        rest = Counter(keyed.kinds[i] for i in named[MAX_TURN_NOTES:])
+        what = ", ".join(f"{count} {kind}" for kind, count in sorted(rest.items()))
+        out = out[:MAX_TURN_NOTES] + [BakeIssue(
+            'INFO', name, "", None,
+            f"Object \"{name}\": {len(named) - MAX_TURN_NOTES} more key intervals like these "
+            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.")]
     steps = int(keyed.stepped.sum())
     if steps:
         out.append(BakeIssue(

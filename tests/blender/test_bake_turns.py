@@ -282,3 +282,12 @@ def test_a_kept_turn_too_fast_for_the_step_is_warned(clean_blender):
     warning = next(w for w in result.warnings if "per baked step" in w.message)
     assert '"Fast"' in warning.message and "keys 1-11" in warning.message \
         and "Lower Step" in warning.message
+
+
+def test_many_wraps_are_named_ten_then_counted(clean_blender):
+    frames = np.arange(1.0, 61.0)
+    z = np.where(frames % 2 == 1, 175.0, -175.0)           # wraps on every one of 59 intervals
+    obj = _euler_z("Mocap", frames, z)
+    notes = _notes(_bake(obj))
+    assert len(notes) == bake.MAX_TURN_NOTES + 1
+    assert notes[-1].startswith('Object "Mocap": 49 more key intervals like these (49 wrap)')
