@@ -196,6 +196,12 @@ def interpolate_keys(key_times, key_quats, tracking, kinds, setting: str, method
                          f"{', '.join(turns.TIMING_SETTINGS)}.")
     keep = turns.choose(setting, kinds)
     stepped = np.array([k == "step" for k in kinds], dtype=bool)
+    if setting != "SHORTEST":
+        # A "short" interval may still carry a whole turn: the tie at 180 deg,
+        # where Blender's way round (e.g. Euler 0 -> 180, which float32 stores
+        # as 180.0000025 deg) is as short as the other way, within the margin.
+        # Follow Blender's direction there; Shortest keeps the old tie-break.
+        keep = keep | np.array([k == "short" for k in kinds], dtype=bool)
     whole = np.where(keep, tracking.whole, 0)
     samples = as_frames(np.atleast_1d(sample_times), "sample_times", copy=False)
     if not (whole != 0).any() and not stepped.any() and timing == "EVEN":

@@ -291,3 +291,17 @@ def test_many_wraps_are_named_ten_then_counted(clean_blender):
     notes = _notes(_bake(obj))
     assert len(notes) == bake.MAX_TURN_NOTES + 1
     assert notes[-1].startswith('Object "Mocap": 49 more key intervals like these (49 wrap)')
+
+
+def test_a_half_turn_is_baked_the_way_blender_plays_it(clean_blender):
+    # 180 deg in float32 radians is 180.0000025 deg: the short arc is the other
+    # way round by a hair; Auto follows Blender's direction (Shortest may not).
+    obj = _euler_z("Half", [1, 21], [0, 180])
+    frames = np.arange(1.0, 22.0)
+    blender = evaluated_quats(obj, frames)
+    result = _bake(obj)
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+    assert not _notes(result)
+    bake.revert_objects([obj])
+    _bake(obj, turns='SHORTEST')      # the old tie-break: the other way round
+    assert _deg(evaluated_quats(obj, frames), blender).max() > 170.0
