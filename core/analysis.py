@@ -411,6 +411,15 @@ def _findings(a: ObjectAnalysis) -> list:
     return out + turn_later
 
 
+def _timing_cause(a: ObjectAnalysis) -> str:
+    """Why Blender's speed along the method's path varies, as far as the data tells."""
+    if a.rotation_mode == "QUATERNION" and a.norm is not None \
+            and a.norm["max_drift"] > NORM_DRIFT_NOTE:
+        return ("the quaternion channels, interpolated one by one, speed up where they "
+                "shrink, and any ease of the keys adds to it")
+    return "the keys' ease in and out"
+
+
 def _spin_segments(a: ObjectAnalysis) -> set:
     """(frame_a, frame_b) of the intervals whose long way is a keyed spin."""
     return {(iv["frames"][0], iv["frames"][1]) for iv in a.intervals if iv.get("kind") == "spin"}
@@ -441,8 +450,8 @@ def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
         first.append(
             f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "
             f"{a.max_deviation_deg:.2f} deg difference at frame {_frame_text(a.worst_frame)} is "
-            "timing only (the keys' ease in and out): re-bake with Timing: Keyed to keep the "
-            "easing, or Timing: Even for constant speed")
+            f"timing only ({_timing_cause(a)}): re-bake with Timing: Keyed to keep that "
+            "timing, or Timing: Even for constant speed")
     elif a.max_path_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments:
         cause = {"QUATERNION": "per-component interpolation of the quaternion channels",
                  "AXIS_ANGLE": "per-channel interpolation of the axis and angle"}.get(
