@@ -398,8 +398,12 @@ def _findings(a: ObjectAnalysis) -> list:
             f"{len(a.jitter_frames)} frames jitter back and forth by under {JITTER_MAX_DEG:g} deg "
             f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps
-    if len(jumps["blender_deg"]) and np.max(jumps["blender_deg"]) > 1.0 and a.method == "squad":
-        k = int(np.argmax(jumps["blender_deg"]))
+    # A step's jump is the keys' intent, not a kink for Squad to smooth.
+    step_keys = {f for iv in a.intervals if iv.get("kind") == "step" for f in iv["frames"]}
+    smooth = np.array([f not in step_keys for f in jumps["frames"]], dtype=bool)
+    jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
+    if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad":
+        k = int(np.argmax(jump_deg))
         out.append(
             f"angular velocity jumps by {jumps['blender_deg'][k]:.1f} deg/frame at key "
             f"{_frame_text(jumps['frames'][k])}: SQUAD keeps it smooth")

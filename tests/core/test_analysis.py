@@ -212,3 +212,16 @@ def test_report_json_is_strict_and_has_the_contract_fields():
     # NaN anywhere becomes null, never invalid JSON.
     assert json.loads(json_report.dumps({"x": [float("nan"), np.float64(np.inf), 1.5]})) == {
         "x": [None, None, 1.5]}
+
+
+def test_steps_count_no_deviation_and_get_no_advice():
+    keys = np.array([1.0, 11.0, 21.0, 31.0])
+    kq = _axis_quat([0, 0, 1], [0, 75, -40, 10])
+    frames = np.arange(1.0, 32.0)
+    held = kq[np.searchsorted(keys, frames, side="right") - 1]       # CONSTANT keys
+    for method in ("slerp", "squad"):
+        a = analysis.analyze_object("Step", "QUATERNION", frames, held, keys, kq, method,
+                                    raw_values=held, stepped=[True, True, True])
+        assert [iv["kind"] for iv in a.intervals] == ["step"] * 3
+        assert a.max_deviation_deg < 1e-9 and a.max_path_deviation_deg < 1e-9
+        assert a.findings == [] and "nothing to do" in a.advice
