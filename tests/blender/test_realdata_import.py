@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 from oracles import bvh_reference as br
 from oracles import gltf_reference as gr
+
 from quatbake.addon import animdata
 
 pytestmark = pytest.mark.bpy
