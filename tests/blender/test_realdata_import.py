@@ -51,6 +51,9 @@ KEY_TOL_DEG = 1e-4
 #   BVH importer converts each frame's matrix to Euler (measured up to 1e-4 deg near
 #   gimbal lock on test_mocapbank): 1e-3 deg.
 CHAIN_TOL_DEG = 1e-3
+# Joint positions are float32 too, with magnitudes up to ~100 file units and chains of
+# up to 10 offsets: measured 5e-5 units; 1e-3 units.
+POS_TOL = 1e-3
 # An animation that turns less than this is not evidence that anything was compared.
 MIN_MOTION_DEG = 1.0
 
@@ -211,7 +214,8 @@ def test_gltf_rotations_match_the_spec_at_every_key(name, fps):
     assert motion > MIN_MOTION_DEG, f"{name}: the compared rotations never turn"
 
 
-def _import_bvh(name: str, **options):
+def _run_bvh_import(name: str, **options) -> tuple:
+    """Import a corpus BVH from factory settings; (oracle clip, scene)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     path = REALDATA / "bvh" / name
     try:
@@ -224,9 +228,15 @@ def _import_bvh(name: str, **options):
                         "with mode 'rU', which this Python removed; it imports no BVH")
         raise
     assert result == {'FINISHED'}, f"Blender's BVH importer did not load {name}: {result}"
+    return br.load_bvh(path), bpy.context.scene
+
+
+def _import_bvh(name: str, **options) -> tuple:
+    """The default import (an armature); (oracle clip, armature, scene)."""
+    clip, scene = _run_bvh_import(name, **options)
     arm = bpy.context.object
     assert arm is not None and arm.type == 'ARMATURE', f"{name}: no armature after import"
-    return br.load_bvh(path), arm, bpy.context.scene
+    return clip, arm, scene
 
 
 @pytest.mark.parametrize("name", BVH_FILES)
@@ -235,18 +245,57 @@ def test_bvh_pose_bones_match_the_file_channels_on_every_frame(name):
     rests = {j.name: _rotation_part(arm.pose.bones[j.name].bone.matrix_local)
              for j in clip.joints}
     file_rot = {j.name: clip.rotation_matrices(j.name) for j in clip.joints}
+    file_pos = {j.name: clip.global_matrices(j.name)[:, :3, 3] for j in clip.joints}
     motion = 0.0
     for i in range(clip.frame_count):
         scene.frame_set(1 + i)              # the importer's default frame_start=1
         for j in clip.joints:
+            pose_bone = arm.pose.bones[j.name]
             rb = rests[j.name]
             expected = rb.T @ C @ file_rot[j.name][i] @ C.T @ rb
-            err = _angle_deg(_rotation_part(arm.pose.bones[j.name].matrix_basis), expected)
+            err = _angle_deg(_rotation_part(pose_bone.matrix_basis), expected)
             assert err < CHAIN_TOL_DEG, (
                 f"{name}, bone {j.name} ({j.rotation_order}): file frame {i} "
                 f"(scene frame {1 + i}) is {err:.2e} deg from the file's channels")
+            head = np.array(arm.matrix_world @ pose_bone.head)
+            assert np.abs(head - C @ file_pos[j.name][i]).max() < POS_TOL, (
+                f"{name}, bone {j.name}: head at file frame {i} is {head}, the file's "
+                f"joint is at {C @ file_pos[j.name][i]}")
             motion = max(motion, _angle_deg(file_rot[j.name][0], file_rot[j.name][i]))
     assert motion > MIN_MOTION_DEG, f"{name}: the capture never turns"
+
+
+@pytest.mark.parametrize("name", BVH_FILES)
+def test_bvh_as_objects_keys_the_file_channels_one_frame_late_without_axis_conversion(name):
+    """target='OBJECT': one empty per joint, ``delta_rotation_euler`` / ``delta_location``.
+
+    Measured (bpy 5.0.1 importer): unlike the armature import it applies no axis
+    conversion (its global_matrix is a TODO in the importer), and it keys a rest
+    pose of zeros at frame_start, so file frame i lands on frame_start + 1 + i.
+    """
+    clip, scene = _run_bvh_import(name, target='OBJECT')
+    objects = {j.name: bpy.data.objects.get(j.name) for j in clip.joints}
+    missing = [n for n, o in objects.items() if o is None]
+    assert not missing, f"{name}: no object for joints {missing}"
+    file_rot = {j.name: clip.rotation_matrices(j.name) for j in clip.joints}
+    file_pos = {j.name: clip.global_matrices(j.name)[:, :3, 3] for j in clip.joints}
+    hips = objects[clip.joints[0].name]
+    keys = animdata.key_frames(animdata.object_fcurves(hips))
+    assert len(keys) == clip.frame_count + 1 and keys[0] == pytest.approx(1.0, abs=1e-6)
+    scene.frame_set(1)
+    assert np.allclose(tuple(hips.delta_rotation_euler), 0.0, atol=1e-7)   # the rest key
+    for i in range(clip.frame_count):
+        scene.frame_set(2 + i)
+        for j in clip.joints:
+            obj = objects[j.name]
+            err = _angle_deg(_rotation_part(obj.matrix_basis), file_rot[j.name][i])
+            assert err < KEY_TOL_DEG, (
+                f"{name}, object {j.name} ({obj.rotation_mode}): file frame {i} "
+                f"(scene frame {2 + i}) is {err:.2e} deg from the file's channels")
+            where = np.array(obj.matrix_world)[:3, 3]
+            assert np.abs(where - file_pos[j.name][i]).max() < POS_TOL, (
+                f"{name}, object {j.name}: at file frame {i} it is at {where}, the file "
+                f"says {file_pos[j.name][i]}")
 
 
 def test_bvh_at_30_fps_scaled_into_24_fps_keys_subframes_that_hold_the_capture():
