@@ -18,8 +18,12 @@ This proves the files, the oracles and the importers' conversions together:
 - .blend: Blender's playback of the saved keys == the glTF that Blender's
   exporter wrote from the same scene (the glTF-Blender-IO round-trip pair).
 
-Runs with the bpy module (5.0.1) and inside Debian's Blender 3.4.1.
+Runs with the bpy module (5.0.1) and inside Debian's Blender 3.4.1, whose glTF
+importer needs import_shading='SMOOTH' with Debian's numpy and whose BVH importer
+needs open(..., 'rU') to work (see the helpers below).
 """
+import builtins
+import contextlib
 import math
 import pathlib
 
@@ -214,21 +218,64 @@ def test_gltf_rotations_match_the_spec_at_every_key(name, fps):
     assert motion > MIN_MOTION_DEG, f"{name}: the compared rotations never turn"
 
 
+_RU_ERROR = "invalid mode: 'rU'"
+
+
+@contextlib.contextmanager
+def _open_mode_ru_as_r():
+    """Let an importer that calls ``open(path, 'rU')`` run on Python 3.11+.
+
+    'U' (universal newlines) is what text mode always does in Python 3; 3.11
+    removed the letter. Blender 3.4's BVH importer still passes it, so it works
+    on the Python 3.10 that official 3.4 builds bundle and fails on Debian's
+    Blender 3.4.1 (Python 3.11). Mapping 'rU' to 'r' changes nothing else.
+    """
+    real_open = builtins.open
+
+    def open_without_u(file, mode="r", *args, **kwargs):
+        return real_open(file, "r" if mode == "rU" else mode, *args, **kwargs)
+
+    builtins.open = open_without_u
+    try:
+        yield
+    finally:
+        builtins.open = real_open
+
+
 def _run_bvh_import(name: str, **options) -> tuple:
-    """Import a corpus BVH from factory settings; (oracle clip, scene)."""
+    """Import a corpus BVH from factory settings; (oracle clip, scene).
+
+    On Debian's Blender 3.4.1 the importer cannot open files at all (see
+    test_debian_blender_34_bvh_importer_cannot_open_files_alone); there it runs
+    with :func:`_open_mode_ru_as_r`, so its conversions are still checked.
+    """
     bpy.ops.wm.read_factory_settings(use_empty=True)
     path = REALDATA / "bvh" / name
     try:
         result = bpy.ops.import_anim.bvh(filepath=str(path), **options)
     except RuntimeError as exc:
-        if "invalid mode: 'rU'" in str(exc):
-            # Blender 3.4's importer opens files with mode 'rU', which Python 3.11
-            # removed: Debian's Blender 3.4.1 (on Python 3.11) cannot import any BVH.
-            pytest.skip(f"Blender {bpy.app.version_string}'s BVH importer opens files "
-                        "with mode 'rU', which this Python removed; it imports no BVH")
-        raise
+        if _RU_ERROR not in str(exc):
+            raise
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        with _open_mode_ru_as_r():
+            result = bpy.ops.import_anim.bvh(filepath=str(path), **options)
     assert result == {'FINISHED'}, f"Blender's BVH importer did not load {name}: {result}"
     return br.load_bvh(path), bpy.context.scene
+
+
+def test_debian_blender_34_bvh_importer_cannot_open_files_alone():
+    """Keeps the limitation visible: users of that Blender cannot import BVH."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    path = str(REALDATA / "bvh" / BVH_FILES[0])
+    try:
+        result = bpy.ops.import_anim.bvh(filepath=path)
+    except RuntimeError as exc:
+        assert _RU_ERROR in str(exc), exc
+        assert bpy.app.version < (3, 5, 0), (
+            f"Blender {bpy.app.version_string}'s BVH importer fails in a new way: {exc}")
+        return
+    assert result == {'FINISHED'}
+    pytest.skip(f"Blender {bpy.app.version_string}'s BVH importer opens files by itself")
 
 
 def _import_bvh(name: str, **options) -> tuple:
