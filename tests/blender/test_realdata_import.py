@@ -21,6 +21,10 @@ This proves the files, the oracles and the importers' conversions together:
 Runs with the bpy module (5.0.1) and inside Debian's Blender 3.4.1, whose glTF
 importer needs import_shading='SMOOTH' with Debian's numpy and whose BVH importer
 needs open(..., 'rU') to work (see the helpers below).
+
+The helpers are public so other Blender tests can reuse the importer knowledge
+(``from test_realdata_import import import_gltf, blender_node_name,
+blender_action, play_only, run_bvh_import, import_bvh, angle_deg``).
 """
 import builtins
 import contextlib
@@ -62,13 +66,13 @@ POS_TOL = 1e-3
 MIN_MOTION_DEG = 1.0
 
 
-def _rotation_part(m) -> np.ndarray:
+def rotation_part(m) -> np.ndarray:
     """The rotation of a 4x4 or 3x3 T*R*S matrix: its 3x3 with unit columns."""
     a = np.array(m, dtype=float)[:3, :3]
     return a / np.linalg.norm(a, axis=0)
 
 
-def _angle_deg(ra: np.ndarray, rb: np.ndarray) -> float:
+def angle_deg(ra: np.ndarray, rb: np.ndarray) -> float:
     """Angle of the rotation between two rotation matrices (atan2: exact near 0)."""
     m = ra.T @ rb
     s = 0.5 * math.sqrt((m[2, 1] - m[1, 2]) ** 2 + (m[0, 2] - m[2, 0]) ** 2
@@ -77,12 +81,13 @@ def _angle_deg(ra: np.ndarray, rb: np.ndarray) -> float:
     return math.degrees(math.atan2(s, c))
 
 
-def _frame_set(scene, frame: float) -> None:
+def set_frame(scene, frame: float) -> None:
+    """``scene.frame_set`` for a fractional frame (whole part + subframe)."""
     whole = math.floor(frame)
     scene.frame_set(int(whole), subframe=float(frame - whole))
 
 
-def _gltf_import_options() -> dict:
+def gltf_import_options() -> dict:
     """The importer's defaults, except where an old importer cannot run them.
 
     Blender 3.4.1's importer guesses flat faces with ``np.bool`` under its default
@@ -96,17 +101,17 @@ def _gltf_import_options() -> dict:
     return {}
 
 
-def _import_gltf(name: str, fps: int):
+def import_gltf(name: str, fps: int):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = fps, 1.0
     path = REALDATA / "gltf" / name
-    result = bpy.ops.import_scene.gltf(filepath=str(path), **_gltf_import_options())
+    result = bpy.ops.import_scene.gltf(filepath=str(path), **gltf_import_options())
     assert result == {'FINISHED'}, f"Blender's glTF importer did not load {name}: {result}"
     return gr.load_gltf(path), scene
 
 
-def _blender_node_name(doc, index: int) -> str:
+def blender_node_name(doc, index: int) -> str:
     """The object / bone name Blender's glTF importer gives node ``index``.
 
     Measured on 5.0.1 and 3.4.1: the node's name; an unnamed node with an unnamed
@@ -120,7 +125,7 @@ def _blender_node_name(doc, index: int) -> str:
     return f"Node_{index}"
 
 
-def _blender_action(doc, anim_index: int, owner) -> "bpy.types.Action":
+def blender_action(doc, anim_index: int, owner) -> "bpy.types.Action":
     """The action Blender's glTF importer makes for animation ``anim_index`` on ``owner``.
 
     Measured: 4.4+ makes one slotted action per animation, named as the animation
@@ -136,7 +141,7 @@ def _blender_action(doc, anim_index: int, owner) -> "bpy.types.Action":
                          f"actions are {sorted(a.name for a in bpy.data.actions)}")
 
 
-def _play_only(owner, action) -> None:
+def play_only(owner, action) -> None:
     """Make ``action`` the one animation ``owner`` plays: its NLA tracks muted."""
     for track in owner.animation_data.nla_tracks:
         track.mute = True
@@ -147,7 +152,7 @@ def _play_only(owner, action) -> None:
     animdata.assign_action(owner, action, slot)
 
 
-def _key_times(channel) -> np.ndarray:
+def key_times(channel) -> np.ndarray:
     """Key times, plus interval midpoints for STEP (where holding is what is checked)."""
     t = channel.times
     if channel.interpolation == "STEP" and len(t) > 1:
@@ -155,7 +160,7 @@ def _key_times(channel) -> np.ndarray:
     return t
 
 
-def _joint_nodes(doc) -> set:
+def joint_nodes(doc) -> set:
     return {j for skin in doc.json.get("skins", []) for j in skin["joints"]}
 
 
@@ -163,8 +168,8 @@ def _joint_nodes(doc) -> set:
 @pytest.mark.parametrize("name", GLTF_FILES)
 def test_gltf_rotations_match_the_spec_at_every_key(name, fps):
     """Objects: matrix_basis == converted spec value. Bones: spec x constant rest."""
-    doc, scene = _import_gltf(name, fps)
-    joints = _joint_nodes(doc)
+    doc, scene = import_gltf(name, fps)
+    joints = joint_nodes(doc)
     checked = 0
     motion = 0.0
     rest_corrections: dict = {}    # bone name -> K, the same for every clip
@@ -174,45 +179,45 @@ def test_gltf_rotations_match_the_spec_at_every_key(name, fps):
         joint_channels = [ch for ch in anim.channels if ch.path == "rotation"
                           and ch.node in joints]
         for ch in node_channels:
-            obj_name = _blender_node_name(doc, ch.node)
+            obj_name = blender_node_name(doc, ch.node)
             obj = bpy.data.objects.get(obj_name)
             assert obj is not None, f"{name}: node {ch.node} -> no object {obj_name!r}"
-            _play_only(obj, _blender_action(doc, ai, obj))
+            play_only(obj, blender_action(doc, ai, obj))
             first = None
-            for t in _key_times(ch):
-                _frame_set(scene, t * fps)
-                blender = _rotation_part(obj.matrix_basis)
+            for t in key_times(ch):
+                set_frame(scene, t * fps)
+                blender = rotation_part(obj.matrix_basis)
                 spec = gr.quat_wxyz_to_matrix(gr.gltf_to_blender_quat(ch.evaluate(t)[0]))
-                err = _angle_deg(blender, spec)
+                err = angle_deg(blender, spec)
                 assert err < KEY_TOL_DEG, (
                     f"{name}, clip {anim.name!r}, object {obj_name}: at t={t:.4f} s "
                     f"(frame {t * fps:.4f}) Blender is {err:.2e} deg from the glTF spec")
                 first = spec if first is None else first
-                motion = max(motion, _angle_deg(first, spec))
+                motion = max(motion, angle_deg(first, spec))
                 checked += 1
         if joint_channels:
             arm = next(o for o in bpy.data.objects if o.type == 'ARMATURE'
-                       and _blender_node_name(doc, joint_channels[0].node) in o.pose.bones)
-            _play_only(arm, _blender_action(doc, ai, arm))
+                       and blender_node_name(doc, joint_channels[0].node) in o.pose.bones)
+            play_only(arm, blender_action(doc, ai, arm))
             times = np.unique(np.concatenate([ch.times for ch in joint_channels]))
             for t in times:
-                _frame_set(scene, t * fps)
+                set_frame(scene, t * fps)
                 world = doc.world_matrices(anim, t)
                 for ch in joint_channels:
-                    bone = _blender_node_name(doc, ch.node)
-                    blender = _rotation_part(arm.matrix_world @ arm.pose.bones[bone].matrix)
-                    spec = C @ _rotation_part(world[ch.node]) @ C.T
+                    bone = blender_node_name(doc, ch.node)
+                    blender = rotation_part(arm.matrix_world @ arm.pose.bones[bone].matrix)
+                    spec = C @ rotation_part(world[ch.node]) @ C.T
                     k = spec.T @ blender
                     if bone not in rest_corrections:
                         rest_corrections[bone] = (k, spec)
                         continue
                     k0, spec0 = rest_corrections[bone]
-                    err = _angle_deg(k0, k)
+                    err = angle_deg(k0, k)
                     assert err < CHAIN_TOL_DEG, (
                         f"{name}, clip {anim.name!r}, bone {bone}: at t={t:.4f} s "
                         f"(frame {t * fps:.4f}) Blender's pose is {err:.2e} deg from the "
                         "glTF spec's joint rotation times the bone's rest correction")
-                    motion = max(motion, _angle_deg(spec0, spec))
+                    motion = max(motion, angle_deg(spec0, spec))
                     checked += 1
     assert checked, f"{name}: no rotation channel was compared (add the file's case here)"
     assert motion > MIN_MOTION_DEG, f"{name}: the compared rotations never turn"
@@ -222,7 +227,7 @@ _RU_ERROR = "invalid mode: 'rU'"
 
 
 @contextlib.contextmanager
-def _open_mode_ru_as_r():
+def open_mode_ru_as_r():
     """Let an importer that calls ``open(path, 'rU')`` run on Python 3.11+.
 
     'U' (universal newlines) is what text mode always does in Python 3; 3.11
@@ -242,12 +247,12 @@ def _open_mode_ru_as_r():
         builtins.open = real_open
 
 
-def _run_bvh_import(name: str, **options) -> tuple:
+def run_bvh_import(name: str, **options) -> tuple:
     """Import a corpus BVH from factory settings; (oracle clip, scene).
 
     On Debian's Blender 3.4.1 the importer cannot open files at all (see
     test_debian_blender_34_bvh_importer_cannot_open_files_alone); there it runs
-    with :func:`_open_mode_ru_as_r`, so its conversions are still checked.
+    with :func:`open_mode_ru_as_r`, so its conversions are still checked.
     """
     bpy.ops.wm.read_factory_settings(use_empty=True)
     path = REALDATA / "bvh" / name
@@ -257,7 +262,7 @@ def _run_bvh_import(name: str, **options) -> tuple:
         if _RU_ERROR not in str(exc):
             raise
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        with _open_mode_ru_as_r():
+        with open_mode_ru_as_r():
             result = bpy.ops.import_anim.bvh(filepath=str(path), **options)
     assert result == {'FINISHED'}, f"Blender's BVH importer did not load {name}: {result}"
     return br.load_bvh(path), bpy.context.scene
@@ -278,9 +283,9 @@ def test_debian_blender_34_bvh_importer_cannot_open_files_alone():
     pytest.skip(f"Blender {bpy.app.version_string}'s BVH importer opens files by itself")
 
 
-def _import_bvh(name: str, **options) -> tuple:
+def import_bvh(name: str, **options) -> tuple:
     """The default import (an armature); (oracle clip, armature, scene)."""
-    clip, scene = _run_bvh_import(name, **options)
+    clip, scene = run_bvh_import(name, **options)
     arm = bpy.context.object
     assert arm is not None and arm.type == 'ARMATURE', f"{name}: no armature after import"
     return clip, arm, scene
@@ -288,8 +293,8 @@ def _import_bvh(name: str, **options) -> tuple:
 
 @pytest.mark.parametrize("name", BVH_FILES)
 def test_bvh_pose_bones_match_the_file_channels_on_every_frame(name):
-    clip, arm, scene = _import_bvh(name)
-    rests = {j.name: _rotation_part(arm.pose.bones[j.name].bone.matrix_local)
+    clip, arm, scene = import_bvh(name)
+    rests = {j.name: rotation_part(arm.pose.bones[j.name].bone.matrix_local)
              for j in clip.joints}
     file_rot = {j.name: clip.rotation_matrices(j.name) for j in clip.joints}
     file_pos = {j.name: clip.global_matrices(j.name)[:, :3, 3] for j in clip.joints}
@@ -300,7 +305,7 @@ def test_bvh_pose_bones_match_the_file_channels_on_every_frame(name):
             pose_bone = arm.pose.bones[j.name]
             rb = rests[j.name]
             expected = rb.T @ C @ file_rot[j.name][i] @ C.T @ rb
-            err = _angle_deg(_rotation_part(pose_bone.matrix_basis), expected)
+            err = angle_deg(rotation_part(pose_bone.matrix_basis), expected)
             assert err < CHAIN_TOL_DEG, (
                 f"{name}, bone {j.name} ({j.rotation_order}): file frame {i} "
                 f"(scene frame {1 + i}) is {err:.2e} deg from the file's channels")
@@ -308,7 +313,7 @@ def test_bvh_pose_bones_match_the_file_channels_on_every_frame(name):
             assert np.abs(head - C @ file_pos[j.name][i]).max() < POS_TOL, (
                 f"{name}, bone {j.name}: head at file frame {i} is {head}, the file's "
                 f"joint is at {C @ file_pos[j.name][i]}")
-            motion = max(motion, _angle_deg(file_rot[j.name][0], file_rot[j.name][i]))
+            motion = max(motion, angle_deg(file_rot[j.name][0], file_rot[j.name][i]))
     assert motion > MIN_MOTION_DEG, f"{name}: the capture never turns"
 
 
@@ -320,7 +325,7 @@ def test_bvh_as_objects_keys_the_file_channels_one_frame_late_without_axis_conve
     conversion (its global_matrix is a TODO in the importer), and it keys a rest
     pose of zeros at frame_start, so file frame i lands on frame_start + 1 + i.
     """
-    clip, scene = _run_bvh_import(name, target='OBJECT')
+    clip, scene = run_bvh_import(name, target='OBJECT')
     objects = {j.name: bpy.data.objects.get(j.name) for j in clip.joints}
     missing = [n for n, o in objects.items() if o is None]
     assert not missing, f"{name}: no object for joints {missing}"
@@ -335,7 +340,7 @@ def test_bvh_as_objects_keys_the_file_channels_one_frame_late_without_axis_conve
         scene.frame_set(2 + i)
         for j in clip.joints:
             obj = objects[j.name]
-            err = _angle_deg(_rotation_part(obj.matrix_basis), file_rot[j.name][i])
+            err = angle_deg(rotation_part(obj.matrix_basis), file_rot[j.name][i])
             assert err < KEY_TOL_DEG, (
                 f"{name}, object {j.name} ({obj.rotation_mode}): file frame {i} "
                 f"(scene frame {2 + i}) is {err:.2e} deg from the file's channels")
@@ -348,7 +353,7 @@ def test_bvh_as_objects_keys_the_file_channels_one_frame_late_without_axis_conve
 def test_bvh_at_30_fps_scaled_into_24_fps_keys_subframes_that_hold_the_capture():
     """use_fps_scale: file frame i lands on 1 + i * 24/30, a subframe (issue 12)."""
     name = "test_mocapbank.bvh"
-    clip, arm, scene = _import_bvh(name, use_fps_scale=True)
+    clip, arm, scene = import_bvh(name, use_fps_scale=True)
     assert clip.fps == pytest.approx(30.0, rel=1e-4)   # "Frame Time: 0.033333"
     scale = scene.render.fps / clip.fps
     frames = animdata.key_frames(animdata.object_fcurves(arm))
@@ -358,11 +363,11 @@ def test_bvh_at_30_fps_scaled_into_24_fps_keys_subframes_that_hold_the_capture()
     assert np.allclose(frames, expected, atol=1e-4)
     assert np.any(np.abs(frames - np.round(frames)) > 0.1), "no subframe keys"
     hips = clip.joints[0].name
-    rb = _rotation_part(arm.pose.bones[hips].bone.matrix_local)
+    rb = rotation_part(arm.pose.bones[hips].bone.matrix_local)
     rot = clip.rotation_matrices(hips)
     for i in range(0, clip.frame_count, 7):
-        _frame_set(scene, float(frames[i]))
-        err = _angle_deg(_rotation_part(arm.pose.bones[hips].matrix_basis),
+        set_frame(scene, float(frames[i]))
+        err = angle_deg(rotation_part(arm.pose.bones[hips].matrix_basis),
                          rb.T @ C @ rot[i] @ C.T @ rb)
         assert err < CHAIN_TOL_DEG, f"{name}: file frame {i} at {frames[i]:.4f}: {err:.2e} deg"
 
@@ -392,11 +397,11 @@ def test_blend_playback_matches_the_gltf_blender_exported_from_it(name):
                 modes.add(obj.rotation_mode)
                 for t in ch.times:
                     # the exporter writes time 0 at the scene's first frame
-                    _frame_set(scene, scene.frame_start + t * fps)
+                    set_frame(scene, scene.frame_start + t * fps)
                     # a glTF node's local matrix is Blender's parent inverse x basis
                     local = obj.matrix_parent_inverse @ obj.matrix_basis
                     spec = gr.quat_wxyz_to_matrix(gr.gltf_to_blender_quat(ch.evaluate(t)[0]))
-                    err = _angle_deg(_rotation_part(local), spec)
+                    err = angle_deg(rotation_part(local), spec)
                     assert err < KEY_TOL_DEG, (
                         f"{name}: object {obj.name} ({obj.rotation_mode}) at frame "
                         f"{scene.frame_current}: {err:.2e} deg from {gltf_name}")
