@@ -12,11 +12,11 @@ import pathlib
 import bpy
 import numpy as np
 import pytest
-from oracles import gltf_reference as gr
 
 from quatbake.addon import analyze, animdata, bake
 from quatbake.core import quat
 
+from oracles import gltf_reference as gr
 from scenes import evaluated_quats
 
 pytestmark = pytest.mark.bpy
