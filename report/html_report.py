@@ -37,6 +37,7 @@ MAX_KEY_MARKS = 400
 BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
 CUSTOM_COLOUR = "#2e86ab"    # QuatBake's method: blue
 DEVIATION_COLOUR = "#6a4c93"
+PATH_DEVIATION_COLOUR = "#f4a259"   # the part of the deviation off the method's path
 NORM_COLOUR = "#e07a00"
 LOCATION_COLOUR = "#2a9d8f"
 LONG_ARC_FILL = "#f4a259"
@@ -383,7 +384,11 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     span = (float(frames[0]), float(frames[-1])) if frames.size else None
     parts.append(_chart(
         f"{obj['name']}: deviation of Blender's interpolation from {method}",
-        frames, [("deviation", dev, DEVIATION_COLOUR)], y_label="deviation (deg)", keys=keys,
+        frames, [("deviation", dev, DEVIATION_COLOUR)]
+        # Issue 11: the part of it that is off the method's path (the rest is timing).
+        + ([("off the path", pf["path_deviation_deg"], PATH_DEVIATION_COLOUR)]
+           if pf.get("path_deviation_deg") else []),
+        y_label="deviation (deg)", keys=keys,
         bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev:.2f} deg at frame {_fmt(worst)}")
         if worst_dev is not None and worst_dev >= MARKER_MIN_DEG else None,
         chart_id=f"deviation-{index}"))

@@ -136,3 +136,4 @@ def test_kept_spins_are_not_called_long_way_and_path_is_split_from_timing():
     assert page.count("<td>keyed spin</td>") == 2
     assert "long way round" not in page.split("<h2", 1)[1].split("Shaded:")[0]
     assert "deg off the slerp path" in page
+    assert "off the path" in page.split('id="deviation-0"', 1)[1].split("</svg>", 1)[0]
