@@ -504,7 +504,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                  f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
                  "to Quaternion output for full precision.", out_path)
 
-    issues += _turn_notes(name, rot_frames, keyed, settings, frames)
+    issues += _turn_notes(name, rot_frames, keyed, settings)
     drop = {rot_path, out_path} | ({"location"} if bake_location else set())
     plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs])
@@ -530,8 +530,8 @@ def _keyed_turns(obj, mode, fcurves, rot_fcs, rot_frames, key_quats, frames,
                        stepped)
 
 
-def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns, settings: BakeSettings,
-                frames) -> list[BakeIssue]:
+def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns,
+                settings: BakeSettings) -> list[BakeIssue]:
     """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
     keep = turns.choose(settings.turns, keyed.kinds)
     named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]

@@ -366,9 +366,13 @@ def _findings(a: ObjectAnalysis) -> list:
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
             f"{_frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
     if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first:
+        cause = ""
+        if not on_path:
+            cause = (f", {a.max_path_deviation_deg:.2f} deg of it off the {a.method} path "
+                     f"({_path_cause(a)})")
         out.append(
             f"Blender's curves differ from {a.method} by up to {a.max_deviation_deg:.2f} deg at "
-            f"frame {_frame_text(a.worst_frame)}: {fix}")
+            f"frame {_frame_text(a.worst_frame)}{cause}: {fix}")
     uneven = [iv for iv in a.intervals
               if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
               and iv["shortest_deg"] > 1.0 and iv.get("kind") != "step"]
@@ -456,13 +460,14 @@ def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
             f"{a.max_deviation_deg:.2f} deg difference at frame {_frame_text(a.worst_frame)} is "
             f"timing only ({_timing_cause(a)}): re-bake with Timing: Keyed to keep that "
             "timing, or Timing: Even for constant speed")
-    elif a.max_path_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments:
-        cause = {"QUATERNION": "per-component interpolation of the quaternion channels",
-                 "AXIS_ANGLE": "per-channel interpolation of the axis and angle"}.get(
-            a.rotation_mode, "Euler channels interpolated one by one wobble off the arc")
-        later.append(f"Blender's orientation leaves the {a.method} path by up to "
-                     f"{a.max_path_deviation_deg:.2f} deg ({cause})")
     return first, later
+
+
+def _path_cause(a: ObjectAnalysis) -> str:
+    """Why Blender's orientation leaves the method's path (no long way round involved)."""
+    return {"QUATERNION": "the quaternion channels, interpolated one by one, bend off the arc",
+            "AXIS_ANGLE": "the axis and angle, interpolated one by one, bend off the arc"}.get(
+        a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")
 
 
 def _keyed_turns(mode, frames, bq, keys, kq, key_raw, stepped, turn_samples):
