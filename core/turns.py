@@ -231,7 +231,15 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     moving = keyed_angle > TRACK_AXIS_EPS
     unit_keyed = np.zeros_like(keyed)
     np.divide(keyed, keyed_angle[:, None], out=unit_keyed, where=moving[:, None])
-    along = np.einsum("ij,ij->i", rotvec, unit_keyed[rows_seg])
+    # How far along: the twist of each sample about the keyed axis (the angle of
+    # the closest point on that great circle, 2 atan2(v.a, w)), taken with the
+    # whole turns of the unwrapped tracking. For slerp, whose path is that
+    # circle, the method's point at this progress is the closest one, so the
+    # report's path deviation there is the exact distance to the path.
+    a_rows = unit_keyed[rows_seg]
+    twist = 2.0 * np.arctan2(np.einsum("ij,ij->i", rel[:, 1:], a_rows), rel[:, 0])
+    approx_along = np.einsum("ij,ij->i", rotvec, a_rows)
+    along = _nearest_turn(twist, approx_along)
     np.divide(along, keyed_angle[rows_seg], out=row_prog, where=moving[rows_seg])
     progress = np.full(u_t.size, np.nan)
     # Duplicate end rows belong to the interval before: keep each sample's own row.
