@@ -67,18 +67,41 @@ def stepped_intervals(fcurves: Sequence, key_frames) -> np.ndarray:
     return out
 
 
-def _samples_per_interval(mode: str, key_raw: np.ndarray) -> np.ndarray:
-    """Samples per interval from a bound on the turn the channel values can make."""
+def _turn_bound(mode: str, key_raw: np.ndarray) -> np.ndarray:
+    """Per interval, an upper bound (radians) on how far the channel values can turn.
+
+    Euler: the sum of the channels' changes (a rotation about each axis in turn
+    is at most that far from where it started). Quaternion: the rotation
+    between the key values when their chord stays in one hemisphere, else a full
+    turn (the long way round). Axis-angle: the angle's change plus half a turn
+    for the axis.
+    """
     raw = np.asarray(key_raw, dtype=np.float64)
     delta = np.abs(np.diff(raw, axis=0))
     if mode == 'QUATERNION':
-        bound = np.full(delta.shape[0], 2.0 * np.pi)
-    elif mode == 'AXIS_ANGLE':
-        bound = delta[:, 0] + np.pi
-    else:
-        bound = delta.sum(axis=1)
-    count = np.ceil(TRACK_OVERSHOOT * bound / TRACK_STEP)
-    return np.clip(count, TRACK_MIN_SAMPLES, TRACK_MAX_SAMPLES).astype(np.int64)
+        from ..core import quat
+
+        same_side = np.einsum("ij,ij->i", raw[:-1], raw[1:]) >= 0.0
+        return np.where(same_side, quat.angle_between(raw[:-1], raw[1:]), 2.0 * np.pi)
+    if mode == 'AXIS_ANGLE':
+        return delta[:, 0] + np.pi
+    return delta.sum(axis=1)
+
+
+def _samples_per_interval(mode: str, key_raw: np.ndarray, sparse: bool = False) -> np.ndarray:
+    """Samples per interval from a bound on the turn the channel values can make.
+
+    With ``sparse``, an interval whose bound (times the overshoot margin) stays
+    under 180 deg gets its start alone: Blender's playback there cannot go the
+    long way, so the key orientations tell everything (only Timing: Keyed needs
+    the frames in between).
+    """
+    bound = _turn_bound(mode, key_raw)
+    count = np.clip(np.ceil(TRACK_OVERSHOOT * bound / TRACK_STEP), TRACK_MIN_SAMPLES,
+                    TRACK_MAX_SAMPLES).astype(np.int64)
+    if sparse:
+        count[TRACK_OVERSHOOT * bound < np.pi] = 1
+    return count
 
 
 def frames_suffice(mode: str, key_frames, key_raw) -> bool:
@@ -92,10 +115,12 @@ def frames_suffice(mode: str, key_frames, key_raw) -> bool:
     return bool((np.diff(keys) >= _samples_per_interval(mode, key_raw)).all())
 
 
-def playback_times(mode: str, key_frames, key_raw, extra=None) -> np.ndarray:
-    """Frames to sample Blender's playback at for tracking (sorted, keys included)."""
+def playback_times(mode: str, key_frames, key_raw, extra=None,
+                   sparse: bool = False) -> np.ndarray:
+    """Frames to sample Blender's playback at for tracking (sorted, keys included);
+    ``sparse``: see _samples_per_interval."""
     keys = np.asarray(key_frames, dtype=np.float64)
-    counts = _samples_per_interval(mode, key_raw)
+    counts = _samples_per_interval(mode, key_raw, sparse)
     # Evenly spaced fractions per interval, built without a loop per interval.
     seg = np.repeat(np.arange(keys.size - 1), counts)
     start = np.repeat(np.cumsum(counts) - counts, counts)
@@ -111,10 +136,15 @@ def playback_times(mode: str, key_frames, key_raw, extra=None) -> np.ndarray:
 def track(obj, mode: str, fcurves, key_frames, key_quats, key_raw, extra=None):
     """core.turns.track of ``obj``'s playback (rotation channels of ``mode`` in
     ``fcurves``, or the object's own when None), sampled at playback_times
-    plus ``extra`` frames (e.g. the baked frames, for Timing: Keyed)."""
+    plus ``extra`` frames (e.g. the baked frames, for Timing: Keyed). Without
+    ``extra`` the intervals that cannot turn the long way are not sampled
+    inside (their progress is then unknown, which only Timing: Keyed asks)."""
     from ..core import quat, rotation
 
-    times = playback_times(mode, key_frames, key_raw, extra)
+    times = playback_times(mode, key_frames, key_raw, extra, sparse=extra is None)
+    if times.size == np.asarray(key_frames).size:
+        # No interval can turn the long way (the usual case): the keys say it all.
+        return turns.track(key_frames, key_quats, key_frames, key_quats)
     raw = animdata.evaluate_rotation_raw(obj, times, mode, fcurves)
     if mode == 'QUATERNION':
         # Between a key and its sign-flipped twin the channels can pass through

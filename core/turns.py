@@ -147,6 +147,8 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     if sq.shape[0] != st.shape[0]:
         raise ValueError(f"track: {st.shape[0]} sample times but {sq.shape[0]} quaternions.")
     inside = (st >= times[0]) & (st <= times[-1])
+    if np.isin(st[inside], times).all():
+        return _keys_only(times, q)
     all_t = np.concatenate((st[inside], times))
     all_q = np.concatenate((sq[inside], q))
     # Unique times; at a key time the key's own orientation wins (it comes last:
@@ -251,6 +253,22 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     return Tracking(short=short, axis=axis_i, whole=whole, differs=differs,
                     keyed_deg=np.degrees(keyed_angle), short_deg=np.degrees(short_angle),
                     sample_times=u_t, progress=progress)
+
+
+def _keys_only(times: np.ndarray, q: np.ndarray) -> Tracking:
+    """track() when no sample lies between the keys: each interval is its short arc
+    (nothing shows another way round), progress is known at the keys only."""
+    short = _rotvec_short(quat.multiply(quat.conjugate(q[:-1]), q[1:]))
+    angle = quat.norm(short)
+    axis = np.zeros_like(short)
+    axis[:, 2] = 1.0
+    np.divide(short, angle[:, None], out=axis, where=(angle > SHORT_AXIS_EPS)[:, None])
+    progress = np.where(np.append(angle, angle[-1]) > TRACK_AXIS_EPS, 0.0, np.nan)
+    progress[-1] = 1.0 if angle[-1] > TRACK_AXIS_EPS else np.nan
+    n = times.size - 1
+    return Tracking(short=short, axis=axis, whole=np.zeros(n, dtype=np.int64),
+                    differs=np.zeros(n, dtype=bool), keyed_deg=np.degrees(angle),
+                    short_deg=np.degrees(angle), sample_times=times.copy(), progress=progress)
 
 
 def classify(mode: str, key_raw, differs, stepped=None) -> list:

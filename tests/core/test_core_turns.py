@@ -336,3 +336,18 @@ def test_path_deviation_is_the_distance_to_the_slerp_arc():
     np.testing.assert_allclose(a.path_deviation_deg, brute, atol=0.0045)
     assert (a.path_deviation_deg <= brute + 1e-9).all()
     assert a.max_path_deviation_deg > 5.0
+
+
+def test_keys_only_tracking_equals_the_general_path():
+    rng = np.random.default_rng(9)
+    kq = quat.normalize(rng.normal(size=(7, 4)))
+    keys = np.array([0.0, 3, 4, 10, 11, 20, 22])
+    fast = turns.track(keys, kq, keys, kq)                     # no sample between keys
+    # The general path, with one sample per interval on the short arc's start.
+    mid = keys[:-1] + 1e-9
+    slow = turns.track(keys, kq, mid, interp.interpolate(keys, kq, mid, "slerp"))
+    np.testing.assert_allclose(fast.short, slow.short, atol=1e-12)
+    np.testing.assert_array_equal(fast.whole, slow.whole)
+    np.testing.assert_array_equal(fast.differs, slow.differs)
+    np.testing.assert_allclose(fast.keyed_deg, slow.keyed_deg, atol=1e-9)
+    np.testing.assert_allclose(fast.progress_at(keys), slow.progress_at(keys), atol=1e-12)
