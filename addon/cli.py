@@ -283,12 +283,17 @@ def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
 # --------------------------------------------------------------------------
 
 def _table(report: dict) -> str:
-    rows = [("object", "mode", "frames", "max dev", "rms", "worst", "long arcs")]
+    rows = [("object", "mode", "frames", "max dev", "off path", "rms", "worst", "long arcs")]
     for o in report["objects"]:
-        arcs = ",".join(f"{a:g}-{b:g}" for a, b in o["long_arc_segments"]) or "-"
+        # Keyed spins go the long way on purpose (key_intervals[*].kind, issue 11).
+        spins = {tuple(iv["frames"]) for iv in o.get("key_intervals", [])
+                 if iv.get("kind") == "spin"}
+        arcs = ",".join(f"{a:g}-{b:g}" + (" spin" if (a, b) in spins else "")
+                        for a, b in o["long_arc_segments"]) or "-"
+        path = o.get("max_path_deviation_deg")
         rows.append((o["name"], o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
-                     f"{o['max_deviation_deg']:.2f}", f"{o['rms_deviation_deg']:.2f}",
-                     f"{o['worst_frame']:g}", arcs))
+                     f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
+                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", arcs))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     for o in report["objects"]:

@@ -80,6 +80,8 @@ def test_report_names_kinds_and_turns(scene, tmp_path):
     wrap = objects["Wrap"]
     assert [iv["kind"] for iv in wrap["key_intervals"]] == ["wrap"]
     assert wrap["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(340, abs=0.01)
+    res = _run("report", scene, "--json", js)
+    assert "1-51 spin,51-101 spin" in res.stdout and "off path" in res.stdout
     res = _run("report", scene, "--json", js, "--quiet", "--turns", "shortest")
     spin = {o["name"]: o for o in json.loads(js.read_text())["objects"]}["Turntable"]
     assert spin["turns"] == "SHORTEST" and spin["max_deviation_deg"] > 170
