@@ -104,6 +104,7 @@ class ObjectAnalysis:
     jitter_frames: list
     findings: list = field(default_factory=list)   # sentences, most important first
     advice: str = ""
+    clip: str = ""     # the action analysed when it is one of several clips of the object
 
 
 def _as_frames(frames, what: str) -> np.ndarray:

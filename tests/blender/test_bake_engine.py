@@ -427,10 +427,16 @@ def test_single_key(clean_blender):
     assert issue.frame == 12.0 and issue.channel.startswith("rotation_quaternion[")
 
 
-def test_subframe_key(clean_blender):
+def test_subframe_key_is_baked_through(clean_blender):
+    """A key on a subframe is a frame of the bake too, so the bake passes through it
+    (it used to be refused); the other baked frames stay on the whole-frame grid."""
     obj = make_animated_object("Sub", 'XYZ', [1, 5.5, 10], [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
-    issue = _refused([obj], contains=('"Sub"', "subframe 5.5", "snap"))
-    assert issue.frame == 5.5 and issue.channel == "rotation_euler[0]"
+    key = animdata.evaluate_rotation(obj, [5.5], exact=True)
+    bake.bake_objects([obj], bake.BakeSettings(frame_step=2))
+    frames = animdata.key_frames(animdata.rotation_fcurves(obj))
+    np.testing.assert_array_equal(frames, [1, 3, 5, 5.5, 7, 9, 10])
+    # Float32 channels replayed at the key: ~1e-7 rad.
+    assert quat.angle_between(animdata.evaluate_rotation(obj, [5.5]), key)[0] < 1e-6
 
 
 def test_different_key_frames(clean_blender):
@@ -470,11 +476,20 @@ def test_driver_on_location_when_baking_location(clean_blender):
     bake.bake_objects([obj], bake.BakeSettings())   # location kept: the driver is harmless
 
 
-def test_nla_strips(clean_blender):
+def test_nla_strip_of_another_action_that_blends_is_refused(clean_blender):
     obj = _animated("Nla", 'XYZ')
+    other = _animated("Other", 'XYZ')
     track = obj.animation_data.nla_tracks.new()
-    track.strips.new("Strip", 1, animdata.get_action(obj))
-    _refused([obj], contains=('"Nla"', "NLA strip"))
+    track.name = "Walk track"
+    strip = track.strips.new("Walk", 1, animdata.get_action(other))
+    if hasattr(strip, "action_slot") and strip.action_slot is None:
+        strip.action_slot = animdata.get_action(other).slots[0]
+    issue = _refused([obj], contains=('"Nla"', 'track "Walk track"', 'strip "Walk"',
+                                      "rotation_euler", "Mute"))
+    assert issue.object_name == "Nla"
+    track.mute = True     # what the sentence says to do: then the bake goes ahead
+    bake.bake_objects([obj], bake.BakeSettings())
+    assert bake.can_revert(obj)
 
 
 def test_nla_tweak_mode(clean_blender):
