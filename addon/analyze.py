@@ -104,6 +104,12 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
         raw = animdata.evaluate_channels(delta_fcurves, animdata.delta_rotation_defaults(obj, mode),
                                          frames)
     at_keys = np.searchsorted(frames, keys)
+    # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
+    # the next) happen between the whole frames: sample them for the turn.
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra_quats = None
+    if extra.size:
+        extra_quats = animdata.evaluate_orientation(obj, extra, mode, fcurves)
 
     positions = key_positions = location_keys = None
     loc_fcurves = animdata.location_fcurves(obj, fcurves) + \
@@ -116,7 +122,8 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
     result = core_analysis.analyze_object(
         obj.name, mode, frames, quats, keys, quats[at_keys], method,
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
-        key_positions=key_positions, location_key_frames=location_keys)
+        key_positions=key_positions, location_key_frames=location_keys,
+        extra_frames=extra if extra.size else None, extra_quats=extra_quats)
     if clip is not None:
         result.clip = clip.name
     return result

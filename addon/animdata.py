@@ -842,3 +842,45 @@ def bone_key_count(obj) -> int:
             if fc.data_path.startswith("pose.bones[") and len(fc.keyframe_points):
                 bones.add(fc.data_path.split("]")[0])
     return len(bones)
+
+
+# In-between samples per key interval whose channels jump far (below): a full
+# 360 deg turn is then seen in steps of 22.5 deg, each unambiguous (< 180 deg).
+FAR_TURN_SUBSTEPS = 16
+
+
+def far_turn_subframes(obj, keys, mode: str | None = None,
+                       fcurves: Iterable | None = None) -> np.ndarray:
+    """Subframes inside key intervals where Blender's channels may spin between two keys.
+
+    An Euler (or axis-angle angle) channel changing by more than pi between
+    neighbouring keys, or a quaternion key whose sign is flipped against the
+    previous one, turns the object the long way round; sampled only at whole
+    frames, two keys one frame apart would hide that spin. Returns the
+    FAR_TURN_SUBSTEPS - 1 evenly spaced subframes of each such interval (sorted).
+    """
+    mode = mode or obj.rotation_mode
+    keys = np.asarray(keys, dtype=np.float64)
+    if keys.size < 2:
+        return np.zeros(0)
+    far = np.zeros(keys.size - 1, dtype=bool)
+    sets = [(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode), mode)]
+    if mode in DELTA_ROTATION_PATHS:
+        sets.append((delta_rotation_fcurves(obj, mode, fcurves),
+                     delta_rotation_defaults(obj, mode), mode))
+    for fcs, defaults, kind in sets:
+        if not has_keys(fcs):
+            continue
+        raw = evaluate_channels(fcs, defaults, keys)
+        if kind == 'QUATERNION':
+            far |= np.einsum("ij,ij->i", raw[:-1], raw[1:]) < 0.0
+        elif kind == 'AXIS_ANGLE':
+            far |= np.abs(np.diff(raw[:, 0])) > np.pi
+        else:
+            far |= (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
+    idx = np.flatnonzero(far)
+    if idx.size == 0:
+        return np.zeros(0)
+    u = np.arange(1, FAR_TURN_SUBSTEPS) / FAR_TURN_SUBSTEPS
+    sub = keys[idx, None] + (keys[idx + 1] - keys[idx])[:, None] * u[None, :]
+    return np.unique(sub.ravel())
