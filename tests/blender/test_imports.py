@@ -37,14 +37,28 @@ SPEC_DEG = 0.01
 F32_DEG = 1e-4
 
 
+def _run_importer(op, **kwargs):
+    """Run one of Blender's importers. Debian's Blender 3.4.1 ships importers that fail
+    on its own Python/numpy (the BVH reader opens files with mode 'rU', gone in Python
+    3.11; the glTF reader uses np.bool, gone in numpy 1.24): skip there, naming why."""
+    try:
+        op(**kwargs)
+    except RuntimeError as exc:
+        text = str(exc)
+        if bpy.app.version < (4, 2, 0) and ("'rU'" in text or "np.bool" in text):
+            why = "'rU' file mode" if "'rU'" in text else "np.bool"
+            pytest.skip(f"Blender {bpy.app.version_string}'s own importer fails here ({why})")
+        raise
+
+
 def _import_gltf(path, fps=24):
     bpy.context.scene.render.fps = fps
     bpy.context.scene.render.fps_base = 1.0
-    bpy.ops.import_scene.gltf(filepath=str(path))
+    _run_importer(bpy.ops.import_scene.gltf, filepath=str(path))
 
 
 def _import_bvh(path, target='OBJECT'):
-    bpy.ops.import_anim.bvh(filepath=str(path), target=target)
+    _run_importer(bpy.ops.import_anim.bvh, filepath=str(path), target=target)
 
 
 def _played(obj, frames) -> np.ndarray:
@@ -314,9 +328,13 @@ def test_delta_bake_replays_slerp_of_the_played_keys_and_reverts(clean_blender, 
     statics = (tuple(obj.delta_rotation_quaternion), tuple(obj.delta_rotation_euler))
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode=output))
     frames = np.arange(1.0, 22.0)
-    from scipy.spatial.transform import Rotation, Slerp
-    ref = Slerp(keys, Rotation.from_quat(key_quats[:, [1, 2, 3, 0]]))(frames).as_quat()
-    assert _deg(_played(obj, frames), ref[:, [3, 0, 1, 2]]).max() < F32_DEG
+    # The spec formula (gltf_reference.slerp_short_arc, written from the glTF spec; no
+    # scipy inside Blender 3.4.1), key by key.
+    seg = np.clip(np.searchsorted(keys, frames, side="right") - 1, 0, keys.size - 2)
+    u = (frames - keys[seg]) / (keys[seg + 1] - keys[seg])
+    ref = np.array([gltf_reference.slerp_short_arc(key_quats[i], key_quats[i + 1], float(t))
+                    for i, t in zip(seg, u)])
+    assert _deg(_played(obj, frames), ref).max() < F32_DEG
     bake.revert_objects([obj])
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
     assert (tuple(obj.delta_rotation_quaternion), tuple(obj.delta_rotation_euler)) == statics
