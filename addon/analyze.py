@@ -38,6 +38,46 @@ def analysis_frames(keys: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([whole, keys]))
 
 
+def has_rotation_keys(obj, fcurves=None) -> bool:
+    """True when ``obj``'s rotation or delta rotation channels (of its rotation mode) have
+    keys, in its active action or in ``fcurves`` (a clip's)."""
+    from . import animdata
+
+    return animdata.has_keys(animdata.rotation_fcurves(obj, None, fcurves)
+                             + animdata.delta_rotation_fcurves(obj, None, fcurves))
+
+
+def analysis_targets(obj, clips="active") -> list:
+    """What to analyse of ``obj``: ``obj`` itself (its active action) or (obj, Clip) pairs.
+
+    ``clips``: 'active' - the active action, or the object's NLA clips with
+    rotation keys when the active action has none (so an object animated only
+    by stashed clips, as glTF imports leave all but the first, is still
+    reported); 'all' - every clip of the object (its active action and each
+    action in its NLA strips and stashes, once each); a list of names - those
+    clips, if the object has them.
+    """
+    from . import animdata
+
+    all_clips = animdata.object_clips(obj)
+    if clips == "active":
+        if has_rotation_keys(obj) or not all_clips:
+            return [obj]
+        stashed = [(obj, c) for c in all_clips
+                   if not c.active and has_rotation_keys(obj, c.fcurves())]
+        return stashed or [obj]
+    if clips == "all":
+        if len(all_clips) <= 1 and (not all_clips or all_clips[0].active):
+            return [obj]      # nothing but the active action: no clip to name
+        return [(obj, c) for c in all_clips if has_rotation_keys(obj, c.fcurves())]
+    return [(obj, c) for c in all_clips if c.name in clips]
+
+
+def result_label(obj, clip=None) -> str:
+    """How results name an analysis: "Cube", or "Cube / Walk" for a clip."""
+    return f"{obj.name} / {clip.name}" if clip is not None else obj.name
+
+
 def no_keys_sentence(obj, path: str, mode: str) -> str:
     """Why ``obj`` has nothing to compare: bones keyed, clips only in the NLA, or no keys."""
     from . import animdata
@@ -180,14 +220,16 @@ class QUATBAKE_OT_analyze(Operator):
         method = (self.method if self.properties.is_property_set("method")
                   else context.scene.quatbake.method).lower()
         found: dict[str, dict] = {}
-        for obj in context.selected_objects:
+        for item in [t for obj in context.selected_objects for t in analysis_targets(obj)]:
+            obj, clip = item if isinstance(item, tuple) else (item, None)
+            label = result_label(obj, clip)
             try:
-                a = analyze_object(obj, method)
+                a = analyze_object(obj, method, clip=clip)
             except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
-                found[obj.name] = {"error": str(exc)}
+                found[label] = {"error": str(exc)}
                 self.report({'WARNING'}, str(exc))
                 continue
-            found[obj.name] = summary(a)
+            found[label] = summary(a)
         _RESULTS[context.scene.name] = found
         done = {n: s for n, s in found.items() if not s.get("error")}
         if not done:

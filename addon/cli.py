@@ -288,10 +288,9 @@ def _register_quatbake():
 
 
 def _has_rotation_keys(obj, fcurves=None) -> bool:
-    from . import animdata
+    from . import analyze
 
-    return animdata.has_keys(animdata.rotation_fcurves(obj, None, fcurves)
-                             + animdata.delta_rotation_fcurves(obj, None, fcurves))
+    return analyze.has_rotation_keys(obj, fcurves)
 
 
 def rotation_keyed_objects(bpy) -> list:
@@ -336,32 +335,11 @@ def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
 
 
 def clip_targets(objects, clips) -> list:
-    """What to analyse: obj (its active action) or (obj, animdata.Clip) pairs.
+    """What to analyse: obj (its active action) or (obj, animdata.Clip) pairs
+    (analyze.analysis_targets per object); BadInput when no object has a named clip."""
+    from . import analyze
 
-    ``clips``: 'active' - the active action, or the object's NLA clips with
-    rotation keys when the active action has none (so an object animated only
-    by stashed clips is still reported); 'all' - every clip of every object;
-    a list of names - those clips, on the objects that have them.
-    """
-    from . import animdata
-
-    targets = []
-    for obj in objects:
-        all_clips = animdata.object_clips(obj)
-        if clips == "active":
-            if _has_rotation_keys(obj) or not all_clips:
-                targets.append(obj)
-                continue
-            stashed = [(obj, c) for c in all_clips
-                       if not c.active and _has_rotation_keys(obj, c.fcurves())]
-            targets += stashed or [obj]
-        elif clips == "all":
-            if len(all_clips) <= 1 and (not all_clips or all_clips[0].active):
-                targets.append(obj)   # nothing but the active action: no clip to name
-            else:
-                targets += [(obj, c) for c in all_clips if _has_rotation_keys(obj, c.fcurves())]
-        else:
-            targets += [(obj, c) for c in all_clips if c.name in clips]
+    targets = [t for obj in objects for t in analyze.analysis_targets(obj, clips)]
     if isinstance(clips, list) and not targets:
         raise BadInput(f"No object has a clip named {', '.join(clips)}; name an action of the "
                        "file (report --clips all lists every clip).")

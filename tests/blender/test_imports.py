@@ -205,6 +205,46 @@ def test_subframe_keys_are_baked_through_and_hit_the_files_keys(clean_blender):
         < SPEC_DEG
 
 
+def test_30fps_gltf_camera_imported_at_24fps_bakes_and_hits_the_files_keys(clean_blender,
+                                                                            tmp_path):
+    """The issue's camera: made at 30 fps and written by Blender's own glTF exporter
+    (it samples every frame: keys 1/30 s apart), imported into a 24 fps scene, so
+    the keys land on 0.8, 1.6, 2.4 ... Baked, it passes through every one of them."""
+    import mathutils
+
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.0
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    scene.collection.objects.link(cam)
+    cam.rotation_mode = 'QUATERNION'
+    for frame, euler in [(1, (80, 0, 0)), (11, (80, 0, 90)), (21, (60, 0, 200)),
+                         (31, (90, 10, 300))]:
+        cam.rotation_quaternion = mathutils.Euler(np.radians(euler)).to_quaternion()
+        cam.keyframe_insert("rotation_quaternion", frame=frame)
+    scene.frame_start, scene.frame_end = 1, 31
+    path = tmp_path / "camera30.gltf"
+    _run_importer(bpy.ops.export_scene.gltf, filepath=str(path),
+                  export_format='GLTF_SEPARATE', export_cameras=True)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    _import_gltf(path, fps=24)
+    (cam,) = [o for o in bpy.data.objects if o.type == 'CAMERA']
+    times = _key_times(path, "Cam")
+    keys = animdata.orientation_key_frames(cam)
+    np.testing.assert_allclose(keys, times * 24, atol=1e-5)    # float32 frames
+    assert (keys != np.round(keys)).sum() == len(keys) - len(keys) // 5   # 4 in 5: subframes
+    before = _played(cam, keys)
+    # The importer turns cameras by a constant (glTF and Blender cameras differ):
+    # Blender's key = spec key @ C, the same C at every key.
+    spec = _spec(path, "Cam", times)
+    offsets = quat.multiply(quat.conjugate(spec), before)
+    assert _deg(offsets, offsets[:1]).max() < F32_DEG
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    assert np.isin(keys, animdata.key_frames(animdata.rotation_fcurves(cam))).all()
+    after = _played(cam, keys)
+    assert _deg(after, before).max() < F32_DEG                  # hits the file's keys
+    assert _deg(quat.multiply(spec, offsets[:1]), after).max() < SPEC_DEG
+
+
 # --------------------------------------------------------------------------
 # Delta transforms: BVH object imports, and scenes with both kinds of keys
 # --------------------------------------------------------------------------
@@ -357,3 +397,18 @@ def test_armature_with_keyed_bones_gets_a_sentence(clean_blender, tmp_path):
     scenes.select_only(arm)
     with pytest.raises(RuntimeError, match="pose bones yet"):
         bpy.ops.quatbake.bake()
+
+
+def test_panel_analyze_and_operator_bake_reach_a_clip_only_in_the_nla(clean_blender):
+    _import_gltf(REALDATA / "gltf" / "03_all_animations.gltf")
+    cube = bpy.data.objects["Cube"]
+    scenes.select_only(cube)
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    found = addon_analyze.results(bpy.context.scene)
+    assert list(found) == ["Cube / CubeAction"] and not found["Cube / CubeAction"].get("error")
+    assert bpy.ops.quatbake.jump_to_worst(object_name="Cube / CubeAction") == {'FINISHED'}
+    before = scenes.scene_snapshot()
+    assert bpy.ops.quatbake.bake(clip="CubeAction") == {'FINISHED'}
+    assert animdata.get_action(cube).name == "CubeAction" + bake.BAKED_SUFFIX
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
