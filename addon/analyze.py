@@ -67,9 +67,9 @@ def analysis_targets(obj, clips="active") -> list:
                    if not c.active and has_rotation_keys(obj, c.fcurves())]
         return stashed or [obj]
     if clips == "all":
-        if len(all_clips) <= 1 and (not all_clips or all_clips[0].active):
-            return [obj]      # nothing but the active action: no clip to name
-        return [(obj, c) for c in all_clips if has_rotation_keys(obj, c.fcurves())]
+        # Each entry names its clip, the active action's included; an object with
+        # no clip holding rotation keys is analysed as itself (to say why not).
+        return [(obj, c) for c in all_clips if has_rotation_keys(obj, c.fcurves())] or [obj]
     return [(obj, c) for c in all_clips if c.name in clips]
 
 

@@ -448,9 +448,15 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             return None, issues
         delta = animdata.DELTA_ROTATION_PATHS.get(src.mode)
         also = f" or {delta[0]}" if delta else ""
+        clips = [c.name for c in animdata.object_clips(obj) if c.action != src.action
+                 and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
+                                       + animdata.delta_rotation_fcurves(obj, src.mode,
+                                                                         c.fcurves()))]
+        hint = (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake it "
+                "(command line: --clips NAME)." if clips else "")
         err(f"Object \"{name}\" has no keys on {rot_path}{also} (its rotation mode is "
-            f"{src.mode}). Key its rotation, or set the rotation mode the keys were made in.",
-            rot_path)
+            f"{src.mode}). Key its rotation, or set the rotation mode the keys were made in."
+            f"{hint}", rot_path)
         return None, issues
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed

@@ -195,6 +195,41 @@ def _case_nla_strip():
     return [obj], ('"Strips"', 'strip "Strip"', "not muted", "rotation_euler")
 
 
+def _delta_object(name, values=EULERS):
+    obj = scenes.new_object(name, 'ZXY')
+    scenes.key_channels(obj, "delta_rotation_euler", FRAMES, values, interpolation='LINEAR')
+    return obj
+
+
+def _case_nan_delta_value():
+    values = EULERS.copy()
+    values[1, 0] = np.nan
+    return [_delta_object("NaNDelta", values)], ('"NaNDelta"', "delta_rotation_euler[0]",
+                                                 "frame 11", "not a number")
+
+
+def _case_driver_on_delta():
+    obj = _delta_object("DrivenDelta")
+    obj.driver_add("delta_rotation_euler", 1)
+    return [obj], ('"DrivenDelta"', "delta_rotation_euler[1]", "driver")
+
+
+def _case_delta_and_rotation_on_different_frames():
+    obj = _delta_object("Ragged")
+    scenes.key_channels(obj, "rotation_euler", [1.0, 7.0, 21.0], EULERS)
+    return [obj], ('"Ragged"', "delta_rotation_euler[0]", "frame 11", "Merge Key Frames")
+
+
+def _case_clip_only_in_the_nla():
+    obj = _euler_object("Stashed")
+    action = animdata.get_action(obj)
+    track = obj.animation_data.nla_tracks.new()
+    track.strips.new("Stash", 1, action)
+    track.mute = True
+    animdata.assign_action(obj, None)
+    return [obj], ('"Stashed"', "no active action", action.name, "--clips")
+
+
 def _case_one_bad_among_good():
     good = [_euler_object(f"Good{i}", seed_mode) for i, seed_mode in enumerate(('XYZ', 'ZYX'))]
     bad = _euler_object("BadOne", frames=[3.0], values=EULERS[:1])
@@ -207,7 +242,8 @@ BAD_INPUT = [
     _case_single_key, _case_channels_on_different_frames, _case_nan_value,
     _case_infinite_value, _case_nan_handle, _case_zero_quaternion, _case_tiny_quaternion,
     _case_huge_quaternion, _case_nan_axis_angle, _case_driver, _case_nla_strip,
-    _case_one_bad_among_good,
+    _case_nan_delta_value, _case_driver_on_delta, _case_delta_and_rotation_on_different_frames,
+    _case_clip_only_in_the_nla, _case_one_bad_among_good,
 ]
 
 

@@ -328,6 +328,36 @@ def test_bvh_object_import_bakes_without_changing_the_capture_at_its_keys(clean_
     bake.revert_objects(joints)
 
 
+def _played_location(obj, frames) -> np.ndarray:
+    scene = bpy.context.scene
+    out = []
+    for f in frames:
+        scene.frame_set(int(f))
+        out.append(np.array(obj.matrix_basis)[:3, 3])
+    scene.frame_set(1)
+    return np.array(out)
+
+
+def test_bvh_root_location_bake_goes_into_delta_location_and_keeps_the_capture(clean_blender):
+    _import_bvh(MOCAPBANK)
+    clip = bvh_reference.load_bvh(MOCAPBANK)
+    root = clip.joints[0]
+    obj = bpy.data.objects[root.name]
+    frames = FIRST_FILE_FRAME + np.arange(clip.frame_count)
+    # The importer: delta_location = file position - the joint's rest head (its offset
+    # for the root), location = that offset, so matrix_basis moves by the file position.
+    before = _played_location(obj, frames)
+    # Float32 channels of values up to ~100 units: ~1e-5.
+    np.testing.assert_allclose(before, clip.positions(root.name), atol=1e-4)
+    snapshot = scenes.scene_snapshot()
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='CATMULL_ROM'))
+    assert animdata.has_keys(animdata.delta_location_fcurves(obj))
+    assert not animdata.has_keys(animdata.location_fcurves(obj))
+    np.testing.assert_allclose(_played_location(obj, frames), before, atol=1e-4)
+    bake.revert_objects([obj])
+    scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+
+
 def _delta_scene(mode, both=True):
     obj = scenes.new_object("Delta", mode)
     if mode == 'QUATERNION':
@@ -412,3 +442,30 @@ def test_panel_analyze_and_operator_bake_reach_a_clip_only_in_the_nla(clean_blen
     assert animdata.get_action(cube).name == "CubeAction" + bake.BAKED_SUFFIX
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_command_line_reports_every_clip_and_bakes_a_named_one(clean_blender, tmp_path):
+    """The real pipeline: an imported file saved as .blend, then `report --clips all`
+    and `bake --clips NAME` through cli.main (in-process)."""
+    import json
+
+    _import_gltf(PARENT_INVERSE)
+    scene = tmp_path / "imported.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "report.json"
+    assert cli.main(["report", str(scene), "--clips", "all", "--json", str(out),
+                     "--quiet"]) == cli.EXIT_OK
+    entries = {(o["name"], o.get("clip")) for o in json.loads(out.read_text())["objects"]}
+    assert {("ChildEuler", "ChildEulerAction"), ("ChildAxisAngle", "ChildEulerAction.002"),
+            ("ChildQuaternion", "ChildEulerAction.001")} <= entries
+    baked = tmp_path / "baked.blend"
+    assert cli.main(["bake", str(scene), "--output", str(baked), "--clips", "ChildEulerAction",
+                     "--quiet"]) == cli.EXIT_OK
+    assert cli.main(["bake", str(scene), "--output", str(baked), "--clips", "all",
+                     "--quiet"]) == cli.EXIT_BAD_INPUT
+    bpy.ops.wm.open_mainfile(filepath=str(baked))
+    obj = bpy.data.objects["ChildEuler"]
+    assert animdata.get_action(obj).name == "ChildEulerAction" + bake.BAKED_SUFFIX
+    frames = np.arange(0.0, 9.01, 0.5)
+    assert _deg(_played(obj, frames), _spec(PARENT_INVERSE, "ChildEuler", frames / 24)).max() \
+        < SPEC_DEG
