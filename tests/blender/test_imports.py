@@ -150,6 +150,9 @@ def test_clip_only_in_a_muted_stash_is_reported_and_a_named_clip_bakes(clean_ble
     frames = np.arange(0.0, 9.01, 0.5)
     assert _deg(_played(obj, frames), _spec(PARENT_INVERSE, "ChildEuler", frames / 24)).max() \
         < SPEC_DEG
+    with pytest.raises(bake.BakeError, match="revert it before"):   # one bake at a time
+        bake.bake_objects([obj], bake.BakeSettings(clip="ChildEulerAction.001"))
+    bake.bake_objects([obj], bake.BakeSettings(clip="ChildEulerAction", method='SQUAD'))
     bake.revert_objects([obj])
     assert animdata.get_action(obj) is None                # what was active before: nothing
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
@@ -307,12 +310,22 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
         mid = _played(obj, [0.5 * (f0 + f1)])
         ends = _played(obj, [f0, f1])
         assert _deg(mid, ends[:1])[0] > 45.0 or _deg(mid, ends[1:])[0] > 45.0
+        # The report's HTML and the panel list them.
+        report = json_report.build_report([a], blender_version="x", file="f", method="slerp")
+        html = html_report.render_html(report)
+        assert f"{f0:g}-{f1:g}" in html
+        scenes.select_only(obj)
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+        panel = addon_analyze.results(bpy.context.scene)[obj.name]["long_arc_segments"]
+        assert wraps <= {tuple(s) for s in panel}
         # The overlay band marks the same intervals.
         from quatbake.addon import overlay_geometry
         frames, _ours, blender, _pos, keys = overlay_geometry.object_samples(obj, 'SLERP')
         mask = overlay_geometry.long_arc_mask(obj, frames, blender, keys)
         flagged = {(float(keys[i]), float(keys[i + 1])) for i in np.flatnonzero(mask)}
         assert wraps <= flagged
+        legend = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake).legend
+        assert legend.long_arc_count == len(flagged) >= len(wraps)
     assert wrapped                                          # the file has wraps (README: 14)
 
 
