@@ -106,6 +106,7 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
     from ..core import analysis as core_analysis
     from ..core import quat as core_quat
     from . import animdata
+
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
     # million frames, with several float64 arrays per frame.
@@ -179,6 +180,7 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
+        "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
         "worst_frame": a.worst_frame,
         "long_arc_segments": [list(s) for s in a.long_arc_segments],
