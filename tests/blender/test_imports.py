@@ -9,14 +9,15 @@ import pathlib
 import bpy
 import numpy as np
 import pytest
+from oracles import bvh_reference, gltf_reference
 
-from quatbake.addon import animdata, bake, cli
 from quatbake.addon import analyze as addon_analyze
+from quatbake.addon import animdata, bake, cli
 from quatbake.core import quat, rotation
 from quatbake.report import html_report, json_report
 
 import scenes
-from oracles import bvh_reference, gltf_reference
+from report_schema import load_report, validate_report
 
 pytestmark = pytest.mark.bpy
 
@@ -130,7 +131,8 @@ def test_clip_only_in_a_muted_stash_is_reported_and_a_named_clip_bakes(clean_ble
     targets = cli.clip_targets([obj], "active")
     analyses, errors = cli.analyse_objects(targets, "slerp", cli.Progress(1, "", True))
     assert errors == []
-    report = json_report.build_report(analyses, blender_version="x", file="f", method="slerp")
+    report = validate_report(json_report.build_report(analyses, blender_version="x", file="f",
+                                                      method="slerp"))
     (entry,) = report["objects"]
     assert (entry["name"], entry["clip"]) == ("ChildEuler", "ChildEulerAction")
     # The report's key orientations are the glTF file's keys (clip in its action time).
@@ -441,6 +443,17 @@ def test_armature_with_keyed_bones_gets_a_sentence(clean_blender, tmp_path):
     scenes.select_only(arm)
     with pytest.raises(RuntimeError, match="pose bones yet"):
         bpy.ops.quatbake.bake()
+    # Beside an animated object the report goes ahead and lists the armature as skipped.
+    scenes.make_animated_object("Cam", 'QUATERNION', [1, 30], [[1, 0, 0, 0], [0, 0, 0, 1]])
+    scene = tmp_path / "mixed.blend"
+    arm_name = arm.name            # cli.main opens the file: `arm` goes stale
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "mixed.json"
+    assert cli.main(["report", str(scene), "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    report = load_report(out)
+    assert [o["name"] for o in report["objects"]] == ["Cam"]
+    assert [s["object"] for s in report["skipped"]] == [arm_name]
+    assert "pose bones yet" in report["skipped"][0]["message"]
 
 
 def test_panel_analyze_and_operator_bake_reach_a_clip_only_in_the_nla(clean_blender):
@@ -461,15 +474,13 @@ def test_panel_analyze_and_operator_bake_reach_a_clip_only_in_the_nla(clean_blen
 def test_command_line_reports_every_clip_and_bakes_a_named_one(clean_blender, tmp_path):
     """The real pipeline: an imported file saved as .blend, then `report --clips all`
     and `bake --clips NAME` through cli.main (in-process)."""
-    import json
-
     _import_gltf(PARENT_INVERSE)
     scene = tmp_path / "imported.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
     out = tmp_path / "report.json"
     assert cli.main(["report", str(scene), "--clips", "all", "--json", str(out),
                      "--quiet"]) == cli.EXIT_OK
-    entries = {(o["name"], o.get("clip")) for o in json.loads(out.read_text())["objects"]}
+    entries = {(o["name"], o.get("clip")) for o in load_report(out)["objects"]}
     assert {("ChildEuler", "ChildEulerAction"), ("ChildAxisAngle", "ChildEulerAction.002"),
             ("ChildQuaternion", "ChildEulerAction.001")} <= entries
     baked = tmp_path / "baked.blend"
