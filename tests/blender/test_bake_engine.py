@@ -478,6 +478,31 @@ def test_driver_on_location_when_baking_location(clean_blender):
     bake.bake_objects([obj], bake.BakeSettings())   # location kept: the driver is harmless
 
 
+@pytest.mark.parametrize("muted", [True, False], ids=["stashed", "pushed down"])
+def test_active_action_also_on_an_nla_track_bakes_and_reverts(clean_blender, muted):
+    """The importer's case built in code (so it runs in Blender 3.4.1 too, whose glTF
+    importer fails): the active action is also a strip on a muted track (a stash), or on
+    a playing track under it (pushed down and assigned again, blend REPLACE at 1)."""
+    obj = _animated("Stashed", 'XYZ')
+    action = animdata.get_action(obj)
+    track = obj.animation_data.nla_tracks.new()
+    strip = track.strips.new("Stash", 1, action)
+    track.mute = muted
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    key_quats = animdata.evaluate_rotation(obj, KEY_FRAMES, exact=True)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    assert strip.action == action and action.use_fake_user     # the strip keeps the original
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    # What plays (frame_set, NLA included) is slerp of the key orientations: float32 keys.
+    played = evaluated_quats(obj, frames)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "slerp")
+    assert quat.angle_between(played, expected).max() < 2e-6
+    bake.revert_objects([obj])
+    bpy.context.scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
+
+
 def test_nla_strip_of_another_action_that_blends_is_refused(clean_blender):
     obj = _animated("Nla", 'XYZ')
     other = _animated("Other", 'XYZ')

@@ -399,6 +399,14 @@ def test_delta_composition_is_blenders(clean_blender, mode):
     obj = _delta_scene(mode)
     frames = np.array([1.0, 4.5, 11.0, 17.25])
     assert _deg(animdata.evaluate_orientation(obj, frames), _played(obj, frames)).max() < F32_DEG
+    # The overlay draws the same: its samples are Blender's composed orientation
+    # and the location includes delta_location.
+    from quatbake.addon import overlay_geometry
+    samples, _ours, blender, positions, keys = overlay_geometry.object_samples(obj, 'SLERP')
+    np.testing.assert_array_equal(keys, [1.0, 11.0, 21.0])
+    assert _deg(blender, _played(obj, samples)).max() < F32_DEG
+    np.testing.assert_allclose(positions, np.tile([1.0, 2.0, 3.0], (samples.size, 1)),
+                               atol=1e-6)   # float32 of small integers: exact, with margin
 
 
 @pytest.mark.parametrize("mode, both, output", [
