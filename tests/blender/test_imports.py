@@ -438,6 +438,13 @@ def test_delta_bake_replays_slerp_of_the_played_keys_and_reverts(clean_blender, 
 # Armatures: bones are not handled yet, and every entry point says so
 # --------------------------------------------------------------------------
 
+@pytest.mark.parametrize("name", ["Fox.glb", "SimpleSkin.gltf"])
+def test_skinned_gltf_says_bones_are_not_handled_yet(clean_blender, name):
+    _import_gltf(REALDATA / "gltf" / name)
+    with pytest.raises(cli.BadInput, match="pose bones yet"):
+        cli.resolve_objects(bpy, None, name)
+
+
 def test_armature_with_keyed_bones_gets_a_sentence(clean_blender, tmp_path):
     _import_bvh(FREEBVH, target='ARMATURE')
     (arm,) = [o for o in bpy.data.objects if o.type == 'ARMATURE']
