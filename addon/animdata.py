@@ -638,7 +638,8 @@ def remove_action(action) -> None:
 # which RNA does not expose, so they have no delta channel here. Location is
 # location + delta_location (BKE_object_to_mat4).
 DELTA_ROTATION_PATHS: dict[str, tuple[str, int]] = {
-    mode: (("delta_rotation_quaternion", 4) if mode == 'QUATERNION' else ("delta_rotation_euler", 3))
+    mode: ("delta_rotation_quaternion", 4) if mode == 'QUATERNION'
+    else ("delta_rotation_euler", 3)
     for mode in ROTATION_PATHS if mode != 'AXIS_ANGLE'
 }
 DELTA_ROTATION_DATA_PATHS = frozenset(path for path, _ in DELTA_ROTATION_PATHS.values())

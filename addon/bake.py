@@ -339,8 +339,9 @@ def _clip_source(obj, clip_name: str) -> tuple[_Source | None, str]:
         if rec.original_action.name == clip_name:
             return current, ""
         # One bake record per object: a second clip would lose the first bake's original.
-        return None, (f"Object \"{obj.name}\" shows a QuatBake bake of \"{rec.original_action.name}\"; "
-                      f"revert it before baking the clip \"{clip_name}\".")
+        return None, (f"Object \"{obj.name}\" shows a QuatBake bake of "
+                      f"\"{rec.original_action.name}\"; revert it before baking the clip "
+                      f"\"{clip_name}\".")
     for clip in animdata.object_clips(obj):
         if clip.name == clip_name:
             if clip.active:
