@@ -215,7 +215,7 @@ class GltfDocument:
         ncomp = _NUM_COMPONENTS[acc_type]
         # Matrix columns of 1- and 2-byte components start on 4-byte boundaries (spec 3.6.2.4).
         if acc_type in ("MAT2", "MAT3") and itemsize < 4:
-            rows = int(round(ncomp ** 0.5))
+            rows = {4: 2, 9: 3}[ncomp]
             col_bytes = -(-rows * itemsize // 4) * 4
             elem_bytes = col_bytes * rows
         else:
