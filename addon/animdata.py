@@ -787,14 +787,25 @@ def object_clips(obj) -> list[Clip]:
 
 
 def tweaked_strip(obj) -> tuple[str, str]:
-    """(track, strip) being edited in NLA tweak mode, ("", "") if none is found."""
+    """(track, strip) being edited in NLA tweak mode, ("", "") if none is found.
+
+    Blender flags the strip (``active``) when tweak mode is entered from the NLA
+    editor; from a script only the track is flagged, and the strip is the one
+    playing the action being tweaked (which tweak mode assigns as the action).
+    """
     ad = obj.animation_data
     if ad is None:
         return "", ""
     for track in ad.nla_tracks:
         for strip in track.strips:
-            if strip.active and (track.active or strip.action == ad.action):
+            if strip.active:
                 return track.name, strip.name
+    for track in ad.nla_tracks:
+        if track.active:
+            for strip in track.strips:
+                if strip.action is not None and strip.action == ad.action:
+                    return track.name, strip.name
+            return track.name, ""
     return "", ""
 
 

@@ -407,7 +407,8 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     tweak, _strips = animdata.nla_state(obj)
     if tweak:
         track, strip = animdata.tweaked_strip(obj)
-        where = f" (editing strip \"{strip}\" on track \"{track}\")" if strip else ""
+        where = (f" (editing strip \"{strip}\" on track \"{track}\")" if strip else
+                 f" (editing track \"{track}\")" if track else "")
         err(f"Object \"{name}\" is in NLA tweak mode{where}. Leave tweak mode (Tab in the NLA "
             "editor) first; QuatBake then bakes the active action (or the clip you name) and "
             "leaves the NLA strips as they are.")

@@ -210,6 +210,7 @@ def test_strip_being_tweaked_is_named(clean_blender):
     with pytest.raises(bake.BakeError, match="tweak mode") as info:
         bake.bake_objects([obj], bake.BakeSettings())
     assert "Tab in the NLA editor" in str(info.value)
+    assert f'strip "{track.strips[0].name}" on track "{track.name}"' in str(info.value)
 
 
 # --------------------------------------------------------------------------
