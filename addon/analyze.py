@@ -167,6 +167,15 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
         extra_frames=extra if extra.size else None, extra_quats=extra_quats)
     if clip is not None:
         result.clip = clip.name
+    else:
+        # What plays may not be what is compared: say so (the bake refuses this case).
+        paths = {path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}
+                          if mode in animdata.DELTA_ROTATION_PATHS else set())
+        for track, strip, action, channels in animdata.blending_strips(obj, paths):
+            result.findings.append(
+                f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
+                f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
+                "and this report compares the action alone")
     return result
 
 
