@@ -30,6 +30,7 @@ PARENT_INVERSE = REALDATA / "gltf" / "06_parent-inverse-anim.gltf"
 MOCAPBANK = REALDATA / "bvh" / "test_mocapbank.bvh"   # 19 joints, adjacent-frame wraps
 PYBVH1 = REALDATA / "bvh" / "pybvh_test1.bvh"         # 24 joints, mixed channel orders
 FREEBVH = REALDATA / "bvh" / "test_freebvh.bvh"       # 55 joints, a key on every frame
+PYBVH2 = REALDATA / "bvh" / "pybvh_test2.bvh"         # 23 joints, YXZ, 120 fps
 
 # The acceptance bound: baked playback vs the glTF spec.
 SPEC_DEG = 0.01
@@ -303,7 +304,7 @@ def _file_rotation(clip, obj) -> np.ndarray:
     return quat.multiply(bvh_reference.matrix_to_quat_wxyz(r), static)
 
 
-@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, FREEBVH], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH], ids=lambda p: p.stem)
 def test_bvh_object_import_every_joint_reported_no_false_filter(clean_blender, path):
     _import_bvh(path)
     clip = bvh_reference.load_bvh(path)
@@ -360,7 +361,7 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
     assert wrapped                                          # the file has wraps (README: 14)
 
 
-@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, FREEBVH], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH], ids=lambda p: p.stem)
 def test_bvh_object_import_bakes_without_changing_the_capture_at_its_keys(clean_blender, path):
     _import_bvh(path)
     clip = bvh_reference.load_bvh(path)
