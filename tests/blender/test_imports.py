@@ -189,6 +189,16 @@ def test_clip_only_in_a_muted_stash_is_reported_and_a_named_clip_bakes(clean_ble
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+def test_command_line_bake_of_a_file_animated_only_by_clips_asks_for_a_name(clean_blender,
+                                                                          tmp_path, capsys):
+    _import_gltf(REALDATA / "gltf" / "03_all_animations.gltf")
+    scene = tmp_path / "03.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "out.blend"
+    assert cli.main(["bake", str(scene), "--output", str(out)]) == cli.EXIT_BAD_INPUT
+    assert "--clips NAME" in capsys.readouterr().err and not out.exists()
+
+
 def test_every_clip_of_every_object_with_clips_all(clean_blender):
     _import_gltf(REALDATA / "gltf" / "03_all_animations.gltf")
     objects = cli.resolve_objects(bpy, None, "03.blend")
@@ -530,6 +540,8 @@ def test_command_line_reports_every_clip_and_bakes_a_named_one(clean_blender, tm
     names = {n: _stash(n) for n in ("ChildEuler", "ChildAxisAngle", "ChildQuaternion")}
     assert set(names.items()) <= entries
     baked = tmp_path / "baked.blend"
+    # Without --clips the active actions are baked; NLA-only objects wait for a name.
+    assert cli.main(["bake", str(scene), "--output", str(baked), "--quiet"]) == cli.EXIT_OK
     assert cli.main(["bake", str(scene), "--output", str(baked), "--clips", names["ChildEuler"],
                      "--quiet"]) == cli.EXIT_OK
     assert cli.main(["bake", str(scene), "--output", str(baked), "--clips", "all",
