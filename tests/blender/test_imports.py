@@ -578,3 +578,21 @@ def test_location_and_delta_location_both_keyed_bake_to_their_sum(clean_blender)
     np.testing.assert_allclose(_played_location(obj, frames), expected, atol=1e-5)
     bake.revert_objects([obj])
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_broken_delta_key_is_named_by_analyze_and_the_overlay(clean_blender):
+    obj = scenes.new_object("BadDelta", 'XYZ')
+    scenes.key_channels(obj, "delta_rotation_euler", [1.0, 11.0, 21.0],
+                        [[0, 0, 0], [0.5, np.nan, 0], [1, 0, 0]], interpolation='LINEAR')
+    good = _delta_scene('ZXY')
+    before = scenes.scene_snapshot()
+    with pytest.raises(animdata.ChannelError, match=r"delta_rotation_euler\[1\].*frame 11"):
+        addon_analyze.analyze_object(obj)
+    from quatbake.addon import overlay_geometry
+    scenes.select_only(obj, good)
+    geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
+    assert geometry.legend.objects == [good.name]
+    (problem,) = geometry.legend.problems
+    assert problem.startswith("BadDelta:") and "delta_rotation_euler[1]" in problem
+    assert "frame 11" in problem                        # the broken key, not frame 2
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
