@@ -165,6 +165,8 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
         key_positions=key_positions, location_key_frames=location_keys,
         extra_frames=extra if extra.size else None, extra_quats=extra_quats)
+    result.channels = sorted({fc.data_path for fc in rot_fcurves + delta_fcurves
+                              if fc is not None and len(fc.keyframe_points)})
     if clip is not None:
         result.clip = clip.name
     else:

@@ -323,6 +323,10 @@ def test_bvh_object_import_every_joint_reported_no_false_filter(clean_blender, p
     assert sorted(o.name for o in joints) == sorted(o.name for o in reported)
     analyses, errors = cli.analyse_objects(reported, "slerp", cli.Progress(1, "", True))
     assert errors == []
+    report = validate_report(json_report.build_report(analyses, blender_version="x", file="f",
+                                                      method="slerp"))
+    assert {tuple(o["rotation_channels"]) for o in report["objects"]} == \
+        {("delta_rotation_euler",)}
     for a in analyses:
         assert a.exponential_approach == [], (a.name, a.exponential_approach)
         assert not any("filter" in f for f in a.findings)
