@@ -31,6 +31,7 @@ MOCAPBANK = REALDATA / "bvh" / "test_mocapbank.bvh"   # 19 joints, adjacent-fram
 PYBVH1 = REALDATA / "bvh" / "pybvh_test1.bvh"         # 24 joints, mixed channel orders
 FREEBVH = REALDATA / "bvh" / "test_freebvh.bvh"       # 55 joints, a key on every frame
 PYBVH2 = REALDATA / "bvh" / "pybvh_test2.bvh"         # 23 joints, YXZ, 120 fps
+CMU = REALDATA / "bvh" / "cmu_12_01_walk.bvh"         # 31 joints, a real 120 fps capture
 
 # The issue's acceptance bound: baked playback vs the glTF spec.
 SPEC_DEG = 0.01
@@ -290,6 +291,46 @@ def test_30fps_gltf_camera_imported_at_24fps_bakes_and_hits_the_files_keys(clean
     assert _deg(quat.multiply(spec, offsets[:1]), after).max() < SPEC_DEG
 
 
+ANIMATE_ALL = REALDATA / "gltf" / "24_animation_pointer.gltf"   # UnityGLTF, 30 fps cameras
+
+
+@pytest.mark.parametrize("name", ["Camera-Perspective", "LightsCamera"])
+def test_real_30fps_camera_bakes_through_its_subframe_keys(clean_blender, name):
+    """'Animate All The Things' (UnityGLTF): cameras keyed every 1/30 s, imported at
+    24 fps, so their keys land on 0.7987, 1.5973 ... (the issue's camera). The one
+    action animates many objects (a slot each). Baked, the camera passes through
+    every key and follows the spec's slerp between them."""
+    _import_gltf(ANIMATE_ALL)
+    cam = bpy.data.objects[name]
+    assert cam.type == 'CAMERA' and cam in cli.rotation_keyed_objects(bpy)
+    times = _key_times(ANIMATE_ALL, name)
+    keys = animdata.orientation_key_frames(cam)
+    np.testing.assert_allclose(keys, times * 24, atol=1e-4)      # float32 frames up to ~240
+    assert (keys != np.round(keys)).mean() > 0.9
+    before = _played(cam, keys)
+    spec = _spec(ANIMATE_ALL, name, times)
+    # The importer turns cameras by a constant (glTF and Blender cameras look along
+    # different axes): Blender's key = spec key @ C, the same C at every key.
+    turn = quat.multiply(quat.conjugate(spec), before)
+    assert _deg(turn, turn[:1]).max() < F32_DEG
+    others = {o.name: scenes.action_snapshot(animdata.get_action(o)) for o in bpy.data.objects
+              if o is not cam and animdata.get_action(o) is not None}
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    assert np.isin(keys, animdata.key_frames(animdata.rotation_fcurves(cam))).all()
+    assert _deg(_played(cam, keys), before).max() < F32_DEG      # hits the file's keys
+    between = np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1)  # the whole frames
+    t = between / 24
+    expected = quat.multiply(_spec(ANIMATE_ALL, name, t), turn[:1])
+    assert _deg(_played(cam, between), expected).max() < SPEC_DEG
+    # The shared action still animates every other object as before.
+    for other, snap in others.items():
+        untouched = {"objects": {}, "fake_users": {}, "actions": {other: snap}}
+        now = {"objects": {}, "fake_users": {},
+               "actions": {other: scenes.action_snapshot(
+                   animdata.get_action(bpy.data.objects[other]))}}
+        scenes.assert_same_snapshot(untouched, now)
+
+
 # --------------------------------------------------------------------------
 # Delta transforms: BVH object imports, and scenes with both kinds of keys
 # --------------------------------------------------------------------------
@@ -314,7 +355,8 @@ def _file_rotation(clip, obj) -> np.ndarray:
     return quat.multiply(bvh_reference.matrix_to_quat_wxyz(r), static)
 
 
-@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],
+                         ids=lambda p: p.stem)
 def test_bvh_object_import_every_joint_reported_no_false_filter(clean_blender, path):
     _import_bvh(path)
     clip = bvh_reference.load_bvh(path)
@@ -375,7 +417,8 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
     assert wrapped                                          # the file has wraps (README: 14)
 
 
-@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],
+                         ids=lambda p: p.stem)
 def test_bvh_object_import_bakes_without_changing_the_capture_at_its_keys(clean_blender, path):
     _import_bvh(path)
     clip = bvh_reference.load_bvh(path)
