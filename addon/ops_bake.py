@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.translations import pgettext_tip
+from bpy.props import StringProperty
 from bpy.types import Operator
 
 from .props import QUATBAKE_PG_settings
@@ -149,6 +150,13 @@ class QUATBAKE_OT_bake(Operator):
     union_keys: _mirror("union_keys")
     turns: _mirror("turns")
     timing: _mirror("timing")
+    # Not a scene setting: which action to bake is a per-call choice (scripts).
+    clip: StringProperty(
+        name="Clip", default="", options={'SKIP_SAVE'},
+        description="Bake this NLA clip (an action's name, evaluated in its own action time) "
+        "instead of the active action; the baked clip becomes the active action and Revert "
+        "puts back the previous one. Empty: the active action",
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -175,6 +183,7 @@ class QUATBAKE_OT_bake(Operator):
             union_keys=self.union_keys,
             turns=self.turns,
             timing=self.timing,
+            clip=self.clip,
         )
 
     def _settings_error(self) -> str:

@@ -58,7 +58,8 @@ def overlay_objects(view_layer) -> list:
     for obj in view_layer.objects:
         if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
             continue
-        fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+        fcurves = (animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+                   + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
         if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
             found.append(obj)
     return found
@@ -99,15 +100,27 @@ def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> t
     if rot_keys.size < 2:
         return None
     mode = mode or obj.rotation_mode
-    key_raw = animdata.evaluate_rotation_raw(obj, rot_keys, mode, fcurves)
+    # The keyed channels: the regular ones, or the delta ones when only those move
+    # (a BVH object import); their values decide spin against wrap, and steps.
+    keyed_fcs = animdata.rotation_fcurves(obj, mode, fcurves)
+    defaults = animdata.rotation_defaults(obj, mode)
+    if not animdata.has_keys(keyed_fcs):
+        keyed_fcs = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+        defaults = animdata.delta_rotation_defaults(obj, mode)
+    key_raw = animdata.evaluate_channels(keyed_fcs, defaults, rot_keys)
     key_quats = playing[np.searchsorted(frames, rot_keys)]
     tracking = turn_inputs.track(obj, mode, fcurves, rot_keys, key_quats, key_raw)
-    rot_fcs = animdata.rotation_fcurves(obj, mode, fcurves)
-    stepped = turn_inputs.stepped_intervals(rot_fcs, rot_keys)
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_keys)
     return turns.classify(mode, key_raw, tracking.differs, stepped), tracking
 
 
 def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
+    """(frames, ours, Blender's, positions, rotation key frames) of one object: see
+    object_samples_with_kinds, which also returns the key intervals' kinds."""
+    return object_samples_with_kinds(obj, method, turns, timing)[:5]
+
+
+def object_samples_with_kinds(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
     """(frames, ours, Blender's, positions, rotation key frames, interval kinds).
 
     Not baked: "ours" is ``method`` applied to the orientations at the rotation
@@ -120,18 +133,20 @@ def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
     from ..core import turn_interp
 
     original = _original_channels(obj)
+    # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+        rot_keys = animdata.orientation_key_frames(obj)
     else:
         fcurves, mode = original
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj, mode, fcurves))
-    loc_keys = animdata.key_frames(animdata.location_fcurves(obj))
+        rot_keys = animdata.orientation_key_frames(obj, mode, fcurves)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(obj)
+                                   + animdata.delta_location_fcurves(obj))
     frames = _sample_frames(np.union1d(rot_keys, loc_keys))
-    positions = animdata.evaluate_location(obj, frames)
-    playing = animdata.evaluate_rotation(obj, frames)
+    positions = animdata.evaluate_full_location(obj, frames)
+    playing = animdata.evaluate_orientation(obj, frames)
     if original is not None:
         fcurves, mode = original
-        blender = animdata.evaluate_rotation(obj, frames, mode, fcurves)
+        blender = animdata.evaluate_orientation(obj, frames, mode, fcurves)
         found = interval_kinds(obj, frames, blender, rot_keys, mode, fcurves)
         return frames, playing, blender, positions, rot_keys, found and found[0]
     kinds = None
@@ -162,6 +177,23 @@ def _with_frames(obj, rot_keys, key_quats):
                              extra=_sample_frames(rot_keys))
 
 
+def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
+    """Per key interval, whether Blender turns the long way, with the spins between
+    neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
+    and triads.build_overlay's own check on the per-frame samples is exact."""
+    keys = rot_keys[(rot_keys >= frames[0]) & (rot_keys <= frames[-1])] if frames.size else rot_keys
+    original = _original_channels(obj)
+    fcurves, mode = original if original is not None else (None, None)
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra = extra[~np.isin(extra, frames)]
+    if extra.size == 0:
+        return None
+    t = np.concatenate([frames, extra])
+    q = np.concatenate([blender, animdata.evaluate_orientation(obj, extra, mode, fcurves)])
+    order = np.argsort(t, kind="stable")
+    return triads.long_arc_intervals(t[order], q[order], keys)
+
+
 def _world_matrix(obj) -> np.ndarray | None:
     """The parent's transform applied to the channels (None when unparented)."""
     if obj.parent is None:
@@ -190,10 +222,12 @@ def build(view_layer, settings) -> Geometry:
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
     collected = []
+    masks = {}
     for obj in overlay_objects(view_layer):
         try:
-            frames, ours, blender, positions, rot_keys, kinds = object_samples(
+            frames, ours, blender, positions, rot_keys, kinds = object_samples_with_kinds(
                 obj, settings.method, settings.turns, settings.timing)
+            masks[obj.name] = long_arc_mask(obj, frames, blender, rot_keys)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{obj.name}: {exc}")
             continue
@@ -209,6 +243,7 @@ def build(view_layer, settings) -> Geometry:
             step=step, size=float(settings.overlay_size),
             ghost_quats=blender if settings.overlay_show_ghost else None,
             long_arc_quats=blender, speed_max=speed_max, interval_kinds=kinds,
+            long_arc_mask=masks.get(name),
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)

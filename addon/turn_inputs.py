@@ -151,4 +151,8 @@ def track(obj, mode: str, fcurves, key_frames, key_quats, key_raw, extra=None):
         # (0, 0, 0, 0); Blender's normalize_qt() then shows (0, 1, 0, 0).
         raw[quat.norm(raw) < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
     quats = rotation.mode_values_to_quat(raw, mode)
+    # Blender plays delta @ rotation (addon/animdata.py: evaluate_orientation).
+    if animdata.has_keys(animdata.delta_rotation_fcurves(obj, mode, fcurves)) or \
+            not animdata.is_identity_delta(animdata.delta_rotation_defaults(obj, mode), mode):
+        quats = quat.multiply(animdata.evaluate_delta_rotation(obj, times, mode, fcurves), quats)
     return turns.track(key_frames, key_quats, times, quats)

@@ -341,6 +341,7 @@ def build_overlay(
     long_arc_quats=None,
     speed_max: float | None = None,
     interval_kinds=None,
+    long_arc_mask=None,
 ) -> OverlayGeometry:
     """All of one object's overlay geometry from per-frame samples.
 
@@ -353,7 +354,10 @@ def build_overlay(
     ghost_quats, else quats); speed_max: the legend maximum (degrees per frame),
     default the largest speed along this path; interval_kinds: the kind of each
     key interval (core.turns.KINDS, (k-1,)) or None: only "flip" and "wrap"
-    intervals get the long-arc band, "spin" and "step" get the ``kept`` band.
+    intervals get the long-arc band, "spin" and "step" get the ``kept`` band;
+    long_arc_mask: (k-1,) bool per interval of the key frames inside ``frames``,
+    when the caller measured the long way round on denser samples (a spin
+    between neighbouring keys).
     """
     t = np.asarray(frames, dtype=np.float64)
     pos = _positions(positions, "path positions")
@@ -383,7 +387,13 @@ def build_overlay(
         check = long_arc_quats if long_arc_quats is not None else ghost_quats
         check = q if check is None else _unit_quats(check, n, "long-arc orientations")
         inside = keys[(keys >= t[0]) & (keys <= t[-1])]
-        intervals = long_arc_intervals(t, check, inside)
+        if long_arc_mask is not None:
+            intervals = np.asarray(long_arc_mask, dtype=bool)
+            if intervals.shape != (max(inside.size - 1, 0),):
+                raise ValueError(f"long-arc mask: expected shape ({inside.size - 1},), "
+                                 f"got {intervals.shape}.")
+        else:
+            intervals = long_arc_intervals(t, check, inside)
         spins = steps = np.zeros(intervals.shape, dtype=bool)
         if interval_kinds is not None and len(interval_kinds) == intervals.size:
             kinds = np.asarray(interval_kinds, dtype=object)
