@@ -9,8 +9,6 @@ import pathlib
 import bpy
 import numpy as np
 import pytest
-from oracles import bvh_reference, gltf_reference
-from test_realdata_import import gltf_import_options, open_mode_ru_as_r
 
 from quatbake.addon import analyze as addon_analyze
 from quatbake.addon import animdata, bake, cli
@@ -18,7 +16,9 @@ from quatbake.core import quat, rotation
 from quatbake.report import html_report, json_report
 
 import scenes
+from oracles import bvh_reference, gltf_reference
 from report_schema import load_report, validate_report
+from test_realdata_import import gltf_import_options, open_mode_ru_as_r
 
 pytestmark = pytest.mark.bpy
 

@@ -34,10 +34,11 @@ import pathlib
 import bpy
 import numpy as np
 import pytest
-from oracles import bvh_reference as br
-from oracles import gltf_reference as gr
 
 from quatbake.addon import animdata
+
+from oracles import bvh_reference as br
+from oracles import gltf_reference as gr
 
 pytestmark = pytest.mark.bpy
 
