@@ -399,6 +399,44 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     return "\n".join(parts)
 
 
+def _after_bake_section(report: dict) -> str:
+    """Before -> after for every object the file plays a QuatBake bake of."""
+    after = report.get("after_bake") or []
+    if not after:
+        return ""
+    rows = []
+    for a in after:
+        was = a.get("before_long_arc_segments") or []
+        now = a.get("long_arc_segments") or []
+        if was and not now:
+            outcome, cls = "long way round fixed", "ok"
+        elif now:
+            outcome, cls = "still the long way round", "bad"
+        else:
+            outcome, cls = "no long way round before or after", ""
+        rows.append(
+            f'<tr><td>{_e(a.get("name"))}</td>'
+            f'<td class="num">{_deg(a.get("before_max_deviation_deg"))}</td>'
+            f'<td class="num">{_deg(a.get("max_deviation_deg"))}</td>'
+            f'<td class="{cls}">{_e(outcome)}</td><td>{_e(a.get("advice", ""))}</td></tr>')
+    return ('<h2 id="after-bake">After the bake</h2>'
+            '<p class="meta">The objects below play a QuatBake bake. The sections further down '
+            'describe their keys before the bake; this table compares what plays now.</p>'
+            '<table><tr><th>Object</th><th title="Largest difference between Blender\'s own '
+            'interpolation of the original keys and the method">Before (deg)</th>'
+            '<th title="The same for the baked keys">After (deg)</th><th>Outcome</th>'
+            '<th>Advice now</th></tr>' + "".join(rows) + "</table>")
+
+
+def _blenders(report: dict) -> str:
+    """"saved by Blender X, analysed by Blender Y" (or only the second when unknown)."""
+    analysed = f"analysed by Blender {_e(report.get('blender_version', ''))}"
+    saved = report.get("saved_by_blender")
+    if saved:
+        return f"file saved by Blender {_e(saved)}, {analysed}"
+    return analysed
+
+
 def render_html(report: dict) -> str:
     """The HTML page (a str) for a report dict."""
     method = report.get("method", "")
@@ -408,7 +446,7 @@ def render_html(report: dict) -> str:
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
            f"<h1>{_e(title)}</h1>",
-           f'<p class="meta">Blender {_e(report.get("blender_version", ""))} &middot; compared with '
+           f'<p class="meta">{_blenders(report)} &middot; compared with '
            f'<b>{_e(method)}</b> &middot; {len(objects)} object(s) &middot; schema '
            f'{_e(report.get("schema", ""))}</p>']
     if objects:
@@ -428,6 +466,7 @@ def render_html(report: dict) -> str:
                 f'<td class="{"bad" if arcs else ""}">{_e(arcs or "none")}</td>'
                 f'<td>{_e(obj.get("advice", ""))}</td></tr>')
         out.append("</table>")
+    out.append(_after_bake_section(report))
     errors = report.get("errors", [])
     if errors:
         out.append('<h2>Not analysed</h2><ul class="errors">' + "".join(
