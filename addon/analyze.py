@@ -8,7 +8,6 @@ frame are never touched) and hands arrays to ``core.analysis``.
 """
 from __future__ import annotations
 
-import textwrap
 from typing import TYPE_CHECKING
 
 import bpy
@@ -38,24 +37,33 @@ def analysis_frames(keys: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([whole, keys]))
 
 
-def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
+def analyze_object(obj, method: str = "slerp",
+                   original: bool = False) -> core_analysis.ObjectAnalysis:
     """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
 
+    ``original``: analyse the keys a QuatBake bake replaced (what the object
+    played before the bake) instead of the action playing now.
     Raises NoRotationKeys when the rotation channels of the object's rotation
-    mode have no keys, RangeTooLong when they span more than
-    bake.MAX_BAKE_FRAMES frames, animdata.ChannelError for a value that is no
-    rotation.
+    mode have no keys (or, with ``original``, when the object plays no bake),
+    RangeTooLong when they span more than bake.MAX_BAKE_FRAMES frames,
+    animdata.ChannelError for a value that is no rotation.
     """
     from ..core import analysis as core_analysis
-    from . import animdata
+    from . import animdata, bake_record
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
     # million frames, with several float64 arrays per frame.
     from .bake import MAX_BAKE_FRAMES
 
-    mode = obj.rotation_mode
+    source, mode = None, obj.rotation_mode
+    if original:
+        found = bake_record.original_channels(obj)
+        if found is None:
+            raise NoRotationKeys(f"Object \"{obj.name}\" plays no QuatBake bake: there are no "
+                                 "original keys to compare.")
+        source, mode = found
     path, _count = animdata.ROTATION_PATHS[mode]
-    fcurves = animdata.rotation_fcurves(obj)
+    fcurves = animdata.rotation_fcurves(obj, mode, source)
     keys = animdata.key_frames(fcurves)
     if keys.size == 0:
         raise NoRotationKeys(
@@ -69,16 +77,16 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
             f"({span:,} frames), more than the {MAX_BAKE_FRAMES:,} frames an analysis "
             "compares. Delete or move the stray key.")
     frames = analysis_frames(keys)
-    raw = animdata.evaluate_rotation_raw(obj, frames)
+    raw = animdata.evaluate_rotation_raw(obj, frames, mode, source)
     try:
         quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
     except animdata.ChannelError as exc:
         # Name the broken key, not the first frame its NaN spreads to.
-        raise animdata.key_error(obj, mode, None, exc) from None
+        raise animdata.key_error(obj, mode, source, exc) from None
     at_keys = np.searchsorted(frames, keys)
 
     positions = key_positions = location_keys = None
-    loc_fcurves = animdata.location_fcurves(obj)
+    loc_fcurves = animdata.location_fcurves(obj, source)
     if any(fc is not None for fc in loc_fcurves):
         defaults = animdata.location_defaults(obj)
         positions = animdata.evaluate_channels(loc_fcurves, defaults, frames)
@@ -98,6 +106,42 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
 
 _RESULTS: dict[str, dict[str, dict]] = {}
 
+# Verdicts on a largest difference (degrees). Below FINE_DEG nobody sees it
+# (core.analysis.NEGLIGIBLE_DEG: its advice is "nothing to do" there too;
+# float32 keys alone give ~1e-5 deg); from there on it is "visible"; a key
+# interval turned the long way round is always "long way round".
+FINE_DEG = 0.1
+VERDICT_FINE = "fine"
+VERDICT_VISIBLE = "visible"
+VERDICT_LONG_WAY = "long way round"
+# Worst first: the panel sorts by this rank, then by the difference.
+VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_FINE: 2}
+
+# After a bake the report is re-run on the baked objects (before and after)
+# when they span at most this many frames in all (about a second of CPU on
+# the 2-core test machine, benchmarks/bench_report.py); beyond it the entries
+# are marked out of date, with a button to re-run.
+REFRESH_FRAME_LIMIT = 100_000
+
+
+def verdict(max_deviation_deg: float, long_arc_segments) -> str:
+    """"fine", "visible" or "long way round" (see FINE_DEG)."""
+    if long_arc_segments:
+        return VERDICT_LONG_WAY
+    return VERDICT_VISIBLE if max_deviation_deg >= FINE_DEG else VERDICT_FINE
+
+
+def fingerprint(obj) -> list:
+    """What the result of an analysis depends on, cheap enough for every redraw:
+    the action playing, the rotation mode and the number of rotation and
+    location keys. A bake, a revert or keying changes it."""
+    from . import animdata
+
+    action = animdata.get_action(obj)
+    fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+    keys = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
+    return [action.name if action is not None else "", obj.rotation_mode, keys]
+
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
@@ -105,13 +149,116 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
         "worst_frame": a.worst_frame,
         "long_arc_segments": [list(s) for s in a.long_arc_segments],
         "advice": a.advice,
+        "verdict": verdict(a.max_deviation_deg, a.long_arc_segments),
+        "method": a.method,
         "error": "",
     }
+
+
+def _entry(obj, method: str) -> dict:
+    """The panel's entry for ``obj``: its analysis now and, when it plays a
+    QuatBake bake, the analysis of the keys before the bake (``before``)."""
+    from . import bake_record
+
+    entry = summary(analyze_object(obj, method))
+    entry["before"] = (summary(analyze_object(obj, method, original=True))
+                       if bake_record.is_baked(obj) else None)
+    entry["fingerprint"] = fingerprint(obj)
+    return entry
+
+
+def _error_entry(obj, message: str) -> dict:
+    return {"error": message, "fingerprint": fingerprint(obj)}
 
 
 def results(scene) -> dict[str, dict]:
     """Per object name: the last analysis summary in ``scene`` (empty before any run)."""
     return _RESULTS.get(scene.name, {})
+
+
+def is_stale(scene, name: str) -> bool:
+    """Whether the entry of object ``name`` no longer describes it (keys, action or
+    mode changed since, or it was left for a re-run after a large bake)."""
+    entry = results(scene).get(name)
+    obj = scene.objects.get(name)
+    if entry is None or obj is None:
+        return True
+    return bool(entry.get("pending")) or entry.get("fingerprint") != fingerprint(obj)
+
+
+def compare_method(settings) -> str:
+    """What the report compares with: ``compare_method``, or the bake's method."""
+    chosen = getattr(settings, "compare_method", 'BAKE')
+    return (settings.method if chosen == 'BAKE' else chosen).lower()
+
+
+def _frames_spanned(obj) -> int:
+    from . import animdata
+
+    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    return int(keys[-1] - keys[0]) + 1 if keys.size and np.isfinite(keys).all() else 0
+
+
+def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str, dict]:
+    """Analyse ``objects`` and store their entries for ``scene``'s panel.
+
+    ``replace``: the new entries replace every earlier one (an Analyze of the
+    selection); otherwise they update them (a re-run, or the refresh after a
+    bake). Returns the new entries by object name; an object that cannot be
+    analysed gets ``{"error": sentence}``.
+    """
+    from . import animdata
+
+    found: dict[str, dict] = {}
+    for obj in objects:
+        try:
+            found[obj.name] = _entry(obj, method)
+        except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
+            found[obj.name] = _error_entry(obj, str(exc))
+    if replace:
+        _RESULTS[scene.name] = dict(found)
+    else:
+        _RESULTS.setdefault(scene.name, {}).update(found)
+    return found
+
+
+def refresh(scene, objects, method: str) -> None:
+    """After a bake or revert: re-run the report on ``objects`` so nothing stale
+    is shown; when they are too long to analyse at once (REFRESH_FRAME_LIMIT),
+    mark their entries out of date instead (the panel offers a re-run)."""
+    objects = list(objects)
+    if sum(_frames_spanned(obj) for obj in objects) <= REFRESH_FRAME_LIMIT:
+        analyze_into(scene, objects, method)
+        return
+    stored = _RESULTS.setdefault(scene.name, {})
+    for obj in objects:
+        stored[obj.name] = dict(stored.get(obj.name, {"error": ""}), pending=True)
+
+
+def before_after(entry: dict) -> str:
+    """"180.0 deg -> 0.00 deg, long way round fixed" for an entry with ``before``."""
+    before = entry.get("before")
+    if not before:
+        return ""
+    text = (f"{before['max_deviation_deg']:.1f}\u00b0 -> {entry['max_deviation_deg']:.2f}\u00b0")
+    was_long, is_long = bool(before["long_arc_segments"]), bool(entry["long_arc_segments"])
+    if was_long and not is_long:
+        return f"{text}, long way round fixed"
+    if is_long:
+        return f"{text}, still the long way round"
+    return f"{text}, {entry['verdict']}"
+
+
+def worst_first(found: dict[str, dict]) -> list[tuple[str, dict]]:
+    """Entries sorted as the panel lists them: errors, then long way round,
+    visible, fine; the largest difference first within each."""
+    def key(item):
+        name, entry = item
+        if entry.get("error") or "verdict" not in entry:
+            return (-1, 0.0, name)
+        return (VERDICT_RANK[entry["verdict"]], -entry["max_deviation_deg"], name)
+
+    return sorted(found.items(), key=key)
 
 
 class QUATBAKE_OT_analyze(Operator):
@@ -125,6 +272,10 @@ class QUATBAKE_OT_analyze(Operator):
         name="Method", items=METHOD_ITEMS, default='SLERP',
         description="Interpolation to compare Blender's with (default: the scene's QuatBake method)",
     )
+    object_name: StringProperty(
+        name="Object", default="", options={'SKIP_SAVE'},
+        description="Analyze only this object (default: the selected objects)",
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -136,21 +287,21 @@ class QUATBAKE_OT_analyze(Operator):
         return True
 
     def execute(self, context):
-        from . import animdata
-
         # Left out, the method comes from the scene settings (as for quatbake.bake).
-        method = (self.method if self.properties.is_property_set("method")
-                  else context.scene.quatbake.method).lower()
-        found: dict[str, dict] = {}
-        for obj in context.selected_objects:
-            try:
-                a = analyze_object(obj, method)
-            except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
-                found[obj.name] = {"error": str(exc)}
-                self.report({'WARNING'}, str(exc))
-                continue
-            found[obj.name] = summary(a)
-        _RESULTS[context.scene.name] = found
+        method = (self.method.lower() if self.properties.is_property_set("method")
+                  else compare_method(context.scene.quatbake))
+        scene = context.scene
+        if self.object_name:
+            obj = scene.objects.get(self.object_name)
+            if obj is None:
+                self.report({'ERROR'}, f"Object \"{self.object_name}\" is not in this scene.")
+                return {'CANCELLED'}
+            found = analyze_into(scene, [obj], method)
+        else:
+            found = analyze_into(scene, list(context.selected_objects), method, replace=True)
+        for entry in found.values():
+            if entry.get("error"):
+                self.report({'WARNING'}, entry["error"])
         done = {n: s for n, s in found.items() if not s.get("error")}
         if not done:
             self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
@@ -172,7 +323,7 @@ class QUATBAKE_OT_jump_to_worst(Operator):
 
     def execute(self, context):
         result = results(context.scene).get(self.object_name)
-        if not result or result.get("error"):
+        if not result or result.get("error") or "worst_frame" not in result:
             self.report({'ERROR'}, f"Object \"{self.object_name}\" has not been analyzed yet: "
                         "run Analyze first.")
             return {'CANCELLED'}
@@ -182,41 +333,75 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         return {'FINISHED'}
 
 
-# Characters per label line: the sidebar at its default width shows about 35.
-_WRAP_CHARS = 32
+VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK'}
+PANEL_NAME = "Difference Report"
+# Objects listed with their details; more are summed up in one line (the
+# panel must not grow past the viewport for a big selection).
+MAX_LISTED = 8
+
+
+def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
+    from .ui_text import wrapped_label
+
+    box = layout.box()
+    if entry.get("error") and not entry.get("pending"):
+        wrapped_label(box, context, name, icon='ERROR', panel=PANEL_NAME)
+        wrapped_label(box, context, entry["error"], panel=PANEL_NAME)
+        return
+    row = box.row(align=True)
+    if stale or "verdict" not in entry:
+        row.label(text=name, icon='TIME', translate=False)
+        op = row.operator(QUATBAKE_OT_analyze.bl_idname, text="Re-run", icon='FILE_REFRESH')
+        op.object_name = name
+        wrapped_label(box, context, "Out of date: the keys changed since this analysis.",
+                      panel=PANEL_NAME)
+        return
+    row.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
+    op = row.operator(QUATBAKE_OT_jump_to_worst.bl_idname, text="", icon='TIME')
+    op.object_name = name
+    change = before_after(entry)
+    if change:
+        wrapped_label(box, context, change, panel=PANEL_NAME)
+    else:
+        wrapped_label(box, context, f"{entry['max_deviation_deg']:.2f}\u00b0 at frame "
+                      f"{entry['worst_frame']:g}: {entry['verdict']}", panel=PANEL_NAME)
+    if entry["verdict"] != VERDICT_FINE or not change:
+        wrapped_label(box, context, entry["advice"], panel=PANEL_NAME)
 
 
 class _AnalyzePanel:
     bl_region_type = 'UI'
     bl_category = "QuatBake"
-    bl_label = "Difference Report"
+    bl_label = PANEL_NAME
+    bl_order = 0   # diagnose first, then Overlay (preview), then Re-bake (act)
 
     def draw(self, context):
+        from .ui_text import start_panel, wrapped_label
+
+        start_panel(PANEL_NAME)
         layout = self.layout
-        layout.operator(QUATBAKE_OT_analyze.bl_idname, icon='GRAPH')
+        settings = context.scene.quatbake
+        row = layout.row(align=True)
+        row.operator(QUATBAKE_OT_analyze.bl_idname, icon='GRAPH')
+        row.prop(settings, "compare_method", text="")
+        row.operator("quatbake.export_report", text="", icon='EXPORT')
         found = results(context.scene)
+        found = {n: e for n, e in found.items() if n in context.scene.objects}
         if not found:
-            layout.label(text="Select animated objects and press Analyze.")
+            wrapped_label(layout, context, "Select animated objects and press Analyze.",
+                          panel=PANEL_NAME)
             return
-        for name, s in found.items():
-            box = layout.box()
-            if s.get("error"):
-                box.label(text=name, icon='ERROR')
-                for line in textwrap.wrap(s["error"], _WRAP_CHARS):
-                    box.label(text=line)
-                continue
-            bad = bool(s["long_arc_segments"])
-            box.label(text=name, icon='ERROR' if bad else 'CHECKMARK')
-            col = box.column(align=True)
-            col.label(text=f"Max deviation: {s['max_deviation_deg']:.2f} deg")
-            arcs = ", ".join(f"{a:g}-{b:g}" for a, b in s["long_arc_segments"]) or "none"
-            col.label(text=f"Long way round: {arcs}")
-            # Panels do not wrap labels: one label per line of the advice.
-            for line in textwrap.wrap(f"Advice: {s['advice']}", _WRAP_CHARS):
-                col.label(text=line)
-            op = box.operator(QUATBAKE_OT_jump_to_worst.bl_idname,
-                              text=f"Jump to Worst Frame ({s['worst_frame']:g})", icon='TIME')
-            op.object_name = name
+        ordered = worst_first(found)
+        for name, entry in ordered[:MAX_LISTED]:
+            _draw_entry(layout, context, name, entry, is_stale(context.scene, name))
+        hidden = len(ordered) - MAX_LISTED
+        if hidden > 0:
+            wrapped_label(layout, context, f"...and {hidden} more, all better than those above.",
+                          panel=PANEL_NAME)
+        wrapped_label(layout, context, f"fine: under {FINE_DEG:g}\u00b0 from "
+                      f"{compare_method(settings)}; visible: more; long way round: a key "
+                      "interval turns more than 180\u00b0 where less would do.",
+                      panel=PANEL_NAME)
 
 
 class QUATBAKE_PT_analyze(_AnalyzePanel, Panel):

@@ -85,6 +85,8 @@ class BakeResult:
     frames_written: int          # baked frames summed over all objects (per object: range/step)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
+    frames_per_object: dict[str, int] = field(default_factory=dict)   # name: baked frames
+    deviation_per_object: dict[str, float] = field(default_factory=dict)   # name: degrees
 
 
 # --------------------------------------------------------------------------
@@ -643,6 +645,8 @@ def bake_objects(objects, settings: BakeSettings,
         max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
                                                default=0.0))),
         warnings=warnings,
+        frames_per_object={p.obj.name: int(p.frames.shape[0]) for p in plans},
+        deviation_per_object={p.obj.name: float(np.degrees(p.deviation_rad)) for p in plans},
     )
 
 

@@ -41,21 +41,11 @@ benchmarks/bench_register.py):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-
-@dataclass
-class Legend:
-    """What the panel shows next to the overlay settings."""
-
-    speed_max: float = 0.0          # degrees per frame of the ramp's last colour
-    long_arc_count: int = 0         # key intervals Blender turns the long way round
-    objects: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # objects skipped, and why
+from .overlay_legend import Legend
 
 
 class _Registry:
@@ -90,9 +80,10 @@ def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
 
 
-# Draw order: ghosts under everything, the long-arc band under the path,
-# triads over the path, the current frame's triad on top.
-BATCH_ORDER = ("ghosts", "long_arc", "path", "triads", "current")
+# Draw order: ghosts (on their dark halo) under everything, the long-arc band
+# under the path, triads and their key marks over the path, the current
+# frame's triad on top.
+BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks", "current")
 
 _STATE = _Registry()
 
@@ -396,7 +387,9 @@ def _ensure_batches() -> None:
 
 def _line_widths(width: float) -> dict[str, float]:
     return {
+        "ghost_halo": width + 2.0,
         "ghosts": width,
+        "marks": width,
         "long_arc": width * 3.0 + 2.0,
         "path": width,
         "triads": width,
@@ -451,15 +444,69 @@ def _draw() -> None:
 # Panel
 # --------------------------------------------------------------------------
 
+PANEL_NAME = "Overlay"
+# (swatch property, what the colour means); the speed rows add their number.
+_SPEED_SWATCHES = ("legend_still", "legend_slow", "legend_fast", "legend_fastest")
+
+
+def _swatch_row(layout, settings, prop: str):
+    """A row starting with the real colour of ``prop`` (a read-only colour property)."""
+    row = layout.row(align=True)
+    swatch = row.row(align=True)
+    swatch.ui_units_x = 1.6
+    swatch.prop(settings, prop, text="")
+    return row
+
+
+def draw_legend(layout, context, settings, info: Legend) -> None:
+    """The legend: real colour swatches and what each colour measures."""
+    from ..core import triads  # loaded by the rebuild that found the objects
+    from .ui_text import wrapped_label
+
+    box = layout.box()
+    if not info.objects:
+        box.label(text="Select or pin an animated object", icon='INFO')
+        return
+    wrapped_label(box, context, "Path colour: how fast the object turns, in degrees per "
+                  "frame (the same scale for every object drawn).", panel=PANEL_NAME)
+    col = box.column(align=True)
+    for prop, fraction in zip(_SPEED_SWATCHES, triads.SPEED_STOPS):
+        plus = " or more" if fraction == 1.0 else ""
+        name = settings.bl_rna.properties[prop].name.lower()
+        row = _swatch_row(col, settings, prop)
+        row.label(text=f"{fraction * info.speed_max:.2f}\u00b0/frame{plus} ({name})",
+                  translate=False)
+    row = _swatch_row(box, settings, "legend_long_arc")
+    if info.long_arc_count:
+        row.label(text=f"Long way round: {info.long_arc_count}", icon='ERROR', translate=False)
+    else:
+        row.label(text="Long way round: none", translate=False)
+    if info.fixed_long_arc_count:
+        wrapped_label(box, context, f"Fixed by the bake: {info.fixed_long_arc_count} long "
+                      "way round (the band is gone).", icon='CHECKMARK', panel=PANEL_NAME)
+    if settings.overlay_show_ghost:
+        row = _swatch_row(box, settings, "legend_ghost")
+        whose = ("the keys before the bake, as Blender played them" if info.baked_objects
+                 else "what Blender plays now")
+        row.label(text="Ghosts (light, dark edge):", translate=False)
+        wrapped_label(box, context, f"{whose}.", panel=PANEL_NAME)
+    wrapped_label(box, context, "Axes: X red, Y green, Z blue. Key poses: larger, with a "
+                  "white triangle.", panel=PANEL_NAME)
+    if info.cameras:
+        wrapped_label(box, context, "Cameras: the dashed white line is where they look "
+                      "(-Z).", panel=PANEL_NAME)
+
+
 class QUATBAKE_PT_overlay(bpy.types.Panel):
     """Overlay settings and the speed legend, under the main QuatBake panel."""
 
-    bl_label = "Overlay"
+    bl_label = PANEL_NAME
     bl_idname = "QUATBAKE_PT_overlay"
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_parent_id = "QUATBAKE_PT_main"
+    bl_order = 1   # after the Difference Report, before Re-bake
 
     @classmethod
     def poll(cls, context):
@@ -469,6 +516,9 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         self.layout.prop(_settings(context.scene), "show_overlay", text="")
 
     def draw(self, context):
+        from .ui_text import start_panel, wrapped_label
+
+        start_panel(PANEL_NAME)
         settings = _settings(context.scene)
         layout = self.layout
         layout.use_property_split = True
@@ -478,30 +528,24 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         col.prop(settings, "overlay_step")
         col.prop(settings, "overlay_size")
         col.prop(settings, "overlay_line_width")
-        col.prop(settings, "overlay_show_ghost")
+        flags = col.column(align=True)
+        flags.use_property_split = False
+        flags.prop(settings, "overlay_show_ghost")
         active = context.active_object
         if active is not None and getattr(active, "quatbake", None) is not None:
-            col.prop(active.quatbake, "overlay_pinned", text=f"Pin \"{active.name}\"")
+            # The name on its own line: in the check box's label it was cut
+            # ('Pin "ShotCa...').
+            row = flags.row(align=True)
+            pinned = active.quatbake.overlay_pinned
+            row.prop(active.quatbake, "overlay_pinned", text="Pin",
+                     icon='PINNED' if pinned else 'UNPINNED')
+            row.label(text=active.name, icon='OBJECT_DATA', translate=False)
         if not settings.show_overlay:
             return
         info = _STATE.legend
-        box = layout.box()
-        if not info.objects:
-            box.label(text="Select or pin an animated object", icon='INFO')
-        else:
-            from ..core import triads  # loaded by the rebuild that found the objects
-
-            box.label(text="Path speed, degrees/frame:")
-            col = box.column(align=True)
-            for fraction, name in zip(triads.SPEED_STOPS, triads.SPEED_COLOR_NAMES):
-                plus = "+" if fraction == 1.0 else ""
-                col.label(text=f"{name}: {fraction * info.speed_max:.2f}{plus}")
-            box.label(text="Axes: X red, Y green, Z blue")
-            box.label(text="Faded: Blender's own")
-            if info.long_arc_count:
-                box.label(text=f"Long way round: {info.long_arc_count} (cyan)", icon='ERROR')
+        draw_legend(layout, context, settings, info)
         for problem in info.problems:
-            box.label(text=problem, icon='ERROR')
+            wrapped_label(layout, context, problem, icon='ERROR', panel=PANEL_NAME)
 
 
 classes = (QUATBAKE_PT_overlay,)

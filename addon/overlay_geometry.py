@@ -15,15 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import interp, triads
-from . import animdata
-from .overlay import Legend
+from . import animdata, bake_record
+from .overlay_legend import Legend
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000
 
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
-LINE_SETS = ("ghosts", "long_arc", "path", "triads")
+LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks")
 
 
 @dataclass
@@ -34,6 +34,7 @@ class Samples:
     quats: np.ndarray
     positions: np.ndarray
     matrix: np.ndarray | None
+    camera: bool = False      # draw the view direction (-Z) on the current triad
 
 
 @dataclass
@@ -48,6 +49,12 @@ class Geometry:
 def _is_pinned(obj) -> bool:
     record = getattr(obj, "quatbake", None)
     return bool(record is not None and record.overlay_pinned)
+
+
+def compare_method(settings) -> str:
+    """The method the overlay previews: ``compare_method`` unless it follows the bake's."""
+    chosen = getattr(settings, "compare_method", 'BAKE')
+    return (settings.method if chosen == 'BAKE' else chosen).lower()
 
 
 def overlay_objects(view_layer) -> list:
@@ -75,31 +82,34 @@ def _sample_frames(keys: np.ndarray) -> np.ndarray:
     return np.union1d(np.arange(start, end + 1.0), keys)
 
 
-def _original_channels(obj):
-    """(fcurves, rotation mode) of the action a QuatBake bake replaced, or None.
+@dataclass
+class ObjectSamples:
+    """One object's per-frame orientations, as the overlay compares them.
 
-    Only while the baked action is the one playing: after a revert, or if the
-    user assigned another action, the object is treated as not baked.
+    Not baked: ``ours`` is the method applied to the orientations at the
+    rotation keys (a preview of the bake), ``blender`` the action as it plays.
+    Baked by QuatBake (``baked``): ``ours`` is the action as it plays
+    (QuatBake's keys, replayed exactly) and ``blender`` is Blender's own
+    interpolation of the original keys, which are also the key poses drawn
+    larger.
     """
-    record = getattr(obj, "quatbake", None)
-    if record is None or record.original_action is None or record.baked_action is None:
-        return None
-    if animdata.get_action(obj) != record.baked_action:
-        return None
-    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
-    return fcurves, record.original_rotation_mode or obj.rotation_mode
+
+    frames: np.ndarray        # (n,) sample frames (include every key frame)
+    ours: np.ndarray          # (n, 4)
+    blender: np.ndarray       # (n, 4)
+    positions: np.ndarray     # (n, 3)
+    rot_keys: np.ndarray      # (k,) rotation key frames (the original keys once baked)
+    baked: bool
+
+    @property
+    def playing(self) -> np.ndarray:
+        """What the viewport plays now: the bake once baked, Blender's curves before."""
+        return self.ours if self.baked else self.blender
 
 
-def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(frames, ours, Blender's, positions, rotation key frames) of one object.
-
-    Not baked: "ours" is ``method`` applied to the orientations at the rotation
-    keys (a preview of the bake), "Blender's" the action as it plays.
-    Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
-    replayed exactly) and "Blender's" is Blender's own interpolation of the
-    original keys, which are also the key poses drawn larger.
-    """
-    original = _original_channels(obj)
+def object_samples(obj, method: str) -> ObjectSamples:
+    """Sample ``obj`` for the overlay (see ObjectSamples)."""
+    original = bake_record.original_channels(obj)
     if original is None:
         rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
     else:
@@ -111,7 +121,8 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     playing = animdata.evaluate_rotation(obj, frames)
     if original is not None:
         fcurves, mode = original
-        return frames, playing, animdata.evaluate_rotation(obj, frames, mode, fcurves), positions, rot_keys
+        before = animdata.evaluate_rotation(obj, frames, mode, fcurves)
+        return ObjectSamples(frames, playing, before, positions, rot_keys, True)
     if rot_keys.size:
         # The samples include every key frame: the orientations at the keys are
         # already evaluated, no second pass over the F-curves.
@@ -119,7 +130,11 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
         ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
     else:
         ours = playing
-    return frames, ours, playing, positions, rot_keys
+    return ObjectSamples(frames, ours, playing, positions, rot_keys, False)
+
+
+def _is_camera(obj) -> bool:
+    return getattr(obj, "type", "") == 'CAMERA'
 
 
 def _world_matrix(obj) -> np.ndarray | None:
@@ -152,28 +167,37 @@ def build(view_layer, settings) -> Geometry:
     collected = []
     for obj in overlay_objects(view_layer):
         try:
-            frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
+            sampled = object_samples(obj, compare_method(settings))
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{obj.name}: {exc}")
             continue
-        collected.append((obj.name, frames, ours, blender, positions, rot_keys, _world_matrix(obj)))
+        collected.append((obj.name, sampled, _world_matrix(obj), _is_camera(obj)))
     # One legend for all objects, so equal colours mean equal speeds.
-    speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
+    speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
+              if c[1].frames.size > 1]
     speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
     step = max(1, int(settings.overlay_step))
-    for name, frames, ours, blender, positions, rot_keys, matrix in collected:
+    for name, sampled, matrix, camera in collected:
+        # The band marks what plays now: after a bake the short arc, so a fixed
+        # long arc disappears; the original's long arcs are counted as fixed.
         geometry = triads.build_overlay(
-            frames, ours, positions, rot_keys,
+            sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
             step=step, size=float(settings.overlay_size),
-            ghost_quats=blender if settings.overlay_show_ghost else None,
-            long_arc_quats=blender, speed_max=speed_max,
+            ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
+            long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
         legend.long_arc_count += geometry.long_arc_count
+        if sampled.baked:
+            legend.baked_objects.append(name)
+            legend.fixed_long_arc_count += triads.long_arc_count(
+                sampled.frames, sampled.blender, sampled.rot_keys)
+        if camera:
+            legend.cameras.append(name)
         legend.objects.append(name)
-        samples.append(Samples(frames, ours, positions, matrix))
+        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, camera))
     legend.speed_max = speed_max if collected else 0.0
     return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
 
@@ -182,7 +206,8 @@ def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[n
     """Float32 (points, colours) of every object's emphasised triad at ``frame`` (frames, may be fractional)."""
     lines = []
     for s in samples:
-        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size)
+        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size,
+                                   view_axis=s.camera)
         lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
     return _float32_arrays(lines)
 

@@ -241,7 +241,12 @@ def test_after_a_bake_the_ghost_is_blenders_interpolation_of_the_original_keys(c
                                quat.rotate_vectors(before, [1.0, 0, 0]), atol=1e-5)
     # key poses (larger) are still the original keys, not every baked frame
     assert np.isin(frames[sizes > scene.quatbake.overlay_size], FRAMES).all()
-    assert overlay.legend().long_arc_count == 2
+    # the loop closes: the baked action plays the short arc, so the band is
+    # gone and the legend counts the two long arcs as fixed
+    assert overlay.legend().long_arc_count == 0
+    assert overlay.cached_arrays()["long_arc"][0].shape == (0, 3)
+    assert overlay.legend().fixed_long_arc_count == 2
+    assert overlay.legend().baked_objects == ["Cam"]
     # after a revert nothing is baked: the ghost is the (original) action again
     bake.revert_objects([obj])
     bpy.context.view_layer.update()

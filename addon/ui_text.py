@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Labels that wrap to the sidebar's real width.
+
+Blender's panels never wrap a label: a long one is cut ("Constant Sp...").
+``wrapped_label`` splits text into lines that fit the region it is drawn in,
+measured with the interface font (``blf``) where it can be, and never cuts a
+word (a word wider than the region gets a line to itself).
+
+``drawn_lines()`` keeps, for the last draw of each panel, every line with its
+measured width and the width it had: the GUI tests read it to check that no
+label is longer than its region allows.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import bpy
+
+# Pixels a panel's own margins, a box's padding and the scroll bar take from
+# the region's width at ui_scale 1 (measured in Blender 3.4.1's sidebar: a
+# label in a box inside a sub-panel starts 19 px in and ends 21 px before).
+MARGIN_PX = 44.0
+ICON_PX = 20.0
+# Average width of one character of the interface font at 11 points and
+# ui_scale 1, when blf cannot measure (the bpy module without a window).
+FALLBACK_CHAR_PX = 6.5
+
+_DRAWN: dict[str, list[tuple[str, float, float]]] = {}
+
+
+def _ui_scale(context) -> float:
+    prefs = getattr(context, "preferences", None)
+    system = getattr(prefs, "system", None)
+    return float(getattr(system, "ui_scale", 1.0) or 1.0)
+
+
+def _font_points(context) -> float:
+    try:
+        return float(context.preferences.ui_styles[0].widget_label.points)
+    except (AttributeError, IndexError, TypeError):
+        return 11.0
+
+
+def text_width(context, text: str) -> float:
+    """Width of ``text`` in region pixels, in the interface's label font."""
+    scale = _ui_scale(context)
+    if not bpy.app.background:
+        try:
+            import blf
+
+            points = _font_points(context)
+            if bpy.app.version >= (4, 0, 0):
+                blf.size(0, points)
+            else:
+                blf.size(0, points, 72)
+            return float(blf.dimensions(0, text)[0]) * scale
+        except Exception:  # noqa: BLE001 - no font: fall back to the estimate
+            pass
+    return len(text) * FALLBACK_CHAR_PX * _font_points(context) / 11.0 * scale
+
+
+def available_width(context, icon: bool = False, indent_px: float = 0.0) -> float:
+    """Pixels a label in a box of a sub-panel of this region can use."""
+    region = getattr(context, "region", None)
+    width = float(getattr(region, "width", 0) or 300)
+    scale = _ui_scale(context)
+    return max(width - (MARGIN_PX + indent_px + (ICON_PX if icon else 0.0)) * scale, 40.0)
+
+
+def wrap(context, text: str, width_px: float) -> list[str]:
+    """``text`` split at spaces into lines at most ``width_px`` wide (words never cut)."""
+    words = text.split()
+    lines: list[str] = []
+    current = ""
+    for word in words:
+        trial = f"{current} {word}" if current else word
+        if current and text_width(context, trial) > width_px:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    return lines or [""]
+
+
+def wrapped_label(layout, context, text: str, icon: str = 'NONE', panel: str = "",
+                  indent_px: float = 0.0) -> None:
+    """Draw ``text`` as one label per line, wrapped to the region's width.
+
+    The first line carries ``icon``; the others are indented as far, so the
+    text stays in one column. ``panel`` names the panel for ``drawn_lines``.
+    """
+    has_icon = icon != 'NONE'
+    width = available_width(context, has_icon, indent_px)
+    col = layout.column(align=True)
+    for k, line in enumerate(wrap(context, text, width)):
+        if has_icon:
+            col.label(text=line, icon=icon if k == 0 else 'BLANK1', translate=False)
+        else:
+            col.label(text=line, translate=False)
+        _DRAWN.setdefault(panel, []).append((line, text_width(context, line), width))
+
+
+def start_panel(panel: str) -> None:
+    """Forget the lines of ``panel``'s previous draw (call at the top of draw())."""
+    _DRAWN[panel] = []
+
+
+def drawn_lines() -> dict[str, list[tuple[str, float, float]]]:
+    """Per panel: (line, its width, the width available) of its last draw."""
+    return {k: list(v) for k, v in _DRAWN.items()}
+
+
+def shortened(text: str, chars: int) -> str:
+    """``text`` cut to at most ``chars`` characters at a word break, with an ellipsis."""
+    if len(text) <= chars:
+        return text
+    return textwrap.shorten(text, chars, placeholder="\u2026")
