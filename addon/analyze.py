@@ -50,6 +50,7 @@ def analyze_object(obj, method: str = "slerp",
     """
     from ..core import analysis as core_analysis
     from . import animdata, bake_record
+
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
     # million frames, with several float64 arrays per frame.
@@ -145,6 +146,7 @@ def fingerprint(obj) -> list:
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
+        "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
         "worst_frame": a.worst_frame,
         "long_arc_segments": [list(s) for s in a.long_arc_segments],
