@@ -152,7 +152,6 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
         "long_arc_segments": [list(s) for s in a.long_arc_segments],
         "advice": a.advice,
         "verdict": verdict(a.max_deviation_deg, a.long_arc_segments),
-        "method": a.method,
         "error": "",
     }
 

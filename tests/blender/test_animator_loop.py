@@ -5,7 +5,6 @@ Analyze and Re-bake, the Difference Report must describe the baked objects
 (no stale advice), with the figures before the bake checked against
 frame_set + matrix_basis and core's interpolation of the key orientations.
 """
-import json
 import os
 
 import bpy
@@ -15,6 +14,7 @@ import pytest
 from quatbake.addon import analyze, animdata, presets
 from quatbake.core import interp, quat
 
+import report_schema
 import scenes
 
 pytestmark = pytest.mark.bpy
@@ -174,7 +174,7 @@ def test_export_report_writes_html_and_json_beside_it(clean_blender, tmp_path):
 
     json_path = tmp_path / "shot 010 report.json"
     assert html_path.is_file() and json_path.is_file()
-    report = json.loads(json_path.read_text(encoding="utf-8"))   # strict JSON
+    report = report_schema.load_report(json_path)   # strict JSON, fits the shipped schema
     assert report["schema"] == "quatbake.report/1"
     assert report["blender_version"] == bpy.app.version_string
     assert {o["name"] for o in report["objects"]} == {"Flip", "Wrap"}
@@ -191,7 +191,7 @@ def test_export_report_after_a_bake_has_the_after_bake_section(clean_blender, tm
     bpy.ops.quatbake.bake()
     html_path = tmp_path / "after.html"
     bpy.ops.quatbake.export_report(filepath=str(html_path), open_in_browser=False)
-    report = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))
+    report = report_schema.load_report(tmp_path / "after.json")
     # the objects' entries describe the keys before the bake ...
     for entry in report["objects"]:
         assert entry["max_deviation_deg"] == pytest.approx(want[entry["name"]], abs=0.01)
