@@ -263,7 +263,9 @@ def worst_first(found: dict[str, dict]) -> list[tuple[str, dict]]:
 
 
 class QUATBAKE_OT_analyze(Operator):
-    """Compare Blender's own rotation interpolation of the selected objects with the chosen method"""
+    """Compare Blender's own rotation interpolation of the selected objects with the chosen
+    method. Verdicts: fine (under 0.1 degrees), visible (more), long way round (a key interval
+    turns more than 180 degrees where less would do)"""
 
     bl_idname = "quatbake.analyze"
     bl_label = "Analyze"
@@ -364,7 +366,7 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     if change:
         wrapped_label(box, context, change, panel=PANEL_NAME)
     else:
-        wrapped_label(box, context, f"{entry['max_deviation_deg']:.2f}\u00b0 at frame "
+        wrapped_label(box, context, f"{entry['max_deviation_deg']:.1f}\u00b0 at frame "
                       f"{entry['worst_frame']:g}: {entry['verdict']}", panel=PANEL_NAME)
     if entry["verdict"] != VERDICT_FINE or not change:
         wrapped_label(box, context, entry["advice"], panel=PANEL_NAME)
@@ -384,8 +386,11 @@ class _AnalyzePanel:
         settings = context.scene.quatbake
         row = layout.row(align=True)
         row.operator(QUATBAKE_OT_analyze.bl_idname, icon='GRAPH')
-        row.prop(settings, "compare_method", text="")
         row.operator("quatbake.export_report", text="", icon='EXPORT')
+        col = layout.column()
+        col.use_property_split = True
+        col.use_property_decorate = False
+        col.prop(settings, "compare_method", text="Compare")
         found = results(context.scene)
         found = {n: e for n, e in found.items() if n in context.scene.objects}
         if not found:
@@ -399,10 +404,6 @@ class _AnalyzePanel:
         if hidden > 0:
             wrapped_label(layout, context, f"...and {hidden} more, all better than those above.",
                           panel=PANEL_NAME)
-        wrapped_label(layout, context, f"fine: under {FINE_DEG:g}\u00b0 from "
-                      f"{compare_method(settings)}; visible: more; long way round: a key "
-                      "interval turns more than 180\u00b0 where less would do.",
-                      panel=PANEL_NAME)
 
 
 class QUATBAKE_PT_analyze(_AnalyzePanel, Panel):

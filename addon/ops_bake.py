@@ -325,9 +325,19 @@ class QUATBAKE_OT_revert(Operator):
         return {'FINISHED'}
 
 
-def draw_bake_settings(layout, data) -> None:
-    """The bake settings of ``data`` (scene.quatbake or the bake operator), one
-    layout for the sidebar and the redo panel: same order, same greying.
+def draw_method_row(layout, data) -> None:
+    """The bake method as three buttons across the width (never Lerp, see props).
+
+    No property split: split, the three names were cut to "M..", "S..".
+    """
+    layout.use_property_split = False
+    row = layout.row(align=True)
+    for identifier, _name, _tip in BAKE_METHOD_ITEMS:
+        row.prop_enum(data, "method", identifier)
+
+
+def draw_more_settings(layout, data) -> None:
+    """Every bake setting after the method, in the sidebar's order and greying.
 
     Check boxes span the full width (no property split): split, their labels
     sat in the right-hand 60% and were cut ("Constant Sp...", "Custom Ran...").
@@ -335,10 +345,6 @@ def draw_bake_settings(layout, data) -> None:
     layout.use_property_split = True
     layout.use_property_decorate = False
     col = layout.column()
-    row = col.row(align=True, heading="Method")
-    # Expanded by hand: only the three bake methods, never Lerp (see props).
-    for identifier, _name, _tip in BAKE_METHOD_ITEMS:
-        row.prop_enum(data, "method", identifier)
     col.prop(data, "location_method")
     col.prop(data, "output_mode")
     flags = col.column(align=True)
@@ -353,6 +359,14 @@ def draw_bake_settings(layout, data) -> None:
     sub.prop(data, "frame_start")
     sub.prop(data, "frame_end")
     col.prop(data, "frame_step")
+
+
+def draw_bake_settings(layout, data) -> None:
+    """All bake settings of ``data`` (scene.quatbake or the bake operator): the
+    redo panel draws this; the sidebar draws the same two parts, the method in
+    the Re-bake panel and the rest in its Settings sub-panel."""
+    draw_method_row(layout.column(), data)
+    draw_more_settings(layout.column(), data)
 
 
 classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert)

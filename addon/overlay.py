@@ -449,13 +449,27 @@ PANEL_NAME = "Overlay"
 _SPEED_SWATCHES = ("legend_still", "legend_slow", "legend_fast", "legend_fastest")
 
 
+SWATCH_UNITS = 1.6
+# The text beside a swatch starts this far in (swatch and gap, at ui_scale 1).
+SWATCH_INDENT_PX = SWATCH_UNITS * 20.0 + 8.0
+
+
 def _swatch_row(layout, settings, prop: str):
-    """A row starting with the real colour of ``prop`` (a read-only colour property)."""
+    """A row starting with the real colour of ``prop`` (a colour property of the legend)."""
     row = layout.row(align=True)
     swatch = row.row(align=True)
-    swatch.ui_units_x = 1.6
+    swatch.ui_units_x = SWATCH_UNITS
     swatch.prop(settings, prop, text="")
     return row
+
+
+def _swatch_text(layout, context, settings, prop: str, text: str, icon: str = 'NONE') -> None:
+    """A swatch with ``text`` beside it, wrapped in the width that is left."""
+    from .ui_text import wrapped_label
+
+    row = _swatch_row(layout, settings, prop)
+    wrapped_label(row.column(align=True), context, text, icon=icon, panel=PANEL_NAME,
+                  indent_px=SWATCH_INDENT_PX)
 
 
 def draw_legend(layout, context, settings, info: Legend) -> None:
@@ -467,34 +481,26 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     if not info.objects:
         box.label(text="Select or pin an animated object", icon='INFO')
         return
-    wrapped_label(box, context, "Path colour: how fast the object turns, in degrees per "
-                  "frame (the same scale for every object drawn).", panel=PANEL_NAME)
-    col = box.column(align=True)
+    wrapped_label(box, context, "Path: turn speed, \u00b0/frame", panel=PANEL_NAME)
+    # The four stops side by side, each swatch above its number: two rows for
+    # the whole ramp, so the panel stays short.
+    swatches = box.row(align=True)
+    numbers = box.row(align=True)
     for prop, fraction in zip(_SPEED_SWATCHES, triads.SPEED_STOPS):
-        plus = " or more" if fraction == 1.0 else ""
-        name = settings.bl_rna.properties[prop].name.lower()
-        row = _swatch_row(col, settings, prop)
-        row.label(text=f"{fraction * info.speed_max:.2f}\u00b0/frame{plus} ({name})",
-                  translate=False)
-    row = _swatch_row(box, settings, "legend_long_arc")
+        swatches.prop(settings, prop, text="")
+        plus = "+" if fraction == 1.0 else ""
+        numbers.label(text=f"{fraction * info.speed_max:.2f}{plus}", translate=False)
+    fixed = f", {info.fixed_long_arc_count} fixed" if info.fixed_long_arc_count else ""
     if info.long_arc_count:
-        row.label(text=f"Long way round: {info.long_arc_count}", icon='ERROR', translate=False)
+        _swatch_text(box, context, settings, "legend_long_arc",
+                     f"Long way: {info.long_arc_count}{fixed}", icon='ERROR')
     else:
-        row.label(text="Long way round: none", translate=False)
-    if info.fixed_long_arc_count:
-        wrapped_label(box, context, f"Fixed by the bake: {info.fixed_long_arc_count} long "
-                      "way round (the band is gone).", icon='CHECKMARK', panel=PANEL_NAME)
+        _swatch_text(box, context, settings, "legend_long_arc", f"Long way: none{fixed}")
     if settings.overlay_show_ghost:
-        row = _swatch_row(box, settings, "legend_ghost")
-        whose = ("the keys before the bake, as Blender played them" if info.baked_objects
-                 else "what Blender plays now")
-        row.label(text="Ghosts (light, dark edge):", translate=False)
-        wrapped_label(box, context, f"{whose}.", panel=PANEL_NAME)
-    wrapped_label(box, context, "Axes: X red, Y green, Z blue. Key poses: larger, with a "
-                  "white triangle.", panel=PANEL_NAME)
-    if info.cameras:
-        wrapped_label(box, context, "Cameras: the dashed white line is where they look "
-                      "(-Z).", panel=PANEL_NAME)
+        whose = "before the bake" if info.baked_objects else "Blender now"
+        _swatch_text(box, context, settings, "legend_ghost", f"Ghosts: {whose}")
+    wrapped_label(box, context, "Keys: white \u25b3"
+                  + ("; camera view: dashes" if info.cameras else ""), panel=PANEL_NAME)
 
 
 class QUATBAKE_PT_overlay(bpy.types.Panel):
@@ -521,25 +527,20 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         start_panel(PANEL_NAME)
         settings = _settings(context.scene)
         layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        col = layout.column()
+        col = layout.column(align=True)
         col.active = settings.show_overlay
-        col.prop(settings, "overlay_step")
-        col.prop(settings, "overlay_size")
-        col.prop(settings, "overlay_line_width")
-        flags = col.column(align=True)
-        flags.use_property_split = False
-        flags.prop(settings, "overlay_show_ghost")
+        row = col.row(align=True)
+        row.prop(settings, "overlay_show_ghost", text="Ghosts")
+        # Spacing, size and width in a popover: rarely changed, and a row of
+        # their own would push the Re-bake button off a 900-pixel screen.
+        row.popover(panel=QUATBAKE_PT_overlay_display.bl_idname, text="", icon='PREFERENCES')
         active = context.active_object
         if active is not None and getattr(active, "quatbake", None) is not None:
-            # The name on its own line: in the check box's label it was cut
+            # The name on its own button: in the check box's label it was cut
             # ('Pin "ShotCa...').
-            row = flags.row(align=True)
             pinned = active.quatbake.overlay_pinned
             row.prop(active.quatbake, "overlay_pinned", text="Pin",
                      icon='PINNED' if pinned else 'UNPINNED')
-            row.label(text=active.name, icon='OBJECT_DATA', translate=False)
         if not settings.show_overlay:
             return
         info = _STATE.legend
@@ -548,14 +549,35 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
             wrapped_label(layout, context, problem, icon='ERROR', panel=PANEL_NAME)
 
 
-classes = (QUATBAKE_PT_overlay,)
+class QUATBAKE_PT_overlay_display(bpy.types.Panel):
+    """How the overlay draws: spacing, size and line width (closed at first: rarely changed)."""
+
+    bl_label = "Display"
+    bl_idname = "QUATBAKE_PT_overlay_display"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'HEADER'   # shown only as the Overlay panel's popover
+
+    def draw(self, context):
+        settings = _settings(context.scene)
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        col = layout.column()
+        col.active = settings.show_overlay
+        col.prop(settings, "overlay_step")
+        col.prop(settings, "overlay_size")
+        col.prop(settings, "overlay_line_width")
+
+
+classes = (QUATBAKE_PT_overlay, QUATBAKE_PT_overlay_display)
 
 
 def register() -> None:
     # The sub-panel needs its parent; without the main panel (e.g. a trimmed
     # build) the overlay still works from scene.quatbake.show_overlay.
     if hasattr(bpy.types, "QUATBAKE_PT_main"):
-        bpy.utils.register_class(QUATBAKE_PT_overlay)
+        for cls in classes:
+            bpy.utils.register_class(cls)
     for list_name, func in _ALWAYS_HANDLERS:
         _add_app_handler(list_name, func)
 
@@ -564,5 +586,6 @@ def unregister() -> None:
     disable()
     for list_name, func in _ALWAYS_HANDLERS:
         _remove_app_handler(list_name, func)
-    if QUATBAKE_PT_overlay.is_registered:
-        bpy.utils.unregister_class(QUATBAKE_PT_overlay)
+    for cls in reversed(classes):
+        if cls.is_registered:
+            bpy.utils.unregister_class(cls)

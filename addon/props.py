@@ -85,10 +85,15 @@ def _legend_color(index: int):
     return get
 
 
+def _ignore(_settings, _value) -> None:
+    """Setter of the swatches: without one Blender draws them dimmed (read-only),
+    so the legend would show duller colours than the overlay draws."""
+
+
 def _swatch(index: int, name: str):
     # COLOR_GAMMA: shown as stored, as the overlay draws it (no colour management).
     return FloatVectorProperty(
-        name=name, size=3, subtype='COLOR_GAMMA', get=_legend_color(index),
+        name=name, size=3, subtype='COLOR_GAMMA', get=_legend_color(index), set=_ignore,
         description="A colour of the overlay, as drawn (read-only)",
     )
 

@@ -11,7 +11,13 @@ import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
-from .ops_bake import QUATBAKE_OT_bake, QUATBAKE_OT_revert, draw_bake_settings, last_bake
+from .ops_bake import (
+    QUATBAKE_OT_bake,
+    QUATBAKE_OT_revert,
+    draw_method_row,
+    draw_more_settings,
+    last_bake,
+)
 from .presets import draw_preset_selector
 
 # The engine (.bake) is imported where it is used, on the panel's first draw:
@@ -60,7 +66,7 @@ class _RebakePanel:
         layout = self.layout
         settings = context.scene.quatbake
         draw_preset_selector(layout, context)
-        draw_bake_settings(layout.column(), settings)
+        draw_method_row(layout.column(), settings)
         if settings.method == 'LERP':
             wrapped_label(layout, context, "Lerp is for comparisons only: pick Nlerp, Slerp "
                           "or Squad to bake.", icon='ERROR', panel=PANEL_NAME)
@@ -72,20 +78,33 @@ class _RebakePanel:
         sub.enabled = _anything_to_revert(context)
         sub.operator(QUATBAKE_OT_revert.bl_idname, text="Revert", icon='LOOP_BACK')
 
-        box = layout.box()
         if not settings.has_last_bake:
-            box.label(text="No bake in this scene yet", icon='INFO')
+            layout.label(text="No bake in this scene yet", icon='INFO')
             return
-        col = box.column(align=True)
-        col.label(text=iface_("Last bake"), icon='CHECKMARK', translate=False)
+        # Per object, then the total labelled as one (a 120-frame scene with
+        # two objects wrote 240 frames: the old "Frames written: 240" misled).
         per_object = last_bake(context.scene)
-        for name, frames in list(per_object.items())[:_LISTED_BAKED]:
-            wrapped_label(col, context, iface_("{}: {:d} frames").format(name, frames),
-                          panel=PANEL_NAME)
-        wrapped_label(col, context, iface_("Total: {:d} objects, {:d} frames").format(
-            settings.last_objects_baked, settings.last_frames_written), panel=PANEL_NAME)
-        wrapped_label(col, context, iface_("Largest change from Blender's own: {:.2f}\u00b0")
-                      .format(settings.last_max_deviation_deg), panel=PANEL_NAME)
+        parts = [iface_("{}: {:d} frames").format(name, frames)
+                 for name, frames in list(per_object.items())[:_LISTED_BAKED]]
+        if len(per_object) > _LISTED_BAKED:
+            parts.append("...")
+        total = iface_("Total: {:d} objects, {:d} frames").format(
+            settings.last_objects_baked, settings.last_frames_written)
+        text = iface_("Last bake") + ": " + "; ".join(parts + [total]) + "."
+        wrapped_label(layout, context, text, icon='CHECKMARK', panel=PANEL_NAME)
+
+
+class _SettingsPanel:
+    """The bake settings after the method (closed at first: the preset and the
+    method are what most bakes change; keeps the Re-bake button on screen)."""
+
+    bl_region_type = 'UI'
+    bl_category = "QuatBake"
+    bl_label = "Settings"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        draw_more_settings(self.layout.column(), context.scene.quatbake)
 
 
 class QUATBAKE_PT_main(_MainPanel, Panel):
@@ -114,11 +133,24 @@ class QUATBAKE_PT_rebake_graph(_RebakePanel, Panel):
     bl_parent_id = "QUATBAKE_PT_main_graph"
 
 
+class QUATBAKE_PT_rebake_settings(_SettingsPanel, Panel):
+    bl_idname = "QUATBAKE_PT_rebake_settings"
+    bl_space_type = 'VIEW_3D'
+    bl_parent_id = "QUATBAKE_PT_rebake"
+
+
+class QUATBAKE_PT_rebake_settings_graph(_SettingsPanel, Panel):
+    bl_idname = "QUATBAKE_PT_rebake_settings_graph"
+    bl_space_type = 'GRAPH_EDITOR'
+    bl_parent_id = "QUATBAKE_PT_rebake_graph"
+
+
 # The main panels register here; their Re-bake sub-panels after the
 # Difference Report and Overlay modules (addon/__init__ registers "ui_rebake"
 # last), so every Blender lists them in the order of the work even where
 # bl_order is not honoured for add-on panels.
 main_classes = (QUATBAKE_PT_main, QUATBAKE_PT_main_graph)
-rebake_classes = (QUATBAKE_PT_rebake, QUATBAKE_PT_rebake_graph)
+rebake_classes = (QUATBAKE_PT_rebake, QUATBAKE_PT_rebake_graph, QUATBAKE_PT_rebake_settings,
+                  QUATBAKE_PT_rebake_settings_graph)
 register, unregister = bpy.utils.register_classes_factory(main_classes)
 register_rebake, unregister_rebake = bpy.utils.register_classes_factory(rebake_classes)

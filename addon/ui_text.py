@@ -16,10 +16,14 @@ import textwrap
 
 import bpy
 
-# Pixels a panel's own margins, a box's padding and the scroll bar take from
-# the region's width at ui_scale 1 (measured in Blender 3.4.1's sidebar: a
-# label in a box inside a sub-panel starts 19 px in and ends 21 px before).
-MARGIN_PX = 44.0
+# Pixels the sidebar's category tabs, a panel's margins and a box's padding
+# take from the region's width at ui_scale 1 (measured on Blender 3.4.1's
+# screenshots at 1600x900: a 229 px sidebar leaves 166 px to a label in a
+# box of a sub-panel).
+MARGIN_PX = 64.0
+# blf measures the label font a little narrower than the widget draws it
+# (kerning, the label's own padding): leave this much of the line free.
+SAFETY = 0.94
 ICON_PX = 20.0
 # Average width of one character of the interface font at 11 points and
 # ui_scale 1, when blf cannot measure (the bpy module without a window).
@@ -59,12 +63,24 @@ def text_width(context, text: str) -> float:
     return len(text) * FALLBACK_CHAR_PX * _font_points(context) / 11.0 * scale
 
 
+# A panel shown as a popover (wm.call_panel) is this many interface units wide
+# (Blender's default panel width, 10 units of 20 px); context.region is then
+# the region it pops up over, not the popover.
+POPOVER_UNITS = 10
+UNIT_PX = 20.0
+POPOVER_PADDING_PX = 20.0
+
+
 def available_width(context, icon: bool = False, indent_px: float = 0.0) -> float:
     """Pixels a label in a box of a sub-panel of this region can use."""
     region = getattr(context, "region", None)
-    width = float(getattr(region, "width", 0) or 300)
     scale = _ui_scale(context)
-    return max(width - (MARGIN_PX + indent_px + (ICON_PX if icon else 0.0)) * scale, 40.0)
+    if getattr(region, "type", 'UI') == 'UI':
+        width = float(getattr(region, "width", 0) or 300)
+    else:
+        width = (POPOVER_UNITS * UNIT_PX + POPOVER_PADDING_PX) * scale
+    usable = (width - (MARGIN_PX + indent_px + (ICON_PX if icon else 0.0)) * scale) * SAFETY
+    return max(usable, 40.0)
 
 
 def wrap(context, text: str, width_px: float) -> list[str]:

@@ -1,0 +1,132 @@
+"""The QuatBake sidebar as an animator uses it: Blender 3.4.1's window at 1600x900.
+
+tests/gui/panel_loop_script.py analyses a camera (Euler wrap) and an empty
+(flipped quaternion key), re-bakes them and sets the interface scale to 2, with a
+screenshot after each step (artifacts/panel_gui/, git-ignored, kept by CI).
+These tests look at the pixels and at what the panels drew.
+"""
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+from harness import ROOT, run_blender_script
+
+from quatbake.core import triads
+
+pytestmark = pytest.mark.gui
+
+SCRIPT = pathlib.Path(__file__).with_name("panel_loop_script.py")
+ARTIFACTS = ROOT / "artifacts" / "panel_gui"
+SCREEN = "-screen 0 1600x900x24"
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    from PIL import Image
+
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+    tmp = tmp_path_factory.mktemp("panel_gui")
+    # run_blender_script passes RESULT and ROOT; ARTIFACTS follows as a third argument.
+    import harness
+
+    addons = tmp / "scripts" / "addons"
+    addons.mkdir(parents=True)
+    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
+    result_path = tmp / "result.json"
+    proc = harness.run_blender(SCRIPT, tmp, str(result_path), str(ROOT), str(ARTIFACTS),
+                               timeout=600, screen=SCREEN,
+                               blender_flags=("--enable-event-simulate", "-p", "0", "0",
+                                              "1600", "900"),
+                               env={"LIBGL_ALWAYS_SOFTWARE": "1"})
+    (ARTIFACTS / "blender.log").write_text(proc.stdout + proc.stderr)
+    assert result_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    import json
+
+    result = json.loads(result_path.read_text())
+    result["stderr"] = proc.stderr
+    shots = {name: np.asarray(Image.open(ARTIFACTS / f"{name}.png").convert("RGB")).astype(int)
+             for name in ("1_analyzed", "2_baked", "3_ui_scale_2")}
+    return result, shots
+
+
+_ = run_blender_script  # the same harness; this test needs the extra ARTIFACTS argument
+
+
+def _region_pixels(image, region, window_height):
+    """The pixels of a region given as [x, y, width, height] with y from the bottom."""
+    x, y, w, h = region
+    top = window_height - (y + h)
+    return image[top: top + h, x: x + w]
+
+
+def _cyan(image):
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return (r <= 60) & (g >= 200) & (b >= 200)
+
+
+def test_the_session_ran(session):
+    result, _ = session
+    assert result["errors"] == [], result["errors"]
+    assert "Traceback" not in result["stderr"], result["stderr"][-3000:]
+    assert result["blender"].startswith("3.4")
+    assert result["analyze"] == ["FINISHED"] and result["bake"] == ["FINISHED"]
+    assert result["steps"]["analyzed"]["window"] == [1600, 900]
+
+
+def test_after_the_bake_no_result_is_stale_and_each_says_before_and_after(session):
+    result, _ = session
+    analyzed, baked = result["steps"]["analyzed"], result["steps"]["baked"]
+    assert analyzed["results"]["Empty"]["verdict"] == "long way round"
+    assert analyzed["results"]["ShotCam"]["verdict"] == "long way round"
+    for name in ("Empty", "ShotCam"):
+        assert baked["stale"][name] is False
+        entry = baked["results"][name]
+        assert entry["long_arc_segments"] == [] and "long way" not in entry["advice"]
+        assert baked["before_after"][name].endswith("long way round fixed")
+
+
+def test_the_band_pixels_vanish_after_the_bake(session):
+    result, shots = session
+    steps = result["steps"]
+    # The viewport region runs under the sidebar (region overlap): only the part
+    # left of the sidebar, where the legend's cyan swatch is not.
+    x, y, w, h = steps["analyzed"]["viewport"]
+    view = [x, y, steps["analyzed"]["sidebar"][0] - x, h]
+    before = _cyan(_region_pixels(shots["1_analyzed"], view, 900)).sum()
+    after = _cyan(_region_pixels(shots["2_baked"], view, 900)).sum()
+    assert steps["analyzed"]["legend"]["long_arc_count"] == 3     # Empty 2, ShotCam 1
+    assert before > 500, before
+    assert steps["baked"]["legend"]["long_arc_count"] == 0
+    assert steps["baked"]["legend"]["fixed_long_arc_count"] == 3
+    assert after == 0, after
+
+
+@pytest.mark.parametrize("shot", ["1_analyzed", "2_baked"])
+def test_the_legend_draws_real_colour_swatches(session, shot):
+    """Each colour of the speed ramp and the band fills a block in the sidebar
+    (the swatches are drawn as the overlay draws them, not dimmed)."""
+    result, shots = session
+    step = result["steps"]["analyzed" if shot == "1_analyzed" else "baked"]
+    sidebar = _region_pixels(shots[shot], step["sidebar"], 900)
+    colours = list(triads.SPEED_COLORS[:, :3]) + [triads.LONG_ARC_COLOR[:3]]
+    for rgb in colours:
+        want = np.round(np.asarray(rgb) * 255)
+        # 8 levels: the display's rounding and the widget's antialiased corners
+        close = (np.abs(sidebar - want).max(axis=2) <= 8).sum()
+        assert close >= 150, (rgb, close)      # a 1.6 x 1 unit swatch is ~600 px
+
+
+@pytest.mark.parametrize("step", ["analyzed", "baked", "ui_scale_2"])
+def test_no_label_is_wider_than_its_sidebar(session, step):
+    info = session[0]["steps"][step]
+    lines = [line for panel in info["lines"].values() for line in panel]
+    assert len(lines) > 10
+    sidebar_width = info["sidebar"][2]
+    for text, width, available in lines:
+        assert available < sidebar_width, (text, available, sidebar_width)
+        # a single word may be wider than the line (never cut); sentences fit
+        if " " in text:
+            assert width <= available, (text, width, available)
