@@ -5,14 +5,16 @@ tests/gui/panel_loop_script.py analyses a camera (Euler wrap) and an empty
 screenshot after each step (artifacts/panel_gui/, git-ignored, kept by CI).
 These tests look at the pixels and at what the panels drew.
 """
+import json
 import pathlib
 import shutil
 
 import numpy as np
 import pytest
-from harness import ROOT, run_blender_script
 
 from quatbake.core import triads
+
+from harness import ROOT, run_blender
 
 pytestmark = pytest.mark.gui
 
@@ -29,30 +31,24 @@ def session(tmp_path_factory):
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
     tmp = tmp_path_factory.mktemp("panel_gui")
-    # run_blender_script passes RESULT and ROOT; ARTIFACTS follows as a third argument.
-    import harness
-
+    # As harness.run_blender_script, with ARTIFACTS as a third argument, a
+    # 1600x900 window and event simulation (to pick the sidebar's tab).
     addons = tmp / "scripts" / "addons"
     addons.mkdir(parents=True)
     (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
     result_path = tmp / "result.json"
-    proc = harness.run_blender(SCRIPT, tmp, str(result_path), str(ROOT), str(ARTIFACTS),
+    proc = run_blender(SCRIPT, tmp, str(result_path), str(ROOT), str(ARTIFACTS),
                                timeout=600, screen=SCREEN,
                                blender_flags=("--enable-event-simulate", "-p", "0", "0",
                                               "1600", "900"),
                                env={"LIBGL_ALWAYS_SOFTWARE": "1"})
     (ARTIFACTS / "blender.log").write_text(proc.stdout + proc.stderr)
     assert result_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    import json
-
     result = json.loads(result_path.read_text())
     result["stderr"] = proc.stderr
     shots = {name: np.asarray(Image.open(ARTIFACTS / f"{name}.png").convert("RGB")).astype(int)
              for name in ("1_analyzed", "2_baked", "3_ui_scale_2")}
     return result, shots
-
-
-_ = run_blender_script  # the same harness; this test needs the extra ARTIFACTS argument
 
 
 def _region_pixels(image, region, window_height):
