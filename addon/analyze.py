@@ -220,7 +220,23 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
         _RESULTS[scene.name] = dict(found)
     else:
         _RESULTS.setdefault(scene.name, {}).update(found)
+    _sync_rows(scene)
     return found
+
+
+def _sync_rows(scene) -> None:
+    """Copy the entries, worst first, into ``scene.quatbake.report_rows`` (the UIList's data)."""
+    settings = getattr(scene, "quatbake", None)
+    if settings is None:
+        return
+    rows = settings.report_rows
+    rows.clear()
+    for name, entry in worst_first(results(scene)):
+        row = rows.add()
+        row.name = name
+        row.verdict = entry.get("verdict", "error" if entry.get("error") else "")
+        row.max_deviation_deg = float(entry.get("max_deviation_deg", 0.0))
+    settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
 def refresh(scene, objects, method: str) -> None:
@@ -234,6 +250,7 @@ def refresh(scene, objects, method: str) -> None:
     stored = _RESULTS.setdefault(scene.name, {})
     for obj in objects:
         stored[obj.name] = dict(stored.get(obj.name, {"error": ""}), pending=True)
+    _sync_rows(scene)
 
 
 def before_after(entry: dict) -> str:
@@ -338,9 +355,22 @@ class QUATBAKE_OT_jump_to_worst(Operator):
 
 VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK'}
 PANEL_NAME = "Difference Report"
-# Objects listed with their details; more are summed up in one line (the
-# panel must not grow past the viewport for a big selection).
-MAX_LISTED = 8
+# Up to this many objects each get a box with their details; more go into a
+# compact list (worst first) with the details of the one picked in it.
+MAX_BOXES = 3
+
+
+class QUATBAKE_UL_report(bpy.types.UIList):
+    """The Difference Report's objects, worst first: verdict icon, name, degrees."""
+
+    bl_idname = "QUATBAKE_UL_report"
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
+        row = layout.row(align=True)
+        row.label(text=item.name, icon=VERDICT_ICONS.get(item.verdict, 'ERROR'),
+                  translate=False)
+        if item.verdict in VERDICT_ICONS:
+            row.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
 
 
 def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
@@ -398,12 +428,16 @@ class _AnalyzePanel:
                           panel=PANEL_NAME)
             return
         ordered = worst_first(found)
-        for name, entry in ordered[:MAX_LISTED]:
-            _draw_entry(layout, context, name, entry, is_stale(context.scene, name))
-        hidden = len(ordered) - MAX_LISTED
-        if hidden > 0:
-            wrapped_label(layout, context, f"...and {hidden} more, all better than those above.",
-                          panel=PANEL_NAME)
+        if len(ordered) <= MAX_BOXES or len(settings.report_rows) != len(found):
+            for name, entry in ordered[:MAX_BOXES]:
+                _draw_entry(layout, context, name, entry, is_stale(context.scene, name))
+            return
+        layout.template_list(QUATBAKE_UL_report.bl_idname, "", settings, "report_rows",
+                             settings, "report_index", rows=4)
+        index = min(settings.report_index, len(settings.report_rows) - 1)
+        name = settings.report_rows[index].name
+        if name in found:
+            _draw_entry(layout, context, name, found[name], is_stale(context.scene, name))
 
 
 class QUATBAKE_PT_analyze(_AnalyzePanel, Panel):
@@ -418,8 +452,8 @@ class QUATBAKE_PT_analyze_graph(_AnalyzePanel, Panel):
     bl_parent_id = "QUATBAKE_PT_main_graph"
 
 
-classes = (QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst, QUATBAKE_PT_analyze,
-           QUATBAKE_PT_analyze_graph)
+classes = (QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst, QUATBAKE_UL_report,
+           QUATBAKE_PT_analyze, QUATBAKE_PT_analyze_graph)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -3,6 +3,7 @@
 import bpy
 from bpy.props import (
     BoolProperty,
+    CollectionProperty,
     EnumProperty,
     FloatProperty,
     FloatVectorProperty,
@@ -98,6 +99,17 @@ def _swatch(index: int, name: str):
     )
 
 
+class QUATBAKE_PG_report_row(bpy.types.PropertyGroup):
+    """One line of the Difference Report's list (a copy for the UIList; the
+    figures themselves live in addon/analyze.py, looked up by name)."""
+
+    name: StringProperty(name="Object", description="The analysed object")
+    verdict: StringProperty(name="Verdict", description="fine, visible or long way round")
+    max_deviation_deg: FloatProperty(
+        name="Largest Difference", description="Largest difference from the compared method, "
+        "in degrees")
+
+
 class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     method: EnumProperty(
         name="Method", items=METHOD_ITEMS, default='SLERP',
@@ -143,6 +155,10 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Preset", default="",
         description="Name of the bake preset last applied to these settings",
     )
+    # The Difference Report's list, worst first (written by addon/analyze.py).
+    report_rows: CollectionProperty(type=QUATBAKE_PG_report_row)
+    report_index: IntProperty(name="Selected Result", default=0, min=0,
+                              description="The result whose details the report shows")
     # Summary of the last bake, written by quatbake.bake for the panel.
     has_last_bake: BoolProperty(
         name="Has Last Bake", default=False,
@@ -261,7 +277,7 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
     )
 
 
-classes = (QUATBAKE_PG_settings, QUATBAKE_PG_object)
+classes = (QUATBAKE_PG_report_row, QUATBAKE_PG_settings, QUATBAKE_PG_object)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

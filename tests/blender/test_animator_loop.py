@@ -257,3 +257,25 @@ def test_shipped_presets_cannot_be_removed(clean_blender):
     path = presets.preset_files()[shipped]
     assert bpy.ops.quatbake.preset_add(name=shipped, remove_name=True) == {'CANCELLED'}
     assert os.path.isfile(path)
+
+
+def test_many_objects_are_listed_worst_first(clean_blender):
+    flip, wrap = _flip_and_wrap()
+    others = []
+    for k, deg in enumerate((10.0, 60.0, 120.0)):
+        # Bezier Euler turns of growing size: Blender eases, slerp does not, so
+        # the difference grows with the turn (no long way round).
+        others.append(scenes.make_animated_object(
+            f"Turn{k}", 'XYZ', [1.0, 30.0], np.radians([[0, 0, 0], [0, 0, deg]])))
+    scenes.select_only(flip, wrap, *others)
+    want = {o.name: _independent_max_deviation(o) for o in (flip, wrap, *others)}
+    bpy.ops.quatbake.analyze()
+    rows = bpy.context.scene.quatbake.report_rows
+    names = [r.name for r in rows]
+    long_way = {"Flip", "Wrap"}
+    assert set(names[:2]) == long_way                  # the long way round first
+    rest = names[2:]
+    assert rest == sorted(rest, key=lambda n: -want[n])   # then the largest difference first
+    for row in rows:
+        # float32 keys and matrix_basis: ~1e-4 deg (as test_analyze)
+        assert row.max_deviation_deg == pytest.approx(want[row.name], abs=0.01)

@@ -9,6 +9,8 @@ each with a screenshot in ARTIFACTS (argument 3):
 2. Re-bake (quatbake.bake)         -> 2_baked.png
 3. interface scale 2 (the sidebar grows with it)
                                    -> 3_ui_scale_2.png
+4. six objects analysed (the compact list)
+                                   -> 4_many_objects.png
 
 Per step it records the report entries, whether they are stale, the
 legend, the sidebar region's place in the window and every wrapped line the
@@ -198,13 +200,33 @@ def s3_shot_baked():
 
 
 def s4_shot_scale_2():
+    import numpy as np
+
+    import scenes
     _shot("3_ui_scale_2.png")
     _record("ui_scale_2")
+    bpy.context.preferences.view.ui_scale = 1.0
+    # More objects than the report gives boxes to: the compact list, worst first.
+    objects = [bpy.data.objects["ShotCam"], bpy.data.objects["Empty"]]
+    for k, deg in enumerate((10.0, 60.0, 120.0, 30.0)):
+        objects.append(scenes.make_animated_object(
+            f"Prop{k}", 'XYZ', [1.0, 30.0], np.radians([[0, 0, 0], [0, 0, deg]]),
+            location=np.array([[-6.0, -6.0 - k, 0.0], [6.0, -6.0 - k, 0.0]])))
+    scenes.select_only(*objects)
+    with bpy.context.temp_override(**_override()):
+        result["analyze_many"] = sorted(bpy.ops.quatbake.analyze())
+    _redraw()
+
+
+def s5_shot_many():
+    _shot("4_many_objects.png")
+    _record("many")
+    result["rows"] = [r.name for r in bpy.context.scene.quatbake.report_rows]
 
 
 bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
 chain = step(s1_setup, step(s1b_tab_and_analyze, step(s2_shot_analyzed, step(
-    s3_shot_baked, step(s4_shot_scale_2)))))
+    s3_shot_baked, step(s4_shot_scale_2, step(s5_shot_many))))))
 bpy.app.timers.register(chain, first_interval=1.0)

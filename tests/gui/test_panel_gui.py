@@ -47,7 +47,7 @@ def session(tmp_path_factory):
     result = json.loads(result_path.read_text())
     result["stderr"] = proc.stderr
     shots = {name: np.asarray(Image.open(ARTIFACTS / f"{name}.png").convert("RGB")).astype(int)
-             for name in ("1_analyzed", "2_baked", "3_ui_scale_2")}
+             for name in ("1_analyzed", "2_baked", "3_ui_scale_2", "4_many_objects")}
     return result, shots
 
 
@@ -115,7 +115,7 @@ def test_the_legend_draws_real_colour_swatches(session, shot):
         assert close >= 150, (rgb, close)      # a 1.6 x 1 unit swatch is ~600 px
 
 
-@pytest.mark.parametrize("step", ["analyzed", "baked", "ui_scale_2"])
+@pytest.mark.parametrize("step", ["analyzed", "baked", "ui_scale_2", "many"])
 def test_no_label_is_wider_than_its_sidebar(session, step):
     info = session[0]["steps"][step]
     lines = [line for panel in info["lines"].values() for line in panel]
@@ -126,3 +126,18 @@ def test_no_label_is_wider_than_its_sidebar(session, step):
         # a single word may be wider than the line (never cut); sentences fit
         if " " in text:
             assert width <= available, (text, width, available)
+
+
+def test_many_objects_come_as_a_list_worst_first(session):
+    result, _ = session
+    rows = result["rows"]
+    assert len(rows) == 6
+    many = result["steps"]["many"]["results"]
+    # ShotCam and Empty were baked (fine now); the props ease where slerp does not
+    degrees = [many[name]["max_deviation_deg"] for name in rows]
+    verdict_rank = {"long way round": 0, "visible": 1, "fine": 2}
+    ranks = [verdict_rank[many[name]["verdict"]] for name in rows]
+    assert ranks == sorted(ranks)
+    for a, b, ra, rb in zip(degrees, degrees[1:], ranks, ranks[1:]):
+        if ra == rb:
+            assert a >= b
