@@ -58,6 +58,7 @@ class _Registry:
         self.reset_cache()
         self.error_logged = False
         self.rebuild_count = 0      # how often the geometry was recomputed (tests, tuning)
+        self.lod_level = 1          # the thinning the last draw used (core.triads.LOD_LEVELS)
 
     def reset_cache(self) -> None:
         self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
@@ -140,6 +141,11 @@ def cached_arrays() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 def legend() -> Legend:
     return _STATE.legend
+
+
+def drawn_lod_level() -> int:
+    """The thinning level (core.triads.LOD_LEVELS) of the last draw, for tests."""
+    return _STATE.lod_level
 
 
 def rebuild_count() -> int:
@@ -397,6 +403,35 @@ def _line_widths(width: float) -> dict[str, float]:
     }
 
 
+_THINNED = ("triads", "ghosts", "ghost_halo")   # overlay_geometry.THINNED_SETS
+
+
+def _thinned_key(key: str, level: int) -> str:
+    # overlay_geometry.thinned_name, without importing it into the draw path
+    return key if level == 1 or key not in _THINNED else f"{key}@{level}"
+
+
+def _lod_level(context) -> int:
+    """How thinned to draw the triads in this viewport: their median spacing,
+    measured in pixels at the view's centre (core.triads.lod_level)."""
+    spacing = _STATE.legend.triad_spacing
+    region, rv3d = context.region, context.region_data
+    if spacing <= 0.0 or region is None or rv3d is None:
+        return 1
+    from bpy_extras.view3d_utils import location_3d_to_region_2d
+    from mathutils import Vector
+
+    from ..core import triads  # loaded by the rebuild that made the batches
+
+    centre = rv3d.view_location
+    right = rv3d.view_rotation @ Vector((1.0, 0.0, 0.0))
+    a = location_3d_to_region_2d(region, rv3d, centre)
+    b = location_3d_to_region_2d(region, rv3d, centre + right * spacing)
+    if a is None or b is None:
+        return 1
+    return triads.lod_level((b - a).length)
+
+
 def _draw() -> None:
     """SpaceView3D POST_VIEW callback: never raises, always restores gpu state."""
     if bpy.app.background or not _STATE.enabled:
@@ -421,8 +456,10 @@ def _draw() -> None:
         region = context.region
         viewport = (float(region.width), float(region.height))
         shader.bind()
+        level = _lod_level(context)
+        _STATE.lod_level = level
         for key in BATCH_ORDER:
-            batch = _STATE.batches.get(key)
+            batch = _STATE.batches.get(_thinned_key(key, level))
             if batch is None:
                 continue
             if _STATE.polyline:

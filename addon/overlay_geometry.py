@@ -24,6 +24,14 @@ MAX_SAMPLES = 100_000
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
 LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks")
+# Thinned copies for zoomed-out views (core.triads.LOD_LEVELS), named
+# "<set>@<level>": only the sets that have a triad per drawn frame.
+THINNED_SETS = ("triads", "ghosts", "ghost_halo")
+
+
+def thinned_name(line_set: str, level: int) -> str:
+    """The cached array's name of ``line_set`` at LOD ``level`` (level 1: the set itself)."""
+    return line_set if level == 1 else f"{line_set}@{level}"
 
 
 @dataclass
@@ -161,6 +169,9 @@ def build(view_layer, settings) -> Geometry:
     """
     legend = Legend()
     parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
+    for level in triads.LOD_LEVELS[1:]:
+        parts.update({thinned_name(name, level): [] for name in THINNED_SETS})
+    spacings = []
     samples: list[Samples] = []
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
@@ -189,6 +200,16 @@ def build(view_layer, settings) -> Geometry:
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
+        ghosts = sampled.blender if settings.overlay_show_ghost else None
+        for level in triads.LOD_LEVELS[1:]:
+            thinned = triads.thinned_triads(sampled.frames, sampled.ours, sampled.positions,
+                                            sampled.rot_keys, step, float(settings.overlay_size),
+                                            level, ghost_quats=ghosts)
+            for key, lines in zip(THINNED_SETS, thinned):
+                parts[thinned_name(key, level)].append(
+                    lines if matrix is None else lines.transformed(matrix))
+        spacings.append(triads.triad_spacing(sampled.positions, sampled.frames, step,
+                                             sampled.rot_keys))
         legend.long_arc_count += geometry.long_arc_count
         if sampled.baked:
             legend.baked_objects.append(name)
@@ -199,6 +220,7 @@ def build(view_layer, settings) -> Geometry:
         legend.objects.append(name)
         samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, camera))
     legend.speed_max = speed_max if collected else 0.0
+    legend.triad_spacing = float(np.median(spacings)) if spacings else 0.0
     return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
 
 

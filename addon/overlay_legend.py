@@ -23,3 +23,6 @@ class Legend:
     baked_objects: list[str] = field(default_factory=list)   # drawn from a QuatBake bake
     cameras: list[str] = field(default_factory=list)         # drawn with their view direction
     problems: list[str] = field(default_factory=list)        # objects skipped, and why
+    # Median distance (Blender units) between neighbouring triads of the objects
+    # drawn: the draw callback turns it into pixels to pick a thinned level.
+    triad_spacing: float = 0.0

@@ -354,6 +354,34 @@ def triad_frames(frames, step: int, key_frames) -> tuple[np.ndarray, np.ndarray]
     return chosen, is_key[chosen]
 
 
+# Zoomed out, a triad every few frames is clutter: the overlay also keeps
+# thinned copies (every LOD_LEVELS[i]-th triad, key poses always kept) and
+# draws the first level whose triads land at least MIN_TRIAD_SPACING_PX apart.
+LOD_LEVELS = (1, 2, 4, 8, 16)
+MIN_TRIAD_SPACING_PX = 14.0
+
+
+def lod_level(spacing_px: float) -> int:
+    """The level of LOD_LEVELS to draw when neighbouring triads are ``spacing_px``
+    pixels apart: the smallest whose thinned spacing reaches MIN_TRIAD_SPACING_PX
+    (the largest level when none does; 1 for a non-finite or zero spacing)."""
+    if not np.isfinite(spacing_px) or spacing_px <= 0.0:
+        return 1
+    for level in LOD_LEVELS:
+        if spacing_px * level >= MIN_TRIAD_SPACING_PX:
+            return level
+    return LOD_LEVELS[-1]
+
+
+def triad_spacing(positions, frames, step: int, key_frames) -> float:
+    """Median distance (Blender units) between neighbouring drawn triads (0 when < 2)."""
+    pos = _positions(positions, "path positions")
+    chosen, _ = triad_frames(frames, step, key_frames)
+    if chosen.size < 2:
+        return 0.0
+    return float(np.median(np.linalg.norm(np.diff(pos[chosen], axis=0), axis=1)))
+
+
 @dataclass
 class LineSet:
     """Segments to draw in one batch: points (2m, 3) and colours (2m, 4), float64."""
@@ -456,6 +484,27 @@ def build_overlay(
         path, long_arc, intervals = LineSet(), LineSet(), np.zeros(0, dtype=bool)
     return OverlayGeometry(triads, ghosts, ghost_halo, path, long_arc, LineSet.join(marks),
                            vmax, int(intervals.sum()))
+
+
+def thinned_triads(frames, quats, positions, key_frames, step: int, size: float, level: int,
+                   ghost_quats=None) -> tuple["LineSet", "LineSet", "LineSet"]:
+    """(triads, ghosts, ghost halo) as build_overlay draws them, with only every
+    ``level``-th of its triads (a triad every ``step * level`` samples) plus
+    every key pose. Shapes and colours as build_overlay's."""
+    t = np.asarray(frames, dtype=np.float64)
+    pos = _positions(positions, "path positions")
+    n = pos.shape[0]
+    q = _unit_quats(quats, n, "QuatBake orientations")
+    chosen, is_key = triad_frames(t, int(step) * int(level), np.asarray(key_frames, float))
+    sizes = np.where(is_key, size * KEY_SCALE, size)
+    triads = LineSet(_triad_points(q[chosen], pos[chosen], sizes),
+                     np.tile(_TRIAD_COLORS, (chosen.size, 1)))
+    if ghost_quats is None:
+        return triads, LineSet(), LineSet()
+    g = _unit_quats(ghost_quats, n, "Blender's orientations")
+    points = _triad_points(g[chosen], pos[chosen], sizes)
+    return (triads, LineSet(points, np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1))),
+            LineSet(points.copy(), np.broadcast_to(GHOST_HALO_COLOR, (points.shape[0], 4)).copy()))
 
 
 def current_triad(frames, quats, positions, frame: float, size: float,

@@ -274,3 +274,53 @@ def test_step_angles_match_angle_between():
     np.testing.assert_allclose(steps, quat.angle_between(q[:-1], q[1:]), atol=1e-14)
     assert steps[49] == pytest.approx(0.0, abs=1e-15) and steps[79] == pytest.approx(0.0, abs=1e-15)
     assert steps[119] == pytest.approx(np.radians(1e-6), rel=1e-6)
+
+
+def test_lod_level_thins_until_triads_are_far_enough_apart():
+    assert triads.lod_level(30.0) == 1
+    assert triads.lod_level(triads.MIN_TRIAD_SPACING_PX) == 1
+    assert triads.lod_level(triads.MIN_TRIAD_SPACING_PX / 2) == 2
+    assert triads.lod_level(triads.MIN_TRIAD_SPACING_PX / 3) == 4     # 2x is not enough
+    assert triads.lod_level(0.01) == triads.LOD_LEVELS[-1]              # as thin as it goes
+    assert triads.lod_level(float("nan")) == 1 and triads.lod_level(0.0) == 1
+
+
+def test_thinned_triads_keep_every_key_pose_and_drop_in_betweens():
+    frames = np.arange(1.0, 41.0)
+    n = frames.size
+    quats = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+    positions = np.c_[frames, np.zeros(n), np.zeros(n)]     # one unit per frame along X
+    keys = np.array([1.0, 13.0, 40.0])
+    full, _, _ = triads.thinned_triads(frames, quats, positions, keys, 2, 0.5, 1)
+    thin, ghosts, halo = triads.thinned_triads(frames, quats, positions, keys, 2, 0.5, 4,
+                                               ghost_quats=quats)
+    bases = thin.points[0::6, 0]                  # each triad's origin x = its frame
+    # every 8th sample (frames 1, 9, 17, 25, 33) plus the keys 13 and 40
+    np.testing.assert_allclose(bases, [1, 9, 13, 17, 25, 33, 40])
+    assert full.points.shape[0] == 6 * (20 + 1)      # frames 1, 3, ..., 39 (13 among them) + key 40
+    assert ghosts.points.shape == halo.points.shape == thin.points.shape
+    np.testing.assert_allclose(halo.colors, np.broadcast_to(triads.GHOST_HALO_COLOR,
+                                                            halo.colors.shape))
+    # key poses stay KEY_SCALE larger: lengths of their X axes
+    lengths = np.linalg.norm(thin.points[1::6] - thin.points[0::6], axis=1)
+    np.testing.assert_allclose(lengths, np.where(np.isin(bases, keys), 0.75, 0.5))
+    # the median spacing between drawn triads at step 2: 2 units (1 per frame)
+    assert triads.triad_spacing(positions, frames, 2, keys) == pytest.approx(2.0, abs=1e-12)
+
+
+def test_key_marks_join_the_three_axes_and_view_lines_point_down_minus_z():
+    q = np.array([[1.0, 0.0, 0.0, 0.0]])
+    p = np.array([[1.0, 2.0, 3.0]])
+    points, colors = triads.key_marks(q, p, 2.0)
+    corners = p + triads.KEY_MARK_AT * 2.0 * np.eye(3)
+    np.testing.assert_allclose(points, [corners[0], corners[1], corners[1], corners[2],
+                                        corners[2], corners[0]], atol=1e-15)
+    assert (colors == triads.KEY_MARK_COLOR).all()
+    points, _ = triads.view_lines(q, p, 1.0)
+    assert points.shape == (2 * triads.VIEW_DASHES, 3)
+    # identity rotation: -Z, from the camera to VIEW_LENGTH below it, half of it drawn
+    np.testing.assert_allclose(points[:, :2], np.broadcast_to(p[0, :2], (points.shape[0], 2)))
+    z = points[:, 2] - p[0, 2]
+    assert z.max() == pytest.approx(0.0) and z.min() > -triads.VIEW_LENGTH
+    drawn = np.sum(z[0::2] - z[1::2])
+    assert drawn == pytest.approx(triads.VIEW_LENGTH / 2, abs=1e-12)

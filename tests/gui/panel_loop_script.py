@@ -11,6 +11,7 @@ each with a screenshot in ARTIFACTS (argument 3):
                                    -> 3_ui_scale_2.png
 4. six objects analysed (the compact list)
                                    -> 4_many_objects.png
+5. zoomed far out (thinned triads)  -> 5_zoomed_out.png
 
 Per step it records the report entries, whether they are stale, the
 legend, the sidebar region's place in the window and every wrapped line the
@@ -219,14 +220,27 @@ def s4_shot_scale_2():
 
 
 def s5_shot_many():
+    from quatbake.addon import overlay
+
     _shot("4_many_objects.png")
     _record("many")
     result["rows"] = [r.name for r in bpy.context.scene.quatbake.report_rows]
+    result["lod_level_near"] = overlay.drawn_lod_level()
+    _areas()[1].spaces.active.region_3d.view_distance = 400.0     # zoomed far out
+    _redraw()
+
+
+def s6_shot_zoomed_out():
+    from quatbake.addon import overlay
+
+    _shot("5_zoomed_out.png")
+    result["lod_level_far"] = overlay.drawn_lod_level()
 
 
 bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
 chain = step(s1_setup, step(s1b_tab_and_analyze, step(s2_shot_analyzed, step(
-    s3_shot_baked, step(s4_shot_scale_2, step(s5_shot_many))))))
+    s3_shot_baked, step(s4_shot_scale_2, step(s5_shot_many, step(
+    s6_shot_zoomed_out)))))))
 bpy.app.timers.register(chain, first_interval=1.0)

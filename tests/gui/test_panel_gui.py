@@ -141,3 +141,9 @@ def test_many_objects_come_as_a_list_worst_first(session):
     for a, b, ra, rb in zip(degrees, degrees[1:], ranks, ranks[1:]):
         if ra == rb:
             assert a >= b
+
+
+def test_zoomed_out_the_triads_are_thinned(session):
+    result, _ = session
+    assert result["lod_level_near"] == 1
+    assert result["lod_level_far"] > 1
