@@ -393,7 +393,7 @@ def _ensure_batches() -> None:
 
 def _line_widths(width: float) -> dict[str, float]:
     return {
-        "ghost_halo": width + 2.0,
+        "ghost_halo": width + 4.0,     # 2 px of dark edge each side
         "ghosts": width,
         "marks": width,
         "long_arc": width * 3.0 + 2.0,

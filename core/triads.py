@@ -58,7 +58,7 @@ GHOST_LIGHTEN = 0.55
 GHOST_ALPHA = 0.85
 # The halo under each ghost line (drawn wider): dark and half-transparent, so
 # the light ghost stays visible on a light-grey background too.
-GHOST_HALO_COLOR = np.array([0.05, 0.05, 0.05, 0.6], dtype=np.float64)
+GHOST_HALO_COLOR = np.array([0.05, 0.05, 0.05, 0.7], dtype=np.float64)
 
 # Key poses: a triangle joins the three axes at this fraction of their length.
 KEY_MARK_AT = 0.45

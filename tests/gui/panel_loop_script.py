@@ -201,12 +201,39 @@ def s3_shot_baked():
 
 
 def s4_shot_scale_2():
-    import numpy as np
-
-    import scenes
     _shot("3_ui_scale_2.png")
     _record("ui_scale_2")
     bpy.context.preferences.view.ui_scale = 1.0
+    _redraw()
+
+
+# Ghosts on a dark and on a light-grey background: each shot with the ghosts
+# on and off, so the test sees exactly the ghosts' pixels.
+GHOST_SHOTS = (("dark", True), ("dark", False), ("light", True), ("light", False))
+
+
+def _ghost_shot(k):
+    def run():
+        if k > 0:
+            background, ghosts = GHOST_SHOTS[k - 1]
+            _shot(f"ghosts_{background}_{'on' if ghosts else 'off'}.png")
+        if k == len(GHOST_SHOTS):
+            return
+        background, ghosts = GHOST_SHOTS[k]
+        shading = _areas()[1].spaces.active.shading
+        shading.background_type = 'VIEWPORT'
+        shading.background_color = (0.05, 0.05, 0.05) if background == "dark" else (0.6, 0.6, 0.6)
+        bpy.context.scene.quatbake.overlay_show_ghost = ghosts
+        _redraw()
+    return run
+
+
+def s4b_many_objects():
+    import numpy as np
+
+    import scenes
+    bpy.context.scene.quatbake.overlay_show_ghost = True
+    _areas()[1].spaces.active.shading.background_type = 'THEME'
     # More objects than the report gives boxes to: the compact list, worst first.
     objects = [bpy.data.objects["ShotCam"], bpy.data.objects["Empty"]]
     for k, deg in enumerate((10.0, 60.0, 120.0, 30.0)):
@@ -240,7 +267,10 @@ def s6_shot_zoomed_out():
 bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
-chain = step(s1_setup, step(s1b_tab_and_analyze, step(s2_shot_analyzed, step(
-    s3_shot_baked, step(s4_shot_scale_2, step(s5_shot_many, step(
-    s6_shot_zoomed_out)))))))
+STEPS = [s1_setup, s1b_tab_and_analyze, s2_shot_analyzed, s3_shot_baked, s4_shot_scale_2,
+         *(_ghost_shot(k) for k in range(len(GHOST_SHOTS) + 1)), s4b_many_objects,
+         s5_shot_many, s6_shot_zoomed_out]
+chain = None
+for fn in reversed(STEPS):
+    chain = step(fn, chain)
 bpy.app.timers.register(chain, first_interval=1.0)

@@ -147,3 +147,23 @@ def test_zoomed_out_the_triads_are_thinned(session):
     result, _ = session
     assert result["lod_level_near"] == 1
     assert result["lod_level_far"] > 1
+
+
+@pytest.mark.parametrize("background", ["dark", "light"])
+def test_ghosts_stand_out_on_dark_and_light_grey_backgrounds(session, background):
+    """The pixels the ghosts change (on vs off) contrast with the background:
+    a light line on the dark one, its dark halo on the light-grey one."""
+    from PIL import Image
+
+    result, _ = session
+    on, off = (np.asarray(Image.open(ARTIFACTS / f"ghosts_{background}_{state}.png")
+                          .convert("RGB")).astype(int) for state in ("on", "off"))
+    x, y, w, h = result["steps"]["analyzed"]["viewport"]
+    view = [x, y, result["steps"]["analyzed"]["sidebar"][0] - x, h]
+    on, off = _region_pixels(on, view, 900), _region_pixels(off, view, 900)
+    changed = np.abs(on - off).max(axis=2) > 40
+    assert changed.sum() > 300, changed.sum()
+    # how far the changed pixels are from what they cover, in the channel that
+    # differs most (0-255): a light pink on grey differs in red, a halo in all
+    contrast = np.abs(on[changed] - off[changed]).max(axis=1)
+    assert np.median(contrast) > 70, np.median(contrast)
