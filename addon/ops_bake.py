@@ -187,14 +187,15 @@ class QUATBAKE_OT_bake(Operator):
         keyed range of the selection (what is baked), not the scene's 1-250.
         """
         settings = context.scene.quatbake
+        # Before copying: a copied value counts as "set" afterwards.
+        explicit = {name for name in SETTING_NAMES if self.properties.is_property_set(name)}
         for name in SETTING_NAMES:
-            if self.properties.is_property_set(name):
+            if name in explicit:
                 continue
             if name == "method" and settings.method == 'LERP':
                 continue
             setattr(self, name, getattr(settings, name))
-        if not self.use_frame_range and not (self.properties.is_property_set("frame_start")
-                                             or self.properties.is_property_set("frame_end")):
+        if not self.use_frame_range and not explicit & {"frame_start", "frame_end"}:
             from .keyed_range import keyed_range
 
             found = keyed_range(selected_objects(context))

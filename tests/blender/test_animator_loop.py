@@ -279,3 +279,4 @@ def test_many_objects_are_listed_worst_first(clean_blender):
     for row in rows:
         # float32 keys and matrix_basis: ~1e-4 deg (as test_analyze)
         assert row.max_deviation_deg == pytest.approx(want[row.name], abs=0.01)
+

@@ -187,6 +187,12 @@ def s2_shot_analyzed():
     _record("analyzed")
     with bpy.context.temp_override(**_override()):
         result["bake"] = sorted(bpy.ops.quatbake.bake('EXEC_DEFAULT', True))
+    # What the redo panel (F9) shows: the last registered operator's properties.
+    last = bpy.context.window_manager.operators[-1]
+    result["redo"] = {"operator": last.bl_idname, "use_frame_range": last.properties.use_frame_range,
+                      "frame_start": last.properties.frame_start,
+                      "frame_end": last.properties.frame_end,
+                      "scene_frame_end": bpy.context.scene.quatbake.frame_end}
     _redraw()
 
 

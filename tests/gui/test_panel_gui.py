@@ -167,3 +167,11 @@ def test_ghosts_stand_out_on_dark_and_light_grey_backgrounds(session, background
     # differs most (0-255): a light pink on grey differs in red, a halo in all
     contrast = np.abs(on[changed] - off[changed]).max(axis=1)
     assert np.median(contrast) > 70, np.median(contrast)
+
+
+def test_the_redo_panels_start_and_end_are_the_keyed_range(session):
+    redo = session[0]["redo"]
+    assert redo["operator"] == "QUATBAKE_OT_bake" and not redo["use_frame_range"]
+    # both objects are keyed 1..120; the scene setting keeps its default 250
+    assert (redo["frame_start"], redo["frame_end"]) == (1, 120)
+    assert redo["scene_frame_end"] == 250
