@@ -279,6 +279,10 @@ def worst_first(found: dict[str, dict]) -> list[tuple[str, dict]]:
     return sorted(found.items(), key=key)
 
 
+# Objects named in the status line after Analyze; more are counted.
+STATUS_NAMES = 4
+
+
 class QUATBAKE_OT_analyze(Operator):
     """Compare Blender's own rotation interpolation of the selected objects with the chosen
     method. Verdicts: fine (under 0.1 degrees), visible (more), long way round (a key interval
@@ -326,9 +330,15 @@ class QUATBAKE_OT_analyze(Operator):
         if not done:
             self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
             return {'CANCELLED'}
-        name, worst = max(done.items(), key=lambda item: item[1]["max_deviation_deg"])
-        self.report({'INFO'}, f"Analyzed {len(done)} object(s): largest deviation "
-                    f"{worst['max_deviation_deg']:.2f} deg ({name}, frame {worst['worst_frame']:g}).")
+        # Every object named (the first few), worst first: the status line once
+        # named only the worst of two.
+        ordered = [(n, e) for n, e in worst_first(done)]
+        parts = [f"{n} {e['max_deviation_deg']:.2f} deg ({e['verdict']})"
+                 for n, e in ordered[:STATUS_NAMES]]
+        more = len(ordered) - STATUS_NAMES
+        if more > 0:
+            parts.append(f"{more} more")
+        self.report({'INFO'}, f"Analyzed {len(done)} object(s): " + "; ".join(parts) + ".")
         return {'FINISHED'}
 
 

@@ -48,6 +48,9 @@ def last_bake(scene) -> dict[str, int]:
     return _LAST_BAKE.get(scene.name, {})
 
 
+# Objects named in the bake's status line; more are only counted.
+MAX_NAMED = 4
+
 # More error reports than this would bury the first (most useful) ones in the
 # status bar; the rest go to the console.
 MAX_REPORTED_ISSUES = 5
@@ -278,12 +281,15 @@ class QUATBAKE_OT_bake(Operator):
 
         analyze.refresh(context.scene, [bpy.data.objects[n] for n in result.objects],
                         analyze.compare_method(settings))
+        names = ", ".join(result.objects[:MAX_NAMED])
+        if len(result.objects) > MAX_NAMED:
+            names += ", ..."
         summary = rpt_(
-            "Baked {:d} objects ({:d} frames in total); largest difference from Blender's "
+            "Baked {:d} objects ({}), {:d} frames in total; largest difference from Blender's "
             "own interpolation: {:.3f} deg"
         )
         self.report({'INFO'}, summary.format(
-            settings.last_objects_baked, settings.last_frames_written,
+            settings.last_objects_baked, names, settings.last_frames_written,
             settings.last_max_deviation_deg,
         ))
         return {'FINISHED'}

@@ -69,9 +69,6 @@ ZH_HANS = {
     "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "
     "set End to Start or later":
         "自定义帧范围的结束帧 {:d} 早于起始帧 {:d}：请将结束帧设为不早于起始帧",
-    "Baked {:d} objects, {:d} frames; largest difference from Blender's own "
-    "interpolation: {:.3f} deg":
-        "已烘焙 {:d} 个物体，{:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
     "Reverted {:d} objects: {}": "已还原 {:d} 个物体：{}",
     "Preset file {!r} does not exist": "预设文件 {!r} 不存在",
     "Preset \"{}\" was not applied: {}": "预设“{}”未应用：{}",
@@ -127,9 +124,9 @@ ZH_HANS = {
     "{}: {:d} frames": "{}：{:d} 帧",
     "Total: {:d} objects, {:d} frames": "合计：{:d} 个物体，{:d} 帧",
     "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
-    "Baked {:d} objects ({:d} frames in total); largest difference from Blender's "
+    "Baked {:d} objects ({}), {:d} frames in total; largest difference from Blender's "
     "own interpolation: {:.3f} deg":
-        "已烘焙 {:d} 个物体（共 {:d} 帧）；与 Blender 自身插值的最大差异：{:.3f} 度",
+        "已烘焙 {:d} 个物体（{}），共 {:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
     "The scene's method is Lerp, which is for comparisons only (Analyze and the "
     "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
         "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "
