@@ -7,6 +7,7 @@ each with a screenshot in ARTIFACTS (argument 3):
 
 1. Analyze, overlay on             -> 1_analyzed.png
 2. Re-bake (quatbake.bake)         -> 2_baked.png
+   the redo panel opened by a click -> 2b_redo_panel.png
 3. interface scale 2 (the sidebar grows with it)
                                    -> 3_ui_scale_2.png
 4. six objects analysed (the compact list)
@@ -199,6 +200,23 @@ def s2_shot_analyzed():
 def s3_shot_baked():
     _shot("2_baked.png")
     _record("baked")
+    # Open the redo panel (F9's "Adjust Last Operation", folded at the viewport's
+    # bottom left) with a click, as a user does.
+    window, area, regions = _areas()
+    hud = regions.get('HUD')
+    result["hud_folded"] = None if hud is None else [hud.x, hud.y, hud.width, hud.height]
+    if hud is not None:
+        x, y = hud.x + hud.width // 2, hud.y + hud.height // 2
+        window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
+        window.event_simulate(type='LEFTMOUSE', value='PRESS', x=x, y=y)
+        window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=x, y=y)
+    _redraw()
+
+
+def s3b_shot_redo_panel():
+    _shot("2b_redo_panel.png")
+    hud = _areas()[2].get('HUD')
+    result["hud_open"] = None if hud is None else [hud.x, hud.y, hud.width, hud.height]
     # Half the sidebar's width cannot be set from Python in 3.4 (region.width is
     # read-only; a simulated drag of its edge hung the window). Interface scale
     # 2 (the sidebar grows with it) checks the wrapping at another scale only.
@@ -273,7 +291,8 @@ def s6_shot_zoomed_out():
 bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
-STEPS = [s1_setup, s1b_tab_and_analyze, s2_shot_analyzed, s3_shot_baked, s4_shot_scale_2,
+STEPS = [s1_setup, s1b_tab_and_analyze, s2_shot_analyzed, s3_shot_baked, s3b_shot_redo_panel,
+         s4_shot_scale_2,
          *(_ghost_shot(k) for k in range(len(GHOST_SHOTS) + 1)), s4b_many_objects,
          s5_shot_many, s6_shot_zoomed_out]
 chain = None

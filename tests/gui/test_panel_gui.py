@@ -175,3 +175,14 @@ def test_the_redo_panels_start_and_end_are_the_keyed_range(session):
     # both objects are keyed 1..120; the scene setting keeps its default 250
     assert (redo["frame_start"], redo["frame_end"]) == (1, 120)
     assert redo["scene_frame_end"] == 250
+
+
+def test_the_redo_panel_opens_with_the_sidebars_fields(session):
+    """Clicked open, the redo panel is as tall as the sidebar's settings (no
+    preset list on 3.4: it showed only "* Missing Paths *" there). The picture
+    (2b_redo_panel.png) shows the order and the greyed Start/End."""
+    result, _ = session
+    folded, opened = result["hud_folded"], result["hud_open"]
+    assert folded is not None and opened is not None
+    # method row, Location, Output, 3 check boxes, Start, End, Step: ~10 rows of ~22 px
+    assert opened[3] > folded[3] + 180, (folded, opened)
