@@ -376,11 +376,12 @@ class QUATBAKE_UL_report(bpy.types.UIList):
     bl_idname = "QUATBAKE_UL_report"
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
-        row = layout.row(align=True)
-        row.label(text=item.name, icon=VERDICT_ICONS.get(item.verdict, 'ERROR'),
-                  translate=False)
+        # The name gets most of the row (equal halves cut "ShotCam" to "ShotC...").
+        split = layout.split(factor=0.68, align=True)
+        split.label(text=item.name, icon=VERDICT_ICONS.get(item.verdict, 'ERROR'),
+                    translate=False)
         if item.verdict in VERDICT_ICONS:
-            row.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
+            split.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
 
 
 def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
@@ -388,8 +389,8 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
 
     box = layout.box()
     if entry.get("error") and not entry.get("pending"):
-        wrapped_label(box, context, name, icon='ERROR', panel=PANEL_NAME)
-        wrapped_label(box, context, entry["error"], panel=PANEL_NAME)
+        wrapped_label(box, context, name, icon='ERROR', panel=PANEL_NAME, translate=False)
+        wrapped_label(box, context, entry["error"], panel=PANEL_NAME, translate=False)
         return
     row = box.row(align=True)
     if stale or "verdict" not in entry:
@@ -404,12 +405,13 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     op.object_name = name
     change = before_after(entry)
     if change:
-        wrapped_label(box, context, change, panel=PANEL_NAME)
+        wrapped_label(box, context, change, panel=PANEL_NAME, translate=False)
     else:
         wrapped_label(box, context, f"{entry['max_deviation_deg']:.1f}\u00b0 at frame "
-                      f"{entry['worst_frame']:g}: {entry['verdict']}", panel=PANEL_NAME)
+                      f"{entry['worst_frame']:g}: {entry['verdict']}", panel=PANEL_NAME,
+                      translate=False)
     if entry["verdict"] != VERDICT_FINE or not change:
-        wrapped_label(box, context, entry["advice"], panel=PANEL_NAME)
+        wrapped_label(box, context, entry["advice"], panel=PANEL_NAME, translate=False)
 
 
 class _AnalyzePanel:

@@ -506,7 +506,7 @@ def _swatch_text(layout, context, settings, prop: str, text: str, icon: str = 'N
 
     row = _swatch_row(layout, settings, prop)
     wrapped_label(row.column(align=True), context, text, icon=icon, panel=PANEL_NAME,
-                  indent_px=SWATCH_INDENT_PX)
+                  indent_px=SWATCH_INDENT_PX, translate=False)
 
 
 def draw_legend(layout, context, settings, info: Legend) -> None:
@@ -536,8 +536,8 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     if settings.overlay_show_ghost:
         whose = "before the bake" if info.baked_objects else "Blender now"
         _swatch_text(box, context, settings, "legend_ghost", f"Ghosts: {whose}")
-    wrapped_label(box, context, "Keys: white \u25b3"
-                  + ("; camera view: dashes" if info.cameras else ""), panel=PANEL_NAME)
+    wrapped_label(box, context, "Keys: white \u25b3; camera view: dashes" if info.cameras
+                  else "Keys: white \u25b3", panel=PANEL_NAME)
 
 
 class QUATBAKE_PT_overlay(bpy.types.Panel):
@@ -583,7 +583,8 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         info = _STATE.legend
         draw_legend(layout, context, settings, info)
         for problem in info.problems:
-            wrapped_label(layout, context, problem, icon='ERROR', panel=PANEL_NAME)
+            wrapped_label(layout, context, problem, icon='ERROR', panel=PANEL_NAME,
+                          translate=False)
 
 
 class QUATBAKE_PT_overlay_display(bpy.types.Panel):

@@ -131,6 +131,21 @@ ZH_HANS = {
     "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
         "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "
         "Nlerp、Slerp 或 Squad 再烘焙",
+    "Out of date: the keys changed since this analysis.": "已过期：分析之后关键帧有变化。",
+    "Select animated objects and press Analyze.": "选择带动画的物体并点击“分析”。",
+    "Path: turn speed, \u00b0/frame": "路径：转动速度，\u00b0/帧",
+    "Keys: white \u25b3": "关键帧：白色 \u25b3",
+    "Keys: white \u25b3; camera view: dashes": "关键帧：白色 \u25b3；相机视线：虚线",
+    "Lerp is for comparisons only: pick Nlerp, Slerp or Squad to bake.":
+        "Lerp 仅用于对比：请选择 Nlerp、Slerp 或 Squad 进行烘焙。",
+    "Re-run": "重新运行",
+    "Compare": "对比",
+    "Ghosts": "虚影",
+    "Pin": "固定",
+    "Settings": "设置",
+    "Display": "显示",
+    "Select or pin an animated object": "选择或固定一个带动画的物体",
+    "Analyze": "分析",
     "Still": "静止",
     "Slow": "慢",
     "Fast": "快",

@@ -91,7 +91,7 @@ class _RebakePanel:
         total = iface_("Total: {:d} objects, {:d} frames").format(
             settings.last_objects_baked, settings.last_frames_written)
         text = iface_("Last bake") + ": " + "; ".join(parts + [total]) + "."
-        wrapped_label(layout, context, text, icon='CHECKMARK', panel=PANEL_NAME)
+        wrapped_label(layout, context, text, icon='CHECKMARK', panel=PANEL_NAME, translate=False)
 
 
 class _SettingsPanel:

@@ -101,12 +101,16 @@ def wrap(context, text: str, width_px: float) -> list[str]:
 
 
 def wrapped_label(layout, context, text: str, icon: str = 'NONE', panel: str = "",
-                  indent_px: float = 0.0) -> None:
+                  indent_px: float = 0.0, translate: bool = True) -> None:
     """Draw ``text`` as one label per line, wrapped to the region's width.
 
-    The first line carries ``icon``; the others are indented as far, so the
-    text stays in one column. ``panel`` names the panel for ``drawn_lines``.
+    ``text`` is translated first (``translate``; off for names, sentences
+    made at run time and advice). The first line carries ``icon``; the others
+    are indented as far, so the text stays in one column. ``panel`` names the
+    panel for ``drawn_lines``.
     """
+    if translate:
+        text = bpy.app.translations.pgettext_iface(text)
     has_icon = icon != 'NONE'
     width = available_width(context, has_icon, indent_px)
     col = layout.column(align=True)
