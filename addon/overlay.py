@@ -84,7 +84,8 @@ def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
 # Draw order: ghosts (on their dark halo) under everything, the long-arc band
 # under the path, triads and their key marks over the path, the current
 # frame's triad on top.
-BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks", "current")
+BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks_halo", "marks",
+               "current")
 
 _STATE = _Registry()
 
@@ -396,6 +397,7 @@ def _line_widths(width: float) -> dict[str, float]:
         "ghost_halo": width + 4.0,     # 2 px of dark edge each side
         "ghosts": width,
         "marks": width,
+        "marks_halo": width + 4.0,
         "long_arc": width * 3.0 + 2.0,
         "path": width,
         "triads": width,

@@ -23,7 +23,7 @@ MAX_SAMPLES = 100_000
 
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
-LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks")
+LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "path", "triads", "marks_halo", "marks")
 # Thinned copies for zoomed-out views (core.triads.LOD_LEVELS), named
 # "<set>@<level>": only the sets that have a triad per drawn frame.
 THINNED_SETS = ("triads", "ghosts", "ghost_halo")

@@ -413,6 +413,7 @@ class OverlayGeometry:
     path: LineSet
     long_arc: LineSet
     marks: LineSet          # key poses' triangles and cameras' dashed view direction
+    marks_halo: LineSet     # the marks' segments in GHOST_HALO_COLOR, drawn wider underneath
     speed_max: float        # degrees per frame that the ramp's last colour stands for
     long_arc_count: int     # how many key intervals go the long way round
 
@@ -482,7 +483,11 @@ def build_overlay(
     else:
         vmax = MIN_LEGEND_SPEED if speed_max is None else float(speed_max)
         path, long_arc, intervals = LineSet(), LineSet(), np.zeros(0, dtype=bool)
-    return OverlayGeometry(triads, ghosts, ghost_halo, path, long_arc, LineSet.join(marks),
+    marks_set = LineSet.join(marks)
+    # White marks on a light-grey floor need the ghosts' dark edge as well.
+    marks_halo = LineSet(marks_set.points.copy(),
+                         np.broadcast_to(GHOST_HALO_COLOR, (marks_set.points.shape[0], 4)).copy())
+    return OverlayGeometry(triads, ghosts, ghost_halo, path, long_arc, marks_set, marks_halo,
                            vmax, int(intervals.sum()))
 
 

@@ -324,3 +324,16 @@ def test_key_marks_join_the_three_axes_and_view_lines_point_down_minus_z():
     assert z.max() == pytest.approx(0.0) and z.min() > -triads.VIEW_LENGTH
     drawn = np.sum(z[0::2] - z[1::2])
     assert drawn == pytest.approx(triads.VIEW_LENGTH / 2, abs=1e-12)
+
+
+def test_key_marks_have_a_dark_halo_underneath():
+    frames = np.arange(1.0, 11.0)
+    n = frames.size
+    quats = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+    positions = np.c_[frames, np.zeros(n), np.zeros(n)]
+    geo = triads.build_overlay(frames, quats, positions, [1.0, 10.0], step=3, size=1.0,
+                               view_axis=True)
+    # two key poses: a triangle (3 segments) and 4 view dashes each
+    assert geo.marks.points.shape == (2 * (6 + 2 * triads.VIEW_DASHES), 3)
+    np.testing.assert_array_equal(geo.marks_halo.points, geo.marks.points)
+    assert (geo.marks_halo.colors == triads.GHOST_HALO_COLOR).all()
