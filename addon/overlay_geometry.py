@@ -200,16 +200,16 @@ def build(view_layer, settings) -> Geometry:
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
-        ghosts = sampled.blender if settings.overlay_show_ghost else None
+        # Thinned copies are row selections of the full sets (no recomputation).
+        full = {key: parts[key][-1] for key in THINNED_SETS}
+        chosen, is_key = triads.triad_frames(sampled.frames, step, sampled.rot_keys)
         for level in triads.LOD_LEVELS[1:]:
-            thinned = triads.thinned_triads(sampled.frames, sampled.ours, sampled.positions,
-                                            sampled.rot_keys, step, float(settings.overlay_size),
-                                            level, ghost_quats=ghosts)
-            for key, lines in zip(THINNED_SETS, thinned):
+            mask = triads.thinned_mask(chosen, is_key, step, level)
+            for key in THINNED_SETS:
+                lines = full[key]
                 parts[thinned_name(key, level)].append(
-                    lines if matrix is None else lines.transformed(matrix))
-        spacings.append(triads.triad_spacing(sampled.positions, sampled.frames, step,
-                                             sampled.rot_keys))
+                    lines.select_triads(mask) if lines.points.shape[0] else lines)
+        spacings.append(triads.triad_spacing(sampled.positions, chosen))
         legend.long_arc_count += geometry.long_arc_count
         if sampled.baked:
             legend.baked_objects.append(name)

@@ -373,13 +373,14 @@ def lod_level(spacing_px: float) -> int:
     return LOD_LEVELS[-1]
 
 
-def triad_spacing(positions, frames, step: int, key_frames) -> float:
-    """Median distance (Blender units) between neighbouring drawn triads (0 when < 2)."""
+def triad_spacing(positions, chosen) -> float:
+    """Median distance (Blender units) between neighbouring drawn triads, the
+    samples ``chosen`` (from triad_frames) of ``positions``; 0 when fewer than 2."""
     pos = _positions(positions, "path positions")
-    chosen, _ = triad_frames(frames, step, key_frames)
-    if chosen.size < 2:
+    idx = np.asarray(chosen)
+    if idx.size < 2:
         return 0.0
-    return float(np.median(np.linalg.norm(np.diff(pos[chosen], axis=0), axis=1)))
+    return float(np.median(np.linalg.norm(np.diff(pos[idx], axis=0), axis=1)))
 
 
 @dataclass
@@ -396,6 +397,12 @@ class LineSet:
         return LineSet(
             np.concatenate([p.points for p in parts]), np.concatenate([p.colors for p in parts])
         )
+
+    def select_triads(self, mask, rows_per_triad: int = 6) -> "LineSet":
+        """The triads where ``mask`` (one bool per triad) is set: ``rows_per_triad``
+        consecutive rows each, as triad_lines lays them out."""
+        rows = np.repeat(np.asarray(mask, dtype=bool), rows_per_triad)
+        return LineSet(self.points[rows], self.colors[rows])
 
     def transformed(self, matrix) -> "LineSet":
         """Copy with points mapped by a 4x4 affine matrix (e.g. the parent's world matrix)."""
@@ -491,25 +498,11 @@ def build_overlay(
                            vmax, int(intervals.sum()))
 
 
-def thinned_triads(frames, quats, positions, key_frames, step: int, size: float, level: int,
-                   ghost_quats=None) -> tuple["LineSet", "LineSet", "LineSet"]:
-    """(triads, ghosts, ghost halo) as build_overlay draws them, with only every
-    ``level``-th of its triads (a triad every ``step * level`` samples) plus
-    every key pose. Shapes and colours as build_overlay's."""
-    t = np.asarray(frames, dtype=np.float64)
-    pos = _positions(positions, "path positions")
-    n = pos.shape[0]
-    q = _unit_quats(quats, n, "QuatBake orientations")
-    chosen, is_key = triad_frames(t, int(step) * int(level), np.asarray(key_frames, float))
-    sizes = np.where(is_key, size * KEY_SCALE, size)
-    triads = LineSet(_triad_points(q[chosen], pos[chosen], sizes),
-                     np.tile(_TRIAD_COLORS, (chosen.size, 1)))
-    if ghost_quats is None:
-        return triads, LineSet(), LineSet()
-    g = _unit_quats(ghost_quats, n, "Blender's orientations")
-    points = _triad_points(g[chosen], pos[chosen], sizes)
-    return (triads, LineSet(points, np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1))),
-            LineSet(points.copy(), np.broadcast_to(GHOST_HALO_COLOR, (points.shape[0], 4)).copy()))
+def thinned_mask(chosen, is_key, step: int, level: int) -> np.ndarray:
+    """Which of build_overlay's triads (``chosen``, ``is_key`` from triad_frames
+    with ``step``) a view thinned to ``level`` keeps: every ``step * level``-th
+    sample and every key pose, shape (m,) bool."""
+    return np.asarray(is_key, dtype=bool) | (np.asarray(chosen) % (int(step) * int(level)) == 0)
 
 
 def current_triad(frames, quats, positions, frame: float, size: float,

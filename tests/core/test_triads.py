@@ -288,24 +288,29 @@ def test_lod_level_thins_until_triads_are_far_enough_apart():
 def test_thinned_triads_keep_every_key_pose_and_drop_in_betweens():
     frames = np.arange(1.0, 41.0)
     n = frames.size
-    quats = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+    rng = np.random.default_rng(3)
+    quats = quat.normalize(rng.normal(size=(n, 4)))
+    ghosts = quat.normalize(rng.normal(size=(n, 4)))
     positions = np.c_[frames, np.zeros(n), np.zeros(n)]     # one unit per frame along X
     keys = np.array([1.0, 13.0, 40.0])
-    full, _, _ = triads.thinned_triads(frames, quats, positions, keys, 2, 0.5, 1)
-    thin, ghosts, halo = triads.thinned_triads(frames, quats, positions, keys, 2, 0.5, 4,
-                                               ghost_quats=quats)
+    full = triads.build_overlay(frames, quats, positions, keys, step=2, size=0.5,
+                                ghost_quats=ghosts)
+    chosen, is_key = triads.triad_frames(frames, 2, keys)
+    mask = triads.thinned_mask(chosen, is_key, 2, 4)
+    thin = full.triads.select_triads(mask)
     bases = thin.points[0::6, 0]                  # each triad's origin x = its frame
     # every 8th sample (frames 1, 9, 17, 25, 33) plus the keys 13 and 40
     np.testing.assert_allclose(bases, [1, 9, 13, 17, 25, 33, 40])
-    assert full.points.shape[0] == 6 * (20 + 1)      # frames 1, 3, ..., 39 (13 among them) + key 40
-    assert ghosts.points.shape == halo.points.shape == thin.points.shape
-    np.testing.assert_allclose(halo.colors, np.broadcast_to(triads.GHOST_HALO_COLOR,
-                                                            halo.colors.shape))
-    # key poses stay KEY_SCALE larger: lengths of their X axes
-    lengths = np.linalg.norm(thin.points[1::6] - thin.points[0::6], axis=1)
-    np.testing.assert_allclose(lengths, np.where(np.isin(bases, keys), 0.75, 0.5))
+    assert full.triads.points.shape[0] == 6 * (20 + 1)   # frames 1, 3, ..., 39 + key 40
+    # the same triads as drawing every 8th sample from scratch (which keeps the keys too)
+    direct = triads.build_overlay(frames, quats, positions, keys, step=8, size=0.5,
+                                  ghost_quats=ghosts)
+    np.testing.assert_array_equal(thin.points, direct.triads.points)
+    np.testing.assert_array_equal(full.ghosts.select_triads(mask).points, direct.ghosts.points)
+    np.testing.assert_array_equal(full.ghost_halo.select_triads(mask).colors,
+                                  direct.ghost_halo.colors)
     # the median spacing between drawn triads at step 2: 2 units (1 per frame)
-    assert triads.triad_spacing(positions, frames, 2, keys) == pytest.approx(2.0, abs=1e-12)
+    assert triads.triad_spacing(positions, chosen) == pytest.approx(2.0, abs=1e-12)
 
 
 def test_key_marks_join_the_three_axes_and_view_lines_point_down_minus_z():
