@@ -13,6 +13,8 @@ each with a screenshot in ARTIFACTS (argument 3):
 4. six objects analysed (the compact list)
                                    -> 4_many_objects.png
 5. zoomed far out (thinned triads)  -> 5_zoomed_out.png
+6. a preset applied: the preset menu's label (wm.call_menu showed no menu
+   under Xvfb, so there is no picture of it)
 
 Per step it records the report entries, whether they are stale, the
 legend, the sidebar region's place in the window and every wrapped line the
@@ -291,10 +293,21 @@ def s6_shot_zoomed_out():
 bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
+def s7_open_presets():
+    from quatbake.addon import presets
+
+    scene = bpy.context.scene
+    path = presets.preset_files()["Camera move, even speed"]
+    with bpy.context.temp_override(**_override()):
+        result["apply_preset"] = sorted(bpy.ops.quatbake.apply_preset(filepath=path))
+    result["preset_label"] = presets.active_preset_label(scene.quatbake)
+    _redraw()
+
+
 STEPS = [s1_setup, s1b_tab_and_analyze, s2_shot_analyzed, s3_shot_baked, s3b_shot_redo_panel,
          s4_shot_scale_2,
          *(_ghost_shot(k) for k in range(len(GHOST_SHOTS) + 1)), s4b_many_objects,
-         s5_shot_many, s6_shot_zoomed_out]
+         s5_shot_many, s6_shot_zoomed_out, s7_open_presets]
 chain = None
 for fn in reversed(STEPS):
     chain = step(fn, chain)

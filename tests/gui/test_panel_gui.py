@@ -186,3 +186,9 @@ def test_the_redo_panel_opens_with_the_sidebars_fields(session):
     assert folded is not None and opened is not None
     # method row, Location, Output, 3 check boxes, Start, End, Step: ~10 rows of ~22 px
     assert opened[3] > folded[3] + 180, (folded, opened)
+
+
+def test_the_preset_menu_names_the_active_preset(session):
+    result, _ = session
+    assert result["apply_preset"] == ["FINISHED"]
+    assert result["preset_label"] == "Camera move, even speed"
