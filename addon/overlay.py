@@ -520,7 +520,7 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     if not info.objects:
         box.label(text="Select or pin an animated object", icon='INFO')
         return
-    wrapped_label(box, context, "Path: turn speed, \u00b0/frame", panel=PANEL_NAME)
+    wrapped_label(box, context, "Path colour: how fast the object turns, \u00b0/frame", panel=PANEL_NAME)
     # The four stops side by side, each swatch above its number: two rows for
     # the whole ramp, so the panel stays short.
     swatches = box.row(align=True)

@@ -293,7 +293,7 @@ def s6_shot_zoomed_out():
 bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
-def s7_open_presets():
+def s7_apply_preset():
     from quatbake.addon import presets
 
     scene = bpy.context.scene
@@ -307,7 +307,7 @@ def s7_open_presets():
 STEPS = [s1_setup, s1b_tab_and_analyze, s2_shot_analyzed, s3_shot_baked, s3b_shot_redo_panel,
          s4_shot_scale_2,
          *(_ghost_shot(k) for k in range(len(GHOST_SHOTS) + 1)), s4b_many_objects,
-         s5_shot_many, s6_shot_zoomed_out, s7_open_presets]
+         s5_shot_many, s6_shot_zoomed_out, s7_apply_preset]
 chain = None
 for fn in reversed(STEPS):
     chain = step(fn, chain)
