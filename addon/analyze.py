@@ -376,12 +376,17 @@ class QUATBAKE_UL_report(bpy.types.UIList):
     bl_idname = "QUATBAKE_UL_report"
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
+        from .ui_text import is_narrow
+
+        icon = VERDICT_ICONS.get(item.verdict, 'ERROR')
+        if is_narrow(context) or item.verdict not in VERDICT_ICONS:
+            # Narrow: the name alone (the degrees are in the details below).
+            layout.label(text=item.name, icon=icon, translate=False)
+            return
         # The name gets most of the row (equal halves cut "ShotCam" to "ShotC...").
         split = layout.split(factor=0.68, align=True)
-        split.label(text=item.name, icon=VERDICT_ICONS.get(item.verdict, 'ERROR'),
-                    translate=False)
-        if item.verdict in VERDICT_ICONS:
-            split.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
+        split.label(text=item.name, icon=icon, translate=False)
+        split.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
 
 
 def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
@@ -429,10 +434,14 @@ class _AnalyzePanel:
         row = layout.row(align=True)
         row.operator(QUATBAKE_OT_analyze.bl_idname, icon='GRAPH')
         row.operator("quatbake.export_report", text="", icon='EXPORT')
+        from .ui_text import is_narrow
+
         col = layout.column()
-        col.use_property_split = True
+        # Narrow, a split label would cut both ("C..." beside "Ba..."): the
+        # choice alone, full width (its tooltip says what it is).
+        col.use_property_split = not is_narrow(context)
         col.use_property_decorate = False
-        col.prop(settings, "compare_method", text="Compare")
+        col.prop(settings, "compare_method", text="Compare" if col.use_property_split else "")
         found = results(context.scene)
         found = {n: e for n, e in found.items() if n in context.scene.objects}
         if not found:

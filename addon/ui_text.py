@@ -83,6 +83,19 @@ def available_width(context, icon: bool = False, indent_px: float = 0.0) -> floa
     return max(usable, 40.0)
 
 
+# Below this many interface pixels a sidebar is "narrow": panels drop split
+# labels and secondary columns instead of letting Blender cut them.
+NARROW_PX = 180.0
+
+
+def is_narrow(context) -> bool:
+    """Whether the region is too narrow for a label beside each field."""
+    region = getattr(context, "region", None)
+    if getattr(region, "type", 'UI') != 'UI':
+        return False
+    return float(getattr(region, "width", 300) or 300) / _ui_scale(context) < NARROW_PX
+
+
 def wrap(context, text: str, width_px: float) -> list[str]:
     """``text`` split at spaces into lines at most ``width_px`` wide (words never cut)."""
     words = text.split()

@@ -15,6 +15,7 @@ each with a screenshot in ARTIFACTS (argument 3):
 5. zoomed far out (thinned triads)  -> 5_zoomed_out.png
 6. a preset applied: the preset menu's label (wm.call_menu showed no menu
    under Xvfb, so there is no picture of it)
+7. the sidebar dragged to half its width -> 7_half_width.png
 
 Per step it records the report entries, whether they are stale, the
 legend, the sidebar region's place in the window and every wrapped line the
@@ -304,10 +305,48 @@ def s7_apply_preset():
     _redraw()
 
 
+# Halving the sidebar: drag its left edge (the resize zone starts 8 px inside
+# the region under Xvfb's 3.4.1; one event per timer step, the zone needs the
+# pointer over it first). Region widths cannot be set from Python in 3.4.
+_DRAG = {}
+
+
+def s9_drag_press():
+    window, area, regions = _areas()
+    ui = regions['UI']
+    _DRAG.update(window=window, y=ui.y + ui.height // 2, start=ui.x + 8,
+                 end=ui.x + 8 + ui.width // 2, width_before=ui.width)
+    window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=_DRAG["start"], y=_DRAG["y"])
+
+
+def s9b_drag_move():
+    window, y = _DRAG["window"], _DRAG["y"]
+    window.event_simulate(type='LEFTMOUSE', value='PRESS', x=_DRAG["start"], y=y)
+
+
+def s9c_drag_release():
+    window, y = _DRAG["window"], _DRAG["y"]
+    for x in range(_DRAG["start"], _DRAG["end"] + 1, 10):
+        window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
+    window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=_DRAG["end"], y=y)
+    _redraw()
+
+
+def s9d_redraw_half():
+    result["sidebar_widths"] = [_DRAG["width_before"], _areas()[2]['UI'].width]
+    _redraw()
+
+
+def s10_shot_half():
+    _shot("7_half_width.png")
+    _record("half_width")
+
+
 STEPS = [s1_setup, s1b_tab_and_analyze, s2_shot_analyzed, s3_shot_baked, s3b_shot_redo_panel,
          s4_shot_scale_2,
          *(_ghost_shot(k) for k in range(len(GHOST_SHOTS) + 1)), s4b_many_objects,
-         s5_shot_many, s6_shot_zoomed_out, s7_apply_preset]
+         s5_shot_many, s6_shot_zoomed_out, s7_apply_preset,
+         s9_drag_press, s9b_drag_move, s9c_drag_release, s9d_redraw_half, s10_shot_half]
 chain = None
 for fn in reversed(STEPS):
     chain = step(fn, chain)

@@ -115,7 +115,7 @@ def test_the_legend_draws_real_colour_swatches(session, shot):
         assert close >= 150, (rgb, close)      # a 1.6 x 1 unit swatch is ~600 px
 
 
-@pytest.mark.parametrize("step", ["analyzed", "baked", "ui_scale_2", "many"])
+@pytest.mark.parametrize("step", ["analyzed", "baked", "ui_scale_2", "many", "half_width"])
 def test_no_label_is_wider_than_its_sidebar(session, step):
     info = session[0]["steps"][step]
     lines = [line for panel in info["lines"].values() for line in panel]
@@ -192,3 +192,8 @@ def test_the_preset_menu_names_the_active_preset(session):
     result, _ = session
     assert result["apply_preset"] == ["FINISHED"]
     assert result["preset_label"] == "Camera move, even speed"
+
+
+def test_the_sidebar_was_dragged_to_about_half_its_width(session):
+    before, after = session[0]["sidebar_widths"]
+    assert 0.4 * before <= after <= 0.65 * before, (before, after)
