@@ -15,7 +15,7 @@ import numpy as np
 from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator, Panel
 
-from .props import METHOD_ITEMS
+from .props import METHOD_ITEMS, compare_method
 
 # core.analysis and animdata are imported where an analysis runs: registering
 # must not load them (measured in benchmarks/bench_register.py).
@@ -185,12 +185,6 @@ def is_stale(scene, name: str) -> bool:
     if entry is None or obj is None:
         return True
     return bool(entry.get("pending")) or entry.get("fingerprint") != fingerprint(obj)
-
-
-def compare_method(settings) -> str:
-    """What the report compares with: ``compare_method``, or the bake's method."""
-    chosen = getattr(settings, "compare_method", 'BAKE')
-    return (settings.method if chosen == 'BAKE' else chosen).lower()
 
 
 def _frames_spanned(obj) -> int:

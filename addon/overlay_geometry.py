@@ -17,6 +17,7 @@ import numpy as np
 from ..core import interp, triads
 from . import animdata, bake_record
 from .overlay_legend import Legend
+from .props import compare_method
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000
@@ -57,12 +58,6 @@ class Geometry:
 def _is_pinned(obj) -> bool:
     record = getattr(obj, "quatbake", None)
     return bool(record is not None and record.overlay_pinned)
-
-
-def compare_method(settings) -> str:
-    """The method the overlay previews: ``compare_method`` unless it follows the bake's."""
-    chosen = getattr(settings, "compare_method", 'BAKE')
-    return (settings.method if chosen == 'BAKE' else chosen).lower()
 
 
 def overlay_objects(view_layer) -> list:

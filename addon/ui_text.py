@@ -12,8 +12,6 @@ label is longer than its region allows.
 """
 from __future__ import annotations
 
-import textwrap
-
 import bpy
 
 # Pixels the sidebar's category tabs, a panel's margins and a box's padding
@@ -143,10 +141,3 @@ def start_panel(panel: str) -> None:
 def drawn_lines() -> dict[str, list[tuple[str, float, float]]]:
     """Per panel: (line, its width, the width available) of its last draw."""
     return {k: list(v) for k, v in _DRAWN.items()}
-
-
-def shortened(text: str, chars: int) -> str:
-    """``text`` cut to at most ``chars`` characters at a word break, with an ellipsis."""
-    if len(text) <= chars:
-        return text
-    return textwrap.shorten(text, chars, placeholder="\u2026")
