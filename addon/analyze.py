@@ -15,7 +15,8 @@ import numpy as np
 from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator, Panel
 
-from .props import METHOD_ITEMS, compare_method
+from .compare import compare_method
+from .props import METHOD_ITEMS
 
 # core.analysis and animdata are imported where an analysis runs: registering
 # must not load them (measured in benchmarks/bench_register.py).

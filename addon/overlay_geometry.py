@@ -16,8 +16,8 @@ import numpy as np
 
 from ..core import interp, triads
 from . import animdata, bake_record
+from .compare import compare_method
 from .overlay_legend import Legend
-from .props import compare_method
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000

@@ -49,13 +49,6 @@ OUTPUT_MODE_ITEMS = (
 )
 
 
-def compare_method(settings) -> str:
-    """What Analyze, the overlay and Export Report compare Blender's interpolation
-    with (a core.interp method name): ``compare_method``, or the bake's ``method``."""
-    chosen = getattr(settings, "compare_method", 'BAKE')
-    return (settings.method if chosen == 'BAKE' else chosen).lower()
-
-
 def _overlay():
     # Imported on use: props registers before overlay, and overlay imports animdata.
     from . import overlay
