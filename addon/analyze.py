@@ -397,8 +397,9 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
         row.label(text=name, icon='TIME', translate=False)
         op = row.operator(QUATBAKE_OT_analyze.bl_idname, text="Re-run", icon='FILE_REFRESH')
         op.object_name = name
-        wrapped_label(box, context, "Out of date: the keys changed since this analysis.",
-                      panel=PANEL_NAME)
+        why = ("Not re-analysed after the bake (too long to do at once): press Re-run."
+               if entry.get("pending") else "Out of date: the keys changed since this analysis.")
+        wrapped_label(box, context, why, panel=PANEL_NAME)
         return
     row.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
     op = row.operator(QUATBAKE_OT_jump_to_worst.bl_idname, text="", icon='TIME')
@@ -421,7 +422,7 @@ class _AnalyzePanel:
     bl_order = 0   # diagnose first, then Overlay (preview), then Re-bake (act)
 
     def draw(self, context):
-        from .ui_text import start_panel, wrapped_label
+        from .ui_text import is_narrow, start_panel, wrapped_label
 
         start_panel(PANEL_NAME)
         layout = self.layout
@@ -429,8 +430,6 @@ class _AnalyzePanel:
         row = layout.row(align=True)
         row.operator(QUATBAKE_OT_analyze.bl_idname, icon='GRAPH')
         row.operator("quatbake.export_report", text="", icon='EXPORT')
-        from .ui_text import is_narrow
-
         col = layout.column()
         # Narrow, a split label would cut both ("C..." beside "Ba..."): the
         # choice alone, full width (its tooltip says what it is).
@@ -444,7 +443,9 @@ class _AnalyzePanel:
                           panel=PANEL_NAME)
             return
         ordered = worst_first(found)
-        if len(ordered) <= MAX_BOXES or len(settings.report_rows) != len(found):
+        # The list's rows are written with the results; if they do not match
+        # (an undo restored older rows), the boxes are drawn instead.
+        if len(ordered) <= MAX_BOXES or len(settings.report_rows) != len(results(context.scene)):
             for name, entry in ordered[:MAX_BOXES]:
                 _draw_entry(layout, context, name, entry, is_stale(context.scene, name))
             return

@@ -139,6 +139,8 @@ ZH_HANS = {
     "Lerp is for comparisons only: pick Nlerp, Slerp or Squad to bake.":
         "Lerp 仅用于对比：请选择 Nlerp、Slerp 或 Squad 进行烘焙。",
     "Re-run": "重新运行",
+    "Not re-analysed after the bake (too long to do at once): press Re-run.":
+        "烘焙后未重新分析（一次处理太长）：请点击“重新运行”。",
     "Compare": "对比",
     "Ghosts": "虚影",
     "Pin": "固定",
