@@ -401,18 +401,20 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
                if entry.get("pending") else "Out of date: the keys changed since this analysis.")
         wrapped_label(box, context, why, panel=PANEL_NAME)
         return
-    row.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
+    # Name and figure on one row, then one sentence: the before -> after of a
+    # bake, else the advice (which already says "long way" or "nothing to do").
+    # A separate "180.0 deg at frame 90: long way round" line repeated the
+    # advice and pushed the Re-bake button off a 900-pixel screen.
+    split = row.split(factor=0.62, align=True)
+    split.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
+    split.label(text=f"{entry['max_deviation_deg']:.1f}\u00b0", translate=False)
     op = row.operator(QUATBAKE_OT_jump_to_worst.bl_idname, text="", icon='TIME')
     op.object_name = name
     change = before_after(entry)
-    if change:
-        wrapped_label(box, context, change, panel=PANEL_NAME, translate=False)
-    else:
-        wrapped_label(box, context, f"{entry['max_deviation_deg']:.1f}\u00b0 at frame "
-                      f"{entry['worst_frame']:g}: {entry['verdict']}", panel=PANEL_NAME,
-                      translate=False)
-    if entry["verdict"] != VERDICT_FINE or not change:
-        wrapped_label(box, context, entry["advice"], panel=PANEL_NAME, translate=False)
+    if not change and entry["verdict"] != VERDICT_LONG_WAY:
+        # The verdict in words ("long way" is already in that advice).
+        change = f"{entry['verdict'].capitalize()}: {entry['advice']}"
+    wrapped_label(box, context, change or entry["advice"], panel=PANEL_NAME, translate=False)
 
 
 class _AnalyzePanel:
