@@ -94,13 +94,43 @@ def is_narrow(context) -> bool:
     return float(getattr(region, "width", 300) or 300) / _ui_scale(context) < NARROW_PX
 
 
+# From here on (CJK radicals, kana, ideographs, full-width forms) a line may
+# break between two characters.
+CJK_START = 0x2E80
+# Marks a piece that joins the previous one without a space.
+_GLUE = "\u2060"
+
+
+def _cjk_pieces(word: str) -> list[str]:
+    """``word`` split before every CJK character; pieces after the first start
+    with _GLUE so wrap() joins them without a space."""
+    pieces, current = [], ""
+    for c in word:
+        if ord(c) >= CJK_START and current:
+            pieces.append(current)
+            current = _GLUE + c
+        else:
+            current += c
+    pieces.append(current)
+    return pieces
+
+
 def wrap(context, text: str, width_px: float) -> list[str]:
     """``text`` split at spaces into lines at most ``width_px`` wide (words never cut)."""
-    words = text.split()
+    words = []
+    for word in text.split():
+        # Chinese and Japanese have no spaces: a run of such characters may
+        # break between any two of them (a Latin word is never cut).
+        if any(ord(c) >= CJK_START for c in word) and text_width(context, word) > width_px:
+            words.extend(_cjk_pieces(word))
+        else:
+            words.append(word)
     lines: list[str] = []
     current = ""
     for word in words:
-        trial = f"{current} {word}" if current else word
+        glued = word.startswith(_GLUE)
+        word = word.lstrip(_GLUE)
+        trial = (current + word if glued else f"{current} {word}") if current else word
         if current and text_width(context, trial) > width_px:
             lines.append(current)
             current = word
