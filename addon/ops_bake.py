@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.translations import pgettext_tip
+from bpy.props import StringProperty
 from bpy.types import Operator
 
 from .props import BAKE_METHOD_ITEMS, QUATBAKE_PG_settings
@@ -177,6 +178,13 @@ class QUATBAKE_OT_bake(Operator):
     frame_end: _mirror("frame_end")
     output_mode: _mirror("output_mode")
     union_keys: _mirror("union_keys")
+    # Not a scene setting: which action to bake is a per-call choice (scripts).
+    clip: StringProperty(
+        name="Clip", default="", options={'SKIP_SAVE'},
+        description="Bake this NLA clip (an action's name, evaluated in its own action time) "
+        "instead of the active action; the baked clip becomes the active action and Revert "
+        "puts back the previous one. Empty: the active action",
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -225,6 +233,7 @@ class QUATBAKE_OT_bake(Operator):
             frame_range=frame_range,
             output_mode=self.output_mode,
             union_keys=self.union_keys,
+            clip=self.clip,
         )
 
     def _settings_error(self) -> str:

@@ -68,7 +68,8 @@ def overlay_objects(view_layer) -> list:
     for obj in view_layer.objects:
         if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
             continue
-        fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+        fcurves = (animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+                   + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
         if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
             found.append(obj)
     return found
@@ -113,18 +114,20 @@ class ObjectSamples:
 def object_samples(obj, method: str) -> ObjectSamples:
     """Sample ``obj`` for the overlay (see ObjectSamples)."""
     original = bake_record.original_channels(obj)
+    # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+        rot_keys = animdata.orientation_key_frames(obj)
     else:
         fcurves, mode = original
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj, mode, fcurves))
-    loc_keys = animdata.key_frames(animdata.location_fcurves(obj))
+        rot_keys = animdata.orientation_key_frames(obj, mode, fcurves)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(obj)
+                                   + animdata.delta_location_fcurves(obj))
     frames = _sample_frames(np.union1d(rot_keys, loc_keys))
-    positions = animdata.evaluate_location(obj, frames)
-    playing = animdata.evaluate_rotation(obj, frames)
+    positions = animdata.evaluate_full_location(obj, frames)
+    playing = animdata.evaluate_orientation(obj, frames)
     if original is not None:
         fcurves, mode = original
-        before = animdata.evaluate_rotation(obj, frames, mode, fcurves)
+        before = animdata.evaluate_orientation(obj, frames, mode, fcurves)
         return ObjectSamples(frames, playing, before, positions, rot_keys, True)
     if rot_keys.size:
         # The samples include every key frame: the orientations at the keys are
@@ -138,6 +141,23 @@ def object_samples(obj, method: str) -> ObjectSamples:
 
 def _is_camera(obj) -> bool:
     return getattr(obj, "type", "") == 'CAMERA'
+
+
+def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
+    """Per key interval, whether Blender turns the long way, with the spins between
+    neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
+    and triads.build_overlay's own check on the per-frame samples is exact."""
+    keys = rot_keys[(rot_keys >= frames[0]) & (rot_keys <= frames[-1])] if frames.size else rot_keys
+    original = bake_record.original_channels(obj)
+    fcurves, mode = original if original is not None else (None, None)
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra = extra[~np.isin(extra, frames)]
+    if extra.size == 0:
+        return None
+    t = np.concatenate([frames, extra])
+    q = np.concatenate([blender, animdata.evaluate_orientation(obj, extra, mode, fcurves)])
+    order = np.argsort(t, kind="stable")
+    return triads.long_arc_intervals(t[order], q[order], keys)
 
 
 def _world_matrix(obj) -> np.ndarray | None:
@@ -171,9 +191,14 @@ def build(view_layer, settings) -> Geometry:
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
     collected = []
+    masks = {}
     for obj in overlay_objects(view_layer):
         try:
             sampled = object_samples(obj, compare_method(settings))
+            # Blender's own curves, spins between neighbouring keys sampled too
+            # (the original keys once baked: what the bake fixed).
+            masks[obj.name] = long_arc_mask(obj, sampled.frames, sampled.blender,
+                                            sampled.rot_keys)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{obj.name}: {exc}")
             continue
@@ -191,6 +216,8 @@ def build(view_layer, settings) -> Geometry:
             step=step, size=float(settings.overlay_size),
             ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
             long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
+            # the denser check is of Blender's curves: what plays only before a bake
+            long_arc_mask=None if sampled.baked else masks.get(name),
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)
@@ -208,8 +235,10 @@ def build(view_layer, settings) -> Geometry:
         legend.long_arc_count += geometry.long_arc_count
         if sampled.baked:
             legend.baked_objects.append(name)
-            legend.fixed_long_arc_count += triads.long_arc_count(
-                sampled.frames, sampled.blender, sampled.rot_keys)
+            before = masks.get(name)
+            legend.fixed_long_arc_count += (
+                int(before.sum()) if before is not None
+                else triads.long_arc_count(sampled.frames, sampled.blender, sampled.rot_keys))
         if camera:
             legend.cameras.append(name)
         legend.objects.append(name)
