@@ -105,6 +105,11 @@ class ObjectSamples:
     rot_keys: np.ndarray      # (k,) rotation key frames (the original keys once baked)
     baked: bool
 
+    def __iter__(self):
+        # object_samples returned (frames, ours, blender, positions, rot_keys)
+        # before it returned this record: unpacking it still gives those five.
+        return iter((self.frames, self.ours, self.blender, self.positions, self.rot_keys))
+
     @property
     def playing(self) -> np.ndarray:
         """What the viewport plays now: the bake once baked, Blender's curves before."""
