@@ -13,8 +13,10 @@ _MODULE_NAMES = (
     "ops_bake",
     "presets",
     "ui",
-    "overlay",
     "analyze",
+    "overlay",
+    "ui_rebake",
+    "export_report",
     "translations",
 )
 

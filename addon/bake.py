@@ -96,6 +96,8 @@ class BakeResult:
     # 'INFO' notes: every interval baked with another turn than Blender plays,
     # every kept spin, and the stepped intervals kept stepped.
     notes: list[BakeIssue] = field(default_factory=list)
+    frames_per_object: dict[str, int] = field(default_factory=dict)   # name: baked frames
+    deviation_per_object: dict[str, float] = field(default_factory=dict)   # name: degrees
 
 
 # --------------------------------------------------------------------------
@@ -923,6 +925,8 @@ def bake_objects(objects, settings: BakeSettings,
                                                default=0.0))),
         warnings=warnings,
         notes=notes,
+        frames_per_object={p.obj.name: int(p.frames.shape[0]) for p in plans},
+        deviation_per_object={p.obj.name: float(np.degrees(p.deviation_rad)) for p in plans},
     )
 
 

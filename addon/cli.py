@@ -405,6 +405,8 @@ def run_report(args) -> int:
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
                                       file=os.path.basename(path), method=args.method, errors=errors)
+    # The Blender that saved the file, beside the one analysing it (header of the page).
+    report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
     if args.objects is None:
         # Not errors (the exit code stays 0): armatures are left out until pose
         # bones are handled, and the report says so.

@@ -15,15 +15,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import interp, triads
-from . import animdata
-from .overlay import Legend
+from . import animdata, bake_record
+from .compare import compare_method
+from .overlay_legend import Legend
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000
 
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
-LINE_SETS = ("ghosts", "long_arc", "kept", "path", "triads")
+LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
+             "marks")
+# Thinned copies for zoomed-out views (core.triads.LOD_LEVELS), named
+# "<set>@<level>": only the sets that have a triad per drawn frame.
+THINNED_SETS = ("triads", "ghosts", "ghost_halo")
+
+
+def thinned_name(line_set: str, level: int) -> str:
+    """The cached array's name of ``line_set`` at LOD ``level`` (level 1: the set itself)."""
+    return line_set if level == 1 else f"{line_set}@{level}"
 
 
 @dataclass
@@ -34,6 +44,7 @@ class Samples:
     quats: np.ndarray
     positions: np.ndarray
     matrix: np.ndarray | None
+    camera: bool = False      # draw the view direction (-Z) on the current triad
 
 
 @dataclass
@@ -76,19 +87,35 @@ def _sample_frames(keys: np.ndarray) -> np.ndarray:
     return np.union1d(np.arange(start, end + 1.0), keys)
 
 
-def _original_channels(obj):
-    """(fcurves, rotation mode) of the action a QuatBake bake replaced, or None.
+@dataclass
+class ObjectSamples:
+    """One object's per-frame orientations, as the overlay compares them.
 
-    Only while the baked action is the one playing: after a revert, or if the
-    user assigned another action, the object is treated as not baked.
+    Not baked: ``ours`` is the method applied to the orientations at the
+    rotation keys (a preview of the bake), ``blender`` the action as it plays.
+    Baked by QuatBake (``baked``): ``ours`` is the action as it plays
+    (QuatBake's keys, replayed exactly) and ``blender`` is Blender's own
+    interpolation of the original keys, which are also the key poses drawn
+    larger.
     """
-    record = getattr(obj, "quatbake", None)
-    if record is None or record.original_action is None or record.baked_action is None:
-        return None
-    if animdata.get_action(obj) != record.baked_action:
-        return None
-    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
-    return fcurves, record.original_rotation_mode or obj.rotation_mode
+
+    frames: np.ndarray        # (n,) sample frames (include every key frame)
+    ours: np.ndarray          # (n, 4)
+    blender: np.ndarray       # (n, 4)
+    positions: np.ndarray     # (n, 3)
+    rot_keys: np.ndarray      # (k,) rotation key frames (the original keys once baked)
+    baked: bool
+    kinds: tuple | None = None   # core.turns kind of each key interval (None: < 2 keys)
+
+    def __iter__(self):
+        # object_samples returned (frames, ours, blender, positions, rot_keys)
+        # before it returned this record: unpacking it still gives those five.
+        return iter((self.frames, self.ours, self.blender, self.positions, self.rot_keys))
+
+    @property
+    def playing(self) -> np.ndarray:
+        """What the viewport plays now: the bake once baked, Blender's curves before."""
+        return self.ours if self.baked else self.blender
 
 
 def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> tuple | None:
@@ -114,25 +141,12 @@ def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> t
     return turns.classify(mode, key_raw, tracking.differs, stepped), tracking
 
 
-def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
-    """(frames, ours, Blender's, positions, rotation key frames) of one object: see
-    object_samples_with_kinds, which also returns the key intervals' kinds."""
-    return object_samples_with_kinds(obj, method, turns, timing)[:5]
-
-
-def object_samples_with_kinds(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
-    """(frames, ours, Blender's, positions, rotation key frames, interval kinds).
-
-    Not baked: "ours" is ``method`` applied to the orientations at the rotation
-    keys (a preview of the bake), "Blender's" the action as it plays.
-    Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
-    replayed exactly) and "Blender's" is Blender's own interpolation of the
-    original keys, which are also the key poses drawn larger. The preview
-    follows ``turns`` and ``timing`` as a bake would (kept spins, steps).
-    """
+def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN") -> ObjectSamples:
+    """Sample ``obj`` for the overlay (see ObjectSamples). The preview follows
+    ``turns`` and ``timing`` as a bake would (kept spins, steps)."""
     from ..core import turn_interp
 
-    original = _original_channels(obj)
+    original = bake_record.original_channels(obj)
     # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
         rot_keys = animdata.orientation_key_frames(obj)
@@ -148,7 +162,8 @@ def object_samples_with_kinds(obj, method: str, turns: str = "AUTO", timing: str
         fcurves, mode = original
         blender = animdata.evaluate_orientation(obj, frames, mode, fcurves)
         found = interval_kinds(obj, frames, blender, rot_keys, mode, fcurves)
-        return frames, playing, blender, positions, rot_keys, found and found[0]
+        return ObjectSamples(frames, playing, blender, positions, rot_keys, True,
+                             found and found[0])
     kinds = None
     if rot_keys.size:
         # The samples include every key frame: the orientations at the keys are
@@ -165,7 +180,7 @@ def object_samples_with_kinds(obj, method: str, turns: str = "AUTO", timing: str
                                                 method.lower(), frames, timing, playing)
     else:
         ours = playing
-    return frames, ours, playing, positions, rot_keys, kinds
+    return ObjectSamples(frames, ours, playing, positions, rot_keys, False, kinds)
 
 
 def _with_frames(obj, rot_keys, key_quats):
@@ -177,12 +192,16 @@ def _with_frames(obj, rot_keys, key_quats):
                              extra=_sample_frames(rot_keys))
 
 
+def _is_camera(obj) -> bool:
+    return getattr(obj, "type", "") == 'CAMERA'
+
+
 def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
     """Per key interval, whether Blender turns the long way, with the spins between
     neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
     and triads.build_overlay's own check on the per-frame samples is exact."""
     keys = rot_keys[(rot_keys >= frames[0]) & (rot_keys <= frames[-1])] if frames.size else rot_keys
-    original = _original_channels(obj)
+    original = bake_record.original_channels(obj)
     fcurves, mode = original if original is not None else (None, None)
     extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
     extra = extra[~np.isin(extra, frames)]
@@ -218,6 +237,9 @@ def build(view_layer, settings) -> Geometry:
     """
     legend = Legend()
     parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
+    for level in triads.LOD_LEVELS[1:]:
+        parts.update({thinned_name(name, level): [] for name in THINNED_SETS})
+    spacings = []
     samples: list[Samples] = []
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
@@ -225,35 +247,63 @@ def build(view_layer, settings) -> Geometry:
     masks = {}
     for obj in overlay_objects(view_layer):
         try:
-            frames, ours, blender, positions, rot_keys, kinds = object_samples_with_kinds(
-                obj, settings.method, settings.turns, settings.timing)
-            masks[obj.name] = long_arc_mask(obj, frames, blender, rot_keys)
+            sampled = object_samples(obj, compare_method(settings), settings.turns,
+                                     settings.timing)
+            # Blender's own curves, spins between neighbouring keys sampled too
+            # (the original keys once baked: what the bake fixed).
+            masks[obj.name] = long_arc_mask(obj, sampled.frames, sampled.blender,
+                                            sampled.rot_keys)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{obj.name}: {exc}")
             continue
-        collected.append((obj.name, frames, ours, blender, positions, rot_keys, kinds,
-                          _world_matrix(obj)))
+        collected.append((obj.name, sampled, _world_matrix(obj), _is_camera(obj)))
     # One legend for all objects, so equal colours mean equal speeds.
-    speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
+    speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
+              if c[1].frames.size > 1]
     speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
     step = max(1, int(settings.overlay_step))
-    for name, frames, ours, blender, positions, rot_keys, kinds, matrix in collected:
+    for name, sampled, matrix, camera in collected:
+        # The band marks what plays now: after a bake the short arc, so a fixed
+        # long arc disappears; the original's long arcs are counted as fixed.
         geometry = triads.build_overlay(
-            frames, ours, positions, rot_keys,
+            sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
             step=step, size=float(settings.overlay_size),
-            ghost_quats=blender if settings.overlay_show_ghost else None,
-            long_arc_quats=blender, speed_max=speed_max, interval_kinds=kinds,
-            long_arc_mask=masks.get(name),
+            ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
+            long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
+            # kinds: only flips and wraps get the long-arc band; spins and steps
+            # the kept one (of the original keys once baked)
+            interval_kinds=sampled.kinds,
+            # the denser check is of Blender's curves: what plays only before a bake
+            long_arc_mask=None if sampled.baked else masks.get(name),
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
+        # Thinned copies are row selections of the full sets (no recomputation).
+        full = {key: parts[key][-1] for key in THINNED_SETS}
+        chosen, is_key = triads.triad_frames(sampled.frames, step, sampled.rot_keys)
+        for level in triads.LOD_LEVELS[1:]:
+            mask = triads.thinned_mask(chosen, is_key, step, level)
+            for key in THINNED_SETS:
+                lines = full[key]
+                parts[thinned_name(key, level)].append(
+                    lines.select_triads(mask) if lines.points.shape[0] else lines)
+        spacings.append(triads.triad_spacing(sampled.positions, chosen))
         legend.long_arc_count += geometry.long_arc_count
         legend.spin_count += geometry.spin_count
         legend.step_count += geometry.step_count
+        if sampled.baked:
+            legend.baked_objects.append(name)
+            before = masks.get(name)
+            legend.fixed_long_arc_count += (
+                int(before.sum()) if before is not None
+                else triads.long_arc_count(sampled.frames, sampled.blender, sampled.rot_keys))
+        if camera:
+            legend.cameras.append(name)
         legend.objects.append(name)
-        samples.append(Samples(frames, ours, positions, matrix))
+        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, camera))
     legend.speed_max = speed_max if collected else 0.0
+    legend.triad_spacing = float(np.median(spacings)) if spacings else 0.0
     return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
 
 
@@ -261,7 +311,8 @@ def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[n
     """Float32 (points, colours) of every object's emphasised triad at ``frame`` (frames, may be fractional)."""
     lines = []
     for s in samples:
-        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size)
+        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size,
+                                   view_axis=s.camera)
         lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
     return _float32_arrays(lines)
 

@@ -123,6 +123,22 @@ def object_entry(a) -> dict:
     return clean(entry)
 
 
+def after_bake_entry(before, after) -> dict:
+    """The after-bake section of one baked object: ``before`` analyses the keys
+    the bake replaced, ``after`` the baked action (both ObjectAnalysis)."""
+    return clean({
+        "name": after.name,
+        "rotation_mode": after.rotation_mode,
+        "before_max_deviation_deg": _num(before.max_deviation_deg, DECIMALS),
+        "before_long_arc_segments": [[_frame(s[0]), _frame(s[1])]
+                                     for s in before.long_arc_segments],
+        "max_deviation_deg": _num(after.max_deviation_deg, DECIMALS),
+        "rms_deviation_deg": _num(after.rms_deviation_deg, DECIMALS),
+        "long_arc_segments": [[_frame(s[0]), _frame(s[1])] for s in after.long_arc_segments],
+        "advice": after.advice,
+    })
+
+
 def build_report(analyses: Iterable, *, blender_version: str, file: str, method: str,
                  errors: Iterable[tuple[str, str]] = ()) -> dict:
     """The whole report: analyses are ObjectAnalysis; errors are (object name, sentence)."""

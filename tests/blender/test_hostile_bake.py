@@ -476,7 +476,7 @@ def test_bake_twice_bakes_from_the_original_keys(clean_blender):
     before = scenes.scene_snapshot()
     key_quats = animdata.evaluate_rotation(obj, FRAMES)
     scenes.select_only(obj)
-    assert bpy.ops.quatbake.bake(method='LERP', frame_step=5) == {'FINISHED'}
+    assert bpy.ops.quatbake.bake(method='NLERP', frame_step=5) == {'FINISHED'}
     assert bpy.ops.quatbake.bake(method='SQUAD') == {'FINISHED'}
     assert _replay_error(obj, FRAMES, key_quats, "squad") < TOL_RAD
     assert len(bpy.data.actions) == 2   # the original and one bake: the first one is gone

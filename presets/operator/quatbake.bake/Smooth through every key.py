@@ -1,4 +1,4 @@
-# QuatBake preset: Smooth through keys (Squad + Catmull-Rom).
+# QuatBake preset: Smooth through every key (Squad, Catmull-Rom location).
 # Why (seeds' selection guide, /work/shared/seeds): with more than two keys,
 # pairwise slerp has a kink in angular velocity at every key (两两 Slerp 的拼接会
 # 造成一阶不连续, 在关键点处会"顿"一下); the guide's answer for multi-key paths is

@@ -1,4 +1,4 @@
-# QuatBake preset: Camera move (slerp, constant speed).
+# QuatBake preset: Camera move, even speed (Slerp, Linear location, constant speed).
 # Why (seeds' selection guide, /work/shared/seeds): a camera move is one object
 # turning through large angles, where an even angular speed is visible; the guide
 # puts "camera moves" under slerp (相机过场 ... 优先 Slerp), nlerp being slow at the

@@ -1,4 +1,4 @@
-# QuatBake preset: Robot arm / VR (slerp). ("/" cannot be in a file name.)
+# QuatBake preset: Exact turns, keep timing (Slerp, Linear location). Was "Robot arm - VR".
 # Why (seeds' selection guide, /work/shared/seeds): few objects that must turn
 # exactly and evenly - robot arm paths and VR controllers - are the guide's slerp
 # cases (机械臂路径、VR 手柄平滑: 数量少、平滑要求高, 优先 Slerp), with plain linear

@@ -1,4 +1,4 @@
-# QuatBake preset: Many objects, fast (nlerp).
+# QuatBake preset: Many objects, quick (Nlerp, location kept).
 # Why (seeds' selection guide, /work/shared/seeds): with many objects the guide
 # picks nlerp (骨骼动画、大量粒子 ... 性能敏感用 NLerp): one normalisation instead
 # of an arccos and three sines, and for small turns between keys its path and
