@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Compare what a glTF player plays with what Blender plays, and say why they differ.
+
+Inputs are two orientation tracks sampled on the same frames (Blender's own
+playback and the spec evaluation of the exported file, both in Blender's
+space, quaternions (w, x, y, z)), plus the exported rotation keys of the
+object. Output: the per-frame deviation and, for every interval between two
+exported keys where the two disagree, its cause:
+
+- ``stepped``: the sampler is STEP, so the player holds each key while
+  Blender moves.
+- ``sign_flip``: Blender's quaternion channels hold q and then a key with
+  its sign flipped (dot < 0), which Blender plays the long way round while
+  the player's slerp (spec: short arc) or cubic does not.
+- ``turn_lost``: Blender turns more than 180 degrees between the two keys
+  (an Euler 0 -> 360 windmill, a wrap 170 -> -170 played the long way); no
+  slerp between two orientations turns more than 180 degrees.
+- ``cubic_vs_bezier``: a CUBICSPLINE sampler, whose Hermite cubic through
+  the 4D components is not Blender's per-channel Bezier curves.
+- ``linear_vs_blender``: a LINEAR sampler whose slerp between the keys is
+  not Blender's per-channel curves in between (easing, per-channel Euler).
+
+Checked in that order; the first that applies is the cause.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import quat
+
+CAUSES = ("stepped", "sign_flip", "turn_lost", "cubic_vs_bezier", "linear_vs_blender")
+
+# Intervals whose worst deviation stays below this get no cause: a sampled
+# export (a key per frame) plays within ~4e-5 deg of Blender (float32 keys),
+# far below what anyone sees; 0.01 deg is the tolerance the bake works to.
+CAUSE_MIN_DEG = 0.01
+
+# Blender must turn more than 180 degrees plus this margin within an interval
+# for the turn to count as lost (frame-by-frame sums of a 180-degree turn
+# come out a hair above 180 in float32).
+TURN_MARGIN_DEG = 1.0
+
+
+@dataclass(frozen=True)
+class Interval:
+    frames: tuple            # (first, last) exported key frames
+    max_deviation_deg: float
+    worst_frame: float
+    blender_turn_deg: float  # angle Blender turns through, summed frame by frame
+    player_turn_deg: float   # the same for the glTF player
+    key_angle_deg: float     # shortest rotation between the two exported keys
+    cause: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    frames: np.ndarray                # (m,)
+    deviation_deg: np.ndarray         # (m,) geodesic angle, degrees
+    location_deviation: np.ndarray    # (m,) distance, scene units
+    max_deviation_deg: float
+    rms_deviation_deg: float
+    worst_frame: float
+    max_location_deviation: float
+    intervals: tuple                  # Interval for each interval with a cause
+
+
+def _step_angles_deg(q: np.ndarray) -> np.ndarray:
+    out = np.zeros(q.shape[0])
+    if q.shape[0] > 1:
+        out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
+    return out
+
+
+def classify(interpolation: str, flipped: bool, blender_turn_deg: float) -> str:
+    """The cause of a disagreeing interval (see the module docstring for the order)."""
+    if interpolation == "STEP":
+        return "stepped"
+    if flipped:
+        return "sign_flip"
+    if blender_turn_deg > 180.0 + TURN_MARGIN_DEG:
+        return "turn_lost"
+    if interpolation == "CUBICSPLINE":
+        return "cubic_vs_bezier"
+    return "linear_vs_blender"
+
+
+def compare(frames, blender_quats, player_quats, blender_locations=None, player_locations=None,
+            key_frames=None, key_values=None, interpolation: str = "LINEAR",
+            source_key_quats=None) -> Comparison:
+    """Per-frame deviation of the player from Blender and the cause per key interval.
+
+    frames (m,) increasing; quaternions (m, 4) w-first (any sign); locations
+    (m, 3) or None. ``key_frames`` (n,) are the exported rotation keys' times
+    in frames and ``key_values`` (n, 4) their stored quaternions (any
+    component order: only angles between them are used).
+    ``source_key_quats`` (n, 4): Blender's own quaternion channel values at
+    the key frames, raw (for objects in QUATERNION mode; None otherwise): a
+    negative dot between two of them, or between two exported keys, is a
+    flipped sign in the user's keys.
+    """
+    f = np.asarray(frames, dtype=np.float64)
+    qb = quat.normalize(blender_quats, "Blender's orientation")
+    qp = quat.normalize(player_quats, "the glTF player's orientation")
+    if qb.shape != qp.shape or qb.shape[0] != f.shape[0]:
+        raise ValueError(f"compare: {f.shape[0]} frames but tracks of shapes {qb.shape} and {qp.shape}.")
+    dev = np.degrees(quat.angle_between(qb, qp))
+    if blender_locations is not None and player_locations is not None:
+        loc_dev = np.linalg.norm(np.asarray(blender_locations, float) - np.asarray(player_locations, float),
+                                 axis=1)
+    else:
+        loc_dev = np.zeros(f.shape[0])
+    worst = int(np.argmax(dev)) if dev.size else 0
+    intervals = []
+    if key_frames is not None and len(key_frames) >= 2:
+        kf = np.asarray(key_frames, dtype=np.float64)
+        kv = np.asarray(key_values, dtype=np.float64)
+        src = None if source_key_quats is None else np.asarray(source_key_quats, dtype=np.float64)
+        steps_b = _step_angles_deg(qb)
+        steps_p = _step_angles_deg(qp)
+        lo = np.searchsorted(f, kf[:-1], side="left")
+        hi = np.searchsorted(f, kf[1:], side="right")
+        for i in range(kf.shape[0] - 1):
+            if hi[i] <= lo[i]:
+                continue                          # no frame falls in this interval
+            j = lo[i] + int(np.argmax(dev[lo[i]:hi[i]]))
+            if dev[j] < CAUSE_MIN_DEG:
+                continue
+            # Turn within the interval: the steps between consecutive frames in it.
+            blender_turn = float(steps_b[lo[i] + 1:hi[i]].sum())
+            player_turn = float(steps_p[lo[i] + 1:hi[i]].sum())
+            flipped = bool(src is not None and (float(np.dot(src[i], src[i + 1])) < 0.0
+                                                 or float(np.dot(kv[i], kv[i + 1])) < 0.0))
+            key_angle = float(np.degrees(quat.angle_between(
+                quat.normalize(kv[i], "key"), quat.normalize(kv[i + 1], "key"))))
+            intervals.append(Interval(
+                frames=(float(kf[i]), float(kf[i + 1])), max_deviation_deg=float(dev[j]),
+                worst_frame=float(f[j]), blender_turn_deg=blender_turn, player_turn_deg=player_turn,
+                key_angle_deg=key_angle, cause=classify(interpolation, flipped, blender_turn)))
+    return Comparison(
+        frames=f, deviation_deg=dev, location_deviation=loc_dev,
+        max_deviation_deg=float(dev.max()) if dev.size else 0.0,
+        rms_deviation_deg=float(np.sqrt(np.mean(dev * dev))) if dev.size else 0.0,
+        worst_frame=float(f[worst]) if f.size else 0.0,
+        max_location_deviation=float(loc_dev.max()) if loc_dev.size else 0.0,
+        intervals=tuple(intervals))
