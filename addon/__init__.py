@@ -15,6 +15,7 @@ _MODULE_NAMES = (
     "ui",
     "overlay",
     "analyze",
+    "ops_export_check",
     "translations",
 )
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Command line: ``python -m quatbake demo|report|bake`` (with the bpy module).
+"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
 
 Also runs inside a Blender program:
 ``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
@@ -76,7 +76,8 @@ def _step(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check}",
+                                parser_class=_Parser)
     sub.required = True
 
     demo = sub.add_parser("demo", help="build a demo scene, re-bake it, write demo.blend, "
@@ -109,6 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+
+    check = sub.add_parser("export-check", help="export with Blender's glTF exporter and compare "
+                           "what a glTF player plays with Blender, per object")
+    check.add_argument("scene", metavar="SCENE.blend")
+    check.add_argument("--objects", type=_object_list, metavar="A,B",
+                       help="objects to export and check (default: the whole scene is exported "
+                       "and every object with rotation keys checked)")
+    check.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
+    check.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
+    check.add_argument("--fail-above", type=_degrees, metavar="DEG",
+                       help="exit 1 when any object plays more than DEG degrees off Blender")
+    check.add_argument("--exporter-option", action="append", default=[], metavar="NAME=VALUE",
+                       help="an option of bpy.ops.export_scene.gltf, e.g. "
+                       "export_force_sampling=False (repeatable)")
+    check.add_argument("--quiet", action="store_true", help="no table")
     return parser
 
 
@@ -476,7 +492,68 @@ def run_demo(args) -> int:
     return demo.run(out_dir, quiet=args.quiet)
 
 
-COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake}
+def _check_table(report: dict) -> str:
+    rows = [("object", "sampler", "keys", "bytes", "max dev", "worst", "causes")]
+    for o in report["objects"]:
+        causes = ",".join(f"{k}x{v}" for k, v in o["causes"].items()) or "-"
+        rows.append((o["name"], o["interpolation"] or "-", str(o["key_count"]),
+                     str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
+                     f"{o['worst_frame']:g}", causes))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def run_export_check(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out = check_output(args.json, "--json") if args.json else None
+    html_out = check_output(args.html, "--html") if args.html else None
+    if json_out and html_out and json_out == html_out:
+        raise BadInput("--json and --html name the same file; give two different paths.")
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        if out and _same_file(path, out):
+            raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
+    bpy = load_blend(path)
+    _register_quatbake()
+    from ..report import export_check_report
+    from . import export_check
+
+    try:
+        options = export_check.parse_exporter_options(args.exporter_option)
+        objects = resolve_objects(bpy, args.objects, args.scene)
+        with _quiet_fds():       # the exporter logs every step on stdout
+            report = export_check.check_objects(bpy.context, objects, options,
+                                                only_these=args.objects is not None)
+    except export_check.ExportCheckError as exc:
+        raise BadInput(str(exc)) from None
+    report["file"] = os.path.basename(path)
+    written = []
+    try:
+        if json_out:
+            export_check_report.write_json(report, json_out)
+            written.append(json_out)
+        if html_out:
+            export_check_report.write_html(report, html_out)
+            written.append(html_out)
+    except OSError as exc:
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: {exc.filename}).") from None
+    if not args.quiet:
+        print(_check_table(report))
+    for error in report["errors"]:
+        print(error["message"], file=sys.stderr)
+    if report["errors"]:
+        return EXIT_BAD_INPUT
+    worst = export_check_report.max_deviation(report)
+    if args.fail_above is not None and worst > args.fail_above:
+        print(f"Largest deviation {worst:.4g} deg is above --fail-above {args.fail_above:g} deg.",
+              file=sys.stderr)
+        return EXIT_FAIL_ABOVE
+    return EXIT_OK
+
+
+COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
+            "export-check": run_export_check}
 
 
 def main(argv: list[str] | None = None) -> int:

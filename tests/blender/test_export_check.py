@@ -1,0 +1,257 @@
+"""export-check (issue 15) with Blender's own glTF exporter, real bpy, no mocks.
+
+The independent reference here reads the exported .gltf/.bin with plain
+numpy, evaluates it with the spec's slerp pseudocode and Hermite formula
+(written out below, numpy only: Blender 3.4.1's Python has no scipy), maps
+Y-up back to Z-up with the exporter's swizzle formulas, and compares with
+``frame_set`` + ``matrix_world``.
+"""
+import json
+import os
+
+import bpy
+import numpy as np
+import pytest
+from export_scenes import build_three_empties
+from quatbake.addon import export_check
+from scenes import assert_same_snapshot, scene_snapshot, select_only
+
+# A sampled export writes float32 keys (~6e-8 relative, ~1e-5 deg per key) and
+# the exporter's export_optimize_animation_size drops keys it finds redundant:
+# measured up to 5.2e-5 deg on these objects (issue 15: "within 4e-5").
+SAMPLED_DEG = 1e-4
+
+# export-check vs the independent evaluation below: the issue's bar.
+AGREE_DEG = 0.05
+
+
+@pytest.fixture
+def three_empties(clean_blender):
+    return build_three_empties()
+
+
+# -------------------------------------------------------------------- reference
+
+
+def _accessor(doc, blob, index):
+    acc = doc["accessors"][index]
+    view = doc["bufferViews"][acc["bufferView"]]
+    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[acc["type"]]
+    # Blender's exporter writes tightly packed float32 for animation data.
+    assert acc["componentType"] == 5126 and "byteStride" not in view and "sparse" not in acc
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    return np.frombuffer(blob, "<f4", acc["count"] * width, start).reshape(acc["count"], width).astype(float)
+
+
+def _hermite(v0, b0, v1, a1, td, s):
+    """glTF 2.0 Appendix C cubic spline, tangents scaled by the interval td."""
+    s2, s3 = s * s, s * s * s
+    return ((2 * s3 - 3 * s2 + 1) * v0 + td * (s3 - 2 * s2 + s) * b0
+            + (-2 * s3 + 3 * s2) * v1 + td * (s3 - s2) * a1)
+
+
+def _spec_slerp(qa, qb, t):
+    """glTF 2.0 Appendix C slerp: s = sign(dot) takes the short arc."""
+    d = np.sum(qa * qb, axis=1)
+    qb = np.where(d[:, None] < 0, -qb, qb)
+    d = np.abs(d)
+    a = np.arccos(np.clip(d, -1.0, 1.0))
+    sa = np.sin(a)
+    near = sa < 1e-9                   # the same key twice: no arc to divide by
+    sa = np.where(near, 1.0, sa)
+    wa = np.where(near, 1.0 - t, np.sin((1.0 - t) * a) / sa)
+    wb = np.where(near, t, np.sin(t * a) / sa)
+    out = wa[:, None] * qa + wb[:, None] * qb
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def _hamilton(p, q):
+    """Quaternion product p * q, both (n, 4) as (w, x, y, z)."""
+    pw, px, py, pz = p.T
+    qw, qx, qy, qz = q.T
+    return np.stack([pw * qw - px * qx - py * qy - pz * qz, pw * qx + px * qw + py * qz - pz * qy,
+                     pw * qy - px * qz + py * qw + pz * qx, pw * qz + px * qy - py * qx + pz * qw],
+                    axis=1)
+
+
+def _evaluate(times, values, interpolation, t, path):
+    t = np.clip(t, times[0], times[-1])
+    if interpolation == "CUBICSPLINE":
+        a, v, b = values[0::3], values[1::3], values[2::3]
+    else:
+        v = values
+    if len(times) == 1:
+        return np.repeat(v[:1], len(t), axis=0)
+    k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
+    if interpolation == "STEP":
+        return v[np.where(t >= times[-1], len(times) - 1, k)]
+    if interpolation == "LINEAR":
+        if path == "rotation":
+            return _spec_slerp(v[k], v[k + 1], (t - times[k]) / (times[k + 1] - times[k]))
+        return np.stack([np.interp(t, times, v[:, c]) for c in range(v.shape[1])], axis=1)
+    td = (times[k + 1] - times[k])[:, None]
+    out = _hermite(v[k], b[k], v[k + 1], a[k + 1], td, ((t - times[k]) / td[:, 0])[:, None])
+    return out / np.linalg.norm(out, axis=1, keepdims=True) if path == "rotation" else out
+
+
+def reference_deviation(gltf_path, objects, frames, fps=24.0):
+    """name -> per-frame angle (deg) between Blender's playback and the spec evaluation."""
+    with open(gltf_path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    with open(os.path.join(os.path.dirname(gltf_path), doc["buffers"][0]["uri"]), "rb") as fh:
+        blob = fh.read()
+    scene = bpy.context.scene
+    blender = {o.name: [] for o in objects}
+    for f in frames:
+        scene.frame_set(int(f))
+        for o in objects:
+            q = o.matrix_world.to_quaternion()
+            blender[o.name].append([q.w, q.x, q.y, q.z])
+    out = {}
+    for o in objects:
+        index = next(i for i, n in enumerate(doc["nodes"]) if n.get("name") == o.name)
+        node = doc["nodes"][index]
+        q_g = np.tile(node.get("rotation", [0, 0, 0, 1]), (len(frames), 1)).astype(float)
+        for anim in doc.get("animations", []):
+            for ch in anim["channels"]:
+                if ch["target"].get("node") == index and ch["target"]["path"] == "rotation":
+                    s = anim["samplers"][ch["sampler"]]
+                    q_g = _evaluate(_accessor(doc, blob, s["input"])[:, 0],
+                                    _accessor(doc, blob, s["output"]), s["interpolation"],
+                                    np.asarray(frames) / fps, "rotation")
+        # io_scene_gltf2 swizzle_yup_rotation: (w, x, y, z) -> (w, x, z, -y); undo it.
+        x, y, z, w = q_g.T
+        q_b = np.stack([w, x, -z, y], axis=1)
+        if "camera" in node:
+            # The exporter right-multiplies cameras by Quaternion((sqrt(.5), -sqrt(.5), 0, 0)):
+            # multiply by its inverse (sqrt(.5), sqrt(.5), 0, 0).
+            inv = np.tile([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0], (len(q_b), 1))
+            q_b = _hamilton(q_b, inv)
+        dot = np.abs(np.sum(q_b * np.asarray(blender[o.name]), axis=1))
+        out[o.name] = np.degrees(2.0 * np.arccos(np.clip(dot, 0.0, 1.0)))
+    return out
+
+
+def _export_for_reference(tmp_path, objects, **options):
+    select_only(*objects)
+    path = str(tmp_path / "ref.gltf")
+    bpy.ops.export_scene.gltf(filepath=path, export_format='GLTF_SEPARATE', use_selection=True,
+                              export_cameras=True, **options)
+    return path
+
+
+# -------------------------------------------------------------------- the check
+
+
+def _by_name(report):
+    return {o["name"]: o for o in report["objects"]}
+
+
+def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
+    report = export_check.check_objects(bpy.context, three_empties,
+                                        {"export_force_sampling": False})
+    assert report["schema"] == "quatbake.export-check/1" and report["errors"] == []
+    got = _by_name(report)
+    wind, swing, flip = got["Windmill"], got["Swing"], got["Flip"]
+    # Windmill: both exported keys are one orientation, so the player stands still
+    # while Blender turns a full circle: 180 deg off at the middle frame 13.
+    assert wind["key_count"] == 2 and wind["interpolation"] == "LINEAR"
+    assert abs(wind["max_deviation_deg"] - 180.0) < 0.01 and wind["worst_frame"] == 13
+    assert [(iv["frames"], iv["cause"]) for iv in wind["intervals"]] == [([1, 25], "turn_lost")]
+    assert abs(wind["intervals"][0]["blender_turn_deg"] - 360.0) < 0.01
+    # Swing: the 170 -> -170 interval (frames 9-17) is Blender's long way round.
+    assert swing["max_deviation_deg"] > 90.0
+    causes = {tuple(iv["frames"]): iv["cause"] for iv in swing["intervals"]}
+    assert causes[(9, 17)] == "turn_lost"
+    # Flip: the key stored as -q (frame 25) spoils the interval before it.
+    causes = {tuple(iv["frames"]): iv["cause"] for iv in flip["intervals"]}
+    assert causes[(13, 25)] == "sign_flip"
+    assert flip["max_deviation_deg"] > 90.0
+    for o in got.values():
+        assert o["animation_bytes"] > 0 and set(o["keys"]) >= {"rotation"}
+    assert report["gltf_bytes"] > 0
+
+
+def test_sampled_export_plays_within_float32_of_blender(three_empties):
+    report = export_check.check_objects(bpy.context, three_empties, {})
+    for o in report["objects"]:
+        assert o["max_deviation_deg"] < SAMPLED_DEG, o["name"]
+        assert o["intervals"] == [] and o["causes"] == {}
+        # Location too: the camera's Bezier move (float32 positions, ~1e-6 units).
+        assert o["max_location_deviation"] < 1e-5
+    # A sampled export pays with a key on every frame (the exporter's optimiser
+    # may drop a few on straight runs).
+    assert _by_name(report)["Swing"]["key_count"] > 10
+
+
+@pytest.mark.parametrize("sampling", [True, False])
+def test_agrees_with_an_independent_spec_evaluation_of_blenders_export(three_empties, tmp_path,
+                                                                       sampling):
+    report = export_check.check_objects(bpy.context, three_empties,
+                                        {"export_force_sampling": sampling})
+    frames = np.arange(1, 26)
+    ref = reference_deviation(_export_for_reference(tmp_path, three_empties,
+                                                    export_force_sampling=sampling),
+                              three_empties, frames)
+    for o in report["objects"]:
+        np.testing.assert_array_equal(o["per_frame"]["frame"], frames)
+        diff = np.abs(np.asarray(o["per_frame"]["deviation_deg"]) - ref[o["name"]])
+        assert diff.max() < AGREE_DEG, (o["name"], diff.max())
+
+
+def test_camera_correction_is_undone(three_empties):
+    cam = bpy.data.objects["Cam"]
+    report = export_check.check_objects(bpy.context, [cam], {})
+    (entry,) = report["objects"]
+    assert report["exporter_options"]["export_cameras"] is True    # switched on for a camera
+    # Without undoing the exporter's 90-degree camera turn this would be 90 deg.
+    assert entry["max_deviation_deg"] < SAMPLED_DEG
+
+
+def test_the_check_changes_nothing_in_the_scene(three_empties):
+    scene = bpy.context.scene
+    scene.frame_set(7)
+    select_only(three_empties[0])
+    before = scene_snapshot()
+    export_check.check_objects(bpy.context, three_empties, {"export_force_sampling": False})
+    assert_same_snapshot(before, scene_snapshot())
+    assert scene.frame_current == 7
+    assert [o.name for o in bpy.context.selected_objects] == [three_empties[0].name]
+
+
+def test_exporter_options_are_typed_and_checked(clean_blender):
+    parsed = export_check.parse_exporter_options(
+        ["export_force_sampling=False", "export_frame_step=2", "export_image_format=AUTO"])
+    assert parsed == {"export_force_sampling": False, "export_frame_step": 2,
+                      "export_image_format": "AUTO"}
+    with pytest.raises(export_check.ExportCheckError, match="did you mean export_force_sampling"):
+        export_check.parse_exporter_options(["export_force_samplin=0"])
+    with pytest.raises(export_check.ExportCheckError, match="takes a boolean value"):
+        export_check.parse_exporter_options(["export_force_sampling=maybe"])
+    with pytest.raises(export_check.ExportCheckError, match="must be one of"):
+        export_check.parse_exporter_options(["export_image_format=GIF"])
+    with pytest.raises(export_check.ExportCheckError, match="set by export-check itself"):
+        export_check.parse_exporter_options(["filepath=/tmp/x.gltf"])
+    with pytest.raises(export_check.ExportCheckError, match="NAME=VALUE"):
+        export_check.parse_exporter_options(["export_force_sampling"])
+
+
+def test_operator_reports_and_keeps_results(three_empties):
+    select_only(*three_empties)
+    assert bpy.ops.quatbake.export_check(exporter_options="export_force_sampling=False") == {'FINISHED'}
+    from quatbake.addon import ops_export_check
+
+    found = ops_export_check.results(bpy.context.scene)
+    assert found["Windmill"]["causes"] == {"turn_lost": 1}
+    assert found["Windmill"]["max_deviation_deg"] > 179.0
+    with pytest.raises(RuntimeError, match="not an option of Blender's glTF exporter"):
+        bpy.ops.quatbake.export_check(exporter_options="no_such_option=1")
+
+
+def test_object_left_out_of_the_file_is_named(three_empties):
+    hidden = bpy.data.objects["Swing"]
+    bpy.context.scene.collection.objects.unlink(hidden)   # not in the view layer: not exported
+    report = export_check.check_objects(bpy.context, three_empties, {}, only_these=False)
+    assert [e["name"] for e in report["errors"]] == ["Swing"]
+    assert "not in the exported glTF file" in report["errors"][0]["message"]
+    assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Windmill"]
