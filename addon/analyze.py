@@ -101,6 +101,7 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
+        "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
         "worst_frame": a.worst_frame,
         "long_arc_segments": [list(s) for s in a.long_arc_segments],

@@ -180,21 +180,35 @@ def angle_between(a, b) -> np.ndarray:
     return 2.0 * np.arctan2(norm(rel[..., 1:]), np.abs(rel[..., 0]))
 
 
-def make_continuous(q) -> np.ndarray:
-    """Hemisphere continuity of a key sequence along axis 0 (shortest arc).
+def make_continuous(q, axis: int = 0) -> np.ndarray:
+    """Hemisphere continuity (shortest arc) of key sequences (..., 4).
 
-    Returns a copy where each key's sign is chosen so that its dot product with
-    the previous (already corrected) key is >= 0. Vectorised: a key is flipped
-    when an odd number of sign changes precede it.
+    The sequence runs along ``axis`` of the leading dimensions (the ``...``):
+    0 by default, so an (n, 4) array is one sequence of n keys and an
+    (n, m, 4) array is m sequences of n keys; ``axis=1`` (or -1) reads the same
+    array as n sequences of m keys, as numpy-quaternion's ``unflip_rotors``
+    does by default. Returns a copy where each key's sign is chosen so that its
+    dot product with the previous (already corrected) key of its sequence is
+    >= 0; only signs change. Vectorised: a key is flipped when an odd number of
+    sign changes precede it in its sequence.
     """
     arr = np.array(q, dtype=np.float64, copy=True)
     # A lone quaternion (shape (4,)) is trivially continuous; without the ndim
     # check its four components were taken for four keys (IndexError).
-    if arr.ndim < 2 or arr.shape[0] < 2:
+    if arr.ndim < 2:
         return arr
-    negative = dot(arr[1:], arr[:-1]) < 0.0
-    flips = np.cumsum(negative) % 2 == 1
-    arr[1:][flips] *= -1.0
+    lead = arr.ndim - 1
+    if not -lead <= axis < lead:
+        raise ValueError(f"make_continuous: axis {axis} is outside the key array's "
+                         f"{lead} sequence dimension(s) (shape {arr.shape}).")
+    seq = np.moveaxis(arr, axis % lead, 0)   # a view: writing it writes arr
+    if seq.shape[0] < 2:
+        return arr
+    negative = dot(seq[1:], seq[:-1]) < 0.0
+    # The cumulative count runs along the sequence only (issue 10: without
+    # axis=0 a batch was flattened and the mask no longer fitted).
+    flips = np.cumsum(negative, axis=0) % 2 == 1
+    seq[1:] *= np.where(flips, -1.0, 1.0)[..., None]
     return arr
 
 

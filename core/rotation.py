@@ -29,12 +29,16 @@ from . import quat
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 ROTATION_MODES = EULER_ORDERS + ("QUATERNION", "AXIS_ANGLE")
 
-# Euler extraction: below this cos(middle angle) the first and last axes are
-# (nearly) parallel (gimbal lock) and only their sum/difference is defined. The
-# general atan2 formula loses ~1e-16/cy of accuracy, the gimbal formula
-# (which assumes |sin(middle)| = 1) errs by ~cy**2/2; at 1e-6 both stay below
-# 1e-10 rad.
-GIMBAL_EPS = 1e-6
+# Euler extraction (``_euler_solutions``): gimbal lock is taken when
+# sqrt(2) cos(middle/2 -+ pi/4), about the middle angle's distance from +-90 deg
+# divided by sqrt(2), is below this. There the last axis is set (0, or the
+# held value) and the first takes the defined sum/difference, which moves the
+# orientation by at most ~2 * GIMBAL_EPS rad. Elsewhere the orientation is
+# exact to ~1e-16 rad, while the two outer angles on their own carry
+# ~1e-16 / distance of noise (they are ill-defined near the lock; their
+# combination is not). 1e-14 keeps every order within 1e-12 rad of a round
+# trip at any middle angle (tests/core/test_rotation.py).
+GIMBAL_EPS = 1e-14
 
 # Axis-angle: below this |vector part| of a unit quaternion the axis is
 # numerically undefined (the rotation is within 2e-12 rad of identity), so the
@@ -118,44 +122,56 @@ def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
     return out
 
 
-def _euler_solutions(m: np.ndarray, order: str, keep_last=None):
-    """Both Euler solutions (..., 3) of rotation matrices m (..., 3, 3).
+def _euler_solutions(q: np.ndarray, order: str, keep_last=None):
+    """Both Euler solutions (..., 3) of unit quaternions q (..., 4).
 
     Solution 1 has the middle angle in [-pi/2, pi/2]; solution 2 is
     (first + pi, pi - middle, last + pi), the same rotation. At gimbal lock
     the last axis' angle is ``keep_last`` (default 0, as Blender does) and the
     first axis takes the rest. Also returns the gimbal mask.
+
+    Computed from the quaternion's half-angle sums and differences, not from
+    the matrix (the direct method of Bernardes and Viollet, PLoS ONE 2022,
+    derived here for Blender's conventions): every angle comes from an atan2
+    of two well-scaled numbers, so the orientation round-trips to ~1e-16 rad
+    at any middle angle, gimbal lock included (issue 10: the matrix formula's
+    gimbal branch was off by ~2 cos(middle), 1.9e-6 rad just inside 1e-6).
     """
     (i, j, k), odd = _order_axes(order)
-    perm = [i, j, k]
-    # Relabel the axes so the order reads X, Y, Z: m' = P m P^T. For an odd
-    # permutation this is a reflection and every angle changes sign.
-    def mp(r, col):
-        return m[..., perm[r], perm[col]]
-
     sign = -1.0 if odd else 1.0
-    # In the relabelled frame m' = Rz(c) Ry(b) Rx(a): m'[2,0] = -sin b,
-    # m'[2,1] = cos b sin a, m'[2,2] = cos b cos a, m'[1,0] = sin c cos b,
-    # m'[0,0] = cos c cos b.
-    cy = np.hypot(mp(0, 0), mp(1, 0))
-    b = np.arctan2(-mp(2, 0), cy)
-    a = np.arctan2(mp(2, 1), mp(2, 2))
-    c = np.arctan2(mp(1, 0), mp(0, 0))
-    gimbal = cy < GIMBAL_EPS
+    # Relabel the axes so the order reads X, Y, Z: for an odd permutation this
+    # is a reflection, so the vector part (a pseudovector) and every angle
+    # change sign. In that frame q = qz(c) qy(b) qx(a), and with half angles
+    #   w + y = (cos b/2 + sin b/2) cos((a - c)/2),  x - z = (...) sin((a - c)/2)
+    #   w - y = (cos b/2 - sin b/2) cos((a + c)/2),  x + z = (...) sin((a + c)/2)
+    # where both prefactors are >= 0 for b in [-pi/2, pi/2].
+    w = q[..., 0]
+    x, y, z = (sign * q[..., 1 + axis] for axis in (i, j, k))
+    p_cos, p_sin = w + y, x - z
+    m_cos, m_sin = w - y, x + z
+    plus = np.hypot(p_cos, p_sin)      # sqrt(2) cos(b/2 - pi/4)
+    minus = np.hypot(m_cos, m_sin)     # sqrt(2) cos(b/2 + pi/4)
+    b = 2.0 * np.arctan2(plus, minus) - 0.5 * np.pi
+    half_diff = np.arctan2(p_sin, p_cos)   # (a - c) / 2
+    half_sum = np.arctan2(m_sin, m_cos)    # (a + c) / 2
+    a = half_sum + half_diff
+    c = half_sum - half_diff
+    # Gimbal lock: one prefactor vanishes and only a - c (b = +pi/2) or a + c
+    # (b = -pi/2) is defined; the last axis then takes ``keep_last``.
+    up = minus < GIMBAL_EPS
+    down = plus < GIMBAL_EPS
+    gimbal = up | down
     if gimbal.any():
-        # With sin b = s = +-1: m'[0,1] = s*sin(a - s*c), m'[1,1] = cos(a - s*c).
-        s = np.where(mp(2, 0) < 0.0, 1.0, -1.0)
-        phi = np.arctan2(s * mp(0, 1), mp(1, 1))
         held = np.zeros_like(c) if keep_last is None else np.asarray(keep_last, dtype=np.float64) * sign
         c = np.where(gimbal, held, c)
-        a = np.where(gimbal, phi + s * c, a)
+        a = np.where(up, 2.0 * half_diff + c, np.where(down, 2.0 * half_sum - c, a))
     first = np.stack((a, b, c), axis=-1) * sign
     second = np.stack((a + np.pi, np.pi - b, c + np.pi), axis=-1) * sign
     # Back to per-axis storage (x, y, z).
     out1 = np.empty_like(first)
     out2 = np.empty_like(second)
-    out1[..., perm] = first
-    out2[..., perm] = second
+    out1[..., [i, j, k]] = first
+    out2[..., [i, j, k]] = second
     return _wrap(out1), _wrap(out2), gimbal
 
 
@@ -167,8 +183,7 @@ def quat_to_euler(q, order: str = "XYZ") -> np.ndarray:
     last-applied axis gets 0. Raises ValueError for zero, NaN or infinite input.
     """
     _order_axes(order)
-    m = _unit_quat_to_matrix(quat.normalize(q, "quat_to_euler"))
-    e1, e2, _ = _euler_solutions(m, order)
+    e1, e2, _ = _euler_solutions(quat.normalize(q, "quat_to_euler"), order)
     pick2 = np.abs(e2).sum(axis=-1) < np.abs(e1).sum(axis=-1)
     return np.where(pick2[..., None], e2, e1)
 
@@ -193,8 +208,7 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarra
         ref = _as_finite(reference, 3, "quat_to_euler_continuous reference")
         if ref.shape != (3,):
             raise ValueError(f"quat_to_euler_continuous: reference must have shape (3,), got {ref.shape}.")
-    m = _unit_quat_to_matrix(qa)
-    e1, e2, gimbal = _euler_solutions(m, order)
+    e1, e2, gimbal = _euler_solutions(qa, order)
     if gimbal.any():
         # Hold the last axis at its value on the latest non-gimbal frame
         # (solution 1's value: solution 2 differs by exactly pi there, which the
@@ -203,7 +217,7 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarra
         idx = np.where(~gimbal, np.arange(len(gimbal)), -1)
         idx = np.maximum.accumulate(idx)
         held = np.where(idx >= 0, e1[np.maximum(idx, 0), k], start)
-        e1, e2, _ = _euler_solutions(m, order, keep_last=held)
+        e1, e2, _ = _euler_solutions(qa, order, keep_last=held)
 
     def distance(x, y):
         return np.abs(_wrap(x - y)).sum(axis=-1)

@@ -10,6 +10,11 @@ from quatbake.report import json_report
 
 import scenes
 
+# Degrees: the same analysis run twice may differ in its last digits (numpy's
+# vectorised kernels round with the CPU and the arrays' alignment; seen: 1.1e-14
+# deg). 1e-9 deg is five orders above that and far below anything a user reads.
+DEG_REPEAT_TOL = 1e-9
+
 pytestmark = pytest.mark.bpy
 
 
@@ -126,7 +131,10 @@ def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
     assert s["long_arc_segments"] == [[1.0, 41.0], [41.0, 81.0]]
     assert s["advice"].startswith("keys 1-41 take the long way")
     direct = analyze.analyze_object(cam, "slerp")
-    assert s["worst_frame"] == direct.worst_frame and s["max_deviation_deg"] == direct.max_deviation_deg
+    assert s["worst_frame"] == direct.worst_frame
+    # Two runs of the same analysis: numpy's SIMD kernels may round the last digits
+    # differently with the CPU and the arrays' alignment (issue 10), so not ==.
+    assert abs(s["max_deviation_deg"] - direct.max_deviation_deg) < DEG_REPEAT_TOL
     scene.frame_set(1)
     assert bpy.ops.quatbake.jump_to_worst(object_name="Cam") == {'FINISHED'}
     assert scene.frame_current == int(s["worst_frame"])
@@ -205,7 +213,14 @@ def test_operator_method_defaults_to_the_scene_and_can_be_given(clean_blender):
     scene.quatbake.method = 'NLERP'
     with bpy.context.temp_override(selected_objects=[turn]):
         assert bpy.ops.quatbake.analyze(method='SQUAD') == {'FINISHED'}
-    assert analyze.results(scene)["Turn"]["max_deviation_deg"] == want["squad"]
+    # What the test means: which method the operator used. The figure is checked
+    # too, within DEG_REPEAT_TOL (two separate runs need not agree bit for bit),
+    # far below the 0.5 deg that tells the two methods apart.
+    got = analyze.results(scene)["Turn"]
+    assert got["method"] == "squad"
+    assert abs(got["max_deviation_deg"] - want["squad"]) < DEG_REPEAT_TOL
     with bpy.context.temp_override(selected_objects=[turn]):
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    assert analyze.results(scene)["Turn"]["max_deviation_deg"] == want["nlerp"]
+    got = analyze.results(scene)["Turn"]
+    assert got["method"] == "nlerp"
+    assert abs(got["max_deviation_deg"] - want["nlerp"]) < DEG_REPEAT_TOL

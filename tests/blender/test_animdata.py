@@ -155,6 +155,8 @@ def test_copy_action_for_drops_only_named_paths_and_leaves_source(clean_blender)
     copy, samples = animdata.copy_action_for(obj, source, animdata.get_slot_identifier(obj),
                                              "Copy.test", {"rotation_euler"}, sample_frames=frames)
     # Blender's own evaluation of the dropped channels, read in bulk: bit-identical.
+    # Exact on purpose: both are Blender's C evaluator on the same float32 keys (no
+    # numpy arithmetic), and the bake relies on convert_to_samples == fc.evaluate.
     assert sorted(samples) == [("rotation_euler", i) for i in range(3)]
     for i in range(3):
         np.testing.assert_array_equal(samples[("rotation_euler", i)], expected[:, i])

@@ -82,6 +82,30 @@ def test_quat_to_euler_at_exact_gimbal_lock_puts_zero_on_last_axis(order):
     assert quat.angle_between(rotation.euler_to_quat(out, order), q).max() < 1e-9
 
 
+@pytest.mark.parametrize("order", rotation.EULER_ORDERS)
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_euler_round_trip_near_gimbal_lock_within_1e12_rad(order, side):
+    # Issue 10: XYZ (0.5, pi/2 - 9.9e-7, 2.5) came back 1.9e-6 rad off (the
+    # matrix formula's gimbal branch, first order in cos(middle)). Now every
+    # order round-trips within 1e-12 rad for a middle angle anywhere in
+    # [pi/2 - 1e-3, pi/2] and the mirrored range. Oracle: scipy builds the
+    # quaternions, ours only extracts the angles, scipy rebuilds them.
+    i, j, k = ["XYZ".index(c) for c in order]
+    rng = np.random.default_rng(RNG_SEED)
+    n = 3000
+    gap = np.concatenate([[0.0, 9.9e-7, 1e-6, 1.01e-6, 1e-14, 1e-15, 1e-13, 1e-3],
+                          10.0 ** rng.uniform(-16, -3, n)])
+    e = np.zeros((gap.size, 3))
+    e[:, i] = np.concatenate([[0.5] * 8, rng.uniform(-np.pi, np.pi, n)])
+    e[:, j] = side * (np.pi / 2 - gap)
+    e[:, k] = np.concatenate([[2.5] * 8, rng.uniform(-np.pi, np.pi, n)])
+    q = scipy_quat(order, e)
+    back = rotation.quat_to_euler(q, order)
+    assert quat.angle_between(scipy_quat(order, back), q).max() < 1e-12
+    cont = rotation.quat_to_euler_continuous(q, order)
+    assert quat.angle_between(scipy_quat(order, cont), q).max() < 1e-12
+
+
 def test_quat_to_matrix_is_orthogonal_with_det_one_and_matches_scipy():
     q = random_quats(1000) * np.random.default_rng(1).uniform(0.1, 10.0, size=(1000, 1))
     m = rotation.quat_to_matrix(q)
