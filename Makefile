@@ -5,26 +5,34 @@ BPY_VERSION ?= 5.0.1
 BLENDER     ?= /usr/bin/blender
 PY          := $(VENV)/bin/python
 
-.PHONY: test test-core test-bpy test-blender-program demo bench sysdeps venv clean
+.PHONY: test lint test-core test-bpy test-blender-program demo bench sysdeps venv clean
+
+# Every venv installs the test tools at the versions in requirements/constraints.txt.
+PIP_TEST    := pip install -q -c requirements/constraints.txt -r requirements/test.txt
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements/test.txt pyproject.toml
+$(VENV)/.installed: requirements/test.txt requirements/constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "QuatBake tests need Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r requirements/test.txt "bpy==$(BPY_VERSION)"
+	$(VENV)/bin/$(PIP_TEST) "bpy==$(BPY_VERSION)"
 	$(VENV)/bin/pip install -q --no-deps -e .
 	touch $@
 
 sysdeps:
 	bash scripts/install-system-deps.sh
 
-# Every test: core and Blender tests with the bpy module, then the Blender
-# tests again inside Debian's Blender 3.4.1 program through pytest-blender.
-# The second half runs even when the first fails, so one log shows both Blenders.
+# Every test: the linter, core and Blender tests with the bpy module, then the
+# Blender tests again inside Debian's Blender 3.4.1 program through pytest-blender.
+# Each step runs even when one before it fails, so one log shows everything.
 test: venv sysdeps
-	@status=0; $(PY) -m pytest tests || status=1; \
+	@status=0; $(MAKE) lint || status=1; \
+	$(PY) -m pytest tests || status=1; \
 	$(MAKE) test-blender-program || status=1; exit $$status
+
+# ruff, configured in pyproject.toml: pyflakes errors and import order only.
+lint: venv
+	$(VENV)/bin/ruff check .
 
 test-core: venv
 	$(PY) -m pytest tests/core
@@ -76,9 +84,9 @@ MATRIX_NAMES := bpy42 bpy45 $(if $(PYTHON313),bpy53)
 # $(1) name (venv .venv-$(1)), $(2) Python interpreter, $(3) bpy version,
 # $(4) optional extra requirements file (pins matching what that Blender bundles)
 define matrix_env
-.venv-$(1)/.installed: requirements/test.txt pyproject.toml $(4)
+.venv-$(1)/.installed: requirements/test.txt requirements/constraints.txt pyproject.toml $(4)
 	$(2) -m venv .venv-$(1)
-	.venv-$(1)/bin/pip install -q -r requirements/test.txt $(if $(4),-r $(4)) "bpy==$(3)"
+	.venv-$(1)/bin/$(PIP_TEST) $(if $(4),-r $(4)) "bpy==$(3)"
 	.venv-$(1)/bin/pip install -q --no-deps -e .
 	touch $$@
 

@@ -48,6 +48,7 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
     """
     from ..core import analysis as core_analysis
     from . import animdata
+
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
     # million frames, with several float64 arrays per frame.

@@ -4,7 +4,7 @@
 Also runs inside a Blender program:
 ``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
 
-Exit codes (CONTRACT.md): 0 done; 1 ``--fail-above`` exceeded (the report is
+Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
 still written); 2 bad usage or bad input - one sentence on stderr, no
 traceback, nothing written. Progress goes to stderr, one percentage line per
 object, silenced by ``--quiet``; tables go to stdout.
@@ -15,10 +15,10 @@ instant and never load Blender.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-import tempfile
+
+from .headless import BadInput, Progress, quiet_fds, save_blend_copy
 
 EXIT_OK = 0
 EXIT_FAIL_ABOVE = 1
@@ -31,8 +31,6 @@ LOCATION_METHODS = ("keep", "linear", "catmull_rom")
 _BLEND_MAGICS = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
 
 
-class BadInput(Exception):
-    """Bad usage or bad input: ``str(exc)`` is the one sentence printed on stderr."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -179,30 +177,6 @@ def _same_file(a: str, b: str) -> bool:
 # Blender
 # --------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def _quiet_fds():
-    """Silence what Blender's C code prints (file loading and saving chatter).
-
-    The text is kept and handed back, so a failure can still be explained.
-    """
-    captured = {"text": ""}
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield captured
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-            sink.seek(0)
-            captured["text"] = sink.read().decode("utf-8", "replace")
 
 
 def _import_bpy():
@@ -218,7 +192,7 @@ def _import_bpy():
 def load_blend(path: str):
     """Open ``path`` as the current Blender file, or BadInput for a corrupt file."""
     bpy = _import_bpy()
-    with _quiet_fds():
+    with quiet_fds():
         try:
             # use_scripts=False: inspecting a file must never run the code inside it.
             bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=False)
@@ -306,21 +280,6 @@ def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
     return objects
 
 
-class Progress:
-    """One percentage line per object on stderr (nothing with quiet)."""
-
-    def __init__(self, total: int, verb: str, quiet: bool):
-        self.total = max(total, 1)
-        self.verb = verb
-        self.quiet = quiet
-        self.done = 0
-
-    def step(self, name: str) -> None:
-        self.done += 1
-        if not self.quiet:
-            pct = 100.0 * self.done / self.total
-            print(f"{self.verb} {self.done}/{self.total} {name} ... {pct:3.0f}%", file=sys.stderr,
-                  flush=True)
 
 
 # --------------------------------------------------------------------------
@@ -410,29 +369,6 @@ def run_report(args) -> int:
     return EXIT_OK
 
 
-def save_blend_copy(bpy, path: str) -> None:
-    """Save the open file to ``path`` through a temporary file (no half-written .blend, no .blend1)."""
-    folder = os.path.dirname(path)
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".blend", dir=folder)
-    except OSError as exc:
-        # A folder where nothing can be created (read-only mount, /proc, a full disk).
-        raise BadInput(f"--output {path} cannot be written ({exc.strerror}); nothing was "
-                       "written.") from None
-    os.close(fd)
-    os.unlink(tmp)
-    try:
-        with _quiet_fds():
-            bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True)
-        os.replace(tmp, path)
-    except (OSError, RuntimeError) as exc:
-        reason = getattr(exc, "strerror", None) or "Blender could not save it"
-        raise BadInput(f"--output {path} cannot be written ({reason}); nothing was "
-                       "written.") from None
-    finally:
-        for leftover in (tmp, tmp + "1"):
-            if os.path.exists(leftover):
-                os.unlink(leftover)
 
 
 def run_bake(args) -> int:

@@ -134,7 +134,7 @@ def run(out_dir: str, quiet: bool = False) -> int:
     from .. import register
     from ..report import html_report, json_report
     from . import bake
-    from .cli import Progress, save_blend_copy
+    from .headless import Progress, save_blend_copy
 
     problems = build_scene()
     if getattr(bpy.types.Scene, "quatbake", None) is None:

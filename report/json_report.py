@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The report JSON document, schema "quatbake.report/1" (see CONTRACT.md).
+"""The report JSON document, schema "quatbake.report/1" (docs/report.md, docs/schema/).
 
 The contract fixes ``schema``, ``blender_version``, ``file``, ``method`` and, per
 object, ``name``, ``rotation_mode``, ``frames``, ``keys``,

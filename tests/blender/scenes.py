@@ -12,6 +12,7 @@ import numpy as np
 
 from quatbake.addon import animdata
 
+
 def _enum(prop: str, identifier: str) -> int:
     return bpy.types.Keyframe.bl_rna.properties[prop].enum_items[identifier].value
 

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 from quatbake.addon import analyze, animdata
-from quatbake.core import fcurve, interp, quat, rotation
+from quatbake.core import fcurve, interp, quat
 from quatbake.report import json_report
 
 import scenes
+from report_schema import validate_report
 
 # Degrees: the same analysis run twice may differ in its last digits (numpy's
 # vectorised kernels round with the CPU and the arrays' alignment; seen: 1.1e-14
@@ -25,9 +26,9 @@ def _axis_quat(axis, deg):
 
 
 def _report(objects, method="slerp"):
-    return json_report.build_report([analyze.analyze_object(o, method) for o in objects],
-                                    blender_version=bpy.app.version_string, file="t.blend",
-                                    method=method)
+    return validate_report(json_report.build_report(
+        [analyze.analyze_object(o, method) for o in objects],
+        blender_version=bpy.app.version_string, file="t.blend", method=method))
 
 
 @pytest.mark.parametrize("interpolation", ['BEZIER', 'LINEAR'])

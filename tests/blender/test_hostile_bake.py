@@ -24,7 +24,7 @@ import pytest
 
 import quatbake
 from quatbake.addon import animdata, bake
-from quatbake.core import interp, quat, rotation
+from quatbake.core import interp, quat
 
 import scenes
 

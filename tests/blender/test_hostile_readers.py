@@ -13,7 +13,7 @@ import pytest
 from quatbake.addon import animdata, overlay
 
 import scenes
-from test_hostile_bake import EULERS, FRAMES, _euler_object, _refresh
+from test_hostile_bake import EULERS, _euler_object, _refresh
 
 pytestmark = pytest.mark.bpy
 

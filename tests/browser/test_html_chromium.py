@@ -1,7 +1,6 @@
 """The demo's HTML report opens in headless Chromium, offline, and its charts are
 drawn: the screenshot (kept in artifacts/) has the charts' line colours across
 the plot area, and the long-arc shading."""
-import json
 import pathlib
 import shutil
 import subprocess
@@ -9,9 +8,11 @@ import sys
 
 import numpy as np
 import pytest
-from programs import require_program
 
 from quatbake.report import html_report
+
+from programs import require_program
+from report_schema import load_report
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +53,7 @@ def screenshot(tmp_path_factory):
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert png.exists(), done.stderr[-2000:]
     shutil.copy(out / "report.html", ARTIFACTS / "report_chromium.html")
-    report = json.loads((out / "report.json").read_text())
+    report = load_report(out / "report.json")
     return np.asarray(Image.open(png).convert("RGB")), report
 
 

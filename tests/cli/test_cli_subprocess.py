@@ -1,7 +1,6 @@
 """`python -m quatbake` as a pipeline runs it: a subprocess with the venv's python
 (bpy module), real .blend files, exit codes 0 / 1 / 2 and what gets written."""
 import hashlib
-import json
 import os
 import pathlib
 import re
@@ -9,7 +8,9 @@ import subprocess
 import sys
 
 import pytest
+
 from programs import require_program
+from report_schema import load_report
 
 pytestmark = pytest.mark.bpy
 
@@ -63,7 +64,7 @@ def test_report_writes_json_and_html_and_exits_0(scenes, tmp_path):
     res = run("report", scenes["scene.blend"], "--objects", "FlipCam,EulerCam,Turn170",
               "--json", js, "--html", page)
     assert res.returncode == 0, res.stderr
-    report = json.loads(js.read_text())
+    report = load_report(js)
     assert report["schema"] == "quatbake.report/1" and report["method"] == "slerp"
     assert report["file"] == "scene.blend"
     arcs = {o["name"]: o["long_arc_segments"] for o in report["objects"]}
@@ -83,7 +84,7 @@ def test_report_defaults_to_every_rotation_keyed_object_and_quiet_is_silent(scen
     res = run("report", scenes["plain.blend"], "--json", js, "--method", "squad", "--quiet")
     assert res.returncode == 0
     assert res.stdout == "" and res.stderr == ""
-    report = json.loads(js.read_text())
+    report = load_report(js)
     assert [o["name"] for o in report["objects"]] == ["Dolly", "EulerCam", "FlipCam", "FollowCam", "Turn170"]
     assert report["method"] == "squad"
 
@@ -93,7 +94,7 @@ def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
     res = run("report", scenes["scene.blend"], "--objects", "Turn170", "--json", js, "--fail-above", "5")
     assert res.returncode == 1
     assert "6.76 deg is above --fail-above 5 deg" in res.stderr
-    assert json.loads(js.read_text())["objects"][0]["max_deviation_deg"] > 5
+    assert load_report(js)["objects"][0]["max_deviation_deg"] > 5
     ok = run("report", scenes["scene.blend"], "--objects", "Turn170", "--fail-above", "7", "--quiet")
     assert ok.returncode == 0
 
@@ -103,7 +104,7 @@ def test_object_without_rotation_keys_is_reported_and_the_others_carry_on(scenes
     res = run("report", scenes["scene.blend"], "--objects", "Prop,Turn170", "--json", js, "--quiet")
     assert res.returncode == 2
     assert _one_sentence(res.stderr).startswith('Object "Prop" has no keys on rotation_euler')
-    report = json.loads(js.read_text())
+    report = load_report(js)
     assert [o["name"] for o in report["objects"]] == ["Turn170"]
     assert report["errors"][0]["object"] == "Prop"
 
@@ -174,7 +175,7 @@ def test_bake_writes_a_new_file_and_never_touches_its_input(scenes, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["baked.blend"]   # no .blend1, no temp
     js = tmp_path / "after.json"
     assert run("report", out, "--objects", "FlipCam,EulerCam", "--json", js, "--quiet").returncode == 0
-    after = json.loads(js.read_text())
+    after = load_report(js)
     assert all(o["long_arc_segments"] == [] for o in after["objects"])
 
 
@@ -186,7 +187,7 @@ def test_bake_over_its_input_only_with_overwrite(scenes, tmp_path):
     assert res.stdout == "" and res.stderr == ""
     js = tmp_path / "r.json"
     run("report", copy, "--objects", "Turn170", "--json", js, "--quiet")
-    assert json.loads(js.read_text())["objects"][0]["max_deviation_deg"] < 0.01
+    assert load_report(js)["objects"][0]["max_deviation_deg"] < 0.01
 
 
 def test_demo_writes_its_three_files(tmp_path):
@@ -194,7 +195,7 @@ def test_demo_writes_its_three_files(tmp_path):
     res = run("demo", "--out", out)
     assert res.returncode == 0, res.stderr
     assert sorted(p.name for p in out.iterdir()) == ["demo.blend", "report.html", "report.json"]
-    report = json.loads((out / "report.json").read_text())
+    report = load_report((out / "report.json"))
     names = {o["name"]: o for o in report["objects"]}
     assert names["FlipCam"]["long_arc_segments"] and names["EulerCam"]["long_arc_segments"]
     assert names["Turn170"]["long_arc_segments"] == []
@@ -209,7 +210,7 @@ def test_runs_inside_the_blender_program(tmp_path):
                           "--", "demo", "--out", str(tmp_path), "--quiet"],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
-    report = json.loads((tmp_path / "report.json").read_text())
+    report = load_report((tmp_path / "report.json"))
     assert report["blender_version"].startswith("3.4")
     # Blender 3.4 reads back the file it baked: no long arcs are left.
     again = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),
@@ -217,7 +218,7 @@ def test_runs_inside_the_blender_program(tmp_path):
                             str(tmp_path / "after.json"), "--fail-above", "0.01", "--quiet"],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
-    after = json.loads((tmp_path / "after.json").read_text())
+    after = load_report((tmp_path / "after.json"))
     assert len(after["objects"]) == 5
     assert all(o["long_arc_segments"] == [] for o in after["objects"])
     bad = subprocess.run([blender, "-b", "--factory-startup", "--python", str(ROOT / "__main__.py"),

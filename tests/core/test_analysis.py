@@ -7,6 +7,8 @@ import pytest
 from quatbake.core import analysis, interp, quat, rotation
 from quatbake.report import json_report
 
+from report_schema import validate_report
+
 
 def _axis_quat(axis, deg):
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
@@ -197,7 +199,7 @@ def test_report_json_is_strict_and_has_the_contract_fields():
     report = json_report.build_report([a], blender_version="5.0.1", file="x.blend", method="slerp",
                                       errors=[("Empty", 'Object "Empty" has no rotation keys.')])
     text = json_report.dumps(report)
-    back = json.loads(text)
+    back = validate_report(json.loads(text))
     assert back["schema"] == "quatbake.report/1"
     (obj,) = back["objects"]
     assert obj["frames"] == [1, 81] and obj["keys"] == [1, 41, 81]

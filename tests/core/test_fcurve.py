@@ -168,7 +168,8 @@ def test_flat_bezier_segment_is_exactly_flat_like_blender():
     assert np.all(y == 1.6)
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 _finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 

@@ -1,5 +1,6 @@
 """report.html_report: one offline page, charts as inline SVG (rendering in Chromium:
 tests/browser/test_html_chromium.py)."""
+import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -7,6 +8,8 @@ import numpy as np
 
 from quatbake.core import analysis
 from quatbake.report import html_report, json_report
+
+from report_schema import load_report, validate_report
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -19,8 +22,9 @@ def _flipped_report(n_frames=81):
     frames = np.arange(1, n_frames + 1, dtype=float)
     raw = np.stack([np.interp(frames, keys, kq[:, c]) for c in range(4)], axis=1)
     a = analysis.analyze_object("Cam <1>", "QUATERNION", frames, raw, keys, kq, "slerp", raw_values=raw)
-    return json_report.build_report([a], blender_version="5.0.1", file="shot.blend", method="slerp",
-                                    errors=[("Lamp", 'Object "Lamp" has no rotation keys: nothing to compare.')])
+    return validate_report(json_report.build_report(
+        [a], blender_version="5.0.1", file="shot.blend", method="slerp",
+        errors=[("Lamp", 'Object "Lamp" has no rotation keys: nothing to compare.')]))
 
 
 def _svgs(page):
@@ -103,6 +107,7 @@ def test_write_html_and_json_files(tmp_path):
     json_report.write_json(report, tmp_path / "r.json")
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == html_report.render_html(report)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json"]
+    assert load_report(tmp_path / "r.json") == json.loads(json_report.dumps(report))
 
 
 def test_key_interval_table_shows_turned_vs_shortest_and_flags_long_arcs():

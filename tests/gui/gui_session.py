@@ -46,6 +46,7 @@ def clear_objects() -> None:
 def new_arm():
     """The object "Arm": XYZ Euler keys at frames 1, 21, 41 that cross the +-180 degree wrap."""
     import numpy as np
+
     import scenes
     frames = np.array([1.0, 21.0, 41.0])
     eulers = np.radians([[0.0, 0.0, 170.0], [80.0, 30.0, -170.0], [10.0, -60.0, 60.0]])

@@ -15,6 +15,7 @@ import shutil
 
 import numpy as np
 import pytest
+
 from harness import ROOT, run_blender
 
 ARTIFACTS = ROOT / "artifacts" / "overlay_gui"

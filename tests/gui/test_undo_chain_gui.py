@@ -9,6 +9,7 @@ approach of test_undo_gui.py) and asserts on the JSON it writes.
 import pathlib
 
 import pytest
+
 from harness import run_blender_script
 
 pytestmark = pytest.mark.gui

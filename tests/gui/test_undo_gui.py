@@ -7,6 +7,7 @@ folder, and asserts on the JSON it writes.
 import pathlib
 
 import pytest
+
 from harness import run_blender_script
 
 pytestmark = pytest.mark.gui

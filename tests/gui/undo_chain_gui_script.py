@@ -42,6 +42,7 @@ def check(name, ret, expected, can_revert):
 
 def build_scene():
     import numpy as np
+
     import scenes
     gui_session.clear_objects()
     arm = gui_session.new_arm()

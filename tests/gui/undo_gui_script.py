@@ -53,8 +53,9 @@ def build_scene():
 
 
 def run() -> None:
-    import scenes
     from quatbake.addon import animdata, bake, presets
+
+    import scenes
 
     step("addon enabled", hasattr(bpy.types, "QUATBAKE_PT_main"))
     build_scene()

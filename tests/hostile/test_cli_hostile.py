@@ -8,14 +8,15 @@ cases tests/cli/test_cli.py already covers (random bytes, empty file,
 truncated plain and zstd files, usage errors) are not repeated here.
 """
 import hashlib
-import json
 import os
 import pathlib
 import subprocess
 import sys
 
 import pytest
+
 from programs import require_program
+from report_schema import load_report
 
 pytestmark = pytest.mark.bpy
 
@@ -89,7 +90,7 @@ def test_file_from_blender_34_is_reported_and_baked_by_bpy_50(files, tmp_path):
     js.parent.mkdir()
     res = run_venv("report", src, "--json", js, "--quiet")
     assert res.returncode == 0, res.stderr
-    report = json.loads(js.read_text(encoding="utf-8"))
+    report = load_report(js)
     arcs = {o["name"]: o["long_arc_segments"] for o in report["objects"]}
     assert arcs == {"Cam": [[21, 41]], "Spin": [[21, 41]]}, arcs
     baked = tmp_path / ODD / "baked ü.blend"
@@ -100,7 +101,7 @@ def test_file_from_blender_34_is_reported_and_baked_by_bpy_50(files, tmp_path):
     assert res.returncode == 0, res.stderr
     # The baked keys ARE slerp, so Blender's linear replay of them differs only
     # by float32 rounding: 0.001 degrees is ~100x that and far below any bug.
-    for obj in json.loads(js2.read_text(encoding="utf-8"))["objects"]:
+    for obj in load_report(js2)["objects"]:
         assert obj["max_deviation_deg"] < 1e-3 and obj["long_arc_segments"] == [], obj["name"]
     assert sha(src) == before
 
@@ -146,7 +147,7 @@ def test_paths_with_spaces_and_non_ascii_everywhere(files, tmp_path):
     res = run_venv("report", files["v50"], "--json", out / "rapport été.json",
                    "--html", out / "rapport été.html", "--quiet")
     assert res.returncode == 0, res.stderr
-    assert json.loads((out / "rapport été.json").read_text(encoding="utf-8"))["file"] \
+    assert load_report(out / "rapport été.json")["file"] \
         == files["v50"].name
     res = run_venv("bake", files["v50"], "--output", out / "cuit ü.blend", "--quiet")
     assert res.returncode == 0, res.stderr

@@ -29,9 +29,10 @@ import traceback
 
 import bpy  # first: with the bpy module, importing bpy puts addon_utils on sys.path
 
-import addon_utils  # noqa: E402
+# isort: split
+import addon_utils
 
-# The operators promised in CONTRACT.md.
+# The operators promised in docs/api.md.
 OPERATORS = ("bake", "revert", "analyze")
 # Test-only or heavy libraries the add-on must not need (Blender bundles numpy only).
 HEAVY_MODULES = {"scipy", "quaternion", "mpmath", "hypothesis", "pytest", "matplotlib", "pandas"}

@@ -27,6 +27,7 @@ import tomllib
 import zipfile
 
 import pytest
+
 from programs import require_program
 
 pytestmark = pytest.mark.bpy
@@ -40,7 +41,7 @@ MAIN_PANEL = "QUATBAKE_PT_main"
 DEV_ONLY = {"tests", "benchmarks", "scripts", "requirements", "out", "artifacts",
             "Makefile", "pyproject.toml", "build", "dist"}
 # Source folders whose every file must ship (besides the root __init__.py / __main__.py).
-SHIPPED_DIRS = ("addon", "core", "presets", "report")
+SHIPPED_DIRS = ("addon", "core", "docs", "presets", "report")
 # A whole probe takes 2-10 s; a hang (seen once at exit in bpy 4.5) must fail, not stall CI.
 SUBPROCESS_TIMEOUT_S = 300
 

@@ -1,0 +1,44 @@
+"""Every report a test writes or builds is checked against the shipped schema.
+
+``docs/schema/quatbake.report-1.schema.json`` is the user-facing promise for
+``quatbake.report/1``; validating each report against it (with the
+``jsonschema`` library, a test-only dependency) keeps the file and the writer
+from drifting apart.
+"""
+import json
+import pathlib
+
+import jsonschema
+
+SCHEMA_DIR = pathlib.Path(__file__).resolve().parents[1] / "docs" / "schema"
+
+
+def _validator(name: str):
+    schema = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+REPORT = _validator("quatbake.report-1.schema.json")
+
+
+def validate_report(report: dict) -> dict:
+    """``report`` itself, after checking it against quatbake.report/1 (raises if it does not fit)."""
+    errors = sorted(REPORT.iter_errors(report), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
+        raise AssertionError(f"report does not fit quatbake.report/1 at {where}: {first.message} "
+                             f"({len(errors)} error(s))")
+    return report
+
+
+def load_report(path) -> dict:
+    """Read a written report (strict JSON, no NaN) and validate it."""
+    text = pathlib.Path(path).read_text(encoding="utf-8")
+    return validate_report(json.loads(text, parse_constant=_no_constant))
+
+
+def _no_constant(name: str):
+    raise AssertionError(f"report JSON contains {name}; strict JSON has no NaN or Infinity")
