@@ -456,7 +456,7 @@ def run_export_check(args) -> int:
     try:
         options = export_check.parse_exporter_options(args.exporter_option)
         objects = resolve_objects(bpy, args.objects, args.scene)
-        with _quiet_fds():       # the exporter logs every step on stdout
+        with quiet_fds():        # the exporter logs every step on stdout
             report = export_check.check_objects(bpy.context, objects, options,
                                                 only_these=args.objects is not None)
     except export_check.ExportCheckError as exc:

@@ -15,6 +15,7 @@ import math
 
 import bpy
 import numpy as np
+
 from scenes import make_animated_object
 
 FRAMES = (1, 25)

@@ -12,8 +12,10 @@ import os
 import bpy
 import numpy as np
 import pytest
-from export_scenes import build_three_empties
+
 from quatbake.addon import export_check
+
+from export_scenes import build_three_empties
 from scenes import assert_same_snapshot, scene_snapshot, select_only
 
 # A sampled export writes float32 keys (~6e-8 relative, ~1e-5 deg per key) and

@@ -5,6 +5,7 @@ difference of the angles (written here), not something the code computes.
 """
 import numpy as np
 import pytest
+
 from quatbake.core import export_compare
 
 

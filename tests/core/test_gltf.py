@@ -11,9 +11,10 @@ import struct
 
 import numpy as np
 import pytest
-from quatbake.core import gltf_axes, gltf_pose, gltf_read, gltf_sampler
 from scipy.interpolate import CubicHermiteSpline
 from scipy.spatial.transform import Rotation, Slerp
+
+from quatbake.core import gltf_axes, gltf_pose, gltf_read, gltf_sampler
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "realdata" / "gltf"
 
