@@ -347,7 +347,7 @@ def check_objects(context, objects, options: dict | None = None, only_these: boo
     for obj in objects:
         node = doc.node_index(obj.name)
         if node is None:
-            errors.append({"name": obj.name, "message": (
+            errors.append({"object": obj.name, "message": (
                 f"Object \"{obj.name}\" is not in the exported glTF file: the exporter left it "
                 "out (hidden, excluded from the view layer, or its type is not exported; see "
                 "--exporter-option).")})
@@ -368,7 +368,7 @@ def check_objects(context, objects, options: dict | None = None, only_these: boo
             entries.append(_object_entry(obj, nodes[obj.name], doc, channels, anim, frames,
                                          blender_m[obj.name], fps, yup))
         except ValueError as exc:
-            errors.append({"name": obj.name, "message": f"Object \"{obj.name}\": the exported "
+            errors.append({"object": obj.name, "message": f"Object \"{obj.name}\": the exported "
                            f"animation cannot be evaluated: {exc}"})
     return {
         "schema": SCHEMA,

@@ -72,7 +72,7 @@ class QUATBAKE_OT_export_check(Operator):
             return {'CANCELLED'}
         found = {o["name"]: _summary(o) for o in report["objects"]}
         for error in report["errors"]:
-            found[error["name"]] = {"error": error["message"]}
+            found[error["object"]] = {"error": error["message"]}
             self.report({'WARNING'}, error["message"])
         _RESULTS[context.scene.name] = found
         for path, write in ((self.json_path, export_check_report.write_json),

@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from quatbake.addon import export_check
+from quatbake.report import export_check_report
 
 from export_scenes import build_three_empties
+from report_schema import validate_export_check
 from scenes import assert_same_snapshot, scene_snapshot, select_only
 
 # A sampled export writes float32 keys (~6e-8 relative, ~1e-5 deg per key) and
@@ -172,6 +174,8 @@ def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
     for o in got.values():
         assert o["animation_bytes"] > 0 and set(o["keys"]) >= {"rotation"}
     assert report["gltf_bytes"] > 0
+    # The JSON written for it fits the shipped schema (strict JSON, no NaN).
+    validate_export_check(json.loads(export_check_report.dumps(report)))
 
 
 def test_sampled_export_plays_within_float32_of_blender(three_empties):
@@ -254,6 +258,6 @@ def test_object_left_out_of_the_file_is_named(three_empties):
     hidden = bpy.data.objects["Swing"]
     bpy.context.scene.collection.objects.unlink(hidden)   # not in the view layer: not exported
     report = export_check.check_objects(bpy.context, three_empties, {}, only_these=False)
-    assert [e["name"] for e in report["errors"]] == ["Swing"]
+    assert [e["object"] for e in report["errors"]] == ["Swing"]
     assert "not in the exported glTF file" in report["errors"][0]["message"]
     assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Windmill"]
