@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..core import interp, path, quat, rotation
+from ..core import interp, keyreduce, path, quat, rotation
 from . import animdata
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
@@ -58,6 +58,9 @@ class BakeSettings:
     frame_range: tuple[int, int] | None = None   # None = the keyed range
     output_mode: str = 'KEEP'        # 'KEEP' (object's own rotation mode) | 'QUATERNION'
     union_keys: bool = False         # channels keyed on different frames: refuse unless True
+    tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
+    #                                  player (slerp) need to stay this close (core.keyreduce)
+    location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
 
 
 @dataclass
@@ -82,9 +85,11 @@ class BakeError(Exception):
 @dataclass
 class BakeResult:
     objects: list[str]           # names of the baked objects, in the order given
-    frames_written: int          # baked frames summed over all objects (per object: range/step)
+    frames_written: int          # keyed frames written, summed over objects (range/step, fewer with a tolerance)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
+    keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
+    keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
 
 
 # --------------------------------------------------------------------------
@@ -112,6 +117,14 @@ class _Plan:
     source_defaults: np.ndarray          # values of the source mode's unkeyed channels
     source_keyed: list                   # per source rotation channel: has keys
     deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
+    keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
+
+    def written(self) -> tuple:
+        """(frames, rotation values, location values or None) to write as keys."""
+        if self.keep is None:
+            return self.frames, self.rotation_values, self.location_values
+        loc = None if self.location_values is None else self.location_values[self.keep]
+        return self.frames[self.keep], self.rotation_values[self.keep], loc
 
 
 @dataclass
@@ -229,6 +242,11 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
         err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
     if not _is_whole(settings.frame_step) or settings.frame_step < 1:
         err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
+    for label, value in (("Key tolerance", settings.tolerance_deg),
+                         ("Location tolerance", settings.location_tolerance)):
+        if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
+            err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
+                "every step frame.")
     if settings.constant_speed and settings.location_method == 'KEEP':
         err("Constant speed retimes the move along the location path, so it needs Location "
             "set to Linear or Catmull-Rom (or turn Constant Speed off).")
@@ -510,6 +528,15 @@ def _deviation(plan: _Plan, samples: dict) -> float:
 # Writing
 # --------------------------------------------------------------------------
 
+def _reduce_keys(plans: list, settings: BakeSettings) -> None:
+    """Set each plan's ``keep``: the fewest keys within the tolerance (all objects at once)."""
+    tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode, p.location_values)
+              for p in plans]
+    for plan, keep in zip(plans, keyreduce.select_keys_many(
+            tracks, settings.tolerance_deg, settings.location_tolerance)):
+        plan.keep = keep
+
+
 def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
     """Give ``plan.obj`` its baked action. On failure put the object back, then raise."""
     obj = plan.obj
@@ -526,13 +553,14 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
         undo.new_action = new
         plan.deviation_rad = _deviation(plan, samples)
         out_path = animdata.ROTATION_PATHS[plan.out_mode][0]
-        for i in range(plan.rotation_values.shape[1]):
+        frames, rotation_values, location_values = plan.written()
+        for i in range(rotation_values.shape[1]):
             fc = animdata.new_fcurve(new, src.slot, out_path, i)
-            animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i])
-        if plan.location_values is not None:
+            animdata.write_keys(fc, frames, rotation_values[:, i])
+        if location_values is not None:
             for i in range(3):
                 fc = animdata.new_fcurve(new, src.slot, "location", i)
-                animdata.write_keys(fc, plan.frames, plan.location_values[:, i])
+                animdata.write_keys(fc, frames, location_values[:, i])
         animdata.assign_action(obj, new, src.slot)
         _set_rotation_mode(obj, plan.out_mode)
         rec = obj.quatbake
@@ -612,6 +640,8 @@ def bake_objects(objects, settings: BakeSettings,
             progress(k + 1, total)
     if errors:
         raise BakeError(errors)
+    if settings.tolerance_deg > 0.0:
+        _reduce_keys(plans, settings)
 
     done: list[_Undo] = []
     fake_users = _FakeUsers()
@@ -637,9 +667,12 @@ def bake_objects(objects, settings: BakeSettings,
             animdata.remove_action(previous)
             baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
+    written = int(sum(p.written()[0].shape[0] for p in plans))
     return BakeResult(
         objects=[p.obj.name for p in plans],
-        frames_written=int(sum(p.frames.shape[0] for p in plans)),
+        frames_written=written,
+        keys_dense=int(sum(p.frames.shape[0] for p in plans)),
+        keys_written=written,
         max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
                                                default=0.0))),
         warnings=warnings,

@@ -105,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--constant-speed", action="store_true",
                       help="retime by arc length (needs --location linear or catmull_rom)")
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
+                      help="keep only the keys needed for Blender's LINEAR playback and a glTF "
+                      "player's slerp to stay within DEG degrees of the bake (default 0: a key "
+                      "on every step frame)")
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")
@@ -385,7 +389,8 @@ def run_bake(args) -> int:
     from . import bake
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
-                                 constant_speed=args.constant_speed, frame_step=args.step)
+                                 constant_speed=args.constant_speed, frame_step=args.step,
+                                 tolerance_deg=args.tolerance)
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:
@@ -408,6 +413,9 @@ def run_bake(args) -> int:
         print(f"Baked {len(result.objects)} object(s) with {args.method}: {result.frames_written} "
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        if args.tolerance > 0.0:
+            print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
+                  f"{args.tolerance:g} deg")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
     return EXIT_OK

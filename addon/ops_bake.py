@@ -36,6 +36,7 @@ SETTING_NAMES = (
     "frame_end",
     "output_mode",
     "union_keys",
+    "tolerance",
 )
 
 # More error reports than this would bury the first (most useful) ones in the
@@ -145,6 +146,7 @@ class QUATBAKE_OT_bake(Operator):
     frame_end: _mirror("frame_end")
     output_mode: _mirror("output_mode")
     union_keys: _mirror("union_keys")
+    tolerance: _mirror("tolerance")
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -169,6 +171,7 @@ class QUATBAKE_OT_bake(Operator):
             frame_range=frame_range,
             output_mode=self.output_mode,
             union_keys=self.union_keys,
+            tolerance_deg=self.tolerance,
         )
 
     def _settings_error(self) -> str:
@@ -226,6 +229,9 @@ class QUATBAKE_OT_bake(Operator):
             settings.last_objects_baked, settings.last_frames_written,
             settings.last_max_deviation_deg,
         ))
+        if self.tolerance > 0.0:
+            self.report({'INFO'}, rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg").format(
+                result.keys_dense, result.keys_written, self.tolerance))
         return {'FINISHED'}
 
 

@@ -63,6 +63,12 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Step", default=1, min=1, soft_max=10,
         description="Write a key every this many frames (1 = every frame)",
     )
+    tolerance: FloatProperty(
+        name="Key Tolerance", default=0.0, min=0.0, soft_max=1.0, precision=3, step=1,
+        description="Degrees: keep only the keys Blender's LINEAR playback and a glTF "
+        "player's slerp need to stay this close to the bake (never more than 180 degrees "
+        "between keys); 0 keeps a key on every step frame",
+    )
     use_frame_range: BoolProperty(
         name="Custom Range", default=False,
         description="Bake a chosen frame range instead of the keyed range",

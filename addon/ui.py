@@ -60,6 +60,7 @@ class _MainPanel:
         sub.prop(settings, "frame_start")
         sub.prop(settings, "frame_end")
         col.prop(settings, "frame_step")
+        col.prop(settings, "tolerance")
         col.prop(settings, "union_keys")
 
         row = layout.row(align=True)
