@@ -2,6 +2,7 @@
 Blender's own exporter, exit codes 0 / 1 / 2 and the files written."""
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -102,3 +103,28 @@ def test_report_schema_is_not_the_export_check_schema(scene, tmp_path):
     assert run("export-check", scene, "--json", out, "--quiet").returncode == 0
     with pytest.raises(AssertionError, match="quatbake.report/1"):
         load_report(out)
+
+
+def test_tolerance_bake_then_keys_as_they_are_play_like_blender(scene, tmp_path):
+    # The workflow the two features make: bake few keys, export them without
+    # sampling, and the player plays what Blender plays.
+    out = tmp_path / "baked.blend"
+    done = run("bake", scene, "--output", out, "--objects", "Swing,Flip", "--tolerance", "0.01")
+    assert done.returncode == 0, done.stderr
+    dense, sparse = map(int, re.search(r"Keys per channel: (\d+) dense -> (\d+) within 0.01 deg",
+                                       done.stdout).groups())
+    assert dense == 50 and sparse < dense           # two objects, frames 1..25
+    report_path = tmp_path / "check.json"
+    done = run("export-check", out, "--objects", "Swing,Flip", "--json", report_path,
+               "--exporter-option", "export_force_sampling=False", "--fail-above", "0.02")
+    assert done.returncode == 0, done.stderr
+    report = load_check(report_path)
+    assert sum(o["key_count"] for o in report["objects"]) == sparse
+    assert all(o["interpolation"] == "LINEAR" for o in report["objects"])
+
+
+def test_bad_tolerance_is_one_sentence(scene, tmp_path):
+    done = run("bake", scene, "--output", tmp_path / "x.blend", "--tolerance", "-0.5")
+    assert done.returncode == 2
+    assert "must be a finite angle" in _one_sentence(done.stderr)
+    assert not (tmp_path / "x.blend").exists()
