@@ -101,24 +101,39 @@ class _Batch:
         self.boundary[self.ends] = True
 
     def closeness(self, frames_idx: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Worse of the two players' |cos(error / 2)| at ``frames_idx`` between kept keys a, b.
+        """|cos(error / 2)| of the players at ``frames_idx`` between kept keys a, b.
 
         1 is exact; below ``cos(tol / 2)`` fails. Cosines, not angles: no
-        trigonometry per frame for the comparison, and the order is the
-        same (the smallest cosine is the largest error). A location miss
-        beyond its tolerance counts as a fail that grows with the distance.
+        trigonometry for the comparison, and the same order (the smallest
+        cosine is the largest error). Where Blender's playback already fails,
+        its value is returned and the glTF player and location are not
+        evaluated (any failing frame is a valid place to split; Blender's
+        per-channel curves are what usually fails first). Elsewhere the worst
+        of the two players; a location miss beyond its tolerance counts as a
+        fail that grows with the distance.
         """
         u = (self.f[frames_idx] - self.f[a]) / (self.f[b] - self.f[a])
         t = self.q[frames_idx]
         # Blender: each channel linear, then the rotation normalised.
         v = self.v[a] + u[:, None] * (self.v[b] - self.v[a])
         if self.mode == "QUATERNION":
-            blender = np.abs(np.einsum("ij,ij->i", v, t)) / np.sqrt(np.einsum("ij,ij->i", v, v))
+            out = np.abs(np.einsum("ij,ij->i", v, t)) / np.sqrt(np.einsum("ij,ij->i", v, v))
         else:
-            r = rotation.mode_values_to_quat(v, self.mode)
-            blender = np.abs(np.einsum("ij,ij->i", r, t))
-        # glTF player: slerp on the short arc between the two keys (unit, so only
-        # the weights are needed: dot(slerp, t) = wa * dot(qa, t) + wb * dot(qb, t)).
+            out = np.abs(np.einsum("ij,ij->i", rotation.mode_values_to_quat(v, self.mode), t))
+        rest = np.flatnonzero(out >= self.cos_tol)
+        if rest.size:
+            sub = np.minimum(out[rest], self._player(u[rest], t[rest], a[rest], b[rest]))
+            if self.loc is not None:
+                sub = self._location(sub, u[rest], frames_idx[rest], a[rest], b[rest])
+            out[rest] = sub
+        return out
+
+    def _player(self, u, t, a, b) -> np.ndarray:
+        """glTF player: slerp on the short arc between the kept keys' quaternions.
+
+        Both are unit, so only the weights are needed:
+        dot(slerp, t) = wa * dot(qa, t) + wb * dot(qb, t).
+        """
         qa, qb = self.key_q[a], self.key_q[b]
         d = np.einsum("ij,ij->i", qa, qb)
         sign = np.where(d < 0.0, -1.0, 1.0)
@@ -133,16 +148,16 @@ class _Batch:
             # Nearly equal keys: the lerp is not unit; divide by its length.
             g = wa[small, None] * qa[small] + wb[small, None] * qb[small]
             player[small] /= np.sqrt(np.einsum("ij,ij->i", g, g))
-        out = np.minimum(blender, player)
-        if self.loc is not None:
-            p = self.loc[a] + u[:, None] * (self.loc[b] - self.loc[a]) - self.loc[frames_idx]
-            dist2 = np.einsum("ij,ij->i", p, p)
-            far = dist2 > self.loc_tol ** 2
-            # Below cos_tol (a fail) and lower the farther off, so the split
-            # lands on the worst location frame, not the first of many ties.
-            loc_close = self.cos_tol * self.loc_tol ** 2 / np.where(far, dist2, 1.0)
-            out = np.where(far, np.minimum(out, loc_close), out)
-        return out
+        return player
+
+    def _location(self, close, u, frames_idx, a, b) -> np.ndarray:
+        p = self.loc[a] + u[:, None] * (self.loc[b] - self.loc[a]) - self.loc[frames_idx]
+        dist2 = np.einsum("ij,ij->i", p, p)
+        far = dist2 > self.loc_tol ** 2
+        # Below cos_tol (a fail) and lower the farther off, so the split
+        # lands on the worst location frame, not the first of many ties.
+        loc_close = self.cos_tol * self.loc_tol ** 2 / np.where(far, dist2, 1.0)
+        return np.where(far, np.minimum(close, loc_close), close)
 
 
 # Where a candidate interval is probed first (fractions of its length): one
@@ -164,15 +179,22 @@ def _check(batch: _Batch, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.
     worst = np.zeros(m, dtype=np.int64)
     if m == 0:
         return ok, worst
-    rows = np.arange(m)
     span = b - a
-    probes = a[:, None] + np.clip(np.rint(span[:, None] * PROBES), 1, (span - 1)[:, None]).astype(np.int64)
-    close = batch.closeness(probes.ravel(), np.repeat(a, PROBES.size),
-                            np.repeat(b, PROBES.size)).reshape(m, PROBES.size)
-    j = close.argmin(axis=1)
-    fail = close[rows, j] < batch.cos_tol
-    ok[fail] = False
-    worst[fail] = probes[rows, j][fail]
+    # Short intervals are evaluated in full at once (probing them would
+    # evaluate the same few frames twice).
+    probed = np.flatnonzero(span > PROBES.size + 1)
+    fail = np.zeros(m, dtype=bool)
+    if probed.size:
+        pa, pb, ps = a[probed], b[probed], span[probed]
+        probes = pa[:, None] + np.rint(ps[:, None] * PROBES).astype(np.int64)
+        close = batch.closeness(probes.ravel(), np.repeat(pa, PROBES.size),
+                                np.repeat(pb, PROBES.size)).reshape(probed.size, PROBES.size)
+        j = close.argmin(axis=1)
+        rows = np.arange(probed.size)
+        bad = close[rows, j] < batch.cos_tol
+        fail[probed[bad]] = True
+        ok[probed[bad]] = False
+        worst[probed[bad]] = probes[rows, j][bad]
     rest = np.flatnonzero(~fail)
     if rest.size:
         ra, rb = a[rest], b[rest]
