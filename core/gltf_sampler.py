@@ -86,11 +86,14 @@ def evaluate(times, values, interpolation: str, sample_times, rotation: bool = F
         tangent_in, points, tangent_out = values[0::3], values[1::3], values[2::3]
     else:
         points = values
-    if rotation:
+    if rotation and interpolation != "CUBICSPLINE":
+        # Stored keys are unit only to float32 (~1e-7): players normalise them.
+        # The cubic is the spec's formula on the stored values, normalised after.
         points = quat.normalize(points, f"{what} key")
     k, s, tc = _locate(times, t)
     if n == 1:
-        return np.repeat(points[:1], t.shape[0], axis=0)
+        out = np.repeat(points[:1], t.shape[0], axis=0)
+        return quat.normalize(out, f"{what} key") if rotation else out
     if interpolation == "STEP":
         # The key at or before t: at exactly t_k+1 the next key's value holds.
         at_next = tc >= times[k + 1]

@@ -14,7 +14,7 @@ from quatbake.addon import export_check
 from quatbake.report import export_check_report
 
 from export_scenes import build_three_empties
-from gltf_spec_eval import export_for_reference, reference_deviation
+from gltf_spec_eval import angle_deg, export_for_reference, reference_deviation
 from report_schema import validate_export_check
 from scenes import assert_same_snapshot, scene_snapshot, select_only
 
@@ -149,3 +149,35 @@ def test_object_left_out_of_the_file_is_named(three_empties):
     assert [e["object"] for e in report["errors"]] == ["Swing"]
     assert "not in the exported glTF file" in report["errors"][0]["message"]
     assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Windmill"]
+
+
+@pytest.mark.parametrize("sampling", [True, False])
+def test_agrees_with_the_corpus_oracle(three_empties, tmp_path, sampling):
+    """The same check with tests/oracles/gltf_reference.py (another helper's spec reader)."""
+    from oracles import gltf_reference as gr
+
+    report = export_check.check_objects(bpy.context, three_empties,
+                                        {"export_force_sampling": sampling})
+    doc = gr.load_gltf(export_for_reference(tmp_path, three_empties,
+                                            export_force_sampling=sampling))
+    frames = np.arange(1, 26)
+    scene = bpy.context.scene
+    blender = {o.name: [] for o in three_empties}
+    for f in frames:
+        scene.frame_set(int(f))
+        for o in three_empties:
+            q = o.matrix_world.to_quaternion()
+            blender[o.name].append([q.w, q.x, q.y, q.z])
+    for entry in report["objects"]:
+        name = entry["name"]
+        ch = next(c for a in doc.animations for c in a.channels
+                  if c.node_name == name and c.path == "rotation")
+        q = np.array([gr.gltf_to_blender_quat(v) for v in ch.evaluate(frames / 24.0)])
+        if "camera" in doc.nodes[doc.node_index(name)]:
+            # Undo the exporter's camera turn (sqrt(.5), -sqrt(.5), 0, 0): times its inverse.
+            h = np.sqrt(0.5)
+            w, x, y, z = q.T
+            q = np.stack([h * (w - x), h * (x + w), h * (y + z), h * (z - y)], axis=1)
+        ref = angle_deg(q, np.array(blender[name]))
+        diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref)
+        assert diff.max() < AGREE_DEG, (name, diff.max())
