@@ -85,7 +85,8 @@ class BakeError(Exception):
 @dataclass
 class BakeResult:
     objects: list[str]           # names of the baked objects, in the order given
-    frames_written: int          # keyed frames written, summed over objects (range/step, fewer with a tolerance)
+    frames_written: int          # keyed frames written, summed over objects (range / step;
+    #                              fewer with a tolerance)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
     keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects

@@ -481,7 +481,8 @@ def run_export_check(args) -> int:
     except OSError as exc:
         for done in written:
             os.unlink(done)
-        raise BadInput(f"The report could not be written ({exc.strerror}: {exc.filename}).") from None
+        raise BadInput(f"The report could not be written ({exc.strerror}: "
+                       f"{exc.filename}).") from None
     if not args.quiet:
         print(_check_table(report))
     for error in report["errors"]:

@@ -17,6 +17,7 @@ Comparing world matrices makes "what the engine shows" the measure: a child
 follows its parent in both. The exported file never touches the .blend;
 the current frame and the selection are put back afterwards.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -72,20 +73,27 @@ def parse_exporter_options(pairs) -> dict:
         name, sep, text = pair.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise ExportCheckError(f"--exporter-option {pair!r} is not NAME=VALUE "
-                                   "(for example export_force_sampling=False).")
+            raise ExportCheckError(
+                f"--exporter-option {pair!r} is not NAME=VALUE "
+                "(for example export_force_sampling=False)."
+            )
         if name in FIXED_OPTIONS:
-            raise ExportCheckError(f"--exporter-option {name} is set by export-check itself; leave it out.")
+            raise ExportCheckError(
+                f"--exporter-option {name} is set by export-check itself; leave it out."
+            )
         prop = props.get(name)
         if prop is None:
             near = difflib.get_close_matches(name, list(props), n=3)
             hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise ExportCheckError(f"--exporter-option {name} is not an option of Blender's glTF "
-                                   f"exporter{hint}.")
+            raise ExportCheckError(
+                f"--exporter-option {name} is not an option of Blender's glTF exporter{hint}."
+            )
         options[name] = _typed(prop, name, text.strip())
         if name in REFUSED_VALUES and options[name] == REFUSED_VALUES[name]:
-            raise ExportCheckError(f"--exporter-option {name}={text} shifts the exported times, so "
-                                   "the file could not be compared frame by frame; leave it out.")
+            raise ExportCheckError(
+                f"--exporter-option {name}={text} shifts the exported times, so "
+                "the file could not be compared frame by frame; leave it out."
+            )
     return options
 
 
@@ -110,14 +118,16 @@ def _typed(prop, name: str, text: str):
                     raise ValueError
                 return values
             if text not in ids:
-                raise ExportCheckError(f"--exporter-option {name}={text}: the value must be one of "
-                                       f"{', '.join(ids)}.")
+                raise ExportCheckError(
+                    f"--exporter-option {name}={text}: the value must be one of {', '.join(ids)}."
+                )
             return text
         if kind == 'STRING':
             return text
     except ValueError:
-        raise ExportCheckError(f"--exporter-option {name}={text}: {name} takes a "
-                               f"{kind.lower()} value.") from None
+        raise ExportCheckError(
+            f"--exporter-option {name}={text}: {name} takes a {kind.lower()} value."
+        ) from None
     raise ExportCheckError(f"--exporter-option {name} ({kind.lower()}) cannot be set from text.")
 
 
@@ -158,16 +168,18 @@ def export_gltf(context, objects, folder: str, options: dict, only_these: bool) 
                 o.select_set(False)
             in_layer = set(view_layer.objects)
             for o in objects:
-                if o in in_layer:      # others cannot be selected (and are not exported)
+                if o in in_layer:  # others cannot be selected (and are not exported)
                     o.select_set(True)
         try:
-            result = bpy.ops.export_scene.gltf(filepath=path, export_format='GLTF_SEPARATE',
-                                               use_selection=only_these, **options)
+            result = bpy.ops.export_scene.gltf(
+                filepath=path, export_format='GLTF_SEPARATE', use_selection=only_these, **options
+            )
         except (RuntimeError, TypeError) as exc:
             raise ExportCheckError(f"Blender's glTF exporter failed: {str(exc).strip()}") from None
         if 'FINISHED' not in result or not os.path.exists(path):
-            raise ExportCheckError("Blender's glTF exporter did not write a file "
-                                   f"(it returned {sorted(result)}).")
+            raise ExportCheckError(
+                f"Blender's glTF exporter did not write a file (it returned {sorted(result)})."
+            )
     finally:
         if only_these:
             for o in view_layer.objects:
@@ -211,9 +223,11 @@ def check_frames(scene, key_frames) -> np.ndarray:
         start = min(start, int(np.floor(min(key_frames))))
         end = max(end, int(np.ceil(max(key_frames))))
     if end - start + 1 > MAX_CHECK_FRAMES:
-        raise ExportCheckError(f"The frames to check run from {start} to {end}, more than "
-                               f"{MAX_CHECK_FRAMES:,} frames; shorten the scene's frame range or "
-                               "the keys.")
+        raise ExportCheckError(
+            f"The frames to check run from {start} to {end}, more than "
+            f"{MAX_CHECK_FRAMES:,} frames; shorten the scene's frame range or "
+            "the keys."
+        )
     return np.arange(start, end + 1, dtype=np.float64)
 
 
@@ -244,8 +258,14 @@ def _object_channels(doc, node: int, action_name: str | None) -> tuple[dict, str
     names = [a.name for a in doc.animations]
     order = ([action_name] if action_name in names else []) + [n for n in names if n != action_name]
     channels = gltf_pose.channel_map(doc, order)
-    anim = next((a.name for a in doc.animations if a.name in order
-                 and any(ch.node == node for ch in a.channels)), "")
+    anim = next(
+        (
+            a.name
+            for a in doc.animations
+            if a.name in order and any(ch.node == node for ch in a.channels)
+        ),
+        "",
+    )
     return channels, anim
 
 
@@ -272,8 +292,16 @@ def _object_entry(obj, node: int, doc, channels, anim: str, frames, blender_m, f
         # the exporter may fix a flipped sign in the file, the user's keys keep it.
         source = animdata.evaluate_rotation_raw(obj, key_frames)
     comparison = export_compare.compare(
-        frames, qb, qp, lb, lp, key_frames=key_frames, key_values=key_values,
-        interpolation=interpolation or "LINEAR", source_key_quats=source)
+        frames,
+        qb,
+        qp,
+        lb,
+        lp,
+        key_frames=key_frames,
+        key_values=key_values,
+        interpolation=interpolation or "LINEAR",
+        source_key_quats=source,
+    )
     keys = {}
     data_bytes = 0
     seen = set()
@@ -306,12 +334,18 @@ def _object_entry(obj, node: int, doc, channels, anim: str, frames, blender_m, f
         "worst_frame": comparison.worst_frame,
         "max_location_deviation": comparison.max_location_deviation,
         "causes": causes,
-        "intervals": [{
-            "frames": list(iv.frames), "cause": iv.cause,
-            "max_deviation_deg": iv.max_deviation_deg, "worst_frame": iv.worst_frame,
-            "blender_turn_deg": iv.blender_turn_deg, "player_turn_deg": iv.player_turn_deg,
-            "key_angle_deg": iv.key_angle_deg,
-        } for iv in comparison.intervals],
+        "intervals": [
+            {
+                "frames": list(iv.frames),
+                "cause": iv.cause,
+                "max_deviation_deg": iv.max_deviation_deg,
+                "worst_frame": iv.worst_frame,
+                "blender_turn_deg": iv.blender_turn_deg,
+                "player_turn_deg": iv.player_turn_deg,
+                "key_angle_deg": iv.key_angle_deg,
+            }
+            for iv in comparison.intervals
+        ],
         "per_frame": {
             "frame": comparison.frames,
             "deviation_deg": comparison.deviation_deg,
@@ -320,8 +354,13 @@ def _object_entry(obj, node: int, doc, channels, anim: str, frames, blender_m, f
     }
 
 
-def check_objects(context, objects, options: dict | None = None, only_these: bool = True,
-                  keep_folder: str | None = None) -> dict:
+def check_objects(
+    context,
+    objects,
+    options: dict | None = None,
+    only_these: bool = True,
+    keep_folder: str | None = None,
+) -> dict:
     """Export, read back, evaluate and compare; the ``quatbake.export-check/1`` dict.
 
     ``objects``: the objects to report on. ``only_these``: export only them
@@ -347,10 +386,16 @@ def check_objects(context, objects, options: dict | None = None, only_these: boo
     for obj in objects:
         node = doc.node_index(obj.name)
         if node is None:
-            errors.append({"object": obj.name, "message": (
-                f"Object \"{obj.name}\" is not in the exported glTF file: the exporter left it "
-                "out (hidden, excluded from the view layer, or its type is not exported; see "
-                "--exporter-option).")})
+            errors.append(
+                {
+                    "object": obj.name,
+                    "message": (
+                        f"Object \"{obj.name}\" is not in the exported glTF file: the "
+                        "exporter left it out (hidden, excluded from the view layer, or its "
+                        "type is not exported; see --exporter-option)."
+                    ),
+                }
+            )
             continue
         nodes[obj.name] = node
         for ch in doc.animations:
@@ -365,17 +410,27 @@ def check_objects(context, objects, options: dict | None = None, only_these: boo
         action = getattr(getattr(obj, "animation_data", None), "action", None)
         channels, anim = _object_channels(doc, nodes[obj.name], action.name if action else None)
         try:
-            entries.append(_object_entry(obj, nodes[obj.name], doc, channels, anim, frames,
-                                         blender_m[obj.name], fps, yup))
+            entries.append(
+                _object_entry(
+                    obj, nodes[obj.name], doc, channels, anim, frames, blender_m[obj.name], fps, yup
+                )
+            )
         except ValueError as exc:
-            errors.append({"object": obj.name, "message": f"Object \"{obj.name}\": the exported "
-                           f"animation cannot be evaluated: {exc}"})
+            errors.append(
+                {
+                    "object": obj.name,
+                    "message": f"Object \"{obj.name}\": the exported "
+                    f"animation cannot be evaluated: {exc}",
+                }
+            )
     return {
         "schema": SCHEMA,
         "blender_version": bpy.app.version_string,
         "exporter_version": exporter_version(),
         "file": os.path.basename(bpy.data.filepath) if bpy.data.filepath else "",
-        "exporter_options": {k: (sorted(v) if isinstance(v, set) else v) for k, v in options.items()},
+        "exporter_options": {
+            k: (sorted(v) if isinstance(v, set) else v) for k, v in options.items()
+        },
         "fps": fps,
         "export_yup": yup,
         "gltf_bytes": size,

@@ -6,6 +6,7 @@ temporary folder, plays the file back per the glTF 2.0 spec and compares it
 with Blender (see :mod:`.export_check`). The .blend is not changed: the
 current frame and the selection are restored and nothing is keyed.
 """
+
 import textwrap
 
 import bpy
@@ -27,9 +28,14 @@ def results(scene) -> dict:
 
 
 def _summary(entry: dict) -> dict:
-    return {"max_deviation_deg": entry["max_deviation_deg"], "worst_frame": entry["worst_frame"],
-            "key_count": entry["key_count"], "interpolation": entry["interpolation"] or "-",
-            "causes": dict(entry["causes"]), "error": ""}
+    return {
+        "max_deviation_deg": entry["max_deviation_deg"],
+        "worst_frame": entry["worst_frame"],
+        "key_count": entry["key_count"],
+        "interpolation": entry["interpolation"] or "-",
+        "causes": dict(entry["causes"]),
+        "error": "",
+    }
 
 
 class QUATBAKE_OT_export_check(Operator):
@@ -41,15 +47,26 @@ class QUATBAKE_OT_export_check(Operator):
     bl_options = {'REGISTER'}
 
     exporter_options: StringProperty(
-        name="Exporter Options", default="", options={'SKIP_SAVE'},
+        name="Exporter Options",
+        default="",
+        options={'SKIP_SAVE'},
         description="Options for Blender's glTF exporter, NAME=VALUE separated by commas "
-        "(e.g. export_force_sampling=False); empty: the exporter's defaults")
+        "(e.g. export_force_sampling=False); empty: the exporter's defaults",
+    )
     json_path: StringProperty(
-        name="JSON Report", default="", subtype='FILE_PATH', options={'SKIP_SAVE'},
-        description="Also write the quatbake.export-check/1 JSON report here (optional)")
+        name="JSON Report",
+        default="",
+        subtype='FILE_PATH',
+        options={'SKIP_SAVE'},
+        description="Also write the quatbake.export-check/1 JSON report here (optional)",
+    )
     html_path: StringProperty(
-        name="HTML Report", default="", subtype='FILE_PATH', options={'SKIP_SAVE'},
-        description="Also write the HTML report here (optional)")
+        name="HTML Report",
+        default="",
+        subtype='FILE_PATH',
+        options={'SKIP_SAVE'},
+        description="Also write the HTML report here (optional)",
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -75,22 +92,28 @@ class QUATBAKE_OT_export_check(Operator):
             found[error["object"]] = {"error": error["message"]}
             self.report({'WARNING'}, error["message"])
         _RESULTS[context.scene.name] = found
-        for path, write in ((self.json_path, export_check_report.write_json),
-                            (self.html_path, export_check_report.write_html)):
+        for path, write in (
+            (self.json_path, export_check_report.write_json),
+            (self.html_path, export_check_report.write_html),
+        ):
             if path:
                 try:
                     write(report, bpy.path.abspath(path))
                 except OSError as exc:
-                    self.report({'ERROR'}, f"The report could not be written to {path} "
-                                f"({exc.strerror}).")
+                    self.report(
+                        {'ERROR'}, f"The report could not be written to {path} ({exc.strerror})."
+                    )
                     return {'CANCELLED'}
         if not report["objects"]:
             self.report({'ERROR'}, "None of the selected objects is in the exported glTF file.")
             return {'CANCELLED'}
         worst = max(report["objects"], key=lambda o: o["max_deviation_deg"])
-        self.report({'INFO'}, f"Checked {len(report['objects'])} object(s): a glTF player plays "
-                    f"{worst['name']} up to {worst['max_deviation_deg']:.3g} deg off Blender "
-                    f"(frame {worst['worst_frame']:g}).")
+        self.report(
+            {'INFO'},
+            f"Checked {len(report['objects'])} object(s): a glTF player plays "
+            f"{worst['name']} up to {worst['max_deviation_deg']:.3g} deg off Blender "
+            f"(frame {worst['worst_frame']:g}).",
+        )
         return {'FINISHED'}
 
 
@@ -116,8 +139,9 @@ class _ExportCheckPanel:
                 continue
             box.label(text=name, icon='ERROR' if s["causes"] else 'CHECKMARK')
             col = box.column(align=True)
-            col.label(text=f"Max deviation: {s['max_deviation_deg']:.3g} deg "
-                      f"(frame {s['worst_frame']:g})")
+            col.label(
+                text=f"Max deviation: {s['max_deviation_deg']:.3g} deg (frame {s['worst_frame']:g})"
+            )
             col.label(text=f"{s['key_count']} rotation keys, {s['interpolation']}")
             for cause, count in s["causes"].items():
                 col.label(text=f"{cause}: {count} interval(s)")

@@ -12,6 +12,7 @@ move, so most keys stay) and QUATERNION (few keys stay). The target: the
 tolerance bake takes at most 2x the dense bake's time. Best of a few runs,
 process CPU time (a shared, loaded machine inflates wall time).
 """
+
 from __future__ import annotations
 
 import sys
@@ -40,17 +41,25 @@ def _time(n_objects: int, n_frames: int, settings: bake.BakeSettings, repeats: i
 def main(argv: list[str]) -> int:
     smoke = "--smoke" in argv
     n_objects, n_frames, repeats = (5, 200, 1) if smoke else (100, 1_000, 5)
-    print(f"{n_objects} objects x {n_frames} frames, slerp + linear location, "
-          f"tolerance {TOLERANCE_DEG} deg; best of {repeats}")
-    print(f"{'output':>10} {'dense CPU s':>12} {'tol. CPU s':>11} {'ratio':>6} "
-          f"{'dense wall':>11} {'tol. wall':>10} {'keys dense':>11} {'keys kept':>10}")
+    print(
+        f"{n_objects} objects x {n_frames} frames, slerp + linear location, "
+        f"tolerance {TOLERANCE_DEG} deg; best of {repeats}"
+    )
+    print(
+        f"{'output':>10} {'dense CPU s':>12} {'tol. CPU s':>11} {'ratio':>6} "
+        f"{'dense wall':>11} {'tol. wall':>10} {'keys dense':>11} {'keys kept':>10}"
+    )
     for output in ('KEEP', 'QUATERNION'):
         common = dict(method='SLERP', location_method='LINEAR', output_mode=output)
         dense = _time(n_objects, n_frames, bake.BakeSettings(**common), repeats)
-        sparse = _time(n_objects, n_frames,
-                       bake.BakeSettings(tolerance_deg=TOLERANCE_DEG, **common), repeats)
-        print(f"{output:>10} {dense[0]:>12.3f} {sparse[0]:>11.3f} {sparse[0] / dense[0]:>5.2f}x "
-              f"{dense[1]:>11.3f} {sparse[1]:>10.3f} {sparse[2]:>11,} {sparse[3]:>10,}", flush=True)
+        sparse = _time(
+            n_objects, n_frames, bake.BakeSettings(tolerance_deg=TOLERANCE_DEG, **common), repeats
+        )
+        print(
+            f"{output:>10} {dense[0]:>12.3f} {sparse[0]:>11.3f} {sparse[0] / dense[0]:>5.2f}x "
+            f"{dense[1]:>11.3f} {sparse[1]:>10.3f} {sparse[2]:>11,} {sparse[3]:>10,}",
+            flush=True,
+        )
     return 0
 
 

@@ -7,6 +7,10 @@ space, quaternions (w, x, y, z)), plus the exported rotation keys of the
 object. Output: the per-frame deviation and, for every interval between two
 exported keys where the two disagree, its cause:
 
+- ``key_mismatch``: the exported keys themselves are not Blender's pose at
+  their own frames (the exporter wrote a wrong value: seen with Blender
+  3.4.1's exporter on axis-angle rotations under a parent), so no
+  interpolation can fix it.
 - ``stepped``: the sampler is STEP, so the player holds each key while
   Blender moves.
 - ``sign_flip``: Blender's quaternion channels hold q and then a key with
@@ -22,6 +26,7 @@ exported keys where the two disagree, its cause:
 
 Checked in that order; the first that applies is the cause.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,7 +35,14 @@ import numpy as np
 
 from . import quat
 
-CAUSES = ("stepped", "sign_flip", "turn_lost", "cubic_vs_bezier", "linear_vs_blender")
+CAUSES = (
+    "key_mismatch",
+    "stepped",
+    "sign_flip",
+    "turn_lost",
+    "cubic_vs_bezier",
+    "linear_vs_blender",
+)
 
 # Intervals whose worst deviation stays below this get no cause: a sampled
 # export (a key per frame) plays within ~4e-5 deg of Blender (float32 keys),
@@ -42,28 +54,32 @@ CAUSE_MIN_DEG = 0.01
 # come out a hair above 180 in float32).
 TURN_MARGIN_DEG = 1.0
 
+# A frame this close (frames) to an exported key's time is that key's frame
+# (key times are float32 seconds: k / fps comes back ~1e-6 frames off).
+KEY_FRAME_MATCH = 1e-3
+
 
 @dataclass(frozen=True)
 class Interval:
-    frames: tuple            # (first, last) exported key frames
+    frames: tuple  # (first, last) exported key frames
     max_deviation_deg: float
     worst_frame: float
     blender_turn_deg: float  # angle Blender turns through, summed frame by frame
-    player_turn_deg: float   # the same for the glTF player
-    key_angle_deg: float     # shortest rotation between the two exported keys
+    player_turn_deg: float  # the same for the glTF player
+    key_angle_deg: float  # shortest rotation between the two exported keys
     cause: str
 
 
 @dataclass(frozen=True)
 class Comparison:
-    frames: np.ndarray                # (m,)
-    deviation_deg: np.ndarray         # (m,) geodesic angle, degrees
-    location_deviation: np.ndarray    # (m,) distance, scene units
+    frames: np.ndarray  # (m,)
+    deviation_deg: np.ndarray  # (m,) geodesic angle, degrees
+    location_deviation: np.ndarray  # (m,) distance, scene units
     max_deviation_deg: float
     rms_deviation_deg: float
     worst_frame: float
     max_location_deviation: float
-    intervals: tuple                  # Interval for each interval with a cause
+    intervals: tuple  # Interval for each interval with a cause
 
 
 def _step_angles_deg(q: np.ndarray) -> np.ndarray:
@@ -73,8 +89,12 @@ def _step_angles_deg(q: np.ndarray) -> np.ndarray:
     return out
 
 
-def classify(interpolation: str, flipped: bool, blender_turn_deg: float) -> str:
+def classify(
+    interpolation: str, flipped: bool, blender_turn_deg: float, key_deviation_deg: float = 0.0
+) -> str:
     """The cause of a disagreeing interval (see the module docstring for the order)."""
+    if key_deviation_deg >= CAUSE_MIN_DEG:
+        return "key_mismatch"
     if interpolation == "STEP":
         return "stepped"
     if flipped:
@@ -86,9 +106,17 @@ def classify(interpolation: str, flipped: bool, blender_turn_deg: float) -> str:
     return "linear_vs_blender"
 
 
-def compare(frames, blender_quats, player_quats, blender_locations=None, player_locations=None,
-            key_frames=None, key_values=None, interpolation: str = "LINEAR",
-            source_key_quats=None) -> Comparison:
+def compare(
+    frames,
+    blender_quats,
+    player_quats,
+    blender_locations=None,
+    player_locations=None,
+    key_frames=None,
+    key_values=None,
+    interpolation: str = "LINEAR",
+    source_key_quats=None,
+) -> Comparison:
     """Per-frame deviation of the player from Blender and the cause per key interval.
 
     frames (m,) increasing; quaternions (m, 4) w-first (any sign); locations
@@ -104,11 +132,14 @@ def compare(frames, blender_quats, player_quats, blender_locations=None, player_
     qb = quat.normalize(blender_quats, "Blender's orientation")
     qp = quat.normalize(player_quats, "the glTF player's orientation")
     if qb.shape != qp.shape or qb.shape[0] != f.shape[0]:
-        raise ValueError(f"compare: {f.shape[0]} frames but tracks of shapes {qb.shape} and {qp.shape}.")
+        raise ValueError(
+            f"compare: {f.shape[0]} frames but tracks of shapes {qb.shape} and {qp.shape}."
+        )
     dev = np.degrees(quat.angle_between(qb, qp))
     if blender_locations is not None and player_locations is not None:
-        loc_dev = np.linalg.norm(np.asarray(blender_locations, float) - np.asarray(player_locations, float),
-                                 axis=1)
+        loc_dev = np.linalg.norm(
+            np.asarray(blender_locations, float) - np.asarray(player_locations, float), axis=1
+        )
     else:
         loc_dev = np.zeros(f.shape[0])
     worst = int(np.argmax(dev)) if dev.size else 0
@@ -123,25 +154,51 @@ def compare(frames, blender_quats, player_quats, blender_locations=None, player_
         hi = np.searchsorted(f, kf[1:], side="right")
         for i in range(kf.shape[0] - 1):
             if hi[i] <= lo[i]:
-                continue                          # no frame falls in this interval
-            j = lo[i] + int(np.argmax(dev[lo[i]:hi[i]]))
+                continue  # no frame falls in this interval
+            j = lo[i] + int(np.argmax(dev[lo[i] : hi[i]]))
             if dev[j] < CAUSE_MIN_DEG:
                 continue
             # Turn within the interval: the steps between consecutive frames in it.
-            blender_turn = float(steps_b[lo[i] + 1:hi[i]].sum())
-            player_turn = float(steps_p[lo[i] + 1:hi[i]].sum())
-            flipped = bool(src is not None and (float(np.dot(src[i], src[i + 1])) < 0.0
-                                                 or float(np.dot(kv[i], kv[i + 1])) < 0.0))
-            key_angle = float(np.degrees(quat.angle_between(
-                quat.normalize(kv[i], "key"), quat.normalize(kv[i + 1], "key"))))
-            intervals.append(Interval(
-                frames=(float(kf[i]), float(kf[i + 1])), max_deviation_deg=float(dev[j]),
-                worst_frame=float(f[j]), blender_turn_deg=blender_turn, player_turn_deg=player_turn,
-                key_angle_deg=key_angle, cause=classify(interpolation, flipped, blender_turn)))
+            blender_turn = float(steps_b[lo[i] + 1 : hi[i]].sum())
+            player_turn = float(steps_p[lo[i] + 1 : hi[i]].sum())
+            # The player plays the keys themselves on their frames: any deviation
+            # there is in the exported values, not in the interpolation.
+            on_keys = [
+                dev[p]
+                for p in (lo[i], hi[i] - 1)
+                if abs(f[p] - kf[i]) < KEY_FRAME_MATCH or abs(f[p] - kf[i + 1]) < KEY_FRAME_MATCH
+            ]
+            flipped = bool(
+                src is not None
+                and (
+                    float(np.dot(src[i], src[i + 1])) < 0.0 or float(np.dot(kv[i], kv[i + 1])) < 0.0
+                )
+            )
+            key_angle = float(
+                np.degrees(
+                    quat.angle_between(
+                        quat.normalize(kv[i], "key"), quat.normalize(kv[i + 1], "key")
+                    )
+                )
+            )
+            intervals.append(
+                Interval(
+                    frames=(float(kf[i]), float(kf[i + 1])),
+                    max_deviation_deg=float(dev[j]),
+                    worst_frame=float(f[j]),
+                    blender_turn_deg=blender_turn,
+                    player_turn_deg=player_turn,
+                    key_angle_deg=key_angle,
+                    cause=classify(interpolation, flipped, blender_turn, max(on_keys, default=0.0)),
+                )
+            )
     return Comparison(
-        frames=f, deviation_deg=dev, location_deviation=loc_dev,
+        frames=f,
+        deviation_deg=dev,
+        location_deviation=loc_dev,
         max_deviation_deg=float(dev.max()) if dev.size else 0.0,
         rms_deviation_deg=float(np.sqrt(np.mean(dev * dev))) if dev.size else 0.0,
         worst_frame=float(f[worst]) if f.size else 0.0,
         max_location_deviation=float(loc_dev.max()) if loc_dev.size else 0.0,
-        intervals=tuple(intervals))
+        intervals=tuple(intervals),
+    )

@@ -12,21 +12,18 @@ exporter right-multiplies their matrix by a -90 degree turn about X
 (``Quaternion((sqrt(1/2), -sqrt(1/2), 0, 0))``, exporter ``tree.py``) so they
 still look the same way. Undoing both gives back the matrix Blender plays.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 # v_gltf = YUP_FROM_ZUP @ v_blender.
-YUP_FROM_ZUP = np.array([[1.0, 0.0, 0.0],
-                         [0.0, 0.0, 1.0],
-                         [0.0, -1.0, 0.0]])
+YUP_FROM_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 
 # The exporter's camera/light correction: -90 degrees about X, as a matrix.
 _H = np.sqrt(0.5)
-CAMERA_CORRECTION = np.array([[1.0, 0.0, 0.0],
-                              [0.0, 0.0, 1.0],
-                              [0.0, -1.0, 0.0]])
-CAMERA_CORRECTION_QUAT = np.array([_H, -_H, 0.0, 0.0])   # (w, x, y, z)
+CAMERA_CORRECTION = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+CAMERA_CORRECTION_QUAT = np.array([_H, -_H, 0.0, 0.0])  # (w, x, y, z)
 
 
 def _as_4x4(m: np.ndarray) -> np.ndarray:
@@ -45,7 +42,7 @@ def blender_world_from_gltf(matrices, yup: bool = True, corrected: bool = False)
     m = np.asarray(matrices, dtype=np.float64)
     if yup:
         c = _as_4x4(YUP_FROM_ZUP)
-        m = c.T @ m @ c                    # C is a rotation: C^-1 = C^T
-    if yup and corrected:          # the exporter turns cameras and lights only for Y-up
+        m = c.T @ m @ c  # C is a rotation: C^-1 = C^T
+    if yup and corrected:  # the exporter turns cameras and lights only for Y-up
         m = m @ _as_4x4(CAMERA_CORRECTION).T
     return m

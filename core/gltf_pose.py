@@ -8,6 +8,7 @@ of its ancestors' local matrices. Matrices are (m, 4, 4) float64 for column
 vectors (v' = M @ v), one per sample time (seconds). Quaternions returned
 here are in Blender's order (w, x, y, z).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,8 +32,11 @@ def channel_map(doc: Document, animations=None) -> dict:
     one listed in ``animations`` (or in the file) wins.
     """
     wanted = None if animations is None else list(animations)
-    order = doc.animations if wanted is None else [a for name in wanted for a in doc.animations
-                                                   if a.name == name]
+    order = (
+        doc.animations
+        if wanted is None
+        else [a for name in wanted for a in doc.animations if a.name == name]
+    )
     found: dict = {}
     for anim in order:
         for ch in anim.channels:
@@ -40,13 +44,17 @@ def channel_map(doc: Document, animations=None) -> dict:
     return found
 
 
-def _channel_values(ch: Channel | None, static: np.ndarray, times: np.ndarray, what: str) -> np.ndarray:
+def _channel_values(
+    ch: Channel | None, static: np.ndarray, times: np.ndarray, what: str
+) -> np.ndarray:
     if ch is None:
         return np.broadcast_to(static, (times.shape[0], static.shape[0])).copy()
     return evaluate_sampler(ch.sampler, times, ch.path, what=what)
 
 
-def local_trs(doc: Document, node: int, times, channels: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def local_trs(
+    doc: Document, node: int, times, channels: dict
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(translation (m, 3), rotation (m, 4) w-first, scale (m, 3)) of ``node`` at ``times``.
 
     A node given by ``matrix`` cannot be animated (spec 3.5.2); its matrix is
@@ -55,7 +63,9 @@ def local_trs(doc: Document, node: int, times, channels: dict) -> tuple[np.ndarr
     times = np.asarray(times, dtype=np.float64).ravel()
     n = doc.nodes[node]
     label = f"node {node} ({n.name})"
-    t = _channel_values(channels.get((node, "translation")), n.translation, times, f"{label} translation")
+    t = _channel_values(
+        channels.get((node, "translation")), n.translation, times, f"{label} translation"
+    )
     r = _channel_values(channels.get((node, "rotation")), n.rotation, times, f"{label} rotation")
     s = _channel_values(channels.get((node, "scale")), n.scale, times, f"{label} scale")
     return t, xyzw_to_wxyz(r), s

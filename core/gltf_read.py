@@ -15,6 +15,7 @@ Accessors follow the glTF 2.0 spec section 3.6: component types 5120-5126,
 bufferView (all zeros). Bad files raise ``ValueError`` with a sentence naming
 the accessor, buffer or animation and what is wrong.
 """
+
 from __future__ import annotations
 
 import base64
@@ -51,6 +52,7 @@ class Sampler:
     For CUBICSPLINE the output holds, per key, in-tangent, value, out-tangent
     (spec 3.11.3), so it has 3n rows.
     """
+
     input: np.ndarray
     output: np.ndarray
     interpolation: str
@@ -61,7 +63,7 @@ class Sampler:
 @dataclass(frozen=True)
 class Channel:
     node: int
-    path: str            # "translation", "rotation", "scale" or "weights"
+    path: str  # "translation", "rotation", "scale" or "weights"
     sampler: Sampler
     sampler_index: int
 
@@ -75,10 +77,10 @@ class Animation:
 @dataclass(frozen=True)
 class Node:
     name: str
-    translation: np.ndarray          # (3,)
-    rotation: np.ndarray             # (4,) x, y, z, w as stored
-    scale: np.ndarray                # (3,)
-    matrix: np.ndarray | None        # (4, 4) column vectors, or None when TRS is given
+    translation: np.ndarray  # (3,)
+    rotation: np.ndarray  # (4,) x, y, z, w as stored
+    scale: np.ndarray  # (3,)
+    matrix: np.ndarray | None  # (4, 4) column vectors, or None when TRS is given
     children: tuple
     is_camera: bool
     is_light: bool
@@ -87,10 +89,11 @@ class Node:
 @dataclass
 class Document:
     """What a glTF file says about its nodes and animations."""
+
     nodes: list
     animations: list
-    scene_roots: tuple               # root node indices of the default scene (or all roots)
-    accessor_bytes: dict = field(default_factory=dict)   # accessor index -> bytes it reads
+    scene_roots: tuple  # root node indices of the default scene (or all roots)
+    accessor_bytes: dict = field(default_factory=dict)  # accessor index -> bytes it reads
     json: dict = field(default_factory=dict)
 
     def parents(self) -> list:
@@ -133,7 +136,8 @@ def load(path: str | os.PathLike) -> Document:
     if not isinstance(doc_json, dict):
         # A bad file is bad input (ValueError by the project's convention), not a caller's bug.
         raise ValueError(  # noqa: TRY004
-            f"{path} is not a glTF file: its JSON is not an object.")
+            f"{path} is not a glTF file: its JSON is not an object."
+        )
     buffers = _load_buffers(doc_json, folder, glb_bin, path)
     return parse(doc_json, buffers)
 
@@ -146,14 +150,17 @@ def _split_glb(data: bytes, path: str) -> tuple[dict, bytes | None]:
     if version != 2:
         raise ValueError(f"{path} is glTF version {version}; only glTF 2.0 is read.")
     if length > len(data):
-        raise ValueError(f"{path} is a truncated .glb: its header says {length} bytes, the file has "
-                         f"{len(data)}.")
+        raise ValueError(
+            f"{path} is a truncated .glb: its header says {length} bytes, the file has {len(data)}."
+        )
     offset, doc_json, glb_bin = 12, None, None
     while offset + 8 <= length:
         chunk_len, chunk_type = struct.unpack_from("<II", data, offset)
-        body = data[offset + 8: offset + 8 + chunk_len]
+        body = data[offset + 8 : offset + 8 + chunk_len]
         if len(body) < chunk_len:
-            raise ValueError(f"{path} is a truncated .glb: a chunk at byte {offset} runs past the end.")
+            raise ValueError(
+                f"{path} is a truncated .glb: a chunk at byte {offset} runs past the end."
+            )
         if chunk_type == _GLB_JSON and doc_json is None:
             try:
                 doc_json = json.loads(body.decode("utf-8"))
@@ -189,11 +196,15 @@ def _load_buffers(doc: dict, folder: str, glb_bin: bytes | None, path: str) -> l
                 with open(file, "rb") as fh:
                     data = fh.read()
             except OSError as exc:
-                raise ValueError(f"{path}: buffer {i} ({uri}) cannot be read ({exc.strerror}).") from None
+                raise ValueError(
+                    f"{path}: buffer {i} ({uri}) cannot be read ({exc.strerror})."
+                ) from None
         length = int(buf.get("byteLength", len(data)))
         if len(data) < length:
-            raise ValueError(f"{path}: buffer {i} has {len(data)} bytes, its byteLength says {length} "
-                             "(the file is truncated).")
+            raise ValueError(
+                f"{path}: buffer {i} has {len(data)} bytes, its byteLength says {length} "
+                "(the file is truncated)."
+            )
         buffers.append(data[:length])
     return buffers
 
@@ -203,26 +214,33 @@ def _load_buffers(doc: dict, folder: str, glb_bin: bytes | None, path: str) -> l
 
 
 def _normalised(raw: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Spec 3.11 / 3.6.2.2 "normalized" integers: signed max(c / (2^(b-1) - 1), -1), unsigned c / (2^b - 1)."""
+    """Spec 3.11 "normalized" integers to floats.
+
+    Signed: max(c / (2^(b-1) - 1), -1); unsigned: c / (2^b - 1).
+    """
     info = np.iinfo(dtype)
     values = raw.astype(np.float64) / float(info.max)
     return np.maximum(values, -1.0) if info.min < 0 else values
 
 
-def _strided(buffer: bytes, start: int, count: int, width: int, dtype: np.dtype, stride: int,
-             what: str) -> np.ndarray:
+def _strided(
+    buffer: bytes, start: int, count: int, width: int, dtype: np.dtype, stride: int, what: str
+) -> np.ndarray:
     elem = width * dtype.itemsize
     stride = stride or elem
     if count == 0:
         return np.zeros((0, width), dtype=np.float64)
     end = start + stride * (count - 1) + elem
     if start < 0 or end > len(buffer):
-        raise ValueError(f"{what} reads bytes {start}..{end} of a buffer of {len(buffer)} bytes "
-                         "(the file is truncated or the accessor is wrong).")
+        raise ValueError(
+            f"{what} reads bytes {start}..{end} of a buffer of {len(buffer)} bytes "
+            "(the file is truncated or the accessor is wrong)."
+        )
     if stride < elem:
         raise ValueError(f"{what} has byteStride {stride}, less than its element size {elem}.")
-    rows = np.ndarray((count, width), dtype=dtype, buffer=buffer, offset=start,
-                      strides=(stride, dtype.itemsize))
+    rows = np.ndarray(
+        (count, width), dtype=dtype, buffer=buffer, offset=start, strides=(stride, dtype.itemsize)
+    )
     return np.array(rows)
 
 
@@ -236,19 +254,24 @@ def read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
     dtype = COMPONENT_DTYPES.get(acc.get("componentType"))
     width = TYPE_WIDTHS.get(acc.get("type"))
     if dtype is None or width is None:
-        raise ValueError(f"{what} has componentType {acc.get('componentType')} / type "
-                         f"{acc.get('type')!r}, which glTF 2.0 does not define.")
+        raise ValueError(
+            f"{what} has componentType {acc.get('componentType')} / type "
+            f"{acc.get('type')!r}, which glTF 2.0 does not define."
+        )
     if acc.get("type") in ("MAT2", "MAT3") and dtype.itemsize < 4:
         # Columns of these are padded to 4 bytes (spec 3.6.2.4); animation never uses them.
-        raise ValueError(f"{what} is a padded {acc['type']} of {dtype.itemsize}-byte components, "
-                         "which this reader does not decode.")
+        raise ValueError(
+            f"{what} is a padded {acc['type']} of {dtype.itemsize}-byte components, "
+            "which this reader does not decode."
+        )
     count = int(acc.get("count", 0))
     view_index = acc.get("bufferView")
     if view_index is None:
         raw = np.zeros((count, width), dtype=dtype)
     else:
-        raw = _view_rows(doc, buffers, view_index, int(acc.get("byteOffset", 0)), count, width,
-                         dtype, what)
+        raw = _view_rows(
+            doc, buffers, view_index, int(acc.get("byteOffset", 0)), count, width, dtype, what
+        )
     sparse = acc.get("sparse")
     if sparse:
         raw = raw.copy()
@@ -256,13 +279,33 @@ def read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
         ind = sparse["indices"]
         idx_dtype = COMPONENT_DTYPES.get(ind.get("componentType"))
         if idx_dtype is None or idx_dtype.kind != "u":
-            raise ValueError(f"{what}: sparse indices have componentType {ind.get('componentType')}, "
-                             "not an unsigned integer type.")
-        indices = _view_rows(doc, buffers, ind["bufferView"], int(ind.get("byteOffset", 0)), n, 1,
-                             idx_dtype, f"{what} (sparse indices)", tight=True)[:, 0].astype(np.int64)
+            raise ValueError(
+                f"{what}: sparse indices have componentType {ind.get('componentType')}, "
+                "not an unsigned integer type."
+            )
+        indices = _view_rows(
+            doc,
+            buffers,
+            ind["bufferView"],
+            int(ind.get("byteOffset", 0)),
+            n,
+            1,
+            idx_dtype,
+            f"{what} (sparse indices)",
+            tight=True,
+        )[:, 0].astype(np.int64)
         val = sparse["values"]
-        values = _view_rows(doc, buffers, val["bufferView"], int(val.get("byteOffset", 0)), n, width,
-                            dtype, f"{what} (sparse values)", tight=True)
+        values = _view_rows(
+            doc,
+            buffers,
+            val["bufferView"],
+            int(val.get("byteOffset", 0)),
+            n,
+            width,
+            dtype,
+            f"{what} (sparse values)",
+            tight=True,
+        )
         if n and (indices.min() < 0 or indices.max() >= count):
             raise ValueError(f"{what}: a sparse index is outside 0..{count - 1}.")
         raw[indices] = values
@@ -282,13 +325,17 @@ def _view_rows(doc, buffers, view_index, offset, count, width, dtype, what, tigh
     view = views[view_index]
     buf_index = view.get("buffer", 0)
     if not 0 <= buf_index < len(buffers):
-        raise ValueError(f"{what}: bufferView {view_index} names buffer {buf_index}, which does not exist.")
+        raise ValueError(
+            f"{what}: bufferView {view_index} names buffer {buf_index}, which does not exist."
+        )
     view_start = int(view.get("byteOffset", 0))
     view_len = int(view.get("byteLength", 0))
-    data = buffers[buf_index][view_start:view_start + view_len]
+    data = buffers[buf_index][view_start : view_start + view_len]
     if len(data) < view_len:
-        raise ValueError(f"{what}: bufferView {view_index} runs past the end of buffer {buf_index} "
-                         "(the file is truncated).")
+        raise ValueError(
+            f"{what}: bufferView {view_index} runs past the end of buffer {buf_index} "
+            "(the file is truncated)."
+        )
     stride = 0 if tight else int(view.get("byteStride", 0))
     return _strided(data, offset, count, width, dtype, stride, what)
 
@@ -316,11 +363,15 @@ def _node(i: int, raw: dict) -> Node:
     matrix = None
     if "matrix" in raw:
         m = _vector(raw["matrix"], None, 16, f"node {i} ({name}) matrix")
-        matrix = m.reshape(4, 4).T          # glTF stores column-major
+        matrix = m.reshape(4, 4).T  # glTF stores column-major
     return Node(
         name=name,
-        translation=_vector(raw.get("translation"), [0.0, 0.0, 0.0], 3, f"node {i} ({name}) translation"),
-        rotation=_vector(raw.get("rotation"), [0.0, 0.0, 0.0, 1.0], 4, f"node {i} ({name}) rotation"),
+        translation=_vector(
+            raw.get("translation"), [0.0, 0.0, 0.0], 3, f"node {i} ({name}) translation"
+        ),
+        rotation=_vector(
+            raw.get("rotation"), [0.0, 0.0, 0.0, 1.0], 4, f"node {i} ({name}) rotation"
+        ),
         scale=_vector(raw.get("scale"), [1.0, 1.0, 1.0], 3, f"node {i} ({name}) scale"),
         matrix=matrix,
         children=tuple(int(c) for c in raw.get("children", [])),
@@ -333,8 +384,10 @@ def _sampler(doc, buffers, anim_name, s_index, raw, cache) -> Sampler:
     what = f"animation {anim_name!r} sampler {s_index}"
     interpolation = raw.get("interpolation", "LINEAR")
     if interpolation not in INTERPOLATIONS:
-        raise ValueError(f"{what} has interpolation {interpolation!r}; glTF 2.0 defines "
-                         f"{', '.join(INTERPOLATIONS)}.")
+        raise ValueError(
+            f"{what} has interpolation {interpolation!r}; glTF 2.0 defines "
+            f"{', '.join(INTERPOLATIONS)}."
+        )
     for key in ("input", "output"):
         if key not in raw:
             raise ValueError(f"{what} has no {key} accessor.")
@@ -345,8 +398,13 @@ def _sampler(doc, buffers, anim_name, s_index, raw, cache) -> Sampler:
     times = cache[in_acc]
     if times.shape[1] != 1:
         raise ValueError(f"{what}: input accessor {in_acc} is not SCALAR times.")
-    return Sampler(input=times[:, 0].copy(), output=cache[out_acc], interpolation=interpolation,
-                   input_accessor=in_acc, output_accessor=out_acc)
+    return Sampler(
+        input=times[:, 0].copy(),
+        output=cache[out_acc],
+        interpolation=interpolation,
+        input_accessor=in_acc,
+        output_accessor=out_acc,
+    )
 
 
 def parse(doc: dict, buffers: list[bytes]) -> Document:
@@ -366,18 +424,29 @@ def parse(doc: dict, buffers: list[bytes]) -> Document:
         for raw_ch in raw_anim.get("channels", []):
             target = raw_ch.get("target", {})
             if "node" not in target:
-                continue                    # spec: a channel without node is ignored (extensions)
+                continue  # spec: a channel without node is ignored (extensions)
             s_index = int(raw_ch.get("sampler", -1))
             if not 0 <= s_index < len(raw_samplers):
-                raise ValueError(f"animation {name!r}: a channel names sampler {s_index}, which does "
-                                 "not exist.")
+                raise ValueError(
+                    f"animation {name!r}: a channel names sampler {s_index}, which does not exist."
+                )
             node = int(target["node"])
             if not 0 <= node < len(nodes):
-                raise ValueError(f"animation {name!r}: a channel targets node {node}, which does not exist.")
+                raise ValueError(
+                    f"animation {name!r}: a channel targets node {node}, which does not exist."
+                )
             if s_index not in samplers:
-                samplers[s_index] = _sampler(doc, buffers, name, s_index, raw_samplers[s_index], cache)
-            channels.append(Channel(node=node, path=target.get("path", ""), sampler=samplers[s_index],
-                                    sampler_index=s_index))
+                samplers[s_index] = _sampler(
+                    doc, buffers, name, s_index, raw_samplers[s_index], cache
+                )
+            channels.append(
+                Channel(
+                    node=node,
+                    path=target.get("path", ""),
+                    sampler=samplers[s_index],
+                    sampler_index=s_index,
+                )
+            )
         animations.append(Animation(name=name, channels=tuple(channels)))
     scenes = doc.get("scenes", [])
     scene_index = doc.get("scene", 0)
@@ -387,5 +456,6 @@ def parse(doc: dict, buffers: list[bytes]) -> Document:
         children = {c for node in nodes for c in node.children}
         roots = tuple(i for i in range(len(nodes)) if i not in children)
     sizes = {i: accessor_byte_size(doc, i) for i in range(len(doc.get("accessors", [])))}
-    return Document(nodes=nodes, animations=animations, scene_roots=roots, accessor_bytes=sizes,
-                    json=doc)
+    return Document(
+        nodes=nodes, animations=animations, scene_roots=roots, accessor_bytes=sizes, json=doc
+    )

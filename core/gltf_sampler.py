@@ -20,6 +20,7 @@ Babylon and Khronos' sample viewer all clamp). Times are seconds. Values keep
 the file's component order (rotations x, y, z, w: slerp, lerp and the cubic
 treat the four components alike, so the order does not matter here).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,24 +35,34 @@ ZERO_NORM = quat.ZERO_NORM
 
 def _check(times: np.ndarray, values: np.ndarray, interpolation: str, what: str) -> None:
     if interpolation not in INTERPOLATIONS:
-        raise ValueError(f"{what}: interpolation {interpolation!r} is not one of {', '.join(INTERPOLATIONS)}.")
+        raise ValueError(
+            f"{what}: interpolation {interpolation!r} is not one of {', '.join(INTERPOLATIONS)}."
+        )
     if times.ndim != 1 or times.shape[0] == 0:
         raise ValueError(f"{what}: a sampler needs at least one key time.")
     if not np.isfinite(times).all():
-        raise ValueError(f"{what}: key {int(np.argmax(~np.isfinite(times)))} has a time that is not "
-                         "a finite number.")
+        raise ValueError(
+            f"{what}: key {int(np.argmax(~np.isfinite(times)))} has a time that is not "
+            "a finite number."
+        )
     steps = np.diff(times)
     if (steps <= 0.0).any():
         k = int(np.argmax(steps <= 0.0))
-        raise ValueError(f"{what}: key times must increase strictly (spec 3.11), but key {k + 1} at "
-                         f"{times[k + 1]:g} s is not after key {k} at {times[k]:g} s.")
+        raise ValueError(
+            f"{what}: key times must increase strictly (spec 3.11), but key {k + 1} at "
+            f"{times[k + 1]:g} s is not after key {k} at {times[k]:g} s."
+        )
     rows = 3 * times.shape[0] if interpolation == "CUBICSPLINE" else times.shape[0]
     if values.ndim != 2 or values.shape[0] != rows:
-        raise ValueError(f"{what}: {interpolation} with {times.shape[0]} keys needs {rows} output "
-                         f"values, the file has {values.shape[0] if values.ndim else 0}.")
+        raise ValueError(
+            f"{what}: {interpolation} with {times.shape[0]} keys needs {rows} output "
+            f"values, the file has {values.shape[0] if values.ndim else 0}."
+        )
     if not np.isfinite(values).all():
-        raise ValueError(f"{what}: output value {int(np.argmax(~np.isfinite(values).all(axis=1)))} "
-                         "is not finite.")
+        raise ValueError(
+            f"{what}: output value {int(np.argmax(~np.isfinite(values).all(axis=1)))} "
+            "is not finite."
+        )
 
 
 def _locate(times: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,8 +77,9 @@ def _locate(times: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return k, s, tc
 
 
-def evaluate(times, values, interpolation: str, sample_times, rotation: bool = False,
-             what: str = "sampler") -> np.ndarray:
+def evaluate(
+    times, values, interpolation: str, sample_times, rotation: bool = False, what: str = "sampler"
+) -> np.ndarray:
     """Sampler values at ``sample_times`` (m,) seconds -> (m, k).
 
     ``times`` (n,) seconds, ``values`` (n, k) (LINEAR, STEP) or (3n, k)
@@ -105,19 +117,27 @@ def evaluate(times, values, interpolation: str, sample_times, rotation: bool = F
     td = (times[k + 1] - times[k])[:, None]
     s = s[:, None]
     s2, s3 = s * s, s * s * s
-    out = ((2.0 * s3 - 3.0 * s2 + 1.0) * points[k] + td * (s3 - 2.0 * s2 + s) * tangent_out[k]
-           + (-2.0 * s3 + 3.0 * s2) * points[k + 1] + td * (s3 - s2) * tangent_in[k + 1])
+    out = (
+        (2.0 * s3 - 3.0 * s2 + 1.0) * points[k]
+        + td * (s3 - 2.0 * s2 + s) * tangent_out[k]
+        + (-2.0 * s3 + 3.0 * s2) * points[k + 1]
+        + td * (s3 - s2) * tangent_in[k + 1]
+    )
     if not rotation:
         return out
     norms = quat.norm(out)
     if (norms < ZERO_NORM).any():
         i = int(np.argmax(norms < ZERO_NORM))
-        raise ValueError(f"{what}: the CUBICSPLINE rotation passes through zero at {t[i]:g} s, where "
-                         "it has no orientation; the keys' signs or tangents are broken.")
+        raise ValueError(
+            f"{what}: the CUBICSPLINE rotation passes through zero at {t[i]:g} s, where "
+            "it has no orientation; the keys' signs or tangents are broken."
+        )
     return out / norms[:, None]
 
 
-def evaluate_sampler(sampler: Sampler, sample_times, path: str, what: str = "sampler") -> np.ndarray:
+def evaluate_sampler(
+    sampler: Sampler, sample_times, path: str, what: str = "sampler"
+) -> np.ndarray:
     """``evaluate`` for a ``gltf_read.Sampler`` of a channel with target ``path``.
 
     For ``weights`` the output of each key is all morph targets' weights, so
@@ -128,5 +148,11 @@ def evaluate_sampler(sampler: Sampler, sample_times, path: str, what: str = "sam
     rows = 3 * n if sampler.interpolation == "CUBICSPLINE" else n
     if path == "weights" and values.shape[1] == 1 and rows and values.shape[0] % rows == 0:
         values = values.reshape(rows, -1)
-    return evaluate(sampler.input, values, sampler.interpolation, sample_times,
-                    rotation=(path == "rotation"), what=what)
+    return evaluate(
+        sampler.input,
+        values,
+        sampler.interpolation,
+        sample_times,
+        rotation=(path == "rotation"),
+        what=what,
+    )

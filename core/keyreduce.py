@@ -32,6 +32,7 @@ provably the fewest):
 Each round costs a few whole-array operations over the frames still
 undecided, so the work is a small multiple of the dense bake's own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ _SMALL_ARC = 1e-9
 @dataclass(frozen=True)
 class Track:
     """One dense bake: frames (n,), quats (n, 4) w-first, values (n, c) in ``mode``."""
+
     frames: np.ndarray
     quats: np.ndarray
     values: np.ndarray
@@ -78,15 +80,24 @@ class _Batch:
 
     def __init__(self, tracks, mode: str, tol: float, loc_tol: float):
         self.mode = mode
-        self.cos_tol = np.cos(tol / 2.0)       # |dot| of two unit quaternions tol apart
+        self.cos_tol = np.cos(tol / 2.0)  # |dot| of two unit quaternions tol apart
         self.loc_tol = loc_tol
         self.f = np.concatenate([t.frames for t in tracks]).astype(np.float64)
         self.q = quat.normalize(np.concatenate([t.quats for t in tracks]), "select_keys quats")
         self.v = np.concatenate([np.asarray(t.values, np.float64) for t in tracks])
         with_loc = any(t.locations is not None for t in tracks)
-        self.loc = np.concatenate([
-            np.asarray(t.locations, np.float64) if t.locations is not None
-            else np.zeros((len(t.frames), 3)) for t in tracks]) if with_loc else None
+        self.loc = (
+            np.concatenate(
+                [
+                    np.asarray(t.locations, np.float64)
+                    if t.locations is not None
+                    else np.zeros((len(t.frames), 3))
+                    for t in tracks
+                ]
+            )
+            if with_loc
+            else None
+        )
         # What the exporter writes for each key: its channel values as a rotation.
         self.key_q = _mode_to_quat(self.v, mode)
         sizes = np.array([len(t.frames) for t in tracks])
@@ -94,7 +105,7 @@ class _Batch:
         self.ends = self.starts + sizes - 1
         steps = np.zeros(self.f.shape[0])
         steps[1:] = quat.angle_between(self.q[:-1], self.q[1:])
-        steps[self.starts] = 0.0              # no turn across two tracks
+        steps[self.starts] = 0.0  # no turn across two tracks
         self.turn = np.cumsum(steps)
         self.boundary = np.zeros(self.f.shape[0], dtype=bool)
         self.boundary[self.starts] = True
@@ -153,10 +164,10 @@ class _Batch:
     def _location(self, close, u, frames_idx, a, b) -> np.ndarray:
         p = self.loc[a] + u[:, None] * (self.loc[b] - self.loc[a]) - self.loc[frames_idx]
         dist2 = np.einsum("ij,ij->i", p, p)
-        far = dist2 > self.loc_tol ** 2
+        far = dist2 > self.loc_tol**2
         # Below cos_tol (a fail) and lower the farther off, so the split
         # lands on the worst location frame, not the first of many ties.
-        loc_close = self.cos_tol * self.loc_tol ** 2 / np.where(far, dist2, 1.0)
+        loc_close = self.cos_tol * self.loc_tol**2 / np.where(far, dist2, 1.0)
         return np.where(far, np.minimum(close, loc_close), close)
 
 
@@ -187,8 +198,9 @@ def _check(batch: _Batch, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.
     if probed.size:
         pa, pb, ps = a[probed], b[probed], span[probed]
         probes = pa[:, None] + np.rint(ps[:, None] * PROBES).astype(np.int64)
-        close = batch.closeness(probes.ravel(), np.repeat(pa, PROBES.size),
-                                np.repeat(pb, PROBES.size)).reshape(probed.size, PROBES.size)
+        close = batch.closeness(
+            probes.ravel(), np.repeat(pa, PROBES.size), np.repeat(pb, PROBES.size)
+        ).reshape(probed.size, PROBES.size)
         j = close.argmin(axis=1)
         rows = np.arange(probed.size)
         bad = close[rows, j] < batch.cos_tol
@@ -204,8 +216,9 @@ def _check(batch: _Batch, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.
         close = batch.closeness(frames, np.repeat(ra, lengths), np.repeat(rb, lengths))
         seg_min = np.minimum.reduceat(close, offsets)
         bad = seg_min < batch.cos_tol
-        first = np.minimum.reduceat(np.where(close == np.repeat(seg_min, lengths), frames, _BIG),
-                                    offsets)
+        first = np.minimum.reduceat(
+            np.where(close == np.repeat(seg_min, lengths), frames, _BIG), offsets
+        )
         ok[rest[bad]] = False
         worst[rest[bad]] = first[bad]
     # Too long a turn for one slerp: split where the method has turned half of it.
@@ -223,7 +236,7 @@ def _split(batch: _Batch) -> np.ndarray:
     is_key = batch.boundary.copy()
     a, b = batch.starts, batch.ends
     while True:
-        wide = b - a >= 2                 # adjacent keys have no frame between to miss
+        wide = b - a >= 2  # adjacent keys have no frame between to miss
         a, b = a[wide], b[wide]
         if a.size == 0:
             return is_key
@@ -239,7 +252,7 @@ def _merge(batch: _Batch, is_key: np.ndarray) -> np.ndarray:
     A key whose drop failed once is kept for good (its neighbours only move
     away in later passes, which rarely helps), so later passes are cheap.
     """
-    kept = batch.boundary.copy()          # keys that must stay
+    kept = batch.boundary.copy()  # keys that must stay
     for _ in range(MERGE_PASSES):
         dropped = False
         for parity in (0, 1):
@@ -277,12 +290,19 @@ def select_keys_many(tracks, tolerance_deg: float, location_tolerance: float = 1
         batch = _Batch([tracks[i] for i in members], mode, tol, location_tolerance)
         is_key = _merge(batch, _split(batch))
         for i, start, end in zip(members, batch.starts, batch.ends):
-            out[i] = np.flatnonzero(is_key[start:end + 1])
+            out[i] = np.flatnonzero(is_key[start : end + 1])
     return out
 
 
-def select_keys(frames, quats, values, mode: str, tolerance_deg: float, locations=None,
-                location_tolerance: float = 1e-4) -> np.ndarray:
+def select_keys(
+    frames,
+    quats,
+    values,
+    mode: str,
+    tolerance_deg: float,
+    locations=None,
+    location_tolerance: float = 1e-4,
+) -> np.ndarray:
     """Ascending indices of the dense keys to keep for one track (see the module docstring).
 
     frames (n,) increasing; quats (n, 4) the method's orientations (w-first);
@@ -293,7 +313,9 @@ def select_keys(frames, quats, values, mode: str, tolerance_deg: float, location
     q = np.asarray(quats, dtype=np.float64)
     v = np.asarray(values, dtype=np.float64)
     if not (q.shape[0] == v.shape[0] == f.shape[0]):
-        raise ValueError(f"select_keys: {f.shape[0]} frames but {q.shape[0]} orientations and "
-                         f"{v.shape[0]} value rows.")
+        raise ValueError(
+            f"select_keys: {f.shape[0]} frames but {q.shape[0]} orientations and "
+            f"{v.shape[0]} value rows."
+        )
     track = Track(f, q, v, mode, None if locations is None else np.asarray(locations, float))
     return select_keys_many([track], tolerance_deg, location_tolerance)[0]

@@ -11,6 +11,7 @@ Blender when the exporter writes the keys as they are (no sampling):
 Plus a camera (LINEAR Euler turn and a Bezier move) for the exporter's
 90-degree camera correction. Frames 1..25 at 24 fps.
 """
+
 import math
 
 import bpy
@@ -32,15 +33,31 @@ def build_three_empties(with_camera: bool = True) -> list:
     scene.frame_start, scene.frame_end = FRAMES
     scene.render.fps, scene.render.fps_base = 24, 1.0
     made = [
-        make_animated_object("Windmill", 'XYZ', [1, 25], [[0, 0, 0], [0, 0, 2 * math.pi]], 'LINEAR'),
-        make_animated_object("Swing", 'XYZ', [1, 9, 17, 25],
-                             np.radians([[0, 0, 100], [0, 0, 170], [0, 0, -170], [0, 0, -100]])),
-        make_animated_object("Flip", 'QUATERNION', [1, 13, 25],
-                             [_about_z(0), _about_z(40), [-c for c in _about_z(80)]]),
+        make_animated_object(
+            "Windmill", 'XYZ', [1, 25], [[0, 0, 0], [0, 0, 2 * math.pi]], 'LINEAR'
+        ),
+        make_animated_object(
+            "Swing",
+            'XYZ',
+            [1, 9, 17, 25],
+            np.radians([[0, 0, 100], [0, 0, 170], [0, 0, -170], [0, 0, -100]]),
+        ),
+        make_animated_object(
+            "Flip",
+            'QUATERNION',
+            [1, 13, 25],
+            [_about_z(0), _about_z(40), [-c for c in _about_z(80)]],
+        ),
     ]
     if with_camera:
-        cam = make_animated_object("Cam", 'XYZ', [1, 25], [[1.2, 0.0, 0.3], [1.2, 0.0, 1.4]],
-                                   'LINEAR', data=bpy.data.cameras.new("Cam"))
+        cam = make_animated_object(
+            "Cam",
+            'XYZ',
+            [1, 25],
+            [[1.2, 0.0, 0.3], [1.2, 0.0, 1.4]],
+            'LINEAR',
+            data=bpy.data.cameras.new("Cam"),
+        )
         from scenes import key_channels
 
         key_channels(cam, "location", [1, 25], [[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]])

@@ -6,6 +6,7 @@ only: Blender 3.4.1's Python has no scipy), undoes the exporter's Y-up swizzle
 and camera turn by hand, and compares with ``frame_set`` + ``matrix_world``.
 Shares no code with quatbake.core.gltf_*.
 """
+
 import json
 import os
 
@@ -22,14 +23,22 @@ def _accessor(doc, blob, index):
     # Blender's exporter writes tightly packed float32 for animation data.
     assert acc["componentType"] == 5126 and "byteStride" not in view and "sparse" not in acc
     start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-    return np.frombuffer(blob, "<f4", acc["count"] * width, start).reshape(acc["count"], width).astype(float)
+    return (
+        np.frombuffer(blob, "<f4", acc["count"] * width, start)
+        .reshape(acc["count"], width)
+        .astype(float)
+    )
 
 
 def _hermite(v0, b0, v1, a1, td, s):
     """glTF 2.0 Appendix C cubic spline, tangents scaled by the interval td."""
     s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * v0 + td * (s3 - 2 * s2 + s) * b0
-            + (-2 * s3 + 3 * s2) * v1 + td * (s3 - s2) * a1)
+    return (
+        (2 * s3 - 3 * s2 + 1) * v0
+        + td * (s3 - 2 * s2 + s) * b0
+        + (-2 * s3 + 3 * s2) * v1
+        + td * (s3 - s2) * a1
+    )
 
 
 def _spec_slerp(qa, qb, t):
@@ -39,7 +48,7 @@ def _spec_slerp(qa, qb, t):
     d = np.abs(d)
     a = np.arccos(np.clip(d, -1.0, 1.0))
     sa = np.sin(a)
-    near = sa < 1e-9                   # the same key twice: no arc to divide by
+    near = sa < 1e-9  # the same key twice: no arc to divide by
     sa = np.where(near, 1.0, sa)
     wa = np.where(near, 1.0 - t, np.sin((1.0 - t) * a) / sa)
     wb = np.where(near, t, np.sin(t * a) / sa)
@@ -51,9 +60,15 @@ def _hamilton(p, q):
     """Quaternion product p * q, both (n, 4) as (w, x, y, z)."""
     pw, px, py, pz = p.T
     qw, qx, qy, qz = q.T
-    return np.stack([pw * qw - px * qx - py * qy - pz * qz, pw * qx + px * qw + py * qz - pz * qy,
-                     pw * qy - px * qz + py * qw + pz * qx, pw * qz + px * qy - py * qx + pz * qw],
-                    axis=1)
+    return np.stack(
+        [
+            pw * qw - px * qx - py * qy - pz * qz,
+            pw * qx + px * qw + py * qz - pz * qy,
+            pw * qy - px * qz + py * qw + pz * qx,
+            pw * qz + px * qy - py * qx + pz * qw,
+        ],
+        axis=1,
+    )
 
 
 def angle_deg(a, b):
@@ -109,9 +124,13 @@ def reference_deviation(gltf_path, objects, frames, fps=24.0):
             for ch in anim["channels"]:
                 if ch["target"].get("node") == index and ch["target"]["path"] == "rotation":
                     s = anim["samplers"][ch["sampler"]]
-                    q_g = _evaluate(_accessor(doc, blob, s["input"])[:, 0],
-                                    _accessor(doc, blob, s["output"]), s["interpolation"],
-                                    np.asarray(frames) / fps, "rotation")
+                    q_g = _evaluate(
+                        _accessor(doc, blob, s["input"])[:, 0],
+                        _accessor(doc, blob, s["output"]),
+                        s["interpolation"],
+                        np.asarray(frames) / fps,
+                        "rotation",
+                    )
         # io_scene_gltf2 swizzle_yup_rotation: (w, x, y, z) -> (w, x, z, -y); undo it.
         x, y, z, w = q_g.T
         q_b = np.stack([w, x, -z, y], axis=1)
@@ -127,6 +146,11 @@ def reference_deviation(gltf_path, objects, frames, fps=24.0):
 def export_for_reference(tmp_path, objects, **options):
     select_only(*objects)
     path = str(tmp_path / "ref.gltf")
-    bpy.ops.export_scene.gltf(filepath=path, export_format='GLTF_SEPARATE', use_selection=True,
-                              export_cameras=True, **options)
+    bpy.ops.export_scene.gltf(
+        filepath=path,
+        export_format='GLTF_SEPARATE',
+        use_selection=True,
+        export_cameras=True,
+        **options,
+    )
     return path

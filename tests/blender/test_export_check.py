@@ -4,7 +4,9 @@ The independent reference is tests/blender/gltf_spec_eval.py: plain numpy
 reading of the .bin, the spec's slerp and Hermite formulas written out, the
 exporter's swizzle undone by hand, and ``frame_set`` + ``matrix_world``.
 """
+
 import json
+import pathlib
 
 import bpy
 import numpy as np
@@ -40,8 +42,9 @@ def _by_name(report):
 
 
 def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
-    report = export_check.check_objects(bpy.context, three_empties,
-                                        {"export_force_sampling": False})
+    report = export_check.check_objects(
+        bpy.context, three_empties, {"export_force_sampling": False}
+    )
     assert report["schema"] == "quatbake.export-check/1" and report["errors"] == []
     got = _by_name(report)
     wind, swing, flip = got["Windmill"], got["Swing"], got["Flip"]
@@ -79,14 +82,18 @@ def test_sampled_export_plays_within_float32_of_blender(three_empties):
 
 
 @pytest.mark.parametrize("sampling", [True, False])
-def test_agrees_with_an_independent_spec_evaluation_of_blenders_export(three_empties, tmp_path,
-                                                                       sampling):
-    report = export_check.check_objects(bpy.context, three_empties,
-                                        {"export_force_sampling": sampling})
+def test_agrees_with_an_independent_spec_evaluation_of_blenders_export(
+    three_empties, tmp_path, sampling
+):
+    report = export_check.check_objects(
+        bpy.context, three_empties, {"export_force_sampling": sampling}
+    )
     frames = np.arange(1, 26)
-    ref = reference_deviation(export_for_reference(tmp_path, three_empties,
-                                                    export_force_sampling=sampling),
-                              three_empties, frames)
+    ref = reference_deviation(
+        export_for_reference(tmp_path, three_empties, export_force_sampling=sampling),
+        three_empties,
+        frames,
+    )
     for o in report["objects"]:
         np.testing.assert_array_equal(o["per_frame"]["frame"], frames)
         diff = np.abs(np.asarray(o["per_frame"]["deviation_deg"]) - ref[o["name"]])
@@ -97,7 +104,7 @@ def test_camera_correction_is_undone(three_empties):
     cam = bpy.data.objects["Cam"]
     report = export_check.check_objects(bpy.context, [cam], {})
     (entry,) = report["objects"]
-    assert report["exporter_options"]["export_cameras"] is True    # switched on for a camera
+    assert report["exporter_options"]["export_cameras"] is True  # switched on for a camera
     # Without undoing the exporter's 90-degree camera turn this would be 90 deg.
     assert entry["max_deviation_deg"] < SAMPLED_DEG
 
@@ -115,9 +122,13 @@ def test_the_check_changes_nothing_in_the_scene(three_empties):
 
 def test_exporter_options_are_typed_and_checked(clean_blender):
     parsed = export_check.parse_exporter_options(
-        ["export_force_sampling=False", "export_frame_step=2", "export_image_format=AUTO"])
-    assert parsed == {"export_force_sampling": False, "export_frame_step": 2,
-                      "export_image_format": "AUTO"}
+        ["export_force_sampling=False", "export_frame_step=2", "export_image_format=AUTO"]
+    )
+    assert parsed == {
+        "export_force_sampling": False,
+        "export_frame_step": 2,
+        "export_image_format": "AUTO",
+    }
     with pytest.raises(export_check.ExportCheckError, match="did you mean export_force_sampling"):
         export_check.parse_exporter_options(["export_force_samplin=0"])
     with pytest.raises(export_check.ExportCheckError, match="takes a boolean value"):
@@ -132,7 +143,9 @@ def test_exporter_options_are_typed_and_checked(clean_blender):
 
 def test_operator_reports_and_keeps_results(three_empties):
     select_only(*three_empties)
-    assert bpy.ops.quatbake.export_check(exporter_options="export_force_sampling=False") == {'FINISHED'}
+    assert bpy.ops.quatbake.export_check(exporter_options="export_force_sampling=False") == {
+        'FINISHED'
+    }
     from quatbake.addon import ops_export_check
 
     found = ops_export_check.results(bpy.context.scene)
@@ -144,7 +157,7 @@ def test_operator_reports_and_keeps_results(three_empties):
 
 def test_object_left_out_of_the_file_is_named(three_empties):
     hidden = bpy.data.objects["Swing"]
-    bpy.context.scene.collection.objects.unlink(hidden)   # not in the view layer: not exported
+    bpy.context.scene.collection.objects.unlink(hidden)  # not in the view layer: not exported
     report = export_check.check_objects(bpy.context, three_empties, {}, only_these=False)
     assert [e["object"] for e in report["errors"]] == ["Swing"]
     assert "not in the exported glTF file" in report["errors"][0]["message"]
@@ -156,10 +169,12 @@ def test_agrees_with_the_corpus_oracle(three_empties, tmp_path, sampling):
     """The same check with tests/oracles/gltf_reference.py (another helper's spec reader)."""
     from oracles import gltf_reference as gr
 
-    report = export_check.check_objects(bpy.context, three_empties,
-                                        {"export_force_sampling": sampling})
-    doc = gr.load_gltf(export_for_reference(tmp_path, three_empties,
-                                            export_force_sampling=sampling))
+    report = export_check.check_objects(
+        bpy.context, three_empties, {"export_force_sampling": sampling}
+    )
+    doc = gr.load_gltf(
+        export_for_reference(tmp_path, three_empties, export_force_sampling=sampling)
+    )
     frames = np.arange(1, 26)
     scene = bpy.context.scene
     blender = {o.name: [] for o in three_empties}
@@ -170,8 +185,12 @@ def test_agrees_with_the_corpus_oracle(three_empties, tmp_path, sampling):
             blender[o.name].append([q.w, q.x, q.y, q.z])
     for entry in report["objects"]:
         name = entry["name"]
-        ch = next(c for a in doc.animations for c in a.channels
-                  if c.node_name == name and c.path == "rotation")
+        ch = next(
+            c
+            for a in doc.animations
+            for c in a.channels
+            if c.node_name == name and c.path == "rotation"
+        )
         q = np.array([gr.gltf_to_blender_quat(v) for v in ch.evaluate(frames / 24.0)])
         if "camera" in doc.nodes[doc.node_index(name)]:
             # Undo the exporter's camera turn (sqrt(.5), -sqrt(.5), 0, 0): times its inverse.
@@ -181,3 +200,72 @@ def test_agrees_with_the_corpus_oracle(three_empties, tmp_path, sampling):
         ref = angle_deg(q, np.array(blender[name]))
         diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref)
         assert diff.max() < AGREE_DEG, (name, diff.max())
+
+
+REAL_BLEND = (
+    pathlib.Path(__file__).resolve().parents[1]
+    / "data"
+    / "realdata"
+    / "blend"
+    / "06_parent-inverse-anim.blend"
+)
+
+
+class _AllAnimations:
+    """Every animation of a file played at once, in the oracle's Animation shape."""
+
+    def __init__(self, doc):
+        self.channels = [c for a in doc.animations for c in a.channels]
+
+
+@pytest.mark.parametrize("sampling", [True, False])
+def test_real_blend_with_parented_children_agrees_with_the_oracle(
+    clean_blender, tmp_path, sampling
+):
+    # glTF-Blender-IO's own test scene (saved by 2.79): Bezier keys on Euler,
+    # quaternion and axis-angle children of parents with a parent inverse.
+    from oracles import gltf_reference as gr
+
+    bpy.ops.wm.open_mainfile(filepath=str(REAL_BLEND), load_ui=False)  # the add-on stays
+    names = ["ChildAxisAngle", "ChildEuler", "ChildQuaternion"]
+    objects = [bpy.data.objects[n] for n in names]
+    scene = bpy.context.scene
+    frames = np.arange(scene.frame_start, scene.frame_end + 1)
+    report = export_check.check_objects(
+        bpy.context, objects, {"export_force_sampling": sampling}, only_these=False
+    )
+    select_only(*bpy.context.view_layer.objects)
+    path = str(tmp_path / "real.gltf")
+    bpy.ops.export_scene.gltf(
+        filepath=path, export_format='GLTF_SEPARATE', export_force_sampling=sampling
+    )
+    doc = gr.load_gltf(path)
+    fps = scene.render.fps / scene.render.fps_base
+    everything = _AllAnimations(doc)
+    got = {o["name"]: o for o in report["objects"]}
+    for obj in objects:
+        blender, player = [], []
+        for f in frames:
+            scene.frame_set(int(f))
+            q = obj.matrix_world.to_quaternion()
+            blender.append([q.w, q.x, q.y, q.z])
+            w = doc.world_matrices(everything, f / fps)[doc.node_index(obj.name)][:3, :3]
+            q_xyzw = gr.matrix_to_quat_xyzw(w / np.linalg.norm(w, axis=0))
+            player.append(gr.gltf_to_blender_quat(q_xyzw))
+        ref = angle_deg(np.array(player), np.array(blender))
+        diff = np.abs(np.asarray(got[obj.name]["per_frame"]["deviation_deg"]) - ref)
+        assert diff.max() < AGREE_DEG, (obj.name, diff.max())
+        if sampling and not (obj.name == "ChildAxisAngle" and bpy.app.version < (4, 0, 0)):
+            assert got[obj.name]["max_deviation_deg"] < SAMPLED_DEG
+    if sampling and bpy.app.version < (4, 0, 0):
+        # Found here: Blender 3.4.1's exporter samples the axis-angle child wrongly
+        # (the keys themselves are off, up to 96.7 deg; the oracle agrees), fixed by 5.0.
+        axis_angle = got["ChildAxisAngle"]
+        assert axis_angle["max_deviation_deg"] > 90.0
+        assert set(axis_angle["causes"]) == {"key_mismatch"}
+    if not sampling:
+        # Found here: without sampling the exporter writes the axis-angle child's
+        # last key 88 deg off Blender's pose at that very frame (the oracle agrees):
+        # a wrong key, not an interpolation difference.
+        assert got["ChildAxisAngle"]["max_deviation_deg"] > 80.0
+        assert got["ChildAxisAngle"]["causes"] == {"key_mismatch": 1}

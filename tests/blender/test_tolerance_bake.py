@@ -4,6 +4,7 @@ Checked with Blender itself (``frame_set`` + ``matrix_world`` of the dense and
 the sparse bake) and with Blender's own glTF exporter, its file evaluated by
 tests/blender/gltf_spec_eval.py (independent of quatbake.core).
 """
+
 import math
 
 import bpy
@@ -31,7 +32,7 @@ def _swing(name):
 
 def _keys(obj):
     counts = {len(fc.keyframe_points) for fc in animdata.object_fcurves(obj)}
-    assert len(counts) == 1          # every channel keyed on the same frames
+    assert len(counts) == 1  # every channel keyed on the same frames
     return counts.pop()
 
 
@@ -58,7 +59,7 @@ def test_tolerance_bake_writes_few_keys_that_play_like_the_dense_bake(dense_and_
     assert first.keys_dense == first.keys_written == 61
     assert second.keys_dense == 61 and second.keys_written == _keys(sparse)
     assert _keys(dense) == 61
-    assert _keys(sparse) <= 0.4 * _keys(dense)                # the issue's bar
+    assert _keys(sparse) <= 0.4 * _keys(dense)  # the issue's bar
     # Blender's own playback of both actions: float32 keys add ~1e-5 deg.
     assert angle_deg(_world_quats(dense), _world_quats(sparse)).max() <= TOL
 
@@ -67,10 +68,10 @@ def test_tolerance_bake_exported_without_sampling_plays_like_blender(dense_and_s
     _dense, sparse, _, _ = dense_and_sparse
     path = export_for_reference(tmp_path, [sparse], export_force_sampling=False)
     ref = reference_deviation(path, [sparse], FRAMES)["Sparse"]
-    assert ref.max() <= 2 * TOL                               # the issue's bar: 0.02 deg
+    assert ref.max() <= 2 * TOL  # the issue's bar: 0.02 deg
     report = export_check.check_objects(bpy.context, [sparse], {"export_force_sampling": False})
     (entry,) = report["objects"]
-    assert entry["key_count"] == _keys(sparse)                # the keys as written
+    assert entry["key_count"] == _keys(sparse)  # the keys as written
     assert entry["max_deviation_deg"] <= 2 * TOL and entry["intervals"] == []
 
 
@@ -78,8 +79,9 @@ def test_no_written_interval_turns_180_degrees(clean_blender):
     # Keys 0 -> 340 deg about Z in one LINEAR interval, baked with slerp through a
     # middle key: Blender's Euler channels could play 0 -> 340 with two keys,
     # a glTF player could not.
-    obj = make_animated_object("Spin", 'XYZ', [1, 11, 21],
-                               np.radians([[0, 0, 0], [0, 0, 170], [0, 0, 340]]), 'LINEAR')
+    obj = make_animated_object(
+        "Spin", 'XYZ', [1, 11, 21], np.radians([[0, 0, 0], [0, 0, 170], [0, 0, 340]]), 'LINEAR'
+    )
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 21
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', tolerance_deg=TOL))
     fc = animdata.find_fcurves(obj, "rotation_euler", 3)[2]

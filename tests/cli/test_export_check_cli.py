@@ -1,5 +1,6 @@
 """`python -m quatbake export-check` as a pipeline runs it: a subprocess, a real .blend,
 Blender's own exporter, exit codes 0 / 1 / 2 and the files written."""
+
 import json
 import pathlib
 import re
@@ -25,15 +26,24 @@ bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "quatbake", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
     path = tmp_path_factory.mktemp("export") / "three.blend"
-    done = subprocess.run([sys.executable, "-c", _BUILD, str(path), str(ROOT / "tests" / "blender")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(path), str(ROOT / "tests" / "blender")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return path
 
@@ -58,16 +68,28 @@ def test_defaults_pass_and_keys_as_they_are_fail_above(scene, tmp_path):
     assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Swing", "Windmill"]
     # Sampled (the exporter's default): float32 keys, measured <= 5.2e-5 deg.
     assert max(o["max_deviation_deg"] for o in report["objects"]) < 1e-4
-    assert "Windmill" in done.stdout                                 # the table
+    assert "Windmill" in done.stdout  # the table
 
     out, page = tmp_path / "raw.json", tmp_path / "raw.html"
-    done = run("export-check", scene, "--objects", "Windmill,Flip", "--json", out, "--html", page,
-               "--exporter-option", "export_force_sampling=False", "--fail-above", "1")
+    done = run(
+        "export-check",
+        scene,
+        "--objects",
+        "Windmill,Flip",
+        "--json",
+        out,
+        "--html",
+        page,
+        "--exporter-option",
+        "export_force_sampling=False",
+        "--fail-above",
+        "1",
+    )
     assert done.returncode == 1
     assert "above --fail-above 1 deg" in _one_sentence(done.stderr)
     report = load_check(out)
     got = {o["name"]: o for o in report["objects"]}
-    assert sorted(got) == ["Flip", "Windmill"]                       # only those exported
+    assert sorted(got) == ["Flip", "Windmill"]  # only those exported
     assert report["exporter_options"] == {"export_force_sampling": False}
     assert got["Windmill"]["causes"] == {"turn_lost": 1}
     assert "sign_flip" in got["Flip"]["causes"]
@@ -75,13 +97,16 @@ def test_defaults_pass_and_keys_as_they_are_fail_above(scene, tmp_path):
     assert "turn_lost" in text and "<svg" in text and "Windmill" in text
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--exporter-option", "export_force_samplin=0"], "did you mean export_force_sampling"),
-    (["--exporter-option", "export_force_sampling=perhaps"], "takes a boolean value"),
-    (["--exporter-option", "export_anim_slide_to_zero=True"], "shifts the exported times"),
-    (["--objects", "Nope"], 'Object "Nope" is not in'),
-    (["--fail-above", "-1"], "must be a finite angle"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--exporter-option", "export_force_samplin=0"], "did you mean export_force_sampling"),
+        (["--exporter-option", "export_force_sampling=perhaps"], "takes a boolean value"),
+        (["--exporter-option", "export_anim_slide_to_zero=True"], "shifts the exported times"),
+        (["--objects", "Nope"], 'Object "Nope" is not in'),
+        (["--fail-above", "-1"], "must be a finite angle"),
+    ],
+)
 def test_bad_input_is_one_sentence_and_writes_nothing(scene, tmp_path, args, words):
     out = tmp_path / "r.json"
     done = run("export-check", scene, "--json", out, *args)
@@ -111,12 +136,24 @@ def test_tolerance_bake_then_keys_as_they_are_play_like_blender(scene, tmp_path)
     out = tmp_path / "baked.blend"
     done = run("bake", scene, "--output", out, "--objects", "Swing,Flip", "--tolerance", "0.01")
     assert done.returncode == 0, done.stderr
-    dense, sparse = map(int, re.search(r"Keys per channel: (\d+) dense -> (\d+) within 0.01 deg",
-                                       done.stdout).groups())
-    assert dense == 50 and sparse < dense           # two objects, frames 1..25
+    dense, sparse = map(
+        int,
+        re.search(r"Keys per channel: (\d+) dense -> (\d+) within 0.01 deg", done.stdout).groups(),
+    )
+    assert dense == 50 and sparse < dense  # two objects, frames 1..25
     report_path = tmp_path / "check.json"
-    done = run("export-check", out, "--objects", "Swing,Flip", "--json", report_path,
-               "--exporter-option", "export_force_sampling=False", "--fail-above", "0.02")
+    done = run(
+        "export-check",
+        out,
+        "--objects",
+        "Swing,Flip",
+        "--json",
+        report_path,
+        "--exporter-option",
+        "export_force_sampling=False",
+        "--fail-above",
+        "0.02",
+    )
     assert done.returncode == 0, done.stderr
     report = load_check(report_path)
     assert sum(o["key_count"] for o in report["objects"]) == sparse

@@ -3,6 +3,7 @@
 Tracks are turns about Z with known angles, so the expected deviation is the
 difference of the angles (written here), not something the code computes.
 """
+
 import numpy as np
 import pytest
 
@@ -21,14 +22,19 @@ FRAMES = np.arange(1.0, 26.0)
 def test_identical_tracks_have_no_deviation_and_no_cause():
     q = _about_z(np.linspace(0, 90, 25))
     c = export_compare.compare(FRAMES, q, -q, key_frames=[1, 25], key_values=q[[0, -1]])
-    assert c.max_deviation_deg < 1e-6           # q and -q are one rotation; float64 rounding
+    assert c.max_deviation_deg < 1e-6  # q and -q are one rotation; float64 rounding
     assert c.intervals == ()
 
 
 def test_deviation_is_the_angle_difference_and_worst_frame():
-    blender = np.linspace(0, 360, 25)           # a windmill: one full turn
-    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(np.zeros(25)),
-                               key_frames=[1, 25], key_values=_about_z([0, 360]))
+    blender = np.linspace(0, 360, 25)  # a windmill: one full turn
+    c = export_compare.compare(
+        FRAMES,
+        _about_z(blender),
+        _about_z(np.zeros(25)),
+        key_frames=[1, 25],
+        key_values=_about_z([0, 360]),
+    )
     want = np.minimum(blender % 360, 360 - blender % 360)
     np.testing.assert_allclose(c.deviation_deg, want, atol=1e-6)
     assert abs(c.worst_frame - 13.0) < 1e-12 and abs(c.max_deviation_deg - 180.0) < 1e-6
@@ -40,7 +46,7 @@ def test_deviation_is_the_angle_difference_and_worst_frame():
 
 def test_causes_in_their_order():
     blender = _about_z(np.linspace(0, 60, 25))
-    player = _about_z(np.linspace(0, 60, 25) + np.sin(np.linspace(0, np.pi, 25)))   # off by <= 1 deg
+    player = _about_z(np.linspace(0, 60, 25) + np.sin(np.linspace(0, np.pi, 25)))  # off by <= 1 deg
     keys = _about_z([0, 60])
     cases = {
         "STEP": "stepped",
@@ -48,20 +54,38 @@ def test_causes_in_their_order():
         "LINEAR": "linear_vs_blender",
     }
     for interpolation, cause in cases.items():
-        c = export_compare.compare(FRAMES, blender, player, key_frames=[1, 25], key_values=keys,
-                                   interpolation=interpolation)
+        c = export_compare.compare(
+            FRAMES,
+            blender,
+            player,
+            key_frames=[1, 25],
+            key_values=keys,
+            interpolation=interpolation,
+        )
         assert [iv.cause for iv in c.intervals] == [cause]
     flipped_source = keys * [[1], [-1]]
-    c = export_compare.compare(FRAMES, blender, player, key_frames=[1, 25], key_values=keys,
-                               interpolation="CUBICSPLINE", source_key_quats=flipped_source)
+    c = export_compare.compare(
+        FRAMES,
+        blender,
+        player,
+        key_frames=[1, 25],
+        key_values=keys,
+        interpolation="CUBICSPLINE",
+        source_key_quats=flipped_source,
+    )
     assert [iv.cause for iv in c.intervals] == ["sign_flip"]
 
 
 def test_small_deviations_get_no_cause_and_intervals_are_split_at_keys():
     base = np.linspace(0, 100, 25)
     wobble = np.where(FRAMES > 13, 5.0 * np.sin((FRAMES - 13) / 12 * np.pi), 0.004)
-    c = export_compare.compare(FRAMES, _about_z(base), _about_z(base + wobble),
-                               key_frames=[1, 13, 25], key_values=_about_z([0, 50, 100]))
+    c = export_compare.compare(
+        FRAMES,
+        _about_z(base),
+        _about_z(base + wobble),
+        key_frames=[1, 13, 25],
+        key_values=_about_z([0, 50, 100]),
+    )
     # The first interval stays under CAUSE_MIN_DEG (0.004 < 0.01 deg); the second does not.
     assert [iv.frames for iv in c.intervals] == [(13.0, 25.0)]
     assert abs(c.intervals[0].max_deviation_deg - 5.0) < 1e-6
@@ -74,3 +98,12 @@ def test_location_deviation_and_shape_errors():
     np.testing.assert_allclose(c.location_deviation, [0, 5, 0], atol=1e-15)
     with pytest.raises(ValueError, match="3 frames"):
         export_compare.compare([0, 1, 2], q, q[:2])
+
+
+def test_keys_that_are_not_blenders_pose_are_a_key_mismatch():
+    blender = np.linspace(0, 60, 25)
+    player = blender + np.where(FRAMES == 13, 2.0, 0.0)        # a wrong key at frame 13
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(player),
+                               key_frames=[1, 13, 25], key_values=_about_z([0, 32, 60]))
+    assert [(iv.frames, iv.cause) for iv in c.intervals] == [((1.0, 13.0), "key_mismatch"),
+                                                            ((13.0, 25.0), "key_mismatch")]

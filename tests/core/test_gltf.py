@@ -4,6 +4,7 @@ Expected values come from the spec's formulas written out here, from scipy
 (Slerp, CubicHermiteSpline, Rotation) and from the files' own accessor data;
 never from the code under test.
 """
+
 import base64
 import json
 import pathlib
@@ -32,8 +33,12 @@ def _angle(a, b):
 
 def _doc(accessors, views, blob: bytes, extra=None) -> dict:
     uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
-    doc = {"asset": {"version": "2.0"}, "buffers": [{"byteLength": len(blob), "uri": uri}],
-           "bufferViews": views, "accessors": accessors}
+    doc = {
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": len(blob), "uri": uri}],
+        "bufferViews": views,
+        "accessors": accessors,
+    }
     doc.update(extra or {})
     return doc
 
@@ -51,19 +56,29 @@ def test_interleaved_float_accessor_and_sparse_substitution(tmp_path):
     rng = np.random.default_rng(1)
     vec = rng.normal(size=(5, 3)).astype(np.float32)
     pad = np.zeros((5, 1), np.float32)
-    interleaved = np.hstack([vec, pad]).tobytes()            # stride 16: VEC3 + 4 spare bytes
+    interleaved = np.hstack([vec, pad]).tobytes()  # stride 16: VEC3 + 4 spare bytes
     sparse_idx = np.array([1, 3], np.uint16).tobytes()
     sparse_val = np.array([[9, 8, 7], [6, 5, 4]], np.float32).tobytes()
     blob = interleaved + sparse_idx + sparse_val
-    views = [{"buffer": 0, "byteOffset": 0, "byteLength": len(interleaved), "byteStride": 16},
-             {"buffer": 0, "byteOffset": len(interleaved), "byteLength": 4},
-             {"buffer": 0, "byteOffset": len(interleaved) + 4, "byteLength": 24}]
+    views = [
+        {"buffer": 0, "byteOffset": 0, "byteLength": len(interleaved), "byteStride": 16},
+        {"buffer": 0, "byteOffset": len(interleaved), "byteLength": 4},
+        {"buffer": 0, "byteOffset": len(interleaved) + 4, "byteLength": 24},
+    ]
     accessors = [
         {"bufferView": 0, "componentType": 5126, "count": 5, "type": "VEC3"},
-        {"bufferView": 0, "componentType": 5126, "count": 5, "type": "VEC3",
-         "sparse": {"count": 2, "indices": {"bufferView": 1, "componentType": 5123},
-                    "values": {"bufferView": 2}}},
-        {"componentType": 5126, "count": 2, "type": "VEC2"},   # no bufferView: zeros (spec 3.6.2.3)
+        {
+            "bufferView": 0,
+            "componentType": 5126,
+            "count": 5,
+            "type": "VEC3",
+            "sparse": {
+                "count": 2,
+                "indices": {"bufferView": 1, "componentType": 5123},
+                "values": {"bufferView": 2},
+            },
+        },
+        {"componentType": 5126, "count": 2, "type": "VEC2"},  # no bufferView: zeros (spec 3.6.2.3)
     ]
     doc = gltf_read.parse(_doc(accessors, views, blob), [blob])
     raw = json.loads(json.dumps(_doc(accessors, views, blob)))
@@ -76,17 +91,31 @@ def test_interleaved_float_accessor_and_sparse_substitution(tmp_path):
     assert doc.accessor_bytes[0] == 5 * 3 * 4
 
 
-@pytest.mark.parametrize("ctype,dtype,values", [
-    (5120, np.int8, [-128, -127, 0, 64, 127]),
-    (5121, np.uint8, [0, 51, 128, 255]),
-    (5122, np.int16, [-32768, -32767, 0, 1000, 32767]),
-    (5123, np.uint16, [0, 1, 30000, 65535]),
-])
+@pytest.mark.parametrize(
+    "ctype,dtype,values",
+    [
+        (5120, np.int8, [-128, -127, 0, 64, 127]),
+        (5121, np.uint8, [0, 51, 128, 255]),
+        (5122, np.int16, [-32768, -32767, 0, 1000, 32767]),
+        (5123, np.uint16, [0, 1, 30000, 65535]),
+    ],
+)
 def test_normalized_integers_follow_the_spec_formulas(ctype, dtype, values):
     raw = np.array(values, dtype).tobytes()
     raw += b"\0" * (-len(raw) % 4)
-    doc = _doc([{"bufferView": 0, "componentType": ctype, "count": len(values), "type": "SCALAR",
-                 "normalized": True}], [{"buffer": 0, "byteLength": len(raw)}], raw)
+    doc = _doc(
+        [
+            {
+                "bufferView": 0,
+                "componentType": ctype,
+                "count": len(values),
+                "type": "SCALAR",
+                "normalized": True,
+            }
+        ],
+        [{"buffer": 0, "byteLength": len(raw)}],
+        raw,
+    )
     got = gltf_read.read_accessor(doc, [raw], 0)[:, 0]
     c = np.array(values, float)
     bits = np.dtype(dtype).itemsize * 8
@@ -94,7 +123,7 @@ def test_normalized_integers_follow_the_spec_formulas(ctype, dtype, values):
     if np.dtype(dtype).kind == "i":
         expected = np.maximum(c / (2 ** (bits - 1) - 1), -1.0)
     else:
-        expected = c / (2 ** bits - 1)
+        expected = c / (2**bits - 1)
     np.testing.assert_allclose(got, expected, rtol=0, atol=F64)
 
 
@@ -104,14 +133,28 @@ def _animated_gltf(times, values, interpolation, path="rotation"):
     blob = t + v
     width = {"rotation": "VEC4", "translation": "VEC3", "scale": "VEC3"}[path]
     doc = _doc(
-        [{"bufferView": 0, "componentType": 5126, "count": len(times), "type": "SCALAR"},
-         {"bufferView": 1, "componentType": 5126, "count": len(values), "type": width}],
-        [{"buffer": 0, "byteLength": len(t)}, {"buffer": 0, "byteOffset": len(t), "byteLength": len(v)}],
+        [
+            {"bufferView": 0, "componentType": 5126, "count": len(times), "type": "SCALAR"},
+            {"bufferView": 1, "componentType": 5126, "count": len(values), "type": width},
+        ],
+        [
+            {"buffer": 0, "byteLength": len(t)},
+            {"buffer": 0, "byteOffset": len(t), "byteLength": len(v)},
+        ],
         blob,
-        {"nodes": [{"name": "N"}], "scenes": [{"nodes": [0]}], "scene": 0,
-         "animations": [{"name": "A", "samplers": [{"input": 0, "output": 1,
-                                                    "interpolation": interpolation}],
-                         "channels": [{"sampler": 0, "target": {"node": 0, "path": path}}]}]})
+        {
+            "nodes": [{"name": "N"}],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0,
+            "animations": [
+                {
+                    "name": "A",
+                    "samplers": [{"input": 0, "output": 1, "interpolation": interpolation}],
+                    "channels": [{"sampler": 0, "target": {"node": 0, "path": path}}],
+                }
+            ],
+        },
+    )
     return doc, blob
 
 
@@ -121,8 +164,13 @@ def test_glb_container_reads_like_the_gltf(tmp_path):
     js = json.dumps(doc).encode()
     js += b" " * (-len(js) % 4)
     body = blob + b"\0" * (-len(blob) % 4)
-    glb = (struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(body))
-           + struct.pack("<II", len(js), 0x4E4F534A) + js + struct.pack("<II", len(body), 0x004E4942) + body)
+    glb = (
+        struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(body))
+        + struct.pack("<II", len(js), 0x4E4F534A)
+        + js
+        + struct.pack("<II", len(body), 0x004E4942)
+        + body
+    )
     path = tmp_path / "t.glb"
     path.write_bytes(glb)
     loaded = gltf_read.load(path)
@@ -157,13 +205,13 @@ def test_bad_files_raise_sentences(tmp_path):
 def _random_quats(rng, n):
     q = rng.normal(size=(n, 4))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
-    return q * rng.choice([-1.0, 1.0], size=(n, 1))       # random signs: the player must not care
+    return q * rng.choice([-1.0, 1.0], size=(n, 1))  # random signs: the player must not care
 
 
 def test_linear_rotation_is_short_arc_slerp_like_scipy():
     rng = np.random.default_rng(7)
     times = np.cumsum(rng.uniform(0.1, 1.0, 12))
-    keys = _random_quats(rng, 12)                          # x, y, z, w (glTF order = scipy's)
+    keys = _random_quats(rng, 12)  # x, y, z, w (glTF order = scipy's)
     samples = np.linspace(times[0], times[-1], 500)
     got = gltf_sampler.evaluate(times, keys, "LINEAR", samples, rotation=True)
     want = Slerp(times, Rotation.from_quat(keys))(samples).as_quat()
@@ -175,7 +223,7 @@ def test_linear_rotation_is_short_arc_slerp_like_scipy():
 def test_linear_rotation_across_a_flipped_key_takes_the_short_arc():
     half = np.radians(20.0) / 2
     q0 = [0.0, 0.0, 0.0, 1.0]
-    q1 = [0.0, 0.0, -np.sin(half), -np.cos(half)]          # 20 deg about z, sign flipped
+    q1 = [0.0, 0.0, -np.sin(half), -np.cos(half)]  # 20 deg about z, sign flipped
     mid = gltf_sampler.evaluate([0.0, 1.0], [q0, q1], "LINEAR", [0.5], rotation=True)
     # Spec: s = sign(dot) makes the player turn 10 deg by t = 0.5, not 170.
     assert abs(np.degrees(_angle(mid[0], q0)) - 10.0) < 1e-9
@@ -197,8 +245,12 @@ def test_linear_translation_and_step_and_clamping():
 def _hermite(v0, b0, v1, a1, td, s):
     """glTF 2.0 spec Appendix C, written out: tangents scaled by the interval td."""
     s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * v0 + td * (s3 - 2 * s2 + s) * b0
-            + (-2 * s3 + 3 * s2) * v1 + td * (s3 - s2) * a1)
+    return (
+        (2 * s3 - 3 * s2 + 1) * v0
+        + td * (s3 - 2 * s2 + s) * b0
+        + (-2 * s3 + 3 * s2) * v1
+        + td * (s3 - s2) * a1
+    )
 
 
 def test_cubicspline_translation_matches_scipy_hermite():
@@ -207,7 +259,7 @@ def test_cubicspline_translation_matches_scipy_hermite():
     pts = rng.normal(size=(6, 3))
     slopes = rng.normal(size=(6, 3))
     values = np.empty((18, 3))
-    values[0::3], values[1::3], values[2::3] = slopes, pts, slopes   # in = out tangent: C1
+    values[0::3], values[1::3], values[2::3] = slopes, pts, slopes  # in = out tangent: C1
     samples = np.linspace(times[0], times[-1], 301)
     got = gltf_sampler.evaluate(times, values, "CUBICSPLINE", samples)
     want = CubicHermiteSpline(times, pts, slopes)(samples)
@@ -235,7 +287,9 @@ def test_sampler_refuses_bad_keys():
     with pytest.raises(ValueError, match="needs 6 output values"):
         gltf_sampler.evaluate([0.0, 1.0], [[0, 0, 0, 1]] * 2, "CUBICSPLINE", [0.0], rotation=True)
     with pytest.raises(ValueError, match="zero"):
-        gltf_sampler.evaluate([0.0, 1.0], [[0, 0, 0, 0], [0, 0, 0, 1]], "LINEAR", [0.5], rotation=True)
+        gltf_sampler.evaluate(
+            [0.0, 1.0], [[0, 0, 0, 0], [0, 0, 0, 1]], "LINEAR", [0.5], rotation=True
+        )
 
 
 # -------------------------------------------------------------------- real files
@@ -267,7 +321,7 @@ def test_real_cubicspline_rotation_file():
     times, out = ch.sampler.input, ch.sampler.output
     a, v, b = out[0::3], out[1::3], out[2::3]
     at_keys = gltf_sampler.evaluate_sampler(ch.sampler, times, "rotation")
-    assert np.max(_angle(at_keys, v)) < 1e-7            # the file's own key values
+    assert np.max(_angle(at_keys, v)) < 1e-7  # the file's own key values
     samples = np.linspace(times[0], times[-1], 41)
     got = gltf_sampler.evaluate_sampler(ch.sampler, samples, "rotation")
     k = np.clip(np.searchsorted(times, samples, side="right") - 1, 0, len(times) - 2)
@@ -291,21 +345,34 @@ def test_real_file_with_three_animations_and_a_parent():
     parents = doc.parents()
     child = next(i for i, p in enumerate(parents) if p >= 0)
     worlds = gltf_pose.world_matrices(doc, [child], samples, channels)[child]
-    expect = _trs_matrix(doc, parents[child], samples, channels) @ _trs_matrix(doc, child, samples, channels)
+    expect = _trs_matrix(doc, parents[child], samples, channels) @ _trs_matrix(
+        doc, child, samples, channels
+    )
     np.testing.assert_allclose(worlds, expect, atol=1e-12)
 
 
 def _trs_matrix(doc, node, samples, channels):
     n = doc.nodes[node]
-    if n.matrix is not None and not any((node, p) in channels for p in ("translation", "rotation", "scale")):
+    if n.matrix is not None and not any(
+        (node, p) in channels for p in ("translation", "rotation", "scale")
+    ):
         return np.broadcast_to(n.matrix, (len(samples), 4, 4))
     out = np.zeros((len(samples), 4, 4))
     values = {}
-    for path, static in (("translation", n.translation), ("rotation", n.rotation), ("scale", n.scale)):
+    for path, static in (
+        ("translation", n.translation),
+        ("rotation", n.rotation),
+        ("scale", n.scale),
+    ):
         ch = channels.get((node, path))
-        values[path] = (np.tile(static, (len(samples), 1)) if ch is None else
-                        gltf_sampler.evaluate_sampler(ch.sampler, samples, path))
-    out[:, :3, :3] = Rotation.from_quat(values["rotation"]).as_matrix() * values["scale"][:, None, :]
+        values[path] = (
+            np.tile(static, (len(samples), 1))
+            if ch is None
+            else gltf_sampler.evaluate_sampler(ch.sampler, samples, path)
+        )
+    out[:, :3, :3] = (
+        Rotation.from_quat(values["rotation"]).as_matrix() * values["scale"][:, None, :]
+    )
     out[:, :3, 3] = values["translation"]
     out[:, 3, 3] = 1.0
     return out
@@ -316,7 +383,7 @@ def _trs_matrix(doc, node, samples, channels):
 
 def test_yup_and_camera_correction_round_trip_the_exporters_formulas():
     rng = np.random.default_rng(11)
-    q_b = _random_quats(rng, 20)[:, [3, 0, 1, 2]]        # Blender (w, x, y, z)
+    q_b = _random_quats(rng, 20)[:, [3, 0, 1, 2]]  # Blender (w, x, y, z)
     loc_b = rng.normal(size=(20, 3))
     m_b = np.zeros((20, 4, 4))
     m_b[:, :3, :3] = Rotation.from_quat(q_b[:, [1, 2, 3, 0]]).as_matrix()
@@ -326,7 +393,9 @@ def test_yup_and_camera_correction_round_trip_the_exporters_formulas():
         q = q_b.copy()
         if corrected:
             # io_scene_gltf2: matrix @ Quaternion((sqrt(1/2), -sqrt(1/2), 0, 0)) for cameras/lights.
-            r = Rotation.from_quat(q[:, [1, 2, 3, 0]]) * Rotation.from_quat([-np.sqrt(.5), 0, 0, np.sqrt(.5)])
+            r = Rotation.from_quat(q[:, [1, 2, 3, 0]]) * Rotation.from_quat(
+                [-np.sqrt(0.5), 0, 0, np.sqrt(0.5)]
+            )
             q = r.as_quat()[:, [3, 0, 1, 2]]
         # io_scene_gltf2 swizzle_yup_rotation (w, x, z, -y) and swizzle_yup_location (x, z, -y).
         q_g = np.stack([q[:, 0], q[:, 1], q[:, 3], -q[:, 2]], axis=1)
@@ -343,7 +412,7 @@ def test_rotation_and_location_of_scaled_and_mirrored_matrices():
     r = Rotation.from_euler("xyz", [0.3, -0.7, 2.0])
     m = np.eye(4)[None].repeat(2, axis=0)
     m[0, :3, :3] = r.as_matrix() * [2.0, 3.0, 0.5]
-    m[1, :3, :3] = -r.as_matrix()                            # a mirror: same rotation reported
+    m[1, :3, :3] = -r.as_matrix()  # a mirror: same rotation reported
     m[:, :3, 3] = [1.0, 2.0, 3.0]
     q, loc = gltf_pose.rotation_and_location(m)
     want = r.as_quat()[[3, 0, 1, 2]]

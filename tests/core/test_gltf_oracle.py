@@ -1,5 +1,6 @@
 """core.gltf_* against the independent oracle (tests/oracles/gltf_reference.py, written
 from the spec by another hand, no quatbake imports) on every real glTF file in the repo."""
+
 import pathlib
 
 import numpy as np
@@ -48,13 +49,20 @@ def _sample_times(times):
     span = max(times[-1] - times[0], 1e-3)
     mids = (times[:-1] + times[1:]) / 2 if len(times) > 1 else times
     # Before, inside and after the keys; every key and every midpoint.
-    return np.unique(np.concatenate([np.linspace(times[0] - 0.1 * span, times[-1] + 0.1 * span, 97),
-                                     times, mids]))
+    return np.unique(
+        np.concatenate(
+            [np.linspace(times[0] - 0.1 * span, times[-1] + 0.1 * span, 97), times, mids]
+        )
+    )
 
 
 def test_every_real_file_is_here():
-    assert {"01_cs_rotate.gltf", "BoxAnimated.gltf", "AnimatedTriangle_STEP.gltf",
-            "Fox.glb"} <= set(FILES)
+    assert {
+        "01_cs_rotate.gltf",
+        "BoxAnimated.gltf",
+        "AnimatedTriangle_STEP.gltf",
+        "Fox.glb",
+    } <= set(FILES)
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -71,7 +79,7 @@ def test_every_channel_evaluates_like_the_oracle(name):
         for ch in mine.channels:
             other = by_target[(ch.node, ch.path)]
             assert other.interpolation == ch.sampler.interpolation
-            np.testing.assert_array_equal(ch.sampler.input, other.times)   # same float32 data
+            np.testing.assert_array_equal(ch.sampler.input, other.times)  # same float32 data
             t = _sample_times(ch.sampler.input)
             got = gltf_sampler.evaluate_sampler(ch.sampler, t, ch.path)
             want = other.evaluate(t)
@@ -79,7 +87,9 @@ def test_every_channel_evaluates_like_the_oracle(name):
                 np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=F64)
                 assert _angle(got, want).max() < slack, name
             else:
-                np.testing.assert_allclose(got, want, rtol=F64, atol=F64, err_msg=f"{name} {ch.path}")
+                np.testing.assert_allclose(
+                    got, want, rtol=F64, atol=F64, err_msg=f"{name} {ch.path}"
+                )
             checked += 1
     assert checked == sum(len(a.channels) for a in ref.animations)
 
@@ -89,14 +99,17 @@ def test_world_matrices_match_the_oracle(name):
     ours = gltf_read.load(DATA / name)
     ref = gr.load_gltf(DATA / name)
     nodes = list(range(len(ours.nodes)))
-    slack = 1e-9 + 4.0 * _norm_slack(ours)          # see ROTATION_RAD
+    slack = 1e-9 + 4.0 * _norm_slack(ours)  # see ROTATION_RAD
     for mine, theirs in zip(ours.animations, ref.animations):
         channels = gltf_pose.channel_map(ours, [mine.name])
-        times = _sample_times(np.unique(np.concatenate([c.sampler.input for c in mine.channels])))[::7]
+        times = _sample_times(np.unique(np.concatenate([c.sampler.input for c in mine.channels])))[
+            ::7
+        ]
         worlds = gltf_pose.world_matrices(ours, nodes, times, channels)
         for k, t in enumerate(times):
             want = ref.world_matrices(theirs, float(t))
             for i in nodes:
                 scale = max(1.0, float(np.abs(want[i]).max()))
-                np.testing.assert_allclose(worlds[i][k], want[i], atol=slack * scale,
-                                           err_msg=f"{name} node {i} t={t}")
+                np.testing.assert_allclose(
+                    worlds[i][k], want[i], atol=slack * scale, err_msg=f"{name} node {i} t={t}"
+                )

@@ -6,13 +6,14 @@ per-channel np.interp of the kept values turned into rotations with
 applied first) or normalised quaternion channels, and a glTF player as
 ``scipy.spatial.transform.Slerp`` of the kept keys' rotations.
 """
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 from quatbake.core import interp, keyreduce, rotation
 
-TOL = 0.01           # degrees, the issue's tolerance
+TOL = 0.01  # degrees, the issue's tolerance
 # The selection aims FLOAT32_MARGIN_DEG under the tolerance; float64 players
 # here add only ~1e-12 deg, so the tolerance itself must hold.
 SLACK = 1e-9
@@ -84,7 +85,7 @@ def test_multi_axis_quaternion_output_meets_tolerance_in_both_players(method):
     b, p = _errors_deg(FRAMES, keep, values, q, "QUATERNION")
     assert b.max() <= TOL + SLACK and p.max() <= TOL + SLACK
     if method == "slerp":
-        assert len(keep) < 0.6 * len(FRAMES)       # 420 deg of slerp: about 30 keys
+        assert len(keep) < 0.6 * len(FRAMES)  # 420 deg of slerp: about 30 keys
 
 
 def test_multi_axis_euler_output_meets_tolerance():
@@ -114,7 +115,7 @@ def test_no_interval_turns_180_degrees_or_more():
 def test_location_kink_is_kept_and_tracks_are_independent():
     frames = np.arange(0.0, 41.0)
     still = np.tile([1.0, 0.0, 0.0, 0.0], (41, 1))
-    loc = np.column_stack([np.minimum(frames, 20.0), 0 * frames, 0 * frames])   # kink at 20
+    loc = np.column_stack([np.minimum(frames, 20.0), 0 * frames, 0 * frames])  # kink at 20
     a = keyreduce.Track(frames, still, still.copy(), "QUATERNION", loc)
     b = keyreduce.Track(frames[:5], still[:5], still[:5].copy(), "QUATERNION")
     keep_a, keep_b = keyreduce.select_keys_many([a, b], TOL)
