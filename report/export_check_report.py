@@ -35,15 +35,28 @@ CAUSE_TEXT = {
 }
 
 
+def _frame(f):
+    """A whole frame as an int (as quatbake.report/1 writes them), else a float."""
+    f = float(f)
+    return int(f) if f.is_integer() else f
+
+
 def _rounded(report: dict) -> dict:
     out = dict(report)
+    out["frames"] = [_frame(f) for f in report.get("frames", [])]
     objects = []
     for obj in report.get("objects", []):
         obj = dict(obj)
+        obj["frames"] = [_frame(f) for f in obj.get("frames", [])]
+        obj["worst_frame"] = _frame(obj.get("worst_frame", 0))
+        obj["intervals"] = [dict(iv, frames=[_frame(f) for f in iv["frames"]],
+                                 worst_frame=_frame(iv["worst_frame"]))
+                            for iv in obj.get("intervals", [])]
         per_frame = {}
         for name, values in obj.get("per_frame", {}).items():
             arr = np.asarray(values, dtype=np.float64)
-            per_frame[name] = arr if name == "frame" else np.round(arr, DECIMALS)
+            per_frame[name] = ([_frame(f) for f in arr] if name == "frame"
+                               else np.round(arr, DECIMALS))
         obj["per_frame"] = per_frame
         objects.append(obj)
     out["objects"] = objects

@@ -141,6 +141,20 @@ def test_exporter_options_are_typed_and_checked(clean_blender):
         export_check.parse_exporter_options(["export_force_sampling"])
 
 
+def test_operator_and_panels_register_and_unregister(clean_blender):
+    import quatbake
+
+    for name in ("QUATBAKE_OT_export_check", "QUATBAKE_PT_export_check",
+                 "QUATBAKE_PT_export_check_graph"):
+        assert hasattr(bpy.types, name), name
+    quatbake.unregister()
+    try:
+        for name in ("QUATBAKE_OT_export_check", "QUATBAKE_PT_export_check"):
+            assert not hasattr(bpy.types, name), name
+    finally:
+        quatbake.register()  # the fixture unregisters again
+
+
 def test_operator_reports_and_keeps_results(three_empties):
     select_only(*three_empties)
     assert bpy.ops.quatbake.export_check(exporter_options="export_force_sampling=False") == {

@@ -105,3 +105,17 @@ def test_bad_tolerance_is_refused_with_a_sentence(clean_blender):
     for value in (-1.0, math.inf):
         with pytest.raises(bake.BakeError, match="Key tolerance must be a finite number"):
             bake.bake_objects([obj], bake.BakeSettings(tolerance_deg=value))
+
+
+def test_dense_slerp_bake_exported_without_sampling_plays_like_blender(clean_blender, tmp_path):
+    # Checked by (issue 15): a slerp bake, keys as they are, plays what Blender plays.
+    from export_scenes import build_three_empties
+
+    objects = build_three_empties()
+    bake.bake_objects(objects, bake.BakeSettings(method='SLERP'))
+    report = export_check.check_objects(bpy.context, objects, {"export_force_sampling": False})
+    ref = reference_deviation(export_for_reference(tmp_path, objects, export_force_sampling=False),
+                              objects, np.arange(1, 26))
+    for entry in report["objects"]:
+        assert entry["max_deviation_deg"] <= TOL, entry["name"]
+        assert ref[entry["name"]].max() <= TOL, entry["name"]
