@@ -112,6 +112,23 @@ class Document:
         return None
 
 
+def count_field(obj, key: str, default: int, what: str) -> int:
+    """``obj[key]`` as an int >= 0 (glTF counts, offsets, lengths and indices).
+
+    ValueError names the field when the file gives a negative, fractional or
+    non-numeric value (``int()`` alone would accept 2.7 or raise TypeError).
+    """
+    value = obj.get(key, default) if isinstance(obj, dict) else default
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value != int(value)
+        or value < 0
+    ):
+        raise ValueError(f"{what}: {key} is {value!r}, not a whole number 0 or more.")
+    return int(value)
+
+
 # --------------------------------------------------------------------------
 # Files and buffers
 
@@ -138,8 +155,16 @@ def load(path: str | os.PathLike) -> Document:
         raise ValueError(  # noqa: TRY004
             f"{path} is not a glTF file: its JSON is not an object."
         )
-    buffers = _load_buffers(doc_json, folder, glb_bin, path)
-    return parse(doc_json, buffers)
+    try:
+        buffers = _load_buffers(doc_json, folder, glb_bin, path)
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        raise ValueError(
+            f"{path}: its buffers do not have glTF 2.0's structure ({type(exc).__name__}: {exc})."
+        ) from None
+    try:
+        return parse(doc_json, buffers)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def _split_glb(data: bytes, path: str) -> tuple[dict, bytes | None]:
@@ -199,7 +224,7 @@ def _load_buffers(doc: dict, folder: str, glb_bin: bytes | None, path: str) -> l
                 raise ValueError(
                     f"{path}: buffer {i} ({uri}) cannot be read ({exc.strerror})."
                 ) from None
-        length = int(buf.get("byteLength", len(data)))
+        length = count_field(buf, "byteLength", len(data), f"{path}: buffer {i}")
         if len(data) < length:
             raise ValueError(
                 f"{path}: buffer {i} has {len(data)} bytes, its byteLength says {length} "
@@ -246,6 +271,16 @@ def _strided(
 
 def read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
     """Accessor ``index`` as a float64 (count, width) array."""
+    try:
+        return _read_accessor(doc, buffers, index)
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        raise ValueError(
+            f"accessor {index} does not have glTF 2.0's structure "
+            f"({type(exc).__name__}: {exc}); the file is damaged."
+        ) from None
+
+
+def _read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
     accessors = doc.get("accessors", [])
     if not 0 <= index < len(accessors):
         raise ValueError(f"accessor {index} does not exist (the file has {len(accessors)}).")
@@ -264,18 +299,25 @@ def read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
             f"{what} is a padded {acc['type']} of {dtype.itemsize}-byte components, "
             "which this reader does not decode."
         )
-    count = int(acc.get("count", 0))
+    count = count_field(acc, "count", 0, what)
     view_index = acc.get("bufferView")
     if view_index is None:
         raw = np.zeros((count, width), dtype=dtype)
     else:
         raw = _view_rows(
-            doc, buffers, view_index, int(acc.get("byteOffset", 0)), count, width, dtype, what
+            doc,
+            buffers,
+            view_index,
+            count_field(acc, "byteOffset", 0, what),
+            count,
+            width,
+            dtype,
+            what,
         )
     sparse = acc.get("sparse")
     if sparse:
         raw = raw.copy()
-        n = int(sparse["count"])
+        n = count_field(sparse, "count", 0, f"{what} (sparse)")
         ind = sparse["indices"]
         idx_dtype = COMPONENT_DTYPES.get(ind.get("componentType"))
         if idx_dtype is None or idx_dtype.kind != "u":
@@ -287,7 +329,7 @@ def read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
             doc,
             buffers,
             ind["bufferView"],
-            int(ind.get("byteOffset", 0)),
+            count_field(ind, "byteOffset", 0, f"{what} (sparse indices)"),
             n,
             1,
             idx_dtype,
@@ -299,7 +341,7 @@ def read_accessor(doc: dict, buffers: list[bytes], index: int) -> np.ndarray:
             doc,
             buffers,
             val["bufferView"],
-            int(val.get("byteOffset", 0)),
+            count_field(val, "byteOffset", 0, f"{what} (sparse values)"),
             n,
             width,
             dtype,
@@ -328,15 +370,15 @@ def _view_rows(doc, buffers, view_index, offset, count, width, dtype, what, tigh
         raise ValueError(
             f"{what}: bufferView {view_index} names buffer {buf_index}, which does not exist."
         )
-    view_start = int(view.get("byteOffset", 0))
-    view_len = int(view.get("byteLength", 0))
+    view_start = count_field(view, "byteOffset", 0, f"bufferView {view_index}")
+    view_len = count_field(view, "byteLength", 0, f"bufferView {view_index}")
     data = buffers[buf_index][view_start : view_start + view_len]
     if len(data) < view_len:
         raise ValueError(
             f"{what}: bufferView {view_index} runs past the end of buffer {buf_index} "
             "(the file is truncated)."
         )
-    stride = 0 if tight else int(view.get("byteStride", 0))
+    stride = 0 if tight else count_field(view, "byteStride", 0, f"bufferView {view_index}")
     return _strided(data, offset, count, width, dtype, stride, what)
 
 
@@ -344,7 +386,11 @@ def accessor_byte_size(doc: dict, index: int) -> int:
     """Bytes accessor ``index`` occupies in its buffer (count x element size, tightly packed)."""
     acc = doc["accessors"][index]
     dtype = COMPONENT_DTYPES.get(acc.get("componentType"), np.dtype("<f4"))
-    return int(acc.get("count", 0)) * TYPE_WIDTHS.get(acc.get("type"), 1) * dtype.itemsize
+    return (
+        count_field(acc, "count", 0, f"accessor {index}")
+        * TYPE_WIDTHS.get(acc.get("type"), 1)
+        * dtype.itemsize
+    )
 
 
 # --------------------------------------------------------------------------
@@ -391,7 +437,8 @@ def _sampler(doc, buffers, anim_name, s_index, raw, cache) -> Sampler:
     for key in ("input", "output"):
         if key not in raw:
             raise ValueError(f"{what} has no {key} accessor.")
-    in_acc, out_acc = int(raw["input"]), int(raw["output"])
+    in_acc = count_field(raw, "input", 0, what)
+    out_acc = count_field(raw, "output", 0, what)
     for acc in (in_acc, out_acc):
         if acc not in cache:
             cache[acc] = read_accessor(doc, buffers, acc)
@@ -408,7 +455,21 @@ def _sampler(doc, buffers, anim_name, s_index, raw, cache) -> Sampler:
 
 
 def parse(doc: dict, buffers: list[bytes]) -> Document:
-    """A Document from glTF JSON ``doc`` and its decoded ``buffers``."""
+    """A Document from glTF JSON ``doc`` and its decoded ``buffers``.
+
+    JSON of the wrong shape (a list where an object belongs, a string for a
+    number, a missing key) raises ValueError, not TypeError or KeyError.
+    """
+    try:
+        return _parse(doc, buffers)
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        raise ValueError(
+            f"The glTF JSON does not have glTF 2.0's structure ({type(exc).__name__}: "
+            f"{exc}); the file is damaged or not glTF."
+        ) from None
+
+
+def _parse(doc: dict, buffers: list[bytes]) -> Document:
     nodes = [_node(i, raw) for i, raw in enumerate(doc.get("nodes", []))]
     for i, node in enumerate(nodes):
         for c in node.children:
@@ -425,12 +486,12 @@ def parse(doc: dict, buffers: list[bytes]) -> Document:
             target = raw_ch.get("target", {})
             if "node" not in target:
                 continue  # spec: a channel without node is ignored (extensions)
-            s_index = int(raw_ch.get("sampler", -1))
+            s_index = count_field(raw_ch, "sampler", 0, f"animation {name!r} channel")
             if not 0 <= s_index < len(raw_samplers):
                 raise ValueError(
                     f"animation {name!r}: a channel names sampler {s_index}, which does not exist."
                 )
-            node = int(target["node"])
+            node = count_field(target, "node", 0, f"animation {name!r} channel target")
             if not 0 <= node < len(nodes):
                 raise ValueError(
                     f"animation {name!r}: a channel targets node {node}, which does not exist."
