@@ -5,9 +5,10 @@ import pathlib
 
 import numpy as np
 import pytest
-from oracles import gltf_reference as gr
 
 from quatbake.core import gltf_pose, gltf_read, gltf_sampler
+
+from oracles import gltf_reference as gr
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "realdata" / "gltf"
 FILES = sorted(p.name for p in DATA.iterdir() if p.suffix in (".gltf", ".glb"))
