@@ -38,7 +38,7 @@ COMPONENT_DTYPES = {
 }
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 INTERPOLATIONS = ("LINEAR", "STEP", "CUBICSPLINE")
-PATH_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+ANIMATED_PATHS = ("translation", "rotation", "scale", "weights")
 
 _GLB_MAGIC = b"glTF"
 _GLB_JSON = 0x4E4F534A
@@ -426,6 +426,28 @@ def _node(i: int, raw: dict) -> Node:
     )
 
 
+def _channel_target(target: dict, what: str) -> tuple[int, str] | None:
+    """(node, path) a channel animates, or None when it is not a node's transform.
+
+    A plain target names ``node`` and ``path``. KHR_animation_pointer sets
+    ``path`` to "pointer" and names the property with a JSON pointer in the
+    extension; "/nodes/<i>/<translation|rotation|scale|weights>" is the same
+    as a plain channel of node i (the extension's spec); pointers to
+    materials, cameras or lights do not move a node and are skipped.
+    """
+    path = target.get("path", "")
+    if path == "pointer":
+        ext = target.get("extensions", {}).get("KHR_animation_pointer", {})
+        parts = str(ext.get("pointer", "")).split("/")
+        if (len(parts) == 4 and parts[0] == "" and parts[1] == "nodes" and parts[2].isdigit()
+                and parts[3] in ANIMATED_PATHS):
+            return int(parts[2]), parts[3]
+        return None
+    if "node" not in target:
+        return None  # spec: a channel without a node is for an extension to interpret
+    return count_field(target, "node", 0, f"{what} target"), path
+
+
 def _sampler(doc, buffers, anim_name, s_index, raw, cache) -> Sampler:
     what = f"animation {anim_name!r} sampler {s_index}"
     interpolation = raw.get("interpolation", "LINEAR")
@@ -483,15 +505,15 @@ def _parse(doc: dict, buffers: list[bytes]) -> Document:
         samplers: dict = {}
         channels = []
         for raw_ch in raw_anim.get("channels", []):
-            target = raw_ch.get("target", {})
-            if "node" not in target:
-                continue  # spec: a channel without node is ignored (extensions)
+            target = _channel_target(raw_ch.get("target", {}), f"animation {name!r} channel")
+            if target is None:
+                continue  # not a node's transform (an extension's target): not played here
+            node, path = target
             s_index = count_field(raw_ch, "sampler", 0, f"animation {name!r} channel")
             if not 0 <= s_index < len(raw_samplers):
                 raise ValueError(
                     f"animation {name!r}: a channel names sampler {s_index}, which does not exist."
                 )
-            node = count_field(target, "node", 0, f"animation {name!r} channel target")
             if not 0 <= node < len(nodes):
                 raise ValueError(
                     f"animation {name!r}: a channel targets node {node}, which does not exist."
@@ -503,7 +525,7 @@ def _parse(doc: dict, buffers: list[bytes]) -> Document:
             channels.append(
                 Channel(
                     node=node,
-                    path=target.get("path", ""),
+                    path=path,
                     sampler=samplers[s_index],
                     sampler_index=s_index,
                 )

@@ -418,3 +418,16 @@ def test_rotation_and_location_of_scaled_and_mirrored_matrices():
     want = r.as_quat()[[3, 0, 1, 2]]
     assert np.max(_angle(q, np.tile(want, (2, 1)))) < 1e-7
     np.testing.assert_allclose(loc, [[1, 2, 3]] * 2, atol=0)
+
+
+def test_animation_pointer_channels_to_node_transforms_are_read():
+    doc, blob = _animated_gltf([0.0, 1.0], [[0, 0, 0, 1], [0, 0, 1, 0]], "LINEAR")
+    anim = doc["animations"][0]
+    anim["channels"] = [
+        {"sampler": 0, "target": {"path": "pointer", "extensions": {
+            "KHR_animation_pointer": {"pointer": "/nodes/0/rotation"}}}},
+        {"sampler": 0, "target": {"path": "pointer", "extensions": {
+            "KHR_animation_pointer": {"pointer": "/materials/0/pbrMetallicRoughness/baseColorFactor"}}}},
+    ]
+    (ch,) = gltf_read.parse(doc, [blob]).animations[0].channels
+    assert (ch.node, ch.path) == (0, "rotation")

@@ -102,6 +102,8 @@ def test_world_matrices_match_the_oracle(name):
     nodes = list(range(len(ours.nodes)))
     slack = 1e-9 + 4.0 * _norm_slack(ours)  # see ROTATION_RAD
     for mine, theirs in zip(ours.animations, ref.animations):
+        if not mine.channels:
+            continue                      # only pointers to materials or cameras
         channels = gltf_pose.channel_map(ours, [mine.name])
         times = _sample_times(np.unique(np.concatenate([c.sampler.input for c in mine.channels])))[
             ::7
