@@ -7,6 +7,10 @@ space, quaternions (w, x, y, z)), plus the exported rotation keys of the
 object. Output: the per-frame deviation and, for every interval between two
 exported keys where the two disagree, its cause:
 
+- ``before_first_key`` / ``after_last_key``: frames outside the exported
+  keys, where the player holds the end key while Blender still moves (an
+  exporter sampling whole frames drops a last key on a subframe: seen on the
+  UnityGLTF "Animate All The Things" cameras imported at 24 fps).
 - ``key_mismatch``: the exported keys themselves are not Blender's pose at
   their own frames (the exporter wrote a wrong value: seen with Blender
   3.4.1's exporter on axis-angle rotations under a parent), so no
@@ -36,6 +40,8 @@ import numpy as np
 from . import quat
 
 CAUSES = (
+    "before_first_key",
+    "after_last_key",
     "key_mismatch",
     "stepped",
     "sign_flip",
@@ -87,6 +93,40 @@ def _step_angles_deg(q: np.ndarray) -> np.ndarray:
     if q.shape[0] > 1:
         out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
     return out
+
+
+def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray) -> list:
+    """Intervals before the first and after the last exported key where Blender differs.
+
+    A player holds the end keys there; Blender keeps playing its curves (an
+    exporter that samples whole frames drops a last key on a subframe, and
+    frames before or after the action's keys may still move through NLA or
+    extrapolation).
+    """
+    found = []
+    for mask, frames, cause in (
+        (f < kf[0] - KEY_FRAME_MATCH, (float(f[0]), float(kf[0])), "before_first_key"),
+        (f > kf[-1] + KEY_FRAME_MATCH, (float(kf[-1]), float(f[-1])), "after_last_key"),
+    ):
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            continue
+        j = int(idx[np.argmax(dev[idx])])
+        if dev[j] < CAUSE_MIN_DEG:
+            continue
+        span = np.flatnonzero((f >= frames[0]) & (f <= frames[1]))
+        found.append(
+            Interval(
+                frames=frames,
+                max_deviation_deg=float(dev[j]),
+                worst_frame=float(f[j]),
+                blender_turn_deg=float(steps_b[span[1:]].sum()),
+                player_turn_deg=0.0,
+                key_angle_deg=0.0,
+                cause=cause,
+            )
+        )
+    return found
 
 
 def classify(
@@ -192,6 +232,9 @@ def compare(
                     cause=classify(interpolation, flipped, blender_turn, max(on_keys, default=0.0)),
                 )
             )
+    if key_frames is not None and len(key_frames) >= 1:
+        outside = _outside(f, dev, _step_angles_deg(qb), np.asarray(key_frames, float))
+        intervals = sorted(outside + intervals, key=lambda iv: iv.frames[0])
     return Comparison(
         frames=f,
         deviation_deg=dev,

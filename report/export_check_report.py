@@ -25,6 +25,8 @@ DECIMALS = 7
 
 CAUSE_TEXT = {
     "stepped": "STEP sampler: the player holds each key while Blender moves",
+    "before_first_key": "before the first exported key the player holds it while Blender moves",
+    "after_last_key": "after the last exported key the player holds it while Blender moves",
     "key_mismatch": "the exported keys are not Blender's pose at their own frames",
     "sign_flip": (
         "a key's quaternion sign is flipped: Blender turns the long way, the player does not"

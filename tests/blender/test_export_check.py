@@ -19,6 +19,7 @@ from export_scenes import build_three_empties
 from gltf_spec_eval import angle_deg, export_for_reference, reference_deviation
 from report_schema import validate_export_check
 from scenes import assert_same_snapshot, scene_snapshot, select_only
+from test_realdata_import import gltf_import_options
 
 # A sampled export writes float32 keys (~6e-8 relative, ~1e-5 deg per key) and
 # the exporter's export_optimize_animation_size drops keys it finds redundant:
@@ -283,3 +284,50 @@ def test_real_blend_with_parented_children_agrees_with_the_oracle(
         # a wrong key, not an interpolation difference.
         assert got["ChildAxisAngle"]["max_deviation_deg"] > 80.0
         assert got["ChildAxisAngle"]["causes"] == {"key_mismatch": 1}
+
+
+POINTER_GLTF = REAL_BLEND.parents[1] / "gltf" / "24_animation_pointer.gltf"
+
+
+def test_real_animated_cameras_lose_their_last_subframe_key(clean_blender, tmp_path):
+    # The UnityGLTF "Animate All The Things" file (30 fps keys) imported at 24 fps:
+    # the last keys land on frame 240.4; the exporter samples whole frames, so after
+    # frame 240 the player holds frame 240's pose while Blender plays on to 240.4.
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(POINTER_GLTF), **gltf_import_options())
+    if not bpy.data.actions:
+        pytest.skip(f"Blender {bpy.app.version_string}'s glTF importer predates "
+                    "KHR_animation_pointer, the only kind of channel in this file")
+    cams = [o for o in bpy.data.objects if o.type in {'CAMERA', 'LIGHT'} and o.animation_data]
+    report = export_check.check_objects(bpy.context, cams, {}, only_these=False)
+    got = {o["name"]: o for o in report["objects"]}
+    ortho = got["Camera-Orthographic"]
+    assert ortho["causes"] == {"after_last_key": 1}
+    (tail,) = ortho["intervals"]
+    assert tail["frames"][0] == 240 and tail["worst_frame"] == 241
+    assert 0.5 < ortho["max_deviation_deg"] < 0.6
+    assert got["Camera-Perspective"]["max_deviation_deg"] < SAMPLED_DEG
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    # The oracle's reading of the same export agrees frame by frame.
+    frames = np.asarray(ortho["per_frame"]["frame"])
+    fps = bpy.context.scene.render.fps
+    out = str(tmp_path / "cams.gltf")
+    bpy.ops.export_scene.gltf(filepath=out, export_format='GLTF_SEPARATE',
+                              export_cameras=True, export_lights=True)
+    doc = gr.load_gltf(out)
+    everything = _AllAnimations(doc)
+    cam = bpy.data.objects["Camera-Orthographic"]
+    index = doc.node_index(cam.name)
+    blender, player = [], []
+    for f in frames:
+        bpy.context.scene.frame_set(int(f))
+        q = cam.matrix_world.to_quaternion()
+        blender.append([q.w, q.x, q.y, q.z])
+        w = doc.world_matrices(everything, f / fps)[index][:3, :3]
+        qg = gr.gltf_to_blender_quat(gr.matrix_to_quat_xyzw(w / np.linalg.norm(w, axis=0)))
+        h = np.sqrt(0.5)          # undo the exporter's camera turn: times (h, h, 0, 0)
+        qw, qx, qy, qz = qg
+        player.append([h * (qw - qx), h * (qx + qw), h * (qy + qz), h * (qz - qy)])
+    ref = angle_deg(np.array(player), np.array(blender))
+    assert np.abs(ref - np.asarray(ortho["per_frame"]["deviation_deg"])).max() < AGREE_DEG

@@ -107,3 +107,15 @@ def test_keys_that_are_not_blenders_pose_are_a_key_mismatch():
                                key_frames=[1, 13, 25], key_values=_about_z([0, 32, 60]))
     assert [(iv.frames, iv.cause) for iv in c.intervals] == [((1.0, 13.0), "key_mismatch"),
                                                             ((13.0, 25.0), "key_mismatch")]
+
+
+def test_frames_outside_the_exported_keys():
+    # Keys exported on frames 5..20 only; Blender moves before and after them.
+    blender = np.concatenate([np.linspace(-4, 0, 4), np.zeros(16), np.linspace(1, 5, 5)])
+    player = np.concatenate([np.zeros(4), np.zeros(16), np.zeros(5)])
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(player),
+                               key_frames=[5, 20], key_values=_about_z([0, 0]))
+    got = [(iv.frames, iv.cause) for iv in c.intervals]
+    assert got == [((1.0, 5.0), "before_first_key"), ((20.0, 25.0), "after_last_key")]
+    assert abs(c.intervals[1].max_deviation_deg - 5.0) < 1e-6
+    assert abs(c.intervals[1].blender_turn_deg - 5.0) < 1e-6
