@@ -272,6 +272,12 @@ def _object_channels(doc, node: int, action_name: str | None) -> tuple[dict, str
 def _object_entry(obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup) -> dict:
     from . import animdata
 
+    bad = ~np.isfinite(blender_m).all(axis=(1, 2))
+    if bad.any():
+        frame = frames[int(np.argmax(bad))]
+        raise ValueError(f"Blender's own playback of it is not finite at frame {frame:g} (a NaN "
+                         "or infinite key?); `python -m quatbake report` names the broken key, "
+                         "fix it first")
     times = frames / fps
     worlds = gltf_pose.world_matrices(doc, [node], times, channels)
     corrected = doc.nodes[node].is_camera or doc.nodes[node].is_light
@@ -419,8 +425,7 @@ def check_objects(
             errors.append(
                 {
                     "object": obj.name,
-                    "message": f"Object \"{obj.name}\": the exported "
-                    f"animation cannot be evaluated: {exc}",
+                    "message": f"Object \"{obj.name}\" cannot be checked: {str(exc).rstrip('.')}.",
                 }
             )
     return {

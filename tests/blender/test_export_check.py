@@ -331,3 +331,23 @@ def test_real_animated_cameras_lose_their_last_subframe_key(clean_blender, tmp_p
         player.append([h * (qw - qx), h * (qx + qw), h * (qy + qz), h * (qz - qy)])
     ref = angle_deg(np.array(player), np.array(blender))
     assert np.abs(ref - np.asarray(ortho["per_frame"]["deviation_deg"])).max() < AGREE_DEG
+
+
+def test_broken_keys_are_named_and_the_others_still_checked(clean_blender):
+    from scenes import make_animated_object
+
+    bad = make_animated_object("Broken", 'XYZ', [1, 10], [[0, 0, float("nan")], [0, 0, 1]],
+                               'LINEAR')
+    good = make_animated_object("Fine", 'XYZ', [1, 10], [[0, 0, 0], [0, 0, 1]], 'LINEAR')
+    bpy.context.scene.frame_set(1)   # animated values as Blender shows them (NaN for Broken)
+    before = scene_snapshot()
+    report = export_check.check_objects(bpy.context, [bad, good], {})
+    assert [o["name"] for o in report["objects"]] == ["Fine"]
+    (error,) = report["errors"]
+    assert error["object"] == "Broken"
+    assert "not finite at frame 1" in error["message"] and ".." not in error["message"]
+    after = scene_snapshot()
+    # Every key unchanged; object values compared without Broken's NaN (NaN != NaN).
+    for snap in (before, after):
+        snap["objects"].pop("Broken")
+    assert_same_snapshot(before, after)
