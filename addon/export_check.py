@@ -27,7 +27,7 @@ import tempfile
 import bpy
 import numpy as np
 
-from ..core import export_compare, gltf_axes, gltf_pose, gltf_read
+from ..core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
 from ..report.export_check_report import SCHEMA
 
 # frame_set per frame evaluates the whole scene: cap the range like a bake.
@@ -253,6 +253,33 @@ def _fps(scene) -> float:
     return scene.render.fps / scene.render.fps_base
 
 
+def exporter_seconds_per_frame(doc, scene) -> float:
+    """The seconds per frame the exporter wrote the key times with.
+
+    Blender plays frame f at f * fps_base / fps seconds. With fps_base != 1
+    (29.97 fps is 30 / 1.001) exporters disagree: io_scene_gltf2 5.0 writes
+    f / (fps * fps_base), 3.4 writes f / fps. Of the three, the one that puts
+    the file's key times on whole frames is taken (sampled exports key whole
+    frames); Blender's own when none does or fps_base is 1.
+    """
+    fps, base = float(scene.render.fps), float(scene.render.fps_base)
+    real = base / fps
+    if abs(base - 1.0) < 1e-12:
+        return real
+    times = [c.sampler.input for a in doc.animations for c in a.channels]
+    if not times:
+        return real
+    times = np.concatenate(times)
+
+    def off_grid(spf: float) -> float:
+        frames = times / spf
+        return float(np.abs(frames - np.round(frames)).mean())
+
+    candidates = (real, 1.0 / fps, 1.0 / (fps * base))
+    best = min(candidates, key=off_grid)
+    return best if off_grid(best) < 1e-3 else real
+
+
 def _object_channels(doc, node: int, action_name: str | None) -> tuple[dict, str]:
     """The channels that drive ``node``: the animation named after the object's action first."""
     names = [a.name for a in doc.animations]
@@ -269,21 +296,33 @@ def _object_channels(doc, node: int, action_name: str | None) -> tuple[dict, str
     return channels, anim
 
 
-def _object_entry(obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup) -> dict:
+def _object_entry(
+    obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup, exporter_spf: float
+) -> dict:
     from . import animdata
 
     bad = ~np.isfinite(blender_m).all(axis=(1, 2))
     if bad.any():
         frame = frames[int(np.argmax(bad))]
-        raise ValueError(f"Blender's own playback of it is not finite at frame {frame:g} (a NaN "
-                         "or infinite key?); `python -m quatbake report` names the broken key, "
-                         "fix it first")
+        raise ValueError(
+            f"Blender's own playback of it is not finite at frame {frame:g} (a NaN "
+            "or infinite key?); `python -m quatbake report` names the broken key, "
+            "fix it first"
+        )
     times = frames / fps
     worlds = gltf_pose.world_matrices(doc, [node], times, channels)
     corrected = doc.nodes[node].is_camera or doc.nodes[node].is_light
     player_m = gltf_axes.blender_world_from_gltf(worlds[node], yup=yup, corrected=corrected)
     qb, lb = gltf_pose.rotation_and_location(blender_m)
     qp, lp = gltf_pose.rotation_and_location(player_m)
+    retimed = None
+    if abs(exporter_spf * fps - 1.0) > 1e-12:
+        # The same file on the exporter's own clock: what timing alone explains.
+        other = gltf_pose.world_matrices(doc, [node], frames * exporter_spf, channels)[node]
+        q2, _ = gltf_pose.rotation_and_location(
+            gltf_axes.blender_world_from_gltf(other, yup=yup, corrected=corrected)
+        )
+        retimed = np.degrees(quat.angle_between(qb, q2))
     rot = channels.get((node, "rotation"))
     key_frames = key_values = None
     interpolation = ""
@@ -307,6 +346,7 @@ def _object_entry(obj, node: int, doc, channels, anim: str, frames, blender_m, f
         key_values=key_values,
         interpolation=interpolation or "LINEAR",
         source_key_quats=source,
+        retimed_deviation_deg=retimed,
     )
     keys = {}
     data_bytes = 0
@@ -411,6 +451,7 @@ def check_objects(
     checked = [o for o in objects if o.name in nodes]
     frames = check_frames(scene, all_key_frames)
     blender_m = blender_world(scene, checked, frames)
+    exporter_spf = exporter_seconds_per_frame(doc, scene)
     entries = []
     for obj in checked:
         action = getattr(getattr(obj, "animation_data", None), "action", None)
@@ -418,7 +459,16 @@ def check_objects(
         try:
             entries.append(
                 _object_entry(
-                    obj, nodes[obj.name], doc, channels, anim, frames, blender_m[obj.name], fps, yup
+                    obj,
+                    nodes[obj.name],
+                    doc,
+                    channels,
+                    anim,
+                    frames,
+                    blender_m[obj.name],
+                    fps,
+                    yup,
+                    exporter_spf,
                 )
             )
         except ValueError as exc:
@@ -437,6 +487,7 @@ def check_objects(
             k: (sorted(v) if isinstance(v, set) else v) for k, v in options.items()
         },
         "fps": fps,
+        "exporter_fps": 1.0 / exporter_spf,
         "export_yup": yup,
         "gltf_bytes": size,
         "frames": [float(frames[0]), float(frames[-1])],

@@ -7,6 +7,11 @@ space, quaternions (w, x, y, z)), plus the exported rotation keys of the
 object. Output: the per-frame deviation and, for every interval between two
 exported keys where the two disagree, its cause:
 
+- ``timing``: the exporter wrote the key times on another seconds-per-frame
+  than Blender plays (scenes with ``render.fps_base`` != 1, such as 29.97
+  fps: Blender's frame f is at f * fps_base / fps seconds, the 5.0 exporter
+  writes f / (fps * fps_base), the 3.4 one f / fps); played on the
+  exporter's own clock the interval would be right.
 - ``before_first_key`` / ``after_last_key``: frames outside the exported
   keys, where the player holds the end key while Blender still moves (an
   exporter sampling whole frames drops a last key on a subframe: seen on the
@@ -40,6 +45,7 @@ import numpy as np
 from . import quat
 
 CAUSES = (
+    "timing",
     "before_first_key",
     "after_last_key",
     "key_mismatch",
@@ -156,6 +162,7 @@ def compare(
     key_values=None,
     interpolation: str = "LINEAR",
     source_key_quats=None,
+    retimed_deviation_deg=None,
 ) -> Comparison:
     """Per-frame deviation of the player from Blender and the cause per key interval.
 
@@ -167,6 +174,9 @@ def compare(
     the key frames, raw (for objects in QUATERNION mode; None otherwise): a
     negative dot between two of them, or between two exported keys, is a
     flipped sign in the user's keys.
+    ``retimed_deviation_deg`` (m,): the deviation when the file is played on
+    the exporter's own seconds-per-frame instead of Blender's (given when the
+    two differ): an interval that plays right that way is ``timing``.
     """
     f = np.asarray(frames, dtype=np.float64)
     qb = quat.normalize(blender_quats, "Blender's orientation")
@@ -188,6 +198,11 @@ def compare(
         kf = np.asarray(key_frames, dtype=np.float64)
         kv = np.asarray(key_values, dtype=np.float64)
         src = None if source_key_quats is None else np.asarray(source_key_quats, dtype=np.float64)
+        retimed = (
+            None
+            if retimed_deviation_deg is None
+            else np.asarray(retimed_deviation_deg, dtype=np.float64)
+        )
         steps_b = _step_angles_deg(qb)
         steps_p = _step_angles_deg(qp)
         lo = np.searchsorted(f, kf[:-1], side="left")
@@ -198,6 +213,7 @@ def compare(
             j = lo[i] + int(np.argmax(dev[lo[i] : hi[i]]))
             if dev[j] < CAUSE_MIN_DEG:
                 continue
+            retimed_ok = bool(retimed is not None and retimed[lo[i] : hi[i]].max() < CAUSE_MIN_DEG)
             # Turn within the interval: the steps between consecutive frames in it.
             blender_turn = float(steps_b[lo[i] + 1 : hi[i]].sum())
             player_turn = float(steps_p[lo[i] + 1 : hi[i]].sum())
@@ -229,7 +245,9 @@ def compare(
                     blender_turn_deg=blender_turn,
                     player_turn_deg=player_turn,
                     key_angle_deg=key_angle,
-                    cause=classify(interpolation, flipped, blender_turn, max(on_keys, default=0.0)),
+                    cause="timing"
+                    if retimed_ok
+                    else classify(interpolation, flipped, blender_turn, max(on_keys, default=0.0)),
                 )
             )
     if key_frames is not None and len(key_frames) >= 1:

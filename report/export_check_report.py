@@ -25,6 +25,7 @@ DECIMALS = 7
 
 CAUSE_TEXT = {
     "stepped": "STEP sampler: the player holds each key while Blender moves",
+    "timing": "the exporter wrote the key times on another clock than Blender plays (fps_base)",
     "before_first_key": "before the first exported key the player holds it while Blender moves",
     "after_last_key": "after the last exported key the player holds it while Blender moves",
     "key_mismatch": "the exported keys are not Blender's pose at their own frames",
@@ -51,14 +52,18 @@ def _rounded(report: dict) -> dict:
         obj = dict(obj)
         obj["frames"] = [_frame(f) for f in obj.get("frames", [])]
         obj["worst_frame"] = _frame(obj.get("worst_frame", 0))
-        obj["intervals"] = [dict(iv, frames=[_frame(f) for f in iv["frames"]],
-                                 worst_frame=_frame(iv["worst_frame"]))
-                            for iv in obj.get("intervals", [])]
+        obj["intervals"] = [
+            dict(
+                iv, frames=[_frame(f) for f in iv["frames"]], worst_frame=_frame(iv["worst_frame"])
+            )
+            for iv in obj.get("intervals", [])
+        ]
         per_frame = {}
         for name, values in obj.get("per_frame", {}).items():
             arr = np.asarray(values, dtype=np.float64)
-            per_frame[name] = ([_frame(f) for f in arr] if name == "frame"
-                               else np.round(arr, DECIMALS))
+            per_frame[name] = (
+                [_frame(f) for f in arr] if name == "frame" else np.round(arr, DECIMALS)
+            )
         obj["per_frame"] = per_frame
         objects.append(obj)
     out["objects"] = objects

@@ -351,3 +351,28 @@ def test_broken_keys_are_named_and_the_others_still_checked(clean_blender):
     for snap in (before, after):
         snap["objects"].pop("Broken")
     assert_same_snapshot(before, after)
+
+
+def test_ntsc_frame_rate_drifts_and_is_called_timing(three_empties, tmp_path):
+    # 29.97 fps (30 / 1.001): Blender plays frame f at f * 1.001 / 30 s; io_scene_gltf2
+    # 5.0 writes f / (30 * 1.001), 3.4 writes f / 30 (read from their sources).
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.001
+    report = export_check.check_objects(bpy.context, three_empties, {})
+    expected = 30 * 1.001 if bpy.app.version >= (4, 0, 0) else 30.0
+    # render.fps_base is stored as float32 (1.001 -> 1.00100004673): ~2e-6 fps.
+    assert abs(report["exporter_fps"] - expected) < 1e-5
+    assert abs(report["fps"] - 30 / 1.001) < 1e-5
+    # The keys land a little before Blender's frames (frame 1's at 0.998), so the
+    # check starts at frame 0.
+    frames = np.asarray(_by_name(report)["Windmill"]["per_frame"]["frame"])
+    ref = reference_deviation(export_for_reference(tmp_path, three_empties), three_empties,
+                              frames, fps=30 / 1.001)
+    got = _by_name(report)
+    for name in ("Windmill", "Swing", "Flip"):
+        entry = got[name]
+        # Sampled keys, right values, wrong clock: every cause is timing.
+        assert set(entry["causes"]) == {"timing"}, (name, entry["causes"])
+        assert entry["max_deviation_deg"] > 0.1
+        diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref[name])
+        assert diff.max() < AGREE_DEG, (name, diff.max())

@@ -119,3 +119,16 @@ def test_frames_outside_the_exported_keys():
     assert got == [((1.0, 5.0), "before_first_key"), ((20.0, 25.0), "after_last_key")]
     assert abs(c.intervals[1].max_deviation_deg - 5.0) < 1e-6
     assert abs(c.intervals[1].blender_turn_deg - 5.0) < 1e-6
+
+
+def test_an_interval_right_on_the_exporters_clock_is_timing():
+    blender = np.linspace(0, 60, 25)
+    late = np.linspace(0, 60, 25) * 0.98           # the player runs 2% slow
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(late),
+                               key_frames=[1, 13, 25], key_values=_about_z([0, 30, 60]),
+                               retimed_deviation_deg=np.zeros(25))
+    assert {iv.cause for iv in c.intervals} == {"timing"}
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(late),
+                               key_frames=[1, 13, 25], key_values=_about_z([0, 30, 60]),
+                               retimed_deviation_deg=np.full(25, 1.0))
+    assert "timing" not in {iv.cause for iv in c.intervals}
