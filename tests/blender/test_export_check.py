@@ -376,3 +376,4 @@ def test_ntsc_frame_rate_drifts_and_is_called_timing(three_empties, tmp_path):
         assert entry["max_deviation_deg"] > 0.1
         diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref[name])
         assert diff.max() < AGREE_DEG, (name, diff.max())
+    validate_export_check(json.loads(export_check_report.dumps(report)))

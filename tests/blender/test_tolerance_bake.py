@@ -119,3 +119,17 @@ def test_dense_slerp_bake_exported_without_sampling_plays_like_blender(clean_ble
     for entry in report["objects"]:
         assert entry["max_deviation_deg"] <= TOL, entry["name"]
         assert ref[entry["name"]].max() <= TOL, entry["name"]
+
+
+def test_revert_after_a_tolerance_bake_restores_the_keys(clean_blender):
+    from scenes import assert_same_snapshot, scene_snapshot
+
+    obj = _swing("Back")
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SQUAD', frame_step=2,
+                                                        tolerance_deg=0.5))
+    assert result.keys_written < result.keys_dense == 31     # frames 1, 3, .. 61
+    assert bake.revert_objects([obj]) == ["Back"]
+    bpy.context.scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
