@@ -51,7 +51,17 @@ class ExportCheckError(Exception):
 # Exporter options
 
 
+def require_exporter() -> None:
+    """ExportCheckError when Blender's glTF exporter (io_scene_gltf2) is not enabled."""
+    if not hasattr(bpy.types, "EXPORT_SCENE_OT_gltf"):
+        raise ExportCheckError(
+            "Blender's glTF exporter is not enabled: enable the add-on \"glTF 2.0 format\" "
+            "(io_scene_gltf2) in Preferences > Add-ons, then check again."
+        )
+
+
 def _exporter_properties() -> dict:
+    require_exporter()
     rna = bpy.ops.export_scene.gltf.get_rna_type()
     return {p.identifier: p for p in rna.properties if p.identifier != "rna_type"}
 

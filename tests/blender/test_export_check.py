@@ -377,3 +377,17 @@ def test_ntsc_frame_rate_drifts_and_is_called_timing(three_empties, tmp_path):
         diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref[name])
         assert diff.max() < AGREE_DEG, (name, diff.max())
     validate_export_check(json.loads(export_check_report.dumps(report)))
+
+
+def test_a_disabled_exporter_is_a_sentence(three_empties):
+    import addon_utils
+
+    addon_utils.disable("io_scene_gltf2")
+    try:
+        with pytest.raises(export_check.ExportCheckError, match="glTF exporter is not enabled"):
+            export_check.check_objects(bpy.context, three_empties, {})
+        select_only(*three_empties)
+        with pytest.raises(RuntimeError, match="glTF exporter is not enabled"):
+            bpy.ops.quatbake.export_check()
+    finally:
+        addon_utils.enable("io_scene_gltf2")
