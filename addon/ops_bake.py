@@ -230,8 +230,9 @@ class QUATBAKE_OT_bake(Operator):
             settings.last_max_deviation_deg,
         ))
         if self.tolerance > 0.0:
-            self.report({'INFO'}, rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg").format(
-                result.keys_dense, result.keys_written, self.tolerance))
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance))
         return {'FINISHED'}
 
 
