@@ -255,6 +255,38 @@ def blender_world(scene, objects, frames) -> dict:
     return out
 
 
+def blender_world_at(scene, obj, frames) -> np.ndarray:
+    """Blender's world matrices (n, 4, 4) of ``obj`` at (sub)frames (frame_set; restored)."""
+    out = np.empty((len(frames), 4, 4))
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    try:
+        for i, f in enumerate(frames):
+            whole = int(np.floor(f))
+            scene.frame_set(whole, subframe=float(f - whole))
+            out[i] = np.array(obj.matrix_world)
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+    return out
+
+
+def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected) -> np.ndarray | None:
+    """Deviation (degrees) at each exported key's own time, when keys fall between frames.
+
+    A player plays the key itself there, so a deviation is a wrong key value.
+    On whole frames the per-frame comparison already has it (None).
+    """
+    if np.all(np.abs(key_frames - np.round(key_frames)) < export_compare.KEY_FRAME_MATCH):
+        return None
+    blender = blender_world_at(bpy.context.scene, obj, key_frames)
+    if not np.isfinite(blender).all():
+        return None
+    world = gltf_pose.world_matrices(doc, [node], key_frames / fps, channels)[node]
+    player = gltf_axes.blender_world_from_gltf(world, yup=yup, corrected=corrected)
+    qb, _ = gltf_pose.rotation_and_location(blender)
+    qp, _ = gltf_pose.rotation_and_location(player)
+    return np.degrees(quat.angle_between(qb, qp))
+
+
 # --------------------------------------------------------------------------
 # The check
 
@@ -346,6 +378,9 @@ def _object_entry(
         # Blender's own quaternion channels at the exported keys, un-normalised:
         # the exporter may fix a flipped sign in the file, the user's keys keep it.
         source = animdata.evaluate_rotation_raw(obj, key_frames)
+    key_deviation = None
+    if key_frames is not None:
+        key_deviation = _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected)
     comparison = export_compare.compare(
         frames,
         qb,
@@ -357,6 +392,7 @@ def _object_entry(
         interpolation=interpolation or "LINEAR",
         source_key_quats=source,
         retimed_deviation_deg=retimed,
+        key_deviation_deg=key_deviation,
     )
     keys = {}
     data_bytes = 0

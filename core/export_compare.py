@@ -163,6 +163,7 @@ def compare(
     interpolation: str = "LINEAR",
     source_key_quats=None,
     retimed_deviation_deg=None,
+    key_deviation_deg=None,
 ) -> Comparison:
     """Per-frame deviation of the player from Blender and the cause per key interval.
 
@@ -177,6 +178,8 @@ def compare(
     ``retimed_deviation_deg`` (m,): the deviation when the file is played on
     the exporter's own seconds-per-frame instead of Blender's (given when the
     two differ): an interval that plays right that way is ``timing``.
+    ``key_deviation_deg`` (n,): the deviation at each key's own time, for keys
+    between frames (else it is read from the frames that are key frames).
     """
     f = np.asarray(frames, dtype=np.float64)
     qb = quat.normalize(blender_quats, "Blender's orientation")
@@ -198,6 +201,7 @@ def compare(
         kf = np.asarray(key_frames, dtype=np.float64)
         kv = np.asarray(key_values, dtype=np.float64)
         src = None if source_key_quats is None else np.asarray(source_key_quats, dtype=np.float64)
+        key_dev = None if key_deviation_deg is None else np.asarray(key_deviation_deg, float)
         retimed = (
             None
             if retimed_deviation_deg is None
@@ -219,11 +223,15 @@ def compare(
             player_turn = float(steps_p[lo[i] + 1 : hi[i]].sum())
             # The player plays the keys themselves on their frames: any deviation
             # there is in the exported values, not in the interpolation.
-            on_keys = [
-                dev[p]
-                for p in (lo[i], hi[i] - 1)
-                if abs(f[p] - kf[i]) < KEY_FRAME_MATCH or abs(f[p] - kf[i + 1]) < KEY_FRAME_MATCH
-            ]
+            if key_dev is not None:
+                on_keys = [key_dev[i], key_dev[i + 1]]
+            else:
+                on_keys = [
+                    dev[p]
+                    for p in (lo[i], hi[i] - 1)
+                    if abs(f[p] - kf[i]) < KEY_FRAME_MATCH
+                    or abs(f[p] - kf[i + 1]) < KEY_FRAME_MATCH
+                ]
             flipped = bool(
                 src is not None
                 and (

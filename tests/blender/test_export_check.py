@@ -391,3 +391,42 @@ def test_a_disabled_exporter_is_a_sentence(three_empties):
             bpy.ops.quatbake.export_check()
     finally:
         addon_utils.enable("io_scene_gltf2")
+
+
+def test_real_object_under_a_bone_exported_without_sampling_has_wrong_keys(clean_blender,
+                                                                          tmp_path):
+    # Same file: "Bone.004_end" is parented to a bone. Without sampling the exporter
+    # writes its keys 90 deg off (on 30 fps key times, between Blender's frames);
+    # the check evaluates Blender at each key's own time and calls them key_mismatch.
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(POINTER_GLTF), **gltf_import_options())
+    if not bpy.data.actions:
+        pytest.skip(f"Blender {bpy.app.version_string}'s glTF importer predates "
+                    "KHR_animation_pointer, the only kind of channel in this file")
+    obj = bpy.data.objects["Bone.004_end"]
+    assert obj.parent_type == 'BONE'
+    report = export_check.check_objects(bpy.context, [obj], {"export_force_sampling": False},
+                                        only_these=False)
+    (entry,) = report["objects"]
+    assert abs(entry["max_deviation_deg"] - 90.0) < 1.0
+    assert set(entry["causes"]) <= {"key_mismatch", "after_last_key"}
+    assert entry["causes"]["key_mismatch"] >= 200
+    out = str(tmp_path / "bone.gltf")
+    bpy.ops.export_scene.gltf(filepath=out, export_format='GLTF_SEPARATE',
+                              export_force_sampling=False)
+    doc = gr.load_gltf(out)
+    everything = _AllAnimations(doc)
+    index = doc.node_index(obj.name)
+    frames = np.asarray(entry["per_frame"]["frame"])[::10]
+    blender, player = [], []
+    for f in frames:
+        bpy.context.scene.frame_set(int(f))
+        q = obj.matrix_world.to_quaternion()
+        blender.append([q.w, q.x, q.y, q.z])
+        w = doc.world_matrices(everything, f / bpy.context.scene.render.fps)[index][:3, :3]
+        q_xyzw = gr.matrix_to_quat_xyzw(w / np.linalg.norm(w, axis=0))
+        player.append(gr.gltf_to_blender_quat(q_xyzw))
+    ref = angle_deg(np.array(player), np.array(blender))
+    ours = np.asarray(entry["per_frame"]["deviation_deg"])[::10]
+    assert np.abs(ref - ours).max() < AGREE_DEG

@@ -132,3 +132,14 @@ def test_an_interval_right_on_the_exporters_clock_is_timing():
                                key_frames=[1, 13, 25], key_values=_about_z([0, 30, 60]),
                                retimed_deviation_deg=np.full(25, 1.0))
     assert "timing" not in {iv.cause for iv in c.intervals}
+
+
+def test_key_deviation_at_the_keys_own_times_makes_key_mismatch():
+    q = _about_z(np.linspace(0, 60, 25))
+    wobble = _about_z(np.linspace(0, 60, 25) + 0.5)
+    keys = dict(key_frames=[1.5, 12.5, 24.5], key_values=_about_z([0, 30, 60]))
+    c = export_compare.compare(FRAMES, q, wobble, key_deviation_deg=[0.5, 0.5, 0.5], **keys)
+    inner = {iv.cause for iv in c.intervals} - {"before_first_key", "after_last_key"}
+    assert inner == {"key_mismatch"}
+    c = export_compare.compare(FRAMES, q, wobble, key_deviation_deg=[0.0, 0.0, 0.0], **keys)
+    assert "key_mismatch" not in {iv.cause for iv in c.intervals}
