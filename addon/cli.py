@@ -464,9 +464,11 @@ def run_export_check(args) -> int:
     try:
         options = export_check.parse_exporter_options(args.exporter_option)
         objects = resolve_objects(bpy, args.objects, args.scene)
-        with quiet_fds():        # the exporter logs every step on stdout
-            report = export_check.check_objects(bpy.context, objects, options,
-                                                only_these=args.objects is not None)
+        progress = Progress(len(objects), "export-check:", args.quiet)
+        # quiet_fds: the exporter logs every step on stdout.
+        report = export_check.check_objects(bpy.context, objects, options,
+                                            only_these=args.objects is not None,
+                                            silence=quiet_fds, progress=progress.step)
     except export_check.ExportCheckError as exc:
         raise BadInput(str(exc)) from None
     report["file"] = os.path.basename(path)

@@ -20,6 +20,7 @@ the current frame and the selection are put back afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import tempfile
@@ -452,6 +453,8 @@ def check_objects(
     options: dict | None = None,
     only_these: bool = True,
     keep_folder: str | None = None,
+    silence=None,
+    progress=None,
 ) -> dict:
     """Export, read back, evaluate and compare; the ``quatbake.export-check/1`` dict.
 
@@ -459,7 +462,10 @@ def check_objects(
     (else the whole scene is exported and only they are reported).
     ``keep_folder``: export there and leave the files (default: a temporary
     folder, removed). Objects missing from the file are listed in ``errors``.
-    Raises ExportCheckError for bad options or a failed export.
+    ``silence``: a context manager around the exporter call (the command line
+    passes one that swallows the exporter's log lines); ``progress(name)`` is
+    called after each object. Raises ExportCheckError for bad options or a
+    failed export.
     """
     options = _default_options(objects, dict(options or {}))
     scene = context.scene
@@ -467,7 +473,8 @@ def check_objects(
     yup = bool(options.get("export_yup", _exporter_properties()["export_yup"].default))
     with tempfile.TemporaryDirectory(prefix="quatbake-export-check-") as tmp:
         folder = keep_folder or tmp
-        path = export_gltf(context, objects, folder, options, only_these)
+        with silence() if silence is not None else contextlib.nullcontext():
+            path = export_gltf(context, objects, folder, options, only_these)
         try:
             doc = gltf_read.load(path)
         except ValueError as exc:
@@ -524,6 +531,8 @@ def check_objects(
                     "message": f"Object \"{obj.name}\" cannot be checked: {str(exc).rstrip('.')}.",
                 }
             )
+        if progress is not None:
+            progress(obj.name)
     return {
         "schema": SCHEMA,
         "blender_version": bpy.app.version_string,

@@ -66,9 +66,12 @@ def test_defaults_pass_and_keys_as_they_are_fail_above(scene, tmp_path):
     assert done.returncode == 0, done.stderr
     report = load_check(out)
     assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Swing", "Windmill"]
-    # Sampled (the exporter's default): float32 keys, measured <= 5.2e-5 deg.
+    # Sampled (the exporter's default): float32 keys, measured <= 5.5e-5 deg.
     assert max(o["max_deviation_deg"] for o in report["objects"]) < 1e-4
     assert "Windmill" in done.stdout  # the table
+    # One progress line per object on stderr, and nothing of the exporter's log.
+    lines = done.stderr.splitlines()
+    assert len(lines) == 4 and all(ln.startswith("export-check: ") for ln in lines), lines
 
     out, page = tmp_path / "raw.json", tmp_path / "raw.html"
     done = run(
@@ -84,6 +87,7 @@ def test_defaults_pass_and_keys_as_they_are_fail_above(scene, tmp_path):
         "export_force_sampling=False",
         "--fail-above",
         "1",
+        "--quiet",
     )
     assert done.returncode == 1
     assert "above --fail-above 1 deg" in _one_sentence(done.stderr)
