@@ -444,7 +444,9 @@ def _check_table(report: dict) -> str:
                      str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
                      f"{o['worst_frame']:g}", causes))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += [f"{o['name']}: {o['advice']}" for o in report["objects"] if o["causes"]]
+    return "\n".join(lines)
 
 
 def run_export_check(args) -> int:

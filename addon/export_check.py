@@ -427,6 +427,7 @@ def _object_entry(
         "worst_frame": comparison.worst_frame,
         "max_location_deviation": comparison.max_location_deviation,
         "causes": causes,
+        "advice": export_compare.advice(causes, comparison.max_deviation_deg),
         "intervals": [
             {
                 "frames": list(iv.frames),

@@ -34,6 +34,7 @@ def _summary(entry: dict) -> dict:
         "key_count": entry["key_count"],
         "interpolation": entry["interpolation"] or "-",
         "causes": dict(entry["causes"]),
+        "advice": entry["advice"],
         "error": "",
     }
 
@@ -145,6 +146,9 @@ class _ExportCheckPanel:
             col.label(text=f"{s['key_count']} rotation keys, {s['interpolation']}")
             for cause, count in s["causes"].items():
                 col.label(text=f"{cause}: {count} interval(s)")
+            if s["causes"]:
+                for line in textwrap.wrap(s["advice"], _WRAP_CHARS):
+                    col.label(text=line)
 
 
 class QUATBAKE_PT_export_check(_ExportCheckPanel, Panel):

@@ -135,6 +135,33 @@ def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray
     return found
 
 
+# What to do about each cause, in the order causes are checked.
+ADVICE = {
+    "timing": "export at a whole frame rate (render.fps_base 1), or retime in the engine",
+    "before_first_key": "key the motion on whole frames inside the exported range",
+    "after_last_key": "key the motion on whole frames inside the exported range",
+    "key_mismatch": "bake the object (quatbake bake) so the exporter writes plain keys",
+    "stepped": "key with Linear or Bezier interpolation, or export with sampling",
+    "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
+    "turn_lost": "add keys: quatbake bake --tolerance 0.01, or export with sampling",
+    "cubic_vs_bezier": "quatbake bake --tolerance 0.01 (LINEAR keys), or export with sampling",
+    "linear_vs_blender": "quatbake bake --tolerance 0.01, or export with sampling",
+}
+
+
+def advice(causes: dict, max_deviation_deg: float) -> str:
+    """One line for an object: its worst problem and what to do (causes: {cause: count})."""
+    if not causes:
+        return f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
+    first = next(c for c in CAUSES if c in causes)
+    count = causes[first]
+    more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
+    return (
+        f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off: "
+        f"{ADVICE[first]}."
+    )
+
+
 def classify(
     interpolation: str, flipped: bool, blender_turn_deg: float, key_deviation_deg: float = 0.0
 ) -> str:

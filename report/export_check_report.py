@@ -172,7 +172,7 @@ def render_html(report: dict) -> str:
             + "</ul>"
         )
     for obj in report.get("objects", []):
-        out.append(f"<h2>{_e(obj['name'])}</h2>{_chart(obj)}")
+        out.append(f"<h2>{_e(obj['name'])}</h2><p>{_e(obj.get('advice', ''))}</p>{_chart(obj)}")
         if obj.get("intervals"):
             out.append(
                 "<table><tr><th>Keys (frames)</th><th>Cause</th><th>Max dev. (deg)</th>"

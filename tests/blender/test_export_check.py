@@ -54,6 +54,7 @@ def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
     assert wind["key_count"] == 2 and wind["interpolation"] == "LINEAR"
     assert abs(wind["max_deviation_deg"] - 180.0) < 0.01 and wind["worst_frame"] == 13
     assert [(iv["frames"], iv["cause"]) for iv in wind["intervals"]] == [([1, 25], "turn_lost")]
+    assert wind["advice"].startswith("turn_lost in 1 interval(s)") and "--tolerance" in wind["advice"]
     assert abs(wind["intervals"][0]["blender_turn_deg"] - 360.0) < 0.01
     # Swing: the 170 -> -170 interval (frames 9-17) is Blender's long way round.
     assert swing["max_deviation_deg"] > 90.0

@@ -143,3 +143,11 @@ def test_key_deviation_at_the_keys_own_times_makes_key_mismatch():
     assert inner == {"key_mismatch"}
     c = export_compare.compare(FRAMES, q, wobble, key_deviation_deg=[0.0, 0.0, 0.0], **keys)
     assert "key_mismatch" not in {iv.cause for iv in c.intervals}
+
+
+def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
+    text = export_compare.advice({"cubic_vs_bezier": 2, "sign_flip": 1}, 159.0)
+    assert text.startswith("sign_flip in 1 interval(s) (and 1 other cause(s)), up to 159 deg")
+    assert "re-bake" in text and text.endswith(".")
+    assert export_compare.advice({}, 4e-5).startswith("Plays as in Blender")
+    assert set(export_compare.ADVICE) == set(export_compare.CAUSES)
