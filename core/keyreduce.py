@@ -20,14 +20,18 @@ Adjacent dense keys are always acceptable (no frame between them to miss).
 How (a Douglas-Peucker split, then merging; near the fewest keys, not
 provably the fewest):
 
-1. Keep each track's first and last key. Every round, evaluate both players
-   at every frame of the intervals not yet accepted, all tracks and
-   intervals at once (whole-array numpy); split each failing interval at
-   its worst frame (or, when the method turns 180 degrees or more, where
-   it has turned half of that).
+1. Keep each track's first and last key. Every round, check all intervals
+   not yet accepted, of all tracks at once (whole-array numpy); split each
+   failing one at its worst frame (or, when the method turns 180 degrees
+   or more, where it has turned half of that).
 2. Merge: try dropping every other interior key, then the others, keeping a
    drop only where the merged interval is still acceptable; repeat while
-   keys go.
+   keys go (a key whose drop failed stays for good).
+
+Checking an interval: first at its frames nearest 1/4, 1/2 and 3/4 (most
+failing intervals fail there), then at every frame; Blender's playback
+first and the glTF player only where Blender passes; cosines of half the
+error compared, not angles (no trigonometry for the comparison).
 
 Each round costs a few whole-array operations over the frames still
 undecided, so the work is a small multiple of the dense bake's own.
