@@ -38,15 +38,73 @@ def analysis_frames(keys: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([whole, keys]))
 
 
-def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
+def has_rotation_keys(obj, fcurves=None) -> bool:
+    """True when ``obj``'s rotation or delta rotation channels (of its rotation mode) have
+    keys, in its active action or in ``fcurves`` (a clip's)."""
+    from . import animdata
+
+    return animdata.has_keys(animdata.rotation_fcurves(obj, None, fcurves)
+                             + animdata.delta_rotation_fcurves(obj, None, fcurves))
+
+
+def analysis_targets(obj, clips="active") -> list:
+    """What to analyse of ``obj``: ``obj`` itself (its active action) or (obj, Clip) pairs.
+
+    ``clips``: 'active' - the active action, or the object's NLA clips with
+    rotation keys when the active action has none (so an object animated only
+    by stashed clips, as glTF imports leave all but the first, is still
+    reported); 'all' - every clip of the object (its active action and each
+    action in its NLA strips and stashes, once each); a list of names - those
+    clips, if the object has them.
+    """
+    from . import animdata
+
+    all_clips = animdata.object_clips(obj)
+    if clips == "active":
+        if has_rotation_keys(obj) or not all_clips:
+            return [obj]
+        stashed = [(obj, c) for c in all_clips
+                   if not c.active and has_rotation_keys(obj, c.fcurves())]
+        return stashed or [obj]
+    if clips == "all":
+        # Each entry names its clip, the active action's included; an object with
+        # no clip holding rotation keys is analysed as itself (to say why not).
+        return [(obj, c) for c in all_clips if has_rotation_keys(obj, c.fcurves())] or [obj]
+    return [(obj, c) for c in all_clips if c.name in clips]
+
+
+def result_label(obj, clip=None) -> str:
+    """How results name an analysis: "Cube", or "Cube / Walk" for a clip."""
+    return f"{obj.name} / {clip.name}" if clip is not None else obj.name
+
+
+def no_keys_sentence(obj, path: str, mode: str) -> str:
+    """Why ``obj`` has nothing to compare: bones keyed, clips only in the NLA, or no keys."""
+    from . import animdata
+
+    if animdata.bone_key_count(obj):
+        return (f"Object \"{obj.name}\" is an armature whose bones are keyed "
+                f"({animdata.bone_key_count(obj)} pose bone(s)). QuatBake does not handle pose "
+                "bones yet, only object rotation and location: nothing to compare.")
+    delta = animdata.DELTA_ROTATION_PATHS.get(mode)
+    also = f" or {delta[0]}" if delta else ""
+    return (f"Object \"{obj.name}\" has no keys on {path}{also} (its rotation mode is "
+            f"{mode}): nothing to compare.")
+
+
+def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.ObjectAnalysis:
     """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
 
-    Raises NoRotationKeys when the rotation channels of the object's rotation
-    mode have no keys, RangeTooLong when they span more than
-    bake.MAX_BAKE_FRAMES frames, animdata.ChannelError for a value that is no
-    rotation.
+    ``clip`` (an ``animdata.Clip``) analyses that action's channels instead of
+    the active action's, in the action's own time (no NLA strip mapping).
+    The orientation is what Blender composes: delta rotation @ rotation.
+    Raises NoRotationKeys when neither the rotation nor the delta rotation
+    channels of the object's rotation mode have keys, RangeTooLong when they
+    span more than bake.MAX_BAKE_FRAMES frames, animdata.ChannelError for a
+    value that is no rotation.
     """
     from ..core import analysis as core_analysis
+    from ..core import quat as core_quat
     from . import animdata
 
     # The bake's cap, so both refuse the same stray key (a frame typed as
@@ -54,14 +112,14 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
     # million frames, with several float64 arrays per frame.
     from .bake import MAX_BAKE_FRAMES
 
+    fcurves = clip.fcurves() if clip is not None else None
     mode = obj.rotation_mode
     path, _count = animdata.ROTATION_PATHS[mode]
-    fcurves = animdata.rotation_fcurves(obj)
-    keys = animdata.key_frames(fcurves)
+    rot_fcurves = animdata.rotation_fcurves(obj, mode, fcurves)
+    delta_fcurves = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+    keys = animdata.key_frames(rot_fcurves + delta_fcurves)
     if keys.size == 0:
-        raise NoRotationKeys(
-            f"Object \"{obj.name}\" has no keys on {path} (its rotation mode is {mode}): "
-            "nothing to compare.")
+        raise NoRotationKeys(no_keys_sentence(obj, path, mode))
     span = int(np.floor(keys[-1]) - np.ceil(keys[0])) + 1   # whole frames analysed
     if span > MAX_BAKE_FRAMES:
         first, last = animdata.frame_label(keys[0]), animdata.frame_label(keys[-1])
@@ -70,26 +128,57 @@ def analyze_object(obj, method: str = "slerp") -> core_analysis.ObjectAnalysis:
             f"({span:,} frames), more than the {MAX_BAKE_FRAMES:,} frames an analysis "
             "compares. Delete or move the stray key.")
     frames = analysis_frames(keys)
-    raw = animdata.evaluate_rotation_raw(obj, frames)
+    raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
     try:
         quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
+        delta_keyed = animdata.has_keys(delta_fcurves)
+        if delta_keyed or not animdata.is_identity_delta(
+                animdata.delta_rotation_defaults(obj, mode), mode):
+            quats = core_quat.multiply(
+                animdata.evaluate_delta_rotation(obj, frames, mode, fcurves), quats)
     except animdata.ChannelError as exc:
         # Name the broken key, not the first frame its NaN spreads to.
-        raise animdata.key_error(obj, mode, None, exc) from None
+        raise animdata.key_error(obj, mode, fcurves, exc) from None
+    if delta_keyed and not animdata.has_keys(rot_fcurves):
+        # Only the delta channels move (a BVH object import): Euler wraps and
+        # gimbal lock are read from them.
+        raw = animdata.evaluate_channels(delta_fcurves, animdata.delta_rotation_defaults(obj, mode),
+                                         frames)
     at_keys = np.searchsorted(frames, keys)
+    # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
+    # the next) happen between the whole frames: sample them for the turn.
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra_quats = None
+    if extra.size:
+        extra_quats = animdata.evaluate_orientation(obj, extra, mode, fcurves)
 
     positions = key_positions = location_keys = None
-    loc_fcurves = animdata.location_fcurves(obj)
+    loc_fcurves = animdata.location_fcurves(obj, fcurves) + \
+        animdata.delta_location_fcurves(obj, fcurves)
     if any(fc is not None for fc in loc_fcurves):
-        defaults = animdata.location_defaults(obj)
-        positions = animdata.evaluate_channels(loc_fcurves, defaults, frames)
+        positions = animdata.evaluate_full_location(obj, frames, fcurves)
         location_keys = animdata.key_frames(loc_fcurves)
-        key_positions = animdata.evaluate_channels(loc_fcurves, defaults, location_keys)
+        key_positions = animdata.evaluate_full_location(obj, location_keys, fcurves)
 
-    return core_analysis.analyze_object(
+    result = core_analysis.analyze_object(
         obj.name, mode, frames, quats, keys, quats[at_keys], method,
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
-        key_positions=key_positions, location_key_frames=location_keys)
+        key_positions=key_positions, location_key_frames=location_keys,
+        extra_frames=extra if extra.size else None, extra_quats=extra_quats)
+    result.channels = sorted({fc.data_path for fc in rot_fcurves + delta_fcurves
+                              if fc is not None and len(fc.keyframe_points)})
+    if clip is not None:
+        result.clip = clip.name
+    else:
+        # What plays may not be what is compared: say so (the bake refuses this case).
+        paths = {path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}
+                          if mode in animdata.DELTA_ROTATION_PATHS else set())
+        for track, strip, action, channels in animdata.blending_strips(obj, paths):
+            result.findings.append(
+                f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
+                f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
+                "and this report compares the action alone")
+    return result
 
 
 # --------------------------------------------------------------------------
@@ -144,14 +233,16 @@ class QUATBAKE_OT_analyze(Operator):
         method = (self.method if self.properties.is_property_set("method")
                   else context.scene.quatbake.method).lower()
         found: dict[str, dict] = {}
-        for obj in context.selected_objects:
+        for item in [t for obj in context.selected_objects for t in analysis_targets(obj)]:
+            obj, clip = item if isinstance(item, tuple) else (item, None)
+            label = result_label(obj, clip)
             try:
-                a = analyze_object(obj, method)
+                a = analyze_object(obj, method, clip=clip)
             except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
-                found[obj.name] = {"error": str(exc)}
+                found[label] = {"error": str(exc)}
                 self.report({'WARNING'}, str(exc))
                 continue
-            found[obj.name] = summary(a)
+            found[label] = summary(a)
         _RESULTS[context.scene.name] = found
         done = {n: s for n, s in found.items() if not s.get("error")}
         if not done:

@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 import bpy
 import numpy as np
 
+from ..core import quat as core_quat
 from ..core import rotation as core_rotation
 
 # rotation_mode -> (data path, channel count). Index 0 of quaternion is W and of
@@ -399,6 +400,21 @@ def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> Ch
     itself when the keys are fine.
     """
     fcs = rotation_fcurves(obj, mode, fcurves)
+    broken = _non_finite_key(obj, fcs + delta_rotation_fcurves(obj, mode, fcurves))
+    if broken is not None:
+        return broken
+    frames = key_frames(fcs)
+    if frames.size and exc.frame not in frames:
+        raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
+        try:
+            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+        except ChannelError as at_key:
+            return at_key
+    return exc
+
+
+def _non_finite_key(obj, fcs) -> ChannelError | None:
+    """The error naming the first key of ``fcs`` whose value or handle is NaN or infinite."""
     for fc in fcs:
         if fc is None or not len(fc.keyframe_points):
             continue
@@ -415,14 +431,7 @@ def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> Ch
             f"Object \"{obj.name}\": channel {label} has a key {where} whose value or handle "
             "is not a number. Fix or delete that key.",
             obj.name, label, frame if known else None)
-    frames = key_frames(fcs)
-    if frames.size and exc.frame not in frames:
-        raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
-        try:
-            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
-        except ChannelError as at_key:
-            return at_key
-    return exc
+    return None
 
 
 def evaluate_location(obj, frames, fcurves: Iterable | None = None,
@@ -509,18 +518,29 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
 
 
 def _sample(fc, frames) -> np.ndarray:
-    """Blender's evaluation of ``fc`` at whole ``frames`` (n,), DESTROYING its keyframes."""
+    """Blender's evaluation of ``fc`` at ``frames`` (n,), DESTROYING its keyframes.
+
+    Whole frames come from ``convert_to_samples``; subframes (a bake passing
+    through subframe keys) from ``fc.evaluate`` before the keys go.
+    """
     frames = np.asarray(frames, dtype=np.float64)
     if len(fc.keyframe_points) == 0:
         return np.fromiter(map(fc.evaluate, frames.tolist()), dtype=np.float64,
                            count=frames.shape[0])
-    start, end = int(frames[0]), int(frames[-1])
-    fc.convert_to_samples(start, end + 1)   # end is exclusive
-    points = fc.sampled_points
-    co = np.empty(2 * len(points), dtype=np.float32)
-    points.foreach_get("co", co)
-    values = co[1::2].astype(np.float64)
-    return values[(frames - start).astype(np.int64)]
+    whole = frames == np.round(frames)
+    values = np.empty(frames.shape[0], dtype=np.float64)
+    if not whole.all():
+        values[~whole] = np.fromiter(map(fc.evaluate, frames[~whole].tolist()),
+                                     dtype=np.float64, count=int((~whole).sum()))
+    if whole.any():
+        at = frames[whole]
+        start, end = int(at[0]), int(at[-1])
+        fc.convert_to_samples(start, end + 1)   # end is exclusive
+        points = fc.sampled_points
+        co = np.empty(2 * len(points), dtype=np.float32)
+        points.foreach_get("co", co)
+        values[whole] = co[1::2].astype(np.float64)[(at - start).astype(np.int64)]
+    return values
 
 
 def new_action_for(obj, name: str) -> tuple:
@@ -614,3 +634,276 @@ def assign_action(obj, action, slot_identifier: str = "") -> None:
 def remove_action(action) -> None:
     """Delete ``action`` from the file."""
     bpy.data.actions.remove(action)
+
+
+# --------------------------------------------------------------------------
+# Delta transforms
+# --------------------------------------------------------------------------
+# Blender composes an object's rotation matrix as delta @ rotation
+# (BKE_object_rot_to_mat3: mul_m3_m3m3(mat, dmat, rmat)), the delta in the
+# object's own rotation mode (the same Euler order; delta_rotation_quaternion,
+# normalised, in QUATERNION mode). Axis-angle objects use drotAxis/drotAngle,
+# which RNA does not expose, so they have no delta channel here. Location is
+# location + delta_location (BKE_object_to_mat4).
+DELTA_ROTATION_PATHS: dict[str, tuple[str, int]] = {
+    mode: ("delta_rotation_quaternion", 4) if mode == 'QUATERNION'
+    else ("delta_rotation_euler", 3)
+    for mode in ROTATION_PATHS if mode != 'AXIS_ANGLE'
+}
+DELTA_ROTATION_DATA_PATHS = frozenset(path for path, _ in DELTA_ROTATION_PATHS.values())
+DELTA_LOCATION_PATH: tuple[str, int] = ("delta_location", 3)
+
+
+def delta_rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
+    """``find_fcurves`` for the delta rotation of ``mode`` ([] for AXIS_ANGLE: none in RNA)."""
+    entry = DELTA_ROTATION_PATHS.get(mode or obj.rotation_mode)
+    if entry is None:
+        return []
+    return find_fcurves(obj, entry[0], entry[1], fcurves)
+
+
+def delta_location_fcurves(obj, fcurves: Iterable | None = None) -> list:
+    return find_fcurves(obj, DELTA_LOCATION_PATH[0], DELTA_LOCATION_PATH[1], fcurves)
+
+
+def delta_rotation_defaults(obj, mode: str | None = None) -> np.ndarray:
+    """Current values of the delta rotation property of ``mode`` (identity for AXIS_ANGLE)."""
+    entry = DELTA_ROTATION_PATHS.get(mode or obj.rotation_mode)
+    if entry is None:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    return np.array(getattr(obj, entry[0]), dtype=np.float64)
+
+
+def has_keys(fcurves: Iterable) -> bool:
+    """True when one of ``fcurves`` (None allowed) holds a key."""
+    return any(fc is not None and len(fc.keyframe_points) for fc in fcurves)
+
+
+def evaluate_delta_rotation(obj, frames, mode: str | None = None,
+                            fcurves: Iterable | None = None, exact: bool = False) -> np.ndarray:
+    """(n, 4) unit quaternions of ``obj``'s delta rotation at ``frames`` (keys or static value)."""
+    mode = mode or obj.rotation_mode
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    entry = DELTA_ROTATION_PATHS.get(mode)
+    if entry is None:
+        return np.tile([1.0, 0.0, 0.0, 0.0], (frames.shape[0], 1))
+    evaluate = evaluate_channels_exact if exact else evaluate_channels
+    fcs = delta_rotation_fcurves(obj, mode, fcurves)
+    raw = evaluate(fcs, delta_rotation_defaults(obj, mode), frames)
+    try:
+        return rotation_values_to_quat(raw, mode, frames, obj.name, entry[0])
+    except ChannelError as exc:
+        # Name the broken key, not the first in-between frame its NaN spoils.
+        raise (_non_finite_key(obj, fcs) or exc) from None
+
+
+def evaluate_orientation(obj, frames, mode: str | None = None,
+                         fcurves: Iterable | None = None, exact: bool = False) -> np.ndarray:
+    """(n, 4): what Blender plays from the channels, delta @ rotation (see DELTA_ROTATION_PATHS).
+
+    Equals ``evaluate_rotation`` when the delta rotation is the identity.
+    """
+    mode = mode or obj.rotation_mode
+    rot = evaluate_rotation(obj, frames, mode, fcurves, exact)
+    if not has_keys(delta_rotation_fcurves(obj, mode, fcurves)) and \
+            is_identity_delta(delta_rotation_defaults(obj, mode), mode):
+        return rot
+    return core_quat.multiply(evaluate_delta_rotation(obj, frames, mode, fcurves, exact), rot)
+
+
+def is_identity_delta(values: np.ndarray, mode: str) -> bool:
+    """True when delta rotation values of ``mode`` are the identity (nothing to compose)."""
+    if mode == 'QUATERNION':
+        return bool(values[0] > 0.0 and not np.any(values[1:]))
+    return not np.any(values[:3]) if mode != 'AXIS_ANGLE' else True
+
+
+def evaluate_full_location(obj, frames, fcurves: Iterable | None = None,
+                           exact: bool = False) -> np.ndarray:
+    """(n, 3) location + delta_location, as Blender composes them."""
+    evaluate = evaluate_channels_exact if exact else evaluate_channels
+    loc = evaluate(location_fcurves(obj, fcurves), location_defaults(obj), frames)
+    return loc + evaluate(delta_location_fcurves(obj, fcurves),
+                          np.array(obj.delta_location, dtype=np.float64), frames)
+
+
+def orientation_key_frames(obj, mode: str | None = None,
+                           fcurves: Iterable | None = None) -> np.ndarray:
+    """Sorted union of the key frames of the rotation and delta rotation channels of ``mode``."""
+    return key_frames(rotation_fcurves(obj, mode, fcurves)
+                      + delta_rotation_fcurves(obj, mode, fcurves))
+
+
+# --------------------------------------------------------------------------
+# NLA: clips (the actions an object's strips and stashes hold) and blending
+# --------------------------------------------------------------------------
+
+class Clip:
+    """One action that can animate an object: its active action or one in its NLA.
+
+    ``name`` is the action's name (what the report calls the clip); ``slot``
+    the slot identifier that animates the object (4.4+, "" before); ``track``
+    and ``strip`` name where it was found ("" for the active action alone).
+    """
+
+    def __init__(self, action, slot: str, active: bool, track: str = "", strip: str = ""):
+        self.action = action
+        self.name = action.name
+        self.slot = slot
+        self.active = active
+        self.track = track
+        self.strip = strip
+
+    def fcurves(self) -> list:
+        return action_fcurves(self.action, self.slot)
+
+
+def strip_slot_identifier(strip) -> str:
+    """Identifier of the slot an NLA strip plays (4.4+; "" before or without one)."""
+    slot = getattr(strip, "action_slot", None)
+    return slot.identifier if slot is not None else ""
+
+
+def _action_strips(strips):
+    for strip in strips:
+        if strip.type == 'META':
+            yield from _action_strips(strip.strips)
+        elif strip.action is not None:
+            yield strip
+
+
+def nla_strips(obj) -> list:
+    """(track, strip) for every action strip of ``obj``'s NLA, meta strips opened."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    return [(track, strip) for track in ad.nla_tracks for strip in _action_strips(track.strips)]
+
+
+def object_clips(obj) -> list[Clip]:
+    """The active action first (if any), then each other action in the NLA, once each."""
+    ad = obj.animation_data
+    clips, seen = [], set()
+    if ad is not None and ad.action is not None:
+        clips.append(Clip(ad.action, get_slot_identifier(obj), True))
+        seen.add((ad.action.as_pointer(), clips[0].slot))
+    for track, strip in nla_strips(obj):
+        slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+        key = (strip.action.as_pointer(), slot)
+        if key in seen:
+            continue
+        seen.add(key)
+        clips.append(Clip(strip.action, slot, False, track.name, strip.name))
+    return clips
+
+
+def tweaked_strip(obj) -> tuple[str, str]:
+    """(track, strip) being edited in NLA tweak mode, ("", "") if none is found.
+
+    Blender flags the strip (``active``) when tweak mode is entered from the NLA
+    editor; from a script only the track is flagged, and the strip is the one
+    playing the action being tweaked (which tweak mode assigns as the action).
+    """
+    ad = obj.animation_data
+    if ad is None:
+        return "", ""
+    for track in ad.nla_tracks:
+        for strip in track.strips:
+            if strip.active:
+                return track.name, strip.name
+    for track in ad.nla_tracks:
+        if track.active:
+            for strip in track.strips:
+                if strip.action is not None and strip.action == ad.action:
+                    return track.name, strip.name
+            return track.name, ""
+    return "", ""
+
+
+def _playing_tracks(ad) -> list:
+    solo = [t for t in ad.nla_tracks if t.is_solo]
+    return solo if solo else [t for t in ad.nla_tracks if not t.mute]
+
+
+def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str, list[str]]]:
+    """NLA strips that play together with the active action on ``data_paths``.
+
+    (track, strip, action, [data paths]) for each unmuted strip on a playing
+    track (solo respected) whose action animates one of ``data_paths``. A strip
+    of the active action itself is left out when the action replaces it fully
+    (blend REPLACE, influence 1, HOLD extrapolation): the importer's stash, or
+    an action pushed down and assigned again, plays nothing the action does not.
+    """
+    ad = obj.animation_data
+    if ad is None or not len(ad.nla_tracks) or ad.use_nla is False:
+        return []
+    wanted = set(data_paths)
+    full_replace = (ad.action is not None and ad.action_blend_type == 'REPLACE'
+                    and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD')
+    found = []
+    for track in _playing_tracks(ad):
+        for strip in _action_strips(track.strips):
+            if strip.mute:
+                continue
+            if full_replace and strip.action == ad.action:
+                continue
+            slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+            paths = sorted({fc.data_path for fc in action_fcurves(strip.action, slot)
+                            if fc.data_path in wanted and len(fc.keyframe_points)})
+            if paths:
+                found.append((track.name, strip.name, strip.action.name, paths))
+    return found
+
+
+def bone_key_count(obj) -> int:
+    """How many pose bones ``obj``'s action keys (0 for non-armatures)."""
+    if obj.type != 'ARMATURE':
+        return 0
+    bones = set()
+    for clip in object_clips(obj):
+        for fc in clip.fcurves():
+            if fc.data_path.startswith("pose.bones[") and len(fc.keyframe_points):
+                bones.add(fc.data_path.split("]")[0])
+    return len(bones)
+
+
+# In-between samples per key interval whose channels jump far (below): a full
+# 360 deg turn is then seen in steps of 22.5 deg, each unambiguous (< 180 deg).
+FAR_TURN_SUBSTEPS = 16
+
+
+def far_turn_subframes(obj, keys, mode: str | None = None,
+                       fcurves: Iterable | None = None) -> np.ndarray:
+    """Subframes inside key intervals where Blender's channels may spin between two keys.
+
+    An Euler (or axis-angle angle) channel changing by more than pi between
+    neighbouring keys, or a quaternion key whose sign is flipped against the
+    previous one, turns the object the long way round; sampled only at whole
+    frames, two keys one frame apart would hide that spin. Returns the
+    FAR_TURN_SUBSTEPS - 1 evenly spaced subframes of each such interval (sorted).
+    """
+    mode = mode or obj.rotation_mode
+    keys = np.asarray(keys, dtype=np.float64)
+    if keys.size < 2:
+        return np.zeros(0)
+    far = np.zeros(keys.size - 1, dtype=bool)
+    sets = [(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode), mode)]
+    if mode in DELTA_ROTATION_PATHS:
+        sets.append((delta_rotation_fcurves(obj, mode, fcurves),
+                     delta_rotation_defaults(obj, mode), mode))
+    for fcs, defaults, kind in sets:
+        if not has_keys(fcs):
+            continue
+        raw = evaluate_channels(fcs, defaults, keys)
+        if kind == 'QUATERNION':
+            far |= np.einsum("ij,ij->i", raw[:-1], raw[1:]) < 0.0
+        elif kind == 'AXIS_ANGLE':
+            far |= np.abs(np.diff(raw[:, 0])) > np.pi
+        else:
+            far |= (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
+    idx = np.flatnonzero(far)
+    if idx.size == 0:
+        return np.zeros(0)
+    u = np.arange(1, FAR_TURN_SUBSTEPS) / FAR_TURN_SUBSTEPS
+    sub = keys[idx, None] + (keys[idx + 1] - keys[idx])[:, None] * u[None, :]
+    return np.unique(sub.ravel())

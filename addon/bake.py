@@ -61,6 +61,7 @@ class BakeSettings:
     tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
     #                                  player (slerp) need to stay this close (core.keyreduce)
     location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
+    clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
 @dataclass
@@ -103,6 +104,7 @@ class _Source:
     slot: str
     mode: str
     rebake: bool     # True: the object shows a QuatBake bake; `action` is its original
+    clip: bool = False   # True: `action` is an NLA clip, not the active action
 
 
 @dataclass
@@ -117,6 +119,9 @@ class _Plan:
     quats: np.ndarray                    # (n, 4) QuatBake's orientation at each baked frame
     source_defaults: np.ndarray          # values of the source mode's unkeyed channels
     source_keyed: list                   # per source rotation channel: has keys
+    target_path: str = ""                # rotation data path written (regular or delta)
+    location_path: str = "location"      # location data path written (regular or delta)
+    blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
     keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
 
@@ -135,6 +140,7 @@ class _Undo:
     slot: str
     rotation_mode: str
     rotation_props: tuple
+    delta_props: tuple
     record: tuple
     source_action: object
     source_fake_user: bool
@@ -146,11 +152,16 @@ _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
                   # the static values before the first bake (see QUATBAKE_PG_object)
                   "original_rotation_quaternion", "original_rotation_euler",
                   "original_rotation_axis_angle", "original_location", "location_baked",
-                  "static_recorded")
+                  "static_recorded",
+                  "original_delta_rotation_quaternion", "original_delta_rotation_euler",
+                  "original_delta_location", "delta_recorded",
+                  "clip_baked", "previous_action", "previous_slot")
 # A record after revert (or before any bake): the property defaults.
 _EMPTY_RECORD = (None, "", "", False, None,
                  (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0),
-                 False, False)
+                 False, False,
+                 (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), False,
+                 False, None, "")
 
 
 def _record(obj):
@@ -173,6 +184,15 @@ def _set_record(obj, values: tuple) -> None:
 def _rotation_props(obj) -> tuple:
     return (tuple(obj.rotation_quaternion), tuple(obj.rotation_euler),
             tuple(obj.rotation_axis_angle))
+
+
+def _delta_props(obj) -> tuple:
+    return (tuple(obj.delta_rotation_quaternion), tuple(obj.delta_rotation_euler),
+            tuple(obj.delta_location))
+
+
+def _restore_delta_props(obj, saved: tuple) -> None:
+    obj.delta_rotation_quaternion, obj.delta_rotation_euler, obj.delta_location = saved
 
 
 def _set_rotation_mode(obj, mode: str) -> None:
@@ -263,7 +283,7 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
 
 def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
                         what: str) -> tuple[list[BakeIssue], np.ndarray]:
-    """NaN keys, subframe keys and mismatched key frames on ``fcurves`` (None skipped).
+    """NaN keys and mismatched key frames on ``fcurves`` (None skipped).
 
     Returns (issues, sorted union of key frames).
     """
@@ -287,16 +307,9 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
                 f"Object \"{name}\": channel {label} has a key {where} whose value or handle "
                 "is not a number. Fix or delete that key, then bake again."))
             continue
+        # Subframe keys (a 30 fps clip imported at 24 fps) are fine: the bake adds
+        # them to its frames, so it passes through every key (_bake_frames).
         frames = co[:, 0]
-        sub = frames != np.round(frames)
-        if sub.any():
-            frame = float(frames[int(np.argmax(sub))])
-            issues.append(BakeIssue(
-                'ERROR', name, label, frame,
-                f"Object \"{name}\": channel {label} has a key on subframe "
-                f"{animdata.frame_label(frame)}. QuatBake bakes whole frames: snap the keys to "
-                "frames first (Graph Editor > Key > Snap > Selection to Nearest Frame)."))
-            continue
         frames_per_channel.append((label, frames))
     if issues or not frames_per_channel:
         return issues, np.zeros(0)
@@ -336,11 +349,59 @@ def _keyed(fcurves: Sequence) -> list:
     return [fc if fc is not None and len(fc.keyframe_points) else None for fc in fcurves]
 
 
-def _sample_frames(start: float, end: float, step: int) -> np.ndarray:
-    frames = np.arange(start, end + 1, step, dtype=np.float64)
-    if frames[-1] != end:
-        frames = np.append(frames, end)   # always land on the last key / range end
-    return frames
+def _clip_source(obj, clip_name: str) -> tuple[_Source | None, str]:
+    """The source for a bake of the clip ``clip_name`` (an action of ``obj``'s NLA), or
+    (None, sentence) when ``obj`` has no such clip."""
+    rec = _record(obj)
+    current = _source(obj)
+    if current.rebake:
+        if rec.original_action.name == clip_name:
+            return current, ""
+        # One bake record per object: a second clip would lose the first bake's original.
+        return None, (f"Object \"{obj.name}\" shows a QuatBake bake of "
+                      f"\"{rec.original_action.name}\"; revert it before baking the clip "
+                      f"\"{clip_name}\".")
+    for clip in animdata.object_clips(obj):
+        if clip.name == clip_name:
+            if clip.active:
+                return _Source(clip.action, clip.slot, obj.rotation_mode, False), ""
+            return _Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), ""
+    names = ", ".join(f"\"{c.name}\"" for c in animdata.object_clips(obj)) or "none"
+    return None, (f"Object \"{obj.name}\" has no clip \"{clip_name}\" (its clips: {names}). "
+                  "Name one of its actions, in the NLA editor or the Action editor.")
+
+
+def _blend_issue(obj, src: _Source, paths: set) -> str:
+    """A sentence when NLA strips play together with the baked action on ``paths``."""
+    blends = [b for b in animdata.blending_strips(obj, paths)
+              if not (b[2] == src.action.name and _replaces_fully(obj))]
+    if not blends:
+        return ""
+    track, strip, action, channels = blends[0]
+    return (f"Object \"{obj.name}\": NLA track \"{track}\", strip \"{strip}\" (action "
+            f"\"{action}\") is not muted and also animates {', '.join(channels)}, so what plays "
+            "is a blend of it and the action, which QuatBake does not compute. Mute that track "
+            "(its checkbox in the NLA editor) to bake the action alone, or bake the NLA into one "
+            "action first (Object > Animation > Bake Action).")
+
+
+def _replaces_fully(obj) -> bool:
+    ad = obj.animation_data
+    return (ad is not None and ad.action_blend_type == 'REPLACE' and ad.action_influence >= 1.0
+            and ad.action_extrapolation == 'HOLD')
+
+
+def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
+    """Whole frames from start to end every ``step`` (the end always included), plus every
+    key frame on a subframe in [start, end], so the bake passes through those keys too."""
+    first, last = float(np.ceil(start)), float(np.floor(end))
+    grid = np.arange(first, last + 1, step, dtype=np.float64) if last >= first else np.zeros(0)
+    if grid.size and grid[-1] != last:
+        grid = np.append(grid, last)   # always land on the last key / range end
+    keys = np.asarray(keys, dtype=np.float64)
+    sub = keys[(keys >= start) & (keys <= end) & (keys != np.round(keys))]
+    ends = [v for v in (start, end) if not float(v).is_integer()]
+    return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
 
 
 def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIssue]]:
@@ -362,20 +423,33 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         err(f"Object \"{name}\" is linked from a library or overridden, so its animation "
             "cannot be changed. Make it local first (Object > Relations > Make Local).")
         return None, issues
-    tweak, strips = animdata.nla_state(obj)
+    tweak, _strips = animdata.nla_state(obj)
     if tweak:
-        err(f"Object \"{name}\" is in NLA tweak mode. Leave tweak mode (Tab in the NLA "
-            "editor) and bake the NLA first; QuatBake bakes only the active action.")
-        return None, issues
-    if strips:
-        err(f"Object \"{name}\" has {strips} NLA strip(s), which QuatBake would not "
-            "include. Bake or remove the NLA strips first (Object > Animation > Bake Action).")
+        track, strip = animdata.tweaked_strip(obj)
+        where = (f" (editing strip \"{strip}\" on track \"{track}\")" if strip else
+                 f" (editing track \"{track}\")" if track else "")
+        err(f"Object \"{name}\" is in NLA tweak mode{where}. Leave tweak mode (Tab in the NLA "
+            "editor) first; QuatBake then bakes the active action (or the clip you name) and "
+            "leaves the NLA strips as they are.")
         return None, issues
 
-    src = _source(obj)
+    if settings.clip:
+        src, message = _clip_source(obj, settings.clip)
+        if src is None:
+            err(message)
+            return None, issues
+    else:
+        src = _source(obj)
     if src.action is None:
-        err(f"Object \"{name}\" has no animation. Key its rotation on two frames or more, "
-            "then bake.")
+        clips = [c.name for c in animdata.object_clips(obj)]
+        if clips:
+            err(f"Object \"{name}\" has no active action; its animation lives in NLA clips "
+                f"({', '.join(clips)}). Name the clip to bake (command line: --clips NAME).")
+        elif animdata.bone_key_count(obj):
+            err(_bones_sentence(obj))
+        else:
+            err(f"Object \"{name}\" has no animation. Key its rotation on two frames or more, "
+                "then bake.")
         return None, issues
     if animdata.is_read_only(src.action):
         err(f"Object \"{name}\": its action \"{src.action.name}\" is linked from a library "
@@ -388,29 +462,54 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             "editor (or the Object > Animation panel), then bake.")
         return None, issues
     fcurves = animdata.action_fcurves(src.action, src.slot)
-    rot_path, rot_count = animdata.ROTATION_PATHS[src.mode]
+    rot_path = animdata.ROTATION_PATHS[src.mode][0]
     rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
-    if all(fc is None for fc in rot_fcs):
-        err(f"Object \"{name}\" has no keys on {rot_path} (its rotation mode is {src.mode}). "
-            "Key its rotation, or set the rotation mode the keys were made in.", rot_path)
+    delta_fcs = _keyed(animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
+    regular_keyed = any(fc is not None for fc in rot_fcs)
+    delta_keyed = any(fc is not None for fc in delta_fcs)
+    if not regular_keyed and not delta_keyed:
+        if animdata.bone_key_count(obj):
+            err(_bones_sentence(obj), rot_path)
+            return None, issues
+        delta = animdata.DELTA_ROTATION_PATHS.get(src.mode)
+        also = f" or {delta[0]}" if delta else ""
+        clips = [c.name for c in animdata.object_clips(obj) if c.action != src.action
+                 and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
+                                       + animdata.delta_rotation_fcurves(obj, src.mode,
+                                                                         c.fcurves()))]
+        hint = (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake it "
+                "(command line: --clips NAME)." if clips else "")
+        err(f"Object \"{name}\" has no keys on {rot_path}{also} (its rotation mode is "
+            f"{src.mode}). Key its rotation, or set the rotation mode the keys were made in."
+            f"{hint}", rot_path)
         return None, issues
+    # BVH object imports key only the delta channels: the bake then writes there.
+    into_delta = delta_keyed and not regular_keyed
+    key_fcs = rot_fcs + delta_fcs
 
-    _modifier_warnings(name, rot_fcs, warn)
+    _modifier_warnings(name, key_fcs, warn)
     out_mode = src.mode if settings.output_mode == 'KEEP' else 'QUATERNION'
     out_path = animdata.ROTATION_PATHS[out_mode][0]
+    target_path = animdata.DELTA_ROTATION_PATHS[out_mode][0] if into_delta else out_path
     bake_location = settings.location_method != 'KEEP'
-    driven_paths = {rot_path, out_path} | ({"location"} if bake_location else set())
+    delta_paths = {animdata.DELTA_ROTATION_PATHS[m][0] for m in (src.mode, out_mode)
+                   if m in animdata.DELTA_ROTATION_PATHS}
+    location_paths = {"location", "delta_location"} if bake_location else set()
+    driven_paths = {rot_path, out_path} | delta_paths | location_paths
     for label in animdata.driver_channels(obj, driven_paths):
         err(f"Object \"{name}\": channel {label} has a driver, which overrides any keys "
             "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
+    blend = _blend_issue(obj, src, driven_paths)
+    if blend:
+        err(blend)
     if any(i.severity == 'ERROR' for i in issues):
         return None, issues
 
-    key_issues, rot_frames = _channel_key_issues(name, rot_fcs, settings.union_keys, "rotation")
+    key_issues, rot_frames = _channel_key_issues(name, key_fcs, settings.union_keys, "rotation")
     if key_issues:
         return None, issues + key_issues
     if rot_frames.size < 2:
-        first = next(fc for fc in rot_fcs if fc is not None)
+        first = next(fc for fc in key_fcs if fc is not None)
         label = animdata.channel_label(first.data_path, first.array_index)
         err(f"Object \"{name}\" has a single rotation key (frame "
             f"{animdata.frame_label(rot_frames[0])}): there is nothing to interpolate. Add a "
@@ -418,17 +517,21 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         return None, issues
 
     try:
-        key_quats = animdata.evaluate_rotation(obj, rot_frames, src.mode, fcurves, exact=True)
+        key_quats = animdata.evaluate_orientation(obj, rot_frames, src.mode, fcurves, exact=True)
     except animdata.ChannelError as exc:
         err(str(exc), exc.channel, exc.frame)
         return None, issues
 
-    # Location keys (the path for a location bake and for constant speed).
+    # Location keys (the path for a location bake and for constant speed):
+    # location + delta_location, written back into the one that is keyed.
     loc_frames = loc_points = None
+    loc_into_delta = False
     if bake_location:
         loc_fcs = _keyed(animdata.location_fcurves(obj, fcurves))
-        loc_issues, loc_frames = _channel_key_issues(name, loc_fcs, settings.union_keys,
-                                                     "location")
+        dloc_fcs = _keyed(animdata.delta_location_fcurves(obj, fcurves))
+        loc_into_delta = not any(loc_fcs) and any(dloc_fcs)
+        loc_issues, loc_frames = _channel_key_issues(name, loc_fcs + dloc_fcs,
+                                                     settings.union_keys, "location")
         if loc_issues:
             return None, issues + loc_issues
         if loc_frames.size < 2:
@@ -441,8 +544,8 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             warn(message + " to re-bake; its location is left as it is.", "location")
             bake_location = False
         else:
-            _modifier_warnings(name, loc_fcs, warn)
-            loc_points = animdata.evaluate_location(obj, loc_frames, fcurves, exact=True)
+            _modifier_warnings(name, loc_fcs + dloc_fcs, warn)
+            loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
             big = float(np.abs(loc_points).max())
             if big > LOCATION_FLOAT32_WARN:
                 warn(f"Object \"{name}\": location reaches {big:.3g} units, where Blender's "
@@ -464,7 +567,8 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             f"about {count:,} keys per channel, more than {MAX_BAKE_FRAMES:,}. Choose a "
             "shorter frame range or a larger step.", "", start)
         return None, issues
-    frames = _sample_frames(start, end, int(settings.frame_step))
+    all_keys = rot_frames if loc_frames is None else np.union1d(rot_frames, loc_frames)
+    frames = _bake_frames(start, end, int(settings.frame_step), all_keys)
 
     method = settings.method.lower()
     try:
@@ -477,12 +581,35 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                 # object stands at that key, at whatever frame it now gets there.
                 times = path.constant_speed_times(loc_frames, loc_points, frames, loc_method)
             location_values = path.interpolate_positions(loc_frames, loc_points, times, loc_method)
+            # What the other half (delta or regular location) plays after the bake.
+            if loc_into_delta:
+                location_values = location_values - animdata.evaluate_location(
+                    obj, frames, fcurves, exact=True)
+            else:
+                location_values = location_values - animdata.evaluate_channels_exact(
+                    animdata.delta_location_fcurves(obj, fcurves),
+                    np.array(obj.delta_location, dtype=np.float64), frames)
         quats = interp.interpolate(rot_frames, key_quats, times, method)
+        target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
         reference = None
         if out_mode == src.mode:
-            reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode, fcurves,
-                                                       exact=True)[0]
-        values = rotation.quat_to_mode_values_continuous(quats, out_mode, reference)
+            if into_delta:
+                reference = animdata.evaluate_channels_exact(
+                    delta_fcs, animdata.delta_rotation_defaults(obj, src.mode), rot_frames[:1])[0]
+            else:
+                reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode,
+                                                           fcurves, exact=True)[0]
+        values = rotation.quat_to_mode_values_continuous(target, out_mode, reference)
+        # Blender's own playback at the baked frames, for the "largest difference"
+        # figure, when the delta half makes the per-channel samples of _write
+        # insufficient (delta @ rotation).
+        composed = None
+        if delta_keyed or not animdata.is_identity_delta(
+                animdata.delta_rotation_defaults(obj, src.mode), src.mode):
+            composed = animdata.evaluate_orientation(obj, frames, src.mode, fcurves)
+    except animdata.ChannelError as exc:
+        err(str(exc), exc.channel, exc.frame)
+        return None, issues
     except ValueError as exc:
         err(f"Object \"{name}\": its keys cannot be baked ({exc}).", rot_path)
         return None, issues
@@ -490,14 +617,47 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     if out_mode != 'QUATERNION':
         big = float(np.abs(values).max())
         if big > ANGLE_FLOAT32_WARN:
-            warn(f"Object \"{name}\": the baked {out_path} reaches {big:.3g} radians, where "
+            warn(f"Object \"{name}\": the baked {target_path} reaches {big:.3g} radians, where "
                  f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
-                 "to Quaternion output for full precision.", out_path)
+                 "to Quaternion output for full precision.", target_path)
 
-    drop = {rot_path, out_path} | ({"location"} if bake_location else set())
+    if into_delta:
+        drop = delta_paths
+    else:
+        drop = {rot_path, out_path} | (delta_paths - {animdata.DELTA_ROTATION_PATHS.get(
+            out_mode, ("",))[0]} if out_mode != src.mode else set())
+    location_path = "delta_location" if loc_into_delta else "location"
+    if bake_location:
+        drop = drop | {location_path}
     plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
-                 animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs])
+                 animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
+                 target_path=target_path, location_path=location_path, blender_quats=composed)
     return plan, issues
+
+
+def _target_quats(obj, quats, frames, into_delta: bool, out_mode: str, fcurves) -> np.ndarray:
+    """The rotation to write into the baked channel so that Blender plays ``quats``.
+
+    Blender plays delta @ rotation (animdata.DELTA_ROTATION_PATHS). The half the
+    bake does not write plays on as it is (its keys, or its static value, in the
+    output mode), so the written half is that half's inverse times ``quats``.
+    """
+    if into_delta:
+        other = animdata.evaluate_rotation(obj, frames, out_mode, fcurves, exact=True)
+        return quat.multiply(quats, quat.conjugate(other))
+    delta_fcs = animdata.delta_rotation_fcurves(obj, out_mode, fcurves)
+    if not animdata.has_keys(delta_fcs) and animdata.is_identity_delta(
+            animdata.delta_rotation_defaults(obj, out_mode), out_mode):
+        return quats
+    other = animdata.evaluate_delta_rotation(obj, frames, out_mode, fcurves, exact=True)
+    return quat.multiply(quat.conjugate(other), quats)
+
+
+def _bones_sentence(obj) -> str:
+    count = animdata.bone_key_count(obj)
+    return (f"Object \"{obj.name}\" is an armature whose bones are keyed ({count} pose "
+            "bone(s)). QuatBake does not handle pose bones yet, only object rotation and "
+            "location; its bones are left as they are.")
 
 
 def _deviation(plan: _Plan, samples: dict) -> float:
@@ -507,6 +667,8 @@ def _deviation(plan: _Plan, samples: dict) -> float:
     baked frames, {(data_path, index): (n,)}, from ``animdata.copy_action_for``.
     """
     src = plan.source
+    if plan.blender_quats is not None:   # delta channels: composed in _plan_object
+        return float(quat.angle_between(plan.blender_quats, plan.quats).max())
     rot_path = animdata.ROTATION_PATHS[src.mode][0]
     n = plan.frames.shape[0]
     raw = np.column_stack([
@@ -543,7 +705,7 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
     obj = plan.obj
     src = plan.source
     undo = _Undo(obj, animdata.get_action(obj), animdata.get_slot_identifier(obj),
-                 obj.rotation_mode, _rotation_props(obj), _get_record(obj),
+                 obj.rotation_mode, _rotation_props(obj), _delta_props(obj), _get_record(obj),
                  src.action, src.action.use_fake_user)
     src_path = animdata.ROTATION_PATHS[src.mode][0]
     try:
@@ -553,14 +715,14 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
                                                 sample_paths={src_path})
         undo.new_action = new
         plan.deviation_rad = _deviation(plan, samples)
-        out_path = animdata.ROTATION_PATHS[plan.out_mode][0]
+        out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
         frames, rotation_values, location_values = plan.written()
         for i in range(rotation_values.shape[1]):
             fc = animdata.new_fcurve(new, src.slot, out_path, i)
             animdata.write_keys(fc, frames, rotation_values[:, i])
         if location_values is not None:
             for i in range(3):
-                fc = animdata.new_fcurve(new, src.slot, "location", i)
+                fc = animdata.new_fcurve(new, src.slot, plan.location_path, i)
                 animdata.write_keys(fc, frames, location_values[:, i])
         animdata.assign_action(obj, new, src.slot)
         _set_rotation_mode(obj, plan.out_mode)
@@ -569,7 +731,10 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
             # undo.rotation_props: the rotation values before this (first) bake,
             # which Blender overwrites with baked values once it evaluates the bake.
             _set_record(obj, (src.action, src.slot, src.mode, fake_users.original(src.action),
-                              None, *undo.rotation_props, tuple(obj.location), False, True))
+                              None, *undo.rotation_props, tuple(obj.location), False, True,
+                              *undo.delta_props, True,
+                              src.clip, undo.action if src.clip else None,
+                              undo.slot if src.clip else ""))
         if plan.location_values is not None and not rec.location_baked:
             # The first bake that writes location: its static value is still the original's.
             rec.original_location = obj.location
@@ -589,6 +754,7 @@ def _undo(undo: _Undo) -> None:
     if obj.rotation_mode != undo.rotation_mode:
         obj.rotation_mode = undo.rotation_mode
     _restore_rotation_props(obj, undo.rotation_props)
+    _restore_delta_props(obj, undo.delta_props)
     _set_record(obj, undo.record)
     undo.source_action.use_fake_user = undo.source_fake_user
     if undo.new_action is not None:
@@ -714,10 +880,21 @@ def revert_objects(objects) -> list[str]:
             saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
                      tuple(rec.original_rotation_axis_angle))
         location = tuple(rec.original_location) if rec.location_baked else None
-        animdata.assign_action(obj, original, slot)
+        deltas = None
+        if rec.delta_recorded:
+            deltas = (tuple(rec.original_delta_rotation_quaternion),
+                      tuple(rec.original_delta_rotation_euler), tuple(rec.original_delta_location))
+        if rec.clip_baked:
+            # A clip bake made the baked clip the active action: put back what was
+            # active before (possibly nothing); the clip stays where it was, in the NLA.
+            animdata.assign_action(obj, rec.previous_action, rec.previous_slot)
+        else:
+            animdata.assign_action(obj, original, slot)
         if mode and obj.rotation_mode != mode:
             obj.rotation_mode = mode
         _restore_rotation_props(obj, saved)
+        if deltas is not None:
+            _restore_delta_props(obj, deltas)
         if location is not None:
             obj.location = location
         _set_record(obj, _EMPTY_RECORD)

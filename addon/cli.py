@@ -71,6 +71,24 @@ def _step(text: str) -> int:
     return value
 
 
+def _clips(text: str) -> str | list[str]:
+    """``active``, ``all`` or a comma-separated list of clip (action) names."""
+    if text in ("active", "all"):
+        return text
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"--clips {text!r} has an empty name; give active, all "
+                                         "or clip names like Walk,Run")
+    return list(dict.fromkeys(names))
+
+
+CLIPS_HELP = ("which actions of each object: 'active' (default: the active action; an object "
+              "animated only by NLA clips is reported through those clips), 'all' (the active "
+              "action and every action in its NLA strips and stashes), or clip names A,B. "
+              "A clip is evaluated in its own action time: strip time, scale, repeat and "
+              "blending are not applied")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
@@ -89,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--objects", type=_object_list, metavar="A,B",
                      help="objects to analyse (default: every object with rotation keys)")
     rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    rep.add_argument("--clips", type=_clips, default="active", metavar="active|all|A,B",
+                     help=CLIPS_HELP)
     rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
     rep.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
     rep.add_argument("--fail-above", type=_degrees, metavar="DEG",
@@ -101,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--objects", type=_object_list, metavar="A,B",
                       help="objects to bake (default: every object with rotation keys)")
     bake.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    bake.add_argument("--clips", type=_clips, default="active", metavar="active|NAME",
+                      help="'active' (default) bakes each object's active action; NAME bakes the "
+                      "clip (action) NAME, in its own action time, on every object that has it: "
+                      "the baked clip becomes the object's active action (revert puts back the "
+                      "previous one) and the NLA strips are left as they are")
     bake.add_argument("--location", choices=LOCATION_METHODS, default="keep", help="default keep")
     bake.add_argument("--constant-speed", action="store_true",
                       help="retime by arc length (needs --location linear or catmull_rom)")
@@ -256,15 +281,32 @@ def _register_quatbake():
         register()
 
 
+def _has_rotation_keys(obj, fcurves=None) -> bool:
+    from . import analyze
+
+    return analyze.has_rotation_keys(obj, fcurves)
+
+
 def rotation_keyed_objects(bpy) -> list:
-    """Objects of the open file with keys on their rotation mode's channels, by name."""
+    """Objects of the open file with keys on their rotation mode's channels (delta rotation
+    included) in their active action or in one of their NLA clips, by name."""
     from . import animdata
 
     found = []
     for obj in bpy.data.objects:
-        if any(fc is not None and len(fc.keyframe_points) for fc in animdata.rotation_fcurves(obj)):
+        if _has_rotation_keys(obj) or any(_has_rotation_keys(obj, c.fcurves())
+                                          for c in animdata.object_clips(obj) if not c.active):
             found.append(obj)
     return sorted(found, key=lambda o: o.name)
+
+
+def bone_keyed_sentences(bpy) -> list[tuple[str, str]]:
+    """(name, sentence) for each armature whose pose bones are keyed (not handled yet)."""
+    from . import analyze, animdata
+
+    return [(obj.name, analyze.no_keys_sentence(obj, "", obj.rotation_mode))
+            for obj in sorted(bpy.data.objects, key=lambda o: o.name)
+            if animdata.bone_key_count(obj) and not _has_rotation_keys(obj)]
 
 
 def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
@@ -272,7 +314,9 @@ def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
     if names is None:
         objects = rotation_keyed_objects(bpy)
         if not objects:
-            raise BadInput(f"{path} has no object with rotation keys: nothing to do.")
+            bones = bone_keyed_sentences(bpy)
+            extra = f" {bones[0][1]}" if bones else ""
+            raise BadInput(f"{path} has no object with rotation keys: nothing to do.{extra}")
         return objects
     objects = []
     for name in names:
@@ -284,24 +328,38 @@ def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
     return objects
 
 
+def clip_targets(objects, clips) -> list:
+    """What to analyse: obj (its active action) or (obj, animdata.Clip) pairs
+    (analyze.analysis_targets per object); BadInput when no object has a named clip."""
+    from . import analyze
+
+    targets = [t for obj in objects for t in analyze.analysis_targets(obj, clips)]
+    if isinstance(clips, list) and not targets:
+        raise BadInput(f"No object has a clip named {', '.join(clips)}; name an action of the "
+                       "file (report --clips all lists every clip).")
+    return targets
 
 
 # --------------------------------------------------------------------------
 # Commands
 # --------------------------------------------------------------------------
 
+def _who(entry: dict) -> str:
+    return f"{entry['name']} / {entry['clip']}" if entry.get("clip") else entry["name"]
+
+
 def _table(report: dict) -> str:
     rows = [("object", "mode", "frames", "max dev", "rms", "worst", "long arcs")]
     for o in report["objects"]:
         arcs = ",".join(f"{a:g}-{b:g}" for a, b in o["long_arc_segments"]) or "-"
-        rows.append((o["name"], o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
+        rows.append((_who(o), o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
                      f"{o['max_deviation_deg']:.2f}", f"{o['rms_deviation_deg']:.2f}",
                      f"{o['worst_frame']:g}", arcs))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     for o in report["objects"]:
-        lines.append(f"{o['name']}: {o['advice']}")
-    for e in report.get("errors", []):
+        lines.append(f"{_who(o)}: {o['advice']}")
+    for e in report.get("errors", []) + report.get("skipped", []):
         lines.append(e["message"])
     return "\n".join(lines)
 
@@ -311,9 +369,10 @@ def analyse_objects(objects, method: str, progress: Progress):
     from . import analyze, animdata
 
     analyses, errors = [], []
-    for obj in objects:
+    for item in objects:
+        obj, clip = item if isinstance(item, tuple) else (item, None)
         try:
-            analyses.append(analyze.analyze_object(obj, method))
+            analyses.append(analyze.analyze_object(obj, method, clip=clip))
         except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
         except ValueError as exc:
@@ -335,7 +394,7 @@ def run_report(args) -> int:
             raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
     bpy = load_blend(path)
     _register_quatbake()
-    objects = resolve_objects(bpy, args.objects, args.scene)
+    objects = clip_targets(resolve_objects(bpy, args.objects, args.scene), args.clips)
 
     from ..report import html_report, json_report
 
@@ -346,6 +405,10 @@ def run_report(args) -> int:
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
                                       file=os.path.basename(path), method=args.method, errors=errors)
+    if args.objects is None:
+        # Not errors (the exit code stays 0): armatures are left out until pose
+        # bones are handled, and the report says so.
+        report["skipped"] = [{"object": n, "message": m} for n, m in bone_keyed_sentences(bpy)]
     written = []
     try:
         if json_out:
@@ -382,15 +445,34 @@ def run_bake(args) -> int:
         raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
+    if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
+        raise BadInput("bake --clips takes one clip name (or active): a baked clip becomes the "
+                       "object's active action, so bake one clip per output file.")
     bpy = load_blend(path)
     _register_quatbake()
     objects = resolve_objects(bpy, args.objects, args.scene)
+    clip = ""
+    if isinstance(args.clips, list):
+        clip = args.clips[0]
+        objects = [obj for obj, _c in clip_targets(objects, args.clips)]
+    elif args.objects is None:
+        # The active actions. Objects animated only by NLA clips are left for
+        # --clips NAME (a bake is all or nothing: they would refuse it for all).
+        stashed = [o for o in objects if not _has_rotation_keys(o)]
+        objects = [o for o in objects if _has_rotation_keys(o)]
+        if not objects:
+            from . import animdata
+
+            names = ", ".join(f"{o.name} ({', '.join(c.name for c in animdata.object_clips(o))})"
+                              for o in stashed[:5])
+            raise BadInput(f"{args.scene}: every rotation key is in NLA clips, not in active "
+                           f"actions ({names}); bake one with --clips NAME.")
 
     from . import bake
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
-                                 tolerance_deg=args.tolerance)
+                                 tolerance_deg=args.tolerance, clip=clip)
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:

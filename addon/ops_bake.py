@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.translations import pgettext_tip
+from bpy.props import StringProperty
 from bpy.types import Operator
 
 from .props import QUATBAKE_PG_settings
@@ -147,6 +148,13 @@ class QUATBAKE_OT_bake(Operator):
     output_mode: _mirror("output_mode")
     union_keys: _mirror("union_keys")
     tolerance: _mirror("tolerance")
+    # Not a scene setting: which action to bake is a per-call choice (scripts).
+    clip: StringProperty(
+        name="Clip", default="", options={'SKIP_SAVE'},
+        description="Bake this NLA clip (an action's name, evaluated in its own action time) "
+        "instead of the active action; the baked clip becomes the active action and Revert "
+        "puts back the previous one. Empty: the active action",
+    )
 
     @classmethod
     def poll(cls, context) -> bool:
@@ -172,6 +180,7 @@ class QUATBAKE_OT_bake(Operator):
             output_mode=self.output_mode,
             union_keys=self.union_keys,
             tolerance_deg=self.tolerance,
+            clip=self.clip,
         )
 
     def _settings_error(self) -> str:

@@ -58,7 +58,8 @@ def overlay_objects(view_layer) -> list:
     for obj in view_layer.objects:
         if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
             continue
-        fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+        fcurves = (animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+                   + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
         if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
             found.append(obj)
     return found
@@ -100,18 +101,21 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     original keys, which are also the key poses drawn larger.
     """
     original = _original_channels(obj)
+    # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+        rot_keys = animdata.orientation_key_frames(obj)
     else:
         fcurves, mode = original
-        rot_keys = animdata.key_frames(animdata.rotation_fcurves(obj, mode, fcurves))
-    loc_keys = animdata.key_frames(animdata.location_fcurves(obj))
+        rot_keys = animdata.orientation_key_frames(obj, mode, fcurves)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(obj)
+                                   + animdata.delta_location_fcurves(obj))
     frames = _sample_frames(np.union1d(rot_keys, loc_keys))
-    positions = animdata.evaluate_location(obj, frames)
-    playing = animdata.evaluate_rotation(obj, frames)
+    positions = animdata.evaluate_full_location(obj, frames)
+    playing = animdata.evaluate_orientation(obj, frames)
     if original is not None:
         fcurves, mode = original
-        return frames, playing, animdata.evaluate_rotation(obj, frames, mode, fcurves), positions, rot_keys
+        return (frames, playing, animdata.evaluate_orientation(obj, frames, mode, fcurves),
+                positions, rot_keys)
     if rot_keys.size:
         # The samples include every key frame: the orientations at the keys are
         # already evaluated, no second pass over the F-curves.
@@ -120,6 +124,23 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     else:
         ours = playing
     return frames, ours, playing, positions, rot_keys
+
+
+def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
+    """Per key interval, whether Blender turns the long way, with the spins between
+    neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
+    and triads.build_overlay's own check on the per-frame samples is exact."""
+    keys = rot_keys[(rot_keys >= frames[0]) & (rot_keys <= frames[-1])] if frames.size else rot_keys
+    original = _original_channels(obj)
+    fcurves, mode = original if original is not None else (None, None)
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra = extra[~np.isin(extra, frames)]
+    if extra.size == 0:
+        return None
+    t = np.concatenate([frames, extra])
+    q = np.concatenate([blender, animdata.evaluate_orientation(obj, extra, mode, fcurves)])
+    order = np.argsort(t, kind="stable")
+    return triads.long_arc_intervals(t[order], q[order], keys)
 
 
 def _world_matrix(obj) -> np.ndarray | None:
@@ -150,9 +171,11 @@ def build(view_layer, settings) -> Geometry:
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
     collected = []
+    masks = {}
     for obj in overlay_objects(view_layer):
         try:
             frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
+            masks[obj.name] = long_arc_mask(obj, frames, blender, rot_keys)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{obj.name}: {exc}")
             continue
@@ -166,7 +189,7 @@ def build(view_layer, settings) -> Geometry:
             frames, ours, positions, rot_keys,
             step=step, size=float(settings.overlay_size),
             ghost_quats=blender if settings.overlay_show_ghost else None,
-            long_arc_quats=blender, speed_max=speed_max,
+            long_arc_quats=blender, speed_max=speed_max, long_arc_mask=masks.get(name),
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)

@@ -188,6 +188,38 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
         description="Whether the original_rotation_* values were recorded (records "
         "written by older QuatBake versions have none; revert then keeps the current values)",
     )
+    # Delta channels (BVH object imports key them): their static values before
+    # the first bake, restored by revert like the original_rotation_* above.
+    original_delta_rotation_quaternion: FloatVectorProperty(
+        name="Original Delta Quaternion", size=4, default=(1.0, 0.0, 0.0, 0.0),
+        description="delta_rotation_quaternion of the object before the first bake",
+    )
+    original_delta_rotation_euler: FloatVectorProperty(
+        name="Original Delta Euler", size=3, default=(0.0, 0.0, 0.0),
+        description="delta_rotation_euler of the object before the first bake",
+    )
+    original_delta_location: FloatVectorProperty(
+        name="Original Delta Location", size=3, default=(0.0, 0.0, 0.0),
+        description="delta_location of the object before the first bake",
+    )
+    delta_recorded: BoolProperty(
+        name="Delta Values Recorded", default=False,
+        description="Whether the original_delta_* values were recorded (older records have none)",
+    )
+    # A bake of an NLA clip (not the active action) makes the baked clip the
+    # active action; revert then puts back what was active before (maybe nothing).
+    clip_baked: BoolProperty(
+        name="Clip Baked", default=False,
+        description="Whether the bake came from an NLA clip rather than the active action",
+    )
+    previous_action: PointerProperty(
+        name="Previous Action", type=bpy.types.Action,
+        description="The active action before a clip bake (None: the object had none)",
+    )
+    previous_slot: StringProperty(
+        name="Previous Slot", default="",
+        description="Slot identifier of previous_action (Blender 4.4+)",
+    )
     # Not bake state: the overlay's pin (addon/overlay.py reads it).
     overlay_pinned: BoolProperty(
         name="Pin in Overlay", default=False,

@@ -140,6 +140,12 @@ ZH_HANS = {
     "Switch the object to Quaternion rotation and write quaternion keys":
         "将物体切换为四元数旋转并写入四元数关键帧",
     "Merge Key Frames": "合并关键帧",
+    "Clip": "片段",
+    "Bake this NLA clip (an action's name, evaluated in its own action time) instead of the "
+    "active action; the baked clip becomes the active action and Revert puts back the "
+    "previous one. Empty: the active action":
+        "烘焙此 NLA 片段（动作名称，按其自身的动作时间求值）而不是活动动作；烘焙后的片段成为"
+        "活动动作，还原会恢复之前的动作。留空：活动动作",
     "When the rotation channels are keyed on different frames, use the union of "
     "their key frames instead of refusing to bake":
         "当各旋转通道的关键帧不在同一帧上时，使用它们关键帧的并集，而不是拒绝烘焙",

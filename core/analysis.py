@@ -52,7 +52,12 @@ NEGLIGIBLE_DEG = 0.1
 
 # Exponential approach (lerp(current, target, dt) as a filter): at least this
 # many consecutive key steps whose angle shrinks by a constant ratio.
-EXP_MIN_STEPS = 4
+EXP_MIN_STEPS = 6
+# ... and the signature of a filter, not a slowdown (mocap slowing from 3.7 to
+# 3.0 deg/frame over a few frames is not one): the steps shrink to at most this
+# fraction of the first step, and afterwards the motion never picks up again
+# (the target is held; or the keys end first).
+EXP_MAX_END_FRACTION = 0.5
 EXP_RATIO_RANGE = (0.3, 0.97)   # ratio of one step's angle to the previous one
 EXP_RATIO_SPREAD = 0.03         # max |ratio - median ratio| within the run
 EXP_MIN_STEP_DEG = 1e-3         # steps below this are rest, not an approach
@@ -104,6 +109,8 @@ class ObjectAnalysis:
     jitter_frames: list
     findings: list = field(default_factory=list)   # sentences, most important first
     advice: str = ""
+    clip: str = ""     # the action analysed when it is one of several clips of the object
+    channels: list = field(default_factory=list)   # keyed rotation data paths, e.g. delta ones
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
@@ -118,6 +125,21 @@ def _as_frames(frames, what: str) -> np.ndarray:
 def _frame_text(f: float) -> str:
     f = float(f)
     return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
+def _turn_track(frames, bq, extra_frames, extra_quats, name: str):
+    """(frames, orientations) to measure turns on: ``frames`` merged with the extra samples."""
+    if extra_frames is None:
+        return frames, bq
+    ef = np.asarray(extra_frames, dtype=np.float64).reshape(-1)
+    eq = quat.normalize(extra_quats, f"Object \"{name}\" in-between orientations")
+    if eq.shape != (ef.size, 4) or not np.isfinite(ef).all():
+        raise ValueError(f"Object \"{name}\": {ef.size} extra frames need ({ef.size}, 4) "
+                         f"finite orientations; got {eq.shape}.")
+    new = ~np.isin(ef, frames)
+    t = np.concatenate([frames, ef[new]])
+    order = np.argsort(t, kind="stable")
+    return t[order], np.concatenate([bq, eq[new]])[order]
 
 
 def _speeds_deg(q: np.ndarray) -> np.ndarray:
@@ -242,7 +264,11 @@ def exponential_approach(key_frames, key_quats) -> list:
     """Runs of keys that creep towards a target: ``lerp(current, target, dt)`` as a filter.
 
     Each step turns a near-constant fraction r of the previous step's angle
-    (geometric decay), about one axis, on evenly spaced frames. Such a run is
+    (geometric decay), about one axis, on evenly spaced frames, for at least
+    EXP_MIN_STEPS steps that shrink to EXP_MAX_END_FRACTION of the first or
+    less, and no later key moves faster than the run's last step (the target is
+    held, or the keys end): a constant fraction of the remaining rotation, ending
+    short of a held target. A slowdown that speeds up again is not one. Such a run is
     what per-frame smoothing produces: fast first, slow later, and it never
     arrives - after the last key there is still ``step * r / (1 - r)`` to go.
     Returns [{"frames": [a, b], "ratio": r, "remaining_deg": ...}, ...].
@@ -271,9 +297,13 @@ def exponential_approach(key_frames, key_quats) -> list:
         while j + 1 < len(ok) and ok[j + 1] and abs(ratio[j + 1] - ratio[i]) < 4 * EXP_RATIO_SPREAD:
             j += 1
         r = ratio[i:j + 1]
-        if j - i + 1 >= EXP_MIN_STEPS - 1 and np.all(np.abs(r - np.median(r)) <= EXP_RATIO_SPREAD):
+        last_step = float(steps[j + 1])
+        decayed = last_step <= EXP_MAX_END_FRACTION * float(steps[i])
+        # Held: no later step is larger than the run's last one (float32 noise aside).
+        held = bool(np.all(steps[j + 2:] <= last_step + EXP_MIN_STEP_DEG))
+        if (j - i + 1 >= EXP_MIN_STEPS - 1 and decayed and held
+                and np.all(np.abs(r - np.median(r)) <= EXP_RATIO_SPREAD)):
             med = float(np.median(r))
-            last_step = float(steps[j + 1])
             runs.append({
                 "frames": [float(kf[i]), float(kf[j + 2])],
                 "ratio": med,
@@ -388,7 +418,8 @@ def _findings(a: ObjectAnalysis) -> list:
 
 def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_frames, key_quats,
                    method: str = "slerp", raw_values=None, key_raw=None, positions=None,
-                   key_positions=None, location_key_frames=None) -> ObjectAnalysis:
+                   key_positions=None, location_key_frames=None, extra_frames=None,
+                   extra_quats=None) -> ObjectAnalysis:
     """Compare Blender's orientation per frame with QuatBake's ``method`` on the same keys.
 
     frames: (n,) frames, increasing; blender_quats: (n, 4) Blender's orientation
@@ -397,7 +428,12 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     of core.interp.METHODS; raw_values: (n, 3|4) raw channel values (norm drift,
     gimbal); key_raw: (k, 3|4) raw channel values at the keys (Euler wraps);
     positions: (n, 3) locations per frame (float32 risk); key_positions:
-    (m, 3) locations at ``location_key_frames`` (m,) (segment speeds).
+    (m, 3) locations at ``location_key_frames`` (m,) (segment speeds);
+    extra_frames (e,) / extra_quats (e, 4): Blender's orientation at more
+    in-between frames (subframes between adjacent keys whose channels jump, e.g.
+    an Euler angle wrapping by 360 deg from one frame to the next), used for the
+    angle turned between keys and the long arcs, so that a spin between two
+    neighbouring frames counts; the per-frame arrays stay on ``frames``.
     Raises ValueError (naming what) on inconsistent input.
     """
     frames = _as_frames(frames, f"Object \"{name}\"")
@@ -423,8 +459,9 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
 
     b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)
     c_cv = metrics.speed_unevenness(frames, np.radians(c_speed), keys)
-    turned = np.cumsum(b_speed)
-    at_keys = np.interp(keys, frames, turned)
+    turn_frames, turn_quats = _turn_track(frames, bq, extra_frames, extra_quats, name)
+    turned = np.cumsum(_speeds_deg(turn_quats)) if extra_frames is not None else np.cumsum(b_speed)
+    at_keys = np.interp(keys, turn_frames, turned)
     shortest = np.degrees(quat.angle_between(kq[:-1], kq[1:]))
     intervals = [{
         "frames": [float(keys[i]), float(keys[i + 1])],
@@ -437,8 +474,8 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     # the contract's test (core.metrics) runs only when there is one.
     long_arcs = []
     if any(iv["blender_turn_deg"] > 180.0 for iv in intervals):
-        long_arcs = [[a, b] for a, b in metrics.long_arc_segments(keys, frames, bq, kq,
-                                                                  LONG_ARC_MARGIN_DEG)]
+        long_arcs = [[a, b] for a, b in metrics.long_arc_segments(keys, turn_frames, turn_quats,
+                                                                  kq, LONG_ARC_MARGIN_DEG)]
 
     jf, jb = _velocity_jumps(frames, keys, bq)
     _, jc = _velocity_jumps(frames, keys, custom)

@@ -66,7 +66,12 @@ _SMALL_ARC = 1e-9
 
 @dataclass(frozen=True)
 class Track:
-    """One dense bake: frames (n,), quats (n, 4) w-first, values (n, c) in ``mode``."""
+    """One dense bake: frames (n,), quats (n, 4) w-first, values (n, c) in ``mode``.
+
+    ``quats`` is the orientation the object plays (what a glTF player's keys
+    are); ``values`` the channels written, which may be only one half of it
+    (the delta or the regular rotation, Blender playing delta @ rotation).
+    """
 
     frames: np.ndarray
     quats: np.ndarray
@@ -104,8 +109,13 @@ class _Batch:
             if with_loc
             else None
         )
-        # What the exporter writes for each key: its channel values as a rotation.
-        self.key_q = _mode_to_quat(self.v, mode)
+        # Blender's check is in the written channels' own space: their dense
+        # values as a rotation. With delta channels Blender plays delta @ rotation
+        # and only one half is written; composing with the same other half on
+        # both sides leaves the angle between them unchanged.
+        self.channel_q = _mode_to_quat(self.v, mode)
+        # The player's keys are what the exporter composes: the full orientation.
+        self.key_q = self.q
         sizes = np.array([len(t.frames) for t in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.ends = self.starts + sizes - 1
@@ -130,7 +140,7 @@ class _Batch:
         fail that grows with the distance.
         """
         u = (self.f[frames_idx] - self.f[a]) / (self.f[b] - self.f[a])
-        t = self.q[frames_idx]
+        t = self.channel_q[frames_idx]
         # Blender: each channel linear, then the rotation normalised.
         v = self.v[a] + u[:, None] * (self.v[b] - self.v[a])
         if self.mode == "QUATERNION":
@@ -139,7 +149,8 @@ class _Batch:
             out = np.abs(np.einsum("ij,ij->i", rotation.mode_values_to_quat(v, self.mode), t))
         rest = np.flatnonzero(out >= self.cos_tol)
         if rest.size:
-            sub = np.minimum(out[rest], self._player(u[rest], t[rest], a[rest], b[rest]))
+            full = self.q[frames_idx[rest]]
+            sub = np.minimum(out[rest], self._player(u[rest], full, a[rest], b[rest]))
             if self.loc is not None:
                 sub = self._location(sub, u[rest], frames_idx[rest], a[rest], b[rest])
             out[rest] = sub

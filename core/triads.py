@@ -330,6 +330,7 @@ def build_overlay(
     ghost_quats=None,
     long_arc_quats=None,
     speed_max: float | None = None,
+    long_arc_mask=None,
 ) -> OverlayGeometry:
     """All of one object's overlay geometry from per-frame samples.
 
@@ -340,7 +341,9 @@ def build_overlay(
     ghost_quats: (n, 4) Blender's own interpolation, drawn faded, or None;
     long_arc_quats: (n, 4) orientations checked for the long way round (default
     ghost_quats, else quats); speed_max: the legend maximum (degrees per frame),
-    default the largest speed along this path.
+    default the largest speed along this path; long_arc_mask: (k-1,) bool per
+    interval of the key frames inside ``frames``, when the caller measured the
+    long way round on denser samples (a spin between neighbouring keys).
     """
     t = np.asarray(frames, dtype=np.float64)
     pos = _positions(positions, "path positions")
@@ -369,7 +372,14 @@ def build_overlay(
         path = LineSet(*path_lines(pos, speed, vmax))
         check = long_arc_quats if long_arc_quats is not None else ghost_quats
         check = q if check is None else _unit_quats(check, n, "long-arc orientations")
-        intervals = long_arc_intervals(t, check, keys[(keys >= t[0]) & (keys <= t[-1])])
+        inside = keys[(keys >= t[0]) & (keys <= t[-1])]
+        if long_arc_mask is not None:
+            intervals = np.asarray(long_arc_mask, dtype=bool)
+            if intervals.shape != (max(inside.size - 1, 0),):
+                raise ValueError(f"long-arc mask: expected shape ({inside.size - 1},), "
+                                 f"got {intervals.shape}.")
+        else:
+            intervals = long_arc_intervals(t, check, inside)
         long_arc = LineSet(*segment_lines(pos, interval_segments(t, keys, intervals)))
     else:
         vmax = MIN_LEGEND_SPEED if speed_max is None else float(speed_max)

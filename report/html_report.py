@@ -60,6 +60,11 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 """
 
 
+
+def _label(obj: dict) -> str:
+    """How the page names an object entry: "Cube" or, for one of several clips, "Cube / Walk"."""
+    return f"{obj['name']} / {obj['clip']}" if obj.get("clip") else str(obj["name"])
+
 def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
@@ -314,7 +319,7 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     bands = [(float(a), float(b)) for a, b in obj.get("long_arc_segments", [])]
     cls, word = _status(obj)
     worst = obj.get("worst_frame")
-    parts = [f'<h2 id="obj-{index}">{_e(obj["name"])} <span class="{cls}">({_e(word)})</span></h2>']
+    parts = [f'<h2 id="obj-{index}">{_e(_label(obj))} <span class="{cls}">({_e(word)})</span></h2>']
     advice_cls = "advice clean" if cls == "ok" else "advice"
     parts.append(f'<div class="{advice_cls}">{_e(obj.get("advice", ""))}</div>')
     arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", [])) or "none"
@@ -367,7 +372,7 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     worst_dev = obj.get("max_deviation_deg")
     span = (float(frames[0]), float(frames[-1])) if frames.size else None
     parts.append(_chart(
-        f"{obj['name']}: deviation of Blender's interpolation from {method}",
+        f"{_label(obj)}: deviation of Blender's interpolation from {method}",
         frames, [("deviation", dev, DEVIATION_COLOUR)], y_label="deviation (deg)", keys=keys,
         bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev:.2f} deg at frame {_fmt(worst)}")
         if worst_dev is not None and worst_dev >= MARKER_MIN_DEG else None,
@@ -375,7 +380,7 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     # Speeds are per step from the previous frame: the first frame has none, so
     # the speed charts start at the second frame (no fake ramp up from 0).
     parts.append(_chart(
-        f"{obj['name']}: angular speed, Blender vs {method}",
+        f"{_label(obj)}: angular speed, Blender vs {method}",
         frames[1:], [("Blender", pf.get("blender_speed_deg", [])[1:], BLENDER_COLOUR),
                      (method, pf.get("custom_speed_deg", [])[1:], CUSTOM_COLOUR)],
         y_label="speed (deg/frame)", keys=keys, bands=bands, chart_id=f"speed-{index}",
@@ -386,13 +391,13 @@ def _object_section(obj: dict, method: str, index: int) -> str:
         ratio = obj.get("location_speed_ratio")
         note = f" (segments {ratio:.1f}x apart)" if ratio else ""
         parts.append(_chart(
-            f"{obj['name']}: speed along the path{note}",
+            f"{_label(obj)}: speed along the path{note}",
             frames[1:], [("location speed", pf["location_speed"][1:], LOCATION_COLOUR)],
             y_label="speed (units/frame)", keys=loc_keys, chart_id=f"location-{index}",
             x_range=span))
     if "blender_norm" in pf:
         parts.append(_chart(
-            f"{obj['name']}: length of Blender's quaternion channels (1 = a rotation)",
+            f"{_label(obj)}: length of Blender's quaternion channels (1 = a rotation)",
             frames, [("|q| before normalising", pf["blender_norm"], NORM_COLOUR)],
             y_label="quaternion length", keys=keys, bands=bands, y_min=None, y_ref=1.0,
             chart_id=f"norm-{index}"))
@@ -419,7 +424,7 @@ def render_html(report: dict) -> str:
             cls, _ = _status(obj)
             arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", []))
             out.append(
-                f'<tr><td><a href="#obj-{i}">{_e(obj["name"])}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
+                f'<tr><td><a href="#obj-{i}">{_e(_label(obj))}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
                 f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
                 f'<td class="num">{len(obj.get("keys", []))}</td>'
                 f'<td class="num {cls}">{_deg(obj.get("max_deviation_deg"))}</td>'

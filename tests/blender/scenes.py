@@ -127,7 +127,8 @@ def action_snapshot(action) -> dict:
 
 
 def scene_snapshot() -> dict:
-    """Every action's keyframes and every object's action, slot, rotation mode and rotation."""
+    """Every action's keyframes and every object's action, slot, rotation mode, rotation,
+    delta transforms and NLA strips."""
     return {
         "actions": {a.name: action_snapshot(a) for a in bpy.data.actions},
         "fake_users": {a.name: a.use_fake_user for a in bpy.data.actions},
@@ -138,6 +139,12 @@ def scene_snapshot() -> dict:
                 o.rotation_mode,
                 tuple(o.rotation_quaternion), tuple(o.rotation_euler),
                 tuple(o.rotation_axis_angle), tuple(o.location),
+                tuple(o.delta_rotation_quaternion), tuple(o.delta_rotation_euler),
+                tuple(o.delta_location),
+                # NLA strips and the actions they play (the importer's stashes).
+                tuple((t.name, t.mute, s.name, getattr(s.action, "name", None), s.mute)
+                      for t in (o.animation_data.nla_tracks if o.animation_data else ())
+                      for s in t.strips),
             )
             for o in bpy.data.objects
         },

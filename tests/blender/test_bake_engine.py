@@ -429,10 +429,16 @@ def test_single_key(clean_blender):
     assert issue.frame == 12.0 and issue.channel.startswith("rotation_quaternion[")
 
 
-def test_subframe_key(clean_blender):
+def test_subframe_key_is_baked_through(clean_blender):
+    """A key on a subframe is a frame of the bake too, so the bake passes through it
+    (it used to be refused); the other baked frames stay on the whole-frame grid."""
     obj = make_animated_object("Sub", 'XYZ', [1, 5.5, 10], [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
-    issue = _refused([obj], contains=('"Sub"', "subframe 5.5", "snap"))
-    assert issue.frame == 5.5 and issue.channel == "rotation_euler[0]"
+    key = animdata.evaluate_rotation(obj, [5.5], exact=True)
+    bake.bake_objects([obj], bake.BakeSettings(frame_step=2))
+    frames = animdata.key_frames(animdata.rotation_fcurves(obj))
+    np.testing.assert_array_equal(frames, [1, 3, 5, 5.5, 7, 9, 10])
+    # Float32 channels replayed at the key: ~1e-7 rad.
+    assert quat.angle_between(animdata.evaluate_rotation(obj, [5.5]), key)[0] < 1e-6
 
 
 def test_different_key_frames(clean_blender):
@@ -472,11 +478,51 @@ def test_driver_on_location_when_baking_location(clean_blender):
     bake.bake_objects([obj], bake.BakeSettings())   # location kept: the driver is harmless
 
 
-def test_nla_strips(clean_blender):
-    obj = _animated("Nla", 'XYZ')
+@pytest.mark.parametrize("muted", [True, False], ids=["stashed", "pushed down"])
+def test_active_action_also_on_an_nla_track_bakes_and_reverts(clean_blender, muted):
+    """The importer's case built in code (so it runs in Blender 3.4.1 too, whose glTF
+    importer fails): the active action is also a strip on a muted track (a stash), or on
+    a playing track under it (pushed down and assigned again, blend REPLACE at 1)."""
+    obj = _animated("Stashed", 'XYZ')
+    action = animdata.get_action(obj)
     track = obj.animation_data.nla_tracks.new()
-    track.strips.new("Strip", 1, animdata.get_action(obj))
-    _refused([obj], contains=('"Nla"', "NLA strip"))
+    strip = track.strips.new("Stash", 1, action)
+    track.mute = muted
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    key_quats = animdata.evaluate_rotation(obj, KEY_FRAMES, exact=True)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    assert strip.action == action and action.use_fake_user     # the strip keeps the original
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    # What plays (frame_set, NLA included) is slerp of the key orientations: float32 keys.
+    played = evaluated_quats(obj, frames)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "slerp")
+    assert quat.angle_between(played, expected).max() < 2e-6
+    # A re-bake starts from the original again (the strip still plays it, under the bake).
+    bake.bake_objects([obj], bake.BakeSettings(method='NLERP', frame_step=3))
+    bake.revert_objects([obj])
+    bpy.context.scene.frame_set(1)
+    assert_same_snapshot(before, scene_snapshot())
+
+
+def test_nla_strip_of_another_action_that_blends_is_refused(clean_blender):
+    obj = _animated("Nla", 'XYZ')
+    other = _animated("Other", 'XYZ')
+    track = obj.animation_data.nla_tracks.new()
+    track.name = "Walk track"
+    strip = track.strips.new("Walk", 1, animdata.get_action(other))
+    strip.name = "Walk"      # Blender 3.4 names a new strip after its action
+    if hasattr(strip, "action_slot") and strip.action_slot is None:
+        strip.action_slot = animdata.get_action(other).slots[0]
+    issue = _refused([obj], contains=('"Nla"', 'track "Walk track"', 'strip "Walk"',
+                                      "rotation_euler", "Mute"))
+    assert issue.object_name == "Nla"
+    from quatbake.addon import analyze
+    finding = analyze.analyze_object(obj).findings[-1]    # the report says so too
+    assert 'strip "Walk"' in finding and "compares the action alone" in finding
+    track.mute = True     # what the sentence says to do: then the bake goes ahead
+    bake.bake_objects([obj], bake.BakeSettings())
+    assert bake.can_revert(obj)
 
 
 def test_nla_tweak_mode(clean_blender):

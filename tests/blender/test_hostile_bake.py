@@ -119,11 +119,6 @@ def _case_single_key():
     return [obj], ('"Lonely"', "single", "frame 12")
 
 
-def _case_subframe_key():
-    obj = _euler_object("Sub", frames=[1.0, 5.5, 10.0])
-    return [obj], ('"Sub"', "rotation_euler[0]", "subframe 5.5")
-
-
 def _case_channels_on_different_frames():
     obj = scenes.new_object("Ragged", 'QUATERNION')
     scenes.key_channels(obj, "rotation_quaternion", [1, 10], [[1, 0, 0], [0, 1, 0]],
@@ -192,8 +187,47 @@ def _case_driver():
 
 def _case_nla_strip():
     obj = _euler_object("Strips")
-    obj.animation_data.nla_tracks.new().strips.new("Strip", 1, animdata.get_action(obj))
-    return [obj], ('"Strips"', "NLA strip")
+    other = _euler_object("Run")
+    strip = obj.animation_data.nla_tracks.new().strips.new("Strip", 1, animdata.get_action(other))
+    strip.name = "Strip"     # Blender 3.4 names a new strip after its action
+    if hasattr(strip, "action_slot") and strip.action_slot is None:
+        strip.action_slot = animdata.get_action(other).slots[0]
+    return [obj], ('"Strips"', 'strip "Strip"', "not muted", "rotation_euler")
+
+
+def _delta_object(name, values=EULERS):
+    obj = scenes.new_object(name, 'ZXY')
+    scenes.key_channels(obj, "delta_rotation_euler", FRAMES, values, interpolation='LINEAR')
+    return obj
+
+
+def _case_nan_delta_value():
+    values = EULERS.copy()
+    values[1, 0] = np.nan
+    return [_delta_object("NaNDelta", values)], ('"NaNDelta"', "delta_rotation_euler[0]",
+                                                 "frame 11", "not a number")
+
+
+def _case_driver_on_delta():
+    obj = _delta_object("DrivenDelta")
+    obj.driver_add("delta_rotation_euler", 1)
+    return [obj], ('"DrivenDelta"', "delta_rotation_euler[1]", "driver")
+
+
+def _case_delta_and_rotation_on_different_frames():
+    obj = _delta_object("Ragged")
+    scenes.key_channels(obj, "rotation_euler", [1.0, 7.0, 21.0], EULERS)
+    return [obj], ('"Ragged"', "delta_rotation_euler[0]", "frame 11", "Merge Key Frames")
+
+
+def _case_clip_only_in_the_nla():
+    obj = _euler_object("Stashed")
+    action = animdata.get_action(obj)
+    track = obj.animation_data.nla_tracks.new()
+    track.strips.new("Stash", 1, action)
+    track.mute = True
+    animdata.assign_action(obj, None)
+    return [obj], ('"Stashed"', "no active action", action.name, "--clips")
 
 
 def _case_one_bad_among_good():
@@ -205,10 +239,11 @@ def _case_one_bad_among_good():
 BAD_INPUT = [
     _case_no_animation, _case_animation_data_without_action, _case_empty_action,
     _case_fcurves_without_keys, _case_location_keys_only, _case_keys_in_other_mode,
-    _case_single_key, _case_subframe_key, _case_channels_on_different_frames, _case_nan_value,
+    _case_single_key, _case_channels_on_different_frames, _case_nan_value,
     _case_infinite_value, _case_nan_handle, _case_zero_quaternion, _case_tiny_quaternion,
     _case_huge_quaternion, _case_nan_axis_angle, _case_driver, _case_nla_strip,
-    _case_one_bad_among_good,
+    _case_nan_delta_value, _case_driver_on_delta, _case_delta_and_rotation_on_different_frames,
+    _case_clip_only_in_the_nla, _case_one_bad_among_good,
 ]
 
 

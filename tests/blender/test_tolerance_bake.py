@@ -133,3 +133,26 @@ def test_revert_after_a_tolerance_bake_restores_the_keys(clean_blender):
     assert bake.revert_objects([obj]) == ["Back"]
     bpy.context.scene.frame_set(1)
     assert_same_snapshot(before, scene_snapshot())
+
+
+@pytest.mark.parametrize("keyed", ["delta_rotation_euler", "rotation_euler"])
+def test_tolerance_bake_with_delta_channels_plays_like_the_dense_bake(clean_blender, keyed):
+    # BVH object imports key only delta_rotation_euler (the bake writes there); a
+    # static delta under regular keys composes too. Blender plays delta @ rotation.
+    from scenes import key_channels, new_object
+
+    kf = np.arange(1.0, 62.0, 5)
+    z = np.radians(70.0 - 70.0 * np.cos(np.pi * (kf - 1) / 20))
+    made = []
+    for name in ("DeltaDense", "DeltaSparse"):
+        obj = new_object(name, 'XYZ')
+        key_channels(obj, keyed, kf, np.column_stack([0 * z, 0 * z, z]))
+        if keyed == "rotation_euler":
+            obj.delta_rotation_euler = (0.4, -0.2, 0.0)
+        made.append(obj)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 61
+    dense, sparse = made
+    bake.bake_objects([dense], bake.BakeSettings(method='SLERP'))
+    result = bake.bake_objects([sparse], bake.BakeSettings(method='SLERP', tolerance_deg=TOL))
+    assert result.keys_written <= 0.4 * result.keys_dense
+    assert angle_deg(_world_quats(dense), _world_quats(sparse)).max() <= TOL

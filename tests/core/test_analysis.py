@@ -212,3 +212,53 @@ def test_report_json_is_strict_and_has_the_contract_fields():
     # NaN anywhere becomes null, never invalid JSON.
     assert json.loads(json_report.dumps({"x": [float("nan"), np.float64(np.inf), 1.5]})) == {
         "x": [None, None, 1.5]}
+
+
+def _steps_to_angles(steps):
+    return np.concatenate([[0.0], np.cumsum(steps)])
+
+
+def test_filter_signature_needs_decay_and_a_held_target_not_a_slowdown():
+    """Issue 12: mocap joints slowing from 3.7 to 3.0 deg/frame (and speeding up again)
+    were flagged as lerp-as-a-filter. Only a constant fraction of the remaining
+    rotation over many steps, ending short of a held target, counts."""
+    def runs(steps):
+        angles = _steps_to_angles(steps)
+        return analysis.exponential_approach(np.arange(1.0, angles.size + 1),
+                                             _axis_quat([0, 0, 1], angles))
+
+    slowdown = [3.7 * 0.95 ** k for k in range(5)]                  # 3.7 -> 3.0 deg/frame
+    assert runs([4.0] * 5 + slowdown + [3.2, 3.6, 3.9, 4.0]) == []  # then speeds up again
+    assert runs([4.0] * 5 + slowdown) == []                         # ends: decayed to 0.81 only
+    picks_up = [8.0 * 0.8 ** k for k in range(10)] + [5.0, 5.0, 5.0]
+    assert runs(picks_up) == []                                     # no held target
+    filtered = [8.0 * 0.8 ** k for k in range(10)]
+    (run,) = runs([2.0, 2.0] + filtered + [0.0] * 6)                # then held still
+    assert run["frames"] == [3.0, 13.0]
+    assert run["ratio"] == pytest.approx(0.8, abs=1e-9)
+    assert run["remaining_deg"] == pytest.approx(filtered[-1] * 0.8 / 0.2, rel=1e-9)
+    assert len(runs(filtered)) == 1                                 # or the keys end first
+    assert runs(filtered[:4]) == []                                 # too few steps
+
+
+def test_a_spin_between_neighbouring_keys_is_a_long_arc_with_in_between_samples():
+    """Two keys one frame apart, an Euler channel wrapping 179.95 -> -179.95 deg: at the
+    whole frames Blender's orientation barely moves (0.1 deg), but in between it spins
+    the long way. The in-between samples (extra_frames) make the interval a long arc."""
+    keys = np.array([1.0, 2.0, 3.0])
+    key_raw = np.radians([[0.0, 0.0, 179.0], [0.0, 0.0, 179.95], [0.0, 0.0, -179.95]])
+    kq = rotation.euler_to_quat(key_raw, "XYZ")
+    plain = analysis.analyze_object("Joint", "XYZ", keys, kq, keys, kq, raw_values=key_raw,
+                                    key_raw=key_raw)
+    assert plain.long_arc_segments == []                            # invisible at frames
+    assert [w["frames"] for w in plain.euler_wraps] == [[2.0, 3.0]]
+    sub = 2.0 + np.arange(1, 16) / 16.0
+    # Blender's LINEAR channels between the keys, composed as Euler XYZ: the spin.
+    sub_raw = _linear_channels(keys, key_raw, sub)
+    a = analysis.analyze_object("Joint", "XYZ", keys, kq, keys, kq, raw_values=key_raw,
+                                key_raw=key_raw, extra_frames=sub,
+                                extra_quats=rotation.euler_to_quat(sub_raw, "XYZ"))
+    assert a.long_arc_segments == [[2.0, 3.0]]
+    assert a.intervals[1]["blender_turn_deg"] == pytest.approx(359.9, abs=1e-6)
+    assert a.frames.size == 3                                      # per-frame arrays: frames
+    assert any("long way" in f for f in a.findings)

@@ -33,7 +33,7 @@ def check(name, ret, expected, can_revert):
     and whether the objects can be reverted, against what is expected."""
     from quatbake.addon import bake
     same, detail = snapshot_equal(expected, snapshot())
-    objects = [bpy.data.objects[n] for n in ("Arm", "Cam")]
+    objects = [bpy.data.objects[n] for n in ("Arm", "Cam", "Joint")]
     reverts = [bake.can_revert(o) for o in objects]
     ok = ret == {'FINISHED'} and same and reverts == [can_revert] * len(objects)
     result["steps"].append({"name": name, "ok": ok, "ret": sorted(ret), "same": same,
@@ -51,7 +51,17 @@ def build_scene():
     cam = scenes.make_animated_object("Cam", 'QUATERNION', frames, quats,
                                       location=np.array([[0, 0, 0], [1, 2, 0], [4, 4, 1]]),
                                       data=bpy.data.cameras.new("CamData"))
-    for obj in (arm, cam):
+    # As imports leave them (issue 12): Arm's action also stashed on a muted NLA
+    # track (the glTF importer), Joint keyed on delta_rotation_euler only (a BVH
+    # object import); the snapshot covers strips and delta values too.
+    track = arm.animation_data.nla_tracks.new()
+    track.strips.new("ArmStash", 1, arm.animation_data.action)
+    track.mute = True
+    joint = scenes.new_object("Joint", 'ZXY')
+    joint.rotation_euler = (0.2, 0.0, 0.4)
+    scenes.key_channels(joint, "delta_rotation_euler", frames,
+                        [[0, 0, 0], [0.5, 1.0, -0.4], [2.0, 0.3, 1.2]], interpolation='LINEAR')
+    for obj in (arm, cam, joint):
         obj.select_set(True)
     bpy.context.view_layer.objects.active = arm
 
