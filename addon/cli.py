@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exporter-option", action="append", default=[], metavar="NAME=VALUE",
                        help="an option of bpy.ops.export_scene.gltf, e.g. "
                        "export_force_sampling=False (repeatable)")
-    check.add_argument("--quiet", action="store_true", help="no table")
+    check.add_argument("--quiet", action="store_true", help="no progress or table")
     return parser
 
 

@@ -5,8 +5,9 @@
    as ``GLTF_SEPARATE`` into a temporary folder, with the exporter's defaults
    or the options given.
 2. ``core.gltf_read`` reads the file back; ``core.gltf_pose`` evaluates every
-   node per the glTF 2.0 spec at each frame (time = frame / fps, the
-   exporter's mapping) and composes world matrices through the node tree.
+   node per the glTF 2.0 spec at each frame (time = frame / fps, when
+   Blender plays it; see ``exporter_seconds_per_frame`` for fps_base != 1)
+   and composes world matrices through the node tree.
 3. ``core.gltf_axes`` maps them back into Blender's Z-up space (undoing
    ``export_yup`` and the exporter's 90-degree turn of cameras and lights),
    and ``core.export_compare`` compares them with Blender's own playback
