@@ -92,8 +92,12 @@ def no_keys_sentence(obj, path: str, mode: str) -> str:
             f"{mode}): nothing to compare.")
 
 
-def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.ObjectAnalysis:
+def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
+                   timing: str = "EVEN") -> core_analysis.ObjectAnalysis:
     """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
+
+    ``turns`` and ``timing`` build the method's path as the bake would with
+    those settings (kept spins, steps followed, the keys' ease).
 
     ``clip`` (an ``animdata.Clip``) analyses that action's channels instead of
     the active action's, in the action's own time (no NLA strip mapping).
@@ -105,7 +109,7 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
     """
     from ..core import analysis as core_analysis
     from ..core import quat as core_quat
-    from . import animdata
+    from . import animdata, turn_inputs
 
     # The bake's cap, so both refuse the same stray key (a frame typed as
     # 5000001): every whole frame is evaluated and compared, ~7 s per
@@ -160,11 +164,32 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
         location_keys = animdata.key_frames(loc_fcurves)
         key_positions = animdata.evaluate_full_location(obj, location_keys, fcurves)
 
+    stepped = turn_samples = None
+    if keys.size >= 2:
+        keyed_fcs = rot_fcurves if animdata.has_keys(rot_fcurves) else delta_fcurves
+        stepped = turn_inputs.stepped_intervals(keyed_fcs, keys)
+    if keys.size >= 2 and not turn_inputs.frames_suffice(mode, keys, raw[at_keys]):
+        # Blender's playback between the frames too, so fast keyed turns are
+        # followed (core.turns needs samples well under 180 deg apart).
+        dense = turn_inputs.playback_times(mode, keys, raw[at_keys])
+        dense_raw = animdata.evaluate_rotation_raw(obj, dense, mode, fcurves)
+        if mode == 'QUATERNION':
+            # A key and its sign-flipped twin: the channels can pass through zero.
+            norms = np.sqrt(np.einsum("ij,ij->i", dense_raw, dense_raw))
+            dense_raw[norms < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
+        dense_quats = animdata.rotation_values_to_quat(dense_raw, mode, dense, obj.name, path)
+        if delta_keyed or not animdata.is_identity_delta(
+                animdata.delta_rotation_defaults(obj, mode), mode):
+            dense_quats = core_quat.multiply(
+                animdata.evaluate_delta_rotation(obj, dense, mode, fcurves), dense_quats)
+        turn_samples = (dense, dense_quats)
+
     result = core_analysis.analyze_object(
         obj.name, mode, frames, quats, keys, quats[at_keys], method,
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
         key_positions=key_positions, location_key_frames=location_keys,
-        extra_frames=extra if extra.size else None, extra_quats=extra_quats)
+        extra_frames=extra if extra.size else None, extra_quats=extra_quats,
+        turns_setting=turns, timing=timing, stepped=stepped, turn_samples=turn_samples)
     result.channels = sorted({fc.data_path for fc in rot_fcurves + delta_fcurves
                               if fc is not None and len(fc.keyframe_points)})
     if clip is not None:
@@ -193,8 +218,15 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
     return {
         "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
+        "max_path_deviation_deg": a.max_path_deviation_deg,
         "worst_frame": a.worst_frame,
-        "long_arc_segments": [list(s) for s in a.long_arc_segments],
+        # Only the probable defects (a flipped sign, an Euler wrap): a kept spin
+        # turns the long way on purpose.
+        "long_arc_segments": [list(s) for s in a.long_arc_segments
+                              if (s[0], s[1]) not in {tuple(iv["frames"]) for iv in a.intervals
+                                                      if iv.get("kind") == "spin"}],
+        "spins": [list(iv["frames"]) for iv in a.intervals if iv.get("kind") == "spin"],
+        "steps": sum(1 for iv in a.intervals if iv.get("kind") == "step"),
         "advice": a.advice,
         "error": "",
     }
@@ -230,14 +262,16 @@ class QUATBAKE_OT_analyze(Operator):
         from . import animdata
 
         # Left out, the method comes from the scene settings (as for quatbake.bake).
+        settings = context.scene.quatbake
         method = (self.method if self.properties.is_property_set("method")
-                  else context.scene.quatbake.method).lower()
+                  else settings.method).lower()
         found: dict[str, dict] = {}
         for item in [t for obj in context.selected_objects for t in analysis_targets(obj)]:
             obj, clip = item if isinstance(item, tuple) else (item, None)
             label = result_label(obj, clip)
             try:
-                a = analyze_object(obj, method, clip=clip)
+                a = analyze_object(obj, method, clip=clip, turns=settings.turns,
+                                   timing=settings.timing)
             except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
                 found[label] = {"error": str(exc)}
                 self.report({'WARNING'}, str(exc))
@@ -302,8 +336,15 @@ class _AnalyzePanel:
             box.label(text=name, icon='ERROR' if bad else 'CHECKMARK')
             col = box.column(align=True)
             col.label(text=f"Max deviation: {s['max_deviation_deg']:.2f} deg")
+            col.label(text=f"Off the path: {s['max_path_deviation_deg']:.2f} deg "
+                      f"(the rest is timing)")
             arcs = ", ".join(f"{a:g}-{b:g}" for a, b in s["long_arc_segments"]) or "none"
             col.label(text=f"Long way round: {arcs}")
+            if s["spins"]:
+                spins = ", ".join(f"{a:g}-{b:g}" for a, b in s["spins"])
+                col.label(text=f"Keyed spins: {spins}")
+            if s["steps"]:
+                col.label(text=f"Stepped intervals: {s['steps']:d}")
             # Panels do not wrap labels: one label per line of the advice.
             for line in textwrap.wrap(f"Advice: {s['advice']}", _WRAP_CHARS):
                 col.label(text=line)

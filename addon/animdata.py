@@ -587,11 +587,13 @@ _LINEAR = None
 _IPO_DTYPE = np.uint8 if bpy.app.version >= (4, 0, 0) else np.int8
 
 
-def write_keys(fc, frames, values) -> None:
+def write_keys(fc, frames, values, constant=None) -> None:
     """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``.
 
     One ``keyframe_points.add`` and one ``foreach_set`` per field: no per-key
     Python work. Values are stored as float32 (Blender's F-curve type).
+    ``constant`` (n,) bool, optional: keys written CONSTANT instead (a hold
+    until the next key: stepped keys stay stepped).
     """
     global _LINEAR
     if _LINEAR is None:
@@ -612,7 +614,10 @@ def write_keys(fc, frames, values) -> None:
     co[1::2] = values
     kps.foreach_set("co", co)
     # Handles are unused by LINEAR segments; update() below places them.
-    kps.foreach_set("interpolation", np.full(n, _LINEAR, dtype=_IPO_DTYPE))
+    ipo = np.full(n, _LINEAR, dtype=_IPO_DTYPE)
+    if constant is not None:
+        ipo[np.asarray(constant, dtype=bool)] = _enum_value("interpolation", 'CONSTANT')
+    kps.foreach_set("interpolation", ipo)
     # No fc.update(): the keys are new, sorted, unique and LINEAR, so there is
     # nothing to sort, merge or re-handle; Blender's own baker skips it for the
     # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).

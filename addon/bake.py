@@ -27,12 +27,14 @@ from typing import Callable, Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..core import interp, keyreduce, path, quat, rotation
-from . import animdata
+from ..core import keyreduce, path, quat, rotation, turn_interp, turns
+from . import animdata, turn_inputs
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
 LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
 OUTPUT_MODES = ('KEEP', 'QUATERNION')
+TURNS = turns.TURN_SETTINGS          # 'AUTO' | 'SHORTEST' | 'KEYED' (core/turns.py)
+TIMINGS = turns.TIMING_SETTINGS      # 'EVEN' | 'KEYED'
 BAKED_SUFFIX = ".quatbake"
 
 # Beyond this |location| (units) float32 keys are spaced ~1e-3 apart: a slow
@@ -45,6 +47,9 @@ ANGLE_FLOAT32_WARN = 128.0
 # key, so 2 million frames x 7 channels is already ~1 GB; a typo in the range
 # (or keys a billion frames apart) must not exhaust memory.
 MAX_BAKE_FRAMES = 2_000_000
+# Turn notes named per object; more are counted in one line (a mocap clip can
+# wrap on hundreds of key intervals).
+MAX_TURN_NOTES = 10
 
 
 @dataclass
@@ -58,6 +63,8 @@ class BakeSettings:
     frame_range: tuple[int, int] | None = None   # None = the keyed range
     output_mode: str = 'KEEP'        # 'KEEP' (object's own rotation mode) | 'QUATERNION'
     union_keys: bool = False         # channels keyed on different frames: refuse unless True
+    turns: str = 'AUTO'              # 'AUTO' | 'SHORTEST' | 'KEYED': whole turns (core/turns.py)
+    timing: str = 'EVEN'             # 'EVEN' | 'KEYED': constant speed, or the keys' ease
     tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
     #                                  player (slerp) need to stay this close (core.keyreduce)
     location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
@@ -68,7 +75,7 @@ class BakeSettings:
 class BakeIssue:
     """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
 
-    severity: str        # 'ERROR' | 'WARNING'
+    severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked)
     object_name: str     # "" when not about one object
     channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
     frame: float | None  # the frame concerned, if any
@@ -90,6 +97,9 @@ class BakeResult:
     #                              fewer with a tolerance)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
+    # 'INFO' notes: every interval baked with another turn than Blender plays,
+    # every kept spin, and the stepped intervals kept stepped.
+    notes: list[BakeIssue] = field(default_factory=list)
     keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
     keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
 
@@ -123,14 +133,16 @@ class _Plan:
     location_path: str = "location"      # location data path written (regular or delta)
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
+    constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
     keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
 
     def written(self) -> tuple:
-        """(frames, rotation values, location values or None) to write as keys."""
+        """(frames, rotation values, location values or None, constant mask or None) to write."""
         if self.keep is None:
-            return self.frames, self.rotation_values, self.location_values
+            return self.frames, self.rotation_values, self.location_values, self.constant_keys
         loc = None if self.location_values is None else self.location_values[self.keep]
-        return self.frames[self.keep], self.rotation_values[self.keep], loc
+        const = None if self.constant_keys is None else self.constant_keys[self.keep]
+        return self.frames[self.keep], self.rotation_values[self.keep], loc, const
 
 
 @dataclass
@@ -263,6 +275,13 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
         err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
     if not _is_whole(settings.frame_step) or settings.frame_step < 1:
         err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
+    if settings.turns not in TURNS:
+        err(f"Unknown turns setting {settings.turns!r}: use one of {', '.join(TURNS)}.")
+    if settings.timing not in TIMINGS:
+        err(f"Unknown timing {settings.timing!r}: use one of {', '.join(TIMINGS)}.")
+    if settings.constant_speed and settings.timing == 'KEYED':
+        err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
+            "arc length: they contradict each other. Turn one of them off.")
     for label, value in (("Key tolerance", settings.tolerance_deg),
                          ("Location tolerance", settings.location_tolerance)):
         if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
@@ -572,6 +591,12 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
 
     method = settings.method.lower()
     try:
+        keyed = _keyed_turns(obj, src.mode, fcurves, delta_fcs if into_delta else rot_fcs,
+                             rot_frames, key_quats, frames, settings)
+        if keyed.stepped.any():
+            # A step jumps on its key's frame: that frame is baked whatever the Step.
+            ends = rot_frames[1:][keyed.stepped]
+            frames = np.union1d(frames, ends[(ends >= start) & (ends <= end)])
         times = frames
         location_values = None
         if bake_location:
@@ -589,7 +614,12 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                 location_values = location_values - animdata.evaluate_channels_exact(
                     animdata.delta_location_fcurves(obj, fcurves),
                     np.array(obj.delta_location, dtype=np.float64), frames)
-        quats = interp.interpolate(rot_frames, key_quats, times, method)
+        blender = None
+        if keyed.stepped.any():
+            blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
+        quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking, keyed.kinds,
+                                             settings.turns, method, times, settings.timing,
+                                             blender)
         target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
         reference = None
         if out_mode == src.mode:
@@ -621,6 +651,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                  f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
                  "to Quaternion output for full precision.", target_path)
 
+    issues += _turn_notes(name, rot_frames, keyed, settings)
     if into_delta:
         drop = delta_paths
     else:
@@ -632,7 +663,85 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=composed)
+    plan.constant_keys = _constant_keys(frames, rot_frames, keyed.stepped)
     return plan, issues
+
+
+@dataclass
+class _KeyedTurns:
+    tracking: turns.Tracking
+    kinds: list              # per key interval: "short" | "flip" | "wrap" | "spin" | "step"
+    stepped: np.ndarray      # (k-1,) bool
+
+
+def _keyed_turns(obj, mode, fcurves, keyed_fcs, rot_frames, key_quats, frames,
+                 settings: BakeSettings) -> _KeyedTurns:
+    """What Blender's playback of the keys does between them (core/turns.py).
+
+    ``keyed_fcs``: the keyed rotation channels (regular, or delta when only the
+    delta is keyed), whose values decide spin against wrap and steps."""
+    regular = any(fc is not None and fc.data_path == animdata.ROTATION_PATHS[mode][0]
+                  for fc in keyed_fcs)
+    defaults = (animdata.rotation_defaults(obj, mode) if regular
+                else animdata.delta_rotation_defaults(obj, mode))
+    key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, rot_frames)
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_frames)
+    extra = frames if settings.timing == 'KEYED' else None
+    tracking = turn_inputs.track(obj, mode, fcurves, rot_frames, key_quats, key_raw, extra)
+    return _KeyedTurns(tracking, turns.classify(mode, key_raw, tracking.differs, stepped),
+                       stepped)
+
+
+def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns,
+                settings: BakeSettings) -> list[BakeIssue]:
+    """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
+    keep = turns.choose(settings.turns, keyed.kinds)
+    named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
+    sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
+    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"Object \"{name}\": {text}")
+           for i, text in zip(named, sentences)]
+    if len(out) > MAX_TURN_NOTES:
+        # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
+        rest = Counter(keyed.kinds[i] for i in named[MAX_TURN_NOTES:])
+        what = ", ".join(f"{count} {kind}" for kind, count in sorted(rest.items()))
+        out = out[:MAX_TURN_NOTES] + [BakeIssue(
+            'INFO', name, "", None,
+            f"Object \"{name}\": {len(named) - MAX_TURN_NOTES} more key intervals like these "
+            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.")]
+    steps = int(keyed.stepped.sum())
+    if steps:
+        out.append(BakeIssue(
+            'INFO', name, "", None,
+            f"Object \"{name}\": {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
+            "held until the next key, then the jump on that key's frame, as Blender plays "
+            "them."))
+    # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked
+    # frames would be written the wrong way round.
+    gaps = np.diff(rot_frames)
+    per_frame = keyed.tracking.keyed_deg / gaps
+    fast = np.flatnonzero(keep & (per_frame * settings.frame_step >= 180.0))
+    if fast.size:
+        i = int(fast[0])
+        out.append(BakeIssue(
+            'WARNING', name, "", float(rot_frames[i]),
+            f"Object \"{name}\": keys {animdata.frame_label(rot_frames[i])}-"
+            f"{animdata.frame_label(rot_frames[i + 1])} turn {per_frame[i]:.0f} deg per frame, "
+            f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
+            "cannot show that turn. Lower Step (or space the keys further apart)."))
+    return out
+
+
+def _constant_keys(frames, rot_frames, stepped) -> np.ndarray | None:
+    """(n,) bool: the last baked frame before the end of each step, written CONSTANT so
+    the jump happens exactly on the key's frame (and not ramped in between)."""
+    if not stepped.any():
+        return None
+    mask = np.zeros(frames.shape[0], dtype=bool)
+    starts, ends = rot_frames[:-1][stepped], rot_frames[1:][stepped]
+    last = np.searchsorted(frames, ends) - 1
+    ok = (last >= 0) & (frames[np.maximum(last, 0)] >= starts)
+    mask[last[ok]] = True
+    return mask
 
 
 def _target_quats(obj, quats, frames, into_delta: bool, out_mode: str, fcurves) -> np.ndarray:
@@ -691,10 +800,20 @@ def _deviation(plan: _Plan, samples: dict) -> float:
 # Writing
 # --------------------------------------------------------------------------
 
+def _step_keys(constant_keys) -> np.ndarray | None:
+    """Keys a tolerance bake keeps around each step: the CONSTANT key and the one after it
+    (Blender holds, then jumps; the LINEAR check between kept keys would not know)."""
+    if constant_keys is None:
+        return None
+    fixed = np.array(constant_keys, dtype=bool)
+    fixed[1:] |= fixed[:-1]
+    return fixed
+
+
 def _reduce_keys(plans: list, settings: BakeSettings) -> None:
     """Set each plan's ``keep``: the fewest keys within the tolerance (all objects at once)."""
-    tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode, p.location_values)
-              for p in plans]
+    tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode, p.location_values,
+                              fixed=_step_keys(p.constant_keys)) for p in plans]
     for plan, keep in zip(plans, keyreduce.select_keys_many(
             tracks, settings.tolerance_deg, settings.location_tolerance)):
         plan.keep = keep
@@ -716,10 +835,13 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
         undo.new_action = new
         plan.deviation_rad = _deviation(plan, samples)
         out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
-        frames, rotation_values, location_values = plan.written()
+        frames, rotation_values, location_values, constant = plan.written()
         for i in range(rotation_values.shape[1]):
             fc = animdata.new_fcurve(new, src.slot, out_path, i)
-            animdata.write_keys(fc, frames, rotation_values[:, i])
+            if constant is None:
+                animdata.write_keys(fc, frames, rotation_values[:, i])
+            else:
+                animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
         if location_values is not None:
             for i in range(3):
                 fc = animdata.new_fcurve(new, src.slot, plan.location_path, i)
@@ -791,11 +913,12 @@ def bake_objects(objects, settings: BakeSettings,
         raise BakeError([i for i in issues if i.severity == 'ERROR'])
 
     total = 2 * len(objects)
-    plans, warnings, errors = [], [], []
+    plans, warnings, errors, notes = [], [], [], []
     for k, obj in enumerate(objects):
         plan, obj_issues = _plan_object(obj, settings)
         errors += [i for i in obj_issues if i.severity == 'ERROR']
         warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
             if len(obj.constraints):
@@ -843,6 +966,7 @@ def bake_objects(objects, settings: BakeSettings,
         max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
                                                default=0.0))),
         warnings=warnings,
+        notes=notes,
     )
 
 

@@ -71,6 +71,16 @@ def _step(text: str) -> int:
     return value
 
 
+def _turn_arguments(parser) -> None:
+    """--turns and --timing (issue 11), the same for report and bake."""
+    parser.add_argument("--turns", choices=("auto", "shortest", "keyed"), default="auto",
+                        help="whole turns: auto (keep keyed spins, fix flips and wraps; "
+                        "default), shortest (always the short arc), keyed (as Blender plays)")
+    parser.add_argument("--timing", choices=("even", "keyed"), default="even",
+                        help="even (constant speed per key interval; default) or keyed "
+                        "(the keys' ease)")
+
+
 def _clips(text: str) -> str | list[str]:
     """``active``, ``all`` or a comma-separated list of clip (action) names."""
     if text in ("active", "all"):
@@ -107,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--objects", type=_object_list, metavar="A,B",
                      help="objects to analyse (default: every object with rotation keys)")
     rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    _turn_arguments(rep)
     rep.add_argument("--clips", type=_clips, default="active", metavar="active|all|A,B",
                      help=CLIPS_HELP)
     rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
@@ -129,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--location", choices=LOCATION_METHODS, default="keep", help="default keep")
     bake.add_argument("--constant-speed", action="store_true",
                       help="retime by arc length (needs --location linear or catmull_rom)")
+    _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
     bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
                       help="keep only the keys needed for Blender's LINEAR playback and a glTF "
@@ -349,12 +361,17 @@ def _who(entry: dict) -> str:
 
 
 def _table(report: dict) -> str:
-    rows = [("object", "mode", "frames", "max dev", "rms", "worst", "long arcs")]
+    rows = [("object", "mode", "frames", "max dev", "off path", "rms", "worst", "long arcs")]
     for o in report["objects"]:
-        arcs = ",".join(f"{a:g}-{b:g}" for a, b in o["long_arc_segments"]) or "-"
+        # Keyed spins go the long way on purpose (key_intervals[*].kind, issue 11).
+        spins = {tuple(iv["frames"]) for iv in o.get("key_intervals", [])
+                 if iv.get("kind") == "spin"}
+        arcs = ",".join(f"{a:g}-{b:g}" + (" spin" if (a, b) in spins else "")
+                        for a, b in o["long_arc_segments"]) or "-"
+        path = o.get("max_path_deviation_deg")
         rows.append((_who(o), o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
-                     f"{o['max_deviation_deg']:.2f}", f"{o['rms_deviation_deg']:.2f}",
-                     f"{o['worst_frame']:g}", arcs))
+                     f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
+                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", arcs))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     for o in report["objects"]:
@@ -364,7 +381,8 @@ def _table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def analyse_objects(objects, method: str, progress: Progress):
+def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
+                    timing: str = "EVEN"):
     """(analyses, errors): errors are (name, sentence) for objects without rotation keys."""
     from . import analyze, animdata
 
@@ -372,7 +390,8 @@ def analyse_objects(objects, method: str, progress: Progress):
     for item in objects:
         obj, clip = item if isinstance(item, tuple) else (item, None)
         try:
-            analyses.append(analyze.analyze_object(obj, method, clip=clip))
+            analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
+                                                   timing=timing))
         except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
         except ValueError as exc:
@@ -399,7 +418,8 @@ def run_report(args) -> int:
     from ..report import html_report, json_report
 
     analyses, errors = analyse_objects(objects, args.method,
-                                       Progress(len(objects), "report:", args.quiet))
+                                       Progress(len(objects), "report:", args.quiet),
+                                       args.turns.upper(), args.timing.upper())
     if not analyses:
         raise BadInput(errors[0][1] if len(errors) == 1 else
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
@@ -443,6 +463,9 @@ def run_bake(args) -> int:
     out = check_output(args.output, "--output")
     if _same_file(path, out) and not args.overwrite:
         raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    if args.constant_speed and args.timing == "keyed":
+        raise BadInput("--timing keyed keeps the keys' ease and --constant-speed retimes by arc "
+                       "length: give one of them.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
     if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
@@ -472,6 +495,7 @@ def run_bake(args) -> int:
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
+                                 turns=args.turns.upper(), timing=args.timing.upper(),
                                  tolerance_deg=args.tolerance, clip=clip)
     shown = {"pct": -10.0}
 
@@ -500,6 +524,8 @@ def run_bake(args) -> int:
                   f"{args.tolerance:g} deg")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
+        for issue in result.notes:
+            print(f"note: {issue.message}")
     return EXIT_OK
 
 

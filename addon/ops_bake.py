@@ -37,6 +37,8 @@ SETTING_NAMES = (
     "frame_end",
     "output_mode",
     "union_keys",
+    "turns",
+    "timing",
     "tolerance",
 )
 
@@ -147,6 +149,8 @@ class QUATBAKE_OT_bake(Operator):
     frame_end: _mirror("frame_end")
     output_mode: _mirror("output_mode")
     union_keys: _mirror("union_keys")
+    turns: _mirror("turns")
+    timing: _mirror("timing")
     tolerance: _mirror("tolerance")
     # Not a scene setting: which action to bake is a per-call choice (scripts).
     clip: StringProperty(
@@ -179,6 +183,8 @@ class QUATBAKE_OT_bake(Operator):
             frame_range=frame_range,
             output_mode=self.output_mode,
             union_keys=self.union_keys,
+            turns=self.turns,
+            timing=self.timing,
             tolerance_deg=self.tolerance,
             clip=self.clip,
         )
@@ -225,7 +231,9 @@ class QUATBAKE_OT_bake(Operator):
             progress.end()
 
         _report_issues(self, list(result.warnings), 'WARNING')
+        _report_issues(self, list(result.notes), 'INFO')
         settings = context.scene.quatbake
+        settings.last_turn_notes = "\n".join(n.message for n in result.notes)
         settings.has_last_bake = True
         settings.last_objects_baked = len(result.objects)
         settings.last_frames_written = int(result.frames_written)

@@ -53,7 +53,9 @@ class Legend:
     """What the panel shows next to the overlay settings."""
 
     speed_max: float = 0.0          # degrees per frame of the ramp's last colour
-    long_arc_count: int = 0         # key intervals Blender turns the long way round
+    long_arc_count: int = 0         # key intervals Blender turns the long way round (defects)
+    spin_count: int = 0             # key intervals spinning as keyed (kept: green band)
+    step_count: int = 0             # stepped key intervals (grey band)
     objects: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # objects skipped, and why
 
@@ -92,7 +94,7 @@ def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
 
 # Draw order: ghosts under everything, the long-arc band under the path,
 # triads over the path, the current frame's triad on top.
-BATCH_ORDER = ("ghosts", "long_arc", "path", "triads", "current")
+BATCH_ORDER = ("ghosts", "long_arc", "kept", "path", "triads", "current")
 
 _STATE = _Registry()
 
@@ -398,6 +400,7 @@ def _line_widths(width: float) -> dict[str, float]:
     return {
         "ghosts": width,
         "long_arc": width * 3.0 + 2.0,
+        "kept": width * 2.0 + 1.0,
         "path": width,
         "triads": width,
         "current": width * 2.0 + 1.0,
@@ -500,6 +503,10 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
             box.label(text="Faded: Blender's own")
             if info.long_arc_count:
                 box.label(text=f"Long way round: {info.long_arc_count} (cyan)", icon='ERROR')
+            if info.spin_count:
+                box.label(text=f"Keyed spins, kept: {info.spin_count} (green)")
+            if info.step_count:
+                box.label(text=f"Stepped keys: {info.step_count} (grey)")
         for problem in info.problems:
             box.label(text=problem, icon='ERROR')
 

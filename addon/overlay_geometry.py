@@ -23,7 +23,7 @@ MAX_SAMPLES = 100_000
 
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
-LINE_SETS = ("ghosts", "long_arc", "path", "triads")
+LINE_SETS = ("ghosts", "long_arc", "kept", "path", "triads")
 
 
 @dataclass
@@ -91,15 +91,47 @@ def _original_channels(obj):
     return fcurves, record.original_rotation_mode or obj.rotation_mode
 
 
-def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(frames, ours, Blender's, positions, rotation key frames) of one object.
+def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> tuple | None:
+    """(core.turns kinds of ``obj``'s key intervals, their tracking), or None with
+    fewer than two keys. ``playing``: the orientations at ``frames`` (keys included)."""
+    from ..core import turns
+    from . import turn_inputs
+
+    if rot_keys.size < 2:
+        return None
+    mode = mode or obj.rotation_mode
+    # The keyed channels: the regular ones, or the delta ones when only those move
+    # (a BVH object import); their values decide spin against wrap, and steps.
+    keyed_fcs = animdata.rotation_fcurves(obj, mode, fcurves)
+    defaults = animdata.rotation_defaults(obj, mode)
+    if not animdata.has_keys(keyed_fcs):
+        keyed_fcs = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+        defaults = animdata.delta_rotation_defaults(obj, mode)
+    key_raw = animdata.evaluate_channels(keyed_fcs, defaults, rot_keys)
+    key_quats = playing[np.searchsorted(frames, rot_keys)]
+    tracking = turn_inputs.track(obj, mode, fcurves, rot_keys, key_quats, key_raw)
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_keys)
+    return turns.classify(mode, key_raw, tracking.differs, stepped), tracking
+
+
+def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
+    """(frames, ours, Blender's, positions, rotation key frames) of one object: see
+    object_samples_with_kinds, which also returns the key intervals' kinds."""
+    return object_samples_with_kinds(obj, method, turns, timing)[:5]
+
+
+def object_samples_with_kinds(obj, method: str, turns: str = "AUTO", timing: str = "EVEN"):
+    """(frames, ours, Blender's, positions, rotation key frames, interval kinds).
 
     Not baked: "ours" is ``method`` applied to the orientations at the rotation
     keys (a preview of the bake), "Blender's" the action as it plays.
     Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
     replayed exactly) and "Blender's" is Blender's own interpolation of the
-    original keys, which are also the key poses drawn larger.
+    original keys, which are also the key poses drawn larger. The preview
+    follows ``turns`` and ``timing`` as a bake would (kept spins, steps).
     """
+    from ..core import turn_interp
+
     original = _original_channels(obj)
     # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
@@ -114,16 +146,35 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     playing = animdata.evaluate_orientation(obj, frames)
     if original is not None:
         fcurves, mode = original
-        return (frames, playing, animdata.evaluate_orientation(obj, frames, mode, fcurves),
-                positions, rot_keys)
+        blender = animdata.evaluate_orientation(obj, frames, mode, fcurves)
+        found = interval_kinds(obj, frames, blender, rot_keys, mode, fcurves)
+        return frames, playing, blender, positions, rot_keys, found and found[0]
+    kinds = None
     if rot_keys.size:
         # The samples include every key frame: the orientations at the keys are
         # already evaluated, no second pass over the F-curves.
         key_quats = playing[np.searchsorted(frames, rot_keys)]
-        ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+        found = interval_kinds(obj, frames, playing, rot_keys)
+        if found is None:
+            ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+        else:
+            kinds, tracking = found
+            if timing == "KEYED":
+                tracking = _with_frames(obj, rot_keys, key_quats)
+            ours = turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
+                                                method.lower(), frames, timing, playing)
     else:
         ours = playing
-    return frames, ours, playing, positions, rot_keys
+    return frames, ours, playing, positions, rot_keys, kinds
+
+
+def _with_frames(obj, rot_keys, key_quats):
+    """Tracking that includes every whole frame (Timing: Keyed looks progress up there)."""
+    from . import turn_inputs
+
+    key_raw = animdata.evaluate_rotation_raw(obj, rot_keys)
+    return turn_inputs.track(obj, obj.rotation_mode, None, rot_keys, key_quats, key_raw,
+                             extra=_sample_frames(rot_keys))
 
 
 def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
@@ -174,27 +225,32 @@ def build(view_layer, settings) -> Geometry:
     masks = {}
     for obj in overlay_objects(view_layer):
         try:
-            frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
+            frames, ours, blender, positions, rot_keys, kinds = object_samples_with_kinds(
+                obj, settings.method, settings.turns, settings.timing)
             masks[obj.name] = long_arc_mask(obj, frames, blender, rot_keys)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{obj.name}: {exc}")
             continue
-        collected.append((obj.name, frames, ours, blender, positions, rot_keys, _world_matrix(obj)))
+        collected.append((obj.name, frames, ours, blender, positions, rot_keys, kinds,
+                          _world_matrix(obj)))
     # One legend for all objects, so equal colours mean equal speeds.
     speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
     speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
     step = max(1, int(settings.overlay_step))
-    for name, frames, ours, blender, positions, rot_keys, matrix in collected:
+    for name, frames, ours, blender, positions, rot_keys, kinds, matrix in collected:
         geometry = triads.build_overlay(
             frames, ours, positions, rot_keys,
             step=step, size=float(settings.overlay_size),
             ghost_quats=blender if settings.overlay_show_ghost else None,
-            long_arc_quats=blender, speed_max=speed_max, long_arc_mask=masks.get(name),
+            long_arc_quats=blender, speed_max=speed_max, interval_kinds=kinds,
+            long_arc_mask=masks.get(name),
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
         legend.long_arc_count += geometry.long_arc_count
+        legend.spin_count += geometry.spin_count
+        legend.step_count += geometry.step_count
         legend.objects.append(name)
         samples.append(Samples(frames, ours, positions, matrix))
     legend.speed_max = speed_max if collected else 0.0

@@ -37,6 +37,24 @@ OUTPUT_MODE_ITEMS = (
 )
 
 
+TURNS_ITEMS = (
+    ('AUTO', "Auto", ("Keep the turns the keys show intent for (Euler or axis-angle values "
+                      "keyed past 180 degrees: 0 -> 360 turns once) and take the short arc "
+                      "where the keys are a known defect (a flipped quaternion sign, an Euler "
+                      "wrap between values inside +-180)")),
+    ('SHORTEST', "Shortest", ("Always the short arc between key orientations (at most 180 "
+                              "degrees): fixes every flip and wrap, and drops keyed whole turns")),
+    ('KEYED', "Keyed", ("Turn as far as Blender's own playback of the keys turns between them, "
+                        "whole turns and the long way included")),
+)
+
+TIMING_ITEMS = (
+    ('EVEN', "Even", "Constant angular speed within each key interval"),
+    ('KEYED', "Keyed", ("Travel the method's path with the ease of the keys: as far along "
+                        "each interval as Blender's own playback is at that frame")),
+)
+
+
 def _overlay():
     # Imported on use: props registers before overlay, and overlay imports animdata.
     from . import overlay
@@ -84,6 +102,16 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="When the rotation channels are keyed on different frames, use "
         "the union of their key frames instead of refusing to bake",
     )
+    turns: EnumProperty(
+        name="Turns", items=TURNS_ITEMS, default='AUTO',
+        description="How far each key interval turns: whole turns and the long way kept "
+        "where keyed, or always the short arc",
+    )
+    timing: EnumProperty(
+        name="Timing", items=TIMING_ITEMS, default='EVEN',
+        description="Where along its path the rotation is at each frame: even speed, or "
+        "the ease of the keys",
+    )
     # Summary of the last bake, written by quatbake.bake for the panel.
     has_last_bake: BoolProperty(
         name="Has Last Bake", default=False,
@@ -101,6 +129,11 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Largest Difference", default=0.0, min=0.0, precision=3,
         description="Largest angle, in degrees, between the baked rotation and "
         "Blender's own interpolation of the same keys, over all baked objects and frames",
+    )
+    last_turn_notes: StringProperty(
+        name="Turn Notes", default="",
+        description="How the last bake turned where the keys turn differently (one line "
+        "per interval)",
     )
     show_overlay: BoolProperty(
         name="Show Overlay", default=False,

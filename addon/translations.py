@@ -139,6 +139,36 @@ ZH_HANS = {
     "Quaternion": "四元数",
     "Switch the object to Quaternion rotation and write quaternion keys":
         "将物体切换为四元数旋转并写入四元数关键帧",
+    "Turns": "转数",
+    "How far each key interval turns: whole turns and the long way kept where keyed, or "
+    "always the short arc":
+        "每个关键帧区间转多远：按关键帧保留整圈和长路径，或总是走最短弧",
+    "Auto": "自动",
+    "Keep the turns the keys show intent for (Euler or axis-angle values keyed past 180 "
+    "degrees: 0 -> 360 turns once) and take the short arc where the keys are a known defect "
+    "(a flipped quaternion sign, an Euler wrap between values inside +-180)":
+        "保留关键帧有意表达的转动（欧拉角或轴角的值超过 180 度：0 -> 360 转一整圈），"
+        "在关键帧属于已知缺陷处走最短弧（四元数符号翻转、在 +-180 以内的值之间的欧拉角回绕）",
+    "Shortest": "最短",
+    "Always the short arc between key orientations (at most 180 degrees): fixes every flip "
+    "and wrap, and drops keyed whole turns":
+        "关键帧朝向之间总是走最短弧（最多 180 度）：修正所有翻转和回绕，但会丢掉关键帧中的整圈",
+    "Keyed": "按关键帧",
+    "Turn as far as Blender's own playback of the keys turns between them, whole turns and "
+    "the long way included":
+        "转动幅度与 Blender 自身播放关键帧时相同，包括整圈和长路径",
+    "Timing": "时间分布",
+    "Where along its path the rotation is at each frame: even speed, or the ease of the keys":
+        "每一帧旋转位于路径上的何处：匀速，或关键帧的缓入缓出",
+    "Even": "匀速",
+    "Constant angular speed within each key interval": "每个关键帧区间内角速度恒定",
+    "Travel the method's path with the ease of the keys: as far along each interval as "
+    "Blender's own playback is at that frame":
+        "以关键帧的缓入缓出沿该方法的路径运动：每一帧在区间中的进度与 Blender 自身播放相同",
+    "Turn Notes": "转动说明",
+    "How the last bake turned where the keys turn differently (one line per interval)":
+        "上次烘焙在关键帧转动不同之处如何转动（每个区间一行）",
+    "...and {:d} more (see the Info editor)": "……还有 {:d} 条（见信息编辑器）",
     "Merge Key Frames": "合并关键帧",
     "Clip": "片段",
     "Bake this NLA clip (an action's name, evaluated in its own action time) instead of the "

@@ -5,6 +5,8 @@ A panel class has one space type, so the same draw code is registered twice:
 ``QUATBAKE_PT_main`` (3D Viewport) and ``QUATBAKE_PT_main_graph`` (Graph
 Editor). Sub-panels of other modules use ``bl_parent_id`` with these names.
 """
+import textwrap
+
 import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
@@ -19,6 +21,9 @@ from .presets import QUATBAKE_MT_presets
 # cost time in huge selections; the first few decide whether the button is live
 # (the operator itself still checks them all).
 _REVERT_CHECK_LIMIT = 64
+# Turn notes of the last bake: how many the panel shows, wrapped to the sidebar's width.
+_NOTES_SHOWN = 6
+_NOTE_CHARS = 34
 
 
 def _anything_to_revert(context) -> bool:
@@ -52,6 +57,8 @@ class _MainPanel:
         col.prop(settings, "location_method")
         col.prop(settings, "constant_speed")
         col.prop(settings, "output_mode")
+        col.prop(settings, "turns")
+        col.prop(settings, "timing")
 
         col = layout.column()
         col.prop(settings, "use_frame_range")
@@ -85,6 +92,13 @@ class _MainPanel:
             text=iface_("Largest difference: {:.3f}\u00b0").format(settings.last_max_deviation_deg),
             translate=False,
         )
+        notes = settings.last_turn_notes.splitlines()
+        for note in notes[:_NOTES_SHOWN]:
+            for k, line in enumerate(textwrap.wrap(note, _NOTE_CHARS)):
+                col.label(text=line, icon='INFO' if k == 0 else 'BLANK1', translate=False)
+        if len(notes) > _NOTES_SHOWN:
+            col.label(text=iface_("...and {:d} more (see the Info editor)").format(
+                len(notes) - _NOTES_SHOWN), translate=False)
 
 
 class QUATBAKE_PT_main(_MainPanel, Panel):

@@ -78,6 +78,7 @@ class Track:
     values: np.ndarray
     mode: str
     locations: np.ndarray | None = None
+    fixed: np.ndarray | None = None  # (n,) bool: keys that must stay (e.g. around a step)
 
 
 def _mode_to_quat(values: np.ndarray, mode: str) -> np.ndarray:
@@ -126,6 +127,9 @@ class _Batch:
         self.boundary = np.zeros(self.f.shape[0], dtype=bool)
         self.boundary[self.starts] = True
         self.boundary[self.ends] = True
+        for t, start in zip(tracks, self.starts):
+            if t.fixed is not None:
+                self.boundary[start : start + len(t.frames)] |= np.asarray(t.fixed, dtype=bool)
 
     def closeness(self, frames_idx: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """|cos(error / 2)| of the players at ``frames_idx`` between kept keys a, b.
@@ -251,7 +255,10 @@ def _check(batch: _Batch, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.
 def _split(batch: _Batch) -> np.ndarray:
     """Top-down: split every failing interval at its worst frame until all pass."""
     is_key = batch.boundary.copy()
-    a, b = batch.starts, batch.ends
+    # Between consecutive kept keys (track ends and fixed keys); a pair across two
+    # tracks is adjacent and drops out below.
+    kept = np.flatnonzero(is_key)
+    a, b = kept[:-1], kept[1:]
     while True:
         wide = b - a >= 2  # adjacent keys have no frame between to miss
         a, b = a[wide], b[wide]

@@ -62,6 +62,13 @@ SPEED_COLORS = np.array(
 )
 SPEED_COLOR_NAMES = ("grey-blue", "yellow", "orange", "magenta")
 LONG_ARC_COLOR = np.array([0.0, 1.0, 1.0, 1.0], dtype=np.float64)
+# Key intervals that turn the long way ON PURPOSE (core.turns "spin": kept by
+# Turns: Auto) get a thinner green band instead, and stepped (CONSTANT)
+# intervals a grey one: both are the keys' intent, not defects.
+KEPT_SPIN_COLOR = np.array([0.35, 0.9, 0.35, 0.8], dtype=np.float64)
+STEP_COLOR = np.array([0.7, 0.7, 0.7, 0.8], dtype=np.float64)
+# Kinds (core.turns.KINDS) the cyan long-arc band may mark: the probable defects.
+DEFECT_KINDS = ("flip", "wrap")
 
 # A key interval is "long arc" when Blender's interpolation sweeps this much
 # more angle (radians) than the shortest arc between the two key orientations.
@@ -316,7 +323,10 @@ class OverlayGeometry:
     path: LineSet
     long_arc: LineSet
     speed_max: float        # degrees per frame that the ramp's last colour stands for
-    long_arc_count: int     # how many key intervals go the long way round
+    long_arc_count: int     # how many key intervals go the long way round (defects only)
+    kept: LineSet = field(default_factory=lambda: LineSet())   # kept spins and steps
+    spin_count: int = 0     # key intervals that spin as keyed (green band)
+    step_count: int = 0     # stepped key intervals (grey band)
 
 
 def build_overlay(
@@ -330,6 +340,7 @@ def build_overlay(
     ghost_quats=None,
     long_arc_quats=None,
     speed_max: float | None = None,
+    interval_kinds=None,
     long_arc_mask=None,
 ) -> OverlayGeometry:
     """All of one object's overlay geometry from per-frame samples.
@@ -341,9 +352,12 @@ def build_overlay(
     ghost_quats: (n, 4) Blender's own interpolation, drawn faded, or None;
     long_arc_quats: (n, 4) orientations checked for the long way round (default
     ghost_quats, else quats); speed_max: the legend maximum (degrees per frame),
-    default the largest speed along this path; long_arc_mask: (k-1,) bool per
-    interval of the key frames inside ``frames``, when the caller measured the
-    long way round on denser samples (a spin between neighbouring keys).
+    default the largest speed along this path; interval_kinds: the kind of each
+    key interval (core.turns.KINDS, (k-1,)) or None: only "flip" and "wrap"
+    intervals get the long-arc band, "spin" and "step" get the ``kept`` band;
+    long_arc_mask: (k-1,) bool per interval of the key frames inside ``frames``,
+    when the caller measured the long way round on denser samples (a spin
+    between neighbouring keys).
     """
     t = np.asarray(frames, dtype=np.float64)
     pos = _positions(positions, "path positions")
@@ -380,11 +394,22 @@ def build_overlay(
                                  f"got {intervals.shape}.")
         else:
             intervals = long_arc_intervals(t, check, inside)
-        long_arc = LineSet(*segment_lines(pos, interval_segments(t, keys, intervals)))
+        spins = steps = np.zeros(intervals.shape, dtype=bool)
+        if interval_kinds is not None and len(interval_kinds) == intervals.size:
+            kinds = np.asarray(interval_kinds, dtype=object)
+            spins = kinds == "spin"
+            steps = kinds == "step"
+            intervals = intervals & np.isin(kinds, DEFECT_KINDS)
+        long_arc = LineSet(*segment_lines(pos, interval_segments(t, inside, intervals)))
+        kept = LineSet.join([
+            LineSet(*segment_lines(pos, interval_segments(t, inside, spins), KEPT_SPIN_COLOR)),
+            LineSet(*segment_lines(pos, interval_segments(t, inside, steps), STEP_COLOR))])
     else:
         vmax = MIN_LEGEND_SPEED if speed_max is None else float(speed_max)
         path, long_arc, intervals = LineSet(), LineSet(), np.zeros(0, dtype=bool)
-    return OverlayGeometry(triads, ghosts, path, long_arc, vmax, int(intervals.sum()))
+        kept, spins, steps = LineSet(), intervals, intervals
+    return OverlayGeometry(triads, ghosts, path, long_arc, vmax, int(intervals.sum()), kept,
+                           int(spins.sum()), int(steps.sum()))
 
 
 def current_triad(frames, quats, positions, frame: float, size: float) -> LineSet:

@@ -37,6 +37,7 @@ MAX_KEY_MARKS = 400
 BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
 CUSTOM_COLOUR = "#2e86ab"    # QuatBake's method: blue
 DEVIATION_COLOUR = "#6a4c93"
+PATH_DEVIATION_COLOUR = "#f4a259"   # the part of the deviation off the method's path
 NORM_COLOUR = "#e07a00"
 LOCATION_COLOUR = "#2a9d8f"
 LONG_ARC_FILL = "#f4a259"
@@ -262,8 +263,19 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
     return "\n".join(out)
 
 
+def _defect_arcs(obj: dict) -> list:
+    """long_arc_segments without the keyed spins (key_intervals[*].kind, issue 11)."""
+    spins = {tuple(iv["frames"]) for iv in obj.get("key_intervals") or []
+             if iv.get("kind") == "spin"}
+    return [seg for seg in obj.get("long_arc_segments", []) if tuple(seg) not in spins]
+
+
+_KIND_LABELS = {"flip": "long way round (flipped sign)", "wrap": "long way round (Euler wrap)",
+                "spin": "keyed spin", "step": "stepped"}
+
+
 def _status(obj: dict) -> tuple[str, str]:
-    if obj.get("long_arc_segments"):
+    if _defect_arcs(obj):
         return "bad", "long way round"
     dev = obj.get("max_deviation_deg") or 0.0
     if dev > 1.0:
@@ -298,7 +310,9 @@ def _interval_table(obj: dict, method: str) -> str:
     rows = []
     for iv in shown:
         a, b = iv["frames"]
-        bad = (a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])
+        bad = ((a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])) \
+            and iv.get("kind") != "spin"
+        label = _KIND_LABELS.get(iv.get("kind"), "long way round" if bad else "")
         cv_b, cv_c = iv.get("blender_speed_cv"), iv.get("custom_speed_cv")
         rows.append(
             f'<tr><td>{_fmt(a)}-{_fmt(b)}</td>'
@@ -306,7 +320,7 @@ def _interval_table(obj: dict, method: str) -> str:
             f'<td class="num">{_fmt(iv.get("shortest_deg"), 1)}</td>'
             f'<td class="num">{"-" if cv_b is None else f"{100 * cv_b:.0f}%"}</td>'
             f'<td class="num">{"-" if cv_c is None else f"{100 * cv_c:.0f}%"}</td>'
-            f'<td>{"long way round" if bad else ""}</td></tr>')
+            f'<td>{_e(label)}</td></tr>')
     return (note + '<table><tr><th>Keys</th><th>Blender turns (deg)</th><th>Shortest (deg)</th>'
             f'<th>Speed variation, Blender</th><th>Speed variation, {_e(method)}</th><th></th></tr>'
             + "".join(rows) + "</table>")
@@ -316,13 +330,13 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     pf = obj.get("per_frame", {})
     frames = np.asarray(pf.get("frame", []), dtype=np.float64)
     keys = [float(k) for k in obj.get("keys", [])]
-    bands = [(float(a), float(b)) for a, b in obj.get("long_arc_segments", [])]
+    bands = [(float(a), float(b)) for a, b in _defect_arcs(obj)]
     cls, word = _status(obj)
     worst = obj.get("worst_frame")
     parts = [f'<h2 id="obj-{index}">{_e(_label(obj))} <span class="{cls}">({_e(word)})</span></h2>']
     advice_cls = "advice clean" if cls == "ok" else "advice"
     parts.append(f'<div class="{advice_cls}">{_e(obj.get("advice", ""))}</div>')
-    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", [])) or "none"
+    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj)) or "none"
     rows = [
         ("Rotation mode", obj.get("rotation_mode")),
         ("Frames", "-".join(_fmt(f) for f in obj.get("frames", []))),
@@ -330,6 +344,8 @@ def _object_section(obj: dict, method: str, index: int) -> str:
          else f"{len(keys)} keys, {_fmt(keys[0])} ... {_fmt(keys[-1])}"),
         ("Max deviation from " + method, f"{_deg(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
         ("RMS deviation", f"{_deg(obj.get('rms_deviation_deg'))} deg"),
+        ("Off the path / timing", f"{_deg(obj.get('max_path_deviation_deg'))} deg off the "
+         f"{method} path, {_deg(obj.get('max_timing_deviation_deg'))} deg of timing"),
         ("Long way round (key intervals)", arcs),
     ]
     nd = obj.get("norm_drift")
@@ -373,7 +389,11 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     span = (float(frames[0]), float(frames[-1])) if frames.size else None
     parts.append(_chart(
         f"{_label(obj)}: deviation of Blender's interpolation from {method}",
-        frames, [("deviation", dev, DEVIATION_COLOUR)], y_label="deviation (deg)", keys=keys,
+        frames, [("deviation", dev, DEVIATION_COLOUR)]
+        # Issue 11: the part of it that is off the method's path (the rest is timing).
+        + ([("off the path", pf["path_deviation_deg"], PATH_DEVIATION_COLOUR)]
+           if pf.get("path_deviation_deg") else []),
+        y_label="deviation (deg)", keys=keys,
         bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev:.2f} deg at frame {_fmt(worst)}")
         if worst_dev is not None and worst_dev >= MARKER_MIN_DEG else None,
         chart_id=f"deviation-{index}"))
@@ -422,7 +442,7 @@ def render_html(report: dict) -> str:
                    "<th>Long way round</th><th>Advice</th></tr>")
         for i, obj in enumerate(objects):
             cls, _ = _status(obj)
-            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", []))
+            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj))
             out.append(
                 f'<tr><td><a href="#obj-{i}">{_e(_label(obj))}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
                 f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'

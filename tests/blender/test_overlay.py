@@ -350,3 +350,37 @@ def test_euler_wrap_is_marked_as_the_long_way_round(clean_blender):
     blender_x = ghost[i + 1] - ghost[i]
     assert ours_x[0] < -0.9 * np.linalg.norm(ours_x)
     assert blender_x[0] > 0.9 * np.linalg.norm(blender_x)
+
+
+def test_long_arc_band_marks_defects_only_and_kept_spins_get_their_own(clean_blender):
+    """Issue 11: a turntable keyed 0 -> 360 -> 720 deg turns the long way on
+    purpose (Turns: Auto keeps it): green band, no cyan; an Euler wrap 170 ->
+    -170 is still cyan; CONSTANT keys get the grey step band."""
+    def euler(name, frames, z, interpolation='LINEAR'):
+        values = np.zeros((len(frames), 3))
+        values[:, 2] = np.radians(z)
+        obj = make_animated_object(name, 'XYZ', np.array(frames, float), values, interpolation)
+        obj.select_set(True)
+        return obj
+
+    spin = euler("Spin", [1, 21, 41], [0, 360, 720])
+    settings = bpy.context.scene.quatbake
+    settings.show_overlay = True
+    arrays = overlay.cached_arrays()
+    legend = overlay.legend()
+    assert legend.long_arc_count == 0 and legend.spin_count == 2
+    assert arrays["long_arc"][0].shape == (0, 3)
+    assert arrays["kept"][0].shape == (2 * 40, 3)          # both intervals, a segment per frame
+    np.testing.assert_allclose(arrays["kept"][1][0], triads.KEPT_SPIN_COLOR, atol=1e-7)
+    # The preview of the bake keeps the turns: X axis at frame 11 is turned 180 deg.
+    x = arrays["triads"][0]
+    frames = np.union1d(np.arange(1.0, 42.0)[::settings.overlay_step], [1, 21, 41])
+    row = int(np.searchsorted(frames, 11.0))
+    direction = (x[6 * row + 1] - x[6 * row]).astype(np.float64)
+    np.testing.assert_allclose(direction / np.linalg.norm(direction), [-1, 0, 0], atol=1e-5)
+    spin.select_set(False)
+    euler("Wrap", [1, 21], [170, -170])
+    euler("Step", [1, 11, 21], [0, 50, 90], interpolation='CONSTANT')
+    overlay.rebuild(bpy.context.scene)
+    legend = overlay.legend()
+    assert legend.long_arc_count == 1 and legend.spin_count == 0 and legend.step_count == 2

@@ -18,14 +18,17 @@ pytestmark = pytest.mark.bpy
 # gives them (see the comment at the top of each file for the reason).
 EXPECTED = {
     "Camera move (slerp, constant speed)":
-        {"method": 'SLERP', "location_method": 'LINEAR', "constant_speed": True, "frame_step": 1},
+        {"method": 'SLERP', "location_method": 'LINEAR', "constant_speed": True, "frame_step": 1,
+         "turns": 'AUTO', "timing": 'EVEN'},
     "Robot arm - VR (slerp)":
-        {"method": 'SLERP', "location_method": 'LINEAR', "constant_speed": False, "frame_step": 1},
+        {"method": 'SLERP', "location_method": 'LINEAR', "constant_speed": False, "frame_step": 1,
+         "turns": 'KEYED', "timing": 'EVEN'},
     "Many objects, fast (nlerp)":
-        {"method": 'NLERP', "location_method": 'KEEP', "constant_speed": False, "frame_step": 1},
+        {"method": 'NLERP', "location_method": 'KEEP', "constant_speed": False, "frame_step": 1,
+         "turns": 'AUTO', "timing": 'EVEN'},
     "Smooth through keys (Squad + Catmull-Rom)":
         {"method": 'SQUAD', "location_method": 'CATMULL_ROM', "constant_speed": False,
-         "frame_step": 1},
+         "frame_step": 1, "turns": 'AUTO', "timing": 'EVEN'},
 }
 
 
@@ -65,6 +68,8 @@ def test_preset_file_executed_as_operator_preset_sets_its_values(clean_blender, 
     op.location_method = 'KEEP' if EXPECTED[name]["location_method"] != 'KEEP' else 'LINEAR'
     op.constant_speed = not EXPECTED[name]["constant_speed"]
     op.frame_step = 7
+    op.turns = 'SHORTEST'
+    op.timing = 'KEYED'
     exec(compile(ast.Module(body=body, type_ignores=[]), path, "exec"), {"bpy": bpy, "op": op})
     for prop, value in EXPECTED[name].items():
         assert getattr(op, prop) == value, (name, prop)
@@ -76,6 +81,8 @@ def test_apply_preset_sets_the_scene_settings(clean_blender, name):
     settings.method = 'LERP'
     settings.frame_step = 9
     settings.constant_speed = not EXPECTED[name]["constant_speed"]
+    settings.turns = 'SHORTEST'
+    settings.timing = 'KEYED'
     files = presets.preset_files()
     assert name in files, sorted(files)
 

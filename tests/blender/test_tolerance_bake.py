@@ -156,3 +156,19 @@ def test_tolerance_bake_with_delta_channels_plays_like_the_dense_bake(clean_blen
     result = bake.bake_objects([sparse], bake.BakeSettings(method='SLERP', tolerance_deg=TOL))
     assert result.keys_written <= 0.4 * result.keys_dense
     assert angle_deg(_world_quats(dense), _world_quats(sparse)).max() <= TOL
+
+
+def test_a_keyed_spin_is_split_below_180_degrees_and_exports_right(clean_blender):
+    # Issue 15 with the turns of issue 11: a LINEAR Euler 0 -> 360 windmill baked with
+    # Turns: Auto keeps the spin; the tolerance bake splits it so no written interval
+    # turns 180 degrees or more, and the unsampled export then plays it.
+    obj = make_animated_object("Spin360", 'XYZ', [1, 25], [[0, 0, 0], [0, 0, 2 * math.pi]],
+                               'LINEAR')
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 25
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', turns='AUTO', tolerance_deg=TOL))
+    fc = animdata.find_fcurves(obj, "rotation_euler", 3)[2]
+    z = np.degrees([kp.co[1] for kp in fc.keyframe_points])
+    assert abs(z[-1] - z[0] - 360.0) < 1e-3                     # the spin is kept
+    assert len(z) >= 3 and np.abs(np.diff(z)).max() < 180.0
+    report = export_check.check_objects(bpy.context, [obj], {"export_force_sampling": False})
+    assert report["objects"][0]["max_deviation_deg"] <= 2 * TOL

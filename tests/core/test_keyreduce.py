@@ -129,3 +129,15 @@ def test_bad_tolerance_and_shapes():
         keyreduce.select_keys([0, 1, 2], q, q, "QUATERNION", 0.0)
     with pytest.raises(ValueError, match="3 frames but 2"):
         keyreduce.select_keys([0, 1, 2], q[:2], q, "QUATERNION", 0.1)
+
+
+def test_fixed_keys_stay():
+    kf, ang = _swing_keys()
+    q, values = _dense(kf, ang, FRAMES, "slerp", "XYZ")
+    fixed = np.zeros(len(FRAMES), dtype=bool)
+    fixed[[7, 8, 33]] = True
+    (keep,) = keyreduce.select_keys_many(
+        [keyreduce.Track(FRAMES, q, values, "XYZ", fixed=fixed)], TOL)
+    assert {7, 8, 33} <= set(keep.tolist())
+    b, p = _errors_deg(FRAMES, keep, values, q, "XYZ")
+    assert b.max() <= TOL + SLACK and p.max() <= TOL + SLACK

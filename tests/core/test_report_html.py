@@ -117,4 +117,23 @@ def test_key_interval_table_shows_turned_vs_shortest_and_flags_long_arcs():
     assert [(r[0], r[1]) for r in rows] == [("1-41", "bad"), ("41-81", "bad")]
     # Blender turns ~320 deg where 40 would do.
     assert all(float(r[2]) > 300 and float(r[3]) == 40.0 for r in rows)
-    assert page.count("<td>long way round</td>") == 2
+    assert page.count("<td>long way round (flipped sign)</td>") == 2     # kind "flip"
+
+
+def test_kept_spins_are_not_called_long_way_and_path_is_split_from_timing():
+    from quatbake.core import analysis
+
+    frames = np.arange(1.0, 41.0)
+    half = np.radians(18.0 * (frames - 1)) / 2          # two turns about Z, LINEAR
+    bq = np.column_stack([np.cos(half), 0 * half, 0 * half, np.sin(half)])
+    keys = np.array([1.0, 21.0, 40.0])
+    key_raw = np.column_stack([np.zeros(3), np.zeros(3), np.radians(18.0 * (keys - 1))])
+    a = analysis.analyze_object("Spin", "XYZ", frames, bq, keys, bq[[0, 20, 39]], "slerp",
+                                key_raw=key_raw)
+    report = json_report.build_report([a], blender_version="5.0.1", file="s.blend",
+                                      method="slerp")
+    page = html_report.render_html(report)
+    assert page.count("<td>keyed spin</td>") == 2
+    assert "long way round" not in page.split("<h2", 1)[1].split("Shaded:")[0]
+    assert "deg off the slerp path" in page
+    assert "off the path" in page.split('id="deviation-0"', 1)[1].split("</svg>", 1)[0]

@@ -274,3 +274,20 @@ def test_step_angles_match_angle_between():
     np.testing.assert_allclose(steps, quat.angle_between(q[:-1], q[1:]), atol=1e-14)
     assert steps[49] == pytest.approx(0.0, abs=1e-15) and steps[79] == pytest.approx(0.0, abs=1e-15)
     assert steps[119] == pytest.approx(np.radians(1e-6), rel=1e-6)
+
+
+def test_interval_kinds_keep_the_long_arc_band_for_defects_only():
+    # One interval that turns 360 deg about Z between identical key orientations.
+    frames = np.arange(0.0, 21.0)
+    half = np.radians(18.0 * frames) / 2
+    q = np.column_stack([np.cos(half), 0 * half, 0 * half, np.sin(half)])
+    pos = np.zeros((21, 3))
+    keys = [0.0, 20.0]
+    plain = triads.build_overlay(frames, q, pos, keys, ghost_quats=q)
+    assert plain.long_arc_count == 1            # without kinds: the long way round
+    for kind, long_count, spins, steps in (("spin", 0, 1, 0), ("wrap", 1, 0, 0),
+                                           ("step", 0, 0, 1)):
+        g = triads.build_overlay(frames, q, pos, keys, ghost_quats=q, interval_kinds=[kind])
+        assert (g.long_arc_count, g.spin_count, g.step_count) == (long_count, spins, steps)
+        assert g.long_arc.points.shape == (2 * 20 * long_count, 3)
+        assert g.kept.points.shape == (2 * 20 * (spins + steps), 3)
