@@ -17,6 +17,7 @@ _MODULE_NAMES = (
     "overlay",
     "ui_rebake",
     "export_report",
+    "ops_export_check",
     "translations",
 )
 

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..core import path, quat, rotation, turn_interp, turns
+from ..core import keyreduce, path, quat, rotation, turn_interp, turns
 from . import animdata, turn_inputs
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
@@ -65,6 +65,9 @@ class BakeSettings:
     union_keys: bool = False         # channels keyed on different frames: refuse unless True
     turns: str = 'AUTO'              # 'AUTO' | 'SHORTEST' | 'KEYED': whole turns (core/turns.py)
     timing: str = 'EVEN'             # 'EVEN' | 'KEYED': constant speed, or the keys' ease
+    tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
+    #                                  player (slerp) need to stay this close (core.keyreduce)
+    location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
     clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
@@ -90,7 +93,8 @@ class BakeError(Exception):
 @dataclass
 class BakeResult:
     objects: list[str]           # names of the baked objects, in the order given
-    frames_written: int          # baked frames summed over all objects (per object: range/step)
+    frames_written: int          # keyed frames written, summed over objects (range / step;
+    #                              fewer with a tolerance)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
     # 'INFO' notes: every interval baked with another turn than Blender plays,
@@ -98,6 +102,8 @@ class BakeResult:
     notes: list[BakeIssue] = field(default_factory=list)
     frames_per_object: dict[str, int] = field(default_factory=dict)   # name: baked frames
     deviation_per_object: dict[str, float] = field(default_factory=dict)   # name: degrees
+    keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
+    keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
 
 
 # --------------------------------------------------------------------------
@@ -130,6 +136,15 @@ class _Plan:
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
     constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
+    keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
+
+    def written(self) -> tuple:
+        """(frames, rotation values, location values or None, constant mask or None) to write."""
+        if self.keep is None:
+            return self.frames, self.rotation_values, self.location_values, self.constant_keys
+        loc = None if self.location_values is None else self.location_values[self.keep]
+        const = None if self.constant_keys is None else self.constant_keys[self.keep]
+        return self.frames[self.keep], self.rotation_values[self.keep], loc, const
 
 
 @dataclass
@@ -269,6 +284,11 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
     if settings.constant_speed and settings.timing == 'KEYED':
         err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
             "arc length: they contradict each other. Turn one of them off.")
+    for label, value in (("Key tolerance", settings.tolerance_deg),
+                         ("Location tolerance", settings.location_tolerance)):
+        if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
+            err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
+                "every step frame.")
     if settings.constant_speed and settings.location_method == 'KEEP':
         err("Constant speed retimes the move along the location path, so it needs Location "
             "set to Linear or Catmull-Rom (or turn Constant Speed off).")
@@ -782,6 +802,25 @@ def _deviation(plan: _Plan, samples: dict) -> float:
 # Writing
 # --------------------------------------------------------------------------
 
+def _step_keys(constant_keys) -> np.ndarray | None:
+    """Keys a tolerance bake keeps around each step: the CONSTANT key and the one after it
+    (Blender holds, then jumps; the LINEAR check between kept keys would not know)."""
+    if constant_keys is None:
+        return None
+    fixed = np.array(constant_keys, dtype=bool)
+    fixed[1:] |= fixed[:-1]
+    return fixed
+
+
+def _reduce_keys(plans: list, settings: BakeSettings) -> None:
+    """Set each plan's ``keep``: the fewest keys within the tolerance (all objects at once)."""
+    tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode, p.location_values,
+                              fixed=_step_keys(p.constant_keys)) for p in plans]
+    for plan, keep in zip(plans, keyreduce.select_keys_many(
+            tracks, settings.tolerance_deg, settings.location_tolerance)):
+        plan.keep = keep
+
+
 def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
     """Give ``plan.obj`` its baked action. On failure put the object back, then raise."""
     obj = plan.obj
@@ -798,17 +837,17 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
         undo.new_action = new
         plan.deviation_rad = _deviation(plan, samples)
         out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
-        for i in range(plan.rotation_values.shape[1]):
+        frames, rotation_values, location_values, constant = plan.written()
+        for i in range(rotation_values.shape[1]):
             fc = animdata.new_fcurve(new, src.slot, out_path, i)
-            if plan.constant_keys is None:
-                animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i])
+            if constant is None:
+                animdata.write_keys(fc, frames, rotation_values[:, i])
             else:
-                animdata.write_keys(fc, plan.frames, plan.rotation_values[:, i],
-                                    constant=plan.constant_keys)
-        if plan.location_values is not None:
+                animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+        if location_values is not None:
             for i in range(3):
                 fc = animdata.new_fcurve(new, src.slot, plan.location_path, i)
-                animdata.write_keys(fc, plan.frames, plan.location_values[:, i])
+                animdata.write_keys(fc, frames, location_values[:, i])
         animdata.assign_action(obj, new, src.slot)
         _set_rotation_mode(obj, plan.out_mode)
         rec = obj.quatbake
@@ -893,6 +932,8 @@ def bake_objects(objects, settings: BakeSettings,
             progress(k + 1, total)
     if errors:
         raise BakeError(errors)
+    if settings.tolerance_deg > 0.0:
+        _reduce_keys(plans, settings)
 
     done: list[_Undo] = []
     fake_users = _FakeUsers()
@@ -918,9 +959,12 @@ def bake_objects(objects, settings: BakeSettings,
             animdata.remove_action(previous)
             baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
+    written = int(sum(p.written()[0].shape[0] for p in plans))
     return BakeResult(
         objects=[p.obj.name for p in plans],
-        frames_written=int(sum(p.frames.shape[0] for p in plans)),
+        frames_written=written,
+        keys_dense=int(sum(p.frames.shape[0] for p in plans)),
+        keys_written=written,
         max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
                                                default=0.0))),
         warnings=warnings,

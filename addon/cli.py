@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Command line: ``python -m quatbake demo|report|bake`` (with the bpy module).
+"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
 
 Also runs inside a Blender program:
 ``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
@@ -102,7 +102,8 @@ CLIPS_HELP = ("which actions of each object: 'active' (default: the active actio
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check}",
+                                parser_class=_Parser)
     sub.required = True
 
     demo = sub.add_parser("demo", help="build a demo scene, re-bake it, write demo.blend, "
@@ -141,9 +142,28 @@ def build_parser() -> argparse.ArgumentParser:
                       help="retime by arc length (needs --location linear or catmull_rom)")
     _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
+                      help="keep only the keys needed for Blender's LINEAR playback and a glTF "
+                      "player's slerp to stay within DEG degrees of the bake (default 0: a key "
+                      "on every step frame)")
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+
+    check = sub.add_parser("export-check", help="export with Blender's glTF exporter and compare "
+                           "what a glTF player plays with Blender, per object")
+    check.add_argument("scene", metavar="SCENE.blend")
+    check.add_argument("--objects", type=_object_list, metavar="A,B",
+                       help="objects to export and check (default: the whole scene is exported "
+                       "and every object with rotation keys checked)")
+    check.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
+    check.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
+    check.add_argument("--fail-above", type=_degrees, metavar="DEG",
+                       help="exit 1 when any object plays more than DEG degrees off Blender")
+    check.add_argument("--exporter-option", action="append", default=[], metavar="NAME=VALUE",
+                       help="an option of bpy.ops.export_scene.gltf, e.g. "
+                       "export_force_sampling=False (repeatable)")
+    check.add_argument("--quiet", action="store_true", help="no progress or table")
     return parser
 
 
@@ -478,7 +498,7 @@ def run_bake(args) -> int:
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
                                  turns=args.turns.upper(), timing=args.timing.upper(),
-                                 clip=clip)
+                                 tolerance_deg=args.tolerance, clip=clip)
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:
@@ -501,6 +521,9 @@ def run_bake(args) -> int:
         print(f"Baked {len(result.objects)} object(s) with {args.method}: {result.frames_written} "
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        if args.tolerance > 0.0:
+            print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
+                  f"{args.tolerance:g} deg")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
         for issue in result.notes:
@@ -523,7 +546,73 @@ def run_demo(args) -> int:
     return demo.run(out_dir, quiet=args.quiet)
 
 
-COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake}
+def _check_table(report: dict) -> str:
+    rows = [("object", "sampler", "keys", "bytes", "max dev", "worst", "causes")]
+    for o in report["objects"]:
+        causes = ",".join(f"{k}x{v}" for k, v in o["causes"].items()) or "-"
+        rows.append((o["name"], o["interpolation"] or "-", str(o["key_count"]),
+                     str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
+                     f"{o['worst_frame']:g}", causes))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += [f"{o['name']}: {o['advice']}" for o in report["objects"] if o["causes"]]
+    return "\n".join(lines)
+
+
+def run_export_check(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out = check_output(args.json, "--json") if args.json else None
+    html_out = check_output(args.html, "--html") if args.html else None
+    if json_out and html_out and json_out == html_out:
+        raise BadInput("--json and --html name the same file; give two different paths.")
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        if out and _same_file(path, out):
+            raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
+    bpy = load_blend(path)
+    _register_quatbake()
+    from ..report import export_check_report
+    from . import export_check
+
+    try:
+        options = export_check.parse_exporter_options(args.exporter_option)
+        objects = resolve_objects(bpy, args.objects, args.scene)
+        progress = Progress(len(objects), "export-check:", args.quiet)
+        # quiet_fds: the exporter logs every step on stdout.
+        report = export_check.check_objects(bpy.context, objects, options,
+                                            only_these=args.objects is not None,
+                                            silence=quiet_fds, progress=progress.step)
+    except export_check.ExportCheckError as exc:
+        raise BadInput(str(exc)) from None
+    report["file"] = os.path.basename(path)
+    written = []
+    try:
+        if json_out:
+            export_check_report.write_json(report, json_out)
+            written.append(json_out)
+        if html_out:
+            export_check_report.write_html(report, html_out)
+            written.append(html_out)
+    except OSError as exc:
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: "
+                       f"{exc.filename}).") from None
+    if not args.quiet:
+        print(_check_table(report))
+    for error in report["errors"]:
+        print(error["message"], file=sys.stderr)
+    if report["errors"]:
+        return EXIT_BAD_INPUT
+    worst = export_check_report.max_deviation(report)
+    if args.fail_above is not None and worst > args.fail_above:
+        print(f"Largest deviation {worst:.4g} deg is above --fail-above {args.fail_above:g} deg.",
+              file=sys.stderr)
+        return EXIT_FAIL_ABOVE
+    return EXIT_OK
+
+
+COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
+            "export-check": run_export_check}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,7 @@ SETTING_NAMES = (
     "union_keys",
     "turns",
     "timing",
+    "tolerance",
 )
 
 # Per scene name: {object name: frames baked} of the last bake (the panel's
@@ -182,6 +183,7 @@ class QUATBAKE_OT_bake(Operator):
     union_keys: _mirror("union_keys")
     turns: _mirror("turns")
     timing: _mirror("timing")
+    tolerance: _mirror("tolerance")
     # Not a scene setting: which action to bake is a per-call choice (scripts).
     clip: StringProperty(
         name="Clip", default="", options={'SKIP_SAVE'},
@@ -239,6 +241,7 @@ class QUATBAKE_OT_bake(Operator):
             union_keys=self.union_keys,
             turns=self.turns,
             timing=self.timing,
+            tolerance_deg=self.tolerance,
             clip=self.clip,
         )
 
@@ -309,6 +312,10 @@ class QUATBAKE_OT_bake(Operator):
             settings.last_objects_baked, names, settings.last_frames_written,
             settings.last_max_deviation_deg,
         ))
+        if self.tolerance > 0.0:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance))
         return {'FINISHED'}
 
 
@@ -385,6 +392,7 @@ def draw_more_settings(layout, data) -> None:
     sub.prop(data, "frame_start")
     sub.prop(data, "frame_end")
     col.prop(data, "frame_step")
+    col.prop(data, "tolerance")
 
 
 def draw_bake_settings(layout, data) -> None:

@@ -153,6 +153,12 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         "(Lerp shows what goes wrong without rotation interpolation)",
         update=lambda self, context: _overlay().settings_changed(context.scene),
     )
+    tolerance: FloatProperty(
+        name="Key Tolerance", default=0.0, min=0.0, soft_max=1.0, precision=3, step=1,
+        description="Degrees: keep only the keys Blender's LINEAR playback and a glTF "
+        "player's slerp need to stay this close to the bake (never more than 180 degrees "
+        "between keys); 0 keeps a key on every step frame",
+    )
     use_frame_range: BoolProperty(
         name="Custom Range", default=False,
         description="Bake a chosen frame range instead of the keyed range",

@@ -173,6 +173,14 @@ ZH_HANS = {
         "因此物体到达每个关键帧位置时仍处于该关键帧的朝向",
     "Step": "步长",
     "Write a key every this many frames (1 = every frame)": "每隔这么多帧写入一个关键帧（1 = 每帧）",
+    "Key Tolerance": "关键帧容差",
+    "Degrees: keep only the keys Blender's LINEAR playback and a glTF player's slerp need "
+    "to stay this close to the bake (never more than 180 degrees between keys); 0 keeps a "
+    "key on every step frame":
+        "角度（度）：只保留 Blender 的线性播放和 glTF 播放器的球面插值保持在此误差内所需的关键帧"
+        "（相邻关键帧之间从不超过 180 度）；0 表示每个步长帧都保留关键帧",
+    "Keys per channel: {:d} dense -> {:d} within {:g} deg":
+        "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
     "Custom Range": "自定义范围",
     "Bake a chosen frame range instead of the keyed range": "烘焙指定的帧范围，而不是关键帧覆盖的范围",
     "Start": "起始",
