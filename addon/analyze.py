@@ -547,12 +547,19 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
         # The verdict in words ("long way" is already in that advice).
         change = f"{entry['verdict'].capitalize()}: {entry['advice']}"
     wrapped_label(box, context, change or entry["advice"], panel=PANEL_NAME, translate=False)
-    extra = [f"Off the path: {entry['max_path_deviation_deg']:.2f}\u00b0 (the rest is timing)"]
+    # Issue 11's split, only where it says something: a visible difference
+    # (how much of it is off the path, the rest being timing), kept spins, steps.
+    # Fine objects get no extra line, so two results and Re-bake still fit.
+    extra = []
+    if entry["max_deviation_deg"] >= FINE_DEG:
+        extra.append(f"Off the path: {entry['max_path_deviation_deg']:.2f}\u00b0 "
+                     "(the rest is timing)")
     if entry.get("spins"):
         extra.append("Keyed spins: " + ", ".join(f"{a:g}-{b:g}" for a, b in entry["spins"]))
     if entry.get("steps"):
         extra.append(f"Stepped intervals: {entry['steps']:d}")
-    wrapped_label(box, context, "; ".join(extra) + ".", panel=PANEL_NAME, translate=False)
+    if extra:
+        wrapped_label(box, context, "; ".join(extra) + ".", panel=PANEL_NAME, translate=False)
 
 
 class _AnalyzePanel:
