@@ -16,7 +16,10 @@ Appendix C ("Interpolation") defines them:
   ``p(t) = (2t^3 - 3t^2 + 1) v_k + td (t^3 - 2t^2 + t) b_k
   + (-2t^3 + 3t^2) v_k+1 + td (t^3 - t^2) a_k+1``, normalised for rotations.
 
-Times outside the keys clamp to the first / last key's value.
+Times outside the keys clamp to the first / last key's value. Channels that
+``KHR_animation_pointer`` points at a node's translation / rotation / scale /
+weights are read like plain ones; other pointers (materials, cameras, lights)
+are left out.
 
 glTF quaternions are stored (x, y, z, w); :func:`xyzw_to_wxyz` gives Blender's
 (w, x, y, z). glTF is Y-up; :func:`gltf_to_blender_quat` /
@@ -39,6 +42,7 @@ import base64
 import dataclasses
 import json
 import pathlib
+import re
 import struct
 import urllib.parse
 
@@ -243,20 +247,20 @@ class GltfDocument:
             name = anim.get("name", f"animation{ai}")
             channels = []
             for ch in anim["channels"]:
-                target = ch["target"]
-                if "node" not in target:
-                    continue   # KHR_animation_pointer and friends: not a node TRS channel
+                node, path = _node_target(ch["target"])
+                if node is None:
+                    continue   # a pointer to a material, camera or light property
                 sampler = anim["samplers"][ch["sampler"]]
                 interp = sampler.get("interpolation", "LINEAR")
                 if interp not in INTERPOLATIONS:
                     raise GltfError(f"animation {name!r}: unknown interpolation {interp!r}")
                 times = self.accessor(sampler["input"])[:, 0]
                 values = self.accessor(sampler["output"])
-                if target["path"] == "weights":
+                if path == "weights":
                     per_key = 3 * len(times) if interp == "CUBICSPLINE" else len(times)
                     values = values.reshape(per_key, -1)
-                channels.append(Channel(name, target["node"], self.node_name(target["node"]),
-                                        target["path"], times, values, interp))
+                channels.append(Channel(name, node, self.node_name(node), path, times, values,
+                                        interp))
             anims.append(Animation(name, channels))
         return anims
 
@@ -284,6 +288,26 @@ class GltfDocument:
         for i in range(len(local)):
             resolve(i)
         return world
+
+
+_NODE_POINTER = re.compile(r"/nodes/(\d+)/(translation|rotation|scale|weights)")
+
+
+def _node_target(target: dict):
+    """(node index, path) of a channel target, or (None, None) if it is not a node's TRS.
+
+    Plain targets name ``node`` and ``path``. With KHR_animation_pointer the path is
+    "pointer" and the extension's JSON pointer says what moves; "/nodes/3/rotation"
+    is node 3's rotation, sampled exactly like a plain rotation channel.
+    """
+    path = target.get("path")
+    if path == "pointer":
+        pointer = target.get("extensions", {}).get("KHR_animation_pointer", {}).get("pointer", "")
+        match = _NODE_POINTER.fullmatch(pointer)
+        return (int(match[1]), match[2]) if match else (None, None)
+    if "node" not in target:
+        return None, None
+    return target["node"], path
 
 
 def load_gltf(path) -> GltfDocument:

@@ -158,6 +158,23 @@ def test_cubicspline_rotation_is_normalised(tmp_path):
     assert np.degrees(Rotation.from_quat(q).magnitude()) == pytest.approx(45.0, abs=1e-4)
 
 
+def test_animation_pointer_to_a_node_rotation_is_a_rotation_channel(tmp_path):
+    q0, q1 = _quat_xyzw([0, 1, 0], 0), _quat_xyzw([0, 1, 0], 60)
+    path = _write_gltf(tmp_path, [0, 1], [q0, q1], "LINEAR")
+    doc = json.loads(path.read_text())
+    doc["nodes"].append({"name": "M"})
+    pointer = {"KHR_animation_pointer": {"pointer": "/nodes/1/rotation"}}
+    doc["animations"][0]["channels"] = [
+        {"sampler": 0, "target": {"path": "pointer", "extensions": pointer}},
+        {"sampler": 0, "target": {"path": "pointer", "extensions": {
+            "KHR_animation_pointer": {"pointer": "/materials/0/alphaCutoff"}}}}]
+    path.write_text(json.dumps(doc))
+    (ch,) = gr.load_gltf(path).animations[0].channels      # the material pointer is left out
+    assert (ch.node, ch.node_name, ch.path) == (1, "M", "rotation")
+    angle = np.degrees(Rotation.from_quat(ch.evaluate(0.5)[0]).magnitude())
+    assert angle == pytest.approx(30.0, abs=1e-4)       # slerp: half of 60 deg (float32 keys)
+
+
 # --- accessors ------------------------------------------------------------------------
 def test_normalised_short_quaternions_decode_per_spec(tmp_path):
     raw = np.array([[0, 0, 0, 32767], [0, 0, 23170, 23170], [-32768, 0, 0, 0]], np.int16)
