@@ -74,8 +74,10 @@ def analysis_targets(obj, clips="active") -> list:
 
 
 def result_label(obj, clip=None) -> str:
-    """How results name an analysis: "Cube", or "Cube / Walk" for a clip."""
-    return f"{obj.name} / {clip.name}" if clip is not None else obj.name
+    """How results name an analysis: "Cube", "Rig: spine" (a pose bone's transform), or
+    "Cube / Walk" for a clip."""
+    name = getattr(obj, "display_name", obj.name)
+    return f"{name} / {clip.name}" if clip is not None else name
 
 
 def no_keys_sentence(obj, path: str, mode: str) -> str:
@@ -83,12 +85,12 @@ def no_keys_sentence(obj, path: str, mode: str) -> str:
     from . import animdata
 
     if animdata.bone_key_count(obj):
-        return (f"Object \"{obj.name}\" is an armature whose bones are keyed "
-                f"({animdata.bone_key_count(obj)} pose bone(s)). QuatBake does not handle pose "
-                "bones yet, only object rotation and location: nothing to compare.")
+        return (f"Object \"{obj.name}\" is an armature whose pose bones are keyed only in "
+                f"NLA clips ({animdata.bone_key_count(obj)} bone(s)). Make the clip the "
+                "armature's active action to compare its bones.")
     delta = animdata.DELTA_ROTATION_PATHS.get(mode)
     also = f" or {delta[0]}" if delta else ""
-    return (f"Object \"{obj.name}\" has no keys on {path}{also} (its rotation mode is "
+    return (f"{animdata.subject(obj)} has no keys on {path}{also} (its rotation mode is "
             f"{mode}): nothing to compare.")
 
 
@@ -124,7 +126,7 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
     if span > MAX_BAKE_FRAMES:
         first, last = animdata.frame_label(keys[0]), animdata.frame_label(keys[-1])
         raise RangeTooLong(
-            f"Object \"{obj.name}\": its {path} keys span frames {first} to {last} "
+            f"{animdata.subject(obj)}: its {path} keys span frames {first} to {last} "
             f"({span:,} frames), more than the {MAX_BAKE_FRAMES:,} frames an analysis "
             "compares. Delete or move the stray key.")
     frames = analysis_frames(keys)
@@ -165,6 +167,7 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
         key_positions=key_positions, location_key_frames=location_keys,
         extra_frames=extra if extra.size else None, extra_quats=extra_quats)
+    result.bone = getattr(obj, "bone_name", "")
     if clip is not None:
         result.clip = clip.name
     else:
@@ -230,8 +233,12 @@ class QUATBAKE_OT_analyze(Operator):
         # Left out, the method comes from the scene settings (as for quatbake.bake).
         method = (self.method if self.properties.is_property_set("method")
                   else context.scene.quatbake.method).lower()
+        from .ops_bake import selected_items
+        from .transform import as_transforms
+
         found: dict[str, dict] = {}
-        for item in [t for obj in context.selected_objects for t in analysis_targets(obj)]:
+        for item in [t for obj in as_transforms(selected_items(context))
+                     for t in analysis_targets(obj)]:
             obj, clip = item if isinstance(item, tuple) else (item, None)
             label = result_label(obj, clip)
             try:
@@ -241,6 +248,7 @@ class QUATBAKE_OT_analyze(Operator):
                 self.report({'WARNING'}, str(exc))
                 continue
             found[label] = summary(a)
+            found[label]["object"], found[label]["bone"] = obj.name, a.bone
         _RESULTS[context.scene.name] = found
         done = {n: s for n, s in found.items() if not s.get("error")}
         if not done:
@@ -270,7 +278,22 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         frame = float(result["worst_frame"])
         whole = int(np.floor(frame))
         context.scene.frame_set(whole, subframe=frame - whole)
+        if result.get("bone"):
+            _select_bone(context, result["object"], result["bone"])
         return {'FINISHED'}
+
+
+def _select_bone(context, object_name: str, bone_name: str) -> None:
+    """Make the worst bone the only selected (and active) bone of its armature, so the
+    Graph Editor and the overlay show it."""
+    rig = bpy.data.objects.get(object_name)
+    from . import animdata
+
+    if rig is None or rig.type != 'ARMATURE' or bone_name not in rig.data.bones:
+        return
+    for bone in rig.data.bones:
+        animdata.select_bone(rig, bone.name, bone.name == bone_name)
+    rig.data.bones.active = rig.data.bones[bone_name]
 
 
 # Characters per label line: the sidebar at its default width shows about 35.

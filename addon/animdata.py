@@ -134,8 +134,24 @@ def action_fcurves(action, slot_identifier: str = "") -> list:
 
 
 def object_fcurves(obj) -> list:
-    """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+)."""
-    return action_fcurves(get_action(obj), get_slot_identifier(obj))
+    """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+); for a pose bone's
+    transform only those under its data-path prefix."""
+    fcurves = action_fcurves(get_action(obj), get_slot_identifier(obj))
+    prefix = path_prefix(obj)
+    return [fc for fc in fcurves if fc.data_path.startswith(prefix)] if prefix else fcurves
+
+
+def fcurves_by_bone(fcurves: Iterable) -> dict:
+    """{bone name: its F-curves} for the ``pose.bones[...]`` channels among ``fcurves``
+    (one pass, so a rig's bones are not each searched for in every F-curve)."""
+    from .transform import bone_name_from_path
+
+    found: dict = {}
+    for fc in fcurves:
+        name = bone_name_from_path(fc.data_path)
+        if name is not None:
+            found.setdefault(name, []).append(fc)
+    return found
 
 
 def slot_missing(action, slot_identifier: str) -> bool:
@@ -146,6 +162,17 @@ def slot_missing(action, slot_identifier: str) -> bool:
 def action_slot_count(action) -> int:
     """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
     return len(action.slots) if is_slotted(action) else 1
+
+
+def path_prefix(obj) -> str:
+    """The data-path prefix of ``obj``'s channels: "" for an object, ``pose.bones["b"].``
+    for a pose bone's ``transform.AnimatedTransform``."""
+    return getattr(obj, "path_prefix", "")
+
+
+def subject(obj) -> str:
+    """How sentences name ``obj``: ``Object "Cube"`` or ``Armature "Rig", bone "spine"``."""
+    return getattr(obj, "label", None) or f"Object \"{obj.name}\""
 
 
 def _pick(fcurves: Iterable, data_path: str, count: int) -> list:
@@ -162,7 +189,8 @@ def find_fcurves(obj, data_path: str, count: int, fcurves: Iterable | None = Non
 
     ``fcurves`` overrides where to look (e.g. the original action of a baked object).
     """
-    return _pick(object_fcurves(obj) if fcurves is None else fcurves, data_path, count)
+    return _pick(object_fcurves(obj) if fcurves is None else fcurves,
+                 path_prefix(obj) + data_path, count)
 
 
 def rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
@@ -297,7 +325,7 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
 
 
 def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: str = "",
-                            data_path: str = "") -> np.ndarray:
+                            data_path: str = "", who: str = "") -> np.ndarray:
     """Raw channel values (n, 3|4) in ``mode`` -> (n, 4) unit quaternions.
 
     Raises ChannelError naming the object, channel and frame when a value is
@@ -305,11 +333,12 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
     """
     values = np.asarray(values, dtype=np.float64)
     frames = np.asarray(frames, dtype=np.float64).ravel()
+    who = who or f"Object \"{object_name}\""
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = (int(i) for i in np.argwhere(bad)[0])
         raise ChannelError(
-            f"Object \"{object_name}\": channel {channel_label(data_path, col)} is not a number "
+            f"{who}: channel {channel_label(data_path, col)} is not a number "
             f"at frame {frame_label(frames[row])}. Fix or delete that key.",
             object_name, channel_label(data_path, col), float(frames[row]))
     if mode == 'QUATERNION':
@@ -318,7 +347,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
         if huge.any():
             row = int(np.argmax(huge))
             raise ChannelError(
-                f"Object \"{object_name}\": the quaternion in {data_path}[0..3] at frame "
+                f"{who}: the quaternion in {data_path}[0..3] at frame "
                 f"{frame_label(frames[row])} has length {lengths[row]:.3g}, too large for "
                 "Blender to normalise in float32 (it would show no rotation). Scale that key "
                 "down to length 1.",
@@ -327,7 +356,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
         if zero.any():
             row = int(np.argmax(zero))
             raise ChannelError(
-                f"Object \"{object_name}\": the quaternion in {data_path}[0..3] at frame "
+                f"{who}: the quaternion in {data_path}[0..3] at frame "
                 f"{frame_label(frames[row])} has length {lengths[row]:.3g}, too close to zero "
                 "to be a rotation. Key a real rotation there (e.g. W = 1).",
                 object_name, channel_label(data_path, 0), float(frames[row]))
@@ -338,7 +367,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
         frame = float(frames[row]) if row is not None else None
         where = f" at frame {frame_label(frame)}" if frame is not None else ""
         raise ChannelError(
-            f"Object \"{object_name}\": {data_path}{where} is not a usable rotation ({exc}).",
+            f"{who}: {data_path}{where} is not a usable rotation ({exc}).",
             object_name, channel_label(data_path, 0), frame) from exc
 
 
@@ -385,7 +414,8 @@ def evaluate_rotation(obj, frames, mode: str | None = None,
     mode = mode or obj.rotation_mode
     raw = evaluate_rotation_raw(obj, frames, mode, fcurves, exact)
     try:
-        return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+        return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
+                                   subject(obj))
     except ChannelError as exc:
         raise key_error(obj, mode, fcurves, exc) from None
 
@@ -413,14 +443,15 @@ def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> Ch
         known = bool(np.isfinite(frame))
         where = f"at frame {frame_label(frame)}" if known else f"number {row + 1}"
         return ChannelError(
-            f"Object \"{obj.name}\": channel {label} has a key {where} whose value or handle "
+            f"{subject(obj)}: channel {label} has a key {where} whose value or handle "
             "is not a number. Fix or delete that key.",
             obj.name, label, frame if known else None)
     frames = key_frames(fcs)
     if frames.size and exc.frame not in frames:
         raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
         try:
-            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
+                                   subject(obj))
         except ChannelError as at_key:
             return at_key
     return exc
@@ -443,7 +474,8 @@ def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
     ad = obj.animation_data
     if ad is None:
         return []
-    wanted = set(data_paths)
+    prefix = path_prefix(obj)
+    wanted = {prefix + p for p in data_paths}
     return [channel_label(d.data_path, d.array_index) for d in ad.drivers if d.data_path in wanted]
 
 
@@ -496,7 +528,12 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
             owners = [action.fcurves]
         for fcurves in owners:
             doomed = [fc for fc in fcurves if fc.data_path in drop]
-            if sample_frames is not None:
+            if isinstance(sample_frames, dict):   # {data path: frames}, one per transform
+                for fc in doomed:
+                    at = sample_frames.get(fc.data_path)
+                    if at is not None:
+                        samples[(fc.data_path, fc.array_index)] = _sample(fc, at)
+            elif sample_frames is not None:
                 for fc in doomed:
                     if sample_paths is not None and fc.data_path not in sample_paths:
                         continue
@@ -507,6 +544,15 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
         bpy.data.actions.remove(action)
         raise
     return action, samples
+
+
+def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str) -> None:
+    """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, constant extrapolation)
+    into ``action``: carries an earlier bake of some bones into a new copy of the action."""
+    for fc in fcurves:
+        keys = read_keyframe_arrays(fc, ("co",))["co"]
+        copy = new_fcurve(action, slot_identifier, fc.data_path, fc.array_index, group)
+        write_keys(copy, keys[:, 0], keys[:, 1])
 
 
 def _sample(fc, frames) -> np.ndarray:
@@ -644,6 +690,9 @@ DELTA_ROTATION_PATHS: dict[str, tuple[str, int]] = {
 }
 DELTA_ROTATION_DATA_PATHS = frozenset(path for path, _ in DELTA_ROTATION_PATHS.values())
 DELTA_LOCATION_PATH: tuple[str, int] = ("delta_location", 3)
+# Every channel QuatBake reads of a transform (an armature's own, beside its bones').
+TRANSFORM_DATA_PATHS = (ROTATION_DATA_PATHS | DELTA_ROTATION_DATA_PATHS
+                        | {LOCATION_PATH[0], DELTA_LOCATION_PATH[0]})
 
 
 def delta_rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
@@ -683,7 +732,7 @@ def evaluate_delta_rotation(obj, frames, mode: str | None = None,
     raw = evaluate(delta_rotation_fcurves(obj, mode, fcurves), delta_rotation_defaults(obj, mode),
                    frames)
     delta_mode = 'QUATERNION' if mode == 'QUATERNION' else mode
-    return rotation_values_to_quat(raw, delta_mode, frames, obj.name, entry[0])
+    return rotation_values_to_quat(raw, delta_mode, frames, obj.name, entry[0], subject(obj))
 
 
 def evaluate_orientation(obj, frames, mode: str | None = None,
@@ -826,7 +875,7 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
     ad = obj.animation_data
     if ad is None or not len(ad.nla_tracks) or ad.use_nla is False:
         return []
-    wanted = set(data_paths)
+    wanted = {path_prefix(obj) + p for p in data_paths}
     full_replace = (ad.action is not None and ad.action_blend_type == 'REPLACE'
                     and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD')
     found = []
@@ -854,6 +903,22 @@ def bone_key_count(obj) -> int:
             if fc.data_path.startswith("pose.bones[") and len(fc.keyframe_points):
                 bones.add(fc.data_path.split("]")[0])
     return len(bones)
+
+
+def select_bone(rig, bone_name: str, selected: bool) -> None:
+    """Select or deselect a bone for Pose Mode: ``PoseBone.select`` on Blender 5.0+,
+    ``Bone.select`` (with its head and tail) before."""
+    pbone = rig.pose.bones[bone_name]
+    if hasattr(pbone, "select"):
+        pbone.select = selected
+        return
+    bone = rig.data.bones[bone_name]
+    bone.select = bone.select_head = bone.select_tail = selected
+
+
+def bone_selected(rig, bone_name: str) -> bool:
+    pbone = rig.pose.bones[bone_name]
+    return bool(pbone.select if hasattr(pbone, "select") else rig.data.bones[bone_name].select)
 
 
 # In-between samples per key interval whose channels jump far (below): a full

@@ -64,6 +64,17 @@ def selected_objects(context) -> list:
     return sorted(objects, key=lambda obj: obj.name)
 
 
+def selected_items(context) -> list:
+    """What the operators act on: in Pose Mode the selected pose bones (as
+    ``transform.AnimatedTransform``), otherwise the selected objects (an armature
+    then stands for all its keyed bones, see ``transform.transforms_of_objects``)."""
+    if getattr(context, "mode", "") == 'POSE':
+        from .transform import selected_transforms
+
+        return selected_transforms(context)
+    return selected_objects(context)
+
+
 MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on again"
 
 
@@ -209,7 +220,7 @@ class QUATBAKE_OT_bake(Operator):
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
 
-        objects = selected_objects(context)
+        objects = selected_items(context)
         progress = _Progress(getattr(context, "window_manager", None))
         try:
             result = bake.bake_objects(objects, self.bake_settings(), progress=progress)
@@ -256,7 +267,7 @@ class QUATBAKE_OT_revert(Operator):
     def execute(self, context):
         from . import bake
 
-        objects = selected_objects(context)
+        objects = selected_items(context)
         try:
             names = bake.revert_objects(objects)
         except (bake.BakeError, ValueError) as err:

@@ -110,6 +110,7 @@ class ObjectAnalysis:
     findings: list = field(default_factory=list)   # sentences, most important first
     advice: str = ""
     clip: str = ""     # the action analysed when it is one of several clips of the object
+    bone: str = ""     # the pose bone analysed (``name`` is then its armature's)
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
