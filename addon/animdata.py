@@ -549,10 +549,10 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
 def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str) -> None:
     """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, constant extrapolation)
     into ``action``: carries an earlier bake of some bones into a new copy of the action."""
+    make = fcurve_maker(action, slot_identifier)
     for fc in fcurves:
         keys = read_keyframe_arrays(fc, ("co",))["co"]
-        copy = new_fcurve(action, slot_identifier, fc.data_path, fc.array_index, group)
-        write_keys(copy, keys[:, 0], keys[:, 1])
+        write_keys(make(fc.data_path, fc.array_index, group), keys[:, 0], keys[:, 1])
 
 
 def _sample(fc, frames) -> np.ndarray:
@@ -594,6 +594,12 @@ def new_action_for(obj, name: str) -> tuple:
 def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
                group: str = TRANSFORM_GROUP):
     """A new empty F-curve ``data_path[index]`` in ``action`` (the slot's channelbag on 4.4+)."""
+    return fcurve_maker(action, slot_identifier)(data_path, index, group)
+
+
+def fcurve_maker(action, slot_identifier: str):
+    """``make(data_path, index, group)`` -> a new empty F-curve in ``action``: the
+    channelbag is found once, for writers that add hundreds of F-curves (a rig's bones)."""
     if is_slotted(action):
         slot = _find_slot(action, slot_identifier)
         if slot is None:
@@ -608,14 +614,21 @@ def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
             if len(layer.strips) == 0:
                 layer.strips.new(type='KEYFRAME')
             bag = layer.strips[0].channelbag(slot, ensure=True)
-        if "group_name" in bag.fcurves.bl_rna.functions["new"].parameters:
-            return bag.fcurves.new(data_path, index=index, group_name=group)
-        # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
-        fc = bag.fcurves.new(data_path, index=index)
-        if group:
-            fc.group = bag.groups.get(group) or bag.groups.new(group)
-        return fc
-    return action.fcurves.new(data_path, index=index, action_group=group)
+        fcurves = bag.fcurves
+        if "group_name" in fcurves.bl_rna.functions["new"].parameters:
+            return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+                data_path, index=index, group_name=group)
+
+        def make(data_path, index, group=TRANSFORM_GROUP):
+            # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
+            fc = fcurves.new(data_path, index=index)
+            if group:
+                fc.group = bag.groups.get(group) or bag.groups.new(group)
+            return fc
+        return make
+    fcurves = action.fcurves
+    return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+        data_path, index=index, action_group=group)
 
 
 _LINEAR = None
