@@ -266,6 +266,10 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     return out
 
 
+# What evaluate_channels reads of each key.
+KEY_FIELDS = ("co", "handle_left", "handle_right", "interpolation")
+
+
 def evaluate_channels_exact(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
     """``evaluate_channels`` through Blender's own ``fc.evaluate`` for every channel.
 
@@ -285,7 +289,8 @@ def evaluate_channels_exact(fcurves: Sequence, defaults: Sequence[float], frames
     return out
 
 
-def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
+def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
+                      known: dict | None = None) -> np.ndarray:
     """Blender's own evaluation of each channel at ``frames``.
 
     ``fcurves``: k F-curves or None; ``defaults``: k values used for a None
@@ -294,7 +299,8 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
     constant or linear extrapolation are evaluated in numpy (core.fcurve, same
     as Blender to float32 precision, ~100x faster than a loop); anything else
     (easing, F-modifiers, cycles, sampled points) uses ``fc.evaluate`` (no
-    drivers, no scene update either way).
+    drivers, no scene update either way). ``known``: {fc.as_pointer(): arrays of
+    ``read_keyframe_arrays`` with co, handles and interpolation} already read.
     """
     from ..core import fcurve as core_fcurve
 
@@ -308,7 +314,9 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
             out[:, i] = float(defaults[i])
             continue
         if len(fc.modifiers) == 0 and len(fc.keyframe_points) > 0:
-            keys = read_keyframe_arrays(fc, ("co", "handle_left", "handle_right", "interpolation"))
+            keys = known.get(fc.as_pointer()) if known is not None else None
+            if keys is None:
+                keys = read_keyframe_arrays(fc, KEY_FIELDS)
             curve = (keys["co"], keys["handle_left"], keys["handle_right"], keys["interpolation"],
                      fc.extrapolation)
             if core_fcurve.unsupported_reason(*curve) is None:

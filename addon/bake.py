@@ -120,6 +120,7 @@ class _Plan:
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by _write_owner (Blender's evaluation)
     source_fcurves: list = field(default_factory=list)   # the source rotation channels
+    pending: tuple | None = None   # (key frames, key quats, method, reference): see below
 
 
 _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
@@ -285,11 +286,12 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
     return issues
 
 
-def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool,
-                        what: str) -> tuple[list[BakeIssue], np.ndarray]:
+def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
+                        known: dict | None = None) -> tuple[list[BakeIssue], np.ndarray]:
     """NaN keys and mismatched key frames on ``fcurves`` (None skipped).
 
-    Returns (issues, sorted union of key frames).
+    Returns (issues, sorted union of key frames). ``known`` collects the arrays read
+    ({fc.as_pointer(): ...}, animdata.KEY_FIELDS), so the deviation need not read them again.
     """
     name, who, bone = obj.name, animdata.subject(obj), getattr(obj, "bone_name", "")
     issues = []
@@ -298,7 +300,10 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool,
         if fc is None:
             continue
         label = animdata.channel_label(fc.data_path, fc.array_index)
-        data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        if known is None:
+            data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        else:
+            data = known[fc.as_pointer()] = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
         co = data["co"]
         finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
                                             axis=1)).all(axis=1)
@@ -538,7 +543,9 @@ def _plan_object(obj, settings: BakeSettings,
     if any(i.severity == 'ERROR' for i in issues):
         return None, issues
 
-    key_issues, rot_frames = _channel_key_issues(obj, key_fcs, settings.union_keys, "rotation")
+    known = fcurve_cache.setdefault("keys", {}) if fcurve_cache is not None else None
+    key_issues, rot_frames = _channel_key_issues(obj, key_fcs, settings.union_keys, "rotation",
+                                                 known)
     if key_issues:
         return None, issues + key_issues
     if rot_frames.size < 2:
@@ -627,8 +634,15 @@ def _plan_object(obj, settings: BakeSettings,
                 location_values = location_values - animdata.evaluate_channels_exact(
                     animdata.delta_location_fcurves(obj, fcurves),
                     np.array(obj.delta_location, dtype=np.float64), frames)
-        quats = interp.interpolate(rot_frames, key_quats, times, method)
-        target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
+        # A plain rotation bake (a rig's bones): interpolated later with every other
+        # bone keyed on the same frames (_interpolate_pending), in one call.
+        pending = (fcurve_cache is not None and not bake_location and not into_delta
+                   and not delta_keyed and not settings.constant_speed
+                   and animdata.is_identity_delta(
+                       animdata.delta_rotation_defaults(obj, out_mode), out_mode))
+        quats = None if pending else interp.interpolate(rot_frames, key_quats, times, method)
+        target = None if pending else _target_quats(obj, quats, frames, into_delta, out_mode,
+                                                    fcurves)
         reference = None
         if out_mode == src.mode:
             if into_delta:
@@ -637,7 +651,8 @@ def _plan_object(obj, settings: BakeSettings,
             else:
                 reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode,
                                                            fcurves, exact=True)[0]
-        values = rotation.quat_to_mode_values_continuous(target, out_mode, reference)
+        values = None if pending else rotation.quat_to_mode_values_continuous(
+            target, out_mode, reference)
         blender = None
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, src.mode), src.mode):
@@ -649,12 +664,8 @@ def _plan_object(obj, settings: BakeSettings,
         err(f"{who}: its keys cannot be baked ({exc}).", rot_path)
         return None, issues
 
-    if out_mode != 'QUATERNION':
-        big = float(np.abs(values).max())
-        if big > ANGLE_FLOAT32_WARN:
-            warn(f"{who}: the baked {target_path} reaches {big:.3g} radians, where "
-                 f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
-                 "to Quaternion output for full precision.", target_path)
+    if values is not None:
+        issues += _angle_warnings(obj, out_mode, target_path, values)
 
     if into_delta:
         drop = delta_paths
@@ -668,7 +679,55 @@ def _plan_object(obj, settings: BakeSettings,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=blender,
                  source_fcurves=rot_fcs)
+    if pending:
+        plan.pending = (rot_frames, key_quats, method, reference)
     return plan, issues
+
+
+def _angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIssue]:
+    if out_mode == 'QUATERNION':
+        return []
+    big = float(np.abs(values).max())
+    if big <= ANGLE_FLOAT32_WARN:
+        return []
+    return [BakeIssue(
+        'WARNING', obj.name, target_path, None,
+        f"{animdata.subject(obj)}: the baked {target_path} reaches {big:.3g} radians, where "
+        f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake to "
+        "Quaternion output for full precision.", obj.bone_name)]
+
+
+def _interpolate_pending(plans: list) -> list[BakeIssue]:
+    """Finish the plans ``_plan_object`` left pending: interpolate every group keyed on the
+    same frames (and baked on the same frames, same method) with one
+    ``interp.interpolate_many`` call, then write-back values per transform."""
+    groups: dict = {}
+    for plan in plans:
+        if plan.pending is not None:
+            rot_frames, _q, method, _r = plan.pending
+            key = (rot_frames.tobytes(), id(plan.frames), method)
+            groups.setdefault(key, []).append(plan)
+    issues = []
+    for group in groups.values():
+        rot_frames, _q, method, _r = group[0].pending
+        stacked = np.stack([p.pending[1] for p in group])
+        all_quats = interp.interpolate_many(rot_frames, stacked, group[0].frames, method)
+        modes = {p.out_mode for p in group}
+        refs = [p.pending[3] for p in group]
+        if modes == {'QUATERNION'} and all(r is not None for r in refs):
+            all_values = rotation.quat_to_mode_values_continuous_many(
+                all_quats, 'QUATERNION', np.stack(refs))
+        else:
+            all_values = [rotation.quat_to_mode_values_continuous(q, p.out_mode, p.pending[3])
+                          for q, p in zip(all_quats, group)]
+        for plan, quats, values in zip(group, all_quats, all_values):
+            plan.quats = quats
+            plan.rotation_values = values
+            plan.pending = None
+            issues += _angle_warnings(plan.obj, plan.out_mode, plan.target_path or
+                                      animdata.ROTATION_PATHS[plan.out_mode][0],
+                                      plan.rotation_values)
+    return issues
 
 
 def _target_quats(obj, quats, frames, into_delta: bool, out_mode: str, fcurves) -> np.ndarray:
@@ -696,7 +755,7 @@ def _bones_sentence(obj) -> str:
             "editor), then bake its bones.")
 
 
-def _set_deviations(plans: list) -> None:
+def _set_deviations(plans: list, known: dict | None = None) -> None:
     """``deviation_rad`` of each plan: the largest geodesic angle (radians) between
     Blender's own interpolation of the source rotation channels and the bake, at the baked
     frames.
@@ -713,7 +772,7 @@ def _set_deviations(plans: list) -> None:
     for group in groups.values():
         raw = animdata.evaluate_channels([fc for p in group for fc in p.source_fcurves],
                                          np.concatenate([p.source_defaults for p in group]),
-                                         group[0].frames)
+                                         group[0].frames, known)
         column = 0
         for p in group:
             count = len(p.source_fcurves)
@@ -849,7 +908,8 @@ def _compose_action(owner, original, slot: str, current, drop: set, carry: list,
     return new, samples
 
 
-def _write_owner(owner, plans: list, fake_users: "_FakeUsers") -> _Undo:
+def _write_owner(owner, plans: list, fake_users: "_FakeUsers",
+                 known: dict | None = None) -> _Undo:
     """Give ``owner`` one baked action holding every plan's channels (all of an armature's
     bones live in one action). On failure put everything back, then raise."""
     src = plans[0].source
@@ -857,7 +917,7 @@ def _write_owner(owner, plans: list, fake_users: "_FakeUsers") -> _Undo:
                  _get_record(owner), [_state(p.obj) for p in plans], src.action,
                  src.action.use_fake_user)
     try:
-        _set_deviations(plans)
+        _set_deviations(plans, known)
         drop = set()
         for plan in plans:
             drop |= {plan.obj.path_prefix + p for p in plan.drop_paths}
@@ -1003,6 +1063,8 @@ def bake_objects(objects, settings: BakeSettings,
                     obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
+    if not errors:
+        warnings += _interpolate_pending(plans)
     groups = _by_owner(p.obj for p in plans)
     for owner, _items in groups.values():
         errors += _renamed_bone_issues(owner)
@@ -1016,7 +1078,7 @@ def bake_objects(objects, settings: BakeSettings,
     written = 0
     try:
         for owner, group in owner_plans:
-            done.append(_write_owner(owner, group, fake_users))
+            done.append(_write_owner(owner, group, fake_users, fcurve_cache.get("keys")))
             written += len(group)
             if progress is not None:
                 progress(len(transforms) + written, total)
