@@ -168,6 +168,9 @@ def analyze_object(obj, method: str = "slerp", clip=None) -> core_analysis.Objec
         key_positions=key_positions, location_key_frames=location_keys,
         extra_frames=extra if extra.size else None, extra_quats=extra_quats)
     result.bone = getattr(obj, "bone_name", "")
+    prefix = animdata.path_prefix(obj)
+    result.channels = sorted({fc.data_path[len(prefix):] for fc in rot_fcurves + delta_fcurves
+                              if fc is not None and len(fc.keyframe_points)})
     if clip is not None:
         result.clip = clip.name
     else:

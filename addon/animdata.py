@@ -438,6 +438,22 @@ def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> Ch
     itself when the keys are fine.
     """
     fcs = rotation_fcurves(obj, mode, fcurves)
+    broken = _non_finite_key(obj, fcs + delta_rotation_fcurves(obj, mode, fcurves))
+    if broken is not None:
+        return broken
+    frames = key_frames(fcs)
+    if frames.size and exc.frame not in frames:
+        raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
+        try:
+            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
+                                    subject(obj))
+        except ChannelError as at_key:
+            return at_key
+    return exc
+
+
+def _non_finite_key(obj, fcs) -> ChannelError | None:
+    """The error naming the first key of ``fcs`` whose value or handle is NaN or infinite."""
     for fc in fcs:
         if fc is None or not len(fc.keyframe_points):
             continue
@@ -454,15 +470,7 @@ def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> Ch
             f"{subject(obj)}: channel {label} has a key {where} whose value or handle "
             "is not a number. Fix or delete that key.",
             obj.name, label, frame if known else None)
-    frames = key_frames(fcs)
-    if frames.size and exc.frame not in frames:
-        raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
-        try:
-            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
-                                   subject(obj))
-        except ChannelError as at_key:
-            return at_key
-    return exc
+    return None
 
 
 def evaluate_location(obj, frames, fcurves: Iterable | None = None,
@@ -750,10 +758,13 @@ def evaluate_delta_rotation(obj, frames, mode: str | None = None,
     if entry is None:
         return np.tile([1.0, 0.0, 0.0, 0.0], (frames.shape[0], 1))
     evaluate = evaluate_channels_exact if exact else evaluate_channels
-    raw = evaluate(delta_rotation_fcurves(obj, mode, fcurves), delta_rotation_defaults(obj, mode),
-                   frames)
-    delta_mode = 'QUATERNION' if mode == 'QUATERNION' else mode
-    return rotation_values_to_quat(raw, delta_mode, frames, obj.name, entry[0], subject(obj))
+    fcs = delta_rotation_fcurves(obj, mode, fcurves)
+    raw = evaluate(fcs, delta_rotation_defaults(obj, mode), frames)
+    try:
+        return rotation_values_to_quat(raw, mode, frames, obj.name, entry[0], subject(obj))
+    except ChannelError as exc:
+        # Name the broken key, not the first in-between frame its NaN spoils.
+        raise (_non_finite_key(obj, fcs) or exc) from None
 
 
 def evaluate_orientation(obj, frames, mode: str | None = None,

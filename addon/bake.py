@@ -653,10 +653,13 @@ def _plan_object(obj, settings: BakeSettings,
                                                            fcurves, exact=True)[0]
         values = None if pending else rotation.quat_to_mode_values_continuous(
             target, out_mode, reference)
-        blender = None
+        # Blender's own playback at the baked frames, for the "largest difference"
+        # figure, when the delta half makes the per-channel evaluation of
+        # _set_deviations insufficient (delta @ rotation).
+        composed = None
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, src.mode), src.mode):
-            blender = animdata.evaluate_orientation(obj, frames, src.mode, fcurves)
+            composed = animdata.evaluate_orientation(obj, frames, src.mode, fcurves)
     except animdata.ChannelError as exc:
         err(str(exc), exc.channel, exc.frame)
         return None, issues
@@ -677,7 +680,7 @@ def _plan_object(obj, settings: BakeSettings,
         drop = drop | {location_path}
     plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
-                 target_path=target_path, location_path=location_path, blender_quats=blender,
+                 target_path=target_path, location_path=location_path, blender_quats=composed,
                  source_fcurves=rot_fcs)
     if pending:
         plan.pending = (rot_frames, key_quats, method, reference)

@@ -534,6 +534,23 @@ def run_bake(args) -> int:
     if isinstance(args.clips, list):
         clip = args.clips[0]
         objects = [obj for obj, _c in clip_targets(objects, args.clips)]
+    elif args.objects is None:
+        # The active actions. Objects animated only by NLA clips are left for
+        # --clips NAME (a bake is all or nothing: they would refuse it for all).
+        from .transform import keyed_bone_names
+
+        def active(o):
+            return _has_rotation_keys(o) or bool(keyed_bone_names(o))
+
+        stashed = [o for o in objects if not active(o)]
+        objects = [o for o in objects if active(o)]
+        if not objects:
+            from . import animdata
+
+            names = ", ".join(f"{o.name} ({', '.join(c.name for c in animdata.object_clips(o))})"
+                              for o in stashed[:5])
+            raise BadInput(f"{args.scene}: every rotation key is in NLA clips, not in active "
+                           f"actions ({names}); bake one with --clips NAME.")
 
     from . import bake
 

@@ -111,6 +111,7 @@ class ObjectAnalysis:
     advice: str = ""
     clip: str = ""     # the action analysed when it is one of several clips of the object
     bone: str = ""     # the pose bone analysed (``name`` is then its armature's)
+    channels: list = field(default_factory=list)   # keyed rotation data paths, e.g. delta ones
 
 
 def _as_frames(frames, what: str) -> np.ndarray:

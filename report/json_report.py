@@ -84,6 +84,7 @@ def object_entry(a) -> dict:
         **({"bone": a.bone} if getattr(a, "bone", "") else {}),
         **({"clip": a.clip} if getattr(a, "clip", "") else {}),
         "rotation_mode": a.rotation_mode,
+        **({"rotation_channels": list(a.channels)} if getattr(a, "channels", None) else {}),
         "frames": [_frame(frames[0]), _frame(frames[-1])] if frames.size else [],
         "keys": [_frame(k) for k in a.keys],
         "max_deviation_deg": _num(a.max_deviation_deg, DECIMALS),

@@ -30,6 +30,8 @@ PARENT_INVERSE = REALDATA / "gltf" / "06_parent-inverse-anim.gltf"
 MOCAPBANK = REALDATA / "bvh" / "test_mocapbank.bvh"   # 19 joints, adjacent-frame wraps
 PYBVH1 = REALDATA / "bvh" / "pybvh_test1.bvh"         # 24 joints, mixed channel orders
 FREEBVH = REALDATA / "bvh" / "test_freebvh.bvh"       # 55 joints, a key on every frame
+PYBVH2 = REALDATA / "bvh" / "pybvh_test2.bvh"         # 23 joints, YXZ, 120 fps
+CMU = REALDATA / "bvh" / "cmu_12_01_walk.bvh"         # 31 joints, a real 120 fps capture
 
 # The issue's acceptance bound: baked playback vs the glTF spec.
 SPEC_DEG = 0.01
@@ -188,6 +190,16 @@ def test_clip_only_in_a_muted_stash_is_reported_and_a_named_clip_bakes(clean_ble
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+def test_command_line_bake_of_a_file_animated_only_by_clips_asks_for_a_name(clean_blender,
+                                                                          tmp_path, capsys):
+    _import_gltf(REALDATA / "gltf" / "03_all_animations.gltf")
+    scene = tmp_path / "03.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "out.blend"
+    assert cli.main(["bake", str(scene), "--output", str(out)]) == cli.EXIT_BAD_INPUT
+    assert "--clips NAME" in capsys.readouterr().err and not out.exists()
+
+
 def test_every_clip_of_every_object_with_clips_all(clean_blender):
     _import_gltf(REALDATA / "gltf" / "03_all_animations.gltf")
     objects = cli.resolve_objects(bpy, None, "03.blend")
@@ -279,6 +291,46 @@ def test_30fps_gltf_camera_imported_at_24fps_bakes_and_hits_the_files_keys(clean
     assert _deg(quat.multiply(spec, offsets[:1]), after).max() < SPEC_DEG
 
 
+ANIMATE_ALL = REALDATA / "gltf" / "24_animation_pointer.gltf"   # UnityGLTF, 30 fps cameras
+
+
+@pytest.mark.parametrize("name", ["Camera-Perspective", "LightsCamera"])
+def test_real_30fps_camera_bakes_through_its_subframe_keys(clean_blender, name):
+    """'Animate All The Things' (UnityGLTF): cameras keyed every 1/30 s, imported at
+    24 fps, so their keys land on 0.7987, 1.5973 ... (the issue's camera). The one
+    action animates many objects (a slot each). Baked, the camera passes through
+    every key and follows the spec's slerp between them."""
+    _import_gltf(ANIMATE_ALL)
+    cam = bpy.data.objects[name]
+    assert cam.type == 'CAMERA' and cam in cli.rotation_keyed_objects(bpy)
+    times = _key_times(ANIMATE_ALL, name)
+    keys = animdata.orientation_key_frames(cam)
+    np.testing.assert_allclose(keys, times * 24, atol=1e-4)      # float32 frames up to ~240
+    assert (keys != np.round(keys)).mean() > 0.9
+    before = _played(cam, keys)
+    spec = _spec(ANIMATE_ALL, name, times)
+    # The importer turns cameras by a constant (glTF and Blender cameras look along
+    # different axes): Blender's key = spec key @ C, the same C at every key.
+    turn = quat.multiply(quat.conjugate(spec), before)
+    assert _deg(turn, turn[:1]).max() < F32_DEG
+    others = {o.name: scenes.action_snapshot(animdata.get_action(o)) for o in bpy.data.objects
+              if o is not cam and animdata.get_action(o) is not None}
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    assert np.isin(keys, animdata.key_frames(animdata.rotation_fcurves(cam))).all()
+    assert _deg(_played(cam, keys), before).max() < F32_DEG      # hits the file's keys
+    between = np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1)  # the whole frames
+    t = between / 24
+    expected = quat.multiply(_spec(ANIMATE_ALL, name, t), turn[:1])
+    assert _deg(_played(cam, between), expected).max() < SPEC_DEG
+    # The shared action still animates every other object as before.
+    for other, snap in others.items():
+        untouched = {"objects": {}, "fake_users": {}, "actions": {other: snap}}
+        now = {"objects": {}, "fake_users": {},
+               "actions": {other: scenes.action_snapshot(
+                   animdata.get_action(bpy.data.objects[other]))}}
+        scenes.assert_same_snapshot(untouched, now)
+
+
 # --------------------------------------------------------------------------
 # Delta transforms: BVH object imports, and scenes with both kinds of keys
 # --------------------------------------------------------------------------
@@ -303,7 +355,8 @@ def _file_rotation(clip, obj) -> np.ndarray:
     return quat.multiply(bvh_reference.matrix_to_quat_wxyz(r), static)
 
 
-@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, FREEBVH], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],
+                         ids=lambda p: p.stem)
 def test_bvh_object_import_every_joint_reported_no_false_filter(clean_blender, path):
     _import_bvh(path)
     clip = bvh_reference.load_bvh(path)
@@ -312,6 +365,10 @@ def test_bvh_object_import_every_joint_reported_no_false_filter(clean_blender, p
     assert sorted(o.name for o in joints) == sorted(o.name for o in reported)
     analyses, errors = cli.analyse_objects(reported, "slerp", cli.Progress(1, "", True))
     assert errors == []
+    report = validate_report(json_report.build_report(analyses, blender_version="x", file="f",
+                                                      method="slerp"))
+    assert {tuple(o["rotation_channels"]) for o in report["objects"]} == \
+        {("delta_rotation_euler",)}
     for a in analyses:
         assert a.exponential_approach == [], (a.name, a.exponential_approach)
         assert not any("filter" in f for f in a.findings)
@@ -360,7 +417,8 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
     assert wrapped                                          # the file has wraps (README: 14)
 
 
-@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, FREEBVH], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],
+                         ids=lambda p: p.stem)
 def test_bvh_object_import_bakes_without_changing_the_capture_at_its_keys(clean_blender, path):
     _import_bvh(path)
     clip = bvh_reference.load_bvh(path)
@@ -449,8 +507,12 @@ def test_delta_bake_replays_slerp_of_the_played_keys_and_reverts(clean_blender, 
     key_quats = _played(obj, keys)        # what Blender plays at the keys, frame_set
     before = scenes.scene_snapshot()
     statics = (tuple(obj.delta_rotation_quaternion), tuple(obj.delta_rotation_euler))
-    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode=output))
     frames = np.arange(1.0, 22.0)
+    blender = _played(obj, frames)
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode=output))
+    # The bake's "largest difference" figure is what frame_set shows before vs after
+    # (float32 channels on both sides: 1e-3 deg).
+    assert abs(result.max_deviation_deg - _deg(blender, _played(obj, frames)).max()) < 1e-3
     # The spec formula (gltf_reference.slerp_short_arc, written from the glTF spec; no
     # scipy inside Blender 3.4.1), key by key.
     seg = np.clip(np.searchsorted(keys, frames, side="right") - 1, 0, keys.size - 2)
@@ -522,6 +584,8 @@ def test_command_line_reports_every_clip_and_bakes_a_named_one(clean_blender, tm
     names = {n: _stash(n) for n in ("ChildEuler", "ChildAxisAngle", "ChildQuaternion")}
     assert set(names.items()) <= entries
     baked = tmp_path / "baked.blend"
+    # Without --clips the active actions are baked; NLA-only objects wait for a name.
+    assert cli.main(["bake", str(scene), "--output", str(baked), "--quiet"]) == cli.EXIT_OK
     assert cli.main(["bake", str(scene), "--output", str(baked), "--clips", names["ChildEuler"],
                      "--quiet"]) == cli.EXIT_OK
     assert cli.main(["bake", str(scene), "--output", str(baked), "--clips", "all",
@@ -532,3 +596,43 @@ def test_command_line_reports_every_clip_and_bakes_a_named_one(clean_blender, tm
     frames = np.arange(0.0, 9.01, 0.5)
     assert _deg(_played(obj, frames), _spec(PARENT_INVERSE, "ChildEuler", frames / 24)).max() \
         < SPEC_DEG
+
+
+def test_location_and_delta_location_both_keyed_bake_to_their_sum(clean_blender):
+    """Blender plays location + delta_location. With both keyed the bake writes the
+    location so that the sum follows the path through the summed key positions; the
+    delta keys stay and play on."""
+    obj = scenes.new_object("Both", 'XYZ')
+    keys = np.array([1.0, 11.0, 21.0])
+    scenes.key_channels(obj, "rotation_euler", keys, [[0, 0, 0], [0.3, 0, 0], [0.3, 0.4, 0]])
+    scenes.key_channels(obj, "location", keys, [[0, 0, 0], [1, 0, 0], [1, 3, 0]])
+    scenes.key_channels(obj, "delta_location", keys, [[0, 0, 1], [0, 2, 1], [5, 2, 0]],
+                        interpolation='LINEAR')
+    total_keys = _played_location(obj, keys)
+    before = scenes.scene_snapshot()
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
+    assert animdata.has_keys(animdata.delta_location_fcurves(obj))   # kept
+    frames = np.arange(1.0, 22.0)
+    expected = np.stack([np.interp(frames, keys, total_keys[:, i]) for i in range(3)], axis=1)
+    # float32 keys of values below 10 units: ~1e-6.
+    np.testing.assert_allclose(_played_location(obj, frames), expected, atol=1e-5)
+    bake.revert_objects([obj])
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_broken_delta_key_is_named_by_analyze_and_the_overlay(clean_blender):
+    obj = scenes.new_object("BadDelta", 'XYZ')
+    scenes.key_channels(obj, "delta_rotation_euler", [1.0, 11.0, 21.0],
+                        [[0, 0, 0], [0.5, np.nan, 0], [1, 0, 0]], interpolation='LINEAR')
+    good = _delta_scene('ZXY')
+    before = scenes.scene_snapshot()
+    with pytest.raises(animdata.ChannelError, match=r"delta_rotation_euler\[1\].*frame 11"):
+        addon_analyze.analyze_object(obj)
+    from quatbake.addon import overlay_geometry
+    scenes.select_only(obj, good)
+    geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
+    assert geometry.legend.objects == [good.name]
+    (problem,) = geometry.legend.problems
+    assert problem.startswith("BadDelta:") and "delta_rotation_euler[1]" in problem
+    assert "frame 11" in problem                        # the broken key, not frame 2
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
