@@ -1057,8 +1057,7 @@ def bake_objects(objects, settings: BakeSettings,
         if plan is not None:
             plans.append(plan)
             if len(obj.constraints):
-                kinds = ", ".join(sorted({c.type.replace("_", " ").title()
-                                          for c in obj.constraints}))
+                kinds = ", ".join(f"\"{c.name}\"" for c in obj.constraints)
                 warnings.append(BakeIssue(
                     'WARNING', obj.name, "", None,
                     f"{animdata.subject(obj)} has constraints ({kinds}); QuatBake baked its "
