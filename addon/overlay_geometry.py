@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import interp, triads
+from ..core import interp, rotation, triads
 from . import animdata
 from .overlay import Legend
+from .transform import AnimatedTransform, keyed_bone_names
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000
@@ -34,6 +35,7 @@ class Samples:
     quats: np.ndarray
     positions: np.ndarray
     matrix: np.ndarray | None
+    size: float | None = None     # a bone's own triad size (from its length)
 
 
 @dataclass
@@ -62,6 +64,10 @@ def overlay_objects(view_layer) -> list:
                    + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
         if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
             found.append(obj)
+        # A rig: its selected keyed bones only, so a 50-bone rig stays readable.
+        for name in keyed_bone_names(obj):
+            if animdata.bone_selected(obj, name):
+                found.append(AnimatedTransform(obj, name))
     return found
 
 
@@ -126,6 +132,52 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return frames, ours, playing, positions, rot_keys
 
 
+def _original_bone_channels(t):
+    """(fcurves, rotation mode) of a baked bone's original channels, or None."""
+    record = t.owner_record
+    if record is None or record.original_action is None or record.baked_action is None:
+        return None
+    if animdata.get_action(t) != record.baked_action or not t.quatbake.baked:
+        return None
+    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    return fcurves, t.quatbake.original_rotation_mode or t.rotation_mode
+
+
+def _rotations(world: np.ndarray) -> np.ndarray:
+    """(n, 4) orientations of (n, 4, 4) world matrices (scale divided out of each axis)."""
+    basis = world[:, :3, :3] / np.linalg.norm(world[:, :3, :3], axis=1, keepdims=True)
+    return rotation.matrix_to_quat(basis)
+
+
+def bone_samples(t, method: str, cache: dict) -> tuple:
+    """``object_samples`` for a pose bone, in world space along the animation: positions are
+    the bone's head, orientations its world rotation (armature @ pose matrix down the chain,
+    ``AnimatedTransform.bone_world_matrices``). "Ours" changes only this bone's own rotation
+    (the method on its keys, or its baked channels); its parents play as they do."""
+    original = _original_bone_channels(t)
+    own_fcurves, mode = original if original is not None else (None, None)
+    rot_keys = animdata.orientation_key_frames(t, mode, own_fcurves)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(t))
+    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
+    playing = t.bone_world_matrices(frames, cache=cache)
+    if original is not None:
+        theirs = t.bone_world_matrices(frames, own_fcurves=own_fcurves, own_mode=mode,
+                                       cache=cache)
+        ours = playing
+    else:
+        theirs = playing
+        ours = playing
+        if rot_keys.size:
+            local = animdata.evaluate_orientation(t, frames)
+            key_quats = local[np.searchsorted(frames, rot_keys)]
+            ours = t.bone_world_matrices(
+                frames, own_quats=interp.interpolate(rot_keys, key_quats, frames,
+                                                     method=method.lower()), cache=cache)
+    scale = float(np.cbrt(abs(np.linalg.det(np.array(t.owner.matrix_world)[:3, :3]))))
+    return (frames, _rotations(ours), _rotations(theirs), playing[:, :3, 3], rot_keys,
+            t.target.bone.length * scale)
+
+
 def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
     """Per key interval, whether Blender turns the long way, with the spins between
     neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
@@ -172,22 +224,33 @@ def build(view_layer, settings) -> Geometry:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
     collected = []
     masks = {}
+    chains: dict = {}
     for obj in overlay_objects(view_layer):
+        name = getattr(obj, "display_name", obj.name)
+        size = None
         try:
-            frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
-            masks[obj.name] = long_arc_mask(obj, frames, blender, rot_keys)
+            if getattr(obj, "bone_name", ""):
+                # World space already: the bone's head and rotation along the animation,
+                # its triads sized from its length (Triad Size 0.5 = half the bone).
+                frames, ours, blender, positions, rot_keys, length = bone_samples(
+                    obj, settings.method, chains)
+                matrix, size = None, float(settings.overlay_size) * length
+            else:
+                frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
+                masks[name] = long_arc_mask(obj, frames, blender, rot_keys)
+                matrix = _world_matrix(obj)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
-            legend.problems.append(f"{obj.name}: {exc}")
+            legend.problems.append(f"{name}: {exc}")
             continue
-        collected.append((obj.name, frames, ours, blender, positions, rot_keys, _world_matrix(obj)))
+        collected.append((name, frames, ours, blender, positions, rot_keys, matrix, size))
     # One legend for all objects, so equal colours mean equal speeds.
     speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
     speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
     step = max(1, int(settings.overlay_step))
-    for name, frames, ours, blender, positions, rot_keys, matrix in collected:
+    for name, frames, ours, blender, positions, rot_keys, matrix, size in collected:
         geometry = triads.build_overlay(
             frames, ours, positions, rot_keys,
-            step=step, size=float(settings.overlay_size),
+            step=step, size=float(settings.overlay_size) if size is None else size,
             ghost_quats=blender if settings.overlay_show_ghost else None,
             long_arc_quats=blender, speed_max=speed_max, long_arc_mask=masks.get(name),
         )
@@ -196,7 +259,7 @@ def build(view_layer, settings) -> Geometry:
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
         legend.long_arc_count += geometry.long_arc_count
         legend.objects.append(name)
-        samples.append(Samples(frames, ours, positions, matrix))
+        samples.append(Samples(frames, ours, positions, matrix, size))
     legend.speed_max = speed_max if collected else 0.0
     return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
 
@@ -205,7 +268,8 @@ def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[n
     """Float32 (points, colours) of every object's emphasised triad at ``frame`` (frames, may be fractional)."""
     lines = []
     for s in samples:
-        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size)
+        cur = triads.current_triad(s.frames, s.quats, s.positions, frame,
+                                   size if s.size is None else s.size)
         lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
     return _float32_arrays(lines)
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
+from ..core import rotation as core_rotation
+
 _IDENTITY_DELTA = {
     "delta_rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
     "delta_rotation_euler": (0.0, 0.0, 0.0),
@@ -171,6 +173,68 @@ class AnimatedTransform:
         if self.bone_name:
             return np.array(self.owner.matrix_world @ self.target.matrix, dtype=np.float64)
         return np.array(self.owner.matrix_world, dtype=np.float64)
+
+    def bone_world_matrices(self, frames, own_quats=None, own_fcurves=None,
+                            own_mode: str | None = None, cache: dict | None = None) -> np.ndarray:
+        """(n, 4, 4): this bone's world matrix at ``frames`` from the channels alone.
+
+        The armature's current ``matrix_world`` times the pose matrix Blender builds
+        down the parent chain (BKE_pose_where_is for bones that inherit rotation and
+        scale, the default): parent pose @ parent rest^-1 @ rest @ basis, the basis
+        being location, rotation and scale channels. ``own_quats`` (n, 4) replaces this
+        bone's rotation (a preview of a bake), ``own_fcurves``/``own_mode`` its channels
+        (the original action after a bake). Constraints and drivers are not included;
+        a bone in the chain with Inherit Rotation off, an inherit-scale mode other than
+        Full or Local Location off raises ValueError naming it. ``cache`` shares the
+        parents' matrices between the bones of one rig.
+        """
+        from . import animdata
+
+        frames = np.asarray(frames, dtype=np.float64).ravel()
+        cache = {} if cache is None else cache
+        chain = []
+        pbone = self.target
+        while pbone is not None:
+            chain.append(pbone)
+            pbone = pbone.parent
+        parent_pose = None
+        for depth, pbone in enumerate(reversed(chain)):
+            bone = pbone.bone
+            if not bone.use_inherit_rotation or getattr(bone, "inherit_scale", 'FULL') != 'FULL' \
+                    or not bone.use_local_location:
+                raise ValueError(
+                    f"Armature \"{self.owner.name}\", bone \"{bone.name}\": Inherit Rotation "
+                    "off, an inherit-scale mode other than Full or Local Location off is not "
+                    "drawn by the overlay yet (the bake and the report handle it).")
+            own = depth == len(chain) - 1
+            key = (pbone.name, frames.tobytes())
+            if not own and key in cache:
+                parent_pose = cache[key]
+                continue
+            t = AnimatedTransform(self.owner, pbone.name)
+            fcurves = own_fcurves if own else None
+            if own and own_quats is not None:
+                quats = np.asarray(own_quats, dtype=np.float64)
+            else:
+                quats = animdata.evaluate_orientation(t, frames, own_mode if own else None,
+                                                      fcurves)
+            location = animdata.evaluate_full_location(t, frames, fcurves)
+            scale = animdata.evaluate_channels(animdata.find_fcurves(t, "scale", 3, fcurves),
+                                               np.array(pbone.scale, dtype=np.float64), frames)
+            basis = np.zeros((frames.shape[0], 4, 4))
+            basis[:, :3, :3] = core_rotation.quat_to_matrix(quats) * scale[:, None, :]
+            basis[:, :3, 3] = location
+            basis[:, 3, 3] = 1.0
+            rest = np.array(bone.matrix_local, dtype=np.float64)
+            if parent_pose is None:
+                pose = rest @ basis
+            else:
+                offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
+                pose = parent_pose @ (offset @ basis)
+            if not own:
+                cache[key] = pose
+            parent_pose = pose
+        return np.array(self.owner.matrix_world, dtype=np.float64) @ parent_pose
 
 
 def object_transform(obj) -> AnimatedTransform:

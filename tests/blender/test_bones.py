@@ -235,3 +235,39 @@ def test_unknown_bone_is_one_sentence(clean_blender):
     args = cli.build_parser().parse_args(["report", "s.blend", "--bones", "Rig:nope"])
     with pytest.raises(cli.BadInput, match='armature "Rig" has no bone "nope"'):
         cli.resolve_targets(bpy, args)
+
+
+def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean_blender):
+    """Triads at the bones' heads along the animation: checked against frame_set and
+    Blender's own armature matrix_world @ pose_bone.matrix (parent turning, located and
+    scaled, the armature moved and scaled), for the selected bones only."""
+    from quatbake.addon import overlay_geometry
+
+    rig = make_checked_rig()
+    rig.location, rig.scale = (1.0, -2.0, 0.5), (2.0, 2.0, 2.0)
+    rig.rotation_euler = (0.3, 0.0, 1.0)
+    scenes.key_bone(rig, "root", "rotation_quaternion", [1, 21], [[1, 0, 0, 0], [H, 0, H, 0]])
+    scenes.key_bone(rig, "root", "location", [1, 21], [[0, 0, 0], [0.5, 0, 1]])
+    scenes.key_bone(rig, "flip", "scale", [1, 21], [[1, 1, 1], [1.5, 1.5, 1.5]])
+    for b in rig.data.bones:
+        animdata.select_bone(rig, b.name, b.name in ("wrap", NAMED))
+    scenes.select_only(rig)
+    bpy.context.view_layer.update()     # matrix_world follows the new location and scale
+    drawn = overlay_geometry.overlay_objects(bpy.context.view_layer)
+    assert [t.display_name for t in drawn] == ["Rig: wrap", f"Rig: {NAMED}"]
+    cache: dict = {}
+    for t in drawn:
+        frames, ours, blender, positions, rot_keys, length = overlay_geometry.bone_samples(
+            t, "SLERP", cache)
+        assert length == pytest.approx(rig.data.bones[t.bone_name].length * 2.0, rel=1e-6)
+        for f in frames[[0, frames.size // 3, 2 * frames.size // 3, -1]]:
+            bpy.context.scene.frame_set(int(f))
+            world = rig.matrix_world @ rig.pose.bones[t.bone_name].matrix
+            i = int(np.searchsorted(frames, f))
+            # Float32 matrices down a 3-bone chain, scaled by 2: 1e-5 units and rad.
+            np.testing.assert_allclose(positions[i], np.array(world.translation), atol=1e-5)
+            expected = np.array(world.to_quaternion(), dtype=np.float64)[None]
+            assert angle_rad(blender[i][None], expected)[0] < 1e-5
+    geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
+    assert geometry.legend.objects == ["Rig: wrap", f"Rig: {NAMED}"]
+    assert not geometry.legend.problems
