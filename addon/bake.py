@@ -414,6 +414,28 @@ def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.nd
     return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
 
 
+def _values_at_own_keys(fcurves: Sequence, frames: np.ndarray, known: dict | None,
+                        defaults: np.ndarray) -> np.ndarray | None:
+    """The channels' values at ``frames`` straight from their keys, when every keyed
+    channel has a key on exactly those frames and no modifier: Blender's evaluation at a
+    key's own frame is that key's value (fc.evaluate returns it unchanged), and a rig's
+    bones then need no fc.evaluate call at all. None when that does not hold."""
+    if known is None:
+        return None
+    out = np.empty((frames.shape[0], len(fcurves)))
+    for i, fc in enumerate(fcurves):
+        if fc is None:
+            out[:, i] = defaults[i]
+            continue
+        keys = known.get(fc.as_pointer())
+        key_frames = keys["co"][:, 0] if keys is not None else None
+        if (keys is None or len(fc.modifiers) or key_frames.shape != frames.shape
+                or not (key_frames == frames).all()):
+            return None
+        out[:, i] = keys["co"][:, 1]
+    return out
+
+
 def _transform_fcurves(obj, src: _Source, cache: dict | None) -> list:
     """The F-curves of ``src`` that animate the transform ``obj``.
 
@@ -557,7 +579,15 @@ def _plan_object(obj, settings: BakeSettings,
         return None, issues
 
     try:
-        key_quats = animdata.evaluate_orientation(obj, rot_frames, src.mode, fcurves, exact=True)
+        raw = None if delta_keyed else _values_at_own_keys(rot_fcs, rot_frames, known,
+                                                            animdata.rotation_defaults(obj,
+                                                                                       src.mode))
+        if raw is not None:
+            key_quats = animdata.rotation_values_to_quat(raw, src.mode, rot_frames, name,
+                                                         rot_path, who)
+        else:
+            key_quats = animdata.evaluate_orientation(obj, rot_frames, src.mode, fcurves,
+                                                      exact=True)
     except animdata.ChannelError as exc:
         err(str(exc), exc.channel, exc.frame)
         return None, issues
@@ -717,7 +747,15 @@ def _interpolate_pending(plans: list) -> list[BakeIssue]:
         all_quats = interp.interpolate_many(rot_frames, stacked, group[0].frames, method)
         modes = {p.out_mode for p in group}
         refs = [p.pending[3] for p in group]
-        if modes == {'QUATERNION'} and all(r is not None for r in refs):
+        if modes == {'QUATERNION'} and all(r is not None for r in refs) and \
+                method in ("slerp", "nlerp"):
+            # Slerp and nlerp of hemisphere-continuous keys are unit quaternions, each
+            # within 90 deg (4D) of the previous sample, so they are already what
+            # quat_to_mode_values_continuous makes of them except for the sign the
+            # reference (the first key as keyed) asks for.
+            flip = np.einsum("bi,bi->b", all_quats[:, 0], np.stack(refs)) < 0.0
+            all_values = np.where(flip[:, None, None], -all_quats, all_quats)
+        elif modes == {'QUATERNION'} and all(r is not None for r in refs):
             all_values = rotation.quat_to_mode_values_continuous_many(
                 all_quats, 'QUATERNION', np.stack(refs))
         else:

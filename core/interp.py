@@ -628,11 +628,12 @@ def interpolate_many(key_times, key_quats, sample_times, method: str = "slerp") 
         for k in range(b):
             out[k] = interpolate(key_times, key_quats[k], samples, method)
         return out
-    keys = []
-    for k in range(b):
-        times, q = _validated_keys(key_times, key_quats[k], normalise=True)
-        keys.append(quat.make_continuous(q))
-    q = np.stack(keys)                                   # (b, n, 4)
+    times = _validated_times(key_times)
+    if key_quats.shape[1] != times.shape[0]:
+        raise ValueError(f"key_quats has {key_quats.shape[1]} keys per sequence, expected "
+                         f"{times.shape[0]}: one (w, x, y, z) quaternion per key time.")
+    # Every sequence's keys at once (raises on NaN/inf/zero naming the flattened key).
+    q = quat.make_continuous(quat.normalize(key_quats, "key_quats"), axis=1)   # (b, n, 4)
     index, u = _locate(times, samples)                   # shared by every sequence
     out = np.empty((b, samples.shape[0], 4))
     per_block = max(1, _MANY_BLOCK_VALUES // max(1, samples.shape[0]))
