@@ -252,7 +252,7 @@ class QUATBAKE_OT_analyze(Operator):
                 continue
             found[label] = summary(a)
             found[label]["object"], found[label]["bone"] = obj.name, a.bone
-        _RESULTS[context.scene.name] = found
+        _RESULTS[context.scene.name] = _bones_worst_first(found)
         done = {n: s for n, s in found.items() if not s.get("error")}
         if not done:
             self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
@@ -261,6 +261,29 @@ class QUATBAKE_OT_analyze(Operator):
         self.report({'INFO'}, f"Analyzed {len(done)} object(s): largest deviation "
                     f"{worst['max_deviation_deg']:.2f} deg ({name}, frame {worst['worst_frame']:g}).")
         return {'FINISHED'}
+
+
+def _bones_worst_first(found: dict) -> dict:
+    """``found`` in its order, except that each armature's bone rows come together where
+    its first one was, worst first (as in the JSON report)."""
+    order: list = []
+    bones: dict = {}
+    for label, s in found.items():
+        if not s.get("bone"):
+            order.append(label)
+            continue
+        if s["object"] not in bones:
+            bones[s["object"]] = []
+            order.append(bones[s["object"]])
+        bones[s["object"]].append(label)
+    out = {}
+    for item in order:
+        if isinstance(item, list):
+            for label in sorted(item, key=lambda lab: -found[lab]["max_deviation_deg"]):
+                out[label] = found[label]
+        else:
+            out[item] = found[item]
+    return out
 
 
 class QUATBAKE_OT_jump_to_worst(Operator):

@@ -181,6 +181,8 @@ def test_analysis_has_a_row_per_bone_and_jump_to_worst_selects_the_bone(clean_bl
     assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
     found = addon_analyze.results(bpy.context.scene)
     assert set(found) == {f"Rig: {b}" for b in ("flip", "wrap", NAMED, "still")}
+    devs = [s["max_deviation_deg"] for s in found.values()]
+    assert devs == sorted(devs, reverse=True)          # the panel lists the worst bone first
     assert found["Rig: flip"]["long_arc_segments"] == [[11.0, 21.0]]
     assert found["Rig: wrap"]["long_arc_segments"] == [[1.0, 11.0]]
     assert bpy.ops.quatbake.jump_to_worst(object_name="Rig: wrap") == {'FINISHED'}
@@ -192,8 +194,11 @@ def test_cli_report_rows_per_bone_worst_first_and_bones_option(clean_blender, tm
     make_checked_rig()
     scene = tmp_path / "rig.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
-    out = tmp_path / "r.json"
-    assert cli.main(["report", str(scene), "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    out, html = tmp_path / "r.json", tmp_path / "r.html"
+    assert cli.main(["report", str(scene), "--json", str(out), "--html", str(html),
+                     "--quiet"]) == cli.EXIT_OK
+    page = html.read_text(encoding="utf-8")
+    assert page.count("Armature Rig") == 1 and "4 bone(s), worst first" in page
     report = load_report(out)        # validated against the JSON Schema
     rows = report["objects"]
     assert [r["name"] for r in rows] == ["Rig"] * 4
