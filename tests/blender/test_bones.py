@@ -276,3 +276,45 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
     geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
     assert geometry.legend.objects == ["Rig: wrap", f"Rig: {NAMED}"]
     assert not geometry.legend.problems
+
+
+@pytest.mark.parametrize("output", ['KEEP', 'QUATERNION'])
+@pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ', 'ZXY', 'YZX', 'AXIS_ANGLE'])
+def test_every_rotation_mode_of_a_bone_bakes_to_slerp_and_reverts(clean_blender, mode, output):
+    rig = scenes.make_rig("Rig", [("b", None, (0, 0, 0), (0, 0, 1))])
+    turn = [mathutils.Quaternion((1, 0, 0, 0)), mathutils.Quaternion((0.2, 0.9, 0.3, -0.2))]
+    turn[1].normalize()
+    if mode == 'QUATERNION':
+        values = [list(q) for q in turn]
+    elif mode == 'AXIS_ANGLE':
+        values = [[q.angle, *q.axis] for q in turn]
+    else:
+        values = [list(q.to_euler(mode)) for q in turn]
+    path = animdata.ROTATION_PATHS[mode][0]
+    scenes.key_bone(rig, "b", path, [1, 21], values, mode=mode)
+    before = evaluated_snapshot()
+    bake.bake_objects([transform.AnimatedTransform(rig, "b")],
+                      bake.BakeSettings(method='SLERP', output_mode=output))
+    assert rig.pose.bones["b"].rotation_mode == (mode if output == 'KEEP' else 'QUATERNION')
+    frames = np.arange(1.0, 22.0)
+    ref = slerp_reference([1, 21], np.array([list(q) for q in turn]), frames)
+    assert angle_rad(scenes.bone_world_quats(rig, "b", frames), ref).max() < REPLAY_RAD
+    bake.revert_objects([rig])
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+
+
+def test_bone_location_bakes_linear_at_constant_speed(clean_blender):
+    rig = scenes.make_rig("Rig", [("b", None, (0, 0, 0), (0, 0, 1))])
+    scenes.key_bone(rig, "b", "rotation_quaternion", [1, 11, 21], [[1, 0, 0, 0], [H, 0, 0, H],
+                                                                   [0, 0, 0, 1]])
+    scenes.key_bone(rig, "b", "location", [1, 11, 21], [[0, 0, 0], [1, 0, 0], [11, 0, 0]])
+    before = evaluated_snapshot()
+    bake.bake_objects([rig], bake.BakeSettings(location_method='LINEAR', constant_speed=True))
+    xs = []
+    for f in range(1, 22):
+        bpy.context.scene.frame_set(f)
+        xs.append(rig.pose.bones["b"].location[0])
+    # 11 units in 20 frames at constant speed: 0.55 per frame (float32 keys: 1e-5).
+    np.testing.assert_allclose(np.diff(xs), 0.55, atol=1e-5)
+    bake.revert_objects([rig])
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
