@@ -198,7 +198,8 @@ def make_rig(name: str, bones) -> "bpy.types.Object":
     arm = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, arm)
     bpy.context.scene.collection.objects.link(obj)
-    select_only(obj)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj     # Edit Mode acts on the active object
     bpy.ops.object.mode_set(mode='EDIT')
     try:
         for bone_name, parent, head, tail in bones:
