@@ -9,7 +9,6 @@ import pathlib
 import bpy
 import numpy as np
 import pytest
-from test_realdata_import import gltf_import_options, open_mode_ru_as_r
 
 from quatbake.addon import analyze as addon_analyze
 from quatbake.addon import animdata, bake, cli
@@ -19,6 +18,7 @@ from quatbake.report import html_report, json_report
 import scenes
 from oracles import bvh_reference, gltf_reference
 from report_schema import load_report, validate_report
+from test_realdata_import import gltf_import_options, open_mode_ru_as_r
 
 pytestmark = pytest.mark.bpy
 
@@ -302,6 +302,9 @@ def test_real_30fps_camera_bakes_through_its_subframe_keys(clean_blender, name):
     every key and follows the spec's slerp between them."""
     _import_gltf(ANIMATE_ALL)
     cam = bpy.data.objects[name]
+    if cam.animation_data is None and bpy.app.version < (4, 2, 0):
+        pytest.skip(f"Blender {bpy.app.version_string}'s glTF importer does not read "
+                    "KHR_animation_pointer, the only kind of channel in this file")
     assert cam.type == 'CAMERA' and cam in cli.rotation_keyed_objects(bpy)
     times = _key_times(ANIMATE_ALL, name)
     keys = animdata.orientation_key_frames(cam)
