@@ -10,6 +10,12 @@ spec's sampler with the importer's constant bone correction. Runs with bpy
 import bpy
 import numpy as np
 import pytest
+
+import quatbake
+from quatbake.addon import analyze as addon_analyze
+from quatbake.addon import animdata, bake, transform
+
+import scenes
 from test_realdata_import import (
     CHAIN_TOL_DEG,
     C,
@@ -21,12 +27,6 @@ from test_realdata_import import (
     rotation_part,
     set_frame,
 )
-
-import quatbake
-from quatbake.addon import analyze as addon_analyze
-from quatbake.addon import animdata, bake, transform
-
-import scenes
 
 pytestmark = pytest.mark.bpy
 
