@@ -43,6 +43,9 @@ def bone_name_from_path(data_path: str) -> str | None:
     if not data_path.startswith(BONE_PATH_START):
         return None
     i = len(BONE_PATH_START)
+    end = data_path.find('"', i)
+    if end >= 0 and "\\" not in data_path[i:end]:
+        return data_path[i:end]       # the usual name: nothing escaped
     chars = []
     while i < len(data_path):
         c = data_path[i]
@@ -60,12 +63,14 @@ def bone_name_from_path(data_path: str) -> str | None:
 class AnimatedTransform:
     """One animated transform (see the module doc). Cheap to make; holds no RNA copies."""
 
-    __slots__ = ("owner", "bone_name", "_prefix")
+    __slots__ = ("owner", "bone_name", "_prefix", "_pbone")
 
     def __init__(self, owner, bone_name: str = ""):
         self.owner = owner
         self.bone_name = bone_name
         self._prefix = bone_path_prefix(bone_name) if bone_name else ""
+        # Looked up once: a transform lives for one operation (no undo step inside it).
+        self._pbone = None
 
     # -- identity ---------------------------------------------------------
     @property
@@ -77,8 +82,11 @@ class AnimatedTransform:
         """The struct with the rotation/location properties: the object or its pose bone."""
         if not self.bone_name:
             return self.owner
+        if self._pbone is not None:
+            return self._pbone
         pose = self.owner.pose
         bone = pose.bones.get(self.bone_name) if pose is not None else None
+        self._pbone = bone
         if bone is None:
             raise KeyError(f"Armature \"{self.owner.name}\" has no bone \"{self.bone_name}\".")
         return bone
