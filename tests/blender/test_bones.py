@@ -207,6 +207,11 @@ def test_cli_report_rows_per_bone_worst_first_and_bones_option(clean_blender, tm
     assert devs == sorted(devs, reverse=True)
     flip = next(r for r in rows if r["bone"] == "flip")
     assert flip["long_arc_segments"] == [[11, 21]]
+    out_named = tmp_path / "named.json"
+    assert cli.main(["report", str(scene), "--objects", "Rig", "--json", str(out_named),
+                     "--quiet"]) == cli.EXIT_OK
+    assert {r["bone"] for r in load_report(out_named)["objects"]} == {"flip", "wrap", NAMED,
+                                                                      "still"}
     # --bones with the first colon ending the armature's name, names written as they are.
     out2 = tmp_path / "r2.json"
     assert cli.main(["report", str(scene), "--bones", f"Rig:flip,{NAMED}", "--json", str(out2),
@@ -318,3 +323,13 @@ def test_bone_location_bakes_linear_at_constant_speed(clean_blender):
     np.testing.assert_allclose(np.diff(xs), 0.55, atol=1e-5)
     bake.revert_objects([rig])
     scenes.assert_same_snapshot(before, evaluated_snapshot())
+
+
+def test_analyze_in_pose_mode_reports_the_selected_bones_only(clean_blender):
+    rig = make_checked_rig()
+    enter_pose_mode(rig, ["wrap", NAMED])
+    try:
+        assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
+    assert set(addon_analyze.results(bpy.context.scene)) == {"Rig: wrap", f"Rig: {NAMED}"}
