@@ -544,12 +544,7 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
             owners = [action.fcurves]
         for fcurves in owners:
             doomed = [fc for fc in fcurves if fc.data_path in drop]
-            if isinstance(sample_frames, dict):   # {data path: frames}, one per transform
-                for fc in doomed:
-                    at = sample_frames.get(fc.data_path)
-                    if at is not None:
-                        samples[(fc.data_path, fc.array_index)] = _sample(fc, at)
-            elif sample_frames is not None:
+            if sample_frames is not None:
                 for fc in doomed:
                     if sample_paths is not None and fc.data_path not in sample_paths:
                         continue

@@ -929,13 +929,12 @@ def _carried(owner, plans) -> list[tuple[str, str, list[str]]]:
     return carry
 
 
-def _compose_action(owner, original, slot: str, current, drop: set, carry: list,
-                    sample_frames=None) -> tuple:
+def _compose_action(owner, original, slot: str, current, drop: set, carry: list):
     """A copy of ``original`` without ``drop`` and with ``carry`` copied from ``current``."""
     for prefix, _group, paths in carry:
         drop = drop | {prefix + p for p in paths}
-    new, samples = animdata.copy_action_for(owner, original, slot, original.name + BAKED_SUFFIX,
-                                            drop, sample_frames=sample_frames)
+    new, _samples = animdata.copy_action_for(owner, original, slot,
+                                             original.name + BAKED_SUFFIX, drop)
     try:
         if carry:
             fcurves = animdata.action_fcurves(current, animdata.get_slot_identifier(owner))
@@ -946,7 +945,7 @@ def _compose_action(owner, original, slot: str, current, drop: set, carry: list,
     except BaseException:
         animdata.remove_action(new)
         raise
-    return new, samples
+    return new
 
 
 def _write_owner(owner, plans: list, fake_users: "_FakeUsers",
@@ -962,8 +961,8 @@ def _write_owner(owner, plans: list, fake_users: "_FakeUsers",
         drop = set()
         for plan in plans:
             drop |= {plan.obj.path_prefix + p for p in plan.drop_paths}
-        new, _samples = _compose_action(owner, src.action, src.slot, undo.action, drop,
-                                        _carried(owner, plans))
+        new = _compose_action(owner, src.action, src.slot, undo.action, drop,
+                              _carried(owner, plans))
         undo.new_action = new
         make = animdata.fcurve_maker(new, src.slot)
         for plan in plans:
@@ -1215,7 +1214,7 @@ def _revert_bones(obj, names: set) -> None:
     carry = [(bone_path_prefix(b.name), b.name, _paths(b.quatbake.baked_paths)) for b in keep]
     if not rec.bones_only and rec.baked_paths:
         carry.append(("", animdata.TRANSFORM_GROUP, _paths(rec.baked_paths)))
-    new, _samples = _compose_action(obj, original, slot, current, set(), carry)
+    new = _compose_action(obj, original, slot, current, set(), carry)
     animdata.assign_action(obj, new, slot)
     for pbone in _baked_bones(obj):
         if pbone.name in names:
