@@ -305,6 +305,11 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
         else:
             data = known[fc.as_pointer()] = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
         co = data["co"]
+        # One sum first (any NaN or inf makes it non-finite; an overflow only takes the
+        # slower exact look below): hundreds of bones' channels are checked per bake.
+        if np.isfinite(co.sum() + data["handle_left"].sum() + data["handle_right"].sum()):
+            frames_per_channel.append((label, co[:, 0]))
+            continue
         finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
                                             axis=1)).all(axis=1)
         if not finite.all():
@@ -324,7 +329,7 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
     if issues or not frames_per_channel:
         return issues, np.zeros(0)
     first = frames_per_channel[0][1]
-    if all(f.shape == first.shape and np.array_equal(f, first) for _, f in frames_per_channel):
+    if all(f.shape == first.shape and (f == first).all() for _, f in frames_per_channel):
         return issues, np.unique(first)   # the usual case: every channel on the same frames
     union = np.unique(np.concatenate([f for _, f in frames_per_channel]))
     if not union_keys:
