@@ -183,3 +183,27 @@ def test_200_bones_10000_frames(clean_blender):
     ref = slerp_reference([1, 10000], key_quats('QUATERNION', SPIN[1]), frames)
     for n in (names[0], names[-1]):
         assert angle_rad(scenes.bone_world_quats(rig, n, frames), ref).max() < REPLAY_RAD
+
+
+def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(clean_blender,
+                                                                               monkeypatch):
+    cam = scenes.make_animated_object("Cam", 'QUATERNION', *SPIN)
+    rig_a = make_checked_rig("RigA")
+    rig_b = make_checked_rig("RigB")
+    before = evaluated_snapshot()
+    actions = {a.name for a in bpy.data.actions}
+    real = animdata.write_keys
+
+    def failing(fc, frames, values):
+        if fc.id_data.name.startswith("RigBAction"):
+            raise RuntimeError("disk full")
+        real(fc, frames, values)
+
+    monkeypatch.setattr(animdata, "write_keys", failing)
+    with pytest.raises(bake.BakeError, match="RigB"):
+        bake.bake_objects([cam, rig_a, rig_b], bake.BakeSettings())
+    monkeypatch.undo()
+    assert {a.name for a in bpy.data.actions} == actions      # half-made copies deleted
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+    assert not any(b.quatbake.baked for r in (rig_a, rig_b) for b in r.pose.bones)
+    bake.bake_objects([cam, rig_a, rig_b], bake.BakeSettings())    # a retry works
