@@ -48,7 +48,8 @@ test-blender-program: venv sysdeps
 # each (QUATBAKE_SLOW_EXAMPLES=N to change). Time measured in README > Reliability.
 .PHONY: test-slow
 test-slow: venv
-	QUATBAKE_SLOW=1 $(PY) -m pytest -q tests/core/test_fuzz_core.py tests/hostile/test_cli_fuzz.py
+	QUATBAKE_SLOW=1 $(PY) -m pytest -q tests/core/test_fuzz_core.py tests/core/test_fuzz_gltf.py \
+		tests/hostile/test_cli_fuzz.py
 
 # The README's first command: the demo scene built in code, re-baked, with its
 # report (out/demo/demo.blend, report.json, report.html).

@@ -13,8 +13,11 @@ _MODULE_NAMES = (
     "ops_bake",
     "presets",
     "ui",
-    "overlay",
     "analyze",
+    "overlay",
+    "ui_rebake",
+    "export_report",
+    "ops_export_check",
     "translations",
 )
 

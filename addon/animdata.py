@@ -141,11 +141,34 @@ def object_fcurves(obj) -> list:
     return [fc for fc in fcurves if fc.data_path.startswith(prefix)] if prefix else fcurves
 
 
+BONE_PATH_START = 'pose.bones["'
+
+
+def bone_name_from_path(data_path: str) -> str | None:
+    """The bone a ``pose.bones["..."]...`` data path animates (unescaped), else None."""
+    if not data_path.startswith(BONE_PATH_START):
+        return None
+    i = len(BONE_PATH_START)
+    end = data_path.find('"', i)
+    if end >= 0 and "\\" not in data_path[i:end]:
+        return data_path[i:end]       # the usual name: nothing escaped
+    chars = []
+    while i < len(data_path):
+        c = data_path[i]
+        if c == "\\" and i + 1 < len(data_path):
+            chars.append(data_path[i + 1])
+            i += 2
+            continue
+        if c == '"':
+            return "".join(chars)
+        chars.append(c)
+        i += 1
+    return None
+
+
 def fcurves_by_bone(fcurves: Iterable) -> dict:
     """{bone name: its F-curves} for the ``pose.bones[...]`` channels among ``fcurves``
     (one pass, so a rig's bones are not each searched for in every F-curve)."""
-    from .transform import bone_name_from_path
-
     found: dict = {}
     for fc in fcurves:
         name = bone_name_from_path(fc.data_path)
@@ -649,11 +672,13 @@ _LINEAR = None
 _IPO_DTYPE = np.uint8 if bpy.app.version >= (4, 0, 0) else np.int8
 
 
-def write_keys(fc, frames, values) -> None:
+def write_keys(fc, frames, values, constant=None) -> None:
     """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``.
 
     One ``keyframe_points.add`` and one ``foreach_set`` per field: no per-key
     Python work. Values are stored as float32 (Blender's F-curve type).
+    ``constant`` (n,) bool, optional: keys written CONSTANT instead (a hold
+    until the next key: stepped keys stay stepped).
     """
     global _LINEAR
     if _LINEAR is None:
@@ -674,7 +699,10 @@ def write_keys(fc, frames, values) -> None:
     co[1::2] = values
     kps.foreach_set("co", co)
     # Handles are unused by LINEAR segments; update() below places them.
-    kps.foreach_set("interpolation", np.full(n, _LINEAR, dtype=_IPO_DTYPE))
+    ipo = np.full(n, _LINEAR, dtype=_IPO_DTYPE)
+    if constant is not None:
+        ipo[np.asarray(constant, dtype=bool)] = _enum_value("interpolation", 'CONSTANT')
+    kps.foreach_set("interpolation", ipo)
     # No fc.update(): the keys are new, sorted, unique and LINEAR, so there is
     # nothing to sort, merge or re-handle; Blender's own baker skips it for the
     # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).

@@ -27,13 +27,15 @@ from typing import Callable, Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..core import interp, path, quat, rotation
-from . import animdata
+from ..core import interp, keyreduce, path, quat, rotation, turn_interp, turns
+from . import animdata, turn_inputs
 from .transform import AnimatedTransform, as_transforms, bone_path_prefix
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
 LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
 OUTPUT_MODES = ('KEEP', 'QUATERNION')
+TURNS = turns.TURN_SETTINGS          # 'AUTO' | 'SHORTEST' | 'KEYED' (core/turns.py)
+TIMINGS = turns.TIMING_SETTINGS      # 'EVEN' | 'KEYED'
 BAKED_SUFFIX = ".quatbake"
 
 # Beyond this |location| (units) float32 keys are spaced ~1e-3 apart: a slow
@@ -46,6 +48,9 @@ ANGLE_FLOAT32_WARN = 128.0
 # key, so 2 million frames x 7 channels is already ~1 GB; a typo in the range
 # (or keys a billion frames apart) must not exhaust memory.
 MAX_BAKE_FRAMES = 2_000_000
+# Turn notes named per object; more are counted in one line (a mocap clip can
+# wrap on hundreds of key intervals).
+MAX_TURN_NOTES = 10
 
 
 @dataclass
@@ -59,6 +64,11 @@ class BakeSettings:
     frame_range: tuple[int, int] | None = None   # None = the keyed range
     output_mode: str = 'KEEP'        # 'KEEP' (object's own rotation mode) | 'QUATERNION'
     union_keys: bool = False         # channels keyed on different frames: refuse unless True
+    turns: str = 'AUTO'              # 'AUTO' | 'SHORTEST' | 'KEYED': whole turns (core/turns.py)
+    timing: str = 'EVEN'             # 'EVEN' | 'KEYED': constant speed, or the keys' ease
+    tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
+    #                                  player (slerp) need to stay this close (core.keyreduce)
+    location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
     clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
@@ -66,7 +76,7 @@ class BakeSettings:
 class BakeIssue:
     """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
 
-    severity: str        # 'ERROR' | 'WARNING'
+    severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked)
     object_name: str     # "" when not about one object
     channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
     frame: float | None  # the frame concerned, if any
@@ -85,9 +95,17 @@ class BakeError(Exception):
 @dataclass
 class BakeResult:
     objects: list[str]           # names of the baked objects, in the order given
-    frames_written: int          # baked frames summed over all objects (per object: range/step)
+    frames_written: int          # keyed frames written, summed over objects (range / step;
+    #                              fewer with a tolerance)
     max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
     warnings: list[BakeIssue] = field(default_factory=list)
+    # 'INFO' notes: every interval baked with another turn than Blender plays,
+    # every kept spin, and the stepped intervals kept stepped.
+    notes: list[BakeIssue] = field(default_factory=list)
+    frames_per_object: dict[str, int] = field(default_factory=dict)   # name: baked frames
+    deviation_per_object: dict[str, float] = field(default_factory=dict)   # name: degrees
+    keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
+    keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
 
 
 # --------------------------------------------------------------------------
@@ -121,6 +139,16 @@ class _Plan:
     deviation_rad: float = 0.0           # set by _write_owner (Blender's evaluation)
     source_fcurves: list = field(default_factory=list)   # the source rotation channels
     pending: tuple | None = None   # (key frames, key quats, method, reference): see below
+    constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
+    keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
+
+    def written(self) -> tuple:
+        """(frames, rotation values, location values or None, constant mask or None) to write."""
+        if self.keep is None:
+            return self.frames, self.rotation_values, self.location_values, self.constant_keys
+        loc = None if self.location_values is None else self.location_values[self.keep]
+        const = None if self.constant_keys is None else self.constant_keys[self.keep]
+        return self.frames[self.keep], self.rotation_values[self.keep], loc, const
 
 
 _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
@@ -273,6 +301,18 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
         err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
     if not _is_whole(settings.frame_step) or settings.frame_step < 1:
         err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
+    if settings.turns not in TURNS:
+        err(f"Unknown turns setting {settings.turns!r}: use one of {', '.join(TURNS)}.")
+    if settings.timing not in TIMINGS:
+        err(f"Unknown timing {settings.timing!r}: use one of {', '.join(TIMINGS)}.")
+    if settings.constant_speed and settings.timing == 'KEYED':
+        err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
+            "arc length: they contradict each other. Turn one of them off.")
+    for label, value in (("Key tolerance", settings.tolerance_deg),
+                         ("Location tolerance", settings.location_tolerance)):
+        if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
+            err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
+                "every step frame.")
     if settings.constant_speed and settings.location_method == 'KEEP':
         err("Constant speed retimes the move along the location path, so it needs Location "
             "set to Linear or Catmull-Rom (or turn Constant Speed off).")
@@ -652,6 +692,12 @@ def _plan_object(obj, settings: BakeSettings,
 
     method = settings.method.lower()
     try:
+        keyed = _keyed_turns(obj, src.mode, fcurves, delta_fcs if into_delta else rot_fcs,
+                             rot_frames, key_quats, frames, settings)
+        if keyed.stepped.any():
+            # A step jumps on its key's frame: that frame is baked whatever the Step.
+            ends = rot_frames[1:][keyed.stepped]
+            frames = np.union1d(frames, ends[(ends >= start) & (ends <= end)])
         times = frames
         location_values = None
         if bake_location:
@@ -669,15 +715,23 @@ def _plan_object(obj, settings: BakeSettings,
                 location_values = location_values - animdata.evaluate_channels_exact(
                     animdata.delta_location_fcurves(obj, fcurves),
                     np.array(obj.delta_location, dtype=np.float64), frames)
-        # A plain rotation bake (a rig's bones): interpolated later with every other
-        # bone keyed on the same frames (_interpolate_pending), in one call.
+        blender = None
+        if keyed.stepped.any():
+            blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
+        # A plain rotation bake (a rig's bones) whose keys the turns machinery interpolates
+        # as plain interp.interpolate (no kept turn, no step, even timing): interpolated
+        # later with every other bone keyed on the same frames (_interpolate_pending).
         pending = (fcurve_cache is not None and not bake_location and not into_delta
                    and not delta_keyed and not settings.constant_speed
+                   and _plain_turns(keyed, settings)
                    and animdata.is_identity_delta(
                        animdata.delta_rotation_defaults(obj, out_mode), out_mode))
-        quats = None if pending else interp.interpolate(rot_frames, key_quats, times, method)
-        target = None if pending else _target_quats(obj, quats, frames, into_delta, out_mode,
-                                                    fcurves)
+        quats = target = None
+        if not pending:
+            quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking,
+                                                 keyed.kinds, settings.turns, method, times,
+                                                 settings.timing, blender)
+            target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
         reference = None
         if out_mode == src.mode:
             if into_delta:
@@ -705,6 +759,7 @@ def _plan_object(obj, settings: BakeSettings,
     if values is not None:
         issues += _angle_warnings(obj, out_mode, target_path, values)
 
+    issues += _turn_notes(obj, rot_frames, keyed, settings)
     if into_delta:
         drop = delta_paths
     else:
@@ -717,6 +772,7 @@ def _plan_object(obj, settings: BakeSettings,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=composed,
                  source_fcurves=rot_fcs)
+    plan.constant_keys = _constant_keys(frames, rot_frames, keyed.stepped)
     if pending:
         plan.pending = (rot_frames, key_quats, method, reference)
     return plan, issues
@@ -774,6 +830,96 @@ def _interpolate_pending(plans: list) -> list[BakeIssue]:
                                       animdata.ROTATION_PATHS[plan.out_mode][0],
                                       plan.rotation_values)
     return issues
+
+
+@dataclass
+class _KeyedTurns:
+    tracking: turns.Tracking
+    kinds: list              # per key interval: "short" | "flip" | "wrap" | "spin" | "step"
+    stepped: np.ndarray      # (k-1,) bool
+
+
+def _keyed_turns(obj, mode, fcurves, keyed_fcs, rot_frames, key_quats, frames,
+                 settings: BakeSettings) -> _KeyedTurns:
+    """What Blender's playback of the keys does between them (core/turns.py).
+
+    ``keyed_fcs``: the keyed rotation channels (regular, or delta when only the
+    delta is keyed), whose values decide spin against wrap and steps."""
+    regular = any(fc is not None and fc.data_path == animdata.ROTATION_PATHS[mode][0]
+                  for fc in keyed_fcs)
+    defaults = (animdata.rotation_defaults(obj, mode) if regular
+                else animdata.delta_rotation_defaults(obj, mode))
+    key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, rot_frames)
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_frames)
+    extra = frames if settings.timing == 'KEYED' else None
+    tracking = turn_inputs.track(obj, mode, fcurves, rot_frames, key_quats, key_raw, extra)
+    return _KeyedTurns(tracking, turns.classify(mode, key_raw, tracking.differs, stepped),
+                       stepped)
+
+
+def _plain_turns(keyed: _KeyedTurns, settings: BakeSettings) -> bool:
+    """True when ``turn_interp.interpolate_keys`` would give plain ``interp.interpolate``:
+    no kept whole turn (per turns.choose, and the 180 deg ties it follows), no stepped
+    interval and even timing. Only then may a bone join the batched interpolation."""
+    if keyed.stepped.any() or settings.timing != 'EVEN':
+        return False
+    keep = turns.choose(settings.turns, keyed.kinds)
+    if settings.turns != "SHORTEST":
+        keep = keep | np.array([k == "short" for k in keyed.kinds], dtype=bool)
+    return not (np.where(keep, keyed.tracking.whole, 0) != 0).any()
+
+
+def _turn_notes(obj, rot_frames, keyed: _KeyedTurns,
+                settings: BakeSettings) -> list[BakeIssue]:
+    """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
+    name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
+    keep = turns.choose(settings.turns, keyed.kinds)
+    named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
+    sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
+    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"{who}: {text}", bone)
+           for i, text in zip(named, sentences)]
+    if len(out) > MAX_TURN_NOTES:
+        # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
+        rest = Counter(keyed.kinds[i] for i in named[MAX_TURN_NOTES:])
+        what = ", ".join(f"{count} {kind}" for kind, count in sorted(rest.items()))
+        out = out[:MAX_TURN_NOTES] + [BakeIssue(
+            'INFO', name, "", None,
+            f"{who}: {len(named) - MAX_TURN_NOTES} more key intervals like these "
+            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.", bone)]
+    steps = int(keyed.stepped.sum())
+    if steps:
+        out.append(BakeIssue(
+            'INFO', name, "", None,
+            f"{who}: {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
+            "held until the next key, then the jump on that key's frame, as Blender plays "
+            "them.", bone))
+    # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked
+    # frames would be written the wrong way round.
+    gaps = np.diff(rot_frames)
+    per_frame = keyed.tracking.keyed_deg / gaps
+    fast = np.flatnonzero(keep & (per_frame * settings.frame_step >= 180.0))
+    if fast.size:
+        i = int(fast[0])
+        out.append(BakeIssue(
+            'WARNING', name, "", float(rot_frames[i]),
+            f"{who}: keys {animdata.frame_label(rot_frames[i])}-"
+            f"{animdata.frame_label(rot_frames[i + 1])} turn {per_frame[i]:.0f} deg per frame, "
+            f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
+            "cannot show that turn. Lower Step (or space the keys further apart).", bone))
+    return out
+
+
+def _constant_keys(frames, rot_frames, stepped) -> np.ndarray | None:
+    """(n,) bool: the last baked frame before the end of each step, written CONSTANT so
+    the jump happens exactly on the key's frame (and not ramped in between)."""
+    if not stepped.any():
+        return None
+    mask = np.zeros(frames.shape[0], dtype=bool)
+    starts, ends = rot_frames[:-1][stepped], rot_frames[1:][stepped]
+    last = np.searchsorted(frames, ends) - 1
+    ok = (last >= 0) & (frames[np.maximum(last, 0)] >= starts)
+    mask[last[ok]] = True
+    return mask
 
 
 def _target_quats(obj, quats, frames, into_delta: bool, out_mode: str, fcurves) -> np.ndarray:
@@ -862,6 +1008,26 @@ def _set_deviations(plans: list, known: dict | None = None) -> None:
 # --------------------------------------------------------------------------
 # Writing: one new action per owner (an object, or an armature with its bones)
 # --------------------------------------------------------------------------
+
+def _step_keys(constant_keys) -> np.ndarray | None:
+    """Keys a tolerance bake keeps around each step: the CONSTANT key and the one after it
+    (Blender holds, then jumps; the LINEAR check between kept keys would not know)."""
+    if constant_keys is None:
+        return None
+    fixed = np.array(constant_keys, dtype=bool)
+    fixed[1:] |= fixed[:-1]
+    return fixed
+
+
+def _reduce_keys(plans: list, settings: BakeSettings) -> None:
+    """Set each plan's ``keep``: the fewest keys within the tolerance (all objects at once)."""
+    tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode, p.location_values,
+                              fixed=_step_keys(p.constant_keys)) for p in plans]
+    for plan, keep in zip(plans, keyreduce.select_keys_many(
+            tracks, settings.tolerance_deg, settings.location_tolerance)):
+        plan.keep = keep
+
+
 
 @dataclass
 class _TransformState:
@@ -974,13 +1140,17 @@ def _write_owner(owner, plans: list, fake_users: "_FakeUsers",
             prefix = plan.obj.path_prefix
             group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
             out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
-            for i in range(plan.rotation_values.shape[1]):
-                animdata.write_keys(make(prefix + out_path, i, group), plan.frames,
-                                    plan.rotation_values[:, i])
-            if plan.location_values is not None:
+            frames, rotation_values, location_values, constant = plan.written()
+            for i in range(rotation_values.shape[1]):
+                fc = make(prefix + out_path, i, group)
+                if constant is None:
+                    animdata.write_keys(fc, frames, rotation_values[:, i])
+                else:
+                    animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+            if location_values is not None:
                 for i in range(3):
                     animdata.write_keys(make(prefix + plan.location_path, i, group),
-                                        plan.frames, plan.location_values[:, i])
+                                        frames, location_values[:, i])
         animdata.assign_action(owner, new, src.slot)
         rec = owner.quatbake
         if not src.rebake:
@@ -1090,12 +1260,13 @@ def bake_objects(objects, settings: BakeSettings,
         raise BakeError([i for i in issues if i.severity == 'ERROR'])
 
     total = 2 * len(transforms)
-    plans, warnings, errors = [], [], []
+    plans, warnings, errors, notes = [], [], [], []
     fcurve_cache: dict = {}
     for k, obj in enumerate(transforms):
         plan, obj_issues = _plan_object(obj, settings, fcurve_cache)
         errors += [i for i in obj_issues if i.severity == 'ERROR']
         warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
             if len(obj.constraints):
@@ -1114,18 +1285,20 @@ def bake_objects(objects, settings: BakeSettings,
         errors += _renamed_bone_issues(owner)
     if errors:
         raise BakeError(errors)
+    if settings.tolerance_deg > 0.0:
+        _reduce_keys(plans, settings)
 
     owner_plans = [(owner, [p for p in plans if p.obj.owner == owner])
                    for owner, _items in groups.values()]
     done: list[_Undo] = []
     fake_users = _FakeUsers()
-    written = 0
+    plans_written = 0
     try:
         for owner, group in owner_plans:
             done.append(_write_owner(owner, group, fake_users, fcurve_cache.get("keys")))
-            written += len(group)
+            plans_written += len(group)
             if progress is not None:
-                progress(len(transforms) + written, total)
+                progress(len(transforms) + plans_written, total)
     except Exception as exc:
         for undo in reversed(done):
             _undo(undo)
@@ -1143,12 +1316,18 @@ def bake_objects(objects, settings: BakeSettings,
             animdata.remove_action(previous)
             baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
+    written = int(sum(p.written()[0].shape[0] for p in plans))
     return BakeResult(
         objects=[p.obj.display_name for p in plans],
-        frames_written=int(sum(p.frames.shape[0] for p in plans)),
+        frames_written=written,
+        keys_dense=int(sum(p.frames.shape[0] for p in plans)),
+        keys_written=written,
         max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
                                                default=0.0))),
         warnings=warnings,
+        notes=notes,
+        frames_per_object={p.obj.name: int(p.frames.shape[0]) for p in plans},
+        deviation_per_object={p.obj.name: float(np.degrees(p.deviation_rad)) for p in plans},
     )
 
 

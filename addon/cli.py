@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Command line: ``python -m quatbake demo|report|bake`` (with the bpy module).
+"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
 
 Also runs inside a Blender program:
 ``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
@@ -69,6 +69,16 @@ def _step(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more frames")
     return value
+
+
+def _turn_arguments(parser) -> None:
+    """--turns and --timing (issue 11), the same for report and bake."""
+    parser.add_argument("--turns", choices=("auto", "shortest", "keyed"), default="auto",
+                        help="whole turns: auto (keep keyed spins, fix flips and wraps; "
+                        "default), shortest (always the short arc), keyed (as Blender plays)")
+    parser.add_argument("--timing", choices=("even", "keyed"), default="even",
+                        help="even (constant speed per key interval; default) or keyed "
+                        "(the keys' ease)")
 
 
 def _clips(text: str) -> str | list[str]:
@@ -152,7 +162,8 @@ CLIPS_HELP = ("which actions of each object: 'active' (default: the active actio
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check}",
+                                parser_class=_Parser)
     sub.required = True
 
     demo = sub.add_parser("demo", help="build a demo scene, re-bake it, write demo.blend, "
@@ -168,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
                      help=BONES_HELP.format(verb="analyse"))
     rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    _turn_arguments(rep)
     rep.add_argument("--clips", type=_clips, default="active", metavar="active|all|A,B",
                      help=CLIPS_HELP)
     rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
@@ -192,10 +204,30 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--location", choices=LOCATION_METHODS, default="keep", help="default keep")
     bake.add_argument("--constant-speed", action="store_true",
                       help="retime by arc length (needs --location linear or catmull_rom)")
+    _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
+                      help="keep only the keys needed for Blender's LINEAR playback and a glTF "
+                      "player's slerp to stay within DEG degrees of the bake (default 0: a key "
+                      "on every step frame)")
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+
+    check = sub.add_parser("export-check", help="export with Blender's glTF exporter and compare "
+                           "what a glTF player plays with Blender, per object")
+    check.add_argument("scene", metavar="SCENE.blend")
+    check.add_argument("--objects", type=_object_list, metavar="A,B",
+                       help="objects to export and check (default: the whole scene is exported "
+                       "and every object with rotation keys checked)")
+    check.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
+    check.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
+    check.add_argument("--fail-above", type=_degrees, metavar="DEG",
+                       help="exit 1 when any object plays more than DEG degrees off Blender")
+    check.add_argument("--exporter-option", action="append", default=[], metavar="NAME=VALUE",
+                       help="an option of bpy.ops.export_scene.gltf, e.g. "
+                       "export_force_sampling=False (repeatable)")
+    check.add_argument("--quiet", action="store_true", help="no progress or table")
     return parser
 
 
@@ -428,12 +460,17 @@ def _who(entry: dict) -> str:
 
 
 def _table(report: dict) -> str:
-    rows = [("object", "mode", "frames", "max dev", "rms", "worst", "long arcs")]
+    rows = [("object", "mode", "frames", "max dev", "off path", "rms", "worst", "long arcs")]
     for o in report["objects"]:
-        arcs = ",".join(f"{a:g}-{b:g}" for a, b in o["long_arc_segments"]) or "-"
+        # Keyed spins go the long way on purpose (key_intervals[*].kind, issue 11).
+        spins = {tuple(iv["frames"]) for iv in o.get("key_intervals", [])
+                 if iv.get("kind") == "spin"}
+        arcs = ",".join(f"{a:g}-{b:g}" + (" spin" if (a, b) in spins else "")
+                        for a, b in o["long_arc_segments"]) or "-"
+        path = o.get("max_path_deviation_deg")
         rows.append((_who(o), o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
-                     f"{o['max_deviation_deg']:.2f}", f"{o['rms_deviation_deg']:.2f}",
-                     f"{o['worst_frame']:g}", arcs))
+                     f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
+                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", arcs))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     for o in report["objects"]:
@@ -443,7 +480,8 @@ def _table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def analyse_objects(objects, method: str, progress: Progress):
+def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
+                    timing: str = "EVEN"):
     """(analyses, errors): errors are (name, sentence) for objects without rotation keys."""
     from . import analyze, animdata
 
@@ -451,7 +489,8 @@ def analyse_objects(objects, method: str, progress: Progress):
     for item in objects:
         obj, clip = item if isinstance(item, tuple) else (item, None)
         try:
-            analyses.append(analyze.analyze_object(obj, method, clip=clip))
+            analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
+                                                   timing=timing))
         except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
         except ValueError as exc:
@@ -478,12 +517,15 @@ def run_report(args) -> int:
     from ..report import html_report, json_report
 
     analyses, errors = analyse_objects(objects, args.method,
-                                       Progress(len(objects), "report:", args.quiet))
+                                       Progress(len(objects), "report:", args.quiet),
+                                       args.turns.upper(), args.timing.upper())
     if not analyses:
         raise BadInput(errors[0][1] if len(errors) == 1 else
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
                                       file=os.path.basename(path), method=args.method, errors=errors)
+    # The Blender that saved the file, beside the one analysing it (header of the page).
+    report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
     if args.objects is None:
         # Not errors (the exit code stays 0): armatures are left out until pose
         # bones are handled, and the report says so.
@@ -522,6 +564,9 @@ def run_bake(args) -> int:
     out = check_output(args.output, "--output")
     if _same_file(path, out) and not args.overwrite:
         raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    if args.constant_speed and args.timing == "keyed":
+        raise BadInput("--timing keyed keeps the keys' ease and --constant-speed retimes by arc "
+                       "length: give one of them.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
     if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
@@ -556,7 +601,8 @@ def run_bake(args) -> int:
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
-                                 clip=clip)
+                                 turns=args.turns.upper(), timing=args.timing.upper(),
+                                 tolerance_deg=args.tolerance, clip=clip)
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:
@@ -579,8 +625,13 @@ def run_bake(args) -> int:
         print(f"Baked {len(result.objects)} object(s) with {args.method}: {result.frames_written} "
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        if args.tolerance > 0.0:
+            print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
+                  f"{args.tolerance:g} deg")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
+        for issue in result.notes:
+            print(f"note: {issue.message}")
     return EXIT_OK
 
 
@@ -599,7 +650,73 @@ def run_demo(args) -> int:
     return demo.run(out_dir, quiet=args.quiet)
 
 
-COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake}
+def _check_table(report: dict) -> str:
+    rows = [("object", "sampler", "keys", "bytes", "max dev", "worst", "causes")]
+    for o in report["objects"]:
+        causes = ",".join(f"{k}x{v}" for k, v in o["causes"].items()) or "-"
+        rows.append((o["name"], o["interpolation"] or "-", str(o["key_count"]),
+                     str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
+                     f"{o['worst_frame']:g}", causes))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += [f"{o['name']}: {o['advice']}" for o in report["objects"] if o["causes"]]
+    return "\n".join(lines)
+
+
+def run_export_check(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out = check_output(args.json, "--json") if args.json else None
+    html_out = check_output(args.html, "--html") if args.html else None
+    if json_out and html_out and json_out == html_out:
+        raise BadInput("--json and --html name the same file; give two different paths.")
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        if out and _same_file(path, out):
+            raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
+    bpy = load_blend(path)
+    _register_quatbake()
+    from ..report import export_check_report
+    from . import export_check
+
+    try:
+        options = export_check.parse_exporter_options(args.exporter_option)
+        objects = resolve_objects(bpy, args.objects, args.scene)
+        progress = Progress(len(objects), "export-check:", args.quiet)
+        # quiet_fds: the exporter logs every step on stdout.
+        report = export_check.check_objects(bpy.context, objects, options,
+                                            only_these=args.objects is not None,
+                                            silence=quiet_fds, progress=progress.step)
+    except export_check.ExportCheckError as exc:
+        raise BadInput(str(exc)) from None
+    report["file"] = os.path.basename(path)
+    written = []
+    try:
+        if json_out:
+            export_check_report.write_json(report, json_out)
+            written.append(json_out)
+        if html_out:
+            export_check_report.write_html(report, html_out)
+            written.append(html_out)
+    except OSError as exc:
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: "
+                       f"{exc.filename}).") from None
+    if not args.quiet:
+        print(_check_table(report))
+    for error in report["errors"]:
+        print(error["message"], file=sys.stderr)
+    if report["errors"]:
+        return EXIT_BAD_INPUT
+    worst = export_check_report.max_deviation(report)
+    if args.fail_above is not None and worst > args.fail_above:
+        print(f"Largest deviation {worst:.4g} deg is above --fail-above {args.fail_above:g} deg.",
+              file=sys.stderr)
+        return EXIT_FAIL_ABOVE
+    return EXIT_OK
+
+
+COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
+            "export-check": run_export_check}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,8 @@ from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Operator
 
-from .props import QUATBAKE_PG_settings
+from .props import BAKE_METHOD_ITEMS, QUATBAKE_PG_settings
+from .transform import selected_items, selected_objects  # (public here too)
 
 # The engine (.bake, with core's interpolation) is imported inside the
 # functions that bake: registering must not load it (measured in
@@ -37,7 +38,23 @@ SETTING_NAMES = (
     "frame_end",
     "output_mode",
     "union_keys",
+    "turns",
+    "timing",
+    "tolerance",
 )
+
+# Per scene name: {object name: frames baked} of the last bake (the panel's
+# per-object lines; the totals are scene settings, saved with the file).
+_LAST_BAKE: dict[str, dict[str, int]] = {}
+
+
+def last_bake(scene) -> dict[str, int]:
+    """{object name: frames written} of the last bake in ``scene`` this session."""
+    return _LAST_BAKE.get(scene.name, {})
+
+
+# Objects named in the bake's status line; more are only counted.
+MAX_NAMED = 4
 
 # More error reports than this would bury the first (most useful) ones in the
 # status bar; the rest go to the console.
@@ -58,21 +75,22 @@ def _mirror(name: str):
     return deferred.function(**keywords)
 
 
-def selected_objects(context) -> list:
-    """The selected objects, sorted by name so reports come in a stable order."""
-    objects = getattr(context, "selected_objects", None) or []
-    return sorted(objects, key=lambda obj: obj.name)
+def _named_transforms(names) -> list:
+    """The objects and pose bones a bake or revert names ("Cube", "Rig: spine"): what the
+    Difference Report refreshes after it."""
+    from .transform import AnimatedTransform
 
-
-def selected_items(context) -> list:
-    """What the operators act on: in Pose Mode the selected pose bones (as
-    ``transform.AnimatedTransform``), otherwise the selected objects (an armature
-    then stands for all its keyed bones, see ``transform.transforms_of_objects``)."""
-    if getattr(context, "mode", "") == 'POSE':
-        from .transform import selected_transforms
-
-        return selected_transforms(context)
-    return selected_objects(context)
+    out = []
+    for name in names:
+        obj = bpy.data.objects.get(name)
+        if obj is None and ": " in name:
+            owner, bone = name.split(": ", 1)
+            rig = bpy.data.objects.get(owner)
+            if rig is not None and rig.pose is not None and rig.pose.bones.get(bone):
+                obj = AnimatedTransform(rig, bone)
+        if obj is not None:
+            out.append(obj)
+    return out
 
 
 MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on again"
@@ -140,15 +158,34 @@ class _Progress:
             self._started = False
 
 
+def _bake_method():
+    """The scene's ``method`` without 'LERP' (for comparisons only): what a bake writes."""
+    deferred = QUATBAKE_PG_settings.__annotations__["method"]
+    keywords = dict(deferred.keywords, items=BAKE_METHOD_ITEMS, options={'SKIP_SAVE'})
+    keywords["description"] = "How rotations are interpolated between keys (always on the " \
+        "short arc)"
+    return deferred.function(**keywords)
+
+
+LERP_REFUSED = ("The scene's method is Lerp, which is for comparisons only (Analyze and the "
+                "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake")
+
+# The redo panel's preset menu lists only Blender's preset folders; the
+# shipped presets join them through register_preset_path (4.2+). Before that
+# the menu showed "* Missing Paths *" only, so it is not offered there; the
+# sidebar's preset menu works on every version.
+_REDO_PRESETS = {'PRESET'} if hasattr(bpy.utils, "register_preset_path") else set()
+
+
 class QUATBAKE_OT_bake(Operator):
     """Re-bake the rotation (and location) keys of the selected objects with real
     rotation interpolation. The original action is kept; Revert puts it back"""
 
     bl_idname = "quatbake.bake"
     bl_label = "Re-bake Rotations"
-    bl_options = {'REGISTER', 'UNDO', 'PRESET'}
+    bl_options = {'REGISTER', 'UNDO'} | _REDO_PRESETS
 
-    method: _mirror("method")
+    method: _bake_method()
     location_method: _mirror("location_method")
     constant_speed: _mirror("constant_speed")
     frame_step: _mirror("frame_step")
@@ -157,6 +194,9 @@ class QUATBAKE_OT_bake(Operator):
     frame_end: _mirror("frame_end")
     output_mode: _mirror("output_mode")
     union_keys: _mirror("union_keys")
+    turns: _mirror("turns")
+    timing: _mirror("timing")
+    tolerance: _mirror("tolerance")
     # Not a scene setting: which action to bake is a per-call choice (scripts).
     clip: StringProperty(
         name="Clip", default="", options={'SKIP_SAVE'},
@@ -170,11 +210,35 @@ class QUATBAKE_OT_bake(Operator):
         return _poll_selection(cls, context)
 
     def _fill_from_scene(self, context) -> None:
-        """Copy each scene setting the caller did not set explicitly."""
+        """Copy each scene setting the caller did not set explicitly.
+
+        A scene method of 'LERP' is left out (the operator cannot hold it;
+        execute refuses it). Without a custom range, Start and End show the
+        keyed range of the selection (what is baked), not the scene's 1-250.
+        """
         settings = context.scene.quatbake
+        # Before copying: a copied value counts as "set" afterwards.
+        explicit = {name for name in SETTING_NAMES if self.properties.is_property_set(name)}
         for name in SETTING_NAMES:
-            if not self.properties.is_property_set(name):
-                setattr(self, name, getattr(settings, name))
+            if name in explicit:
+                continue
+            if name == "method" and settings.method == 'LERP':
+                continue
+            setattr(self, name, getattr(settings, name))
+        if not self.use_frame_range and not explicit & {"frame_start", "frame_end"}:
+            from .keyed_range import keyed_range
+
+            found = keyed_range(selected_objects(context))
+            if found is not None:
+                self.frame_start, self.frame_end = found
+
+    def _lerp_requested(self, context) -> bool:
+        return (not self.properties.is_property_set("method")
+                and context.scene.quatbake.method == 'LERP')
+
+    def draw(self, context):
+        """The redo panel (F9): the sidebar's Re-bake fields, in its order and greying."""
+        draw_bake_settings(self.layout, self)
 
     def bake_settings(self) -> "bake.BakeSettings":
         from . import bake
@@ -188,6 +252,9 @@ class QUATBAKE_OT_bake(Operator):
             frame_range=frame_range,
             output_mode=self.output_mode,
             union_keys=self.union_keys,
+            turns=self.turns,
+            timing=self.timing,
+            tolerance_deg=self.tolerance,
             clip=self.clip,
         )
 
@@ -214,8 +281,9 @@ class QUATBAKE_OT_bake(Operator):
     def execute(self, context):
         from . import bake
 
+        lerp = self._lerp_requested(context)
         self._fill_from_scene(context)
-        message = self._settings_error()
+        message = rpt_(LERP_REFUSED) if lerp else self._settings_error()
         if message:
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
@@ -233,19 +301,34 @@ class QUATBAKE_OT_bake(Operator):
             progress.end()
 
         _report_issues(self, list(result.warnings), 'WARNING')
+        _report_issues(self, list(result.notes), 'INFO')
         settings = context.scene.quatbake
+        settings.last_turn_notes = "\n".join(n.message for n in result.notes)
         settings.has_last_bake = True
         settings.last_objects_baked = len(result.objects)
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
+        _LAST_BAKE[context.scene.name] = dict(result.frames_per_object)
+        # Close the loop: the Difference Report describes the baked objects now.
+        from . import analyze
+
+        analyze.refresh(context.scene, _named_transforms(result.objects),
+                        analyze.compare_method(settings))
+        names = ", ".join(result.objects[:MAX_NAMED])
+        if len(result.objects) > MAX_NAMED:
+            names += ", ..."
         summary = rpt_(
-            "Baked {:d} objects, {:d} frames; largest difference from Blender's own "
-            "interpolation: {:.3f} deg"
+            "Baked {:d} objects ({}), {:d} frames in total; largest difference from Blender's "
+            "own interpolation: {:.3f} deg"
         )
         self.report({'INFO'}, summary.format(
-            settings.last_objects_baked, settings.last_frames_written,
+            settings.last_objects_baked, names, settings.last_frames_written,
             settings.last_max_deviation_deg,
         ))
+        if self.tolerance > 0.0:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance))
         return {'FINISHED'}
 
 
@@ -275,10 +358,62 @@ class QUATBAKE_OT_revert(Operator):
             return {'CANCELLED'}
         # The summary described the bake that was just taken back.
         context.scene.quatbake.has_last_bake = False
+        _LAST_BAKE.pop(context.scene.name, None)
+        from . import analyze
+
+        analyze.refresh(context.scene, _named_transforms(names),
+                        analyze.compare_method(context.scene.quatbake))
         self.report(
             {'INFO'}, rpt_("Reverted {:d} objects: {}").format(len(names), ", ".join(names))
         )
         return {'FINISHED'}
+
+
+def draw_method_row(layout, data) -> None:
+    """The bake method as three buttons across the width (never Lerp, see props).
+
+    No property split: split, the three names were cut to "M..", "S..".
+    """
+    layout.use_property_split = False
+    row = layout.row(align=True)
+    for identifier, _name, _tip in BAKE_METHOD_ITEMS:
+        row.prop_enum(data, "method", identifier)
+
+
+def draw_more_settings(layout, data) -> None:
+    """Every bake setting after the method, in the sidebar's order and greying.
+
+    Check boxes span the full width (no property split): split, their labels
+    sat in the right-hand 60% and were cut ("Constant Sp...", "Custom Ran...").
+    """
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    col = layout.column()
+    col.prop(data, "location_method")
+    col.prop(data, "output_mode")
+    col.prop(data, "turns")
+    col.prop(data, "timing")
+    flags = col.column(align=True)
+    flags.use_property_split = False
+    sub = flags.row()
+    sub.active = data.location_method != 'KEEP'    # retiming needs a location path
+    sub.prop(data, "constant_speed")
+    flags.prop(data, "union_keys")
+    flags.prop(data, "use_frame_range")
+    sub = col.column(align=True)
+    sub.active = data.use_frame_range
+    sub.prop(data, "frame_start")
+    sub.prop(data, "frame_end")
+    col.prop(data, "frame_step")
+    col.prop(data, "tolerance")
+
+
+def draw_bake_settings(layout, data) -> None:
+    """All bake settings of ``data`` (scene.quatbake or the bake operator): the
+    redo panel draws this; the sidebar draws the same two parts, the method in
+    the Re-bake panel and the rest in its Settings sub-panel."""
+    draw_method_row(layout.column(), data)
+    draw_more_settings(layout.column(), data)
 
 
 classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert)

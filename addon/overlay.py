@@ -41,21 +41,11 @@ benchmarks/bench_register.py):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-
-@dataclass
-class Legend:
-    """What the panel shows next to the overlay settings."""
-
-    speed_max: float = 0.0          # degrees per frame of the ramp's last colour
-    long_arc_count: int = 0         # key intervals Blender turns the long way round
-    objects: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # objects skipped, and why
+from .overlay_legend import Legend
 
 
 class _Registry:
@@ -68,6 +58,7 @@ class _Registry:
         self.reset_cache()
         self.error_logged = False
         self.rebuild_count = 0      # how often the geometry was recomputed (tests, tuning)
+        self.lod_level = 1          # the thinning the last draw used (core.triads.LOD_LEVELS)
 
     def reset_cache(self) -> None:
         self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
@@ -90,9 +81,11 @@ def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
 
 
-# Draw order: ghosts under everything, the long-arc band under the path,
-# triads over the path, the current frame's triad on top.
-BATCH_ORDER = ("ghosts", "long_arc", "path", "triads", "current")
+# Draw order: ghosts (on their dark halo) under everything, the long-arc band
+# and the kept band (spins, steps) under the path, triads and their key marks
+# over the path, the current frame's triad on top.
+BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
+               "marks", "current")
 
 _STATE = _Registry()
 
@@ -149,6 +142,11 @@ def cached_arrays() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 def legend() -> Legend:
     return _STATE.legend
+
+
+def drawn_lod_level() -> int:
+    """The thinning level (core.triads.LOD_LEVELS) of the last draw, for tests."""
+    return _STATE.lod_level
 
 
 def rebuild_count() -> int:
@@ -397,12 +395,45 @@ def _ensure_batches() -> None:
 
 def _line_widths(width: float) -> dict[str, float]:
     return {
+        "ghost_halo": width + 4.0,     # 2 px of dark edge each side
         "ghosts": width,
+        "marks": width,
+        "marks_halo": width + 4.0,
         "long_arc": width * 3.0 + 2.0,
+        "kept": width * 2.0 + 1.0,
         "path": width,
         "triads": width,
         "current": width * 2.0 + 1.0,
     }
+
+
+_THINNED = ("triads", "ghosts", "ghost_halo")   # overlay_geometry.THINNED_SETS
+
+
+def _thinned_key(key: str, level: int) -> str:
+    # overlay_geometry.thinned_name, without importing it into the draw path
+    return key if level == 1 or key not in _THINNED else f"{key}@{level}"
+
+
+def _lod_level(context) -> int:
+    """How thinned to draw the triads in this viewport: their median spacing,
+    measured in pixels at the view's centre (core.triads.lod_level)."""
+    spacing = _STATE.legend.triad_spacing
+    region, rv3d = context.region, context.region_data
+    if spacing <= 0.0 or region is None or rv3d is None:
+        return 1
+    from bpy_extras.view3d_utils import location_3d_to_region_2d
+    from mathutils import Vector
+
+    from ..core import triads  # loaded by the rebuild that made the batches
+
+    centre = rv3d.view_location
+    right = rv3d.view_rotation @ Vector((1.0, 0.0, 0.0))
+    a = location_3d_to_region_2d(region, rv3d, centre)
+    b = location_3d_to_region_2d(region, rv3d, centre + right * spacing)
+    if a is None or b is None:
+        return 1
+    return triads.lod_level((b - a).length)
 
 
 def _draw() -> None:
@@ -429,8 +460,10 @@ def _draw() -> None:
         region = context.region
         viewport = (float(region.width), float(region.height))
         shader.bind()
+        level = _lod_level(context)
+        _STATE.lod_level = level
         for key in BATCH_ORDER:
-            batch = _STATE.batches.get(key)
+            batch = _STATE.batches.get(_thinned_key(key, level))
             if batch is None:
                 continue
             if _STATE.polyline:
@@ -452,15 +485,81 @@ def _draw() -> None:
 # Panel
 # --------------------------------------------------------------------------
 
+PANEL_NAME = "Overlay"
+# (swatch property, what the colour means); the speed rows add their number.
+_SPEED_SWATCHES = ("legend_still", "legend_slow", "legend_fast", "legend_fastest")
+
+
+SWATCH_UNITS = 1.6
+# The text beside a swatch starts this far in (swatch and gap, at ui_scale 1).
+SWATCH_INDENT_PX = SWATCH_UNITS * 20.0 + 8.0
+
+
+def _swatch_row(layout, settings, prop: str):
+    """A row starting with the real colour of ``prop`` (a colour property of the legend)."""
+    row = layout.row(align=True)
+    swatch = row.row(align=True)
+    swatch.ui_units_x = SWATCH_UNITS
+    swatch.prop(settings, prop, text="")
+    return row
+
+
+def _swatch_text(layout, context, settings, prop: str, text: str, icon: str = 'NONE') -> None:
+    """A swatch with ``text`` beside it, wrapped in the width that is left."""
+    from .ui_text import wrapped_label
+
+    row = _swatch_row(layout, settings, prop)
+    wrapped_label(row.column(align=True), context, text, icon=icon, panel=PANEL_NAME,
+                  indent_px=SWATCH_INDENT_PX, translate=False)
+
+
+def draw_legend(layout, context, settings, info: Legend) -> None:
+    """The legend: real colour swatches and what each colour measures."""
+    from ..core import triads  # loaded by the rebuild that found the objects
+    from .ui_text import wrapped_label
+
+    box = layout.box()
+    if not info.objects:
+        box.label(text="Select or pin an animated object", icon='INFO')
+        return
+    wrapped_label(box, context, "Path colour: how fast the object turns, \u00b0/frame", panel=PANEL_NAME)
+    # The four stops side by side, each swatch above its number: two rows for
+    # the whole ramp, so the panel stays short.
+    swatches = box.row(align=True)
+    numbers = box.row(align=True)
+    for prop, fraction in zip(_SPEED_SWATCHES, triads.SPEED_STOPS):
+        swatches.prop(settings, prop, text="")
+        plus = "+" if fraction == 1.0 else ""
+        numbers.label(text=f"{fraction * info.speed_max:.2f}{plus}", translate=False)
+    fixed = f", {info.fixed_long_arc_count} fixed" if info.fixed_long_arc_count else ""
+    if info.long_arc_count:
+        _swatch_text(box, context, settings, "legend_long_arc",
+                     f"Long way: {info.long_arc_count}{fixed}", icon='ERROR')
+    else:
+        _swatch_text(box, context, settings, "legend_long_arc", f"Long way: none{fixed}")
+    if settings.overlay_show_ghost:
+        whose = "before the bake" if info.baked_objects else "Blender now"
+        _swatch_text(box, context, settings, "legend_ghost", f"Ghosts: {whose}")
+    if info.spin_count:
+        wrapped_label(box, context, f"Keyed spins, kept: {info.spin_count} (green band)",
+                      panel=PANEL_NAME, translate=False)
+    if info.step_count:
+        wrapped_label(box, context, f"Stepped keys: {info.step_count} (grey band)",
+                      panel=PANEL_NAME, translate=False)
+    wrapped_label(box, context, "Keys: white \u25b3; camera view: dashes" if info.cameras
+                  else "Keys: white \u25b3", panel=PANEL_NAME)
+
+
 class QUATBAKE_PT_overlay(bpy.types.Panel):
     """Overlay settings and the speed legend, under the main QuatBake panel."""
 
-    bl_label = "Overlay"
+    bl_label = PANEL_NAME
     bl_idname = "QUATBAKE_PT_overlay"
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_parent_id = "QUATBAKE_PT_main"
+    bl_order = 1   # after the Difference Report, before Re-bake
 
     @classmethod
     def poll(cls, context):
@@ -468,6 +567,43 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
 
     def draw_header(self, context):
         self.layout.prop(_settings(context.scene), "show_overlay", text="")
+
+    def draw(self, context):
+        from .ui_text import start_panel, wrapped_label
+
+        start_panel(PANEL_NAME)
+        settings = _settings(context.scene)
+        layout = self.layout
+        col = layout.column(align=True)
+        col.active = settings.show_overlay
+        row = col.row(align=True)
+        row.prop(settings, "overlay_show_ghost", text="Ghosts")
+        # Spacing, size and width in a popover: rarely changed, and a row of
+        # their own would push the Re-bake button off a 900-pixel screen.
+        row.popover(panel=QUATBAKE_PT_overlay_display.bl_idname, text="", icon='PREFERENCES')
+        active = context.active_object
+        if active is not None and getattr(active, "quatbake", None) is not None:
+            # The name on its own button: in the check box's label it was cut
+            # ('Pin "ShotCa...').
+            pinned = active.quatbake.overlay_pinned
+            row.prop(active.quatbake, "overlay_pinned", text="Pin",
+                     icon='PINNED' if pinned else 'UNPINNED')
+        if not settings.show_overlay:
+            return
+        info = _STATE.legend
+        draw_legend(layout, context, settings, info)
+        for problem in info.problems:
+            wrapped_label(layout, context, problem, icon='ERROR', panel=PANEL_NAME,
+                          translate=False)
+
+
+class QUATBAKE_PT_overlay_display(bpy.types.Panel):
+    """How the overlay draws: spacing, size and line width (closed at first: rarely changed)."""
+
+    bl_label = "Display"
+    bl_idname = "QUATBAKE_PT_overlay_display"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'HEADER'   # shown only as the Overlay panel's popover
 
     def draw(self, context):
         settings = _settings(context.scene)
@@ -479,40 +615,17 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         col.prop(settings, "overlay_step")
         col.prop(settings, "overlay_size")
         col.prop(settings, "overlay_line_width")
-        col.prop(settings, "overlay_show_ghost")
-        active = context.active_object
-        if active is not None and getattr(active, "quatbake", None) is not None:
-            col.prop(active.quatbake, "overlay_pinned", text=f"Pin \"{active.name}\"")
-        if not settings.show_overlay:
-            return
-        info = _STATE.legend
-        box = layout.box()
-        if not info.objects:
-            box.label(text="Select or pin an animated object", icon='INFO')
-        else:
-            from ..core import triads  # loaded by the rebuild that found the objects
-
-            box.label(text="Path speed, degrees/frame:")
-            col = box.column(align=True)
-            for fraction, name in zip(triads.SPEED_STOPS, triads.SPEED_COLOR_NAMES):
-                plus = "+" if fraction == 1.0 else ""
-                col.label(text=f"{name}: {fraction * info.speed_max:.2f}{plus}")
-            box.label(text="Axes: X red, Y green, Z blue")
-            box.label(text="Faded: Blender's own")
-            if info.long_arc_count:
-                box.label(text=f"Long way round: {info.long_arc_count} (cyan)", icon='ERROR')
-        for problem in info.problems:
-            box.label(text=problem, icon='ERROR')
 
 
-classes = (QUATBAKE_PT_overlay,)
+classes = (QUATBAKE_PT_overlay, QUATBAKE_PT_overlay_display)
 
 
 def register() -> None:
     # The sub-panel needs its parent; without the main panel (e.g. a trimmed
     # build) the overlay still works from scene.quatbake.show_overlay.
     if hasattr(bpy.types, "QUATBAKE_PT_main"):
-        bpy.utils.register_class(QUATBAKE_PT_overlay)
+        for cls in classes:
+            bpy.utils.register_class(cls)
     for list_name, func in _ALWAYS_HANDLERS:
         _add_app_handler(list_name, func)
 
@@ -521,5 +634,6 @@ def unregister() -> None:
     disable()
     for list_name, func in _ALWAYS_HANDLERS:
         _remove_app_handler(list_name, func)
-    if QUATBAKE_PT_overlay.is_registered:
-        bpy.utils.unregister_class(QUATBAKE_PT_overlay)
+    for cls in reversed(classes):
+        if cls.is_registered:
+            bpy.utils.unregister_class(cls)

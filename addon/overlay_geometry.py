@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import interp, rotation, triads
-from . import animdata
-from .overlay import Legend
+from . import animdata, bake_record
+from .compare import compare_method
+from .overlay_legend import Legend
 from .transform import AnimatedTransform, keyed_bone_names
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
@@ -24,7 +25,16 @@ MAX_SAMPLES = 100_000
 
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
-LINE_SETS = ("ghosts", "long_arc", "path", "triads")
+LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
+             "marks")
+# Thinned copies for zoomed-out views (core.triads.LOD_LEVELS), named
+# "<set>@<level>": only the sets that have a triad per drawn frame.
+THINNED_SETS = ("triads", "ghosts", "ghost_halo")
+
+
+def thinned_name(line_set: str, level: int) -> str:
+    """The cached array's name of ``line_set`` at LOD ``level`` (level 1: the set itself)."""
+    return line_set if level == 1 else f"{line_set}@{level}"
 
 
 @dataclass
@@ -36,6 +46,7 @@ class Samples:
     positions: np.ndarray
     matrix: np.ndarray | None
     size: float | None = None     # a bone's own triad size (from its length)
+    camera: bool = False      # draw the view direction (-Z) on the current triad
 
 
 @dataclass
@@ -82,31 +93,66 @@ def _sample_frames(keys: np.ndarray) -> np.ndarray:
     return np.union1d(np.arange(start, end + 1.0), keys)
 
 
-def _original_channels(obj):
-    """(fcurves, rotation mode) of the action a QuatBake bake replaced, or None.
+@dataclass
+class ObjectSamples:
+    """One object's per-frame orientations, as the overlay compares them.
 
-    Only while the baked action is the one playing: after a revert, or if the
-    user assigned another action, the object is treated as not baked.
+    Not baked: ``ours`` is the method applied to the orientations at the
+    rotation keys (a preview of the bake), ``blender`` the action as it plays.
+    Baked by QuatBake (``baked``): ``ours`` is the action as it plays
+    (QuatBake's keys, replayed exactly) and ``blender`` is Blender's own
+    interpolation of the original keys, which are also the key poses drawn
+    larger.
     """
-    record = getattr(obj, "quatbake", None)
-    if record is None or record.original_action is None or record.baked_action is None:
+
+    frames: np.ndarray        # (n,) sample frames (include every key frame)
+    ours: np.ndarray          # (n, 4)
+    blender: np.ndarray       # (n, 4)
+    positions: np.ndarray     # (n, 3)
+    rot_keys: np.ndarray      # (k,) rotation key frames (the original keys once baked)
+    baked: bool
+    kinds: tuple | None = None   # core.turns kind of each key interval (None: < 2 keys)
+
+    def __iter__(self):
+        # object_samples returned (frames, ours, blender, positions, rot_keys)
+        # before it returned this record: unpacking it still gives those five.
+        return iter((self.frames, self.ours, self.blender, self.positions, self.rot_keys))
+
+    @property
+    def playing(self) -> np.ndarray:
+        """What the viewport plays now: the bake once baked, Blender's curves before."""
+        return self.ours if self.baked else self.blender
+
+
+def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> tuple | None:
+    """(core.turns kinds of ``obj``'s key intervals, their tracking), or None with
+    fewer than two keys. ``playing``: the orientations at ``frames`` (keys included)."""
+    from ..core import turns
+    from . import turn_inputs
+
+    if rot_keys.size < 2:
         return None
-    if animdata.get_action(obj) != record.baked_action:
-        return None
-    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
-    return fcurves, record.original_rotation_mode or obj.rotation_mode
+    mode = mode or obj.rotation_mode
+    # The keyed channels: the regular ones, or the delta ones when only those move
+    # (a BVH object import); their values decide spin against wrap, and steps.
+    keyed_fcs = animdata.rotation_fcurves(obj, mode, fcurves)
+    defaults = animdata.rotation_defaults(obj, mode)
+    if not animdata.has_keys(keyed_fcs):
+        keyed_fcs = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+        defaults = animdata.delta_rotation_defaults(obj, mode)
+    key_raw = animdata.evaluate_channels(keyed_fcs, defaults, rot_keys)
+    key_quats = playing[np.searchsorted(frames, rot_keys)]
+    tracking = turn_inputs.track(obj, mode, fcurves, rot_keys, key_quats, key_raw)
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_keys)
+    return turns.classify(mode, key_raw, tracking.differs, stepped), tracking
 
 
-def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(frames, ours, Blender's, positions, rotation key frames) of one object.
+def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN") -> ObjectSamples:
+    """Sample ``obj`` for the overlay (see ObjectSamples). The preview follows
+    ``turns`` and ``timing`` as a bake would (kept spins, steps)."""
+    from ..core import turn_interp
 
-    Not baked: "ours" is ``method`` applied to the orientations at the rotation
-    keys (a preview of the bake), "Blender's" the action as it plays.
-    Baked by QuatBake: "ours" is the action as it plays (QuatBake's keys,
-    replayed exactly) and "Blender's" is Blender's own interpolation of the
-    original keys, which are also the key poses drawn larger.
-    """
-    original = _original_channels(obj)
+    original = bake_record.original_channels(obj)
     # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
         rot_keys = animdata.orientation_key_frames(obj)
@@ -120,16 +166,40 @@ def object_samples(obj, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     playing = animdata.evaluate_orientation(obj, frames)
     if original is not None:
         fcurves, mode = original
-        return (frames, playing, animdata.evaluate_orientation(obj, frames, mode, fcurves),
-                positions, rot_keys)
+        blender = animdata.evaluate_orientation(obj, frames, mode, fcurves)
+        found = interval_kinds(obj, frames, blender, rot_keys, mode, fcurves)
+        return ObjectSamples(frames, playing, blender, positions, rot_keys, True,
+                             found and found[0])
+    kinds = None
     if rot_keys.size:
         # The samples include every key frame: the orientations at the keys are
         # already evaluated, no second pass over the F-curves.
         key_quats = playing[np.searchsorted(frames, rot_keys)]
-        ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+        found = interval_kinds(obj, frames, playing, rot_keys)
+        if found is None:
+            ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+        else:
+            kinds, tracking = found
+            if timing == "KEYED":
+                tracking = _with_frames(obj, rot_keys, key_quats)
+            ours = turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
+                                                method.lower(), frames, timing, playing)
     else:
         ours = playing
-    return frames, ours, playing, positions, rot_keys
+    return ObjectSamples(frames, ours, playing, positions, rot_keys, False, kinds)
+
+
+def _with_frames(obj, rot_keys, key_quats):
+    """Tracking that includes every whole frame (Timing: Keyed looks progress up there)."""
+    from . import turn_inputs
+
+    key_raw = animdata.evaluate_rotation_raw(obj, rot_keys)
+    return turn_inputs.track(obj, obj.rotation_mode, None, rot_keys, key_quats, key_raw,
+                             extra=_sample_frames(rot_keys))
+
+
+def _is_camera(obj) -> bool:
+    return getattr(obj, "type", "") == 'CAMERA'
 
 
 def _original_bone_channels(t):
@@ -149,33 +219,57 @@ def _rotations(world: np.ndarray) -> np.ndarray:
     return rotation.matrix_to_quat(basis)
 
 
-def bone_samples(t, method: str, cache: dict) -> tuple:
-    """``object_samples`` for a pose bone, in world space along the animation: positions are
-    the bone's head, orientations its world rotation (armature @ pose matrix down the chain,
-    ``AnimatedTransform.bone_world_matrices``). "Ours" changes only this bone's own rotation
-    (the method on its keys, or its baked channels); its parents play as they do."""
+def bone_samples(t, method: str, cache: dict, turns: str = "AUTO",
+                 timing: str = "EVEN") -> tuple:
+    """(frames, ours, blender, positions, rot_keys, bone length in world units) of a pose
+    bone: see ``bone_object_samples``."""
+    sampled, length = bone_object_samples(t, method, cache, turns, timing)
+    return (*sampled, length)
+
+
+def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
+                        timing: str = "EVEN") -> tuple:
+    """(ObjectSamples, bone length in world units): ``object_samples`` for a pose bone, in
+    world space along the animation: positions are the bone's head, orientations its world
+    rotation (armature @ pose matrix down the chain, ``AnimatedTransform.bone_world_matrices``).
+    "Ours" changes only this bone's own rotation (the method on its keys following ``turns``
+    and ``timing`` as a bake would, or its baked channels); its parents play as they do."""
+    from ..core import turn_interp
+
     original = _original_bone_channels(t)
     own_fcurves, mode = original if original is not None else (None, None)
     rot_keys = animdata.orientation_key_frames(t, mode, own_fcurves)
     loc_keys = animdata.key_frames(animdata.location_fcurves(t))
     frames = _sample_frames(np.union1d(rot_keys, loc_keys))
     playing = t.bone_world_matrices(frames, cache=cache)
+    kinds = None
     if original is not None:
         theirs = t.bone_world_matrices(frames, own_fcurves=own_fcurves, own_mode=mode,
                                        cache=cache)
         ours = playing
+        local = animdata.evaluate_orientation(t, frames, mode, own_fcurves)
+        found = interval_kinds(t, frames, local, rot_keys, mode, own_fcurves)
+        kinds = found and found[0]
     else:
         theirs = playing
         ours = playing
         if rot_keys.size:
             local = animdata.evaluate_orientation(t, frames)
             key_quats = local[np.searchsorted(frames, rot_keys)]
-            ours = t.bone_world_matrices(
-                frames, own_quats=interp.interpolate(rot_keys, key_quats, frames,
-                                                     method=method.lower()), cache=cache)
+            found = interval_kinds(t, frames, local, rot_keys)
+            if found is None:
+                own = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+            else:
+                kinds, tracking = found
+                if timing == "KEYED":
+                    tracking = _with_frames(t, rot_keys, key_quats)
+                own = turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
+                                                   method.lower(), frames, timing, local)
+            ours = t.bone_world_matrices(frames, own_quats=own, cache=cache)
     scale = float(np.cbrt(abs(np.linalg.det(np.array(t.owner.matrix_world)[:3, :3]))))
-    return (frames, _rotations(ours), _rotations(theirs), playing[:, :3, 3], rot_keys,
-            t.target.bone.length * scale)
+    sampled = ObjectSamples(frames, _rotations(ours), _rotations(theirs), playing[:, :3, 3],
+                            rot_keys, original is not None, kinds)
+    return sampled, t.target.bone.length * scale
 
 
 def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
@@ -183,7 +277,7 @@ def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.nda
     neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
     and triads.build_overlay's own check on the per-frame samples is exact."""
     keys = rot_keys[(rot_keys >= frames[0]) & (rot_keys <= frames[-1])] if frames.size else rot_keys
-    original = _original_channels(obj)
+    original = bake_record.original_channels(obj)
     fcurves, mode = original if original is not None else (None, None)
     extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
     extra = extra[~np.isin(extra, frames)]
@@ -219,6 +313,9 @@ def build(view_layer, settings) -> Geometry:
     """
     legend = Legend()
     parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
+    for level in triads.LOD_LEVELS[1:]:
+        parts.update({thinned_name(name, level): [] for name in THINNED_SETS})
+    spacings = []
     samples: list[Samples] = []
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
@@ -232,35 +329,69 @@ def build(view_layer, settings) -> Geometry:
             if getattr(obj, "bone_name", ""):
                 # World space already: the bone's head and rotation along the animation,
                 # its triads sized from its length (Triad Size 0.5 = half the bone).
-                frames, ours, blender, positions, rot_keys, length = bone_samples(
-                    obj, settings.method, chains)
-                matrix, size = None, float(settings.overlay_size) * length
+                sampled, length = bone_object_samples(obj, compare_method(settings), chains,
+                                                      settings.turns, settings.timing)
+                matrix, size, camera = None, float(settings.overlay_size) * length, False
             else:
-                frames, ours, blender, positions, rot_keys = object_samples(obj, settings.method)
-                masks[name] = long_arc_mask(obj, frames, blender, rot_keys)
-                matrix = _world_matrix(obj)
+                sampled = object_samples(obj, compare_method(settings), settings.turns,
+                                         settings.timing)
+                # Blender's own curves, spins between neighbouring keys sampled too
+                # (the original keys once baked: what the bake fixed).
+                masks[name] = long_arc_mask(obj, sampled.frames, sampled.blender,
+                                            sampled.rot_keys)
+                matrix, camera = _world_matrix(obj), _is_camera(obj)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{name}: {exc}")
             continue
-        collected.append((name, frames, ours, blender, positions, rot_keys, matrix, size))
+        collected.append((name, sampled, matrix, camera, size))
     # One legend for all objects, so equal colours mean equal speeds.
-    speeds = [triads.angular_speed(c[2], c[1]) for c in collected if c[1].size > 1]
+    speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
+              if c[1].frames.size > 1]
     speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
     step = max(1, int(settings.overlay_step))
-    for name, frames, ours, blender, positions, rot_keys, matrix, size in collected:
+    for name, sampled, matrix, camera, size in collected:
+        # The band marks what plays now: after a bake the short arc, so a fixed
+        # long arc disappears; the original's long arcs are counted as fixed.
         geometry = triads.build_overlay(
-            frames, ours, positions, rot_keys,
+            sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
             step=step, size=float(settings.overlay_size) if size is None else size,
-            ghost_quats=blender if settings.overlay_show_ghost else None,
-            long_arc_quats=blender, speed_max=speed_max, long_arc_mask=masks.get(name),
+            ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
+            long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
+            # kinds: only flips and wraps get the long-arc band; spins and steps
+            # the kept one (of the original keys once baked)
+            interval_kinds=sampled.kinds,
+            # the denser check is of Blender's curves: what plays only before a bake
+            long_arc_mask=None if sampled.baked else masks.get(name),
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
+        # Thinned copies are row selections of the full sets (no recomputation).
+        full = {key: parts[key][-1] for key in THINNED_SETS}
+        chosen, is_key = triads.triad_frames(sampled.frames, step, sampled.rot_keys)
+        for level in triads.LOD_LEVELS[1:]:
+            mask = triads.thinned_mask(chosen, is_key, step, level)
+            for key in THINNED_SETS:
+                lines = full[key]
+                parts[thinned_name(key, level)].append(
+                    lines.select_triads(mask) if lines.points.shape[0] else lines)
+        spacings.append(triads.triad_spacing(sampled.positions, chosen))
         legend.long_arc_count += geometry.long_arc_count
+        legend.spin_count += geometry.spin_count
+        legend.step_count += geometry.step_count
+        if sampled.baked:
+            legend.baked_objects.append(name)
+            before = masks.get(name)
+            legend.fixed_long_arc_count += (
+                int(before.sum()) if before is not None
+                else triads.long_arc_count(sampled.frames, sampled.blender, sampled.rot_keys))
+        if camera:
+            legend.cameras.append(name)
         legend.objects.append(name)
-        samples.append(Samples(frames, ours, positions, matrix, size))
+        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, size,
+                               camera))
     legend.speed_max = speed_max if collected else 0.0
+    legend.triad_spacing = float(np.median(spacings)) if spacings else 0.0
     return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
 
 
@@ -269,7 +400,7 @@ def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[n
     lines = []
     for s in samples:
         cur = triads.current_triad(s.frames, s.quats, s.positions, frame,
-                                   size if s.size is None else s.size)
+                                   size if s.size is None else s.size, view_axis=s.camera)
         lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
     return _float32_arrays(lines)
 

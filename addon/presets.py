@@ -19,17 +19,27 @@ Two ways in, because Blender versions differ:
 is a list of ``op.<setting> = <literal>`` lines (that is what Blender writes
 when a user saves one), parsed with :mod:`ast`. Executing a file to fill in
 scene settings would mean faking ``bpy.context.active_operator``.
+
+The menu is the one entry point (the Re-bake panel's first row) and shows the
+preset last applied (``scene.quatbake.preset_name``, "(changed)" once a
+setting differs from it). Like Blender's own preset menus it ends with a name
+field and "+" (``quatbake.preset_add``, Blender's ``AddPresetBase``), and
+each of the user's own presets has a "-"; the shipped ones cannot be removed.
+A saved preset is the scene's bake settings in the form Blender writes for an
+operator preset (``op = bpy.context.active_operator``), so on 4.2+ it also
+works from the redo panel's preset menu.
 """
 import ast
 import os
 
 import bpy
+from bl_operators.presets import AddPresetBase
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Menu, Operator
 
-from .ops_bake import MISSING_SETTINGS, poll_message
+from .ops_bake import MISSING_SETTINGS, SETTING_NAMES, poll_message
 
 rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
 
@@ -65,6 +75,47 @@ def preset_files() -> dict:
             if name.lower().endswith(".py") and not name.startswith("."):
                 files[bpy.path.display_name(name)] = os.path.join(directory, name)
     return files
+
+
+def is_shipped(filepath: str) -> bool:
+    """Whether ``filepath`` is one of the presets shipped with the add-on."""
+    folder = os.path.normcase(os.path.realpath(os.path.dirname(filepath)))
+    return folder == os.path.normcase(os.path.realpath(SHIPPED_PRESETS_DIR))
+
+
+_VALUES_CACHE: dict = {}
+
+
+def cached_preset_values(filepath: str) -> dict | None:
+    """read_preset_values, remembered per file and modification time (the panel
+    asks on every redraw); None when the file cannot be read."""
+    try:
+        stamp = os.path.getmtime(filepath)
+    except OSError:
+        return None
+    hit = _VALUES_CACHE.get(filepath)
+    if hit is None or hit[0] != stamp:
+        try:
+            hit = (stamp, read_preset_values(filepath))
+        except (OSError, ValueError):
+            hit = (stamp, None)
+        _VALUES_CACHE[filepath] = hit
+    return hit[1]
+
+
+def active_preset_label(settings) -> str:
+    """The preset menu's text: the preset last applied, "(changed)" when a
+    setting differs from it since, or "Presets" before any."""
+    name = settings.preset_name
+    if not name:
+        return iface_("Presets")
+    path = preset_files().get(name)
+    values = cached_preset_values(path) if path else None
+    if values is None:
+        return iface_(name)
+    known = settings.bl_rna.properties.keys()
+    changed = any(getattr(settings, k) != v for k, v in values.items() if k in known)
+    return iface_("{} (changed)").format(iface_(name)) if changed else iface_(name)
 
 
 def read_preset_values(filepath: str) -> dict:
@@ -170,8 +221,62 @@ class QUATBAKE_OT_apply_preset(Operator):
                     name, ", ".join(skipped)
                 ),
             )
+        context.scene.quatbake.preset_name = name
         self.report({'INFO'}, rpt_("Applied preset \"{}\" to the scene settings").format(name))
         return {'FINISHED'}
+
+
+def preset_text(settings) -> str:
+    """What a user preset file holds: every bake setting, as Blender writes an
+    operator preset (so Blender's redo-panel menu can apply it too)."""
+    lines = ["import bpy", "op = bpy.context.active_operator", ""]
+    for name in SETTING_NAMES:
+        lines.append(f"op.{name} = {getattr(settings, name)!r}")
+    return "\n".join(lines) + "\n"
+
+
+class QUATBAKE_OT_preset_add(AddPresetBase, Operator):
+    """Save the scene's bake settings as a preset of your own, or remove one"""
+
+    bl_idname = "quatbake.preset_add"
+    bl_label = "Add Bake Preset"
+    preset_menu = "QUATBAKE_MT_presets"
+    preset_subdir = PRESET_SUBDIR
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        if getattr(context.scene, "quatbake", None) is None:
+            poll_message(cls, MISSING_SETTINGS)
+            return False
+        return True
+
+    def add(self, context, filepath):
+        # AddPresetBase calls this with the file to write in the user's
+        # preset folder (presets/operator/quatbake.bake/).
+        with open(filepath, "w", encoding="utf-8") as handle:
+            handle.write(preset_text(context.scene.quatbake))
+
+    def execute(self, context):
+        settings = context.scene.quatbake
+        removing = self.remove_name or self.remove_active
+        if removing:
+            path = preset_files().get(self.name)
+            if path is not None and is_shipped(path):
+                self.report({'WARNING'}, rpt_("Preset \"{}\" comes with QuatBake and cannot be "
+                                              "removed").format(self.name))
+                return {'CANCELLED'}
+        elif settings.method == 'LERP':
+            self.report({'ERROR'}, rpt_("A bake preset cannot use Lerp (it is for comparisons "
+                                        "only): choose Nlerp, Slerp or Squad first"))
+            return {'CANCELLED'}
+        result = super().execute(context)
+        if 'FINISHED' in result:
+            if removing:
+                if settings.preset_name == self.name:
+                    settings.preset_name = ""
+            elif self.name.strip():
+                settings.preset_name = bpy.path.display_name(self.as_filename(self.name))
+        return result
 
 
 class QUATBAKE_MT_presets(Menu):
@@ -183,16 +288,36 @@ class QUATBAKE_MT_presets(Menu):
     def draw(self, context):
         layout = self.layout
         files = preset_files()
+        col = layout.column(align=True)
         if not files:
-            layout.label(text="No presets found")
+            col.label(text="No presets found")
+        active = context.scene.quatbake.preset_name
         for name, filepath in files.items():
+            row = col.row(align=True)
             # Shipped presets have translated names; a user's own keep theirs.
-            props = layout.operator(QUATBAKE_OT_apply_preset.bl_idname, text=iface_(name),
-                                    translate=False)
+            props = row.operator(QUATBAKE_OT_apply_preset.bl_idname, text=iface_(name),
+                                 translate=False,
+                                 icon='CHECKMARK' if name == active else 'BLANK1')
             props.filepath = filepath
+            if not is_shipped(filepath):
+                props = row.operator(QUATBAKE_OT_preset_add.bl_idname, text="", icon='REMOVE')
+                props.name = name
+                props.remove_name = True
+        layout.separator()
+        row = layout.row()
+        wm = context.window_manager
+        row.prop(wm, "preset_name", text="")
+        props = row.operator(QUATBAKE_OT_preset_add.bl_idname, text="", icon='ADD')
+        props.name = wm.preset_name
 
 
-classes = (QUATBAKE_OT_apply_preset, QUATBAKE_MT_presets)
+def draw_preset_selector(layout, context) -> None:
+    """The one way into the presets: a menu button naming the active preset."""
+    layout.menu(QUATBAKE_MT_presets.bl_idname, icon='PRESET',
+                text=active_preset_label(context.scene.quatbake))
+
+
+classes = (QUATBAKE_OT_apply_preset, QUATBAKE_OT_preset_add, QUATBAKE_MT_presets)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -3,6 +3,7 @@
 import bpy
 from bpy.props import (
     BoolProperty,
+    CollectionProperty,
     EnumProperty,
     FloatProperty,
     FloatVectorProperty,
@@ -11,16 +12,27 @@ from bpy.props import (
     StringProperty,
 )
 
-METHOD_ITEMS = (
-    ('LERP', "Lerp (naive)", "Raw per-component lerp, not normalised: the baseline that "
-     "shrinks and speeds up mid-way; kept only to show the damage"),
-    ('NLERP', "Nlerp", "Normalised lerp on the short arc: cheap, slightly faster mid-way "
-     "than at the keys; fine for small turns and many objects"),
-    ('SLERP', "Slerp", "Spherical linear interpolation: constant angular speed on the "
-     "shortest arc between each pair of keys"),
-    ('SQUAD', "Squad", "Spherical cubic (Shoemake 1985): passes through every key with "
-     "smooth angular velocity across keys"),
+# What a bake can write, each with when to choose it, in plain words.
+BAKE_METHOD_ITEMS = (
+    ('NLERP', "Nlerp", "Quick, and looks like Slerp for small turns. Choose it for many "
+     "objects, or keys close together"),
+    ('SLERP', "Slerp", "Turns at one even speed from key to key. Choose it for camera moves "
+     "and anything that must turn steadily"),
+    ('SQUAD', "Squad", "Curves smoothly through the keys, with no jolt as a key passes. "
+     "Choose it for organic motion with many keys"),
 )
+LERP_ITEM = (
+    'LERP', "Lerp (comparison only)", "Each channel blended on its own and not normalised: "
+    "what goes wrong without rotation interpolation. For Analyze and the overlay only; "
+    "the bake refuses it",
+)
+# scene.quatbake.method keeps 'LERP' (CONTRACT.md: scripts may set it); the
+# panel offers the bake methods only and the bake operator refuses 'LERP'.
+METHOD_ITEMS = (LERP_ITEM,) + BAKE_METHOD_ITEMS
+# What Analyze and the overlay compare Blender's interpolation with.
+COMPARE_ITEMS = (
+    ('BAKE', "Bake Method", "Compare with the method the bake uses"),
+) + METHOD_ITEMS
 
 LOCATION_ITEMS = (
     ('KEEP', "Keep", "Leave location keys as they are"),
@@ -37,11 +49,83 @@ OUTPUT_MODE_ITEMS = (
 )
 
 
+TURNS_ITEMS = (
+    ('AUTO', "Auto", ("Keep the turns the keys show intent for (Euler or axis-angle values "
+                      "keyed past 180 degrees: 0 -> 360 turns once) and take the short arc "
+                      "where the keys are a known defect (a flipped quaternion sign, an Euler "
+                      "wrap between values inside +-180)")),
+    ('SHORTEST', "Shortest", ("Always the short arc between key orientations (at most 180 "
+                              "degrees): fixes every flip and wrap, and drops keyed whole turns")),
+    ('KEYED', "Keyed", ("Turn as far as Blender's own playback of the keys turns between them, "
+                        "whole turns and the long way included")),
+)
+
+TIMING_ITEMS = (
+    ('EVEN', "Even", "Constant angular speed within each key interval"),
+    ('KEYED', "Keyed", ("Travel the method's path with the ease of the keys: as far along "
+                        "each interval as Blender's own playback is at that frame")),
+)
+
+
 def _overlay():
     # Imported on use: props registers before overlay, and overlay imports animdata.
     from . import overlay
 
     return overlay
+
+
+def _custom_range_switched(settings, context) -> None:
+    """Custom Range switched on: start from the keyed range of the selection, not 1-250."""
+    if not settings.use_frame_range:
+        return
+    from .keyed_range import keyed_range
+
+    found = keyed_range(getattr(context, "selected_objects", None) or [])
+    if found is not None:
+        settings.frame_start, settings.frame_end = found
+
+
+def _legend_color(index: int):
+    """Getter of a read-only colour swatch of the overlay legend (core.triads' colours).
+
+    Index 0-3: the speed ramp's stops; 4: the long-arc band; 5: a ghost's X axis.
+    """
+    def get(_settings):
+        from ..core import triads
+
+        if index < len(triads.SPEED_COLORS):
+            rgba = triads.SPEED_COLORS[index]
+        elif index == len(triads.SPEED_COLORS):
+            rgba = triads.LONG_ARC_COLOR
+        else:
+            rgba = triads.ghost_colors(triads.AXIS_COLORS[:1])[0]
+        return tuple(float(c) for c in rgba[:3])
+
+    return get
+
+
+def _ignore(_settings, _value) -> None:
+    """Setter of the swatches: without one Blender draws them dimmed (read-only),
+    so the legend would show duller colours than the overlay draws."""
+
+
+def _swatch(index: int, name: str):
+    # COLOR_GAMMA: shown as stored, as the overlay draws it (no colour management).
+    return FloatVectorProperty(
+        name=name, size=3, subtype='COLOR_GAMMA', get=_legend_color(index), set=_ignore,
+        description="A colour of the overlay, as drawn (read-only)",
+    )
+
+
+class QUATBAKE_PG_report_row(bpy.types.PropertyGroup):
+    """One line of the Difference Report's list (a copy for the UIList; the
+    figures themselves live in addon/analyze.py, looked up by name)."""
+
+    name: StringProperty(name="Object", description="The analysed object")
+    verdict: StringProperty(name="Verdict", description="fine, visible or long way round")
+    max_deviation_deg: FloatProperty(
+        name="Largest Difference", description="Largest difference from the compared method, "
+        "in degrees")
 
 
 class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
@@ -63,9 +147,22 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Step", default=1, min=1, soft_max=10,
         description="Write a key every this many frames (1 = every frame)",
     )
+    compare_method: EnumProperty(
+        name="Compare With", items=COMPARE_ITEMS, default='BAKE',
+        description="What Analyze and the overlay compare Blender's own interpolation with "
+        "(Lerp shows what goes wrong without rotation interpolation)",
+        update=lambda self, context: _overlay().settings_changed(context.scene),
+    )
+    tolerance: FloatProperty(
+        name="Key Tolerance", default=0.0, min=0.0, soft_max=1.0, precision=3, step=1,
+        description="Degrees: keep only the keys Blender's LINEAR playback and a glTF "
+        "player's slerp need to stay this close to the bake (never more than 180 degrees "
+        "between keys); 0 keeps a key on every step frame",
+    )
     use_frame_range: BoolProperty(
         name="Custom Range", default=False,
         description="Bake a chosen frame range instead of the keyed range",
+        update=lambda self, context: _custom_range_switched(self, context),
     )
     frame_start: IntProperty(name="Start", default=1, description="First frame to bake")
     frame_end: IntProperty(name="End", default=250, description="Last frame to bake")
@@ -78,6 +175,24 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="When the rotation channels are keyed on different frames, use "
         "the union of their key frames instead of refusing to bake",
     )
+    turns: EnumProperty(
+        name="Turns", items=TURNS_ITEMS, default='AUTO',
+        description="How far each key interval turns: whole turns and the long way kept "
+        "where keyed, or always the short arc",
+    )
+    timing: EnumProperty(
+        name="Timing", items=TIMING_ITEMS, default='EVEN',
+        description="Where along its path the rotation is at each frame: even speed, or "
+        "the ease of the keys",
+    )
+    preset_name: StringProperty(
+        name="Preset", default="",
+        description="Name of the bake preset last applied to these settings",
+    )
+    # The Difference Report's list, worst first (written by addon/analyze.py).
+    report_rows: CollectionProperty(type=QUATBAKE_PG_report_row)
+    report_index: IntProperty(name="Selected Result", default=0, min=0,
+                              description="The result whose details the report shows")
     # Summary of the last bake, written by quatbake.bake for the panel.
     has_last_bake: BoolProperty(
         name="Has Last Bake", default=False,
@@ -89,12 +204,17 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
     last_frames_written: IntProperty(
         name="Frames Written", default=0, min=0,
-        description="Number of frames the last bake wrote keys on",
+        description="Frames the last bake wrote keys on, summed over the baked objects",
     )
     last_max_deviation_deg: FloatProperty(
         name="Largest Difference", default=0.0, min=0.0, precision=3,
         description="Largest angle, in degrees, between the baked rotation and "
         "Blender's own interpolation of the same keys, over all baked objects and frames",
+    )
+    last_turn_notes: StringProperty(
+        name="Turn Notes", default="",
+        description="How the last bake turned where the keys turn differently (one line "
+        "per interval)",
     )
     show_overlay: BoolProperty(
         name="Show Overlay", default=False,
@@ -118,6 +238,12 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="Width of the triad and path lines, in pixels",
         update=lambda self, context: _overlay().settings_changed(context.scene),
     )
+    legend_still: _swatch(0, "Still")
+    legend_slow: _swatch(1, "Slow")
+    legend_fast: _swatch(2, "Fast")
+    legend_fastest: _swatch(3, "Fastest")
+    legend_long_arc: _swatch(4, "Long Way Round")
+    legend_ghost: _swatch(5, "Ghost")
     overlay_show_ghost: BoolProperty(
         name="Ghost Triads", default=True,
         description="Also draw Blender's own interpolation of the keys as faded triads "
@@ -258,7 +384,8 @@ class QUATBAKE_PG_bone(bpy.types.PropertyGroup):
     location_baked: BoolProperty(name="Location Baked", default=False)
 
 
-classes = (QUATBAKE_PG_settings, QUATBAKE_PG_object, QUATBAKE_PG_bone)
+classes = (QUATBAKE_PG_report_row, QUATBAKE_PG_settings, QUATBAKE_PG_object,
+           QUATBAKE_PG_bone)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -24,40 +24,21 @@ import bpy
 import numpy as np
 
 from ..core import rotation as core_rotation
+from . import animdata
 
 _IDENTITY_DELTA = {
     "delta_rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
     "delta_rotation_euler": (0.0, 0.0, 0.0),
     "delta_location": (0.0, 0.0, 0.0),
 }
-BONE_PATH_START = 'pose.bones["'
+# Kept here for callers of transform (animdata owns data-path parsing).
+BONE_PATH_START = animdata.BONE_PATH_START
+bone_name_from_path = animdata.bone_name_from_path
 
 
 def bone_path_prefix(bone_name: str) -> str:
     """``pose.bones["name"].`` with the name escaped as Blender writes it in data paths."""
     return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].'
-
-
-def bone_name_from_path(data_path: str) -> str | None:
-    """The bone a ``pose.bones["..."]...`` data path animates (unescaped), else None."""
-    if not data_path.startswith(BONE_PATH_START):
-        return None
-    i = len(BONE_PATH_START)
-    end = data_path.find('"', i)
-    if end >= 0 and "\\" not in data_path[i:end]:
-        return data_path[i:end]       # the usual name: nothing escaped
-    chars = []
-    while i < len(data_path):
-        c = data_path[i]
-        if c == "\\" and i + 1 < len(data_path):
-            chars.append(data_path[i + 1])
-            i += 2
-            continue
-        if c == '"':
-            return "".join(chars)
-        chars.append(c)
-        i += 1
-    return None
 
 
 class AnimatedTransform:
@@ -318,3 +299,18 @@ def as_transforms(items) -> list[AnimatedTransform]:
         else:
             out.extend(transforms_of_objects([item]))
     return out
+
+
+def selected_objects(context) -> list:
+    """The selected objects, sorted by name so reports come in a stable order."""
+    objects = getattr(context, "selected_objects", None) or []
+    return sorted(objects, key=lambda obj: obj.name)
+
+
+def selected_items(context) -> list:
+    """What the operators act on: in Pose Mode the selected pose bones (as
+    ``transform.AnimatedTransform``), otherwise the selected objects (an armature
+    then stands for all its keyed bones, see ``transform.transforms_of_objects``)."""
+    if getattr(context, "mode", "") == 'POSE':
+        return selected_transforms(context)
+    return selected_objects(context)

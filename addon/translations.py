@@ -54,10 +54,10 @@ ZH_HANS = {
     "Preset File": "预设文件",
     "Path of the preset file to apply": "要应用的预设文件路径",
     # Shipped presets (file names shown in the preset menu)
-    "Camera move (slerp, constant speed)": "相机运镜（Slerp，匀速）",
-    "Robot arm - VR (slerp)": "机械臂 / VR（Slerp）",
-    "Many objects, fast (nlerp)": "大量物体，快速（Nlerp）",
-    "Smooth through keys (Squad + Catmull-Rom)": "平滑穿过关键帧（Squad + Catmull-Rom）",
+    "Camera move, even speed": "相机运镜，匀速",
+    "Exact turns, keep timing": "精确转动，保留时间",
+    "Many objects, quick": "大量物体，快速",
+    "Smooth through every key": "平滑穿过每个关键帧",
     # Poll messages and reports
     "Select at least one object": "请至少选择一个物体",
     "QuatBake's scene settings are missing: enable the add-on again":
@@ -69,9 +69,6 @@ ZH_HANS = {
     "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "
     "set End to Start or later":
         "自定义帧范围的结束帧 {:d} 早于起始帧 {:d}：请将结束帧设为不早于起始帧",
-    "Baked {:d} objects, {:d} frames; largest difference from Blender's own "
-    "interpolation: {:.3f} deg":
-        "已烘焙 {:d} 个物体，{:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
     "Reverted {:d} objects: {}": "已还原 {:d} 个物体：{}",
     "Preset file {!r} does not exist": "预设文件 {!r} 不存在",
     "Preset \"{}\" was not applied: {}": "预设“{}”未应用：{}",
@@ -82,22 +79,82 @@ ZH_HANS = {
     "Method": "方法",
     "How rotations are interpolated between keys (always on the short arc)":
         "关键帧之间旋转的插值方式（始终走最短弧）",
-    "Lerp (naive)": "Lerp（朴素）",
-    "Raw per-component lerp, not normalised: the baseline that shrinks and speeds "
-    "up mid-way; kept only to show the damage":
-        "逐分量线性插值且不归一化：中段会收缩并加速的基准做法，仅用于展示其问题",
+    "Lerp (comparison only)": "Lerp（仅用于对比）",
+    "Each channel blended on its own and not normalised: what goes wrong without "
+    "rotation interpolation. For Analyze and the overlay only; the bake refuses it":
+        "逐通道单独插值且不归一化：展示没有旋转插值时会出什么问题。仅用于分析和叠加显示；"
+        "烘焙不接受它",
     "Nlerp": "Nlerp",
-    "Normalised lerp on the short arc: cheap, slightly faster mid-way than at the "
-    "keys; fine for small turns and many objects":
-        "最短弧上的归一化线性插值：计算便宜，中段比关键帧处略快；适合小角度转动和大量物体",
+    "Quick, and looks like Slerp for small turns. Choose it for many objects, or keys "
+    "close together":
+        "速度快，小角度转动时与 Slerp 看起来一样。适合大量物体或关键帧很密的情况",
     "Slerp": "Slerp",
-    "Spherical linear interpolation: constant angular speed on the shortest arc "
-    "between each pair of keys":
-        "球面线性插值：在每对关键帧之间沿最短弧匀角速度转动",
+    "Turns at one even speed from key to key. Choose it for camera moves and anything "
+    "that must turn steadily":
+        "在关键帧之间以均匀的速度转动。适合相机运镜以及任何需要平稳转动的物体",
     "Squad": "Squad",
-    "Spherical cubic (Shoemake 1985): passes through every key with smooth angular "
-    "velocity across keys":
-        "球面三次插值（Shoemake 1985）：穿过每个关键帧，且跨关键帧的角速度平滑",
+    "Curves smoothly through the keys, with no jolt as a key passes. Choose it for "
+    "organic motion with many keys":
+        "平滑地穿过各个关键帧，经过关键帧时不会顿挫。适合关键帧较多的自然运动",
+    "Frames the last bake wrote keys on, summed over the baked objects":
+        "上次烘焙写入关键帧的帧数（所有已烘焙物体之和）",
+    # Panels added for the animator's loop (issue 14)
+    "Difference Report": "差异报告",
+    "Overlay": "叠加显示",
+    "Compare With": "对比对象",
+    "Bake Method": "烘焙方法",
+    "Compare with the method the bake uses": "与烘焙所用的方法对比",
+    "What Analyze and the overlay compare Blender's own interpolation with (Lerp shows "
+    "what goes wrong without rotation interpolation)":
+        "分析和叠加显示将 Blender 自身插值与什么对比（Lerp 展示没有旋转插值时的问题）",
+    "Preset": "预设",
+    "Presets": "预设",
+    "{} (changed)": "{}（已修改）",
+    "Name of the bake preset last applied to these settings": "最近应用到这些设置的烘焙预设名称",
+    "Add Bake Preset": "添加烘焙预设",
+    "Save the scene's bake settings as a preset of your own, or remove one":
+        "将场景的烘焙设置保存为自己的预设，或删除一个预设",
+    "Export Report": "导出报告",
+    "Write the Difference Report of the selected objects as a web page, with its JSON "
+    "beside it":
+        "将所选物体的差异报告写成网页，并在旁边写出 JSON",
+    "Open in Web Browser": "在网页浏览器中打开",
+    "Open the page in the web browser once written": "写出后在网页浏览器中打开该页面",
+    "What Blender's own interpolation is compared with": "Blender 自身插值的对比对象",
+    "{}: {:d} frames": "{}：{:d} 帧",
+    "Total: {:d} objects, {:d} frames": "合计：{:d} 个物体，{:d} 帧",
+    "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
+    "Baked {:d} objects ({}), {:d} frames in total; largest difference from Blender's "
+    "own interpolation: {:.3f} deg":
+        "已烘焙 {:d} 个物体（{}），共 {:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
+    "The scene's method is Lerp, which is for comparisons only (Analyze and the "
+    "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
+        "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "
+        "Nlerp、Slerp 或 Squad 再烘焙",
+    "Out of date: the keys changed since this analysis.": "已过期：分析之后关键帧有变化。",
+    "Select animated objects and press Analyze.": "选择带动画的物体并点击“分析”。",
+    "Path colour: how fast the object turns, \u00b0/frame": "路径颜色：物体转动的快慢，\u00b0/帧",
+    "Keys: white \u25b3": "关键帧：白色 \u25b3",
+    "Keys: white \u25b3; camera view: dashes": "关键帧：白色 \u25b3；相机视线：虚线",
+    "Lerp is for comparisons only: pick Nlerp, Slerp or Squad to bake.":
+        "Lerp 仅用于对比：请选择 Nlerp、Slerp 或 Squad 进行烘焙。",
+    "Re-run": "重新运行",
+    "Not re-analysed after the bake (too long to do at once): press Re-run.":
+        "烘焙后未重新分析（一次处理太长）：请点击“重新运行”。",
+    "Compare": "对比",
+    "Ghosts": "虚影",
+    "Pin": "固定",
+    "Settings": "设置",
+    "Display": "显示",
+    "Select or pin an animated object": "选择或固定一个带动画的物体",
+    "Analyze": "分析",
+    "Still": "静止",
+    "Slow": "慢",
+    "Fast": "快",
+    "Fastest": "最快",
+    "Long Way Round": "绕远路",
+    "Ghost": "虚影",
+    "A colour of the overlay, as drawn (read-only)": "叠加显示所用的颜色（只读）",
     "Location": "位置",
     "How locations are interpolated between keys": "关键帧之间位置的插值方式",
     "Keep": "保持",
@@ -116,6 +173,14 @@ ZH_HANS = {
         "因此物体到达每个关键帧位置时仍处于该关键帧的朝向",
     "Step": "步长",
     "Write a key every this many frames (1 = every frame)": "每隔这么多帧写入一个关键帧（1 = 每帧）",
+    "Key Tolerance": "关键帧容差",
+    "Degrees: keep only the keys Blender's LINEAR playback and a glTF player's slerp need "
+    "to stay this close to the bake (never more than 180 degrees between keys); 0 keeps a "
+    "key on every step frame":
+        "角度（度）：只保留 Blender 的线性播放和 glTF 播放器的球面插值保持在此误差内所需的关键帧"
+        "（相邻关键帧之间从不超过 180 度）；0 表示每个步长帧都保留关键帧",
+    "Keys per channel: {:d} dense -> {:d} within {:g} deg":
+        "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
     "Custom Range": "自定义范围",
     "Bake a chosen frame range instead of the keyed range": "烘焙指定的帧范围，而不是关键帧覆盖的范围",
     "Start": "起始",
@@ -131,6 +196,36 @@ ZH_HANS = {
     "Quaternion": "四元数",
     "Switch the object to Quaternion rotation and write quaternion keys":
         "将物体切换为四元数旋转并写入四元数关键帧",
+    "Turns": "转数",
+    "How far each key interval turns: whole turns and the long way kept where keyed, or "
+    "always the short arc":
+        "每个关键帧区间转多远：按关键帧保留整圈和长路径，或总是走最短弧",
+    "Auto": "自动",
+    "Keep the turns the keys show intent for (Euler or axis-angle values keyed past 180 "
+    "degrees: 0 -> 360 turns once) and take the short arc where the keys are a known defect "
+    "(a flipped quaternion sign, an Euler wrap between values inside +-180)":
+        "保留关键帧有意表达的转动（欧拉角或轴角的值超过 180 度：0 -> 360 转一整圈），"
+        "在关键帧属于已知缺陷处走最短弧（四元数符号翻转、在 +-180 以内的值之间的欧拉角回绕）",
+    "Shortest": "最短",
+    "Always the short arc between key orientations (at most 180 degrees): fixes every flip "
+    "and wrap, and drops keyed whole turns":
+        "关键帧朝向之间总是走最短弧（最多 180 度）：修正所有翻转和回绕，但会丢掉关键帧中的整圈",
+    "Keyed": "按关键帧",
+    "Turn as far as Blender's own playback of the keys turns between them, whole turns and "
+    "the long way included":
+        "转动幅度与 Blender 自身播放关键帧时相同，包括整圈和长路径",
+    "Timing": "时间分布",
+    "Where along its path the rotation is at each frame: even speed, or the ease of the keys":
+        "每一帧旋转位于路径上的何处：匀速，或关键帧的缓入缓出",
+    "Even": "匀速",
+    "Constant angular speed within each key interval": "每个关键帧区间内角速度恒定",
+    "Travel the method's path with the ease of the keys: as far along each interval as "
+    "Blender's own playback is at that frame":
+        "以关键帧的缓入缓出沿该方法的路径运动：每一帧在区间中的进度与 Blender 自身播放相同",
+    "Turn Notes": "转动说明",
+    "How the last bake turned where the keys turn differently (one line per interval)":
+        "上次烘焙在关键帧转动不同之处如何转动（每个区间一行）",
+    "...and {:d} more (see the Info editor)": "……还有 {:d} 条（见信息编辑器）",
     "Merge Key Frames": "合并关键帧",
     "Clip": "片段",
     "Bake this NLA clip (an action's name, evaluated in its own action time) instead of the "

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import interp, metrics, quat
+from . import interp, metrics, quat, turn_interp, turns
 from .rotation import EULER_ORDERS
 
 # Gimbal lock warning: the middle Euler angle within this many degrees of
@@ -109,6 +109,14 @@ class ObjectAnalysis:
     jitter_frames: list
     findings: list = field(default_factory=list)   # sentences, most important first
     advice: str = ""
+    # Issue 11: path against timing, and the keyed turns (see _keyed_turns).
+    turns: str = "AUTO"                # the Turns setting the method's path was built with
+    timing: str = "EVEN"               # the Timing setting of custom_quats
+    path_deviation_deg: np.ndarray | None = None    # (n,) distance from the method's path
+    timing_deviation_deg: np.ndarray | None = None  # (n,) method at even vs Blender's timing
+    max_path_deviation_deg: float = 0.0
+    max_timing_deviation_deg: float = 0.0
+    kinds: list = field(default_factory=list)       # per key interval (core.turns.KINDS)
     clip: str = ""     # the action analysed when it is one of several clips of the object
     bone: str = ""     # the pose bone analysed (``name`` is then its armature's)
     channels: list = field(default_factory=list)   # keyed rotation data paths, e.g. delta ones
@@ -356,8 +364,13 @@ def _findings(a: ObjectAnalysis) -> list:
     """Sentences, most important first; the first is the one-line advice."""
     fix = f"re-bake with {_method_label(a.method)}"
     out = []
+    spins = _spin_segments(a)
     for seg in a.long_arc_segments:
+        if (seg[0], seg[1]) in spins:
+            continue      # a keyed spin, not a defect: named by _turn_findings
         out.append(f"keys {_frame_text(seg[0])}-{_frame_text(seg[1])} take the long way: {fix}")
+    turn_first, turn_later = _turn_findings(a, spins)
+    out += turn_first
     for run in a.exponential_approach:
         out.append(
             f"keys {_frame_text(run['frames'][0])}-{_frame_text(run['frames'][1])} creep towards a "
@@ -365,11 +378,16 @@ def _findings(a: ObjectAnalysis) -> list:
             f"{run['remaining_deg']:.1f} deg short (lerp(current, target, dt) used as a filter): "
             "key the start and the end and interpolate once")
     for w in a.euler_wraps:
+        if (w["frames"][0], w["frames"][1]) in spins:
+            continue
         out.append(
             f"{w['channel']} wraps {w['from_deg']:.0f} -> {w['to_deg']:.0f} deg between keys "
             f"{_frame_text(w['frames'][0])}-{_frame_text(w['frames'][1])} and turns "
             f"{abs(w['turn_deg']):.0f} deg instead of {abs(w['short_turn_deg']):.0f}: {fix}")
-    if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE:
+    # Shrinking channels are a path defect only when the path leaves the arc;
+    # otherwise Blender's normalising hides them (noted last, below).
+    on_path = a.max_path_deviation_deg <= NEGLIGIBLE_DEG
+    if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and not on_path:
         out.append(
             f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
             f"{_frame_text(a.norm['frame'])} (per-component interpolation, not a rotation): {fix}")
@@ -378,19 +396,25 @@ def _findings(a: ObjectAnalysis) -> list:
             f"{len(a.gimbal_frames)} frames pass within {GIMBAL_MARGIN_DEG:g} deg of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
             f"{_frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
-    if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments:
+    if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first:
+        cause = ""
+        if not on_path:
+            cause = (f", {a.max_path_deviation_deg:.2f} deg of it off the {a.method} path "
+                     f"({_path_cause(a)})")
         out.append(
             f"Blender's curves differ from {a.method} by up to {a.max_deviation_deg:.2f} deg at "
-            f"frame {_frame_text(a.worst_frame)}: {fix}")
+            f"frame {_frame_text(a.worst_frame)}{cause}: {fix}")
     uneven = [iv for iv in a.intervals
               if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
-              and iv["shortest_deg"] > 1.0]
+              and iv["shortest_deg"] > 1.0 and iv.get("kind") != "step"]
     if uneven:
         iv = max(uneven, key=lambda d: d["blender_speed_cv"])
         out.append(
             f"angular speed is uneven between keys {_frame_text(iv['frames'][0])}-"
             f"{_frame_text(iv['frames'][1])} (varies {100 * iv['blender_speed_cv']:.0f}% "
-            f"around its mean): {fix} for constant speed")
+            f"around its mean): " + ("Timing: Keyed keeps that ease; Timing: Even gives "
+                                     "constant speed" if a.timing == "KEYED"
+                                     else f"{fix} for constant speed"))
     if a.location_speed_ratio is not None and a.location_speed_ratio > SPEED_RATIO_NOTE:
         out.append(
             f"location segments move at speeds {a.location_speed_ratio:.1f}x apart (timed by "
@@ -409,18 +433,92 @@ def _findings(a: ObjectAnalysis) -> list:
             f"{len(a.jitter_frames)} frames jitter back and forth by under {JITTER_MAX_DEG:g} deg "
             f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps
-    if len(jumps["blender_deg"]) and np.max(jumps["blender_deg"]) > 1.0 and a.method == "squad":
-        k = int(np.argmax(jumps["blender_deg"]))
+    # A step's jump is the keys' intent, not a kink for Squad to smooth.
+    step_keys = {f for iv in a.intervals if iv.get("kind") == "step" for f in iv["frames"]}
+    smooth = np.array([f not in step_keys for f in jumps["frames"]], dtype=bool)
+    jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
+    if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad":
+        k = int(np.argmax(jump_deg))
         out.append(
             f"angular velocity jumps by {jumps['blender_deg'][k]:.1f} deg/frame at key "
             f"{_frame_text(jumps['frames'][k])}: SQUAD keeps it smooth")
-    return out
+    if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and on_path:
+        out.append(
+            f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
+            f"{_frame_text(a.norm['frame'])}, which Blender's normalising hides: the path "
+            "stays on the arc")
+    return out + turn_later
+
+
+def _timing_cause(a: ObjectAnalysis) -> str:
+    """Why Blender's speed along the method's path varies, as far as the data tells."""
+    if a.rotation_mode == "QUATERNION" and a.norm is not None \
+            and a.norm["max_drift"] > NORM_DRIFT_NOTE:
+        return ("the quaternion channels, interpolated one by one, speed up where they "
+                "shrink, and any ease of the keys adds to it")
+    return "the keys' ease in and out"
+
+
+def _spin_segments(a: ObjectAnalysis) -> set:
+    """(frame_a, frame_b) of the intervals whose long way is a keyed spin."""
+    return {(iv["frames"][0], iv["frames"][1]) for iv in a.intervals if iv.get("kind") == "spin"}
+
+
+def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
+    """(findings that lead, findings that follow) about keyed turns and timing.
+
+    Leads: a spin the Turns setting drops; a difference that is timing only
+    (Blender stays on the method's path: ease in / ease out, e.g. Bezier keys
+    or a glTF CUBICSPLINE import). Follows: spins kept as keyed.
+    """
+    first, later = [], []
+    keep = turns.choose(a.turns, a.kinds) if a.kinds else []
+    for i, iv in enumerate(a.intervals):
+        if (iv["frames"][0], iv["frames"][1]) not in spins:
+            continue
+        where = f"keys {_frame_text(iv['frames'][0])}-{_frame_text(iv['frames'][1])}"
+        if keep[i]:
+            later.append(f"{where} spin {iv['keyed_turn_deg']:.0f} deg as keyed (a keyed spin): "
+                         f"Turns: {a.turns.title()} keeps it")
+        else:
+            first.append(f"{where} spin {iv['keyed_turn_deg']:.0f} deg as keyed but Turns: "
+                         f"{a.turns.title()} takes the {iv['shortest_deg']:.0f} deg short arc: "
+                         "re-bake with Turns: Auto or Keyed")
+    if (a.max_deviation_deg > NEGLIGIBLE_DEG and a.max_path_deviation_deg <= NEGLIGIBLE_DEG
+            and not any(k in ("flip", "wrap") for k in a.kinds)):
+        first.append(
+            f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "
+            f"{a.max_deviation_deg:.2f} deg difference at frame {_frame_text(a.worst_frame)} is "
+            f"timing only ({_timing_cause(a)}): re-bake with Timing: Keyed to keep that "
+            "timing, or Timing: Even for constant speed")
+    return first, later
+
+
+def _path_cause(a: ObjectAnalysis) -> str:
+    """Why Blender's orientation leaves the method's path (no long way round involved)."""
+    return {"QUATERNION": "the quaternion channels, interpolated one by one, bend off the arc",
+            "AXIS_ANGLE": "the axis and angle, interpolated one by one, bend off the arc"}.get(
+        a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")
+
+
+def _keyed_turns(mode, frames, bq, keys, kq, key_raw, stepped, turn_samples):
+    """core.turns tracking and kinds of the key intervals, from Blender's playback."""
+    times, quats = frames, bq
+    if turn_samples is not None:
+        extra_t, extra_q = turn_samples
+        times = np.concatenate((frames, np.asarray(extra_t, dtype=np.float64).ravel()))
+        quats = np.concatenate((bq, quat.normalize(extra_q, "turn samples")))
+    tracking = turns.track(keys, kq, times, quats)
+    if stepped is not None and len(stepped) != keys.size - 1:
+        raise ValueError(f"stepped has {len(stepped)} entries for {keys.size - 1} key intervals.")
+    return tracking, turns.classify(mode, key_raw, tracking.differs, stepped)
 
 
 def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_frames, key_quats,
                    method: str = "slerp", raw_values=None, key_raw=None, positions=None,
                    key_positions=None, location_key_frames=None, extra_frames=None,
-                   extra_quats=None) -> ObjectAnalysis:
+                   extra_quats=None, turns_setting: str = "AUTO", timing: str = "EVEN",
+                   stepped=None, turn_samples=None) -> ObjectAnalysis:
     """Compare Blender's orientation per frame with QuatBake's ``method`` on the same keys.
 
     frames: (n,) frames, increasing; blender_quats: (n, 4) Blender's orientation
@@ -435,6 +533,12 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     an Euler angle wrapping by 360 deg from one frame to the next), used for the
     angle turned between keys and the long arcs, so that a spin between two
     neighbouring frames counts; the per-frame arrays stay on ``frames``.
+    turns_setting ('AUTO' | 'SHORTEST' | 'KEYED') and timing ('EVEN' | 'KEYED')
+    build the method's path as a bake with those settings would (core.turns);
+    stepped (k-1,) bool marks CONSTANT intervals (followed, never deviation);
+    turn_samples (times (s,), quats (s, 4)): Blender's orientation at extra
+    frames inside the key intervals, to follow its keyed turns more densely
+    than ``frames`` (consecutive samples must stay under 180 deg apart).
     Raises ValueError (naming what) on inconsistent input.
     """
     frames = _as_frames(frames, f"Object \"{name}\"")
@@ -450,11 +554,30 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
             f"Object \"{name}\": {frames.size} frames need ({frames.size}, 4) orientations and "
             f"{keys.size} keys need ({keys.size}, 4); got {bq.shape} and {kq.shape}.")
 
+    kinds, tracking = [], None
     if keys.size == 1:
         custom = np.repeat(kq, frames.size, axis=0)
+        along = custom
     else:
-        custom = interp.interpolate(keys, kq, frames, method=method)
+        samples = turn_samples
+        if extra_frames is not None:
+            # The in-between frames of adjacent keys follow the keyed turn too.
+            ef = np.asarray(extra_frames, dtype=np.float64).reshape(-1)
+            eq = np.asarray(extra_quats, dtype=np.float64).reshape(-1, 4)
+            samples = (ef, eq) if samples is None else (
+                np.concatenate((np.asarray(samples[0], dtype=np.float64).ravel(), ef)),
+                np.concatenate((np.asarray(samples[1], dtype=np.float64).reshape(-1, 4), eq)))
+        tracking, kinds = _keyed_turns(rotation_mode, frames, bq, keys, kq, key_raw, stepped,
+                                       samples)
+        custom = turn_interp.interpolate_keys(keys, kq, tracking, kinds, turns_setting, method,
+                                              frames, timing, bq)
+        # The method's path travelled with Blender's own timing: what is left
+        # between it and Blender is off the path, whatever the timing.
+        along = custom if timing == "KEYED" else turn_interp.interpolate_keys(
+            keys, kq, tracking, kinds, turns_setting, method, frames, "KEYED", bq)
     deviation = np.degrees(quat.angle_between(bq, custom))
+    path_dev = np.degrees(quat.angle_between(bq, along))
+    timing_dev = np.degrees(quat.angle_between(custom, along))
     b_speed = _speeds_deg(bq)
     c_speed = _speeds_deg(custom)
 
@@ -470,6 +593,8 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         "shortest_deg": float(shortest[i]),
         "blender_speed_cv": float(b_cv[i]),
         "custom_speed_cv": float(c_cv[i]),
+        "kind": kinds[i],
+        "keyed_turn_deg": float(tracking.keyed_deg[i]),
     } for i in range(keys.size - 1)]
     # Only an interval turned through more than 180 deg can be a long arc, so
     # the contract's test (core.metrics) runs only when there is one.
@@ -503,6 +628,11 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         location_speed=_location_speed(frames, positions),
         exponential_approach=exponential_approach(keys, kq),
         jitter_frames=_jitter(frames, bq, b_speed),
+        turns=turns_setting, timing=timing, path_deviation_deg=path_dev,
+        timing_deviation_deg=timing_dev,
+        max_path_deviation_deg=float(path_dev.max()) if path_dev.size else 0.0,
+        max_timing_deviation_deg=float(timing_dev.max()) if timing_dev.size else 0.0,
+        kinds=kinds,
     )
     result.findings = _findings(result)
     result.advice = result.findings[0] if result.findings else (

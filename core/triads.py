@@ -13,11 +13,19 @@ Conventions chosen here (and shown in the panel's legend):
   the object's position along the rotated unit axis scaled by ``size``
   (Blender units). Key poses are drawn ``KEY_SCALE`` times larger, the current
   frame's triad ``CURRENT_SCALE`` times larger (and with a wider line).
+- Key poses also get a white triangle joining their three axes at
+  ``KEY_MARK_AT`` of their length: a shape, not only a size, so a key reads
+  as a key from any angle (``key_marks``).
+- Cameras look down their local -Z axis: their key poses and current-frame
+  triad get a dashed white line along -Z, ``VIEW_LENGTH`` times the axis
+  length (``view_lines``).
 - Ghosts (Blender's own interpolation of the same keys) are drawn at the SAME
-  positions as QuatBake's triads, with colours half-way to grey and alpha
-  ``GHOST_ALPHA``: where both agree the ghost hides behind the solid triad, and
-  where they differ the faded axes fan out from the same origin, so the angle
-  between them is the difference you read.
+  positions as QuatBake's triads, in lighter axis colours (``GHOST_LIGHTEN``
+  towards white, alpha ``GHOST_ALPHA``) over a wider dark halo
+  (``GHOST_HALO_COLOR``): the light line shows on a dark background, the
+  halo on a light one. Where both agree the ghost hides behind the solid
+  triad, and where they differ the faded axes fan out from the same origin,
+  so the angle between them is the difference you read.
 - Path: one segment per frame step, coloured by angular speed (degrees per
   frame) through ``SPEED_COLORS``: light grey-blue (still) -> yellow ->
   orange -> magenta (the legend's maximum speed and above). The ramp avoids
@@ -43,11 +51,23 @@ UNIT_AXES = np.eye(3, dtype=np.float64)
 KEY_SCALE = 1.5
 CURRENT_SCALE = 1.8
 
-# Ghost colours: this far towards mid grey, and this opaque. Half-way keeps the
-# hue readable (which axis is which) while clearly not being the solid triad.
-GHOST_DESATURATE = 0.5
-GHOST_ALPHA = 0.35
-GHOST_GREY = 0.5
+# Ghost colours: this far towards white, and this opaque: the hue stays
+# readable (which axis is which) while clearly lighter than the solid triad.
+# (A mix towards mid grey at alpha 0.35 vanished on Blender's grey floor.)
+GHOST_LIGHTEN = 0.55
+GHOST_ALPHA = 0.85
+# The halo under each ghost line (drawn wider): dark and half-transparent, so
+# the light ghost stays visible on a light-grey background too.
+GHOST_HALO_COLOR = np.array([0.05, 0.05, 0.05, 0.7], dtype=np.float64)
+
+# Key poses: a triangle joins the three axes at this fraction of their length.
+KEY_MARK_AT = 0.45
+KEY_MARK_COLOR = np.array([1.0, 1.0, 1.0, 1.0], dtype=np.float64)
+# Cameras: the view direction (-Z) is this many axis lengths long, in this
+# many dashes (dash and gap equally long).
+VIEW_LENGTH = 2.0
+VIEW_DASHES = 4
+VIEW_COLOR = np.array([1.0, 1.0, 1.0, 0.9], dtype=np.float64)
 
 # Speed colour ramp: stops at these fractions of the legend's maximum speed.
 SPEED_STOPS = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0], dtype=np.float64)
@@ -62,6 +82,13 @@ SPEED_COLORS = np.array(
 )
 SPEED_COLOR_NAMES = ("grey-blue", "yellow", "orange", "magenta")
 LONG_ARC_COLOR = np.array([0.0, 1.0, 1.0, 1.0], dtype=np.float64)
+# Key intervals that turn the long way ON PURPOSE (core.turns "spin": kept by
+# Turns: Auto) get a thinner green band instead, and stepped (CONSTANT)
+# intervals a grey one: both are the keys' intent, not defects.
+KEPT_SPIN_COLOR = np.array([0.35, 0.9, 0.35, 0.8], dtype=np.float64)
+STEP_COLOR = np.array([0.7, 0.7, 0.7, 0.8], dtype=np.float64)
+# Kinds (core.turns.KINDS) the cyan long-arc band may mark: the probable defects.
+DEFECT_KINDS = ("flip", "wrap")
 
 # A key interval is "long arc" when Blender's interpolation sweeps this much
 # more angle (radians) than the shortest arc between the two key orientations.
@@ -138,11 +165,48 @@ def _triad_points(q: np.ndarray, pos: np.ndarray, sizes: np.ndarray) -> np.ndarr
 
 
 def ghost_colors(colors) -> np.ndarray:
-    """Faded copy of RGBA colours (m, 4): half-way to grey, alpha GHOST_ALPHA."""
+    """Faded copy of RGBA colours (m, 4): GHOST_LIGHTEN towards white, alpha GHOST_ALPHA."""
     c = np.array(colors, dtype=np.float64, copy=True)
-    c[:, :3] = c[:, :3] * (1.0 - GHOST_DESATURATE) + GHOST_GREY * GHOST_DESATURATE
+    c[:, :3] = c[:, :3] * (1.0 - GHOST_LIGHTEN) + GHOST_LIGHTEN
     c[:, 3] = c[:, 3] * GHOST_ALPHA
     return c
+
+
+def key_marks(quats, positions, size) -> tuple[np.ndarray, np.ndarray]:
+    """White triangles (3 segments per pose) joining the X, Y and Z axes of each pose.
+
+    quats (n, 4), positions (n, 3), size: the poses' axis length (scalar or
+    (n,)). Corner a of pose i lies at position + KEY_MARK_AT * size * axis a.
+    Returns points (n*6, 3) and colours (n*6, 4).
+    """
+    pos = _positions(positions, "key positions")
+    n = pos.shape[0]
+    q = _unit_quats(quats, n, "key orientations")
+    sizes = np.broadcast_to(np.asarray(size, dtype=np.float64), (n,)) * KEY_MARK_AT
+    tips = _triad_points(q, pos, sizes).reshape(n, 3, 2, 3)[:, :, 1, :]   # (n, 3 axes, 3)
+    corners = np.stack([tips, np.roll(tips, -1, axis=1)], axis=2)        # X-Y, Y-Z, Z-X
+    points = corners.reshape(-1, 3)
+    return points, np.broadcast_to(KEY_MARK_COLOR, (points.shape[0], 4)).copy()
+
+
+def view_lines(quats, positions, size) -> tuple[np.ndarray, np.ndarray]:
+    """A camera's view direction: VIEW_DASHES dashes along local -Z per pose.
+
+    The line runs from the position to position - VIEW_LENGTH * size * Z axis;
+    each dash is half of one of VIEW_DASHES equal pieces, starting at the
+    camera. Returns points (n*2*VIEW_DASHES, 3) and colours.
+    """
+    pos = _positions(positions, "camera positions")
+    n = pos.shape[0]
+    q = _unit_quats(quats, n, "camera orientations")
+    sizes = np.broadcast_to(np.asarray(size, dtype=np.float64), (n,))
+    z_tips = _triad_points(q, pos, sizes).reshape(n, 3, 2, 3)[:, 2, 1, :]
+    down = (pos - z_tips) * VIEW_LENGTH                  # -Z, VIEW_LENGTH axis lengths
+    piece = np.arange(VIEW_DASHES, dtype=np.float64) / VIEW_DASHES
+    starts = pos[:, None, :] + piece[None, :, None] * down[:, None, :]
+    ends = starts + (0.5 / VIEW_DASHES) * down[:, None, :]
+    points = np.stack([starts, ends], axis=2).reshape(-1, 3)
+    return points, np.broadcast_to(VIEW_COLOR, (points.shape[0], 4)).copy()
 
 
 # One triad's six endpoint colours (X, X, Y, Y, Z, Z), solid and faded: tiled
@@ -257,6 +321,17 @@ def long_arc_intervals(frames, quats, key_frames) -> np.ndarray:
     return swept - shortest > LONG_ARC_EXCESS
 
 
+def long_arc_count(frames, quats, key_frames) -> int:
+    """How many key intervals ``quats`` sampled at ``frames`` turn the long way round
+    (``long_arc_intervals`` over the keys inside the sampled range)."""
+    t = np.asarray(frames, dtype=np.float64)
+    keys = np.asarray(key_frames, dtype=np.float64)
+    if t.size < 2:
+        return 0
+    inside = keys[(keys >= t[0]) & (keys <= t[-1])]
+    return int(long_arc_intervals(t, quats, inside).sum())
+
+
 def interval_segments(frames, key_frames, interval_mask) -> np.ndarray:
     """Path segments (n-1,) lying inside a flagged key interval (interval_mask (k-1,))."""
     t = np.asarray(frames, dtype=np.float64)
@@ -286,6 +361,35 @@ def triad_frames(frames, step: int, key_frames) -> tuple[np.ndarray, np.ndarray]
     return chosen, is_key[chosen]
 
 
+# Zoomed out, a triad every few frames is clutter: the overlay also keeps
+# thinned copies (every LOD_LEVELS[i]-th triad, key poses always kept) and
+# draws the first level whose triads land at least MIN_TRIAD_SPACING_PX apart.
+LOD_LEVELS = (1, 2, 4, 8, 16)
+MIN_TRIAD_SPACING_PX = 14.0
+
+
+def lod_level(spacing_px: float) -> int:
+    """The level of LOD_LEVELS to draw when neighbouring triads are ``spacing_px``
+    pixels apart: the smallest whose thinned spacing reaches MIN_TRIAD_SPACING_PX
+    (the largest level when none does; 1 for a non-finite or zero spacing)."""
+    if not np.isfinite(spacing_px) or spacing_px <= 0.0:
+        return 1
+    for level in LOD_LEVELS:
+        if spacing_px * level >= MIN_TRIAD_SPACING_PX:
+            return level
+    return LOD_LEVELS[-1]
+
+
+def triad_spacing(positions, chosen) -> float:
+    """Median distance (Blender units) between neighbouring drawn triads, the
+    samples ``chosen`` (from triad_frames) of ``positions``; 0 when fewer than 2."""
+    pos = _positions(positions, "path positions")
+    idx = np.asarray(chosen)
+    if idx.size < 2:
+        return 0.0
+    return float(np.median(np.linalg.norm(np.diff(pos[idx], axis=0), axis=1)))
+
+
 @dataclass
 class LineSet:
     """Segments to draw in one batch: points (2m, 3) and colours (2m, 4), float64."""
@@ -301,6 +405,12 @@ class LineSet:
             np.concatenate([p.points for p in parts]), np.concatenate([p.colors for p in parts])
         )
 
+    def select_triads(self, mask, rows_per_triad: int = 6) -> "LineSet":
+        """The triads where ``mask`` (one bool per triad) is set: ``rows_per_triad``
+        consecutive rows each, as triad_lines lays them out."""
+        rows = np.repeat(np.asarray(mask, dtype=bool), rows_per_triad)
+        return LineSet(self.points[rows], self.colors[rows])
+
     def transformed(self, matrix) -> "LineSet":
         """Copy with points mapped by a 4x4 affine matrix (e.g. the parent's world matrix)."""
         m = np.asarray(matrix, dtype=np.float64)
@@ -313,10 +423,16 @@ class OverlayGeometry:
 
     triads: LineSet
     ghosts: LineSet
+    ghost_halo: LineSet     # the ghosts' segments in GHOST_HALO_COLOR, drawn wider underneath
     path: LineSet
     long_arc: LineSet
+    marks: LineSet          # key poses' triangles and cameras' dashed view direction
+    marks_halo: LineSet     # the marks' segments in GHOST_HALO_COLOR, drawn wider underneath
     speed_max: float        # degrees per frame that the ramp's last colour stands for
-    long_arc_count: int     # how many key intervals go the long way round
+    long_arc_count: int     # how many key intervals go the long way round (defects only)
+    kept: LineSet = field(default_factory=lambda: LineSet())   # kept spins and steps
+    spin_count: int = 0     # key intervals that spin as keyed (green band)
+    step_count: int = 0     # stepped key intervals (grey band)
 
 
 def build_overlay(
@@ -330,7 +446,9 @@ def build_overlay(
     ghost_quats=None,
     long_arc_quats=None,
     speed_max: float | None = None,
+    interval_kinds=None,
     long_arc_mask=None,
+    view_axis: bool = False,
 ) -> OverlayGeometry:
     """All of one object's overlay geometry from per-frame samples.
 
@@ -341,9 +459,14 @@ def build_overlay(
     ghost_quats: (n, 4) Blender's own interpolation, drawn faded, or None;
     long_arc_quats: (n, 4) orientations checked for the long way round (default
     ghost_quats, else quats); speed_max: the legend maximum (degrees per frame),
-    default the largest speed along this path; long_arc_mask: (k-1,) bool per
-    interval of the key frames inside ``frames``, when the caller measured the
-    long way round on denser samples (a spin between neighbouring keys).
+    default the largest speed along this path; interval_kinds: the kind of each
+    key interval (core.turns.KINDS, (k-1,)) or None: only "flip" and "wrap"
+    intervals get the long-arc band, "spin" and "step" get the ``kept`` band;
+    long_arc_mask: (k-1,) bool per interval of the key frames inside ``frames``,
+    when the caller measured the long way round on denser samples (a spin
+    between neighbouring keys); view_axis: a camera, so its key poses get the
+    dashed view direction (``view_lines``) in ``marks``, beside every key
+    pose's triangle (``key_marks``).
     """
     t = np.asarray(frames, dtype=np.float64)
     pos = _positions(positions, "path positions")
@@ -359,13 +482,20 @@ def build_overlay(
     triads = LineSet(
         _triad_points(q[chosen], pos[chosen], sizes), np.tile(_TRIAD_COLORS, (chosen.size, 1))
     )
-    ghosts = LineSet()
+    marks = []
+    key_rows = chosen[is_key]
+    if key_rows.size:
+        key_size = size * KEY_SCALE
+        marks.append(LineSet(*key_marks(q[key_rows], pos[key_rows], key_size)))
+        if view_axis:
+            marks.append(LineSet(*view_lines(q[key_rows], pos[key_rows], key_size)))
+    ghosts = ghost_halo = LineSet()
     if ghost_quats is not None:
         g = _unit_quats(ghost_quats, n, "Blender's orientations")
-        ghosts = LineSet(
-            _triad_points(g[chosen], pos[chosen], sizes),
-            np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1)),
-        )
+        ghost_points = _triad_points(g[chosen], pos[chosen], sizes)
+        ghosts = LineSet(ghost_points, np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1)))
+        ghost_halo = LineSet(ghost_points.copy(),
+                             np.broadcast_to(GHOST_HALO_COLOR, (ghost_points.shape[0], 4)).copy())
     if n >= 2:
         speed = angular_speed(q, t)
         vmax = legend_max(speed) if speed_max is None else float(speed_max)
@@ -380,15 +510,41 @@ def build_overlay(
                                  f"got {intervals.shape}.")
         else:
             intervals = long_arc_intervals(t, check, inside)
-        long_arc = LineSet(*segment_lines(pos, interval_segments(t, keys, intervals)))
+        spins = steps = np.zeros(intervals.shape, dtype=bool)
+        if interval_kinds is not None and len(interval_kinds) == intervals.size:
+            kinds = np.asarray(interval_kinds, dtype=object)
+            spins = kinds == "spin"
+            steps = kinds == "step"
+            intervals = intervals & np.isin(kinds, DEFECT_KINDS)
+        long_arc = LineSet(*segment_lines(pos, interval_segments(t, inside, intervals)))
+        kept = LineSet.join([
+            LineSet(*segment_lines(pos, interval_segments(t, inside, spins), KEPT_SPIN_COLOR)),
+            LineSet(*segment_lines(pos, interval_segments(t, inside, steps), STEP_COLOR))])
     else:
         vmax = MIN_LEGEND_SPEED if speed_max is None else float(speed_max)
         path, long_arc, intervals = LineSet(), LineSet(), np.zeros(0, dtype=bool)
-    return OverlayGeometry(triads, ghosts, path, long_arc, vmax, int(intervals.sum()))
+        kept, spins, steps = LineSet(), intervals, intervals
+    marks_set = LineSet.join(marks)
+    # White marks on a light-grey floor need the ghosts' dark edge as well.
+    marks_halo = LineSet(marks_set.points.copy(),
+                         np.broadcast_to(GHOST_HALO_COLOR, (marks_set.points.shape[0], 4)).copy())
+    return OverlayGeometry(triads, ghosts, ghost_halo, path, long_arc, marks_set, marks_halo,
+                           vmax, int(intervals.sum()), kept, int(spins.sum()), int(steps.sum()))
 
 
-def current_triad(frames, quats, positions, frame: float, size: float) -> LineSet:
+def thinned_mask(chosen, is_key, step: int, level: int) -> np.ndarray:
+    """Which of build_overlay's triads (``chosen``, ``is_key`` from triad_frames
+    with ``step``) a view thinned to ``level`` keeps: every ``step * level``-th
+    sample and every key pose, shape (m,) bool."""
+    return np.asarray(is_key, dtype=bool) | (np.asarray(chosen) % (int(step) * int(level)) == 0)
+
+
+def current_triad(frames, quats, positions, frame: float, size: float,
+                  view_axis: bool = False) -> LineSet:
     """The emphasised triad at ``frame`` (CURRENT_SCALE * size), or empty outside the path.
+
+    With ``view_axis`` (a camera) its dashed view direction follows the 6 triad
+    rows (``view_lines``).
 
     Uses the nearest sample: the overlay samples every frame, so that is the
     pose Blender shows when the playhead sits on a whole frame.
@@ -400,4 +556,8 @@ def current_triad(frames, quats, positions, frame: float, size: float) -> LineSe
     if i > 0 and abs(t[i - 1] - frame) <= abs(t[i] - frame):
         i -= 1
     pos = np.asarray(positions, dtype=np.float64)[i : i + 1]
-    return LineSet(*triad_lines(np.asarray(quats)[i : i + 1], pos, size * CURRENT_SCALE))
+    q = np.asarray(quats)[i : i + 1]
+    triad = LineSet(*triad_lines(q, pos, size * CURRENT_SCALE))
+    if not view_axis:
+        return triad
+    return LineSet.join([triad, LineSet(*view_lines(q, pos, size * CURRENT_SCALE))])

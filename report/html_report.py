@@ -34,9 +34,21 @@ MAX_COLUMNS = 900
 MAX_KEY_LINES = 60
 MAX_KEY_MARKS = 400
 
+# The legend's row: each entry is its sample line and label; a title this
+# wide per character (15 px bold) that would reach it moves the legend to a
+# row of its own, LEGEND_ROW units lower.
+TITLE_CHAR_PX = 8.6
+LEGEND_ROW = 18
+
+
+def _legend_width(label: str) -> float:
+    return 7 * len(label) + 36
+
+
 BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
 CUSTOM_COLOUR = "#2e86ab"    # QuatBake's method: blue
 DEVIATION_COLOUR = "#6a4c93"
+PATH_DEVIATION_COLOUR = "#f4a259"   # the part of the deviation off the method's path
 NORM_COLOUR = "#e07a00"
 LOCATION_COLOUR = "#2a9d8f"
 LONG_ARC_FILL = "#f4a259"
@@ -57,6 +69,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .chart{background:#fff;border:1px solid #e2e2e2;margin:10px 0;display:block;width:100%;height:auto}
 .errors li{color:#b00020}
 .foot{color:#777;font-size:.85em;margin-top:40px}
+.hint{border-bottom:1px dotted #888;cursor:help}
+details{margin:8px 0}summary{cursor:pointer;color:#444}
 """
 
 
@@ -140,7 +154,19 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
     """An SVG line chart. series: [(label, y values, colour)]; bands: [(x0, x1)] shaded."""
     x = np.asarray(x, dtype=np.float64)
     plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
-    plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
+    legend = [(label, colour, "line" if i == 0 else "dashed")
+              for i, (label, _, colour) in enumerate(series)]
+    if keys:
+        legend.append(("key frame", KEY_COLOUR, "dash"))
+    if bands:
+        legend.append(("long way round", LONG_ARC_FILL, "box"))
+    legend_w = sum(_legend_width(label) for label, _, _ in legend)
+    # A title that would run into the legend gets the legend on a row of its own.
+    two_rows = MARGIN_LEFT + TITLE_CHAR_PX * len(title) + 16 > WIDTH - MARGIN_RIGHT - legend_w
+    top = MARGIN_TOP + (LEGEND_ROW if two_rows else 0)
+    legend_y = 15 + (LEGEND_ROW if two_rows else 0)
+    height = HEIGHT + (LEGEND_ROW if two_rows else 0)
+    plot_h = height - top - MARGIN_BOTTOM
     ys = [np.asarray([np.nan if v is None else v for v in y], dtype=np.float64)
           for _, y, _ in series]
     finite = np.concatenate([y[np.isfinite(y)] for y in ys] + [np.zeros(0)])
@@ -173,17 +199,17 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
         return MARGIN_LEFT + (np.asarray(v, dtype=np.float64) - x0) / (x1 - x0) * plot_w
 
     def py(v):
-        return MARGIN_TOP + plot_h - (np.asarray(v, dtype=np.float64) - lo) / (hi - lo) * plot_h
+        return top + plot_h - (np.asarray(v, dtype=np.float64) - lo) / (hi - lo) * plot_h
 
     out = [f'<svg class="chart" id="{_e(chart_id)}" xmlns="http://www.w3.org/2000/svg" '
-           f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{_e(title)}">',
+           f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{_e(title)}">',
            f'<title>{_e(title)}</title>',
-           f'<rect x="{MARGIN_LEFT}" y="{MARGIN_TOP}" width="{plot_w}" height="{plot_h}" '
+           f'<rect x="{MARGIN_LEFT}" y="{top}" width="{plot_w}" height="{plot_h}" '
            'fill="#fcfcfc" stroke="#bbb"/>']
     # Long-arc intervals: shaded bands behind everything else.
     for a, b in bands:
         xa, xb = float(px(max(a, x0))), float(px(min(b, x1)))
-        out.append(f'<rect x="{xa:.1f}" y="{MARGIN_TOP}" width="{max(xb - xa, 1.0):.1f}" '
+        out.append(f'<rect x="{xa:.1f}" y="{top}" width="{max(xb - xa, 1.0):.1f}" '
                    f'height="{plot_h}" fill="{LONG_ARC_FILL}" fill-opacity="0.28"/>')
     # Grid and tick labels.
     for t in _nice_ticks(lo, hi):
@@ -194,9 +220,9 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
                    f'fill="#555">{_tick_label(t)}</text>')
     for t in _nice_ticks(x0, x1, 10):
         xx = float(px(t))
-        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{MARGIN_TOP + plot_h}" '
-                   f'y2="{MARGIN_TOP + plot_h + 5}" stroke="#888"/>')
-        out.append(f'<text x="{xx:.1f}" y="{MARGIN_TOP + plot_h + 18}" font-size="11" '
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top + plot_h}" '
+                   f'y2="{top + plot_h + 5}" stroke="#888"/>')
+        out.append(f'<text x="{xx:.1f}" y="{top + plot_h + 18}" font-size="11" '
                    f'text-anchor="middle" fill="#555">{_tick_label(t)}</text>')
     if y_ref is not None:
         yy = float(py(y_ref))
@@ -210,9 +236,9 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
     for k in shown_keys:
         xx = float(px(k))
         if len(shown_keys) <= MAX_KEY_LINES:
-            out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{MARGIN_TOP}" y2="{MARGIN_TOP + plot_h}" '
+            out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{top + plot_h}" '
                        f'stroke="{KEY_COLOUR}" stroke-dasharray="4 3" stroke-width="1"/>')
-        out.append(f'<path d="M{xx - 4:.1f},{MARGIN_TOP + plot_h} l4,-7 l4,7 z" fill="{KEY_COLOUR}"/>')
+        out.append(f'<path d="M{xx - 4:.1f},{top + plot_h} l4,-7 l4,7 z" fill="{KEY_COLOUR}"/>')
     # Series: the first one wide and light underneath, so a second series that
     # coincides with it (Blender = method) still shows both.
     for i, ((label, _, colour), y) in enumerate(zip(series, ys)):
@@ -221,8 +247,11 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
         if not ok.any():
             continue
         width, opacity = ("4", "0.75") if i == 0 and len(series) > 1 else ("2", "1")
+        # Every series after the first is dashed: where two coincide (Blender's
+        # speed = the method's) both stay visible, the dashes over the solid line.
+        dash = ' stroke-dasharray="8 5"' if i > 0 else ""
         pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px(xs[ok]), py(yv[ok])))
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="{width}" '
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="{width}"{dash} '
                    f'stroke-opacity="{opacity}" stroke-linejoin="round" points="{pts}">'
                    f'<title>{_e(label)}</title></polyline>')
     if marker is not None:
@@ -233,46 +262,86 @@ def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=
             dx = -8 if anchor == "end" else 8
             out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="none" stroke="#000" '
                        'stroke-width="2"/>')
-            out.append(f'<text x="{cx + dx:.1f}" y="{max(cy - 8, MARGIN_TOP + 12):.1f}" font-size="12" '
+            out.append(f'<text x="{cx + dx:.1f}" y="{max(cy - 8, top + 12):.1f}" font-size="12" '
                        f'text-anchor="{anchor}" fill="#000">{_e(mlabel)}</text>')
     # Title, axis labels, legend.
     out.append(f'<text x="{MARGIN_LEFT}" y="20" font-size="15" font-weight="600" fill="#222">'
                f'{_e(title)}</text>')
-    out.append(f'<text x="{MARGIN_LEFT + plot_w / 2:.0f}" y="{HEIGHT - 8}" font-size="12" '
+    out.append(f'<text x="{MARGIN_LEFT + plot_w / 2:.0f}" y="{height - 8}" font-size="12" '
                f'text-anchor="middle" fill="#333">{_e(x_label)}</text>')
-    out.append(f'<text transform="translate(16,{MARGIN_TOP + plot_h / 2:.0f}) rotate(-90)" '
+    out.append(f'<text transform="translate(16,{top + plot_h / 2:.0f}) rotate(-90)" '
                f'font-size="12" text-anchor="middle" fill="#333">{_e(y_label)}</text>')
-    legend = [(label, colour, "line") for label, _, colour in series]
-    if shown_keys:
-        legend.append(("key frame", KEY_COLOUR, "dash"))
-    if bands:
-        legend.append(("long way round", LONG_ARC_FILL, "box"))
+    if not shown_keys:
+        legend = [item for item in legend if item[2] != "dash"]
     lx = WIDTH - MARGIN_RIGHT
+    ly = legend_y
     for label, colour, kind in reversed(legend):
-        width = 7 * len(label) + 30
-        lx -= width
+        lx -= _legend_width(label)
         if kind == "box":
-            out.append(f'<rect x="{lx}" y="9" width="18" height="12" fill="{colour}" fill-opacity="0.4"/>')
-        elif kind == "dash":
-            out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="15" y2="15" stroke="{colour}" '
-                       'stroke-dasharray="4 3" stroke-width="2"/>')
+            out.append(f'<rect x="{lx}" y="{ly - 6}" width="18" height="12" fill="{colour}" '
+                       'fill-opacity="0.4"/>')
+        elif kind in ("dash", "dashed"):
+            dash, stroke = ("4 3", 2) if kind == "dash" else ("8 5", 3)
+            out.append(f'<line x1="{lx}" x2="{lx + 22}" y1="{ly}" y2="{ly}" stroke="{colour}" '
+                       f'stroke-dasharray="{dash}" stroke-width="{stroke}"/>')
         else:
-            out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="15" y2="15" stroke="{colour}" '
+            out.append(f'<line x1="{lx}" x2="{lx + 22}" y1="{ly}" y2="{ly}" stroke="{colour}" '
                        'stroke-width="3"/>')
-        out.append(f'<text x="{lx + 23}" y="19" font-size="12" fill="#333">{_e(label)}</text>')
+        out.append(f'<text x="{lx + 27}" y="{ly + 4}" font-size="12" fill="#333">{_e(label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
 
+def _defect_arcs(obj: dict) -> list:
+    """long_arc_segments without the keyed spins (key_intervals[*].kind, issue 11)."""
+    spins = {tuple(iv["frames"]) for iv in obj.get("key_intervals") or []
+             if iv.get("kind") == "spin"}
+    return [seg for seg in obj.get("long_arc_segments", []) if tuple(seg) not in spins]
+
+
+_KIND_LABELS = {"flip": "long way round (flipped sign)", "wrap": "long way round (Euler wrap)",
+                "spin": "keyed spin", "step": "stepped"}
+
+
+# The panel's verdict thresholds (addon/analyze.FINE_DEG, README): a largest
+# difference under this many degrees is "fine".
+FINE_DEG = 0.1
+
+
 def _status(obj: dict) -> tuple[str, str]:
-    if obj.get("long_arc_segments"):
+    """(CSS class, word) for an object: long way round, visible, or fine; an
+    object whose rotation is fine but which has other findings says so."""
+    if _defect_arcs(obj):
         return "bad", "long way round"
     dev = obj.get("max_deviation_deg") or 0.0
-    if dev > 1.0:
-        return "warn", "differs"
+    if dev >= FINE_DEG:
+        return "warn", "visible"
     if obj.get("findings"):
-        return "warn", "see advice"
-    return "ok", "close"
+        return "ok", "fine, see advice"
+    return "ok", "fine"
+
+
+def _deviation_class(obj: dict) -> str:
+    """The colour of a largest-difference number: its own verdict (a 0.00 is never orange)."""
+    if obj.get("long_arc_segments"):
+        return "bad"
+    return "warn" if (obj.get("max_deviation_deg") or 0.0) >= FINE_DEG else "ok"
+
+
+_DEVIATION_HINT = ("The angle between the orientation Blender plays and the compared "
+                   "method's interpolation of the same keys, at the worst frame. Under "
+                   f"{FINE_DEG:g} deg nobody sees it (fine).")
+_LONG_WAY_HINT = ("Key intervals Blender turns through more than 180 degrees where the "
+                  "shortest rotation is smaller: a flipped quaternion sign or an Euler wrap.")
+_FLOAT32_HINT = ("Blender stores keys as 32-bit floats: far from the origin their spacing "
+                 "(the step) grows, and a move smaller than it cannot be keyed exactly.")
+_NORM_HINT = ("Blender interpolates the four quaternion channels separately; between keys "
+              "their length drops below 1 and the turn speeds up and slows down.")
+
+
+def _hint(text: str, explanation: str) -> str:
+    """``text`` with a dotted underline; hovering shows ``explanation``."""
+    return f'<span class="hint" title="{_e(explanation)}">{_e(text)}</span>'
 
 
 # The worst frame is pointed at only when there is a deviation worth seeing.
@@ -280,6 +349,11 @@ MARKER_MIN_DEG = 0.01
 
 # Key intervals listed in the table; longer animations list the worst ones.
 MAX_INTERVAL_ROWS = 30
+# A table of more key intervals than this (or of intervals that do not turn
+# at all) is folded: one line that opens it.
+FOLD_ROWS = 12
+_CV_HINT = ("How much the turning speed varies between the two keys, relative to its mean: "
+            "0% is an even turn.")
 
 
 def _interval_table(obj: dict, method: str) -> str:
@@ -300,44 +374,61 @@ def _interval_table(obj: dict, method: str) -> str:
     rows = []
     for iv in shown:
         a, b = iv["frames"]
-        bad = (a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])
+        bad = ((a, b) in long_arcs or [a, b] in obj.get("long_arc_segments", [])) \
+            and iv.get("kind") != "spin"
+        label = _KIND_LABELS.get(iv.get("kind"), "long way round" if bad else "")
         cv_b, cv_c = iv.get("blender_speed_cv"), iv.get("custom_speed_cv")
+        # The flag sits in the Keys cell: a column of its own was empty for
+        # every object without a long way round.
+        flag = f' <span class="{"bad" if bad else "meta"}">{_e(label)}</span>' if label else ""
         rows.append(
-            f'<tr><td>{_fmt(a)}-{_fmt(b)}</td>'
+            f'<tr><td>{_fmt(a)}-{_fmt(b)}{flag}</td>'
             f'<td class="num {"bad" if bad else ""}">{_fmt(iv.get("blender_turn_deg"), 1)}</td>'
             f'<td class="num">{_fmt(iv.get("shortest_deg"), 1)}</td>'
             f'<td class="num">{"-" if cv_b is None else f"{100 * cv_b:.0f}%"}</td>'
-            f'<td class="num">{"-" if cv_c is None else f"{100 * cv_c:.0f}%"}</td>'
-            f'<td>{"long way round" if bad else ""}</td></tr>')
-    return (note + '<table><tr><th>Keys</th><th>Blender turns (deg)</th><th>Shortest (deg)</th>'
-            f'<th>Speed variation, Blender</th><th>Speed variation, {_e(method)}</th><th></th></tr>'
-            + "".join(rows) + "</table>")
+            f'<td class="num">{"-" if cv_c is None else f"{100 * cv_c:.0f}%"}</td></tr>')
+    table = ('<table><tr><th>Keys</th><th>Blender turns (deg)</th><th>Shortest (deg)</th>'
+             f'<th>{_hint("Speed variation, Blender", _CV_HINT)}</th>'
+             f'<th>Speed variation, {_e(method)}</th></tr>' + "".join(rows) + "</table>")
+    quiet = all(abs(iv.get("blender_turn_deg") or 0.0) < 0.05 for iv in shown)
+    if len(shown) > FOLD_ROWS or quiet:
+        what = "no turn in any of them" if quiet else "click to show"
+        return (note + f'<details><summary>{len(shown)} key intervals ({what})</summary>'
+                + table + "</details>")
+    return note + table
 
 
 def _object_section(obj: dict, method: str, index: int) -> str:
     pf = obj.get("per_frame", {})
     frames = np.asarray(pf.get("frame", []), dtype=np.float64)
     keys = [float(k) for k in obj.get("keys", [])]
-    bands = [(float(a), float(b)) for a, b in obj.get("long_arc_segments", [])]
+    bands = [(float(a), float(b)) for a, b in _defect_arcs(obj)]
     cls, word = _status(obj)
     worst = obj.get("worst_frame")
     parts = [f'<h2 id="obj-{index}">{_e(_label(obj))} <span class="{cls}">({_e(word)})</span></h2>']
     advice_cls = "advice clean" if cls == "ok" else "advice"
     parts.append(f'<div class="{advice_cls}">{_e(obj.get("advice", ""))}</div>')
-    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", [])) or "none"
+    arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj)) or "none"
     rows = [
         ("Rotation mode", obj.get("rotation_mode")),
         ("Frames", "-".join(_fmt(f) for f in obj.get("frames", []))),
         ("Keys", ", ".join(_fmt(k) for k in keys) if len(keys) <= 40
          else f"{len(keys)} keys, {_fmt(keys[0])} ... {_fmt(keys[-1])}"),
-        ("Max deviation from " + method, f"{_deg(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
-        ("RMS deviation", f"{_deg(obj.get('rms_deviation_deg'))} deg"),
-        ("Long way round (key intervals)", arcs),
+        (_hint("Largest difference from " + method, _DEVIATION_HINT),
+         f"{_deg(obj.get('max_deviation_deg'))} deg at frame {_fmt(worst)}"),
+        ("Typical difference (RMS)", f"{_deg(obj.get('rms_deviation_deg'))} deg"),
+        ("Off the path / timing", f"{_deg(obj.get('max_path_deviation_deg'))} deg off the "
+         f"{method} path, {_deg(obj.get('max_timing_deviation_deg'))} deg of timing"),
+        (_hint("Long way round (key intervals)", _LONG_WAY_HINT), arcs),
     ]
     nd = obj.get("norm_drift")
     if nd:
-        rows.append(("Quaternion length (Blender's channels)",
-                     f"{_fmt(nd.get('min_norm'), 3)} - {_fmt(nd.get('max_norm'), 3)}"))
+        shrink = nd.get("min_norm")
+        words = ("stays a rotation" if shrink is not None and shrink > 0.99
+                 else "shrinks between keys")
+        rows.append((_hint("Quaternion length (Blender's channels)", _NORM_HINT),
+                     f"{words}: {_fmt(nd.get('min_norm'), 3)} - {_fmt(nd.get('max_norm'), 3)} "
+                     "(1 = a rotation)"))
     if obj.get("euler_wraps"):
         rows.append(("Euler wraps", "; ".join(
             f"{w['channel']} {_fmt(w['from_deg'], 0)} -> {_fmt(w['to_deg'], 0)} deg "
@@ -353,8 +444,11 @@ def _object_section(obj: dict, method: str, index: int) -> str:
                      f"Blender {_fmt(max(bj, default=None))}, {method} {_fmt(max(cj, default=None))} deg/frame"))
     f32 = obj.get("float32_risk")
     if f32:
-        rows.append(("float32 risk", f"{len(f32.get('frames', []))} frames (coordinates up to "
-                     f"{_fmt(f32.get('max_coordinate'), 0)}, float32 step {f32.get('float32_step', 0):.2g})"))
+        count = len(f32.get('frames', []))
+        words = "none" if not count else f"{count} frames move less than a key can store"
+        rows.append((_hint("Too far from the origin to key precisely", _FLOAT32_HINT),
+                     f"{words} (coordinates up to {_fmt(f32.get('max_coordinate'), 0)} units; "
+                     f"smallest step there {f32.get('float32_step', 0):.2g})"))
     if obj.get("location_speed_ratio") is not None:
         rows.append(("Location speed, fastest/slowest segment", f"{_fmt(obj['location_speed_ratio'], 1)}x"))
     if obj.get("exponential_approach"):
@@ -363,8 +457,10 @@ def _object_section(obj: dict, method: str, index: int) -> str:
             for r in obj["exponential_approach"])))
     if obj.get("jitter_frames"):
         rows.append(("Small-angle jitter", f"{len(obj['jitter_frames'])} frames"))
+    # Header cells may carry a hover hint (already HTML); plain strings are escaped.
     parts.append("<table>" + "".join(
-        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
+        f"<tr><th>{k if k.startswith('<span') else _e(k)}</th><td>{_e(v)}</td></tr>"
+        for k, v in rows) + "</table>")
     if len(obj.get("findings", [])) > 1:
         parts.append("<ul>" + "".join(f"<li>{_e(s)}</li>" for s in obj["findings"]) + "</ul>")
 
@@ -375,7 +471,11 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     span = (float(frames[0]), float(frames[-1])) if frames.size else None
     parts.append(_chart(
         f"{_label(obj)}: deviation of Blender's interpolation from {method}",
-        frames, [("deviation", dev, DEVIATION_COLOUR)], y_label="deviation (deg)", keys=keys,
+        frames, [("deviation", dev, DEVIATION_COLOUR)]
+        # Issue 11: the part of it that is off the method's path (the rest is timing).
+        + ([("off the path", pf["path_deviation_deg"], PATH_DEVIATION_COLOUR)]
+           if pf.get("path_deviation_deg") else []),
+        y_label="deviation (deg)", keys=keys,
         bands=bands, marker=(worst, worst_dev, f"worst: {worst_dev:.2f} deg at frame {_fmt(worst)}")
         if worst_dev is not None and worst_dev >= MARKER_MIN_DEG else None,
         chart_id=f"deviation-{index}"))
@@ -406,6 +506,44 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     return "\n".join(parts)
 
 
+def _after_bake_section(report: dict) -> str:
+    """Before -> after for every object the file plays a QuatBake bake of."""
+    after = report.get("after_bake") or []
+    if not after:
+        return ""
+    rows = []
+    for a in after:
+        was = a.get("before_long_arc_segments") or []
+        now = a.get("long_arc_segments") or []
+        if was and not now:
+            outcome, cls = "long way round fixed", "ok"
+        elif now:
+            outcome, cls = "still the long way round", "bad"
+        else:
+            outcome, cls = "no long way round before or after", ""
+        rows.append(
+            f'<tr><td>{_e(a.get("name"))}</td>'
+            f'<td class="num">{_deg(a.get("before_max_deviation_deg"))}</td>'
+            f'<td class="num">{_deg(a.get("max_deviation_deg"))}</td>'
+            f'<td class="{cls}">{_e(outcome)}</td><td>{_e(a.get("advice", ""))}</td></tr>')
+    return ('<h2 id="after-bake">After the bake</h2>'
+            '<p class="meta">The objects below play a QuatBake bake. The sections further down '
+            'describe their keys before the bake; this table compares what plays now.</p>'
+            '<table><tr><th>Object</th><th title="Largest difference between Blender\'s own '
+            'interpolation of the original keys and the method">Before (deg)</th>'
+            '<th title="The same for the baked keys">After (deg)</th><th>Outcome</th>'
+            '<th>Advice now</th></tr>' + "".join(rows) + "</table>")
+
+
+def _blenders(report: dict) -> str:
+    """"saved by Blender X, analysed by Blender Y" (or only the second when unknown)."""
+    analysed = f"analysed by Blender {_e(report.get('blender_version', ''))}"
+    saved = report.get("saved_by_blender")
+    if saved:
+        return f"file saved by Blender {_e(saved)}, {analysed}"
+    return analysed
+
+
 def render_html(report: dict) -> str:
     """The HTML page (a str) for a report dict."""
     method = report.get("method", "")
@@ -415,13 +553,16 @@ def render_html(report: dict) -> str:
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
            f"<h1>{_e(title)}</h1>",
-           f'<p class="meta">Blender {_e(report.get("blender_version", ""))} &middot; compared with '
+           f'<p class="meta">{_blenders(report)} &middot; compared with '
            f'<b>{_e(method)}</b> &middot; {len(objects)} object(s) &middot; schema '
            f'{_e(report.get("schema", ""))}</p>']
     if objects:
-        out.append("<table><tr><th>Object</th><th>Mode</th><th>Frames</th><th>Keys</th>"
-                   "<th>Max dev. (deg)</th><th>RMS (deg)</th><th>Worst frame</th>"
-                   "<th>Long way round</th><th>Advice</th></tr>")
+        out.append(
+            "<table><tr><th>Object</th><th>Mode</th><th>Frames</th><th>Keys</th>"
+            f"<th>{_hint('Largest difference (deg)', _DEVIATION_HINT)}</th>"
+            f"<th>{_hint('Typical difference (deg)', 'Root mean square of the difference over all frames.')}</th>"
+            "<th>Worst frame</th>"
+            f"<th>{_hint('Long way round', _LONG_WAY_HINT)}</th><th>Advice</th></tr>")
         armature = None
         for i, obj in enumerate(objects):
             if obj.get("bone") and obj["name"] != armature:
@@ -432,8 +573,8 @@ def render_html(report: dict) -> str:
                            f'&middot; {count} bone(s), worst first</th></tr>')
             elif not obj.get("bone"):
                 armature = None
-            cls, _ = _status(obj)
-            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in obj.get("long_arc_segments", []))
+            cls = _deviation_class(obj)
+            arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj))
             out.append(
                 f'<tr><td><a href="#obj-{i}">{_e(_label(obj))}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
                 f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
@@ -444,6 +585,7 @@ def render_html(report: dict) -> str:
                 f'<td class="{"bad" if arcs else ""}">{_e(arcs or "none")}</td>'
                 f'<td>{_e(obj.get("advice", ""))}</td></tr>')
         out.append("</table>")
+    out.append(_after_bake_section(report))
     errors = report.get("errors", [])
     if errors:
         out.append('<h2>Not analysed</h2><ul class="errors">' + "".join(

@@ -74,6 +74,9 @@ def object_entry(a) -> dict:
     }
     if a.norm is not None:
         per_frame["blender_norm"] = _array(a.norm["per_frame"])
+    if getattr(a, "path_deviation_deg", None) is not None:
+        per_frame["path_deviation_deg"] = _array(a.path_deviation_deg)
+        per_frame["timing_deviation_deg"] = _array(a.timing_deviation_deg)
     if getattr(a, "location_speed", None) is not None:
         per_frame["location_speed"] = _array(a.location_speed)
     norm = None
@@ -89,6 +92,12 @@ def object_entry(a) -> dict:
         "keys": [_frame(k) for k in a.keys],
         "max_deviation_deg": _num(a.max_deviation_deg, DECIMALS),
         "rms_deviation_deg": _num(a.rms_deviation_deg, DECIMALS),
+        # Issue 11: how much of the deviation is off the method's path, and how
+        # much is only where along it (timing); the settings the path used.
+        "max_path_deviation_deg": _num(getattr(a, "max_path_deviation_deg", None), DECIMALS),
+        "max_timing_deviation_deg": _num(getattr(a, "max_timing_deviation_deg", None), DECIMALS),
+        "turns": getattr(a, "turns", "AUTO"),
+        "timing": getattr(a, "timing", "EVEN"),
         "long_arc_segments": [[_frame(s[0]), _frame(s[1])] for s in a.long_arc_segments],
         "per_frame": per_frame,
         # Extra fields (contract: "more fields are welcome").
@@ -113,6 +122,22 @@ def object_entry(a) -> dict:
         "jitter_frames": [_frame(f) for f in a.jitter_frames],
     }
     return clean(entry)
+
+
+def after_bake_entry(before, after) -> dict:
+    """The after-bake section of one baked object: ``before`` analyses the keys
+    the bake replaced, ``after`` the baked action (both ObjectAnalysis)."""
+    return clean({
+        "name": after.name,
+        "rotation_mode": after.rotation_mode,
+        "before_max_deviation_deg": _num(before.max_deviation_deg, DECIMALS),
+        "before_long_arc_segments": [[_frame(s[0]), _frame(s[1])]
+                                     for s in before.long_arc_segments],
+        "max_deviation_deg": _num(after.max_deviation_deg, DECIMALS),
+        "rms_deviation_deg": _num(after.rms_deviation_deg, DECIMALS),
+        "long_arc_segments": [[_frame(s[0]), _frame(s[1])] for s in after.long_arc_segments],
+        "advice": after.advice,
+    })
 
 
 def build_report(analyses: Iterable, *, blender_version: str, file: str, method: str,

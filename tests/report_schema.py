@@ -21,6 +21,18 @@ def _validator(name: str):
 
 
 REPORT = _validator("quatbake.report-1.schema.json")
+EXPORT_CHECK = _validator("quatbake.export-check-1.schema.json")
+
+
+def validate_export_check(report: dict) -> dict:
+    """``report`` itself, after checking it against quatbake.export-check/1."""
+    errors = sorted(EXPORT_CHECK.iter_errors(report), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
+        raise AssertionError(f"report does not fit quatbake.export-check/1 at {where}: "
+                             f"{first.message} ({len(errors)} error(s))")
+    return report
 
 
 def validate_report(report: dict) -> dict:

@@ -241,7 +241,12 @@ def test_after_a_bake_the_ghost_is_blenders_interpolation_of_the_original_keys(c
                                quat.rotate_vectors(before, [1.0, 0, 0]), atol=1e-5)
     # key poses (larger) are still the original keys, not every baked frame
     assert np.isin(frames[sizes > scene.quatbake.overlay_size], FRAMES).all()
-    assert overlay.legend().long_arc_count == 2
+    # the loop closes: the baked action plays the short arc, so the band is
+    # gone and the legend counts the two long arcs as fixed
+    assert overlay.legend().long_arc_count == 0
+    assert overlay.cached_arrays()["long_arc"][0].shape == (0, 3)
+    assert overlay.legend().fixed_long_arc_count == 2
+    assert overlay.legend().baked_objects == ["Cam"]
     # after a revert nothing is baked: the ghost is the (original) action again
     bake.revert_objects([obj])
     bpy.context.view_layer.update()
@@ -350,3 +355,70 @@ def test_euler_wrap_is_marked_as_the_long_way_round(clean_blender):
     blender_x = ghost[i + 1] - ghost[i]
     assert ours_x[0] < -0.9 * np.linalg.norm(ours_x)
     assert blender_x[0] > 0.9 * np.linalg.norm(blender_x)
+
+
+def test_long_arc_band_marks_defects_only_and_kept_spins_get_their_own(clean_blender):
+    """Issue 11: a turntable keyed 0 -> 360 -> 720 deg turns the long way on
+    purpose (Turns: Auto keeps it): green band, no cyan; an Euler wrap 170 ->
+    -170 is still cyan; CONSTANT keys get the grey step band."""
+    def euler(name, frames, z, interpolation='LINEAR'):
+        values = np.zeros((len(frames), 3))
+        values[:, 2] = np.radians(z)
+        obj = make_animated_object(name, 'XYZ', np.array(frames, float), values, interpolation)
+        obj.select_set(True)
+        return obj
+
+    spin = euler("Spin", [1, 21, 41], [0, 360, 720])
+    settings = bpy.context.scene.quatbake
+    settings.show_overlay = True
+    arrays = overlay.cached_arrays()
+    legend = overlay.legend()
+    assert legend.long_arc_count == 0 and legend.spin_count == 2
+    assert arrays["long_arc"][0].shape == (0, 3)
+    assert arrays["kept"][0].shape == (2 * 40, 3)          # both intervals, a segment per frame
+    np.testing.assert_allclose(arrays["kept"][1][0], triads.KEPT_SPIN_COLOR, atol=1e-7)
+    # The preview of the bake keeps the turns: X axis at frame 11 is turned 180 deg.
+    x = arrays["triads"][0]
+    frames = np.union1d(np.arange(1.0, 42.0)[::settings.overlay_step], [1, 21, 41])
+    row = int(np.searchsorted(frames, 11.0))
+    direction = (x[6 * row + 1] - x[6 * row]).astype(np.float64)
+    np.testing.assert_allclose(direction / np.linalg.norm(direction), [-1, 0, 0], atol=1e-5)
+    spin.select_set(False)
+    euler("Wrap", [1, 21], [170, -170])
+    euler("Step", [1, 11, 21], [0, 50, 90], interpolation='CONSTANT')
+    overlay.rebuild(bpy.context.scene)
+    legend = overlay.legend()
+    assert legend.long_arc_count == 1 and legend.spin_count == 0 and legend.step_count == 2
+
+
+def test_a_camera_gets_its_view_direction_and_an_empty_does_not(clean_blender):
+    """Key poses get a white triangle each; a camera's also get dashes along its
+    -Z axis, which Blender's own matrix_world says is where it looks."""
+    cam = make_animated_object("Cam", 'XYZ', [1.0, 21.0], np.radians([[90, 0, 0], [90, 0, 90]]),
+                               location=np.array([[0.0, 0, 0], [4.0, 0, 0]]),
+                               data=bpy.data.cameras.new("Cam"))
+    cam.select_set(True)
+    settings = bpy.context.scene.quatbake
+    settings.overlay_size = 1.0
+    settings.show_overlay = True
+    marks, _ = overlay.cached_arrays()["marks"]
+    assert overlay.legend().cameras == ["Cam"]
+    per_key = 6 + 2 * triads.VIEW_DASHES
+    assert marks.shape == (2 * per_key, 3)
+    # the first key's dashes run from the camera along its -Z axis
+    bpy.context.scene.frame_set(1)
+    look = -np.array(cam.matrix_world.to_3x3().col[2])
+    # the triangles of both keys come first, then each key's dashes
+    dashes = marks[2 * 6: 2 * 6 + 2 * triads.VIEW_DASHES]
+    direction = dashes[-1] - dashes[0]
+    direction /= np.linalg.norm(direction)
+    # float32 F-curves and matrices: ~1e-6
+    np.testing.assert_allclose(direction, look, atol=1e-5)
+    halo, _ = overlay.cached_arrays()["marks_halo"]
+    np.testing.assert_allclose(halo, marks)
+    cam.select_set(False)
+    empty = make_animated_object("Empty", 'XYZ', [1.0, 21.0], np.radians([[0, 0, 0], [0, 0, 90]]))
+    empty.select_set(True)
+    bpy.context.view_layer.update()
+    assert overlay.legend().cameras == []
+    assert overlay.cached_arrays()["marks"][0].shape == (2 * 6, 3)   # triangles only

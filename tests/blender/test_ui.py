@@ -15,12 +15,15 @@ pytestmark = pytest.mark.bpy
 
 SCENE_SETTINGS_SHOWN = ops_bake.SETTING_NAMES + (
     "has_last_bake", "last_objects_baked", "last_frames_written", "last_max_deviation_deg",
+    "compare_method", "preset_name", "legend_still", "legend_slow", "legend_fast",
+    "legend_fastest", "legend_long_arc", "legend_ghost",
 )
 # Text the panel draws itself (button texts and the summary's format strings).
 DRAWN_TEXT = (
     "Re-bake", "Revert", "No bake in this scene yet", "Last bake", "Objects baked: {:d}",
     "Frames written: {:d}", "Largest difference: {:.3f}\u00b0", "No presets found",
-    "Select at least one object",
+    "Select at least one object", "Presets", "{} (changed)", "{}: {:d} frames",
+    "Total: {:d} objects, {:d} frames",
 )
 
 
@@ -54,12 +57,15 @@ def _ui_strings() -> set:
     )
     for cls in (bpy.types.QUATBAKE_OT_bake, bpy.types.QUATBAKE_OT_revert,
                 bpy.types.QUATBAKE_OT_apply_preset, bpy.types.QUATBAKE_MT_presets,
-                bpy.types.QUATBAKE_PT_main):
+                bpy.types.QUATBAKE_PT_main, bpy.types.QUATBAKE_OT_export_report,
+                bpy.types.QUATBAKE_OT_preset_add, bpy.types.QUATBAKE_PT_rebake):
         strings.add(cls.bl_label)
         strings.add(cls.bl_rna.description)
     rna_props = [p for op in ("bake", "apply_preset")
                  for p in getattr(bpy.ops.quatbake, op).get_rna_type().properties
                  if p.identifier != "rna_type"]
+    export = bpy.ops.quatbake.export_report.get_rna_type().properties
+    rna_props += [export["method"], export["open_in_browser"]]
     settings_rna = bpy.types.Scene.bl_rna.properties["quatbake"].fixed_type
     rna_props += [settings_rna.properties[name] for name in SCENE_SETTINGS_SHOWN]
     for prop in rna_props:

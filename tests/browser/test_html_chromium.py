@@ -87,3 +87,33 @@ def test_speed_chart_shows_blender_and_the_method_and_long_arcs_are_shaded(scree
     band = (0.28 * _rgb(html_report.LONG_ARC_FILL) + 0.72 * _rgb("#fcfcfc")).round()
     shaded = _mask(img, band, tol=6)
     assert shaded.sum() > 20000          # wide bands behind two charts
+
+
+
+def _shoot(html_path: pathlib.Path, png: pathlib.Path, profile: pathlib.Path) -> np.ndarray:
+    from PIL import Image
+
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
+           f"--screenshot={png}", f"--window-size={WIDTH},{HEIGHT}", html_path.as_uri()]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert png.exists(), done.stderr[-2000:]
+    return np.asarray(Image.open(png).convert("RGB"))
+
+
+def test_after_bake_section_is_rendered_with_fixed_in_green(screenshot, tmp_path):
+    """The demo re-bakes: its page has the after-bake table, and "long way round
+    fixed" (FlipCam, EulerCam) is drawn in the report's green (.ok #1b7f3b):
+    the same page without the section has that many green pixels fewer."""
+    img, report = screenshot
+    fixed = [a["name"] for a in report["after_bake"]
+             if a["before_long_arc_segments"] and not a["long_arc_segments"]]
+    assert sorted(fixed) == ["EulerCam", "FlipCam"]
+    without = dict(report, after_bake=[])
+    (tmp_path / "without.html").write_text(html_report.render_html(without), encoding="utf-8")
+    other = _shoot(tmp_path / "without.html", tmp_path / "without.png", tmp_path / "profile")
+    green = _mask(img, _rgb("#1b7f3b"), tol=30).sum()
+    green_without = _mask(other, _rgb("#1b7f3b"), tol=30).sum()
+    # two bold cells of "long way round fixed": some hundred pixels
+    assert green - green_without > 150, (green, green_without)

@@ -214,6 +214,33 @@ def test_report_json_is_strict_and_has_the_contract_fields():
         "x": [None, None, 1.5]}
 
 
+def test_steps_count_no_deviation_and_get_no_advice():
+    keys = np.array([1.0, 11.0, 21.0, 31.0])
+    kq = _axis_quat([0, 0, 1], [0, 75, -40, 10])
+    frames = np.arange(1.0, 32.0)
+    held = kq[np.searchsorted(keys, frames, side="right") - 1]       # CONSTANT keys
+    for method in ("slerp", "squad"):
+        a = analysis.analyze_object("Step", "QUATERNION", frames, held, keys, kq, method,
+                                    raw_values=held, stepped=[True, True, True])
+        assert [iv["kind"] for iv in a.intervals] == ["step"] * 3
+        assert a.max_deviation_deg < 1e-9 and a.max_path_deviation_deg < 1e-9
+        assert a.findings == [] and "nothing to do" in a.advice
+
+
+def test_euler_channels_off_the_arc_are_a_path_defect_and_the_advice_says_so():
+    key_frames = np.array([1.0, 31.0])
+    key_raw = np.radians([[0, 0, 0], [90, 60, 0]])
+    frames = np.arange(1, 32, dtype=float)
+    raw = _linear_channels(key_frames, key_raw, frames)
+    a = analysis.analyze_object("Wobble", "XYZ", frames, rotation.euler_to_quat(raw, "XYZ"),
+                                key_frames, rotation.euler_to_quat(key_raw, "XYZ"), "slerp",
+                                raw_values=raw, key_raw=key_raw)
+    assert a.kinds == ["short"]
+    # Two channels turning together leave the single slerp arc (a few degrees).
+    assert a.max_path_deviation_deg > 1.0
+    assert "off the slerp path (the Euler channels" in a.advice
+
+
 def _steps_to_angles(steps):
     return np.concatenate([[0.0], np.cumsum(steps)])
 

@@ -112,9 +112,94 @@ def test_write_html_and_json_files(tmp_path):
 
 def test_key_interval_table_shows_turned_vs_shortest_and_flags_long_arcs():
     page = html_report.render_html(_flipped_report())
-    rows = re.findall(r"<tr><td>(\d+-\d+)</td><td class=\"num ?(\w*)\">([\d.]+)</td>"
+    rows = re.findall(r"<tr><td>(\d+-\d+)( <span class=\"bad\">long way round[^<]*</span>)?</td>"
+                      r"<td class=\"num ?(\w*)\">([\d.]+)</td>"
                       r"<td class=\"num\">([\d.]+)</td>", page)
-    assert [(r[0], r[1]) for r in rows] == [("1-41", "bad"), ("41-81", "bad")]
+    assert [(r[0], r[2]) for r in rows] == [("1-41", "bad"), ("41-81", "bad")]
+    assert all(r[1] for r in rows)      # flagged in the Keys cell, no column of its own
     # Blender turns ~320 deg where 40 would do.
-    assert all(float(r[2]) > 300 and float(r[3]) == 40.0 for r in rows)
-    assert page.count("<td>long way round</td>") == 2
+    assert all(float(r[3]) > 300 and float(r[4]) == 40.0 for r in rows)
+    assert page.count('<span class="bad">long way round (flipped sign)</span>') == 2  # "flip"
+
+
+def _still_report(n_keys=30):
+    """An object that never turns: every interval table entry is zero."""
+    keys = np.arange(1.0, n_keys + 1.0)
+    kq = np.tile([1.0, 0.0, 0.0, 0.0], (n_keys, 1))
+    a = analysis.analyze_object("Still", "QUATERNION", keys, kq, keys, kq, "slerp", raw_values=kq)
+    return validate_report(json_report.build_report(
+        [a], blender_version="5.0.1", file="still.blend", method="slerp"))
+
+
+def test_tables_have_no_empty_last_column_and_zero_tables_are_folded():
+    page = html_report.render_html(_still_report())
+    # 29 intervals that do not turn: one line that opens the table
+    assert re.search(r"<details><summary>29 key intervals \(no turn in any of them\)</summary>",
+                     page)
+    for table in re.findall(r"<table>.*?</table>", page, flags=re.S):
+        for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S):
+            assert not row.endswith("<td></td>") and not row.endswith("<th></th>"), row
+
+
+def test_a_zero_difference_is_not_shown_as_a_warning():
+    page = html_report.render_html(_still_report())
+    cell = re.search(r'<td class="num (\w+)">0\.00</td>', page)
+    assert cell is not None and cell.group(1) == "ok"
+
+
+def test_second_series_is_dashed_so_coinciding_lines_both_show():
+    svg = [s for s in _svgs(html_report.render_html(_flipped_report()))
+           if s.get("id") == "speed-0"][0]
+    lines = svg.findall(f"{SVG}polyline")
+    assert lines[0].get("stroke-dasharray") is None
+    assert lines[1].get("stroke-dasharray") == "8 5"
+
+
+def test_a_long_title_moves_the_legend_below_it():
+    page = html_report.render_html(_flipped_report())
+    svg = [s for s in _svgs(page) if s.get("id") == "norm-0"][0]
+    texts = {t.text: float(t.get("y")) for t in svg.findall(f"{SVG}text") if t.get("y")}
+    title = [k for k in texts if k and k.startswith("Cam <1>: length")][0]
+    legend = texts["|q| before normalising"]
+    # the legend sits on its own row, lower than the title's baseline
+    assert legend > texts[title] + 5
+
+
+def test_jargon_has_plain_words_and_a_hover_explanation():
+    page = html_report.render_html(_flipped_report())
+    assert re.search(r'<span class="hint" title="Blender interpolates the four quaternion '
+                     r'channels separately', page)
+    assert "shrinks between keys" in page
+    assert "float32 step" not in page
+
+
+def test_header_names_the_saving_and_the_analysing_blender_and_after_bake_section():
+    report = _flipped_report()
+    report["saved_by_blender"] = "3.4.1"
+    report["after_bake"] = [{"name": "Cam <1>", "before_max_deviation_deg": 180.0,
+                             "before_long_arc_segments": [[1, 41]], "max_deviation_deg": 0.0,
+                             "long_arc_segments": [], "advice": "nothing to do"}]
+    validate_report(report)
+    page = html_report.render_html(report)
+    assert "file saved by Blender 3.4.1, analysed by Blender 5.0.1" in page
+    assert '<h2 id="after-bake">After the bake</h2>' in page
+    assert '<td class="ok">long way round fixed</td>' in page
+
+
+def test_kept_spins_are_not_called_long_way_and_path_is_split_from_timing():
+    from quatbake.core import analysis
+
+    frames = np.arange(1.0, 41.0)
+    half = np.radians(18.0 * (frames - 1)) / 2          # two turns about Z, LINEAR
+    bq = np.column_stack([np.cos(half), 0 * half, 0 * half, np.sin(half)])
+    keys = np.array([1.0, 21.0, 40.0])
+    key_raw = np.column_stack([np.zeros(3), np.zeros(3), np.radians(18.0 * (keys - 1))])
+    a = analysis.analyze_object("Spin", "XYZ", frames, bq, keys, bq[[0, 20, 39]], "slerp",
+                                key_raw=key_raw)
+    report = json_report.build_report([a], blender_version="5.0.1", file="s.blend",
+                                      method="slerp")
+    page = html_report.render_html(report)
+    assert page.count('<span class="meta">keyed spin</span>') == 2
+    assert "long way round" not in page.split("<h2", 1)[1].split("Shaded:")[0]
+    assert "deg off the slerp path" in page
+    assert "off the path" in page.split('id="deviation-0"', 1)[1].split("</svg>", 1)[0]

@@ -274,3 +274,88 @@ def test_step_angles_match_angle_between():
     np.testing.assert_allclose(steps, quat.angle_between(q[:-1], q[1:]), atol=1e-14)
     assert steps[49] == pytest.approx(0.0, abs=1e-15) and steps[79] == pytest.approx(0.0, abs=1e-15)
     assert steps[119] == pytest.approx(np.radians(1e-6), rel=1e-6)
+
+
+def test_interval_kinds_keep_the_long_arc_band_for_defects_only():
+    # One interval that turns 360 deg about Z between identical key orientations.
+    frames = np.arange(0.0, 21.0)
+    half = np.radians(18.0 * frames) / 2
+    q = np.column_stack([np.cos(half), 0 * half, 0 * half, np.sin(half)])
+    pos = np.zeros((21, 3))
+    keys = [0.0, 20.0]
+    plain = triads.build_overlay(frames, q, pos, keys, ghost_quats=q)
+    assert plain.long_arc_count == 1            # without kinds: the long way round
+    for kind, long_count, spins, steps in (("spin", 0, 1, 0), ("wrap", 1, 0, 0),
+                                           ("step", 0, 0, 1)):
+        g = triads.build_overlay(frames, q, pos, keys, ghost_quats=q, interval_kinds=[kind])
+        assert (g.long_arc_count, g.spin_count, g.step_count) == (long_count, spins, steps)
+        assert g.long_arc.points.shape == (2 * 20 * long_count, 3)
+        assert g.kept.points.shape == (2 * 20 * (spins + steps), 3)
+
+
+def test_lod_level_thins_until_triads_are_far_enough_apart():
+    assert triads.lod_level(30.0) == 1
+    assert triads.lod_level(triads.MIN_TRIAD_SPACING_PX) == 1
+    assert triads.lod_level(triads.MIN_TRIAD_SPACING_PX / 2) == 2
+    assert triads.lod_level(triads.MIN_TRIAD_SPACING_PX / 3) == 4     # 2x is not enough
+    assert triads.lod_level(0.01) == triads.LOD_LEVELS[-1]              # as thin as it goes
+    assert triads.lod_level(float("nan")) == 1 and triads.lod_level(0.0) == 1
+
+
+def test_thinned_triads_keep_every_key_pose_and_drop_in_betweens():
+    frames = np.arange(1.0, 41.0)
+    n = frames.size
+    rng = np.random.default_rng(3)
+    quats = quat.normalize(rng.normal(size=(n, 4)))
+    ghosts = quat.normalize(rng.normal(size=(n, 4)))
+    positions = np.c_[frames, np.zeros(n), np.zeros(n)]     # one unit per frame along X
+    keys = np.array([1.0, 13.0, 40.0])
+    full = triads.build_overlay(frames, quats, positions, keys, step=2, size=0.5,
+                                ghost_quats=ghosts)
+    chosen, is_key = triads.triad_frames(frames, 2, keys)
+    mask = triads.thinned_mask(chosen, is_key, 2, 4)
+    thin = full.triads.select_triads(mask)
+    bases = thin.points[0::6, 0]                  # each triad's origin x = its frame
+    # every 8th sample (frames 1, 9, 17, 25, 33) plus the keys 13 and 40
+    np.testing.assert_allclose(bases, [1, 9, 13, 17, 25, 33, 40])
+    assert full.triads.points.shape[0] == 6 * (20 + 1)   # frames 1, 3, ..., 39 + key 40
+    # the same triads as drawing every 8th sample from scratch (which keeps the keys too)
+    direct = triads.build_overlay(frames, quats, positions, keys, step=8, size=0.5,
+                                  ghost_quats=ghosts)
+    np.testing.assert_array_equal(thin.points, direct.triads.points)
+    np.testing.assert_array_equal(full.ghosts.select_triads(mask).points, direct.ghosts.points)
+    np.testing.assert_array_equal(full.ghost_halo.select_triads(mask).colors,
+                                  direct.ghost_halo.colors)
+    # the median spacing between drawn triads at step 2: 2 units (1 per frame)
+    assert triads.triad_spacing(positions, chosen) == pytest.approx(2.0, abs=1e-12)
+
+
+def test_key_marks_join_the_three_axes_and_view_lines_point_down_minus_z():
+    q = np.array([[1.0, 0.0, 0.0, 0.0]])
+    p = np.array([[1.0, 2.0, 3.0]])
+    points, colors = triads.key_marks(q, p, 2.0)
+    corners = p + triads.KEY_MARK_AT * 2.0 * np.eye(3)
+    np.testing.assert_allclose(points, [corners[0], corners[1], corners[1], corners[2],
+                                        corners[2], corners[0]], atol=1e-15)
+    assert (colors == triads.KEY_MARK_COLOR).all()
+    points, _ = triads.view_lines(q, p, 1.0)
+    assert points.shape == (2 * triads.VIEW_DASHES, 3)
+    # identity rotation: -Z, from the camera to VIEW_LENGTH below it, half of it drawn
+    np.testing.assert_allclose(points[:, :2], np.broadcast_to(p[0, :2], (points.shape[0], 2)))
+    z = points[:, 2] - p[0, 2]
+    assert z.max() == pytest.approx(0.0) and z.min() > -triads.VIEW_LENGTH
+    drawn = np.sum(z[0::2] - z[1::2])
+    assert drawn == pytest.approx(triads.VIEW_LENGTH / 2, abs=1e-12)
+
+
+def test_key_marks_have_a_dark_halo_underneath():
+    frames = np.arange(1.0, 11.0)
+    n = frames.size
+    quats = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+    positions = np.c_[frames, np.zeros(n), np.zeros(n)]
+    geo = triads.build_overlay(frames, quats, positions, [1.0, 10.0], step=3, size=1.0,
+                               view_axis=True)
+    # two key poses: a triangle (3 segments) and 4 view dashes each
+    assert geo.marks.points.shape == (2 * (6 + 2 * triads.VIEW_DASHES), 3)
+    np.testing.assert_array_equal(geo.marks_halo.points, geo.marks.points)
+    assert (geo.marks_halo.colors == triads.GHOST_HALO_COLOR).all()

@@ -20,12 +20,14 @@ SCREEN = "-screen 0 1280x800x24"
 
 
 def run_blender(script: pathlib.Path, tmp: pathlib.Path, *args: str, timeout: float = 300,
-                blender: str = BLENDER, env: dict | None = None) -> subprocess.CompletedProcess:
+                blender: str = BLENDER, env: dict | None = None, screen: str = SCREEN,
+                blender_flags: tuple = ()) -> subprocess.CompletedProcess:
     """Run ``blender --factory-startup --python script -- args`` under Xvfb.
 
     BLENDER_USER_SCRIPTS / BLENDER_USER_CONFIG point into ``tmp``; ``env``
-    adds or overrides variables. Returns the finished process (output captured
-    as text); ``timeout`` is in seconds.
+    adds or overrides variables; ``screen`` is Xvfb's screen ("-screen 0 WxHxD");
+    ``blender_flags`` go before ``--python`` (e.g. a window size). Returns the
+    finished process (output captured as text); ``timeout`` is in seconds.
     """
     require_program("xvfb-run", "to give Blender a window")
     require_program(blender, "to run the GUI tests in Blender 3.4.1")
@@ -33,13 +35,14 @@ def run_blender(script: pathlib.Path, tmp: pathlib.Path, *args: str, timeout: fl
                     BLENDER_USER_CONFIG=str(tmp / "config"))
     full_env.update(env or {})
     return subprocess.run(
-        ["xvfb-run", "-a", "-s", SCREEN, blender, "--factory-startup",
+        ["xvfb-run", "-a", "-s", screen, blender, "--factory-startup", *blender_flags,
          "--python", str(script), "--", *args],
         env=full_env, capture_output=True, text=True, timeout=timeout,
     )
 
 
-def run_blender_script(script: pathlib.Path, tmp: pathlib.Path, timeout: float = 300) -> dict:
+def run_blender_script(script: pathlib.Path, tmp: pathlib.Path, timeout: float = 300,
+                       screen: str = SCREEN, blender_flags: tuple = ()) -> dict:
     """Run ``script`` with this repository linked in as the add-on ``quatbake``.
 
     The script is called with ``-- RESULT ROOT`` and must write a JSON object
@@ -50,7 +53,8 @@ def run_blender_script(script: pathlib.Path, tmp: pathlib.Path, timeout: float =
     addons.mkdir(parents=True)
     (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
     result_path = tmp / "result.json"
-    proc = run_blender(script, tmp, str(result_path), str(ROOT), timeout=timeout)
+    proc = run_blender(script, tmp, str(result_path), str(ROOT), timeout=timeout, screen=screen,
+                       blender_flags=blender_flags)
     assert result_path.exists(), f"no result file\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     result = json.loads(result_path.read_text(encoding="utf-8"))
     result["stderr"] = proc.stderr

@@ -5,9 +5,11 @@
 
 Installs QuatBake from the legacy add-on zip (into BLENDER_USER_SCRIPTS, which
 the caller points at a temporary folder), builds a scene with an animated
-camera, re-bakes it with ``quatbake.bake``, turns the overlay on, and from
-``bpy.app.timers`` callbacks (the window must have drawn in between):
+camera, turns the overlay on, and from ``bpy.app.timers`` callbacks (the
+window must have drawn in between):
 
+0. saves DIR/overlay_before_bake.png (the long-arc band drawn), then re-bakes
+   the camera with ``quatbake.bake``;
 1. after a redraw, projects each expected triad (Blender's evaluated pose at every Nth frame
    and at the keys) to window pixels and writes them to DIR/overlay_points.json;
 2. saves a screenshot with the overlay on (DIR/overlay_on.png);
@@ -163,6 +165,27 @@ def step_setup():
         settings.overlay_size = SIZE
         settings.overlay_line_width = LINE_WIDTH
         settings.show_overlay = True
+        legend = overlay.legend()
+        report["legend_before"] = {"long_arc_count": legend.long_arc_count}
+        area.tag_redraw()
+        report["steps"].append("overlay on")
+        _save_report()
+    except Exception:  # noqa: BLE001 - reported to the test through the JSON
+        _fail("setup")
+        return None
+    bpy.app.timers.register(step_bake, first_interval=2.0)
+    return None
+
+
+def step_bake():
+    """Screenshot before the bake (band drawn), then bake as its own undo step."""
+    try:
+        import quatbake.addon.overlay as overlay
+
+        _screenshot(OUT / "overlay_before_bake.png")
+        report["steps"].append("shot before bake")
+        cam = bpy.data.objects["ShotCam"]
+        window, area, region = _view3d()
         override = dict(window=window, area=area, region=region, active_object=cam, object=cam,
                         selected_objects=[cam], selected_editable_objects=[cam])
         with bpy.context.temp_override(**override):
@@ -176,12 +199,13 @@ def step_setup():
         legend = overlay.legend()
         report["legend"] = {"objects": legend.objects, "speed_max": legend.speed_max,
                             "long_arc_count": legend.long_arc_count,
+                            "fixed_long_arc_count": legend.fixed_long_arc_count,
                             "problems": legend.problems}
         area.tag_redraw()
-        report["steps"].append("overlay on")
+        report["steps"].append("baked")
         _save_report()
     except Exception:  # noqa: BLE001 - reported to the test through the JSON
-        _fail("setup")
+        _fail("bake")
         return None
     bpy.app.timers.register(step_project, first_interval=2.0)
     return None
@@ -242,6 +266,7 @@ def step_shot_off():
             "enabled": overlay.is_enabled(),
             "action": cam.animation_data.action.name,
             "objects": overlay.legend().objects,
+            "long_arc_count": overlay.legend().long_arc_count,
         }
         area.tag_redraw()
         _save_report()

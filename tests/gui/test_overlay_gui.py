@@ -73,6 +73,12 @@ def session(tmp_path_factory):
     return report, on, off
 
 
+def _image(name: str):
+    from PIL import Image
+
+    return np.asarray(Image.open(ARTIFACTS / name).convert("RGB")).astype(int)
+
+
 def _distance_to_segment(p, a, b) -> float:
     ab = b - a
     t = np.clip(np.dot(p - a, ab) / max(np.dot(ab, ab), 1e-12), 0.0, 1.0)
@@ -109,8 +115,9 @@ def _has_colour(image, axis, point) -> bool:
 
 def test_session_installed_baked_and_drew(session):
     report, on, _ = session
-    assert report["steps"] == ["installed", "overlay on", "projected", "shot on", "shot off",
-                               "shot after undo", "shot panel"]
+    assert report["steps"] == ["installed", "overlay on", "shot before bake", "baked",
+                               "projected", "shot on", "shot off", "shot after undo",
+                               "shot panel"]
     assert report["blender"].startswith("3.4")
     assert report["bake"] == ["FINISHED"]
     assert report["legend"]["objects"] == ["ShotCam"]
@@ -179,13 +186,28 @@ def _cyan(image):
 
 def test_long_way_round_band_is_drawn_between_the_flipped_keys(session):
     """Key 41's quaternion has its sign flipped: Blender's own interpolation goes
-    the long way from 21 to 41 and from 41 to 61, and the overlay marks both."""
-    report, on, off = session
-    assert report["legend"]["long_arc_count"] == 2
+    the long way from 21 to 41 and from 41 to 61, and the overlay marks both
+    (before the bake)."""
+    report, _on, off = session
+    before = _image("overlay_before_bake.png")
+    assert report["legend_before"]["long_arc_count"] == 2
     assert not _cyan(off).any()
-    ys, xs = np.nonzero(_cyan(on))
+    ys, xs = np.nonzero(_cyan(before))
     # several hundred pixels of an 11 px wide band; none before frame 21's triad
     assert xs.size > 500
     by_frame = {t["frame"]: t["base"] for t in report["triads"]}
     assert xs.min() >= by_frame[21][0] - 2 * RADIUS - 6  # band half-width + antialiasing
     assert xs.max() <= by_frame[61][0] + 2 * RADIUS + 6
+
+
+def test_the_band_vanishes_after_the_bake_and_returns_on_undo(session):
+    """The loop closes on screen: the baked camera turns the short way, so the
+    band's pixels are gone (the legend counts the two as fixed); Ctrl+Z brings
+    the original keys, and the band, back."""
+    report, on, _off = session
+    assert report["legend"]["long_arc_count"] == 0
+    assert report["legend"]["fixed_long_arc_count"] == 2
+    assert _cyan(_image("overlay_before_bake.png")).sum() > 500
+    assert _cyan(on).sum() == 0
+    assert report["undo"]["long_arc_count"] == 2
+    assert _cyan(_image("overlay_after_undo.png")).sum() > 500

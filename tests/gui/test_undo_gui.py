@@ -16,13 +16,13 @@ SCRIPT = pathlib.Path(__file__).with_name("undo_gui_script.py")
 
 # The values each shipped preset gives the operator (see the files' comments).
 EXPECTED_PRESETS = {
-    "Camera move (slerp, constant speed)":
+    "Camera move, even speed":
         {"method": "SLERP", "location_method": "LINEAR", "constant_speed": True, "frame_step": 1},
-    "Robot arm - VR (slerp)":
+    "Exact turns, keep timing":
         {"method": "SLERP", "location_method": "LINEAR", "constant_speed": False, "frame_step": 1},
-    "Many objects, fast (nlerp)":
+    "Many objects, quick":
         {"method": "NLERP", "location_method": "KEEP", "constant_speed": False, "frame_step": 1},
-    "Smooth through keys (Squad + Catmull-Rom)":
+    "Smooth through every key":
         {"method": "SQUAD", "location_method": "CATMULL_ROM", "constant_speed": False,
          "frame_step": 1},
 }

@@ -103,7 +103,7 @@ def run() -> None:
     # cleared the operator stack, so bake once more first (a re-bake).
     preset_values = {}
     with bpy.context.temp_override(**override):
-        ret = bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method='LERP')
+        ret = bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method='NLERP')
         step("re-bake finished", ret == {'FINISHED'}, ret)
         for name, path in presets.preset_files().items():
             bpy.ops.script.execute_preset(filepath=path, menu_idname="QUATBAKE_MT_presets")

@@ -81,13 +81,19 @@ def argv(draw):
 @st.composite
 def well_formed_argv(draw):
     """Arguments argparse accepts, so the file (often random bytes) reaches Blender."""
-    command = draw(st.sampled_from(["report", "bake"]))
+    command = draw(st.sampled_from(["report", "bake", "export-check"]))
     args = [command, draw(blend_path()), "--quiet"]
     if command == "bake":
         args += ["--output", draw(st.sampled_from(["out.blend", "ü é.blend", "/proc/x.blend"]))]
         args += draw(st.sampled_from([[], ["--method", "squad"], ["--location", "catmull_rom",
                                                                    "--constant-speed"],
-                                      ["--step", "3"], ["--objects", "Spin"]]))
+                                      ["--step", "3"], ["--objects", "Spin"],
+                                      ["--tolerance", "0.01"]]))
+    elif command == "export-check":
+        args += draw(st.sampled_from([[], ["--json", "r.json"], ["--objects", "Cam"],
+                                      ["--exporter-option", "export_force_sampling=False"],
+                                      ["--exporter-option", "export_frame_step=0"],
+                                      ["--exporter-option", "nope=1"], ["--fail-above", "0"]]))
     else:
         args += draw(st.sampled_from([[], ["--json", "r.json"], ["--html", "r é.html"],
                                       ["--fail-above", "1"], ["--objects", "Cam,Ghost"],
@@ -97,7 +103,8 @@ def well_formed_argv(draw):
 
 @st.composite
 def chaotic_argv(draw):
-    command = draw(st.sampled_from(["report", "bake", "report", "bake", "nonsense", ""]))
+    command = draw(st.sampled_from(["report", "bake", "report", "bake", "export-check",
+                                    "nonsense", ""]))
     args = [command] if command else []
     if draw(st.integers(0, 9)):
         args.append(draw(blend_path()))
@@ -111,6 +118,9 @@ def chaotic_argv(draw):
         "--output": out_path(".blend"),
         "--location": st.sampled_from(["keep", "linear", "catmull_rom", "spline"]),
         "--step": numbers,
+        "--tolerance": numbers,
+        "--exporter-option": st.one_of(st.sampled_from(["export_yup=0", "export_yup", "=1",
+                                                        "export_frame_step=-3"]), odd_text),
     }
     flags = ["--constant-speed", "--overwrite", "--quiet", "--help", "--bogus", "-x", "--"]
     for _ in range(draw(st.integers(0, 6))):

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What core.turns needs from Blender: stepped intervals and the dense playback.
+
+Shared by the bake (addon/bake.py) and the report (addon/analyze.py), so both
+see the same keyed turns, kinds and steps. Reads F-curves through animdata
+only (no frame_set); changes nothing.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..core import turns
+from . import animdata
+
+# Samples per key interval when tracking Blender's playback: at least this
+# many, and at least one per TRACK_STEP of the largest turn the channel values
+# could make. Consecutive samples must stay under 180 deg apart; with the
+# overshoot factor below a sample is at most 60 deg * 1.5 = 90 deg from the
+# next. (Measured: 8 / pi/3 costs a third of 16 / pi/8 in a 100-object bake.)
+TRACK_MIN_SAMPLES = 8
+TRACK_STEP = np.pi / 3
+# Bezier handles can overshoot the key values; the bound is scaled by this.
+TRACK_OVERSHOOT = 1.5
+# A single interval never gets more samples than this (a 1e6-turn typo).
+TRACK_MAX_SAMPLES = 100_000
+
+_CONSTANT = None
+
+
+def _constant_value() -> int:
+    global _CONSTANT
+    if _CONSTANT is None:
+        import bpy
+
+        _CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"] \
+            .enum_items['CONSTANT'].value
+    return _CONSTANT
+
+
+def stepped_intervals(fcurves: Sequence, key_frames) -> np.ndarray:
+    """(k-1,) bool: some channel holds CONSTANT over the interval and jumps at its end.
+
+    ``fcurves``: the rotation channels (None where not animated); ``key_frames``
+    (k,): the union of their key frames. A channel with CONSTANT interpolation
+    that keeps its value (or whose next key comes later) is just a hold and
+    does not make the interval a step.
+    """
+    keys = np.asarray(key_frames, dtype=np.float64)
+    out = np.zeros(max(keys.size - 1, 0), dtype=bool)
+    if keys.size < 2:
+        return out
+    constant = _constant_value()
+    for fc in fcurves:
+        if fc is None or not len(fc.keyframe_points):
+            continue
+        data = animdata.read_keyframe_arrays(fc, ("co", "interpolation"))
+        co, ipo = data["co"], data["interpolation"]
+        if co.shape[0] < 2:
+            continue
+        idx = np.searchsorted(co[:, 0], keys[:-1], side="right") - 1
+        valid = (idx >= 0) & (idx < co.shape[0] - 1)
+        i = np.clip(idx, 0, co.shape[0] - 2)
+        jumps = (ipo[i] == constant) & (co[i + 1, 0] == keys[1:]) & (co[i + 1, 1] != co[i, 1])
+        out |= valid & jumps
+    return out
+
+
+def _turn_bound(mode: str, key_raw: np.ndarray) -> np.ndarray:
+    """Per interval, an upper bound (radians) on how far the channel values can turn.
+
+    Euler: the sum of the channels' changes (a rotation about each axis in turn
+    is at most that far from where it started). Quaternion: the rotation
+    between the key values when their chord stays in one hemisphere, else a full
+    turn (the long way round). Axis-angle: the angle's change plus half a turn
+    for the axis.
+    """
+    raw = np.asarray(key_raw, dtype=np.float64)
+    delta = np.abs(np.diff(raw, axis=0))
+    if mode == 'QUATERNION':
+        from ..core import quat
+
+        same_side = np.einsum("ij,ij->i", raw[:-1], raw[1:]) >= 0.0
+        return np.where(same_side, quat.angle_between(raw[:-1], raw[1:]), 2.0 * np.pi)
+    if mode == 'AXIS_ANGLE':
+        return delta[:, 0] + np.pi
+    return delta.sum(axis=1)
+
+
+def _samples_per_interval(mode: str, key_raw: np.ndarray, sparse: bool = False) -> np.ndarray:
+    """Samples per interval from a bound on the turn the channel values can make.
+
+    With ``sparse``, an interval whose bound (times the overshoot margin) stays
+    under 180 deg gets its start alone: Blender's playback there cannot go the
+    long way, so the key orientations tell everything (only Timing: Keyed needs
+    the frames in between).
+    """
+    bound = _turn_bound(mode, key_raw)
+    count = np.clip(np.ceil(TRACK_OVERSHOOT * bound / TRACK_STEP), TRACK_MIN_SAMPLES,
+                    TRACK_MAX_SAMPLES).astype(np.int64)
+    if sparse:
+        count[TRACK_OVERSHOOT * bound < np.pi] = 1
+    return count
+
+
+def frames_suffice(mode: str, key_frames, key_raw) -> bool:
+    """True when Blender's playback sampled on every whole frame already stays
+    under TRACK_STEP (with the overshoot margin) from one frame to the next, so
+    tracking needs no samples between the frames (the report's usual case)."""
+    keys = np.asarray(key_frames, dtype=np.float64)
+    if keys.size < 2:
+        return True
+    # Whole frames per interval against the samples playback_times would take.
+    return bool((np.diff(keys) >= _samples_per_interval(mode, key_raw)).all())
+
+
+def playback_times(mode: str, key_frames, key_raw, extra=None,
+                   sparse: bool = False) -> np.ndarray:
+    """Frames to sample Blender's playback at for tracking (sorted, keys included);
+    ``sparse``: see _samples_per_interval."""
+    keys = np.asarray(key_frames, dtype=np.float64)
+    counts = _samples_per_interval(mode, key_raw, sparse)
+    # Evenly spaced fractions per interval, built without a loop per interval.
+    seg = np.repeat(np.arange(keys.size - 1), counts)
+    start = np.repeat(np.cumsum(counts) - counts, counts)
+    frac = (np.arange(seg.size) - start) / counts[seg]
+    times = keys[seg] + frac * (keys[seg + 1] - keys[seg])
+    parts = [times, keys]
+    if extra is not None:
+        e = np.asarray(extra, dtype=np.float64).ravel()
+        parts.append(e[(e >= keys[0]) & (e <= keys[-1])])
+    return np.unique(np.concatenate(parts))
+
+
+def track(obj, mode: str, fcurves, key_frames, key_quats, key_raw, extra=None):
+    """core.turns.track of ``obj``'s playback (rotation channels of ``mode`` in
+    ``fcurves``, or the object's own when None), sampled at playback_times
+    plus ``extra`` frames (e.g. the baked frames, for Timing: Keyed). Without
+    ``extra`` the intervals that cannot turn the long way are not sampled
+    inside (their progress is then unknown, which only Timing: Keyed asks)."""
+    from ..core import quat, rotation
+
+    times = playback_times(mode, key_frames, key_raw, extra, sparse=extra is None)
+    if times.size == np.asarray(key_frames).size:
+        # No interval can turn the long way (the usual case): the keys say it all.
+        return turns.track(key_frames, key_quats, key_frames, key_quats)
+    raw = animdata.evaluate_rotation_raw(obj, times, mode, fcurves)
+    if mode == 'QUATERNION':
+        # Between a key and its sign-flipped twin the channels can pass through
+        # (0, 0, 0, 0); Blender's normalize_qt() then shows (0, 1, 0, 0).
+        raw[quat.norm(raw) < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
+    quats = rotation.mode_values_to_quat(raw, mode)
+    # Blender plays delta @ rotation (addon/animdata.py: evaluate_orientation).
+    if animdata.has_keys(animdata.delta_rotation_fcurves(obj, mode, fcurves)) or \
+            not animdata.is_identity_delta(animdata.delta_rotation_defaults(obj, mode), mode):
+        quats = quat.multiply(animdata.evaluate_delta_rotation(obj, times, mode, fcurves), quats)
+    return turns.track(key_frames, key_quats, times, quats)

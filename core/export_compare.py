@@ -1,0 +1,300 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Compare what a glTF player plays with what Blender plays, and say why they differ.
+
+Inputs are two orientation tracks sampled on the same frames (Blender's own
+playback and the spec evaluation of the exported file, both in Blender's
+space, quaternions (w, x, y, z)), plus the exported rotation keys of the
+object. Output: the per-frame deviation and, for every interval between two
+exported keys where the two disagree, its cause:
+
+- ``timing``: the exporter wrote the key times on another seconds-per-frame
+  than Blender plays (scenes with ``render.fps_base`` != 1, such as 29.97
+  fps: Blender's frame f is at f * fps_base / fps seconds, the 5.0 exporter
+  writes f / (fps * fps_base), the 3.4 one f / fps); played on the
+  exporter's own clock the interval would be right.
+- ``before_first_key`` / ``after_last_key``: frames outside the exported
+  keys, where the player holds the end key while Blender still moves (an
+  exporter sampling whole frames drops a last key on a subframe: seen on the
+  UnityGLTF "Animate All The Things" cameras imported at 24 fps).
+- ``key_mismatch``: the exported keys themselves are not Blender's pose at
+  their own frames (the exporter wrote a wrong value: seen with Blender
+  3.4.1's exporter on axis-angle rotations under a parent), so no
+  interpolation can fix it.
+- ``stepped``: the sampler is STEP, so the player holds each key while
+  Blender moves.
+- ``sign_flip``: Blender's quaternion channels hold q and then a key with
+  its sign flipped (dot < 0), which Blender plays the long way round while
+  the player's slerp (spec: short arc) or cubic does not.
+- ``turn_lost``: Blender turns more than 180 degrees between the two keys
+  (an Euler 0 -> 360 windmill, a wrap 170 -> -170 played the long way); no
+  slerp between two orientations turns more than 180 degrees.
+- ``cubic_vs_bezier``: a CUBICSPLINE sampler, whose Hermite cubic through
+  the 4D components is not Blender's per-channel Bezier curves.
+- ``linear_vs_blender``: a LINEAR sampler whose slerp between the keys is
+  not Blender's per-channel curves in between (easing, per-channel Euler).
+
+Checked in that order; the first that applies is the cause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import quat
+
+CAUSES = (
+    "timing",
+    "before_first_key",
+    "after_last_key",
+    "key_mismatch",
+    "stepped",
+    "sign_flip",
+    "turn_lost",
+    "cubic_vs_bezier",
+    "linear_vs_blender",
+)
+
+# Intervals whose worst deviation stays below this get no cause: a sampled
+# export (a key per frame) plays within ~4e-5 deg of Blender (float32 keys),
+# far below what anyone sees; 0.01 deg is the tolerance the bake works to.
+CAUSE_MIN_DEG = 0.01
+
+# Blender must turn more than 180 degrees plus this margin within an interval
+# for the turn to count as lost (frame-by-frame sums of a 180-degree turn
+# come out a hair above 180 in float32).
+TURN_MARGIN_DEG = 1.0
+
+# A frame this close (frames) to an exported key's time is that key's frame
+# (key times are float32 seconds: k / fps comes back ~1e-6 frames off).
+KEY_FRAME_MATCH = 1e-3
+
+
+@dataclass(frozen=True)
+class Interval:
+    frames: tuple  # (first, last) exported key frames
+    max_deviation_deg: float
+    worst_frame: float
+    blender_turn_deg: float  # angle Blender turns through, summed frame by frame
+    player_turn_deg: float  # the same for the glTF player
+    key_angle_deg: float  # shortest rotation between the two exported keys
+    cause: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    frames: np.ndarray  # (m,)
+    deviation_deg: np.ndarray  # (m,) geodesic angle, degrees
+    location_deviation: np.ndarray  # (m,) distance, scene units
+    max_deviation_deg: float
+    rms_deviation_deg: float
+    worst_frame: float
+    max_location_deviation: float
+    intervals: tuple  # Interval for each interval with a cause
+
+
+def _step_angles_deg(q: np.ndarray) -> np.ndarray:
+    out = np.zeros(q.shape[0])
+    if q.shape[0] > 1:
+        out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
+    return out
+
+
+def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray) -> list:
+    """Intervals before the first and after the last exported key where Blender differs.
+
+    A player holds the end keys there; Blender keeps playing its curves (an
+    exporter that samples whole frames drops a last key on a subframe, and
+    frames before or after the action's keys may still move through NLA or
+    extrapolation).
+    """
+    found = []
+    for mask, frames, cause in (
+        (f < kf[0] - KEY_FRAME_MATCH, (float(f[0]), float(kf[0])), "before_first_key"),
+        (f > kf[-1] + KEY_FRAME_MATCH, (float(kf[-1]), float(f[-1])), "after_last_key"),
+    ):
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            continue
+        j = int(idx[np.argmax(dev[idx])])
+        if dev[j] < CAUSE_MIN_DEG:
+            continue
+        span = np.flatnonzero((f >= frames[0]) & (f <= frames[1]))
+        found.append(
+            Interval(
+                frames=frames,
+                max_deviation_deg=float(dev[j]),
+                worst_frame=float(f[j]),
+                blender_turn_deg=float(steps_b[span[1:]].sum()),
+                player_turn_deg=0.0,
+                key_angle_deg=0.0,
+                cause=cause,
+            )
+        )
+    return found
+
+
+# What to do about each cause, in the order causes are checked.
+ADVICE = {
+    "timing": "export at a whole frame rate (render.fps_base 1), or retime in the engine",
+    "before_first_key": "key the motion on whole frames inside the exported range",
+    "after_last_key": "key the motion on whole frames inside the exported range",
+    "key_mismatch": "bake the object (quatbake bake) so the exporter writes plain keys",
+    "stepped": "key with Linear or Bezier interpolation, or export with sampling",
+    "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
+    "turn_lost": "add keys: quatbake bake --tolerance 0.01, or export with sampling",
+    "cubic_vs_bezier": "quatbake bake --tolerance 0.01 (LINEAR keys), or export with sampling",
+    "linear_vs_blender": "quatbake bake --tolerance 0.01, or export with sampling",
+}
+
+
+def advice(causes: dict, max_deviation_deg: float) -> str:
+    """One line for an object: its worst problem and what to do (causes: {cause: count})."""
+    if not causes:
+        return f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
+    first = next(c for c in CAUSES if c in causes)
+    count = causes[first]
+    more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
+    return (
+        f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off: "
+        f"{ADVICE[first]}."
+    )
+
+
+def classify(
+    interpolation: str, flipped: bool, blender_turn_deg: float, key_deviation_deg: float = 0.0
+) -> str:
+    """The cause of a disagreeing interval (see the module docstring for the order)."""
+    if key_deviation_deg >= CAUSE_MIN_DEG:
+        return "key_mismatch"
+    if interpolation == "STEP":
+        return "stepped"
+    if flipped:
+        return "sign_flip"
+    if blender_turn_deg > 180.0 + TURN_MARGIN_DEG:
+        return "turn_lost"
+    if interpolation == "CUBICSPLINE":
+        return "cubic_vs_bezier"
+    return "linear_vs_blender"
+
+
+def compare(
+    frames,
+    blender_quats,
+    player_quats,
+    blender_locations=None,
+    player_locations=None,
+    key_frames=None,
+    key_values=None,
+    interpolation: str = "LINEAR",
+    source_key_quats=None,
+    retimed_deviation_deg=None,
+    key_deviation_deg=None,
+) -> Comparison:
+    """Per-frame deviation of the player from Blender and the cause per key interval.
+
+    frames (m,) increasing; quaternions (m, 4) w-first (any sign); locations
+    (m, 3) or None. ``key_frames`` (n,) are the exported rotation keys' times
+    in frames and ``key_values`` (n, 4) their stored quaternions (any
+    component order: only angles between them are used).
+    ``source_key_quats`` (n, 4): Blender's own quaternion channel values at
+    the key frames, raw (for objects in QUATERNION mode; None otherwise): a
+    negative dot between two of them, or between two exported keys, is a
+    flipped sign in the user's keys.
+    ``retimed_deviation_deg`` (m,): the deviation when the file is played on
+    the exporter's own seconds-per-frame instead of Blender's (given when the
+    two differ): an interval that plays right that way is ``timing``.
+    ``key_deviation_deg`` (n,): the deviation at each key's own time, for keys
+    between frames (else it is read from the frames that are key frames).
+    """
+    f = np.asarray(frames, dtype=np.float64)
+    qb = quat.normalize(blender_quats, "Blender's orientation")
+    qp = quat.normalize(player_quats, "the glTF player's orientation")
+    if qb.shape != qp.shape or qb.shape[0] != f.shape[0]:
+        raise ValueError(
+            f"compare: {f.shape[0]} frames but tracks of shapes {qb.shape} and {qp.shape}."
+        )
+    dev = np.degrees(quat.angle_between(qb, qp))
+    if blender_locations is not None and player_locations is not None:
+        loc_dev = np.linalg.norm(
+            np.asarray(blender_locations, float) - np.asarray(player_locations, float), axis=1
+        )
+    else:
+        loc_dev = np.zeros(f.shape[0])
+    worst = int(np.argmax(dev)) if dev.size else 0
+    intervals = []
+    if key_frames is not None and len(key_frames) >= 2:
+        kf = np.asarray(key_frames, dtype=np.float64)
+        kv = np.asarray(key_values, dtype=np.float64)
+        src = None if source_key_quats is None else np.asarray(source_key_quats, dtype=np.float64)
+        key_dev = None if key_deviation_deg is None else np.asarray(key_deviation_deg, float)
+        retimed = (
+            None
+            if retimed_deviation_deg is None
+            else np.asarray(retimed_deviation_deg, dtype=np.float64)
+        )
+        steps_b = _step_angles_deg(qb)
+        steps_p = _step_angles_deg(qp)
+        lo = np.searchsorted(f, kf[:-1], side="left")
+        hi = np.searchsorted(f, kf[1:], side="right")
+        for i in range(kf.shape[0] - 1):
+            if hi[i] <= lo[i]:
+                continue  # no frame falls in this interval
+            j = lo[i] + int(np.argmax(dev[lo[i] : hi[i]]))
+            if dev[j] < CAUSE_MIN_DEG:
+                continue
+            retimed_ok = bool(retimed is not None and retimed[lo[i] : hi[i]].max() < CAUSE_MIN_DEG)
+            # Turn within the interval: the steps between consecutive frames in it.
+            blender_turn = float(steps_b[lo[i] + 1 : hi[i]].sum())
+            player_turn = float(steps_p[lo[i] + 1 : hi[i]].sum())
+            # The player plays the keys themselves on their frames: any deviation
+            # there is in the exported values, not in the interpolation.
+            if key_dev is not None:
+                on_keys = [key_dev[i], key_dev[i + 1]]
+            else:
+                on_keys = [
+                    dev[p]
+                    for p in (lo[i], hi[i] - 1)
+                    if abs(f[p] - kf[i]) < KEY_FRAME_MATCH
+                    or abs(f[p] - kf[i + 1]) < KEY_FRAME_MATCH
+                ]
+            flipped = bool(
+                src is not None
+                and (
+                    float(np.dot(src[i], src[i + 1])) < 0.0 or float(np.dot(kv[i], kv[i + 1])) < 0.0
+                )
+            )
+            key_angle = float(
+                np.degrees(
+                    quat.angle_between(
+                        quat.normalize(kv[i], "key"), quat.normalize(kv[i + 1], "key")
+                    )
+                )
+            )
+            intervals.append(
+                Interval(
+                    frames=(float(kf[i]), float(kf[i + 1])),
+                    max_deviation_deg=float(dev[j]),
+                    worst_frame=float(f[j]),
+                    blender_turn_deg=blender_turn,
+                    player_turn_deg=player_turn,
+                    key_angle_deg=key_angle,
+                    cause="timing"
+                    if retimed_ok
+                    else classify(interpolation, flipped, blender_turn, max(on_keys, default=0.0)),
+                )
+            )
+    if key_frames is not None and len(key_frames) >= 1:
+        outside = _outside(f, dev, _step_angles_deg(qb), np.asarray(key_frames, float))
+        intervals = sorted(outside + intervals, key=lambda iv: iv.frames[0])
+    return Comparison(
+        frames=f,
+        deviation_deg=dev,
+        location_deviation=loc_dev,
+        max_deviation_deg=float(dev.max()) if dev.size else 0.0,
+        rms_deviation_deg=float(np.sqrt(np.mean(dev * dev))) if dev.size else 0.0,
+        worst_frame=float(f[worst]) if f.size else 0.0,
+        max_location_deviation=float(loc_dev.max()) if loc_dev.size else 0.0,
+        intervals=tuple(intervals),
+    )

@@ -1,0 +1,361 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Keyed turns: how far Blender's own playback turns between two keys, and why.
+
+A key interval's orientation change can be reached the short way (at most 180
+degrees) or with whole turns added (a turntable keyed 0 -> 360 deg turns once;
+the short arc between those two keys is no rotation at all). Orientations alone
+cannot tell them apart; Blender's playback of the channels can. Everything here
+is pure numpy on arrays the add-on reads from Blender:
+
+* :func:`track` follows Blender's playback (orientations sampled densely inside
+  each key interval) and returns, per interval, the KEYED turn as a rotation
+  vector (axis times unwrapped angle, whole turns included), written as the
+  short rotation plus a whole number of extra turns about one axis, so it ends
+  exactly on the next key; and, per sample, how far along its interval
+  Blender's playback is (for Timing: Keyed);
+* :func:`classify` names each interval: "short" (keys and playback agree),
+  "flip" (a quaternion key with its sign flipped: the long way round), "wrap"
+  (an Euler or axis-angle channel jumping across +-180 deg between values
+  inside +-180), "spin" (channel values that move on past +-180: a keyed turn)
+  and "step" (CONSTANT keys: a hold, then a jump);
+* :func:`choose` picks the turn each interval is baked with for the setting
+  'SHORTEST', 'KEYED' or 'AUTO';
+* :func:`describe` writes the sentences the bake and the report show.
+
+The AUTO rule (README "Turns"): an interval keeps its keyed turn only when an
+Euler or axis-angle channel's KEY VALUES move by more than 180 deg and at
+least one of the two values lies outside [-180, 180] deg (0 -> 360, 270 ->
+540, 0 -> 3600: the animator typed a number past half a turn), and no other
+channel of that interval jumps between values inside [-180, 180]. Everything
+else that turns further than the short arc is a defect and gets the short arc:
+a jump between values inside +-180 (170 -> -170, mocap's 179 -> -179: the
+values were wrapped into +-180 by whoever wrote them, so the long way was never
+meant) and any quaternion interval (four channels cannot spin: their long way
+is always a key stored with its sign flipped).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import quat
+from .frames import as_frames
+from .rotation import EULER_ORDERS
+
+TURN_SETTINGS = ("AUTO", "SHORTEST", "KEYED")
+TIMING_SETTINGS = ("EVEN", "KEYED")
+KINDS = ("short", "flip", "wrap", "spin", "step")
+
+# A keyed turn counts as different from the short arc when it turns this many
+# degrees more (the contract's long-arc margin): a 180.3 deg interval keyed
+# the "other" way round is float32 rounding, not intent.
+TURN_MARGIN_DEG = 1.0
+
+# Below this short-arc angle (radians) the short rotation's axis is rounding
+# noise (a float32 Euler key of 360 deg is 1.7e-7 rad off a whole turn), so
+# the extra turns are taken about the axis Blender's playback turned about.
+# The path then misses the next key by at most this angle before it is
+# reached exactly (see turn_interp).
+SHORT_AXIS_EPS = 1e-6
+
+# Rotation angles (radians) below this have no meaningful axis while tracking.
+TRACK_AXIS_EPS = 1e-9
+
+# A channel value counts as inside [-180, 180] deg up to this much beyond pi
+# (float32 stores pi as 3.1415927, 8.7e-8 above it).
+INSIDE_TOL = 1e-6
+
+_TWO_PI = 2.0 * np.pi
+
+
+@dataclass
+class Tracking:
+    """What Blender's playback does between the keys. Intervals are (k-1,)."""
+
+    short: np.ndarray        # (k-1, 3) short rotation vector (rad), frame of key i
+    axis: np.ndarray         # (k-1, 3) unit axis of the extra whole turns
+    whole: np.ndarray        # (k-1,) int: extra whole turns of the KEYED turn about axis
+    differs: np.ndarray      # (k-1,) bool: the keyed turn is longer than short + margin
+    keyed_deg: np.ndarray    # (k-1,) angle of the keyed turn (deg, >= 0)
+    short_deg: np.ndarray    # (k-1,) angle of the short arc (deg, [0, 180])
+    sample_times: np.ndarray  # (s,) sorted frames the playback was tracked at
+    progress: np.ndarray     # (s,) fraction along its interval's keyed turn (NaN: no turn)
+
+    def keyed(self) -> np.ndarray:
+        """(k-1, 3) keyed rotation vectors: short + 2 pi whole turns about axis."""
+        return self.short + (_TWO_PI * self.whole)[:, None] * self.axis
+
+    def progress_at(self, frames) -> np.ndarray:
+        """Blender's fraction along its interval at ``frames`` (each a tracked sample)."""
+        f = np.asarray(frames, dtype=np.float64).ravel()
+        i = np.clip(np.searchsorted(self.sample_times, f), 0, self.sample_times.size - 1)
+        off = np.abs(self.sample_times[i] - f) > 1e-9 * np.maximum(1.0, np.abs(f))
+        if off.any():
+            bad = float(f[int(np.argmax(off))])
+            raise ValueError(f"progress_at: frame {bad:g} was not among the tracked samples.")
+        return self.progress[i]
+
+
+def _rotvec_short(rel: np.ndarray) -> np.ndarray:
+    """Rotation vectors (..., 3), angle in [0, pi], of unit quaternions (either sign)."""
+    r = np.where(rel[..., :1] < 0.0, -rel, rel)
+    return 2.0 * quat.log(r)[..., 1:]
+
+
+def _nearest_turn(angle: np.ndarray, target: np.ndarray) -> np.ndarray:
+    return angle + _TWO_PI * np.round((target - angle) / _TWO_PI)
+
+
+def _wrap(x: np.ndarray) -> np.ndarray:
+    return (x + np.pi) % _TWO_PI - np.pi
+
+
+def _segment_restart(values: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
+    """Cumulative sums of ``values`` (rows) restarted at every segment's first row."""
+    cs = np.cumsum(values, axis=0)
+    before = np.concatenate((np.zeros((1,) + values.shape[1:]), cs[:-1]), axis=0)
+    return cs - before[seg_start]
+
+
+def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
+    """Follow Blender's playback between the keys: keyed turns and progress.
+
+    key_times (k,), k >= 2, increasing frames; key_quats (k, 4): Blender's
+    orientation at the keys; sample_times (s,) and sample_quats (s, 4): its
+    orientation at other frames (any order; those outside the keyed range are
+    ignored; keys are added). Consecutive tracked samples must be less than
+    180 deg apart, so sample each interval densely (the add-on takes at least
+    16 samples per interval, more where the channel values move far).
+
+    Per interval the relative rotation from key i to every sample is followed
+    as an axis-angle with a continuous axis and an angle unwrapped past whole
+    turns (the sum of the frame-by-frame geodesic steps, each taken with the
+    axis' sign kept). Its end value is the keyed turn; it is then rewritten as
+    the exact short rotation between the keys plus an integer number of whole
+    turns about the short rotation's axis (the playback's own axis when the
+    short rotation is below SHORT_AXIS_EPS), so the turn ends on the key bit
+    for bit instead of on the tracking's float sum.
+    """
+    times = as_frames(key_times, "key_times")
+    if times.size < 2 or np.any(np.diff(times) <= 0.0):
+        raise ValueError("track: needs two or more strictly increasing key times.")
+    q = quat.normalize(key_quats, "key_quats")
+    st = as_frames(np.atleast_1d(sample_times), "sample_times")
+    sq = quat.normalize(np.asarray(sample_quats, dtype=np.float64).reshape(-1, 4),
+                        "sample_quats")
+    if sq.shape[0] != st.shape[0]:
+        raise ValueError(f"track: {st.shape[0]} sample times but {sq.shape[0]} quaternions.")
+    inside = (st >= times[0]) & (st <= times[-1])
+    if np.isin(st[inside], times).all():
+        return _keys_only(times, q)
+    all_t = np.concatenate((st[inside], times))
+    all_q = np.concatenate((sq[inside], q))
+    # Unique times; at a key time the key's own orientation wins (it comes last:
+    # a stable sort keeps the samples before the keys).
+    order = np.argsort(all_t, kind="stable")
+    all_t, all_q = all_t[order], all_q[order]
+    last = np.ones(all_t.size, dtype=bool)
+    last[:-1] = all_t[1:] != all_t[:-1]
+    u_t, u_q = all_t[last], all_q[last]
+    n_int = times.size - 1
+    key_pos = np.searchsorted(u_t, times)
+
+    # Rows: every sample with the interval it starts or lies in, plus each
+    # interior key again as the END of the interval before it.
+    # The samples are sorted, so each interior key's END row goes right before
+    # its own row (np.insert), and every interval's rows are contiguous.
+    seg_of = np.clip(np.searchsorted(times, u_t, side="right") - 1, 0, n_int - 1)
+    rows_j = np.insert(np.arange(u_t.size), key_pos[1:-1], key_pos[1:-1])
+    rows_seg = np.insert(seg_of, key_pos[1:-1], np.arange(n_int - 1))
+    n_rows = rows_j.size
+    first_row = np.searchsorted(rows_seg, np.arange(n_int))
+    last_row = np.append(first_row[1:], n_rows) - 1
+    seg_start = first_row[rows_seg]
+
+    rel = quat.multiply(quat.conjugate(q[rows_seg]), u_q[rows_j])
+    rel = np.where(rel[:, :1] < 0.0, -rel, rel)       # rotation level: w >= 0
+    vn = quat.norm(rel[:, 1:])
+    angle = 2.0 * np.arctan2(vn, rel[:, 0])          # [0, pi]
+    defined = angle > TRACK_AXIS_EPS
+    axis = np.zeros((n_rows, 3))
+    np.divide(rel[:, 1:], vn[:, None], out=axis, where=defined[:, None])
+    # Undefined axes (at the identity) hold the latest defined one of their
+    # interval, or its first defined one before any; none: +Z.
+    idx = np.where(defined, np.arange(n_rows), -1)
+    idx = np.maximum.accumulate(idx)
+    has_any = np.zeros(n_int, dtype=bool)
+    first_defined = np.full(n_int, -1)
+    def_rows = np.flatnonzero(defined)
+    if def_rows.size:
+        pos = np.searchsorted(def_rows, first_row)
+        ok = pos < def_rows.size
+        cand = np.where(ok, def_rows[np.minimum(pos, def_rows.size - 1)], -1)
+        has_any = ok & (cand <= last_row)
+        first_defined = np.where(has_any, cand, -1)
+    use = np.where(idx >= seg_start, idx, first_defined[rows_seg])
+    axis = np.where((use >= 0)[:, None], axis[np.maximum(use, 0)], np.array([0.0, 0.0, 1.0]))
+    # Axis sign continuous within each interval (a cumulative parity of flips).
+    flip = np.zeros(n_rows, dtype=bool)
+    flip[1:] = np.einsum("ij,ij->i", axis[1:], axis[:-1]) < 0.0
+    flip[first_row] = False
+    parity = _segment_restart(flip.astype(np.int64), seg_start) % 2 == 1
+    sign = np.where(parity, -1.0, 1.0)
+    axis = axis * sign[:, None]
+    angle = angle * sign
+    # Unwrap the angle: each step between samples taken in [-pi, pi).
+    steps = np.zeros(n_rows)
+    steps[1:] = _wrap(np.diff(angle))
+    steps[first_row] = 0.0
+    approx = _segment_restart(steps, seg_start) + angle[seg_start]
+    unwrapped = _nearest_turn(angle, approx)
+    rotvec = unwrapped[:, None] * axis                # (rows, 3), frame of key i
+
+    end_vec = rotvec[last_row]
+    rel_keys = quat.multiply(quat.conjugate(q[:-1]), q[1:])
+    short = _rotvec_short(rel_keys)
+    short_angle = quat.norm(short)
+    end_angle = quat.norm(end_vec)
+    fallback = np.where((end_angle > SHORT_AXIS_EPS)[:, None],
+                        end_vec / np.where(end_angle > 0.0, end_angle, 1.0)[:, None],
+                        np.array([0.0, 0.0, 1.0]))
+    use_short = short_angle > SHORT_AXIS_EPS
+    axis_i = np.where(use_short[:, None],
+                      short / np.where(use_short, short_angle, 1.0)[:, None], fallback)
+    whole = np.round((np.einsum("ij,ij->i", end_vec, axis_i) - short_angle) / _TWO_PI)
+    whole = whole.astype(np.int64)
+    keyed = short + (_TWO_PI * whole)[:, None] * axis_i
+    keyed_angle = quat.norm(keyed)
+    differs = keyed_angle - short_angle > np.radians(TURN_MARGIN_DEG)
+
+    # Progress of each (non-duplicate) sample along its interval's keyed turn.
+    row_prog = np.full(n_rows, np.nan)
+    moving = keyed_angle > TRACK_AXIS_EPS
+    unit_keyed = np.zeros_like(keyed)
+    np.divide(keyed, keyed_angle[:, None], out=unit_keyed, where=moving[:, None])
+    # How far along: the twist of each sample about the keyed axis (the angle of
+    # the closest point on that great circle, 2 atan2(v.a, w)), taken with the
+    # whole turns of the unwrapped tracking. For slerp, whose path is that
+    # circle, the method's point at this progress is the closest one, so the
+    # report's path deviation there is the exact distance to the path.
+    a_rows = unit_keyed[rows_seg]
+    twist = 2.0 * np.arctan2(np.einsum("ij,ij->i", rel[:, 1:], a_rows), rel[:, 0])
+    approx_along = np.einsum("ij,ij->i", rotvec, a_rows)
+    along = _nearest_turn(twist, approx_along)
+    np.divide(along, keyed_angle[rows_seg], out=row_prog, where=moving[rows_seg])
+    progress = np.full(u_t.size, np.nan)
+    # Duplicate end rows belong to the interval before: keep each sample's own row.
+    own = np.ones(n_rows, dtype=bool)
+    own[last_row[:-1]] = False
+    progress[rows_j[own]] = row_prog[own]
+    progress[key_pos[-1]] = 1.0 if moving[-1] else np.nan
+
+    return Tracking(short=short, axis=axis_i, whole=whole, differs=differs,
+                    keyed_deg=np.degrees(keyed_angle), short_deg=np.degrees(short_angle),
+                    sample_times=u_t, progress=progress)
+
+
+def _keys_only(times: np.ndarray, q: np.ndarray) -> Tracking:
+    """track() when no sample lies between the keys: each interval is its short arc
+    (nothing shows another way round), progress is known at the keys only."""
+    short = _rotvec_short(quat.multiply(quat.conjugate(q[:-1]), q[1:]))
+    angle = quat.norm(short)
+    axis = np.zeros_like(short)
+    axis[:, 2] = 1.0
+    np.divide(short, angle[:, None], out=axis, where=(angle > SHORT_AXIS_EPS)[:, None])
+    progress = np.where(np.append(angle, angle[-1]) > TRACK_AXIS_EPS, 0.0, np.nan)
+    progress[-1] = 1.0 if angle[-1] > TRACK_AXIS_EPS else np.nan
+    n = times.size - 1
+    return Tracking(short=short, axis=axis, whole=np.zeros(n, dtype=np.int64),
+                    differs=np.zeros(n, dtype=bool), keyed_deg=np.degrees(angle),
+                    short_deg=np.degrees(angle), sample_times=times.copy(), progress=progress)
+
+
+def classify(mode: str, key_raw, differs, stepped=None) -> list:
+    """Kind of each key interval: "short", "flip", "wrap", "spin" or "step".
+
+    mode: Blender's rotation mode; key_raw (k, 3|4): the channel values at the
+    keys (radians; axis-angle's index 0 is the angle); differs (k-1,) from
+    :func:`track`; stepped (k-1,) bool: Blender holds then jumps (CONSTANT).
+    The AUTO rule of the module docstring decides "spin" against "wrap".
+    """
+    differs = np.asarray(differs, dtype=bool)
+    n = differs.shape[0]
+    steps = np.zeros(n, dtype=bool) if stepped is None else np.asarray(stepped, dtype=bool)
+    raw = None if key_raw is None else np.asarray(key_raw, dtype=np.float64)
+    kinds = []
+    for i in range(n):
+        if steps[i]:
+            kinds.append("step")
+        elif not differs[i]:
+            kinds.append("short")
+        elif mode == "QUATERNION" or raw is None:
+            kinds.append("flip")
+        else:
+            channels = range(3) if mode in EULER_ORDERS else (0,)
+            past = wrapped = False
+            for c in channels:
+                a, b = raw[i, c], raw[i + 1, c]
+                if abs(b - a) <= np.pi + INSIDE_TOL:
+                    continue
+                if abs(a) <= np.pi + INSIDE_TOL and abs(b) <= np.pi + INSIDE_TOL:
+                    wrapped = True
+                else:
+                    past = True
+            if past and not wrapped:
+                kinds.append("spin")
+            elif mode in EULER_ORDERS:
+                kinds.append("wrap")
+            else:
+                # Axis-angle turning the long way with no angle past 180: the
+                # axis reversed between the keys (the axis-angle sign flip).
+                kinds.append("wrap" if wrapped else "flip")
+    return kinds
+
+
+def choose(setting: str, kinds) -> np.ndarray:
+    """(k-1,) bool: bake the interval with its keyed turn (else the short arc)."""
+    if setting not in TURN_SETTINGS:
+        raise ValueError(f"Unknown turns setting {setting!r}: use one of "
+                         f"{', '.join(TURN_SETTINGS)}.")
+    kinds = list(kinds)
+    if setting == "SHORTEST":
+        return np.zeros(len(kinds), dtype=bool)
+    if setting == "KEYED":
+        return np.array([k != "step" for k in kinds], dtype=bool)
+    return np.array([k == "spin" for k in kinds], dtype=bool)
+
+
+_CAUSE = {
+    "flip": "a flipped quaternion sign",
+    "wrap": "an Euler wrap",
+    "spin": "a keyed spin",
+}
+
+
+def _frame(f) -> str:
+    f = float(f)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
+def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
+    """Sentences for every interval baked differently from what the keys play, and
+    every kept spin. ``keep`` is :func:`choose`'s result for ``setting``."""
+    out = []
+    keep = np.asarray(keep, dtype=bool)
+    for i, kind in enumerate(kinds):
+        if kind not in _CAUSE:
+            continue
+        a, b = _frame(key_times[i]), _frame(key_times[i + 1])
+        turn = tracking.keyed_deg[i]
+        short = tracking.short_deg[i]
+        head = f"keys {a}-{b}: Blender turns {turn:.0f} deg ({_CAUSE[kind]})"
+        if keep[i]:
+            way = "kept as keyed" if kind == "spin" else "kept the long way as keyed"
+            other = "Turns: Shortest takes" if kind == "spin" else "Turns: Auto or Shortest take"
+            out.append(f"{head}; {way} (Turns: {setting.title()}); {other} the "
+                       f"{short:.0f} deg short arc")
+        else:
+            fix = "Turns: Keyed keeps it" if kind != "spin" else "Turns: Auto or Keyed keeps it"
+            out.append(f"{head}; baked as the {short:.0f} deg short arc; {fix}")
+    return out

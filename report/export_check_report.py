@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The ``quatbake.export-check/1`` report as JSON and as one self-contained HTML page.
+
+The dict is built by ``addon.export_check.check_objects``; this module only
+turns it into text (numpy values to Python, NaN/inf to null, per-frame values
+rounded) and draws the page: a summary table, then per object a chart of the
+deviation per frame (exported keys marked) and the intervals with a cause.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+
+import numpy as np
+
+from .json_report import _write_text, clean
+
+SCHEMA = "quatbake.export-check/1"
+
+# Per-frame values: 1e-7 deg / scene units is below what float32 keys resolve
+# (a sampled export plays ~4e-5 deg off) and keeps long scenes small.
+DECIMALS = 7
+
+CAUSE_TEXT = {
+    "stepped": "STEP sampler: the player holds each key while Blender moves",
+    "timing": "the exporter wrote the key times on another clock than Blender plays (fps_base)",
+    "before_first_key": "before the first exported key the player holds it while Blender moves",
+    "after_last_key": "after the last exported key the player holds it while Blender moves",
+    "key_mismatch": "the exported keys are not Blender's pose at their own frames",
+    "sign_flip": (
+        "a key's quaternion sign is flipped: Blender turns the long way, the player does not"
+    ),
+    "turn_lost": "Blender turns more than 180 deg between two exported keys; a player cannot",
+    "cubic_vs_bezier": "CUBICSPLINE in the player is not Blender's per-channel Bezier",
+    "linear_vs_blender": "the player's slerp between keys is not Blender's per-channel curves",
+}
+
+
+def _frame(f):
+    """A whole frame as an int (as quatbake.report/1 writes them), else a float."""
+    f = float(f)
+    return int(f) if f.is_integer() else f
+
+
+def _rounded(report: dict) -> dict:
+    out = dict(report)
+    out["frames"] = [_frame(f) for f in report.get("frames", [])]
+    objects = []
+    for obj in report.get("objects", []):
+        obj = dict(obj)
+        obj["frames"] = [_frame(f) for f in obj.get("frames", [])]
+        obj["worst_frame"] = _frame(obj.get("worst_frame", 0))
+        obj["intervals"] = [
+            dict(
+                iv, frames=[_frame(f) for f in iv["frames"]], worst_frame=_frame(iv["worst_frame"])
+            )
+            for iv in obj.get("intervals", [])
+        ]
+        per_frame = {}
+        for name, values in obj.get("per_frame", {}).items():
+            arr = np.asarray(values, dtype=np.float64)
+            per_frame[name] = (
+                [_frame(f) for f in arr] if name == "frame" else np.round(arr, DECIMALS)
+            )
+        obj["per_frame"] = per_frame
+        objects.append(obj)
+    out["objects"] = objects
+    return out
+
+
+def dumps(report: dict) -> str:
+    """Strict JSON text of the report."""
+    return json.dumps(clean(_rounded(report)), allow_nan=False, separators=(",", ":"))
+
+
+def write_json(report: dict, path: str | os.PathLike) -> None:
+    _write_text(dumps(report), path)
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _g(x, digits: int = 4) -> str:
+    return "-" if x is None else f"{float(x):.{digits}g}"
+
+
+def _chart(obj: dict, width: int = 900, height: int = 220) -> str:
+    frames = np.asarray(obj["per_frame"]["frame"], dtype=np.float64)
+    dev = np.asarray(obj["per_frame"]["deviation_deg"], dtype=np.float64)
+    if frames.size < 2:
+        return ""
+    left, right, top, bottom = 60, 10, 15, 30
+    f0, f1 = frames[0], frames[-1]
+    vmax = max(float(dev.max()), 1e-6)
+
+    def x(f):
+        return left + (f - f0) / (f1 - f0) * (width - left - right)
+
+    def y(v):
+        return top + (1.0 - v / vmax) * (height - top - bottom)
+
+    # At most one point per pixel column: the envelope keeps every peak.
+    step = max(1, frames.size // (width - left - right))
+    points = " ".join(
+        f"{x(f):.1f},{y(v):.1f}"
+        for f, v in zip(frames[::step], np.maximum.reduceat(dev, np.arange(0, dev.size, step)))
+    )
+    marks = "".join(
+        f'<line x1="{x(a):.1f}" x2="{x(a):.1f}" y1="{top}" y2="{height - bottom}" '
+        f'stroke="#bbb" stroke-dasharray="3,3"/>'
+        for iv in obj.get("intervals", [])[:200]
+        for a in iv["frames"]
+    )
+    return (
+        f'<svg width="{width}" height="{height}" role="img" aria-label="deviation per frame">'
+        f'<rect x="{left}" y="{top}" width="{width - left - right}" '
+        f'height="{height - top - bottom}" '
+        f'fill="#fafafa" stroke="#ccc"/>{marks}'
+        f'<polyline fill="none" stroke="#6a4c93" stroke-width="1.5" points="{points}"/>'
+        f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" font-size="11">{_g(vmax)}</text>'
+        f'<text x="{left - 6}" y="{height - bottom}" text-anchor="end" font-size="11">0</text>'
+        f'<text x="{left}" y="{height - 8}" font-size="11">frame {_g(f0, 6)}</text>'
+        f'<text x="{width - right}" y="{height - 8}" text-anchor="end" font-size="11">'
+        f'{_g(f1, 6)}</text><text x="{left + 6}" y="{top + 12}" font-size="11">deviation (deg)'
+        f'</text></svg>'
+    )
+
+
+def render_html(report: dict) -> str:
+    title = f"QuatBake export check: {report.get('file', '')}"
+    opts = (
+        ", ".join(f"{k}={v}" for k, v in report.get("exporter_options", {}).items()) or "defaults"
+    )
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        (
+            f"<title>{_e(title)}</title><style>body{{font-family:sans-serif;margin:1.5em}}"
+            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}"
+            ".bad{color:#b00020;font-weight:bold}.num{text-align:right}</style></head><body>"
+        ),
+        f"<h1>{_e(title)}</h1>",
+        (
+            f"<p>Blender {_e(report.get('blender_version', ''))}, glTF exporter "
+            f"{_e(report.get('exporter_version', ''))}, options: {_e(opts)}; "
+            f"{_e(report.get('fps', ''))} fps; file {report.get('gltf_bytes', 0)} bytes; schema "
+            f"{_e(report.get('schema', ''))}.</p>"
+        ),
+        (
+            "<table><tr><th>Object</th><th>Sampler</th><th>Rotation keys</th><th>Bytes</th>"
+            "<th>Max dev. (deg)</th><th>Worst frame</th><th>Causes</th></tr>"
+        ),
+    ]
+    for obj in report.get("objects", []):
+        causes = ", ".join(f"{k} x{v}" for k, v in obj.get("causes", {}).items()) or "none"
+        out.append(
+            f"<tr><td>{_e(obj['name'])}</td><td>{_e(obj.get('interpolation') or '-')}</td>"
+            f"<td class='num'>{obj.get('key_count', 0)}</td>"
+            f"<td class='num'>{obj.get('animation_bytes', 0)}</td>"
+            f"<td class='num{' bad' if obj.get('causes') else ''}'>"
+            f"{_g(obj.get('max_deviation_deg'))}</td>"
+            f"<td class='num'>{_g(obj.get('worst_frame'), 6)}</td><td>{_e(causes)}</td></tr>"
+        )
+    out.append("</table>")
+    if report.get("errors"):
+        out.append(
+            "<h2>Not checked</h2><ul>"
+            + "".join(f"<li>{_e(e['message'])}</li>" for e in report["errors"])
+            + "</ul>"
+        )
+    for obj in report.get("objects", []):
+        out.append(f"<h2>{_e(obj['name'])}</h2><p>{_e(obj.get('advice', ''))}</p>{_chart(obj)}")
+        if obj.get("intervals"):
+            out.append(
+                "<table><tr><th>Keys (frames)</th><th>Cause</th><th>Max dev. (deg)</th>"
+                "<th>Blender turns (deg)</th><th>Player turns (deg)</th></tr>"
+            )
+            for iv in obj["intervals"][:200]:
+                a, b = iv["frames"]
+                out.append(
+                    f"<tr><td>{_g(a, 6)}-{_g(b, 6)}</td>"
+                    f"<td title='{_e(CAUSE_TEXT.get(iv['cause'], ''))}'>{_e(iv['cause'])}</td>"
+                    f"<td class='num'>{_g(iv['max_deviation_deg'])}</td>"
+                    f"<td class='num'>{_g(iv['blender_turn_deg'])}</td>"
+                    f"<td class='num'>{_g(iv['player_turn_deg'])}</td></tr>"
+                )
+            out.append("</table>")
+        else:
+            out.append("<p>Plays as in Blender (every interval within 0.01 deg).</p>")
+    out.append(
+        "<p>Deviation: geodesic angle between the world orientation Blender plays "
+        "(frame_set) and the glTF 2.0 spec evaluation of the exported file, mapped back "
+        "to Blender's Z-up space. "
+        + " ".join(f"<b>{_e(k)}</b>: {_e(v)}." for k, v in CAUSE_TEXT.items())
+        + "</p>"
+    )
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_html(report: dict, path: str | os.PathLike) -> None:
+    _write_text(render_html(report), path)
+
+
+def max_deviation(report: dict) -> float:
+    return max((o["max_deviation_deg"] for o in report.get("objects", [])), default=0.0)

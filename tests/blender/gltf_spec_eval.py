@@ -1,0 +1,156 @@
+"""An independent glTF 2.0 evaluation of Blender's own export, for tests (issue 15).
+
+Reads the exported .gltf/.bin with plain numpy, evaluates rotation samplers
+with the spec's slerp pseudocode and Hermite formula (written out here, numpy
+only: Blender 3.4.1's Python has no scipy), undoes the exporter's Y-up swizzle
+and camera turn by hand, and compares with ``frame_set`` + ``matrix_world``.
+Shares no code with quatbake.core.gltf_*.
+"""
+
+import json
+import os
+
+import bpy
+import numpy as np
+
+from scenes import select_only
+
+
+def _accessor(doc, blob, index):
+    acc = doc["accessors"][index]
+    view = doc["bufferViews"][acc["bufferView"]]
+    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[acc["type"]]
+    # Blender's exporter writes tightly packed float32 for animation data.
+    assert acc["componentType"] == 5126 and "byteStride" not in view and "sparse" not in acc
+    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+    return (
+        np.frombuffer(blob, "<f4", acc["count"] * width, start)
+        .reshape(acc["count"], width)
+        .astype(float)
+    )
+
+
+def _hermite(v0, b0, v1, a1, td, s):
+    """glTF 2.0 Appendix C cubic spline, tangents scaled by the interval td."""
+    s2, s3 = s * s, s * s * s
+    return (
+        (2 * s3 - 3 * s2 + 1) * v0
+        + td * (s3 - 2 * s2 + s) * b0
+        + (-2 * s3 + 3 * s2) * v1
+        + td * (s3 - s2) * a1
+    )
+
+
+def _spec_slerp(qa, qb, t):
+    """glTF 2.0 Appendix C slerp: s = sign(dot) takes the short arc."""
+    d = np.sum(qa * qb, axis=1)
+    qb = np.where(d[:, None] < 0, -qb, qb)
+    d = np.abs(d)
+    a = np.arccos(np.clip(d, -1.0, 1.0))
+    sa = np.sin(a)
+    near = sa < 1e-9  # the same key twice: no arc to divide by
+    sa = np.where(near, 1.0, sa)
+    wa = np.where(near, 1.0 - t, np.sin((1.0 - t) * a) / sa)
+    wb = np.where(near, t, np.sin(t * a) / sa)
+    out = wa[:, None] * qa + wb[:, None] * qb
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def _hamilton(p, q):
+    """Quaternion product p * q, both (n, 4) as (w, x, y, z)."""
+    pw, px, py, pz = p.T
+    qw, qx, qy, qz = q.T
+    return np.stack(
+        [
+            pw * qw - px * qx - py * qy - pz * qz,
+            pw * qx + px * qw + py * qz - pz * qy,
+            pw * qy - px * qz + py * qw + pz * qx,
+            pw * qz + px * qy - py * qx + pz * qw,
+        ],
+        axis=1,
+    )
+
+
+def angle_deg(a, b):
+    """Geodesic angle (degrees) between (n, 4) w-first quaternions of any sign.
+
+    2 atan2(|v|, |w|) of conj(a) * b: exact near 0, where arccos of a float32
+    dot product (~1 - 6e-8) would be off by ~0.04 deg.
+    """
+    conj = a * np.array([1.0, -1.0, -1.0, -1.0])
+    r = _hamilton(conj, b)
+    return np.degrees(2.0 * np.arctan2(np.linalg.norm(r[:, 1:], axis=1), np.abs(r[:, 0])))
+
+
+def _evaluate(times, values, interpolation, t, path):
+    t = np.clip(t, times[0], times[-1])
+    if interpolation == "CUBICSPLINE":
+        a, v, b = values[0::3], values[1::3], values[2::3]
+    else:
+        v = values
+    if len(times) == 1:
+        return np.repeat(v[:1], len(t), axis=0)
+    k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
+    if interpolation == "STEP":
+        return v[np.where(t >= times[-1], len(times) - 1, k)]
+    if interpolation == "LINEAR":
+        if path == "rotation":
+            return _spec_slerp(v[k], v[k + 1], (t - times[k]) / (times[k + 1] - times[k]))
+        return np.stack([np.interp(t, times, v[:, c]) for c in range(v.shape[1])], axis=1)
+    td = (times[k + 1] - times[k])[:, None]
+    out = _hermite(v[k], b[k], v[k + 1], a[k + 1], td, ((t - times[k]) / td[:, 0])[:, None])
+    return out / np.linalg.norm(out, axis=1, keepdims=True) if path == "rotation" else out
+
+
+def reference_deviation(gltf_path, objects, frames, fps=24.0):
+    """name -> per-frame angle (deg) between Blender's playback and the spec evaluation."""
+    with open(gltf_path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    with open(os.path.join(os.path.dirname(gltf_path), doc["buffers"][0]["uri"]), "rb") as fh:
+        blob = fh.read()
+    scene = bpy.context.scene
+    blender = {o.name: [] for o in objects}
+    for f in frames:
+        scene.frame_set(int(f))
+        for o in objects:
+            q = o.matrix_world.to_quaternion()
+            blender[o.name].append([q.w, q.x, q.y, q.z])
+    out = {}
+    for o in objects:
+        index = next(i for i, n in enumerate(doc["nodes"]) if n.get("name") == o.name)
+        node = doc["nodes"][index]
+        q_g = np.tile(node.get("rotation", [0, 0, 0, 1]), (len(frames), 1)).astype(float)
+        for anim in doc.get("animations", []):
+            for ch in anim["channels"]:
+                if ch["target"].get("node") == index and ch["target"]["path"] == "rotation":
+                    s = anim["samplers"][ch["sampler"]]
+                    q_g = _evaluate(
+                        _accessor(doc, blob, s["input"])[:, 0],
+                        _accessor(doc, blob, s["output"]),
+                        s["interpolation"],
+                        np.asarray(frames) / fps,
+                        "rotation",
+                    )
+        # io_scene_gltf2 swizzle_yup_rotation: (w, x, y, z) -> (w, x, z, -y); undo it.
+        x, y, z, w = q_g.T
+        q_b = np.stack([w, x, -z, y], axis=1)
+        if "camera" in node:
+            # The exporter right-multiplies cameras by Quaternion((sqrt(.5), -sqrt(.5), 0, 0)):
+            # multiply by its inverse (sqrt(.5), sqrt(.5), 0, 0).
+            inv = np.tile([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0], (len(q_b), 1))
+            q_b = _hamilton(q_b, inv)
+        out[o.name] = angle_deg(q_b, np.asarray(blender[o.name]))
+    return out
+
+
+def export_for_reference(tmp_path, objects, **options):
+    select_only(*objects)
+    path = str(tmp_path / "ref.gltf")
+    bpy.ops.export_scene.gltf(
+        filepath=path,
+        export_format='GLTF_SEPARATE',
+        use_selection=True,
+        export_cameras=True,
+        **options,
+    )
+    return path

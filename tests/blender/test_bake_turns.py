@@ -1,0 +1,307 @@
+"""Issue 11 in real Blender: keyed turns, wraps, flips and steps survive a re-bake.
+
+Every case of the issue's table is keyed the way an animator does (LINEAR or
+CONSTANT keys on the object's own channels), Blender's own playback is read
+with ``frame_set`` + ``matrix_basis`` BEFORE the bake, and the baked action's
+playback is compared with it (kept turns) or with the short arc written out
+with mathutils (wraps and flips fixed). Runs with the bpy module and inside
+Blender 3.4.1.
+"""
+import math
+
+import bpy
+import mathutils
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata, bake
+from quatbake.core import quat
+
+from scenes import evaluated_quats, make_animated_object
+
+pytestmark = pytest.mark.bpy
+
+# The baked keys and Blender's matrices are float32: one rotation from float32
+# channels of magnitude up to ~63 rad (ten turns) is good to ~1e-5 deg; the
+# issue asks for 0.01 deg.
+TOL_DEG = 0.01
+
+
+def _deg(a, b) -> np.ndarray:
+    return np.degrees(quat.angle_between(a, b))
+
+
+def _euler_z(name, frames, z_deg, mode='XYZ', interpolation='LINEAR', x_deg=None):
+    values = np.zeros((len(frames), 3))
+    values[:, 2] = np.radians(z_deg)
+    if x_deg is not None:
+        values[:, 0] = np.radians(x_deg)
+    return make_animated_object(name, mode, np.asarray(frames, dtype=float), values,
+                                interpolation)
+
+
+def _mathutils_z(z_deg) -> np.ndarray:
+    """Quaternions of rotations about Z by each angle, built by mathutils (float32)."""
+    return np.array([tuple(mathutils.Euler((0.0, 0.0, math.radians(z)), 'XYZ').to_quaternion())
+                     for z in np.atleast_1d(z_deg)])
+
+
+def _bake(obj, **settings):
+    return bake.bake_objects([obj], bake.BakeSettings(**settings))
+
+
+def _baked_values(obj, path, index):
+    fc = next(fc for fc in animdata.object_fcurves(obj)
+              if fc.data_path == path and fc.array_index == index)
+    return animdata.read_keyframe_arrays(fc, ("co", "interpolation"))
+
+
+def _notes(result):
+    return [n.message for n in result.notes]
+
+
+@pytest.mark.parametrize("method", ['SLERP', 'SQUAD'])
+@pytest.mark.parametrize("output_mode", ['KEEP', 'QUATERNION'])
+def test_turntable_two_turns_kept(clean_blender, method, output_mode):
+    obj = _euler_z("Turntable", [1, 51, 101], [0, 360, 720])
+    frames = np.arange(1.0, 102.0)
+    blender = evaluated_quats(obj, frames)
+    result = _bake(obj, method=method, output_mode=output_mode)
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+    assert result.max_deviation_deg < TOL_DEG
+    if output_mode == 'KEEP':
+        z = _baked_values(obj, "rotation_euler", 2)["co"][:, 1]
+        # Euler output ramps 0 -> 720 deg (no wrap back to 0), 7.2 deg per frame.
+        np.testing.assert_allclose(np.degrees(z), 7.2 * (frames - 1), atol=1e-3)
+    else:
+        q = np.column_stack([_baked_values(obj, "rotation_quaternion", i)["co"][:, 1]
+                             for i in range(4)])
+        assert (np.einsum("ij,ij->i", q[1:], q[:-1]) > 0).all()   # hemisphere-continuous
+    notes = _notes(result)
+    assert any("keys 1-51: Blender turns 360 deg (a keyed spin); kept as keyed" in n
+               for n in notes), notes
+
+
+def test_wheel_ten_turns_kept(clean_blender):
+    obj = _euler_z("Wheel", [1, 101], [0, 3600])
+    frames = np.arange(1.0, 102.0)
+    blender = evaluated_quats(obj, frames)
+    _bake(obj)
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+    z = _baked_values(obj, "rotation_euler", 2)["co"][:, 1]
+    assert abs(math.degrees(z[-1]) - 3600.0) < 1e-2
+
+
+def test_propeller_kept(clean_blender):
+    obj = _euler_z("Propeller", [1, 31, 61], [0, 270, 540])
+    frames = np.arange(1.0, 62.0)
+    blender = evaluated_quats(obj, frames)
+    _bake(obj, method='SQUAD')
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+
+
+def test_axis_angle_400_kept(clean_blender):
+    values = np.array([[0.0, 0.0, 0.0, 1.0], [math.radians(400.0), 0.0, 0.0, 1.0]])
+    obj = make_animated_object("AxisAngle", 'AXIS_ANGLE', np.array([1.0, 41.0]), values,
+                               'LINEAR')
+    frames = np.arange(1.0, 42.0)
+    blender = evaluated_quats(obj, frames)
+    _bake(obj)
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+    angle = _baked_values(obj, "rotation_axis_angle", 0)["co"][:, 1]
+    np.testing.assert_allclose(np.degrees(angle), 10.0 * (frames - 1), atol=1e-3)
+
+
+@pytest.mark.parametrize("a,b", [(170, -170), (179, -179)])
+def test_euler_wraps_take_the_short_arc(clean_blender, a, b):
+    obj = _euler_z("Wrap", [60, 100], [a, b])
+    frames = np.arange(60.0, 101.0)
+    result = _bake(obj)
+    step = (360 - abs(b - a)) / 40.0                    # the short arc, through 180
+    expected = _mathutils_z(a + step * (frames - 60))
+    assert _deg(evaluated_quats(obj, frames), expected).max() < TOL_DEG
+    if (a, b) == (170, -170):
+        assert ("Object \"Wrap\": keys 60-100: Blender turns 340 deg (an Euler wrap); baked "
+                "as the 20 deg short arc; Turns: Keyed keeps it") in _notes(result)
+
+
+def test_mocap_wraps_on_a_dense_clip_are_short(clean_blender):
+    frames = np.arange(1.0, 21.0)
+    z = (175.0 + 2.0 * (frames - 1) + 180.0) % 360.0 - 180.0    # 175, 177, 179, -179, ...
+    obj = _euler_z("Mocap", frames, z)
+    _bake(obj)
+    expected = _mathutils_z(175.0 + 2.0 * (frames - 1))
+    assert _deg(evaluated_quats(obj, frames), expected).max() < TOL_DEG
+
+
+def _flipped(name):
+    q0 = _mathutils_z(10)[0]
+    q1 = -_mathutils_z(50)[0]                         # the same rotation, stored negated
+    return make_animated_object(name, 'QUATERNION', np.array([1.0, 21.0]),
+                                np.array([q0, q1]), 'LINEAR')
+
+
+def test_flipped_quaternion_sign_is_fixed(clean_blender):
+    obj = _flipped("Flip")
+    frames = np.arange(1.0, 22.0)
+    result = _bake(obj)
+    expected = _mathutils_z(10 + 2.0 * (frames - 1))
+    assert _deg(evaluated_quats(obj, frames), expected).max() < TOL_DEG
+    assert any("keys 1-21: Blender turns 320 deg (a flipped quaternion sign); baked as the "
+               "40 deg short arc" in n for n in _notes(result))
+
+
+def test_keyed_keeps_the_long_way_and_shortest_drops_the_spin(clean_blender):
+    flip = _flipped("Flip")
+    wrap = _euler_z("Wrap", [60, 100], [170, -170])
+    spin = _euler_z("Spin", [1, 51, 101], [0, 360, 720])
+    f_flip, f_wrap, f_spin = (np.arange(1.0, 22.0), np.arange(60.0, 101.0),
+                              np.arange(1.0, 102.0))
+    blender_wrap = evaluated_quats(wrap, f_wrap)
+    blender_flip = evaluated_quats(flip, f_flip)
+    result = bake.bake_objects([flip, wrap], bake.BakeSettings(turns='KEYED'))
+    # KEYED slerp: the 320 deg long way at constant speed, -16 deg per frame.
+    assert _deg(evaluated_quats(flip, f_flip),
+                _mathutils_z(10 - 16.0 * (f_flip - 1))).max() < TOL_DEG
+    # The Euler wrap's LINEAR playback is a constant-speed turn: slerp equals it.
+    assert _deg(evaluated_quats(wrap, f_wrap), blender_wrap).max() < TOL_DEG
+    assert any("kept the long way as keyed (Turns: Keyed)" in n for n in _notes(result))
+    bake.revert_objects([flip])
+    # KEYED turns with KEYED timing follow Blender's own (nlerp-timed) long way.
+    bake.bake_objects([flip], bake.BakeSettings(turns='KEYED', timing='KEYED'))
+    assert _deg(evaluated_quats(flip, f_flip), blender_flip).max() < TOL_DEG
+    result = _bake(spin, turns='SHORTEST')
+    assert _deg(evaluated_quats(spin, f_spin), _mathutils_z([0.0])).max() < TOL_DEG
+    assert any("baked as the 0 deg short arc; Turns: Auto or Keyed keeps it" in n
+               for n in _notes(result))
+
+
+@pytest.mark.parametrize("frame_step", [1, 3])
+def test_constant_keys_stay_stepped(clean_blender, frame_step):
+    keys = np.array([1.0, 11.0, 21.0, 30.0])
+    z = [0.0, 75.0, -40.0, 10.0]
+    obj = _euler_z("Step", keys, z, interpolation='CONSTANT')
+    frames = np.arange(1.0, 31.0)
+    result = _bake(obj, frame_step=frame_step)
+    # Held on every frame until the next key, the jump on the key's frame.
+    held = np.array(z)[np.searchsorted(keys, frames, side="right") - 1]
+    assert _deg(evaluated_quats(obj, frames), _mathutils_z(held)).max() < TOL_DEG
+    assert result.max_deviation_deg < TOL_DEG
+    # Half a frame before each key it still holds (no ramp into the jump).
+    fc = next(fc for fc in animdata.object_fcurves(obj)
+              if fc.data_path == "rotation_euler" and fc.array_index == 2)
+    for k in range(1, len(keys)):
+        before = math.degrees(fc.evaluate(keys[k] - 0.5))
+        assert abs(before - z[k - 1]) < 1e-3
+    assert any("3 stepped interval(s)" in n for n in _notes(result))
+
+
+def test_mixed_constant_and_linear_channels_follow_blender(clean_blender):
+    keys = np.array([1.0, 11.0, 21.0])
+    obj = _euler_z("Mixed", keys, [0.0, 60.0, 90.0], x_deg=[0.0, 20.0, 50.0])
+    # X stepped (CONSTANT), Z linear: Blender holds X and turns Z.
+    fc_x = next(fc for fc in animdata.object_fcurves(obj) if fc.array_index == 0)
+    for kp in fc_x.keyframe_points:
+        kp.interpolation = 'CONSTANT'
+    frames = np.arange(1.0, 22.0)
+    blender = evaluated_quats(obj, frames)
+    _bake(obj)
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+
+
+def test_bad_turn_settings_are_refused(clean_blender):
+    obj = _euler_z("Obj", [1, 11], [0, 90])
+    with pytest.raises(bake.BakeError, match="turns setting"):
+        _bake(obj, turns='LONGEST')
+    with pytest.raises(bake.BakeError, match="contradict"):
+        bake.bake_objects([obj], bake.BakeSettings(timing='KEYED', constant_speed=True,
+                                                   location_method='LINEAR'))
+    assert animdata.get_action(obj).name == "ObjAction"
+
+
+def test_operator_takes_turns_and_timing_from_the_scene(clean_blender):
+    from scenes import select_only
+
+    obj = _euler_z("Op", [1, 51], [0, 360])
+    select_only(obj)
+    bpy.context.scene.quatbake.turns = 'SHORTEST'
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    frames = np.arange(1.0, 52.0)
+    assert _deg(evaluated_quats(obj, frames), _mathutils_z([0.0])).max() < TOL_DEG
+    assert "Turns: Auto or Keyed keeps it" in bpy.context.scene.quatbake.last_turn_notes
+    assert bpy.ops.quatbake.bake(turns='AUTO') == {'FINISHED'}
+    assert _deg(evaluated_quats(obj, frames), _mathutils_z(7.2 * (frames - 1))).max() < TOL_DEG
+
+
+def _table_cases():
+    return {
+        "turntable": (lambda: _euler_z("T", [1, 51, 101], [0, 360, 720]), ["spin", "spin"]),
+        "wheel": (lambda: _euler_z("W", [1, 101], [0, 3600]), ["spin"]),
+        "propeller": (lambda: _euler_z("P", [1, 31, 61], [0, 270, 540]), ["spin", "spin"]),
+        "axis_angle": (lambda: make_animated_object(
+            "A", 'AXIS_ANGLE', np.array([1.0, 41.0]),
+            np.array([[0.0, 0, 0, 1], [math.radians(400.0), 0, 0, 1]]), 'LINEAR'), ["spin"]),
+        "wrap": (lambda: _euler_z("E", [60, 100], [170, -170]), ["wrap"]),
+        "mocap": (lambda: _euler_z("M", [1, 2, 3], [177, 179, -179]), ["short", "wrap"]),
+        "flip": (lambda: _flipped("F"), ["flip"]),
+        "step": (lambda: _euler_z("S", [1, 11, 21], [0, 75, -40], interpolation='CONSTANT'),
+                 ["step", "step"]),
+    }
+
+
+@pytest.mark.parametrize("case", list(_table_cases()))
+def test_report_kinds_and_path_deviation(clean_blender, case):
+    from quatbake.addon import analyze
+    from quatbake.report import json_report
+
+    make, kinds = _table_cases()[case]
+    obj = make()
+    a = analyze.analyze_object(obj, "slerp")
+    entry = json_report.object_entry(a)
+    assert [iv["kind"] for iv in entry["key_intervals"]] == kinds
+    assert len(entry["per_frame"]["path_deviation_deg"]) == len(entry["per_frame"]["frame"])
+    if kinds[-1] in ("spin", "step"):
+        # Kept spins and steps: the method follows Blender, nothing deviates.
+        assert entry["max_deviation_deg"] < TOL_DEG
+        assert entry["max_path_deviation_deg"] < TOL_DEG
+        assert "long way" not in a.advice
+    elif case != "mocap":      # mocap keys on every frame: no frame between them to differ
+        # A flip or wrap: Blender leaves the short arc's path (it goes round
+        # the other way), and the advice says so first.
+        assert entry["max_path_deviation_deg"] > 90.0
+        assert "take the long way" in a.advice
+    if case == "wheel":
+        assert entry["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(3600.0, abs=0.01)
+    if case == "wrap":
+        assert entry["key_intervals"][0]["keyed_turn_deg"] == pytest.approx(340.0, abs=0.01)
+
+
+def test_a_kept_turn_too_fast_for_the_step_is_warned(clean_blender):
+    obj = _euler_z("Fast", [1, 11], [0, 1800])        # 180 deg per frame
+    result = _bake(obj, frame_step=2)
+    warning = next(w for w in result.warnings if "per baked step" in w.message)
+    assert '"Fast"' in warning.message and "keys 1-11" in warning.message \
+        and "Lower Step" in warning.message
+
+
+def test_many_wraps_are_named_ten_then_counted(clean_blender):
+    frames = np.arange(1.0, 61.0)
+    z = np.where(frames % 2 == 1, 175.0, -175.0)           # wraps on every one of 59 intervals
+    obj = _euler_z("Mocap", frames, z)
+    notes = _notes(_bake(obj))
+    assert len(notes) == bake.MAX_TURN_NOTES + 1
+    assert notes[-1].startswith('Object "Mocap": 49 more key intervals like these (49 wrap)')
+
+
+def test_a_half_turn_is_baked_the_way_blender_plays_it(clean_blender):
+    # 180 deg in float32 radians is 180.0000025 deg: the short arc is the other
+    # way round by a hair; Auto follows Blender's direction (Shortest may not).
+    obj = _euler_z("Half", [1, 21], [0, 180])
+    frames = np.arange(1.0, 22.0)
+    blender = evaluated_quats(obj, frames)
+    result = _bake(obj)
+    assert _deg(evaluated_quats(obj, frames), blender).max() < TOL_DEG
+    assert not _notes(result)
+    bake.revert_objects([obj])
+    _bake(obj, turns='SHORTEST')      # the old tie-break: the other way round
+    assert _deg(evaluated_quats(obj, frames), blender).max() > 170.0

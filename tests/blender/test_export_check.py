@@ -1,0 +1,433 @@
+"""export-check (issue 15) with Blender's own glTF exporter, real bpy, no mocks.
+
+The independent reference is tests/blender/gltf_spec_eval.py: plain numpy
+reading of the .bin, the spec's slerp and Hermite formulas written out, the
+exporter's swizzle undone by hand, and ``frame_set`` + ``matrix_world``.
+"""
+
+import json
+import pathlib
+
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import export_check
+from quatbake.report import export_check_report
+
+from export_scenes import build_three_empties
+from gltf_spec_eval import angle_deg, export_for_reference, reference_deviation
+from report_schema import validate_export_check
+from scenes import assert_same_snapshot, scene_snapshot, select_only
+from test_realdata_import import gltf_import_options
+
+# A sampled export writes float32 keys (~6e-8 relative, ~1e-5 deg per key) and
+# the exporter's export_optimize_animation_size drops keys it finds redundant:
+# measured up to 5.2e-5 deg on these objects (issue 15: "within 4e-5").
+SAMPLED_DEG = 1e-4
+
+# export-check vs the independent evaluation (gltf_spec_eval): the issue's bar.
+AGREE_DEG = 0.05
+
+
+@pytest.fixture
+def three_empties(clean_blender):
+    return build_three_empties()
+
+
+# -------------------------------------------------------------------- the check
+
+
+def _by_name(report):
+    return {o["name"]: o for o in report["objects"]}
+
+
+def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
+    report = export_check.check_objects(
+        bpy.context, three_empties, {"export_force_sampling": False}
+    )
+    assert report["schema"] == "quatbake.export-check/1" and report["errors"] == []
+    got = _by_name(report)
+    wind, swing, flip = got["Windmill"], got["Swing"], got["Flip"]
+    # Windmill: both exported keys are one orientation, so the player stands still
+    # while Blender turns a full circle: 180 deg off at the middle frame 13.
+    assert wind["key_count"] == 2 and wind["interpolation"] == "LINEAR"
+    assert abs(wind["max_deviation_deg"] - 180.0) < 0.01 and wind["worst_frame"] == 13
+    assert [(iv["frames"], iv["cause"]) for iv in wind["intervals"]] == [([1, 25], "turn_lost")]
+    assert wind["advice"].startswith("turn_lost in 1 interval(s)") and "--tolerance" in wind["advice"]
+    assert abs(wind["intervals"][0]["blender_turn_deg"] - 360.0) < 0.01
+    # Swing: the 170 -> -170 interval (frames 9-17) is Blender's long way round.
+    assert swing["max_deviation_deg"] > 90.0
+    causes = {tuple(iv["frames"]): iv["cause"] for iv in swing["intervals"]}
+    assert causes[(9, 17)] == "turn_lost"
+    # Flip: the key stored as -q (frame 25) spoils the interval before it.
+    causes = {tuple(iv["frames"]): iv["cause"] for iv in flip["intervals"]}
+    assert causes[(13, 25)] == "sign_flip"
+    assert flip["max_deviation_deg"] > 90.0
+    for o in got.values():
+        assert o["animation_bytes"] > 0 and set(o["keys"]) >= {"rotation"}
+    assert report["gltf_bytes"] > 0
+    # The JSON written for it fits the shipped schema (strict JSON, no NaN).
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+
+
+def test_sampled_export_plays_within_float32_of_blender(three_empties):
+    report = export_check.check_objects(bpy.context, three_empties, {})
+    for o in report["objects"]:
+        assert o["max_deviation_deg"] < SAMPLED_DEG, o["name"]
+        assert o["intervals"] == [] and o["causes"] == {}
+        # Location too: the camera's Bezier move (float32 positions, ~1e-6 units).
+        assert o["max_location_deviation"] < 1e-5
+    # A sampled export pays with a key on every frame (the exporter's optimiser
+    # may drop a few on straight runs).
+    assert _by_name(report)["Swing"]["key_count"] > 10
+
+
+@pytest.mark.parametrize("sampling", [True, False])
+def test_agrees_with_an_independent_spec_evaluation_of_blenders_export(
+    three_empties, tmp_path, sampling
+):
+    report = export_check.check_objects(
+        bpy.context, three_empties, {"export_force_sampling": sampling}
+    )
+    frames = np.arange(1, 26)
+    ref = reference_deviation(
+        export_for_reference(tmp_path, three_empties, export_force_sampling=sampling),
+        three_empties,
+        frames,
+    )
+    for o in report["objects"]:
+        np.testing.assert_array_equal(o["per_frame"]["frame"], frames)
+        diff = np.abs(np.asarray(o["per_frame"]["deviation_deg"]) - ref[o["name"]])
+        assert diff.max() < AGREE_DEG, (o["name"], diff.max())
+
+
+def test_camera_correction_is_undone(three_empties):
+    cam = bpy.data.objects["Cam"]
+    report = export_check.check_objects(bpy.context, [cam], {})
+    (entry,) = report["objects"]
+    assert report["exporter_options"]["export_cameras"] is True  # switched on for a camera
+    # Without undoing the exporter's 90-degree camera turn this would be 90 deg.
+    assert entry["max_deviation_deg"] < SAMPLED_DEG
+
+
+def test_the_check_changes_nothing_in_the_scene(three_empties):
+    scene = bpy.context.scene
+    scene.frame_set(7)
+    select_only(three_empties[0])
+    before = scene_snapshot()
+    export_check.check_objects(bpy.context, three_empties, {"export_force_sampling": False})
+    assert_same_snapshot(before, scene_snapshot())
+    assert scene.frame_current == 7
+    assert [o.name for o in bpy.context.selected_objects] == [three_empties[0].name]
+
+
+def test_exporter_options_are_typed_and_checked(clean_blender):
+    parsed = export_check.parse_exporter_options(
+        ["export_force_sampling=False", "export_frame_step=2", "export_image_format=AUTO"]
+    )
+    assert parsed == {
+        "export_force_sampling": False,
+        "export_frame_step": 2,
+        "export_image_format": "AUTO",
+    }
+    with pytest.raises(export_check.ExportCheckError, match="did you mean export_force_sampling"):
+        export_check.parse_exporter_options(["export_force_samplin=0"])
+    with pytest.raises(export_check.ExportCheckError, match="takes a boolean value"):
+        export_check.parse_exporter_options(["export_force_sampling=maybe"])
+    with pytest.raises(export_check.ExportCheckError, match="must be one of"):
+        export_check.parse_exporter_options(["export_image_format=GIF"])
+    with pytest.raises(export_check.ExportCheckError, match="set by export-check itself"):
+        export_check.parse_exporter_options(["filepath=/tmp/x.gltf"])
+    with pytest.raises(export_check.ExportCheckError, match="NAME=VALUE"):
+        export_check.parse_exporter_options(["export_force_sampling"])
+
+
+def test_operator_and_panels_register_and_unregister(clean_blender):
+    import quatbake
+
+    for name in ("QUATBAKE_OT_export_check", "QUATBAKE_PT_export_check",
+                 "QUATBAKE_PT_export_check_graph"):
+        assert hasattr(bpy.types, name), name
+    quatbake.unregister()
+    try:
+        for name in ("QUATBAKE_OT_export_check", "QUATBAKE_PT_export_check"):
+            assert not hasattr(bpy.types, name), name
+    finally:
+        quatbake.register()  # the fixture unregisters again
+
+
+def test_operator_reports_and_keeps_results(three_empties):
+    select_only(*three_empties)
+    assert bpy.ops.quatbake.export_check(exporter_options="export_force_sampling=False") == {
+        'FINISHED'
+    }
+    from quatbake.addon import ops_export_check
+
+    found = ops_export_check.results(bpy.context.scene)
+    assert found["Windmill"]["causes"] == {"turn_lost": 1}
+    assert found["Windmill"]["max_deviation_deg"] > 179.0
+    with pytest.raises(RuntimeError, match="not an option of Blender's glTF exporter"):
+        bpy.ops.quatbake.export_check(exporter_options="no_such_option=1")
+
+
+def test_object_left_out_of_the_file_is_named(three_empties):
+    hidden = bpy.data.objects["Swing"]
+    bpy.context.scene.collection.objects.unlink(hidden)  # not in the view layer: not exported
+    report = export_check.check_objects(bpy.context, three_empties, {}, only_these=False)
+    assert [e["object"] for e in report["errors"]] == ["Swing"]
+    assert "not in the exported glTF file" in report["errors"][0]["message"]
+    assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Windmill"]
+
+
+@pytest.mark.parametrize("sampling", [True, False])
+def test_agrees_with_the_corpus_oracle(three_empties, tmp_path, sampling):
+    """The same check with tests/oracles/gltf_reference.py (another helper's spec reader)."""
+    from oracles import gltf_reference as gr
+
+    report = export_check.check_objects(
+        bpy.context, three_empties, {"export_force_sampling": sampling}
+    )
+    doc = gr.load_gltf(
+        export_for_reference(tmp_path, three_empties, export_force_sampling=sampling)
+    )
+    frames = np.arange(1, 26)
+    scene = bpy.context.scene
+    blender = {o.name: [] for o in three_empties}
+    for f in frames:
+        scene.frame_set(int(f))
+        for o in three_empties:
+            q = o.matrix_world.to_quaternion()
+            blender[o.name].append([q.w, q.x, q.y, q.z])
+    for entry in report["objects"]:
+        name = entry["name"]
+        ch = next(
+            c
+            for a in doc.animations
+            for c in a.channels
+            if c.node_name == name and c.path == "rotation"
+        )
+        q = np.array([gr.gltf_to_blender_quat(v) for v in ch.evaluate(frames / 24.0)])
+        if "camera" in doc.nodes[doc.node_index(name)]:
+            # Undo the exporter's camera turn (sqrt(.5), -sqrt(.5), 0, 0): times its inverse.
+            h = np.sqrt(0.5)
+            w, x, y, z = q.T
+            q = np.stack([h * (w - x), h * (x + w), h * (y + z), h * (z - y)], axis=1)
+        ref = angle_deg(q, np.array(blender[name]))
+        diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref)
+        assert diff.max() < AGREE_DEG, (name, diff.max())
+
+
+REAL_BLEND = (
+    pathlib.Path(__file__).resolve().parents[1]
+    / "data"
+    / "realdata"
+    / "blend"
+    / "06_parent-inverse-anim.blend"
+)
+
+
+class _AllAnimations:
+    """Every animation of a file played at once, in the oracle's Animation shape."""
+
+    def __init__(self, doc):
+        self.channels = [c for a in doc.animations for c in a.channels]
+
+
+@pytest.mark.parametrize("sampling", [True, False])
+def test_real_blend_with_parented_children_agrees_with_the_oracle(
+    clean_blender, tmp_path, sampling
+):
+    # glTF-Blender-IO's own test scene (saved by 2.79): Bezier keys on Euler,
+    # quaternion and axis-angle children of parents with a parent inverse.
+    from oracles import gltf_reference as gr
+
+    bpy.ops.wm.open_mainfile(filepath=str(REAL_BLEND), load_ui=False)  # the add-on stays
+    names = ["ChildAxisAngle", "ChildEuler", "ChildQuaternion"]
+    objects = [bpy.data.objects[n] for n in names]
+    scene = bpy.context.scene
+    frames = np.arange(scene.frame_start, scene.frame_end + 1)
+    report = export_check.check_objects(
+        bpy.context, objects, {"export_force_sampling": sampling}, only_these=False
+    )
+    select_only(*bpy.context.view_layer.objects)
+    path = str(tmp_path / "real.gltf")
+    bpy.ops.export_scene.gltf(
+        filepath=path, export_format='GLTF_SEPARATE', export_force_sampling=sampling
+    )
+    doc = gr.load_gltf(path)
+    fps = scene.render.fps / scene.render.fps_base
+    everything = _AllAnimations(doc)
+    got = {o["name"]: o for o in report["objects"]}
+    for obj in objects:
+        blender, player = [], []
+        for f in frames:
+            scene.frame_set(int(f))
+            q = obj.matrix_world.to_quaternion()
+            blender.append([q.w, q.x, q.y, q.z])
+            w = doc.world_matrices(everything, f / fps)[doc.node_index(obj.name)][:3, :3]
+            q_xyzw = gr.matrix_to_quat_xyzw(w / np.linalg.norm(w, axis=0))
+            player.append(gr.gltf_to_blender_quat(q_xyzw))
+        ref = angle_deg(np.array(player), np.array(blender))
+        diff = np.abs(np.asarray(got[obj.name]["per_frame"]["deviation_deg"]) - ref)
+        assert diff.max() < AGREE_DEG, (obj.name, diff.max())
+        if sampling and not (obj.name == "ChildAxisAngle" and bpy.app.version < (4, 0, 0)):
+            assert got[obj.name]["max_deviation_deg"] < SAMPLED_DEG
+    if sampling and bpy.app.version < (4, 0, 0):
+        # Found here: Blender 3.4.1's exporter samples the axis-angle child wrongly
+        # (the keys themselves are off, up to 96.7 deg; the oracle agrees), fixed by 5.0.
+        axis_angle = got["ChildAxisAngle"]
+        assert axis_angle["max_deviation_deg"] > 90.0
+        assert set(axis_angle["causes"]) == {"key_mismatch"}
+    if not sampling:
+        # Found here: without sampling the exporter writes the axis-angle child's
+        # last key 88 deg off Blender's pose at that very frame (the oracle agrees):
+        # a wrong key, not an interpolation difference.
+        assert got["ChildAxisAngle"]["max_deviation_deg"] > 80.0
+        assert got["ChildAxisAngle"]["causes"] == {"key_mismatch": 1}
+
+
+POINTER_GLTF = REAL_BLEND.parents[1] / "gltf" / "24_animation_pointer.gltf"
+
+
+def test_real_animated_cameras_lose_their_last_subframe_key(clean_blender, tmp_path):
+    # The UnityGLTF "Animate All The Things" file (30 fps keys) imported at 24 fps:
+    # the last keys land on frame 240.4; the exporter samples whole frames, so after
+    # frame 240 the player holds frame 240's pose while Blender plays on to 240.4.
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(POINTER_GLTF), **gltf_import_options())
+    if not bpy.data.actions:
+        pytest.skip(f"Blender {bpy.app.version_string}'s glTF importer predates "
+                    "KHR_animation_pointer, the only kind of channel in this file")
+    cams = [o for o in bpy.data.objects if o.type in {'CAMERA', 'LIGHT'} and o.animation_data]
+    report = export_check.check_objects(bpy.context, cams, {}, only_these=False)
+    got = {o["name"]: o for o in report["objects"]}
+    ortho = got["Camera-Orthographic"]
+    assert ortho["causes"] == {"after_last_key": 1}
+    (tail,) = ortho["intervals"]
+    assert tail["frames"][0] == 240 and tail["worst_frame"] == 241
+    assert 0.5 < ortho["max_deviation_deg"] < 0.6
+    assert got["Camera-Perspective"]["max_deviation_deg"] < SAMPLED_DEG
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    # The oracle's reading of the same export agrees frame by frame.
+    frames = np.asarray(ortho["per_frame"]["frame"])
+    fps = bpy.context.scene.render.fps
+    out = str(tmp_path / "cams.gltf")
+    bpy.ops.export_scene.gltf(filepath=out, export_format='GLTF_SEPARATE',
+                              export_cameras=True, export_lights=True)
+    doc = gr.load_gltf(out)
+    everything = _AllAnimations(doc)
+    cam = bpy.data.objects["Camera-Orthographic"]
+    index = doc.node_index(cam.name)
+    blender, player = [], []
+    for f in frames:
+        bpy.context.scene.frame_set(int(f))
+        q = cam.matrix_world.to_quaternion()
+        blender.append([q.w, q.x, q.y, q.z])
+        w = doc.world_matrices(everything, f / fps)[index][:3, :3]
+        qg = gr.gltf_to_blender_quat(gr.matrix_to_quat_xyzw(w / np.linalg.norm(w, axis=0)))
+        h = np.sqrt(0.5)          # undo the exporter's camera turn: times (h, h, 0, 0)
+        qw, qx, qy, qz = qg
+        player.append([h * (qw - qx), h * (qx + qw), h * (qy + qz), h * (qz - qy)])
+    ref = angle_deg(np.array(player), np.array(blender))
+    assert np.abs(ref - np.asarray(ortho["per_frame"]["deviation_deg"])).max() < AGREE_DEG
+
+
+def test_broken_keys_are_named_and_the_others_still_checked(clean_blender):
+    from scenes import make_animated_object
+
+    bad = make_animated_object("Broken", 'XYZ', [1, 10], [[0, 0, float("nan")], [0, 0, 1]],
+                               'LINEAR')
+    good = make_animated_object("Fine", 'XYZ', [1, 10], [[0, 0, 0], [0, 0, 1]], 'LINEAR')
+    bpy.context.scene.frame_set(1)   # animated values as Blender shows them (NaN for Broken)
+    before = scene_snapshot()
+    report = export_check.check_objects(bpy.context, [bad, good], {})
+    assert [o["name"] for o in report["objects"]] == ["Fine"]
+    (error,) = report["errors"]
+    assert error["object"] == "Broken"
+    assert "not finite at frame 1" in error["message"] and ".." not in error["message"]
+    after = scene_snapshot()
+    # Every key unchanged; object values compared without Broken's NaN (NaN != NaN).
+    for snap in (before, after):
+        snap["objects"].pop("Broken")
+    assert_same_snapshot(before, after)
+
+
+def test_ntsc_frame_rate_drifts_and_is_called_timing(three_empties, tmp_path):
+    # 29.97 fps (30 / 1.001): Blender plays frame f at f * 1.001 / 30 s; io_scene_gltf2
+    # 5.0 writes f / (30 * 1.001), 3.4 writes f / 30 (read from their sources).
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.001
+    report = export_check.check_objects(bpy.context, three_empties, {})
+    expected = 30 * 1.001 if bpy.app.version >= (4, 0, 0) else 30.0
+    # render.fps_base is stored as float32 (1.001 -> 1.00100004673): ~2e-6 fps.
+    assert abs(report["exporter_fps"] - expected) < 1e-5
+    assert abs(report["fps"] - 30 / 1.001) < 1e-5
+    # The keys land a little before Blender's frames (frame 1's at 0.998), so the
+    # check starts at frame 0.
+    frames = np.asarray(_by_name(report)["Windmill"]["per_frame"]["frame"])
+    ref = reference_deviation(export_for_reference(tmp_path, three_empties), three_empties,
+                              frames, fps=30 / 1.001)
+    got = _by_name(report)
+    for name in ("Windmill", "Swing", "Flip"):
+        entry = got[name]
+        # Sampled keys, right values, wrong clock: every cause is timing.
+        assert set(entry["causes"]) == {"timing"}, (name, entry["causes"])
+        assert entry["max_deviation_deg"] > 0.1
+        diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref[name])
+        assert diff.max() < AGREE_DEG, (name, diff.max())
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+
+
+def test_a_disabled_exporter_is_a_sentence(three_empties):
+    import addon_utils
+
+    addon_utils.disable("io_scene_gltf2")
+    try:
+        with pytest.raises(export_check.ExportCheckError, match="glTF exporter is not enabled"):
+            export_check.check_objects(bpy.context, three_empties, {})
+        select_only(*three_empties)
+        with pytest.raises(RuntimeError, match="glTF exporter is not enabled"):
+            bpy.ops.quatbake.export_check()
+    finally:
+        addon_utils.enable("io_scene_gltf2")
+
+
+def test_real_object_under_a_bone_exported_without_sampling_has_wrong_keys(clean_blender,
+                                                                          tmp_path):
+    # Same file: "Bone.004_end" is parented to a bone. Without sampling the exporter
+    # writes its keys 90 deg off (on 30 fps key times, between Blender's frames);
+    # the check evaluates Blender at each key's own time and calls them key_mismatch.
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(POINTER_GLTF), **gltf_import_options())
+    if not bpy.data.actions:
+        pytest.skip(f"Blender {bpy.app.version_string}'s glTF importer predates "
+                    "KHR_animation_pointer, the only kind of channel in this file")
+    obj = bpy.data.objects["Bone.004_end"]
+    assert obj.parent_type == 'BONE'
+    report = export_check.check_objects(bpy.context, [obj], {"export_force_sampling": False},
+                                        only_these=False)
+    (entry,) = report["objects"]
+    assert abs(entry["max_deviation_deg"] - 90.0) < 1.0
+    assert set(entry["causes"]) <= {"key_mismatch", "after_last_key"}
+    assert entry["causes"]["key_mismatch"] >= 200
+    out = str(tmp_path / "bone.gltf")
+    bpy.ops.export_scene.gltf(filepath=out, export_format='GLTF_SEPARATE',
+                              export_force_sampling=False)
+    doc = gr.load_gltf(out)
+    everything = _AllAnimations(doc)
+    index = doc.node_index(obj.name)
+    frames = np.asarray(entry["per_frame"]["frame"])[::10]
+    blender, player = [], []
+    for f in frames:
+        bpy.context.scene.frame_set(int(f))
+        q = obj.matrix_world.to_quaternion()
+        blender.append([q.w, q.x, q.y, q.z])
+        w = doc.world_matrices(everything, f / bpy.context.scene.render.fps)[index][:3, :3]
+        q_xyzw = gr.matrix_to_quat_xyzw(w / np.linalg.norm(w, axis=0))
+        player.append(gr.gltf_to_blender_quat(q_xyzw))
+    ref = angle_deg(np.array(player), np.array(blender))
+    ours = np.asarray(entry["per_frame"]["deviation_deg"])[::10]
+    assert np.abs(ref - ours).max() < AGREE_DEG

@@ -1,0 +1,35 @@
+"""addon/ui_text: labels wrapped to a width without cutting a word (bpy module and
+Blender 3.4.1; headless, so widths come from the per-character estimate)."""
+import bpy
+import pytest
+
+from quatbake.addon import ui_text
+
+pytestmark = pytest.mark.bpy
+
+ADVICE = "keys 60-120 take the long way: re-bake with SLERP"
+
+
+@pytest.mark.parametrize("width", [60.0, 100.0, 166.0, 400.0])
+def test_latin_text_wraps_at_spaces_and_every_line_fits(width):
+    ctx = bpy.context
+    lines = ui_text.wrap(ctx, ADVICE, width)
+    assert " ".join(lines).split() == ADVICE.split()        # every word whole, in order
+    for line in lines:
+        if " " in line:                                     # a lone word may be wider
+            assert ui_text.text_width(ctx, line) <= width, (line, width)
+    if width >= 400.0:
+        assert lines == [ADVICE]
+
+
+def test_a_word_wider_than_the_line_gets_its_own_line_uncut():
+    lines = ui_text.wrap(bpy.context, "a supercalifragilisticexpialidocious b", 50.0)
+    assert lines == ["a", "supercalifragilisticexpialidocious", "b"]
+
+
+def test_chinese_breaks_between_characters():
+    text = "路径颜色：物体转动的快慢，°/帧"
+    lines = ui_text.wrap(bpy.context, text, 60.0)
+    assert len(lines) > 1 and "".join(lines) == text
+    for line in lines:
+        assert ui_text.text_width(bpy.context, line) <= 60.0 or len(line) == 1

@@ -1,0 +1,171 @@
+"""`python -m quatbake export-check` as a pipeline runs it: a subprocess, a real .blend,
+Blender's own exporter, exit codes 0 / 1 / 2 and the files written."""
+
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from report_schema import load_report, validate_export_check
+
+pytestmark = pytest.mark.bpy
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+_BUILD = """
+import sys, bpy
+sys.path.insert(0, sys.argv[2])
+bpy.ops.wm.read_factory_settings(use_empty=True)
+from export_scenes import build_three_empties
+build_three_empties()
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def run(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "quatbake", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    path = tmp_path_factory.mktemp("export") / "three.blend"
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(path), str(ROOT / "tests" / "blender")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def load_check(path):
+    """A written export-check report, validated against quatbake.export-check/1."""
+    return validate_export_check(json.loads(pathlib.Path(path).read_text(encoding="utf-8")))
+
+
+def _one_sentence(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_defaults_pass_and_keys_as_they_are_fail_above(scene, tmp_path):
+    out = tmp_path / "sampled.json"
+    done = run("export-check", scene, "--json", out, "--fail-above", "0.001")
+    assert done.returncode == 0, done.stderr
+    report = load_check(out)
+    assert sorted(o["name"] for o in report["objects"]) == ["Cam", "Flip", "Swing", "Windmill"]
+    # Sampled (the exporter's default): float32 keys, measured <= 5.5e-5 deg.
+    assert max(o["max_deviation_deg"] for o in report["objects"]) < 1e-4
+    assert "Windmill" in done.stdout  # the table
+    # One progress line per object on stderr, and nothing of the exporter's log.
+    lines = done.stderr.splitlines()
+    assert len(lines) == 4 and all(ln.startswith("export-check: ") for ln in lines), lines
+
+    out, page = tmp_path / "raw.json", tmp_path / "raw.html"
+    done = run(
+        "export-check",
+        scene,
+        "--objects",
+        "Windmill,Flip",
+        "--json",
+        out,
+        "--html",
+        page,
+        "--exporter-option",
+        "export_force_sampling=False",
+        "--fail-above",
+        "1",
+        "--quiet",
+    )
+    assert done.returncode == 1
+    assert "above --fail-above 1 deg" in _one_sentence(done.stderr)
+    report = load_check(out)
+    got = {o["name"]: o for o in report["objects"]}
+    assert sorted(got) == ["Flip", "Windmill"]  # only those exported
+    assert report["exporter_options"] == {"export_force_sampling": False}
+    assert got["Windmill"]["causes"] == {"turn_lost": 1}
+    assert "sign_flip" in got["Flip"]["causes"]
+    text = page.read_text(encoding="utf-8")
+    assert "turn_lost" in text and "<svg" in text and "Windmill" in text
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--exporter-option", "export_force_samplin=0"], "did you mean export_force_sampling"),
+        (["--exporter-option", "export_force_sampling=perhaps"], "takes a boolean value"),
+        (["--exporter-option", "export_anim_slide_to_zero=True"], "shifts the exported times"),
+        (["--objects", "Nope"], 'Object "Nope" is not in'),
+        (["--fail-above", "-1"], "must be a finite angle"),
+    ],
+)
+def test_bad_input_is_one_sentence_and_writes_nothing(scene, tmp_path, args, words):
+    out = tmp_path / "r.json"
+    done = run("export-check", scene, "--json", out, *args)
+    assert done.returncode == 2
+    assert words in _one_sentence(done.stderr)
+    assert not out.exists()
+
+
+def test_missing_file_and_same_output(scene, tmp_path):
+    done = run("export-check", tmp_path / "none.blend")
+    assert done.returncode == 2 and "does not exist" in _one_sentence(done.stderr)
+    done = run("export-check", scene, "--json", scene)
+    assert done.returncode == 2 and "is the input file" in _one_sentence(done.stderr)
+
+
+def test_report_schema_is_not_the_export_check_schema(scene, tmp_path):
+    # The two schemas are distinct promises: an export check is not a difference report.
+    out = tmp_path / "r.json"
+    assert run("export-check", scene, "--json", out, "--quiet").returncode == 0
+    with pytest.raises(AssertionError, match="quatbake.report/1"):
+        load_report(out)
+
+
+def test_tolerance_bake_then_keys_as_they_are_play_like_blender(scene, tmp_path):
+    # The workflow the two features make: bake few keys, export them without
+    # sampling, and the player plays what Blender plays.
+    out = tmp_path / "baked.blend"
+    done = run("bake", scene, "--output", out, "--objects", "Swing,Flip", "--tolerance", "0.01")
+    assert done.returncode == 0, done.stderr
+    dense, sparse = map(
+        int,
+        re.search(r"Keys per channel: (\d+) dense -> (\d+) within 0.01 deg", done.stdout).groups(),
+    )
+    assert dense == 50 and sparse < dense  # two objects, frames 1..25
+    report_path = tmp_path / "check.json"
+    done = run(
+        "export-check",
+        out,
+        "--objects",
+        "Swing,Flip",
+        "--json",
+        report_path,
+        "--exporter-option",
+        "export_force_sampling=False",
+        "--fail-above",
+        "0.02",
+    )
+    assert done.returncode == 0, done.stderr
+    report = load_check(report_path)
+    assert sum(o["key_count"] for o in report["objects"]) == sparse
+    assert all(o["interpolation"] == "LINEAR" for o in report["objects"])
+
+
+def test_bad_tolerance_is_one_sentence(scene, tmp_path):
+    done = run("bake", scene, "--output", tmp_path / "x.blend", "--tolerance", "-0.5")
+    assert done.returncode == 2
+    assert "must be a finite angle" in _one_sentence(done.stderr)
+    assert not (tmp_path / "x.blend").exists()

@@ -1,0 +1,153 @@
+"""core.export_compare: deviation per frame and the cause per exported key interval.
+
+Tracks are turns about Z with known angles, so the expected deviation is the
+difference of the angles (written here), not something the code computes.
+"""
+
+import numpy as np
+import pytest
+
+from quatbake.core import export_compare
+
+
+def _about_z(deg):
+    """(w, x, y, z) turns about Z by ``deg`` degrees (continuous, any range)."""
+    h = np.radians(np.asarray(deg, float)) / 2
+    return np.stack([np.cos(h), 0 * h, 0 * h, np.sin(h)], axis=-1)
+
+
+FRAMES = np.arange(1.0, 26.0)
+
+
+def test_identical_tracks_have_no_deviation_and_no_cause():
+    q = _about_z(np.linspace(0, 90, 25))
+    c = export_compare.compare(FRAMES, q, -q, key_frames=[1, 25], key_values=q[[0, -1]])
+    assert c.max_deviation_deg < 1e-6  # q and -q are one rotation; float64 rounding
+    assert c.intervals == ()
+
+
+def test_deviation_is_the_angle_difference_and_worst_frame():
+    blender = np.linspace(0, 360, 25)  # a windmill: one full turn
+    c = export_compare.compare(
+        FRAMES,
+        _about_z(blender),
+        _about_z(np.zeros(25)),
+        key_frames=[1, 25],
+        key_values=_about_z([0, 360]),
+    )
+    want = np.minimum(blender % 360, 360 - blender % 360)
+    np.testing.assert_allclose(c.deviation_deg, want, atol=1e-6)
+    assert abs(c.worst_frame - 13.0) < 1e-12 and abs(c.max_deviation_deg - 180.0) < 1e-6
+    (iv,) = c.intervals
+    assert iv.cause == "turn_lost"
+    assert abs(iv.blender_turn_deg - 360.0) < 1e-6 and iv.player_turn_deg < 1e-6
+    assert iv.key_angle_deg < 1e-6
+
+
+def test_causes_in_their_order():
+    blender = _about_z(np.linspace(0, 60, 25))
+    player = _about_z(np.linspace(0, 60, 25) + np.sin(np.linspace(0, np.pi, 25)))  # off by <= 1 deg
+    keys = _about_z([0, 60])
+    cases = {
+        "STEP": "stepped",
+        "CUBICSPLINE": "cubic_vs_bezier",
+        "LINEAR": "linear_vs_blender",
+    }
+    for interpolation, cause in cases.items():
+        c = export_compare.compare(
+            FRAMES,
+            blender,
+            player,
+            key_frames=[1, 25],
+            key_values=keys,
+            interpolation=interpolation,
+        )
+        assert [iv.cause for iv in c.intervals] == [cause]
+    flipped_source = keys * [[1], [-1]]
+    c = export_compare.compare(
+        FRAMES,
+        blender,
+        player,
+        key_frames=[1, 25],
+        key_values=keys,
+        interpolation="CUBICSPLINE",
+        source_key_quats=flipped_source,
+    )
+    assert [iv.cause for iv in c.intervals] == ["sign_flip"]
+
+
+def test_small_deviations_get_no_cause_and_intervals_are_split_at_keys():
+    base = np.linspace(0, 100, 25)
+    wobble = np.where(FRAMES > 13, 5.0 * np.sin((FRAMES - 13) / 12 * np.pi), 0.004)
+    c = export_compare.compare(
+        FRAMES,
+        _about_z(base),
+        _about_z(base + wobble),
+        key_frames=[1, 13, 25],
+        key_values=_about_z([0, 50, 100]),
+    )
+    # The first interval stays under CAUSE_MIN_DEG (0.004 < 0.01 deg); the second does not.
+    assert [iv.frames for iv in c.intervals] == [(13.0, 25.0)]
+    assert abs(c.intervals[0].max_deviation_deg - 5.0) < 1e-6
+    assert abs(c.intervals[0].worst_frame - 19.0) < 1e-12
+
+
+def test_location_deviation_and_shape_errors():
+    q = _about_z(np.zeros(3))
+    c = export_compare.compare([0, 1, 2], q, q, np.zeros((3, 3)), [[0, 0, 0], [3, 4, 0], [0, 0, 0]])
+    np.testing.assert_allclose(c.location_deviation, [0, 5, 0], atol=1e-15)
+    with pytest.raises(ValueError, match="3 frames"):
+        export_compare.compare([0, 1, 2], q, q[:2])
+
+
+def test_keys_that_are_not_blenders_pose_are_a_key_mismatch():
+    blender = np.linspace(0, 60, 25)
+    player = blender + np.where(FRAMES == 13, 2.0, 0.0)        # a wrong key at frame 13
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(player),
+                               key_frames=[1, 13, 25], key_values=_about_z([0, 32, 60]))
+    assert [(iv.frames, iv.cause) for iv in c.intervals] == [((1.0, 13.0), "key_mismatch"),
+                                                            ((13.0, 25.0), "key_mismatch")]
+
+
+def test_frames_outside_the_exported_keys():
+    # Keys exported on frames 5..20 only; Blender moves before and after them.
+    blender = np.concatenate([np.linspace(-4, 0, 4), np.zeros(16), np.linspace(1, 5, 5)])
+    player = np.concatenate([np.zeros(4), np.zeros(16), np.zeros(5)])
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(player),
+                               key_frames=[5, 20], key_values=_about_z([0, 0]))
+    got = [(iv.frames, iv.cause) for iv in c.intervals]
+    assert got == [((1.0, 5.0), "before_first_key"), ((20.0, 25.0), "after_last_key")]
+    assert abs(c.intervals[1].max_deviation_deg - 5.0) < 1e-6
+    assert abs(c.intervals[1].blender_turn_deg - 5.0) < 1e-6
+
+
+def test_an_interval_right_on_the_exporters_clock_is_timing():
+    blender = np.linspace(0, 60, 25)
+    late = np.linspace(0, 60, 25) * 0.98           # the player runs 2% slow
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(late),
+                               key_frames=[1, 13, 25], key_values=_about_z([0, 30, 60]),
+                               retimed_deviation_deg=np.zeros(25))
+    assert {iv.cause for iv in c.intervals} == {"timing"}
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(late),
+                               key_frames=[1, 13, 25], key_values=_about_z([0, 30, 60]),
+                               retimed_deviation_deg=np.full(25, 1.0))
+    assert "timing" not in {iv.cause for iv in c.intervals}
+
+
+def test_key_deviation_at_the_keys_own_times_makes_key_mismatch():
+    q = _about_z(np.linspace(0, 60, 25))
+    wobble = _about_z(np.linspace(0, 60, 25) + 0.5)
+    keys = dict(key_frames=[1.5, 12.5, 24.5], key_values=_about_z([0, 30, 60]))
+    c = export_compare.compare(FRAMES, q, wobble, key_deviation_deg=[0.5, 0.5, 0.5], **keys)
+    inner = {iv.cause for iv in c.intervals} - {"before_first_key", "after_last_key"}
+    assert inner == {"key_mismatch"}
+    c = export_compare.compare(FRAMES, q, wobble, key_deviation_deg=[0.0, 0.0, 0.0], **keys)
+    assert "key_mismatch" not in {iv.cause for iv in c.intervals}
+
+
+def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
+    text = export_compare.advice({"cubic_vs_bezier": 2, "sign_flip": 1}, 159.0)
+    assert text.startswith("sign_flip in 1 interval(s) (and 1 other cause(s)), up to 159 deg")
+    assert "re-bake" in text and text.endswith(".")
+    assert export_compare.advice({}, 4e-5).startswith("Plays as in Blender")
+    assert set(export_compare.ADVICE) == set(export_compare.CAUSES)

@@ -1,0 +1,77 @@
+"""Runs inside a real Blender window (Blender 3.4.1 under Xvfb), started by
+test_export_check_gui.py:
+
+    blender --factory-startup --python export_check_gui_script.py -- RESULT.json REPO_ROOT
+
+Once the window is up: builds issue 15's three empties, runs the Export Check
+operator as a button press (window context), draws its sub-panel and the
+main panel (with the Key Tolerance field) for real as popovers, bakes the
+selection with a tolerance from the scene setting, writes RESULT.json, quits.
+"""
+import os
+import sys
+import traceback
+
+import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gui_session  # noqa: E402  (a sibling file: importable only after the line above)
+from gui_session import view3d_context  # noqa: E402
+
+result = {"steps": [], "errors": [], "draws": {}}
+
+
+def step(name: str, ok: bool, detail="") -> None:
+    result["steps"].append({"name": name, "ok": bool(ok), "detail": str(detail)})
+
+
+def instrument_draw(panel_idname: str) -> None:
+    cls = getattr(bpy.types, panel_idname)
+    original = cls.draw
+    result["draws"][panel_idname] = 0
+
+    def draw(self, context):
+        try:
+            original(self, context)
+        except Exception:
+            result["errors"].append(f"{panel_idname}.draw: {traceback.format_exc()}")
+            raise
+        result["draws"][panel_idname] += 1
+
+    cls.draw = draw
+
+
+def run() -> None:
+    from quatbake.addon import animdata, ops_export_check
+
+    from export_scenes import build_three_empties
+
+    gui_session.clear_objects()
+    objects = build_three_empties(with_camera=False)
+    for obj in objects:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objects[0]
+    override = view3d_context()
+    with bpy.context.temp_override(**override):
+        ret = bpy.ops.quatbake.export_check('INVOKE_DEFAULT', True,
+                                            exporter_options="export_force_sampling=False")
+    step("export check finished", ret == {'FINISHED'}, ret)
+    found = ops_export_check.results(bpy.context.scene)
+    result["causes"] = {name: s.get("causes") for name, s in found.items()}
+
+    for panel in ("QUATBAKE_PT_export_check", "QUATBAKE_PT_main"):
+        instrument_draw(panel)
+    with bpy.context.temp_override(**override):
+        for panel in ("QUATBAKE_PT_export_check", "QUATBAKE_PT_main"):
+            bpy.ops.wm.call_panel('INVOKE_DEFAULT', name=panel, keep_open=False)
+    override["region"].tag_redraw()
+
+    bpy.context.scene.quatbake.tolerance = 0.01
+    with bpy.context.temp_override(**override):
+        ret = bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method='SLERP')
+    step("tolerance bake finished", ret == {'FINISHED'}, ret)
+    swing = bpy.data.objects["Swing"]
+    result["swing_keys"] = len(animdata.find_fcurves(swing, "rotation_euler", 3)[2].keyframe_points)
+
+
+gui_session.start(run, result, quit_after=1.0)

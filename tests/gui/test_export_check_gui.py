@@ -1,0 +1,39 @@
+"""The Export Check operator, its sub-panel and the Key Tolerance field in a real
+Blender window (Debian's Blender 3.4.1 under Xvfb; export_check_gui_script.py)."""
+import pathlib
+
+import pytest
+
+from harness import run_blender_script
+
+pytestmark = pytest.mark.gui
+
+SCRIPT = pathlib.Path(__file__).with_name("export_check_gui_script.py")
+
+
+@pytest.fixture(scope="module")
+def gui_result(tmp_path_factory):
+    return run_blender_script(SCRIPT, tmp_path_factory.mktemp("gui"))
+
+
+def test_script_ran_without_errors(gui_result):
+    assert gui_result["errors"] == []
+    assert "Traceback" not in gui_result["stderr"], gui_result["stderr"]
+    failed = [s for s in gui_result["steps"] if not s["ok"]]
+    assert not failed and len(gui_result["steps"]) == 2, gui_result["steps"]
+
+
+def test_operator_found_the_causes_in_the_window(gui_result):
+    causes = gui_result["causes"]
+    assert causes["Windmill"] == {"turn_lost": 1}
+    assert "sign_flip" in causes["Flip"] and "turn_lost" in causes["Swing"]
+
+
+def test_panels_were_drawn(gui_result):
+    assert gui_result["draws"]["QUATBAKE_PT_export_check"] >= 1
+    assert gui_result["draws"]["QUATBAKE_PT_main"] >= 1
+
+
+def test_tolerance_from_the_scene_setting_wrote_fewer_keys(gui_result):
+    # Frames 1..25 baked: a dense bake writes 25 keys per channel.
+    assert 2 <= gui_result["swing_keys"] < 25
