@@ -624,9 +624,12 @@ def _plan_object(obj, settings: BakeSettings,
         return None, issues
 
     try:
-        raw = None if delta_keyed else _values_at_own_keys(rot_fcs, rot_frames, known,
-                                                            animdata.rotation_defaults(obj,
-                                                                                       src.mode))
+        # The keys' own values are the orientation only when no delta (keyed or static)
+        # composes with them: Blender plays delta @ rotation.
+        plain = not delta_keyed and animdata.is_identity_delta(
+            animdata.delta_rotation_defaults(obj, src.mode), src.mode)
+        raw = None if not plain else _values_at_own_keys(
+            rot_fcs, rot_frames, known, animdata.rotation_defaults(obj, src.mode))
         if raw is not None:
             key_quats = animdata.rotation_values_to_quat(raw, src.mode, rot_frames, name,
                                                          rot_path, who)
