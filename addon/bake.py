@@ -1329,8 +1329,10 @@ def bake_objects(objects, settings: BakeSettings,
                                                default=0.0))),
         warnings=warnings,
         notes=notes,
-        frames_per_object={p.obj.name: int(p.frames.shape[0]) for p in plans},
-        deviation_per_object={p.obj.name: float(np.degrees(p.deviation_rad)) for p in plans},
+        # Keyed by display name: a rig's bones each get their own line ("Rig: spine").
+        frames_per_object={p.obj.display_name: int(p.frames.shape[0]) for p in plans},
+        deviation_per_object={p.obj.display_name: float(np.degrees(p.deviation_rad))
+                              for p in plans},
     )
 
 
