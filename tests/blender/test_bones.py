@@ -333,3 +333,38 @@ def test_analyze_in_pose_mode_reports_the_selected_bones_only(clean_blender):
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
     assert set(addon_analyze.results(bpy.context.scene)) == {"Rig: wrap", f"Rig: {NAMED}"}
+
+
+def test_stepped_bone_keys_stay_stepped_and_a_tolerance_bake_thins_bone_keys(clean_blender):
+    """Main's turns/steps and tolerance machinery reach bones: a bone keyed with CONSTANT
+    keys plays after the bake exactly as Blender played it before (held, then the jump on
+    the key's frame), and a tolerance bake writes fewer keys for a bone that slerps."""
+    rig = scenes.make_rig("Rig", [("root", None, (0, 0, 0), (0, 0, 1)),
+                                  ("step", "root", (0, 0, 1), (0, 0, 2)),
+                                  ("glide", "root", (0, 0, 1), (1, 0, 1))])
+    step_keys = ([1, 11, 21], [[1, 0, 0, 0], [H, 0, 0, H], [0, 0, 0, 1]])
+    scenes.key_bone(rig, "step", "rotation_quaternion", *step_keys, interpolation='CONSTANT')
+    glide_keys = ([1, 41], [[1, 0, 0, 0], [H, H, 0, 0]])
+    scenes.key_bone(rig, "glide", "rotation_quaternion", *glide_keys, interpolation='LINEAR')
+    frames = np.arange(1.0, 42.0)
+    played_before = scenes.bone_world_quats(rig, "step", frames)
+    result = bake.bake_objects([rig], bake.BakeSettings(method='SLERP', tolerance_deg=0.1))
+    # Float32 F-curve values (~6e-8 relative) through the quaternion -> matrix round trip.
+    assert angle_rad(scenes.bone_world_quats(rig, "step", frames), played_before).max() \
+        < REPLAY_RAD
+    assert any(n.bone == "step" and "stepped" in n.message for n in result.notes)
+    # Integer frames alone cannot tell a step from a ramp: the baked key before each jump
+    # is CONSTANT (the ramp would show between frames 10 and 11).
+    prefix = transform.bone_path_prefix("step")
+    for fc in animdata.object_fcurves(rig):
+        if fc.data_path.startswith(prefix):
+            held = {float(k.co[0]): k.interpolation for k in fc.keyframe_points}
+            assert held[10.0] == 'CONSTANT' and held[20.0] == 'CONSTANT', held
+    # The gliding bone: Slerp between its two keys within the 0.1 deg tolerance (plus the
+    # float32 replay margin), from far fewer keys than the 41 of a dense bake.
+    reference = slerp_reference(glide_keys[0], key_quats('QUATERNION', glide_keys[1]), frames)
+    played = scenes.bone_world_quats(rig, "glide", frames)
+    assert np.degrees(angle_rad(played, reference).max()) < 0.1 + np.degrees(REPLAY_RAD)
+    glide = bone_fcurves(rig, "glide")
+    assert glide and all(co.shape[0] < 41 for co in glide.values())
+    assert result.keys_written < result.keys_dense
