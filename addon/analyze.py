@@ -74,8 +74,10 @@ def analysis_targets(obj, clips="active") -> list:
 
 
 def result_label(obj, clip=None) -> str:
-    """How results name an analysis: "Cube", or "Cube / Walk" for a clip."""
-    return f"{obj.name} / {clip.name}" if clip is not None else obj.name
+    """How results name an analysis: "Cube", "Rig: spine" (a pose bone's transform), or
+    "Cube / Walk" for a clip."""
+    name = getattr(obj, "display_name", obj.name)
+    return f"{name} / {clip.name}" if clip is not None else name
 
 
 def no_keys_sentence(obj, path: str, mode: str) -> str:
@@ -83,12 +85,12 @@ def no_keys_sentence(obj, path: str, mode: str) -> str:
     from . import animdata
 
     if animdata.bone_key_count(obj):
-        return (f"Object \"{obj.name}\" is an armature whose bones are keyed "
-                f"({animdata.bone_key_count(obj)} pose bone(s)). QuatBake does not handle pose "
-                "bones yet, only object rotation and location: nothing to compare.")
+        return (f"Object \"{obj.name}\" is an armature whose pose bones are keyed only in "
+                f"NLA clips ({animdata.bone_key_count(obj)} bone(s)). Make the clip the "
+                "armature's active action to compare its bones.")
     delta = animdata.DELTA_ROTATION_PATHS.get(mode)
     also = f" or {delta[0]}" if delta else ""
-    return (f"Object \"{obj.name}\" has no keys on {path}{also} (its rotation mode is "
+    return (f"{animdata.subject(obj)} has no keys on {path}{also} (its rotation mode is "
             f"{mode}): nothing to compare.")
 
 
@@ -136,7 +138,7 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     if span > MAX_BAKE_FRAMES:
         first, last = animdata.frame_label(keys[0]), animdata.frame_label(keys[-1])
         raise RangeTooLong(
-            f"Object \"{obj.name}\": its {path} keys span frames {first} to {last} "
+            f"{animdata.subject(obj)}: its {path} keys span frames {first} to {last} "
             f"({span:,} frames), more than the {MAX_BAKE_FRAMES:,} frames an analysis "
             "compares. Delete or move the stray key.")
     frames = analysis_frames(keys)
@@ -198,7 +200,9 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
         key_positions=key_positions, location_key_frames=location_keys,
         extra_frames=extra if extra.size else None, extra_quats=extra_quats,
         turns_setting=turns, timing=timing, stepped=stepped, turn_samples=turn_samples)
-    result.channels = sorted({fc.data_path for fc in rot_fcurves + delta_fcurves
+    result.bone = getattr(obj, "bone_name", "")
+    prefix = animdata.path_prefix(obj)
+    result.channels = sorted({fc.data_path[len(prefix):] for fc in rot_fcurves + delta_fcurves
                               if fc is not None and len(fc.keyframe_points)})
     if clip is not None:
         result.clip = clip.name
@@ -289,12 +293,28 @@ def _entry(obj, method: str, clip=None, turns: str = "AUTO", timing: str = "EVEN
                                               original=True))
                        if clip is None and bake_record.is_baked(obj) else None)
     entry["fingerprint"] = fingerprint(obj)
-    entry["object"] = obj.name
+    entry["object"], entry["bone"] = obj.name, getattr(obj, "bone_name", "")
     return entry
 
 
 def _error_entry(obj, message: str) -> dict:
-    return {"error": message, "fingerprint": fingerprint(obj), "object": obj.name}
+    return {"error": message, "fingerprint": fingerprint(obj), "object": obj.name,
+            "bone": getattr(obj, "bone_name", "")}
+
+
+def _named_transform(scene, name: str):
+    """The object, or the pose bone's transform, an entry ``name`` (or an object name)
+    stands for; None when it is gone."""
+    from .transform import AnimatedTransform
+
+    entry = results(scene).get(name) or {}
+    obj = scene.objects.get(entry.get("object", name))
+    bone = entry.get("bone", "")
+    if obj is None or not bone:
+        return obj
+    if obj.pose is None or obj.pose.bones.get(bone) is None:
+        return None
+    return AnimatedTransform(obj, bone)
 
 
 def results(scene) -> dict[str, dict]:
@@ -306,7 +326,7 @@ def is_stale(scene, name: str) -> bool:
     """Whether the entry ``name`` no longer describes its object (keys, action or
     mode changed since, or it was left for a re-run after a large bake)."""
     entry = results(scene).get(name)
-    obj = scene.objects.get(entry.get("object", name)) if entry is not None else None
+    obj = _named_transform(scene, name) if entry is not None else None
     if entry is None or obj is None:
         return True
     return bool(entry.get("pending")) or entry.get("fingerprint") != fingerprint(obj)
@@ -343,7 +363,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
             except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
                 found[label] = _error_entry(obj, str(exc))
     if replace:
-        _RESULTS[scene.name] = dict(found)
+        _RESULTS[scene.name] = _bones_worst_first(found)
     else:
         _RESULTS.setdefault(scene.name, {}).update(found)
     _sync_rows(scene)
@@ -375,8 +395,9 @@ def refresh(scene, objects, method: str) -> None:
         return
     stored = _RESULTS.setdefault(scene.name, {})
     for obj in objects:
-        stored[obj.name] = dict(stored.get(obj.name, {"error": ""}), pending=True,
-                                object=obj.name)
+        label = result_label(obj)
+        stored[label] = dict(stored.get(label, {"error": ""}), pending=True, object=obj.name,
+                             bone=getattr(obj, "bone_name", ""))
     _sync_rows(scene)
 
 
@@ -442,14 +463,17 @@ class QUATBAKE_OT_analyze(Operator):
         method = (self.method.lower() if self.properties.is_property_set("method")
                   else compare_method(context.scene.quatbake))
         scene = context.scene
+        from .transform import as_transforms, selected_items
+
+        transforms = as_transforms(selected_items(context))
         if self.object_name:
-            obj = scene.objects.get(self.object_name)
+            obj = _named_transform(scene, self.object_name)
             if obj is None:
                 self.report({'ERROR'}, f"Object \"{self.object_name}\" is not in this scene.")
                 return {'CANCELLED'}
             found = analyze_into(scene, [obj], method)
         else:
-            found = analyze_into(scene, list(context.selected_objects), method, replace=True)
+            found = analyze_into(scene, transforms, method, replace=True)
         for entry in found.values():
             if entry.get("error"):
                 self.report({'WARNING'}, entry["error"])
@@ -467,6 +491,29 @@ class QUATBAKE_OT_analyze(Operator):
             parts.append(f"{more} more")
         self.report({'INFO'}, f"Analyzed {len(done)} object(s): " + "; ".join(parts) + ".")
         return {'FINISHED'}
+
+
+def _bones_worst_first(found: dict) -> dict:
+    """``found`` in its order, except that each armature's bone rows come together where
+    its first one was, worst first (as in the JSON report)."""
+    order: list = []
+    bones: dict = {}
+    for label, s in found.items():
+        if not s.get("bone"):
+            order.append(label)
+            continue
+        if s["object"] not in bones:
+            bones[s["object"]] = []
+            order.append(bones[s["object"]])
+        bones[s["object"]].append(label)
+    out = {}
+    for item in order:
+        if isinstance(item, list):
+            for label in sorted(item, key=lambda lab: -found[lab]["max_deviation_deg"]):
+                out[label] = found[label]
+        else:
+            out[item] = found[item]
+    return out
 
 
 class QUATBAKE_OT_jump_to_worst(Operator):
@@ -487,9 +534,26 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         frame = float(result["worst_frame"])
         whole = int(np.floor(frame))
         context.scene.frame_set(whole, subframe=frame - whole)
+        if result.get("bone"):
+            _select_bone(context, result["object"], result["bone"])
         return {'FINISHED'}
 
 
+def _select_bone(context, object_name: str, bone_name: str) -> None:
+    """Make the worst bone the only selected (and active) bone of its armature, so the
+    Graph Editor and the overlay show it."""
+    rig = bpy.data.objects.get(object_name)
+    from . import animdata
+
+    if rig is None or rig.type != 'ARMATURE' or bone_name not in rig.data.bones:
+        return
+    for bone in rig.data.bones:
+        animdata.select_bone(rig, bone.name, bone.name == bone_name)
+    rig.data.bones.active = rig.data.bones[bone_name]
+
+
+# Characters per label line: the sidebar at its default width shows about 35.
+_WRAP_CHARS = 32
 VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK'}
 PANEL_NAME = "Difference Report"
 # Up to this many objects each get a box with their details; more go into a
@@ -528,7 +592,8 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     if stale or "verdict" not in entry:
         row.label(text=name, icon='TIME', translate=False)
         op = row.operator(QUATBAKE_OT_analyze.bl_idname, text="Re-run", icon='FILE_REFRESH')
-        op.object_name = entry.get("object", name)
+        # A bone's entry is found by its label ("Rig: spine"), an object's by its name.
+        op.object_name = name if entry.get("bone") else entry.get("object", name)
         why = ("Not re-analysed after the bake (too long to do at once): press Re-run."
                if entry.get("pending") else "Out of date: the keys changed since this analysis.")
         wrapped_label(box, context, why, panel=PANEL_NAME)

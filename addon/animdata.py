@@ -134,8 +134,47 @@ def action_fcurves(action, slot_identifier: str = "") -> list:
 
 
 def object_fcurves(obj) -> list:
-    """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+)."""
-    return action_fcurves(get_action(obj), get_slot_identifier(obj))
+    """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+); for a pose bone's
+    transform only those under its data-path prefix."""
+    fcurves = action_fcurves(get_action(obj), get_slot_identifier(obj))
+    prefix = path_prefix(obj)
+    return [fc for fc in fcurves if fc.data_path.startswith(prefix)] if prefix else fcurves
+
+
+BONE_PATH_START = 'pose.bones["'
+
+
+def bone_name_from_path(data_path: str) -> str | None:
+    """The bone a ``pose.bones["..."]...`` data path animates (unescaped), else None."""
+    if not data_path.startswith(BONE_PATH_START):
+        return None
+    i = len(BONE_PATH_START)
+    end = data_path.find('"', i)
+    if end >= 0 and "\\" not in data_path[i:end]:
+        return data_path[i:end]       # the usual name: nothing escaped
+    chars = []
+    while i < len(data_path):
+        c = data_path[i]
+        if c == "\\" and i + 1 < len(data_path):
+            chars.append(data_path[i + 1])
+            i += 2
+            continue
+        if c == '"':
+            return "".join(chars)
+        chars.append(c)
+        i += 1
+    return None
+
+
+def fcurves_by_bone(fcurves: Iterable) -> dict:
+    """{bone name: its F-curves} for the ``pose.bones[...]`` channels among ``fcurves``
+    (one pass, so a rig's bones are not each searched for in every F-curve)."""
+    found: dict = {}
+    for fc in fcurves:
+        name = bone_name_from_path(fc.data_path)
+        if name is not None:
+            found.setdefault(name, []).append(fc)
+    return found
 
 
 def slot_missing(action, slot_identifier: str) -> bool:
@@ -146,6 +185,17 @@ def slot_missing(action, slot_identifier: str) -> bool:
 def action_slot_count(action) -> int:
     """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
     return len(action.slots) if is_slotted(action) else 1
+
+
+def path_prefix(obj) -> str:
+    """The data-path prefix of ``obj``'s channels: "" for an object, ``pose.bones["b"].``
+    for a pose bone's ``transform.AnimatedTransform``."""
+    return getattr(obj, "path_prefix", "")
+
+
+def subject(obj) -> str:
+    """How sentences name ``obj``: ``Object "Cube"`` or ``Armature "Rig", bone "spine"``."""
+    return getattr(obj, "label", None) or f"Object \"{obj.name}\""
 
 
 def _pick(fcurves: Iterable, data_path: str, count: int) -> list:
@@ -162,7 +212,8 @@ def find_fcurves(obj, data_path: str, count: int, fcurves: Iterable | None = Non
 
     ``fcurves`` overrides where to look (e.g. the original action of a baked object).
     """
-    return _pick(object_fcurves(obj) if fcurves is None else fcurves, data_path, count)
+    return _pick(object_fcurves(obj) if fcurves is None else fcurves,
+                 path_prefix(obj) + data_path, count)
 
 
 def rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
@@ -238,6 +289,10 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     return out
 
 
+# What evaluate_channels reads of each key.
+KEY_FIELDS = ("co", "handle_left", "handle_right", "interpolation")
+
+
 def evaluate_channels_exact(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
     """``evaluate_channels`` through Blender's own ``fc.evaluate`` for every channel.
 
@@ -257,7 +312,8 @@ def evaluate_channels_exact(fcurves: Sequence, defaults: Sequence[float], frames
     return out
 
 
-def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> np.ndarray:
+def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
+                      known: dict | None = None) -> np.ndarray:
     """Blender's own evaluation of each channel at ``frames``.
 
     ``fcurves``: k F-curves or None; ``defaults``: k values used for a None
@@ -266,7 +322,8 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
     constant or linear extrapolation are evaluated in numpy (core.fcurve, same
     as Blender to float32 precision, ~100x faster than a loop); anything else
     (easing, F-modifiers, cycles, sampled points) uses ``fc.evaluate`` (no
-    drivers, no scene update either way).
+    drivers, no scene update either way). ``known``: {fc.as_pointer(): arrays of
+    ``read_keyframe_arrays`` with co, handles and interpolation} already read.
     """
     from ..core import fcurve as core_fcurve
 
@@ -280,7 +337,9 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
             out[:, i] = float(defaults[i])
             continue
         if len(fc.modifiers) == 0 and len(fc.keyframe_points) > 0:
-            keys = read_keyframe_arrays(fc, ("co", "handle_left", "handle_right", "interpolation"))
+            keys = known.get(fc.as_pointer()) if known is not None else None
+            if keys is None:
+                keys = read_keyframe_arrays(fc, KEY_FIELDS)
             curve = (keys["co"], keys["handle_left"], keys["handle_right"], keys["interpolation"],
                      fc.extrapolation)
             if core_fcurve.unsupported_reason(*curve) is None:
@@ -297,7 +356,7 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames) -> n
 
 
 def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: str = "",
-                            data_path: str = "") -> np.ndarray:
+                            data_path: str = "", who: str = "") -> np.ndarray:
     """Raw channel values (n, 3|4) in ``mode`` -> (n, 4) unit quaternions.
 
     Raises ChannelError naming the object, channel and frame when a value is
@@ -305,11 +364,12 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
     """
     values = np.asarray(values, dtype=np.float64)
     frames = np.asarray(frames, dtype=np.float64).ravel()
+    who = who or f"Object \"{object_name}\""
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = (int(i) for i in np.argwhere(bad)[0])
         raise ChannelError(
-            f"Object \"{object_name}\": channel {channel_label(data_path, col)} is not a number "
+            f"{who}: channel {channel_label(data_path, col)} is not a number "
             f"at frame {frame_label(frames[row])}. Fix or delete that key.",
             object_name, channel_label(data_path, col), float(frames[row]))
     if mode == 'QUATERNION':
@@ -318,7 +378,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
         if huge.any():
             row = int(np.argmax(huge))
             raise ChannelError(
-                f"Object \"{object_name}\": the quaternion in {data_path}[0..3] at frame "
+                f"{who}: the quaternion in {data_path}[0..3] at frame "
                 f"{frame_label(frames[row])} has length {lengths[row]:.3g}, too large for "
                 "Blender to normalise in float32 (it would show no rotation). Scale that key "
                 "down to length 1.",
@@ -327,7 +387,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
         if zero.any():
             row = int(np.argmax(zero))
             raise ChannelError(
-                f"Object \"{object_name}\": the quaternion in {data_path}[0..3] at frame "
+                f"{who}: the quaternion in {data_path}[0..3] at frame "
                 f"{frame_label(frames[row])} has length {lengths[row]:.3g}, too close to zero "
                 "to be a rotation. Key a real rotation there (e.g. W = 1).",
                 object_name, channel_label(data_path, 0), float(frames[row]))
@@ -338,7 +398,7 @@ def rotation_values_to_quat(values: np.ndarray, mode: str, frames, object_name: 
         frame = float(frames[row]) if row is not None else None
         where = f" at frame {frame_label(frame)}" if frame is not None else ""
         raise ChannelError(
-            f"Object \"{object_name}\": {data_path}{where} is not a usable rotation ({exc}).",
+            f"{who}: {data_path}{where} is not a usable rotation ({exc}).",
             object_name, channel_label(data_path, 0), frame) from exc
 
 
@@ -385,7 +445,8 @@ def evaluate_rotation(obj, frames, mode: str | None = None,
     mode = mode or obj.rotation_mode
     raw = evaluate_rotation_raw(obj, frames, mode, fcurves, exact)
     try:
-        return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+        return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
+                                   subject(obj))
     except ChannelError as exc:
         raise key_error(obj, mode, fcurves, exc) from None
 
@@ -407,7 +468,8 @@ def key_error(obj, mode: str, fcurves: Iterable | None, exc: ChannelError) -> Ch
     if frames.size and exc.frame not in frames:
         raw = evaluate_channels(fcs, rotation_defaults(obj, mode), frames)
         try:
-            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0])
+            rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
+                                    subject(obj))
         except ChannelError as at_key:
             return at_key
     return exc
@@ -428,7 +490,7 @@ def _non_finite_key(obj, fcs) -> ChannelError | None:
         known = bool(np.isfinite(frame))
         where = f"at frame {frame_label(frame)}" if known else f"number {row + 1}"
         return ChannelError(
-            f"Object \"{obj.name}\": channel {label} has a key {where} whose value or handle "
+            f"{subject(obj)}: channel {label} has a key {where} whose value or handle "
             "is not a number. Fix or delete that key.",
             obj.name, label, frame if known else None)
     return None
@@ -451,7 +513,8 @@ def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
     ad = obj.animation_data
     if ad is None:
         return []
-    wanted = set(data_paths)
+    prefix = path_prefix(obj)
+    wanted = {prefix + p for p in data_paths}
     return [channel_label(d.data_path, d.array_index) for d in ad.drivers if d.data_path in wanted]
 
 
@@ -517,6 +580,15 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
     return action, samples
 
 
+def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str) -> None:
+    """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, constant extrapolation)
+    into ``action``: carries an earlier bake of some bones into a new copy of the action."""
+    make = fcurve_maker(action, slot_identifier)
+    for fc in fcurves:
+        keys = read_keyframe_arrays(fc, ("co",))["co"]
+        write_keys(make(fc.data_path, fc.array_index, group), keys[:, 0], keys[:, 1])
+
+
 def _sample(fc, frames) -> np.ndarray:
     """Blender's evaluation of ``fc`` at ``frames`` (n,), DESTROYING its keyframes.
 
@@ -556,6 +628,12 @@ def new_action_for(obj, name: str) -> tuple:
 def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
                group: str = TRANSFORM_GROUP):
     """A new empty F-curve ``data_path[index]`` in ``action`` (the slot's channelbag on 4.4+)."""
+    return fcurve_maker(action, slot_identifier)(data_path, index, group)
+
+
+def fcurve_maker(action, slot_identifier: str):
+    """``make(data_path, index, group)`` -> a new empty F-curve in ``action``: the
+    channelbag is found once, for writers that add hundreds of F-curves (a rig's bones)."""
     if is_slotted(action):
         slot = _find_slot(action, slot_identifier)
         if slot is None:
@@ -570,14 +648,21 @@ def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
             if len(layer.strips) == 0:
                 layer.strips.new(type='KEYFRAME')
             bag = layer.strips[0].channelbag(slot, ensure=True)
-        if "group_name" in bag.fcurves.bl_rna.functions["new"].parameters:
-            return bag.fcurves.new(data_path, index=index, group_name=group)
-        # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
-        fc = bag.fcurves.new(data_path, index=index)
-        if group:
-            fc.group = bag.groups.get(group) or bag.groups.new(group)
-        return fc
-    return action.fcurves.new(data_path, index=index, action_group=group)
+        fcurves = bag.fcurves
+        if "group_name" in fcurves.bl_rna.functions["new"].parameters:
+            return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+                data_path, index=index, group_name=group)
+
+        def make(data_path, index, group=TRANSFORM_GROUP):
+            # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
+            fc = fcurves.new(data_path, index=index)
+            if group:
+                fc.group = bag.groups.get(group) or bag.groups.new(group)
+            return fc
+        return make
+    fcurves = action.fcurves
+    return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+        data_path, index=index, action_group=group)
 
 
 _LINEAR = None
@@ -657,6 +742,9 @@ DELTA_ROTATION_PATHS: dict[str, tuple[str, int]] = {
 }
 DELTA_ROTATION_DATA_PATHS = frozenset(path for path, _ in DELTA_ROTATION_PATHS.values())
 DELTA_LOCATION_PATH: tuple[str, int] = ("delta_location", 3)
+# Every channel QuatBake reads of a transform (an armature's own, beside its bones').
+TRANSFORM_DATA_PATHS = (ROTATION_DATA_PATHS | DELTA_ROTATION_DATA_PATHS
+                        | {LOCATION_PATH[0], DELTA_LOCATION_PATH[0]})
 
 
 def delta_rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
@@ -696,7 +784,7 @@ def evaluate_delta_rotation(obj, frames, mode: str | None = None,
     fcs = delta_rotation_fcurves(obj, mode, fcurves)
     raw = evaluate(fcs, delta_rotation_defaults(obj, mode), frames)
     try:
-        return rotation_values_to_quat(raw, mode, frames, obj.name, entry[0])
+        return rotation_values_to_quat(raw, mode, frames, obj.name, entry[0], subject(obj))
     except ChannelError as exc:
         # Name the broken key, not the first in-between frame its NaN spoils.
         raise (_non_finite_key(obj, fcs) or exc) from None
@@ -842,7 +930,7 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
     ad = obj.animation_data
     if ad is None or not len(ad.nla_tracks) or ad.use_nla is False:
         return []
-    wanted = set(data_paths)
+    wanted = {path_prefix(obj) + p for p in data_paths}
     full_replace = (ad.action is not None and ad.action_blend_type == 'REPLACE'
                     and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD')
     found = []
@@ -870,6 +958,22 @@ def bone_key_count(obj) -> int:
             if fc.data_path.startswith("pose.bones[") and len(fc.keyframe_points):
                 bones.add(fc.data_path.split("]")[0])
     return len(bones)
+
+
+def select_bone(rig, bone_name: str, selected: bool) -> None:
+    """Select or deselect a bone for Pose Mode: ``PoseBone.select`` on Blender 5.0+,
+    ``Bone.select`` (with its head and tail) before."""
+    pbone = rig.pose.bones[bone_name]
+    if hasattr(pbone, "select"):
+        pbone.select = selected
+        return
+    bone = rig.data.bones[bone_name]
+    bone.select = bone.select_head = bone.select_tail = selected
+
+
+def bone_selected(rig, bone_name: str) -> bool:
+    pbone = rig.pose.bones[bone_name]
+    return bool(pbone.select if hasattr(pbone, "select") else rig.data.bones[bone_name].select)
 
 
 # In-between samples per key interval whose channels jump far (below): a full

@@ -27,8 +27,9 @@ from typing import Callable, Iterable, Sequence
 import bpy
 import numpy as np
 
-from ..core import keyreduce, path, quat, rotation, turn_interp, turns
+from ..core import interp, keyreduce, path, quat, rotation, turn_interp, turns
 from . import animdata, turn_inputs
+from .transform import AnimatedTransform, as_transforms, bone_path_prefix
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
 LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
@@ -80,6 +81,7 @@ class BakeIssue:
     channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
     frame: float | None  # the frame concerned, if any
     message: str         # a full sentence: what is wrong, where, and what to do
+    bone: str = ""       # the pose bone concerned ("" for an object's own channels)
 
 
 class BakeError(Exception):
@@ -134,7 +136,9 @@ class _Plan:
     target_path: str = ""                # rotation data path written (regular or delta)
     location_path: str = "location"      # location data path written (regular or delta)
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
-    deviation_rad: float = 0.0           # set by _write (needs Blender's evaluation)
+    deviation_rad: float = 0.0           # set by _write_owner (Blender's evaluation)
+    source_fcurves: list = field(default_factory=list)   # the source rotation channels
+    pending: tuple | None = None   # (key frames, key quats, method, reference): see below
     constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
     keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
 
@@ -147,20 +151,6 @@ class _Plan:
         return self.frames[self.keep], self.rotation_values[self.keep], loc, const
 
 
-@dataclass
-class _Undo:
-    obj: object
-    action: object
-    slot: str
-    rotation_mode: str
-    rotation_props: tuple
-    delta_props: tuple
-    record: tuple
-    source_action: object
-    source_fake_user: bool
-    new_action: object = None
-
-
 _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
                   "original_fake_user", "baked_action",
                   # the static values before the first bake (see QUATBAKE_PG_object)
@@ -169,30 +159,47 @@ _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
                   "static_recorded",
                   "original_delta_rotation_quaternion", "original_delta_rotation_euler",
                   "original_delta_location", "delta_recorded",
-                  "clip_baked", "previous_action", "previous_slot")
+                  "clip_baked", "previous_action", "previous_slot", "bones_only", "baked_paths")
 # A record after revert (or before any bake): the property defaults.
 _EMPTY_RECORD = (None, "", "", False, None,
                  (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0),
                  False, False,
                  (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), False,
-                 False, None, "")
+                 False, None, "", False, "")
+_BONE_RECORD_FIELDS = ("baked", "baked_name", "baked_paths", "original_rotation_mode",
+                       "original_rotation_quaternion", "original_rotation_euler",
+                       "original_rotation_axis_angle", "original_location", "location_baked")
 
 
 def _record(obj):
     return getattr(obj, "quatbake", None)
 
 
+def _fields(rec) -> tuple:
+    return _BONE_RECORD_FIELDS if hasattr(rec, "baked_name") else _RECORD_FIELDS
+
+
 def _get_record(obj) -> tuple:
+    """A copy of the bake record of ``obj`` (an object, or a transform: the bone's record)."""
     rec = obj.quatbake
     # tuple(): a vector property is a live view of the record, not a copy.
     return tuple(v if isinstance(v, (str, bool)) or v is None or hasattr(v, "name")
-                 else tuple(v) for v in (getattr(rec, name) for name in _RECORD_FIELDS))
+                 else tuple(v) for v in (getattr(rec, name) for name in _fields(rec)))
 
 
 def _set_record(obj, values: tuple) -> None:
     rec = obj.quatbake
-    for name, value in zip(_RECORD_FIELDS, values):
+    for name, value in zip(_fields(rec), values):
         setattr(rec, name, value)
+
+
+def _clear_bone_record(rec) -> None:
+    for name in _BONE_RECORD_FIELDS:
+        rec.property_unset(name)
+
+
+def _paths(text: str) -> list[str]:
+    return [p for p in text.split("\n") if p]
 
 
 def _rotation_props(obj) -> tuple:
@@ -227,19 +234,36 @@ def _restore_rotation_props(obj, saved: tuple) -> None:
     obj.rotation_quaternion, obj.rotation_euler, obj.rotation_axis_angle = saved
 
 
+def _owner_record(obj):
+    return getattr(obj, "owner_record", None) if isinstance(obj, AnimatedTransform) \
+        else _record(obj)
+
+
 def _source(obj) -> _Source:
-    """Where the keys to bake come from: the original action if QuatBake baked the object."""
-    rec = _record(obj)
+    """Where the keys to bake come from: the original action if QuatBake baked the owner
+    (the object, or the armature of a bone)."""
+    rec = _owner_record(obj)
     current = animdata.get_action(obj)
     if (rec is not None and rec.original_action is not None and rec.baked_action is not None
             and current is not None and current == rec.baked_action):
-        mode = rec.original_rotation_mode or obj.rotation_mode
+        if getattr(obj, "bone_name", ""):
+            bone_rec = obj.quatbake
+            mode = (bone_rec.original_rotation_mode if bone_rec.baked else "") or \
+                obj.rotation_mode
+        else:
+            mode = (rec.original_rotation_mode if not rec.bones_only else "") or \
+                obj.rotation_mode
         return _Source(rec.original_action, rec.original_slot, mode, True)
     return _Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, False)
 
 
 def can_revert(obj) -> bool:
-    """True when ``obj`` shows a QuatBake bake whose original action is still there."""
+    """True when ``obj`` (an object, or a transform: its owner) shows a QuatBake bake whose
+    original action is still there."""
+    if isinstance(obj, AnimatedTransform):
+        if obj.bone_name and not (obj.exists and obj.quatbake.baked):
+            return False
+        obj = obj.owner
     rec = _record(obj)
     if rec is None or rec.original_action is None or rec.baked_action is None:
         return False
@@ -302,20 +326,30 @@ def _settings_issues(settings: BakeSettings) -> list[BakeIssue]:
     return issues
 
 
-def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
-                        what: str) -> tuple[list[BakeIssue], np.ndarray]:
+def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
+                        known: dict | None = None) -> tuple[list[BakeIssue], np.ndarray]:
     """NaN keys and mismatched key frames on ``fcurves`` (None skipped).
 
-    Returns (issues, sorted union of key frames).
+    Returns (issues, sorted union of key frames). ``known`` collects the arrays read
+    ({fc.as_pointer(): ...}, animdata.KEY_FIELDS), so the deviation need not read them again.
     """
+    name, who, bone = obj.name, animdata.subject(obj), getattr(obj, "bone_name", "")
     issues = []
     frames_per_channel = []
     for fc in fcurves:
         if fc is None:
             continue
         label = animdata.channel_label(fc.data_path, fc.array_index)
-        data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        if known is None:
+            data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        else:
+            data = known[fc.as_pointer()] = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
         co = data["co"]
+        # One sum first (any NaN or inf makes it non-finite; an overflow only takes the
+        # slower exact look below): hundreds of bones' channels are checked per bake.
+        if np.isfinite(co.sum() + data["handle_left"].sum() + data["handle_right"].sum()):
+            frames_per_channel.append((label, co[:, 0]))
+            continue
         finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
                                             axis=1)).all(axis=1)
         if not finite.all():
@@ -325,8 +359,8 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
                 f"(key number {row + 1})"
             issues.append(BakeIssue(
                 'ERROR', name, label, frame,
-                f"Object \"{name}\": channel {label} has a key {where} whose value or handle "
-                "is not a number. Fix or delete that key, then bake again."))
+                f"{who}: channel {label} has a key {where} whose value or handle "
+                "is not a number. Fix or delete that key, then bake again.", bone))
             continue
         # Subframe keys (a 30 fps clip imported at 24 fps) are fine: the bake adds
         # them to its frames, so it passes through every key (_bake_frames).
@@ -335,7 +369,7 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
     if issues or not frames_per_channel:
         return issues, np.zeros(0)
     first = frames_per_channel[0][1]
-    if all(f.shape == first.shape and np.array_equal(f, first) for _, f in frames_per_channel):
+    if all(f.shape == first.shape and (f == first).all() for _, f in frames_per_channel):
         return issues, np.unique(first)   # the usual case: every channel on the same frames
     union = np.unique(np.concatenate([f for _, f in frames_per_channel]))
     if not union_keys:
@@ -346,21 +380,21 @@ def _channel_key_issues(name: str, fcurves: Sequence, union_keys: bool,
                 keyed = next(lab for lab, fr in frames_per_channel if frame in fr)
                 issues.append(BakeIssue(
                     'ERROR', name, label, frame,
-                    f"Object \"{name}\": {what} channels are keyed on different frames: "
+                    f"{who}: {what} channels are keyed on different frames: "
                     f"{keyed} has a key at frame {animdata.frame_label(frame)} but {label} "
                     "does not. Key all of them on the same frames, or turn on "
-                    "\"Merge Key Frames\" to bake from the union of their keys."))
+                    "\"Merge Key Frames\" to bake from the union of their keys.", bone))
                 break
     return issues, union
 
 
-def _modifier_warnings(name: str, fcurves: Sequence, warn) -> None:
+def _modifier_warnings(who: str, fcurves: Sequence, warn) -> None:
     """Warn for each channel whose F-curve modifiers will be replaced by the bake."""
     for fc in fcurves:
         if fc is not None and len(fc.modifiers):
             label = animdata.channel_label(fc.data_path, fc.array_index)
             kinds = ", ".join(sorted({m.type.title() for m in fc.modifiers}))
-            warn(f"Object \"{name}\": channel {label} has F-curve modifiers ({kinds}). The "
+            warn(f"{who}: channel {label} has F-curve modifiers ({kinds}). The "
                  "bake interpolates the values they give at the key frames over the keyed range "
                  "and drops the modifiers (the original action keeps them).", label)
 
@@ -379,7 +413,7 @@ def _clip_source(obj, clip_name: str) -> tuple[_Source | None, str]:
         if rec.original_action.name == clip_name:
             return current, ""
         # One bake record per object: a second clip would lose the first bake's original.
-        return None, (f"Object \"{obj.name}\" shows a QuatBake bake of "
+        return None, (f"{animdata.subject(obj)} shows a QuatBake bake of "
                       f"\"{rec.original_action.name}\"; revert it before baking the clip "
                       f"\"{clip_name}\".")
     for clip in animdata.object_clips(obj):
@@ -388,7 +422,7 @@ def _clip_source(obj, clip_name: str) -> tuple[_Source | None, str]:
                 return _Source(clip.action, clip.slot, obj.rotation_mode, False), ""
             return _Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), ""
     names = ", ".join(f"\"{c.name}\"" for c in animdata.object_clips(obj)) or "none"
-    return None, (f"Object \"{obj.name}\" has no clip \"{clip_name}\" (its clips: {names}). "
+    return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: {names}). "
                   "Name one of its actions, in the NLA editor or the Action editor.")
 
 
@@ -399,7 +433,7 @@ def _blend_issue(obj, src: _Source, paths: set) -> str:
     if not blends:
         return ""
     track, strip, action, channels = blends[0]
-    return (f"Object \"{obj.name}\": NLA track \"{track}\", strip \"{strip}\" (action "
+    return (f"{animdata.subject(obj)}: NLA track \"{track}\", strip \"{strip}\" (action "
             f"\"{action}\") is not muted and also animates {', '.join(channels)}, so what plays "
             "is a blend of it and the action, which QuatBake does not compute. Mute that track "
             "(its checkbox in the NLA editor) to bake the action alone, or bake the NLA into one "
@@ -425,23 +459,65 @@ def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.nd
     return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
 
 
-def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIssue]]:
-    """Check one object and compute its bake (numpy only). Changes nothing."""
-    name = obj.name
+def _values_at_own_keys(fcurves: Sequence, frames: np.ndarray, known: dict | None,
+                        defaults: np.ndarray) -> np.ndarray | None:
+    """The channels' values at ``frames`` straight from their keys, when every keyed
+    channel has a key on exactly those frames and no modifier: Blender's evaluation at a
+    key's own frame is that key's value (fc.evaluate returns it unchanged), and a rig's
+    bones then need no fc.evaluate call at all. None when that does not hold."""
+    if known is None:
+        return None
+    out = np.empty((frames.shape[0], len(fcurves)))
+    for i, fc in enumerate(fcurves):
+        if fc is None:
+            out[:, i] = defaults[i]
+            continue
+        keys = known.get(fc.as_pointer())
+        key_frames = keys["co"][:, 0] if keys is not None else None
+        if (keys is None or len(fc.modifiers) or key_frames.shape != frames.shape
+                or not (key_frames == frames).all()):
+            return None
+        out[:, i] = keys["co"][:, 1]
+    return out
+
+
+def _transform_fcurves(obj, src: _Source, cache: dict | None) -> list:
+    """The F-curves of ``src`` that animate the transform ``obj``.
+
+    A bone's are looked up once per action for every bone of the rig (``cache``),
+    so planning 200 bones does not search every F-curve of the action 200 times.
+    """
+    key = (src.action.as_pointer(), src.slot)
+    if cache is None:
+        cache = {}
+    if key not in cache:
+        fcurves = animdata.action_fcurves(src.action, src.slot)
+        cache[key] = (fcurves, animdata.fcurves_by_bone(fcurves))
+    fcurves, by_bone = cache[key]
+    if obj.bone_name:
+        return by_bone.get(obj.bone_name, [])
+    return fcurves
+
+
+def _plan_object(obj, settings: BakeSettings,
+                 fcurve_cache: dict | None = None) -> tuple[_Plan | None, list[BakeIssue]]:
+    """Check one transform (an object or a pose bone) and compute its bake (numpy only).
+    Changes nothing."""
+    name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
     issues: list[BakeIssue] = []
 
     def err(message, channel="", frame=None):
-        issues.append(BakeIssue('ERROR', name, channel, frame, message))
+        issues.append(BakeIssue('ERROR', name, channel, frame, message, bone))
 
     def warn(message, channel="", frame=None):
-        issues.append(BakeIssue('WARNING', name, channel, frame, message))
+        issues.append(BakeIssue('WARNING', name, channel, frame, message, bone))
 
     if _record(obj) is None:
         err("QuatBake is not registered, so it cannot record what it bakes. Enable the "
             "add-on first.")
         return None, issues
     if animdata.is_read_only(obj):
-        err(f"Object \"{name}\" is linked from a library or overridden, so its animation "
+        err(f"{who} is linked from a library or overridden, so its animation "
             "cannot be changed. Make it local first (Object > Relations > Make Local).")
         return None, issues
     tweak, _strips = animdata.nla_state(obj)
@@ -449,11 +525,19 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         track, strip = animdata.tweaked_strip(obj)
         where = (f" (editing strip \"{strip}\" on track \"{track}\")" if strip else
                  f" (editing track \"{track}\")" if track else "")
-        err(f"Object \"{name}\" is in NLA tweak mode{where}. Leave tweak mode (Tab in the NLA "
+        err(f"{who} is in NLA tweak mode{where}. Leave tweak mode (Tab in the NLA "
             "editor) first; QuatBake then bakes the active action (or the clip you name) and "
             "leaves the NLA strips as they are.")
         return None, issues
 
+    if bone and not obj.exists:
+        err(f"{who} is not in the armature any more (renamed or deleted). Select the bone "
+            "again.")
+        return None, issues
+    if bone and settings.clip:
+        err(f"{who}: baking an NLA clip is done for objects only; make the clip the "
+            "armature's active action (Action editor) and bake again.")
+        return None, issues
     if settings.clip:
         src, message = _clip_source(obj, settings.clip)
         if src is None:
@@ -464,25 +548,25 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     if src.action is None:
         clips = [c.name for c in animdata.object_clips(obj)]
         if clips:
-            err(f"Object \"{name}\" has no active action; its animation lives in NLA clips "
+            err(f"{who} has no active action; its animation lives in NLA clips "
                 f"({', '.join(clips)}). Name the clip to bake (command line: --clips NAME).")
         elif animdata.bone_key_count(obj):
             err(_bones_sentence(obj))
         else:
-            err(f"Object \"{name}\" has no animation. Key its rotation on two frames or more, "
+            err(f"{who} has no animation. Key its rotation on two frames or more, "
                 "then bake.")
         return None, issues
     if animdata.is_read_only(src.action):
-        err(f"Object \"{name}\": its action \"{src.action.name}\" is linked from a library "
+        err(f"{who}: its action \"{src.action.name}\" is linked from a library "
             "or overridden, so it cannot be re-baked. Make the action local first.")
         return None, issues
 
     if animdata.slot_missing(src.action, src.slot):
-        err(f"Object \"{name}\": its action \"{src.action.name}\" has no slot assigned to this "
+        err(f"{who}: its action \"{src.action.name}\" has no slot assigned to this "
             "object, so none of its keys animate it. Pick the object's slot in the Action "
             "editor (or the Object > Animation panel), then bake.")
         return None, issues
-    fcurves = animdata.action_fcurves(src.action, src.slot)
+    fcurves = _transform_fcurves(obj, src, fcurve_cache)
     rot_path = animdata.ROTATION_PATHS[src.mode][0]
     rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
     delta_fcs = _keyed(animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
@@ -500,7 +584,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
                                                                          c.fcurves()))]
         hint = (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake it "
                 "(command line: --clips NAME)." if clips else "")
-        err(f"Object \"{name}\" has no keys on {rot_path}{also} (its rotation mode is "
+        err(f"{who} has no keys on {rot_path}{also} (its rotation mode is "
             f"{src.mode}). Key its rotation, or set the rotation mode the keys were made in."
             f"{hint}", rot_path)
         return None, issues
@@ -508,7 +592,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     into_delta = delta_keyed and not regular_keyed
     key_fcs = rot_fcs + delta_fcs
 
-    _modifier_warnings(name, key_fcs, warn)
+    _modifier_warnings(who, key_fcs, warn)
     out_mode = src.mode if settings.output_mode == 'KEEP' else 'QUATERNION'
     out_path = animdata.ROTATION_PATHS[out_mode][0]
     target_path = animdata.DELTA_ROTATION_PATHS[out_mode][0] if into_delta else out_path
@@ -518,7 +602,7 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     location_paths = {"location", "delta_location"} if bake_location else set()
     driven_paths = {rot_path, out_path} | delta_paths | location_paths
     for label in animdata.driver_channels(obj, driven_paths):
-        err(f"Object \"{name}\": channel {label} has a driver, which overrides any keys "
+        err(f"{who}: channel {label} has a driver, which overrides any keys "
             "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
     blend = _blend_issue(obj, src, driven_paths)
     if blend:
@@ -526,19 +610,32 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
     if any(i.severity == 'ERROR' for i in issues):
         return None, issues
 
-    key_issues, rot_frames = _channel_key_issues(name, key_fcs, settings.union_keys, "rotation")
+    known = fcurve_cache.setdefault("keys", {}) if fcurve_cache is not None else None
+    key_issues, rot_frames = _channel_key_issues(obj, key_fcs, settings.union_keys, "rotation",
+                                                 known)
     if key_issues:
         return None, issues + key_issues
     if rot_frames.size < 2:
         first = next(fc for fc in key_fcs if fc is not None)
         label = animdata.channel_label(first.data_path, first.array_index)
-        err(f"Object \"{name}\" has a single rotation key (frame "
+        err(f"{who} has a single rotation key (frame "
             f"{animdata.frame_label(rot_frames[0])}): there is nothing to interpolate. Add a "
             "second key.", label, float(rot_frames[0]))
         return None, issues
 
     try:
-        key_quats = animdata.evaluate_orientation(obj, rot_frames, src.mode, fcurves, exact=True)
+        # The keys' own values are the orientation only when no delta (keyed or static)
+        # composes with them: Blender plays delta @ rotation.
+        plain = not delta_keyed and animdata.is_identity_delta(
+            animdata.delta_rotation_defaults(obj, src.mode), src.mode)
+        raw = None if not plain else _values_at_own_keys(
+            rot_fcs, rot_frames, known, animdata.rotation_defaults(obj, src.mode))
+        if raw is not None:
+            key_quats = animdata.rotation_values_to_quat(raw, src.mode, rot_frames, name,
+                                                         rot_path, who)
+        else:
+            key_quats = animdata.evaluate_orientation(obj, rot_frames, src.mode, fcurves,
+                                                      exact=True)
     except animdata.ChannelError as exc:
         err(str(exc), exc.channel, exc.frame)
         return None, issues
@@ -551,13 +648,13 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         loc_fcs = _keyed(animdata.location_fcurves(obj, fcurves))
         dloc_fcs = _keyed(animdata.delta_location_fcurves(obj, fcurves))
         loc_into_delta = not any(loc_fcs) and any(dloc_fcs)
-        loc_issues, loc_frames = _channel_key_issues(name, loc_fcs + dloc_fcs,
+        loc_issues, loc_frames = _channel_key_issues(obj, loc_fcs + dloc_fcs,
                                                      settings.union_keys, "location")
         if loc_issues:
             return None, issues + loc_issues
         if loc_frames.size < 2:
             keys = "one location key" if loc_frames.size else "no location keys"
-            message = f"Object \"{name}\" has {keys}, so there is no path"
+            message = f"{who} has {keys}, so there is no path"
             if settings.constant_speed:
                 err(message + " to travel at constant speed. Key its location on two frames "
                     "or more, or turn Constant Speed off.", "location")
@@ -565,11 +662,11 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             warn(message + " to re-bake; its location is left as it is.", "location")
             bake_location = False
         else:
-            _modifier_warnings(name, loc_fcs + dloc_fcs, warn)
+            _modifier_warnings(who, loc_fcs + dloc_fcs, warn)
             loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
             big = float(np.abs(loc_points).max())
             if big > LOCATION_FLOAT32_WARN:
-                warn(f"Object \"{name}\": location reaches {big:.3g} units, where Blender's "
+                warn(f"{who}: location reaches {big:.3g} units, where Blender's "
                      f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
                      "slow moves there will stutter. Move the scene closer to the origin.",
                      "location")
@@ -583,13 +680,18 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             start, end = min(start, float(loc_frames[0])), max(end, float(loc_frames[-1]))
     count = int((end - start) // int(settings.frame_step)) + 2
     if count > MAX_BAKE_FRAMES:
-        err(f"Object \"{name}\": baking frames {animdata.frame_label(start)}.."
+        err(f"{who}: baking frames {animdata.frame_label(start)}.."
             f"{animdata.frame_label(end)} every {int(settings.frame_step)} frame(s) would write "
             f"about {count:,} keys per channel, more than {MAX_BAKE_FRAMES:,}. Choose a "
             "shorter frame range or a larger step.", "", start)
         return None, issues
     all_keys = rot_frames if loc_frames is None else np.union1d(rot_frames, loc_frames)
-    frames = _bake_frames(start, end, int(settings.frame_step), all_keys)
+    # Rig bones keyed on the same frames share one frame grid (and one evaluation later).
+    grid_key = (start, end, int(settings.frame_step), all_keys.tobytes())
+    grids = fcurve_cache.setdefault("grids", {}) if fcurve_cache is not None else {}
+    if grid_key not in grids:
+        grids[grid_key] = _bake_frames(start, end, int(settings.frame_step), all_keys)
+    frames = grids[grid_key]
 
     method = settings.method.lower()
     try:
@@ -619,10 +721,20 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         blender = None
         if keyed.stepped.any():
             blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
-        quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking, keyed.kinds,
-                                             settings.turns, method, times, settings.timing,
-                                             blender)
-        target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
+        # A plain rotation bake (a rig's bones) whose keys the turns machinery interpolates
+        # as plain interp.interpolate (no kept turn, no step, even timing): interpolated
+        # later with every other bone keyed on the same frames (_interpolate_pending).
+        pending = (fcurve_cache is not None and not bake_location and not into_delta
+                   and not delta_keyed and not settings.constant_speed
+                   and _plain_turns(keyed, settings)
+                   and animdata.is_identity_delta(
+                       animdata.delta_rotation_defaults(obj, out_mode), out_mode))
+        quats = target = None
+        if not pending:
+            quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking,
+                                                 keyed.kinds, settings.turns, method, times,
+                                                 settings.timing, blender)
+            target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
         reference = None
         if out_mode == src.mode:
             if into_delta:
@@ -631,10 +743,11 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
             else:
                 reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode,
                                                            fcurves, exact=True)[0]
-        values = rotation.quat_to_mode_values_continuous(target, out_mode, reference)
+        values = None if pending else rotation.quat_to_mode_values_continuous(
+            target, out_mode, reference)
         # Blender's own playback at the baked frames, for the "largest difference"
-        # figure, when the delta half makes the per-channel samples of _write
-        # insufficient (delta @ rotation).
+        # figure, when the delta half makes the per-channel evaluation of
+        # _set_deviations insufficient (delta @ rotation).
         composed = None
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, src.mode), src.mode):
@@ -643,17 +756,13 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         err(str(exc), exc.channel, exc.frame)
         return None, issues
     except ValueError as exc:
-        err(f"Object \"{name}\": its keys cannot be baked ({exc}).", rot_path)
+        err(f"{who}: its keys cannot be baked ({exc}).", rot_path)
         return None, issues
 
-    if out_mode != 'QUATERNION':
-        big = float(np.abs(values).max())
-        if big > ANGLE_FLOAT32_WARN:
-            warn(f"Object \"{name}\": the baked {target_path} reaches {big:.3g} radians, where "
-                 f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake "
-                 "to Quaternion output for full precision.", target_path)
+    if values is not None:
+        issues += _angle_warnings(obj, out_mode, target_path, values)
 
-    issues += _turn_notes(name, rot_frames, keyed, settings)
+    issues += _turn_notes(obj, rot_frames, keyed, settings)
     if into_delta:
         drop = delta_paths
     else:
@@ -664,9 +773,66 @@ def _plan_object(obj, settings: BakeSettings) -> tuple[_Plan | None, list[BakeIs
         drop = drop | {location_path}
     plan = _Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
-                 target_path=target_path, location_path=location_path, blender_quats=composed)
+                 target_path=target_path, location_path=location_path, blender_quats=composed,
+                 source_fcurves=rot_fcs)
     plan.constant_keys = _constant_keys(frames, rot_frames, keyed.stepped)
+    if pending:
+        plan.pending = (rot_frames, key_quats, method, reference)
     return plan, issues
+
+
+def _angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIssue]:
+    if out_mode == 'QUATERNION':
+        return []
+    big = float(np.abs(values).max())
+    if big <= ANGLE_FLOAT32_WARN:
+        return []
+    return [BakeIssue(
+        'WARNING', obj.name, target_path, None,
+        f"{animdata.subject(obj)}: the baked {target_path} reaches {big:.3g} radians, where "
+        f"float32 keys are {float(np.spacing(np.float32(big))):.2g} rad apart; bake to "
+        "Quaternion output for full precision.", obj.bone_name)]
+
+
+def _interpolate_pending(plans: list) -> list[BakeIssue]:
+    """Finish the plans ``_plan_object`` left pending: interpolate every group keyed on the
+    same frames (and baked on the same frames, same method) with one
+    ``interp.interpolate_many`` call, then write-back values per transform."""
+    groups: dict = {}
+    for plan in plans:
+        if plan.pending is not None:
+            rot_frames, _q, method, _r = plan.pending
+            key = (rot_frames.tobytes(), id(plan.frames), method)
+            groups.setdefault(key, []).append(plan)
+    issues = []
+    for group in groups.values():
+        rot_frames, _q, method, _r = group[0].pending
+        stacked = np.stack([p.pending[1] for p in group])
+        all_quats = interp.interpolate_many(rot_frames, stacked, group[0].frames, method)
+        modes = {p.out_mode for p in group}
+        refs = [p.pending[3] for p in group]
+        if modes == {'QUATERNION'} and all(r is not None for r in refs) and \
+                method in ("slerp", "nlerp"):
+            # Slerp and nlerp of hemisphere-continuous keys are unit quaternions, each
+            # within 90 deg (4D) of the previous sample, so they are already what
+            # quat_to_mode_values_continuous makes of them except for the sign the
+            # reference (the first key as keyed) asks for.
+            flip = np.einsum("bi,bi->b", all_quats[:, 0], np.stack(refs)) < 0.0
+            all_values = np.where(flip[:, None, None], -all_quats, all_quats)
+        elif modes == {'QUATERNION'} and all(r is not None for r in refs):
+            all_values = rotation.quat_to_mode_values_continuous_many(
+                all_quats, 'QUATERNION', np.stack(refs))
+        else:
+            all_values = [rotation.quat_to_mode_values_continuous(q, p.out_mode, p.pending[3])
+                          for q, p in zip(all_quats, group)]
+        for plan, quats, values in zip(group, all_quats, all_values):
+            plan.quats = quats
+            plan.rotation_values = values
+            plan.pending = None
+            issues += _angle_warnings(plan.obj, plan.out_mode, plan.target_path or
+                                      animdata.ROTATION_PATHS[plan.out_mode][0],
+                                      plan.rotation_values)
+    return issues
 
 
 @dataclass
@@ -694,13 +860,26 @@ def _keyed_turns(obj, mode, fcurves, keyed_fcs, rot_frames, key_quats, frames,
                        stepped)
 
 
-def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns,
+def _plain_turns(keyed: _KeyedTurns, settings: BakeSettings) -> bool:
+    """True when ``turn_interp.interpolate_keys`` would give plain ``interp.interpolate``:
+    no kept whole turn (per turns.choose, and the 180 deg ties it follows), no stepped
+    interval and even timing. Only then may a bone join the batched interpolation."""
+    if keyed.stepped.any() or settings.timing != 'EVEN':
+        return False
+    keep = turns.choose(settings.turns, keyed.kinds)
+    if settings.turns != "SHORTEST":
+        keep = keep | np.array([k == "short" for k in keyed.kinds], dtype=bool)
+    return not (np.where(keep, keyed.tracking.whole, 0) != 0).any()
+
+
+def _turn_notes(obj, rot_frames, keyed: _KeyedTurns,
                 settings: BakeSettings) -> list[BakeIssue]:
     """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
+    name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
     keep = turns.choose(settings.turns, keyed.kinds)
     named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
     sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
-    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"Object \"{name}\": {text}")
+    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"{who}: {text}", bone)
            for i, text in zip(named, sentences)]
     if len(out) > MAX_TURN_NOTES:
         # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
@@ -708,15 +887,15 @@ def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns,
         what = ", ".join(f"{count} {kind}" for kind, count in sorted(rest.items()))
         out = out[:MAX_TURN_NOTES] + [BakeIssue(
             'INFO', name, "", None,
-            f"Object \"{name}\": {len(named) - MAX_TURN_NOTES} more key intervals like these "
-            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.")]
+            f"{who}: {len(named) - MAX_TURN_NOTES} more key intervals like these "
+            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.", bone)]
     steps = int(keyed.stepped.sum())
     if steps:
         out.append(BakeIssue(
             'INFO', name, "", None,
-            f"Object \"{name}\": {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
+            f"{who}: {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
             "held until the next key, then the jump on that key's frame, as Blender plays "
-            "them."))
+            "them.", bone))
     # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked
     # frames would be written the wrong way round.
     gaps = np.diff(rot_frames)
@@ -726,10 +905,10 @@ def _turn_notes(name: str, rot_frames, keyed: _KeyedTurns,
         i = int(fast[0])
         out.append(BakeIssue(
             'WARNING', name, "", float(rot_frames[i]),
-            f"Object \"{name}\": keys {animdata.frame_label(rot_frames[i])}-"
+            f"{who}: keys {animdata.frame_label(rot_frames[i])}-"
             f"{animdata.frame_label(rot_frames[i + 1])} turn {per_frame[i]:.0f} deg per frame, "
             f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
-            "cannot show that turn. Lower Step (or space the keys further apart)."))
+            "cannot show that turn. Lower Step (or space the keys further apart).", bone))
     return out
 
 
@@ -766,40 +945,71 @@ def _target_quats(obj, quats, frames, into_delta: bool, out_mode: str, fcurves) 
 
 def _bones_sentence(obj) -> str:
     count = animdata.bone_key_count(obj)
-    return (f"Object \"{obj.name}\" is an armature whose bones are keyed ({count} pose "
-            "bone(s)). QuatBake does not handle pose bones yet, only object rotation and "
-            "location; its bones are left as they are.")
+    return (f"{animdata.subject(obj)} is an armature whose pose bones are keyed only in NLA "
+            f"clips ({count} bone(s)). Make the clip the armature's active action (Action "
+            "editor), then bake its bones.")
 
 
-def _deviation(plan: _Plan, samples: dict) -> float:
-    """Largest geodesic angle (radians) between Blender's own interpolation and the bake.
+def _set_deviations(plans: list, known: dict | None = None) -> None:
+    """``deviation_rad`` of each plan: the largest geodesic angle (radians) between
+    Blender's own interpolation of the source rotation channels and the bake, at the baked
+    frames.
 
-    ``samples``: Blender's evaluation of the source rotation channels at the
-    baked frames, {(data_path, index): (n,)}, from ``animdata.copy_action_for``.
+    Blender's side comes from ``animdata.evaluate_channels`` (Blender's curves in numpy,
+    to float32 precision; fc.evaluate for anything it does not cover), every plan on the
+    same frames in one call, so a rig's bones keyed on the same frames share one solve.
     """
-    src = plan.source
-    if plan.blender_quats is not None:   # delta channels: composed in _plan_object
-        return float(quat.angle_between(plan.blender_quats, plan.quats).max())
-    rot_path = animdata.ROTATION_PATHS[src.mode][0]
-    n = plan.frames.shape[0]
-    raw = np.column_stack([
-        samples[(rot_path, i)] if keyed and (rot_path, i) in samples
-        else np.full(n, plan.source_defaults[i])
-        for i, keyed in enumerate(plan.source_keyed)
-    ])
-    if src.mode == 'QUATERNION':
-        # Between a key and its sign-flipped neighbour Blender's per-channel curves
-        # can pass through (0, 0, 0, 0); its normalize_qt() then shows (0, 1, 0, 0).
-        zero = quat.norm(raw) < animdata.ZERO_QUATERNION_NORM
-        raw[zero] = (0.0, 1.0, 0.0, 0.0)
-        blender = raw
-    else:
-        blender = rotation.mode_values_to_quat(raw, src.mode)
-    return float(quat.angle_between(blender, plan.quats).max())
+    groups: dict = {}
+    for plan in plans:
+        if plan.blender_quats is None:   # delta channels: composed in _plan_object
+            groups.setdefault(id(plan.frames), []).append(plan)
+    raws = {}
+    for group in groups.values():
+        raw = animdata.evaluate_channels([fc for p in group for fc in p.source_fcurves],
+                                         np.concatenate([p.source_defaults for p in group]),
+                                         group[0].frames, known)
+        column = 0
+        for p in group:
+            count = len(p.source_fcurves)
+            raws[id(p)] = raw[:, column:column + count]
+            column += count
+    blender = []
+    for plan in plans:
+        if plan.blender_quats is not None:
+            blender.append(plan.blender_quats)
+            continue
+        raw = raws[id(plan)]
+        if plan.source.mode == 'QUATERNION':
+            # Between a key and its sign-flipped neighbour Blender's per-channel curves
+            # can pass through (0, 0, 0, 0); its normalize_qt() then shows (0, 1, 0, 0).
+            raw = raw.copy()
+            raw[quat.norm(raw) < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
+            blender.append(raw)
+        else:
+            blender.append(rotation.mode_values_to_quat(raw, plan.source.mode))
+    if not plans:
+        return
+    if len(plans) == 1:
+        plans[0].deviation_rad = float(quat.angle_between(blender[0], plans[0].quats).max())
+        return
+    # Many transforms (a rig): for unit quaternions the angle grows as |dot| shrinks, so
+    # find each one's worst frame by |dot| (one einsum for all) and take the exact
+    # atan2 angle there. Float64 dots order angles to ~3e-8 rad, far below what the
+    # figure (degrees, 3 decimals) shows.
+    ours = np.concatenate([p.quats for p in plans])
+    theirs = np.concatenate(blender)
+    theirs = theirs / quat.norm(theirs)[:, None]
+    ours_unit = ours / quat.norm(ours)[:, None]
+    dots = np.abs(np.einsum("ij,ij->i", theirs, ours_unit))
+    starts = np.cumsum([0] + [b.shape[0] for b in blender[:-1]])
+    ends = np.append(starts[1:], dots.shape[0])
+    for plan, lo, hi in zip(plans, starts, ends):
+        at = lo + int(np.argmin(dots[lo:hi]))
+        plan.deviation_rad = float(quat.angle_between(theirs[at], ours[at]))
 
 
 # --------------------------------------------------------------------------
-# Writing
+# Writing: one new action per owner (an object, or an armature with its bones)
 # --------------------------------------------------------------------------
 
 def _step_keys(constant_keys) -> np.ndarray | None:
@@ -821,48 +1031,165 @@ def _reduce_keys(plans: list, settings: BakeSettings) -> None:
         plan.keep = keep
 
 
-def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
-    """Give ``plan.obj`` its baked action. On failure put the object back, then raise."""
-    obj = plan.obj
-    src = plan.source
-    undo = _Undo(obj, animdata.get_action(obj), animdata.get_slot_identifier(obj),
-                 obj.rotation_mode, _rotation_props(obj), _delta_props(obj), _get_record(obj),
-                 src.action, src.action.use_fake_user)
-    src_path = animdata.ROTATION_PATHS[src.mode][0]
+
+@dataclass
+class _TransformState:
+    transform: object
+    rotation_mode: str
+    rotation_props: tuple
+    delta_props: tuple
+    location: tuple
+    record: tuple
+
+
+@dataclass
+class _Undo:
+    owner: object                # the object whose action the bake replaced
+    action: object
+    slot: str
+    owner_record: tuple
+    states: list                 # _TransformState of each transform baked
+    source_action: object
+    source_fake_user: bool
+    new_action: object = None
+
+
+def _state(t) -> _TransformState:
+    return _TransformState(t, t.rotation_mode, _rotation_props(t), _delta_props(t),
+                           tuple(t.location), _get_record(t))
+
+
+def _baked_bones(owner) -> list:
+    """The pose bones of ``owner`` that its current bake rewrote."""
+    if owner.type != 'ARMATURE' or owner.pose is None:
+        return []
+    return [b for b in owner.pose.bones
+            if getattr(b, "quatbake", None) is not None and b.quatbake.baked]
+
+
+def _renamed_bone_issues(owner) -> list[BakeIssue]:
+    """A bone baked under one name and renamed since: the original action still keys the old
+    name, so neither a re-bake nor a revert could put its keys back."""
+    rec = _record(owner)
+    if rec is None or rec.baked_action is None or animdata.get_action(owner) != rec.baked_action:
+        return []
+    issues = []
+    for pbone in _baked_bones(owner):
+        old = pbone.quatbake.baked_name
+        if old and old != pbone.name:
+            issues.append(BakeIssue(
+                'ERROR', owner.name, "", None,
+                f"Armature \"{owner.name}\", bone \"{pbone.name}\" was baked as \"{old}\" and "
+                f"renamed since; the original action \"{rec.original_action.name}\" still keys "
+                f"\"{old}\". Rename the bone back to \"{old}\", then revert (or bake) again.",
+                pbone.name))
+    return issues
+
+
+def _carried(owner, plans) -> list[tuple[str, str, list[str]]]:
+    """(prefix, group, paths) of an earlier bake of ``owner``'s transforms that this bake does
+    not redo: copied as they are from the current baked action into the new one."""
+    rec = _record(owner)
+    if rec is None or rec.baked_action is None or animdata.get_action(owner) != rec.baked_action:
+        return []
+    planned = {p.obj.bone_name for p in plans}
+    carry = []
+    if not rec.bones_only and "" not in planned and rec.baked_paths:
+        carry.append(("", animdata.TRANSFORM_GROUP, _paths(rec.baked_paths)))
+    for pbone in _baked_bones(owner):
+        if pbone.name not in planned:
+            carry.append((bone_path_prefix(pbone.name), pbone.name,
+                          _paths(pbone.quatbake.baked_paths)))
+    return carry
+
+
+def _compose_action(owner, original, slot: str, current, drop: set, carry: list):
+    """A copy of ``original`` without ``drop`` and with ``carry`` copied from ``current``."""
+    for prefix, _group, paths in carry:
+        drop = drop | {prefix + p for p in paths}
+    new, _samples = animdata.copy_action_for(owner, original, slot,
+                                             original.name + BAKED_SUFFIX, drop)
     try:
-        new, samples = animdata.copy_action_for(obj, src.action, src.slot,
-                                                src.action.name + BAKED_SUFFIX, plan.drop_paths,
-                                                sample_frames=plan.frames,
-                                                sample_paths={src_path})
+        if carry:
+            fcurves = animdata.action_fcurves(current, animdata.get_slot_identifier(owner))
+            for prefix, group, paths in carry:
+                wanted = {prefix + p for p in paths}
+                animdata.copy_linear_fcurves(new, slot, [fc for fc in fcurves
+                                                         if fc.data_path in wanted], group)
+    except BaseException:
+        animdata.remove_action(new)
+        raise
+    return new
+
+
+def _write_owner(owner, plans: list, fake_users: "_FakeUsers",
+                 known: dict | None = None) -> _Undo:
+    """Give ``owner`` one baked action holding every plan's channels (all of an armature's
+    bones live in one action). On failure put everything back, then raise."""
+    src = plans[0].source
+    undo = _Undo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
+                 _get_record(owner), [_state(p.obj) for p in plans], src.action,
+                 src.action.use_fake_user)
+    try:
+        _set_deviations(plans, known)
+        drop = set()
+        for plan in plans:
+            drop |= {plan.obj.path_prefix + p for p in plan.drop_paths}
+        new = _compose_action(owner, src.action, src.slot, undo.action, drop,
+                              _carried(owner, plans))
         undo.new_action = new
-        plan.deviation_rad = _deviation(plan, samples)
-        out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
-        frames, rotation_values, location_values, constant = plan.written()
-        for i in range(rotation_values.shape[1]):
-            fc = animdata.new_fcurve(new, src.slot, out_path, i)
-            if constant is None:
-                animdata.write_keys(fc, frames, rotation_values[:, i])
-            else:
-                animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
-        if location_values is not None:
-            for i in range(3):
-                fc = animdata.new_fcurve(new, src.slot, plan.location_path, i)
-                animdata.write_keys(fc, frames, location_values[:, i])
-        animdata.assign_action(obj, new, src.slot)
-        _set_rotation_mode(obj, plan.out_mode)
-        rec = obj.quatbake
+        make = animdata.fcurve_maker(new, src.slot)
+        for plan in plans:
+            prefix = plan.obj.path_prefix
+            group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
+            out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
+            frames, rotation_values, location_values, constant = plan.written()
+            for i in range(rotation_values.shape[1]):
+                fc = make(prefix + out_path, i, group)
+                if constant is None:
+                    animdata.write_keys(fc, frames, rotation_values[:, i])
+                else:
+                    animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+            if location_values is not None:
+                for i in range(3):
+                    animdata.write_keys(make(prefix + plan.location_path, i, group),
+                                        frames, location_values[:, i])
+        animdata.assign_action(owner, new, src.slot)
+        rec = owner.quatbake
         if not src.rebake:
-            # undo.rotation_props: the rotation values before this (first) bake,
-            # which Blender overwrites with baked values once it evaluates the bake.
-            _set_record(obj, (src.action, src.slot, src.mode, fake_users.original(src.action),
-                              None, *undo.rotation_props, tuple(obj.location), False, True,
-                              *undo.delta_props, True,
-                              src.clip, undo.action if src.clip else None,
-                              undo.slot if src.clip else ""))
-        if plan.location_values is not None and not rec.location_baked:
-            # The first bake that writes location: its static value is still the original's.
-            rec.original_location = obj.location
-            rec.location_baked = True
+            # The action-level record, and the object's static values before this (first)
+            # bake, which Blender overwrites with baked values once it evaluates the bake.
+            object_state = next((st for st in undo.states if not st.transform.bone_name), None)
+            props = object_state.rotation_props if object_state else _rotation_props(owner)
+            deltas = object_state.delta_props if object_state else _delta_props(owner)
+            _set_record(owner, (src.action, src.slot, src.mode if object_state else
+                                owner.rotation_mode, fake_users.original(src.action),
+                                None, *props, tuple(owner.location), False, True,
+                                *deltas, True,
+                                src.clip, undo.action if src.clip else None,
+                                undo.slot if src.clip else "", object_state is None, ""))
+        for plan, state in zip(plans, undo.states):
+            t = plan.obj
+            _set_rotation_mode(t, plan.out_mode)
+            t_rec = t.quatbake
+            if t.bone_name:
+                if not t_rec.baked:
+                    t_rec.baked = True
+                    t_rec.original_rotation_mode = plan.source.mode
+                    (t_rec.original_rotation_quaternion, t_rec.original_rotation_euler,
+                     t_rec.original_rotation_axis_angle) = state.rotation_props
+                t_rec.baked_name = t.bone_name
+            elif src.rebake and rec.bones_only:
+                # The armature's own channels, baked after some of its bones.
+                rec.original_rotation_mode = plan.source.mode
+                (rec.original_rotation_quaternion, rec.original_rotation_euler,
+                 rec.original_rotation_axis_angle) = state.rotation_props
+                rec.bones_only = False
+            if plan.location_values is not None and not t_rec.location_baked:
+                # The first bake that writes location: its static value is the original's.
+                t_rec.original_location = state.location
+                t_rec.location_baked = True
+            t_rec.baked_paths = "\n".join(sorted(plan.drop_paths))
         rec.baked_action = new
         src.action.use_fake_user = True
     except BaseException:
@@ -872,80 +1199,113 @@ def _write(plan: _Plan, fake_users: "_FakeUsers") -> _Undo:
 
 
 def _undo(undo: _Undo) -> None:
-    """Put one object back as it was before ``_write`` and delete the half-made action."""
-    obj = undo.obj
-    animdata.assign_action(obj, undo.action, undo.slot)
-    if obj.rotation_mode != undo.rotation_mode:
-        obj.rotation_mode = undo.rotation_mode
-    _restore_rotation_props(obj, undo.rotation_props)
-    _restore_delta_props(obj, undo.delta_props)
-    _set_record(obj, undo.record)
+    """Put one owner back as it was before ``_write_owner`` and delete the half-made action."""
+    animdata.assign_action(undo.owner, undo.action, undo.slot)
+    for state in reversed(undo.states):
+        t = state.transform
+        if t.rotation_mode != state.rotation_mode:
+            t.rotation_mode = state.rotation_mode
+        _restore_rotation_props(t, state.rotation_props)
+        _restore_delta_props(t, state.delta_props)
+        _set_record(t, state.record)
+    _set_record(undo.owner, undo.owner_record)
     undo.source_action.use_fake_user = undo.source_fake_user
     if undo.new_action is not None:
         animdata.remove_action(undo.new_action)
         undo.new_action = None
 
 
+def _key(item) -> tuple:
+    if isinstance(item, AnimatedTransform):
+        return item.key
+    return (item.name, "")
+
+
 def _unique(objects: Iterable) -> list:
     seen, out = set(), []
     for obj in objects:
-        if obj is not None and obj.name not in seen:
-            seen.add(obj.name)
+        if obj is not None and _key(obj) not in seen:
+            seen.add(_key(obj))
             out.append(obj)
     return out
+
+
+def _by_owner(items) -> dict:
+    groups: dict = {}
+    for item in items:
+        owner = item.owner if isinstance(item, AnimatedTransform) else item
+        groups.setdefault(owner.name, (owner, []))[1].append(item)
+    return groups
 
 
 def bake_objects(objects, settings: BakeSettings,
                  progress: Callable[[int, int], None] | None = None) -> BakeResult:
     """Re-bake the rotation (and location) keys of ``objects`` with ``settings``.
 
-    Validates every object first and raises BakeError (nothing changed) on any
-    error; then writes every object or, if one fails, none (BakeError again,
-    the objects already written put back). ``progress(done, total)`` is called
-    as objects are computed and written (total = 2 * number of objects).
-    Returns a BakeResult; warnings (e.g. constraints not baked) are in it.
+    ``objects``: objects, and/or ``transform.AnimatedTransform`` values (pose
+    bones). An armature object stands for every keyed bone, plus its own
+    channels when those are keyed (``transform.transforms_of_objects``).
+    Validates every transform first and raises BakeError (nothing changed) on
+    any error; then writes every owner's new action or, if one fails, none
+    (BakeError again, the owners already written put back). The bones of one
+    armature share one new action. ``progress(done, total)`` is called as
+    transforms are computed and written (total = 2 * number of transforms).
+    Returns a BakeResult (``objects``: "Cube", "Rig: spine" ...); warnings
+    (e.g. constraints not baked) are in it.
     """
-    objects = _unique(objects)
+    transforms = _unique(as_transforms(_unique(objects)))
     issues = _settings_issues(settings)
-    if not objects:
+    if not transforms:
         issues.insert(0, BakeIssue('ERROR', "", "", None,
                                    "No objects to bake: select the animated objects or cameras "
                                    "first."))
     if any(i.severity == 'ERROR' for i in issues):
         raise BakeError([i for i in issues if i.severity == 'ERROR'])
 
-    total = 2 * len(objects)
+    total = 2 * len(transforms)
     plans, warnings, errors, notes = [], [], [], []
-    for k, obj in enumerate(objects):
-        plan, obj_issues = _plan_object(obj, settings)
+    fcurve_cache: dict = {}
+    for k, obj in enumerate(transforms):
+        plan, obj_issues = _plan_object(obj, settings, fcurve_cache)
         errors += [i for i in obj_issues if i.severity == 'ERROR']
         warnings += [i for i in obj_issues if i.severity == 'WARNING']
         notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
             if len(obj.constraints):
+                kinds = ", ".join(f"\"{c.name}\"" for c in obj.constraints)
                 warnings.append(BakeIssue(
                     'WARNING', obj.name, "", None,
-                    f"Object \"{obj.name}\" has constraints; QuatBake baked its keys only, "
-                    "so the constraints still act on top of the baked rotation."))
+                    f"{animdata.subject(obj)} has constraints ({kinds}); QuatBake baked its "
+                    "keys only, so the constraints still act on top of the baked rotation.",
+                    obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
+    if not errors:
+        warnings += _interpolate_pending(plans)
+    groups = _by_owner(p.obj for p in plans)
+    for owner, _items in groups.values():
+        errors += _renamed_bone_issues(owner)
     if errors:
         raise BakeError(errors)
     if settings.tolerance_deg > 0.0:
         _reduce_keys(plans, settings)
 
+    owner_plans = [(owner, [p for p in plans if p.obj.owner == owner])
+                   for owner, _items in groups.values()]
     done: list[_Undo] = []
     fake_users = _FakeUsers()
+    plans_written = 0
     try:
-        for k, plan in enumerate(plans):
-            done.append(_write(plan, fake_users))
+        for owner, group in owner_plans:
+            done.append(_write_owner(owner, group, fake_users, fcurve_cache.get("keys")))
+            plans_written += len(group)
             if progress is not None:
-                progress(len(objects) + k + 1, total)
+                progress(len(transforms) + plans_written, total)
     except Exception as exc:
         for undo in reversed(done):
             _undo(undo)
-        failed = plans[len(done)].obj.name
+        failed = owner_plans[len(done)][0].name
         raise BakeError([BakeIssue(
             'ERROR', failed, "", None,
             f"Writing the bake of object \"{failed}\" failed ({exc}); every object was put "
@@ -953,15 +1313,15 @@ def bake_objects(objects, settings: BakeSettings,
 
     # A re-bake replaced an earlier bake: drop that action unless someone else uses it.
     for undo in done:
-        previous = undo.record[4]
-        baked = undo.obj.quatbake.baked_action
+        previous = undo.owner_record[4]
+        baked = undo.owner.quatbake.baked_action
         if previous is not None and previous != baked and previous.users == 0:
             animdata.remove_action(previous)
             baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
     return BakeResult(
-        objects=[p.obj.name for p in plans],
+        objects=[p.obj.display_name for p in plans],
         frames_written=written,
         keys_dense=int(sum(p.frames.shape[0] for p in plans)),
         keys_written=written,
@@ -969,55 +1329,54 @@ def bake_objects(objects, settings: BakeSettings,
                                                default=0.0))),
         warnings=warnings,
         notes=notes,
-        frames_per_object={p.obj.name: int(p.frames.shape[0]) for p in plans},
-        deviation_per_object={p.obj.name: float(np.degrees(p.deviation_rad)) for p in plans},
+        # Keyed by display name: a rig's bones each get their own line ("Rig: spine").
+        frames_per_object={p.obj.display_name: int(p.frames.shape[0]) for p in plans},
+        deviation_per_object={p.obj.display_name: float(np.degrees(p.deviation_rad))
+                              for p in plans},
     )
 
 
-def revert_objects(objects) -> list[str]:
-    """Put back the original action (and slot, rotation mode) of each baked object,
-    and the static rotation values (and location, if baked) it had before the first bake.
+def _restore_bone(owner, pbone) -> None:
+    """Put a baked bone's rotation mode and static values back and clear its record."""
+    t = AnimatedTransform(owner, pbone.name)
+    brec = pbone.quatbake
+    saved = (tuple(brec.original_rotation_quaternion), tuple(brec.original_rotation_euler),
+             tuple(brec.original_rotation_axis_angle))
+    if brec.original_rotation_mode and t.rotation_mode != brec.original_rotation_mode:
+        t.rotation_mode = brec.original_rotation_mode
+    _restore_rotation_props(t, saved)
+    if brec.location_baked:
+        t.location = tuple(brec.original_location)
+    _clear_bone_record(brec)
 
-    Objects without a bake are skipped; raises BakeError when none of
-    ``objects`` can be reverted. The baked action is deleted unless something
-    else uses it. Returns the names of the reverted objects.
-    """
-    objects = _unique(objects)
-    candidates = [obj for obj in objects if can_revert(obj)]
-    if not candidates:
-        names = ", ".join(f"\"{o.name}\"" for o in objects[:3])
-        subject = f"object {names}" if len(objects) == 1 else \
-            (f"objects {names}" + (" ..." if len(objects) > 3 else "") if objects else "selection")
-        raise BakeError([BakeIssue(
-            'ERROR', objects[0].name if len(objects) == 1 else "", "", None,
-            f"Nothing to revert: the {subject} shows no QuatBake bake. Select baked objects "
-            "(a bake made after any manual change of action).")])
-    reverted = []
-    originals = _recorded_originals()
-    for obj in candidates:
-        rec = obj.quatbake
-        original, baked = rec.original_action, rec.baked_action
-        slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
-        # The static values before the first bake: once Blender has evaluated the
-        # bake it has written baked values into them, and the ones the original
-        # action does not animate (rotation_quaternion of an Euler object baked
-        # to QUATERNION) would keep those. A record from an older QuatBake has
-        # none: keep the current values (and stop the mode switch converting them).
-        saved = _rotation_props(obj)
-        if rec.static_recorded:
-            saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
-                     tuple(rec.original_rotation_axis_angle))
-        location = tuple(rec.original_location) if rec.location_baked else None
-        deltas = None
-        if rec.delta_recorded:
-            deltas = (tuple(rec.original_delta_rotation_quaternion),
-                      tuple(rec.original_delta_rotation_euler), tuple(rec.original_delta_location))
-        if rec.clip_baked:
-            # A clip bake made the baked clip the active action: put back what was
-            # active before (possibly nothing); the clip stays where it was, in the NLA.
-            animdata.assign_action(obj, rec.previous_action, rec.previous_slot)
-        else:
-            animdata.assign_action(obj, original, slot)
+
+def _revert_owner_fully(obj, originals: Counter) -> None:
+    """Put back the owner's original action, its static values and every baked bone's."""
+    rec = obj.quatbake
+    original, baked = rec.original_action, rec.baked_action
+    slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
+    # The static values before the first bake: once Blender has evaluated the
+    # bake it has written baked values into them, and the ones the original
+    # action does not animate (rotation_quaternion of an Euler object baked
+    # to QUATERNION) would keep those. A record from an older QuatBake has
+    # none: keep the current values (and stop the mode switch converting them).
+    saved = _rotation_props(obj)
+    if rec.static_recorded:
+        saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
+                 tuple(rec.original_rotation_axis_angle))
+    location = tuple(rec.original_location) if rec.location_baked else None
+    deltas = None
+    if rec.delta_recorded:
+        deltas = (tuple(rec.original_delta_rotation_quaternion),
+                  tuple(rec.original_delta_rotation_euler), tuple(rec.original_delta_location))
+    bones = _baked_bones(obj)
+    if rec.clip_baked:
+        # A clip bake made the baked clip the active action: put back what was
+        # active before (possibly nothing); the clip stays where it was, in the NLA.
+        animdata.assign_action(obj, rec.previous_action, rec.previous_slot)
+    else:
+        animdata.assign_action(obj, original, slot)
+    if not rec.bones_only:
         if mode and obj.rotation_mode != mode:
             obj.rotation_mode = mode
         _restore_rotation_props(obj, saved)
@@ -1025,13 +1384,83 @@ def revert_objects(objects) -> list[str]:
             _restore_delta_props(obj, deltas)
         if location is not None:
             obj.location = location
-        _set_record(obj, _EMPTY_RECORD)
-        originals[original.as_pointer()] -= 1
-        if originals[original.as_pointer()] <= 0:   # no other bake keeps it as its original
-            original.use_fake_user = fake
-        if baked.users == 0:
-            animdata.remove_action(baked)
-        reverted.append(obj.name)
+    for pbone in bones:
+        _restore_bone(obj, pbone)
+    _set_record(obj, _EMPTY_RECORD)
+    originals[original.as_pointer()] -= 1
+    if originals[original.as_pointer()] <= 0:   # no other bake keeps it as its original
+        original.use_fake_user = fake
+    if baked.users == 0:
+        animdata.remove_action(baked)
+
+
+def _revert_bones(obj, names: set) -> None:
+    """Revert some baked bones of ``obj`` and keep the rest of its bake: a new copy of the
+    original action with the other baked channels carried over."""
+    rec = obj.quatbake
+    original, current, slot = rec.original_action, rec.baked_action, rec.original_slot
+    keep = [b for b in _baked_bones(obj) if b.name not in names]
+    carry = [(bone_path_prefix(b.name), b.name, _paths(b.quatbake.baked_paths)) for b in keep]
+    if not rec.bones_only and rec.baked_paths:
+        carry.append(("", animdata.TRANSFORM_GROUP, _paths(rec.baked_paths)))
+    new = _compose_action(obj, original, slot, current, set(), carry)
+    animdata.assign_action(obj, new, slot)
+    for pbone in _baked_bones(obj):
+        if pbone.name in names:
+            _restore_bone(obj, pbone)
+    rec.baked_action = new
+    if current.users == 0:
+        animdata.remove_action(current)
+        new.name = original.name + BAKED_SUFFIX
+
+
+def revert_objects(objects) -> list[str]:
+    """Undo QuatBake's bake of ``objects``: objects (the whole bake: an armature's bones
+    too) and/or pose-bone transforms (only those bones; the armature's other baked bones
+    stay baked).
+
+    A whole revert puts back the original action (and slot, rotation mode) and
+    the static rotation values (and location, if baked) from before the first
+    bake. Items without a bake are skipped; raises BakeError when none can be
+    reverted, or (nothing changed) when a baked bone was renamed since. The
+    baked action is deleted unless something else uses it. Returns the names
+    reverted ("Cube", "Rig: spine").
+    """
+    items = _unique(objects)
+    candidates = []
+    for owner, group in _by_owner(items).values():
+        if not can_revert(owner):
+            continue
+        whole = any(not getattr(i, "bone_name", "") for i in group)
+        baked = {b.name for b in _baked_bones(owner)}
+        names = baked if whole else {i.bone_name for i in group} & baked
+        if whole or names:
+            candidates.append((owner, whole, names))
+    if not candidates:
+        shown = [getattr(o, "display_name", None) or o.name for o in items]
+        names = ", ".join(f"\"{n}\"" for n in shown[:3])
+        subject = f"object {names}" if len(items) == 1 else \
+            (f"objects {names}" + (" ..." if len(items) > 3 else "") if items else "selection")
+        raise BakeError([BakeIssue(
+            'ERROR', items[0].name if len(items) == 1 else "", "", None,
+            f"Nothing to revert: the {subject} shows no QuatBake bake. Select baked objects "
+            "(a bake made after any manual change of action).")])
+    issues = [i for owner, _w, _n in candidates for i in _renamed_bone_issues(owner)]
+    if issues:
+        raise BakeError(issues)
+    reverted = []
+    originals = _recorded_originals()
+    for obj, whole, names in candidates:
+        rec = obj.quatbake
+        remaining = (set(b.name for b in _baked_bones(obj)) - names) or \
+            (not whole and not rec.bones_only)
+        if whole or not remaining:
+            if not rec.bones_only:
+                reverted.append(obj.name)
+            _revert_owner_fully(obj, originals)
+        else:
+            _revert_bones(obj, names)
+        reverted += [f"{obj.name}: {n}" for n in sorted(names)]
     return reverted
 
 

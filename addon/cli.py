@@ -92,6 +92,66 @@ def _clips(text: str) -> str | list[str]:
     return list(dict.fromkeys(names))
 
 
+def _split_unescaped(text: str, sep: str, limit: int = -1) -> list[str]:
+    """Split at ``sep`` not preceded by a backslash; ``\\x`` stands for ``x``."""
+    parts, current, i, splits = [], [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            i += 2
+            continue
+        if c == sep and (limit < 0 or splits < limit):
+            parts.append("".join(current))
+            current = []
+            splits += 1
+        else:
+            current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def _bone_list(text: str) -> tuple[str, list[str]]:
+    """``--bones ARMATURE:BONE[,BONE...]`` -> (armature, [bones]).
+
+    The first unescaped ``:`` ends the armature's name (so ``Rig:mixamorig:Hips``
+    is the bone ``mixamorig:Hips``); bones are separated by unescaped commas. A
+    backslash makes the next character literal: ``\\,`` a comma in a name,
+    ``\\:`` a colon in the armature's name, ``\\\\`` a backslash. Quotes,
+    brackets, dots and non-ASCII characters are written as they are.
+    """
+    head = _split_unescaped(text, ":", 1)
+    if len(head) != 2 or not head[0]:
+        raise argparse.ArgumentTypeError(
+            f"--bones {text!r} needs the armature's name, a colon, then bone names: "
+            "--bones \"Rig:spine,neck\"")
+    # The armature part was unescaped by the split; the bone part is split again raw.
+    raw_bones = text[_raw_colon(text) + 1:]
+    bones = [b.strip() for b in _split_unescaped(raw_bones, ",")]
+    if not all(bones):
+        raise argparse.ArgumentTypeError(f"--bones {text!r} has an empty bone name")
+    return head[0], list(dict.fromkeys(bones))
+
+
+def _raw_colon(text: str) -> int:
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == ":":
+            return i
+        i += 1
+    return -1
+
+
+BONES_HELP = ("pose bones to {verb}: ARMATURE:BONE[,BONE...], repeatable. The first ':' ends "
+              "the armature's name (Rig:mixamorig:Hips is bone mixamorig:Hips); a backslash "
+              "makes the next character literal (\\, for a comma in a name). Without it, an "
+              "armature named by --objects (or found keyed) means all its keyed bones")
+
+
 CLIPS_HELP = ("which actions of each object: 'active' (default: the active action; an object "
               "animated only by NLA clips is reported through those clips), 'all' (the active "
               "action and every action in its NLA strips and stashes), or clip names A,B. "
@@ -116,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("scene", metavar="SCENE.blend")
     rep.add_argument("--objects", type=_object_list, metavar="A,B",
                      help="objects to analyse (default: every object with rotation keys)")
+    rep.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
+                     help=BONES_HELP.format(verb="analyse"))
     rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
     _turn_arguments(rep)
     rep.add_argument("--clips", type=_clips, default="active", metavar="active|all|A,B",
@@ -131,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--output", required=True, metavar="OUT.blend")
     bake.add_argument("--objects", type=_object_list, metavar="A,B",
                       help="objects to bake (default: every object with rotation keys)")
+    bake.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
+                      help=BONES_HELP.format(verb="bake"))
     bake.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
     bake.add_argument("--clips", type=_clips, default="active", metavar="active|NAME",
                       help="'active' (default) bakes each object's active action; NAME bakes the "
@@ -301,24 +365,57 @@ def _has_rotation_keys(obj, fcurves=None) -> bool:
 
 def rotation_keyed_objects(bpy) -> list:
     """Objects of the open file with keys on their rotation mode's channels (delta rotation
-    included) in their active action or in one of their NLA clips, by name."""
+    included) in their active action or in one of their NLA clips, and armatures with keyed
+    pose bones, by name."""
     from . import animdata
+    from .transform import keyed_bone_names
 
     found = []
     for obj in bpy.data.objects:
-        if _has_rotation_keys(obj) or any(_has_rotation_keys(obj, c.fcurves())
+        if _has_rotation_keys(obj) or keyed_bone_names(obj) or any(_has_rotation_keys(obj, c.fcurves())
                                           for c in animdata.object_clips(obj) if not c.active):
             found.append(obj)
     return sorted(found, key=lambda o: o.name)
 
 
 def bone_keyed_sentences(bpy) -> list[tuple[str, str]]:
-    """(name, sentence) for each armature whose pose bones are keyed (not handled yet)."""
+    """(name, sentence) for each armature whose pose bones are keyed only in NLA clips."""
     from . import analyze, animdata
+    from .transform import keyed_bone_names
 
     return [(obj.name, analyze.no_keys_sentence(obj, "", obj.rotation_mode))
             for obj in sorted(bpy.data.objects, key=lambda o: o.name)
-            if animdata.bone_key_count(obj) and not _has_rotation_keys(obj)]
+            if animdata.bone_key_count(obj) and not _has_rotation_keys(obj)
+            and not keyed_bone_names(obj)]
+
+
+def resolve_bones(bpy, specs, path: str) -> list:
+    """``--bones`` specs -> transforms (BadInput naming an unknown armature or bone)."""
+    from .transform import AnimatedTransform, keyed_bone_names
+
+    found = []
+    for rig_name, bones in specs or []:
+        rig = bpy.data.objects.get(rig_name)
+        if rig is None or rig.type != 'ARMATURE':
+            what = "is not an armature" if rig is not None else f"is not in {path}"
+            raise BadInput(f"--bones: object \"{rig_name}\" {what}; name an armature, then "
+                           "its bones: --bones \"Rig:spine,neck\".")
+        for bone in bones:
+            if rig.pose is None or rig.pose.bones.get(bone) is None:
+                keyed = ", ".join(keyed_bone_names(rig)[:10]) or "none"
+                raise BadInput(f"--bones: armature \"{rig_name}\" has no bone \"{bone}\" "
+                               f"(its keyed bones: {keyed}).")
+            found.append(AnimatedTransform(rig, bone))
+    return found
+
+
+def resolve_targets(bpy, args) -> list:
+    """What --objects and --bones name: objects (armatures: all their keyed bones) and bones;
+    every rotation-keyed object when neither is given."""
+    bones = resolve_bones(bpy, getattr(args, "bones", None), args.scene)
+    if bones and args.objects is None:
+        return bones
+    return resolve_objects(bpy, args.objects, args.scene) + bones
 
 
 def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
@@ -344,8 +441,9 @@ def clip_targets(objects, clips) -> list:
     """What to analyse: obj (its active action) or (obj, animdata.Clip) pairs
     (analyze.analysis_targets per object); BadInput when no object has a named clip."""
     from . import analyze
+    from .transform import as_transforms
 
-    targets = [t for obj in objects for t in analyze.analysis_targets(obj, clips)]
+    targets = [t for obj in as_transforms(objects) for t in analyze.analysis_targets(obj, clips)]
     if isinstance(clips, list) and not targets:
         raise BadInput(f"No object has a clip named {', '.join(clips)}; name an action of the "
                        "file (report --clips all lists every clip).")
@@ -357,7 +455,8 @@ def clip_targets(objects, clips) -> list:
 # --------------------------------------------------------------------------
 
 def _who(entry: dict) -> str:
-    return f"{entry['name']} / {entry['clip']}" if entry.get("clip") else entry["name"]
+    name = f"{entry['name']}: {entry['bone']}" if entry.get("bone") else entry["name"]
+    return f"{name} / {entry['clip']}" if entry.get("clip") else name
 
 
 def _table(report: dict) -> str:
@@ -397,8 +496,8 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
         except ValueError as exc:
             # core refuses data it cannot turn into rotations (ValueError by
             # convention): name the object, keep going with the others.
-            errors.append((obj.name, f"Object \"{obj.name}\" cannot be analysed: {exc}"))
-        progress.step(obj.name)
+            errors.append((obj.name, f"{animdata.subject(obj)} cannot be analysed: {exc}"))
+        progress.step(getattr(obj, "display_name", obj.name))
     return analyses, errors
 
 
@@ -413,7 +512,7 @@ def run_report(args) -> int:
             raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
     bpy = load_blend(path)
     _register_quatbake()
-    objects = clip_targets(resolve_objects(bpy, args.objects, args.scene), args.clips)
+    objects = clip_targets(resolve_targets(bpy, args), args.clips)
 
     from ..report import html_report, json_report
 
@@ -475,7 +574,7 @@ def run_bake(args) -> int:
                        "object's active action, so bake one clip per output file.")
     bpy = load_blend(path)
     _register_quatbake()
-    objects = resolve_objects(bpy, args.objects, args.scene)
+    objects = resolve_targets(bpy, args)
     clip = ""
     if isinstance(args.clips, list):
         clip = args.clips[0]
@@ -483,8 +582,13 @@ def run_bake(args) -> int:
     elif args.objects is None:
         # The active actions. Objects animated only by NLA clips are left for
         # --clips NAME (a bake is all or nothing: they would refuse it for all).
-        stashed = [o for o in objects if not _has_rotation_keys(o)]
-        objects = [o for o in objects if _has_rotation_keys(o)]
+        from .transform import keyed_bone_names
+
+        def active(o):
+            return _has_rotation_keys(o) or bool(keyed_bone_names(o))
+
+        stashed = [o for o in objects if not active(o)]
+        objects = [o for o in objects if active(o)]
         if not objects:
             from . import animdata
 

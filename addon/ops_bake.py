@@ -14,6 +14,7 @@ from bpy.props import StringProperty
 from bpy.types import Operator
 
 from .props import BAKE_METHOD_ITEMS, QUATBAKE_PG_settings
+from .transform import selected_items, selected_objects  # (public here too)
 
 # The engine (.bake, with core's interpolation) is imported inside the
 # functions that bake: registering must not load it (measured in
@@ -74,10 +75,22 @@ def _mirror(name: str):
     return deferred.function(**keywords)
 
 
-def selected_objects(context) -> list:
-    """The selected objects, sorted by name so reports come in a stable order."""
-    objects = getattr(context, "selected_objects", None) or []
-    return sorted(objects, key=lambda obj: obj.name)
+def _named_transforms(names) -> list:
+    """The objects and pose bones a bake or revert names ("Cube", "Rig: spine"): what the
+    Difference Report refreshes after it."""
+    from .transform import AnimatedTransform
+
+    out = []
+    for name in names:
+        obj = bpy.data.objects.get(name)
+        if obj is None and ": " in name:
+            owner, bone = name.split(": ", 1)
+            rig = bpy.data.objects.get(owner)
+            if rig is not None and rig.pose is not None and rig.pose.bones.get(bone):
+                obj = AnimatedTransform(rig, bone)
+        if obj is not None:
+            out.append(obj)
+    return out
 
 
 MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on again"
@@ -275,7 +288,7 @@ class QUATBAKE_OT_bake(Operator):
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
 
-        objects = selected_objects(context)
+        objects = selected_items(context)
         progress = _Progress(getattr(context, "window_manager", None))
         try:
             result = bake.bake_objects(objects, self.bake_settings(), progress=progress)
@@ -299,7 +312,7 @@ class QUATBAKE_OT_bake(Operator):
         # Close the loop: the Difference Report describes the baked objects now.
         from . import analyze
 
-        analyze.refresh(context.scene, [bpy.data.objects[n] for n in result.objects],
+        analyze.refresh(context.scene, _named_transforms(result.objects),
                         analyze.compare_method(settings))
         names = ", ".join(result.objects[:MAX_NAMED])
         if len(result.objects) > MAX_NAMED:
@@ -337,7 +350,7 @@ class QUATBAKE_OT_revert(Operator):
     def execute(self, context):
         from . import bake
 
-        objects = selected_objects(context)
+        objects = selected_items(context)
         try:
             names = bake.revert_objects(objects)
         except (bake.BakeError, ValueError) as err:
@@ -348,7 +361,7 @@ class QUATBAKE_OT_revert(Operator):
         _LAST_BAKE.pop(context.scene.name, None)
         from . import analyze
 
-        analyze.refresh(context.scene, [bpy.data.objects[n] for n in names],
+        analyze.refresh(context.scene, _named_transforms(names),
                         analyze.compare_method(context.scene.quatbake))
         self.report(
             {'INFO'}, rpt_("Reverted {:d} objects: {}").format(len(names), ", ".join(names))

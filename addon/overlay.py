@@ -171,8 +171,9 @@ def _on_depsgraph_update(scene, depsgraph) -> None:
     if not _STATE.enabled:
         return
     # Keys, selection (a Scene update) and settings (a Scene update) all come
-    # through here; a pure redraw or frame change does not.
-    watched = (bpy.types.Object, bpy.types.Action, bpy.types.Scene)
+    # through here; a pure redraw or frame change does not. Selecting bones
+    # updates the armature (its Armature data on Blender before 5.0).
+    watched = (bpy.types.Object, bpy.types.Action, bpy.types.Scene, bpy.types.Armature)
     relevant = any(isinstance(u.id, watched) for u in depsgraph.updates)
     if relevant:
         _safe_rebuild(scene, depsgraph.view_layer)

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import interp, triads
+from ..core import interp, rotation, triads
 from . import animdata, bake_record
 from .compare import compare_method
 from .overlay_legend import Legend
+from .transform import AnimatedTransform, keyed_bone_names
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000
@@ -44,6 +45,7 @@ class Samples:
     quats: np.ndarray
     positions: np.ndarray
     matrix: np.ndarray | None
+    size: float | None = None     # a bone's own triad size (from its length)
     camera: bool = False      # draw the view direction (-Z) on the current triad
 
 
@@ -73,6 +75,10 @@ def overlay_objects(view_layer) -> list:
                    + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
         if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
             found.append(obj)
+        # A rig: its selected keyed bones only, so a 50-bone rig stays readable.
+        for name in keyed_bone_names(obj):
+            if animdata.bone_selected(obj, name):
+                found.append(AnimatedTransform(obj, name))
     return found
 
 
@@ -196,6 +202,76 @@ def _is_camera(obj) -> bool:
     return getattr(obj, "type", "") == 'CAMERA'
 
 
+def _original_bone_channels(t):
+    """(fcurves, rotation mode) of a baked bone's original channels, or None."""
+    record = t.owner_record
+    if record is None or record.original_action is None or record.baked_action is None:
+        return None
+    if animdata.get_action(t) != record.baked_action or not t.quatbake.baked:
+        return None
+    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    return fcurves, t.quatbake.original_rotation_mode or t.rotation_mode
+
+
+def _rotations(world: np.ndarray) -> np.ndarray:
+    """(n, 4) orientations of (n, 4, 4) world matrices (scale divided out of each axis)."""
+    basis = world[:, :3, :3] / np.linalg.norm(world[:, :3, :3], axis=1, keepdims=True)
+    return rotation.matrix_to_quat(basis)
+
+
+def bone_samples(t, method: str, cache: dict, turns: str = "AUTO",
+                 timing: str = "EVEN") -> tuple:
+    """(frames, ours, blender, positions, rot_keys, bone length in world units) of a pose
+    bone: see ``bone_object_samples``."""
+    sampled, length = bone_object_samples(t, method, cache, turns, timing)
+    return (*sampled, length)
+
+
+def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
+                        timing: str = "EVEN") -> tuple:
+    """(ObjectSamples, bone length in world units): ``object_samples`` for a pose bone, in
+    world space along the animation: positions are the bone's head, orientations its world
+    rotation (armature @ pose matrix down the chain, ``AnimatedTransform.bone_world_matrices``).
+    "Ours" changes only this bone's own rotation (the method on its keys following ``turns``
+    and ``timing`` as a bake would, or its baked channels); its parents play as they do."""
+    from ..core import turn_interp
+
+    original = _original_bone_channels(t)
+    own_fcurves, mode = original if original is not None else (None, None)
+    rot_keys = animdata.orientation_key_frames(t, mode, own_fcurves)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(t))
+    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
+    playing = t.bone_world_matrices(frames, cache=cache)
+    kinds = None
+    if original is not None:
+        theirs = t.bone_world_matrices(frames, own_fcurves=own_fcurves, own_mode=mode,
+                                       cache=cache)
+        ours = playing
+        local = animdata.evaluate_orientation(t, frames, mode, own_fcurves)
+        found = interval_kinds(t, frames, local, rot_keys, mode, own_fcurves)
+        kinds = found and found[0]
+    else:
+        theirs = playing
+        ours = playing
+        if rot_keys.size:
+            local = animdata.evaluate_orientation(t, frames)
+            key_quats = local[np.searchsorted(frames, rot_keys)]
+            found = interval_kinds(t, frames, local, rot_keys)
+            if found is None:
+                own = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
+            else:
+                kinds, tracking = found
+                if timing == "KEYED":
+                    tracking = _with_frames(t, rot_keys, key_quats)
+                own = turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
+                                                   method.lower(), frames, timing, local)
+            ours = t.bone_world_matrices(frames, own_quats=own, cache=cache)
+    scale = float(np.cbrt(abs(np.linalg.det(np.array(t.owner.matrix_world)[:3, :3]))))
+    sampled = ObjectSamples(frames, _rotations(ours), _rotations(theirs), playing[:, :3, 3],
+                            rot_keys, original is not None, kinds)
+    return sampled, t.target.bone.length * scale
+
+
 def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
     """Per key interval, whether Blender turns the long way, with the spins between
     neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
@@ -245,29 +321,40 @@ def build(view_layer, settings) -> Geometry:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
     collected = []
     masks = {}
+    chains: dict = {}
     for obj in overlay_objects(view_layer):
+        name = getattr(obj, "display_name", obj.name)
+        size = None
         try:
-            sampled = object_samples(obj, compare_method(settings), settings.turns,
-                                     settings.timing)
-            # Blender's own curves, spins between neighbouring keys sampled too
-            # (the original keys once baked: what the bake fixed).
-            masks[obj.name] = long_arc_mask(obj, sampled.frames, sampled.blender,
+            if getattr(obj, "bone_name", ""):
+                # World space already: the bone's head and rotation along the animation,
+                # its triads sized from its length (Triad Size 0.5 = half the bone).
+                sampled, length = bone_object_samples(obj, compare_method(settings), chains,
+                                                      settings.turns, settings.timing)
+                matrix, size, camera = None, float(settings.overlay_size) * length, False
+            else:
+                sampled = object_samples(obj, compare_method(settings), settings.turns,
+                                         settings.timing)
+                # Blender's own curves, spins between neighbouring keys sampled too
+                # (the original keys once baked: what the bake fixed).
+                masks[name] = long_arc_mask(obj, sampled.frames, sampled.blender,
                                             sampled.rot_keys)
+                matrix, camera = _world_matrix(obj), _is_camera(obj)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
-            legend.problems.append(f"{obj.name}: {exc}")
+            legend.problems.append(f"{name}: {exc}")
             continue
-        collected.append((obj.name, sampled, _world_matrix(obj), _is_camera(obj)))
+        collected.append((name, sampled, matrix, camera, size))
     # One legend for all objects, so equal colours mean equal speeds.
     speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
               if c[1].frames.size > 1]
     speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
     step = max(1, int(settings.overlay_step))
-    for name, sampled, matrix, camera in collected:
+    for name, sampled, matrix, camera, size in collected:
         # The band marks what plays now: after a bake the short arc, so a fixed
         # long arc disappears; the original's long arcs are counted as fixed.
         geometry = triads.build_overlay(
             sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
-            step=step, size=float(settings.overlay_size),
+            step=step, size=float(settings.overlay_size) if size is None else size,
             ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
             long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
             # kinds: only flips and wraps get the long-arc band; spins and steps
@@ -301,7 +388,8 @@ def build(view_layer, settings) -> Geometry:
         if camera:
             legend.cameras.append(name)
         legend.objects.append(name)
-        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, camera))
+        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, size,
+                               camera))
     legend.speed_max = speed_max if collected else 0.0
     legend.triad_spacing = float(np.median(spacings)) if spacings else 0.0
     return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
@@ -311,8 +399,8 @@ def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[n
     """Float32 (points, colours) of every object's emphasised triad at ``frame`` (frames, may be fractional)."""
     lines = []
     for s in samples:
-        cur = triads.current_triad(s.frames, s.quats, s.positions, frame, size,
-                                   view_axis=s.camera)
+        cur = triads.current_triad(s.frames, s.quats, s.positions, frame,
+                                   size if s.size is None else s.size, view_axis=s.camera)
         lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
     return _float32_arrays(lines)
 

@@ -340,6 +340,17 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
         name="Previous Slot", default="",
         description="Slot identifier of previous_action (Blender 4.4+)",
     )
+    # Armatures: the baked action also holds (or only holds) baked bones'
+    # channels; each baked bone keeps its own record (QUATBAKE_PG_bone).
+    bones_only: BoolProperty(
+        name="Bones Only", default=False,
+        description="Whether the bake changed only pose bones' channels, not the object's own",
+    )
+    baked_paths: StringProperty(
+        name="Baked Paths", default="",
+        description="Data paths the bake replaced (one per line), carried over when other "
+        "bones of the armature are baked or reverted",
+    )
     # Not bake state: the overlay's pin (addon/overlay.py reads it).
     overlay_pinned: BoolProperty(
         name="Pin in Overlay", default=False,
@@ -348,17 +359,45 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
     )
 
 
-classes = (QUATBAKE_PG_report_row, QUATBAKE_PG_settings, QUATBAKE_PG_object)
+class QUATBAKE_PG_bone(bpy.types.PropertyGroup):
+    """What a bake changed on one pose bone (the armature's record holds the actions)."""
+
+    baked: BoolProperty(name="Baked", default=False,
+                        description="Whether the armature's baked action rewrote this bone")
+    baked_name: StringProperty(
+        name="Baked Name", default="",
+        description="The bone's name when it was baked: the original action's channels use it",
+    )
+    baked_paths: StringProperty(
+        name="Baked Paths", default="",
+        description="The bone's data paths (after its pose.bones[...] prefix) the bake replaced",
+    )
+    original_rotation_mode: StringProperty(name="Original Rotation Mode", default="")
+    original_rotation_quaternion: FloatVectorProperty(
+        name="Original Quaternion", size=4, default=(1.0, 0.0, 0.0, 0.0))
+    original_rotation_euler: FloatVectorProperty(
+        name="Original Euler", size=3, default=(0.0, 0.0, 0.0))
+    original_rotation_axis_angle: FloatVectorProperty(
+        name="Original Axis Angle", size=4, default=(0.0, 0.0, 1.0, 0.0))
+    original_location: FloatVectorProperty(
+        name="Original Location", size=3, default=(0.0, 0.0, 0.0))
+    location_baked: BoolProperty(name="Location Baked", default=False)
+
+
+classes = (QUATBAKE_PG_report_row, QUATBAKE_PG_settings, QUATBAKE_PG_object,
+           QUATBAKE_PG_bone)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
 def register() -> None:
     _register_classes()
     bpy.types.Object.quatbake = PointerProperty(type=QUATBAKE_PG_object)
+    bpy.types.PoseBone.quatbake = PointerProperty(type=QUATBAKE_PG_bone)
     bpy.types.Scene.quatbake = PointerProperty(type=QUATBAKE_PG_settings)
 
 
 def unregister() -> None:
     del bpy.types.Scene.quatbake
+    del bpy.types.PoseBone.quatbake
     del bpy.types.Object.quatbake
     _unregister_classes()

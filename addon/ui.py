@@ -38,7 +38,13 @@ PANEL_NAME = "Re-bake"
 def _anything_to_revert(context) -> bool:
     from . import bake
 
-    objects = getattr(context, "selected_objects", None) or []
+    if getattr(context, "mode", "") == 'POSE':
+        from .transform import transforms_of_pose_bones
+
+        objects = transforms_of_pose_bones(
+            (getattr(context, "selected_pose_bones", None) or [])[:_REVERT_CHECK_LIMIT])
+    else:
+        objects = getattr(context, "selected_objects", None) or []
     return any(bake.can_revert(obj) for obj in objects[:_REVERT_CHECK_LIMIT])
 
 

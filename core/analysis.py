@@ -118,6 +118,7 @@ class ObjectAnalysis:
     max_timing_deviation_deg: float = 0.0
     kinds: list = field(default_factory=list)       # per key interval (core.turns.KINDS)
     clip: str = ""     # the action analysed when it is one of several clips of the object
+    bone: str = ""     # the pose bone analysed (``name`` is then its armature's)
     channels: list = field(default_factory=list)   # keyed rotation data paths, e.g. delta ones
 
 

@@ -61,18 +61,23 @@ def unsupported_reason(co, handle_left, handle_right, interpolation,
         return "it has no keyframes"
     if extrapolation not in EXTRAPOLATIONS:
         return f"extrapolation {extrapolation!r} is not CONSTANT or LINEAR"
-    if not (np.isfinite(co).all() and np.isfinite(hl).all() and np.isfinite(hr).all()):
+    # Whole-array reductions, a handful per curve: a rig's bake checks hundreds of
+    # curves. A NaN or inf anywhere makes a sum non-finite (and a sum that overflows
+    # only sends a finite curve to fc.evaluate, which is slower, never wrong).
+    if not np.isfinite(co.sum() + hl.sum() + hr.sum()):
         return "a key or handle is not finite"
-    if np.any(np.diff(co[:, 0]) < 0.0):
+    if len(co) > 1 and (co[1:, 0] < co[:-1, 0]).any():
         return "its keys are not sorted by frame"
     # Only the segments' left keys decide the interpolation; the last key's
     # own interpolation matters only for extrapolation (handled below).
-    if not np.isin(ipo[:-1], SUPPORTED_INTERPOLATIONS).all():
+    # SUPPORTED_INTERPOLATIONS are the values 0..2 (CONSTANT, LINEAR, BEZIER).
+    left = ipo[:-1]
+    if left.size and (left.min() < CONSTANT or left.max() > BEZIER):
         return "a key uses an easing interpolation (SINE ... ELASTIC)"
-    bez = np.flatnonzero(ipo[:-1] == BEZIER)
+    bez = left == BEZIER
     # A handle on the wrong side of its key can make x(t) turn back; Blender
     # then takes whichever cubic root it finds first. Leave that to fc.evaluate.
-    if np.any(hr[bez, 0] < co[bez, 0]) or np.any(hl[bez + 1, 0] > co[bez + 1, 0]):
+    if ((hr[:-1, 0] < co[:-1, 0]) & bez).any() or ((hl[1:, 0] > co[1:, 0]) & bez).any():
         return "a Bezier handle points backwards in time"
     return None
 
@@ -173,14 +178,75 @@ def evaluate_many(curves, frames, check: bool = True) -> np.ndarray:
     frames = np.asarray(frames, dtype=np.float64).reshape(-1)
     out = np.empty((frames.size, len(curves)), dtype=np.float64)
     timings: dict[bytes, tuple] = {}
+    groups: dict[bytes, list] = {}
     for column, (co, hl, hr, ipo, extrapolation) in enumerate(curves):
         if check:
             reason = unsupported_reason(co, hl, hr, ipo, extrapolation)
             if reason is not None:
                 raise ValueError(f"F-curve cannot be evaluated with numpy: {reason}.")
         co, hl, hr, ipo = _as_keys(co, hl, hr, ipo)
+        if extrapolation == "CONSTANT" and len(co) > 1:
+            # Same key and handle frames: the same x(t), and (below) one array
+            # operation per step for all of them instead of one per curve.
+            key = b"".join(a.tobytes() for a in (co[:, 0], hl[:, 0], hr[:, 0], ipo))
+            groups.setdefault(key, []).append((column, co, hl, hr, ipo))
+            continue
         out[:, column] = _evaluate_one(co, hl, hr, ipo, extrapolation, frames, timings)
+    for members in groups.values():
+        if len(members) == 1:
+            column, co, hl, hr, ipo = members[0]
+            out[:, column] = _evaluate_one(co, hl, hr, ipo, "CONSTANT", frames, timings)
+        else:
+            _evaluate_group(members, frames, timings, out)
     return out
+
+
+def _evaluate_group(members, frames, timings, out) -> None:
+    """``_evaluate_one`` for curves with CONSTANT extrapolation whose keys and handles sit
+    on the same frames (a rig's rotation channels keyed together), all at once: the
+    handle-length correction depends on frames only, so it is shared too."""
+    columns = [m[0] for m in members]
+    _, co, hl, hr, ipo = members[0]
+    ky = np.stack([m[1][:, 1] for m in members])            # (k, n) key values
+    bez_segs = np.flatnonzero(ipo[:-1] == BEZIER)
+    controls = (*_bezier_controls(co, hl, hr, bez_segs), bez_segs)
+    before, after, inside, f, seg, seg_ipo, bez, row, t = _timing(co, ipo, controls, frames,
+                                                                  timings)
+    values = np.empty((len(members), frames.size))
+    values[:, before] = ky[:, :1]
+    values[:, after] = ky[:, -1:]
+    if inside.size:
+        inner = np.empty((len(members), f.size))
+        m = seg_ipo == CONSTANT
+        if m.any():
+            inner[:, m] = ky[:, seg[m]]
+        m = seg_ipo == LINEAR
+        if m.any():
+            s = seg[m]
+            dx = co[s + 1, 0] - co[s, 0]
+            fac = np.divide(f[m] - co[s, 0], dx, out=np.zeros_like(dx), where=dx != 0.0)
+            inner[:, m] = ky[:, s] + (ky[:, s + 1] - ky[:, s]) * fac
+        if bez.size:
+            # _bezier_controls' correction, on the y of every curve: the factors come
+            # from the (shared) frames, so they are the same for all.
+            length = co[bez_segs + 1, 0] - co[bez_segs, 0]
+            len1 = np.abs(co[bez_segs, 0] - hr[bez_segs, 0])
+            len2 = np.abs(co[bez_segs + 1, 0] - hl[bez_segs + 1, 0])
+            fac1 = np.where(len1 > length, length / np.where(len1 > length, len1, 1.0), 1.0)
+            fac2 = np.where(len2 > length, length / np.where(len2 > length, len2, 1.0), 1.0)
+            hly = np.stack([mb[2][:, 1] for mb in members])
+            hry = np.stack([mb[3][:, 1] for mb in members])
+            y1, y4 = ky[:, bez_segs], ky[:, bez_segs + 1]
+            y2 = y1 - fac1 * (y1 - hry[:, bez_segs])
+            y3 = y4 - fac2 * (y4 - hly[:, bez_segs + 1])
+            flat = ((np.abs(y1 - y4) < _FLT_EPSILON) & (np.abs(y2 - y3) < _FLT_EPSILON)
+                    & (np.abs(y3 - y4) < _FLT_EPSILON))
+            d1 = np.where(flat, 0.0, 3.0 * (y2 - y1))
+            d2 = np.where(flat, 0.0, 3.0 * (y1 - 2.0 * y2 + y3))
+            d3 = np.where(flat, 0.0, y4 - y1 + 3.0 * (y2 - y3))
+            inner[:, bez] = y1[:, row] + t * (d1[:, row] + t * (d2[:, row] + t * d3[:, row]))
+        values[:, inside] = inner
+    out[:, columns] = values.T
 
 
 def _timing(co, ipo, controls, frames, timings):

@@ -599,3 +599,58 @@ def interpolate(key_times, key_quats, sample_times, method: str = "slerp",
         # result[lo:hi].T is a (4, k) strided view: the last step writes there.
         evaluate(result[lo:hi].T, index[lo:hi], u, buffers)
     return result
+
+
+# Bones per block in interpolate_many: a block's (bones, samples, 4) arrays stay
+# around 16 MB whatever the rig's size (200 bones x 10,000 frames included).
+_MANY_BLOCK_VALUES = 500_000
+
+
+def interpolate_many(key_times, key_quats, sample_times, method: str = "slerp") -> np.ndarray:
+    """:func:`interpolate` (shortest arcs) for several key sequences on the same key times.
+
+    key_times: (n,); key_quats: (b, n, 4); sample_times: (m,). Returns (b, m, 4),
+    row k equal to ``interpolate(key_times, key_quats[k], sample_times, method)``
+    to float64 rounding. A rig's bones keyed on the same frames share the sample
+    search and fractions; slerp and nlerp evaluate all sequences in whole-array
+    steps (lerp and squad run one sequence at a time). Raises ValueError as
+    :func:`interpolate` does.
+    """
+    if method not in METHODS:
+        raise ValueError(f"Unknown interpolation method {method!r}: use one of {', '.join(METHODS)}.")
+    key_quats = np.asarray(key_quats, dtype=np.float64)
+    if key_quats.ndim != 3 or key_quats.shape[-1] != 4:
+        raise ValueError(f"key_quats has shape {key_quats.shape}, expected (b, n, 4).")
+    samples = _sample_times(sample_times)
+    b = key_quats.shape[0]
+    if method in ("lerp", "squad") or key_quats.shape[1] < 2 or b == 0:
+        out = np.empty((b, samples.shape[0], 4))
+        for k in range(b):
+            out[k] = interpolate(key_times, key_quats[k], samples, method)
+        return out
+    times = _validated_times(key_times)
+    if key_quats.shape[1] != times.shape[0]:
+        raise ValueError(f"key_quats has {key_quats.shape[1]} keys per sequence, expected "
+                         f"{times.shape[0]}: one (w, x, y, z) quaternion per key time.")
+    # Every sequence's keys at once (raises on NaN/inf/zero naming the flattened key).
+    q = quat.make_continuous(quat.normalize(key_quats, "key_quats"), axis=1)   # (b, n, 4)
+    index, u = _locate(times, samples)                   # shared by every sequence
+    out = np.empty((b, samples.shape[0], 4))
+    per_block = max(1, _MANY_BLOCK_VALUES // max(1, samples.shape[0]))
+    for lo in range(0, b, per_block):
+        hi = min(b, lo + per_block)
+        qb = q[lo:hi]
+        start = qb[:, np.minimum(index, qb.shape[1] - 1)]            # hold: the last key
+        if method == "nlerp":
+            step = np.zeros_like(qb)
+            step[:, :-1] = qb[:, 1:] - qb[:, :-1]
+            mixed = start + u[None, :, None] * step[:, index]
+            out[lo:hi] = mixed / quat.norm(mixed)[..., None]
+            continue
+        omega, tangent = _arcs(qb[:, :-1], qb[:, 1:])                  # (bb, n-1), (bb, n-1, 4)
+        omega = np.concatenate([omega, np.zeros((hi - lo, 1))], axis=1)
+        tangent = np.concatenate([tangent, np.zeros((hi - lo, 1, 4))], axis=1)
+        angle = u[None, :] * omega[:, index]
+        out[lo:hi] = (np.cos(angle)[..., None] * start
+                      + np.sin(angle)[..., None] * tangent[:, index])
+    return out

@@ -466,3 +466,23 @@ def quat_to_mode_values_continuous(q, mode: str, reference=None) -> np.ndarray:
         if quat.dot(out[0], ref) < 0.0:
             out = -out
     return out
+
+
+def quat_to_mode_values_continuous_many(q, mode: str, references=None) -> np.ndarray:
+    """``quat_to_mode_values_continuous`` for b sequences at once: q (b, m, 4), references
+    (b, 4) or None. 'QUATERNION' runs in whole-array steps (a rig's bones); the other
+    modes one sequence at a time."""
+    _check_mode(mode)
+    q = np.asarray(q, dtype=np.float64)
+    if mode != "QUATERNION" or q.ndim != 3:
+        return np.stack([quat_to_mode_values_continuous(
+            seq, mode, None if references is None else references[k])
+            for k, seq in enumerate(q)])
+    out = quat.make_continuous(quat.normalize(q, "quat_to_mode_values_continuous"), axis=1)
+    if references is not None:
+        ref = np.asarray(references, dtype=np.float64)
+        if ref.shape != (q.shape[0], 4):
+            raise ValueError(f"quat_to_mode_values_continuous_many: references must have "
+                             f"shape ({q.shape[0]}, 4), got {ref.shape}.")
+        out[np.einsum("bi,bi->b", out[:, 0], ref) < 0.0] *= -1.0
+    return out

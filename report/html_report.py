@@ -76,8 +76,10 @@ details{margin:8px 0}summary{cursor:pointer;color:#444}
 
 
 def _label(obj: dict) -> str:
-    """How the page names an object entry: "Cube" or, for one of several clips, "Cube / Walk"."""
-    return f"{obj['name']} / {obj['clip']}" if obj.get("clip") else str(obj["name"])
+    """How the page names an object entry: "Cube", "Rig: spine" for a pose bone or, for one
+    of several clips, "Cube / Walk"."""
+    name = f"{obj['name']}: {obj['bone']}" if obj.get("bone") else str(obj["name"])
+    return f"{name} / {obj['clip']}" if obj.get("clip") else name
 
 def _e(text) -> str:
     return html.escape(str(text), quote=True)
@@ -561,7 +563,16 @@ def render_html(report: dict) -> str:
             f"<th>{_hint('Typical difference (deg)', 'Root mean square of the difference over all frames.')}</th>"
             "<th>Worst frame</th>"
             f"<th>{_hint('Long way round', _LONG_WAY_HINT)}</th><th>Advice</th></tr>")
+        armature = None
         for i, obj in enumerate(objects):
+            if obj.get("bone") and obj["name"] != armature:
+                # Bone rows are grouped per armature (worst first, see json_report).
+                armature = obj["name"]
+                count = sum(1 for o in objects if o.get("bone") and o["name"] == armature)
+                out.append(f'<tr class="armature"><th colspan="9">Armature {_e(armature)} '
+                           f'&middot; {count} bone(s), worst first</th></tr>')
+            elif not obj.get("bone"):
+                armature = None
             cls = _deviation_class(obj)
             arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj))
             out.append(

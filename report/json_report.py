@@ -84,6 +84,7 @@ def object_entry(a) -> dict:
         norm = {k: v for k, v in a.norm.items() if k != "per_frame"}
     entry = {
         "name": a.name,
+        **({"bone": a.bone} if getattr(a, "bone", "") else {}),
         **({"clip": a.clip} if getattr(a, "clip", "") else {}),
         "rotation_mode": a.rotation_mode,
         **({"rotation_channels": list(a.channels)} if getattr(a, "channels", None) else {}),
@@ -147,9 +148,30 @@ def build_report(analyses: Iterable, *, blender_version: str, file: str, method:
         "blender_version": str(blender_version),
         "file": str(file),
         "method": str(method),
-        "objects": [object_entry(a) for a in analyses],
+        "objects": _armatures_grouped([object_entry(a) for a in analyses]),
         "errors": [{"object": name, "message": message} for name, message in errors],
     }
+
+
+def _armatures_grouped(entries: list) -> list:
+    """Entries in the given order, except that an armature's bone rows come together
+    (where its first row was), worst bone first, so a 60-bone rig reads top-down."""
+    out, groups = [], {}
+    for entry in entries:
+        if "bone" not in entry:
+            out.append(entry)
+            continue
+        if entry["name"] not in groups:
+            groups[entry["name"]] = []
+            out.append(groups[entry["name"]])
+        groups[entry["name"]].append(entry)
+    flat = []
+    for item in out:
+        if isinstance(item, list):
+            flat += sorted(item, key=lambda e: -(e.get("max_deviation_deg") or 0.0))
+        else:
+            flat.append(item)
+    return flat
 
 
 def dumps(report: dict) -> str:

@@ -148,12 +148,21 @@ def scene_snapshot() -> dict:
             )
             for o in bpy.data.objects
         },
+        # Pose bones: rotation mode and static values (a revert must put them back too).
+        "bones": {
+            (o.name, b.name): (b.rotation_mode, tuple(b.rotation_quaternion),
+                               tuple(b.rotation_euler), tuple(b.rotation_axis_angle),
+                               tuple(b.location))
+            for o in bpy.data.objects if o.type == 'ARMATURE' and o.pose is not None
+            for b in o.pose.bones
+        },
     }
 
 
 def assert_same_snapshot(before: dict, after: dict) -> None:
     """Fail with the first difference between two ``scene_snapshot`` results."""
     assert before["objects"] == after["objects"]
+    assert before.get("bones") == after.get("bones")
     assert before["fake_users"] == after["fake_users"]
     assert sorted(before["actions"]) == sorted(after["actions"])
     for name, channels in before["actions"].items():
@@ -180,4 +189,61 @@ def evaluated_quats(obj, frames) -> np.ndarray:
     for i, f in enumerate(frames):
         scene.frame_set(int(f))
         out[i] = matrix_quat(obj)
+    return out
+
+
+def make_rig(name: str, bones) -> "bpy.types.Object":
+    """An armature object linked to the scene with ``bones``: (name, parent name or None,
+    head (3,), tail (3,)) in armature space, made in Edit Mode and left in Object Mode."""
+    arm = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, arm)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj     # Edit Mode acts on the active object
+    bpy.ops.object.mode_set(mode='EDIT')
+    try:
+        for bone_name, parent, head, tail in bones:
+            eb = arm.edit_bones.new(bone_name)
+            eb.head, eb.tail = head, tail
+            if parent is not None:
+                eb.parent = arm.edit_bones[parent]
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
+    return obj
+
+
+def bone_path(bone_name: str, data_path: str) -> str:
+    """``pose.bones["name"].data_path`` with the name escaped as Blender does."""
+    return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].{data_path}'
+
+
+def key_bone(rig, bone_name: str, data_path: str, frames, values, mode: str | None = None,
+             interpolation: str = 'BEZIER') -> list:
+    """Key ``rig.pose.bones[bone_name].<data_path>`` (columns of ``values``) at ``frames``;
+    ``mode`` sets the bone's rotation mode first."""
+    if mode is not None:
+        rig.pose.bones[bone_name].rotation_mode = mode
+    action = ensure_action(rig)
+    slot = animdata.get_slot_identifier(rig)
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    made = []
+    for index in range(values.shape[1]):
+        fc = animdata.new_fcurve(action, slot, bone_path(bone_name, data_path), index,
+                                 group=bone_name)
+        add_keys(fc, frames, values[:, index], interpolation)
+        made.append(fc)
+    return made
+
+
+def bone_world_quats(rig, bone_name: str, frames) -> np.ndarray:
+    """(n, 4): ``frame_set`` each frame, then the rotation of the bone's ``matrix_basis``
+    (its own channels, what Blender evaluated)."""
+    scene = bpy.context.scene
+    out = np.empty((len(frames), 4))
+    pbone = rig.pose.bones[bone_name]
+    for i, f in enumerate(frames):
+        scene.frame_set(int(f))
+        out[i] = np.array(pbone.matrix_basis.to_quaternion(), dtype=np.float64)
     return out

@@ -529,30 +529,21 @@ def test_delta_bake_replays_slerp_of_the_played_keys_and_reverts(clean_blender, 
 
 
 # --------------------------------------------------------------------------
-# Armatures: bones are not handled yet, and every entry point says so
+# Armatures: every entry point reaches the keyed pose bones (details: test_bones*.py)
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["Fox.glb", "SimpleSkin.gltf"])
-def test_skinned_gltf_says_bones_are_not_handled_yet(clean_blender, name):
+def test_skinned_gltf_armature_is_found_by_the_command_line(clean_blender, name):
     _import_gltf(REALDATA / "gltf" / name)
-    with pytest.raises(cli.BadInput, match="pose bones yet"):
-        cli.resolve_objects(bpy, None, name)
+    found = cli.resolve_objects(bpy, None, name)
+    assert [o.type for o in found] == ['ARMATURE']
+    assert cli.bone_keyed_sentences(bpy) == []
 
 
-def test_armature_with_keyed_bones_gets_a_sentence(clean_blender, tmp_path):
+def test_armature_with_keyed_bones_is_reported_per_bone_beside_objects(clean_blender, tmp_path):
     _import_bvh(FREEBVH, target='ARMATURE')
     (arm,) = [o for o in bpy.data.objects if o.type == 'ARMATURE']
-    with pytest.raises(bake.BakeError, match="bones") as info:
-        bake.bake_objects([arm], bake.BakeSettings())
-    assert "not handle pose bones yet" in str(info.value)
-    with pytest.raises(addon_analyze.NoRotationKeys, match="pose bones yet"):
-        addon_analyze.analyze_object(arm)
-    with pytest.raises(cli.BadInput, match="pose bones yet"):
-        cli.resolve_objects(bpy, None, "bvh.blend")
-    scenes.select_only(arm)
-    with pytest.raises(RuntimeError, match="pose bones yet"):
-        bpy.ops.quatbake.bake()
-    # Beside an animated object the report goes ahead and lists the armature as skipped.
+    clip = bvh_reference.load_bvh(FREEBVH)
     scenes.make_animated_object("Cam", 'QUATERNION', [1, 30], [[1, 0, 0, 0], [0, 0, 0, 1]])
     scene = tmp_path / "mixed.blend"
     arm_name = arm.name            # cli.main opens the file: `arm` goes stale
@@ -560,9 +551,11 @@ def test_armature_with_keyed_bones_gets_a_sentence(clean_blender, tmp_path):
     out = tmp_path / "mixed.json"
     assert cli.main(["report", str(scene), "--json", str(out), "--quiet"]) == cli.EXIT_OK
     report = load_report(out)
-    assert [o["name"] for o in report["objects"]] == ["Cam"]
-    assert [s["object"] for s in report["skipped"]] == [arm_name]
-    assert "pose bones yet" in report["skipped"][0]["message"]
+    assert [o["name"] for o in report["objects"] if "bone" not in o] == ["Cam"]
+    bones = [o["bone"] for o in report["objects"] if o.get("bone")]
+    assert {o["name"] for o in report["objects"] if o.get("bone")} == {arm_name}
+    assert sorted(bones) == sorted(j.name for j in clip.joints)
+    assert "skipped" not in report or report["skipped"] == []
 
 
 def test_panel_analyze_and_operator_bake_reach_a_clip_only_in_the_nla(clean_blender):

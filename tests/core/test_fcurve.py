@@ -208,3 +208,24 @@ def test_bezier_stays_in_its_control_hull_and_hits_its_keys(gaps, data):
     x = u**3 * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t**3 * x3
     assert np.all((t >= 0) & (t <= 1))
     np.testing.assert_allclose(x, f, rtol=0, atol=1e-9 * (1 + xs[-1]))
+
+
+def test_curves_on_the_same_frames_evaluated_together_equal_one_by_one():
+    """evaluate_many's group path (a rig's channels keyed together) against evaluate per
+    curve: the same float64 operations in another order, so 1e-12 (float64 rounding)."""
+    rng = np.random.default_rng(3)
+    xs = np.array([1.0, 4.0, 5.0, 20.0, 21.0])
+    frames = np.linspace(-2.0, 25.0, 301)
+    curves = []
+    for _ in range(7):
+        co, hl, hr, ip = _keys(xs, rng.normal(size=xs.size), handle=1.4)  # some too long
+        ip = ip.copy()
+        ip[1] = fcurve.LINEAR
+        ip[3] = fcurve.CONSTANT
+        hl[:, 1] += rng.normal(size=xs.size)       # values differ, frames are shared
+        hr[:, 1] += rng.normal(size=xs.size)
+        curves.append((co, hl, hr, ip, "CONSTANT"))
+    together = fcurve.evaluate_many(curves, frames)
+    for column, curve in enumerate(curves):
+        alone = fcurve.evaluate(*curve[:4], frames, curve[4])
+        np.testing.assert_allclose(together[:, column], alone, rtol=0, atol=1e-12)

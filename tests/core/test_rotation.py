@@ -326,3 +326,15 @@ def test_property_continuous_values_reproduce_any_sequence(seed, n, mode, with_r
     elif mode == "AXIS_ANGLE":
         assert np.all(np.abs(np.diff(values[:, 0])) <= np.pi + TIGHT)
         assert np.all(np.einsum("ij,ij->i", values[1:, 1:], values[:-1, 1:]) >= -TIGHT)
+
+
+@pytest.mark.parametrize("mode", ["QUATERNION", "XYZ"])
+def test_continuous_values_many_equal_one_sequence_at_a_time(mode):
+    rng = np.random.default_rng(11)
+    q = rng.normal(size=(5, 40, 4))
+    refs = rng.normal(size=(5, 4 if mode == "QUATERNION" else 3))   # the channels' values
+    together = rotation.quat_to_mode_values_continuous_many(q, mode, refs)
+    for k in range(q.shape[0]):
+        alone = rotation.quat_to_mode_values_continuous(q[k], mode, refs[k])
+        # The same float64 operations: equal to rounding.
+        np.testing.assert_allclose(together[k], alone, rtol=0, atol=1e-12)

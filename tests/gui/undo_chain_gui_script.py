@@ -8,7 +8,8 @@ Once the window is up, a timer runs the chain bake -> undo -> redo -> revert
 -> undo -> redo, then bake -> bake -> undo, each operator with an undo push
 from a 3D Viewport context (as a button press does), and records after each
 step whether every keyframe, action assignment, slot, rotation mode and
-fake user equals the expected state (scenes.scene_snapshot), then quits.
+fake user equals the expected state (scenes.scene_snapshot, pose bones included), then
+quits. One of the objects is an armature whose two keyed bones are baked.
 """
 import os
 import sys
@@ -33,7 +34,7 @@ def check(name, ret, expected, can_revert):
     and whether the objects can be reverted, against what is expected."""
     from quatbake.addon import bake
     same, detail = snapshot_equal(expected, snapshot())
-    objects = [bpy.data.objects[n] for n in ("Arm", "Cam", "Joint")]
+    objects = [bpy.data.objects[n] for n in ("Arm", "Cam", "Joint", "Rig")]
     reverts = [bake.can_revert(o) for o in objects]
     ok = ret == {'FINISHED'} and same and reverts == [can_revert] * len(objects)
     result["steps"].append({"name": name, "ok": ok, "ret": sorted(ret), "same": same,
@@ -61,14 +62,22 @@ def build_scene():
     joint.rotation_euler = (0.2, 0.0, 0.4)
     scenes.key_channels(joint, "delta_rotation_euler", frames,
                         [[0, 0, 0], [0.5, 1.0, -0.4], [2.0, 0.3, 1.2]], interpolation='LINEAR')
-    for obj in (arm, cam, joint):
+    # An armature (issue 13): its keyed bones are baked into one copied action and
+    # undo must bring back the action and every bone's rotation mode and values.
+    rig = scenes.make_rig("Rig", [("root", None, (0, 0, 0), (0, 0, 1)),
+                                  ("arm.L", "root", (0, 0, 1), (1, 0, 1))])
+    scenes.key_bone(rig, "root", "rotation_quaternion", frames, quats)
+    scenes.key_bone(rig, "arm.L", "rotation_euler", frames,
+                    [[0, 0, 3.0], [0, 0, -3.0], [1, 0, 0]], mode='XYZ')
+    for obj in (arm, cam, joint, rig):
         obj.select_set(True)
     bpy.context.view_layer.objects.active = arm
 
 
 def run() -> None:
     override = view3d_context()
-    build_scene()
+    with bpy.context.temp_override(**override):
+        build_scene()          # make_rig enters Edit Mode: it needs the viewport's context
     bpy.ops.ed.undo_push(message="scene built")
     original = snapshot()
 

@@ -1,0 +1,316 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""An animated transform: an object, or one pose bone of an armature.
+
+Bake, analysis, overlay and command line all work on ``AnimatedTransform``
+values instead of branching on "object or bone" themselves. A transform knows:
+
+- ``owner``: the ID whose animation data holds the channels (the object, or
+  the armature object for a bone);
+- ``path_prefix``: the channels' data-path prefix ("" for an object,
+  ``pose.bones["spine"].`` for a bone, from ``PoseBone.path_from_id()``);
+- the action and slot (the owner's, through ``animdata``);
+- the rotation mode and static values (``rotation_quaternion``, ``location``
+  ...: the object's or the pose bone's own properties);
+- its world matrix (``world_matrix``).
+
+It offers the attributes ``animdata`` reads from an object (``name``,
+``rotation_mode``, ``animation_data``, ``library`` ...), so one set of
+readers serves both. Pose bones have no delta transforms: their
+``delta_*`` values are the identity and no F-curve animates them.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..core import rotation as core_rotation
+from . import animdata
+
+_IDENTITY_DELTA = {
+    "delta_rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+    "delta_rotation_euler": (0.0, 0.0, 0.0),
+    "delta_location": (0.0, 0.0, 0.0),
+}
+# Kept here for callers of transform (animdata owns data-path parsing).
+BONE_PATH_START = animdata.BONE_PATH_START
+bone_name_from_path = animdata.bone_name_from_path
+
+
+def bone_path_prefix(bone_name: str) -> str:
+    """``pose.bones["name"].`` with the name escaped as Blender writes it in data paths."""
+    return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].'
+
+
+class AnimatedTransform:
+    """One animated transform (see the module doc). Cheap to make; holds no RNA copies."""
+
+    __slots__ = ("owner", "bone_name", "_prefix", "_pbone")
+
+    def __init__(self, owner, bone_name: str = ""):
+        self.owner = owner
+        self.bone_name = bone_name
+        self._prefix = bone_path_prefix(bone_name) if bone_name else ""
+        # Looked up once: a transform lives for one operation (no undo step inside it).
+        self._pbone = None
+
+    # -- identity ---------------------------------------------------------
+    @property
+    def is_bone(self) -> bool:
+        return bool(self.bone_name)
+
+    @property
+    def target(self):
+        """The struct with the rotation/location properties: the object or its pose bone."""
+        if not self.bone_name:
+            return self.owner
+        if self._pbone is not None:
+            return self._pbone
+        pose = self.owner.pose
+        bone = pose.bones.get(self.bone_name) if pose is not None else None
+        self._pbone = bone
+        if bone is None:
+            raise KeyError(f"Armature \"{self.owner.name}\" has no bone \"{self.bone_name}\".")
+        return bone
+
+    @property
+    def exists(self) -> bool:
+        if not self.bone_name:
+            return True
+        pose = self.owner.pose
+        return pose is not None and pose.bones.get(self.bone_name) is not None
+
+    @property
+    def path_prefix(self) -> str:
+        return self._prefix
+
+    @property
+    def name(self) -> str:
+        """The owner's name (what reports call the object); ``bone_name`` names the bone."""
+        return self.owner.name
+
+    @property
+    def key(self) -> tuple:
+        return (self.owner.name, self.bone_name)
+
+    @property
+    def label(self) -> str:
+        """How sentences name this transform."""
+        if self.bone_name:
+            return f"Armature \"{self.owner.name}\", bone \"{self.bone_name}\""
+        return f"Object \"{self.owner.name}\""
+
+    @property
+    def display_name(self) -> str:
+        """"Cube", or "Rig: spine" for a bone (panel rows, progress lines)."""
+        return f"{self.owner.name}: {self.bone_name}" if self.bone_name else self.owner.name
+
+    def __repr__(self) -> str:
+        return f"AnimatedTransform({self.display_name!r})"
+
+    # -- what animdata reads from an object --------------------------------
+    @property
+    def type(self) -> str:
+        return 'BONE' if self.bone_name else self.owner.type
+
+    @property
+    def animation_data(self):
+        return self.owner.animation_data
+
+    def animation_data_create(self):
+        return self.owner.animation_data_create()
+
+    @property
+    def library(self):
+        return self.owner.library
+
+    @property
+    def override_library(self):
+        return self.owner.override_library
+
+    @property
+    def constraints(self):
+        return self.target.constraints
+
+    @property
+    def quatbake(self):
+        """The bake record: the object's (``Object.quatbake``) or the bone's (``PoseBone``)."""
+        return getattr(self.target, "quatbake", None)
+
+    @property
+    def owner_record(self):
+        return getattr(self.owner, "quatbake", None)
+
+    def __getattr__(self, attr):
+        # rotation_mode, rotation_*, location, scale ...: the target's own values.
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        if self.bone_name and attr in _IDENTITY_DELTA:
+            return _IDENTITY_DELTA[attr]
+        return getattr(self.target, attr)
+
+    def __setattr__(self, attr, value):
+        if attr in AnimatedTransform.__slots__:
+            object.__setattr__(self, attr, value)
+        elif self.bone_name and attr in _IDENTITY_DELTA:
+            return   # pose bones have no delta transform: nothing to restore
+        else:
+            setattr(self.target, attr, value)
+
+    # -- world matrix --------------------------------------------------------
+    def world_matrix(self) -> np.ndarray:
+        """(4, 4) world matrix at the current evaluated frame (Blender's own, for checks)."""
+        if self.bone_name:
+            return np.array(self.owner.matrix_world @ self.target.matrix, dtype=np.float64)
+        return np.array(self.owner.matrix_world, dtype=np.float64)
+
+    def bone_world_matrices(self, frames, own_quats=None, own_fcurves=None,
+                            own_mode: str | None = None, cache: dict | None = None) -> np.ndarray:
+        """(n, 4, 4): this bone's world matrix at ``frames`` from the channels alone.
+
+        The armature's current ``matrix_world`` times the pose matrix Blender builds
+        down the parent chain (BKE_pose_where_is for bones that inherit rotation and
+        scale, the default): parent pose @ parent rest^-1 @ rest @ basis, the basis
+        being location, rotation and scale channels. ``own_quats`` (n, 4) replaces this
+        bone's rotation (a preview of a bake), ``own_fcurves``/``own_mode`` its channels
+        (the original action after a bake). Constraints and drivers are not included;
+        a bone in the chain with Inherit Rotation off, an inherit-scale mode other than
+        Full or Local Location off raises ValueError naming it. ``cache`` shares the
+        parents' matrices between the bones of one rig.
+        """
+        from . import animdata
+
+        frames = np.asarray(frames, dtype=np.float64).ravel()
+        cache = {} if cache is None else cache
+        chain = []
+        pbone = self.target
+        while pbone is not None:
+            chain.append(pbone)
+            pbone = pbone.parent
+        parent_pose = None
+        for depth, pbone in enumerate(reversed(chain)):
+            bone = pbone.bone
+            if not bone.use_inherit_rotation or getattr(bone, "inherit_scale", 'FULL') != 'FULL' \
+                    or not bone.use_local_location:
+                raise ValueError(
+                    f"Armature \"{self.owner.name}\", bone \"{bone.name}\": Inherit Rotation "
+                    "off, an inherit-scale mode other than Full or Local Location off is not "
+                    "drawn by the overlay yet (the bake and the report handle it).")
+            own = depth == len(chain) - 1
+            key = (pbone.name, frames.tobytes())
+            if not own and key in cache:
+                parent_pose = cache[key]
+                continue
+            t = AnimatedTransform(self.owner, pbone.name)
+            fcurves = own_fcurves if own else None
+            if own and own_quats is not None:
+                quats = np.asarray(own_quats, dtype=np.float64)
+            else:
+                quats = animdata.evaluate_orientation(t, frames, own_mode if own else None,
+                                                      fcurves)
+            location = animdata.evaluate_full_location(t, frames, fcurves)
+            scale = animdata.evaluate_channels(animdata.find_fcurves(t, "scale", 3, fcurves),
+                                               np.array(pbone.scale, dtype=np.float64), frames)
+            basis = np.zeros((frames.shape[0], 4, 4))
+            basis[:, :3, :3] = core_rotation.quat_to_matrix(quats) * scale[:, None, :]
+            basis[:, :3, 3] = location
+            basis[:, 3, 3] = 1.0
+            rest = np.array(bone.matrix_local, dtype=np.float64)
+            if parent_pose is None:
+                pose = rest @ basis
+            else:
+                offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
+                pose = parent_pose @ (offset @ basis)
+            if not own:
+                cache[key] = pose
+            parent_pose = pose
+        return np.array(self.owner.matrix_world, dtype=np.float64) @ parent_pose
+
+
+def object_transform(obj) -> AnimatedTransform:
+    return AnimatedTransform(obj)
+
+
+def pose_bone_transform(pbone) -> AnimatedTransform:
+    return AnimatedTransform(pbone.id_data, pbone.name)
+
+
+def keyed_bone_names(obj, fcurves=None) -> list[str]:
+    """Names of ``obj``'s pose bones whose channels hold keys in its active action (or
+    ``fcurves``), in the armature's bone order; bones no longer in the armature are left out."""
+    from . import animdata
+
+    if obj.type != 'ARMATURE' or obj.pose is None:
+        return []
+    if fcurves is None:
+        fcurves = animdata.object_fcurves(obj)
+    names = set()
+    for fc in fcurves:
+        name = bone_name_from_path(fc.data_path)
+        if name is not None and len(fc.keyframe_points):
+            names.add(name)
+    return [b.name for b in obj.pose.bones if b.name in names]
+
+
+def object_is_keyed(obj, fcurves=None) -> bool:
+    """True when ``obj``'s own transform channels (not its bones') hold keys."""
+    from . import animdata
+
+    if fcurves is None:
+        fcurves = animdata.object_fcurves(obj)
+    wanted = animdata.TRANSFORM_DATA_PATHS
+    return any(fc.data_path in wanted and len(fc.keyframe_points) for fc in fcurves)
+
+
+def transforms_of_objects(objects) -> list[AnimatedTransform]:
+    """What a selection of objects means: each object, and for an armature with keyed bones
+    every keyed bone (after its own channels, when those are keyed too)."""
+    found = []
+    for obj in objects:
+        bones = keyed_bone_names(obj)
+        if not bones:
+            found.append(AnimatedTransform(obj))
+            continue
+        if object_is_keyed(obj):
+            found.append(AnimatedTransform(obj))
+        found.extend(AnimatedTransform(obj, name) for name in bones)
+    return found
+
+
+def transforms_of_pose_bones(pbones) -> list[AnimatedTransform]:
+    return [pose_bone_transform(b) for b in pbones]
+
+
+def selected_transforms(context) -> list[AnimatedTransform]:
+    """Pose Mode: the selected pose bones; otherwise the selected objects (armatures: their
+    keyed bones, see ``transforms_of_objects``). Sorted by name for stable reports."""
+    if getattr(context, "mode", "") == 'POSE':
+        bones = getattr(context, "selected_pose_bones", None) or []
+        return sorted(transforms_of_pose_bones(bones), key=lambda t: t.key)
+    objects = sorted(getattr(context, "selected_objects", None) or [], key=lambda o: o.name)
+    return transforms_of_objects(objects)
+
+
+def as_transforms(items) -> list[AnimatedTransform]:
+    """Objects (expanded as ``transforms_of_objects``) and transforms, in order."""
+    out = []
+    for item in items:
+        if isinstance(item, AnimatedTransform):
+            out.append(item)
+        else:
+            out.extend(transforms_of_objects([item]))
+    return out
+
+
+def selected_objects(context) -> list:
+    """The selected objects, sorted by name so reports come in a stable order."""
+    objects = getattr(context, "selected_objects", None) or []
+    return sorted(objects, key=lambda obj: obj.name)
+
+
+def selected_items(context) -> list:
+    """What the operators act on: in Pose Mode the selected pose bones (as
+    ``transform.AnimatedTransform``), otherwise the selected objects (an armature
+    then stands for all its keyed bones, see ``transform.transforms_of_objects``)."""
+    if getattr(context, "mode", "") == 'POSE':
+        return selected_transforms(context)
+    return selected_objects(context)

@@ -1,0 +1,209 @@
+"""Pose bones, hostile cases of issue 13: each bakes correctly (its bone's own channels
+replay slerp of its key orientations, checked with frame_set + matrix_basis against the
+glTF spec's slerp in tests/oracles) or is refused with a sentence naming the armature,
+the bone, the channel and the frame, with the file unchanged (scenes.scene_snapshot).
+Runs with bpy 5.0.1 and inside Blender 3.4.1."""
+import os
+import tempfile
+
+import bpy
+import numpy as np
+import pytest
+from test_bones import (
+    REPLAY_RAD,
+    angle_rad,
+    bone_fcurves,
+    evaluated_snapshot,
+    key_quats,
+    make_checked_rig,
+    slerp_reference,
+)
+
+from quatbake.addon import animdata, bake, transform
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+FRAMES = np.arange(1.0, 22.0)
+SPIN = ([1, 21], [[1, 0, 0, 0], [0, 0, 0, 1]])   # a 180 deg turn about Z
+
+
+def _refused(items, *words, settings=None):
+    before = evaluated_snapshot()
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects(items, settings or bake.BakeSettings())
+    text = " ".join(i.message for i in info.value.issues)
+    for word in words:
+        assert word in text, text
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+    return info.value.issues
+
+
+def _replays_slerp(rig, bone, keys=SPIN):
+    ref = slerp_reference(keys[0], key_quats('QUATERNION', keys[1]), FRAMES)
+    assert angle_rad(scenes.bone_world_quats(rig, bone, FRAMES), ref).max() < REPLAY_RAD
+
+
+def test_driver_on_a_bone_channel_is_refused_naming_armature_bone_and_channel(clean_blender):
+    rig = make_checked_rig()
+    pbone = rig.pose.bones["flip"]
+    pbone.driver_add("rotation_quaternion", 2)
+    issues = _refused([rig], 'Armature "Rig", bone "flip"',
+                      'pose.bones["flip"].rotation_quaternion[2]', "driver")
+    assert {i.bone for i in issues} == {"flip"}
+
+
+def test_nan_key_on_a_bone_is_refused_naming_the_frame(clean_blender):
+    rig = make_checked_rig()
+    fc = next(fc for fc in animdata.object_fcurves(rig)
+              if fc.data_path == scenes.bone_path("wrap", "rotation_euler") and fc.array_index == 1)
+    fc.keyframe_points[1].co[1] = float("nan")
+    issues = _refused([rig], 'bone "wrap"', 'pose.bones["wrap"].rotation_euler[1]', "frame 11")
+    assert issues[0].frame == 11.0
+
+
+def test_one_bad_bone_among_good_bones_and_objects_bakes_nothing(clean_blender):
+    rig = make_checked_rig()
+    cam = scenes.make_animated_object("Cam", 'QUATERNION', *SPIN)
+    rig.pose.bones["still"].driver_add("rotation_quaternion", 0)
+    _refused([cam, rig], 'bone "still"')
+
+
+def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
+    rig = make_checked_rig()
+    rig.pose.bones["still"].constraints.new('COPY_ROTATION')
+    rig.pose.bones["still"].constraints.new('IK')
+    result = bake.bake_objects([transform.AnimatedTransform(rig, "still")], bake.BakeSettings())
+    (warning,) = result.warnings
+    assert 'Armature "Rig", bone "still" has constraints' in warning.message
+    assert '"Copy Rotation"' in warning.message and '"IK"' in warning.message
+    # The keys are baked; what plays includes the constraints, so check the F-curves.
+    fcs = [fc for fc in animdata.object_fcurves(rig)
+           if fc.data_path == scenes.bone_path("still", "rotation_quaternion")]
+    assert [len(fc.keyframe_points) for fc in fcs] == [21] * 4
+
+
+@pytest.mark.parametrize("case", ["inherit_rotation_off", "negative_scale", "nonuniform"])
+def test_parent_chain_cases_bake_their_own_channels_correctly(clean_blender, case):
+    """The bake rewrites a bone's own (local) channels; what the parent chain does on top
+    (a turning parent, inherit rotation off, negative or non-uniform scale) is left as it
+    is, so the bone's own channels must replay slerp whatever the chain."""
+    rig = make_checked_rig()
+    scenes.key_bone(rig, "root", "rotation_quaternion", [1, 21], [[1, 0, 0, 0], [0, 1, 0, 0]])
+    if case == "inherit_rotation_off":
+        rig.data.bones["still"].use_inherit_rotation = False
+    elif case == "negative_scale":
+        rig.scale = (-1.0, 1.0, 1.0)
+        scenes.key_bone(rig, "root", "scale", [1, 21], [[1, 1, 1], [-2, -2, -2]])
+    else:
+        scenes.key_bone(rig, "root", "scale", [1, 21], [[1, 1, 1], [1, 3, 0.5]])
+    root_keys = bone_fcurves(rig, "root")
+    before = evaluated_snapshot()
+    bake.bake_objects([transform.AnimatedTransform(rig, "still")], bake.BakeSettings())
+    _replays_slerp(rig, "still")
+    # What the chain adds on top stays the user's: the parent's keys are copied as they are.
+    after = bone_fcurves(rig, "root")
+    for key, co in root_keys.items():
+        np.testing.assert_array_equal(after[key], co)
+    bake.revert_objects([rig])
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+
+
+def test_bone_renamed_between_bake_and_revert_is_refused_with_the_old_name(clean_blender):
+    rig = make_checked_rig()
+    bake.bake_objects([transform.AnimatedTransform(rig, "flip")], bake.BakeSettings())
+    rig.data.bones["flip"].name = "flop"          # Blender renames the baked action's paths
+    before = evaluated_snapshot()
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([rig])
+    message = str(info.value)
+    assert 'Armature "Rig", bone "flop" was baked as "flip"' in message
+    assert 'Rename the bone back to "flip"' in message
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+    rig.data.bones["flop"].name = "flip"
+    assert bake.revert_objects([rig]) == ["Rig: flip"]
+
+
+def test_armature_without_action_is_refused(clean_blender):
+    rig = scenes.make_rig("Bare", [("b", None, (0, 0, 0), (0, 0, 1))])
+    _refused([rig], '"Bare" has no animation')
+    _refused([transform.AnimatedTransform(rig, "b")], 'Armature "Bare", bone "b" has no animation')
+
+
+def test_two_armatures_sharing_an_action_each_get_their_own_bake(clean_blender):
+    rig_a = make_checked_rig("RigA")
+    rig_b = make_checked_rig("RigB")
+    shared = animdata.get_action(rig_a)
+    own_b = animdata.get_action(rig_b)
+    animdata.assign_action(rig_b, shared, animdata.get_slot_identifier(rig_a))
+    bpy.data.actions.remove(own_b)
+    before = evaluated_snapshot()
+    bake.bake_objects([rig_a, rig_b], bake.BakeSettings())
+    assert animdata.get_action(rig_a) != animdata.get_action(rig_b)
+    assert shared.use_fake_user
+    for rig in (rig_a, rig_b):
+        _replays_slerp(rig, "still")
+    bake.revert_objects([rig_a])
+    bake.revert_objects([rig_b])
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+
+
+def _linked_rig(folder):
+    src = make_checked_rig("LibRig")
+    path = os.path.join(folder, "rig library ü.blend")
+    bpy.data.libraries.write(path, {src})
+    bpy.data.objects.remove(src)
+    with bpy.data.libraries.load(path, link=True) as (_, data_to):
+        data_to.objects = ["LibRig"]
+    obj = data_to.objects[0]
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+@pytest.mark.parametrize("override", [False, True])
+def test_linked_or_overridden_armature_is_refused(clean_blender, override):
+    with tempfile.TemporaryDirectory() as folder:
+        rig = _linked_rig(folder)
+        if override:
+            rig = rig.override_create(remap_local_usages=True)
+        _refused([rig], '"LibRig"', "overridden" if override else "library")
+
+
+def test_200_bones_10000_frames(clean_blender):
+    names = [f"b{i:03d}" for i in range(200)]
+    rig = scenes.make_rig("Big", [(n, None, (i * 0.1, 0, 0), (i * 0.1, 0, 1))
+                                  for i, n in enumerate(names)])
+    for n in names:
+        scenes.key_bone(rig, n, "rotation_quaternion", [1, 10000],
+                        [[1, 0, 0, 0], [0, 0, 0, 1]], interpolation='LINEAR')
+    result = bake.bake_objects([rig], bake.BakeSettings())
+    assert result.frames_written == 200 * 10000
+    frames = np.array([1.0, 2500.0, 5000.0, 10000.0])
+    ref = slerp_reference([1, 10000], key_quats('QUATERNION', SPIN[1]), frames)
+    for n in (names[0], names[-1]):
+        assert angle_rad(scenes.bone_world_quats(rig, n, frames), ref).max() < REPLAY_RAD
+
+
+def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(clean_blender,
+                                                                               monkeypatch):
+    cam = scenes.make_animated_object("Cam", 'QUATERNION', *SPIN)
+    rig_a = make_checked_rig("RigA")
+    rig_b = make_checked_rig("RigB")
+    before = evaluated_snapshot()
+    actions = {a.name for a in bpy.data.actions}
+    real = animdata.write_keys
+
+    def failing(fc, frames, values):
+        if fc.id_data.name.startswith("RigBAction"):
+            raise RuntimeError("disk full")
+        real(fc, frames, values)
+
+    monkeypatch.setattr(animdata, "write_keys", failing)
+    with pytest.raises(bake.BakeError, match="RigB"):
+        bake.bake_objects([cam, rig_a, rig_b], bake.BakeSettings())
+    monkeypatch.undo()
+    assert {a.name for a in bpy.data.actions} == actions      # half-made copies deleted
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
+    assert not any(b.quatbake.baked for r in (rig_a, rig_b) for b in r.pose.bones)
+    bake.bake_objects([cam, rig_a, rig_b], bake.BakeSettings())    # a retry works

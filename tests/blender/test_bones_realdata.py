@@ -1,0 +1,145 @@
+"""Pose bones of real rigs: Blender's BVH importer's armature and glTF skins.
+
+Imported with Blender's own importers (test_realdata_import's helpers, with
+their measured workarounds for Debian's 3.4.1), reported and baked by
+QuatBake, and checked against an independent reading of the file
+(tests/oracles): the BVH channels composed in the file's order, and the glTF
+spec's sampler with the importer's constant bone correction. Runs with bpy
+5.0.1 and inside Blender 3.4.1.
+"""
+import bpy
+import numpy as np
+import pytest
+
+import quatbake
+from quatbake.addon import analyze as addon_analyze
+from quatbake.addon import animdata, bake, transform
+
+import scenes
+from test_realdata_import import (
+    CHAIN_TOL_DEG,
+    C,
+    angle_deg,
+    find_action,
+    import_bvh,
+    import_gltf,
+    joint_nodes,
+    rotation_part,
+    set_frame,
+)
+
+pytestmark = pytest.mark.bpy
+
+# BVH files small enough to replay every frame of every joint quickly.
+BVH_FILES = ["pybvh_test1.bvh", "pybvh_test2.bvh", "test_freebvh.bvh"]
+SKINS = ["Fox.glb", "SimpleSkin.gltf", "03_skinned_cylinder.gltf"]
+
+
+@pytest.fixture
+def registered():
+    """QuatBake registered on top of whatever the importer left (factory settings)."""
+    quatbake.register()
+    try:
+        yield
+    finally:
+        quatbake.unregister()
+
+
+def _armature():
+    (arm,) = [o for o in bpy.data.objects if o.type == 'ARMATURE']
+    return arm
+
+
+@pytest.mark.parametrize("name", BVH_FILES)
+def test_bvh_armature_is_reported_per_bone_and_bakes_to_the_file(name):
+    clip, arm, scene = import_bvh(name)
+    quatbake.register()
+    try:
+        transforms = transform.transforms_of_objects([arm])
+        keyed = {t.bone_name for t in transforms}
+        assert {j.name for j in clip.joints} <= keyed
+        for t in transforms:
+            a = addon_analyze.analyze_object(t, "slerp")
+            assert a.name == arm.name and a.bone == t.bone_name
+        scene.frame_set(1)
+        before = scenes.scene_snapshot()
+        result = bake.bake_objects([arm], bake.BakeSettings(method='SLERP'))
+        assert len(result.objects) == len(transforms)
+        # A key on every frame: the baked bones play the file's channels on every frame.
+        rests = {j.name: rotation_part(arm.pose.bones[j.name].bone.matrix_local)
+                 for j in clip.joints}
+        file_rot = {j.name: clip.rotation_matrices(j.name) for j in clip.joints}
+        for i in range(clip.frame_count):
+            scene.frame_set(1 + i)
+            for j in clip.joints:
+                rb = rests[j.name]
+                expected = rb.T @ C @ file_rot[j.name][i] @ C.T @ rb
+                err = angle_deg(rotation_part(arm.pose.bones[j.name].matrix_basis), expected)
+                assert err < CHAIN_TOL_DEG, f"{name}, bone {j.name}, file frame {i}: {err:.2e} deg"
+        bake.revert_objects([arm])
+        scene.frame_set(1)
+        scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    finally:
+        quatbake.unregister()
+
+
+def _active_animation(doc, arm) -> int:
+    action = animdata.get_action(arm)
+    for ai in range(len(doc.animations)):
+        if find_action(doc, ai, arm) == action:
+            return ai
+    raise AssertionError(f"{doc.path.name}: the armature's action {action.name} is no animation")
+
+
+@pytest.mark.parametrize("name", SKINS)
+def test_gltf_skin_bones_bake_to_the_spec_slerp_on_every_frame(name):
+    """The spec's LINEAR rotation is a slerp; the importer turns each joint's local rotation
+    into the bone's by constant rotations on both sides, which slerp commutes with, so after
+    a slerp bake every whole frame (not only the keys) must be the spec's global rotation
+    times the importer's constant bone correction K."""
+    fps = 24
+    doc, scene = import_gltf(name, fps)
+    quatbake.register()
+    try:
+        arm = _armature()
+        ai = _active_animation(doc, arm)
+        anim = doc.animations[ai]
+        joints = joint_nodes(doc)
+        channels = [ch for ch in anim.channels if ch.path == "rotation" and ch.node in joints]
+        assert channels, f"{name}: no joint rotation channel"
+        bones = {ch.node: doc.nodes[ch.node].get("name", f"Node_{ch.node}") for ch in channels}
+        if any(ch.interpolation != "LINEAR" for ch in channels):
+            pytest.skip(f"{name}: not every joint channel is LINEAR (the spec is then no slerp)")
+
+        def k_at(t):
+            set_frame(scene, t * fps)
+            world = doc.world_matrices(anim, t)
+            return {n: (C @ rotation_part(world[n]) @ C.T).T
+                    @ rotation_part(arm.matrix_world @ arm.pose.bones[b].matrix)
+                    for n, b in bones.items()}
+
+        t0 = float(min(ch.times[0] for ch in channels))
+        corrections = k_at(t0)            # what the importer adds, from its own playback
+        before_report = {t.bone_name: addon_analyze.analyze_object(t, "slerp")
+                         for t in transform.transforms_of_objects([arm])}
+        assert set(bones.values()) <= set(before_report)
+        scene.frame_set(scene.frame_current)
+        before = scenes.scene_snapshot()
+        bake.bake_objects([arm], bake.BakeSettings(method='SLERP'))
+        t1 = float(max(ch.times[-1] for ch in channels))
+        frames = np.arange(np.ceil(t0 * fps), np.floor(t1 * fps) + 1)
+        worst = 0.0
+        for f in frames:
+            for n, k in k_at(f / fps).items():
+                worst = max(worst, angle_deg(corrections[n], k))
+        # SimpleSkin's keys are not unit quaternions (|q| up to 1.00023): the spec's slerp
+        # of them and the slerp of the rotations they stand for (QuatBake normalises
+        # first, as Blender does) part by up to about that much in radians, times 2.
+        off_norm = max(float(np.abs(np.linalg.norm(ch.key_values, axis=1) - 1.0).max())
+                       for ch in channels)
+        tolerance = CHAIN_TOL_DEG + np.degrees(2.0 * off_norm)
+        assert worst < tolerance, f"{name}: baked bones {worst:.2e} deg from the spec"
+        bake.revert_objects([arm])
+        scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    finally:
+        quatbake.unregister()
