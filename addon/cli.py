@@ -501,8 +501,9 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
     return analyses, errors
 
 
-def run_report(args) -> int:
-    path = check_blend_file(args.scene)
+def _report_outputs(args, path: str) -> tuple[str | None, str | None]:
+    """The checked --json / --html paths of ``report`` and ``export-check`` (None when not
+    given): writable, two different files, and never the input scene."""
     json_out = check_output(args.json, "--json") if args.json else None
     html_out = check_output(args.html, "--html") if args.html else None
     if json_out and html_out and json_out == html_out:
@@ -510,6 +511,12 @@ def run_report(args) -> int:
     for flag, out in (("--json", json_out), ("--html", html_out)):
         if out and _same_file(path, out):
             raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
+    return json_out, html_out
+
+
+def run_report(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out, html_out = _report_outputs(args, path)
     bpy = load_blend(path)
     _register_quatbake()
     objects = clip_targets(resolve_targets(bpy, args), args.clips)
@@ -665,13 +672,7 @@ def _check_table(report: dict) -> str:
 
 def run_export_check(args) -> int:
     path = check_blend_file(args.scene)
-    json_out = check_output(args.json, "--json") if args.json else None
-    html_out = check_output(args.html, "--html") if args.html else None
-    if json_out and html_out and json_out == html_out:
-        raise BadInput("--json and --html name the same file; give two different paths.")
-    for flag, out in (("--json", json_out), ("--html", html_out)):
-        if out and _same_file(path, out):
-            raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
+    json_out, html_out = _report_outputs(args, path)
     bpy = load_blend(path)
     _register_quatbake()
     from ..report import export_check_report
