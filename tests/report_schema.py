@@ -24,26 +24,25 @@ REPORT = _validator("quatbake.report-1.schema.json")
 EXPORT_CHECK = _validator("quatbake.export-check-1.schema.json")
 
 
-def validate_export_check(report: dict) -> dict:
-    """``report`` itself, after checking it against quatbake.export-check/1."""
-    errors = sorted(EXPORT_CHECK.iter_errors(report), key=lambda e: list(e.absolute_path))
+def _check(validator, name: str, report: dict) -> dict:
+    """``report`` itself, after checking it against schema ``name`` (raises if it does not fit)."""
+    errors = sorted(validator.iter_errors(report), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(top)"
-        raise AssertionError(f"report does not fit quatbake.export-check/1 at {where}: "
-                             f"{first.message} ({len(errors)} error(s))")
+        raise AssertionError(f"report does not fit {name} at {where}: {first.message} "
+                             f"({len(errors)} error(s))")
     return report
+
+
+def validate_export_check(report: dict) -> dict:
+    """``report`` itself, after checking it against quatbake.export-check/1."""
+    return _check(EXPORT_CHECK, "quatbake.export-check/1", report)
 
 
 def validate_report(report: dict) -> dict:
     """``report`` itself, after checking it against quatbake.report/1 (raises if it does not fit)."""
-    errors = sorted(REPORT.iter_errors(report), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
-        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
-        raise AssertionError(f"report does not fit quatbake.report/1 at {where}: {first.message} "
-                             f"({len(errors)} error(s))")
-    return report
+    return _check(REPORT, "quatbake.report/1", report)
 
 
 def load_report(path) -> dict:
