@@ -358,6 +358,9 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
         for i in slow_columns:
             out[:, i] = np.fromiter(map(fcurves[i].evaluate, frame_list), dtype=np.float64,
                                     count=n)
+    if len(fast_curves) == len(fcurves):
+        # Every channel in numpy (a rig's bones): no copy into ``out``.
+        return core_fcurve.evaluate_many(fast_curves, frames, check=False)
     if fast_curves:
         # Channels keyed on the same frames share one Bezier x(t) solve.
         out[:, fast_columns] = core_fcurve.evaluate_many(fast_curves, frames, check=False)

@@ -212,9 +212,11 @@ def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> l
                                        for i in members])
             raw = animdata.evaluate_channels([fc for fcs in fcurves for fc in fcs], defaults,
                                              times, known)
+            # (times, members x channels) -> (members x times, channels): one conversion.
             width = raw.shape[1] // len(members)
-            quats = np.stack([_playback_quats(raw[:, j * width:(j + 1) * width], mode)
-                              for j in range(len(members))])
+            per_member = raw.reshape(times.size, len(members), width).transpose(1, 0, 2)
+            quats = _playback_quats(per_member.reshape(-1, width), mode).reshape(
+                len(members), times.size, 4)
             found = turns.track_many(keys, key_quats, times, quats)
         for i, tracking in zip(members, found):
             out[i] = tracking
