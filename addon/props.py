@@ -252,6 +252,13 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
 
 
+def _saved_vector(prop: str, label: str, default: tuple, when: str = "before the first bake"):
+    """A bake record's copy of the transform's ``prop`` as it was ``when``: float32 like the
+    Object and PoseBone property, so it round-trips exactly."""
+    return FloatVectorProperty(name=f"Original {label}", size=len(default), default=default,
+                               description=f"{prop} of the object or bone {when}")
+
+
 class _StaticValuesRecord:
     """The fields an object's and a pose bone's bake records share: the transform's rotation
     mode and static values before the first bake (a mix-in: Blender registers the
@@ -260,29 +267,20 @@ class _StaticValuesRecord:
     Once Blender has evaluated a bake it has written the baked values into the transform's
     own properties; after a revert the ones the original action does not animate
     (rotation_quaternion when the bake switched an Euler transform to QUATERNION) would
-    keep them. Float32 like the Object and PoseBone properties, so they round-trip exactly.
+    keep them.
     """
 
     original_rotation_mode: StringProperty(
         name="Original Rotation Mode", default="",
         description="Rotation mode of the object or bone before the bake",
     )
-    original_rotation_quaternion: FloatVectorProperty(
-        name="Original Quaternion", size=4, default=(1.0, 0.0, 0.0, 0.0),
-        description="rotation_quaternion of the object or bone before the first bake",
-    )
-    original_rotation_euler: FloatVectorProperty(
-        name="Original Euler", size=3, default=(0.0, 0.0, 0.0),
-        description="rotation_euler of the object or bone before the first bake",
-    )
-    original_rotation_axis_angle: FloatVectorProperty(
-        name="Original Axis Angle", size=4, default=(0.0, 0.0, 1.0, 0.0),
-        description="rotation_axis_angle of the object or bone before the first bake",
-    )
-    original_location: FloatVectorProperty(
-        name="Original Location", size=3, default=(0.0, 0.0, 0.0),
-        description="location of the object or bone before the first bake that baked location",
-    )
+    original_rotation_quaternion: _saved_vector("rotation_quaternion", "Quaternion",
+                                                 (1.0, 0.0, 0.0, 0.0))
+    original_rotation_euler: _saved_vector("rotation_euler", "Euler", (0.0, 0.0, 0.0))
+    original_rotation_axis_angle: _saved_vector("rotation_axis_angle", "Axis Angle",
+                                                 (0.0, 0.0, 1.0, 0.0))
+    original_location: _saved_vector("location", "Location", (0.0, 0.0, 0.0),
+                                     "before the first bake that baked location")
     location_baked: BoolProperty(
         name="Location Baked", default=False,
         description="Whether a bake since the first one wrote location keys "
