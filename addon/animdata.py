@@ -330,25 +330,34 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
     frames = np.asarray(frames, dtype=np.float64).ravel()
     n = frames.shape[0]
     out = np.empty((n, len(fcurves)), dtype=np.float64)
-    frame_list = None
-    fast_columns, fast_curves = [], []
+    candidates = []   # (column, curve arrays, the dict of read arrays they came from)
+    slow_columns = []
     for i, fc in enumerate(fcurves):
         if fc is None:
             out[:, i] = float(defaults[i])
-            continue
-        if len(fc.modifiers) == 0 and len(fc.keyframe_points) > 0:
+        elif len(fc.modifiers) == 0 and len(fc.keyframe_points) > 0:
             keys = known.get(fc.as_pointer()) if known is not None else None
             if keys is None:
                 keys = read_keyframe_arrays(fc, KEY_FIELDS)
-            curve = (keys["co"], keys["handle_left"], keys["handle_right"], keys["interpolation"],
-                     fc.extrapolation)
-            if core_fcurve.unsupported_reason(*curve) is None:
-                fast_columns.append(i)
-                fast_curves.append(curve)
-                continue
-        if frame_list is None:
-            frame_list = frames.tolist()
-        out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
+            candidates.append((i, (keys["co"], keys["handle_left"], keys["handle_right"],
+                                   keys["interpolation"], fc.extrapolation), keys))
+        else:
+            slow_columns.append(i)
+    # A bake evaluates each curve twice (turns, then the deviation): check it once,
+    # and every unchecked curve in one core_fcurve.supported_many call.
+    unchecked = [(curve, keys) for _i, curve, keys in candidates if "supported" not in keys]
+    if unchecked:
+        found = core_fcurve.supported_many([curve for curve, _keys in unchecked])
+        for (_curve, keys), ok in zip(unchecked, found):
+            keys["supported"] = bool(ok)
+    fast_columns = [i for i, _curve, keys in candidates if keys["supported"]]
+    fast_curves = [curve for _i, curve, keys in candidates if keys["supported"]]
+    slow_columns += [i for i, _curve, keys in candidates if not keys["supported"]]
+    if slow_columns:
+        frame_list = frames.tolist()
+        for i in slow_columns:
+            out[:, i] = np.fromiter(map(fcurves[i].evaluate, frame_list), dtype=np.float64,
+                                    count=n)
     if fast_curves:
         # Channels keyed on the same frames share one Bezier x(t) solve.
         out[:, fast_columns] = core_fcurve.evaluate_many(fast_curves, frames, check=False)

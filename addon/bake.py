@@ -499,10 +499,52 @@ def _transform_fcurves(obj, src: _Source, cache: dict | None) -> list:
     return fcurves
 
 
-def _plan_object(obj, settings: BakeSettings,
-                 fcurve_cache: dict | None = None) -> tuple[_Plan | None, list[BakeIssue]]:
-    """Check one transform (an object or a pose bone) and compute its bake (numpy only).
-    Changes nothing."""
+@dataclass
+class _Reading:
+    """What ``_read_transform`` found of one transform: checked, keys read, frames chosen.
+    ``_plan_reading`` computes the bake from it once the keyed turns are tracked."""
+
+    obj: object
+    src: _Source
+    fcurves: list
+    rot_fcs: list
+    delta_fcs: list
+    into_delta: bool         # only the delta rotation is keyed: the bake writes there
+    delta_keyed: bool
+    out_mode: str
+    target_path: str
+    rot_path: str
+    out_path: str
+    delta_paths: set
+    bake_location: bool
+    loc_frames: np.ndarray | None
+    loc_points: np.ndarray | None
+    loc_into_delta: bool
+    rot_frames: np.ndarray
+    key_quats: np.ndarray
+    key_raw: np.ndarray | None   # the keyed channels' values at rot_frames (None: not read)
+    frames: np.ndarray
+    start: float
+    end: float
+    issues: list             # warnings found while reading
+
+    def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
+        """What turn_inputs needs to follow Blender's playback of the keyed channels."""
+        keyed_fcs = self.delta_fcs if self.into_delta else self.rot_fcs
+        key_raw = self.key_raw
+        if key_raw is None:
+            defaults = (animdata.delta_rotation_defaults(self.obj, self.src.mode)
+                        if self.into_delta else animdata.rotation_defaults(self.obj, self.src.mode))
+            key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, self.rot_frames)
+        extra = self.frames if settings.timing == 'KEYED' else None
+        return turn_inputs.TrackRequest(self.obj, self.src.mode, self.fcurves, self.rot_frames,
+                                        self.key_quats, key_raw, extra)
+
+
+def _read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
+                    ) -> tuple[_Reading | None, list[BakeIssue]]:
+    """Check one transform (an object or a pose bone), read its keys and choose the frames
+    to bake. Changes nothing."""
     name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
     issues: list[BakeIssue] = []
 
@@ -692,11 +734,36 @@ def _plan_object(obj, settings: BakeSettings,
     if grid_key not in grids:
         grids[grid_key] = _bake_frames(start, end, int(settings.frame_step), all_keys)
     frames = grids[grid_key]
+    reading = _Reading(obj, src, fcurves, rot_fcs, delta_fcs, into_delta, delta_keyed, out_mode,
+                       target_path, rot_path, out_path, delta_paths, bake_location, loc_frames,
+                       loc_points, loc_into_delta, rot_frames, key_quats, raw, frames, start, end,
+                       issues)
+    return reading, issues
+
+
+def _plan_reading(reading: _Reading, keyed: "_KeyedTurns | None", settings: BakeSettings,
+                  fcurve_cache: dict | None = None) -> tuple[_Plan | None, list[BakeIssue]]:
+    """Compute the bake of one transform from its reading (numpy only). ``keyed``: its
+    keyed turns when tracked with the others (``_track_all``), None to track them here.
+    Changes nothing."""
+    r = reading
+    obj, src, fcurves, rot_fcs, delta_fcs = r.obj, r.src, r.fcurves, r.rot_fcs, r.delta_fcs
+    into_delta, delta_keyed, out_mode = r.into_delta, r.delta_keyed, r.out_mode
+    target_path, rot_path, out_path, delta_paths = (r.target_path, r.rot_path, r.out_path,
+                                                    r.delta_paths)
+    bake_location, loc_frames, loc_points = r.bake_location, r.loc_frames, r.loc_points
+    loc_into_delta, rot_frames, key_quats = r.loc_into_delta, r.rot_frames, r.key_quats
+    frames, start, end = r.frames, r.start, r.end
+    name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
+    issues: list[BakeIssue] = list(r.issues)
+
+    def err(message, channel="", frame=None):
+        issues.append(BakeIssue('ERROR', name, channel, frame, message, bone))
 
     method = settings.method.lower()
     try:
-        keyed = _keyed_turns(obj, src.mode, fcurves, delta_fcs if into_delta else rot_fcs,
-                             rot_frames, key_quats, frames, settings)
+        if keyed is None:
+            keyed = _keyed_turns(r, settings)
         if keyed.stepped.any():
             # A step jumps on its key's frame: that frame is baked whatever the Step.
             ends = rot_frames[1:][keyed.stepped]
@@ -795,7 +862,7 @@ def _angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIs
 
 
 def _interpolate_pending(plans: list) -> list[BakeIssue]:
-    """Finish the plans ``_plan_object`` left pending: interpolate every group keyed on the
+    """Finish the plans ``_plan_reading`` left pending: interpolate every group keyed on the
     same frames (and baked on the same frames, same method) with one
     ``interp.interpolate_many`` call, then write-back values per transform."""
     groups: dict = {}
@@ -842,22 +909,30 @@ class _KeyedTurns:
     stepped: np.ndarray      # (k-1,) bool
 
 
-def _keyed_turns(obj, mode, fcurves, keyed_fcs, rot_frames, key_quats, frames,
-                 settings: BakeSettings) -> _KeyedTurns:
-    """What Blender's playback of the keys does between them (core/turns.py).
+def _keyed_turns(reading: _Reading, settings: BakeSettings,
+                 tracking: turns.Tracking | None = None, known: dict | None = None
+                 ) -> _KeyedTurns:
+    """What Blender's playback of the keys does between them (core/turns.py): the kinds
+    of the intervals, from ``tracking`` (computed here when None)."""
+    request = reading.track_request(settings)
+    if tracking is None:
+        tracking = turn_inputs.track_many([request], known)[0]
+    keyed_fcs = reading.delta_fcs if reading.into_delta else reading.rot_fcs
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, reading.rot_frames, known)
+    return _KeyedTurns(tracking, turns.classify(reading.src.mode, request.key_raw,
+                                                tracking.differs, stepped), stepped)
 
-    ``keyed_fcs``: the keyed rotation channels (regular, or delta when only the
-    delta is keyed), whose values decide spin against wrap and steps."""
-    regular = any(fc is not None and fc.data_path == animdata.ROTATION_PATHS[mode][0]
-                  for fc in keyed_fcs)
-    defaults = (animdata.rotation_defaults(obj, mode) if regular
-                else animdata.delta_rotation_defaults(obj, mode))
-    key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, rot_frames)
-    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_frames)
-    extra = frames if settings.timing == 'KEYED' else None
-    tracking = turn_inputs.track(obj, mode, fcurves, rot_frames, key_quats, key_raw, extra)
-    return _KeyedTurns(tracking, turns.classify(mode, key_raw, tracking.differs, stepped),
-                       stepped)
+
+def _track_all(readings: list, settings: BakeSettings, known: dict | None) -> list:
+    """The keyed turns of every reading, the rig's bones tracked together
+    (turn_inputs.track_many). On a channel that cannot be tracked, None for all: each is
+    then tracked on its own, so the error names its transform."""
+    try:
+        requests = [r.track_request(settings) for r in readings]
+        found = turn_inputs.track_many(requests, known)
+        return [_keyed_turns(r, settings, t, known) for r, t in zip(readings, found)]
+    except (animdata.ChannelError, ValueError):
+        return [None] * len(readings)
 
 
 def _plain_turns(keyed: _KeyedTurns, settings: BakeSettings) -> bool:
@@ -961,7 +1036,7 @@ def _set_deviations(plans: list, known: dict | None = None) -> None:
     """
     groups: dict = {}
     for plan in plans:
-        if plan.blender_quats is None:   # delta channels: composed in _plan_object
+        if plan.blender_quats is None:   # delta channels: composed in _plan_reading
             groups.setdefault(id(plan.frames), []).append(plan)
     raws = {}
     for group in groups.values():
@@ -1265,8 +1340,19 @@ def bake_objects(objects, settings: BakeSettings,
     total = 2 * len(transforms)
     plans, warnings, errors, notes = [], [], [], []
     fcurve_cache: dict = {}
-    for k, obj in enumerate(transforms):
-        plan, obj_issues = _plan_object(obj, settings, fcurve_cache)
+    readings = []
+    for obj in transforms:
+        reading, obj_issues = _read_transform(obj, settings, fcurve_cache)
+        if reading is None:
+            errors += [i for i in obj_issues if i.severity == 'ERROR']
+            warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        else:
+            readings.append(reading)
+    keyed_all = _track_all(readings, settings, fcurve_cache.get("keys")) if not errors \
+        else [None] * len(readings)
+    for k, (reading, keyed) in enumerate(zip(readings, keyed_all)):
+        obj = reading.obj
+        plan, obj_issues = _plan_reading(reading, keyed, settings, fcurve_cache)
         errors += [i for i in obj_issues if i.severity == 'ERROR']
         warnings += [i for i in obj_issues if i.severity == 'WARNING']
         notes += [i for i in obj_issues if i.severity == 'INFO']

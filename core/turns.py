@@ -112,10 +112,11 @@ def _wrap(x: np.ndarray) -> np.ndarray:
 
 
 def _segment_restart(values: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
-    """Cumulative sums of ``values`` (rows) restarted at every segment's first row."""
-    cs = np.cumsum(values, axis=0)
-    before = np.concatenate((np.zeros((1,) + values.shape[1:]), cs[:-1]), axis=0)
-    return cs - before[seg_start]
+    """Cumulative sums of ``values`` (b, rows) along the rows, restarted at every
+    segment's first row (``seg_start``: that row, for each row)."""
+    cs = np.cumsum(values, axis=1)
+    before = np.concatenate((np.zeros((values.shape[0], 1)), cs[:, :-1]), axis=1)
+    return cs - before[:, seg_start]
 
 
 def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
@@ -126,7 +127,7 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     orientation at other frames (any order; those outside the keyed range are
     ignored; keys are added). Consecutive tracked samples must be less than
     180 deg apart, so sample each interval densely (the add-on takes at least
-    16 samples per interval, more where the channel values move far).
+    8 samples per interval, more where the channel values move far).
 
     Per interval the relative rotation from key i to every sample is followed
     as an axis-angle with a continuous axis and an angle unwrapped past whole
@@ -137,27 +138,46 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     short rotation is below SHORT_AXIS_EPS), so the turn ends on the key bit
     for bit instead of on the tracking's float sum.
     """
+    q = np.asarray(key_quats, dtype=np.float64)
+    sq = np.asarray(sample_quats, dtype=np.float64).reshape(-1, 4)
+    return track_many(key_times, q[None], sample_times, sq[None])[0]
+
+
+def track_many(key_times, key_quats, sample_times, sample_quats) -> list:
+    """:func:`track` of b rotations keyed on the same frames and sampled at the
+    same times (a rig's bones): key_quats (b, k, 4), sample_quats (b, s, 4).
+
+    Returns b Trackings. The rows (which sample belongs to which interval) are
+    laid out once for all b; only the quaternion arithmetic is per rotation, in
+    one numpy pass over the batch instead of b passes (a 60-bone rig: one
+    call instead of 60).
+    """
     times = as_frames(key_times, "key_times")
     if times.size < 2 or np.any(np.diff(times) <= 0.0):
         raise ValueError("track: needs two or more strictly increasing key times.")
-    q = quat.normalize(key_quats, "key_quats")
+    q = np.asarray(key_quats, dtype=np.float64)
+    if q.ndim != 3 or q.shape[1] != times.size:
+        raise ValueError(f"track: key_quats must be (b, {times.size}, 4), got {q.shape}.")
+    q = quat.normalize(q, "key_quats")
+    batch = q.shape[0]
     st = as_frames(np.atleast_1d(sample_times), "sample_times")
-    sq = quat.normalize(np.asarray(sample_quats, dtype=np.float64).reshape(-1, 4),
-                        "sample_quats")
-    if sq.shape[0] != st.shape[0]:
-        raise ValueError(f"track: {st.shape[0]} sample times but {sq.shape[0]} quaternions.")
+    sq = np.asarray(sample_quats, dtype=np.float64)
+    if sq.ndim != 3 or sq.shape[0] != batch or sq.shape[1] != st.shape[0]:
+        raise ValueError(f"track: {st.shape[0]} sample times for {batch} rotation(s), but "
+                         f"sample quaternions of shape {sq.shape}.")
+    sq = quat.normalize(sq, "sample_quats")
     inside = (st >= times[0]) & (st <= times[-1])
     if np.isin(st[inside], times).all():
-        return _keys_only(times, q)
+        return [_keys_only(times, qb) for qb in q]
     all_t = np.concatenate((st[inside], times))
-    all_q = np.concatenate((sq[inside], q))
+    all_q = np.concatenate((sq[:, inside], q), axis=1)
     # Unique times; at a key time the key's own orientation wins (it comes last:
     # a stable sort keeps the samples before the keys).
     order = np.argsort(all_t, kind="stable")
-    all_t, all_q = all_t[order], all_q[order]
+    all_t, all_q = all_t[order], all_q[:, order]
     last = np.ones(all_t.size, dtype=bool)
     last[:-1] = all_t[1:] != all_t[:-1]
-    u_t, u_q = all_t[last], all_q[last]
+    u_t, u_q = all_t[last], all_q[:, last]
     n_int = times.size - 1
     key_pos = np.searchsorted(u_t, times)
 
@@ -172,87 +192,84 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     first_row = np.searchsorted(rows_seg, np.arange(n_int))
     last_row = np.append(first_row[1:], n_rows) - 1
     seg_start = first_row[rows_seg]
+    row_index = np.arange(n_rows)
 
-    rel = quat.multiply(quat.conjugate(q[rows_seg]), u_q[rows_j])
-    rel = np.where(rel[:, :1] < 0.0, -rel, rel)       # rotation level: w >= 0
-    vn = quat.norm(rel[:, 1:])
-    angle = 2.0 * np.arctan2(vn, rel[:, 0])          # [0, pi]
+    # From here on arrays are (b, rows, ...): the batch, then the rows.
+    rel = quat.multiply(quat.conjugate(q[:, rows_seg]), u_q[:, rows_j])
+    rel = np.where(rel[..., :1] < 0.0, -rel, rel)    # rotation level: w >= 0
+    vn = quat.norm(rel[..., 1:])
+    angle = 2.0 * np.arctan2(vn, rel[..., 0])         # [0, pi]
     defined = angle > TRACK_AXIS_EPS
-    axis = np.zeros((n_rows, 3))
-    np.divide(rel[:, 1:], vn[:, None], out=axis, where=defined[:, None])
+    axis = np.zeros((batch, n_rows, 3))
+    np.divide(rel[..., 1:], vn[..., None], out=axis, where=defined[..., None])
     # Undefined axes (at the identity) hold the latest defined one of their
     # interval, or its first defined one before any; none: +Z.
-    idx = np.where(defined, np.arange(n_rows), -1)
-    idx = np.maximum.accumulate(idx)
-    has_any = np.zeros(n_int, dtype=bool)
-    first_defined = np.full(n_int, -1)
-    def_rows = np.flatnonzero(defined)
-    if def_rows.size:
-        pos = np.searchsorted(def_rows, first_row)
-        ok = pos < def_rows.size
-        cand = np.where(ok, def_rows[np.minimum(pos, def_rows.size - 1)], -1)
-        has_any = ok & (cand <= last_row)
-        first_defined = np.where(has_any, cand, -1)
-    use = np.where(idx >= seg_start, idx, first_defined[rows_seg])
-    axis = np.where((use >= 0)[:, None], axis[np.maximum(use, 0)], np.array([0.0, 0.0, 1.0]))
+    latest = np.maximum.accumulate(np.where(defined, row_index, -1), axis=1)
+    following = np.where(defined, row_index, n_rows)
+    following = np.minimum.accumulate(following[:, ::-1], axis=1)[:, ::-1]
+    first_of = following[:, first_row]                        # (b, n_int)
+    first_defined = np.where(first_of <= last_row, first_of, -1)
+    use = np.where(latest >= seg_start, latest, first_defined[:, rows_seg])
+    held = np.take_along_axis(axis, np.maximum(use, 0)[..., None], axis=1)
+    axis = np.where((use >= 0)[..., None], held, np.array([0.0, 0.0, 1.0]))
     # Axis sign continuous within each interval (a cumulative parity of flips).
-    flip = np.zeros(n_rows, dtype=bool)
-    flip[1:] = np.einsum("ij,ij->i", axis[1:], axis[:-1]) < 0.0
-    flip[first_row] = False
+    flip = np.zeros((batch, n_rows), dtype=bool)
+    flip[:, 1:] = np.einsum("bij,bij->bi", axis[:, 1:], axis[:, :-1]) < 0.0
+    flip[:, first_row] = False
     parity = _segment_restart(flip.astype(np.int64), seg_start) % 2 == 1
     sign = np.where(parity, -1.0, 1.0)
-    axis = axis * sign[:, None]
+    axis = axis * sign[..., None]
     angle = angle * sign
     # Unwrap the angle: each step between samples taken in [-pi, pi).
-    steps = np.zeros(n_rows)
-    steps[1:] = _wrap(np.diff(angle))
-    steps[first_row] = 0.0
-    approx = _segment_restart(steps, seg_start) + angle[seg_start]
+    steps = np.zeros((batch, n_rows))
+    steps[:, 1:] = _wrap(np.diff(angle, axis=1))
+    steps[:, first_row] = 0.0
+    approx = _segment_restart(steps, seg_start) + angle[:, seg_start]
     unwrapped = _nearest_turn(angle, approx)
-    rotvec = unwrapped[:, None] * axis                # (rows, 3), frame of key i
+    rotvec = unwrapped[..., None] * axis              # (b, rows, 3), frame of key i
 
-    end_vec = rotvec[last_row]
-    rel_keys = quat.multiply(quat.conjugate(q[:-1]), q[1:])
+    end_vec = rotvec[:, last_row]                     # (b, n_int, 3)
+    rel_keys = quat.multiply(quat.conjugate(q[:, :-1]), q[:, 1:])
     short = _rotvec_short(rel_keys)
     short_angle = quat.norm(short)
     end_angle = quat.norm(end_vec)
-    fallback = np.where((end_angle > SHORT_AXIS_EPS)[:, None],
-                        end_vec / np.where(end_angle > 0.0, end_angle, 1.0)[:, None],
+    fallback = np.where((end_angle > SHORT_AXIS_EPS)[..., None],
+                        end_vec / np.where(end_angle > 0.0, end_angle, 1.0)[..., None],
                         np.array([0.0, 0.0, 1.0]))
     use_short = short_angle > SHORT_AXIS_EPS
-    axis_i = np.where(use_short[:, None],
-                      short / np.where(use_short, short_angle, 1.0)[:, None], fallback)
-    whole = np.round((np.einsum("ij,ij->i", end_vec, axis_i) - short_angle) / _TWO_PI)
+    axis_i = np.where(use_short[..., None],
+                      short / np.where(use_short, short_angle, 1.0)[..., None], fallback)
+    whole = np.round((np.einsum("bij,bij->bi", end_vec, axis_i) - short_angle) / _TWO_PI)
     whole = whole.astype(np.int64)
-    keyed = short + (_TWO_PI * whole)[:, None] * axis_i
+    keyed = short + (_TWO_PI * whole)[..., None] * axis_i
     keyed_angle = quat.norm(keyed)
     differs = keyed_angle - short_angle > np.radians(TURN_MARGIN_DEG)
 
     # Progress of each (non-duplicate) sample along its interval's keyed turn.
-    row_prog = np.full(n_rows, np.nan)
+    row_prog = np.full((batch, n_rows), np.nan)
     moving = keyed_angle > TRACK_AXIS_EPS
     unit_keyed = np.zeros_like(keyed)
-    np.divide(keyed, keyed_angle[:, None], out=unit_keyed, where=moving[:, None])
+    np.divide(keyed, keyed_angle[..., None], out=unit_keyed, where=moving[..., None])
     # How far along: the twist of each sample about the keyed axis (the angle of
     # the closest point on that great circle, 2 atan2(v.a, w)), taken with the
     # whole turns of the unwrapped tracking. For slerp, whose path is that
     # circle, the method's point at this progress is the closest one, so the
     # report's path deviation there is the exact distance to the path.
-    a_rows = unit_keyed[rows_seg]
-    twist = 2.0 * np.arctan2(np.einsum("ij,ij->i", rel[:, 1:], a_rows), rel[:, 0])
-    approx_along = np.einsum("ij,ij->i", rotvec, a_rows)
+    a_rows = unit_keyed[:, rows_seg]
+    twist = 2.0 * np.arctan2(np.einsum("bij,bij->bi", rel[..., 1:], a_rows), rel[..., 0])
+    approx_along = np.einsum("bij,bij->bi", rotvec, a_rows)
     along = _nearest_turn(twist, approx_along)
-    np.divide(along, keyed_angle[rows_seg], out=row_prog, where=moving[rows_seg])
-    progress = np.full(u_t.size, np.nan)
+    np.divide(along, keyed_angle[:, rows_seg], out=row_prog, where=moving[:, rows_seg])
+    progress = np.full((batch, u_t.size), np.nan)
     # Duplicate end rows belong to the interval before: keep each sample's own row.
     own = np.ones(n_rows, dtype=bool)
     own[last_row[:-1]] = False
-    progress[rows_j[own]] = row_prog[own]
-    progress[key_pos[-1]] = 1.0 if moving[-1] else np.nan
+    progress[:, rows_j[own]] = row_prog[:, own]
+    progress[:, key_pos[-1]] = np.where(moving[:, -1], 1.0, np.nan)
 
-    return Tracking(short=short, axis=axis_i, whole=whole, differs=differs,
-                    keyed_deg=np.degrees(keyed_angle), short_deg=np.degrees(short_angle),
-                    sample_times=u_t, progress=progress)
+    return [Tracking(short=short[i], axis=axis_i[i], whole=whole[i], differs=differs[i],
+                     keyed_deg=np.degrees(keyed_angle[i]), short_deg=np.degrees(short_angle[i]),
+                     sample_times=u_t, progress=progress[i]) for i in range(batch)]
 
 
 def _keys_only(times: np.ndarray, q: np.ndarray) -> Tracking:

@@ -229,3 +229,39 @@ def test_curves_on_the_same_frames_evaluated_together_equal_one_by_one():
     for column, curve in enumerate(curves):
         alone = fcurve.evaluate(*curve[:4], frames, curve[4])
         np.testing.assert_allclose(together[:, column], alone, rtol=0, atol=1e-12)
+
+
+def test_supported_many_flags_each_defective_curve_of_a_batch():
+    """A rig's curves are checked together (supported_many): each curve with a
+    defect built into it is flagged, its neighbours of the same length are not.
+    The expectation is the construction: which curve got which defect."""
+    def easing(c, l, r, i):
+        i[0] = 3
+
+    def backwards(c, l, r, i):
+        r[0, 0] = -1.0
+
+    def unsorted(c, l, r, i):
+        c[1, 0] = -5.0
+
+    def not_finite(c, l, r, i):
+        l[2, 1] = np.nan
+
+    defects = [None, easing, None, backwards, unsorted, None, not_finite]
+    curves, expected = [], []
+    for defect in defects:
+        co, hl, hr, ip = _keys([0.0, 10.0, 20.0], [0.0, 1.0, 0.0])
+        if defect is not None:
+            defect(co, hl, hr, ip)
+        curves.append((co, hl, hr, ip, "CONSTANT"))
+        expected.append(defect is None)
+    # Other lengths and extrapolations in the same call.
+    curves.append((*_keys([0.0, 5.0], [1.0, 2.0], fcurve.LINEAR), "LINEAR"))
+    expected.append(True)
+    curves.append((*_keys([0.0, 5.0], [1.0, 2.0]), "CYCLIC"))
+    expected.append(False)
+    curves.append((*_keys([4.0], [1.0]), "CONSTANT"))
+    expected.append(True)
+    curves.append((np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), "CONSTANT"))
+    expected.append(False)
+    np.testing.assert_array_equal(fcurve.supported_many(curves), expected)
