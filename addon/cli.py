@@ -610,6 +610,11 @@ def run_bake(args) -> int:
                                  constant_speed=args.constant_speed, frame_step=args.step,
                                  turns=args.turns.upper(), timing=args.timing.upper(),
                                  tolerance_deg=args.tolerance, clip=clip)
+    from .messages import transform_count
+    from .transform import as_transforms, transforms_named
+
+    # What bake_objects will bake (each transform once), for the progress lines.
+    baking = transform_count(list({t.key: t for t in as_transforms(objects)}.values()))
     shown = {"pct": -10.0}
 
     def report_progress(done: int, total: int) -> None:
@@ -621,7 +626,7 @@ def run_bake(args) -> int:
         pct = 100.0 * (done - half) / (total - half)
         if not args.quiet and (pct >= shown["pct"] + 10.0 or (done == total and pct > shown["pct"])):
             shown["pct"] = pct
-            print(f"bake: {len(objects)} object(s) ... {pct:3.0f}%", file=sys.stderr, flush=True)
+            print(f"bake: {baking} ... {pct:3.0f}%", file=sys.stderr, flush=True)
 
     try:
         result = bake.bake_objects(objects, settings, progress=report_progress)
@@ -629,7 +634,8 @@ def run_bake(args) -> int:
         raise BadInput(str(exc)) from None
     save_blend_copy(bpy, out)
     if not args.quiet:
-        print(f"Baked {len(result.objects)} object(s) with {args.method}: {result.frames_written} "
+        baked = transform_count(transforms_named(result.objects))
+        print(f"Baked {baked} with {args.method}: {result.frames_written} "
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
         if args.tolerance > 0.0:

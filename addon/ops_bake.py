@@ -13,8 +13,9 @@ from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Operator
 
+from .messages import transform_count
 from .props import BAKE_METHOD_ITEMS, QUATBAKE_PG_settings
-from .transform import selected_items, selected_objects  # (public here too)
+from .transform import selected_items, selected_objects, transforms_named  # first 2: public
 
 # The engine (.bake, with core's interpolation) is imported inside the
 # functions that bake: registering must not load it (measured in
@@ -73,24 +74,6 @@ def _mirror(name: str):
     keywords = dict(deferred.keywords)
     keywords["options"] = {'SKIP_SAVE'}
     return deferred.function(**keywords)
-
-
-def _named_transforms(names) -> list:
-    """The objects and pose bones a bake or revert names ("Cube", "Rig: spine"): what the
-    Difference Report refreshes after it."""
-    from .transform import AnimatedTransform
-
-    out = []
-    for name in names:
-        obj = bpy.data.objects.get(name)
-        if obj is None and ": " in name:
-            owner, bone = name.split(": ", 1)
-            rig = bpy.data.objects.get(owner)
-            if rig is not None and rig.pose is not None and rig.pose.bones.get(bone):
-                obj = AnimatedTransform(rig, bone)
-        if obj is not None:
-            out.append(obj)
-    return out
 
 
 MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on again"
@@ -312,17 +295,17 @@ class QUATBAKE_OT_bake(Operator):
         # Close the loop: the Difference Report describes the baked objects now.
         from . import analyze
 
-        analyze.refresh(context.scene, _named_transforms(result.objects),
-                        analyze.compare_method(settings))
+        baked = transforms_named(result.objects)
+        analyze.refresh(context.scene, baked, analyze.compare_method(settings))
         names = ", ".join(result.objects[:MAX_NAMED])
         if len(result.objects) > MAX_NAMED:
             names += ", ..."
         summary = rpt_(
-            "Baked {:d} objects ({}), {:d} frames in total; largest difference from Blender's "
+            "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
             "own interpolation: {:.3f} deg"
         )
         self.report({'INFO'}, summary.format(
-            settings.last_objects_baked, names, settings.last_frames_written,
+            transform_count(baked, rpt_), names, settings.last_frames_written,
             settings.last_max_deviation_deg,
         ))
         if self.tolerance > 0.0:
@@ -361,11 +344,10 @@ class QUATBAKE_OT_revert(Operator):
         _LAST_BAKE.pop(context.scene.name, None)
         from . import analyze
 
-        analyze.refresh(context.scene, _named_transforms(names),
-                        analyze.compare_method(context.scene.quatbake))
-        self.report(
-            {'INFO'}, rpt_("Reverted {:d} objects: {}").format(len(names), ", ".join(names))
-        )
+        reverted = transforms_named(names)
+        analyze.refresh(context.scene, reverted, analyze.compare_method(context.scene.quatbake))
+        self.report({'INFO'}, rpt_("Reverted {}: {}").format(transform_count(reverted, rpt_),
+                                                             ", ".join(names)))
         return {'FINISHED'}
 
 

@@ -252,9 +252,46 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
 
 
-class QUATBAKE_PG_object(bpy.types.PropertyGroup):
+def _saved_vector(prop: str, label: str, default: tuple, when: str = "before the first bake"):
+    """A bake record's copy of the transform's ``prop`` as it was ``when``: float32 like the
+    Object and PoseBone property, so it round-trips exactly."""
+    return FloatVectorProperty(name=f"Original {label}", size=len(default), default=default,
+                               description=f"{prop} of the object or bone {when}")
+
+
+class _StaticValuesRecord:
+    """The fields an object's and a pose bone's bake records share: the transform's rotation
+    mode and static values before the first bake (a mix-in: Blender registers the
+    annotations of a PropertyGroup's plain Python base classes with it, on 3.4 as on 5.x).
+
+    Once Blender has evaluated a bake it has written the baked values into the transform's
+    own properties; after a revert the ones the original action does not animate
+    (rotation_quaternion when the bake switched an Euler transform to QUATERNION) would
+    keep them.
+    """
+
+    original_rotation_mode: StringProperty(
+        name="Original Rotation Mode", default="",
+        description="Rotation mode of the object or bone before the bake",
+    )
+    original_rotation_quaternion: _saved_vector("rotation_quaternion", "Quaternion",
+                                                 (1.0, 0.0, 0.0, 0.0))
+    original_rotation_euler: _saved_vector("rotation_euler", "Euler", (0.0, 0.0, 0.0))
+    original_rotation_axis_angle: _saved_vector("rotation_axis_angle", "Axis Angle",
+                                                 (0.0, 0.0, 1.0, 0.0))
+    original_location: _saved_vector("location", "Location", (0.0, 0.0, 0.0),
+                                     "before the first bake that baked location")
+    location_baked: BoolProperty(
+        name="Location Baked", default=False,
+        description="Whether a bake since the first one wrote location keys "
+        "(revert then restores original_location)",
+    )
+
+
+class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
     """What a bake changed on one object, so a re-bake starts from the original
-    keys and a revert puts them back (written by addon/bake.py only)."""
+    keys and a revert puts them back (written by addon/bake.py only); the static
+    values are _StaticValuesRecord's."""
 
     original_action: PointerProperty(
         name="Original Action", type=bpy.types.Action,
@@ -265,10 +302,6 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
         description="Identifier of the original action's slot that animated this object "
         "(Blender 4.4+; empty before)",
     )
-    original_rotation_mode: StringProperty(
-        name="Original Rotation Mode", default="",
-        description="Rotation mode of the object before the bake",
-    )
     original_fake_user: BoolProperty(
         name="Original Fake User", default=False,
         description="Whether the original action had a fake user before the bake",
@@ -276,32 +309,6 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
     baked_action: PointerProperty(
         name="Baked Action", type=bpy.types.Action,
         description="The action QuatBake wrote for this object",
-    )
-    # The static values before the first bake. Once Blender has evaluated a
-    # bake it has written the baked values into these properties; after a
-    # revert the ones the original action does not animate (rotation_quaternion
-    # when the bake switched an Euler object to QUATERNION) would keep them.
-    # Float32 like the Object properties themselves, so they round-trip exactly.
-    original_rotation_quaternion: FloatVectorProperty(
-        name="Original Quaternion", size=4, default=(1.0, 0.0, 0.0, 0.0),
-        description="rotation_quaternion of the object before the first bake",
-    )
-    original_rotation_euler: FloatVectorProperty(
-        name="Original Euler", size=3, default=(0.0, 0.0, 0.0),
-        description="rotation_euler of the object before the first bake",
-    )
-    original_rotation_axis_angle: FloatVectorProperty(
-        name="Original Axis Angle", size=4, default=(0.0, 0.0, 1.0, 0.0),
-        description="rotation_axis_angle of the object before the first bake",
-    )
-    original_location: FloatVectorProperty(
-        name="Original Location", size=3, default=(0.0, 0.0, 0.0),
-        description="location of the object before the first bake that baked location",
-    )
-    location_baked: BoolProperty(
-        name="Location Baked", default=False,
-        description="Whether a bake since the first one wrote location keys "
-        "(revert then restores original_location)",
     )
     static_recorded: BoolProperty(
         name="Static Values Recorded", default=False,
@@ -359,7 +366,7 @@ class QUATBAKE_PG_object(bpy.types.PropertyGroup):
     )
 
 
-class QUATBAKE_PG_bone(bpy.types.PropertyGroup):
+class QUATBAKE_PG_bone(_StaticValuesRecord, bpy.types.PropertyGroup):
     """What a bake changed on one pose bone (the armature's record holds the actions)."""
 
     baked: BoolProperty(name="Baked", default=False,
@@ -372,16 +379,6 @@ class QUATBAKE_PG_bone(bpy.types.PropertyGroup):
         name="Baked Paths", default="",
         description="The bone's data paths (after its pose.bones[...] prefix) the bake replaced",
     )
-    original_rotation_mode: StringProperty(name="Original Rotation Mode", default="")
-    original_rotation_quaternion: FloatVectorProperty(
-        name="Original Quaternion", size=4, default=(1.0, 0.0, 0.0, 0.0))
-    original_rotation_euler: FloatVectorProperty(
-        name="Original Euler", size=3, default=(0.0, 0.0, 0.0))
-    original_rotation_axis_angle: FloatVectorProperty(
-        name="Original Axis Angle", size=4, default=(0.0, 0.0, 1.0, 0.0))
-    original_location: FloatVectorProperty(
-        name="Original Location", size=3, default=(0.0, 0.0, 0.0))
-    location_baked: BoolProperty(name="Location Baked", default=False)
 
 
 classes = (QUATBAKE_PG_report_row, QUATBAKE_PG_settings, QUATBAKE_PG_object,

@@ -301,6 +301,23 @@ def as_transforms(items) -> list[AnimatedTransform]:
     return out
 
 
+def transforms_named(names) -> list[AnimatedTransform]:
+    """The objects and pose bones a bake or revert names ("Cube", "Rig: spine", as
+    ``display_name`` writes them), in order. An object of that exact name wins over a bone;
+    names that no longer match anything are left out."""
+    out = []
+    for name in names:
+        obj = bpy.data.objects.get(name)
+        if obj is not None:
+            out.append(AnimatedTransform(obj))
+            continue
+        owner, sep, bone = name.partition(": ")
+        rig = bpy.data.objects.get(owner) if sep else None
+        if rig is not None and rig.pose is not None and rig.pose.bones.get(bone):
+            out.append(AnimatedTransform(rig, bone))
+    return out
+
+
 def selected_objects(context) -> list:
     """The selected objects, sorted by name so reports come in a stable order."""
     objects = getattr(context, "selected_objects", None) or []

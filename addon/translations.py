@@ -69,7 +69,15 @@ ZH_HANS = {
     "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "
     "set End to Start or later":
         "自定义帧范围的结束帧 {:d} 早于起始帧 {:d}：请将结束帧设为不早于起始帧",
-    "Reverted {:d} objects: {}": "已还原 {:d} 个物体：{}",
+    "Reverted {}: {}": "已还原 {}：{}",
+    # Counts in the bake and revert reports (addon/messages.py)
+    "{:d} object": "{:d} 个物体",
+    "{:d} objects": "{:d} 个物体",
+    "{:d} bone": "{:d} 根骨骼",
+    "{:d} bones": "{:d} 根骨骼",
+    "{:d} bone of \"{}\"": "{:d} 根骨骼（属于“{}”）",
+    "{:d} bones of \"{}\"": "{:d} 根骨骼（属于“{}”）",
+    "{} and {}": "{}和 {}",
     "Preset file {!r} does not exist": "预设文件 {!r} 不存在",
     "Preset \"{}\" was not applied: {}": "预设“{}”未应用：{}",
     "Preset \"{}\" sets settings QuatBake does not have, ignored: {}":
@@ -124,9 +132,9 @@ ZH_HANS = {
     "{}: {:d} frames": "{}：{:d} 帧",
     "Total: {:d} objects, {:d} frames": "合计：{:d} 个物体，{:d} 帧",
     "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
-    "Baked {:d} objects ({}), {:d} frames in total; largest difference from Blender's "
+    "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
     "own interpolation: {:.3f} deg":
-        "已烘焙 {:d} 个物体（{}），共 {:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
+        "已烘焙 {}（{}），共 {:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
     "The scene's method is Lerp, which is for comparisons only (Analyze and the "
     "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
         "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "

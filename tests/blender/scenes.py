@@ -12,6 +12,10 @@ import numpy as np
 
 from quatbake.addon import animdata
 
+# Every rotation mode an object or pose bone can have, as Blender's rotation_mode lists them
+# (not taken from QuatBake), for tests that go through all of them.
+ROTATION_MODES = ('QUATERNION', 'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX', 'AXIS_ANGLE')
+
 
 def _enum(prop: str, identifier: str) -> int:
     return bpy.types.Keyframe.bl_rna.properties[prop].enum_items[identifier].value
@@ -42,6 +46,19 @@ def new_object(name: str, mode: str = 'XYZ', data=None):
     bpy.context.scene.collection.objects.link(obj)
     obj.rotation_mode = mode
     return obj
+
+
+def link_from_library(obj, library_path: str):
+    """Write ``obj`` to the .blend file ``library_path``, delete it here and link it back
+    from that file into the scene: the linked (library) object of the same name."""
+    name = obj.name
+    bpy.data.libraries.write(library_path, {obj})
+    bpy.data.objects.remove(obj)
+    with bpy.data.libraries.load(library_path, link=True) as (_, data_to):
+        data_to.objects = [name]
+    linked = data_to.objects[0]
+    bpy.context.scene.collection.objects.link(linked)
+    return linked
 
 
 def select_only(*objects) -> None:

@@ -7,6 +7,7 @@ from quatbake.addon import animdata
 from quatbake.core import quat
 
 from scenes import (
+    ROTATION_MODES,
     action_snapshot,
     assert_same_snapshot,
     evaluated_quats,
@@ -18,7 +19,6 @@ from scenes import (
 
 pytestmark = pytest.mark.bpy
 
-MODES = ('QUATERNION', 'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX', 'AXIS_ANGLE')
 # Blender stores F-curve values and builds matrices in float32 (~6e-8 relative);
 # a rotation assembled from 3-4 such numbers is good to a few 1e-7 rad.
 FLOAT32_RAD = 2e-6
@@ -81,10 +81,10 @@ def test_evaluate_channels_uses_defaults_for_missing_channels(clean_blender):
     np.testing.assert_allclose(raw[[0, 2], 1], [0.0, 1.0], atol=1e-7)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ROTATION_MODES)
 def test_evaluate_rotation_is_what_blender_shows(clean_blender, mode):
     """Blender's own interpolation (channel by channel, then normalised) at every frame."""
-    rng = np.random.default_rng(MODES.index(mode))
+    rng = np.random.default_rng(ROTATION_MODES.index(mode))
     obj = make_animated_object(f"Rot{mode}", mode, [1, 8, 20, 31], _values(mode, 4, rng))
     frames = np.arange(1, 32)
     ours = animdata.evaluate_rotation(obj, frames)

@@ -16,10 +16,12 @@ from quatbake.addon import animdata, bake
 from quatbake.core import interp, path, quat
 
 from scenes import (
+    ROTATION_MODES,
     action_snapshot,
     assert_same_snapshot,
     evaluated_quats,
     key_channels,
+    link_from_library,
     make_animated_object,
     new_object,
     scene_snapshot,
@@ -27,7 +29,6 @@ from scenes import (
 
 pytestmark = pytest.mark.bpy
 
-MODES = ('QUATERNION', 'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX', 'AXIS_ANGLE')
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
 # Baked keys are float32 and Blender builds the matrix in float32: one rotation
 # from 3-4 float32 channels of magnitude <= ~10 is good to a few 1e-7 rad; the
@@ -66,9 +67,9 @@ def _baked_frames(obj):
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ROTATION_MODES)
 def test_bake_replays_core_interpolation(clean_blender, mode, method):
-    obj = _animated(f"B{mode}{method}", mode, seed=MODES.index(mode))
+    obj = _animated(f"B{mode}{method}", mode, seed=ROTATION_MODES.index(mode))
     key_quats = evaluated_quats(obj, KEY_FRAMES)
     frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
     result = bake.bake_objects([obj], bake.BakeSettings(method=method))
@@ -80,9 +81,9 @@ def test_bake_replays_core_interpolation(clean_blender, mode, method):
     assert result.objects == [obj.name] and result.frames_written == len(frames)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ROTATION_MODES)
 def test_bake_to_quaternion_output(clean_blender, mode):
-    obj = _animated(f"Q{mode}", mode, seed=10 + MODES.index(mode))
+    obj = _animated(f"Q{mode}", mode, seed=10 + ROTATION_MODES.index(mode))
     key_quats = evaluated_quats(obj, KEY_FRAMES)
     frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
     bake.bake_objects([obj], bake.BakeSettings(method='SQUAD', output_mode='QUATERNION'))
@@ -577,15 +578,7 @@ def test_one_bad_object_refuses_all(clean_blender):
 
 
 def _linked_object(tmp_dir):
-    src = _animated("Lib", 'XYZ')
-    lib_path = os.path.join(tmp_dir, "library.blend")
-    bpy.data.libraries.write(lib_path, {src})
-    bpy.data.objects.remove(src)
-    with bpy.data.libraries.load(lib_path, link=True) as (_, data_to):
-        data_to.objects = ["Lib"]
-    obj = data_to.objects[0]
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
+    return link_from_library(_animated("Lib", 'XYZ'), os.path.join(tmp_dir, "library.blend"))
 
 
 def test_library_linked_object(clean_blender):

@@ -153,6 +153,23 @@ def test_revert_one_bone_keeps_the_others_baked_then_revert_all_is_exact(clean_b
     scenes.assert_same_snapshot(before, evaluated_snapshot())
 
 
+@pytest.mark.parametrize("owner", ["Object", "PoseBone"])
+def test_bake_records_hold_the_static_values_as_the_transform_stores_them(clean_blender, owner):
+    # The object's and the bone's records share these fields (props._StaticValuesRecord, a
+    # mix-in): registered on both, with the size and identity default of the transform's own
+    # property as Blender defines it, so a revert writes back exactly what was there (the
+    # defaults are constants such as 1.0 and 0.0, so they compare exactly).
+    own = getattr(bpy.types, owner).bl_rna.properties
+    record = own["quatbake"].fixed_type.properties
+    for name in ("rotation_quaternion", "rotation_euler", "rotation_axis_angle", "location"):
+        saved = record["original_" + name]
+        assert saved.type == own[name].type == 'FLOAT', name
+        assert saved.array_length == own[name].array_length, name
+        assert tuple(saved.default_array) == tuple(own[name].default_array), name
+    assert record["original_rotation_mode"].type == 'STRING'
+    assert record["location_baked"].type == 'BOOLEAN'
+
+
 def test_object_mode_armature_means_every_keyed_bone_and_its_own_channels(clean_blender):
     rig = make_checked_rig()
     rig.rotation_mode = 'QUATERNION'
@@ -163,12 +180,9 @@ def test_object_mode_armature_means_every_keyed_bone_and_its_own_channels(clean_
     scenes.select_only(rig)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     frames = np.arange(1.0, 22.0)
-    played = []
-    for f in frames:
-        bpy.context.scene.frame_set(int(f))
-        played.append(np.array(rig.matrix_basis.to_quaternion()))
+    played = scenes.evaluated_quats(rig, frames)     # the armature object's own matrix_basis
     ref = slerp_reference([1, 21], key_quats('QUATERNION', [[1, 0, 0, 0], [0, 0, 0, -1]]), frames)
-    assert angle_rad(np.array(played), ref).max() < REPLAY_RAD
+    assert angle_rad(played, ref).max() < REPLAY_RAD
     ref = slerp_reference(*STILL_KEYS[:1], key_quats('QUATERNION', STILL_KEYS[1]), frames)
     assert angle_rad(scenes.bone_world_quats(rig, "still", frames), ref).max() < REPLAY_RAD
     assert bpy.ops.quatbake.revert() == {'FINISHED'}

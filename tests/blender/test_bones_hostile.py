@@ -150,15 +150,8 @@ def test_two_armatures_sharing_an_action_each_get_their_own_bake(clean_blender):
 
 
 def _linked_rig(folder):
-    src = make_checked_rig("LibRig")
-    path = os.path.join(folder, "rig library ü.blend")
-    bpy.data.libraries.write(path, {src})
-    bpy.data.objects.remove(src)
-    with bpy.data.libraries.load(path, link=True) as (_, data_to):
-        data_to.objects = ["LibRig"]
-    obj = data_to.objects[0]
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
+    return scenes.link_from_library(make_checked_rig("LibRig"),
+                                    os.path.join(folder, "rig library ü.blend"))
 
 
 @pytest.mark.parametrize("override", [False, True])

@@ -266,15 +266,9 @@ def test_nla_tweak_mode_is_refused(clean_blender):
 
 
 def _linked_object(folder):
-    src = _euler_object("Lib")
-    path = os.path.join(folder, "library with spaces ü.blend")
-    bpy.data.libraries.write(path, {src})
-    bpy.data.objects.remove(src)
-    with bpy.data.libraries.load(path, link=True) as (_, data_to):
-        data_to.objects = ["Lib"]
-    obj = data_to.objects[0]
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
+    # A library path with a space and a non-ASCII letter, as users' folders have.
+    return scenes.link_from_library(_euler_object("Lib"),
+                                    os.path.join(folder, "library with spaces ü.blend"))
 
 
 def test_library_linked_object_is_refused(clean_blender):

@@ -9,7 +9,7 @@ import bpy
 import pytest
 
 import quatbake
-from quatbake.addon import ops_bake, presets, translations
+from quatbake.addon import messages, ops_bake, presets, translations
 
 pytestmark = pytest.mark.bpy
 
@@ -84,6 +84,12 @@ def test_every_ui_string_has_a_chinese_translation(clean_blender):
     for locale in ("zh_HANS", "zh_CN"):  # 4.0+ and 3.4 names of Simplified Chinese
         for text in _ui_strings():
             assert ("*", text) in table[locale] and ("Operator", text) in table[locale]
+
+
+def test_bake_and_revert_counts_have_chinese_translations():
+    # The status-bar reports assemble their count from these ids (addon/messages.py).
+    missing = [s for s in messages.MESSAGE_IDS if s not in translations.ZH_HANS]
+    assert not missing, missing
 
 
 def test_chinese_translations_keep_format_placeholders():

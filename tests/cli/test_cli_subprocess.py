@@ -169,8 +169,8 @@ def test_bake_writes_a_new_file_and_never_touches_its_input(scenes, tmp_path):
     out = tmp_path / "baked.blend"
     res = run("bake", src, "--output", out, "--objects", "FlipCam,EulerCam", "--method", "squad")
     assert res.returncode == 0, res.stderr
-    assert "Baked 2 object(s) with squad" in res.stdout
-    assert "100%" in res.stderr
+    assert "Baked 2 objects with squad" in res.stdout
+    assert "bake: 2 objects ... 100%" in res.stderr
     assert _sha(src) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["baked.blend"]   # no .blend1, no temp
     js = tmp_path / "after.json"

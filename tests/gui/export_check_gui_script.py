@@ -8,9 +8,9 @@ operator as a button press (window context), draws its sub-panel and the
 main panel (with the Key Tolerance field) for real as popovers, bakes the
 selection with a tolerance from the scene setting, writes RESULT.json, quits.
 """
+import functools
 import os
 import sys
-import traceback
 
 import bpy
 
@@ -19,26 +19,8 @@ import gui_session  # noqa: E402  (a sibling file: importable only after the lin
 from gui_session import view3d_context  # noqa: E402
 
 result = {"steps": [], "errors": [], "draws": {}}
-
-
-def step(name: str, ok: bool, detail="") -> None:
-    result["steps"].append({"name": name, "ok": bool(ok), "detail": str(detail)})
-
-
-def instrument_draw(panel_idname: str) -> None:
-    cls = getattr(bpy.types, panel_idname)
-    original = cls.draw
-    result["draws"][panel_idname] = 0
-
-    def draw(self, context):
-        try:
-            original(self, context)
-        except Exception:
-            result["errors"].append(f"{panel_idname}.draw: {traceback.format_exc()}")
-            raise
-        result["draws"][panel_idname] += 1
-
-    cls.draw = draw
+step = functools.partial(gui_session.record_step, result)
+instrument_draw = functools.partial(gui_session.count_draws, result)
 
 
 def run() -> None:

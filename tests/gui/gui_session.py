@@ -1,6 +1,6 @@
 """Script-side pieces shared by the GUI scripts that run inside a real Blender
-window (undo_gui_script.py, undo_chain_gui_script.py; Blender 3.4.1 under Xvfb,
-started by harness.run_blender_script).
+window (undo_gui_script.py, undo_chain_gui_script.py, export_check_gui_script.py;
+Blender 3.4.1 under Xvfb, started by harness.run_blender_script).
 
 Each script is called as ``blender ... --python SCRIPT -- RESULT.json REPO_ROOT``,
 fills ``result`` (a JSON-able dict with at least "errors") and hands its
@@ -36,6 +36,29 @@ def snapshot_equal(a: dict, b: dict) -> tuple:
         return True, ""
     except AssertionError as err:
         return False, str(err)[:500]
+
+
+def record_step(result: dict, name: str, ok: bool, detail="") -> None:
+    """Append one named check to ``result["steps"]`` (the test asserts every "ok")."""
+    result["steps"].append({"name": name, "ok": bool(ok), "detail": str(detail)})
+
+
+def count_draws(result: dict, panel_idname: str) -> None:
+    """Count successful draws of a panel in ``result["draws"]`` and keep any exception its
+    draw raised in ``result["errors"]`` (the panel is drawn by Blender, not by the script)."""
+    cls = getattr(bpy.types, panel_idname)
+    original = cls.draw
+    result.setdefault("draws", {})[panel_idname] = 0
+
+    def draw(self, context):
+        try:
+            original(self, context)
+        except Exception:
+            result["errors"].append(f"{panel_idname}.draw: {traceback.format_exc()}")
+            raise
+        result["draws"][panel_idname] += 1
+
+    cls.draw = draw
 
 
 def clear_objects() -> None:

@@ -10,9 +10,9 @@ for real (as popovers), bakes with an operator context in the window (pushing
 an undo step as a button press does), undoes, redoes, runs each shipped preset
 the way the redo panel's preset menu does, writes RESULT.json and quits.
 """
+import functools
 import os
 import sys
-import traceback
 
 import bpy
 
@@ -21,27 +21,8 @@ import gui_session  # noqa: E402  (a sibling file: importable only after the lin
 from gui_session import snapshot_equal, view3d_context  # noqa: E402
 
 result = {"steps": [], "errors": [], "draws": {}}
-
-
-def step(name: str, ok: bool, detail="") -> None:
-    result["steps"].append({"name": name, "ok": bool(ok), "detail": str(detail)})
-
-
-def instrument_draw(panel_idname: str) -> None:
-    """Count successful draws of a panel (and keep any exception it raised)."""
-    cls = getattr(bpy.types, panel_idname)
-    original = cls.draw
-    result["draws"][panel_idname] = 0
-
-    def draw(self, context):
-        try:
-            original(self, context)
-        except Exception:
-            result["errors"].append(f"{panel_idname}.draw: {traceback.format_exc()}")
-            raise
-        result["draws"][panel_idname] += 1
-
-    cls.draw = draw
+step = functools.partial(gui_session.record_step, result)
+instrument_draw = functools.partial(gui_session.count_draws, result)
 
 
 def build_scene():

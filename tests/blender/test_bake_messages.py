@@ -1,0 +1,172 @@
+"""What the bake and revert messages count: objects and pose bones, said honestly.
+
+The operators report "Baked 2 objects and 3 bones (...)" in the status bar (printed
+as "Info: ..." on stdout when Blender runs without a window), the command line prints
+"Baked 3 bones of "Rig" with slerp ...". The counts expected here come from the scene
+the test built (keyed bones found through Blender's own ``path_from_id``), the wording
+(singular, plural, "of "Rig"") is written out in each case. Runs with bpy 5.0.1 and
+inside Blender 3.4.1.
+"""
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata, cli
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+FRAMES = [1, 11]
+EULERS = np.radians([[0.0, 0.0, 0.0], [0.0, 30.0, 90.0]])
+QUATS = [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+
+
+def _rig(name: str, keyed: list[str]):
+    """An armature with a root bone left unkeyed and the ``keyed`` bones under it."""
+    rig = scenes.make_rig(name, [("root", None, (0, 0, 0), (0, 0, 1))] +
+                          [(b, "root", (0, 0, 1), (0, i + 1, 1)) for i, b in enumerate(keyed)])
+    for bone in keyed:
+        scenes.key_bone(rig, bone, "rotation_quaternion", FRAMES, QUATS)
+    return rig
+
+
+@pytest.fixture
+def scene(clean_blender):
+    """Two keyed empties, "Rig" with three keyed bones and "Rig2" with two."""
+    for name in ("Cube", "Cone"):
+        scenes.make_animated_object(name, 'XYZ', FRAMES, EULERS)
+    _rig("Rig", ["arm", "leg", 'arm["L"].001'])
+    _rig("Rig2", ["tail", "ear"])
+    # Nothing returned: a test that opens another file (the command line does) must hold
+    # no Blender data from this one, which the file's loading frees.
+
+
+def keyed_bones(rig) -> list[str]:
+    """The rig's bones with rotation keys, read from its F-curves' data paths as Blender
+    names each bone's path (``PoseBone.path_from_id``), not from QuatBake's code."""
+    paths = [fc.data_path for fc in animdata.object_fcurves(rig) if len(fc.keyframe_points)]
+    return [pb.name for pb in rig.pose.bones
+            if any(p.startswith(pb.path_from_id() + ".rotation") for p in paths)]
+
+
+def info_lines(capfd) -> list[str]:
+    """The operators' INFO reports since the last call (Blender prints them as "Info: ...")."""
+    return [ln[len("Info: "):] for ln in capfd.readouterr().out.splitlines()
+            if ln.startswith("Info: ")]
+
+
+def one_line(capfd, start: str) -> str:
+    found = [ln for ln in info_lines(capfd) if ln.startswith(start.split(" ", 1)[0])]
+    assert len(found) == 1, found
+    assert found[0].startswith(start), (found[0], start)
+    return found[0]
+
+
+# (objects selected in Object Mode, the count's wording with {objects} and {bones} filled
+# in from the scene)
+OBJECT_MODE_CASES = [
+    (["Cube"], "1 object"),
+    (["Cube", "Cone"], "{objects} objects"),
+    (["Rig"], "{bones} bones of \"Rig\""),
+    (["Cube", "Rig"], "1 object and {bones} bones"),
+    (["Cube", "Cone", "Rig", "Rig2"], "{objects} objects and {bones} bones"),
+    (["Rig", "Rig2"], "{bones} bones"),
+]
+
+
+@pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
+def test_bake_and_revert_reports_count_objects_and_bones(scene, capfd, selected, wording):
+    chosen = [bpy.data.objects[n] for n in selected]
+    rigs = [o for o in chosen if o.type == 'ARMATURE']
+    objects = len(chosen) - len(rigs)
+    bones = sum(len(keyed_bones(r)) for r in rigs)
+    assert bones in (0, 3, 5)      # the scene as the fixture built it (3 + 2 keyed bones)
+    count = wording.format(objects=objects, bones=bones)
+    scenes.select_only(*chosen)
+    info_lines(capfd)
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    line = one_line(capfd, f"Baked {count} (")
+    # Every baked transform is named (up to four, then "...").
+    names = line[len(f"Baked {count} ("):].split("), ", 1)[0].split(", ")
+    assert len(names) == min(objects + bones, 4) + (objects + bones > 4)
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    line = one_line(capfd, f"Reverted {count}: ")
+    assert len(line[len(f"Reverted {count}: "):].split(", ")) == objects + bones
+
+
+@pytest.mark.parametrize("bones, wording", [
+    (["leg"], "1 bone of \"Rig\""),
+    (["arm", "leg", 'arm["L"].001'], "3 bones of \"Rig\""),
+])
+def test_pose_mode_reports_count_the_selected_bones(scene, capfd, bones, wording):
+    rig = bpy.data.objects["Rig"]
+    assert set(bones) <= set(keyed_bones(rig))
+    scenes.select_only(rig)
+    bpy.ops.object.mode_set(mode='POSE')
+    try:
+        for b in rig.data.bones:
+            animdata.select_bone(rig, b.name, b.name in bones)
+        rig.data.bones.active = rig.data.bones[bones[0]]
+        info_lines(capfd)
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+        baked = [pb.name for pb in rig.pose.bones if pb.quatbake.baked]
+        assert sorted(baked) == sorted(bones)
+        one_line(capfd, f"Baked {wording} (")
+        assert bpy.ops.quatbake.revert() == {'FINISHED'}
+        line = one_line(capfd, f"Reverted {wording}: ")
+        assert sorted(line[len(f"Reverted {wording}: "):].split(", ")) == sorted(
+            f"Rig: {b}" for b in bones)
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
+
+
+@pytest.mark.parametrize("option, wording", [
+    (["--objects", "Cube"], "1 object"),
+    (["--objects", "Cube,Cone"], "2 objects"),
+    (["--bones", "Rig:leg"], "1 bone of \"Rig\""),
+    (["--objects", "Rig"], "{bones} bones of \"Rig\""),
+    (["--objects", "Cube,Rig,Rig2"], "1 object and {bones} bones"),
+])
+def test_command_line_counts_objects_and_bones(scene, tmp_path, capsys, option, wording):
+    bones = sum(len(keyed_bones(bpy.data.objects[n])) for n in ("Rig", "Rig2")
+                if n in option[1].split(","))
+    count = wording.format(bones=bones)
+    blend = tmp_path / "scene.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    capsys.readouterr()
+    assert cli.main(["bake", str(blend), *option, "--output", str(tmp_path / "baked.blend"),
+                     "--method", "slerp"]) == cli.EXIT_OK
+    out = capsys.readouterr()
+    assert f"Baked {count} with slerp: " in out.out
+    assert f"bake: {count} ... 100%" in out.err
+
+
+@pytest.mark.skipif(
+    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
+    reason="this Blender build has no interface translations (the bpy module)",
+)
+def test_counts_are_translated_with_the_report(scene, capfd):
+    # Each piece of the count is looked up on its own: the Chinese report must read as one
+    # sentence, with the counts of the scene.
+    cube, rig = bpy.data.objects["Cube"], bpy.data.objects["Rig"]
+    bones = len(keyed_bones(rig))
+    view = bpy.context.preferences.view
+    # use_translate_reports is 4.0+; 3.4 translates reports with the tooltip switch.
+    switches = [s for s in ("use_translate_interface", "use_translate_tooltips",
+                            "use_translate_reports") if hasattr(view, s)]
+    old = {s: getattr(view, s) for s in ["language", *switches]}
+    try:
+        view.language = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
+        for switch in switches:
+            setattr(view, switch, True)
+        scenes.select_only(cube, rig)
+        capfd.readouterr()
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+        assert bpy.ops.quatbake.revert() == {'FINISHED'}
+        out = capfd.readouterr().out
+    finally:
+        for name, value in old.items():
+            setattr(view, name, value)
+    assert f"已烘焙 1 个物体和 {bones} 根骨骼（Cube, Rig: " in out, out
+    assert f"已还原 1 个物体和 {bones} 根骨骼：Cube, Rig: " in out, out
