@@ -128,6 +128,10 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
             raise NoRotationKeys(f"Object \"{obj.name}\" plays no QuatBake bake: there are no "
                                  "original keys to compare.")
         fcurves, mode = found
+    if fcurves is None:
+        # Found once: every lookup below would otherwise scan the whole action again
+        # (a rig's action holds every bone's curves).
+        fcurves = animdata.object_fcurves(obj)
     path, _count = animdata.ROTATION_PATHS[mode]
     rot_fcurves = animdata.rotation_fcurves(obj, mode, fcurves)
     delta_fcurves = animdata.delta_rotation_fcurves(obj, mode, fcurves)
