@@ -563,6 +563,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             if into_delta:
                 reference = animdata.evaluate_channels_exact(
                     delta_fcs, animdata.delta_rotation_defaults(obj, src.mode), rot_frames[:1])[0]
+            elif r.key_raw is not None:
+                reference = r.key_raw[0]   # the first key's own values, read already
             else:
                 reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode,
                                                            fcurves, exact=True)[0]
