@@ -170,3 +170,47 @@ def test_counts_are_translated_with_the_report(scene, capfd):
             setattr(view, name, value)
     assert f"已烘焙 1 个物体和 {bones} 根骨骼（Cube, Rig: " in out, out
     assert f"已还原 1 个物体和 {bones} 根骨骼：Cube, Rig: " in out, out
+
+
+# The fixture keys every transform on frames 1 and 11: a bake at step 1 writes 11 frames each.
+FRAMES_EACH = int(FRAMES[-1] - FRAMES[0]) + 1
+
+
+@pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
+def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
+    # The Re-bake panel draws "Last bake: ...; Total: <count>, <frames> frames." from the
+    # scene settings the bake saves (ui.last_bake_total; tests/gui draws it in a window).
+    from quatbake.addon import ui
+
+    chosen = [bpy.data.objects[n] for n in selected]
+    rigs = [o for o in chosen if o.type == 'ARMATURE']
+    objects = len(chosen) - len(rigs)
+    bones = sum(len(keyed_bones(r)) for r in rigs)
+    scenes.select_only(*chosen)
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    settings = bpy.context.scene.quatbake
+    # last_objects_baked keeps its meaning (every transform baked, bones included).
+    assert settings.last_objects_baked == objects + bones
+    assert settings.last_bones_baked == bones
+    assert settings.last_bones_rig == (rigs[0].name if len(rigs) == 1 else "")
+    assert settings.last_frames_written == FRAMES_EACH * (objects + bones)
+    count = wording.format(objects=objects, bones=bones)
+    assert ui.last_bake_total(settings) == \
+        f"Total: {count}, {FRAMES_EACH * (objects + bones):d} frames"
+
+
+def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
+    from quatbake.addon import ui
+
+    rig = bpy.data.objects["Rig"]
+    scenes.select_only(rig)
+    bpy.ops.object.mode_set(mode='POSE')
+    try:
+        for b in rig.data.bones:
+            animdata.select_bone(rig, b.name, b.name == "leg")
+        rig.data.bones.active = rig.data.bones["leg"]
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
+    assert ui.last_bake_total(bpy.context.scene.quatbake) == \
+        f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} frames"

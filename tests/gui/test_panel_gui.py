@@ -84,6 +84,16 @@ def test_after_the_bake_no_result_is_stale_and_each_says_before_and_after(sessio
         assert baked["before_after"][name].endswith("long way round fixed")
 
 
+def test_the_last_bake_line_totals_what_was_baked(session):
+    # panel_loop_script keys ShotCam and Empty on frames 1..120 and bakes both at step 1:
+    # 120 frames each, two objects, no bone (bones are counted in tests/blender/
+    # test_bake_messages.py, through the same function the panel draws with).
+    lines = session[0]["steps"]["baked"]["lines"]["Re-bake"]
+    text = " ".join(line for line, _width, _available in lines)
+    assert "Last bake: " in text, text
+    assert "Total: 2 objects, 240 frames." in text, text
+
+
 def test_the_band_pixels_vanish_after_the_bake(session):
     result, shots = session
     steps = result["steps"]
