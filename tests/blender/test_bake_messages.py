@@ -214,3 +214,48 @@ def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
         bpy.ops.object.mode_set(mode='OBJECT')
     assert ui.last_bake_total(bpy.context.scene.quatbake) == \
         f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} frames"
+
+
+@pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
+def test_analyze_report_counts_objects_and_bones(scene, capfd, selected, wording):
+    chosen = [bpy.data.objects[n] for n in selected]
+    rigs = [o for o in chosen if o.type == 'ARMATURE']
+    objects = len(chosen) - len(rigs)
+    bones = sum(len(keyed_bones(r)) for r in rigs)
+    count = wording.format(objects=objects, bones=bones)
+    scenes.select_only(*chosen)
+    info_lines(capfd)
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    line = one_line(capfd, f"Analyzed {count}: ")
+    # The first four results are named, worst first, then "N more".
+    parts = line[len(f"Analyzed {count}: "):].rstrip(".").split("; ")
+    more = objects + bones - 4
+    assert len(parts) == min(objects + bones, 4) + (more > 0)
+    if more > 0:
+        assert parts[-1] == f"{more} more"
+
+
+def test_analyze_counts_an_object_analysed_by_two_clips_once(clean_blender, capfd):
+    """An object animated only by two stashed NLA clips gets a result per clip ("Clips /
+    Spin"), and is still one object."""
+    clips = scenes.new_object("Clips", 'XYZ')
+    clips.animation_data_create()
+    for name, degrees in (("Spin", 90.0), ("Tilt", 40.0)):
+        source = scenes.make_animated_object(name, 'XYZ', FRAMES,
+                                             np.radians([[0.0, 0.0, 0.0], [degrees, 0.0, 0.0]]))
+        action = animdata.get_action(source)
+        action.name = name
+        track = clips.animation_data.nla_tracks.new()
+        strip = track.strips.new(name, 1, action)
+        if hasattr(strip, "action_slot") and strip.action_slot is None:
+            strip.action_slot = action.slots[0]
+        track.mute = True          # a stash, as Blender's glTF importer leaves clips
+        action.use_fake_user = True
+        bpy.data.objects.remove(source)
+    assert animdata.get_action(clips) is None
+    scenes.select_only(clips)
+    info_lines(capfd)
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    line = one_line(capfd, "Analyzed 1 object: ")
+    assert sorted(p.split(" ", 3)[2] for p in line.rstrip(".").split(": ", 1)[1].split("; ")) \
+        == ["Spin", "Tilt"], line
