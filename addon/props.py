@@ -205,10 +205,9 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="Number of objects and pose bones the last bake wrote (each bone "
         "counts as one; Bones Baked says how many were bones)",
     )
-    last_bones_baked: IntProperty(
-        name="Bones Baked", default=0, min=0,
-        description="How many of the transforms the last bake wrote were pose bones",
-    )
+    last_bones_baked: IntProperty(name="Bones Baked", default=0, min=0,
+                                  description="How many of Objects Baked were pose bones")
+    # Kept so the total can say "12 bones of "Rig"" as the bake's report does.
     last_bones_rig: StringProperty(
         name="Armature Baked", default="",
         description="The armature all the bones of the last bake belong to (empty when "

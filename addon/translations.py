@@ -251,8 +251,7 @@ ZH_HANS = {
     "Bones Baked says how many were bones)":
         "上次烘焙写入的物体和姿态骨骼数（每根骨骼计为一个；“已烘焙骨骼”给出其中骨骼的数量）",
     "Bones Baked": "已烘焙骨骼",
-    "How many of the transforms the last bake wrote were pose bones":
-        "上次烘焙写入的变换中姿态骨骼的数量",
+    "How many of Objects Baked were pose bones": "“已烘焙物体”中姿态骨骼的数量",
     "Armature Baked": "已烘焙骨架",
     "The armature all the bones of the last bake belong to (empty when they come from "
     "several, or no bone was baked)":

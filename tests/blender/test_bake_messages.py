@@ -63,6 +63,16 @@ def one_line(capfd, start: str) -> str:
     return found[0]
 
 
+def expected_count(selected: list[str], wording: str) -> tuple[list, int, int, str]:
+    """(the objects named, how many are not armatures, the keyed bones of the armatures,
+    ``wording`` with {objects} and {bones} filled in) for a selection of the fixture's."""
+    chosen = [bpy.data.objects[n] for n in selected]
+    rigs = [o for o in chosen if o.type == 'ARMATURE']
+    bones = sum(len(keyed_bones(r)) for r in rigs)
+    objects = len(chosen) - len(rigs)
+    return chosen, objects, bones, wording.format(objects=objects, bones=bones)
+
+
 # (objects selected in Object Mode, the count's wording with {objects} and {bones} filled
 # in from the scene)
 OBJECT_MODE_CASES = [
@@ -77,12 +87,8 @@ OBJECT_MODE_CASES = [
 
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
 def test_bake_and_revert_reports_count_objects_and_bones(scene, capfd, selected, wording):
-    chosen = [bpy.data.objects[n] for n in selected]
-    rigs = [o for o in chosen if o.type == 'ARMATURE']
-    objects = len(chosen) - len(rigs)
-    bones = sum(len(keyed_bones(r)) for r in rigs)
+    chosen, objects, bones, count = expected_count(selected, wording)
     assert bones in (0, 3, 5)      # the scene as the fixture built it (3 + 2 keyed bones)
-    count = wording.format(objects=objects, bones=bones)
     scenes.select_only(*chosen)
     info_lines(capfd)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
@@ -182,19 +188,16 @@ def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
     # scene settings the bake saves (ui.last_bake_total; tests/gui draws it in a window).
     from quatbake.addon import ui
 
-    chosen = [bpy.data.objects[n] for n in selected]
-    rigs = [o for o in chosen if o.type == 'ARMATURE']
-    objects = len(chosen) - len(rigs)
-    bones = sum(len(keyed_bones(r)) for r in rigs)
+    chosen, objects, bones, count = expected_count(selected, wording)
+    rigs = [o.name for o in chosen if o.type == 'ARMATURE']
     scenes.select_only(*chosen)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     settings = bpy.context.scene.quatbake
     # last_objects_baked keeps its meaning (every transform baked, bones included).
     assert settings.last_objects_baked == objects + bones
     assert settings.last_bones_baked == bones
-    assert settings.last_bones_rig == (rigs[0].name if len(rigs) == 1 else "")
+    assert settings.last_bones_rig == (rigs[0] if len(rigs) == 1 else "")
     assert settings.last_frames_written == FRAMES_EACH * (objects + bones)
-    count = wording.format(objects=objects, bones=bones)
     assert ui.last_bake_total(settings) == \
         f"Total: {count}, {FRAMES_EACH * (objects + bones):d} frames"
 
@@ -218,11 +221,7 @@ def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
 
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
 def test_analyze_report_counts_objects_and_bones(scene, capfd, selected, wording):
-    chosen = [bpy.data.objects[n] for n in selected]
-    rigs = [o for o in chosen if o.type == 'ARMATURE']
-    objects = len(chosen) - len(rigs)
-    bones = sum(len(keyed_bones(r)) for r in rigs)
-    count = wording.format(objects=objects, bones=bones)
+    chosen, objects, bones, count = expected_count(selected, wording)
     scenes.select_only(*chosen)
     info_lines(capfd)
     assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
