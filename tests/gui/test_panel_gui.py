@@ -14,7 +14,7 @@ import pytest
 
 from quatbake.core import triads
 
-from harness import ROOT, run_blender
+from harness import ROOT, assert_ran_cleanly, run_blender
 
 pytestmark = pytest.mark.gui
 
@@ -65,8 +65,7 @@ def _cyan(image):
 
 def test_the_session_ran(session):
     result, _ = session
-    assert result["errors"] == [], result["errors"]
-    assert "Traceback" not in result["stderr"], result["stderr"][-3000:]
+    assert_ran_cleanly(result)
     assert result["blender"].startswith("3.4")
     assert result["analyze"] == ["FINISHED"] and result["bake"] == ["FINISHED"]
     assert result["steps"]["analyzed"]["window"] == [1600, 900]

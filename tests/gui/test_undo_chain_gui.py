@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from harness import run_blender_script
+from harness import assert_ran_cleanly, script_result
 
 pytestmark = pytest.mark.gui
 
@@ -20,14 +20,11 @@ CHAIN = ["bake", "undo the bake", "redo the bake", "revert", "undo the revert",
          "redo the revert", "bake again", "re-bake", "undo the re-bake", "undo the first bake"]
 
 
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    return run_blender_script(SCRIPT, tmp_path_factory.mktemp("undo chain"))
+chain = script_result(SCRIPT, "undo chain")
 
 
 def test_chain_ran_without_errors(chain):
-    assert chain["errors"] == []
-    assert "Traceback" not in chain["stderr"], chain["stderr"]
+    assert_ran_cleanly(chain)
     assert chain["bake_changed_actions"]
 
 
