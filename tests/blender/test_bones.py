@@ -297,8 +297,26 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
     assert not geometry.legend.problems
 
 
+def test_overlay_names_a_bone_whose_chain_it_cannot_compose_and_draws_the_others(clean_blender):
+    """Inherit Rotation off is not composed by the overlay (README, "Overlay"): the bone
+    is named in the legend, not drawn wrong, and the other selected bones are drawn."""
+    from quatbake.addon import overlay_geometry
+
+    rig = make_checked_rig()
+    rig.data.bones["flip"].use_inherit_rotation = False      # wrap's parent
+    for b in rig.data.bones:
+        animdata.select_bone(rig, b.name, b.name in ("wrap", NAMED))
+    scenes.select_only(rig)
+    geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
+    assert geometry.legend.objects == [f"Rig: {NAMED}"]
+    (problem,) = geometry.legend.problems
+    assert problem.startswith("Rig: wrap: "), problem
+    assert 'Armature "Rig", bone "flip": Inherit Rotation off' in problem, problem
+
+
 @pytest.mark.parametrize("output", ['KEEP', 'QUATERNION'])
-@pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ', 'ZXY', 'YZX', 'AXIS_ANGLE'])
+@pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX',
+                                  'AXIS_ANGLE'])
 def test_every_rotation_mode_of_a_bone_bakes_to_slerp_and_reverts(clean_blender, mode, output):
     rig = scenes.make_rig("Rig", [("b", None, (0, 0, 0), (0, 0, 1))])
     turn = [mathutils.Quaternion((1, 0, 0, 0)), mathutils.Quaternion((0.2, 0.9, 0.3, -0.2))]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from test_bones import (
     REPLAY_RAD,
+    STILL_KEYS,
     angle_rad,
     bone_fcurves,
     evaluated_snapshot,
@@ -82,6 +83,12 @@ def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
     fcs = [fc for fc in animdata.object_fcurves(rig)
            if fc.data_path == scenes.bone_path("still", "rotation_quaternion")]
     assert [len(fc.keyframe_points) for fc in fcs] == [21] * 4
+    # The keys themselves are slerp of the bone's key orientations (Blender's own
+    # FCurve.evaluate of the baked curves, float32 keys: REPLAY_RAD).
+    baked = np.array([[fc.evaluate(f) for fc in sorted(fcs, key=lambda c: c.array_index)]
+                      for f in FRAMES])
+    ref = slerp_reference(STILL_KEYS[0], key_quats('QUATERNION', STILL_KEYS[1]), FRAMES)
+    assert angle_rad(baked, ref).max() < REPLAY_RAD
 
 
 @pytest.mark.parametrize("case", ["inherit_rotation_off", "negative_scale", "nonuniform"])
