@@ -261,13 +261,22 @@ def test_unknown_bone_is_one_sentence(clean_blender):
         cli.resolve_targets(bpy, args)
 
 
-def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean_blender):
+@pytest.mark.parametrize("chain", ["inherit", "inherit_rotation_off"])
+def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean_blender,
+                                                                           chain):
     """Triads at the bones' heads along the animation: checked against frame_set and
     Blender's own armature matrix_world @ pose_bone.matrix (parent turning, located and
-    scaled, the armature moved and scaled), for the selected bones only."""
+    scaled, the armature moved and scaled), for the selected bones only; with Inherit
+    Rotation off on the drawn bones and on a scaled parent of one."""
     from quatbake.addon import overlay_geometry
 
     rig = make_checked_rig()
+    if chain == "inherit_rotation_off":
+        # Off on wrap and NAMED (drawn) and on flip, wrap's parent, under a root scaled
+        # unevenly (a hinge keeps its parent's scale: wrap's head shows it).
+        for name in ("flip", "wrap", NAMED):
+            rig.data.bones[name].use_inherit_rotation = False
+        scenes.key_bone(rig, "root", "scale", [1, 21], [[1, 1, 1], [1.5, 2.0, 0.5]])
     rig.location, rig.scale = (1.0, -2.0, 0.5), (2.0, 2.0, 2.0)
     rig.rotation_euler = (0.3, 0.0, 1.0)
     scenes.key_bone(rig, "root", "rotation_quaternion", [1, 21], [[1, 0, 0, 0], [H, 0, H, 0]])
@@ -297,13 +306,17 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
     assert not geometry.legend.problems
 
 
-def test_overlay_names_a_bone_whose_chain_it_cannot_compose_and_draws_the_others(clean_blender):
-    """Inherit Rotation off is not composed by the overlay (README, "Overlay"): the bone
-    is named in the legend, not drawn wrong, and the other selected bones are drawn."""
+@pytest.mark.parametrize("flag, value", [("inherit_scale", 'NONE'),
+                                         ("use_local_location", False)])
+def test_overlay_names_a_bone_whose_chain_it_cannot_compose_and_draws_the_others(clean_blender,
+                                                                                 flag, value):
+    """Inherit scale other than Full, or Local Location off, is not composed by the
+    overlay (README, "Overlay"): the bone is named in the legend, not drawn wrong, and
+    the other selected bones are drawn."""
     from quatbake.addon import overlay_geometry
 
     rig = make_checked_rig()
-    rig.data.bones["flip"].use_inherit_rotation = False      # wrap's parent
+    setattr(rig.data.bones["flip"], flag, value)      # wrap's parent
     for b in rig.data.bones:
         animdata.select_bone(rig, b.name, b.name in ("wrap", NAMED))
     scenes.select_only(rig)
@@ -311,7 +324,7 @@ def test_overlay_names_a_bone_whose_chain_it_cannot_compose_and_draws_the_others
     assert geometry.legend.objects == [f"Rig: {NAMED}"]
     (problem,) = geometry.legend.problems
     assert problem.startswith("Rig: wrap: "), problem
-    assert 'Armature "Rig", bone "flip": Inherit Rotation off' in problem, problem
+    assert 'Armature "Rig", bone "flip": an inherit-scale mode' in problem, problem
 
 
 @pytest.mark.parametrize("output", ['KEEP', 'QUATERNION'])
