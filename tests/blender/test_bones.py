@@ -101,12 +101,17 @@ def test_selected_bones_baked_in_pose_mode_replay_slerp_and_revert_exactly(clean
     rig = make_checked_rig()
     untouched = bone_fcurves(rig, "still")
     original = animdata.get_action(rig)
+    slot = animdata.get_slot_identifier(rig)       # "" before Blender 4.4
     before = evaluated_snapshot()
     enter_pose_mode(rig, ["flip", "wrap", NAMED])
     try:
         assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
         baked = animdata.get_action(rig)
         assert baked != original and original.use_fake_user
+        # Every bone in one action: on 4.4+ one slot of it, the one the armature played.
+        assert animdata.get_slot_identifier(rig) == slot
+        if animdata.is_slotted(baked):
+            assert [s.identifier for s in baked.slots] == [slot] and slot.startswith("OB")
         frames = np.arange(1.0, 22.0)
         for bone, (keys, values), mode in (("flip", FLIP_KEYS, 'QUATERNION'),
                                            ("wrap", WRAP_KEYS, 'XYZ'),
@@ -413,3 +418,30 @@ def test_stepped_bone_keys_stay_stepped_and_a_tolerance_bake_thins_bone_keys(cle
     glide = bone_fcurves(rig, "glide")
     assert glide and all(co.shape[0] < 41 for co in glide.values())
     assert result.keys_written < result.keys_dense
+
+
+@pytest.mark.parametrize("timing", ['EVEN', 'KEYED'])
+def test_a_keyed_bone_spin_is_kept_and_keyed_timing_keeps_the_ease(clean_blender, timing):
+    """The keyed-intent settings (issue 11) reach bones: an Euler bone keyed 0 -> 360 ->
+    720 deg about Z keeps both turns (Turns Auto). Timing Even turns 18 deg a frame; Timing
+    Keyed plays what Blender played before (one Euler channel: Blender's rotation is about
+    Z by the F-curve's value, ease and all)."""
+    rig = scenes.make_rig("Rig", [("wheel", None, (0, 0, 0), (0, 0, 1))])
+    scenes.key_bone(rig, "wheel", "rotation_euler", [1, 21, 41],
+                    np.radians([[0, 0, 0], [0, 0, 360], [0, 0, 720]]), mode='XYZ')
+    frames = np.arange(1.0, 42.0)
+    played_before = scenes.bone_world_quats(rig, "wheel", frames)
+    half = np.radians(18.0 * (frames - 1.0)) / 2.0
+    even = np.stack([np.cos(half), 0.0 * half, 0.0 * half, np.sin(half)], axis=1)
+    # The keys' Bezier ease: the two timings are told apart (by degrees, not float noise).
+    assert np.degrees(angle_rad(played_before, even).max()) > 1.0
+    result = bake.bake_objects([rig], bake.BakeSettings(method='SLERP', timing=timing))
+    played = scenes.bone_world_quats(rig, "wheel", frames)
+    expected = even if timing == 'EVEN' else played_before
+    # Against what Blender played before, the original Euler channel's float32 counts
+    # too: one ulp at 4 pi rad is 9.5e-7 rad and its Bezier evaluation is off by a few
+    # (measured 2.9e-6 rad in all); 5e-6 rad. Even is against float64 here: REPLAY_RAD.
+    tolerance = REPLAY_RAD if timing == 'EVEN' else 5e-6
+    assert angle_rad(played, expected).max() < tolerance
+    spins = [n.message for n in result.notes if n.bone == "wheel" and "keyed spin" in n.message]
+    assert len(spins) == 2, [n.message for n in result.notes]
