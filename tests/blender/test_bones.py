@@ -204,9 +204,13 @@ def test_analysis_has_a_row_per_bone_and_jump_to_worst_selects_the_bone(clean_bl
     assert devs == sorted(devs, reverse=True)          # the panel lists the worst bone first
     assert found["Rig: flip"]["long_arc_segments"] == [[11.0, 21.0]]
     assert found["Rig: wrap"]["long_arc_segments"] == [[1.0, 11.0]]
+    bpy.context.scene.frame_set(1)
     assert bpy.ops.quatbake.jump_to_worst(object_name="Rig: wrap") == {'FINISHED'}
     assert [b.name for b in rig.data.bones if animdata.bone_selected(rig, b.name)] == ["wrap"]
     assert rig.data.bones.active.name == "wrap"
+    # Keys 1 and 11, symmetric: half way (frame 6) Blender's long way is at 0 deg about Z
+    # and slerp's short way at 180 deg, the largest angle two rotations can be apart.
+    assert bpy.context.scene.frame_current == 6
 
 
 def test_cli_report_rows_per_bone_worst_first_and_bones_option(clean_blender, tmp_path):
@@ -445,3 +449,29 @@ def test_a_keyed_bone_spin_is_kept_and_keyed_timing_keeps_the_ease(clean_blender
     assert angle_rad(played, expected).max() < tolerance
     spins = [n.message for n in result.notes if n.bone == "wheel" and "keyed spin" in n.message]
     assert len(spins) == 2, [n.message for n in result.notes]
+
+
+def test_cli_report_lists_an_armature_keyed_only_in_nla_clips_under_skipped(clean_blender,
+                                                                            tmp_path):
+    """Its bones are not analysed from a clip (README, docs/report.md): the report says so
+    under ``skipped``, reports the other objects and exits 0."""
+    rig = make_checked_rig()
+    action = animdata.get_action(rig)
+    track = rig.animation_data.nla_tracks.new()
+    strip = track.strips.new("Stash", 1, action)
+    if animdata.is_slotted(action) and strip.action_slot is None:
+        strip.action_slot = action.slots[0]
+    track.mute = True
+    action.use_fake_user = True
+    animdata.assign_action(rig, None, "")
+    scenes.make_animated_object("Cube", 'XYZ', [1, 11], np.radians([[0, 0, 0], [0, 0, 90]]))
+    scene = tmp_path / "stashed rig.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "r.json"
+    assert cli.main(["report", str(scene), "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    report = load_report(out)
+    assert [r["name"] for r in report["objects"]] == ["Cube"]
+    (skipped,) = report["skipped"]
+    assert skipped["object"] == "Rig"
+    assert "pose bones are keyed only in NLA clips (4 bone(s))" in skipped["message"]
+    assert "active action" in skipped["message"]
