@@ -263,6 +263,23 @@ def test_bones_option_escaping(spec, expected):
     assert cli._bone_list(spec) == expected
 
 
+def test_bones_option_reaches_bones_named_with_commas_and_colons(clean_blender, tmp_path):
+    # The written forms of README's "Bone names in --bones", end to end through a file.
+    rig = scenes.make_rig("My:Rig", [("a,b", None, (0, 0, 0), (0, 0, 1)),
+                                     ("mixamorig:Hips", None, (1, 0, 0), (1, 0, 1)),
+                                     ("DEF-upper_arm.L.001", None, (2, 0, 0), (2, 0, 1))])
+    for bone in ("a,b", "mixamorig:Hips", "DEF-upper_arm.L.001"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", *STILL_KEYS)
+    scene = tmp_path / "names.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "r.json"
+    assert cli.main(["report", str(scene), "--bones", r"My\:Rig:a\,b,mixamorig:Hips",
+                     "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    rows = load_report(out)["objects"]
+    assert sorted((r["name"], r["bone"]) for r in rows) == [("My:Rig", "a,b"),
+                                                            ("My:Rig", "mixamorig:Hips")]
+
+
 def test_unknown_bone_is_one_sentence(clean_blender):
     make_checked_rig()
     args = cli.build_parser().parse_args(["report", "s.blend", "--bones", "Rig:nope"])
