@@ -184,10 +184,8 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
         # followed (core.turns needs samples well under 180 deg apart).
         dense = turn_inputs.playback_times(mode, keys, raw[at_keys])
         dense_raw = animdata.evaluate_rotation_raw(obj, dense, mode, fcurves)
-        if mode == 'QUATERNION':
-            # A key and its sign-flipped twin: the channels can pass through zero.
-            norms = np.sqrt(np.einsum("ij,ij->i", dense_raw, dense_raw))
-            dense_raw[norms < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
+        # A key and its sign-flipped twin: the channels can pass through zero.
+        dense_raw = animdata.as_played(dense_raw, mode)
         dense_quats = animdata.rotation_values_to_quat(dense_raw, mode, dense, obj.name, path)
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, mode), mode):

@@ -423,6 +423,21 @@ ZERO_QUATERNION_NORM = 1e-12
 HUGE_QUATERNION_NORM = 1e18
 
 
+def as_played(raw: np.ndarray, mode: str) -> np.ndarray:
+    """Raw rotation channel values (..., 3|4) as Blender plays them.
+
+    Between a quaternion key and its sign-flipped twin the four curves can pass
+    through (0, 0, 0, 0); Blender's normalize_qt() then shows (0, 1, 0, 0), a
+    half turn about X, and so does this (a copy). Other modes: ``raw`` itself.
+    """
+    if mode != 'QUATERNION':
+        return raw
+    raw = np.array(raw, dtype=np.float64, copy=True)
+    lengths = np.sqrt(np.einsum("...i,...i->...", raw, raw))
+    raw[lengths < ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
+    return raw
+
+
 def _row_from_core_message(message: str, n: int) -> int | None:
     import re
 

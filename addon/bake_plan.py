@@ -94,7 +94,6 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
     for fc in fcurves:
         if fc is None:
             continue
-        label = animdata.channel_label(fc.data_path, fc.array_index)
         if known is None:
             data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
         else:
@@ -102,6 +101,7 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
         co = data["co"]
         # One sum first (any NaN or inf makes it non-finite; an overflow only takes the
         # slower exact look below): hundreds of bones' channels are checked per bake.
+        label = animdata.channel_label(fc.data_path, fc.array_index)
         if np.isfinite(co.sum() + data["handle_left"].sum() + data["handle_right"].sum()):
             frames_per_channel.append((label, co[:, 0]))
             continue
@@ -695,50 +695,41 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
     groups: dict = {}
     for plan in plans:
         if plan.blender_quats is None:   # delta channels: composed in plan_reading
-            groups.setdefault(id(plan.frames), []).append(plan)
-    raws = {}
-    for group in groups.values():
+            key = (id(plan.frames), plan.source.mode, len(plan.source_fcurves))
+            groups.setdefault(key, []).append(plan)
+        else:
+            _worst_frames([plan], plan.blender_quats[None], plan.quats[None])
+    for (_frames, mode, width), group in groups.items():
+        frames = group[0].frames
         raw = animdata.evaluate_channels([fc for p in group for fc in p.source_fcurves],
                                          np.concatenate([p.source_defaults for p in group]),
-                                         group[0].frames, known)
-        column = 0
-        for p in group:
-            count = len(p.source_fcurves)
-            raws[id(p)] = raw[:, column:column + count]
-            column += count
-    blender = []
-    for plan in plans:
-        if plan.blender_quats is not None:
-            blender.append(plan.blender_quats)
-            continue
-        raw = raws[id(plan)]
-        if plan.source.mode == 'QUATERNION':
-            # Between a key and its sign-flipped neighbour Blender's per-channel curves
-            # can pass through (0, 0, 0, 0); its normalize_qt() then shows (0, 1, 0, 0).
-            raw = raw.copy()
-            raw[quat.norm(raw) < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
-            blender.append(raw)
-        else:
-            blender.append(rotation.mode_values_to_quat(raw, plan.source.mode))
-    if not plans:
-        return
+                                         frames, known)
+        # (frames, plans x channels) -> (plans x frames, channels): one conversion.
+        per_plan = raw.reshape(frames.size, len(group), width).transpose(1, 0, 2)
+        played = animdata.as_played(per_plan.reshape(-1, width), mode)
+        theirs = rotation.mode_values_to_quat(played, mode).reshape(len(group), frames.size, 4)
+        _worst_frames(group, theirs, np.stack([p.quats for p in group]))
+
+
+def _worst_frames(plans: list, theirs: np.ndarray, ours: np.ndarray) -> None:
+    """Set ``deviation_rad`` of each plan from (b, n, 4) rotations: Blender's, the bake's.
+
+    For unit quaternions the angle grows as |dot| shrinks, so each plan's worst frame is
+    found by |dot| (one einsum for all) and the exact atan2 angle taken there. Float64
+    dots order angles to ~3e-8 rad, far below what the figure (degrees, 3 decimals)
+    shows; a single transform gets the exact maximum.
+    """
     if len(plans) == 1:
-        plans[0].deviation_rad = float(quat.angle_between(blender[0], plans[0].quats).max())
+        plans[0].deviation_rad = float(quat.angle_between(theirs[0], ours[0]).max())
         return
-    # Many transforms (a rig): for unit quaternions the angle grows as |dot| shrinks, so
-    # find each one's worst frame by |dot| (one einsum for all) and take the exact
-    # atan2 angle there. Float64 dots order angles to ~3e-8 rad, far below what the
-    # figure (degrees, 3 decimals) shows.
-    ours = np.concatenate([p.quats for p in plans])
-    theirs = np.concatenate(blender)
-    theirs = theirs / quat.norm(theirs)[:, None]
-    ours_unit = ours / quat.norm(ours)[:, None]
-    dots = np.abs(np.einsum("ij,ij->i", theirs, ours_unit))
-    starts = np.cumsum([0] + [b.shape[0] for b in blender[:-1]])
-    ends = np.append(starts[1:], dots.shape[0])
-    for plan, lo, hi in zip(plans, starts, ends):
-        at = lo + int(np.argmin(dots[lo:hi]))
-        plan.deviation_rad = float(quat.angle_between(theirs[at], ours[at]))
+    # Blender's side is unit already (mode_values_to_quat normalises it); the bake's is
+    # not for the LERP baseline (the command line still bakes it).
+    ours_unit = ours / quat.norm(ours)[..., None]
+    at = np.argmin(np.abs(np.einsum("bij,bij->bi", theirs, ours_unit)), axis=1)
+    rows = np.arange(len(plans))
+    angles = quat.angle_between(theirs[rows, at], ours[rows, at])
+    for plan, angle in zip(plans, angles):
+        plan.deviation_rad = float(angle)
 
 
 def _step_keys(constant_keys) -> np.ndarray | None:

@@ -165,14 +165,9 @@ def _plays_channels_alone(req: TrackRequest) -> bool:
 
 
 def _playback_quats(raw: np.ndarray, mode: str) -> np.ndarray:
-    from ..core import quat, rotation
+    from ..core import rotation
 
-    if mode == 'QUATERNION':
-        # Between a key and its sign-flipped twin the channels can pass through
-        # (0, 0, 0, 0); Blender's normalize_qt() then shows (0, 1, 0, 0).
-        raw = raw.copy()
-        raw[quat.norm(raw) < animdata.ZERO_QUATERNION_NORM] = (0.0, 1.0, 0.0, 0.0)
-    return rotation.mode_values_to_quat(raw, mode)
+    return rotation.mode_values_to_quat(animdata.as_played(raw, mode), mode)
 
 
 def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> list:

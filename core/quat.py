@@ -34,6 +34,10 @@ def as_quat_array(q, what: str = "quaternion") -> np.ndarray:
         raise ValueError(
             f"{what}: expected quaternions of shape (..., 4) in (w, x, y, z) order, got shape {arr.shape}."
         )
+    # One whole-array test first: a per-quaternion reduction over an axis of 4 costs
+    # 20x more, and is only needed to name the broken key.
+    if np.isfinite(arr).all():
+        return arr
     bad = ~np.isfinite(arr).all(axis=-1)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -59,8 +63,10 @@ def normalize(q, what: str = "quaternion") -> np.ndarray:
     # Squaring overflows to inf past a norm of ~1e154 (a key of norm 1e300
     # would come out as the zero quaternion): measure each quaternion scaled
     # by its largest component, which is exact in float64 (a power-free divide).
-    peak = np.abs(arr).max(axis=-1)
-    scaled = arr / np.where(peak > 0.0, peak, 1.0)[..., None]
+    peak = abs_max(arr)
+    # In place on our own copy: a rig's 60,000 quaternions would otherwise cost two
+    # more fresh arrays, whose first touch (page faults) outweighs the arithmetic.
+    scaled = np.divide(arr, np.where(peak > 0.0, peak, 1.0)[..., None], out=arr)
     scaled_lengths = norm(scaled)
     lengths = scaled_lengths * peak
     zero = lengths < ZERO_NORM
@@ -71,7 +77,8 @@ def normalize(q, what: str = "quaternion") -> np.ndarray:
             f"{what}: {label} has norm {float(lengths[index] if index else lengths):.3g}, "
             "too close to zero to be a rotation."
         )
-    return scaled / scaled_lengths[..., None]
+    scaled /= scaled_lengths[..., None]
+    return scaled
 
 
 def dot(a, b) -> np.ndarray:
@@ -109,7 +116,7 @@ def inverse(q) -> np.ndarray:
     # conj(q)/|q|^2 = conj(q/|q|)/|q|: |q|^2 overflowed past |q| ~ 1e154 and
     # returned the zero quaternion; normalize measures |q| without squaring it.
     unit = normalize(arr, "inverse")
-    peak = np.abs(arr).max(axis=-1)
+    peak = abs_max(arr)
     length = norm(arr / peak[..., None]) * peak
     return conjugate(unit) / length[..., None]
 
@@ -154,9 +161,24 @@ def exp(v) -> np.ndarray:
     return out
 
 
+def abs_max(q: np.ndarray) -> np.ndarray:
+    """Largest absolute component over the last axis, shape (...).
+
+    Pairwise maxima of the columns: the same values as np.abs(q).max(axis=-1)
+    (max is exact), ~10x faster, since numpy reduces a short last axis row by row.
+    """
+    q = np.asarray(q)
+    if q.shape[-1] == 0:
+        return np.abs(q).max(axis=-1)
+    out = np.array(np.abs(q[..., 0]))   # 0-d for one quaternion: still an array
+    for column in range(1, q.shape[-1]):
+        np.maximum(out, np.abs(q[..., column]), out=out)
+    return out
+
+
 def _peak(q: np.ndarray) -> np.ndarray:
     """Largest absolute component, shape (..., 1); 1 where q is all zero."""
-    peak = np.abs(q).max(axis=-1, keepdims=True)
+    peak = abs_max(q)[..., None]
     return np.where(peak > 0.0, peak, 1.0)
 
 

@@ -66,6 +66,8 @@ def _as_finite(values, last: int, what: str) -> np.ndarray:
     arr = np.array(values, dtype=np.float64, copy=True)
     if arr.ndim == 0 or arr.shape[-1] != last:
         raise ValueError(f"{what}: expected an array of shape (..., {last}), got shape {arr.shape}.")
+    if np.isfinite(arr).all():   # the per-row look below only names the broken key
+        return arr
     bad = ~np.isfinite(arr).all(axis=-1)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
