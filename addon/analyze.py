@@ -16,6 +16,7 @@ from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator, Panel
 
 from .compare import compare_method
+from .messages import count_phrase, tally
 from .props import METHOD_ITEMS
 
 # core.analysis and animdata are imported where an analysis runs: registering
@@ -491,7 +492,10 @@ class QUATBAKE_OT_analyze(Operator):
         more = len(ordered) - STATUS_NAMES
         if more > 0:
             parts.append(f"{more} more")
-        self.report({'INFO'}, f"Analyzed {len(done)} object(s): " + "; ".join(parts) + ".")
+        # Objects and bones counted apart, each once (an object analysed by its NLA clips
+        # has an entry per clip), in the words of the bake's report.
+        count = count_phrase(*tally((e["object"], e["bone"]) for e in done.values()))
+        self.report({'INFO'}, f"Analyzed {count}: " + "; ".join(parts) + ".")
         return {'FINISHED'}
 
 

@@ -3,9 +3,10 @@
 
 The operators (translated reports) and the command line (English) say the same
 count the same way: "1 object", "12 bones of "Rig"", "2 objects and 12 bones".
+The panel's "Total:" line and the Analyze report say it the same way too.
 No bpy here: it takes transforms (``transform.AnimatedTransform`` or anything with
-``is_bone`` and the owner's ``name``) and a translate function, so both callers and
-the tests use one piece of phrasing.
+``is_bone``, ``bone_name`` and the owner's ``name``), (owner, bone) name pairs or plain
+counts, and a translate function, so every caller and the tests use one phrasing.
 """
 
 # (singular, plural) message ids; the translation table keys on these exact strings.
@@ -24,17 +25,37 @@ def _counted(forms: tuple, count: int, translate, *more) -> str:
     return translate(forms[0] if count == 1 else forms[1]).format(count, *more)
 
 
-def transform_count(transforms, translate=_untranslated) -> str:
-    """"3 objects", "12 bones of "Rig"" (every bone from one armature, no object),
-    "5 bones" (several armatures) or "2 objects and 12 bones"; "0 objects" for none."""
-    bones = [t for t in transforms if t.is_bone]
-    objects = len(transforms) - len(bones)
+def tally(pairs) -> tuple[int, int, str]:
+    """(objects, bones, rig) of (owner name, bone name or "") pairs, each pair counted once.
+
+    ``rig`` is the armature every bone belongs to; "" when there are no bones or they
+    come from several armatures (the wording then leaves the armature out).
+    """
+    unique = set(pairs)
+    bones = [owner for owner, bone in unique if bone]
+    rigs = set(bones)
+    return len(unique) - len(bones), len(bones), rigs.pop() if len(rigs) == 1 else ""
+
+
+def count_phrase(objects: int, bones: int, rig: str = "", translate=_untranslated) -> str:
+    """"3 objects", "12 bones of "Rig"" (``rig`` given, no object), "5 bones" (no
+    ``rig``: several armatures) or "2 objects and 12 bones"; "0 objects" for none."""
     if not bones:
         return _counted(OBJECT_COUNT, objects, translate)
-    rigs = {t.name for t in bones}
     if objects:
         return translate(OBJECTS_AND_BONES).format(
-            _counted(OBJECT_COUNT, objects, translate), _counted(BONE_COUNT, len(bones), translate))
-    if len(rigs) == 1:
-        return _counted(RIG_BONE_COUNT, len(bones), translate, rigs.pop())
-    return _counted(BONE_COUNT, len(bones), translate)
+            _counted(OBJECT_COUNT, objects, translate), _counted(BONE_COUNT, bones, translate))
+    if rig:
+        return _counted(RIG_BONE_COUNT, bones, translate, rig)
+    return _counted(BONE_COUNT, bones, translate)
+
+
+def transform_pairs(transforms) -> list[tuple[str, str]]:
+    """(owner name, bone name or "") of each transform, as ``tally`` counts them."""
+    return [(t.name, t.bone_name if t.is_bone else "") for t in transforms]
+
+
+def transform_count(transforms, translate=_untranslated) -> str:
+    """``count_phrase`` of the transforms (each one once): "3 objects", "12 bones of
+    "Rig"", "5 bones" (several armatures) or "2 objects and 12 bones"."""
+    return count_phrase(*tally(transform_pairs(transforms)), translate=translate)

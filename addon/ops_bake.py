@@ -13,7 +13,7 @@ from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Operator
 
-from .messages import transform_count
+from .messages import tally, transform_count, transform_pairs
 from .props import BAKE_METHOD_ITEMS, QUATBAKE_PG_settings
 from .transform import selected_items, selected_objects, transforms_named  # first 2: public
 
@@ -288,14 +288,17 @@ class QUATBAKE_OT_bake(Operator):
         settings = context.scene.quatbake
         settings.last_turn_notes = "\n".join(n.message for n in result.notes)
         settings.has_last_bake = True
+        baked = transforms_named(result.objects)
+        _, bones, rig = tally(transform_pairs(baked))
         settings.last_objects_baked = len(result.objects)
+        settings.last_bones_baked = bones
+        settings.last_bones_rig = rig
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
         _LAST_BAKE[context.scene.name] = dict(result.frames_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
         from . import analyze
 
-        baked = transforms_named(result.objects)
         analyze.refresh(context.scene, baked, analyze.compare_method(settings))
         names = ", ".join(result.objects[:MAX_NAMED])
         if len(result.objects) > MAX_NAMED:

@@ -198,9 +198,20 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Has Last Bake", default=False,
         description="Whether the fields below describe a bake of this scene",
     )
+    # Every transform baked, bones included (its value since before bones were baked:
+    # scripts read it); the bones among them are counted apart for the panel's total.
     last_objects_baked: IntProperty(
         name="Objects Baked", default=0, min=0,
-        description="Number of objects the last bake wrote",
+        description="Number of objects and pose bones the last bake wrote (each bone "
+        "counts as one; Bones Baked says how many were bones)",
+    )
+    last_bones_baked: IntProperty(name="Bones Baked", default=0, min=0,
+                                  description="How many of Objects Baked were pose bones")
+    # Kept so the total can say "12 bones of "Rig"" as the bake's report does.
+    last_bones_rig: StringProperty(
+        name="Armature Baked", default="",
+        description="The armature all the bones of the last bake belong to (empty when "
+        "they come from several, or no bone was baked)",
     )
     last_frames_written: IntProperty(
         name="Frames Written", default=0, min=0,

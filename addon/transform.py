@@ -172,9 +172,10 @@ class AnimatedTransform:
         scale, the default): parent pose @ parent rest^-1 @ rest @ basis, the basis
         being location, rotation and scale channels. ``own_quats`` (n, 4) replaces this
         bone's rotation (a preview of a bake), ``own_fcurves``/``own_mode`` its channels
-        (the original action after a bake). Constraints and drivers are not included;
-        a bone in the chain with Inherit Rotation off, an inherit-scale mode other than
-        Full or Local Location off raises ValueError naming it. ``cache`` shares the
+        (the original action after a bake). Inherit Rotation off is composed as Blender
+        does (``_hinge_pose``). Constraints and drivers are not included; a bone in the
+        chain with an inherit-scale mode other than Full or Local Location off raises
+        ValueError naming it. ``cache`` shares the
         parents' matrices between the bones of one rig.
         """
         from . import animdata
@@ -189,12 +190,11 @@ class AnimatedTransform:
         parent_pose = None
         for depth, pbone in enumerate(reversed(chain)):
             bone = pbone.bone
-            if not bone.use_inherit_rotation or getattr(bone, "inherit_scale", 'FULL') != 'FULL' \
-                    or not bone.use_local_location:
+            if getattr(bone, "inherit_scale", 'FULL') != 'FULL' or not bone.use_local_location:
                 raise ValueError(
-                    f"Armature \"{self.owner.name}\", bone \"{bone.name}\": Inherit Rotation "
-                    "off, an inherit-scale mode other than Full or Local Location off is not "
-                    "drawn by the overlay yet (the bake and the report handle it).")
+                    f"Armature \"{self.owner.name}\", bone \"{bone.name}\": an inherit-scale "
+                    "mode other than Full or Local Location off is not drawn by the overlay "
+                    "yet (the bake and the report handle it).")
             own = depth == len(chain) - 1
             key = (pbone.name, frames.tobytes())
             if not own and key in cache:
@@ -217,13 +217,30 @@ class AnimatedTransform:
             rest = np.array(bone.matrix_local, dtype=np.float64)
             if parent_pose is None:
                 pose = rest @ basis
-            else:
+            elif bone.use_inherit_rotation:
                 offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
                 pose = parent_pose @ (offset @ basis)
+            else:
+                pose = _hinge_pose(parent_pose, np.array(bone.parent.matrix_local,
+                                                         dtype=np.float64), rest, basis)
             if not own:
                 cache[key] = pose
             parent_pose = pose
         return np.array(self.owner.matrix_world, dtype=np.float64) @ parent_pose
+
+
+def _hinge_pose(parent_pose, parent_rest, rest, basis) -> np.ndarray:
+    """(n, 4, 4) pose of a bone with Inherit Rotation off (inherit scale Full), as
+    Blender's BKE_bone_parent_transform_calc_from_matrices builds it: rotation and scale
+    from the parent's rest orientation scaled by the parent pose's axis lengths, the
+    location through the parent's full pose."""
+    offset = np.linalg.inv(parent_rest) @ rest
+    axis_lengths = np.linalg.norm(parent_pose[:, :3, :3], axis=1)        # (n, 3) columns
+    hinge = np.repeat(parent_rest[None], parent_pose.shape[0], axis=0)
+    hinge[:, :3, :3] *= axis_lengths[:, None, :]
+    pose = (hinge @ offset) @ basis
+    pose[:, :, 3] = ((parent_pose @ offset) @ basis[:, :, 3:4])[:, :, 0]
+    return pose
 
 
 def object_transform(obj) -> AnimatedTransform:

@@ -130,7 +130,7 @@ ZH_HANS = {
     "Open the page in the web browser once written": "写出后在网页浏览器中打开该页面",
     "What Blender's own interpolation is compared with": "Blender 自身插值的对比对象",
     "{}: {:d} frames": "{}：{:d} 帧",
-    "Total: {:d} objects, {:d} frames": "合计：{:d} 个物体，{:d} 帧",
+    "Total: {}, {:d} frames": "合计：{}，{:d} 帧",
     "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
     "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
     "own interpolation: {:.3f} deg":
@@ -247,7 +247,15 @@ ZH_HANS = {
     "Has Last Bake": "有上次烘焙",
     "Whether the fields below describe a bake of this scene": "下面的字段是否描述了此场景的一次烘焙",
     "Objects Baked": "已烘焙物体",
-    "Number of objects the last bake wrote": "上次烘焙写入的物体数",
+    "Number of objects and pose bones the last bake wrote (each bone counts as one; "
+    "Bones Baked says how many were bones)":
+        "上次烘焙写入的物体和姿态骨骼数（每根骨骼计为一个；“已烘焙骨骼”给出其中骨骼的数量）",
+    "Bones Baked": "已烘焙骨骼",
+    "How many of Objects Baked were pose bones": "“已烘焙物体”中姿态骨骼的数量",
+    "Armature Baked": "已烘焙骨架",
+    "The armature all the bones of the last bake belong to (empty when they come from "
+    "several, or no bone was baked)":
+        "上次烘焙的所有骨骼所属的骨架（骨骼来自多个骨架或未烘焙骨骼时为空）",
     "Frames Written": "已写入帧数",
     "Number of frames the last bake wrote keys on": "上次烘焙写入关键帧的帧数",
     "Largest Difference": "最大差异",

@@ -12,6 +12,7 @@ import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
+from .messages import count_phrase
 from .ops_bake import (
     QUATBAKE_OT_bake,
     QUATBAKE_OT_revert,
@@ -46,6 +47,15 @@ def _anything_to_revert(context) -> bool:
     else:
         objects = getattr(context, "selected_objects", None) or []
     return any(bake.can_revert(obj) for obj in objects[:_REVERT_CHECK_LIMIT])
+
+
+def last_bake_total(settings, translate=iface_) -> str:
+    """The panel's total of the last bake, counting bones as bones: "Total: 2 objects and
+    12 bones, 240 frames" (``last_objects_baked`` counts every transform, bones included)."""
+    bones = settings.last_bones_baked
+    count = count_phrase(max(settings.last_objects_baked - bones, 0), bones,
+                         settings.last_bones_rig, translate)
+    return translate("Total: {}, {:d} frames").format(count, settings.last_frames_written)
 
 
 class _MainPanel:
@@ -97,9 +107,7 @@ class _RebakePanel:
                  for name, frames in list(per_object.items())[:_LISTED_BAKED]]
         if len(per_object) > _LISTED_BAKED:
             parts.append("...")
-        total = iface_("Total: {:d} objects, {:d} frames").format(
-            settings.last_objects_baked, settings.last_frames_written)
-        text = iface_("Last bake") + ": " + "; ".join(parts + [total]) + "."
+        text = iface_("Last bake") + ": " + "; ".join(parts + [last_bake_total(settings)]) + "."
         wrapped_label(layout, context, text, icon='CHECKMARK', panel=PANEL_NAME, translate=False)
         # The bake's turn notes (intervals baked differently from what Blender
         # played, kept spins, steps), wrapped to the sidebar like the rest.

@@ -63,6 +63,16 @@ def one_line(capfd, start: str) -> str:
     return found[0]
 
 
+def expected_count(selected: list[str], wording: str) -> tuple[list, int, int, str]:
+    """(the objects named, how many are not armatures, the keyed bones of the armatures,
+    ``wording`` with {objects} and {bones} filled in) for a selection of the fixture's."""
+    chosen = [bpy.data.objects[n] for n in selected]
+    rigs = [o for o in chosen if o.type == 'ARMATURE']
+    bones = sum(len(keyed_bones(r)) for r in rigs)
+    objects = len(chosen) - len(rigs)
+    return chosen, objects, bones, wording.format(objects=objects, bones=bones)
+
+
 # (objects selected in Object Mode, the count's wording with {objects} and {bones} filled
 # in from the scene)
 OBJECT_MODE_CASES = [
@@ -77,12 +87,8 @@ OBJECT_MODE_CASES = [
 
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
 def test_bake_and_revert_reports_count_objects_and_bones(scene, capfd, selected, wording):
-    chosen = [bpy.data.objects[n] for n in selected]
-    rigs = [o for o in chosen if o.type == 'ARMATURE']
-    objects = len(chosen) - len(rigs)
-    bones = sum(len(keyed_bones(r)) for r in rigs)
+    chosen, objects, bones, count = expected_count(selected, wording)
     assert bones in (0, 3, 5)      # the scene as the fixture built it (3 + 2 keyed bones)
-    count = wording.format(objects=objects, bones=bones)
     scenes.select_only(*chosen)
     info_lines(capfd)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
@@ -170,3 +176,85 @@ def test_counts_are_translated_with_the_report(scene, capfd):
             setattr(view, name, value)
     assert f"已烘焙 1 个物体和 {bones} 根骨骼（Cube, Rig: " in out, out
     assert f"已还原 1 个物体和 {bones} 根骨骼：Cube, Rig: " in out, out
+
+
+# The fixture keys every transform on frames 1 and 11: a bake at step 1 writes 11 frames each.
+FRAMES_EACH = int(FRAMES[-1] - FRAMES[0]) + 1
+
+
+@pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
+def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
+    # The Re-bake panel draws "Last bake: ...; Total: <count>, <frames> frames." from the
+    # scene settings the bake saves (ui.last_bake_total; tests/gui draws it in a window).
+    from quatbake.addon import ui
+
+    chosen, objects, bones, count = expected_count(selected, wording)
+    rigs = [o.name for o in chosen if o.type == 'ARMATURE']
+    scenes.select_only(*chosen)
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    settings = bpy.context.scene.quatbake
+    # last_objects_baked keeps its meaning (every transform baked, bones included).
+    assert settings.last_objects_baked == objects + bones
+    assert settings.last_bones_baked == bones
+    assert settings.last_bones_rig == (rigs[0] if len(rigs) == 1 else "")
+    assert settings.last_frames_written == FRAMES_EACH * (objects + bones)
+    assert ui.last_bake_total(settings) == \
+        f"Total: {count}, {FRAMES_EACH * (objects + bones):d} frames"
+
+
+def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
+    from quatbake.addon import ui
+
+    rig = bpy.data.objects["Rig"]
+    scenes.select_only(rig)
+    bpy.ops.object.mode_set(mode='POSE')
+    try:
+        for b in rig.data.bones:
+            animdata.select_bone(rig, b.name, b.name == "leg")
+        rig.data.bones.active = rig.data.bones["leg"]
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
+    assert ui.last_bake_total(bpy.context.scene.quatbake) == \
+        f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} frames"
+
+
+@pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
+def test_analyze_report_counts_objects_and_bones(scene, capfd, selected, wording):
+    chosen, objects, bones, count = expected_count(selected, wording)
+    scenes.select_only(*chosen)
+    info_lines(capfd)
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    line = one_line(capfd, f"Analyzed {count}: ")
+    # The first four results are named, worst first, then "N more".
+    parts = line[len(f"Analyzed {count}: "):].rstrip(".").split("; ")
+    more = objects + bones - 4
+    assert len(parts) == min(objects + bones, 4) + (more > 0)
+    if more > 0:
+        assert parts[-1] == f"{more} more"
+
+
+def test_analyze_counts_an_object_analysed_by_two_clips_once(clean_blender, capfd):
+    """An object animated only by two stashed NLA clips gets a result per clip ("Clips /
+    Spin"), and is still one object."""
+    clips = scenes.new_object("Clips", 'XYZ')
+    clips.animation_data_create()
+    for name, degrees in (("Spin", 90.0), ("Tilt", 40.0)):
+        source = scenes.make_animated_object(name, 'XYZ', FRAMES,
+                                             np.radians([[0.0, 0.0, 0.0], [degrees, 0.0, 0.0]]))
+        action = animdata.get_action(source)
+        action.name = name
+        track = clips.animation_data.nla_tracks.new()
+        strip = track.strips.new(name, 1, action)
+        if hasattr(strip, "action_slot") and strip.action_slot is None:
+            strip.action_slot = action.slots[0]
+        track.mute = True          # a stash, as Blender's glTF importer leaves clips
+        action.use_fake_user = True
+        bpy.data.objects.remove(source)
+    assert animdata.get_action(clips) is None
+    scenes.select_only(clips)
+    info_lines(capfd)
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    line = one_line(capfd, "Analyzed 1 object: ")
+    assert sorted(p.split(" ", 3)[2] for p in line.rstrip(".").split(": ", 1)[1].split("; ")) \
+        == ["Spin", "Tilt"], line

@@ -101,12 +101,17 @@ def test_selected_bones_baked_in_pose_mode_replay_slerp_and_revert_exactly(clean
     rig = make_checked_rig()
     untouched = bone_fcurves(rig, "still")
     original = animdata.get_action(rig)
+    slot = animdata.get_slot_identifier(rig)       # "" before Blender 4.4
     before = evaluated_snapshot()
     enter_pose_mode(rig, ["flip", "wrap", NAMED])
     try:
         assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
         baked = animdata.get_action(rig)
         assert baked != original and original.use_fake_user
+        # Every bone in one action: on 4.4+ one slot of it, the one the armature played.
+        assert animdata.get_slot_identifier(rig) == slot
+        if animdata.is_slotted(baked):
+            assert [s.identifier for s in baked.slots] == [slot] and slot.startswith("OB")
         frames = np.arange(1.0, 22.0)
         for bone, (keys, values), mode in (("flip", FLIP_KEYS, 'QUATERNION'),
                                            ("wrap", WRAP_KEYS, 'XYZ'),
@@ -199,9 +204,13 @@ def test_analysis_has_a_row_per_bone_and_jump_to_worst_selects_the_bone(clean_bl
     assert devs == sorted(devs, reverse=True)          # the panel lists the worst bone first
     assert found["Rig: flip"]["long_arc_segments"] == [[11.0, 21.0]]
     assert found["Rig: wrap"]["long_arc_segments"] == [[1.0, 11.0]]
+    bpy.context.scene.frame_set(1)
     assert bpy.ops.quatbake.jump_to_worst(object_name="Rig: wrap") == {'FINISHED'}
     assert [b.name for b in rig.data.bones if animdata.bone_selected(rig, b.name)] == ["wrap"]
     assert rig.data.bones.active.name == "wrap"
+    # Keys 1 and 11, symmetric: half way (frame 6) Blender's long way is at 0 deg about Z
+    # and slerp's short way at 180 deg, the largest angle two rotations can be apart.
+    assert bpy.context.scene.frame_current == 6
 
 
 def test_cli_report_rows_per_bone_worst_first_and_bones_option(clean_blender, tmp_path):
@@ -254,6 +263,23 @@ def test_bones_option_escaping(spec, expected):
     assert cli._bone_list(spec) == expected
 
 
+def test_bones_option_reaches_bones_named_with_commas_and_colons(clean_blender, tmp_path):
+    # The written forms of README's "Bone names in --bones", end to end through a file.
+    rig = scenes.make_rig("My:Rig", [("a,b", None, (0, 0, 0), (0, 0, 1)),
+                                     ("mixamorig:Hips", None, (1, 0, 0), (1, 0, 1)),
+                                     ("DEF-upper_arm.L.001", None, (2, 0, 0), (2, 0, 1))])
+    for bone in ("a,b", "mixamorig:Hips", "DEF-upper_arm.L.001"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", *STILL_KEYS)
+    scene = tmp_path / "names.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "r.json"
+    assert cli.main(["report", str(scene), "--bones", r"My\:Rig:a\,b,mixamorig:Hips",
+                     "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    rows = load_report(out)["objects"]
+    assert sorted((r["name"], r["bone"]) for r in rows) == [("My:Rig", "a,b"),
+                                                            ("My:Rig", "mixamorig:Hips")]
+
+
 def test_unknown_bone_is_one_sentence(clean_blender):
     make_checked_rig()
     args = cli.build_parser().parse_args(["report", "s.blend", "--bones", "Rig:nope"])
@@ -261,13 +287,22 @@ def test_unknown_bone_is_one_sentence(clean_blender):
         cli.resolve_targets(bpy, args)
 
 
-def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean_blender):
+@pytest.mark.parametrize("chain", ["inherit", "inherit_rotation_off"])
+def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean_blender,
+                                                                           chain):
     """Triads at the bones' heads along the animation: checked against frame_set and
     Blender's own armature matrix_world @ pose_bone.matrix (parent turning, located and
-    scaled, the armature moved and scaled), for the selected bones only."""
+    scaled, the armature moved and scaled), for the selected bones only; with Inherit
+    Rotation off on the drawn bones and on a scaled parent of one."""
     from quatbake.addon import overlay_geometry
 
     rig = make_checked_rig()
+    if chain == "inherit_rotation_off":
+        # Off on wrap and NAMED (drawn) and on flip, wrap's parent, under a root scaled
+        # unevenly (a hinge keeps its parent's scale: wrap's head shows it).
+        for name in ("flip", "wrap", NAMED):
+            rig.data.bones[name].use_inherit_rotation = False
+        scenes.key_bone(rig, "root", "scale", [1, 21], [[1, 1, 1], [1.5, 2.0, 0.5]])
     rig.location, rig.scale = (1.0, -2.0, 0.5), (2.0, 2.0, 2.0)
     rig.rotation_euler = (0.3, 0.0, 1.0)
     scenes.key_bone(rig, "root", "rotation_quaternion", [1, 21], [[1, 0, 0, 0], [H, 0, H, 0]])
@@ -297,8 +332,30 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
     assert not geometry.legend.problems
 
 
+@pytest.mark.parametrize("flag, value", [("inherit_scale", 'NONE'),
+                                         ("use_local_location", False)])
+def test_overlay_names_a_bone_whose_chain_it_cannot_compose_and_draws_the_others(clean_blender,
+                                                                                 flag, value):
+    """Inherit scale other than Full, or Local Location off, is not composed by the
+    overlay (README, "Overlay"): the bone is named in the legend, not drawn wrong, and
+    the other selected bones are drawn."""
+    from quatbake.addon import overlay_geometry
+
+    rig = make_checked_rig()
+    setattr(rig.data.bones["flip"], flag, value)      # wrap's parent
+    for b in rig.data.bones:
+        animdata.select_bone(rig, b.name, b.name in ("wrap", NAMED))
+    scenes.select_only(rig)
+    geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
+    assert geometry.legend.objects == [f"Rig: {NAMED}"]
+    (problem,) = geometry.legend.problems
+    assert problem.startswith("Rig: wrap: "), problem
+    assert 'Armature "Rig", bone "flip": an inherit-scale mode' in problem, problem
+
+
 @pytest.mark.parametrize("output", ['KEEP', 'QUATERNION'])
-@pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ', 'ZXY', 'YZX', 'AXIS_ANGLE'])
+@pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX',
+                                  'AXIS_ANGLE'])
 def test_every_rotation_mode_of_a_bone_bakes_to_slerp_and_reverts(clean_blender, mode, output):
     rig = scenes.make_rig("Rig", [("b", None, (0, 0, 0), (0, 0, 1))])
     turn = [mathutils.Quaternion((1, 0, 0, 0)), mathutils.Quaternion((0.2, 0.9, 0.3, -0.2))]
@@ -382,3 +439,56 @@ def test_stepped_bone_keys_stay_stepped_and_a_tolerance_bake_thins_bone_keys(cle
     glide = bone_fcurves(rig, "glide")
     assert glide and all(co.shape[0] < 41 for co in glide.values())
     assert result.keys_written < result.keys_dense
+
+
+@pytest.mark.parametrize("timing", ['EVEN', 'KEYED'])
+def test_a_keyed_bone_spin_is_kept_and_keyed_timing_keeps_the_ease(clean_blender, timing):
+    """The keyed-intent settings (issue 11) reach bones: an Euler bone keyed 0 -> 360 ->
+    720 deg about Z keeps both turns (Turns Auto). Timing Even turns 18 deg a frame; Timing
+    Keyed plays what Blender played before (one Euler channel: Blender's rotation is about
+    Z by the F-curve's value, ease and all)."""
+    rig = scenes.make_rig("Rig", [("wheel", None, (0, 0, 0), (0, 0, 1))])
+    scenes.key_bone(rig, "wheel", "rotation_euler", [1, 21, 41],
+                    np.radians([[0, 0, 0], [0, 0, 360], [0, 0, 720]]), mode='XYZ')
+    frames = np.arange(1.0, 42.0)
+    played_before = scenes.bone_world_quats(rig, "wheel", frames)
+    half = np.radians(18.0 * (frames - 1.0)) / 2.0
+    even = np.stack([np.cos(half), 0.0 * half, 0.0 * half, np.sin(half)], axis=1)
+    # The keys' Bezier ease: the two timings are told apart (by degrees, not float noise).
+    assert np.degrees(angle_rad(played_before, even).max()) > 1.0
+    result = bake.bake_objects([rig], bake.BakeSettings(method='SLERP', timing=timing))
+    played = scenes.bone_world_quats(rig, "wheel", frames)
+    expected = even if timing == 'EVEN' else played_before
+    # Against what Blender played before, the original Euler channel's float32 counts
+    # too: one ulp at 4 pi rad is 9.5e-7 rad and its Bezier evaluation is off by a few
+    # (measured 2.9e-6 rad in all); 5e-6 rad. Even is against float64 here: REPLAY_RAD.
+    tolerance = REPLAY_RAD if timing == 'EVEN' else 5e-6
+    assert angle_rad(played, expected).max() < tolerance
+    spins = [n.message for n in result.notes if n.bone == "wheel" and "keyed spin" in n.message]
+    assert len(spins) == 2, [n.message for n in result.notes]
+
+
+def test_cli_report_lists_an_armature_keyed_only_in_nla_clips_under_skipped(clean_blender,
+                                                                            tmp_path):
+    """Its bones are not analysed from a clip (README, docs/report.md): the report says so
+    under ``skipped``, reports the other objects and exits 0."""
+    rig = make_checked_rig()
+    action = animdata.get_action(rig)
+    track = rig.animation_data.nla_tracks.new()
+    strip = track.strips.new("Stash", 1, action)
+    if animdata.is_slotted(action) and strip.action_slot is None:
+        strip.action_slot = action.slots[0]
+    track.mute = True
+    action.use_fake_user = True
+    animdata.assign_action(rig, None, "")
+    scenes.make_animated_object("Cube", 'XYZ', [1, 11], np.radians([[0, 0, 0], [0, 0, 90]]))
+    scene = tmp_path / "stashed rig.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    out = tmp_path / "r.json"
+    assert cli.main(["report", str(scene), "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    report = load_report(out)
+    assert [r["name"] for r in report["objects"]] == ["Cube"]
+    (skipped,) = report["skipped"]
+    assert skipped["object"] == "Rig"
+    assert "pose bones are keyed only in NLA clips (4 bone(s))" in skipped["message"]
+    assert "active action" in skipped["message"]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from test_bones import (
     REPLAY_RAD,
+    STILL_KEYS,
     angle_rad,
     bone_fcurves,
     evaluated_snapshot,
@@ -82,6 +83,12 @@ def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
     fcs = [fc for fc in animdata.object_fcurves(rig)
            if fc.data_path == scenes.bone_path("still", "rotation_quaternion")]
     assert [len(fc.keyframe_points) for fc in fcs] == [21] * 4
+    # The keys themselves are slerp of the bone's key orientations (Blender's own
+    # FCurve.evaluate of the baked curves, float32 keys: REPLAY_RAD).
+    baked = np.array([[fc.evaluate(f) for fc in sorted(fcs, key=lambda c: c.array_index)]
+                      for f in FRAMES])
+    ref = slerp_reference(STILL_KEYS[0], key_quats('QUATERNION', STILL_KEYS[1]), FRAMES)
+    assert angle_rad(baked, ref).max() < REPLAY_RAD
 
 
 @pytest.mark.parametrize("case", ["inherit_rotation_off", "negative_scale", "nonuniform"])
@@ -170,12 +177,15 @@ def test_200_bones_10000_frames(clean_blender):
     for n in names:
         scenes.key_bone(rig, n, "rotation_quaternion", [1, 10000],
                         [[1, 0, 0, 0], [0, 0, 0, 1]], interpolation='LINEAR')
+    before = evaluated_snapshot()
     result = bake.bake_objects([rig], bake.BakeSettings())
     assert result.frames_written == 200 * 10000
     frames = np.array([1.0, 2500.0, 5000.0, 10000.0])
     ref = slerp_reference([1, 10000], key_quats('QUATERNION', SPIN[1]), frames)
     for n in (names[0], names[-1]):
         assert angle_rad(scenes.bone_world_quats(rig, n, frames), ref).max() < REPLAY_RAD
+    assert len(bake.revert_objects([rig])) == 200
+    scenes.assert_same_snapshot(before, evaluated_snapshot())
 
 
 def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(clean_blender,

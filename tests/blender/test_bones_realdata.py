@@ -8,6 +8,7 @@ spec's sampler with the importer's constant bone correction. Runs with bpy
 5.0.1 and inside Blender 3.4.1.
 """
 import bpy
+import mathutils
 import numpy as np
 import pytest
 
@@ -18,6 +19,7 @@ from quatbake.addon import animdata, bake, transform
 import scenes
 from test_realdata_import import (
     CHAIN_TOL_DEG,
+    KEY_TOL_DEG,
     C,
     angle_deg,
     find_action,
@@ -58,17 +60,30 @@ def test_bvh_armature_is_reported_per_bone_and_bakes_to_the_file(name):
         transforms = transform.transforms_of_objects([arm])
         keyed = {t.bone_name for t in transforms}
         assert {j.name for j in clip.joints} <= keyed
+        rests = {j.name: rotation_part(arm.pose.bones[j.name].bone.matrix_local)
+                 for j in clip.joints}
+        file_rot = {j.name: clip.rotation_matrices(j.name) for j in clip.joints}
+        joints = {j.name for j in clip.joints}
         for t in transforms:
             a = addon_analyze.analyze_object(t, "slerp")
             assert a.name == arm.name and a.bone == t.bone_name
+            if t.bone_name not in joints:
+                continue
+            # The report's "Blender" orientation is the file's channel on every frame (the
+            # importer keys every frame: frame 1 + i is file frame i), and with a key on
+            # every whole frame any interpolation meets the keys there: no deviation.
+            rb = rests[t.bone_name]
+            assert np.array_equal(a.frames, 1.0 + np.arange(clip.frame_count)), name
+            for i, q in enumerate(a.blender_quats):
+                expected = rb.T @ C @ file_rot[t.bone_name][i] @ C.T @ rb
+                err = angle_deg(np.array(mathutils.Quaternion(q).to_matrix()), expected)
+                assert err < CHAIN_TOL_DEG, f"{name}, report of {t.bone_name}, frame {i}: {err}"
+            assert a.max_deviation_deg < CHAIN_TOL_DEG, (name, t.bone_name)
         scene.frame_set(1)
         before = scenes.scene_snapshot()
         result = bake.bake_objects([arm], bake.BakeSettings(method='SLERP'))
         assert len(result.objects) == len(transforms)
         # A key on every frame: the baked bones play the file's channels on every frame.
-        rests = {j.name: rotation_part(arm.pose.bones[j.name].bone.matrix_local)
-                 for j in clip.joints}
-        file_rot = {j.name: clip.rotation_matrices(j.name) for j in clip.joints}
         for i in range(clip.frame_count):
             scene.frame_set(1 + i)
             for j in clip.joints:
@@ -123,6 +138,16 @@ def test_gltf_skin_bones_bake_to_the_spec_slerp_on_every_frame(name):
         before_report = {t.bone_name: addon_analyze.analyze_object(t, "slerp")
                          for t in transform.transforms_of_objects([arm])}
         assert set(bones.values()) <= set(before_report)
+        # The report's "Blender" orientation is what Blender plays: each bone's
+        # matrix_basis at frame_set, on every frame the report compared (subframes
+        # included, set_frame); the bake check below ties what Blender plays to the file.
+        for bone in bones.values():
+            a = before_report[bone]
+            for f, q in zip(a.frames, a.blender_quats):
+                set_frame(scene, float(f))
+                played = rotation_part(arm.pose.bones[bone].matrix_basis)
+                err = angle_deg(np.array(mathutils.Quaternion(q).to_matrix()), played)
+                assert err < KEY_TOL_DEG, f"{name}, report of {bone}, frame {f}: {err:.2e} deg"
         scene.frame_set(scene.frame_current)
         before = scenes.scene_snapshot()
         bake.bake_objects([arm], bake.BakeSettings(method='SLERP'))

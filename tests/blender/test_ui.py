@@ -14,7 +14,8 @@ from quatbake.addon import messages, ops_bake, presets, translations
 pytestmark = pytest.mark.bpy
 
 SCENE_SETTINGS_SHOWN = ops_bake.SETTING_NAMES + (
-    "has_last_bake", "last_objects_baked", "last_frames_written", "last_max_deviation_deg",
+    "has_last_bake", "last_objects_baked", "last_bones_baked", "last_bones_rig",
+    "last_frames_written", "last_max_deviation_deg",
     "compare_method", "preset_name", "legend_still", "legend_slow", "legend_fast",
     "legend_fastest", "legend_long_arc", "legend_ghost",
 )
@@ -23,7 +24,7 @@ DRAWN_TEXT = (
     "Re-bake", "Revert", "No bake in this scene yet", "Last bake", "Objects baked: {:d}",
     "Frames written: {:d}", "Largest difference: {:.3f}\u00b0", "No presets found",
     "Select at least one object", "Presets", "{} (changed)", "{}: {:d} frames",
-    "Total: {:d} objects, {:d} frames",
+    "Total: {}, {:d} frames",
 )
 
 

@@ -1,8 +1,10 @@
 """Start Debian's Blender 3.4.1 in a window under Xvfb and run one script in it.
 
 Shared by the GUI tests (test_undo_gui.py, test_undo_chain_gui.py,
-test_overlay_gui.py). Blender gets its own user scripts and config folders in
-a temporary directory, so nothing touches the real user's Blender set-up.
+test_export_check_gui.py, test_overlay_gui.py, test_panel_gui.py). Blender gets its
+own user scripts and config folders in a temporary directory, so nothing touches the
+real user's Blender set-up. ``script_result`` and ``assert_ran_cleanly`` are the
+fixture and the first check the tests of one gui_session script share.
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import json
 import os
 import pathlib
 import subprocess
+
+import pytest
 
 from programs import require_program
 
@@ -59,3 +63,21 @@ def run_blender_script(script: pathlib.Path, tmp: pathlib.Path, timeout: float =
     result = json.loads(result_path.read_text(encoding="utf-8"))
     result["stderr"] = proc.stderr
     return result
+
+
+def script_result(script: pathlib.Path, folder: str = "gui"):
+    """A module-scoped fixture: ``script`` run once in a Blender window
+    (``run_blender_script``, in a fresh temporary ``folder``), its JSON result shared
+    by every test of the module. Assign it to the fixture's name in the test module."""
+    @pytest.fixture(scope="module")
+    def result(tmp_path_factory) -> dict:
+        return run_blender_script(script, tmp_path_factory.mktemp(folder))
+
+    return result
+
+
+def assert_ran_cleanly(result: dict) -> None:
+    """The script recorded no error and Blender printed no Python traceback (an exception
+    in a panel's draw or a timer only shows on stderr)."""
+    assert result["errors"] == [], result["errors"]
+    assert "Traceback" not in result["stderr"], result["stderr"][-3000:]

@@ -4,21 +4,18 @@ import pathlib
 
 import pytest
 
-from harness import run_blender_script
+from harness import assert_ran_cleanly, script_result
 
 pytestmark = pytest.mark.gui
 
 SCRIPT = pathlib.Path(__file__).with_name("export_check_gui_script.py")
 
 
-@pytest.fixture(scope="module")
-def gui_result(tmp_path_factory):
-    return run_blender_script(SCRIPT, tmp_path_factory.mktemp("gui"))
+gui_result = script_result(SCRIPT)
 
 
 def test_script_ran_without_errors(gui_result):
-    assert gui_result["errors"] == []
-    assert "Traceback" not in gui_result["stderr"], gui_result["stderr"]
+    assert_ran_cleanly(gui_result)
     failed = [s for s in gui_result["steps"] if not s["ok"]]
     assert not failed and len(gui_result["steps"]) == 2, gui_result["steps"]
 

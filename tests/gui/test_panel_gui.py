@@ -14,7 +14,7 @@ import pytest
 
 from quatbake.core import triads
 
-from harness import ROOT, run_blender
+from harness import ROOT, assert_ran_cleanly, run_blender
 
 pytestmark = pytest.mark.gui
 
@@ -65,8 +65,7 @@ def _cyan(image):
 
 def test_the_session_ran(session):
     result, _ = session
-    assert result["errors"] == [], result["errors"]
-    assert "Traceback" not in result["stderr"], result["stderr"][-3000:]
+    assert_ran_cleanly(result)
     assert result["blender"].startswith("3.4")
     assert result["analyze"] == ["FINISHED"] and result["bake"] == ["FINISHED"]
     assert result["steps"]["analyzed"]["window"] == [1600, 900]
@@ -82,6 +81,16 @@ def test_after_the_bake_no_result_is_stale_and_each_says_before_and_after(sessio
         entry = baked["results"][name]
         assert entry["long_arc_segments"] == [] and "long way" not in entry["advice"]
         assert baked["before_after"][name].endswith("long way round fixed")
+
+
+def test_the_last_bake_line_totals_what_was_baked(session):
+    # panel_loop_script keys ShotCam and Empty on frames 1..120 and bakes both at step 1:
+    # 120 frames each, two objects, no bone (bones are counted in tests/blender/
+    # test_bake_messages.py, through the same function the panel draws with).
+    lines = session[0]["steps"]["baked"]["lines"]["Re-bake"]
+    text = " ".join(line for line, _width, _available in lines)
+    assert "Last bake: " in text, text
+    assert "Total: 2 objects, 240 frames." in text, text
 
 
 def test_the_band_pixels_vanish_after_the_bake(session):

@@ -1,5 +1,6 @@
 """Undo/redo through a whole editing session in a real Blender window (issue 7):
-bake, undo, redo, revert, undo, redo, then bake, re-bake, undo, undo. After
+bake, undo, redo, revert, undo, redo, then bake, re-bake, undo, undo, then in Pose
+Mode (issue 13) bake one bone, undo, redo, revert it, undo. After
 every step each keyframe (co, handles, interpolation ...), action assignment,
 slot, rotation mode and fake user must equal the state expected at that step.
 
@@ -10,25 +11,28 @@ import pathlib
 
 import pytest
 
-from harness import run_blender_script
+from harness import assert_ran_cleanly, script_result
 
 pytestmark = pytest.mark.gui
 
 SCRIPT = pathlib.Path(__file__).with_name("undo_chain_gui_script.py")
 
 CHAIN = ["bake", "undo the bake", "redo the bake", "revert", "undo the revert",
-         "redo the revert", "bake again", "re-bake", "undo the re-bake", "undo the first bake"]
+         "redo the revert", "bake again", "re-bake", "undo the re-bake", "undo the first bake",
+         "pose mode: entered, nothing changed", "pose mode: bake the selected bone",
+         "pose mode: undo the bone's bake", "pose mode: redo the bone's bake",
+         "pose mode: revert the bone", "pose mode: undo the revert"]
 
 
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
-    return run_blender_script(SCRIPT, tmp_path_factory.mktemp("undo chain"))
+chain = script_result(SCRIPT, "undo chain")
 
 
 def test_chain_ran_without_errors(chain):
-    assert chain["errors"] == []
-    assert "Traceback" not in chain["stderr"], chain["stderr"]
+    assert_ran_cleanly(chain)
     assert chain["bake_changed_actions"]
+    # The Pose Mode part baked the selected bone only, and stayed in Pose Mode.
+    assert chain["pose_mode_baked"] == ["arm.L"], chain["pose_mode_baked"]
+    assert chain["pose_mode_mode"] == 'POSE'
 
 
 @pytest.mark.parametrize("step", CHAIN)

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from harness import run_blender_script
+from harness import assert_ran_cleanly, script_result
 
 pytestmark = pytest.mark.gui
 
@@ -28,14 +28,11 @@ EXPECTED_PRESETS = {
 }
 
 
-@pytest.fixture(scope="module")
-def gui_result(tmp_path_factory):
-    return run_blender_script(SCRIPT, tmp_path_factory.mktemp("gui"))
+gui_result = script_result(SCRIPT)
 
 
 def test_script_ran_without_errors(gui_result):
-    assert gui_result["errors"] == []
-    assert "Traceback" not in gui_result["stderr"], gui_result["stderr"]
+    assert_ran_cleanly(gui_result)
 
 
 def test_every_step_passed(gui_result):

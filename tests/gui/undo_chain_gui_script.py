@@ -31,12 +31,14 @@ def snapshot():
 
 def check(name, ret, expected, can_revert):
     """Record one step: the operator's return value, the snapshot comparison
-    and whether the objects can be reverted, against what is expected."""
+    and whether the objects can be reverted, against what is expected
+    (``can_revert``: one bool for all four objects, or a list, one per object)."""
     from quatbake.addon import bake
     same, detail = snapshot_equal(expected, snapshot())
     objects = [bpy.data.objects[n] for n in ("Arm", "Cam", "Joint", "Rig")]
     reverts = [bake.can_revert(o) for o in objects]
-    ok = ret == {'FINISHED'} and same and reverts == [can_revert] * len(objects)
+    wanted = can_revert if isinstance(can_revert, list) else [can_revert] * len(objects)
+    ok = ret == {'FINISHED'} and same and reverts == wanted
     result["steps"].append({"name": name, "ok": ok, "ret": sorted(ret), "same": same,
                             "can_revert": reverts, "detail": detail})
 
@@ -104,6 +106,36 @@ def run() -> None:
     check("re-bake", ret, second, True)
     check("undo the re-bake", op(bpy.ops.ed.undo), first, True)
     check("undo the first bake", op(bpy.ops.ed.undo), original, False)
+    pose_mode_chain(op, original)
+
+
+def pose_mode_chain(op, original) -> None:
+    """Issue 13: in Pose Mode the selected bone alone is baked; undo, redo and a
+    per-bone revert bring back exactly the states before and after."""
+    from quatbake.addon import animdata
+
+    rig = bpy.data.objects["Rig"]
+    for obj in bpy.data.objects:
+        obj.select_set(obj == rig)
+    bpy.context.view_layer.objects.active = rig
+    op(bpy.ops.object.mode_set, mode='POSE')
+    for bone in rig.data.bones:
+        animdata.select_bone(rig, bone.name, bone.name == "arm.L")
+    rig.data.bones.active = rig.data.bones["arm.L"]
+    bpy.ops.ed.undo_push(message="arm.L selected in Pose Mode")
+    in_pose_mode = snapshot()
+    check("pose mode: entered, nothing changed", {'FINISHED'}, original, False)
+    only_rig = [False, False, False, True]
+    ret = op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='SLERP')
+    baked = snapshot()
+    result["pose_mode_baked"] = sorted(b.name for b in rig.pose.bones if b.quatbake.baked)
+    check("pose mode: bake the selected bone", ret, baked, only_rig)
+    check("pose mode: undo the bone's bake", op(bpy.ops.ed.undo), in_pose_mode, False)
+    check("pose mode: redo the bone's bake", op(bpy.ops.ed.redo), baked, only_rig)
+    check("pose mode: revert the bone", op(bpy.ops.quatbake.revert, 'EXEC_DEFAULT', True),
+          in_pose_mode, False)
+    check("pose mode: undo the revert", op(bpy.ops.ed.undo), baked, only_rig)
+    result["pose_mode_mode"] = bpy.data.objects["Rig"].mode     # undo replaced `rig`
 
 
 gui_session.start(run, result, quit_after=0.5)
