@@ -214,8 +214,18 @@ def _original_bone_channels(t):
 
 
 def _rotations(world: np.ndarray) -> np.ndarray:
-    """(n, 4) orientations of (n, 4, 4) world matrices (scale divided out of each axis)."""
-    basis = world[:, :3, :3] / np.linalg.norm(world[:, :3, :3], axis=1, keepdims=True)
+    """(n, 4) orientations of (n, 4, 4) world matrices, for the triads.
+
+    A bone under a parent scaled unevenly is sheared (its axes are not square to each
+    other), so no rotation matches all three. The triad keeps the bone's own direction,
+    its Y axis, exactly (the way Blender draws the bone), takes X square to it in the
+    plane of the two, and Z = X x Y: a right-handed triad even under a mirroring scale.
+    Without shear this is the matrix's rotation.
+    """
+    y = world[:, :3, 1] / np.linalg.norm(world[:, :3, 1], axis=1, keepdims=True)
+    x = world[:, :3, 0] - np.einsum("ij,ij->i", world[:, :3, 0], y)[:, None] * y
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    basis = np.stack((x, y, np.cross(x, y)), axis=-1)       # the axes as columns
     return rotation.matrix_to_quat(basis)
 
 

@@ -173,10 +173,10 @@ class AnimatedTransform:
         being location, rotation and scale channels. ``own_quats`` (n, 4) replaces this
         bone's rotation (a preview of a bake), ``own_fcurves``/``own_mode`` its channels
         (the original action after a bake). Inherit Rotation off is composed as Blender
-        does (``_hinge_pose``). Constraints and drivers are not included; a bone in the
-        chain with an inherit-scale mode other than Full or Local Location off raises
-        ValueError naming it. ``cache`` shares the
-        parents' matrices between the bones of one rig.
+        does (``_hinge_pose``); the other inherit-scale modes and Local Location off go
+        through Blender's own ``Bone.convert_local_to_pose``, a frame at a time
+        (``_pose_by_blender``). Constraints and drivers are not included. ``cache``
+        shares the parents' matrices between the bones of one rig.
         """
         from . import animdata
 
@@ -190,11 +190,6 @@ class AnimatedTransform:
         parent_pose = None
         for depth, pbone in enumerate(reversed(chain)):
             bone = pbone.bone
-            if getattr(bone, "inherit_scale", 'FULL') != 'FULL' or not bone.use_local_location:
-                raise ValueError(
-                    f"Armature \"{self.owner.name}\", bone \"{bone.name}\": an inherit-scale "
-                    "mode other than Full or Local Location off is not drawn by the overlay "
-                    "yet (the bake and the report handle it).")
             own = depth == len(chain) - 1
             key = (pbone.name, frames.tobytes())
             if not own and key in cache:
@@ -215,7 +210,9 @@ class AnimatedTransform:
             basis[:, :3, 3] = location
             basis[:, 3, 3] = 1.0
             rest = np.array(bone.matrix_local, dtype=np.float64)
-            if parent_pose is None:
+            if getattr(bone, "inherit_scale", 'FULL') != 'FULL' or not bone.use_local_location:
+                pose = _pose_by_blender(bone, basis, parent_pose)
+            elif parent_pose is None:
                 pose = rest @ basis
             elif bone.use_inherit_rotation:
                 offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
@@ -241,6 +238,26 @@ def _hinge_pose(parent_pose, parent_rest, rest, basis) -> np.ndarray:
     pose = (hinge @ offset) @ basis
     pose[:, :, 3] = ((parent_pose @ offset) @ basis[:, :, 3:4])[:, :, 0]
     return pose
+
+
+def _pose_by_blender(bone, basis, parent_pose) -> np.ndarray:
+    """(n, 4, 4) pose of ``bone`` from its basis matrices (n, 4, 4) and its parent's pose
+    (None: a root bone), composed by Blender itself (``Bone.convert_local_to_pose``: every
+    inherit-scale mode, Local Location off). One call per frame: kept for the bones whose
+    flags the numpy path (``bone_world_matrices``) does not follow."""
+    from mathutils import Matrix
+
+    rest = bone.matrix_local
+    out = np.empty_like(basis)
+    for i in range(basis.shape[0]):
+        if parent_pose is None:
+            matrix = bone.convert_local_to_pose(Matrix(basis[i].tolist()), rest)
+        else:
+            matrix = bone.convert_local_to_pose(
+                Matrix(basis[i].tolist()), rest, parent_matrix=Matrix(parent_pose[i].tolist()),
+                parent_matrix_local=bone.parent.matrix_local)
+        out[i] = np.array(matrix, dtype=np.float64)
+    return out
 
 
 def object_transform(obj) -> AnimatedTransform:
