@@ -13,7 +13,7 @@ _MODULE_NAMES = (
     "ops_bake",
     "presets",
     "ui",
-    "analyze",
+    "ops_analyze",
     "overlay",
     "ui_rebake",
     "export_report",

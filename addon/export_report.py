@@ -84,10 +84,10 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
 
     def execute(self, context):
         from ..report import html_report, json_report
-        from . import analyze
+        from . import compare
 
         settings = context.scene.quatbake
-        method = (analyze.compare_method(settings) if self.method == 'BAKE'
+        method = (compare.compare_method(settings) if self.method == 'BAKE'
                   else self.method.lower())
         objects = sorted(context.selected_objects, key=lambda o: o.name)
         report = build(objects, method)

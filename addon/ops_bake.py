@@ -297,9 +297,9 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
         _LAST_BAKE[context.scene.name] = dict(result.frames_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
-        from . import analyze
+        from . import compare, report_results
 
-        analyze.refresh(context.scene, baked, analyze.compare_method(settings))
+        report_results.refresh(context.scene, baked, compare.compare_method(settings))
         names = ", ".join(result.objects[:MAX_NAMED])
         if len(result.objects) > MAX_NAMED:
             names += ", ..."
@@ -345,10 +345,11 @@ class QUATBAKE_OT_revert(Operator):
         # The summary described the bake that was just taken back.
         context.scene.quatbake.has_last_bake = False
         _LAST_BAKE.pop(context.scene.name, None)
-        from . import analyze
+        from . import compare, report_results
 
         reverted = transforms_named(names)
-        analyze.refresh(context.scene, reverted, analyze.compare_method(context.scene.quatbake))
+        report_results.refresh(context.scene, reverted,
+                               compare.compare_method(context.scene.quatbake))
         self.report({'INFO'}, rpt_("Reverted {}: {}").format(transform_count(reverted, rpt_),
                                                              ", ".join(names)))
         return {'FINISHED'}

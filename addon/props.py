@@ -119,7 +119,7 @@ def _swatch(index: int, name: str):
 
 class QUATBAKE_PG_report_row(bpy.types.PropertyGroup):
     """One line of the Difference Report's list (a copy for the UIList; the
-    figures themselves live in addon/analyze.py, looked up by name)."""
+    figures themselves live in addon/report_results.py, looked up by name)."""
 
     name: StringProperty(name="Object", description="The analysed object")
     verdict: StringProperty(name="Verdict", description="fine, visible or long way round")
@@ -189,7 +189,7 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Preset", default="",
         description="Name of the bake preset last applied to these settings",
     )
-    # The Difference Report's list, worst first (written by addon/analyze.py).
+    # The Difference Report's list, worst first (written by addon/report_results.py).
     report_rows: CollectionProperty(type=QUATBAKE_PG_report_row)
     report_index: IntProperty(name="Selected Result", default=0, min=0,
                               description="The result whose details the report shows")

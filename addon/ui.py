@@ -4,7 +4,7 @@
 A panel class has one space type, so the same draw code is registered twice:
 ``QUATBAKE_PT_main`` (3D Viewport) and ``QUATBAKE_PT_main_graph`` (Graph
 Editor). Its sub-panels run in the order of the work (``bl_order``):
-Difference Report (diagnose, addon/analyze.py), Overlay (preview,
+Difference Report (diagnose, addon/ops_analyze.py), Overlay (preview,
 addon/overlay.py, 3D Viewport only) and Re-bake (act, here).
 """
 

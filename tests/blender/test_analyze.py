@@ -4,7 +4,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import analyze, animdata
+from quatbake.addon import analyze, animdata, report_results
 from quatbake.core import fcurve, interp, quat
 from quatbake.report import json_report
 
@@ -126,7 +126,7 @@ def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
     scene.quatbake.method = 'SLERP'
     with bpy.context.temp_override(selected_objects=[cam, empty]):
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    found = analyze.results(scene)
+    found = report_results.results(scene)
     assert "no keys on rotation_euler" in found["Plain"]["error"]
     s = found["Cam"]
     assert s["long_arc_segments"] == [[1.0, 41.0], [41.0, 81.0]]
@@ -217,11 +217,11 @@ def test_operator_method_defaults_to_the_scene_and_can_be_given(clean_blender):
     # What the test means: which method the operator used. The figure is checked
     # too, within DEG_REPEAT_TOL (two separate runs need not agree bit for bit),
     # far below the 0.5 deg that tells the two methods apart.
-    got = analyze.results(scene)["Turn"]
+    got = report_results.results(scene)["Turn"]
     assert got["method"] == "squad"
     assert abs(got["max_deviation_deg"] - want["squad"]) < DEG_REPEAT_TOL
     with bpy.context.temp_override(selected_objects=[turn]):
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    got = analyze.results(scene)["Turn"]
+    got = report_results.results(scene)["Turn"]
     assert got["method"] == "nlerp"
     assert abs(got["max_deviation_deg"] - want["nlerp"]) < DEG_REPEAT_TOL

@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import analyze, animdata, presets
+from quatbake.addon import animdata, presets, report_results
 from quatbake.core import interp, quat
 
 import report_schema
@@ -60,32 +60,32 @@ def test_after_analyze_and_bake_no_stale_result_or_advice(clean_blender):
     scene.quatbake.method = 'SLERP'
 
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    found = analyze.results(scene)
+    found = report_results.results(scene)
     assert found["Flip"]["long_arc_segments"] == [[1, 41], [41, 81]]
     assert found["Wrap"]["long_arc_segments"] == [[1, 25]]
     assert "long way" in found["Flip"]["advice"] and found["Flip"]["verdict"] == "long way round"
 
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
 
-    found = analyze.results(scene)
+    found = report_results.results(scene)
     for name in ("Flip", "Wrap"):
         entry = found[name]
-        assert not analyze.is_stale(scene, name), name
+        assert not report_results.is_stale(scene, name), name
         assert entry["long_arc_segments"] == [], name
         assert "long way" not in entry["advice"] and "re-bake" not in entry["advice"], entry
         assert entry["verdict"] == "fine"
         # keys on every frame replayed exactly: float32 keys, ~1e-5 deg
-        assert entry["max_deviation_deg"] < analyze.FINE_DEG
+        assert entry["max_deviation_deg"] < report_results.FINE_DEG
         before = entry["before"]
         assert before["verdict"] == "long way round"
         # matrix_basis is float32 (mathutils), keys float32: ~1e-4 deg
         assert before["max_deviation_deg"] == pytest.approx(want_before[name], abs=0.01)
-        text = analyze.before_after(entry)
+        text = report_results.before_after(entry)
         assert text.endswith("long way round fixed"), text
         assert text.startswith(f"{want_before[name]:.1f}\u00b0 -> "), text
     assert found["Flip"]["before"]["long_arc_segments"] == [[1, 41], [41, 81]]
     # the worst first: equal verdicts, the larger difference first
-    order = [name for name, _ in analyze.worst_first(found)]
+    order = [name for name, _ in report_results.worst_first(found)]
     assert order == sorted(order, key=lambda n: -found[n]["max_deviation_deg"])
 
 
@@ -93,35 +93,35 @@ def test_revert_refreshes_the_report_to_the_original_keys(clean_blender):
     flip, wrap = _flip_and_wrap()
     bpy.ops.quatbake.bake()
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
-    entry = analyze.results(bpy.context.scene)["Flip"]
+    entry = report_results.results(bpy.context.scene)["Flip"]
     assert entry["before"] is None and entry["long_arc_segments"] == [[1, 41], [41, 81]]
-    assert not analyze.is_stale(bpy.context.scene, "Flip")
+    assert not report_results.is_stale(bpy.context.scene, "Flip")
 
 
 def test_changed_keys_mark_the_result_stale_and_one_click_re_runs_it(clean_blender):
     flip, _wrap = _flip_and_wrap()
     scene = bpy.context.scene
     bpy.ops.quatbake.analyze()
-    assert not analyze.is_stale(scene, "Flip")
+    assert not report_results.is_stale(scene, "Flip")
     animdata.rotation_fcurves(flip)[0].keyframe_points.insert(60.0, 0.5)
-    assert analyze.is_stale(scene, "Flip")
-    assert not analyze.is_stale(scene, "Wrap")
+    assert report_results.is_stale(scene, "Flip")
+    assert not report_results.is_stale(scene, "Wrap")
     assert bpy.ops.quatbake.analyze(object_name="Flip") == {'FINISHED'}
-    assert not analyze.is_stale(scene, "Flip")
-    assert "Wrap" in analyze.results(scene)   # a one-object re-run keeps the others
+    assert not report_results.is_stale(scene, "Flip")
+    assert "Wrap" in report_results.results(scene)   # a one-object re-run keeps the others
 
 
 def test_a_bake_too_long_to_re_analyse_marks_the_report_out_of_date(clean_blender, monkeypatch):
     _flip_and_wrap()
     scene = bpy.context.scene
     bpy.ops.quatbake.analyze()
-    monkeypatch.setattr(analyze, "REFRESH_FRAME_LIMIT", 10)
+    monkeypatch.setattr(report_results, "REFRESH_FRAME_LIMIT", 10)
     bpy.ops.quatbake.bake()
-    assert analyze.is_stale(scene, "Flip") and analyze.is_stale(scene, "Wrap")
-    assert analyze.results(scene)["Flip"]["pending"]
+    assert report_results.is_stale(scene, "Flip") and report_results.is_stale(scene, "Wrap")
+    assert report_results.results(scene)["Flip"]["pending"]
     bpy.ops.quatbake.analyze(object_name="Flip")
-    assert not analyze.is_stale(scene, "Flip")
-    assert analyze.results(scene)["Flip"]["long_arc_segments"] == []
+    assert not report_results.is_stale(scene, "Flip")
+    assert report_results.results(scene)["Flip"]["long_arc_segments"] == []
 
 
 def test_bake_operator_offers_no_lerp_and_refuses_the_scenes_lerp(clean_blender):
@@ -140,7 +140,7 @@ def test_bake_operator_offers_no_lerp_and_refuses_the_scenes_lerp(clean_blender)
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
     # Lerp still serves comparisons: Analyze with the scene's Lerp works
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    assert analyze.results(scene)["Flip"]["method"] == "lerp"
+    assert report_results.results(scene)["Flip"]["method"] == "lerp"
 
 
 def test_compare_setting_picks_what_analyze_compares_with(clean_blender):
@@ -149,10 +149,10 @@ def test_compare_setting_picks_what_analyze_compares_with(clean_blender):
     settings.method = 'SLERP'
     settings.compare_method = 'LERP'
     bpy.ops.quatbake.analyze()
-    assert analyze.results(bpy.context.scene)["Flip"]["method"] == "lerp"
+    assert report_results.results(bpy.context.scene)["Flip"]["method"] == "lerp"
     settings.compare_method = 'BAKE'
     bpy.ops.quatbake.analyze()
-    assert analyze.results(bpy.context.scene)["Flip"]["method"] == "slerp"
+    assert report_results.results(bpy.context.scene)["Flip"]["method"] == "slerp"
 
 
 def test_custom_range_starts_from_the_keyed_range(clean_blender):
@@ -200,7 +200,7 @@ def test_export_report_after_a_bake_has_the_after_bake_section(clean_blender, tm
     assert set(after) == {"Flip", "Wrap"}
     assert after["Flip"]["before_long_arc_segments"] == [[1, 41], [41, 81]]
     assert after["Flip"]["long_arc_segments"] == []
-    assert after["Flip"]["max_deviation_deg"] < analyze.FINE_DEG
+    assert after["Flip"]["max_deviation_deg"] < report_results.FINE_DEG
     assert "After the bake" in html_path.read_text(encoding="utf-8")
 
 

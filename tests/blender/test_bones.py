@@ -13,8 +13,7 @@ import mathutils
 import numpy as np
 import pytest
 
-from quatbake.addon import analyze as addon_analyze
-from quatbake.addon import animdata, bake, cli, transform
+from quatbake.addon import animdata, bake, cli, report_results, transform
 
 import scenes
 from oracles import gltf_reference as gr
@@ -198,7 +197,7 @@ def test_analysis_has_a_row_per_bone_and_jump_to_worst_selects_the_bone(clean_bl
     rig = make_checked_rig()
     scenes.select_only(rig)
     assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    found = addon_analyze.results(bpy.context.scene)
+    found = report_results.results(bpy.context.scene)
     assert set(found) == {f"Rig: {b}" for b in ("flip", "wrap", NAMED, "still")}
     devs = [s["max_deviation_deg"] for s in found.values()]
     assert devs == sorted(devs, reverse=True)          # the panel lists the worst bone first
@@ -401,7 +400,7 @@ def test_analyze_in_pose_mode_reports_the_selected_bones_only(clean_blender):
         assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
-    assert set(addon_analyze.results(bpy.context.scene)) == {"Rig: wrap", f"Rig: {NAMED}"}
+    assert set(report_results.results(bpy.context.scene)) == {"Rig: wrap", f"Rig: {NAMED}"}
 
 
 def test_stepped_bone_keys_stay_stepped_and_a_tolerance_bake_thins_bone_keys(clean_blender):

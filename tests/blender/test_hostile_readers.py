@@ -65,8 +65,8 @@ def test_analyze_reports_broken_objects_and_analyses_the_rest(clean_blender):
     _refresh()
     before = scenes.scene_snapshot()
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    from quatbake.addon import analyze
-    found = analyze.results(bpy.context.scene)
+    from quatbake.addon import report_results
+    found = report_results.results(bpy.context.scene)
     for name in ("NaNKey", "ZeroQuat", "HugeQuat", "Bare", "FarKeys"):
         assert found[name].get("error") and name in found[name]["error"], (name, found[name])
     # Refused by the bake's frame cap (it took a minute), naming the key range.

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from quatbake.addon import analyze as addon_analyze
-from quatbake.addon import animdata, bake, cli
+from quatbake.addon import animdata, bake, cli, report_results
 from quatbake.core import quat, rotation
 from quatbake.report import html_report, json_report
 
@@ -407,7 +407,7 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
         assert f"{f0:g}-{f1:g}" in html
         scenes.select_only(obj)
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-        panel = addon_analyze.results(bpy.context.scene)[obj.name]["long_arc_segments"]
+        panel = report_results.results(bpy.context.scene)[obj.name]["long_arc_segments"]
         assert wraps <= {tuple(s) for s in panel}
         # The overlay band marks the same intervals.
         from quatbake.addon import overlay_geometry
@@ -563,7 +563,7 @@ def test_panel_analyze_and_operator_bake_reach_a_clip_only_in_the_nla(clean_blen
     cube = bpy.data.objects["Cube"]
     scenes.select_only(cube)
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    found = addon_analyze.results(bpy.context.scene)
+    found = report_results.results(bpy.context.scene)
     label = f"Cube / {_stash('Cube')}"
     assert list(found) == [label] and not found[label].get("error")
     assert bpy.ops.quatbake.jump_to_worst(object_name=label) == {'FINISHED'}

@@ -98,12 +98,12 @@ def _to_quatbake_tab(window, regions):
 
 
 def _record(name: str) -> None:
-    from quatbake.addon import analyze, overlay, ui_text
+    from quatbake.addon import overlay, report_results, ui_text
 
     scene = bpy.context.scene
     window, area, regions = _areas()
     ui = regions['UI']
-    found = analyze.results(scene)
+    found = report_results.results(scene)
     legend = overlay.legend()
     result["steps"][name] = {
         "window": [window.width, window.height],
@@ -113,8 +113,8 @@ def _record(name: str) -> None:
         "ui_scale": bpy.context.preferences.system.ui_scale,
         "results": {n: {k: v for k, v in e.items() if k != "fingerprint"}
                     for n, e in found.items()},
-        "stale": {n: analyze.is_stale(scene, n) for n in found},
-        "before_after": {n: analyze.before_after(e) for n, e in found.items()},
+        "stale": {n: report_results.is_stale(scene, n) for n in found},
+        "before_after": {n: report_results.before_after(e) for n, e in found.items()},
         "legend": {"long_arc_count": legend.long_arc_count,
                    "fixed_long_arc_count": legend.fixed_long_arc_count,
                    "objects": legend.objects, "speed_max": legend.speed_max},
