@@ -278,7 +278,8 @@ class Reading:
     loc_into_delta: bool
     rot_frames: np.ndarray
     key_quats: np.ndarray
-    key_raw: np.ndarray | None   # the keyed channels' values at rot_frames (None: not read)
+    key_raw: np.ndarray | None   # the keyed channels' values at rot_frames (the delta ones
+    #                              when into_delta; None: not read yet, see track_request)
     frames: np.ndarray
     start: float
     end: float
@@ -286,15 +287,15 @@ class Reading:
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
         """What turn_inputs needs to follow Blender's playback of the keyed channels."""
-        keyed_fcs = self.delta_fcs if self.into_delta else self.rot_fcs
-        key_raw = self.key_raw
-        if key_raw is None:
+        if self.key_raw is None:
+            # Read once: the turns' tracking and their kinds both ask (bake_turns).
+            keyed_fcs = self.delta_fcs if self.into_delta else self.rot_fcs
             defaults = (animdata.delta_rotation_defaults(self.obj, self.src.mode)
                         if self.into_delta else animdata.rotation_defaults(self.obj, self.src.mode))
-            key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, self.rot_frames)
+            self.key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, self.rot_frames)
         extra = self.frames if settings.timing == 'KEYED' else None
         return turn_inputs.TrackRequest(self.obj, self.src.mode, self.fcurves, self.rot_frames,
-                                        self.key_quats, key_raw, extra)
+                                        self.key_quats, self.key_raw, extra)
 
 
 def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
