@@ -18,7 +18,7 @@ from ..core import interp, rotation, triads
 from . import animdata, bake_record
 from .compare import compare_method
 from .overlay_legend import Legend
-from .transform import AnimatedTransform, keyed_bone_names
+from .transform import AnimatedTransform, keyed_bone_names, rig_bone_fcurves
 
 # More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
 MAX_SAMPLES = 100_000
@@ -248,8 +248,10 @@ def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
 
     original = _original_bone_channels(t)
     own_fcurves, mode = original if original is not None else (None, None)
-    rot_keys = animdata.orientation_key_frames(t, mode, own_fcurves)
-    loc_keys = animdata.key_frames(animdata.location_fcurves(t))
+    # The bone's curves in the playing action, looked up once for the whole rig.
+    live = rig_bone_fcurves(t.owner, cache).get(t.bone_name, [])
+    rot_keys = animdata.orientation_key_frames(t, mode, own_fcurves if original else live)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(t, live))
     frames = _sample_frames(np.union1d(rot_keys, loc_keys))
     playing = t.bone_world_matrices(frames, cache=cache)
     kinds = None
@@ -264,9 +266,9 @@ def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
         theirs = playing
         ours = playing
         if rot_keys.size:
-            local = animdata.evaluate_orientation(t, frames)
+            local = animdata.evaluate_orientation(t, frames, None, live)
             key_quats = local[np.searchsorted(frames, rot_keys)]
-            found = interval_kinds(t, frames, local, rot_keys)
+            found = interval_kinds(t, frames, local, rot_keys, None, live)
             if found is None:
                 own = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
             else:

@@ -196,7 +196,8 @@ class AnimatedTransform:
                 parent_pose = cache[key]
                 continue
             t = AnimatedTransform(self.owner, pbone.name)
-            fcurves = own_fcurves if own else None
+            fcurves = own_fcurves if own and own_fcurves is not None else \
+                rig_bone_fcurves(self.owner, cache).get(pbone.name, [])
             if own and own_quats is not None:
                 quats = np.asarray(own_quats, dtype=np.float64)
             else:
@@ -215,23 +216,38 @@ class AnimatedTransform:
             elif parent_pose is None:
                 pose = rest @ basis
             elif bone.use_inherit_rotation:
-                offset = np.linalg.inv(np.array(bone.parent.matrix_local, dtype=np.float64)) @ rest
+                # mathutils' inverse of the 4x4: numpy's LAPACK call costs more per matrix.
+                offset = np.array(bone.parent.matrix_local.inverted(), dtype=np.float64) @ rest
                 pose = parent_pose @ (offset @ basis)
             else:
                 pose = _hinge_pose(parent_pose, np.array(bone.parent.matrix_local,
-                                                         dtype=np.float64), rest, basis)
+                                                         dtype=np.float64),
+                                   np.array(bone.parent.matrix_local.inverted(),
+                                            dtype=np.float64), rest, basis)
             if not own:
                 cache[key] = pose
             parent_pose = pose
         return np.array(self.owner.matrix_world, dtype=np.float64) @ parent_pose
 
 
-def _hinge_pose(parent_pose, parent_rest, rest, basis) -> np.ndarray:
+def rig_bone_fcurves(owner, cache: dict) -> dict:
+    """{bone name: its F-curves in ``owner``'s current action}, found in one pass over the
+    action and kept in ``cache`` (a rig's action holds every bone's curves: looking each
+    bone up in all of them costs more than the rest of the overlay's sampling)."""
+    from . import animdata
+
+    key = ("bone fcurves", owner.name)
+    if key not in cache:
+        cache[key] = animdata.fcurves_by_bone(animdata.object_fcurves(owner))
+    return cache[key]
+
+
+def _hinge_pose(parent_pose, parent_rest, parent_rest_inverse, rest, basis) -> np.ndarray:
     """(n, 4, 4) pose of a bone with Inherit Rotation off (inherit scale Full), as
     Blender's BKE_bone_parent_transform_calc_from_matrices builds it: rotation and scale
     from the parent's rest orientation scaled by the parent pose's axis lengths, the
     location through the parent's full pose."""
-    offset = np.linalg.inv(parent_rest) @ rest
+    offset = parent_rest_inverse @ rest
     axis_lengths = np.linalg.norm(parent_pose[:, :3, :3], axis=1)        # (n, 3) columns
     hinge = np.repeat(parent_rest[None], parent_pose.shape[0], axis=0)
     hinge[:, :3, :3] *= axis_lengths[:, None, :]
