@@ -5,7 +5,8 @@ benchmarks.bench_interp``) that times QuatBake and its peer in the same run and
 prints ratios, which stay meaningful on a shared, noisy machine where absolute
 seconds do not. They run in separate processes so one benchmark's imports
 (bpy, scipy) and memory do not colour another's timings. ``--smoke`` runs small
-sizes (CI uses it to prove the benchmarks still work, not to judge speed).
+sizes (tests/bench runs it in `make test` to prove the benchmarks still work,
+not to judge speed).
 """
 import pathlib
 import subprocess
