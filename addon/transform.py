@@ -191,7 +191,7 @@ class AnimatedTransform:
         for depth, pbone in enumerate(reversed(chain)):
             bone = pbone.bone
             own = depth == len(chain) - 1
-            key = (pbone.name, frames.tobytes())
+            key = (self.owner.name, pbone.name, frames.tobytes())   # rigs share bone names
             if not own and key in cache:
                 parent_pose = cache[key]
                 continue

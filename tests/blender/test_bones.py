@@ -8,6 +8,8 @@ left unselected (``still``). Played back with ``frame_set`` and each bone's
 (tests/oracles, not QuatBake's code) of the key orientations as mathutils
 turns the key values into rotations. Runs with bpy 5.0.1 and inside Blender 3.4.1.
 """
+import re
+
 import bpy
 import mathutils
 import numpy as np
@@ -489,3 +491,79 @@ def test_cli_report_lists_an_armature_keyed_only_in_nla_clips_under_skipped(clea
     assert skipped["object"] == "Rig"
     assert "pose bones are keyed only in NLA clips (4 bone(s))" in skipped["message"]
     assert "active action" in skipped["message"]
+
+
+def _wound_up_rig(with_partner: bool):
+    """A bone whose two keys are 25 deg apart about X but whose free Bezier handles
+    wind the playback more than two turns in between (w dips below zero, x swings),
+    and, with ``with_partner``, a second bone keyed on the same frames the long way."""
+    rig = scenes.make_rig("Rig", [("odd", None, (0, 0, 0), (0, 0, 1)),
+                                  ("flip", None, (1, 0, 0), (1, 0, 1))])
+    fcs = scenes.key_bone(rig, "odd", "rotation_quaternion", [1, 20],
+                          [[1, 0, 0, 0], [0.9, 0.43, 0, 0]])
+    for fc, (h1, h2) in ((fcs[0], (-1.0, -0.5)), (fcs[1], (2.0, -2.0))):
+        k0, k1 = fc.keyframe_points
+        for k in (k0, k1):
+            k.handle_left_type = k.handle_right_type = 'FREE'
+        k0.handle_right, k1.handle_left = (7.0, h1), (14.0, h2)
+        fc.update()
+    if with_partner:
+        scenes.key_bone(rig, "flip", "rotation_quaternion", [1, 20],
+                        [[1, 0, 0, 0], [-0.9, -0.1, -0.3, 0]])
+    return rig, fcs
+
+
+@pytest.mark.parametrize("with_partner", [False, True])
+def test_a_wound_up_bone_is_tracked_alone_as_beside_other_bones(clean_blender, with_partner):
+    """Keys close together do not prove the playback stays close (free handles can wind
+    it up): the turn kept by Turns: Keyed is the one Blender plays, and the same whether
+    or not other bones are baked in the same call (they are tracked together). The
+    oracle: Blender's own w and x curves (y = z = 0, a turn about X) sampled densely
+    with fc.evaluate, the angle 2 atan2(x, w) unwrapped by numpy."""
+    rig, (w_fc, x_fc, _y, _z) = _wound_up_rig(with_partner)
+    dense = np.linspace(1.0, 20.0, 20_001)
+    w = np.array([w_fc.evaluate(f) for f in dense])
+    x = np.array([x_fc.evaluate(f) for f in dense])
+    keyed_deg = np.degrees(2.0 * np.unwrap(np.arctan2(x, w)))[-1]
+    assert abs(keyed_deg) > 720.0                         # more than two whole turns
+    result = bake.bake_objects([rig], bake.BakeSettings(turns='KEYED'))
+    (note,) = [n.message for n in result.notes if n.bone == "odd"]
+    turned = float(re.search(r"Blender turns (\d+) deg", note).group(1))
+    # The note rounds to whole degrees; the oracle's sampling is 1e-3 frames.
+    assert turned == pytest.approx(abs(keyed_deg), abs=1.0), note
+    # Baked along that turn (slerp at even speed about X): at frame 10, 9/19 of the way,
+    # the baked rotation is 9/19 of the keyed turn, whole turns included (float32 keys).
+    baked = scenes.bone_world_quats(rig, "odd", [10])[0]
+    angle = np.degrees(2.0 * np.arctan2(baked[1], baked[0])) % 360.0
+    assert angle == pytest.approx((keyed_deg * 9.0 / 19.0) % 360.0, abs=0.01)
+
+
+def test_overlay_of_two_rigs_with_the_same_bone_names_draws_each_where_it_poses(
+        clean_blender):
+    """The overlay shares the parents' matrices between a rig's bones (one cache for the
+    view layer): two rigs with the same bone names and key frames must not share them.
+    Checked against frame_set + each armature's matrix_world @ pose_bone.matrix."""
+    from quatbake.addon import overlay_geometry
+
+    rigs = [make_checked_rig("RigA"), make_checked_rig("RigB")]
+    rigs[1].location = (3.0, 0.0, 0.0)
+    # Only RigB's root turns: its "wrap" swings, RigA's stays where its own keys put it.
+    scenes.key_bone(rigs[1], "root", "rotation_quaternion", [1, 21],
+                    [[1, 0, 0, 0], [H, 0, H, 0]])
+    for rig in rigs:
+        for b in rig.data.bones:
+            animdata.select_bone(rig, b.name, b.name == "wrap")
+    scenes.select_only(*rigs)
+    bpy.context.view_layer.update()
+    drawn = overlay_geometry.overlay_objects(bpy.context.view_layer)
+    assert sorted(t.display_name for t in drawn) == ["RigA: wrap", "RigB: wrap"]
+    cache: dict = {}
+    for t in drawn:
+        frames, _ours, _blender, positions, _keys, _length = overlay_geometry.bone_samples(
+            t, "SLERP", cache)
+        for f in frames[[0, frames.size // 2, -1]]:
+            bpy.context.scene.frame_set(int(f))
+            world = t.owner.matrix_world @ t.owner.pose.bones["wrap"].matrix
+            i = int(np.searchsorted(frames, f))
+            # Float32 matrices down a 3-bone chain: 1e-5 units.
+            np.testing.assert_allclose(positions[i], np.array(world.translation), atol=1e-5)
