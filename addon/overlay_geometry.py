@@ -150,8 +150,6 @@ def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> t
 def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN") -> ObjectSamples:
     """Sample ``obj`` for the overlay (see ObjectSamples). The preview follows
     ``turns`` and ``timing`` as a bake would (kept spins, steps)."""
-    from ..core import turn_interp
-
     original = bake_record.original_channels(obj)
     # Orientations are what Blender composes: delta rotation @ rotation.
     if original is None:
@@ -170,23 +168,30 @@ def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN") 
         found = interval_kinds(obj, frames, blender, rot_keys, mode, fcurves)
         return ObjectSamples(frames, playing, blender, positions, rot_keys, True,
                              found and found[0])
-    kinds = None
-    if rot_keys.size:
-        # The samples include every key frame: the orientations at the keys are
-        # already evaluated, no second pass over the F-curves.
-        key_quats = playing[np.searchsorted(frames, rot_keys)]
-        found = interval_kinds(obj, frames, playing, rot_keys)
-        if found is None:
-            ours = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
-        else:
-            kinds, tracking = found
-            if timing == "KEYED":
-                tracking = _with_frames(obj, rot_keys, key_quats)
-            ours = turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
-                                                method.lower(), frames, timing, playing)
-    else:
-        ours = playing
+    ours, kinds = _preview(obj, frames, playing, rot_keys, method, turns, timing)
     return ObjectSamples(frames, ours, playing, positions, rot_keys, False, kinds)
+
+
+def _preview(obj, frames, playing, rot_keys, method: str, turns: str, timing: str,
+             fcurves=None) -> tuple:
+    """(orientations, kinds): ``method`` on ``obj``'s keys at ``frames``, following
+    ``turns`` and ``timing`` as a bake would; ``playing`` (n, 4) are Blender's own
+    orientations there (its channels, or ``fcurves``). (playing, None) without keys."""
+    from ..core import turn_interp
+
+    if not rot_keys.size:
+        return playing, None
+    # The samples include every key frame: the orientations at the keys are
+    # already evaluated, no second pass over the F-curves.
+    key_quats = playing[np.searchsorted(frames, rot_keys)]
+    found = interval_kinds(obj, frames, playing, rot_keys, None, fcurves)
+    if found is None:
+        return interp.interpolate(rot_keys, key_quats, frames, method=method.lower()), None
+    kinds, tracking = found
+    if timing == "KEYED":
+        tracking = _with_frames(obj, rot_keys, key_quats)
+    return turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
+                                        method.lower(), frames, timing, playing), kinds
 
 
 def _with_frames(obj, rot_keys, key_quats):
@@ -244,8 +249,6 @@ def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
     rotation (armature @ pose matrix down the chain, ``AnimatedTransform.bone_world_matrices``).
     "Ours" changes only this bone's own rotation (the method on its keys following ``turns``
     and ``timing`` as a bake would, or its baked channels); its parents play as they do."""
-    from ..core import turn_interp
-
     original = _original_bone_channels(t)
     own_fcurves, mode = original if original is not None else (None, None)
     # The bone's curves in the playing action, looked up once for the whole rig.
@@ -267,16 +270,7 @@ def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
         ours = playing
         if rot_keys.size:
             local = animdata.evaluate_orientation(t, frames, None, live)
-            key_quats = local[np.searchsorted(frames, rot_keys)]
-            found = interval_kinds(t, frames, local, rot_keys, None, live)
-            if found is None:
-                own = interp.interpolate(rot_keys, key_quats, frames, method=method.lower())
-            else:
-                kinds, tracking = found
-                if timing == "KEYED":
-                    tracking = _with_frames(t, rot_keys, key_quats)
-                own = turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
-                                                   method.lower(), frames, timing, local)
+            own, kinds = _preview(t, frames, local, rot_keys, method, turns, timing, live)
             ours = t.bone_world_matrices(frames, own_quats=own, cache=cache)
     scale = float(np.cbrt(abs(np.linalg.det(np.array(t.owner.matrix_world)[:3, :3]))))
     sampled = ObjectSamples(frames, _rotations(ours), _rotations(theirs), playing[:, :3, 3],
