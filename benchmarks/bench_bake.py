@@ -21,13 +21,14 @@ loaded machine do not inflate; wall-clock seconds are shown beside them.
 from __future__ import annotations
 
 import sys
-import time
 
 import bpy
 import numpy as np
 
 import quatbake
 from quatbake.addon import animdata, bake
+
+from .common import clock, key_fcurve, since
 
 KEY_EVERY = 50
 
@@ -60,14 +61,7 @@ def build_scene(n_objects: int, n_frames: int, extra: int, seed: int = 0) -> lis
         for data_path, values in channels:
             for index in range(3):
                 fc = animdata.new_fcurve(action, slot, data_path, index)
-                kps = fc.keyframe_points
-                kps.add(n)
-                co = np.empty(2 * n, dtype=np.float32)
-                co[0::2] = key_frames
-                co[1::2] = values[:, index]
-                kps.foreach_set("co", co)
-                kps.foreach_set("interpolation", np.full(n, bezier, dtype=np.int32))
-                fc.update()
+                key_fcurve(fc, key_frames, values[:, index], bezier)
         objects.append(obj)
     for i in range(extra):
         scene.collection.objects.link(bpy.data.objects.new(f"Still{i:04d}", None))
@@ -75,20 +69,11 @@ def build_scene(n_objects: int, n_frames: int, extra: int, seed: int = 0) -> lis
     return objects
 
 
-def _clock() -> tuple[float, float]:
-    return time.process_time(), time.perf_counter()
-
-
-def _since(start: tuple[float, float]) -> tuple[float, float]:
-    cpu, wall = _clock()
-    return cpu - start[0], wall - start[1]
-
-
 def time_quatbake(objects, n_frames: int) -> tuple[float, float]:
     settings = bake.BakeSettings(method='SLERP', location_method='LINEAR')
-    start = _clock()
+    start = clock()
     result = bake.bake_objects(objects, settings)
-    elapsed = _since(start)
+    elapsed = since(start)
     assert result.frames_written == len(objects) * n_frames
     return elapsed
 
@@ -103,9 +88,9 @@ def time_nla_bake(objects, n_frames: int) -> float:
                   bake_types={'OBJECT'})
     if "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:
         kwargs["channel_types"] = {'LOCATION', 'ROTATION'}
-    start = _clock()
+    start = clock()
     bpy.ops.nla.bake(**kwargs)
-    elapsed = _since(start)
+    elapsed = since(start)
     baked = animdata.object_fcurves(objects[-1])
     assert any(len(fc.keyframe_points) == n_frames for fc in baked), "nla.bake baked nothing"
     return elapsed

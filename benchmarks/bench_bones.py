@@ -23,13 +23,14 @@ Blender's depsgraph threads) and in wall-clock time, both printed.
 from __future__ import annotations
 
 import sys
-import time
 
 import bpy
 import numpy as np
 
 import quatbake
 from quatbake.addon import analyze, animdata, bake, transform
+
+from .common import clock, key_fcurve, since
 
 KEY_EVERY = 100
 LIMB = 6
@@ -76,39 +77,23 @@ def build_rig(n_bones: int, n_frames: int, seed: int = 0):
         for index in range(4):
             fc = animdata.new_fcurve(action, slot, transform.bone_path_prefix(name)
                                      + "rotation_quaternion", index, group=name)
-            kps = fc.keyframe_points
-            kps.add(n)
-            co = np.empty(2 * n, dtype=np.float32)
-            co[0::2] = key_frames
-            co[1::2] = q[:, index]
-            kps.foreach_set("co", co)
-            kps.foreach_set("interpolation", np.full(n, bezier, dtype=np.int32))
-            fc.update()
+            key_fcurve(fc, key_frames, q[:, index], bezier)
     scene.frame_start, scene.frame_end = 1, n_frames
     return rig
 
 
-def _clock() -> tuple[float, float]:
-    return time.process_time(), time.perf_counter()
-
-
-def _since(start: tuple[float, float]) -> tuple[float, float]:
-    cpu, wall = _clock()
-    return cpu - start[0], wall - start[1]
-
-
 def time_quatbake(rig, n_bones: int, n_frames: int) -> tuple[float, float]:
-    start = _clock()
+    start = clock()
     result = bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
-    elapsed = _since(start)
+    elapsed = since(start)
     assert result.frames_written == n_bones * n_frames, result.frames_written
     return elapsed
 
 
 def time_analysis(rig, n_bones: int, n_frames: int) -> tuple[float, float]:
-    start = _clock()
+    start = clock()
     done = [analyze.analyze_object(t, "slerp") for t in transform.transforms_of_objects([rig])]
-    elapsed = _since(start)
+    elapsed = since(start)
     assert len(done) == n_bones and done[0].frames.size == n_frames
     return elapsed
 
@@ -129,9 +114,9 @@ def time_nla_bake(rig, n_bones: int, n_frames: int,
                   bake_types={'POSE'})
     if rotation_only and "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:
         kwargs["channel_types"] = {'ROTATION'}
-    start = _clock()
+    start = clock()
     bpy.ops.nla.bake(**kwargs)
-    elapsed = _since(start)
+    elapsed = since(start)
     bpy.ops.object.mode_set(mode='OBJECT')
     baked = [fc for fc in animdata.object_fcurves(rig) if fc.data_path.endswith("quaternion")]
     assert any(len(fc.keyframe_points) == n_frames for fc in baked), "nla.bake baked nothing"

@@ -1,0 +1,31 @@
+"""Pieces the Blender benchmarks share: a CPU + wall clock, and bulk-keyed F-curves."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def clock() -> tuple[float, float]:
+    """(process CPU seconds, wall seconds) now."""
+    return time.process_time(), time.perf_counter()
+
+
+def since(start: tuple[float, float]) -> tuple[float, float]:
+    """(CPU, wall) seconds since ``start`` (a ``clock()``)."""
+    cpu, wall = clock()
+    return cpu - start[0], wall - start[1]
+
+
+def key_fcurve(fc, frames, values, interpolation: int) -> None:
+    """Key an empty F-curve at ``frames`` with ``values`` in bulk (one add, two
+    foreach_set), ``interpolation`` being the Keyframe enum's value; handles updated."""
+    n = len(frames)
+    kps = fc.keyframe_points
+    kps.add(n)
+    co = np.empty(2 * n, dtype=np.float32)
+    co[0::2] = frames
+    co[1::2] = values
+    kps.foreach_set("co", co)
+    kps.foreach_set("interpolation", np.full(n, interpolation, dtype=np.int32))
+    fc.update()
