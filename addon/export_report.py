@@ -15,6 +15,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy.types import Operator
 from bpy_extras.io_utils import ExportHelper
 
+from .ops_bake import has_selection
 from .props import COMPARE_ITEMS
 
 
@@ -75,12 +76,7 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
 
     @classmethod
     def poll(cls, context) -> bool:
-        if getattr(context.scene, "quatbake", None) is None:
-            return False
-        if not getattr(context, "selected_objects", None):
-            cls.poll_message_set("Select the animated objects to report on")
-            return False
-        return True
+        return has_selection(cls, context, "Select the animated objects to report on")
 
     def execute(self, context):
         from ..report import html_report, json_report

@@ -11,6 +11,7 @@ from bpy.types import Operator, Panel
 
 from .compare import compare_method
 from .messages import count_phrase, tally
+from .ops_bake import has_selection
 from .props import METHOD_ITEMS
 from .report_results import (
     FINE_DEG,
@@ -50,12 +51,7 @@ class QUATBAKE_OT_analyze(Operator):
 
     @classmethod
     def poll(cls, context) -> bool:
-        if getattr(context.scene, "quatbake", None) is None:
-            return False
-        if not getattr(context, "selected_objects", None):
-            cls.poll_message_set("Select the animated objects to analyze")
-            return False
-        return True
+        return has_selection(cls, context, "Select the animated objects to analyze")
 
     def execute(self, context):
         # Left out, the method comes from the scene settings (as for quatbake.bake).

@@ -85,12 +85,20 @@ def poll_message(cls, message: str) -> None:
         cls.poll_message_set(pgettext_tip(message))
 
 
-def _poll_selection(cls, context) -> bool:
+def has_settings(cls, context) -> bool:
+    """Operator poll: the scene carries QuatBake's settings (else say why, greyed out)."""
     if getattr(context.scene, "quatbake", None) is None:
         poll_message(cls, MISSING_SETTINGS)
         return False
+    return True
+
+
+def has_selection(cls, context, hint: str = "Select at least one object") -> bool:
+    """Operator poll: ``has_settings`` and something selected (else ``hint``)."""
+    if not has_settings(cls, context):
+        return False
     if not getattr(context, "selected_objects", None):
-        poll_message(cls, "Select at least one object")
+        poll_message(cls, hint)
         return False
     return True
 
@@ -190,7 +198,7 @@ class QUATBAKE_OT_bake(Operator):
 
     @classmethod
     def poll(cls, context) -> bool:
-        return _poll_selection(cls, context)
+        return has_selection(cls, context)
 
     def _fill_from_scene(self, context) -> None:
         """Copy each scene setting the caller did not set explicitly.
@@ -331,7 +339,7 @@ class QUATBAKE_OT_revert(Operator):
         # Cheap on purpose: whether anything can be reverted is checked in
         # execute() (which then says so) and by the panel, which greys the
         # button out.
-        return _poll_selection(cls, context)
+        return has_selection(cls, context)
 
     def execute(self, context):
         from . import bake

@@ -39,7 +39,7 @@ from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Menu, Operator
 
-from .ops_bake import MISSING_SETTINGS, SETTING_NAMES, poll_message
+from .ops_bake import SETTING_NAMES, has_settings
 
 rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
 
@@ -199,10 +199,7 @@ class QUATBAKE_OT_apply_preset(Operator):
 
     @classmethod
     def poll(cls, context) -> bool:
-        if getattr(context.scene, "quatbake", None) is None:
-            poll_message(cls, MISSING_SETTINGS)
-            return False
-        return True
+        return has_settings(cls, context)
 
     def execute(self, context):
         name = bpy.path.display_name(os.path.basename(self.filepath))
@@ -245,10 +242,7 @@ class QUATBAKE_OT_preset_add(AddPresetBase, Operator):
 
     @classmethod
     def poll(cls, context) -> bool:
-        if getattr(context.scene, "quatbake", None) is None:
-            poll_message(cls, MISSING_SETTINGS)
-            return False
-        return True
+        return has_settings(cls, context)
 
     def add(self, context, filepath):
         # AddPresetBase calls this with the file to write in the user's
