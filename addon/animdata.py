@@ -438,6 +438,21 @@ def as_played(raw: np.ndarray, mode: str) -> np.ndarray:
     return raw
 
 
+def played_quats(raw: np.ndarray, mode: str) -> np.ndarray:
+    """(n, 4) rotations Blender plays for raw channel values (n, 3|4) of ``mode``
+    (``as_played``, then normalised or converted; ValueError on no rotation)."""
+    return core_rotation.mode_values_to_quat(as_played(raw, mode), mode)
+
+
+def played_quats_of_many(raw: np.ndarray, mode: str, count: int) -> np.ndarray:
+    """(count, n, 4): ``played_quats`` of ``count`` transforms whose channels were
+    evaluated side by side, ``raw`` (n, count x channels) as ``evaluate_channels``
+    returns them (a rig's bones), in one conversion."""
+    n, width = raw.shape[0], raw.shape[1] // count
+    per_transform = raw.reshape(n, count, width).transpose(1, 0, 2).reshape(-1, width)
+    return played_quats(per_transform, mode).reshape(count, n, 4)
+
+
 def _row_from_core_message(message: str, n: int) -> int | None:
     import re
 

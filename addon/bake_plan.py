@@ -703,33 +703,30 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
             groups.setdefault(key, []).append(plan)
         else:
             _worst_frames([plan], plan.blender_quats[None], plan.quats[None])
-    for (_frames, mode, width), group in groups.items():
+    for (_frames, mode, _width), group in groups.items():
         try:
-            theirs = _blender_playback(group, mode, width, known)
+            theirs = _blender_playback(group, mode, known)
         except ValueError:
             # Not a rotation somewhere (an F-modifier's value, say): find whose, and say so.
-            theirs = np.stack([_playback_of_one(p, mode, width, known) for p in group])
+            theirs = np.stack([_playback_of_one(p, mode, known) for p in group])
         _worst_frames(group, theirs, np.stack([p.quats for p in group]))
 
 
-def _blender_playback(group: list, mode: str, width: int, known: dict | None) -> np.ndarray:
+def _blender_playback(group: list, mode: str, known: dict | None) -> np.ndarray:
     """(b, n, 4): Blender's playback of the source channels of plans baked on the same
     frames, one evaluation and one conversion for all of them."""
     frames = group[0].frames
     raw = animdata.evaluate_channels([fc for p in group for fc in p.source_fcurves],
                                      np.concatenate([p.source_defaults for p in group]),
                                      frames, known)
-    # (frames, plans x channels) -> (plans x frames, channels): one conversion.
-    per_plan = raw.reshape(frames.size, len(group), width).transpose(1, 0, 2)
-    played = animdata.as_played(per_plan.reshape(-1, width), mode)
-    return rotation.mode_values_to_quat(played, mode).reshape(len(group), frames.size, 4)
+    return animdata.played_quats_of_many(raw, mode, len(group))
 
 
-def _playback_of_one(plan, mode: str, width: int, known: dict | None) -> np.ndarray:
+def _playback_of_one(plan, mode: str, known: dict | None) -> np.ndarray:
     """``_blender_playback`` of one plan; a BakeError naming the transform, the channel
     and the frame when Blender's playback there is no rotation (nothing written yet)."""
     try:
-        return _blender_playback([plan], mode, width, known)[0]
+        return _blender_playback([plan], mode, known)[0]
     except ValueError as exc:
         import re
 

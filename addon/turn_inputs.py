@@ -290,12 +290,6 @@ def _plays_channels_alone(req: TrackRequest) -> bool:
         animdata.delta_rotation_defaults(req.obj, req.mode), req.mode)
 
 
-def _playback_quats(raw: np.ndarray, mode: str) -> np.ndarray:
-    from ..core import rotation
-
-    return rotation.mode_values_to_quat(animdata.as_played(raw, mode), mode)
-
-
 def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> list:
     """core.turns.track of each request's playback, in its order.
 
@@ -335,11 +329,7 @@ def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> l
                                        for i in members])
             raw = animdata.evaluate_channels([fc for fcs in fcurves for fc in fcs], defaults,
                                              times, known)
-            # (times, members x channels) -> (members x times, channels): one conversion.
-            width = raw.shape[1] // len(members)
-            per_member = raw.reshape(times.size, len(members), width).transpose(1, 0, 2)
-            quats = _playback_quats(per_member.reshape(-1, width), mode).reshape(
-                len(members), times.size, 4)
+            quats = animdata.played_quats_of_many(raw, mode, len(members))
             found = turns.track_many(keys, key_quats, times, quats)
         for i, tracking in zip(members, found):
             out[i] = tracking
@@ -383,7 +373,8 @@ def track(obj, mode: str, fcurves, key_frames, key_quats, key_raw, extra=None,
     if times.size == np.asarray(key_frames).size:
         # No interval can turn the long way (the usual case): the keys say it all.
         return turns.track(key_frames, key_quats, key_frames, key_quats)
-    quats = _playback_quats(animdata.evaluate_rotation_raw(obj, times, mode, fcurves), mode)
+    quats = animdata.played_quats(animdata.evaluate_rotation_raw(obj, times, mode, fcurves),
+                                   mode)
     # Blender plays delta @ rotation (addon/animdata.py: evaluate_orientation).
     if animdata.has_keys(animdata.delta_rotation_fcurves(obj, mode, fcurves)) or \
             not animdata.is_identity_delta(animdata.delta_rotation_defaults(obj, mode), mode):
