@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""``python -m quatbake demo|report|bake ...`` (see addon/cli.py).
+"""``python -m quatbake demo|report|bake ...`` (see addon/cli/).
 
 Also works as a script inside a Blender program, where QuatBake is not
 pip-installed: ``blender -b --python path/to/quatbake/__main__.py -- report X.blend``

@@ -1,24 +1,39 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Everything that touches bpy. Adapts Blender to ``core``.
+"""Everything that touches bpy: Blender adapted to ``core``, one feature per package.
 
-Each submodule listed in ``_MODULES`` has register()/unregister(); they run in
-this order and unregister in reverse (PropertyGroups before what points at them).
+Layers, each importing only the ones before it (tests/core/test_import_graph.py):
+
+1. ``animdata/``, ``transform.py``, ``record.py``, ``keyed.py``: the storage layer.
+   Blender's animation data as arrays, version by version; one animated transform
+   (an object or a pose bone); what a bake recorded; what is keyed.
+2. ``ui/``: what every panel and operator shares (settings, polls, texts, the main panel).
+3. The features, each with its engine, operators and panel: ``analyze/``, ``bake/``
+   (whose operator refreshes the analysis), ``overlay/``, ``export_check/``; and
+   ``demo.py``, the demo scene.
+4. ``cli/``: the command line.
+
+``_MODULE_NAMES`` is the one ordered registration list: PropertyGroups before what
+points at them, the main panel before its sub-panels, the sub-panels in the order
+of the work; unregistered in reverse.
 """
 import importlib
 
-# Names of submodules, in registration order. Imported lazily so that
-# `import quatbake.addon.animdata` in a tool does not register anything.
+# Imported lazily (register() only), so `import quatbake.addon.animdata` in a
+# tool registers nothing.
 _MODULE_NAMES = (
-    "props",
-    "ops_bake",
-    "presets",
-    "ui",
-    "ops_analyze",
-    "overlay",
-    "ui_rebake",
-    "export_report",
-    "ops_export_check",
-    "translations",
+    "ui.props",
+    "bake.ops",
+    "bake.presets",
+    "ui.panel",
+    "analyze.ops",
+    "analyze.panel",
+    "overlay.draw",
+    "overlay.panel",
+    "bake.panel",
+    "analyze.export",
+    "export_check.ops",
+    "export_check.panel",
+    "ui.translations",
 )
 
 
@@ -34,3 +49,14 @@ def register() -> None:
 def unregister() -> None:
     for module in reversed(_modules()):
         module.unregister()
+
+
+# Module paths of earlier releases that docs/api.md named, for scripts written against
+# them: ``from quatbake.addon import report_results`` still works.
+_MOVED = {"report_results": ".analyze.entries"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        return importlib.import_module(_MOVED[name], __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -276,10 +276,6 @@ def _pose_by_blender(bone, basis, parent_pose) -> np.ndarray:
     return out
 
 
-def object_transform(obj) -> AnimatedTransform:
-    return AnimatedTransform(obj)
-
-
 def pose_bone_transform(pbone) -> AnimatedTransform:
     return AnimatedTransform(pbone.id_data, pbone.name)
 

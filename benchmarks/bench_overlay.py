@@ -108,7 +108,8 @@ def bench_addon(smoke: bool) -> None:
         print("bpy not importable: add-on rebuild vs Motion Paths skipped")
         return
     import quatbake
-    from quatbake.addon import animdata, overlay
+    from quatbake.addon import animdata
+    from quatbake.addon.overlay import draw as overlay
 
     n_objects, n_frames = (2, 50) if smoke else (10, 250)
     bpy.ops.wm.read_factory_settings(use_empty=True)

@@ -9,13 +9,14 @@ deviation per frame (exported keys marked) and the intervals with a cause.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 
 import numpy as np
 
-from .json_report import _write_text, clean
+from .html_report import DEVIATION_COLOUR
+from .json_report import clean, frame_value, max_deviation, write_text  # noqa: F401 (max_deviation: this report's too)
+from .svg import escape, line_chart
 
 SCHEMA = "quatbake.export-check/1"
 
@@ -38,23 +39,17 @@ CAUSE_TEXT = {
 }
 
 
-def _frame(f):
-    """A whole frame as an int (as quatbake.report/1 writes them), else a float."""
-    f = float(f)
-    return int(f) if f.is_integer() else f
-
-
 def _rounded(report: dict) -> dict:
     out = dict(report)
-    out["frames"] = [_frame(f) for f in report.get("frames", [])]
+    out["frames"] = [frame_value(f) for f in report.get("frames", [])]
     objects = []
     for obj in report.get("objects", []):
         obj = dict(obj)
-        obj["frames"] = [_frame(f) for f in obj.get("frames", [])]
-        obj["worst_frame"] = _frame(obj.get("worst_frame", 0))
+        obj["frames"] = [frame_value(f) for f in obj.get("frames", [])]
+        obj["worst_frame"] = frame_value(obj.get("worst_frame", 0))
         obj["intervals"] = [
             dict(
-                iv, frames=[_frame(f) for f in iv["frames"]], worst_frame=_frame(iv["worst_frame"])
+                iv, frames=[frame_value(f) for f in iv["frames"]], worst_frame=frame_value(iv["worst_frame"])
             )
             for iv in obj.get("intervals", [])
         ]
@@ -62,7 +57,7 @@ def _rounded(report: dict) -> dict:
         for name, values in obj.get("per_frame", {}).items():
             arr = np.asarray(values, dtype=np.float64)
             per_frame[name] = (
-                [_frame(f) for f in arr] if name == "frame" else np.round(arr, DECIMALS)
+                [frame_value(f) for f in arr] if name == "frame" else np.round(arr, DECIMALS)
             )
         obj["per_frame"] = per_frame
         objects.append(obj)
@@ -76,57 +71,23 @@ def dumps(report: dict) -> str:
 
 
 def write_json(report: dict, path: str | os.PathLike) -> None:
-    _write_text(dumps(report), path)
+    write_text(dumps(report), path)
 
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _g(x, digits: int = 4) -> str:
     return "-" if x is None else f"{float(x):.{digits}g}"
 
 
-def _chart(obj: dict, width: int = 900, height: int = 220) -> str:
-    frames = np.asarray(obj["per_frame"]["frame"], dtype=np.float64)
-    dev = np.asarray(obj["per_frame"]["deviation_deg"], dtype=np.float64)
-    if frames.size < 2:
+def _chart(obj: dict) -> str:
+    """Deviation per frame, the intervals with a cause marked at their ends."""
+    frames = obj["per_frame"]["frame"]
+    if len(frames) < 2:
         return ""
-    left, right, top, bottom = 60, 10, 15, 30
-    f0, f1 = frames[0], frames[-1]
-    vmax = max(float(dev.max()), 1e-6)
-
-    def x(f):
-        return left + (f - f0) / (f1 - f0) * (width - left - right)
-
-    def y(v):
-        return top + (1.0 - v / vmax) * (height - top - bottom)
-
-    # At most one point per pixel column: the envelope keeps every peak.
-    step = max(1, frames.size // (width - left - right))
-    points = " ".join(
-        f"{x(f):.1f},{y(v):.1f}"
-        for f, v in zip(frames[::step], np.maximum.reduceat(dev, np.arange(0, dev.size, step)))
-    )
-    marks = "".join(
-        f'<line x1="{x(a):.1f}" x2="{x(a):.1f}" y1="{top}" y2="{height - bottom}" '
-        f'stroke="#bbb" stroke-dasharray="3,3"/>'
-        for iv in obj.get("intervals", [])[:200]
-        for a in iv["frames"]
-    )
-    return (
-        f'<svg width="{width}" height="{height}" role="img" aria-label="deviation per frame">'
-        f'<rect x="{left}" y="{top}" width="{width - left - right}" '
-        f'height="{height - top - bottom}" '
-        f'fill="#fafafa" stroke="#ccc"/>{marks}'
-        f'<polyline fill="none" stroke="#6a4c93" stroke-width="1.5" points="{points}"/>'
-        f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" font-size="11">{_g(vmax)}</text>'
-        f'<text x="{left - 6}" y="{height - bottom}" text-anchor="end" font-size="11">0</text>'
-        f'<text x="{left}" y="{height - 8}" font-size="11">frame {_g(f0, 6)}</text>'
-        f'<text x="{width - right}" y="{height - 8}" text-anchor="end" font-size="11">'
-        f'{_g(f1, 6)}</text><text x="{left + 6}" y="{top + 12}" font-size="11">deviation (deg)'
-        f'</text></svg>'
-    )
+    ends = sorted({f for iv in obj.get("intervals", [])[:200] for f in iv["frames"]})
+    return line_chart(f"{obj['name']}: deviation per frame", frames,
+                      [("deviation", obj["per_frame"]["deviation_deg"], DEVIATION_COLOUR)],
+                      y_label="deviation (deg)", keys=ends, chart_id=f"dev-{obj['name']}")
 
 
 def render_html(report: dict) -> str:
@@ -138,16 +99,16 @@ def render_html(report: dict) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         (
-            f"<title>{_e(title)}</title><style>body{{font-family:sans-serif;margin:1.5em}}"
+            f"<title>{escape(title)}</title><style>body{{font-family:sans-serif;margin:1.5em}}"
             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}"
             ".bad{color:#b00020;font-weight:bold}.num{text-align:right}</style></head><body>"
         ),
-        f"<h1>{_e(title)}</h1>",
+        f"<h1>{escape(title)}</h1>",
         (
-            f"<p>Blender {_e(report.get('blender_version', ''))}, glTF exporter "
-            f"{_e(report.get('exporter_version', ''))}, options: {_e(opts)}; "
-            f"{_e(report.get('fps', ''))} fps; file {report.get('gltf_bytes', 0)} bytes; schema "
-            f"{_e(report.get('schema', ''))}.</p>"
+            f"<p>Blender {escape(report.get('blender_version', ''))}, glTF exporter "
+            f"{escape(report.get('exporter_version', ''))}, options: {escape(opts)}; "
+            f"{escape(report.get('fps', ''))} fps; file {report.get('gltf_bytes', 0)} bytes; schema "
+            f"{escape(report.get('schema', ''))}.</p>"
         ),
         (
             "<table><tr><th>Object</th><th>Sampler</th><th>Rotation keys</th><th>Bytes</th>"
@@ -157,22 +118,22 @@ def render_html(report: dict) -> str:
     for obj in report.get("objects", []):
         causes = ", ".join(f"{k} x{v}" for k, v in obj.get("causes", {}).items()) or "none"
         out.append(
-            f"<tr><td>{_e(obj['name'])}</td><td>{_e(obj.get('interpolation') or '-')}</td>"
+            f"<tr><td>{escape(obj['name'])}</td><td>{escape(obj.get('interpolation') or '-')}</td>"
             f"<td class='num'>{obj.get('key_count', 0)}</td>"
             f"<td class='num'>{obj.get('animation_bytes', 0)}</td>"
             f"<td class='num{' bad' if obj.get('causes') else ''}'>"
             f"{_g(obj.get('max_deviation_deg'))}</td>"
-            f"<td class='num'>{_g(obj.get('worst_frame'), 6)}</td><td>{_e(causes)}</td></tr>"
+            f"<td class='num'>{_g(obj.get('worst_frame'), 6)}</td><td>{escape(causes)}</td></tr>"
         )
     out.append("</table>")
     if report.get("errors"):
         out.append(
             "<h2>Not checked</h2><ul>"
-            + "".join(f"<li>{_e(e['message'])}</li>" for e in report["errors"])
+            + "".join(f"<li>{escape(e['message'])}</li>" for e in report["errors"])
             + "</ul>"
         )
     for obj in report.get("objects", []):
-        out.append(f"<h2>{_e(obj['name'])}</h2><p>{_e(obj.get('advice', ''))}</p>{_chart(obj)}")
+        out.append(f"<h2>{escape(obj['name'])}</h2><p>{escape(obj.get('advice', ''))}</p>{_chart(obj)}")
         if obj.get("intervals"):
             out.append(
                 "<table><tr><th>Keys (frames)</th><th>Cause</th><th>Max dev. (deg)</th>"
@@ -182,7 +143,7 @@ def render_html(report: dict) -> str:
                 a, b = iv["frames"]
                 out.append(
                     f"<tr><td>{_g(a, 6)}-{_g(b, 6)}</td>"
-                    f"<td title='{_e(CAUSE_TEXT.get(iv['cause'], ''))}'>{_e(iv['cause'])}</td>"
+                    f"<td title='{escape(CAUSE_TEXT.get(iv['cause'], ''))}'>{escape(iv['cause'])}</td>"
                     f"<td class='num'>{_g(iv['max_deviation_deg'])}</td>"
                     f"<td class='num'>{_g(iv['blender_turn_deg'])}</td>"
                     f"<td class='num'>{_g(iv['player_turn_deg'])}</td></tr>"
@@ -194,7 +155,7 @@ def render_html(report: dict) -> str:
         "<p>Deviation: geodesic angle between the world orientation Blender plays "
         "(frame_set) and the glTF 2.0 spec evaluation of the exported file, mapped back "
         "to Blender's Z-up space. "
-        + " ".join(f"<b>{_e(k)}</b>: {_e(v)}." for k, v in CAUSE_TEXT.items())
+        + " ".join(f"<b>{escape(k)}</b>: {escape(v)}." for k, v in CAUSE_TEXT.items())
         + "</p>"
     )
     out.append("</body></html>")
@@ -202,8 +163,6 @@ def render_html(report: dict) -> str:
 
 
 def write_html(report: dict, path: str | os.PathLike) -> None:
-    _write_text(render_html(report), path)
+    write_text(render_html(report), path)
 
 
-def max_deviation(report: dict) -> float:
-    return max((o["max_deviation_deg"] for o in report.get("objects", [])), default=0.0)

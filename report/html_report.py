@@ -12,38 +12,12 @@ Long animations are drawn with a min/max envelope per pixel column, so a
 """
 from __future__ import annotations
 
-import html
 import math
 import os
 
 import numpy as np
 
-# Chart geometry (SVG user units; the SVG scales to the page width).
-WIDTH = 960
-HEIGHT = 260
-MARGIN_LEFT = 64
-MARGIN_RIGHT = 16
-MARGIN_TOP = 34
-MARGIN_BOTTOM = 46
-# More points than this per series are reduced to a min/max envelope of this
-# many columns (about one per pixel of the plot area).
-MAX_COLUMNS = 900
-
-# Key marks: dashed lines up to this many keys, triangles only up to the
-# second number, none beyond (a baked action has a key on every frame).
-MAX_KEY_LINES = 60
-MAX_KEY_MARKS = 400
-
-# The legend's row: each entry is its sample line and label; a title this
-# wide per character (15 px bold) that would reach it moves the legend to a
-# row of its own, LEGEND_ROW units lower.
-TITLE_CHAR_PX = 8.6
-LEGEND_ROW = 18
-
-
-def _legend_width(label: str) -> float:
-    return 7 * len(label) + 36
-
+from .svg import escape, line_chart
 
 BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
 CUSTOM_COLOUR = "#2e86ab"    # QuatBake's method: blue
@@ -51,8 +25,6 @@ DEVIATION_COLOUR = "#6a4c93"
 PATH_DEVIATION_COLOUR = "#f4a259"   # the part of the deviation off the method's path
 NORM_COLOUR = "#e07a00"
 LOCATION_COLOUR = "#2a9d8f"
-LONG_ARC_FILL = "#f4a259"
-KEY_COLOUR = "#7d7d7d"
 
 _CSS = """
 body{font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:24px auto;
@@ -74,15 +46,11 @@ details{margin:8px 0}summary{cursor:pointer;color:#444}
 """
 
 
-
 def _label(obj: dict) -> str:
     """How the page names an object entry: "Cube", "Rig: spine" for a pose bone or, for one
     of several clips, "Cube / Walk"."""
     name = f"{obj['name']}: {obj['bone']}" if obj.get("bone") else str(obj["name"])
     return f"{name} / {obj['clip']}" if obj.get("clip") else name
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _fmt(x, digits: int = 2) -> str:
@@ -103,193 +71,6 @@ def _deg(x) -> str:
     if x is None or not math.isfinite(float(x)):
         return "-"
     return f"{float(x):.2f}"
-
-
-def _nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
-    """Round tick values (1, 2, 5 x 10^k steps) covering [lo, hi]."""
-    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-        return [lo]
-    raw = (hi - lo) / max(count - 1, 1)
-    mag = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.ceil(lo / step - 1e-9) * step
-    ticks = []
-    t = start
-    while t <= hi + 1e-9 * step:
-        ticks.append(0.0 if abs(t) < step * 1e-9 else t)
-        t += step
-    return ticks
-
-
-def _tick_label(t: float) -> str:
-    if abs(t) >= 1e4 or (t != 0 and abs(t) < 1e-3):
-        return f"{t:.3g}"
-    return f"{t:.10g}" if float(t).is_integer() else f"{t:.4g}"
-
-
-def _envelope(x: np.ndarray, y: np.ndarray, columns: int = MAX_COLUMNS):
-    """Points to draw: all of them, or a min/max pair per column when there are many."""
-    if x.size <= 2 * columns:
-        return x, y
-    edges = np.linspace(0, x.size, columns + 1).astype(int)
-    xs, ys = [], []
-    for a, b in zip(edges[:-1], edges[1:]):
-        if b <= a:
-            continue
-        seg = y[a:b]
-        finite = np.isfinite(seg)
-        if not finite.any():
-            continue
-        i_min = a + int(np.nanargmin(seg))
-        i_max = a + int(np.nanargmax(seg))
-        for i in sorted({i_min, i_max}):
-            xs.append(x[i])
-            ys.append(y[i])
-    return np.array(xs), np.array(ys)
-
-
-def _chart(title: str, x, series, *, y_label: str, x_label: str = "frame", keys=(),
-           bands=(), marker=None, y_min: float | None = 0.0, y_ref: float | None = None,
-           chart_id: str = "", x_range: tuple[float, float] | None = None) -> str:
-    """An SVG line chart. series: [(label, y values, colour)]; bands: [(x0, x1)] shaded."""
-    x = np.asarray(x, dtype=np.float64)
-    plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
-    legend = [(label, colour, "line" if i == 0 else "dashed")
-              for i, (label, _, colour) in enumerate(series)]
-    if keys:
-        legend.append(("key frame", KEY_COLOUR, "dash"))
-    if bands:
-        legend.append(("long way round", LONG_ARC_FILL, "box"))
-    legend_w = sum(_legend_width(label) for label, _, _ in legend)
-    # A title that would run into the legend gets the legend on a row of its own.
-    two_rows = MARGIN_LEFT + TITLE_CHAR_PX * len(title) + 16 > WIDTH - MARGIN_RIGHT - legend_w
-    top = MARGIN_TOP + (LEGEND_ROW if two_rows else 0)
-    legend_y = 15 + (LEGEND_ROW if two_rows else 0)
-    height = HEIGHT + (LEGEND_ROW if two_rows else 0)
-    plot_h = height - top - MARGIN_BOTTOM
-    ys = [np.asarray([np.nan if v is None else v for v in y], dtype=np.float64)
-          for _, y, _ in series]
-    finite = np.concatenate([y[np.isfinite(y)] for y in ys] + [np.zeros(0)])
-    lo = float(finite.min()) if finite.size else 0.0
-    hi = float(finite.max()) if finite.size else 1.0
-    if y_min is not None:
-        lo = min(lo, y_min)
-    if y_ref is not None:
-        lo, hi = min(lo, y_ref), max(hi, y_ref)
-    if hi - lo < 1e-9:
-        # A flat series: centre it (a length of 1 shows 0.9-1.1), or 0-1 from a zero floor.
-        if y_min is not None and lo <= y_min:
-            hi = lo + 1.0
-        else:
-            d = max(0.1 * abs(lo), 1e-3)
-            lo, hi = lo - d, hi + d
-    pad = 0.05 * (hi - lo)
-    hi += pad
-    if y_min is None or lo < y_min:
-        lo -= pad
-    if x_range is not None:
-        x0, x1 = float(x_range[0]), float(x_range[1])
-    else:
-        x0 = float(x[0]) if x.size else 0.0
-        x1 = float(x[-1]) if x.size else 1.0
-    if x1 <= x0:
-        x1 = x0 + 1.0
-
-    def px(v):
-        return MARGIN_LEFT + (np.asarray(v, dtype=np.float64) - x0) / (x1 - x0) * plot_w
-
-    def py(v):
-        return top + plot_h - (np.asarray(v, dtype=np.float64) - lo) / (hi - lo) * plot_h
-
-    out = [f'<svg class="chart" id="{_e(chart_id)}" xmlns="http://www.w3.org/2000/svg" '
-           f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{_e(title)}">',
-           f'<title>{_e(title)}</title>',
-           f'<rect x="{MARGIN_LEFT}" y="{top}" width="{plot_w}" height="{plot_h}" '
-           'fill="#fcfcfc" stroke="#bbb"/>']
-    # Long-arc intervals: shaded bands behind everything else.
-    for a, b in bands:
-        xa, xb = float(px(max(a, x0))), float(px(min(b, x1)))
-        out.append(f'<rect x="{xa:.1f}" y="{top}" width="{max(xb - xa, 1.0):.1f}" '
-                   f'height="{plot_h}" fill="{LONG_ARC_FILL}" fill-opacity="0.28"/>')
-    # Grid and tick labels.
-    for t in _nice_ticks(lo, hi):
-        yy = float(py(t))
-        out.append(f'<line x1="{MARGIN_LEFT}" x2="{MARGIN_LEFT + plot_w}" y1="{yy:.1f}" y2="{yy:.1f}" '
-                   'stroke="#e6e6e6"/>')
-        out.append(f'<text x="{MARGIN_LEFT - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" '
-                   f'fill="#555">{_tick_label(t)}</text>')
-    for t in _nice_ticks(x0, x1, 10):
-        xx = float(px(t))
-        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top + plot_h}" '
-                   f'y2="{top + plot_h + 5}" stroke="#888"/>')
-        out.append(f'<text x="{xx:.1f}" y="{top + plot_h + 18}" font-size="11" '
-                   f'text-anchor="middle" fill="#555">{_tick_label(t)}</text>')
-    if y_ref is not None:
-        yy = float(py(y_ref))
-        out.append(f'<line x1="{MARGIN_LEFT}" x2="{MARGIN_LEFT + plot_w}" y1="{yy:.1f}" y2="{yy:.1f}" '
-                   'stroke="#1b7f3b" stroke-dasharray="2 3"/>')
-    # Key frames: dashed vertical lines with a small triangle on the frame axis;
-    # dense (baked) keys get triangles only, and none past MAX_KEY_MARKS.
-    shown_keys = [k for k in keys if x0 <= k <= x1]
-    if len(shown_keys) > MAX_KEY_MARKS:
-        shown_keys = []
-    for k in shown_keys:
-        xx = float(px(k))
-        if len(shown_keys) <= MAX_KEY_LINES:
-            out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{top + plot_h}" '
-                       f'stroke="{KEY_COLOUR}" stroke-dasharray="4 3" stroke-width="1"/>')
-        out.append(f'<path d="M{xx - 4:.1f},{top + plot_h} l4,-7 l4,7 z" fill="{KEY_COLOUR}"/>')
-    # Series: the first one wide and light underneath, so a second series that
-    # coincides with it (Blender = method) still shows both.
-    for i, ((label, _, colour), y) in enumerate(zip(series, ys)):
-        xs, yv = _envelope(x, y)
-        ok = np.isfinite(yv)
-        if not ok.any():
-            continue
-        width, opacity = ("4", "0.75") if i == 0 and len(series) > 1 else ("2", "1")
-        # Every series after the first is dashed: where two coincide (Blender's
-        # speed = the method's) both stay visible, the dashes over the solid line.
-        dash = ' stroke-dasharray="8 5"' if i > 0 else ""
-        pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px(xs[ok]), py(yv[ok])))
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="{width}"{dash} '
-                   f'stroke-opacity="{opacity}" stroke-linejoin="round" points="{pts}">'
-                   f'<title>{_e(label)}</title></polyline>')
-    if marker is not None:
-        mx, my, mlabel = marker
-        if mx is not None and my is not None and math.isfinite(my):
-            cx, cy = float(px(mx)), float(py(my))
-            anchor = "end" if cx > MARGIN_LEFT + 0.7 * plot_w else "start"
-            dx = -8 if anchor == "end" else 8
-            out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="none" stroke="#000" '
-                       'stroke-width="2"/>')
-            out.append(f'<text x="{cx + dx:.1f}" y="{max(cy - 8, top + 12):.1f}" font-size="12" '
-                       f'text-anchor="{anchor}" fill="#000">{_e(mlabel)}</text>')
-    # Title, axis labels, legend.
-    out.append(f'<text x="{MARGIN_LEFT}" y="20" font-size="15" font-weight="600" fill="#222">'
-               f'{_e(title)}</text>')
-    out.append(f'<text x="{MARGIN_LEFT + plot_w / 2:.0f}" y="{height - 8}" font-size="12" '
-               f'text-anchor="middle" fill="#333">{_e(x_label)}</text>')
-    out.append(f'<text transform="translate(16,{top + plot_h / 2:.0f}) rotate(-90)" '
-               f'font-size="12" text-anchor="middle" fill="#333">{_e(y_label)}</text>')
-    if not shown_keys:
-        legend = [item for item in legend if item[2] != "dash"]
-    lx = WIDTH - MARGIN_RIGHT
-    ly = legend_y
-    for label, colour, kind in reversed(legend):
-        lx -= _legend_width(label)
-        if kind == "box":
-            out.append(f'<rect x="{lx}" y="{ly - 6}" width="18" height="12" fill="{colour}" '
-                       'fill-opacity="0.4"/>')
-        elif kind in ("dash", "dashed"):
-            dash, stroke = ("4 3", 2) if kind == "dash" else ("8 5", 3)
-            out.append(f'<line x1="{lx}" x2="{lx + 22}" y1="{ly}" y2="{ly}" stroke="{colour}" '
-                       f'stroke-dasharray="{dash}" stroke-width="{stroke}"/>')
-        else:
-            out.append(f'<line x1="{lx}" x2="{lx + 22}" y1="{ly}" y2="{ly}" stroke="{colour}" '
-                       'stroke-width="3"/>')
-        out.append(f'<text x="{lx + 27}" y="{ly + 4}" font-size="12" fill="#333">{_e(label)}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
 
 
 def _defect_arcs(obj: dict) -> list:
@@ -341,7 +122,7 @@ _NORM_HINT = ("Blender interpolates the four quaternion channels separately; bet
 
 def _hint(text: str, explanation: str) -> str:
     """``text`` with a dotted underline; hovering shows ``explanation``."""
-    return f'<span class="hint" title="{_e(explanation)}">{_e(text)}</span>'
+    return f'<span class="hint" title="{escape(explanation)}">{escape(text)}</span>'
 
 
 # The worst frame is pointed at only when there is a deviation worth seeing.
@@ -380,7 +161,7 @@ def _interval_table(obj: dict, method: str) -> str:
         cv_b, cv_c = iv.get("blender_speed_cv"), iv.get("custom_speed_cv")
         # The flag sits in the Keys cell: a column of its own was empty for
         # every object without a long way round.
-        flag = f' <span class="{"bad" if bad else "meta"}">{_e(label)}</span>' if label else ""
+        flag = f' <span class="{"bad" if bad else "meta"}">{escape(label)}</span>' if label else ""
         rows.append(
             f'<tr><td>{_fmt(a)}-{_fmt(b)}{flag}</td>'
             f'<td class="num {"bad" if bad else ""}">{_fmt(iv.get("blender_turn_deg"), 1)}</td>'
@@ -389,7 +170,7 @@ def _interval_table(obj: dict, method: str) -> str:
             f'<td class="num">{"-" if cv_c is None else f"{100 * cv_c:.0f}%"}</td></tr>')
     table = ('<table><tr><th>Keys</th><th>Blender turns (deg)</th><th>Shortest (deg)</th>'
              f'<th>{_hint("Speed variation, Blender", _CV_HINT)}</th>'
-             f'<th>Speed variation, {_e(method)}</th></tr>' + "".join(rows) + "</table>")
+             f'<th>Speed variation, {escape(method)}</th></tr>' + "".join(rows) + "</table>")
     quiet = all(abs(iv.get("blender_turn_deg") or 0.0) < 0.05 for iv in shown)
     if len(shown) > FOLD_ROWS or quiet:
         what = "no turn in any of them" if quiet else "click to show"
@@ -405,9 +186,9 @@ def _object_section(obj: dict, method: str, index: int) -> str:
     bands = [(float(a), float(b)) for a, b in _defect_arcs(obj)]
     cls, word = _status(obj)
     worst = obj.get("worst_frame")
-    parts = [f'<h2 id="obj-{index}">{_e(_label(obj))} <span class="{cls}">({_e(word)})</span></h2>']
+    parts = [f'<h2 id="obj-{index}">{escape(_label(obj))} <span class="{cls}">({escape(word)})</span></h2>']
     advice_cls = "advice clean" if cls == "ok" else "advice"
-    parts.append(f'<div class="{advice_cls}">{_e(obj.get("advice", ""))}</div>')
+    parts.append(f'<div class="{advice_cls}">{escape(obj.get("advice", ""))}</div>')
     arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj)) or "none"
     rows = [
         ("Rotation mode", obj.get("rotation_mode")),
@@ -459,17 +240,17 @@ def _object_section(obj: dict, method: str, index: int) -> str:
         rows.append(("Small-angle jitter", f"{len(obj['jitter_frames'])} frames"))
     # Header cells may carry a hover hint (already HTML); plain strings are escaped.
     parts.append("<table>" + "".join(
-        f"<tr><th>{k if k.startswith('<span') else _e(k)}</th><td>{_e(v)}</td></tr>"
+        f"<tr><th>{k if k.startswith('<span') else escape(k)}</th><td>{escape(v)}</td></tr>"
         for k, v in rows) + "</table>")
     if len(obj.get("findings", [])) > 1:
-        parts.append("<ul>" + "".join(f"<li>{_e(s)}</li>" for s in obj["findings"]) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li>{escape(s)}</li>" for s in obj["findings"]) + "</ul>")
 
     parts.append(_interval_table(obj, method))
 
     dev = pf.get("deviation_deg", [])
     worst_dev = obj.get("max_deviation_deg")
     span = (float(frames[0]), float(frames[-1])) if frames.size else None
-    parts.append(_chart(
+    parts.append(line_chart(
         f"{_label(obj)}: deviation of Blender's interpolation from {method}",
         frames, [("deviation", dev, DEVIATION_COLOUR)]
         # Issue 11: the part of it that is off the method's path (the rest is timing).
@@ -481,7 +262,7 @@ def _object_section(obj: dict, method: str, index: int) -> str:
         chart_id=f"deviation-{index}"))
     # Speeds are per step from the previous frame: the first frame has none, so
     # the speed charts start at the second frame (no fake ramp up from 0).
-    parts.append(_chart(
+    parts.append(line_chart(
         f"{_label(obj)}: angular speed, Blender vs {method}",
         frames[1:], [("Blender", pf.get("blender_speed_deg", [])[1:], BLENDER_COLOUR),
                      (method, pf.get("custom_speed_deg", [])[1:], CUSTOM_COLOUR)],
@@ -492,13 +273,13 @@ def _object_section(obj: dict, method: str, index: int) -> str:
         loc_keys = sorted({float(f) for seg in segments for f in seg["frames"]})
         ratio = obj.get("location_speed_ratio")
         note = f" (segments {ratio:.1f}x apart)" if ratio else ""
-        parts.append(_chart(
+        parts.append(line_chart(
             f"{_label(obj)}: speed along the path{note}",
             frames[1:], [("location speed", pf["location_speed"][1:], LOCATION_COLOUR)],
             y_label="speed (units/frame)", keys=loc_keys, chart_id=f"location-{index}",
             x_range=span))
     if "blender_norm" in pf:
-        parts.append(_chart(
+        parts.append(line_chart(
             f"{_label(obj)}: length of Blender's quaternion channels (1 = a rotation)",
             frames, [("|q| before normalising", pf["blender_norm"], NORM_COLOUR)],
             y_label="quaternion length", keys=keys, bands=bands, y_min=None, y_ref=1.0,
@@ -522,10 +303,10 @@ def _after_bake_section(report: dict) -> str:
         else:
             outcome, cls = "no long way round before or after", ""
         rows.append(
-            f'<tr><td>{_e(a.get("name"))}</td>'
+            f'<tr><td>{escape(a.get("name"))}</td>'
             f'<td class="num">{_deg(a.get("before_max_deviation_deg"))}</td>'
             f'<td class="num">{_deg(a.get("max_deviation_deg"))}</td>'
-            f'<td class="{cls}">{_e(outcome)}</td><td>{_e(a.get("advice", ""))}</td></tr>')
+            f'<td class="{cls}">{escape(outcome)}</td><td>{escape(a.get("advice", ""))}</td></tr>')
     return ('<h2 id="after-bake">After the bake</h2>'
             '<p class="meta">The objects below play a QuatBake bake. The sections further down '
             'describe their keys before the bake; this table compares what plays now.</p>'
@@ -537,10 +318,10 @@ def _after_bake_section(report: dict) -> str:
 
 def _blenders(report: dict) -> str:
     """"saved by Blender X, analysed by Blender Y" (or only the second when unknown)."""
-    analysed = f"analysed by Blender {_e(report.get('blender_version', ''))}"
+    analysed = f"analysed by Blender {escape(report.get('blender_version', ''))}"
     saved = report.get("saved_by_blender")
     if saved:
-        return f"file saved by Blender {_e(saved)}, {analysed}"
+        return f"file saved by Blender {escape(saved)}, {analysed}"
     return analysed
 
 
@@ -551,11 +332,11 @@ def render_html(report: dict) -> str:
     title = f"QuatBake report: {report.get('file', '')}"
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{_e(title)}</h1>",
+           f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
+           f"<h1>{escape(title)}</h1>",
            f'<p class="meta">{_blenders(report)} &middot; compared with '
-           f'<b>{_e(method)}</b> &middot; {len(objects)} object(s) &middot; schema '
-           f'{_e(report.get("schema", ""))}</p>']
+           f'<b>{escape(method)}</b> &middot; {len(objects)} object(s) &middot; schema '
+           f'{escape(report.get("schema", ""))}</p>']
     if objects:
         out.append(
             "<table><tr><th>Object</th><th>Mode</th><th>Frames</th><th>Keys</th>"
@@ -569,27 +350,27 @@ def render_html(report: dict) -> str:
                 # Bone rows are grouped per armature (worst first, see json_report).
                 armature = obj["name"]
                 count = sum(1 for o in objects if o.get("bone") and o["name"] == armature)
-                out.append(f'<tr class="armature"><th colspan="9">Armature {_e(armature)} '
+                out.append(f'<tr class="armature"><th colspan="9">Armature {escape(armature)} '
                            f'&middot; {count} bone(s), worst first</th></tr>')
             elif not obj.get("bone"):
                 armature = None
             cls = _deviation_class(obj)
             arcs = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in _defect_arcs(obj))
             out.append(
-                f'<tr><td><a href="#obj-{i}">{_e(_label(obj))}</a></td><td>{_e(obj.get("rotation_mode"))}</td>'
-                f'<td>{_e("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
+                f'<tr><td><a href="#obj-{i}">{escape(_label(obj))}</a></td><td>{escape(obj.get("rotation_mode"))}</td>'
+                f'<td>{escape("-".join(_fmt(f) for f in obj.get("frames", [])))}</td>'
                 f'<td class="num">{len(obj.get("keys", []))}</td>'
                 f'<td class="num {cls}">{_deg(obj.get("max_deviation_deg"))}</td>'
                 f'<td class="num">{_deg(obj.get("rms_deviation_deg"))}</td>'
                 f'<td class="num">{_fmt(obj.get("worst_frame"))}</td>'
-                f'<td class="{"bad" if arcs else ""}">{_e(arcs or "none")}</td>'
-                f'<td>{_e(obj.get("advice", ""))}</td></tr>')
+                f'<td class="{"bad" if arcs else ""}">{escape(arcs or "none")}</td>'
+                f'<td>{escape(obj.get("advice", ""))}</td></tr>')
         out.append("</table>")
     out.append(_after_bake_section(report))
     errors = report.get("errors", [])
     if errors:
         out.append('<h2>Not analysed</h2><ul class="errors">' + "".join(
-            f"<li>{_e(e.get('message', ''))}</li>" for e in errors) + "</ul>")
+            f"<li>{escape(e.get('message', ''))}</li>" for e in errors) + "</ul>")
     for i, obj in enumerate(objects):
         out.append(_object_section(obj, method, i))
     out.append(
@@ -603,6 +384,6 @@ def render_html(report: dict) -> str:
 
 def write_html(report: dict, path: str | os.PathLike) -> None:
     """Write the page for ``report`` to ``path`` (via a temporary file)."""
-    from .json_report import _write_text
+    from .json_report import write_text
 
-    _write_text(render_html(report), path)
+    write_text(render_html(report), path)

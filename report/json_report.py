@@ -24,7 +24,8 @@ SCHEMA = "quatbake.report/1"
 DECIMALS = 6
 
 
-def _frame(f) -> int | float:
+def frame_value(f) -> int | float:
+    """A whole frame as an int (as the reports write them), else a float."""
     f = float(f)
     return int(f) if f.is_integer() else f
 
@@ -67,7 +68,7 @@ def object_entry(a) -> dict:
     """The report entry of one ``core.analysis.ObjectAnalysis``."""
     frames = np.asarray(a.frames, dtype=np.float64)
     per_frame = {
-        "frame": [_frame(f) for f in frames],
+        "frame": [frame_value(f) for f in frames],
         "deviation_deg": _array(a.deviation_deg),
         "blender_speed_deg": _array(a.blender_speed_deg),
         "custom_speed_deg": _array(a.custom_speed_deg),
@@ -88,8 +89,8 @@ def object_entry(a) -> dict:
         **({"clip": a.clip} if getattr(a, "clip", "") else {}),
         "rotation_mode": a.rotation_mode,
         **({"rotation_channels": list(a.channels)} if getattr(a, "channels", None) else {}),
-        "frames": [_frame(frames[0]), _frame(frames[-1])] if frames.size else [],
-        "keys": [_frame(k) for k in a.keys],
+        "frames": [frame_value(frames[0]), frame_value(frames[-1])] if frames.size else [],
+        "keys": [frame_value(k) for k in a.keys],
         "max_deviation_deg": _num(a.max_deviation_deg, DECIMALS),
         "rms_deviation_deg": _num(a.rms_deviation_deg, DECIMALS),
         # Issue 11: how much of the deviation is off the method's path, and how
@@ -98,28 +99,28 @@ def object_entry(a) -> dict:
         "max_timing_deviation_deg": _num(getattr(a, "max_timing_deviation_deg", None), DECIMALS),
         "turns": getattr(a, "turns", "AUTO"),
         "timing": getattr(a, "timing", "EVEN"),
-        "long_arc_segments": [[_frame(s[0]), _frame(s[1])] for s in a.long_arc_segments],
+        "long_arc_segments": [[frame_value(s[0]), frame_value(s[1])] for s in a.long_arc_segments],
         "per_frame": per_frame,
         # Extra fields (contract: "more fields are welcome").
-        "worst_frame": _frame(a.worst_frame),
+        "worst_frame": frame_value(a.worst_frame),
         "advice": a.advice,
         "findings": list(a.findings),
         "key_intervals": a.intervals,
         "velocity_jumps": {
-            "frames": [_frame(f) for f in a.velocity_jumps["frames"]],
+            "frames": [frame_value(f) for f in a.velocity_jumps["frames"]],
             "blender_deg_per_frame": _array(a.velocity_jumps["blender_deg"]),
             "custom_deg_per_frame": _array(a.velocity_jumps["custom_deg"]),
         },
         "norm_drift": norm,
         "custom_norm_min": a.custom_norm_min,
         "euler_wraps": a.euler_wraps,
-        "gimbal_frames": [_frame(f) for f in a.gimbal_frames],
+        "gimbal_frames": [frame_value(f) for f in a.gimbal_frames],
         "gimbal_min_margin_deg": a.gimbal_min_margin_deg,
         "float32_risk": a.float32_risk,
         "location_segments": a.location_segments,
         "location_speed_ratio": a.location_speed_ratio,
         "exponential_approach": a.exponential_approach,
-        "jitter_frames": [_frame(f) for f in a.jitter_frames],
+        "jitter_frames": [frame_value(f) for f in a.jitter_frames],
     }
     return clean(entry)
 
@@ -131,11 +132,11 @@ def after_bake_entry(before, after) -> dict:
         "name": after.name,
         "rotation_mode": after.rotation_mode,
         "before_max_deviation_deg": _num(before.max_deviation_deg, DECIMALS),
-        "before_long_arc_segments": [[_frame(s[0]), _frame(s[1])]
+        "before_long_arc_segments": [[frame_value(s[0]), frame_value(s[1])]
                                      for s in before.long_arc_segments],
         "max_deviation_deg": _num(after.max_deviation_deg, DECIMALS),
         "rms_deviation_deg": _num(after.rms_deviation_deg, DECIMALS),
-        "long_arc_segments": [[_frame(s[0]), _frame(s[1])] for s in after.long_arc_segments],
+        "long_arc_segments": [[frame_value(s[0]), frame_value(s[1])] for s in after.long_arc_segments],
         "advice": after.advice,
     })
 
@@ -181,10 +182,10 @@ def dumps(report: dict) -> str:
 
 def write_json(report: dict, path: str | os.PathLike) -> None:
     """Write ``report`` to ``path`` (through a temporary file, so a failure leaves no half file)."""
-    _write_text(dumps(report), path)
+    write_text(dumps(report), path)
 
 
-def _write_text(text: str, path) -> None:
+def write_text(text: str, path) -> None:
     """Write through a temporary file beside ``path``; on failure neither is left behind."""
     tmp = f"{os.fspath(path)}.tmp"
     try:

@@ -36,7 +36,7 @@ def add_keys(fc, frames, values, interpolation: str = 'BEZIER') -> None:
     kps.foreach_set("handle_right", co)
     kps.foreach_set("interpolation", np.full(n, _enum("interpolation", interpolation), np.int32))
     # New keys are AUTO_CLAMPED on every version (handle types cannot be bulk-set
-    # on 3.4, see animdata._HANDLE_TYPE_ENUMS); update() places their handles.
+    # on 3.4, see animdata.HANDLE_TYPE_ENUMS); update() places their handles.
     fc.update()
 
 

@@ -4,7 +4,8 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import analyze, animdata, report_results
+from quatbake.addon import analyze, animdata
+from quatbake.addon.analyze import entries as report_results
 from quatbake.core import fcurve, interp, quat
 from quatbake.report import json_report
 

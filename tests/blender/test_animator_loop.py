@@ -11,7 +11,9 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, presets, report_results
+from quatbake.addon import animdata
+from quatbake.addon.analyze import entries as report_results
+from quatbake.addon.bake import presets
 from quatbake.core import interp, quat
 
 import report_schema

@@ -186,7 +186,7 @@ FRAMES_EACH = int(FRAMES[-1] - FRAMES[0]) + 1
 def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
     # The Re-bake panel draws "Last bake: ...; Total: <count>, <frames> frames." from the
     # scene settings the bake saves (ui.last_bake_total; tests/gui draws it in a window).
-    from quatbake.addon import ui
+    from quatbake.addon.bake import panel as ui
 
     chosen, objects, bones, count = expected_count(selected, wording)
     rigs = [o.name for o in chosen if o.type == 'ARMATURE']
@@ -203,7 +203,7 @@ def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
 
 
 def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
-    from quatbake.addon import ui
+    from quatbake.addon.bake import panel as ui
 
     rig = bpy.data.objects["Rig"]
     scenes.select_only(rig)

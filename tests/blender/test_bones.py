@@ -15,7 +15,8 @@ import mathutils
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, bake, cli, report_results, transform
+from quatbake.addon import animdata, bake, cli, transform
+from quatbake.addon.analyze import entries as report_results
 
 import scenes
 from oracles import gltf_reference as gr
@@ -261,7 +262,7 @@ def test_cli_report_rows_per_bone_worst_first_and_bones_option(clean_blender, tm
     ("Rig:Hüfte,日本", ("Rig", ["Hüfte", "日本"])),
 ])
 def test_bones_option_escaping(spec, expected):
-    assert cli._bone_list(spec) == expected
+    assert cli.args._bone_list(spec) == expected
 
 
 def test_bones_option_reaches_bones_named_with_commas_and_colons(clean_blender, tmp_path):
@@ -301,7 +302,7 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
     scaled, the armature moved and scaled), for the selected bones only; with Inherit
     Rotation off, Local Location off or each inherit-scale mode on the drawn bones and
     on a parent of one, under a root scaled unevenly (so scale inheritance shows)."""
-    from quatbake.addon import overlay_geometry
+    from quatbake.addon.overlay import geometry as overlay_geometry
 
     rig = make_checked_rig()
     if chain not in ("inherit", "mirrored"):
@@ -543,7 +544,7 @@ def test_overlay_of_two_rigs_with_the_same_bone_names_draws_each_where_it_poses(
     """The overlay shares the parents' matrices between a rig's bones (one cache for the
     view layer): two rigs with the same bone names and key frames must not share them.
     Checked against frame_set + each armature's matrix_world @ pose_bone.matrix."""
-    from quatbake.addon import overlay_geometry
+    from quatbake.addon.overlay import geometry as overlay_geometry
 
     rigs = [make_checked_rig("RigA"), make_checked_rig("RigB")]
     rigs[1].location = (3.0, 0.0, 0.0)

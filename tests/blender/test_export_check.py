@@ -162,7 +162,7 @@ def test_operator_reports_and_keeps_results(three_empties):
     assert bpy.ops.quatbake.export_check(exporter_options="export_force_sampling=False") == {
         'FINISHED'
     }
-    from quatbake.addon import ops_export_check
+    from quatbake.addon.export_check import ops as ops_export_check
 
     found = ops_export_check.results(bpy.context.scene)
     assert found["Windmill"]["causes"] == {"turn_lost": 1}

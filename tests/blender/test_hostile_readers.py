@@ -10,7 +10,8 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, overlay
+from quatbake.addon import animdata
+from quatbake.addon.overlay import draw as overlay
 
 import scenes
 from test_hostile_bake import EULERS, _euler_object, _refresh
@@ -65,7 +66,7 @@ def test_analyze_reports_broken_objects_and_analyses_the_rest(clean_blender):
     _refresh()
     before = scenes.scene_snapshot()
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    from quatbake.addon import report_results
+    from quatbake.addon.analyze import entries as report_results
     found = report_results.results(bpy.context.scene)
     for name in ("NaNKey", "ZeroQuat", "HugeQuat", "Bare", "FarKeys"):
         assert found[name].get("error") and name in found[name]["error"], (name, found[name])

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from quatbake.addon import analyze as addon_analyze
-from quatbake.addon import animdata, bake, cli, report_results
+from quatbake.addon import animdata, bake, cli
+from quatbake.addon.analyze import entries as report_results
 from quatbake.core import quat, rotation
 from quatbake.report import html_report, json_report
 
@@ -410,7 +411,7 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
         panel = report_results.results(bpy.context.scene)[obj.name]["long_arc_segments"]
         assert wraps <= {tuple(s) for s in panel}
         # The overlay band marks the same intervals.
-        from quatbake.addon import overlay_geometry
+        from quatbake.addon.overlay import geometry as overlay_geometry
         frames, _ours, blender, _pos, keys = overlay_geometry.object_samples(obj, 'SLERP')
         mask = overlay_geometry.long_arc_mask(obj, frames, blender, keys)
         flagged = {(float(keys[i]), float(keys[i + 1])) for i in np.flatnonzero(mask)}
@@ -491,7 +492,7 @@ def test_delta_composition_is_blenders(clean_blender, mode):
     assert _deg(animdata.evaluate_orientation(obj, frames), _played(obj, frames)).max() < F32_DEG
     # The overlay draws the same: its samples are Blender's composed orientation
     # and the location includes delta_location.
-    from quatbake.addon import overlay_geometry
+    from quatbake.addon.overlay import geometry as overlay_geometry
     samples, _ours, blender, positions, keys = overlay_geometry.object_samples(obj, 'SLERP')
     np.testing.assert_array_equal(keys, [1.0, 11.0, 21.0])
     assert _deg(blender, _played(obj, samples)).max() < F32_DEG
@@ -631,7 +632,7 @@ def test_broken_delta_key_is_named_by_analyze_and_the_overlay(clean_blender):
     before = scenes.scene_snapshot()
     with pytest.raises(animdata.ChannelError, match=r"delta_rotation_euler\[1\].*frame 11"):
         addon_analyze.analyze_object(obj)
-    from quatbake.addon import overlay_geometry
+    from quatbake.addon.overlay import geometry as overlay_geometry
     scenes.select_only(obj, good)
     geometry = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
     assert geometry.legend.objects == [good.name]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import quatbake
-from quatbake.addon import animdata, bake, overlay
+from quatbake.addon import animdata, bake
+from quatbake.addon.overlay import draw as overlay
 from quatbake.core import interp, quat, triads
 
 from scenes import make_animated_object, new_object

@@ -7,7 +7,8 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, presets
+from quatbake.addon import animdata
+from quatbake.addon.bake import presets
 from quatbake.core import interp, quat
 
 import scenes

@@ -9,11 +9,13 @@ import bpy
 import pytest
 
 import quatbake
-from quatbake.addon import messages, ops_bake, presets, translations
+from quatbake.addon.bake import presets
+from quatbake.addon.ui import counts as messages
+from quatbake.addon.ui import props, translations
 
 pytestmark = pytest.mark.bpy
 
-SCENE_SETTINGS_SHOWN = ops_bake.SETTING_NAMES + (
+SCENE_SETTINGS_SHOWN = props.SETTING_NAMES + (
     "has_last_bake", "last_objects_baked", "last_bones_baked", "last_bones_rig",
     "last_frames_written", "last_max_deviation_deg",
     "compare_method", "preset_name", "legend_still", "legend_slow", "legend_fast",

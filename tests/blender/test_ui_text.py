@@ -3,7 +3,7 @@ Blender 3.4.1; headless, so widths come from the per-character estimate)."""
 import bpy
 import pytest
 
-from quatbake.addon import ui_text
+from quatbake.addon.ui import texts as ui_text
 
 pytestmark = pytest.mark.bpy
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from quatbake.report import html_report
+from quatbake.report import svg as report_svg
 
 from programs import require_program
 from report_schema import load_report
@@ -84,7 +85,7 @@ def test_speed_chart_shows_blender_and_the_method_and_long_arcs_are_shaded(scree
     blue = _mask(img, _rgb(html_report.CUSTOM_COLOUR))
     assert red.sum() > 200 and blue.sum() > 200
     # Long-arc bands: LONG_ARC_FILL at 28% opacity over the plot background.
-    band = (0.28 * _rgb(html_report.LONG_ARC_FILL) + 0.72 * _rgb("#fcfcfc")).round()
+    band = (0.28 * _rgb(report_svg.LONG_ARC_FILL) + 0.72 * _rgb("#fcfcfc")).round()
     shaded = _mask(img, band, tol=6)
     assert shaded.sum() > 20000          # wide bands behind two charts
 

@@ -1,14 +1,42 @@
-"""Imports flow one way: no module of the package imports, directly or through
-others, a module that imports it back (function-level imports included).
+"""Imports flow one way.
 
-A cycle is how two jobs end up tangled in two modules: the shared piece
-belongs one floor down (as addon/headless.py is for cli and demo).
+1. No module of the package imports, directly or through others, a module that
+   imports it back (function-level imports included). A cycle is how two jobs end
+   up tangled in two modules: the shared piece belongs one floor down.
+2. The layers of CONTRIBUTING.md "Layout": core, then report, then the add-on's
+   storage layer, then ui, then the features, then the command line. A module
+   imports only from its own layer or the ones below (function-level imports
+   included), and inside the features, analyze sits below bake (the bake's
+   operator refreshes the analysis) and nothing else imports another feature.
 """
 import ast
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "addon", "report")
+
+# Layer of each top-level part (longest prefix wins); higher may import lower.
+LAYERS = {
+    "quatbake.core": 0,
+    "quatbake.report": 1,
+    "quatbake.addon.animdata": 2,
+    "quatbake.addon.transform": 2,
+    "quatbake.addon.record": 2,
+    "quatbake.addon.keyed": 2,
+    "quatbake.addon.lazy": 2,
+    "quatbake.addon.ui": 3,
+    "quatbake.addon.analyze": 4,
+    "quatbake.addon.overlay": 4,
+    "quatbake.addon.export_check": 4,
+    "quatbake.addon.demo": 4,
+    "quatbake.addon.bake": 5,
+    "quatbake.addon.cli": 6,
+    "quatbake.addon": 7,       # addon/__init__: the registration list
+    "quatbake": 8,             # the package's own __init__ (register, bl_info)
+}
+# Features of one layer are independent rooms: none imports another.
+FEATURES = ("quatbake.addon.analyze", "quatbake.addon.overlay", "quatbake.addon.export_check",
+            "quatbake.addon.demo")
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -46,6 +74,10 @@ def _graph() -> dict:
     return {n: _imports(p, n, set(names)) for n, p in names.items()}
 
 
+def _part(module: str) -> str:
+    return max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+
+
 def _cycles(graph: dict) -> list:
     """Strongly connected components with more than one module (Tarjan)."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -77,16 +109,53 @@ def _cycles(graph: dict) -> list:
     return out
 
 
-def test_no_import_cycles_in_the_package():
-    graph = _graph()
-    # Package __init__ files import their submodules (register()); a submodule
+def _without_own_package_inits(graph: dict) -> dict:
+    # Package __init__ files import their submodules (names forwarded); a submodule
     # importing its own package's __init__ for a name is fine, so edges into a
     # package's own __init__ from inside it are left out.
-    for mod, targets in graph.items():
-        graph[mod] = {t for t in targets if not mod.startswith(t + ".")}
-    assert _cycles(graph) == []
+    return {mod: {t for t in targets if not mod.startswith(t + ".")}
+            for mod, targets in graph.items()}
+
+
+def test_no_import_cycles_in_the_package():
+    assert _cycles(_without_own_package_inits(_graph())) == []
 
 
 def test_the_checker_sees_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _layer_breaks(graph: dict) -> list:
+    breaks = []
+    for mod, targets in graph.items():
+        mine = _part(mod)
+        for target in targets:
+            theirs = _part(target)
+            if theirs == mine:
+                continue
+            upward = LAYERS[theirs] > LAYERS[mine]
+            sideways = mine in FEATURES and theirs in FEATURES
+            if upward or sideways:
+                breaks.append(f"{mod} imports {target}")
+    return sorted(breaks)
+
+
+def test_every_import_goes_down_the_layers():
+    assert _layer_breaks(_without_own_package_inits(_graph())) == []
+
+
+def test_every_module_has_a_layer():
+    graph = _graph()
+    assert all(_part(m) for m in graph)
+    assert {_part(m) for m in graph} == set(LAYERS)
+
+
+def test_the_layer_check_sees_an_upward_and_a_sideways_import():
+    graph = {"quatbake.addon.ui.props": {"quatbake.addon.overlay.draw"},
+             "quatbake.addon.overlay.geometry": {"quatbake.addon.analyze.entries"},
+             "quatbake.addon.bake.ops": {"quatbake.addon.analyze.entries"}}
+    assert _layer_breaks(graph) == [
+        "quatbake.addon.overlay.geometry imports quatbake.addon.analyze.entries",
+        "quatbake.addon.ui.props imports quatbake.addon.overlay.draw",
+    ]

@@ -8,6 +8,7 @@ import numpy as np
 
 from quatbake.core import analysis
 from quatbake.report import html_report, json_report
+from quatbake.report import svg as report_svg
 
 from report_schema import load_report, validate_report
 
@@ -55,7 +56,7 @@ def test_charts_mark_keys_shade_long_arcs_and_have_titles_axes_and_legend():
     dashed = [ln for ln in svg.iter(SVG + "line") if ln.get("stroke-dasharray") == "4 3"
               and ln.get("y1") != ln.get("y2")]
     assert len(dashed) == 3                                           # keys 1, 41, 81
-    bands = [r for r in svg.iter(SVG + "rect") if r.get("fill") == html_report.LONG_ARC_FILL
+    bands = [r for r in svg.iter(SVG + "rect") if r.get("fill") == report_svg.LONG_ARC_FILL
              and r.get("y") != "9"]                               # not the legend's box
     assert len(bands) == 2                                            # both intervals of the flip
     lines = list(svg.iter(SVG + "polyline"))
@@ -91,13 +92,13 @@ def test_a_million_frames_make_a_small_page_that_keeps_the_spike():
     assert len(page) < 200_000
     svg = _svgs(page)[0]
     pts = np.array([p.split(",") for p in next(svg.iter(SVG + "polyline")).get("points").split()], float)
-    assert len(pts) <= 2 * html_report.MAX_COLUMNS
+    assert len(pts) <= 2 * report_svg.MAX_COLUMNS
     assert pts[:, 1].min() < pts[:, 1].max() - 100      # the spike is drawn, well above the rest
 
 
 def test_nice_ticks_are_round_and_cover_the_range():
-    assert html_report._nice_ticks(0, 10) == [0, 2, 4, 6, 8, 10]
-    ticks = html_report._nice_ticks(1, 81, 10)
+    assert report_svg.nice_ticks(0, 10) == [0, 2, 4, 6, 8, 10]
+    ticks = report_svg.nice_ticks(1, 81, 10)
     assert ticks[0] >= 1 and ticks[-1] <= 81 and all(t % 10 == 0 for t in ticks)
 
 

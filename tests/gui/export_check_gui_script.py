@@ -24,7 +24,8 @@ instrument_draw = functools.partial(gui_session.count_draws, result)
 
 
 def run() -> None:
-    from quatbake.addon import animdata, ops_export_check
+    from quatbake.addon import animdata
+    from quatbake.addon.export_check import ops as ops_export_check
 
     from export_scenes import build_three_empties
 

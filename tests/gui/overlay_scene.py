@@ -155,7 +155,7 @@ def step_setup():
         bpy.ops.preferences.addon_install(filepath=ZIP, overwrite=True)
         bpy.ops.preferences.addon_enable(module="quatbake")
         report["steps"].append("installed")
-        import quatbake.addon.overlay as overlay
+        import quatbake.addon.overlay.draw as overlay
 
         scene, cam = _build_scene()
         window, area, region = _view3d()
@@ -180,7 +180,7 @@ def step_setup():
 def step_bake():
     """Screenshot before the bake (band drawn), then bake as its own undo step."""
     try:
-        import quatbake.addon.overlay as overlay
+        import quatbake.addon.overlay.draw as overlay
 
         _screenshot(OUT / "overlay_before_bake.png")
         report["steps"].append("shot before bake")
@@ -235,7 +235,7 @@ def step_shot_on():
         _screenshot(OUT / "overlay_on.png")
         report["steps"].append("shot on")
         bpy.context.scene.quatbake.show_overlay = False
-        import quatbake.addon.overlay as overlay
+        import quatbake.addon.overlay.draw as overlay
 
         report["handlers_off"] = overlay.handler_counts()
         _view3d()[1].tag_redraw()
@@ -254,7 +254,7 @@ def step_shot_off():
         # Undo the bake while drawing: the undo step restores show_overlay
         # (True when pushed) and the pre-bake action; the cache holds names,
         # not RNA pointers, so undo_post simply rebuilds from restored data.
-        import quatbake.addon.overlay as overlay
+        import quatbake.addon.overlay.draw as overlay
 
         before = overlay.rebuild_count()
         window, area, region = _view3d()

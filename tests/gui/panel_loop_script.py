@@ -98,7 +98,9 @@ def _to_quatbake_tab(window, regions):
 
 
 def _record(name: str) -> None:
-    from quatbake.addon import overlay, report_results, ui_text
+    from quatbake.addon.analyze import entries as report_results
+    from quatbake.addon.overlay import draw as overlay
+    from quatbake.addon.ui import texts as ui_text
 
     scene = bpy.context.scene
     window, area, regions = _areas()
@@ -274,7 +276,7 @@ def s4b_many_objects():
 
 
 def s5_shot_many():
-    from quatbake.addon import overlay
+    from quatbake.addon.overlay import draw as overlay
 
     _shot("4_many_objects.png")
     _record("many")
@@ -285,7 +287,7 @@ def s5_shot_many():
 
 
 def s6_shot_zoomed_out():
-    from quatbake.addon import overlay
+    from quatbake.addon.overlay import draw as overlay
 
     _shot("5_zoomed_out.png")
     result["lod_level_far"] = overlay.drawn_lod_level()
@@ -295,7 +297,7 @@ bpy.context.preferences.view.show_splash = False
 # Each step after a redraw of the previous one: the lines are recorded by the
 # draw, so a shot comes one redraw after the change it shows.
 def s7_apply_preset():
-    from quatbake.addon import presets
+    from quatbake.addon.bake import presets
 
     scene = bpy.context.scene
     path = presets.preset_files()["Camera move, even speed"]

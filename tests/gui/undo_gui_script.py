@@ -34,7 +34,8 @@ def build_scene():
 
 
 def run() -> None:
-    from quatbake.addon import animdata, bake, presets
+    from quatbake.addon import animdata, bake
+    from quatbake.addon.bake import presets
 
     import scenes
 

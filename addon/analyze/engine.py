@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Difference report inside Blender: read an object's channels, run core.analysis.
+
+``analyze_object(obj, method)`` is the one entry point used by the operator
+``quatbake.analyze`` (analyze.ops), the panel's results (analyze.entries) and the
+command line (``addon.cli``). It reads the F-curves through ``animdata`` (no
+``frame_set``: the scene and the current frame are never touched) and hands
+arrays to ``core.analysis``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+# core.analysis and animdata are imported where an analysis runs: registering
+# must not load them (measured in benchmarks/bench_register.py).
+if TYPE_CHECKING:
+    from ...core import analysis as core_analysis
+
+
+class NoRotationKeys(ValueError):
+    """The object has no keyed rotation channel in its rotation mode."""
+
+
+class RangeTooLong(ValueError):
+    """The rotation keys span more frames than an analysis compares (a stray key)."""
+
+
+def analysis_frames(keys: np.ndarray) -> np.ndarray:
+    """Whole frames from the first to the last key, plus the key frames themselves."""
+    whole = np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0)
+    return np.unique(np.concatenate([whole, keys]))
+
+
+def analysis_targets(obj, clips="active") -> list:
+    """What to analyse of ``obj``: ``obj`` itself (its active action) or (obj, Clip) pairs.
+
+    ``clips``: 'active' - the active action, or the object's NLA clips with
+    rotation keys when the active action has none (so an object animated only
+    by stashed clips, as glTF imports leave all but the first, is still
+    reported); 'all' - every clip of the object (its active action and each
+    action in its NLA strips and stashes, once each); a list of names - those
+    clips, if the object has them.
+    """
+    from .. import animdata, keyed
+
+    all_clips = animdata.object_clips(obj)
+    if clips == "active":
+        if keyed.has_rotation_keys(obj) or not all_clips:
+            return [obj]
+        stashed = [(obj, c) for c in all_clips
+                   if not c.active and keyed.has_rotation_keys(obj, c.fcurves())]
+        return stashed or [obj]
+    if clips == "all":
+        # Each entry names its clip, the active action's included; an object with
+        # no clip holding rotation keys is analysed as itself (to say why not).
+        return [(obj, c) for c in all_clips if keyed.has_rotation_keys(obj, c.fcurves())] or [obj]
+    return [(obj, c) for c in all_clips if c.name in clips]
+
+
+def result_label(obj, clip=None) -> str:
+    """How results name an analysis: "Cube", "Rig: spine" (a pose bone's transform), or
+    "Cube / Walk" for a clip."""
+    name = getattr(obj, "display_name", obj.name)
+    return f"{name} / {clip.name}" if clip is not None else name
+
+
+def no_keys_sentence(obj, mode: str) -> str:
+    """Why ``obj`` has nothing to compare: bones keyed, clips only in the NLA, or no keys."""
+    from .. import animdata, keyed
+
+    if animdata.bone_key_count(obj):
+        return keyed.bones_only_in_clips(obj, "compare its bones")
+    return f"{keyed.no_rotation_keys(obj, mode)}: nothing to compare."
+
+
+def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
+                   timing: str = "EVEN", original: bool = False) -> core_analysis.ObjectAnalysis:
+    """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
+
+    ``turns`` and ``timing`` build the method's path as the bake would with
+    those settings (kept spins, steps followed, the keys' ease).
+
+    ``clip`` (an ``animdata.Clip``) analyses that action's channels instead of
+    the active action's, in the action's own time (no NLA strip mapping).
+    ``original``: analyse the keys a QuatBake bake replaced (what the object
+    played before the bake; NoRotationKeys when it plays no bake).
+    The orientation is what Blender composes: delta rotation @ rotation.
+    Raises NoRotationKeys when neither the rotation nor the delta rotation
+    channels of the object's rotation mode have keys, RangeTooLong when they
+    span more than keyed.MAX_FRAMES frames, animdata.ChannelError for a
+    value that is no rotation.
+    """
+    from ...core import analysis as core_analysis
+    from ...core import quat as core_quat
+    from .. import animdata, record
+    from ..animdata import turn_inputs
+
+    # The bake's cap, so both refuse the same stray key (a frame typed as 5000001).
+    from ..keyed import MAX_FRAMES
+
+    fcurves = clip.fcurves() if clip is not None else None
+    mode = obj.rotation_mode
+    if original:
+        found = record.original_channels(obj)
+        if found is None:
+            raise NoRotationKeys(f"Object \"{obj.name}\" plays no QuatBake bake: there are no "
+                                 "original keys to compare.")
+        fcurves, mode = found
+    if fcurves is None:
+        # Found once: every lookup below would otherwise scan the whole action again
+        # (a rig's action holds every bone's curves).
+        fcurves = animdata.object_fcurves(obj)
+    path, _count = animdata.ROTATION_PATHS[mode]
+    rot_fcurves = animdata.rotation_fcurves(obj, mode, fcurves)
+    delta_fcurves = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+    keys = animdata.key_frames(rot_fcurves + delta_fcurves)
+    if keys.size == 0:
+        raise NoRotationKeys(no_keys_sentence(obj, mode))
+    span = int(np.floor(keys[-1]) - np.ceil(keys[0])) + 1   # whole frames analysed
+    if span > MAX_FRAMES:
+        first, last = animdata.frame_label(keys[0]), animdata.frame_label(keys[-1])
+        raise RangeTooLong(
+            f"{animdata.subject(obj)}: its {path} keys span frames {first} to {last} "
+            f"({span:,} frames), more than the {MAX_FRAMES:,} frames an analysis "
+            "compares. Delete or move the stray key.")
+    frames = analysis_frames(keys)
+    raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
+    try:
+        quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
+        delta_keyed = animdata.has_keys(delta_fcurves)
+        if delta_keyed or not animdata.is_identity_delta(
+                animdata.delta_rotation_defaults(obj, mode), mode):
+            quats = core_quat.multiply(
+                animdata.evaluate_delta_rotation(obj, frames, mode, fcurves), quats)
+    except animdata.ChannelError as exc:
+        # Name the broken key, not the first frame its NaN spreads to.
+        raise animdata.key_error(obj, mode, fcurves, exc) from None
+    if delta_keyed and not animdata.has_keys(rot_fcurves):
+        # Only the delta channels move (a BVH object import): Euler wraps and
+        # gimbal lock are read from them.
+        raw = animdata.evaluate_channels(delta_fcurves, animdata.delta_rotation_defaults(obj, mode),
+                                         frames)
+    at_keys = np.searchsorted(frames, keys)
+    # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
+    # the next) happen between the whole frames: sample them for the turn.
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra_quats = None
+    if extra.size:
+        extra_quats = animdata.evaluate_orientation(obj, extra, mode, fcurves)
+
+    positions = key_positions = location_keys = None
+    loc_fcurves = animdata.location_fcurves(obj, fcurves) + \
+        animdata.delta_location_fcurves(obj, fcurves)
+    if any(fc is not None for fc in loc_fcurves):
+        positions = animdata.evaluate_full_location(obj, frames, fcurves)
+        location_keys = animdata.key_frames(loc_fcurves)
+        key_positions = animdata.evaluate_full_location(obj, location_keys, fcurves)
+
+    stepped = turn_samples = None
+    if keys.size >= 2:
+        keyed_fcs = rot_fcurves if animdata.has_keys(rot_fcurves) else delta_fcurves
+        stepped = turn_inputs.stepped_intervals(keyed_fcs, keys)
+    if keys.size >= 2 and not turn_inputs.frames_suffice(mode, keys, raw[at_keys]):
+        # Blender's playback between the frames too, so fast keyed turns are
+        # followed (core.turns needs samples well under 180 deg apart).
+        dense = turn_inputs.playback_times(mode, keys, raw[at_keys])
+        dense_raw = animdata.evaluate_rotation_raw(obj, dense, mode, fcurves)
+        # A key and its sign-flipped twin: the channels can pass through zero.
+        dense_raw = animdata.as_played(dense_raw, mode)
+        dense_quats = animdata.rotation_values_to_quat(dense_raw, mode, dense, obj.name, path)
+        if delta_keyed or not animdata.is_identity_delta(
+                animdata.delta_rotation_defaults(obj, mode), mode):
+            dense_quats = core_quat.multiply(
+                animdata.evaluate_delta_rotation(obj, dense, mode, fcurves), dense_quats)
+        turn_samples = (dense, dense_quats)
+
+    result = core_analysis.analyze_object(
+        obj.name, mode, frames, quats, keys, quats[at_keys], method,
+        raw_values=raw, key_raw=raw[at_keys], positions=positions,
+        key_positions=key_positions, location_key_frames=location_keys,
+        extra_frames=extra if extra.size else None, extra_quats=extra_quats,
+        turns_setting=turns, timing=timing, stepped=stepped, turn_samples=turn_samples)
+    result.bone = getattr(obj, "bone_name", "")
+    prefix = animdata.path_prefix(obj)
+    result.channels = sorted({fc.data_path[len(prefix):] for fc in rot_fcurves + delta_fcurves
+                              if fc is not None and len(fc.keyframe_points)})
+    if clip is not None:
+        result.clip = clip.name
+    else:
+        # What plays may not be what is compared: say so (the bake refuses this case).
+        paths = {path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}
+                          if mode in animdata.DELTA_ROTATION_PATHS else set())
+        for track, strip, action, channels in animdata.blending_strips(obj, paths):
+            result.findings.append(
+                f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
+                f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
+                "and this report compares the action alone")
+    return result

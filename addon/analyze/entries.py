@@ -1,0 +1,251 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Difference Report's results as the panel shows them: one entry per object
+(or bone, or NLA clip) with its verdict and, after a bake, the analysis before it;
+stored per scene by name, re-run after a bake or revert, sorted worst first.
+
+Plain values keyed by scene and object name: no RNA references survive an undo,
+so the panel looks objects up by name.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .engine import NoRotationKeys, analysis_targets, analyze_object, result_label
+
+if TYPE_CHECKING:
+    from ...core import analysis as core_analysis
+
+
+_RESULTS: dict[str, dict[str, dict]] = {}
+
+# Verdicts on a largest difference (degrees). Below FINE_DEG nobody sees it
+# (core.analysis.NEGLIGIBLE_DEG: its advice is "nothing to do" there too;
+# float32 keys alone give ~1e-5 deg); from there on it is "visible"; a key
+# interval turned the long way round is always "long way round".
+FINE_DEG = 0.1
+VERDICT_FINE = "fine"
+VERDICT_VISIBLE = "visible"
+VERDICT_LONG_WAY = "long way round"
+# Worst first: the panel sorts by this rank, then by the difference.
+VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_FINE: 2}
+
+# After a bake the report is re-run on the baked objects (before and after)
+# when they span at most this many frames in all (about a second of CPU on
+# the 2-core test machine, benchmarks/bench_report.py); beyond it the entries
+# are marked out of date, with a button to re-run.
+REFRESH_FRAME_LIMIT = 100_000
+
+
+def verdict(max_deviation_deg: float, long_arc_segments) -> str:
+    """"fine", "visible" or "long way round" (see FINE_DEG)."""
+    if long_arc_segments:
+        return VERDICT_LONG_WAY
+    return VERDICT_VISIBLE if max_deviation_deg >= FINE_DEG else VERDICT_FINE
+
+
+def fingerprint(obj) -> list:
+    """What the result of an analysis depends on, cheap enough for every redraw:
+    the action playing, the rotation mode and the number of rotation and
+    location keys. A bake, a revert or keying changes it."""
+    from .. import animdata
+
+    action = animdata.get_action(obj)
+    fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+    keys = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
+    return [action.name if action is not None else "", obj.rotation_mode, keys]
+
+
+def summary(a: core_analysis.ObjectAnalysis) -> dict:
+    # Only the probable defects (a flipped sign, an Euler wrap) count as long
+    # arcs here: a kept spin turns the long way on purpose.
+    spins = {tuple(iv["frames"]) for iv in a.intervals if iv.get("kind") == "spin"}
+    defects = [list(s) for s in a.long_arc_segments if (s[0], s[1]) not in spins]
+    return {
+        "method": a.method,
+        "max_deviation_deg": a.max_deviation_deg,
+        "max_path_deviation_deg": a.max_path_deviation_deg,
+        "worst_frame": a.worst_frame,
+        "long_arc_segments": defects,
+        "spins": [list(f) for f in sorted(spins)],
+        "steps": sum(1 for iv in a.intervals if iv.get("kind") == "step"),
+        "advice": a.advice,
+        "verdict": verdict(a.max_deviation_deg, defects),
+        "error": "",
+    }
+
+
+def _entry(obj, method: str, clip=None, turns: str = "AUTO", timing: str = "EVEN") -> dict:
+    """The panel's entry for ``obj`` (or one of its NLA ``clip``s): its analysis
+    now and, when it plays a QuatBake bake, the analysis of the keys before the
+    bake (``before``). ``object`` names the object (the entry's key may be
+    "Cube / Walk" for a clip)."""
+    from .. import record
+
+    entry = summary(analyze_object(obj, method, clip=clip, turns=turns, timing=timing))
+    entry["before"] = (summary(analyze_object(obj, method, turns=turns, timing=timing,
+                                              original=True))
+                       if clip is None and record.is_baked(obj) else None)
+    entry["fingerprint"] = fingerprint(obj)
+    entry["object"], entry["bone"] = obj.name, getattr(obj, "bone_name", "")
+    return entry
+
+
+def _error_entry(obj, message: str) -> dict:
+    return {"error": message, "fingerprint": fingerprint(obj), "object": obj.name,
+            "bone": getattr(obj, "bone_name", "")}
+
+
+def named_transform(scene, name: str):
+    """The object, or the pose bone's transform, an entry ``name`` (or an object name)
+    stands for; None when it is gone."""
+    from ..transform import AnimatedTransform
+
+    entry = results(scene).get(name) or {}
+    obj = scene.objects.get(entry.get("object", name))
+    bone = entry.get("bone", "")
+    if obj is None or not bone:
+        return obj
+    if obj.pose is None or obj.pose.bones.get(bone) is None:
+        return None
+    return AnimatedTransform(obj, bone)
+
+
+def results(scene) -> dict[str, dict]:
+    """Per object name: the last analysis summary in ``scene`` (empty before any run)."""
+    return _RESULTS.get(scene.name, {})
+
+
+def is_stale(scene, name: str) -> bool:
+    """Whether the entry ``name`` no longer describes its object (keys, action or
+    mode changed since, or it was left for a re-run after a large bake)."""
+    entry = results(scene).get(name)
+    obj = named_transform(scene, name) if entry is not None else None
+    if entry is None or obj is None:
+        return True
+    return bool(entry.get("pending")) or entry.get("fingerprint") != fingerprint(obj)
+
+
+def _frames_spanned(obj) -> int:
+    from .. import animdata
+
+    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    return int(keys[-1] - keys[0]) + 1 if keys.size and np.isfinite(keys).all() else 0
+
+
+def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str, dict]:
+    """Analyse ``objects`` and store their entries for ``scene``'s panel.
+
+    ``replace``: the new entries replace every earlier one (an Analyze of the
+    selection); otherwise they update them (a re-run, or the refresh after a
+    bake). Returns the new entries by object name; an object that cannot be
+    analysed gets ``{"error": sentence}``.
+    """
+    from .. import animdata
+
+    settings = getattr(scene, "quatbake", None)
+    turns = settings.turns if settings is not None else "AUTO"
+    timing = settings.timing if settings is not None else "EVEN"
+    found: dict[str, dict] = {}
+    for obj in objects:
+        # The object itself, or its NLA clips when only they hold rotation keys.
+        for item in analysis_targets(obj):
+            clip = item[1] if isinstance(item, tuple) else None
+            label = result_label(obj, clip)
+            try:
+                found[label] = _entry(obj, method, clip, turns, timing)
+            except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
+                found[label] = _error_entry(obj, str(exc))
+    if replace:
+        _RESULTS[scene.name] = _bones_worst_first(found)
+    else:
+        _RESULTS.setdefault(scene.name, {}).update(found)
+    _sync_rows(scene)
+    return found
+
+
+def _sync_rows(scene) -> None:
+    """Copy the entries, worst first, into ``scene.quatbake.report_rows`` (the UIList's data)."""
+    settings = getattr(scene, "quatbake", None)
+    if settings is None:
+        return
+    rows = settings.report_rows
+    rows.clear()
+    for name, entry in worst_first(results(scene)):
+        row = rows.add()
+        row.name = name
+        row.verdict = entry.get("verdict", "error" if entry.get("error") else "")
+        row.max_deviation_deg = float(entry.get("max_deviation_deg", 0.0))
+    settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
+
+
+def refresh(scene, objects, method: str) -> None:
+    """After a bake or revert: re-run the report on ``objects`` so nothing stale
+    is shown; when they are too long to analyse at once (REFRESH_FRAME_LIMIT),
+    mark their entries out of date instead (the panel offers a re-run)."""
+    objects = list(objects)
+    if sum(_frames_spanned(obj) for obj in objects) <= REFRESH_FRAME_LIMIT:
+        analyze_into(scene, objects, method)
+        return
+    stored = _RESULTS.setdefault(scene.name, {})
+    for obj in objects:
+        label = result_label(obj)
+        stored[label] = dict(stored.get(label, {"error": ""}), pending=True, object=obj.name,
+                             bone=getattr(obj, "bone_name", ""))
+    _sync_rows(scene)
+
+
+def before_after(entry: dict) -> str:
+    """"180.0 deg -> 0.00 deg, long way round fixed" for an entry with ``before``."""
+    before = entry.get("before")
+    if not before:
+        return ""
+    text = (f"{before['max_deviation_deg']:.1f}\u00b0 -> {entry['max_deviation_deg']:.2f}\u00b0")
+    was_long, is_long = bool(before["long_arc_segments"]), bool(entry["long_arc_segments"])
+    if was_long and not is_long:
+        return f"{text}, long way round fixed"
+    if is_long:
+        return f"{text}, still the long way round"
+    return f"{text}, {entry['verdict']}"
+
+
+def worst_first(found: dict[str, dict]) -> list[tuple[str, dict]]:
+    """Entries sorted as the panel lists them: errors, then long way round,
+    visible, fine; the largest difference first within each."""
+    def key(item):
+        name, entry = item
+        if entry.get("error") or "verdict" not in entry:
+            return (-1, 0.0, name)
+        return (VERDICT_RANK[entry["verdict"]], -entry["max_deviation_deg"], name)
+
+    return sorted(found.items(), key=key)
+
+
+def _bones_worst_first(found: dict) -> dict:
+    """``found`` in its order, except that each armature's bone rows come together where
+    its first one was, worst first (as in the JSON report)."""
+    order: list = []
+    bones: dict = {}
+    for label, s in found.items():
+        if not s.get("bone"):
+            order.append(label)
+            continue
+        if s["object"] not in bones:
+            bones[s["object"]] = []
+            order.append(bones[s["object"]])
+        bones[s["object"]].append(label)
+    out = {}
+    for item in order:
+        if isinstance(item, list):
+            for label in sorted(item, key=lambda lab: -found[lab]["max_deviation_deg"]):
+                out[label] = found[label]
+        else:
+            out[item] = found[item]
+    return out
+
+
+def forget_all() -> None:
+    """Drop every stored entry (the add-on is being unregistered)."""
+    _RESULTS.clear()
+

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``quatbake.export_report``: the HTML report, with its JSON beside it, from Blender.
+
+What ``python -m quatbake report`` writes, for the selected objects, through
+Blender's file browser, so nobody needs a terminal. For an object that plays
+a QuatBake bake the report describes the keys before the bake (what was
+wrong) and its after-bake section what plays now.
+"""
+from __future__ import annotations
+
+import os
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy.types import Operator
+from bpy_extras.io_utils import ExportHelper
+
+from ..ui.polls import has_selection
+from ..ui.props import COMPARE_ITEMS
+
+
+def json_path_for(html_path: str) -> str:
+    """The JSON file written beside ``html_path`` (same name, .json)."""
+    return os.path.splitext(html_path)[0] + ".json"
+
+
+def saved_by(data) -> str:
+    """The Blender version that last saved the open file ("" for a file never saved)."""
+    if not data.filepath:
+        return ""
+    return ".".join(str(v) for v in tuple(data.version))
+
+
+def build(objects, method: str) -> dict:
+    """The report dict for ``objects`` (schema quatbake.report/1, with
+    ``saved_by_blender`` and ``after_bake`` added)."""
+    from ...report import json_report
+    from .. import animdata, record
+    from . import engine as analyze
+
+    analyses, errors, after = [], [], []
+    for obj in objects:
+        baked = record.is_baked(obj)
+        try:
+            analyses.append(analyze.analyze_object(obj, method, original=baked))
+            if baked:
+                after.append(json_report.after_bake_entry(analyses[-1],
+                                                          analyze.analyze_object(obj, method)))
+        except (analyze.NoRotationKeys, animdata.ChannelError, ValueError) as exc:
+            errors.append((obj.name, str(exc)))
+    report = json_report.build_report(
+        analyses, blender_version=bpy.app.version_string,
+        file=os.path.basename(bpy.data.filepath) or "(unsaved file)", method=method,
+        errors=errors)
+    report["saved_by_blender"] = saved_by(bpy.data)
+    report["after_bake"] = after
+    return report
+
+
+class QUATBAKE_OT_export_report(Operator, ExportHelper):
+    """Write the Difference Report of the selected objects as a web page, with its JSON beside it"""
+
+    bl_idname = "quatbake.export_report"
+    bl_label = "Export Report"
+    bl_options = {'REGISTER'}
+
+    filename_ext = ".html"
+    filter_glob: StringProperty(default="*.html", options={'HIDDEN'})
+    method: EnumProperty(
+        name="Compare With", items=COMPARE_ITEMS, default='BAKE',
+        description="What Blender's own interpolation is compared with",
+    )
+    open_in_browser: BoolProperty(
+        name="Open in Web Browser", default=True,
+        description="Open the page in the web browser once written",
+    )
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return has_selection(cls, context, "Select the animated objects to report on")
+
+    def execute(self, context):
+        from ...report import html_report, json_report
+        from ..ui import compare
+
+        settings = context.scene.quatbake
+        method = (compare.compare_method(settings) if self.method == 'BAKE'
+                  else self.method.lower())
+        objects = sorted(context.selected_objects, key=lambda o: o.name)
+        report = build(objects, method)
+        for error in report["errors"]:
+            self.report({'WARNING'}, error["message"])
+        if not report["objects"]:
+            self.report({'ERROR'}, "None of the selected objects has rotation keys to report on; "
+                        "nothing was written.")
+            return {'CANCELLED'}
+        html_path = bpy.path.abspath(self.filepath)
+        if not html_path.lower().endswith(".html"):
+            html_path += ".html"
+        json_path = json_path_for(html_path)
+        written = []
+        try:
+            json_report.write_json(report, json_path)
+            written.append(json_path)
+            html_report.write_html(report, html_path)
+            written.append(html_path)
+        except OSError as exc:
+            # Both or neither: a page without its data (or the reverse) misleads.
+            for path in written:
+                os.unlink(path)
+            self.report({'ERROR'}, f"The report could not be written ({exc.strerror}: "
+                        f"{exc.filename}); choose another folder.")
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Wrote {html_path} and {os.path.basename(json_path)}.")
+        if self.open_in_browser:
+            bpy.ops.wm.url_open(url="file://" + html_path)
+        return {'FINISHED'}
+
+
+classes = (QUATBAKE_OT_export_report,)
+register, unregister = bpy.utils.register_classes_factory(classes)

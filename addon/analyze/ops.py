@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Analyze and Jump to Worst Frame operators: they fill and use the Difference
+Report's entries (``analyze.entries``); ``analyze.panel`` draws them."""
+from __future__ import annotations
+
+import math
+
+import bpy
+from bpy.props import EnumProperty, StringProperty
+from bpy.types import Operator
+
+from ..ui.compare import compare_method
+from ..ui.counts import count_phrase, tally
+from ..ui.polls import has_selection
+from ..ui.props import METHOD_ITEMS
+from .entries import (
+    analyze_into,
+    forget_all,
+    named_transform,
+    results,
+    worst_first,
+)
+
+# Objects named in the status line after Analyze; more are counted.
+STATUS_NAMES = 4
+
+
+class QUATBAKE_OT_analyze(Operator):
+    """Compare Blender's own rotation interpolation of the selected objects with the chosen
+    method. Verdicts: fine (under 0.1 degrees), visible (more), long way round (a key interval
+    turns more than 180 degrees where less would do)"""
+
+    bl_idname = "quatbake.analyze"
+    bl_label = "Analyze"
+    bl_options = {'REGISTER'}
+
+    method: EnumProperty(
+        name="Method", items=METHOD_ITEMS, default='SLERP',
+        description="Interpolation to compare Blender's with (default: the scene's QuatBake method)",
+    )
+    object_name: StringProperty(
+        name="Object", default="", options={'SKIP_SAVE'},
+        description="Analyze only this object (default: the selected objects)",
+    )
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return has_selection(cls, context, "Select the animated objects to analyze")
+
+    def execute(self, context):
+        # Left out, the method comes from the scene settings (as for quatbake.bake).
+        method = (self.method.lower() if self.properties.is_property_set("method")
+                  else compare_method(context.scene.quatbake))
+        scene = context.scene
+        from ..transform import as_transforms, selected_items
+
+        transforms = as_transforms(selected_items(context))
+        if self.object_name:
+            obj = named_transform(scene, self.object_name)
+            if obj is None:
+                self.report({'ERROR'}, f"Object \"{self.object_name}\" is not in this scene.")
+                return {'CANCELLED'}
+            found = analyze_into(scene, [obj], method)
+        else:
+            found = analyze_into(scene, transforms, method, replace=True)
+        for entry in found.values():
+            if entry.get("error"):
+                self.report({'WARNING'}, entry["error"])
+        done = {n: s for n, s in found.items() if not s.get("error")}
+        if not done:
+            self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
+            return {'CANCELLED'}
+        # Every object named (the first few), worst first: the status line once
+        # named only the worst of two.
+        ordered = [(n, e) for n, e in worst_first(done)]
+        parts = [f"{n} {e['max_deviation_deg']:.2f} deg ({e['verdict']})"
+                 for n, e in ordered[:STATUS_NAMES]]
+        more = len(ordered) - STATUS_NAMES
+        if more > 0:
+            parts.append(f"{more} more")
+        # Objects and bones counted apart, each once (an object analysed by its NLA clips
+        # has an entry per clip), in the words of the bake's report.
+        count = count_phrase(*tally((e["object"], e["bone"]) for e in done.values()))
+        self.report({'INFO'}, f"Analyzed {count}: " + "; ".join(parts) + ".")
+        return {'FINISHED'}
+
+
+class QUATBAKE_OT_jump_to_worst(Operator):
+    """Set the current frame to the frame where this object deviates most"""
+
+    bl_idname = "quatbake.jump_to_worst"
+    bl_label = "Jump to Worst Frame"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    object_name: StringProperty(name="Object", description="Object whose worst frame to show")
+
+    def execute(self, context):
+        result = results(context.scene).get(self.object_name)
+        if not result or result.get("error") or "worst_frame" not in result:
+            self.report({'ERROR'}, f"Object \"{self.object_name}\" has not been analyzed yet: "
+                        "run Analyze first.")
+            return {'CANCELLED'}
+        frame = float(result["worst_frame"])
+        whole = math.floor(frame)
+        context.scene.frame_set(whole, subframe=frame - whole)
+        if result.get("bone"):
+            _select_bone(context, result["object"], result["bone"])
+        return {'FINISHED'}
+
+
+def _select_bone(context, object_name: str, bone_name: str) -> None:
+    """Make the worst bone the only selected (and active) bone of its armature, so the
+    Graph Editor and the overlay show it."""
+    rig = bpy.data.objects.get(object_name)
+    from .. import animdata
+
+    if rig is None or rig.type != 'ARMATURE' or bone_name not in rig.data.bones:
+        return
+    for bone in rig.data.bones:
+        animdata.select_bone(rig, bone.name, bone.name == bone_name)
+    rig.data.bones.active = rig.data.bones[bone_name]
+
+
+classes = (QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+
+
+def unregister() -> None:
+    _unregister_classes()
+    forget_all()

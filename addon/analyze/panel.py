@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Difference Report panel: the analysis results, worst first, each with its
+advice, a Re-run or Jump to Worst button, and the before -> after of a bake."""
+import bpy
+from bpy.types import Panel
+
+from .entries import (
+    FINE_DEG,
+    VERDICT_FINE,
+    VERDICT_LONG_WAY,
+    VERDICT_VISIBLE,
+    before_after,
+    is_stale,
+    results,
+    worst_first,
+)
+
+# Characters per label line: the sidebar at its default width shows about 35.
+_WRAP_CHARS = 32
+
+
+VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK'}
+
+
+PANEL_NAME = "Difference Report"
+
+
+# Up to this many objects each get a box with their details; more go into a
+# compact list (worst first) with the details of the one picked in it.
+MAX_BOXES = 3
+
+
+class QUATBAKE_UL_report(bpy.types.UIList):
+    """The Difference Report's objects, worst first: verdict icon, name, degrees."""
+
+    bl_idname = "QUATBAKE_UL_report"
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
+        from ..ui.texts import is_narrow
+
+        icon = VERDICT_ICONS.get(item.verdict, 'ERROR')
+        if is_narrow(context) or item.verdict not in VERDICT_ICONS:
+            # Narrow: the name alone (the degrees are in the details below).
+            layout.label(text=item.name, icon=icon, translate=False)
+            return
+        # The name gets most of the row (equal halves cut "ShotCam" to "ShotC...").
+        split = layout.split(factor=0.68, align=True)
+        split.label(text=item.name, icon=icon, translate=False)
+        split.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
+
+
+def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
+    from ..ui.texts import wrapped_label
+
+    box = layout.box()
+    if entry.get("error") and not entry.get("pending"):
+        wrapped_label(box, context, name, icon='ERROR', panel=PANEL_NAME, translate=False)
+        wrapped_label(box, context, entry["error"], panel=PANEL_NAME, translate=False)
+        return
+    row = box.row(align=True)
+    if stale or "verdict" not in entry:
+        row.label(text=name, icon='TIME', translate=False)
+        op = row.operator("quatbake.analyze", text="Re-run", icon='FILE_REFRESH')
+        # A bone's entry is found by its label ("Rig: spine"), an object's by its name.
+        op.object_name = name if entry.get("bone") else entry.get("object", name)
+        why = ("Not re-analysed after the bake (too long to do at once): press Re-run."
+               if entry.get("pending") else "Out of date: the keys changed since this analysis.")
+        wrapped_label(box, context, why, panel=PANEL_NAME)
+        return
+    # Name and figure on one row, then one sentence: the before -> after of a
+    # bake, else the advice (which already says "long way" or "nothing to do").
+    # A separate "180.0 deg at frame 90: long way round" line repeated the
+    # advice and pushed the Re-bake button off a 900-pixel screen.
+    split = row.split(factor=0.62, align=True)
+    split.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
+    split.label(text=f"{entry['max_deviation_deg']:.1f}\u00b0", translate=False)
+    op = row.operator("quatbake.jump_to_worst", text="", icon='TIME')
+    op.object_name = name
+    change = before_after(entry)
+    if not change and entry["verdict"] != VERDICT_LONG_WAY:
+        # The verdict in words ("long way" is already in that advice).
+        change = f"{entry['verdict'].capitalize()}: {entry['advice']}"
+    wrapped_label(box, context, change or entry["advice"], panel=PANEL_NAME, translate=False)
+    # Issue 11's split, only where it says something: a visible difference
+    # (how much of it is off the path, the rest being timing), kept spins, steps.
+    # Fine objects get no extra line, so two results and Re-bake still fit.
+    extra = []
+    if entry["max_deviation_deg"] >= FINE_DEG:
+        extra.append(f"Off the path: {entry['max_path_deviation_deg']:.2f}\u00b0 "
+                     "(the rest is timing)")
+    if entry.get("spins"):
+        extra.append("Keyed spins: " + ", ".join(f"{a:g}-{b:g}" for a, b in entry["spins"]))
+    if entry.get("steps"):
+        extra.append(f"Stepped intervals: {entry['steps']:d}")
+    if extra:
+        wrapped_label(box, context, "; ".join(extra) + ".", panel=PANEL_NAME, translate=False)
+
+
+class _AnalyzePanel:
+    bl_region_type = 'UI'
+    bl_category = "QuatBake"
+    bl_label = PANEL_NAME
+    bl_order = 0   # diagnose first, then Overlay (preview), then Re-bake (act)
+
+    def draw(self, context):
+        from ..ui.texts import is_narrow, start_panel, wrapped_label
+
+        start_panel(PANEL_NAME)
+        layout = self.layout
+        settings = context.scene.quatbake
+        row = layout.row(align=True)
+        row.operator("quatbake.analyze", icon='GRAPH')
+        row.operator("quatbake.export_report", text="", icon='EXPORT')
+        col = layout.column()
+        # Narrow, a split label would cut both ("C..." beside "Ba..."): the
+        # choice alone, full width (its tooltip says what it is).
+        col.use_property_split = not is_narrow(context)
+        col.use_property_decorate = False
+        col.prop(settings, "compare_method", text="Compare" if col.use_property_split else "")
+        found = results(context.scene)
+        found = {n: e for n, e in found.items() if e.get("object", n) in context.scene.objects}
+        if not found:
+            wrapped_label(layout, context, "Select animated objects and press Analyze.",
+                          panel=PANEL_NAME)
+            return
+        ordered = worst_first(found)
+        # The list's rows are written with the results; if they do not match
+        # (an undo restored older rows), the boxes are drawn instead.
+        if len(ordered) <= MAX_BOXES or len(settings.report_rows) != len(results(context.scene)):
+            for name, entry in ordered[:MAX_BOXES]:
+                _draw_entry(layout, context, name, entry, is_stale(context.scene, name))
+            return
+        layout.template_list(QUATBAKE_UL_report.bl_idname, "", settings, "report_rows",
+                             settings, "report_index", rows=4)
+        index = min(settings.report_index, len(settings.report_rows) - 1)
+        name = settings.report_rows[index].name
+        if name in found:
+            _draw_entry(layout, context, name, found[name], is_stale(context.scene, name))
+
+
+class QUATBAKE_PT_analyze(_AnalyzePanel, Panel):
+    bl_idname = "QUATBAKE_PT_analyze"
+    bl_space_type = 'VIEW_3D'
+    bl_parent_id = "QUATBAKE_PT_main"
+
+
+class QUATBAKE_PT_analyze_graph(_AnalyzePanel, Panel):
+    bl_idname = "QUATBAKE_PT_analyze_graph"
+    bl_space_type = 'GRAPH_EDITOR'
+    bl_parent_id = "QUATBAKE_PT_main_graph"
+
+
+classes = (QUATBAKE_UL_report, QUATBAKE_PT_analyze, QUATBAKE_PT_analyze_graph)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Animation data: the storage layer, and the only place that knows how Blender
+versions store keys.
+
+- ``paths``: the data paths of a transform's channels, and how sentences name them;
+- ``versions``: where each Blender version keeps an action's F-curves (3.4 - 4.3
+  ``action.fcurves``; 4.4+ slots and channelbags; 5.0 without ``action.fcurves``);
+- ``channels``: a transform's F-curves by data path, and what unkeyed channels hold;
+- ``read``: keys and what Blender plays from them, in bulk, without ``frame_set``;
+- ``write``: keys and actions written in bulk;
+- ``nla``: clips (the actions strips and stashes hold) and NLA blending;
+- ``turn_inputs``: Blender's playback sampled for the turn tracking (``core.turns``).
+
+Everything above this package asks it and stays version-blind. Its public names
+are forwarded here, so ``animdata.evaluate_rotation`` reads as it always did.
+"""
+from .channels import (  # noqa: F401
+    delta_location_fcurves,
+    delta_rotation_defaults,
+    delta_rotation_fcurves,
+    driver_channels,
+    fcurves_by_bone,
+    find_fcurves,
+    has_keys,
+    is_read_only,
+    location_defaults,
+    location_fcurves,
+    rotation_defaults,
+    rotation_fcurves,
+)
+from .nla import (  # noqa: F401
+    Clip,
+    blending_strips,
+    bone_key_count,
+    nla_state,
+    nla_strips,
+    object_clips,
+    strip_slot_identifier,
+    tweaked_strip,
+)
+from .paths import (  # noqa: F401
+    BONE_PATH_START,
+    DELTA_LOCATION_PATH,
+    DELTA_ROTATION_DATA_PATHS,
+    DELTA_ROTATION_PATHS,
+    LOCATION_PATH,
+    ROTATION_DATA_PATHS,
+    ROTATION_PATHS,
+    TRANSFORM_DATA_PATHS,
+    TRANSFORM_GROUP,
+    ChannelError,
+    bone_name_from_path,
+    channel_label,
+    frame_label,
+    path_prefix,
+    subject,
+)
+from .read import (  # noqa: F401
+    FAR_TURN_SUBSTEPS,
+    HUGE_QUATERNION_NORM,
+    KEY_FIELDS,
+    ZERO_QUATERNION_NORM,
+    as_played,
+    evaluate_channels,
+    evaluate_channels_exact,
+    evaluate_delta_rotation,
+    evaluate_full_location,
+    evaluate_location,
+    evaluate_orientation,
+    evaluate_rotation,
+    evaluate_rotation_raw,
+    far_turn_subframes,
+    is_identity_delta,
+    key_error,
+    key_frames,
+    orientation_key_frames,
+    played_quats,
+    played_quats_of_many,
+    read_keyframe_arrays,
+    rotation_values_to_quat,
+)
+from .versions import (  # noqa: F401
+    HANDLE_TYPE_ENUMS,
+    KEYFRAME_ENUMS,
+    action_fcurves,
+    action_slot_count,
+    bone_selected,
+    channelbags,
+    enum_value,
+    find_slot,
+    get_action,
+    get_slot_identifier,
+    is_slotted,
+    object_fcurves,
+    select_bone,
+    slot_missing,
+)
+from .write import (  # noqa: F401
+    assign_action,
+    copy_action_for,
+    copy_linear_fcurves,
+    fcurve_maker,
+    new_action_for,
+    new_fcurve,
+    remove_action,
+    write_keys,
+)

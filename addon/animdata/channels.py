@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A transform's F-curves, found by data path (an object's, or a pose bone's
+behind its ``pose.bones["..."].`` prefix), and the values unkeyed channels hold."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from .paths import (
+    DELTA_LOCATION_PATH,
+    DELTA_ROTATION_PATHS,
+    LOCATION_PATH,
+    ROTATION_PATHS,
+    bone_name_from_path,
+    channel_label,
+    path_prefix,
+)
+from .versions import object_fcurves
+
+
+def fcurves_by_bone(fcurves: Iterable) -> dict:
+    """{bone name: its F-curves} for the ``pose.bones[...]`` channels among ``fcurves``
+    (one pass, so a rig's bones are not each searched for in every F-curve)."""
+    found: dict = {}
+    for fc in fcurves:
+        name = bone_name_from_path(fc.data_path)
+        if name is not None:
+            found.setdefault(name, []).append(fc)
+    return found
+
+
+
+
+def _pick(fcurves: Iterable, data_path: str, count: int) -> list:
+    found = [None] * count
+    for fc in fcurves:
+        index = fc.array_index
+        if fc.data_path == data_path and 0 <= index < count and found[index] is None:
+            found[index] = fc
+    return found
+
+
+def find_fcurves(obj, data_path: str, count: int, fcurves: Iterable | None = None) -> list:
+    """Per array index 0..count-1: the F-curve animating ``obj.<data_path>[i]`` or None.
+
+    ``fcurves`` overrides where to look (e.g. the original action of a baked object).
+    """
+    return _pick(object_fcurves(obj) if fcurves is None else fcurves,
+                 path_prefix(obj) + data_path, count)
+
+
+def rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
+    """``find_fcurves`` for the data path of ``mode`` (default: obj.rotation_mode)."""
+    path, count = ROTATION_PATHS[mode or obj.rotation_mode]
+    return find_fcurves(obj, path, count, fcurves)
+
+
+def location_fcurves(obj, fcurves: Iterable | None = None) -> list:
+    """``find_fcurves`` for ``location`` (3 entries, None where not animated)."""
+    return find_fcurves(obj, LOCATION_PATH[0], LOCATION_PATH[1], fcurves)
+
+
+def rotation_defaults(obj, mode: str | None = None) -> np.ndarray:
+    """Current values of the rotation property of ``mode``: what an unkeyed channel holds."""
+    path, _count = ROTATION_PATHS[mode or obj.rotation_mode]
+    return np.array(getattr(obj, path), dtype=np.float64)
+
+
+def location_defaults(obj) -> np.ndarray:
+    return np.array(obj.location, dtype=np.float64)
+
+
+def delta_rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = None) -> list:
+    """``find_fcurves`` for the delta rotation of ``mode`` ([] for AXIS_ANGLE: none in RNA)."""
+    entry = DELTA_ROTATION_PATHS.get(mode or obj.rotation_mode)
+    if entry is None:
+        return []
+    return find_fcurves(obj, entry[0], entry[1], fcurves)
+
+
+def delta_location_fcurves(obj, fcurves: Iterable | None = None) -> list:
+    return find_fcurves(obj, DELTA_LOCATION_PATH[0], DELTA_LOCATION_PATH[1], fcurves)
+
+
+def delta_rotation_defaults(obj, mode: str | None = None) -> np.ndarray:
+    """Current values of the delta rotation property of ``mode`` (identity for AXIS_ANGLE)."""
+    entry = DELTA_ROTATION_PATHS.get(mode or obj.rotation_mode)
+    if entry is None:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    return np.array(getattr(obj, entry[0]), dtype=np.float64)
+
+
+def has_keys(fcurves: Iterable) -> bool:
+    """True when one of ``fcurves`` (None allowed) holds a key."""
+    return any(fc is not None and len(fc.keyframe_points) for fc in fcurves)
+
+
+
+def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
+    """Labels ``path[i]`` of drivers on ``obj`` whose data path is in ``data_paths``."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    prefix = path_prefix(obj)
+    wanted = {prefix + p for p in data_paths}
+    return [channel_label(d.data_path, d.array_index) for d in ad.drivers if d.data_path in wanted]
+
+
+
+def is_read_only(id_block) -> bool:
+    """True for library-linked or library-overridden data-blocks."""
+    return id_block.library is not None or id_block.override_library is not None
+
+

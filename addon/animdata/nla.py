@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""NLA: clips (the actions an object's strips and stashes hold) and blending."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .paths import path_prefix
+from .versions import action_fcurves, get_slot_identifier, is_slotted
+
+
+def nla_state(obj) -> tuple[bool, int]:
+    """(in NLA tweak mode, number of NLA strips) for ``obj``."""
+    ad = obj.animation_data
+    if ad is None:
+        return False, 0
+    strips = sum(len(track.strips) for track in ad.nla_tracks)
+    return bool(ad.use_tweak_mode), strips
+
+
+class Clip:
+    """One action that can animate an object: its active action or one in its NLA.
+
+    ``name`` is the action's name (what the report calls the clip); ``slot``
+    the slot identifier that animates the object (4.4+, "" before); ``track``
+    and ``strip`` name where it was found ("" for the active action alone).
+    """
+
+    def __init__(self, action, slot: str, active: bool, track: str = "", strip: str = ""):
+        self.action = action
+        self.name = action.name
+        self.slot = slot
+        self.active = active
+        self.track = track
+        self.strip = strip
+
+    def fcurves(self) -> list:
+        return action_fcurves(self.action, self.slot)
+
+
+def strip_slot_identifier(strip) -> str:
+    """Identifier of the slot an NLA strip plays (4.4+; "" before or without one)."""
+    slot = getattr(strip, "action_slot", None)
+    return slot.identifier if slot is not None else ""
+
+
+def _action_strips(strips):
+    for strip in strips:
+        if strip.type == 'META':
+            yield from _action_strips(strip.strips)
+        elif strip.action is not None:
+            yield strip
+
+
+def nla_strips(obj) -> list:
+    """(track, strip) for every action strip of ``obj``'s NLA, meta strips opened."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    return [(track, strip) for track in ad.nla_tracks for strip in _action_strips(track.strips)]
+
+
+def object_clips(obj) -> list[Clip]:
+    """The active action first (if any), then each other action in the NLA, once each."""
+    ad = obj.animation_data
+    clips, seen = [], set()
+    if ad is not None and ad.action is not None:
+        clips.append(Clip(ad.action, get_slot_identifier(obj), True))
+        seen.add((ad.action.as_pointer(), clips[0].slot))
+    for track, strip in nla_strips(obj):
+        slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+        key = (strip.action.as_pointer(), slot)
+        if key in seen:
+            continue
+        seen.add(key)
+        clips.append(Clip(strip.action, slot, False, track.name, strip.name))
+    return clips
+
+
+def tweaked_strip(obj) -> tuple[str, str]:
+    """(track, strip) being edited in NLA tweak mode, ("", "") if none is found.
+
+    Blender flags the strip (``active``) when tweak mode is entered from the NLA
+    editor; from a script only the track is flagged, and the strip is the one
+    playing the action being tweaked (which tweak mode assigns as the action).
+    """
+    ad = obj.animation_data
+    if ad is None:
+        return "", ""
+    for track in ad.nla_tracks:
+        for strip in track.strips:
+            if strip.active:
+                return track.name, strip.name
+    for track in ad.nla_tracks:
+        if track.active:
+            for strip in track.strips:
+                if strip.action is not None and strip.action == ad.action:
+                    return track.name, strip.name
+            return track.name, ""
+    return "", ""
+
+
+def _playing_tracks(ad) -> list:
+    solo = [t for t in ad.nla_tracks if t.is_solo]
+    return solo if solo else [t for t in ad.nla_tracks if not t.mute]
+
+
+def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str, list[str]]]:
+    """NLA strips that play together with the active action on ``data_paths``.
+
+    (track, strip, action, [data paths]) for each unmuted strip on a playing
+    track (solo respected) whose action animates one of ``data_paths``. A strip
+    of the active action itself is left out when the action replaces it fully
+    (blend REPLACE, influence 1, HOLD extrapolation): the importer's stash, or
+    an action pushed down and assigned again, plays nothing the action does not.
+    """
+    ad = obj.animation_data
+    if ad is None or not len(ad.nla_tracks) or ad.use_nla is False:
+        return []
+    wanted = {path_prefix(obj) + p for p in data_paths}
+    full_replace = (ad.action is not None and ad.action_blend_type == 'REPLACE'
+                    and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD')
+    found = []
+    for track in _playing_tracks(ad):
+        for strip in _action_strips(track.strips):
+            if strip.mute:
+                continue
+            if full_replace and strip.action == ad.action:
+                continue
+            slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+            paths = sorted({fc.data_path for fc in action_fcurves(strip.action, slot)
+                            if fc.data_path in wanted and len(fc.keyframe_points)})
+            if paths:
+                found.append((track.name, strip.name, strip.action.name, paths))
+    return found
+
+
+def bone_key_count(obj) -> int:
+    """How many pose bones ``obj``'s action keys (0 for non-armatures)."""
+    if obj.type != 'ARMATURE':
+        return 0
+    bones = set()
+    for clip in object_clips(obj):
+        for fc in clip.fcurves():
+            if fc.data_path.startswith("pose.bones[") and len(fc.keyframe_points):
+                bones.add(fc.data_path.split("]")[0])
+    return len(bones)
+
+

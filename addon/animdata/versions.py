@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Where Blender keeps an object's F-curves, version by version.
+
+Blender 3.4 - 4.3 keep an object's F-curves in ``action.fcurves``. Blender 4.4+
+use slotted actions: ``action.slots`` name the animated IDs and each slot's
+F-curves live in a channelbag, ``action.layers[*].strips[*].channelbag(slot)``;
+``obj.animation_data.action_slot`` says which slot animates the object. 5.0
+removed ``action.fcurves``. Every difference is detected with ``hasattr`` on
+the action (never with a version number alone), so everything else in the
+add-on asks this package and stays version-blind."""
+from __future__ import annotations
+
+import bpy
+
+from .paths import path_prefix
+
+KEYFRAME_ENUMS = ("interpolation", "easing", "type")
+# Blender 3.4's foreach_get/foreach_set on these two enums read and write the
+# wrong bytes (garbage out, silently ignored in), so they go key by key through RNA.
+HANDLE_TYPE_ENUMS = ("handle_left_type", "handle_right_type")
+
+
+def enum_value(prop: str, identifier: str) -> int:
+    return bpy.types.Keyframe.bl_rna.properties[prop].enum_items[identifier].value
+
+
+
+def is_slotted(action) -> bool:
+    """True when ``action`` stores keys in slots/channelbags (Blender 4.4+)."""
+    return hasattr(action, "slots") and hasattr(action, "layers")
+
+
+def get_action(obj) -> "bpy.types.Action | None":
+    """The action assigned to ``obj`` (None without animation data or action)."""
+    ad = obj.animation_data
+    return ad.action if ad is not None else None
+
+
+def get_slot_identifier(obj) -> str:
+    """Identifier of the slot that animates ``obj`` ("" before 4.4 or without a slot)."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None or not hasattr(ad, "action_slot"):
+        return ""
+    slot = ad.action_slot
+    return slot.identifier if slot is not None else ""
+
+
+def find_slot(action, slot_identifier: str):
+    for slot in action.slots:
+        if slot.identifier == slot_identifier:
+            return slot
+    return None
+
+
+def channelbags(action, slot_identifier: str) -> list:
+    """Every channelbag of ``action`` holding keys for the slot (usually one)."""
+    slot = find_slot(action, slot_identifier) if slot_identifier else None
+    if slot is None:
+        return []
+    bags = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            if not hasattr(strip, "channelbag"):
+                continue
+            bag = strip.channelbag(slot)
+            if bag is not None:
+                bags.append(bag)
+    return bags
+
+
+def action_fcurves(action, slot_identifier: str = "") -> list:
+    """The F-curves of ``action`` that animate the slot ``slot_identifier``.
+
+    Before 4.4 an action has one set of F-curves for every user, so the slot is
+    ignored. On 4.4+ an empty identifier means no slot: nothing is animated.
+    """
+    if action is None:
+        return []
+    if is_slotted(action):
+        return [fc for bag in channelbags(action, slot_identifier) for fc in bag.fcurves]
+    return list(action.fcurves)
+
+
+def object_fcurves(obj) -> list:
+    """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+); for a pose bone's
+    transform only those under its data-path prefix."""
+    fcurves = action_fcurves(get_action(obj), get_slot_identifier(obj))
+    prefix = path_prefix(obj)
+    return [fc for fc in fcurves if fc.data_path.startswith(prefix)] if prefix else fcurves
+
+
+def slot_missing(action, slot_identifier: str) -> bool:
+    """True when ``action`` keeps keys per slot (4.4+) and no slot is ``slot_identifier``."""
+    return is_slotted(action) and find_slot(action, slot_identifier) is None
+
+
+def action_slot_count(action) -> int:
+    """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
+    return len(action.slots) if is_slotted(action) else 1
+
+
+def select_bone(rig, bone_name: str, selected: bool) -> None:
+    """Select or deselect a bone for Pose Mode: ``PoseBone.select`` on Blender 5.0+,
+    ``Bone.select`` (with its head and tail) before."""
+    pbone = rig.pose.bones[bone_name]
+    if hasattr(pbone, "select"):
+        pbone.select = selected
+        return
+    bone = rig.data.bones[bone_name]
+    bone.select = bone.select_head = bone.select_tail = selected
+
+
+def bone_selected(rig, bone_name: str) -> bool:
+    pbone = rig.pose.bones[bone_name]
+    return bool(pbone.select if hasattr(pbone, "select") else rig.data.bones[bone_name].select)
+
+

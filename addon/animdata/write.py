@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Writing keys in bulk (``keyframe_points.add`` + ``foreach_set``, never
+``keyframe_insert``), and the actions that hold them."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import bpy
+import numpy as np
+
+from .paths import TRANSFORM_GROUP, channel_label
+from .read import read_keyframe_arrays
+from .versions import channelbags, enum_value, find_slot, is_slotted
+
+
+def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable[str],
+                    sample_frames=None, sample_paths: Iterable[str] | None = None) -> tuple:
+    """A new action holding ``obj``'s channels of ``source``, minus data paths in ``drop``.
+
+    ``source`` is left untouched. On 4.4+ only the slot ``slot_identifier`` is
+    kept (an action shared through other slots keeps those slots to itself).
+    F-curve modifiers, groups, colours and keyframes are copied as they are.
+
+    ``sample_frames`` (whole frames, ascending) asks for Blender's own
+    evaluation of the dropped channels there (only those in ``sample_paths``
+    if given), read in bulk before they go:
+    the copies are turned into samples by Blender's C code
+    (``FCurve.convert_to_samples``), the same numbers as ``fc.evaluate``
+    (modifiers included) at a fraction of a per-frame Python loop.
+
+    Returns (action, {(data_path, index): (n,) float64 values}).
+    """
+    action = source.copy()
+    samples = {}
+    try:
+        action.name = name
+        action.use_fake_user = False
+        drop = set(drop)
+        if is_slotted(action):
+            for slot in [s for s in action.slots if s.identifier != slot_identifier]:
+                action.slots.remove(slot)
+            owners = [bag.fcurves for bag in channelbags(action, slot_identifier)]
+        else:
+            owners = [action.fcurves]
+        for fcurves in owners:
+            doomed = [fc for fc in fcurves if fc.data_path in drop]
+            if sample_frames is not None:
+                for fc in doomed:
+                    if sample_paths is not None and fc.data_path not in sample_paths:
+                        continue
+                    samples[(fc.data_path, fc.array_index)] = _sample(fc, sample_frames)
+            for fc in doomed:
+                fcurves.remove(fc)
+    except Exception:
+        bpy.data.actions.remove(action)
+        raise
+    return action, samples
+
+
+def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str) -> None:
+    """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, constant extrapolation)
+    into ``action``: carries an earlier bake of some bones into a new copy of the action."""
+    make = fcurve_maker(action, slot_identifier)
+    for fc in fcurves:
+        keys = read_keyframe_arrays(fc, ("co",))["co"]
+        write_keys(make(fc.data_path, fc.array_index, group), keys[:, 0], keys[:, 1])
+
+
+def _sample(fc, frames) -> np.ndarray:
+    """Blender's evaluation of ``fc`` at ``frames`` (n,), DESTROYING its keyframes.
+
+    Whole frames come from ``convert_to_samples``; subframes (a bake passing
+    through subframe keys) from ``fc.evaluate`` before the keys go.
+    """
+    frames = np.asarray(frames, dtype=np.float64)
+    if len(fc.keyframe_points) == 0:
+        return np.fromiter(map(fc.evaluate, frames.tolist()), dtype=np.float64,
+                           count=frames.shape[0])
+    whole = frames == np.round(frames)
+    values = np.empty(frames.shape[0], dtype=np.float64)
+    if not whole.all():
+        values[~whole] = np.fromiter(map(fc.evaluate, frames[~whole].tolist()),
+                                     dtype=np.float64, count=int((~whole).sum()))
+    if whole.any():
+        at = frames[whole]
+        start, end = int(at[0]), int(at[-1])
+        fc.convert_to_samples(start, end + 1)   # end is exclusive
+        points = fc.sampled_points
+        co = np.empty(2 * len(points), dtype=np.float32)
+        points.foreach_get("co", co)
+        values[whole] = co[1::2].astype(np.float64)[(at - start).astype(np.int64)]
+    return values
+
+
+def new_action_for(obj, name: str) -> tuple:
+    """An empty action ready to animate ``obj``: (action, slot identifier or "")."""
+    action = bpy.data.actions.new(name)
+    if is_slotted(action):
+        slot = action.slots.new(id_type='OBJECT', name=obj.name)
+        return action, slot.identifier
+    action.id_root = 'OBJECT'
+    return action, ""
+
+
+def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
+               group: str = TRANSFORM_GROUP):
+    """A new empty F-curve ``data_path[index]`` in ``action`` (the slot's channelbag on 4.4+)."""
+    return fcurve_maker(action, slot_identifier)(data_path, index, group)
+
+
+def fcurve_maker(action, slot_identifier: str):
+    """``make(data_path, index, group)`` -> a new empty F-curve in ``action``: the
+    channelbag is found once, for writers that add hundreds of F-curves (a rig's bones)."""
+    if is_slotted(action):
+        slot = find_slot(action, slot_identifier)
+        if slot is None:
+            raise ValueError(f"Action \"{action.name}\" has no slot \"{slot_identifier}\".")
+        bags = channelbags(action, slot_identifier)
+        if bags:
+            bag = bags[0]
+        else:
+            if len(action.layers) == 0:
+                action.layers.new("Layer")
+            layer = action.layers[0]
+            if len(layer.strips) == 0:
+                layer.strips.new(type='KEYFRAME')
+            bag = layer.strips[0].channelbag(slot, ensure=True)
+        fcurves = bag.fcurves
+        if "group_name" in fcurves.bl_rna.functions["new"].parameters:
+            return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+                data_path, index=index, group_name=group)
+
+        def make(data_path, index, group=TRANSFORM_GROUP):
+            # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
+            fc = fcurves.new(data_path, index=index)
+            if group:
+                fc.group = bag.groups.get(group) or bag.groups.new(group)
+            return fc
+        return make
+    fcurves = action.fcurves
+    return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+        data_path, index=index, action_group=group)
+
+
+_LINEAR = None
+# Buffer type for foreach_set("interpolation"): any integer type stores the
+# right values, but only the one matching DNA's BezTriple.ipo (signed char up
+# to 3.x, uint8_t in 4.x+) takes the bulk path; others go item by item (~4x slower).
+_IPO_DTYPE = np.uint8 if bpy.app.version >= (4, 0, 0) else np.int8
+
+
+def write_keys(fc, frames, values, constant=None) -> None:
+    """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``.
+
+    One ``keyframe_points.add`` and one ``foreach_set`` per field: no per-key
+    Python work. Values are stored as float32 (Blender's F-curve type).
+    ``constant`` (n,) bool, optional: keys written CONSTANT instead (a hold
+    until the next key: stepped keys stay stepped).
+    """
+    global _LINEAR
+    if _LINEAR is None:
+        _LINEAR = enum_value("interpolation", 'LINEAR')
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    values = np.asarray(values, dtype=np.float64).ravel()
+    n = frames.shape[0]
+    kps = fc.keyframe_points
+    if len(kps):
+        raise ValueError(f"F-curve {channel_label(fc.data_path, fc.array_index)} is not empty.")
+    if fc.extrapolation != 'CONSTANT':
+        # Set before the keys exist: this property's RNA update re-sorts the keys
+        # and recalculates every handle, which would double the cost of update().
+        fc.extrapolation = 'CONSTANT'
+    kps.add(n)
+    co = np.empty(2 * n, dtype=np.float32)
+    co[0::2] = frames
+    co[1::2] = values
+    kps.foreach_set("co", co)
+    # Handles are unused by LINEAR segments; update() below places them.
+    ipo = np.full(n, _LINEAR, dtype=_IPO_DTYPE)
+    if constant is not None:
+        ipo[np.asarray(constant, dtype=bool)] = enum_value("interpolation", 'CONSTANT')
+    kps.foreach_set("interpolation", ipo)
+    # No fc.update(): the keys are new, sorted, unique and LINEAR, so there is
+    # nothing to sort, merge or re-handle; Blender's own baker skips it for the
+    # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).
+    # It would cost ~40% of the whole write.
+
+
+def assign_action(obj, action, slot_identifier: str = "") -> None:
+    """Make ``action`` (and its slot on 4.4+) animate ``obj``; None removes the action."""
+    ad = obj.animation_data
+    if ad is None:
+        if action is None:
+            return
+        ad = obj.animation_data_create()
+    ad.action = action
+    if action is not None and hasattr(ad, "action_slot") and is_slotted(action):
+        ad.action_slot = find_slot(action, slot_identifier) if slot_identifier else None
+
+
+def remove_action(action) -> None:
+    """Delete ``action`` from the file."""
+    bpy.data.actions.remove(action)
+
+

@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The bake engine: re-bake objects' rotation (and location) keys with QuatBake's
+interpolation, non-destructively, all objects or none.
+
+Flow (data goes one way, see CONTRIBUTING.md):
+
+1. Validate every object and the settings; any error -> BakeError, nothing changed.
+   (settings, read.read_transform)
+2. Track the keyed turns of every transform together (turns), then read each
+   object's key orientations (what Blender evaluates at the key
+   frames) from its ORIGINAL action, interpolate them with ``core`` and convert
+   them to the output rotation mode (plan). Pure numpy; still nothing changed.
+3. Write: per object a NEW action (a copy of the object's own channels of the
+   original, minus the channels being replaced, plus the baked ones as LINEAR
+   keys), assigned to the object. The original keeps a fake user and is never
+   edited. If any object fails, every object written so far in this call is
+   put back and the half-made actions are deleted (write).
+
+What a bake changed is recorded on the object (``obj.quatbake``, see ui/props.py
+and record.py), so a second bake starts again from the original keys and ``revert_objects``
+restores them. Blender-version differences stay in ``animdata``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .. import animdata
+from ..record import can_revert
+from ..transform import AnimatedTransform, as_transforms
+from .plan import (
+    interpolate_pending,
+    plan_reading,
+    reduce_keys,
+    set_deviations,
+)
+from .read import read_transform
+from .settings import (
+    ANGLE_FLOAT32_WARN,
+    BAKED_SUFFIX,
+    LOCATION_FLOAT32_WARN,
+    LOCATION_METHODS,
+    MAX_TURN_NOTES,
+    METHODS,
+    OUTPUT_MODES,
+    TIMINGS,
+    TURNS,
+    BakeError,
+    BakeIssue,
+    BakeSettings,
+    settings_issues,
+)
+from .turns import track_all
+from .write import (
+    FakeUsers,
+    WriteUndo,
+    baked_bones,
+    recorded_originals,
+    renamed_bone_issues,
+    revert_bones,
+    revert_owner_fully,
+    undo_write,
+    write_owner,
+)
+
+# The public names of the bake (docs/api.md), forwarded by bake/__init__.py.
+__all__ = ["ANGLE_FLOAT32_WARN", "BAKED_SUFFIX", "LOCATION_FLOAT32_WARN", "LOCATION_METHODS",
+           "MAX_TURN_NOTES", "METHODS", "OUTPUT_MODES", "TIMINGS", "TURNS",
+           "BakeError", "BakeIssue", "BakeResult", "BakeSettings", "bake_objects", "can_revert",
+           "revert_objects"]
+
+
+
+@dataclass
+class BakeResult:
+    objects: list[str]           # names of the baked objects, in the order given
+    frames_written: int          # keyed frames written, summed over objects (range / step;
+    #                              fewer with a tolerance)
+    max_deviation_deg: float     # largest difference from Blender's own interpolation, all objects
+    warnings: list[BakeIssue] = field(default_factory=list)
+    # 'INFO' notes: every interval baked with another turn than Blender plays,
+    # every kept spin, and the stepped intervals kept stepped.
+    notes: list[BakeIssue] = field(default_factory=list)
+    frames_per_object: dict[str, int] = field(default_factory=dict)   # name: baked frames
+    deviation_per_object: dict[str, float] = field(default_factory=dict)   # name: degrees
+    keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
+    keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
+
+
+def _key(item) -> tuple:
+    if isinstance(item, AnimatedTransform):
+        return item.key
+    return (item.name, "")
+
+
+def _unique(objects: Iterable) -> list:
+    seen, out = set(), []
+    for obj in objects:
+        if obj is not None and _key(obj) not in seen:
+            seen.add(_key(obj))
+            out.append(obj)
+    return out
+
+
+def _by_owner(items) -> dict:
+    groups: dict = {}
+    for item in items:
+        owner = item.owner if isinstance(item, AnimatedTransform) else item
+        groups.setdefault(owner.name, (owner, []))[1].append(item)
+    return groups
+
+
+def bake_objects(objects, settings: BakeSettings,
+                 progress: Callable[[int, int], None] | None = None) -> BakeResult:
+    """Re-bake the rotation (and location) keys of ``objects`` with ``settings``.
+
+    ``objects``: objects, and/or ``transform.AnimatedTransform`` values (pose
+    bones). An armature object stands for every keyed bone, plus its own
+    channels when those are keyed (``transform.transforms_of_objects``).
+    Validates every transform first and raises BakeError (nothing changed) on
+    any error; then writes every owner's new action or, if one fails, none
+    (BakeError again, the owners already written put back). The bones of one
+    armature share one new action. ``progress(done, total)`` is called as
+    transforms are computed and written (total = 2 * number of transforms).
+    Returns a BakeResult (``objects``: "Cube", "Rig: spine" ...); warnings
+    (e.g. constraints not baked) are in it.
+    """
+    transforms = _unique(as_transforms(_unique(objects)))
+    issues = settings_issues(settings)
+    if not transforms:
+        issues.insert(0, BakeIssue('ERROR', "", "", None,
+                                   "No objects to bake: select the animated objects or cameras "
+                                   "first."))
+    if any(i.severity == 'ERROR' for i in issues):
+        raise BakeError([i for i in issues if i.severity == 'ERROR'])
+
+    total = 2 * len(transforms)
+    plans, warnings, errors, notes = [], [], [], []
+    fcurve_cache: dict = {}
+    readings = []
+    for obj in transforms:
+        reading, obj_issues = read_transform(obj, settings, fcurve_cache)
+        if reading is None:
+            errors += [i for i in obj_issues if i.severity == 'ERROR']
+            warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        else:
+            readings.append(reading)
+    keyed_all = track_all(readings, settings, fcurve_cache.get("keys")) if not errors \
+        else [None] * len(readings)
+    for k, (reading, keyed) in enumerate(zip(readings, keyed_all)):
+        obj = reading.obj
+        plan, obj_issues = plan_reading(reading, keyed, settings, fcurve_cache)
+        errors += [i for i in obj_issues if i.severity == 'ERROR']
+        warnings += [i for i in obj_issues if i.severity == 'WARNING']
+        notes += [i for i in obj_issues if i.severity == 'INFO']
+        if plan is not None:
+            plans.append(plan)
+            if len(obj.constraints):
+                kinds = ", ".join(f"\"{c.name}\"" for c in obj.constraints)
+                warnings.append(BakeIssue(
+                    'WARNING', obj.name, "", None,
+                    f"{animdata.subject(obj)} has constraints ({kinds}); QuatBake baked its "
+                    "keys only, so the constraints still act on top of the baked rotation.",
+                    obj.bone_name))
+        if progress is not None:
+            progress(k + 1, total)
+    if not errors:
+        warnings += interpolate_pending(plans)
+    groups = _by_owner(p.obj for p in plans)
+    for owner, _items in groups.values():
+        errors += renamed_bone_issues(owner)
+    if errors:
+        raise BakeError(errors)
+    # The largest difference from Blender's own playback, at the baked frames: every plan
+    # in one evaluation (a rig's bones keyed on the same frames share one solve).
+    set_deviations(plans, fcurve_cache.get("keys"))
+    if settings.tolerance_deg > 0.0:
+        reduce_keys(plans, settings)
+
+    owner_plans = [(owner, [p for p in plans if p.obj.owner == owner])
+                   for owner, _items in groups.values()]
+    done: list[WriteUndo] = []
+    fake_users = FakeUsers()
+    plans_written = 0
+    try:
+        for owner, group in owner_plans:
+            done.append(write_owner(owner, group, fake_users))
+            plans_written += len(group)
+            if progress is not None:
+                progress(len(transforms) + plans_written, total)
+    except Exception as exc:
+        for undo in reversed(done):
+            undo_write(undo)
+        failed = owner_plans[len(done)][0].name
+        raise BakeError([BakeIssue(
+            'ERROR', failed, "", None,
+            f"Writing the bake of object \"{failed}\" failed ({exc}); every object was put "
+            "back as it was before the bake.")]) from exc
+
+    # A re-bake replaced an earlier bake: drop that action unless someone else uses it.
+    for undo in done:
+        previous = undo.owner_record[4]
+        baked = undo.owner.quatbake.baked_action
+        if previous is not None and previous != baked and previous.users == 0:
+            animdata.remove_action(previous)
+            baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
+
+    written = int(sum(p.written()[0].shape[0] for p in plans))
+    return BakeResult(
+        objects=[p.obj.display_name for p in plans],
+        frames_written=written,
+        keys_dense=int(sum(p.frames.shape[0] for p in plans)),
+        keys_written=written,
+        max_deviation_deg=float(np.degrees(max((p.deviation_rad for p in plans),
+                                               default=0.0))),
+        warnings=warnings,
+        notes=notes,
+        # Keyed by display name: a rig's bones each get their own line ("Rig: spine").
+        frames_per_object={p.obj.display_name: int(p.frames.shape[0]) for p in plans},
+        deviation_per_object={p.obj.display_name: float(np.degrees(p.deviation_rad))
+                              for p in plans},
+    )
+
+
+def revert_objects(objects) -> list[str]:
+    """Undo QuatBake's bake of ``objects``: objects (the whole bake: an armature's bones
+    too) and/or pose-bone transforms (only those bones; the armature's other baked bones
+    stay baked).
+
+    A whole revert puts back the original action (and slot, rotation mode) and
+    the static rotation values (and location, if baked) from before the first
+    bake. Items without a bake are skipped; raises BakeError when none can be
+    reverted, or (nothing changed) when a baked bone was renamed since. The
+    baked action is deleted unless something else uses it. Returns the names
+    reverted ("Cube", "Rig: spine").
+    """
+    items = _unique(objects)
+    candidates = []
+    for owner, group in _by_owner(items).values():
+        if not can_revert(owner):
+            continue
+        whole = any(not getattr(i, "bone_name", "") for i in group)
+        baked = {b.name for b in baked_bones(owner)}
+        names = baked if whole else {i.bone_name for i in group} & baked
+        if whole or names:
+            candidates.append((owner, whole, names))
+    if not candidates:
+        shown = [getattr(o, "display_name", None) or o.name for o in items]
+        names = ", ".join(f"\"{n}\"" for n in shown[:3])
+        subject = f"object {names}" if len(items) == 1 else \
+            (f"objects {names}" + (" ..." if len(items) > 3 else "") if items else "selection")
+        raise BakeError([BakeIssue(
+            'ERROR', items[0].name if len(items) == 1 else "", "", None,
+            f"Nothing to revert: the {subject} shows no QuatBake bake. Select baked objects "
+            "(a bake made after any manual change of action).")])
+    issues = [i for owner, _w, _n in candidates for i in renamed_bone_issues(owner)]
+    if issues:
+        raise BakeError(issues)
+    reverted = []
+    originals = recorded_originals()
+    for obj, whole, names in candidates:
+        rec = obj.quatbake
+        remaining = (set(b.name for b in baked_bones(obj)) - names) or \
+            (not whole and not rec.bones_only)
+        if whole or not remaining:
+            if not rec.bones_only:
+                reverted.append(obj.name)
+            revert_owner_fully(obj, originals)
+        else:
+            revert_bones(obj, names)
+        reverted += [f"{obj.name}: {n}" for n in sorted(names)]
+    return reverted

@@ -1,0 +1,318 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Operators ``quatbake.bake`` and ``quatbake.revert``.
+
+They act on the selected objects (cameras are objects) and take their
+defaults from the scene settings (``scene.quatbake``). The work itself is done
+by :mod:`.bake`; this module only turns operator properties into
+:class:`bake.BakeSettings`, drives the progress bar and reports the outcome.
+"""
+from typing import TYPE_CHECKING
+
+import bpy
+from bpy.app.translations import pgettext_tip
+from bpy.props import StringProperty
+from bpy.types import Operator
+
+from ..transform import selected_items, selected_objects, transforms_named  # first 2: public
+from ..ui.counts import tally, transform_count, transform_pairs
+from ..ui.polls import has_selection
+from ..ui.props import BAKE_METHOD_ITEMS, SETTING_NAMES, QUATBAKE_PG_settings
+from .panel import draw_bake_settings, forget_last_bake, remember_last_bake
+
+# The engine (.bake, with core's interpolation) is imported inside the
+# functions that bake: registering must not load it (measured in
+# benchmarks/bench_register.py; the first enable compiles what it imports).
+if TYPE_CHECKING:
+    from .. import bake
+
+# `pgettext_rpt` (report context) exists from Blender 4.0; 3.4 translates
+# reports with the tooltip function.
+rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
+
+
+# Objects named in the bake's status line; more are only counted.
+MAX_NAMED = 4
+
+# More error reports than this would bury the first (most useful) ones in the
+# status bar; the rest go to the console.
+MAX_REPORTED_ISSUES = 5
+
+
+def _mirror(name: str):
+    """The scene setting ``name`` as an operator property (same name, items,
+    limits and tooltip), with SKIP_SAVE.
+
+    SKIP_SAVE matters: without it Blender remembers the last call's values and
+    marks them "set", so a later ``bpy.ops.quatbake.bake()`` would silently use
+    the previous call's values instead of the scene settings.
+    """
+    deferred = QUATBAKE_PG_settings.__annotations__[name]
+    keywords = dict(deferred.keywords)
+    keywords["options"] = {'SKIP_SAVE'}
+    return deferred.function(**keywords)
+
+
+def _report_issues(operator: Operator, issues, severity: str) -> None:
+    """Report the first few issues with ``severity``; print all to the console."""
+    for issue in issues[:MAX_REPORTED_ISSUES]:
+        operator.report({severity}, issue.message)
+    hidden = len(issues) - MAX_REPORTED_ISSUES
+    if hidden > 0:
+        operator.report(
+            {severity}, rpt_("...and {:d} more problems; the console lists them all").format(hidden)
+        )
+        for issue in issues:
+            print(f"QuatBake {issue.severity.lower()}: {issue.message}")
+
+
+def _error_issues(err: Exception) -> list:
+    """The issues carried by a BakeError, or one issue made from any other error."""
+    from .. import bake
+
+    issues = list(getattr(err, "issues", None) or [])
+    if not issues:
+        issues = [bake.BakeIssue('ERROR', "", "", None, str(err))]
+    return issues
+
+
+class _Progress:
+    """``progress(done, total)`` callback driving the window manager's progress
+    bar. Headless-safe: without a window manager (or its progress functions)
+    it does nothing."""
+
+    def __init__(self, window_manager) -> None:
+        self._wm = window_manager if hasattr(window_manager, "progress_begin") else None
+        self._started = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._wm is None:
+            return
+        if not self._started:
+            self._wm.progress_begin(0, max(int(total), 1))
+            self._started = True
+        self._wm.progress_update(int(done))
+
+    def end(self) -> None:
+        if self._started:
+            self._wm.progress_end()
+            self._started = False
+
+
+def _bake_method():
+    """The scene's ``method`` without 'LERP' (for comparisons only): what a bake writes."""
+    deferred = QUATBAKE_PG_settings.__annotations__["method"]
+    keywords = dict(deferred.keywords, items=BAKE_METHOD_ITEMS, options={'SKIP_SAVE'})
+    keywords["description"] = "How rotations are interpolated between keys (always on the " \
+        "short arc)"
+    return deferred.function(**keywords)
+
+
+LERP_REFUSED = ("The scene's method is Lerp, which is for comparisons only (Analyze and the "
+                "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake")
+
+# The redo panel's preset menu lists only Blender's preset folders; the
+# shipped presets join them through register_preset_path (4.2+). Before that
+# the menu showed "* Missing Paths *" only, so it is not offered there; the
+# sidebar's preset menu works on every version.
+_REDO_PRESETS = {'PRESET'} if hasattr(bpy.utils, "register_preset_path") else set()
+
+
+class QUATBAKE_OT_bake(Operator):
+    """Re-bake the rotation (and location) keys of the selected objects with real
+    rotation interpolation. The original action is kept; Revert puts it back"""
+
+    bl_idname = "quatbake.bake"
+    bl_label = "Re-bake Rotations"
+    bl_options = {'REGISTER', 'UNDO'} | _REDO_PRESETS
+
+    method: _bake_method()
+    location_method: _mirror("location_method")
+    constant_speed: _mirror("constant_speed")
+    frame_step: _mirror("frame_step")
+    use_frame_range: _mirror("use_frame_range")
+    frame_start: _mirror("frame_start")
+    frame_end: _mirror("frame_end")
+    output_mode: _mirror("output_mode")
+    union_keys: _mirror("union_keys")
+    turns: _mirror("turns")
+    timing: _mirror("timing")
+    tolerance: _mirror("tolerance")
+    # Not a scene setting: which action to bake is a per-call choice (scripts).
+    clip: StringProperty(
+        name="Clip", default="", options={'SKIP_SAVE'},
+        description="Bake this NLA clip (an action's name, evaluated in its own action time) "
+        "instead of the active action; the baked clip becomes the active action and Revert "
+        "puts back the previous one. Empty: the active action",
+    )
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return has_selection(cls, context)
+
+    def _fill_from_scene(self, context) -> None:
+        """Copy each scene setting the caller did not set explicitly.
+
+        A scene method of 'LERP' is left out (the operator cannot hold it;
+        execute refuses it). Without a custom range, Start and End show the
+        keyed range of the selection (what is baked), not the scene's 1-250.
+        """
+        settings = context.scene.quatbake
+        # Before copying: a copied value counts as "set" afterwards.
+        explicit = {name for name in SETTING_NAMES if self.properties.is_property_set(name)}
+        for name in SETTING_NAMES:
+            if name in explicit:
+                continue
+            if name == "method" and settings.method == 'LERP':
+                continue
+            setattr(self, name, getattr(settings, name))
+        if not self.use_frame_range and not explicit & {"frame_start", "frame_end"}:
+            from ..ui.keyed_range import keyed_range
+
+            found = keyed_range(selected_objects(context))
+            if found is not None:
+                self.frame_start, self.frame_end = found
+
+    def _lerp_requested(self, context) -> bool:
+        return (not self.properties.is_property_set("method")
+                and context.scene.quatbake.method == 'LERP')
+
+    def draw(self, context):
+        """The redo panel (F9): the sidebar's Re-bake fields, in its order and greying."""
+        draw_bake_settings(self.layout, self)
+
+    def bake_settings(self) -> "bake.BakeSettings":
+        from .. import bake
+
+        frame_range = (self.frame_start, self.frame_end) if self.use_frame_range else None
+        return bake.BakeSettings(
+            method=self.method,
+            location_method=self.location_method,
+            constant_speed=self.constant_speed,
+            frame_step=self.frame_step,
+            frame_range=frame_range,
+            output_mode=self.output_mode,
+            union_keys=self.union_keys,
+            turns=self.turns,
+            timing=self.timing,
+            tolerance_deg=self.tolerance,
+            clip=self.clip,
+        )
+
+    def _settings_error(self) -> str:
+        """A sentence about settings no bake can use, or "" when they are usable.
+        The properties' limits already prevent most of these; scripts and
+        presets can still reach the engine with odd values, so check here too."""
+        if self.frame_step < 1:
+            return rpt_(
+                "Frame step is {:d}; it must be 1 or more (1 = a key on every frame)"
+            ).format(self.frame_step)
+        if self.use_frame_range and self.frame_end < self.frame_start:
+            return rpt_(
+                "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "
+                "set End to Start or later"
+            ).format(self.frame_end, self.frame_start)
+        return ""
+
+    def invoke(self, context, event):
+        # The contract: the operators take their defaults from the scene settings.
+        self._fill_from_scene(context)
+        return self.execute(context)
+
+    def execute(self, context):
+        from .. import bake
+
+        lerp = self._lerp_requested(context)
+        self._fill_from_scene(context)
+        message = rpt_(LERP_REFUSED) if lerp else self._settings_error()
+        if message:
+            self.report({'ERROR'}, message)
+            return {'CANCELLED'}
+
+        objects = selected_items(context)
+        progress = _Progress(getattr(context, "window_manager", None))
+        try:
+            result = bake.bake_objects(objects, self.bake_settings(), progress=progress)
+        except (bake.BakeError, ValueError) as err:
+            # The engine validates every object before writing anything, so the
+            # scene is as it was: say what is wrong and stop.
+            _report_issues(self, _error_issues(err), 'ERROR')
+            return {'CANCELLED'}
+        finally:
+            progress.end()
+
+        _report_issues(self, list(result.warnings), 'WARNING')
+        _report_issues(self, list(result.notes), 'INFO')
+        settings = context.scene.quatbake
+        settings.last_turn_notes = "\n".join(n.message for n in result.notes)
+        settings.has_last_bake = True
+        baked = transforms_named(result.objects)
+        _, bones, rig = tally(transform_pairs(baked))
+        settings.last_objects_baked = len(result.objects)
+        settings.last_bones_baked = bones
+        settings.last_bones_rig = rig
+        settings.last_frames_written = int(result.frames_written)
+        settings.last_max_deviation_deg = float(result.max_deviation_deg)
+        remember_last_bake(context.scene, result.frames_per_object)
+        # Close the loop: the Difference Report describes the baked objects now.
+        from ..analyze import entries
+        from ..ui import compare
+
+        entries.refresh(context.scene, baked, compare.compare_method(settings))
+        names = ", ".join(result.objects[:MAX_NAMED])
+        if len(result.objects) > MAX_NAMED:
+            names += ", ..."
+        summary = rpt_(
+            "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
+            "own interpolation: {:.3f} deg"
+        )
+        self.report({'INFO'}, summary.format(
+            transform_count(baked, rpt_), names, settings.last_frames_written,
+            settings.last_max_deviation_deg,
+        ))
+        if self.tolerance > 0.0:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance))
+        return {'FINISHED'}
+
+
+class QUATBAKE_OT_revert(Operator):
+    """Put back the original action of the selected objects: the keys exactly as
+    they were before QuatBake baked them"""
+
+    bl_idname = "quatbake.revert"
+    bl_label = "Revert Bake"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        # Cheap on purpose: whether anything can be reverted is checked in
+        # execute() (which then says so) and by the panel, which greys the
+        # button out.
+        return has_selection(cls, context)
+
+    def execute(self, context):
+        from .. import bake
+
+        objects = selected_items(context)
+        try:
+            names = bake.revert_objects(objects)
+        except (bake.BakeError, ValueError) as err:
+            _report_issues(self, _error_issues(err), 'ERROR')
+            return {'CANCELLED'}
+        # The summary described the bake that was just taken back.
+        context.scene.quatbake.has_last_bake = False
+        forget_last_bake(context.scene)
+        from ..analyze import entries
+        from ..ui import compare
+
+        reverted = transforms_named(names)
+        entries.refresh(context.scene, reverted,
+                               compare.compare_method(context.scene.quatbake))
+        self.report({'INFO'}, rpt_("Reverted {}: {}").format(transform_count(reverted, rpt_),
+                                                             ", ".join(names)))
+        return {'FINISHED'}
+
+
+classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,504 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Step 1 of a bake: check one transform and read its keys (``read_transform``).
+
+Each check is its own step, in the order a user would fix things: the transform
+itself (registered, local, not in tweak mode, an action with a slot), its rotation
+channels (keys, drivers, NLA blending), the keys' values, the location path, and
+the frames to bake. A check that refuses stops the reading of that transform only.
+Reads Blender, changes nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .. import animdata, keyed
+from ..animdata import turn_inputs
+from ..record import owner_record_of, record_of
+from .settings import LOCATION_FLOAT32_WARN, BakeIssue, BakeSettings
+
+
+@dataclass
+class Source:
+    action: object
+    slot: str
+    mode: str
+    rebake: bool     # True: the object shows a QuatBake bake; `action` is its original
+    clip: bool = False   # True: `action` is an NLA clip, not the active action
+
+
+def source_of(obj) -> Source:
+    """Where the keys to bake come from: the original action if QuatBake baked the owner
+    (the object, or the armature of a bone)."""
+    rec = owner_record_of(obj)
+    current = animdata.get_action(obj)
+    if (rec is not None and rec.original_action is not None and rec.baked_action is not None
+            and current is not None and current == rec.baked_action):
+        if getattr(obj, "bone_name", ""):
+            bone_rec = obj.quatbake
+            mode = (bone_rec.original_rotation_mode if bone_rec.baked else "") or \
+                obj.rotation_mode
+        else:
+            mode = (rec.original_rotation_mode if not rec.bones_only else "") or \
+                obj.rotation_mode
+        return Source(rec.original_action, rec.original_slot, mode, True)
+    return Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, False)
+
+
+def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
+                        known: dict | None = None) -> tuple[list[BakeIssue], np.ndarray]:
+    """NaN keys and mismatched key frames on ``fcurves`` (None skipped).
+
+    Returns (issues, sorted union of key frames). ``known`` collects the arrays read
+    ({fc.as_pointer(): ...}, animdata.KEY_FIELDS), so the deviation need not read them again.
+    """
+    name, who, bone = obj.name, animdata.subject(obj), getattr(obj, "bone_name", "")
+    issues = []
+    frames_per_channel = []
+    for fc in fcurves:
+        if fc is None:
+            continue
+        if known is None:
+            data = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        else:
+            data = known[fc.as_pointer()] = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
+        co = data["co"]
+        # One sum first (any NaN or inf makes it non-finite; an overflow only takes the
+        # slower exact look below): hundreds of bones' channels are checked per bake.
+        label = animdata.channel_label(fc.data_path, fc.array_index)
+        if np.isfinite(co.sum() + data["handle_left"].sum() + data["handle_right"].sum()):
+            frames_per_channel.append((label, co[:, 0]))
+            continue
+        finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
+                                            axis=1)).all(axis=1)
+        if not finite.all():
+            row = int(np.argmin(finite))
+            frame = float(co[row, 0]) if np.isfinite(co[row, 0]) else None
+            where = f"at frame {animdata.frame_label(frame)}" if frame is not None else \
+                f"(key number {row + 1})"
+            issues.append(BakeIssue(
+                'ERROR', name, label, frame,
+                f"{who}: channel {label} has a key {where} whose value or handle "
+                "is not a number. Fix or delete that key, then bake again.", bone))
+            continue
+        # Subframe keys (a 30 fps clip imported at 24 fps) are fine: the bake adds
+        # them to its frames, so it passes through every key (_bake_frames).
+        frames = co[:, 0]
+        frames_per_channel.append((label, frames))
+    if issues or not frames_per_channel:
+        return issues, np.zeros(0)
+    first = frames_per_channel[0][1]
+    if all(f.shape == first.shape and (f == first).all() for _, f in frames_per_channel):
+        return issues, np.unique(first)   # the usual case: every channel on the same frames
+    union = np.unique(np.concatenate([f for _, f in frames_per_channel]))
+    if not union_keys:
+        for label, frames in frames_per_channel:
+            missing = np.setdiff1d(union, frames)
+            if missing.size:
+                frame = float(missing[0])
+                keyed = next(lab for lab, fr in frames_per_channel if frame in fr)
+                issues.append(BakeIssue(
+                    'ERROR', name, label, frame,
+                    f"{who}: {what} channels are keyed on different frames: "
+                    f"{keyed} has a key at frame {animdata.frame_label(frame)} but {label} "
+                    "does not. Key all of them on the same frames, or turn on "
+                    "\"Merge Key Frames\" to bake from the union of their keys.", bone))
+                break
+    return issues, union
+
+
+def _modifier_warnings(who: str, fcurves: Sequence, warn) -> None:
+    """Warn for each channel whose F-curve modifiers will be replaced by the bake."""
+    for fc in fcurves:
+        if fc is not None and len(fc.modifiers):
+            label = animdata.channel_label(fc.data_path, fc.array_index)
+            kinds = ", ".join(sorted({m.type.title() for m in fc.modifiers}))
+            warn(f"{who}: channel {label} has F-curve modifiers ({kinds}). The "
+                 "bake interpolates the values they give at the key frames over the keyed range "
+                 "and drops the modifiers (the original action keeps them).", label)
+
+
+def _keyed(fcurves: Sequence) -> list:
+    """The F-curves that hold keys (an empty F-curve animates nothing)."""
+    return [fc if fc is not None and len(fc.keyframe_points) else None for fc in fcurves]
+
+
+def _clip_source(obj, clip_name: str) -> tuple[Source | None, str]:
+    """The source for a bake of the clip ``clip_name`` (an action of ``obj``'s NLA), or
+    (None, sentence) when ``obj`` has no such clip."""
+    rec = record_of(obj)
+    current = source_of(obj)
+    if current.rebake:
+        if rec.original_action.name == clip_name:
+            return current, ""
+        # One bake record per object: a second clip would lose the first bake's original.
+        return None, (f"{animdata.subject(obj)} shows a QuatBake bake of "
+                      f"\"{rec.original_action.name}\"; revert it before baking the clip "
+                      f"\"{clip_name}\".")
+    for clip in animdata.object_clips(obj):
+        if clip.name == clip_name:
+            if clip.active:
+                return Source(clip.action, clip.slot, obj.rotation_mode, False), ""
+            return Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), ""
+    names = ", ".join(f"\"{c.name}\"" for c in animdata.object_clips(obj)) or "none"
+    return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: {names}). "
+                  "Name one of its actions, in the NLA editor or the Action editor.")
+
+
+def _blend_issue(obj, src: Source, paths: set) -> str:
+    """A sentence when NLA strips play together with the baked action on ``paths``."""
+    blends = [b for b in animdata.blending_strips(obj, paths)
+              if not (b[2] == src.action.name and _replaces_fully(obj))]
+    if not blends:
+        return ""
+    track, strip, action, channels = blends[0]
+    return (f"{animdata.subject(obj)}: NLA track \"{track}\", strip \"{strip}\" (action "
+            f"\"{action}\") is not muted and also animates {', '.join(channels)}, so what plays "
+            "is a blend of it and the action, which QuatBake does not compute. Mute that track "
+            "(its checkbox in the NLA editor) to bake the action alone, or bake the NLA into one "
+            "action first (Object > Animation > Bake Action).")
+
+
+def _replaces_fully(obj) -> bool:
+    ad = obj.animation_data
+    return (ad is not None and ad.action_blend_type == 'REPLACE' and ad.action_influence >= 1.0
+            and ad.action_extrapolation == 'HOLD')
+
+
+def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
+    """Whole frames from start to end every ``step`` (the end always included), plus every
+    key frame on a subframe in [start, end], so the bake passes through those keys too."""
+    first, last = float(np.ceil(start)), float(np.floor(end))
+    grid = np.arange(first, last + 1, step, dtype=np.float64) if last >= first else np.zeros(0)
+    if grid.size and grid[-1] != last:
+        grid = np.append(grid, last)   # always land on the last key / range end
+    keys = np.asarray(keys, dtype=np.float64)
+    sub = keys[(keys >= start) & (keys <= end) & (keys != np.round(keys))]
+    ends = [v for v in (start, end) if not float(v).is_integer()]
+    return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
+
+
+def _values_at_own_keys(fcurves: Sequence, frames: np.ndarray, known: dict | None,
+                        defaults: np.ndarray) -> np.ndarray | None:
+    """The channels' values at ``frames`` straight from their keys, when every keyed
+    channel has a key on exactly those frames and no modifier: Blender's evaluation at a
+    key's own frame is that key's value (fc.evaluate returns it unchanged), and a rig's
+    bones then need no fc.evaluate call at all. None when that does not hold."""
+    if known is None:
+        return None
+    out = np.empty((frames.shape[0], len(fcurves)))
+    for i, fc in enumerate(fcurves):
+        if fc is None:
+            out[:, i] = defaults[i]
+            continue
+        keys = known.get(fc.as_pointer())
+        key_frames = keys["co"][:, 0] if keys is not None else None
+        if (keys is None or len(fc.modifiers) or key_frames.shape != frames.shape
+                or not (key_frames == frames).all()):
+            return None
+        out[:, i] = keys["co"][:, 1]
+    return out
+
+
+def _transform_fcurves(obj, src: Source, cache: dict | None) -> list:
+    """The F-curves of ``src`` that animate the transform ``obj``.
+
+    A bone's are looked up once per action for every bone of the rig (``cache``),
+    so planning 200 bones does not search every F-curve of the action 200 times.
+    """
+    key = (src.action.as_pointer(), src.slot)
+    if cache is None:
+        cache = {}
+    if key not in cache:
+        fcurves = animdata.action_fcurves(src.action, src.slot)
+        cache[key] = (fcurves, animdata.fcurves_by_bone(fcurves))
+    fcurves, by_bone = cache[key]
+    if obj.bone_name:
+        return by_bone.get(obj.bone_name, [])
+    return fcurves
+
+
+@dataclass
+class Reading:
+    """What ``read_transform`` found of one transform: checked, keys read, frames chosen.
+    ``plan_reading`` computes the bake from it once the keyed turns are tracked."""
+
+    obj: object
+    src: Source
+    fcurves: list
+    rot_fcs: list
+    delta_fcs: list
+    into_delta: bool         # only the delta rotation is keyed: the bake writes there
+    delta_keyed: bool
+    out_mode: str
+    target_path: str
+    rot_path: str
+    out_path: str
+    delta_paths: set
+    bake_location: bool
+    loc_frames: np.ndarray | None
+    loc_points: np.ndarray | None
+    loc_into_delta: bool
+    rot_frames: np.ndarray
+    key_quats: np.ndarray
+    key_raw: np.ndarray | None   # the keyed channels' values at rot_frames (the delta ones
+    #                              when into_delta; None: not read yet, see track_request)
+    frames: np.ndarray
+    start: float
+    end: float
+    issues: list             # warnings found while reading
+
+    def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
+        """What turn_inputs needs to follow Blender's playback of the keyed channels."""
+        if self.key_raw is None:
+            # Read once: the turns' tracking and their kinds both ask (bake.turns).
+            keyed_fcs = self.delta_fcs if self.into_delta else self.rot_fcs
+            defaults = (animdata.delta_rotation_defaults(self.obj, self.src.mode)
+                        if self.into_delta else animdata.rotation_defaults(self.obj, self.src.mode))
+            self.key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, self.rot_frames)
+        extra = self.frames if settings.timing == 'KEYED' else None
+        return turn_inputs.TrackRequest(self.obj, self.src.mode, self.fcurves, self.rot_frames,
+                                        self.key_quats, self.key_raw, extra)
+
+
+class _Refused(Exception):
+    """A check failed: the transform is not baked (its issues say why)."""
+
+
+class _Issues:
+    """The issues found while reading one transform, each naming it (and its bone)."""
+
+    def __init__(self, obj) -> None:
+        self.name, self.who, self.bone = obj.name, animdata.subject(obj), obj.bone_name
+        self.found: list[BakeIssue] = []
+
+    def err(self, message, channel="", frame=None) -> None:
+        self.found.append(BakeIssue('ERROR', self.name, channel, frame, message, self.bone))
+
+    def warn(self, message, channel="", frame=None) -> None:
+        self.found.append(BakeIssue('WARNING', self.name, channel, frame, message, self.bone))
+
+    def refuse(self, message, channel="", frame=None):
+        self.err(message, channel, frame)
+        raise _Refused
+
+    def refuse_if_any(self) -> None:
+        if any(i.severity == 'ERROR' for i in self.found):
+            raise _Refused
+
+
+def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
+                   ) -> tuple[Reading | None, list[BakeIssue]]:
+    """Check one transform (an object or a pose bone), read its keys and choose the frames
+    to bake. Changes nothing. Returns (None, issues) when a check refuses it."""
+    issues = _Issues(obj)
+    try:
+        src = _checked_source(obj, settings, issues)
+        fcurves = _transform_fcurves(obj, src, fcurve_cache)
+        channels = _rotation_channels(obj, src, fcurves, settings, issues)
+        known = fcurve_cache.setdefault("keys", {}) if fcurve_cache is not None else None
+        rot_frames, key_quats, raw = _rotation_keys(obj, src, fcurves, channels, settings,
+                                                    known, issues)
+        location = _location_keys(obj, fcurves, settings, issues)
+        frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
+                                             fcurve_cache, issues)
+    except _Refused:
+        return None, issues.found
+    reading = Reading(obj=obj, src=src, fcurves=fcurves, **channels, **location,
+                      rot_frames=rot_frames, key_quats=key_quats, key_raw=raw, frames=frames,
+                      start=start, end=end, issues=issues.found)
+    return reading, issues.found
+
+
+def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
+    """Where the keys come from, after the checks that need no keys: registered, local,
+    not in NLA tweak mode, the bone still there, an action (or the named clip) with a slot."""
+    who, bone = issues.who, issues.bone
+    if record_of(obj) is None:
+        issues.refuse("QuatBake is not registered, so it cannot record what it bakes. Enable "
+                      "the add-on first.")
+    if animdata.is_read_only(obj):
+        issues.refuse(f"{who} is linked from a library or overridden, so its animation "
+                      "cannot be changed. Make it local first (Object > Relations > Make Local).")
+    tweak, _strips = animdata.nla_state(obj)
+    if tweak:
+        track, strip = animdata.tweaked_strip(obj)
+        where = (f" (editing strip \"{strip}\" on track \"{track}\")" if strip else
+                 f" (editing track \"{track}\")" if track else "")
+        issues.refuse(f"{who} is in NLA tweak mode{where}. Leave tweak mode (Tab in the NLA "
+                      "editor) first; QuatBake then bakes the active action (or the clip you "
+                      "name) and leaves the NLA strips as they are.")
+    if bone and not obj.exists:
+        issues.refuse(f"{who} is not in the armature any more (renamed or deleted). Select the "
+                      "bone again.")
+    if bone and settings.clip:
+        issues.refuse(f"{who}: baking an NLA clip is done for objects only; make the clip the "
+                      "armature's active action (Action editor) and bake again.")
+    if settings.clip:
+        src, message = _clip_source(obj, settings.clip)
+        if src is None:
+            issues.refuse(message)
+    else:
+        src = source_of(obj)
+    if src.action is None:
+        clips = [c.name for c in animdata.object_clips(obj)]
+        if clips:
+            issues.refuse(f"{who} has no active action; its animation lives in NLA clips "
+                          f"({', '.join(clips)}). Name the clip to bake (command line: "
+                          "--clips NAME).")
+        if animdata.bone_key_count(obj):
+            issues.refuse(keyed.bones_only_in_clips(obj, "bake its bones"))
+        issues.refuse(f"{who} has no animation. Key its rotation on two frames or more, "
+                      "then bake.")
+    if animdata.is_read_only(src.action):
+        issues.refuse(f"{who}: its action \"{src.action.name}\" is linked from a library "
+                      "or overridden, so it cannot be re-baked. Make the action local first.")
+    if animdata.slot_missing(src.action, src.slot):
+        issues.refuse(f"{who}: its action \"{src.action.name}\" has no slot assigned to this "
+                      "object, so none of its keys animate it. Pick the object's slot in the "
+                      "Action editor (or the Object > Animation panel), then bake.")
+    return src
+
+
+def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
+                       issues: _Issues) -> dict:
+    """The keyed rotation channels and the paths the bake reads and writes (Reading's
+    fields of the same names); refused without rotation keys, or with a driver or an
+    NLA blend on what it would write."""
+    who = issues.who
+    rot_path = animdata.ROTATION_PATHS[src.mode][0]
+    rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
+    delta_fcs = _keyed(animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
+    regular_keyed = any(fc is not None for fc in rot_fcs)
+    delta_keyed = any(fc is not None for fc in delta_fcs)
+    if not regular_keyed and not delta_keyed:
+        if animdata.bone_key_count(obj):
+            issues.refuse(keyed.bones_only_in_clips(obj, "bake its bones"), rot_path)
+        clips = [c.name for c in animdata.object_clips(obj) if c.action != src.action
+                 and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
+                                       + animdata.delta_rotation_fcurves(obj, src.mode,
+                                                                         c.fcurves()))]
+        hint = (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake it "
+                "(command line: --clips NAME)." if clips else "")
+        issues.refuse(f"{keyed.no_rotation_keys(obj, src.mode)}. Key its rotation, or set the "
+                      f"rotation mode the keys were made in.{hint}", rot_path)
+    # BVH object imports key only the delta channels: the bake then writes there.
+    into_delta = delta_keyed and not regular_keyed
+    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn)
+    out_mode = src.mode if settings.output_mode == 'KEEP' else 'QUATERNION'
+    out_path = animdata.ROTATION_PATHS[out_mode][0]
+    target_path = animdata.DELTA_ROTATION_PATHS[out_mode][0] if into_delta else out_path
+    delta_paths = {animdata.DELTA_ROTATION_PATHS[m][0] for m in (src.mode, out_mode)
+                   if m in animdata.DELTA_ROTATION_PATHS}
+    location_paths = ({"location", "delta_location"} if settings.location_method != 'KEEP'
+                      else set())
+    driven_paths = {rot_path, out_path} | delta_paths | location_paths
+    for label in animdata.driver_channels(obj, driven_paths):
+        issues.err(f"{who}: channel {label} has a driver, which overrides any keys "
+                   "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
+    blend = _blend_issue(obj, src, driven_paths)
+    if blend:
+        issues.err(blend)
+    issues.refuse_if_any()
+    return dict(rot_fcs=rot_fcs, delta_fcs=delta_fcs, into_delta=into_delta,
+                delta_keyed=delta_keyed, out_mode=out_mode, target_path=target_path,
+                rot_path=rot_path, out_path=out_path, delta_paths=delta_paths)
+
+
+def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: BakeSettings,
+                   known: dict | None, issues: _Issues) -> tuple:
+    """(key frames, orientations there, the keyed channels' values there or None)."""
+    rot_fcs, delta_fcs = channels["rot_fcs"], channels["delta_fcs"]
+    key_fcs = rot_fcs + delta_fcs
+    key_issues, rot_frames = _channel_key_issues(obj, key_fcs, settings.union_keys, "rotation",
+                                                 known)
+    if key_issues:
+        issues.found += key_issues
+        raise _Refused
+    if rot_frames.size < 2:
+        first = next(fc for fc in key_fcs if fc is not None)
+        label = animdata.channel_label(first.data_path, first.array_index)
+        issues.refuse(f"{issues.who} has a single rotation key (frame "
+                      f"{animdata.frame_label(rot_frames[0])}): there is nothing to "
+                      "interpolate. Add a second key.", label, float(rot_frames[0]))
+    try:
+        # The keys' own values are the orientation only when no delta (keyed or static)
+        # composes with them: Blender plays delta @ rotation.
+        plain = not channels["delta_keyed"] and animdata.is_identity_delta(
+            animdata.delta_rotation_defaults(obj, src.mode), src.mode)
+        raw = None if not plain else _values_at_own_keys(
+            rot_fcs, rot_frames, known, animdata.rotation_defaults(obj, src.mode))
+        if raw is not None:
+            key_quats = animdata.rotation_values_to_quat(raw, src.mode, rot_frames, obj.name,
+                                                         channels["rot_path"], issues.who)
+        else:
+            key_quats = animdata.evaluate_orientation(obj, rot_frames, src.mode, fcurves,
+                                                      exact=True)
+    except animdata.ChannelError as exc:
+        issues.refuse(str(exc), exc.channel, exc.frame)
+    return rot_frames, key_quats, raw
+
+
+def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) -> dict:
+    """The location path for a location bake and for constant speed (Reading's
+    bake_location, loc_frames, loc_points, loc_into_delta): location + delta_location,
+    written back into the one that is keyed."""
+    found = dict(bake_location=settings.location_method != 'KEEP', loc_frames=None,
+                 loc_points=None, loc_into_delta=False)
+    if not found["bake_location"]:
+        return found
+    who = issues.who
+    loc_fcs = _keyed(animdata.location_fcurves(obj, fcurves))
+    dloc_fcs = _keyed(animdata.delta_location_fcurves(obj, fcurves))
+    found["loc_into_delta"] = not any(loc_fcs) and any(dloc_fcs)
+    loc_issues, loc_frames = _channel_key_issues(obj, loc_fcs + dloc_fcs, settings.union_keys,
+                                                 "location")
+    if loc_issues:
+        issues.found += loc_issues
+        raise _Refused
+    if loc_frames.size < 2:
+        keys = "one location key" if loc_frames.size else "no location keys"
+        message = f"{who} has {keys}, so there is no path"
+        if settings.constant_speed:
+            issues.refuse(message + " to travel at constant speed. Key its location on two "
+                          "frames or more, or turn Constant Speed off.", "location")
+        issues.warn(message + " to re-bake; its location is left as it is.", "location")
+        found["bake_location"] = False
+        return found
+    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn)
+    loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
+    big = float(np.abs(loc_points).max())
+    if big > LOCATION_FLOAT32_WARN:
+        issues.warn(f"{who}: location reaches {big:.3g} units, where Blender's "
+                    f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
+                    "slow moves there will stutter. Move the scene closer to the origin.",
+                    "location")
+    found.update(loc_frames=loc_frames, loc_points=loc_points)
+    return found
+
+
+def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
+                    loc_frames: np.ndarray | None, fcurve_cache: dict | None,
+                    issues: _Issues) -> tuple[np.ndarray, float, float]:
+    """(frames, start, end): the custom range or the keyed one, every step frame plus
+    the keys; refused past keyed.MAX_FRAMES."""
+    if settings.frame_range is not None:
+        start, end = (float(v) for v in settings.frame_range)
+    else:
+        start, end = float(rot_frames[0]), float(rot_frames[-1])
+        if loc_frames is not None:
+            start, end = min(start, float(loc_frames[0])), max(end, float(loc_frames[-1]))
+    step = int(settings.frame_step)
+    message = keyed.span_too_long(issues.who, start, end, step)
+    if message:
+        issues.refuse(message, "", start)
+    all_keys = rot_frames if loc_frames is None else np.union1d(rot_frames, loc_frames)
+    # Rig bones keyed on the same frames share one frame grid (and one evaluation later).
+    grid_key = (start, end, step, all_keys.tobytes())
+    grids = fcurve_cache.setdefault("grids", {}) if fcurve_cache is not None else {}
+    if grid_key not in grids:
+        grids[grid_key] = _bake_frames(start, end, step, all_keys)
+    return grids[grid_key], start, end
+

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a bake is asked to do (BakeSettings), what it finds wrong (BakeIssue,
+BakeError), the limits it keeps, and the check of the settings themselves.
+
+The lowest floor of the bake package (engine -> write -> plan -> read -> turns ->
+settings): it imports none of them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ...core import turns
+
+METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
+
+
+LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
+
+
+OUTPUT_MODES = ('KEEP', 'QUATERNION')
+
+
+TURNS = turns.TURN_SETTINGS          # 'AUTO' | 'SHORTEST' | 'KEYED' (core/turns.py)
+
+
+TIMINGS = turns.TIMING_SETTINGS      # 'EVEN' | 'KEYED'
+
+
+BAKED_SUFFIX = ".quatbake"
+
+
+# Beyond this |location| (units) float32 keys are spaced ~1e-3 apart: a slow
+# move visibly stutters whatever the interpolation does (BLENDER_API.md).
+LOCATION_FLOAT32_WARN = 1.0e4
+
+
+# Beyond this |angle| (radians, ~20 turns) float32 Euler/axis-angle keys are
+# spaced more than 1e-5 rad apart, so the baked rotation is that coarse.
+ANGLE_FLOAT32_WARN = 128.0
+
+
+
+
+# Turn notes named per object; more are counted in one line (a mocap clip can
+# wrap on hundreds of key intervals).
+MAX_TURN_NOTES = 10
+
+
+
+@dataclass
+class BakeSettings:
+    """What to bake. Frames are whole scene frames."""
+
+    method: str = 'SLERP'            # 'LERP' | 'NLERP' | 'SLERP' | 'SQUAD'
+    location_method: str = 'KEEP'    # 'KEEP' | 'LINEAR' | 'CATMULL_ROM'
+    constant_speed: bool = False     # retime by arc length (needs a location method)
+    frame_step: int = 1              # a key every this many frames (>= 1)
+    frame_range: tuple[int, int] | None = None   # None = the keyed range
+    output_mode: str = 'KEEP'        # 'KEEP' (object's own rotation mode) | 'QUATERNION'
+    union_keys: bool = False         # channels keyed on different frames: refuse unless True
+    turns: str = 'AUTO'              # 'AUTO' | 'SHORTEST' | 'KEYED': whole turns (core/turns.py)
+    timing: str = 'EVEN'             # 'EVEN' | 'KEYED': constant speed, or the keys' ease
+    tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
+    #                                  player (slerp) need to stay this close (core.keyreduce)
+    location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
+    clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
+
+
+
+@dataclass
+class BakeIssue:
+    """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
+
+    severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked)
+    object_name: str     # "" when not about one object
+    channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
+    frame: float | None  # the frame concerned, if any
+    message: str         # a full sentence: what is wrong, where, and what to do
+    bone: str = ""       # the pose bone concerned ("" for an object's own channels)
+
+
+class BakeError(Exception):
+    """The bake was refused or undone; ``issues`` lists why. Nothing in the file changed."""
+
+    def __init__(self, issues: Sequence[BakeIssue]):
+        self.issues = list(issues)
+        super().__init__(self.issues[0].message if self.issues else "The bake failed.")
+
+
+def _is_whole(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        return float(value).is_integer()
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
+    issues = []
+
+    def err(message):
+        issues.append(BakeIssue('ERROR', "", "", None, message))
+
+    if settings.method not in METHODS:
+        err(f"Unknown method {settings.method!r}: use one of {', '.join(METHODS)}.")
+    if settings.location_method not in LOCATION_METHODS:
+        err(f"Unknown location method {settings.location_method!r}: use one of "
+            f"{', '.join(LOCATION_METHODS)}.")
+    if settings.output_mode not in OUTPUT_MODES:
+        err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
+    if not _is_whole(settings.frame_step) or settings.frame_step < 1:
+        err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
+    if settings.turns not in TURNS:
+        err(f"Unknown turns setting {settings.turns!r}: use one of {', '.join(TURNS)}.")
+    if settings.timing not in TIMINGS:
+        err(f"Unknown timing {settings.timing!r}: use one of {', '.join(TIMINGS)}.")
+    if settings.constant_speed and settings.timing == 'KEYED':
+        err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
+            "arc length: they contradict each other. Turn one of them off.")
+    for label, value in (("Key tolerance", settings.tolerance_deg),
+                         ("Location tolerance", settings.location_tolerance)):
+        if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
+            err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
+                "every step frame.")
+    if settings.constant_speed and settings.location_method == 'KEEP':
+        err("Constant speed retimes the move along the location path, so it needs Location "
+            "set to Linear or Catmull-Rom (or turn Constant Speed off).")
+    if settings.frame_range is not None:
+        rng = tuple(settings.frame_range)
+        if len(rng) != 2 or not all(_is_whole(v) for v in rng):
+            err(f"Frame range must be two whole frames (start, end); got {settings.frame_range!r}.")
+        elif rng[1] < rng[0]:
+            err(f"Frame range {int(rng[0])}..{int(rng[1])} is empty: the end frame must not be "
+                "before the start frame.")
+    return issues

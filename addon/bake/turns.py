@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Keyed turns in a bake: what Blender's playback does between the keys (every
+transform of a bake tracked together, turn_inputs.track_many), whether a
+transform may join the batched interpolation, and the notes the bake shows about
+kept turns, flips, wraps and steps.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core import turns
+from .. import animdata
+from ..animdata import turn_inputs
+from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings
+
+
+@dataclass
+class KeyedTurns:
+    tracking: turns.Tracking
+    kinds: list              # per key interval: "short" | "flip" | "wrap" | "spin" | "step"
+    stepped: np.ndarray      # (k-1,) bool
+
+
+def keyed_turns(reading, settings: BakeSettings,  # reading: a read.Reading
+                 tracking: turns.Tracking | None = None, known: dict | None = None
+                 ) -> KeyedTurns:
+    """What Blender's playback of the keys does between them (core/turns.py): the kinds
+    of the intervals, from ``tracking`` (computed here when None)."""
+    request = reading.track_request(settings)
+    if tracking is None:
+        tracking = turn_inputs.track_many([request], known)[0]
+    keyed_fcs = reading.delta_fcs if reading.into_delta else reading.rot_fcs
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, reading.rot_frames, known)
+    return KeyedTurns(tracking, turns.classify(reading.src.mode, request.key_raw,
+                                                tracking.differs, stepped), stepped)
+
+
+def track_all(readings: list, settings: BakeSettings, known: dict | None) -> list:
+    """The keyed turns of every reading, the rig's bones tracked together
+    (turn_inputs.track_many). On a channel that cannot be tracked, None for all: each is
+    then tracked on its own, so the error names its transform."""
+    try:
+        requests = [r.track_request(settings) for r in readings]
+        found = turn_inputs.track_many(requests, known)
+        return [keyed_turns(r, settings, t, known) for r, t in zip(readings, found)]
+    except (animdata.ChannelError, ValueError):
+        return [None] * len(readings)
+
+
+def plain_turns(keyed: KeyedTurns, settings: BakeSettings) -> bool:
+    """True when ``turn_interp.interpolate_keys`` would give plain ``interp.interpolate``:
+    no kept whole turn (per turns.choose, and the 180 deg ties it follows), no stepped
+    interval and even timing. Only then may a bone join the batched interpolation."""
+    if keyed.stepped.any() or settings.timing != 'EVEN':
+        return False
+    keep = turns.choose(settings.turns, keyed.kinds)
+    if settings.turns != "SHORTEST":
+        keep = keep | np.array([k == "short" for k in keyed.kinds], dtype=bool)
+    return not (np.where(keep, keyed.tracking.whole, 0) != 0).any()
+
+
+def turn_notes(obj, rot_frames, keyed: KeyedTurns,
+                settings: BakeSettings) -> list[BakeIssue]:
+    """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
+    name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
+    keep = turns.choose(settings.turns, keyed.kinds)
+    named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
+    sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
+    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"{who}: {text}", bone)
+           for i, text in zip(named, sentences)]
+    if len(out) > MAX_TURN_NOTES:
+        # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
+        rest = Counter(keyed.kinds[i] for i in named[MAX_TURN_NOTES:])
+        what = ", ".join(f"{count} {kind}" for kind, count in sorted(rest.items()))
+        out = out[:MAX_TURN_NOTES] + [BakeIssue(
+            'INFO', name, "", None,
+            f"{who}: {len(named) - MAX_TURN_NOTES} more key intervals like these "
+            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.", bone)]
+    steps = int(keyed.stepped.sum())
+    if steps:
+        out.append(BakeIssue(
+            'INFO', name, "", None,
+            f"{who}: {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
+            "held until the next key, then the jump on that key's frame, as Blender plays "
+            "them.", bone))
+    # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked
+    # frames would be written the wrong way round.
+    gaps = np.diff(rot_frames)
+    per_frame = keyed.tracking.keyed_deg / gaps
+    fast = np.flatnonzero(keep & (per_frame * settings.frame_step >= 180.0))
+    if fast.size:
+        i = int(fast[0])
+        out.append(BakeIssue(
+            'WARNING', name, "", float(rot_frames[i]),
+            f"{who}: keys {animdata.frame_label(rot_frames[i])}-"
+            f"{animdata.frame_label(rot_frames[i + 1])} turn {per_frame[i]:.0f} deg per frame, "
+            f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
+            "cannot show that turn. Lower Step (or space the keys further apart).", bone))
+    return out
+
+
+def constant_keys(frames, rot_frames, stepped) -> np.ndarray | None:
+    """(n,) bool: the last baked frame before the end of each step, written CONSTANT so
+    the jump happens exactly on the key's frame (and not ramped in between)."""
+    if not stepped.any():
+        return None
+    mask = np.zeros(frames.shape[0], dtype=bool)
+    starts, ends = rot_frames[:-1][stepped], rot_frames[1:][stepped]
+    last = np.searchsorted(frames, ends) - 1
+    ok = (last >= 0) & (frames[np.maximum(last, 0)] >= starts)
+    mask[last[ok]] = True
+    return mask

@@ -1,0 +1,333 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Writing a bake into the file, and taking it back (step 3 of the flow in bake/engine.py).
+
+One new action per owner (an object, or an armature with its bones: they share
+one action), the records of what changed (record.py), the undo of a write
+that failed, and revert (whole owners, or some of an armature's bones).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import bpy
+
+from .. import animdata
+from ..record import (
+    EMPTY_RECORD,
+    clear_bone_record,
+    delta_props,
+    get_record,
+    paths_of,
+    record_of,
+    restore_delta_props,
+    restore_rotation_props,
+    rotation_props,
+    set_record,
+    set_rotation_mode,
+)
+from ..transform import AnimatedTransform, bone_path_prefix
+from .settings import BAKED_SUFFIX, BakeIssue
+
+
+@dataclass
+class _TransformState:
+    transform: object
+    rotation_mode: str
+    rotation_props: tuple
+    delta_props: tuple
+    location: tuple
+    record: tuple
+
+
+
+@dataclass
+class WriteUndo:
+    owner: object                # the object whose action the bake replaced
+    action: object
+    slot: str
+    owner_record: tuple
+    states: list                 # _TransformState of each transform baked
+    source_action: object
+    source_fake_user: bool
+    new_action: object = None
+
+
+def _state(t) -> _TransformState:
+    return _TransformState(t, t.rotation_mode, rotation_props(t), delta_props(t),
+                           tuple(t.location), get_record(t))
+
+
+def baked_bones(owner) -> list:
+    """The pose bones of ``owner`` that its current bake rewrote."""
+    if owner.type != 'ARMATURE' or owner.pose is None:
+        return []
+    return [b for b in owner.pose.bones
+            if getattr(b, "quatbake", None) is not None and b.quatbake.baked]
+
+
+def renamed_bone_issues(owner) -> list[BakeIssue]:
+    """A bone baked under one name and renamed since: the original action still keys the old
+    name, so neither a re-bake nor a revert could put its keys back."""
+    rec = record_of(owner)
+    if rec is None or rec.baked_action is None or animdata.get_action(owner) != rec.baked_action:
+        return []
+    issues = []
+    for pbone in baked_bones(owner):
+        old = pbone.quatbake.baked_name
+        if old and old != pbone.name:
+            issues.append(BakeIssue(
+                'ERROR', owner.name, "", None,
+                f"Armature \"{owner.name}\", bone \"{pbone.name}\" was baked as \"{old}\" and "
+                f"renamed since; the original action \"{rec.original_action.name}\" still keys "
+                f"\"{old}\". Rename the bone back to \"{old}\", then revert (or bake) again.",
+                pbone.name))
+    return issues
+
+
+def _carried(owner, plans) -> list[tuple[str, str, list[str]]]:
+    """(prefix, group, paths) of an earlier bake of ``owner``'s transforms that this bake does
+    not redo: copied as they are from the current baked action into the new one."""
+    rec = record_of(owner)
+    if rec is None or rec.baked_action is None or animdata.get_action(owner) != rec.baked_action:
+        return []
+    planned = {p.obj.bone_name for p in plans}
+    carry = []
+    if not rec.bones_only and "" not in planned and rec.baked_paths:
+        carry.append(("", animdata.TRANSFORM_GROUP, paths_of(rec.baked_paths)))
+    for pbone in baked_bones(owner):
+        if pbone.name not in planned:
+            carry.append((bone_path_prefix(pbone.name), pbone.name,
+                          paths_of(pbone.quatbake.baked_paths)))
+    return carry
+
+
+def _compose_action(owner, original, slot: str, current, drop: set, carry: list):
+    """A copy of ``original`` without ``drop`` and with ``carry`` copied from ``current``."""
+    for prefix, _group, paths in carry:
+        drop = drop | {prefix + p for p in paths}
+    new, _samples = animdata.copy_action_for(owner, original, slot,
+                                             original.name + BAKED_SUFFIX, drop)
+    try:
+        if carry:
+            fcurves = animdata.action_fcurves(current, animdata.get_slot_identifier(owner))
+            for prefix, group, paths in carry:
+                wanted = {prefix + p for p in paths}
+                animdata.copy_linear_fcurves(new, slot, [fc for fc in fcurves
+                                                         if fc.data_path in wanted], group)
+    except BaseException:
+        animdata.remove_action(new)
+        raise
+    return new
+
+
+def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
+    """Give ``owner`` one baked action holding every plan's channels (all of an armature's
+    bones live in one action). On failure put everything back, then raise."""
+    src = plans[0].source
+    undo = WriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
+                     get_record(owner), [_state(p.obj) for p in plans], src.action,
+                     src.action.use_fake_user)
+    try:
+        drop = set()
+        for plan in plans:
+            drop |= {plan.obj.path_prefix + p for p in plan.drop_paths}
+        new = _compose_action(owner, src.action, src.slot, undo.action, drop,
+                              _carried(owner, plans))
+        undo.new_action = new
+        make = animdata.fcurve_maker(new, src.slot)
+        for plan in plans:
+            prefix = plan.obj.path_prefix
+            group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
+            out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
+            frames, rotation_values, location_values, constant = plan.written()
+            for i in range(rotation_values.shape[1]):
+                fc = make(prefix + out_path, i, group)
+                if constant is None:
+                    animdata.write_keys(fc, frames, rotation_values[:, i])
+                else:
+                    animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+            if location_values is not None:
+                for i in range(3):
+                    animdata.write_keys(make(prefix + plan.location_path, i, group),
+                                        frames, location_values[:, i])
+        animdata.assign_action(owner, new, src.slot)
+        rec = owner.quatbake
+        if not src.rebake:
+            # The action-level record, and the object's static values before this (first)
+            # bake, which Blender overwrites with baked values once it evaluates the bake.
+            object_state = next((st for st in undo.states if not st.transform.bone_name), None)
+            props = object_state.rotation_props if object_state else rotation_props(owner)
+            deltas = object_state.delta_props if object_state else delta_props(owner)
+            set_record(owner, (src.action, src.slot, src.mode if object_state else
+                                owner.rotation_mode, fake_users.original(src.action),
+                                None, *props, tuple(owner.location), False, True,
+                                *deltas, True,
+                                src.clip, undo.action if src.clip else None,
+                                undo.slot if src.clip else "", object_state is None, ""))
+        for plan, state in zip(plans, undo.states):
+            t = plan.obj
+            set_rotation_mode(t, plan.out_mode)
+            t_rec = t.quatbake
+            if t.bone_name:
+                if not t_rec.baked:
+                    t_rec.baked = True
+                    t_rec.original_rotation_mode = plan.source.mode
+                    (t_rec.original_rotation_quaternion, t_rec.original_rotation_euler,
+                     t_rec.original_rotation_axis_angle) = state.rotation_props
+                t_rec.baked_name = t.bone_name
+            elif src.rebake and rec.bones_only:
+                # The armature's own channels, baked after some of its bones.
+                rec.original_rotation_mode = plan.source.mode
+                (rec.original_rotation_quaternion, rec.original_rotation_euler,
+                 rec.original_rotation_axis_angle) = state.rotation_props
+                rec.bones_only = False
+            if plan.location_values is not None and not t_rec.location_baked:
+                # The first bake that writes location: its static value is the original's.
+                t_rec.original_location = state.location
+                t_rec.location_baked = True
+            t_rec.baked_paths = "\n".join(sorted(plan.drop_paths))
+        rec.baked_action = new
+        src.action.use_fake_user = True
+    except BaseException:
+        undo_write(undo)
+        raise
+    return undo
+
+
+def undo_write(undo: WriteUndo) -> None:
+    """Put one owner back as it was before ``write_owner`` and delete the half-made action."""
+    animdata.assign_action(undo.owner, undo.action, undo.slot)
+    for state in reversed(undo.states):
+        t = state.transform
+        if t.rotation_mode != state.rotation_mode:
+            t.rotation_mode = state.rotation_mode
+        restore_rotation_props(t, state.rotation_props)
+        restore_delta_props(t, state.delta_props)
+        set_record(t, state.record)
+    set_record(undo.owner, undo.owner_record)
+    undo.source_action.use_fake_user = undo.source_fake_user
+    if undo.new_action is not None:
+        animdata.remove_action(undo.new_action)
+        undo.new_action = None
+
+
+def _restore_bone(owner, pbone) -> None:
+    """Put a baked bone's rotation mode and static values back and clear its record."""
+    t = AnimatedTransform(owner, pbone.name)
+    brec = pbone.quatbake
+    saved = (tuple(brec.original_rotation_quaternion), tuple(brec.original_rotation_euler),
+             tuple(brec.original_rotation_axis_angle))
+    if brec.original_rotation_mode and t.rotation_mode != brec.original_rotation_mode:
+        t.rotation_mode = brec.original_rotation_mode
+    restore_rotation_props(t, saved)
+    if brec.location_baked:
+        t.location = tuple(brec.original_location)
+    clear_bone_record(brec)
+
+
+def revert_owner_fully(obj, originals: Counter) -> None:
+    """Put back the owner's original action, its static values and every baked bone's."""
+    rec = obj.quatbake
+    original, baked = rec.original_action, rec.baked_action
+    slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
+    # The static values before the first bake: once Blender has evaluated the
+    # bake it has written baked values into them, and the ones the original
+    # action does not animate (rotation_quaternion of an Euler object baked
+    # to QUATERNION) would keep those. A record from an older QuatBake has
+    # none: keep the current values (and stop the mode switch converting them).
+    saved = rotation_props(obj)
+    if rec.static_recorded:
+        saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
+                 tuple(rec.original_rotation_axis_angle))
+    location = tuple(rec.original_location) if rec.location_baked else None
+    deltas = None
+    if rec.delta_recorded:
+        deltas = (tuple(rec.original_delta_rotation_quaternion),
+                  tuple(rec.original_delta_rotation_euler), tuple(rec.original_delta_location))
+    bones = baked_bones(obj)
+    if rec.clip_baked:
+        # A clip bake made the baked clip the active action: put back what was
+        # active before (possibly nothing); the clip stays where it was, in the NLA.
+        animdata.assign_action(obj, rec.previous_action, rec.previous_slot)
+    else:
+        animdata.assign_action(obj, original, slot)
+    if not rec.bones_only:
+        if mode and obj.rotation_mode != mode:
+            obj.rotation_mode = mode
+        restore_rotation_props(obj, saved)
+        if deltas is not None:
+            restore_delta_props(obj, deltas)
+        if location is not None:
+            obj.location = location
+    for pbone in bones:
+        _restore_bone(obj, pbone)
+    set_record(obj, EMPTY_RECORD)
+    originals[original.as_pointer()] -= 1
+    if originals[original.as_pointer()] <= 0:   # no other bake keeps it as its original
+        original.use_fake_user = fake
+    if baked.users == 0:
+        animdata.remove_action(baked)
+
+
+def revert_bones(obj, names: set) -> None:
+    """Revert some baked bones of ``obj`` and keep the rest of its bake: a new copy of the
+    original action with the other baked channels carried over."""
+    rec = obj.quatbake
+    original, current, slot = rec.original_action, rec.baked_action, rec.original_slot
+    keep = [b for b in baked_bones(obj) if b.name not in names]
+    carry = [(bone_path_prefix(b.name), b.name, paths_of(b.quatbake.baked_paths)) for b in keep]
+    if not rec.bones_only and rec.baked_paths:
+        carry.append(("", animdata.TRANSFORM_GROUP, paths_of(rec.baked_paths)))
+    new = _compose_action(obj, original, slot, current, set(), carry)
+    animdata.assign_action(obj, new, slot)
+    for pbone in baked_bones(obj):
+        if pbone.name in names:
+            _restore_bone(obj, pbone)
+    rec.baked_action = new
+    if current.users == 0:
+        animdata.remove_action(current)
+        new.name = original.name + BAKED_SUFFIX
+
+
+class FakeUsers:
+    """Whether each original action had a fake user before QuatBake gave it one.
+
+    When another object sharing the action was baked first (in this call or an
+    earlier one), the action's fake user is QuatBake's, and that object's record
+    holds the user's own setting. The records are scanned at most once per bake,
+    and only when an action already has a fake user, so a bake's time does not
+    grow with the number of objects in the file.
+    """
+
+    def __init__(self):
+        self._seen: dict = {}          # this call's answers, by action pointer
+        self._recorded: dict | None = None   # from earlier bakes' records, scanned lazily
+
+    def original(self, action) -> bool:
+        key = action.as_pointer()
+        if key in self._seen:
+            return self._seen[key]
+        flag = False
+        if action.use_fake_user:
+            if self._recorded is None:
+                self._recorded = {}
+                for obj in bpy.data.objects:
+                    rec = record_of(obj)
+                    if rec is not None and rec.original_action is not None \
+                            and rec.baked_action is not None:
+                        self._recorded.setdefault(rec.original_action.as_pointer(),
+                                                  rec.original_fake_user)
+            flag = self._recorded.get(key, True)
+        self._seen[key] = flag
+        return flag
+
+
+def recorded_originals() -> "Counter[int]":
+    """How many objects' bake records keep each action (by pointer) as their original."""
+    counts: Counter = Counter()
+    for obj in bpy.data.objects:
+        rec = record_of(obj)
+        if rec is not None and rec.original_action is not None:
+            counts[rec.original_action.as_pointer()] += 1
+    return counts

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
+
+Also runs inside a Blender program:
+``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
+
+Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
+still written); 2 bad usage or bad input - one sentence on stderr, no
+traceback, nothing written. Progress goes to stderr, one percentage line per
+object, silenced by ``--quiet``; tables go to stdout.
+
+bpy is imported only after the arguments are checked, so usage errors are
+instant and never load Blender.
+
+- ``args``: the parser, exit codes and the checks made before anything loads;
+- ``headless``: progress lines, quiet file descriptors, atomic saves;
+- ``scenes``: opening a file and finding what a command works on;
+- ``tables``: what the commands print;
+- one module per command: ``report``, ``bake``, ``export_check``, ``demo``.
+"""
+from __future__ import annotations
+
+import sys
+
+from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, build_parser, check_blend_file
+from .bake import run_bake
+from .demo import run_demo
+from .export_check import run_export_check
+from .headless import BadInput, Progress
+from .report import analyse_objects, run_report
+from .scenes import (
+    bone_keyed_sentences,
+    clip_targets,
+    resolve_objects,
+    resolve_targets,
+    rotation_keyed_objects,
+)
+
+# What scripts and tests import from ``quatbake.addon.cli`` (its public face).
+__all__ = ["main", "COMMANDS", "EXIT_OK", "EXIT_FAIL_ABOVE", "EXIT_BAD_INPUT", "BadInput",
+           "Progress", "build_parser", "check_blend_file", "analyse_objects",
+           "bone_keyed_sentences", "clip_targets", "resolve_objects", "resolve_targets",
+           "rotation_keyed_objects"]
+
+COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
+            "export-check": run_export_check}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (never raises for bad input)."""
+    if argv is None:
+        argv = sys.argv[1:]
+        if "--" in argv:              # blender -b --python __main__.py -- report ...
+            argv = argv[argv.index("--") + 1:]
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except BadInput as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130

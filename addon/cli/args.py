@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
+
+Also runs inside a Blender program:
+``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
+
+Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
+still written); 2 bad usage or bad input - one sentence on stderr, no
+traceback, nothing written. Progress goes to stderr, one percentage line per
+object, silenced by ``--quiet``; tables go to stdout.
+
+bpy is imported only after the arguments are checked, so usage errors are
+instant and never load Blender.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+from .headless import BadInput
+
+EXIT_OK = 0
+EXIT_FAIL_ABOVE = 1
+EXIT_BAD_INPUT = 2
+
+METHODS = ("lerp", "nlerp", "slerp", "squad")
+LOCATION_METHODS = ("keep", "linear", "catmull_rom")
+
+# First bytes of a .blend: plain, gzip (Blender < 3.0 compression) or zstd (3.0+).
+_BLEND_MAGICS = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises BadInput (one sentence) instead of printing usage and exiting."""
+
+    def error(self, message):
+        raise BadInput(f"{self.prog}: {message} (see --help).")
+
+
+# --------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------
+
+def _object_list(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"--objects {text!r} has an empty name; give names like A,B")
+    return list(dict.fromkeys(names))          # each object once, in the order given
+
+
+def _degrees(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
+    if not (value >= 0.0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite angle >= 0 degrees")
+    return value
+
+
+def _step(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of frames") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more frames")
+    return value
+
+
+def _turn_arguments(parser) -> None:
+    """--turns and --timing (issue 11), the same for report and bake."""
+    parser.add_argument("--turns", choices=("auto", "shortest", "keyed"), default="auto",
+                        help="whole turns: auto (keep keyed spins, fix flips and wraps; "
+                        "default), shortest (always the short arc), keyed (as Blender plays)")
+    parser.add_argument("--timing", choices=("even", "keyed"), default="even",
+                        help="even (constant speed per key interval; default) or keyed "
+                        "(the keys' ease)")
+
+
+def _clips(text: str) -> str | list[str]:
+    """``active``, ``all`` or a comma-separated list of clip (action) names."""
+    if text in ("active", "all"):
+        return text
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"--clips {text!r} has an empty name; give active, all "
+                                         "or clip names like Walk,Run")
+    return list(dict.fromkeys(names))
+
+
+def _split_unescaped(text: str, sep: str, limit: int = -1) -> list[str]:
+    """Split at ``sep`` not preceded by a backslash; ``\\x`` stands for ``x``."""
+    parts, current, i, splits = [], [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            i += 2
+            continue
+        if c == sep and (limit < 0 or splits < limit):
+            parts.append("".join(current))
+            current = []
+            splits += 1
+        else:
+            current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def _bone_list(text: str) -> tuple[str, list[str]]:
+    """``--bones ARMATURE:BONE[,BONE...]`` -> (armature, [bones]).
+
+    The first unescaped ``:`` ends the armature's name (so ``Rig:mixamorig:Hips``
+    is the bone ``mixamorig:Hips``); bones are separated by unescaped commas. A
+    backslash makes the next character literal: ``\\,`` a comma in a name,
+    ``\\:`` a colon in the armature's name, ``\\\\`` a backslash. Quotes,
+    brackets, dots and non-ASCII characters are written as they are.
+    """
+    head = _split_unescaped(text, ":", 1)
+    if len(head) != 2 or not head[0]:
+        raise argparse.ArgumentTypeError(
+            f"--bones {text!r} needs the armature's name, a colon, then bone names: "
+            "--bones \"Rig:spine,neck\"")
+    # The armature part was unescaped by the split; the bone part is split again raw.
+    raw_bones = text[_raw_colon(text) + 1:]
+    bones = [b.strip() for b in _split_unescaped(raw_bones, ",")]
+    if not all(bones):
+        raise argparse.ArgumentTypeError(f"--bones {text!r} has an empty bone name")
+    return head[0], list(dict.fromkeys(bones))
+
+
+def _raw_colon(text: str) -> int:
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == ":":
+            return i
+        i += 1
+    return -1
+
+
+BONES_HELP = ("pose bones to {verb}: ARMATURE:BONE[,BONE...], repeatable. The first ':' ends "
+              "the armature's name (Rig:mixamorig:Hips is bone mixamorig:Hips); a backslash "
+              "makes the next character literal (\\, for a comma in a name). Without it, an "
+              "armature named by --objects (or found keyed) means all its keyed bones")
+
+
+CLIPS_HELP = ("which actions of each object: 'active' (default: the active action; an object "
+              "animated only by NLA clips is reported through those clips), 'all' (the active "
+              "action and every action in its NLA strips and stashes), or clip names A,B. "
+              "A clip is evaluated in its own action time: strip time, scale, repeat and "
+              "blending are not applied")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
+                     "report for Blender animation (headless).")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check}",
+                                parser_class=_Parser)
+    sub.required = True
+
+    demo = sub.add_parser("demo", help="build a demo scene, re-bake it, write demo.blend, "
+                          "report.json and report.html")
+    demo.add_argument("--out", default=os.path.join("out", "demo"), metavar="DIR",
+                      help="output folder (default out/demo)")
+    demo.add_argument("--quiet", action="store_true", help="no progress or table")
+
+    rep = sub.add_parser("report", help="compare Blender's rotation interpolation with a method")
+    rep.add_argument("scene", metavar="SCENE.blend")
+    rep.add_argument("--objects", type=_object_list, metavar="A,B",
+                     help="objects to analyse (default: every object with rotation keys)")
+    rep.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
+                     help=BONES_HELP.format(verb="analyse"))
+    rep.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    _turn_arguments(rep)
+    rep.add_argument("--clips", type=_clips, default="active", metavar="active|all|A,B",
+                     help=CLIPS_HELP)
+    rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
+    rep.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
+    rep.add_argument("--fail-above", type=_degrees, metavar="DEG",
+                     help="exit 1 when any object deviates more than DEG degrees")
+    rep.add_argument("--quiet", action="store_true", help="no progress or table")
+
+    bake = sub.add_parser("bake", help="re-bake rotation (and location) keys into a new file")
+    bake.add_argument("scene", metavar="SCENE.blend")
+    bake.add_argument("--output", required=True, metavar="OUT.blend")
+    bake.add_argument("--objects", type=_object_list, metavar="A,B",
+                      help="objects to bake (default: every object with rotation keys)")
+    bake.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
+                      help=BONES_HELP.format(verb="bake"))
+    bake.add_argument("--method", choices=METHODS, default="slerp", help="default slerp")
+    bake.add_argument("--clips", type=_clips, default="active", metavar="active|NAME",
+                      help="'active' (default) bakes each object's active action; NAME bakes the "
+                      "clip (action) NAME, in its own action time, on every object that has it: "
+                      "the baked clip becomes the object's active action (revert puts back the "
+                      "previous one) and the NLA strips are left as they are")
+    bake.add_argument("--location", choices=LOCATION_METHODS, default="keep", help="default keep")
+    bake.add_argument("--constant-speed", action="store_true",
+                      help="retime by arc length (needs --location linear or catmull_rom)")
+    _turn_arguments(bake)
+    bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
+                      help="keep only the keys needed for Blender's LINEAR playback and a glTF "
+                      "player's slerp to stay within DEG degrees of the bake (default 0: a key "
+                      "on every step frame)")
+    bake.add_argument("--overwrite", action="store_true",
+                      help="allow --output to be the input file")
+    bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+
+    check = sub.add_parser("export-check", help="export with Blender's glTF exporter and compare "
+                           "what a glTF player plays with Blender, per object")
+    check.add_argument("scene", metavar="SCENE.blend")
+    check.add_argument("--objects", type=_object_list, metavar="A,B",
+                       help="objects to export and check (default: the whole scene is exported "
+                       "and every object with rotation keys checked)")
+    check.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
+    check.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
+    check.add_argument("--fail-above", type=_degrees, metavar="DEG",
+                       help="exit 1 when any object plays more than DEG degrees off Blender")
+    check.add_argument("--exporter-option", action="append", default=[], metavar="NAME=VALUE",
+                       help="an option of bpy.ops.export_scene.gltf, e.g. "
+                       "export_force_sampling=False (repeatable)")
+    check.add_argument("--quiet", action="store_true", help="no progress or table")
+    return parser
+
+
+# --------------------------------------------------------------------------
+# Checks before anything is loaded or written
+# --------------------------------------------------------------------------
+
+def check_blend_file(path: str) -> str:
+    """Absolute path of a readable .blend file, or BadInput saying what is wrong."""
+    if not os.path.exists(path):
+        raise BadInput(f"{path} does not exist.")
+    if os.path.isdir(path):
+        raise BadInput(f"{path} is a folder, not a .blend file.")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 64))
+            tail = fh.read()
+    except OSError as exc:
+        raise BadInput(f"{path} cannot be read ({exc.strerror}).") from None
+    if not head.startswith(_BLEND_MAGICS):
+        raise BadInput(f"{path} is not a .blend file (it does not start with a Blender header).")
+    # An uncompressed .blend ends with its ENDB block; without it the file was cut short.
+    if head.startswith(b"BLENDER") and b"ENDB" not in tail:
+        raise BadInput(f"{path} is truncated (its end block is missing); re-save or restore it.")
+    return os.path.abspath(path)
+
+
+def check_output(path: str, what: str) -> str:
+    """Absolute path of a file we may create or replace, or BadInput."""
+    full = os.path.abspath(path)
+    folder = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise BadInput(f"{what} {path} is a folder, not a file.")
+    if not os.path.isdir(folder):
+        raise BadInput(f"{what} {path} cannot be written: folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK) or (os.path.exists(full) and not os.access(full, os.W_OK)):
+        raise BadInput(f"{what} {path} cannot be written: permission denied.")
+    return full
+
+
+def same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``bake``: re-bake a file's rotations and save the result as a new .blend."""
+from __future__ import annotations
+
+import sys
+
+from .args import EXIT_OK, check_blend_file, check_output, same_file
+from .headless import BadInput, save_blend_copy
+from .scenes import (
+    clip_targets,
+    load_blend,
+    register_quatbake,
+    resolve_targets,
+)
+
+
+def run_bake(args) -> int:
+    path = check_blend_file(args.scene)
+    out = check_output(args.output, "--output")
+    if same_file(path, out) and not args.overwrite:
+        raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    if args.constant_speed and args.timing == "keyed":
+        raise BadInput("--timing keyed keeps the keys' ease and --constant-speed retimes by arc "
+                       "length: give one of them.")
+    if args.constant_speed and args.location == "keep":
+        raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
+    if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
+        raise BadInput("bake --clips takes one clip name (or active): a baked clip becomes the "
+                       "object's active action, so bake one clip per output file.")
+    bpy = load_blend(path)
+    register_quatbake()
+    objects = resolve_targets(bpy, args)
+    clip = ""
+    if isinstance(args.clips, list):
+        clip = args.clips[0]
+        objects = [obj for obj, _c in clip_targets(objects, args.clips)]
+    elif args.objects is None:
+        # The active actions. Objects animated only by NLA clips are left for
+        # --clips NAME (a bake is all or nothing: they would refuse it for all).
+        from ..keyed import has_rotation_keys
+        from ..transform import keyed_bone_names
+
+        def active(o):
+            return has_rotation_keys(o) or bool(keyed_bone_names(o))
+
+        stashed = [o for o in objects if not active(o)]
+        objects = [o for o in objects if active(o)]
+        if not objects:
+            from .. import animdata
+
+            names = ", ".join(f"{o.name} ({', '.join(c.name for c in animdata.object_clips(o))})"
+                              for o in stashed[:5])
+            raise BadInput(f"{args.scene}: every rotation key is in NLA clips, not in active "
+                           f"actions ({names}); bake one with --clips NAME.")
+
+    from .. import bake
+
+    settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
+                                 constant_speed=args.constant_speed, frame_step=args.step,
+                                 turns=args.turns.upper(), timing=args.timing.upper(),
+                                 tolerance_deg=args.tolerance, clip=clip)
+    from ..transform import as_transforms, transforms_named
+    from ..ui.counts import transform_count
+
+    # What bake_objects will bake (each transform once), for the progress lines.
+    baking = transform_count(list({t.key: t for t in as_transforms(objects)}.values()))
+    shown = {"pct": -10.0}
+
+    def report_progress(done: int, total: int) -> None:
+        # bake_objects counts planning (validation) as the first half: show only
+        # the writing half, so bad input still gets exactly one line on stderr.
+        half = total // 2
+        if done <= half:
+            return
+        pct = 100.0 * (done - half) / (total - half)
+        if not args.quiet and (pct >= shown["pct"] + 10.0 or (done == total and pct > shown["pct"])):
+            shown["pct"] = pct
+            print(f"bake: {baking} ... {pct:3.0f}%", file=sys.stderr, flush=True)
+
+    try:
+        result = bake.bake_objects(objects, settings, progress=report_progress)
+    except bake.BakeError as exc:
+        raise BadInput(str(exc)) from None
+    save_blend_copy(bpy, out)
+    if not args.quiet:
+        baked = transform_count(transforms_named(result.objects))
+        print(f"Baked {baked} with {args.method}: {result.frames_written} "
+              f"frames written, largest change from Blender's interpolation "
+              f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        if args.tolerance > 0.0:
+            print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
+                  f"{args.tolerance:g} deg")
+        for issue in result.warnings:
+            print(f"warning: {issue.message}", file=sys.stderr)
+        for issue in result.notes:
+            print(f"note: {issue.message}")
+    return EXIT_OK

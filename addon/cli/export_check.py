@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``export-check``: what a glTF player will play of a file, against Blender."""
+from __future__ import annotations
+
+import os
+import sys
+
+from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, check_blend_file
+from .headless import BadInput, Progress, quiet_fds
+from .report import report_outputs
+from .scenes import load_blend, register_quatbake, resolve_objects
+from .tables import check_table
+
+
+def run_export_check(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out, html_out = report_outputs(args, path)
+    bpy = load_blend(path)
+    register_quatbake()
+    from ...report import export_check_report
+    from ..export_check import engine as export_check
+
+    try:
+        options = export_check.parse_exporter_options(args.exporter_option)
+        objects = resolve_objects(bpy, args.objects, args.scene)
+        progress = Progress(len(objects), "export-check:", args.quiet)
+        # quiet_fds: the exporter logs every step on stdout.
+        report = export_check.check_objects(bpy.context, objects, options,
+                                            only_these=args.objects is not None,
+                                            silence=quiet_fds, progress=progress.step)
+    except export_check.ExportCheckError as exc:
+        raise BadInput(str(exc)) from None
+    report["file"] = os.path.basename(path)
+    written = []
+    try:
+        if json_out:
+            export_check_report.write_json(report, json_out)
+            written.append(json_out)
+        if html_out:
+            export_check_report.write_html(report, html_out)
+            written.append(html_out)
+    except OSError as exc:
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: "
+                       f"{exc.filename}).") from None
+    if not args.quiet:
+        print(check_table(report))
+    for error in report["errors"]:
+        print(error["message"], file=sys.stderr)
+    if report["errors"]:
+        return EXIT_BAD_INPUT
+    worst = export_check_report.max_deviation(report)
+    if args.fail_above is not None and worst > args.fail_above:
+        print(f"Largest deviation {worst:.4g} deg is above --fail-above {args.fail_above:g} deg.",
+              file=sys.stderr)
+        return EXIT_FAIL_ABOVE
+    return EXIT_OK

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``report``: the Difference Report of a file, as a table, JSON and HTML."""
+from __future__ import annotations
+
+import os
+import sys
+
+from .args import (
+    EXIT_BAD_INPUT,
+    EXIT_FAIL_ABOVE,
+    EXIT_OK,
+    check_blend_file,
+    check_output,
+    same_file,
+)
+from .headless import BadInput, Progress
+from .scenes import (
+    bone_keyed_sentences,
+    clip_targets,
+    load_blend,
+    register_quatbake,
+    resolve_targets,
+)
+from .tables import report_table
+
+
+def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
+                    timing: str = "EVEN"):
+    """(analyses, errors): errors are (name, sentence) for objects without rotation keys."""
+    from .. import animdata
+    from ..analyze import engine as analyze
+
+    analyses, errors = [], []
+    for item in objects:
+        obj, clip = item if isinstance(item, tuple) else (item, None)
+        try:
+            analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
+                                                   timing=timing))
+        except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
+            errors.append((obj.name, str(exc)))
+        except ValueError as exc:
+            # core refuses data it cannot turn into rotations (ValueError by
+            # convention): name the object, keep going with the others.
+            errors.append((obj.name, f"{animdata.subject(obj)} cannot be analysed: {exc}"))
+        progress.step(getattr(obj, "display_name", obj.name))
+    return analyses, errors
+
+
+def report_outputs(args, path: str) -> tuple[str | None, str | None]:
+    """The checked --json / --html paths of ``report`` and ``export-check`` (None when not
+    given): writable, two different files, and never the input scene."""
+    json_out = check_output(args.json, "--json") if args.json else None
+    html_out = check_output(args.html, "--html") if args.html else None
+    if json_out and html_out and json_out == html_out:
+        raise BadInput("--json and --html name the same file; give two different paths.")
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        if out and same_file(path, out):
+            raise BadInput(f"{flag} {out} is the input file; a report never replaces its scene.")
+    return json_out, html_out
+
+
+def run_report(args) -> int:
+    path = check_blend_file(args.scene)
+    json_out, html_out = report_outputs(args, path)
+    bpy = load_blend(path)
+    register_quatbake()
+    objects = clip_targets(resolve_targets(bpy, args), args.clips)
+
+    from ...report import html_report, json_report
+
+    analyses, errors = analyse_objects(objects, args.method,
+                                       Progress(len(objects), "report:", args.quiet),
+                                       args.turns.upper(), args.timing.upper())
+    if not analyses:
+        raise BadInput(errors[0][1] if len(errors) == 1 else
+                       f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
+    report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
+                                      file=os.path.basename(path), method=args.method, errors=errors)
+    # The Blender that saved the file, beside the one analysing it (header of the page).
+    report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
+    if args.objects is None:
+        # Not errors (the exit code stays 0): armatures are left out until pose
+        # bones are handled, and the report says so.
+        report["skipped"] = [{"object": n, "message": m} for n, m in bone_keyed_sentences(bpy)]
+    written = []
+    try:
+        if json_out:
+            json_report.write_json(report, json_out)
+            written.append(json_out)
+        if html_out:
+            html_report.write_html(report, html_out)
+            written.append(html_out)
+    except OSError as exc:
+        # All or nothing: a half-written pair of reports would mislead a pipeline.
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: {exc.filename}).") from None
+    if not args.quiet:
+        print(report_table(report))
+    for _name, message in errors:
+        print(message, file=sys.stderr)
+    if errors:
+        return EXIT_BAD_INPUT
+    worst = json_report.max_deviation(report)
+    if args.fail_above is not None and worst > args.fail_above:
+        print(f"Largest deviation {worst:.2f} deg is above --fail-above {args.fail_above:g} deg.",
+              file=sys.stderr)
+        return EXIT_FAIL_ABOVE
+    return EXIT_OK

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Opening a .blend and finding what a command works on: the keyed objects, the
+bones named by ``--bones`` and the clips named by ``--clips``."""
+from __future__ import annotations
+
+from .headless import BadInput, quiet_fds
+
+
+def import_bpy():
+    try:
+        import bpy  # noqa: F401
+    except ImportError:
+        raise BadInput("QuatBake's command line needs Blender's Python module: install it with "
+                       "`pip install bpy` or run it inside Blender "
+                       "(blender -b --python __main__.py -- ...).") from None
+    return bpy
+
+
+def load_blend(path: str):
+    """Open ``path`` as the current Blender file, or BadInput for a corrupt file."""
+    bpy = import_bpy()
+    with quiet_fds():
+        try:
+            # use_scripts=False: inspecting a file must never run the code inside it.
+            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=False)
+        except RuntimeError:
+            failed = True
+        else:
+            failed = False
+    if failed:
+        saved = saved_by_version(path)
+        if saved is not None and saved > tuple(bpy.app.version[:2]):
+            raise BadInput(f"{path} was saved by Blender {saved[0]}.{saved[1]}, newer than this "
+                           f"Blender {bpy.app.version_string}, which cannot read it: use Blender "
+                           f"{saved[0]}.{saved[1]} or later.")
+        raise BadInput(f"{path} could not be read by Blender {bpy.app.version_string}: "
+                       "the file is corrupt or truncated (or saved by a newer Blender).")
+    return bpy
+
+
+def saved_by_version(path: str) -> tuple[int, int] | None:
+    """(major, minor) of the Blender that saved ``path``, from its header; None if unknown.
+
+    Headers: ``BLENDER-v304`` (up to 4.x) and ``BLENDER17-01v0500`` (5.0+),
+    possibly inside gzip or zstd compression (zstd needs the ``zstandard``
+    module, which some Blender builds lack: then None).
+    """
+    import re
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+            fh.seek(0)
+            if head.startswith(b"\x28\xb5\x2f\xfd"):
+                import zstandard
+
+                head = zstandard.ZstdDecompressor().stream_reader(fh).read(32)
+            elif head.startswith(b"\x1f\x8b"):
+                import gzip
+
+                head = gzip.GzipFile(fileobj=fh).read(32)
+            else:
+                head = fh.read(32)
+    except Exception:   # unreadable, bad compression, no zstandard: the version is unknown
+        return None
+    match = re.match(rb"BLENDER(?:[-_][vV](\d)(\d\d)|\d\d-\d\d[vV](\d\d)(\d\d))", head)
+    if match is None:
+        return None
+    digits = [g for g in match.groups() if g is not None]
+    return int(digits[0]), int(digits[1])
+
+
+def register_quatbake():
+    """Register the add-on (its operators and properties) once per process."""
+    bpy = import_bpy()
+    if getattr(bpy.types.Scene, "quatbake", None) is None:
+        from ... import register
+
+        register()
+
+
+def rotation_keyed_objects(bpy) -> list:
+    """Objects of the open file with keys on their rotation mode's channels (delta rotation
+    included) in their active action or in one of their NLA clips, and armatures with keyed
+    pose bones, by name."""
+    from .. import animdata
+    from ..keyed import has_rotation_keys
+    from ..transform import keyed_bone_names
+
+    found = []
+    for obj in bpy.data.objects:
+        if has_rotation_keys(obj) or keyed_bone_names(obj) or any(
+                has_rotation_keys(obj, c.fcurves())
+                for c in animdata.object_clips(obj) if not c.active):
+            found.append(obj)
+    return sorted(found, key=lambda o: o.name)
+
+
+def bone_keyed_sentences(bpy) -> list[tuple[str, str]]:
+    """(name, sentence) for each armature whose pose bones are keyed only in NLA clips."""
+    from .. import animdata
+    from ..analyze import engine as analyze
+    from ..keyed import has_rotation_keys
+    from ..transform import keyed_bone_names
+
+    return [(obj.name, analyze.no_keys_sentence(obj, obj.rotation_mode))
+            for obj in sorted(bpy.data.objects, key=lambda o: o.name)
+            if animdata.bone_key_count(obj) and not has_rotation_keys(obj)
+            and not keyed_bone_names(obj)]
+
+
+def resolve_bones(bpy, specs, path: str) -> list:
+    """``--bones`` specs -> transforms (BadInput naming an unknown armature or bone)."""
+    from ..transform import AnimatedTransform, keyed_bone_names
+
+    found = []
+    for rig_name, bones in specs or []:
+        rig = bpy.data.objects.get(rig_name)
+        if rig is None or rig.type != 'ARMATURE':
+            what = "is not an armature" if rig is not None else f"is not in {path}"
+            raise BadInput(f"--bones: object \"{rig_name}\" {what}; name an armature, then "
+                           "its bones: --bones \"Rig:spine,neck\".")
+        for bone in bones:
+            if rig.pose is None or rig.pose.bones.get(bone) is None:
+                keyed = ", ".join(keyed_bone_names(rig)[:10]) or "none"
+                raise BadInput(f"--bones: armature \"{rig_name}\" has no bone \"{bone}\" "
+                               f"(its keyed bones: {keyed}).")
+            found.append(AnimatedTransform(rig, bone))
+    return found
+
+
+def resolve_targets(bpy, args) -> list:
+    """What --objects and --bones name: objects (armatures: all their keyed bones) and bones;
+    every rotation-keyed object when neither is given."""
+    bones = resolve_bones(bpy, getattr(args, "bones", None), args.scene)
+    if bones and args.objects is None:
+        return bones
+    return resolve_objects(bpy, args.objects, args.scene) + bones
+
+
+def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
+    """The objects named (BadInput for an unknown one) or every rotation-keyed object."""
+    if names is None:
+        objects = rotation_keyed_objects(bpy)
+        if not objects:
+            bones = bone_keyed_sentences(bpy)
+            extra = f" {bones[0][1]}" if bones else ""
+            raise BadInput(f"{path} has no object with rotation keys: nothing to do.{extra}")
+        return objects
+    objects = []
+    for name in names:
+        obj = bpy.data.objects.get(name)
+        if obj is None:
+            keyed = ", ".join(o.name for o in rotation_keyed_objects(bpy)[:10]) or "none"
+            raise BadInput(f"Object \"{name}\" is not in {path} (objects with rotation keys: {keyed}).")
+        objects.append(obj)
+    return objects
+
+
+def clip_targets(objects, clips) -> list:
+    """What to analyse: obj (its active action) or (obj, animdata.Clip) pairs
+    (analyze.analysis_targets per object); BadInput when no object has a named clip."""
+    from ..analyze import engine as analyze
+    from ..transform import as_transforms
+
+    targets = [t for obj in as_transforms(objects) for t in analyze.analysis_targets(obj, clips)]
+    if isinstance(clips, list) and not targets:
+        raise BadInput(f"No object has a clip named {', '.join(clips)}; name an action of the "
+                       "file (report --clips all lists every clip).")
+    return targets

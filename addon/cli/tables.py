@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The plain-text tables the commands print on stdout."""
+from __future__ import annotations
+
+
+def who(entry: dict) -> str:
+    name = f"{entry['name']}: {entry['bone']}" if entry.get("bone") else entry["name"]
+    return f"{name} / {entry['clip']}" if entry.get("clip") else name
+
+
+def report_table(report: dict) -> str:
+    rows = [("object", "mode", "frames", "max dev", "off path", "rms", "worst", "long arcs")]
+    for o in report["objects"]:
+        # Keyed spins go the long way on purpose (key_intervals[*].kind, issue 11).
+        spins = {tuple(iv["frames"]) for iv in o.get("key_intervals", [])
+                 if iv.get("kind") == "spin"}
+        arcs = ",".join(f"{a:g}-{b:g}" + (" spin" if (a, b) in spins else "")
+                        for a, b in o["long_arc_segments"]) or "-"
+        path = o.get("max_path_deviation_deg")
+        rows.append((who(o), o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
+                     f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
+                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", arcs))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    for o in report["objects"]:
+        lines.append(f"{who(o)}: {o['advice']}")
+    for e in report.get("errors", []) + report.get("skipped", []):
+        lines.append(e["message"])
+    return "\n".join(lines)
+
+
+def check_table(report: dict) -> str:
+    rows = [("object", "sampler", "keys", "bytes", "max dev", "worst", "causes")]
+    for o in report["objects"]:
+        causes = ",".join(f"{k}x{v}" for k, v in o["causes"].items()) or "-"
+        rows.append((o["name"], o["interpolation"] or "-", str(o["key_count"]),
+                     str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
+                     f"{o['worst_frame']:g}", causes))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += [f"{o['name']}: {o['advice']}" for o in report["objects"] if o["causes"]]
+    return "\n".join(lines)

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The export check: the selection exported with Blender's glTF exporter, played back
+as the glTF 2.0 spec says, and compared with Blender.
+
+- ``engine``: ``check_objects``, the export and the comparison;
+- ``ops``, ``panel``: the operator and the Export Check panel.
+
+The engine's public names are forwarded here, loaded on first use (``lazy``).
+"""
+from ..lazy import forward
+
+ENGINE_NAMES = (
+    "MAX_CHECK_FRAMES",
+    "KEY_FRAME_DECIMALS",
+    "FIXED_OPTIONS",
+    "REFUSED_VALUES",
+    "ExportCheckError",
+    "require_exporter",
+    "parse_exporter_options",
+    "export_gltf",
+    "exporter_version",
+    "written_bytes",
+    "check_frames",
+    "blender_world",
+    "blender_world_at",
+    "exporter_seconds_per_frame",
+    "check_objects",
+)
+__getattr__ = forward(__name__, "engine", ENGINE_NAMES)

@@ -1,0 +1,553 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Export objects with Blender's own glTF exporter and check what a player will play.
+
+1. ``bpy.ops.export_scene.gltf`` writes the scene (or the objects asked for)
+   as ``GLTF_SEPARATE`` into a temporary folder, with the exporter's defaults
+   or the options given.
+2. ``core.gltf_read`` reads the file back; ``core.gltf_pose`` evaluates every
+   node per the glTF 2.0 spec at each frame (time = frame / fps, when
+   Blender plays it; see ``exporter_seconds_per_frame`` for fps_base != 1)
+   and composes world matrices through the node tree.
+3. ``core.gltf_axes`` maps them back into Blender's Z-up space (undoing
+   ``export_yup`` and the exporter's 90-degree turn of cameras and lights),
+   and ``core.export_compare`` compares them with Blender's own playback
+   (``scene.frame_set`` + ``matrix_world``: drivers, constraints, NLA and
+   parents included), frame by frame, and names the cause per key interval.
+
+Comparing world matrices makes "what the engine shows" the measure: a child
+follows its parent in both. The exported file never touches the .blend;
+the current frame and the selection are put back afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import tempfile
+
+import bpy
+import numpy as np
+
+from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
+from ...report.export_check_report import SCHEMA
+
+# frame_set per frame evaluates the whole scene: cap the range like a bake.
+MAX_CHECK_FRAMES = 100_000
+
+# Exported key times are float32 seconds: k / fps comes back a few 1e-8
+# frames off k; key frames are rounded to this many decimals.
+KEY_FRAME_DECIMALS = 4
+
+# Options the check sets itself (file name and format), or that would break
+# the frame = time x fps mapping it evaluates the file with.
+FIXED_OPTIONS = ("filepath", "export_format", "use_selection")
+REFUSED_VALUES = {"export_anim_slide_to_zero": True}
+
+
+class ExportCheckError(Exception):
+    """Bad input for the check: ``str(exc)`` is a sentence saying what to do."""
+
+
+# --------------------------------------------------------------------------
+# Exporter options
+
+
+def require_exporter() -> None:
+    """ExportCheckError when Blender's glTF exporter (io_scene_gltf2) is not enabled."""
+    if not hasattr(bpy.types, "EXPORT_SCENE_OT_gltf"):
+        raise ExportCheckError(
+            "Blender's glTF exporter is not enabled: enable the add-on \"glTF 2.0 format\" "
+            "(io_scene_gltf2) in Preferences > Add-ons, then check again."
+        )
+
+
+def _exporter_properties() -> dict:
+    require_exporter()
+    rna = bpy.ops.export_scene.gltf.get_rna_type()
+    return {p.identifier: p for p in rna.properties if p.identifier != "rna_type"}
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def parse_exporter_options(pairs) -> dict:
+    """``["NAME=VALUE", ...]`` -> {name: value} typed by the exporter's own property.
+
+    Booleans accept true/false/yes/no/on/off/1/0, integers and floats their
+    numbers, enums one of their identifiers. ExportCheckError names the
+    option and says what it accepts.
+    """
+    props = _exporter_properties()
+    options: dict = {}
+    for pair in pairs or ():
+        name, sep, text = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ExportCheckError(
+                f"--exporter-option {pair!r} is not NAME=VALUE "
+                "(for example export_force_sampling=False)."
+            )
+        if name in FIXED_OPTIONS:
+            raise ExportCheckError(
+                f"--exporter-option {name} is set by export-check itself; leave it out."
+            )
+        prop = props.get(name)
+        if prop is None:
+            near = difflib.get_close_matches(name, list(props), n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise ExportCheckError(
+                f"--exporter-option {name} is not an option of Blender's glTF exporter{hint}."
+            )
+        options[name] = _typed(prop, name, text.strip())
+        if name in REFUSED_VALUES and options[name] == REFUSED_VALUES[name]:
+            raise ExportCheckError(
+                f"--exporter-option {name}={text} shifts the exported times, so "
+                "the file could not be compared frame by frame; leave it out."
+            )
+    return options
+
+
+def _typed(prop, name: str, text: str):
+    kind = prop.type
+    try:
+        if kind == 'BOOLEAN' and getattr(prop, "array_length", 0) == 0:
+            if text.lower() in _TRUE:
+                return True
+            if text.lower() in _FALSE:
+                return False
+            raise ValueError
+        if kind == 'INT':
+            return int(text)
+        if kind == 'FLOAT':
+            return float(text)
+        if kind == 'ENUM':
+            ids = [e.identifier for e in prop.enum_items]
+            if prop.is_enum_flag:
+                values = {v.strip() for v in text.split("|") if v.strip()}
+                if values - set(ids):
+                    raise ValueError
+                return values
+            if text not in ids:
+                raise ExportCheckError(
+                    f"--exporter-option {name}={text}: the value must be one of {', '.join(ids)}."
+                )
+            return text
+        if kind == 'STRING':
+            return text
+    except ValueError:
+        raise ExportCheckError(
+            f"--exporter-option {name}={text}: {name} takes a {kind.lower()} value."
+        ) from None
+    raise ExportCheckError(f"--exporter-option {name} ({kind.lower()}) cannot be set from text.")
+
+
+# --------------------------------------------------------------------------
+# Export
+
+
+def _default_options(objects, options: dict) -> dict:
+    """The exporter's defaults, except cameras and lights are exported when they are checked.
+
+    The exporter leaves cameras and lights out by default (``export_cameras``,
+    ``export_lights`` False in 4.x/5.x): checking a camera that is not in the
+    file would be meaningless, so they are switched on unless given.
+    """
+    out = dict(options)
+    if any(o.type == 'CAMERA' for o in objects):
+        out.setdefault("export_cameras", True)
+    if any(o.type == 'LIGHT' for o in objects):
+        out.setdefault("export_lights", True)
+    return out
+
+
+def export_gltf(context, objects, folder: str, options: dict, only_these: bool) -> str:
+    """Export with Blender's exporter into ``folder``; the .gltf path.
+
+    ``only_these``: select exactly ``objects`` and export the selection. The
+    selection, active object and current frame are restored in ``finally``.
+    """
+    path = os.path.join(folder, "export_check.gltf")
+    view_layer = context.view_layer
+    was_selected = [o for o in view_layer.objects if o.select_get()]
+    was_active = view_layer.objects.active
+    scene = context.scene
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    try:
+        if only_these:
+            for o in view_layer.objects:
+                o.select_set(False)
+            in_layer = set(view_layer.objects)
+            for o in objects:
+                if o in in_layer:  # others cannot be selected (and are not exported)
+                    o.select_set(True)
+        try:
+            result = bpy.ops.export_scene.gltf(
+                filepath=path, export_format='GLTF_SEPARATE', use_selection=only_these, **options
+            )
+        except (RuntimeError, TypeError) as exc:
+            raise ExportCheckError(f"Blender's glTF exporter failed: {str(exc).strip()}") from None
+        if 'FINISHED' not in result or not os.path.exists(path):
+            raise ExportCheckError(
+                f"Blender's glTF exporter did not write a file (it returned {sorted(result)})."
+            )
+    finally:
+        if only_these:
+            for o in view_layer.objects:
+                o.select_set(o in was_selected)
+        view_layer.objects.active = was_active
+        scene.frame_set(frame, subframe=subframe)
+    return path
+
+
+def exporter_version() -> str:
+    import addon_utils
+
+    for module in addon_utils.modules():
+        if module.__name__ == "io_scene_gltf2":
+            return ".".join(str(v) for v in module.bl_info.get("version", ()))
+    return ""
+
+
+def written_bytes(gltf_path: str) -> int:
+    """Size of the .gltf and every file it refers to (the .bin, textures)."""
+    doc = gltf_read.load(gltf_path)
+    folder = os.path.dirname(gltf_path)
+    total = os.path.getsize(gltf_path)
+    for item in doc.json.get("buffers", []) + doc.json.get("images", []):
+        uri = item.get("uri", "")
+        if uri and not uri.startswith("data:"):
+            file = os.path.join(folder, uri)
+            if os.path.exists(file):
+                total += os.path.getsize(file)
+    return total
+
+
+# --------------------------------------------------------------------------
+# Blender's playback
+
+
+def check_frames(scene, key_frames) -> np.ndarray:
+    """Whole frames covering the scene's range and every exported key."""
+    start, end = scene.frame_start, scene.frame_end
+    if len(key_frames):
+        start = min(start, int(np.floor(min(key_frames))))
+        end = max(end, int(np.ceil(max(key_frames))))
+    if end - start + 1 > MAX_CHECK_FRAMES:
+        raise ExportCheckError(
+            f"The frames to check run from {start} to {end}, more than "
+            f"{MAX_CHECK_FRAMES:,} frames; shorten the scene's frame range or "
+            "the keys."
+        )
+    return np.arange(start, end + 1, dtype=np.float64)
+
+
+def blender_world(scene, objects, frames) -> dict:
+    """name -> Blender's world matrices (m, 4, 4) at ``frames`` (frame_set; frame restored)."""
+    out = {o.name: np.empty((frames.shape[0], 4, 4)) for o in objects}
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    try:
+        for i, f in enumerate(frames):
+            scene.frame_set(int(f))
+            for o in objects:
+                out[o.name][i] = np.array(o.matrix_world)
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+    return out
+
+
+def blender_world_at(scene, obj, frames) -> np.ndarray:
+    """Blender's world matrices (n, 4, 4) of ``obj`` at (sub)frames (frame_set; restored)."""
+    out = np.empty((len(frames), 4, 4))
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    try:
+        for i, f in enumerate(frames):
+            whole = int(np.floor(f))
+            scene.frame_set(whole, subframe=float(f - whole))
+            out[i] = np.array(obj.matrix_world)
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+    return out
+
+
+def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected) -> np.ndarray | None:
+    """Deviation (degrees) at each exported key's own time, when keys fall between frames.
+
+    A player plays the key itself there, so a deviation is a wrong key value.
+    On whole frames the per-frame comparison already has it (None).
+    """
+    if np.all(np.abs(key_frames - np.round(key_frames)) < export_compare.KEY_FRAME_MATCH):
+        return None
+    blender = blender_world_at(bpy.context.scene, obj, key_frames)
+    if not np.isfinite(blender).all():
+        return None
+    world = gltf_pose.world_matrices(doc, [node], key_frames / fps, channels)[node]
+    player = gltf_axes.blender_world_from_gltf(world, yup=yup, corrected=corrected)
+    qb, _ = gltf_pose.rotation_and_location(blender)
+    qp, _ = gltf_pose.rotation_and_location(player)
+    return np.degrees(quat.angle_between(qb, qp))
+
+
+# --------------------------------------------------------------------------
+# The check
+
+
+def _fps(scene) -> float:
+    return scene.render.fps / scene.render.fps_base
+
+
+def exporter_seconds_per_frame(doc, scene) -> float:
+    """The seconds per frame the exporter wrote the key times with.
+
+    Blender plays frame f at f * fps_base / fps seconds. With fps_base != 1
+    (29.97 fps is 30 / 1.001) exporters disagree: io_scene_gltf2 5.0 writes
+    f / (fps * fps_base), 3.4 writes f / fps. Of the three, the one that puts
+    the file's key times on whole frames is taken (sampled exports key whole
+    frames); Blender's own when none does or fps_base is 1.
+    """
+    fps, base = float(scene.render.fps), float(scene.render.fps_base)
+    real = base / fps
+    if abs(base - 1.0) < 1e-12:
+        return real
+    times = [c.sampler.input for a in doc.animations for c in a.channels]
+    if not times:
+        return real
+    times = np.concatenate(times)
+
+    def off_grid(spf: float) -> float:
+        frames = times / spf
+        return float(np.abs(frames - np.round(frames)).mean())
+
+    candidates = (real, 1.0 / fps, 1.0 / (fps * base))
+    best = min(candidates, key=off_grid)
+    return best if off_grid(best) < 1e-3 else real
+
+
+def _object_channels(doc, node: int, action_name: str | None) -> tuple[dict, str]:
+    """The channels that drive ``node``: the animation named after the object's action first."""
+    names = [a.name for a in doc.animations]
+    order = ([action_name] if action_name in names else []) + [n for n in names if n != action_name]
+    channels = gltf_pose.channel_map(doc, order)
+    anim = next(
+        (
+            a.name
+            for a in doc.animations
+            if a.name in order and any(ch.node == node for ch in a.channels)
+        ),
+        "",
+    )
+    return channels, anim
+
+
+def _object_entry(
+    obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup, exporter_spf: float
+) -> dict:
+    from .. import animdata
+
+    bad = ~np.isfinite(blender_m).all(axis=(1, 2))
+    if bad.any():
+        frame = frames[int(np.argmax(bad))]
+        raise ValueError(
+            f"Blender's own playback of it is not finite at frame {frame:g} (a NaN "
+            "or infinite key?); `python -m quatbake report` names the broken key, "
+            "fix it first"
+        )
+    times = frames / fps
+    worlds = gltf_pose.world_matrices(doc, [node], times, channels)
+    corrected = doc.nodes[node].is_camera or doc.nodes[node].is_light
+    player_m = gltf_axes.blender_world_from_gltf(worlds[node], yup=yup, corrected=corrected)
+    qb, lb = gltf_pose.rotation_and_location(blender_m)
+    qp, lp = gltf_pose.rotation_and_location(player_m)
+    retimed = None
+    if abs(exporter_spf * fps - 1.0) > 1e-12:
+        # The same file on the exporter's own clock: what timing alone explains.
+        other = gltf_pose.world_matrices(doc, [node], frames * exporter_spf, channels)[node]
+        q2, _ = gltf_pose.rotation_and_location(
+            gltf_axes.blender_world_from_gltf(other, yup=yup, corrected=corrected)
+        )
+        retimed = np.degrees(quat.angle_between(qb, q2))
+    rot = channels.get((node, "rotation"))
+    key_frames = key_values = None
+    interpolation = ""
+    if rot is not None:
+        key_frames = np.round(rot.sampler.input * fps, KEY_FRAME_DECIMALS)
+        values = rot.sampler.output
+        key_values = values[1::3] if rot.sampler.interpolation == "CUBICSPLINE" else values
+        interpolation = rot.sampler.interpolation
+    source = None
+    if key_frames is not None and obj.rotation_mode == 'QUATERNION':
+        # Blender's own quaternion channels at the exported keys, un-normalised:
+        # the exporter may fix a flipped sign in the file, the user's keys keep it.
+        source = animdata.evaluate_rotation_raw(obj, key_frames)
+    key_deviation = None
+    if key_frames is not None:
+        key_deviation = _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected)
+    comparison = export_compare.compare(
+        frames,
+        qb,
+        qp,
+        lb,
+        lp,
+        key_frames=key_frames,
+        key_values=key_values,
+        interpolation=interpolation or "LINEAR",
+        source_key_quats=source,
+        retimed_deviation_deg=retimed,
+        key_deviation_deg=key_deviation,
+    )
+    keys = {}
+    data_bytes = 0
+    seen = set()
+    for (n, path), ch in channels.items():
+        if n != node:
+            continue
+        keys[path] = int(ch.sampler.input.shape[0])
+        for acc in (ch.sampler.input_accessor, ch.sampler.output_accessor):
+            if acc not in seen:
+                seen.add(acc)
+                data_bytes += doc.accessor_bytes.get(acc, 0)
+    causes: dict = {}
+    for iv in comparison.intervals:
+        causes[iv.cause] = causes.get(iv.cause, 0) + 1
+    action = animdata.get_action(obj)
+    return {
+        "name": obj.name,
+        "type": obj.type,
+        "rotation_mode": obj.rotation_mode,
+        "action": action.name if action is not None else None,
+        "node": node,
+        "animation": anim,
+        "interpolation": interpolation or None,
+        "key_count": keys.get("rotation", 0),
+        "keys": keys,
+        "animation_bytes": data_bytes,
+        "frames": [frames[0], frames[-1]],
+        "max_deviation_deg": comparison.max_deviation_deg,
+        "rms_deviation_deg": comparison.rms_deviation_deg,
+        "worst_frame": comparison.worst_frame,
+        "max_location_deviation": comparison.max_location_deviation,
+        "causes": causes,
+        "advice": export_compare.advice(causes, comparison.max_deviation_deg),
+        "intervals": [
+            {
+                "frames": list(iv.frames),
+                "cause": iv.cause,
+                "max_deviation_deg": iv.max_deviation_deg,
+                "worst_frame": iv.worst_frame,
+                "blender_turn_deg": iv.blender_turn_deg,
+                "player_turn_deg": iv.player_turn_deg,
+                "key_angle_deg": iv.key_angle_deg,
+            }
+            for iv in comparison.intervals
+        ],
+        "per_frame": {
+            "frame": comparison.frames,
+            "deviation_deg": comparison.deviation_deg,
+            "location_deviation": comparison.location_deviation,
+        },
+    }
+
+
+def check_objects(
+    context,
+    objects,
+    options: dict | None = None,
+    only_these: bool = True,
+    keep_folder: str | None = None,
+    silence=None,
+    progress=None,
+) -> dict:
+    """Export, read back, evaluate and compare; the ``quatbake.export-check/1`` dict.
+
+    ``objects``: the objects to report on. ``only_these``: export only them
+    (else the whole scene is exported and only they are reported).
+    ``keep_folder``: export there and leave the files (default: a temporary
+    folder, removed). Objects missing from the file are listed in ``errors``.
+    ``silence``: a context manager around the exporter call (the command line
+    passes one that swallows the exporter's log lines); ``progress(name)`` is
+    called after each object. Raises ExportCheckError for bad options or a
+    failed export.
+    """
+    options = _default_options(objects, dict(options or {}))
+    scene = context.scene
+    fps = _fps(scene)
+    yup = bool(options.get("export_yup", _exporter_properties()["export_yup"].default))
+    with tempfile.TemporaryDirectory(prefix="quatbake-export-check-") as tmp:
+        folder = keep_folder or tmp
+        with silence() if silence is not None else contextlib.nullcontext():
+            path = export_gltf(context, objects, folder, options, only_these)
+        try:
+            doc = gltf_read.load(path)
+        except ValueError as exc:
+            raise ExportCheckError(f"The exported file cannot be read back: {exc}") from None
+        size = written_bytes(path)
+    nodes, errors = {}, []
+    all_key_frames = []
+    for obj in objects:
+        node = doc.node_index(obj.name)
+        if node is None:
+            errors.append(
+                {
+                    "object": obj.name,
+                    "message": (
+                        f"Object \"{obj.name}\" is not in the exported glTF file: the "
+                        "exporter left it out (hidden, excluded from the view layer, or its "
+                        "type is not exported; see --exporter-option)."
+                    ),
+                }
+            )
+            continue
+        nodes[obj.name] = node
+        for ch in doc.animations:
+            for c in ch.channels:
+                if c.node == node:
+                    all_key_frames.extend((c.sampler.input[[0, -1]] * fps).tolist())
+    checked = [o for o in objects if o.name in nodes]
+    frames = check_frames(scene, all_key_frames)
+    blender_m = blender_world(scene, checked, frames)
+    exporter_spf = exporter_seconds_per_frame(doc, scene)
+    entries = []
+    for obj in checked:
+        action = getattr(getattr(obj, "animation_data", None), "action", None)
+        channels, anim = _object_channels(doc, nodes[obj.name], action.name if action else None)
+        try:
+            entries.append(
+                _object_entry(
+                    obj,
+                    nodes[obj.name],
+                    doc,
+                    channels,
+                    anim,
+                    frames,
+                    blender_m[obj.name],
+                    fps,
+                    yup,
+                    exporter_spf,
+                )
+            )
+        except ValueError as exc:
+            errors.append(
+                {
+                    "object": obj.name,
+                    "message": f"Object \"{obj.name}\" cannot be checked: {str(exc).rstrip('.')}.",
+                }
+            )
+        if progress is not None:
+            progress(obj.name)
+    return {
+        "schema": SCHEMA,
+        "blender_version": bpy.app.version_string,
+        "exporter_version": exporter_version(),
+        "file": os.path.basename(bpy.data.filepath) if bpy.data.filepath else "",
+        "exporter_options": {
+            k: (sorted(v) if isinstance(v, set) else v) for k, v in options.items()
+        },
+        "fps": fps,
+        "exporter_fps": 1.0 / exporter_spf,
+        "export_yup": yup,
+        "gltf_bytes": size,
+        "frames": [float(frames[0]), float(frames[-1])],
+        "objects": entries,
+        "errors": errors,
+    }

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Operator ``quatbake.export_check``; ``export_check.panel`` shows its results.
+
+Exports the selected objects with Blender's own glTF exporter into a
+temporary folder, plays the file back per the glTF 2.0 spec and compares it
+with Blender (see ``export_check.engine``). The .blend is not changed: the
+current frame and the selection are restored and nothing is keyed.
+"""
+
+
+import bpy
+from bpy.props import StringProperty
+from bpy.types import Operator
+
+from ..ui.polls import poll_message
+
+# The engine (.export_check: core's glTF reader and sampler) is imported when
+# the operator runs: registering must not load it (bench_register).
+
+_RESULTS: dict = {}
+
+
+def results(scene) -> dict:
+    """Per object name: the last export check's summary in ``scene`` (empty before any run)."""
+    return _RESULTS.get(scene.name, {})
+
+
+def _summary(entry: dict) -> dict:
+    return {
+        "max_deviation_deg": entry["max_deviation_deg"],
+        "worst_frame": entry["worst_frame"],
+        "key_count": entry["key_count"],
+        "interpolation": entry["interpolation"] or "-",
+        "causes": dict(entry["causes"]),
+        "advice": entry["advice"],
+        "error": "",
+    }
+
+
+class QUATBAKE_OT_export_check(Operator):
+    """Export the selected objects with Blender's glTF exporter and measure how far a glTF
+    player's playback of the file is from Blender's, frame by frame"""
+
+    bl_idname = "quatbake.export_check"
+    bl_label = "Check glTF Export"
+    bl_options = {'REGISTER'}
+
+    exporter_options: StringProperty(
+        name="Exporter Options",
+        default="",
+        options={'SKIP_SAVE'},
+        description="Options for Blender's glTF exporter, NAME=VALUE separated by commas "
+        "(e.g. export_force_sampling=False); empty: the exporter's defaults",
+    )
+    json_path: StringProperty(
+        name="JSON Report",
+        default="",
+        subtype='FILE_PATH',
+        options={'SKIP_SAVE'},
+        description="Also write the quatbake.export-check/1 JSON report here (optional)",
+    )
+    html_path: StringProperty(
+        name="HTML Report",
+        default="",
+        subtype='FILE_PATH',
+        options={'SKIP_SAVE'},
+        description="Also write the HTML report here (optional)",
+    )
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        if not getattr(context, "selected_objects", None):
+            poll_message(cls, "Select the animated objects to check")
+            return False
+        return True
+
+    def execute(self, context):
+        from ...report import export_check_report
+        from . import engine as export_check
+
+        pairs = [p.strip() for p in self.exporter_options.split(",") if p.strip()]
+        objects = sorted(context.selected_objects, key=lambda o: o.name)
+        try:
+            options = export_check.parse_exporter_options(pairs)
+            report = export_check.check_objects(context, objects, options, only_these=True)
+        except export_check.ExportCheckError as exc:
+            self.report({'ERROR'}, str(exc).replace("--exporter-option ", "Exporter option "))
+            return {'CANCELLED'}
+        found = {o["name"]: _summary(o) for o in report["objects"]}
+        for error in report["errors"]:
+            found[error["object"]] = {"error": error["message"]}
+            self.report({'WARNING'}, error["message"])
+        _RESULTS[context.scene.name] = found
+        for path, write in (
+            (self.json_path, export_check_report.write_json),
+            (self.html_path, export_check_report.write_html),
+        ):
+            if path:
+                try:
+                    write(report, bpy.path.abspath(path))
+                except OSError as exc:
+                    self.report(
+                        {'ERROR'}, f"The report could not be written to {path} ({exc.strerror})."
+                    )
+                    return {'CANCELLED'}
+        if not report["objects"]:
+            self.report({'ERROR'}, "None of the selected objects is in the exported glTF file.")
+            return {'CANCELLED'}
+        worst = max(report["objects"], key=lambda o: o["max_deviation_deg"])
+        self.report(
+            {'INFO'},
+            f"Checked {len(report['objects'])} object(s): a glTF player plays "
+            f"{worst['name']} up to {worst['max_deviation_deg']:.3g} deg off Blender "
+            f"(frame {worst['worst_frame']:g}).",
+        )
+        return {'FINISHED'}
+
+
+classes = (QUATBAKE_OT_export_check,)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+
+
+def unregister() -> None:
+    _unregister_classes()
+    _RESULTS.clear()

@@ -1,0 +1,503 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Viewport overlay: RGB axis triads along the path of the selected animated objects.
+
+What is drawn (geometry from ``core.triads``, see its docstring for colours),
+for every selected animated object and every object pinned with
+``obj.quatbake.overlay_pinned``:
+
+- solid triads: QuatBake's interpolation (``scene.quatbake.method``) of the
+  orientations at the current action's rotation keys, every Nth frame, key
+  poses larger, the current frame's triad larger and wider;
+- ghost triads (optional): Blender's own evaluation of the current action
+  (``animdata.evaluate_rotation``), faded, at the same positions. After a bake
+  the action holds QuatBake's keys, so the ghost coincides with the solid
+  triads: a visible fan of faded axes is exactly the difference a bake makes;
+- the path (the location channels, evaluated by Blender) coloured by angular
+  speed, and a cyan band under key intervals that Blender turns the long way.
+
+How it is wired (one registry in this module; the sampling and the geometry
+live in ``overlay.geometry``, imported on the first rebuild so that
+registering the add-on does not load the interpolation engine, measured in
+benchmarks/bench_register.py):
+
+- ``enable()`` / ``disable()`` are idempotent. Enabled = one SpaceView3D draw
+  handler + our depsgraph_update_post and frame_change_post functions in
+  ``bpy.app.handlers`` + msgbus subscriptions. ``scene.quatbake.show_overlay``
+  calls them from its update callback.
+- Geometry is rebuilt in the handlers (keys, selection or settings changed),
+  never in the draw callback; the current frame's triad is re-picked from the
+  cached samples on frame change. The draw callback uploads the cached float32
+  arrays once per rebuild (the GPU batch needs a GPU context) and otherwise
+  only binds, sets uniforms and draws.
+- Objects are remembered by name only, so undo cannot leave a dangling RNA
+  reference in the cache.
+- ``load_post`` (registered for as long as the add-on is) drops everything and
+  re-enables only if the loaded file's scene asks for the overlay; ``undo_post``
+  and ``redo_post`` (also always registered) follow the restored setting and
+  rebuild. ``unregister()`` removes every handler.
+- In background mode (``bpy.app.background``) the handlers and the draw handle
+  are still registered (so the bookkeeping is the same and testable) but the
+  draw callback returns before touching ``gpu``.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from .legend import Legend
+
+
+class _Registry:
+    """Module state: handles, cached arrays and their GPU batches."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.draw_handle = None
+        self.msgbus_owner = object()
+        self.reset_cache()
+        self.error_logged = False
+        self.rebuild_count = 0      # how often the geometry was recomputed (tests, tuning)
+        self.lod_level = 1          # the thinning the last draw used (core.triads.LOD_LEVELS)
+
+    def reset_cache(self) -> None:
+        self.arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {
+            key: _empty_arrays() for key in BATCH_ORDER if key != "current"}
+        self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
+        self.samples: list = []         # geometry.Samples, one per drawn object
+        self.legend = Legend()
+        self.generation = 0         # bumped on every change of the cached arrays
+        self.batch_generation = -1  # the generation the GPU batches were built from
+        # The current frame's triad changes on every frame of playback: it has
+        # its own counter so only its 6 vertices are re-uploaded then.
+        self.current_generation = 0
+        self.current_batch_generation = -1
+        self.batches: dict = {}
+        self.shader = None
+        self.polyline = True
+
+
+def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32)
+
+
+# Draw order: ghosts (on their dark halo) under everything, the long-arc band
+# and the kept band (spins, steps) under the path, triads and their key marks
+# over the path, the current frame's triad on top.
+BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
+               "marks", "current")
+
+_STATE = _Registry()
+
+
+# --------------------------------------------------------------------------
+# Cache: rebuilt by overlay.geometry (no GPU), read by the draw callback
+# --------------------------------------------------------------------------
+
+def _settings(scene):
+    return getattr(scene, "quatbake", None)
+
+
+def rebuild(scene=None, view_layer=None) -> Legend:
+    """Recompute every cached array from the scene's data; returns the legend.
+
+    Safe to call at any time (tests call it directly). An object whose keys
+    cannot be read is skipped and named in ``Legend.problems``.
+    """
+    from . import geometry
+
+    scene = scene or bpy.context.scene
+    view_layer = view_layer or bpy.context.view_layer
+    _STATE.rebuild_count += 1
+    geometry = geometry.build(view_layer, _settings(scene))
+    _STATE.arrays = geometry.arrays
+    _STATE.samples = geometry.samples
+    _STATE.legend = geometry.legend
+    _update_current(scene)
+    _STATE.generation += 1
+    _tag_redraw()
+    return geometry.legend
+
+
+def _update_current(scene) -> None:
+    """Re-pick the emphasised triad of every object at the scene's current frame."""
+    settings = _settings(scene)
+    if settings is None or not _STATE.samples:
+        _STATE.current = _empty_arrays()
+    else:
+        from . import geometry  # loaded by the rebuild that made the samples
+
+        frame = scene.frame_current + scene.frame_subframe
+        _STATE.current = geometry.current_arrays(
+            _STATE.samples, frame, float(settings.overlay_size))
+    _STATE.current_generation += 1
+
+
+def cached_arrays() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The float32 (points, colours) arrays per batch, as the draw callback uploads them."""
+    out = dict(_STATE.arrays)
+    out["current"] = _STATE.current
+    return out
+
+
+def legend() -> Legend:
+    return _STATE.legend
+
+
+def drawn_lod_level() -> int:
+    """The thinning level (core.triads.LOD_LEVELS) of the last draw, for tests."""
+    return _STATE.lod_level
+
+
+def rebuild_count() -> int:
+    """How many times the geometry has been recomputed since the add-on loaded."""
+    return _STATE.rebuild_count
+
+
+# --------------------------------------------------------------------------
+# Handlers
+# --------------------------------------------------------------------------
+
+def _safe_rebuild(scene=None, view_layer=None) -> None:
+    """Handlers must never raise into Blender: log once and keep going."""
+    try:
+        rebuild(scene, view_layer)
+    except Exception:  # noqa: BLE001 - a handler that raises breaks every later update
+        _log_once("QuatBake overlay: rebuilding the geometry failed")
+
+
+@persistent
+def _on_depsgraph_update(scene, depsgraph) -> None:
+    if not _STATE.enabled:
+        return
+    # Keys, selection (a Scene update) and settings (a Scene update) all come
+    # through here; a pure redraw or frame change does not. Selecting bones
+    # updates the armature (its Armature data on Blender before 5.0).
+    watched = (bpy.types.Object, bpy.types.Action, bpy.types.Scene, bpy.types.Armature)
+    relevant = any(isinstance(u.id, watched) for u in depsgraph.updates)
+    if relevant:
+        _safe_rebuild(scene, depsgraph.view_layer)
+
+
+@persistent
+def _on_undo_redo(scene, *_args) -> None:
+    """Undo/redo restore data wholesale, show_overlay included, without update callbacks.
+
+    Follow the restored setting; the cache holds names only, so a rebuild from
+    the restored data is all it takes.
+    """
+    try:
+        if not isinstance(scene, bpy.types.Scene):  # handler arguments vary by version
+            scene = bpy.context.scene
+        settings = _settings(scene)
+        wanted = settings is not None and settings.show_overlay
+        if wanted and not _STATE.enabled:
+            enable()
+        elif not wanted and _STATE.enabled:
+            disable()
+        elif wanted:
+            rebuild(scene)
+    except Exception:  # noqa: BLE001 - a handler must never raise into Blender
+        _log_once("QuatBake overlay: following undo/redo failed")
+
+
+@persistent
+def _on_frame_change(scene, depsgraph=None) -> None:
+    if not _STATE.enabled:
+        return
+    try:
+        _update_current(scene)
+    except Exception:  # noqa: BLE001
+        _log_once("QuatBake overlay: updating the current frame's triad failed")
+
+
+@persistent
+def _on_load_post(*_args) -> None:
+    """A new file: drop the old file's cache and follow the new file's setting."""
+    try:
+        disable()
+        settings = _settings(bpy.context.scene)
+        if settings is not None and settings.show_overlay:
+            enable()
+    except Exception:  # noqa: BLE001 - a handler must never raise into Blender
+        _log_once("QuatBake overlay: following the loaded file's setting failed")
+
+
+def _on_msgbus() -> None:
+    _safe_rebuild()
+
+
+# Present while the overlay is enabled.
+_APP_HANDLERS = (
+    ("depsgraph_update_post", _on_depsgraph_update),
+    ("frame_change_post", _on_frame_change),
+)
+# Present while the add-on is registered: they follow scene.quatbake.show_overlay
+# when a file load or an undo step changes it without its update callback.
+_ALWAYS_HANDLERS = (
+    ("load_post", _on_load_post),
+    ("undo_post", _on_undo_redo),
+    ("redo_post", _on_undo_redo),
+)
+
+
+def _same_function(a, b) -> bool:
+    """Also matches our functions from an earlier import of this module (add-on reload)."""
+    return a is b or (
+        getattr(a, "__module__", None) == b.__module__
+        and getattr(a, "__qualname__", None) == b.__qualname__
+    )
+
+
+def _remove_app_handler(list_name: str, func) -> None:
+    handlers = getattr(bpy.app.handlers, list_name)
+    for existing in [h for h in handlers if _same_function(h, func)]:
+        handlers.remove(existing)
+
+
+def _add_app_handler(list_name: str, func) -> None:
+    _remove_app_handler(list_name, func)
+    getattr(bpy.app.handlers, list_name).append(func)
+
+
+def handler_counts() -> dict[str, int]:
+    """How many of our functions sit in each bpy.app.handlers list, plus the draw handle."""
+    counts = {
+        name: sum(_same_function(h, func) for h in getattr(bpy.app.handlers, name))
+        for name, func in _APP_HANDLERS + _ALWAYS_HANDLERS
+    }
+    counts["draw"] = 0 if _STATE.draw_handle is None else 1
+    return counts
+
+
+def is_enabled() -> bool:
+    return _STATE.enabled
+
+
+def _subscribe_msgbus() -> None:
+    owner = _STATE.msgbus_owner
+    bpy.msgbus.clear_by_owner(owner)
+    # The active object changes without a depsgraph update in some versions.
+    bpy.msgbus.subscribe_rna(key=(bpy.types.LayerObjects, "active"), owner=owner, args=(),
+                             notify=_on_msgbus)
+    # The method decides QuatBake's triads; its property has no update callback of ours.
+    settings_type = getattr(bpy.types, "QUATBAKE_PG_settings", None)
+    if settings_type is not None:
+        bpy.msgbus.subscribe_rna(key=(settings_type, "method"), owner=owner, args=(),
+                                 notify=_on_msgbus)
+
+
+def enable() -> None:
+    """Start drawing (idempotent): one draw handle, our app handlers, msgbus, fresh cache."""
+    if _STATE.draw_handle is None:
+        _STATE.draw_handle = bpy.types.SpaceView3D.draw_handler_add(
+            _draw, (), 'WINDOW', 'POST_VIEW')
+    for list_name, func in _APP_HANDLERS:
+        _add_app_handler(list_name, func)
+    _subscribe_msgbus()
+    _STATE.enabled = True
+    _STATE.error_logged = False
+    _safe_rebuild()
+
+
+def disable() -> None:
+    """Stop drawing (idempotent) and forget every cached array and batch."""
+    if _STATE.draw_handle is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(_STATE.draw_handle, 'WINDOW')
+        _STATE.draw_handle = None
+    for list_name, func in _APP_HANDLERS:
+        _remove_app_handler(list_name, func)
+    bpy.msgbus.clear_by_owner(_STATE.msgbus_owner)
+    _STATE.enabled = False
+    _STATE.reset_cache()
+    _tag_redraw()
+
+
+def sync(scene=None) -> None:
+    """Enable or disable to match ``scene.quatbake.show_overlay``."""
+    scene = scene or bpy.context.scene
+    settings = _settings(scene)
+    if settings is not None and settings.show_overlay:
+        enable()
+    else:
+        disable()
+
+
+def settings_changed(scene=None) -> None:
+    """Update callback of the overlay settings: rebuild when drawing."""
+    if _STATE.enabled:
+        _safe_rebuild(scene)
+
+
+def _tag_redraw() -> None:
+    wm = getattr(bpy.context, "window_manager", None)
+    if wm is None:
+        return
+    for window in wm.windows:
+        for area in window.screen.areas:
+            if area.type == 'VIEW_3D':
+                area.tag_redraw()
+
+
+def _log_once(message: str) -> None:
+    if not _STATE.error_logged:
+        _STATE.error_logged = True
+        # Imported on the first error only: logging costs as much as the rest
+        # of this module's import at register time (bench_register).
+        import logging
+
+        logging.getLogger(__name__).exception(message)
+
+
+# --------------------------------------------------------------------------
+# Drawing (GPU): only here, only with a window
+# --------------------------------------------------------------------------
+
+def _polyline_shader_name() -> str:
+    # Built-in shader names lost their "3D_" prefix in Blender 4.0.
+    return 'POLYLINE_SMOOTH_COLOR' if bpy.app.version >= (4, 0, 0) else '3D_POLYLINE_SMOOTH_COLOR'
+
+
+def _plain_shader_name() -> str:
+    return 'SMOOTH_COLOR' if bpy.app.version >= (4, 0, 0) else '3D_SMOOTH_COLOR'
+
+
+def _ensure_batches() -> None:
+    """(Re)upload the cached arrays when they changed since the last draw."""
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    if _STATE.shader is None:
+        try:
+            _STATE.shader = gpu.shader.from_builtin(_polyline_shader_name())
+            _STATE.polyline = True
+        except (ValueError, SystemError):
+            # No wide-line shader on this GPU: thin lines via line_width_set.
+            _STATE.shader = gpu.shader.from_builtin(_plain_shader_name())
+            _STATE.polyline = False
+        _STATE.batch_generation = _STATE.current_batch_generation = -1
+    if _STATE.batch_generation != _STATE.generation:
+        batches = {}
+        for key, (points, colors) in _STATE.arrays.items():
+            if points.shape[0]:
+                batches[key] = batch_for_shader(_STATE.shader, 'LINES',
+                                                {"pos": points, "color": colors})
+        batches["current"] = _STATE.batches.get("current")
+        _STATE.batches = batches
+        _STATE.batch_generation = _STATE.generation
+    if _STATE.current_batch_generation != _STATE.current_generation:
+        points, colors = _STATE.current
+        _STATE.batches["current"] = (
+            batch_for_shader(_STATE.shader, 'LINES', {"pos": points, "color": colors})
+            if points.shape[0] else None)
+        _STATE.current_batch_generation = _STATE.current_generation
+
+
+def _line_widths(width: float) -> dict[str, float]:
+    return {
+        "ghost_halo": width + 4.0,     # 2 px of dark edge each side
+        "ghosts": width,
+        "marks": width,
+        "marks_halo": width + 4.0,
+        "long_arc": width * 3.0 + 2.0,
+        "kept": width * 2.0 + 1.0,
+        "path": width,
+        "triads": width,
+        "current": width * 2.0 + 1.0,
+    }
+
+
+_THINNED = ("triads", "ghosts", "ghost_halo")   # geometry.THINNED_SETS
+
+
+def _thinned_key(key: str, level: int) -> str:
+    # geometry.thinned_name, without importing it into the draw path
+    return key if level == 1 or key not in _THINNED else f"{key}@{level}"
+
+
+def _lod_level(context) -> int:
+    """How thinned to draw the triads in this viewport: their median spacing,
+    measured in pixels at the view's centre (core.triads.lod_level)."""
+    spacing = _STATE.legend.triad_spacing
+    region, rv3d = context.region, context.region_data
+    if spacing <= 0.0 or region is None or rv3d is None:
+        return 1
+    from bpy_extras.view3d_utils import location_3d_to_region_2d
+    from mathutils import Vector
+
+    from ...core import triads  # loaded by the rebuild that made the batches
+
+    centre = rv3d.view_location
+    right = rv3d.view_rotation @ Vector((1.0, 0.0, 0.0))
+    a = location_3d_to_region_2d(region, rv3d, centre)
+    b = location_3d_to_region_2d(region, rv3d, centre + right * spacing)
+    if a is None or b is None:
+        return 1
+    return triads.lod_level((b - a).length)
+
+
+def _draw() -> None:
+    """SpaceView3D POST_VIEW callback: never raises, always restores gpu state."""
+    if bpy.app.background or not _STATE.enabled:
+        return
+    context = bpy.context
+    settings = _settings(context.scene)
+    if settings is None or not settings.show_overlay:
+        return
+    import gpu
+
+    saved = None
+    try:
+        saved = (gpu.state.blend_get(), gpu.state.depth_test_get(), gpu.state.line_width_get())
+        _ensure_batches()
+        if not any(_STATE.batches.values()):
+            return
+        gpu.state.blend_set('ALPHA')
+        # Drawn in front of the scene: a triad hidden inside a mesh helps nobody.
+        gpu.state.depth_test_set('NONE')
+        shader = _STATE.shader
+        widths = _line_widths(float(settings.overlay_line_width))
+        region = context.region
+        viewport = (float(region.width), float(region.height))
+        shader.bind()
+        level = _lod_level(context)
+        _STATE.lod_level = level
+        for key in BATCH_ORDER:
+            batch = _STATE.batches.get(_thinned_key(key, level))
+            if batch is None:
+                continue
+            if _STATE.polyline:
+                shader.uniform_float("viewportSize", viewport)
+                shader.uniform_float("lineWidth", widths[key])
+            else:
+                gpu.state.line_width_set(widths[key])
+            batch.draw(shader)
+    except Exception:  # noqa: BLE001 - raising here would repeat on every redraw
+        _log_once("QuatBake overlay: drawing failed; the overlay is skipped")
+    finally:
+        if saved is not None:
+            gpu.state.blend_set(saved[0])
+            gpu.state.depth_test_set(saved[1])
+            gpu.state.line_width_set(saved[2])
+
+
+# --------------------------------------------------------------------------
+# Panel
+# --------------------------------------------------------------------------
+
+
+def register() -> None:
+    from ..ui.props import OverlayListener
+
+    OverlayListener.listen(sync, settings_changed)
+    for list_name, func in _ALWAYS_HANDLERS:
+        _add_app_handler(list_name, func)
+
+
+def unregister() -> None:
+    from ..ui.props import OverlayListener
+
+    disable()
+    for list_name, func in _ALWAYS_HANDLERS:
+        _remove_app_handler(list_name, func)
+    OverlayListener.listen()

@@ -1,0 +1,412 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The overlay's geometry: sample the objects to draw and build float32 line arrays.
+
+The other half of :mod:`.overlay`, which owns the handlers, the cache, the
+draw callback and the panel. Split off because this half needs the
+interpolation engine (``core.interp``, ``core.triads``, ``animdata``) and
+registering the add-on must not load it: ``overlay`` imports this module on
+its first rebuild, i.e. when the overlay is switched on (measured in
+benchmarks/bench_register.py). No GPU here: everything runs headless.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core import interp, rotation, triads
+from .. import animdata, record
+from ..transform import AnimatedTransform, keyed_bone_names, rig_bone_fcurves
+from ..ui.compare import compare_method
+from .legend import Legend
+
+# More samples than this per object is a mistake (a key at frame 1e6), not a path to draw.
+MAX_SAMPLES = 100_000
+
+# The line sets of every object, in the order build_overlay returns them; the
+# current frame's triad is picked separately (current_arrays).
+LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
+             "marks")
+# Thinned copies for zoomed-out views (core.triads.LOD_LEVELS), named
+# "<set>@<level>": only the sets that have a triad per drawn frame.
+THINNED_SETS = ("triads", "ghosts", "ghost_halo")
+
+
+def thinned_name(line_set: str, level: int) -> str:
+    """The cached array's name of ``line_set`` at LOD ``level`` (level 1: the set itself)."""
+    return line_set if level == 1 else f"{line_set}@{level}"
+
+
+@dataclass
+class Samples:
+    """One object's per-frame samples, kept to re-pick the current frame's triad."""
+
+    frames: np.ndarray
+    quats: np.ndarray
+    positions: np.ndarray
+    matrix: np.ndarray | None
+    size: float | None = None     # a bone's own triad size (from its length)
+    camera: bool = False      # draw the view direction (-Z) on the current triad
+
+
+@dataclass
+class Geometry:
+    """What one rebuild produces: the arrays to upload, the samples, the legend."""
+
+    arrays: dict[str, tuple[np.ndarray, np.ndarray]]  # per line set: float32 (N, 3), (N, 4)
+    samples: list[Samples]
+    legend: Legend
+
+
+def _is_pinned(obj) -> bool:
+    record = getattr(obj, "quatbake", None)
+    return bool(record is not None and record.overlay_pinned)
+
+
+def overlay_objects(view_layer) -> list:
+    """Selected or pinned objects of the view layer that have rotation or location keys."""
+    if view_layer is None:
+        return []
+    found = []
+    for obj in view_layer.objects:
+        if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
+            continue
+        fcurves = (animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
+                   + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
+        if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
+            found.append(obj)
+        # A rig: its selected keyed bones only, so a 50-bone rig stays readable.
+        for name in keyed_bone_names(obj):
+            if animdata.bone_selected(obj, name):
+                found.append(AnimatedTransform(obj, name))
+    return found
+
+
+def _sample_frames(keys: np.ndarray) -> np.ndarray:
+    """Every whole frame across the keyed range, plus subframe keys themselves."""
+    start, end = np.floor(keys[0]), np.ceil(keys[-1])
+    if end - start + 1 > MAX_SAMPLES:
+        raise ValueError(
+            f"the keys span {end - start:.0f} frames (frames {start:.0f} to {end:.0f}); "
+            f"the overlay draws at most {MAX_SAMPLES} frames. Delete the stray key."
+        )
+    return np.union1d(np.arange(start, end + 1.0), keys)
+
+
+@dataclass
+class ObjectSamples:
+    """One object's per-frame orientations, as the overlay compares them.
+
+    Not baked: ``ours`` is the method applied to the orientations at the
+    rotation keys (a preview of the bake), ``blender`` the action as it plays.
+    Baked by QuatBake (``baked``): ``ours`` is the action as it plays
+    (QuatBake's keys, replayed exactly) and ``blender`` is Blender's own
+    interpolation of the original keys, which are also the key poses drawn
+    larger.
+    """
+
+    frames: np.ndarray        # (n,) sample frames (include every key frame)
+    ours: np.ndarray          # (n, 4)
+    blender: np.ndarray       # (n, 4)
+    positions: np.ndarray     # (n, 3)
+    rot_keys: np.ndarray      # (k,) rotation key frames (the original keys once baked)
+    baked: bool
+    kinds: tuple | None = None   # core.turns kind of each key interval (None: < 2 keys)
+
+    def __iter__(self):
+        # object_samples returned (frames, ours, blender, positions, rot_keys)
+        # before it returned this record: unpacking it still gives those five.
+        return iter((self.frames, self.ours, self.blender, self.positions, self.rot_keys))
+
+    @property
+    def playing(self) -> np.ndarray:
+        """What the viewport plays now: the bake once baked, Blender's curves before."""
+        return self.ours if self.baked else self.blender
+
+
+def interval_kinds(obj, frames, playing, rot_keys, mode=None, fcurves=None) -> tuple | None:
+    """(core.turns kinds of ``obj``'s key intervals, their tracking), or None with
+    fewer than two keys. ``playing``: the orientations at ``frames`` (keys included)."""
+    from ...core import turns
+    from ..animdata import turn_inputs
+
+    if rot_keys.size < 2:
+        return None
+    mode = mode or obj.rotation_mode
+    # The keyed channels: the regular ones, or the delta ones when only those move
+    # (a BVH object import); their values decide spin against wrap, and steps.
+    keyed_fcs = animdata.rotation_fcurves(obj, mode, fcurves)
+    defaults = animdata.rotation_defaults(obj, mode)
+    if not animdata.has_keys(keyed_fcs):
+        keyed_fcs = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+        defaults = animdata.delta_rotation_defaults(obj, mode)
+    key_raw = animdata.evaluate_channels(keyed_fcs, defaults, rot_keys)
+    key_quats = playing[np.searchsorted(frames, rot_keys)]
+    tracking = turn_inputs.track(obj, mode, fcurves, rot_keys, key_quats, key_raw)
+    stepped = turn_inputs.stepped_intervals(keyed_fcs, rot_keys)
+    return turns.classify(mode, key_raw, tracking.differs, stepped), tracking
+
+
+def object_samples(obj, method: str, turns: str = "AUTO", timing: str = "EVEN") -> ObjectSamples:
+    """Sample ``obj`` for the overlay (see ObjectSamples). The preview follows
+    ``turns`` and ``timing`` as a bake would (kept spins, steps)."""
+    original = record.original_channels(obj)
+    # Orientations are what Blender composes: delta rotation @ rotation.
+    if original is None:
+        rot_keys = animdata.orientation_key_frames(obj)
+    else:
+        fcurves, mode = original
+        rot_keys = animdata.orientation_key_frames(obj, mode, fcurves)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(obj)
+                                   + animdata.delta_location_fcurves(obj))
+    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
+    positions = animdata.evaluate_full_location(obj, frames)
+    playing = animdata.evaluate_orientation(obj, frames)
+    if original is not None:
+        fcurves, mode = original
+        blender = animdata.evaluate_orientation(obj, frames, mode, fcurves)
+        found = interval_kinds(obj, frames, blender, rot_keys, mode, fcurves)
+        return ObjectSamples(frames, playing, blender, positions, rot_keys, True,
+                             found and found[0])
+    ours, kinds = _preview(obj, frames, playing, rot_keys, method, turns, timing)
+    return ObjectSamples(frames, ours, playing, positions, rot_keys, False, kinds)
+
+
+def _preview(obj, frames, playing, rot_keys, method: str, turns: str, timing: str,
+             fcurves=None) -> tuple:
+    """(orientations, kinds): ``method`` on ``obj``'s keys at ``frames``, following
+    ``turns`` and ``timing`` as a bake would; ``playing`` (n, 4) are Blender's own
+    orientations there (its channels, or ``fcurves``). (playing, None) without keys."""
+    from ...core import turn_interp
+
+    if not rot_keys.size:
+        return playing, None
+    # The samples include every key frame: the orientations at the keys are
+    # already evaluated, no second pass over the F-curves.
+    key_quats = playing[np.searchsorted(frames, rot_keys)]
+    found = interval_kinds(obj, frames, playing, rot_keys, None, fcurves)
+    if found is None:
+        return interp.interpolate(rot_keys, key_quats, frames, method=method.lower()), None
+    kinds, tracking = found
+    if timing == "KEYED":
+        tracking = _with_frames(obj, rot_keys, key_quats)
+    return turn_interp.interpolate_keys(rot_keys, key_quats, tracking, kinds, turns,
+                                        method.lower(), frames, timing, playing), kinds
+
+
+def _with_frames(obj, rot_keys, key_quats):
+    """Tracking that includes every whole frame (Timing: Keyed looks progress up there)."""
+    from ..animdata import turn_inputs
+
+    key_raw = animdata.evaluate_rotation_raw(obj, rot_keys)
+    return turn_inputs.track(obj, obj.rotation_mode, None, rot_keys, key_quats, key_raw,
+                             extra=_sample_frames(rot_keys))
+
+
+def _is_camera(obj) -> bool:
+    return getattr(obj, "type", "") == 'CAMERA'
+
+
+def _original_bone_channels(t):
+    """(fcurves, rotation mode) of a baked bone's original channels, or None."""
+    record = t.owner_record
+    if record is None or record.original_action is None or record.baked_action is None:
+        return None
+    if animdata.get_action(t) != record.baked_action or not t.quatbake.baked:
+        return None
+    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    return fcurves, t.quatbake.original_rotation_mode or t.rotation_mode
+
+
+def _rotations(world: np.ndarray) -> np.ndarray:
+    """(n, 4) orientations of (n, 4, 4) world matrices, for the triads.
+
+    A bone under a parent scaled unevenly is sheared (its axes are not square to each
+    other), so no rotation matches all three. The triad keeps the bone's own direction,
+    its Y axis, exactly (the way Blender draws the bone), takes X square to it in the
+    plane of the two, and Z = X x Y: a right-handed triad even under a mirroring scale.
+    Without shear this is the matrix's rotation.
+    """
+    y = world[:, :3, 1] / np.linalg.norm(world[:, :3, 1], axis=1, keepdims=True)
+    x = world[:, :3, 0] - np.einsum("ij,ij->i", world[:, :3, 0], y)[:, None] * y
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    basis = np.stack((x, y, np.cross(x, y)), axis=-1)       # the axes as columns
+    return rotation.matrix_to_quat(basis)
+
+
+def bone_samples(t, method: str, cache: dict, turns: str = "AUTO",
+                 timing: str = "EVEN") -> tuple:
+    """(frames, ours, blender, positions, rot_keys, bone length in world units) of a pose
+    bone: see ``bone_object_samples``."""
+    sampled, length = bone_object_samples(t, method, cache, turns, timing)
+    return (*sampled, length)
+
+
+def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
+                        timing: str = "EVEN") -> tuple:
+    """(ObjectSamples, bone length in world units): ``object_samples`` for a pose bone, in
+    world space along the animation: positions are the bone's head, orientations its world
+    rotation (armature @ pose matrix down the chain, ``AnimatedTransform.bone_world_matrices``).
+    "Ours" changes only this bone's own rotation (the method on its keys following ``turns``
+    and ``timing`` as a bake would, or its baked channels); its parents play as they do."""
+    original = _original_bone_channels(t)
+    own_fcurves, mode = original if original is not None else (None, None)
+    # The bone's curves in the playing action, looked up once for the whole rig.
+    live = rig_bone_fcurves(t.owner, cache).get(t.bone_name, [])
+    rot_keys = animdata.orientation_key_frames(t, mode, own_fcurves if original else live)
+    loc_keys = animdata.key_frames(animdata.location_fcurves(t, live))
+    frames = _sample_frames(np.union1d(rot_keys, loc_keys))
+    playing = t.bone_world_matrices(frames, cache=cache)
+    kinds = None
+    if original is not None:
+        theirs = t.bone_world_matrices(frames, own_fcurves=own_fcurves, own_mode=mode,
+                                       cache=cache)
+        ours = playing
+        local = animdata.evaluate_orientation(t, frames, mode, own_fcurves)
+        found = interval_kinds(t, frames, local, rot_keys, mode, own_fcurves)
+        kinds = found and found[0]
+    else:
+        theirs = playing
+        ours = playing
+        if rot_keys.size:
+            local = animdata.evaluate_orientation(t, frames, None, live)
+            own, kinds = _preview(t, frames, local, rot_keys, method, turns, timing, live)
+            ours = t.bone_world_matrices(frames, own_quats=own, cache=cache)
+    scale = float(np.cbrt(abs(np.linalg.det(np.array(t.owner.matrix_world)[:3, :3]))))
+    sampled = ObjectSamples(frames, _rotations(ours), _rotations(theirs), playing[:, :3, 3],
+                            rot_keys, original is not None, kinds)
+    return sampled, t.target.bone.length * scale
+
+
+def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.ndarray):
+    """Per key interval, whether Blender turns the long way, with the spins between
+    neighbouring keys sampled (animdata.far_turn_subframes); None when there are none,
+    and triads.build_overlay's own check on the per-frame samples is exact."""
+    keys = rot_keys[(rot_keys >= frames[0]) & (rot_keys <= frames[-1])] if frames.size else rot_keys
+    original = record.original_channels(obj)
+    fcurves, mode = original if original is not None else (None, None)
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra = extra[~np.isin(extra, frames)]
+    if extra.size == 0:
+        return None
+    t = np.concatenate([frames, extra])
+    q = np.concatenate([blender, animdata.evaluate_orientation(obj, extra, mode, fcurves)])
+    order = np.argsort(t, kind="stable")
+    return triads.long_arc_intervals(t[order], q[order], keys)
+
+
+def _world_matrix(obj) -> np.ndarray | None:
+    """The parent's transform applied to the channels (None when unparented)."""
+    if obj.parent is None:
+        return None
+    return np.array(obj.parent.matrix_world @ obj.matrix_parent_inverse, dtype=np.float64)
+
+
+def _float32_arrays(lines: list[triads.LineSet]) -> tuple[np.ndarray, np.ndarray]:
+    """Join line sets into the contiguous float32 (points, colours) the GPU batch takes."""
+    joined = triads.LineSet.join(lines)
+    return (
+        np.ascontiguousarray(joined.points, dtype=np.float32),
+        np.ascontiguousarray(joined.colors, dtype=np.float32),
+    )
+
+
+def build(view_layer, settings) -> Geometry:
+    """Sample every object to draw and build the line arrays and the legend.
+
+    ``settings`` is ``scene.quatbake`` (None: nothing to draw). An object whose
+    keys cannot be read is skipped and named in ``Legend.problems``.
+    """
+    legend = Legend()
+    parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
+    for level in triads.LOD_LEVELS[1:]:
+        parts.update({thinned_name(name, level): [] for name in THINNED_SETS})
+    spacings = []
+    samples: list[Samples] = []
+    if settings is None:
+        return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
+    collected = []
+    masks = {}
+    chains: dict = {}
+    for obj in overlay_objects(view_layer):
+        name = getattr(obj, "display_name", obj.name)
+        size = None
+        try:
+            if getattr(obj, "bone_name", ""):
+                # World space already: the bone's head and rotation along the animation,
+                # its triads sized from its length (Triad Size 0.5 = half the bone).
+                sampled, length = bone_object_samples(obj, compare_method(settings), chains,
+                                                      settings.turns, settings.timing)
+                matrix, size, camera = None, float(settings.overlay_size) * length, False
+            else:
+                sampled = object_samples(obj, compare_method(settings), settings.turns,
+                                         settings.timing)
+                # Blender's own curves, spins between neighbouring keys sampled too
+                # (the original keys once baked: what the bake fixed).
+                masks[name] = long_arc_mask(obj, sampled.frames, sampled.blender,
+                                            sampled.rot_keys)
+                matrix, camera = _world_matrix(obj), _is_camera(obj)
+        except ValueError as exc:  # ChannelError is a ValueError: a broken key
+            legend.problems.append(f"{name}: {exc}")
+            continue
+        collected.append((name, sampled, matrix, camera, size))
+    # One legend for all objects, so equal colours mean equal speeds.
+    speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
+              if c[1].frames.size > 1]
+    speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
+    step = max(1, int(settings.overlay_step))
+    for name, sampled, matrix, camera, size in collected:
+        # The band marks what plays now: after a bake the short arc, so a fixed
+        # long arc disappears; the original's long arcs are counted as fixed.
+        geometry = triads.build_overlay(
+            sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
+            step=step, size=float(settings.overlay_size) if size is None else size,
+            ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
+            long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
+            # kinds: only flips and wraps get the long-arc band; spins and steps
+            # the kept one (of the original keys once baked)
+            interval_kinds=sampled.kinds,
+            # the denser check is of Blender's curves: what plays only before a bake
+            long_arc_mask=None if sampled.baked else masks.get(name),
+        )
+        for key in LINE_SETS:
+            lines = getattr(geometry, key)
+            parts[key].append(lines if matrix is None else lines.transformed(matrix))
+        # Thinned copies are row selections of the full sets (no recomputation).
+        full = {key: parts[key][-1] for key in THINNED_SETS}
+        chosen, is_key = triads.triad_frames(sampled.frames, step, sampled.rot_keys)
+        for level in triads.LOD_LEVELS[1:]:
+            mask = triads.thinned_mask(chosen, is_key, step, level)
+            for key in THINNED_SETS:
+                lines = full[key]
+                parts[thinned_name(key, level)].append(
+                    lines.select_triads(mask) if lines.points.shape[0] else lines)
+        spacings.append(triads.triad_spacing(sampled.positions, chosen))
+        legend.long_arc_count += geometry.long_arc_count
+        legend.spin_count += geometry.spin_count
+        legend.step_count += geometry.step_count
+        if sampled.baked:
+            legend.baked_objects.append(name)
+            before = masks.get(name)
+            legend.fixed_long_arc_count += (
+                int(before.sum()) if before is not None
+                else triads.long_arc_count(sampled.frames, sampled.blender, sampled.rot_keys))
+        if camera:
+            legend.cameras.append(name)
+        legend.objects.append(name)
+        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, size,
+                               camera))
+    legend.speed_max = speed_max if collected else 0.0
+    legend.triad_spacing = float(np.median(spacings)) if spacings else 0.0
+    return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
+
+
+def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 (points, colours) of every object's emphasised triad at ``frame`` (frames, may be fractional)."""
+    lines = []
+    for s in samples:
+        cur = triads.current_triad(s.frames, s.quats, s.positions, frame,
+                                   size if s.size is None else s.size, view_axis=s.camera)
+        lines.append(cur if s.matrix is None else cur.transformed(s.matrix))
+    return _float32_arrays(lines)
+

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the overlay's legend says: one plain record, shared by both overlay halves.
+
+``overlay.geometry`` fills it in on every rebuild and ``overlay.draw`` (the
+registry, the draw callback and the panel) shows it. It lives on its own,
+below both, so the two never import each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Legend:
+    """What the panel shows next to the overlay settings."""
+
+    speed_max: float = 0.0          # degrees per frame of the ramp's last colour
+    long_arc_count: int = 0         # key intervals the playing animation turns the long way round
+    # Key intervals the original keys turned the long way round that a QuatBake
+    # bake now plays on the short arc (0 when nothing drawn is baked).
+    fixed_long_arc_count: int = 0
+    spin_count: int = 0             # key intervals spinning as keyed (kept: green band)
+    step_count: int = 0             # stepped key intervals (grey band)
+    objects: list[str] = field(default_factory=list)
+    baked_objects: list[str] = field(default_factory=list)   # drawn from a QuatBake bake
+    cameras: list[str] = field(default_factory=list)         # drawn with their view direction
+    problems: list[str] = field(default_factory=list)        # objects skipped, and why
+    # Median distance (Blender units) between neighbouring triads of the objects
+    # drawn: the draw callback turns it into pixels to pick a thinned level.
+    triad_spacing: float = 0.0

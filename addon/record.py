@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a QuatBake bake records on the transforms it changes, and reading it back.
+
+The record (``obj.quatbake``, and a pose bone's own ``pose_bone.quatbake``;
+ui/props.py) says which action was the original, which is the bake, and the
+rotation mode and static values from before the first bake, so a second bake
+starts again from the original keys and revert restores them. The overlay and
+the difference report read it to show before -> after (original_channels); the
+bake's planning reads it to find the original keys (bake.read) and bake.write
+writes it.
+"""
+from __future__ import annotations
+
+from . import animdata
+from .transform import AnimatedTransform
+
+
+def original_channels(obj):
+    """(F-curves, rotation mode) of the action a QuatBake bake replaced, or None.
+
+    Only while the baked action is the one playing: after a revert, or if the
+    user assigned another action, the object is treated as not baked.
+    """
+    # A pose bone's transform: the action-level record is its armature's, the bone's
+    # own record says whether the bake rewrote it (and its rotation mode before).
+    owner = getattr(obj, "owner", obj)
+    record = getattr(owner, "quatbake", None)
+    if record is None or record.original_action is None or record.baked_action is None:
+        return None
+    if animdata.get_action(owner) != record.baked_action:
+        return None
+    mode = record.original_rotation_mode
+    if getattr(obj, "bone_name", ""):
+        bone_record = obj.quatbake
+        if bone_record is None or not bone_record.baked:
+            return None
+        mode = bone_record.original_rotation_mode
+    elif record.bones_only:
+        return None      # only the armature's bones were baked, not its own channels
+    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    return fcurves, mode or obj.rotation_mode
+
+
+def is_baked(obj) -> bool:
+    """Whether ``obj`` plays a QuatBake bake right now."""
+    return original_channels(obj) is not None
+
+_RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
+                  "original_fake_user", "baked_action",
+                  # the static values before the first bake (see QUATBAKE_PG_object)
+                  "original_rotation_quaternion", "original_rotation_euler",
+                  "original_rotation_axis_angle", "original_location", "location_baked",
+                  "static_recorded",
+                  "original_delta_rotation_quaternion", "original_delta_rotation_euler",
+                  "original_delta_location", "delta_recorded",
+                  "clip_baked", "previous_action", "previous_slot", "bones_only", "baked_paths")
+
+
+# A record after revert (or before any bake): the property defaults.
+EMPTY_RECORD = (None, "", "", False, None,
+                 (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0),
+                 False, False,
+                 (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), False,
+                 False, None, "", False, "")
+
+
+_BONE_RECORD_FIELDS = ("baked", "baked_name", "baked_paths", "original_rotation_mode",
+                       "original_rotation_quaternion", "original_rotation_euler",
+                       "original_rotation_axis_angle", "original_location", "location_baked")
+
+
+def record_of(obj):
+    return getattr(obj, "quatbake", None)
+
+
+def _fields(rec) -> tuple:
+    return _BONE_RECORD_FIELDS if hasattr(rec, "baked_name") else _RECORD_FIELDS
+
+
+def get_record(obj) -> tuple:
+    """A copy of the bake record of ``obj`` (an object, or a transform: the bone's record)."""
+    rec = obj.quatbake
+    # tuple(): a vector property is a live view of the record, not a copy.
+    return tuple(v if isinstance(v, (str, bool)) or v is None or hasattr(v, "name")
+                 else tuple(v) for v in (getattr(rec, name) for name in _fields(rec)))
+
+
+def set_record(obj, values: tuple) -> None:
+    rec = obj.quatbake
+    for name, value in zip(_fields(rec), values):
+        setattr(rec, name, value)
+
+
+def clear_bone_record(rec) -> None:
+    for name in _BONE_RECORD_FIELDS:
+        rec.property_unset(name)
+
+
+def paths_of(text: str) -> list[str]:
+    return [p for p in text.split("\n") if p]
+
+
+def rotation_props(obj) -> tuple:
+    return (tuple(obj.rotation_quaternion), tuple(obj.rotation_euler),
+            tuple(obj.rotation_axis_angle))
+
+
+def delta_props(obj) -> tuple:
+    return (tuple(obj.delta_rotation_quaternion), tuple(obj.delta_rotation_euler),
+            tuple(obj.delta_location))
+
+
+def restore_delta_props(obj, saved: tuple) -> None:
+    obj.delta_rotation_quaternion, obj.delta_rotation_euler, obj.delta_location = saved
+
+
+def set_rotation_mode(obj, mode: str) -> None:
+    """Set rotation_mode without Blender's value conversion touching the stored rotations.
+
+    Assigning rotation_mode converts the current rotation into the new mode's
+    property; an unkeyed channel would then silently change, so all three
+    rotation properties are put back afterwards.
+    """
+    if obj.rotation_mode == mode:
+        return
+    saved = rotation_props(obj)
+    obj.rotation_mode = mode
+    restore_rotation_props(obj, saved)
+
+
+def restore_rotation_props(obj, saved: tuple) -> None:
+    obj.rotation_quaternion, obj.rotation_euler, obj.rotation_axis_angle = saved
+
+
+def owner_record_of(obj):
+    return getattr(obj, "owner_record", None) if isinstance(obj, AnimatedTransform) \
+        else record_of(obj)
+
+
+def can_revert(obj) -> bool:
+    """True when ``obj`` (an object, or a transform: its owner) shows a QuatBake bake whose
+    original action is still there."""
+    if isinstance(obj, AnimatedTransform):
+        if obj.bone_name and not (obj.exists and obj.quatbake.baked):
+            return False
+        obj = obj.owner
+    rec = record_of(obj)
+    if rec is None or rec.original_action is None or rec.baked_action is None:
+        return False
+    if animdata.is_read_only(obj):
+        return False
+    current = animdata.get_action(obj)
+    return current is not None and current == rec.baked_action

@@ -1,0 +1,288 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Simplified Chinese for QuatBake's interface, through ``bpy.app.translations``.
+
+The people this add-on grew from write Chinese. Labels of properties,
+operators, panels and menus are translated by Blender itself once the strings
+are registered here; text drawn dynamically goes through ``pgettext_iface``
+(labels) or ``pgettext_tip`` / ``pgettext_rpt`` (tooltips, reports), so each
+format string below is the untranslated pattern, placeholders and all.
+
+Blender 4.0 renamed the locale ``zh_CN`` to ``zh_HANS``; both are registered so
+3.4 and current versions find the same dictionary.
+"""
+import bpy
+
+# Translations are registered under the add-on's package name, whatever it is
+# (``quatbake``, ``bl_ext.user_default.quatbake`` ...), never a literal one.
+_OWNER = __package__.rpartition(".")[0] or __package__
+
+# Blender looks a label up in the translation context of what draws it:
+# properties, panels and menus use the default context "*", operator buttons
+# and the redo panel use "Operator". Every string is registered in both.
+_CONTEXTS = ("*", "Operator")
+_LOCALES = ("zh_HANS", "zh_CN")
+
+ZH_HANS = {
+    # Panel, menus, buttons
+    "QuatBake": "QuatBake",
+    "Re-bake": "重新烘焙",
+    "Revert": "还原",
+    "Bake Presets": "烘焙预设",
+    "Bake presets; choosing one copies its values into the scene settings":
+        "烘焙预设；选择其中一个会把它的值复制到场景设置中",
+    "No presets found": "未找到预设",
+    "No bake in this scene yet": "此场景尚未烘焙",
+    "Last bake": "上次烘焙",
+    "Objects baked: {:d}": "已烘焙物体：{:d}",
+    "Frames written: {:d}": "已写入帧数：{:d}",
+    "Largest difference: {:.3f}\u00b0": "最大差异：{:.3f}\u00b0",
+    "Re-bake rotations with real rotation interpolation": "用真正的旋转插值重新烘焙旋转",
+    # Operators
+    "Re-bake Rotations": "重新烘焙旋转",
+    "Re-bake the rotation (and location) keys of the selected objects with real "
+    "rotation interpolation. The original action is kept; Revert puts it back":
+        "用真正的旋转插值重新烘焙所选物体的旋转（及位置）关键帧。原动作会被保留，"
+        "“还原”可将其恢复",
+    "Revert Bake": "还原烘焙",
+    "Put back the original action of the selected objects: the keys exactly as "
+    "they were before QuatBake baked them":
+        "恢复所选物体的原动作：关键帧与 QuatBake 烘焙之前完全相同",
+    "Apply Bake Preset": "应用烘焙预设",
+    "Copy this preset's values into the scene's QuatBake settings (the Re-bake "
+    "button uses them)":
+        "将此预设的值复制到场景的 QuatBake 设置中（“重新烘焙”按钮会使用这些值）",
+    "Preset File": "预设文件",
+    "Path of the preset file to apply": "要应用的预设文件路径",
+    # Shipped presets (file names shown in the preset menu)
+    "Camera move, even speed": "相机运镜，匀速",
+    "Exact turns, keep timing": "精确转动，保留时间",
+    "Many objects, quick": "大量物体，快速",
+    "Smooth through every key": "平滑穿过每个关键帧",
+    # Poll messages and reports
+    "Select at least one object": "请至少选择一个物体",
+    "QuatBake's scene settings are missing: enable the add-on again":
+        "缺少 QuatBake 的场景设置：请重新启用该插件",
+    "...and {:d} more problems; the console lists them all":
+        "……另有 {:d} 个问题；控制台中列出了全部问题",
+    "Frame step is {:d}; it must be 1 or more (1 = a key on every frame)":
+        "帧步长为 {:d}；必须为 1 或更大（1 = 每帧一个关键帧）",
+    "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "
+    "set End to Start or later":
+        "自定义帧范围的结束帧 {:d} 早于起始帧 {:d}：请将结束帧设为不早于起始帧",
+    "Reverted {}: {}": "已还原 {}：{}",
+    # Counts in the bake and revert reports (ui/counts.py)
+    "{:d} object": "{:d} 个物体",
+    "{:d} objects": "{:d} 个物体",
+    "{:d} bone": "{:d} 根骨骼",
+    "{:d} bones": "{:d} 根骨骼",
+    "{:d} bone of \"{}\"": "{:d} 根骨骼（属于“{}”）",
+    "{:d} bones of \"{}\"": "{:d} 根骨骼（属于“{}”）",
+    "{} and {}": "{}和 {}",
+    "Preset file {!r} does not exist": "预设文件 {!r} 不存在",
+    "Preset \"{}\" was not applied: {}": "预设“{}”未应用：{}",
+    "Preset \"{}\" sets settings QuatBake does not have, ignored: {}":
+        "预设“{}”设置了 QuatBake 没有的选项，已忽略：{}",
+    "Applied preset \"{}\" to the scene settings": "已将预设“{}”应用到场景设置",
+    # Scene settings (ui/props.py) and the operator properties mirroring them
+    "Method": "方法",
+    "How rotations are interpolated between keys (always on the short arc)":
+        "关键帧之间旋转的插值方式（始终走最短弧）",
+    "Lerp (comparison only)": "Lerp（仅用于对比）",
+    "Each channel blended on its own and not normalised: what goes wrong without "
+    "rotation interpolation. For Analyze and the overlay only; the bake refuses it":
+        "逐通道单独插值且不归一化：展示没有旋转插值时会出什么问题。仅用于分析和叠加显示；"
+        "烘焙不接受它",
+    "Nlerp": "Nlerp",
+    "Quick, and looks like Slerp for small turns. Choose it for many objects, or keys "
+    "close together":
+        "速度快，小角度转动时与 Slerp 看起来一样。适合大量物体或关键帧很密的情况",
+    "Slerp": "Slerp",
+    "Turns at one even speed from key to key. Choose it for camera moves and anything "
+    "that must turn steadily":
+        "在关键帧之间以均匀的速度转动。适合相机运镜以及任何需要平稳转动的物体",
+    "Squad": "Squad",
+    "Curves smoothly through the keys, with no jolt as a key passes. Choose it for "
+    "organic motion with many keys":
+        "平滑地穿过各个关键帧，经过关键帧时不会顿挫。适合关键帧较多的自然运动",
+    "Frames the last bake wrote keys on, summed over the baked objects":
+        "上次烘焙写入关键帧的帧数（所有已烘焙物体之和）",
+    # Panels added for the animator's loop (issue 14)
+    "Difference Report": "差异报告",
+    "Overlay": "叠加显示",
+    "Compare With": "对比对象",
+    "Bake Method": "烘焙方法",
+    "Compare with the method the bake uses": "与烘焙所用的方法对比",
+    "What Analyze and the overlay compare Blender's own interpolation with (Lerp shows "
+    "what goes wrong without rotation interpolation)":
+        "分析和叠加显示将 Blender 自身插值与什么对比（Lerp 展示没有旋转插值时的问题）",
+    "Preset": "预设",
+    "Presets": "预设",
+    "{} (changed)": "{}（已修改）",
+    "Name of the bake preset last applied to these settings": "最近应用到这些设置的烘焙预设名称",
+    "Add Bake Preset": "添加烘焙预设",
+    "Save the scene's bake settings as a preset of your own, or remove one":
+        "将场景的烘焙设置保存为自己的预设，或删除一个预设",
+    "Export Report": "导出报告",
+    "Write the Difference Report of the selected objects as a web page, with its JSON "
+    "beside it":
+        "将所选物体的差异报告写成网页，并在旁边写出 JSON",
+    "Open in Web Browser": "在网页浏览器中打开",
+    "Open the page in the web browser once written": "写出后在网页浏览器中打开该页面",
+    "What Blender's own interpolation is compared with": "Blender 自身插值的对比对象",
+    "{}: {:d} frames": "{}：{:d} 帧",
+    "Total: {}, {:d} frames": "合计：{}，{:d} 帧",
+    "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
+    "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
+    "own interpolation: {:.3f} deg":
+        "已烘焙 {}（{}），共 {:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
+    "The scene's method is Lerp, which is for comparisons only (Analyze and the "
+    "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
+        "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "
+        "Nlerp、Slerp 或 Squad 再烘焙",
+    "Out of date: the keys changed since this analysis.": "已过期：分析之后关键帧有变化。",
+    "Select animated objects and press Analyze.": "选择带动画的物体并点击“分析”。",
+    "Path colour: how fast the object turns, \u00b0/frame": "路径颜色：物体转动的快慢，\u00b0/帧",
+    "Keys: white \u25b3": "关键帧：白色 \u25b3",
+    "Keys: white \u25b3; camera view: dashes": "关键帧：白色 \u25b3；相机视线：虚线",
+    "Lerp is for comparisons only: pick Nlerp, Slerp or Squad to bake.":
+        "Lerp 仅用于对比：请选择 Nlerp、Slerp 或 Squad 进行烘焙。",
+    "Re-run": "重新运行",
+    "Not re-analysed after the bake (too long to do at once): press Re-run.":
+        "烘焙后未重新分析（一次处理太长）：请点击“重新运行”。",
+    "Compare": "对比",
+    "Ghosts": "虚影",
+    "Pin": "固定",
+    "Settings": "设置",
+    "Display": "显示",
+    "Select or pin an animated object": "选择或固定一个带动画的物体",
+    "Analyze": "分析",
+    "Still": "静止",
+    "Slow": "慢",
+    "Fast": "快",
+    "Fastest": "最快",
+    "Long Way Round": "绕远路",
+    "Ghost": "虚影",
+    "A colour of the overlay, as drawn (read-only)": "叠加显示所用的颜色（只读）",
+    "Location": "位置",
+    "How locations are interpolated between keys": "关键帧之间位置的插值方式",
+    "Keep": "保持",
+    "Leave location keys as they are": "位置关键帧保持不变",
+    "Linear": "线性",
+    "Straight lines between location keys": "位置关键帧之间走直线",
+    "Catmull-Rom": "Catmull-Rom",
+    "Centripetal Catmull-Rom spline through the location keys (no cusps or "
+    "overshoot loops)":
+        "穿过位置关键帧的向心 Catmull-Rom 样条（无尖点，无过冲回环）",
+    "Constant Speed": "匀速",
+    "Retime the move so the object travels at one speed along its path (by arc "
+    "length); rotation is retimed with it, so each key orientation is still "
+    "reached where the object stands at that key":
+        "按弧长重新分配时间，使物体沿路径匀速运动；旋转随之重新定时，"
+        "因此物体到达每个关键帧位置时仍处于该关键帧的朝向",
+    "Step": "步长",
+    "Write a key every this many frames (1 = every frame)": "每隔这么多帧写入一个关键帧（1 = 每帧）",
+    "Key Tolerance": "关键帧容差",
+    "Degrees: keep only the keys Blender's LINEAR playback and a glTF player's slerp need "
+    "to stay this close to the bake (never more than 180 degrees between keys); 0 keeps a "
+    "key on every step frame":
+        "角度（度）：只保留 Blender 的线性播放和 glTF 播放器的球面插值保持在此误差内所需的关键帧"
+        "（相邻关键帧之间从不超过 180 度）；0 表示每个步长帧都保留关键帧",
+    "Keys per channel: {:d} dense -> {:d} within {:g} deg":
+        "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
+    "Custom Range": "自定义范围",
+    "Bake a chosen frame range instead of the keyed range": "烘焙指定的帧范围，而不是关键帧覆盖的范围",
+    "Start": "起始",
+    "First frame to bake": "烘焙的第一帧",
+    "End": "结束",
+    "Last frame to bake": "烘焙的最后一帧",
+    "Output": "输出",
+    "Rotation mode the baked keys are written in": "烘焙关键帧所用的旋转模式",
+    "Object's Mode": "物体自身模式",
+    "Write the bake in the object's own rotation mode (Euler written continuous, "
+    "no 360 degree jumps)":
+        "以物体自身的旋转模式写入（欧拉角连续写入，没有 360 度跳变）",
+    "Quaternion": "四元数",
+    "Switch the object to Quaternion rotation and write quaternion keys":
+        "将物体切换为四元数旋转并写入四元数关键帧",
+    "Turns": "转数",
+    "How far each key interval turns: whole turns and the long way kept where keyed, or "
+    "always the short arc":
+        "每个关键帧区间转多远：按关键帧保留整圈和长路径，或总是走最短弧",
+    "Auto": "自动",
+    "Keep the turns the keys show intent for (Euler or axis-angle values keyed past 180 "
+    "degrees: 0 -> 360 turns once) and take the short arc where the keys are a known defect "
+    "(a flipped quaternion sign, an Euler wrap between values inside +-180)":
+        "保留关键帧有意表达的转动（欧拉角或轴角的值超过 180 度：0 -> 360 转一整圈），"
+        "在关键帧属于已知缺陷处走最短弧（四元数符号翻转、在 +-180 以内的值之间的欧拉角回绕）",
+    "Shortest": "最短",
+    "Always the short arc between key orientations (at most 180 degrees): fixes every flip "
+    "and wrap, and drops keyed whole turns":
+        "关键帧朝向之间总是走最短弧（最多 180 度）：修正所有翻转和回绕，但会丢掉关键帧中的整圈",
+    "Keyed": "按关键帧",
+    "Turn as far as Blender's own playback of the keys turns between them, whole turns and "
+    "the long way included":
+        "转动幅度与 Blender 自身播放关键帧时相同，包括整圈和长路径",
+    "Timing": "时间分布",
+    "Where along its path the rotation is at each frame: even speed, or the ease of the keys":
+        "每一帧旋转位于路径上的何处：匀速，或关键帧的缓入缓出",
+    "Even": "匀速",
+    "Constant angular speed within each key interval": "每个关键帧区间内角速度恒定",
+    "Travel the method's path with the ease of the keys: as far along each interval as "
+    "Blender's own playback is at that frame":
+        "以关键帧的缓入缓出沿该方法的路径运动：每一帧在区间中的进度与 Blender 自身播放相同",
+    "Turn Notes": "转动说明",
+    "How the last bake turned where the keys turn differently (one line per interval)":
+        "上次烘焙在关键帧转动不同之处如何转动（每个区间一行）",
+    "...and {:d} more (see the Info editor)": "……还有 {:d} 条（见信息编辑器）",
+    "Merge Key Frames": "合并关键帧",
+    "Clip": "片段",
+    "Bake this NLA clip (an action's name, evaluated in its own action time) instead of the "
+    "active action; the baked clip becomes the active action and Revert puts back the "
+    "previous one. Empty: the active action":
+        "烘焙此 NLA 片段（动作名称，按其自身的动作时间求值）而不是活动动作；烘焙后的片段成为"
+        "活动动作，还原会恢复之前的动作。留空：活动动作",
+    "When the rotation channels are keyed on different frames, use the union of "
+    "their key frames instead of refusing to bake":
+        "当各旋转通道的关键帧不在同一帧上时，使用它们关键帧的并集，而不是拒绝烘焙",
+    "Has Last Bake": "有上次烘焙",
+    "Whether the fields below describe a bake of this scene": "下面的字段是否描述了此场景的一次烘焙",
+    "Objects Baked": "已烘焙物体",
+    "Number of objects and pose bones the last bake wrote (each bone counts as one; "
+    "Bones Baked says how many were bones)":
+        "上次烘焙写入的物体和姿态骨骼数（每根骨骼计为一个；“已烘焙骨骼”给出其中骨骼的数量）",
+    "Bones Baked": "已烘焙骨骼",
+    "How many of Objects Baked were pose bones": "“已烘焙物体”中姿态骨骼的数量",
+    "Armature Baked": "已烘焙骨架",
+    "The armature all the bones of the last bake belong to (empty when they come from "
+    "several, or no bone was baked)":
+        "上次烘焙的所有骨骼所属的骨架（骨骼来自多个骨架或未烘焙骨骼时为空）",
+    "Frames Written": "已写入帧数",
+    "Number of frames the last bake wrote keys on": "上次烘焙写入关键帧的帧数",
+    "Largest Difference": "最大差异",
+    "Largest angle, in degrees, between the baked rotation and Blender's own "
+    "interpolation of the same keys, over all baked objects and frames":
+        "在所有已烘焙物体和帧上，烘焙后的旋转与 Blender 自身对相同关键帧插值之间的最大角度（度）",
+    "Show Overlay": "显示叠加",
+    "Draw axis triads (X red, Y green, Z blue) along the path of the selected "
+    "animated objects in every 3D Viewport":
+        "在每个 3D 视图中沿所选动画物体的路径绘制坐标轴三元组（X 红，Y 绿，Z 蓝）",
+}
+
+
+def translations_dict() -> dict:
+    """{locale: {(context, msgid): msgstr}} as ``bpy.app.translations.register`` takes it."""
+    table = {(context, msgid): msgstr for msgid, msgstr in ZH_HANS.items() for context in _CONTEXTS}
+    return {locale: table for locale in _LOCALES}
+
+
+def register() -> None:
+    # A previous run that failed half-way may have left the name registered.
+    try:
+        bpy.app.translations.unregister(_OWNER)
+    except Exception:  # noqa: BLE001 - not registered: nothing to remove
+        pass
+    bpy.app.translations.register(_OWNER, translations_dict())
+
+
+def unregister() -> None:
+    bpy.app.translations.unregister(_OWNER)
