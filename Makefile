@@ -45,7 +45,7 @@ test-blender-program: venv sysdeps
 
 # --- Long fuzzing (owner: reliability) -------------------------------------------
 # The hostile fuzz properties with the hypothesis "slow" profile: 10,000 examples
-# each (QUATBAKE_SLOW_EXAMPLES=N to change). Time measured in README > Reliability.
+# each (QUATBAKE_SLOW_EXAMPLES=N to change). Time measured in tests/README.md (Reliability).
 .PHONY: test-slow
 test-slow: venv
 	QUATBAKE_SLOW=1 $(PY) -m pytest -q tests/core/test_fuzz_core.py tests/core/test_fuzz_gltf.py \

@@ -22,7 +22,7 @@ is pure numpy on arrays the add-on reads from Blender:
   'SHORTEST', 'KEYED' or 'AUTO';
 * :func:`describe` writes the sentences the bake and the report show.
 
-The AUTO rule (README "Turns"): an interval keeps its keyed turn only when an
+The AUTO rule (docs/turns.md): an interval keeps its keyed turn only when an
 Euler or axis-angle channel's KEY VALUES move by more than 180 deg and at
 least one of the two values lies outside [-180, 180] deg (0 -> 360, 270 ->
 540, 0 -> 3600: the animator typed a number past half a turn), and no other

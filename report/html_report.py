@@ -84,7 +84,7 @@ _KIND_LABELS = {"flip": "long way round (flipped sign)", "wrap": "long way round
                 "spin": "keyed spin", "step": "stepped"}
 
 
-# The panel's verdict thresholds (addon/report_results.FINE_DEG, README): a largest
+# The panel's verdict thresholds (addon/analyze/entries.FINE_DEG, docs/panel.md): a largest
 # difference under this many degrees is "fine".
 FINE_DEG = 0.1
 

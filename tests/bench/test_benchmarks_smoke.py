@@ -1,7 +1,7 @@
 """Every benchmark still runs (``python -m benchmarks --smoke``: small sizes, in
 subprocesses as a developer runs them). This proves they work, not how fast
 anything is: speed is never asserted in tests (a shared machine is noisy); the
-figures come from the full-size runs, README "Performance"."""
+figures come from the full-size runs, benchmarks/README.md."""
 import pathlib
 import re
 import subprocess

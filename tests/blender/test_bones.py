@@ -266,7 +266,7 @@ def test_bones_option_escaping(spec, expected):
 
 
 def test_bones_option_reaches_bones_named_with_commas_and_colons(clean_blender, tmp_path):
-    # The written forms of README's "Bone names in --bones", end to end through a file.
+    # The written forms of docs/cli.md's bone names in --bones, end to end through a file.
     rig = scenes.make_rig("My:Rig", [("a,b", None, (0, 0, 0), (0, 0, 1)),
                                      ("mixamorig:Hips", None, (1, 0, 0), (1, 0, 1)),
                                      ("DEF-upper_arm.L.001", None, (2, 0, 0), (2, 0, 1))])
@@ -341,7 +341,7 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
             i = int(np.searchsorted(frames, f))
             # Float32 matrices down a 3-bone chain, scaled by 2: 1e-5 units and rad.
             np.testing.assert_allclose(positions[i], np.array(world.translation), atol=1e-5)
-            # The triad's convention (README "Overlay"): the bone's Y axis exactly, X made
+            # The triad's convention (docs/bones.md): the bone's Y axis exactly, X made
             # square to it, Z = X x Y; built here with mathutils from Blender's matrix.
             y = world.col[1].xyz.normalized()
             x = (world.col[0].xyz - world.col[0].xyz.project(y)).normalized()

@@ -438,7 +438,7 @@ def test_euler_keys_of_a_million_radians_warn_and_quaternion_output_is_exact(cle
         and "Quaternion" in warning.message
     bake.revert_objects([obj])
     # Shortest: the 170 -> -170 jump sits on top of 1e6 rad, outside +-180 deg,
-    # so Turns: Auto would read it as keyed on purpose (README "Turns") and keep
+    # so Turns: Auto would read it as keyed on purpose (docs/turns.md) and keep
     # it; this test is about float32, so it compares with the short arc.
     bake.bake_objects([obj], bake.BakeSettings(output_mode='QUATERNION', turns='SHORTEST'))
     assert obj.rotation_mode == 'QUATERNION'

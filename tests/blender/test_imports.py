@@ -418,7 +418,7 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
         assert wraps <= flagged
         legend = overlay_geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake).legend
         assert legend.long_arc_count == len(flagged) >= len(wraps)
-    assert wrapped                                          # the file has wraps (README: 14)
+    assert wrapped                                          # the file has wraps (tests/data/realdata/README.md: 14)
 
 
 @pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],
