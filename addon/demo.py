@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""``python -m quatbake demo``: a scene built in code that shows every classic
-pitfall, re-baked, with its report.
+"""The demo scene: built in code, it shows every classic pitfall (``python -m quatbake
+demo`` builds, reports, re-bakes and saves it: cli/demo.py).
 
 Objects (each one a pitfall from the seed articles):
 
@@ -15,9 +15,6 @@ Objects (each one a pitfall from the seed articles):
 - FollowCam: keys recorded from ``current = lerp(current, target, 0.08)``
   every frame: it creeps towards the target and never arrives.
 
-The demo analyses the scene as built (report.json, report.html), re-bakes it
-with SLERP (the dolly with constant speed), analyses the result again and
-saves demo.blend (the bake can be reverted in Blender).
 """
 from __future__ import annotations
 
