@@ -743,3 +743,21 @@ def test_interpolate_many_equals_interpolate_per_sequence(method):
     for k in range(keys.shape[0]):
         alone = interp.interpolate(times, keys[k], samples, method)
         np.testing.assert_allclose(together[k], alone, rtol=0, atol=1e-13)
+
+
+def test_nlerp_stays_unit_and_on_the_chord_next_to_the_antipode():
+    """The closed-form norm of nlerp, (1-2u)^2 + u(1-u)|a+b|^2, keeps its digits where
+    the keys are nearly opposite (shortest=False): there 1 - 2u(1-u)(1 - a.b) would
+    cancel to ~1e-16 absolute out of ~1e-10, and the result would leave the unit
+    sphere by ~1e-6. Checked against the chord point normalised in extended precision."""
+    eps = 1e-5                                   # half-angle off the antipode, radians
+    a = np.array([1.0, 0.0, 0.0, 0.0])
+    b = np.array([-np.cos(eps), np.sin(eps), 0.0, 0.0])
+    u = np.linspace(0.0, 1.0, 101)
+    got = interp.interpolate([0.0, 1.0], [a, b], u, "nlerp", shortest=False)
+    la, lb = a.astype(np.longdouble), b.astype(np.longdouble)
+    chord = la[None, :] + u.astype(np.longdouble)[:, None] * (lb - la)[None, :]
+    want = (chord / np.sqrt((chord * chord).sum(axis=1))[:, None]).astype(np.float64)
+    # float64 rounding of the keys' difference, amplified by 1/|chord| (>= sin(eps)).
+    assert np.abs(np.linalg.norm(got, axis=1) - 1.0).max() < 1e-12
+    assert np.abs(got - want).max() < 1e-9
