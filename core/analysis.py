@@ -87,11 +87,11 @@ SEGMENT_NOISE_FRACTION = 1e-5
 # slowdowns and their float noise are the motion, and the timing advice that is
 # meant for keyed motion would throw the capture away. On dense keys (rotation
 # keys and location keys judged each on their own) there is no constant-speed
-# advice (location speed ratio, uneven angular speed, Timing: Even) and no
-# velocity-jump note (every key is a sample, so the velocity changes at every
-# key). The measurements stay in the report, and defects of the keys themselves
-# (long arcs from flipped signs, Euler wraps, gimbal, norm drift, jitter, float32)
-# still count.
+# advice (location speed ratio, uneven angular speed, Timing: Even), no
+# lerp-as-a-filter creep (exponential_approach is left empty) and no velocity-jump
+# note (every key is a sample, so the velocity changes at every key). The
+# measurements stay in the report, and defects of the keys themselves (long arcs
+# from flipped signs, Euler wraps, gimbal, norm drift, jitter, float32) still count.
 DENSE_KEY_SPACING = 1.0
 # Frames read from files at another frame rate are not exact: 1 frame within this.
 _SPACING_SLACK = 1e-6
@@ -663,7 +663,7 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         float32_risk=_float32_risk(frames, positions),
         location_segments=segs, location_speed_ratio=ratio,
         location_speed=_location_speed(frames, positions),
-        exponential_approach=exponential_approach(keys, kq),
+        exponential_approach=[] if dense else exponential_approach(keys, kq),
         jitter_frames=_jitter(frames, bq, b_speed),
         turns=turns_setting, timing=timing, path_deviation_deg=path_dev,
         timing_deviation_deg=timing_dev,

@@ -120,3 +120,21 @@ def test_flipped_sign_key_on_dense_keys_is_still_a_long_arc():
     assert a.dense_keys
     assert a.long_arc_segments == [[20.0, 21.0], [21.0, 22.0]]
     assert a.advice == "keys 20-21 take the long way: re-bake with SLERP"
+
+
+def test_sampled_exponential_ease_gets_no_filter_advice():
+    # Each frame turns 80% of the previous frame's turn: a sampled exponential
+    # ease-out (Blender's EXPO easing baked, or a per-frame filter recorded) is
+    # the motion on dense keys, not something to re-key.
+    frames = np.arange(1.0, 41.0)
+    kq = _axis_quat([0, 0, 1], 90.0 * (1.0 - 0.8 ** np.arange(frames.size)))
+    assert analysis.exponential_approach(frames, kq)      # the signature is there
+    a = _analyze(frames, kq)
+    assert a.dense_keys
+    assert a.exponential_approach == []
+    assert _timing_findings(a) == []
+    # Keyed every other frame, the same creep is keyed motion and gets the advice.
+    keyed = frames[::2]
+    b = analysis.analyze_object("Follow", "QUATERNION", keyed, kq[::2], keyed, kq[::2])
+    assert not b.dense_keys and b.exponential_approach
+    assert "filter" in b.advice
