@@ -74,6 +74,36 @@ JITTER_MIN_RUN = 3
 # Location segments whose speeds (length / frames) differ by more than this
 # factor were timed by frame count, not by arc length.
 SPEED_RATIO_NOTE = 2.0
+# ... counting only segments longer than this fraction of the path's size (the
+# diagonal of the location keys' bounding box): shorter ones are holds whose keys
+# differ by float noise (1e-6 on a 1 m path would otherwise make a speed ratio of
+# millions). A real ease is far above it: a quadratic ease-out sampled over 128
+# frames ends with a step of 6e-5 of its path.
+SEGMENT_NOISE_FRACTION = 1e-5
+
+# Dense keys: a key every DENSE_KEY_SPACING frames or closer (median spacing of
+# consecutive keys, so a few gaps do not matter), as mocap and sampled exports
+# (glTF, BVH, baked actions) have. Such keys are a recording: their ease, their
+# slowdowns and their float noise are the motion, and the timing advice that is
+# meant for keyed motion would throw the capture away. On dense keys (rotation
+# keys and location keys judged each on their own) there is no constant-speed
+# advice (location speed ratio, uneven angular speed, Timing: Even), no
+# lerp-as-a-filter creep (exponential_approach is left empty) and no velocity-jump
+# note (every key is a sample, so the velocity changes at every key). The
+# measurements stay in the report, and defects of the keys themselves (long arcs
+# from flipped signs, Euler wraps, gimbal, norm drift, jitter, float32) still count.
+DENSE_KEY_SPACING = 1.0
+# Frames read from files at another frame rate are not exact: 1 frame within this.
+_SPACING_SLACK = 1e-6
+
+
+def keys_are_dense(key_frames) -> bool:
+    """True when the median spacing of consecutive keys is DENSE_KEY_SPACING frames or
+    less (mocap, sampled exports); a single key is not dense."""
+    kf = np.asarray(key_frames, dtype=np.float64).reshape(-1)
+    if kf.size < 2:
+        return False
+    return bool(np.median(np.diff(kf)) <= DENSE_KEY_SPACING + _SPACING_SLACK)
 
 
 @dataclass
@@ -120,6 +150,9 @@ class ObjectAnalysis:
     clip: str = ""     # the action analysed when it is one of several clips of the object
     bone: str = ""     # the pose bone analysed (``name`` is then its armature's)
     channels: list = field(default_factory=list)   # keyed rotation data paths, e.g. delta ones
+    # keys_are_dense of the rotation keys and of the location keys: no timing advice.
+    dense_keys: bool = False
+    dense_location_keys: bool = False
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
@@ -264,7 +297,8 @@ def _location_segments(key_frames, key_positions):
     speeds = lengths / durations
     segs = [{"frames": [float(a), float(b)], "length": float(length), "speed": float(s)}
             for a, b, length, s in zip(key_frames[:-1], key_frames[1:], lengths, speeds)]
-    moving = speeds[speeds > 1e-9]
+    size = float(np.linalg.norm(kp.max(axis=0) - kp.min(axis=0)))
+    moving = speeds[(speeds > 1e-9) & (lengths > SEGMENT_NOISE_FRACTION * size)]
     ratio = float(moving.max() / moving.min()) if moving.size >= 2 else None
     return segs, ratio
 
@@ -404,9 +438,10 @@ def _findings(a: ObjectAnalysis) -> list:
         out.append(
             f"Blender's curves differ from {a.method} by up to {a.max_deviation_deg:.2f} deg at "
             f"frame {_frame_text(a.worst_frame)}{cause}: {fix}")
-    uneven = [iv for iv in a.intervals
-              if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
-              and iv["shortest_deg"] > 1.0 and iv.get("kind") != "step"]
+    uneven = [] if a.dense_keys else [
+        iv for iv in a.intervals
+        if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
+        and iv["shortest_deg"] > 1.0 and iv.get("kind") != "step"]
     if uneven:
         iv = max(uneven, key=lambda d: d["blender_speed_cv"])
         out.append(
@@ -415,7 +450,8 @@ def _findings(a: ObjectAnalysis) -> list:
             f"around its mean): " + ("Timing: Keyed keeps that ease; Timing: Even gives "
                                      "constant speed" if a.timing == "KEYED"
                                      else f"{fix} for constant speed"))
-    if a.location_speed_ratio is not None and a.location_speed_ratio > SPEED_RATIO_NOTE:
+    if (a.location_speed_ratio is not None and a.location_speed_ratio > SPEED_RATIO_NOTE
+            and not a.dense_location_keys):
         out.append(
             f"location segments move at speeds {a.location_speed_ratio:.1f}x apart (timed by "
             "frame count, not distance): re-bake with constant speed")
@@ -437,7 +473,7 @@ def _findings(a: ObjectAnalysis) -> list:
     step_keys = {f for iv in a.intervals if iv.get("kind") == "step" for f in iv["frames"]}
     smooth = np.array([f not in step_keys for f in jumps["frames"]], dtype=bool)
     jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
-    if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad":
+    if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad" and not a.dense_keys:
         k = int(np.argmax(jump_deg))
         out.append(
             f"angular velocity jumps by {jumps['blender_deg'][k]:.1f} deg/frame at key "
@@ -490,7 +526,7 @@ def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
             f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "
             f"{a.max_deviation_deg:.2f} deg difference at frame {_frame_text(a.worst_frame)} is "
             f"timing only ({_timing_cause(a)}): re-bake with Timing: Keyed to keep that "
-            "timing, or Timing: Even for constant speed")
+            "timing" + ("" if a.dense_keys else ", or Timing: Even for constant speed"))
     return first, later
 
 
@@ -610,6 +646,7 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     segs, ratio = _location_segments(
         location_key_frames if location_key_frames is not None else [], key_positions)
     worst = int(np.argmax(deviation)) if deviation.size else 0
+    dense = keys_are_dense(keys)
 
     result = ObjectAnalysis(
         name=name, rotation_mode=rotation_mode, method=method, frames=frames, keys=keys,
@@ -626,13 +663,14 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         float32_risk=_float32_risk(frames, positions),
         location_segments=segs, location_speed_ratio=ratio,
         location_speed=_location_speed(frames, positions),
-        exponential_approach=exponential_approach(keys, kq),
+        exponential_approach=[] if dense else exponential_approach(keys, kq),
         jitter_frames=_jitter(frames, bq, b_speed),
         turns=turns_setting, timing=timing, path_deviation_deg=path_dev,
         timing_deviation_deg=timing_dev,
         max_path_deviation_deg=float(path_dev.max()) if path_dev.size else 0.0,
         max_timing_deviation_deg=float(timing_dev.max()) if timing_dev.size else 0.0,
-        kinds=kinds,
+        kinds=kinds, dense_keys=dense,
+        dense_location_keys=location_key_frames is not None and keys_are_dense(location_key_frames),
     )
     result.findings = _findings(result)
     result.advice = result.findings[0] if result.findings else (

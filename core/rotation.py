@@ -40,6 +40,21 @@ ROTATION_MODES = EULER_ORDERS + ("QUATERNION", "AXIS_ANGLE")
 # trip at any middle angle (tests/core/test_rotation.py).
 GIMBAL_EPS = 1e-14
 
+# An opt-in, wider gimbal band for ``quat_to_euler_continuous(...,
+# lock_tolerance=...)``, in radians of the middle angle from +-90 deg. Blender's
+# own extraction (mat3_normalized_to_eulo2) takes gimbal lock when cos(middle)
+# <= 16 FLT_EPSILON = 1.9e-6, so float32's "90 deg" (1.5707963705, 4.4e-8 rad
+# past pi/2) is locked there and ``Matrix.to_euler(order, compat)`` splits the
+# outer angles freely. Inside GIMBAL_EPS the two outer angles are exact and far
+# apart ones are the only ones that reproduce the rotation to 1e-12 rad, so they
+# can be ~pi farther from the reference than Blender's pick. Within this band
+# the split is free too (the last axis keeps the reference's / previous frame's
+# angle) at a cost of at most ~2 * lock_tolerance rad of orientation (4e-6 rad,
+# 2.3e-4 deg, here: float32 keys store the angles no better); 2e-6 is just
+# above Blender's 1.9e-6 plus its float32 rounding of cos(middle), so every
+# frame Blender treats as locked is locked here too.
+BLENDER_GIMBAL_TOLERANCE = 2e-6
+
 # Axis-angle: below this |vector part| of a unit quaternion the axis is
 # numerically undefined (the rotation is within 2e-12 rad of identity), so the
 # previous frame's axis (or Blender's default Y axis) is used.
@@ -124,13 +139,15 @@ def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
     return out
 
 
-def _euler_solutions(q: np.ndarray, order: str, keep_last=None):
+def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GIMBAL_EPS):
     """Both Euler solutions (..., 3) of unit quaternions q (..., 4).
 
     Solution 1 has the middle angle in [-pi/2, pi/2]; solution 2 is
     (first + pi, pi - middle, last + pi), the same rotation. At gimbal lock
-    the last axis' angle is ``keep_last`` (default 0, as Blender does) and the
-    first axis takes the rest. Also returns the gimbal mask.
+    (the vanishing prefactor below ``lock``, ~ the middle angle's distance
+    from +-90 deg / sqrt(2)) the last axis' angle is ``keep_last`` (default 0,
+    as Blender does) and the first axis takes the rest. Also returns the
+    gimbal mask.
 
     Computed from the quaternion's half-angle sums and differences, not from
     the matrix (the direct method of Bernardes and Viollet, PLoS ONE 2022,
@@ -160,8 +177,8 @@ def _euler_solutions(q: np.ndarray, order: str, keep_last=None):
     c = half_sum - half_diff
     # Gimbal lock: one prefactor vanishes and only a - c (b = +pi/2) or a + c
     # (b = -pi/2) is defined; the last axis then takes ``keep_last``.
-    up = minus < GIMBAL_EPS
-    down = plus < GIMBAL_EPS
+    up = minus < lock
+    down = plus < lock
     gimbal = up | down
     if gimbal.any():
         held = np.zeros_like(c) if keep_last is None else np.asarray(keep_last, dtype=np.float64) * sign
@@ -190,7 +207,7 @@ def quat_to_euler(q, order: str = "XYZ") -> np.ndarray:
     return np.where(pick2[..., None], e2, e1)
 
 
-def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarray:
+def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_tolerance=None) -> np.ndarray:
     """Euler sequence (n, 3), radians, for writing keys: continuous frame to frame.
 
     For each frame the Euler solution (of the two) and the whole turns per axis
@@ -201,16 +218,34 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarra
     its winding), else it is ``quat_to_euler``'s solution.
 
     At exact gimbal lock only the sum/difference of the outer angles is defined;
-    the last-applied axis then keeps the previous frame's angle.
+    the last-applied axis then keeps the previous frame's angle (or the
+    reference's on the first frame) and the first takes the rest, wound to the
+    nearest turn: of all the splits, the one closest to the previous frame (the
+    sum of absolute differences cannot be smaller, by the triangle inequality;
+    the alternative decomposition, middle' = pi - middle, is the same family
+    there). That band is GIMBAL_EPS by default, so the result reproduces the
+    rotation within 1e-12 rad at any middle angle. ``lock_tolerance`` (radians
+    of the middle angle from +-90 deg, e.g. BLENDER_GIMBAL_TOLERANCE) widens it:
+    frames that close are split the same way, never farther from the previous
+    frame than Blender's ``Matrix.to_euler(order, compat)``, at the cost of at
+    most ~2 * lock_tolerance rad of orientation on those frames.
     """
     k = _order_axes(order)[0][2]
+    lock = GIMBAL_EPS
+    if lock_tolerance is not None:
+        tol = float(lock_tolerance)
+        if not (0.0 <= tol <= 0.01):
+            raise ValueError(f"quat_to_euler_continuous: lock_tolerance must be between 0 and 0.01 rad, "
+                             f"got {lock_tolerance!r}.")
+        # The prefactor at a middle angle tol from +-90 deg is sqrt(2) sin(tol / 2).
+        lock = max(GIMBAL_EPS, np.sqrt(2.0) * np.sin(0.5 * tol))
     qa = _as_sequence(quat.normalize(q, "quat_to_euler_continuous"), "quat_to_euler_continuous")
     ref = None
     if reference is not None:
         ref = _as_finite(reference, 3, "quat_to_euler_continuous reference")
         if ref.shape != (3,):
             raise ValueError(f"quat_to_euler_continuous: reference must have shape (3,), got {ref.shape}.")
-    e1, e2, gimbal = _euler_solutions(qa, order)
+    e1, e2, gimbal = _euler_solutions(qa, order, lock=lock)
     if gimbal.any():
         # Hold the last axis at its value on the latest non-gimbal frame
         # (solution 1's value: solution 2 differs by exactly pi there, which the
@@ -219,7 +254,7 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None) -> np.ndarra
         idx = np.where(~gimbal, np.arange(len(gimbal)), -1)
         idx = np.maximum.accumulate(idx)
         held = np.where(idx >= 0, e1[np.maximum(idx, 0), k], start)
-        e1, e2, _ = _euler_solutions(qa, order, keep_last=held)
+        e1, e2, _ = _euler_solutions(qa, order, keep_last=held, lock=lock)
 
     def distance(x, y):
         return np.abs(_wrap(x - y)).sum(axis=-1)
@@ -447,18 +482,19 @@ def mode_values_to_quat(values, mode: str) -> np.ndarray:
     return euler_to_quat(values, mode)
 
 
-def quat_to_mode_values_continuous(q, mode: str, reference=None) -> np.ndarray:
+def quat_to_mode_values_continuous(q, mode: str, reference=None, lock_tolerance=None) -> np.ndarray:
     """Channel values (n, 4) or (n, 3) to write back in ``mode``, continuous.
 
     'QUATERNION': unit quaternions, each in the hemisphere of the previous one,
     the first in the hemisphere of ``reference`` (4,) if given. 'AXIS_ANGLE':
-    see ``quat_to_axis_angle_continuous``. Euler: see ``quat_to_euler_continuous``.
+    see ``quat_to_axis_angle_continuous``. Euler: see ``quat_to_euler_continuous``
+    (``lock_tolerance`` is used by the Euler orders only).
     """
     _check_mode(mode)
     if mode == "AXIS_ANGLE":
         return quat_to_axis_angle_continuous(q, reference)
     if mode != "QUATERNION":
-        return quat_to_euler_continuous(q, mode, reference)
+        return quat_to_euler_continuous(q, mode, reference, lock_tolerance)
     qa = _as_sequence(quat.normalize(q, "quat_to_mode_values_continuous"), "quat_to_mode_values_continuous")
     out = quat.make_continuous(qa)
     if reference is not None:
@@ -470,7 +506,7 @@ def quat_to_mode_values_continuous(q, mode: str, reference=None) -> np.ndarray:
     return out
 
 
-def quat_to_mode_values_continuous_many(q, mode: str, references=None) -> np.ndarray:
+def quat_to_mode_values_continuous_many(q, mode: str, references=None, lock_tolerance=None) -> np.ndarray:
     """``quat_to_mode_values_continuous`` for b sequences at once: q (b, m, 4), references
     (b, 4) or None. 'QUATERNION' runs in whole-array steps (a rig's bones); the other
     modes one sequence at a time."""
@@ -478,7 +514,7 @@ def quat_to_mode_values_continuous_many(q, mode: str, references=None) -> np.nda
     q = np.asarray(q, dtype=np.float64)
     if mode != "QUATERNION" or q.ndim != 3:
         return np.stack([quat_to_mode_values_continuous(
-            seq, mode, None if references is None else references[k])
+            seq, mode, None if references is None else references[k], lock_tolerance)
             for k, seq in enumerate(q)])
     out = quat.make_continuous(quat.normalize(q, "quat_to_mode_values_continuous"), axis=1)
     if references is not None:
