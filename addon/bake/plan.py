@@ -12,6 +12,13 @@ import numpy as np
 from ...core import interp, keyreduce, path, quat, rotation, turn_interp
 from .. import animdata
 from .read import Reading, Source
+
+# Euler output within float32 of gimbal lock (Blender stores angles as float32, so a
+# pitch keyed at 90 deg comes back as 90 deg + 4e-8 rad) takes the split of the locked
+# angles nearest the previous frame, as Blender's own to_euler(order, compat) does:
+# otherwise a baked curve crossing the lock can jump by a turn. It costs at most
+# ~4e-6 rad of orientation on those frames (core.rotation.BLENDER_GIMBAL_TOLERANCE).
+GIMBAL_BAND = rotation.BLENDER_GIMBAL_TOLERANCE
 from .settings import (
     ANGLE_FLOAT32_WARN,
     BakeError,
@@ -123,7 +130,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                 reference = animdata.evaluate_rotation_raw(obj, rot_frames[:1], src.mode,
                                                            fcurves, exact=True)[0]
         values = None if pending else rotation.quat_to_mode_values_continuous(
-            target, out_mode, reference)
+            target, out_mode, reference, GIMBAL_BAND)
         # Blender's own playback at the baked frames, for the "largest difference"
         # figure, when the delta half makes the per-channel evaluation of
         # set_deviations insufficient (delta @ rotation).
@@ -202,7 +209,8 @@ def interpolate_pending(plans: list) -> list[BakeIssue]:
             all_values = rotation.quat_to_mode_values_continuous_many(
                 all_quats, 'QUATERNION', np.stack(refs))
         else:
-            all_values = [rotation.quat_to_mode_values_continuous(q, p.out_mode, p.pending[3])
+            all_values = [rotation.quat_to_mode_values_continuous(q, p.out_mode, p.pending[3],
+                                                                  GIMBAL_BAND)
                           for q, p in zip(all_quats, group)]
         for plan, quats, values in zip(group, all_quats, all_values):
             plan.quats = quats

@@ -666,3 +666,27 @@ def test_bake_never_moves_the_current_frame(clean_blender):
     finally:
         bpy.app.handlers.frame_change_pre.remove(handler)
     assert scene.frame_current == 17 and seen == []
+
+
+@pytest.mark.parametrize("order", ['XYZ', 'ZXY', 'YZX', 'ZYX'])
+def test_a_baked_euler_curve_through_gimbal_lock_is_never_further_from_its_last_frame_than_compat(
+        clean_blender, order):
+    """Keys with the middle angle at 90 deg as Blender stores it (float32, 4e-8 rad past
+    pi/2): there only the sum or difference of the outer angles is fixed. Each baked
+    frame must be no farther from the frame before than Blender's own
+    ``Matrix.to_euler(order, compat=that frame)`` of the same orientation is."""
+    from mathutils import Euler, Matrix
+
+    mid_axis = "XYZ".index(order[1])
+    values = np.radians([[10.0, 20.0, 30.0], [40.0, 50.0, 70.0], [80.0, 120.0, 100.0]])
+    values[1, mid_axis] = np.pi / 2                   # stored as float32(pi/2)
+    obj = make_animated_object("Lock", order, [1, 21, 41], values, 'LINEAR')
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    fc = animdata.rotation_fcurves(obj)
+    baked = np.array([[fc[i].evaluate(f) for i in range(3)] for f in np.arange(1.0, 42.0)])
+    for k in range(1, baked.shape[0]):
+        matrix = Matrix(Euler(baked[k], order).to_matrix())
+        theirs = np.array(matrix.to_euler(order, Euler(baked[k - 1], order)))
+        ours = np.abs(baked[k] - baked[k - 1]).sum()
+        # float32 keys and matrices: 1e-5 rad of slack on a sum of three angles.
+        assert ours <= np.abs(theirs - baked[k - 1]).sum() + 1e-5, (k, baked[k - 1:k + 1], theirs)
