@@ -103,17 +103,27 @@ def time_nla_bake_defaults(rig, n_bones: int, n_frames: int) -> tuple[float, flo
     return time_nla_bake(rig, n_bones, n_frames, rotation_only=False)
 
 
-def time_nla_bake(rig, n_bones: int, n_frames: int,
-                  rotation_only: bool = True) -> tuple[float, float]:
+def select_pose_bones(rig) -> None:
+    """Pose Mode with every bone selected: what nla.bake(only_selected=True) bakes."""
     bpy.context.view_layer.objects.active = rig
     rig.select_set(True)
     bpy.ops.object.mode_set(mode='POSE')
     for b in rig.pose.bones:
         animdata.select_bone(rig, b.name, True)
+
+
+def nla_bake_kwargs(n_frames: int, rotation_only: bool = True) -> dict:
     kwargs = dict(frame_start=1, frame_end=n_frames, only_selected=True, visual_keying=False,
                   bake_types={'POSE'})
     if rotation_only and "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:
         kwargs["channel_types"] = {'ROTATION'}
+    return kwargs
+
+
+def time_nla_bake(rig, n_bones: int, n_frames: int,
+                  rotation_only: bool = True) -> tuple[float, float]:
+    select_pose_bones(rig)
+    kwargs = nla_bake_kwargs(n_frames, rotation_only)
     start = clock()
     bpy.ops.nla.bake(**kwargs)
     elapsed = since(start)

@@ -1,0 +1,180 @@
+"""What the animator waits for: Re-bake and Analyze clicked, against ``nla.bake``.
+
+    .venv/bin/python -m benchmarks.bench_ops [--smoke] [--repeats N]
+
+Each action is one whole ``bpy.ops`` call, as the panel's button makes it, with
+every refresh it triggers included: ``bpy.ops.quatbake.bake()`` (the bake, then
+the Difference Report's before -> after refresh), ``bpy.ops.quatbake.analyze()``,
+and the peer ``bpy.ops.nla.bake`` on the same transforms and frames (visual
+keying off, rotation and location channels only where Blender has
+``channel_types``), in the same run and process, on fresh scenes:
+
+- a rig: 60 bones x 1,000 frames, quaternion keys every 100 frames (Object Mode,
+  the armature selected: every keyed bone);
+- objects: 100 empties x 2,000 frames, Euler rotation and location keys every
+  100 frames (Location: Linear, so both bake the same channels).
+
+The ratio is nla.bake's wall time over ours (the user waits on the wall clock).
+Peak memory: each case also runs once in a child process of its own, which
+reports its resident size before the action and the largest it reached during
+it (Linux's VmHWM, reset just before), so one action's memory does not hide in
+another's; that includes the 200 bones x 10,000 frames case (full size only).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import bpy
+
+from . import bench_bake, bench_bones
+
+RIG = (60, 1_000)
+OBJECTS = (100, 2_000)
+BIG_RIG = (200, 10_000)
+SMOKE_RIG = (6, 200)
+SMOKE_OBJECTS = (5, 200)
+
+
+def _select_only(objects) -> None:
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objects[0]
+
+
+def _scene(kind: str, size: tuple[int, int]) -> list:
+    """Fresh scene: [the rig] or the animated objects, selected, Object Mode."""
+    if kind == "rig":
+        objects = [bench_bones.build_rig(*size)]
+    else:
+        objects = bench_bake.build_scene(size[0], size[1], extra=0)
+    _select_only(objects)
+    settings = bpy.context.scene.quatbake
+    settings.method = 'SLERP'
+    settings.location_method = 'KEEP' if kind == "rig" else 'LINEAR'
+    return objects
+
+
+def _timed(call) -> float:
+    start = time.perf_counter()
+    result = call()
+    elapsed = time.perf_counter() - start
+    assert result == {'FINISHED'}, result
+    return elapsed
+
+
+def _nla_bake(kind: str, size: tuple[int, int]) -> dict:
+    if kind == "rig":
+        return bench_bones.nla_bake_kwargs(size[1])
+    kwargs = dict(frame_start=1, frame_end=size[1], only_selected=True, visual_keying=False,
+                  bake_types={'OBJECT'})
+    if "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:
+        kwargs["channel_types"] = {'LOCATION', 'ROTATION'}
+    return kwargs
+
+
+def time_action(kind: str, size: tuple[int, int], action: str) -> float:
+    """Wall seconds of one click of ``action`` ('bake', 'analyze' or 'nla.bake')."""
+    objects = _scene(kind, size)
+    if action == "bake":
+        return _timed(bpy.ops.quatbake.bake)
+    if action == "analyze":
+        return _timed(bpy.ops.quatbake.analyze)
+    kwargs = _nla_bake(kind, size)
+    if kind == "rig":
+        bench_bones.select_pose_bones(objects[0])
+        try:
+            return _timed(lambda: bpy.ops.nla.bake(**kwargs))
+        finally:
+            bpy.ops.object.mode_set(mode='OBJECT')
+    return _timed(lambda: bpy.ops.nla.bake(**kwargs))
+
+
+def best(kind: str, size: tuple[int, int], repeats: int) -> dict:
+    """Best wall seconds per action over ``repeats`` rounds, actions alternating."""
+    times = {a: float("inf") for a in ("nla.bake", "bake", "analyze")}
+    for _ in range(repeats):
+        for action in times:
+            times[action] = min(times[action], time_action(kind, size, action))
+    return times
+
+
+def _status_mb(field: str) -> float:
+    """A size from /proc/self/status (VmRSS: resident now, VmHWM: its peak), in MB."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024 / 1e6
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def _reset_peak() -> None:
+    """Start VmHWM again from the resident size now (Linux 4.0+: clear_refs 5), so the
+    peak read after the action is the action's, not the scene building's."""
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+
+
+def child(kind: str, n: int, frames: int, action: str) -> None:
+    """One action in this (child) process: prints its time and memory as JSON."""
+    objects = _scene(kind, (n, frames))
+    del objects
+    _reset_peak()
+    before = _status_mb("VmRSS")
+    if action == "nla.bake" and kind == "rig":
+        bench_bones.select_pose_bones(bpy.data.objects["Rig"])
+        elapsed = _timed(lambda: bpy.ops.nla.bake(**_nla_bake(kind, (n, frames))))
+    elif action == "nla.bake":
+        elapsed = _timed(lambda: bpy.ops.nla.bake(**_nla_bake(kind, (n, frames))))
+    else:
+        elapsed = _timed(getattr(bpy.ops.quatbake, action))
+    peak = _status_mb("VmHWM")
+    print(json.dumps({"seconds": elapsed, "rss_before_mb": before, "peak_mb": peak}))
+
+
+def memory(kind: str, size: tuple[int, int], action: str) -> dict:
+    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_ops", "--child", kind,
+                           str(size[0]), str(size[1]), action],
+                          capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        child(argv[1], int(argv[2]), int(argv[3]), argv[4])
+        return 0
+    smoke = "--smoke" in argv
+    repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else (1 if smoke else 3)
+    cases = [("rig", SMOKE_RIG if smoke else RIG), ("objects", SMOKE_OBJECTS if smoke else OBJECTS)]
+    print(f"Blender {bpy.app.version_string}: each action one bpy.ops call, best of {repeats} "
+          "fresh scenes; ratio = nla.bake wall / ours")
+    print(f"{'scene':<28} {'nla.bake s':>10} {'Re-bake s':>10} {'ratio':>7} "
+          f"{'Analyze s':>10} {'ratio':>7}")
+    for kind, size in cases:
+        t = best(kind, size, repeats)
+        label = f"{size[0]} {'bones' if kind == 'rig' else 'objects'} x {size[1]:,} frames"
+        print(f"{label:<28} {t['nla.bake']:>10.3f} {t['bake']:>10.3f} "
+              f"{t['nla.bake'] / t['bake']:>6.1f}x {t['analyze']:>10.3f} "
+              f"{t['nla.bake'] / t['analyze']:>6.1f}x", flush=True)
+    mem_cases = cases + ([] if smoke else [("rig", BIG_RIG)])
+    print("peak memory, one action per child process (MB: resident before the action -> "
+          "largest resident size)")
+    for kind, size in mem_cases:
+        row = []
+        for action in ("nla.bake", "bake", "analyze"):
+            m = memory(kind, size, action)
+            row.append(f"{action} {m['seconds']:.2f} s, {m['rss_before_mb']:.0f} -> "
+                       f"{m['peak_mb']:.0f}")
+        label = f"{size[0]} {'bones' if kind == 'rig' else 'objects'} x {size[1]:,} frames"
+        print(f"{label:<28} " + "; ".join(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
