@@ -33,6 +33,7 @@ _MODULE_NAMES = (
     "analyze.export",
     "export_check.ops",
     "export_check.panel",
+    "demo",
     "ui.translations",
 )
 

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The demo scene: built in code, it shows every classic pitfall (``python -m quatbake
-demo`` builds, reports, re-bakes and saves it: cli/demo.py).
+"""The demo scene: built in code, it shows every classic pitfall. ``python -m quatbake
+demo`` builds, reports, re-bakes and saves it (cli/demo.py); in Blender, the
+operator ``quatbake.demo_scene`` (Load Demo Scene) adds it un-baked as a scene of
+its own, in any supported Blender version.
 
 Objects (each one a pitfall from the seed articles):
 
@@ -58,9 +60,9 @@ def _key(obj, data_path: str, frames, values, interpolation: str = 'BEZIER') -> 
         fc.update()          # auto-clamped handles, as keys inserted by hand get
 
 
-def _camera(name: str, mode: str):
+def _camera(scene, name: str, mode: str):
     obj = bpy.data.objects.new(name, bpy.data.cameras.new(name))
-    bpy.context.scene.collection.objects.link(obj)
+    scene.collection.objects.link(obj)
     obj.rotation_mode = mode
     return obj
 
@@ -77,18 +79,24 @@ def _pan(deg) -> np.ndarray:
 
 
 def build_scene() -> dict[str, str]:
-    """Build the demo objects in an empty scene; returns {object name: the pitfall it shows}."""
+    """Build the demo objects in an empty file (factory settings); returns {object name:
+    the pitfall it shows}. ``python -m quatbake demo`` and the tests start here."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    scene = bpy.context.scene
+    return build_objects(bpy.context.scene)
+
+
+def build_objects(scene) -> dict[str, str]:
+    """The five demo objects, un-baked, in ``scene`` (its frame range set to 1-120);
+    returns {object name (Blender may add .001 to a name already taken): the pitfall}."""
     scene.frame_start, scene.frame_end = 1, 120
 
-    flip = _camera("FlipCam", 'QUATERNION')
+    flip = _camera(scene, "FlipCam", 'QUATERNION')
     keys = _pan([0.0, 50.0, 100.0, 140.0])
     keys[2] *= -1.0                                  # same orientation, opposite sign
     _key(flip, "rotation_quaternion", [1, 40, 80, 120], keys)
     _key(flip, "location", [1, 40, 80, 120], [[0, -8, 1.6], [3, -6, 1.6], [5, -2, 1.8], [5, 2, 2]])
 
-    euler = _camera("EulerCam", 'XYZ')
+    euler = _camera(scene, "EulerCam", 'XYZ')
     _key(euler, "rotation_euler", [1, 60, 100],
          np.radians([[80.0, 0.0, 150.0], [85.0, 0.0, 170.0], [85.0, 0.0, -170.0]]))
     _key(euler, "location", [1, 60, 100], [[-4, 0, 1.7], [-4, 2, 1.7], [-4, 4, 1.7]])
@@ -99,23 +107,54 @@ def build_scene() -> dict[str, str]:
     turn.rotation_mode = 'QUATERNION'
     _key(turn, "rotation_quaternion", [1, 60], _axis_quat([0, 0, 1], [0.0, 170.0]), 'LINEAR')
 
-    dolly = _camera("Dolly", 'XYZ')
+    dolly = _camera(scene, "Dolly", 'XYZ')
     frames = [1, 50, 100]
     _key(dolly, "location", frames, [[6, -5, 1.5], [6, -4, 1.5], [6, 6, 1.5]], 'LINEAR')
     _key(dolly, "rotation_euler", frames, np.radians([[90, 0, 10], [90, 0, 20], [90, 0, 40]]), 'LINEAR')
 
-    follow = _camera("FollowCam", 'QUATERNION')
+    follow = _camera(scene, "FollowCam", 'QUATERNION')
     # current += (target - current) * 0.08 at each recorded step, a step every other
     # frame (a key every frame reads as a capture, where filter advice never fires).
     angles = 90.0 * (1.0 - 0.92 ** np.arange(30))
     _key(follow, "rotation_quaternion", np.arange(1, 61, 2), _pan(angles), 'LINEAR')
 
     return {
-        "FlipCam": "flipped-sign quaternion key",
-        "EulerCam": "Euler wrap 170 -> -170 deg",
-        "Turn170": "170 deg turn on linear quaternion channels",
-        "Dolly": "1 m then 10 m in equal frame counts",
-        "FollowCam": "lerp(current, target, dt) used as a filter",
+        flip.name: "flipped-sign quaternion key",
+        euler.name: "Euler wrap 170 -> -170 deg",
+        turn.name: "170 deg turn on linear quaternion channels",
+        dolly.name: "1 m then 10 m in equal frame counts",
+        follow.name: "lerp(current, target, dt) used as a filter",
     }
+
+
+# A scene of its own, so loading the demo never touches the user's scenes.
+DEMO_SCENE_NAME = "QuatBake Demo"
+
+
+class QUATBAKE_OT_demo_scene(bpy.types.Operator):
+    """Add a scene with five objects, each showing one classic rotation pitfall (not
+    baked), and switch to it. Your own scenes stay as they are"""
+
+    bl_idname = "quatbake.demo_scene"
+    bl_label = "Load Demo Scene"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    def execute(self, context):
+        scene = bpy.data.scenes.new(DEMO_SCENE_NAME)
+        if context.window is not None:
+            context.window.scene = scene
+        problems = build_objects(scene)
+        for layer_object in scene.objects:
+            layer_object.select_set(layer_object.name in problems)
+        view_layer = scene.view_layers[0]
+        view_layer.objects.active = scene.objects[next(iter(problems))]
+        scene.frame_set(1)
+        self.report({'INFO'}, f"Scene \"{scene.name}\": {len(problems)} objects, each one "
+                    "pitfall, selected and not baked. Press Analyze to see what Blender plays, "
+                    "then Re-bake.")
+        return {'FINISHED'}
+
+
+register, unregister = bpy.utils.register_classes_factory((QUATBAKE_OT_demo_scene,))
 
 

@@ -122,6 +122,7 @@ class _AnalyzePanel:
         if not found:
             wrapped_label(layout, context, "Select animated objects and press Analyze.",
                           panel=PANEL_NAME)
+            layout.operator("quatbake.demo_scene", icon='SCENE_DATA')
             return
         ordered = worst_first(found)
         # The list's rows are written with the results; if they do not match
