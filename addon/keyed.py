@@ -19,7 +19,14 @@ MAX_FRAMES = 2_000_000
 
 def has_rotation_keys(obj, fcurves=None) -> bool:
     """True when ``obj``'s rotation or delta rotation channels (of its rotation mode) have
-    keys, in its active action or in ``fcurves`` (a clip's)."""
+    keys, in its active action or in ``fcurves`` (a clip's); without ``fcurves``, also when
+    a Transform Cache constraint moves it (a USD or Alembic import: its samples are the
+    keys the report compares and the bake writes, animdata.cache)."""
+    # Imported here: registering the add-on must not load the cache readers.
+    from .animdata import cache
+
+    if fcurves is None and cache.plays_cache(obj):
+        return True
     return animdata.has_keys(animdata.rotation_fcurves(obj, None, fcurves)
                              + animdata.delta_rotation_fcurves(obj, None, fcurves))
 

@@ -27,6 +27,8 @@ def original_channels(obj):
     record = getattr(owner, "quatbake", None)
     if record is None or record.original_action is None or record.baked_action is None:
         return None
+    if record.cache_constraint:
+        return None      # a Transform Cache bake: what played before is the cache, not keys
     if animdata.get_action(owner) != record.baked_action:
         return None
     mode = record.original_rotation_mode
@@ -42,8 +44,22 @@ def original_channels(obj):
 
 
 def is_baked(obj) -> bool:
-    """Whether ``obj`` plays a QuatBake bake right now."""
-    return original_channels(obj) is not None
+    """Whether ``obj`` plays a QuatBake bake right now (of its keys or of its cache)."""
+    return original_channels(obj) is not None or bool(cache_baked(obj))
+
+
+def cache_baked(obj) -> str:
+    """The name of the Transform Cache constraint a QuatBake bake turned into the keys
+    ``obj`` plays now (the bake muted it), or "" (no such bake, reverted, a bone, or
+    another action assigned since)."""
+    if getattr(obj, "bone_name", ""):
+        return ""
+    owner = getattr(obj, "owner", obj)
+    rec = getattr(owner, "quatbake", None)
+    if rec is None or not rec.cache_constraint or rec.baked_action is None:
+        return ""
+    current = animdata.get_action(owner)
+    return rec.cache_constraint if current is not None and current == rec.baked_action else ""
 
 _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
                   "original_fake_user", "baked_action",
@@ -53,7 +69,8 @@ _RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
                   "static_recorded",
                   "original_delta_rotation_quaternion", "original_delta_rotation_euler",
                   "original_delta_location", "delta_recorded",
-                  "clip_baked", "previous_action", "previous_slot", "bones_only", "baked_paths")
+                  "clip_baked", "previous_action", "previous_slot", "bones_only", "baked_paths",
+                  "cache_constraint")
 
 
 # A record after revert (or before any bake): the property defaults.
@@ -61,7 +78,7 @@ EMPTY_RECORD = (None, "", "", False, None,
                  (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0),
                  False, False,
                  (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), False,
-                 False, None, "", False, "")
+                 False, None, "", False, "", "")
 
 
 _BONE_RECORD_FIELDS = ("baked", "baked_name", "baked_paths", "original_rotation_mode",
@@ -145,7 +162,10 @@ def can_revert(obj) -> bool:
             return False
         obj = obj.owner
     rec = record_of(obj)
-    if rec is None or rec.original_action is None or rec.baked_action is None:
+    if rec is None or rec.baked_action is None:
+        return False
+    # A Transform Cache bake of an object that had no action keeps None as its original.
+    if rec.original_action is None and not rec.cache_constraint:
         return False
     if animdata.is_read_only(obj):
         return False

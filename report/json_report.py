@@ -89,6 +89,8 @@ def object_entry(a) -> dict:
         **({"clip": a.clip} if getattr(a, "clip", "") else {}),
         "rotation_mode": a.rotation_mode,
         **({"rotation_channels": list(a.channels)} if getattr(a, "channels", None) else {}),
+        # A Transform Cache moves it (USD, Alembic imports): where the samples came from.
+        **({"transform_cache": dict(a.cache)} if getattr(a, "cache", None) else {}),
         "frames": [frame_value(frames[0]), frame_value(frames[-1])] if frames.size else [],
         "keys": [frame_value(k) for k in a.keys],
         "max_deviation_deg": _num(a.max_deviation_deg, DECIMALS),

@@ -5,7 +5,9 @@
 ``quatbake.analyze`` (analyze.ops), the panel's results (analyze.entries) and the
 command line (``addon.cli``). It reads the F-curves through ``animdata`` (no
 ``frame_set``: the scene and the current frame are never touched) and hands
-arrays to ``core.analysis``.
+arrays to ``core.analysis``. A transform a Transform Cache moves (USD, Alembic
+imports) is analysed from Blender's playback instead (``analyze.cache``: frame_set,
+the current frame put back).
 """
 from __future__ import annotations
 
@@ -100,6 +102,12 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     # The bake's cap, so both refuse the same stray key (a frame typed as 5000001).
     from ..keyed import MAX_FRAMES
 
+    if clip is None:
+        # A Transform Cache moves it (a USD or Alembic import), or did before a bake.
+        from .cache import cache_analysis
+        found = cache_analysis(obj, method, turns, timing, original)
+        if found is not None:
+            return found
     fcurves = clip.fcurves() if clip is not None else None
     mode = obj.rotation_mode
     if original:

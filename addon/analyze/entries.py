@@ -47,14 +47,18 @@ def verdict(max_deviation_deg: float, long_arc_segments) -> str:
 
 def fingerprint(obj) -> list:
     """What the result of an analysis depends on, cheap enough for every redraw:
-    the action playing, the rotation mode and the number of rotation and
-    location keys. A bake, a revert or keying changes it."""
+    the action playing, the rotation mode, the number of rotation and
+    location keys, and whether a Transform Cache plays. A bake, a revert or keying
+    changes it."""
     from .. import animdata
+    from ..animdata import cache
 
     action = animdata.get_action(obj)
     fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
     keys = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
-    return [action.name if action is not None else "", obj.rotation_mode, keys]
+    # A Transform Cache muted or enabled again changes what plays, keys or not.
+    return [action.name if action is not None else "", obj.rotation_mode, keys,
+            cache.plays_cache(obj)]
 
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:

@@ -30,6 +30,7 @@ import numpy as np
 from .. import animdata
 from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
+from . import cache as cache_bake
 from .plan import (
     interpolate_pending,
     plan_reading,
@@ -140,7 +141,9 @@ def bake_objects(objects, settings: BakeSettings,
     plans, warnings, errors, notes = [], [], [], []
     fcurve_cache: dict = {}
     readings = []
-    for obj in transforms:
+    # Transforms a Transform Cache moves (USD, Alembic imports) are read and planned apart.
+    cached, keyed_transforms = cache_bake.split(transforms)
+    for obj in keyed_transforms:
         reading, obj_issues = read_transform(obj, settings, fcurve_cache)
         if reading is None:
             errors += [i for i in obj_issues if i.severity == 'ERROR']
@@ -166,6 +169,13 @@ def bake_objects(objects, settings: BakeSettings,
                     obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
+    if cached:
+        cache_plans, cache_issues = cache_bake.plan_caches(cached, settings)
+        errors += [i for i in cache_issues if i.severity == 'ERROR']
+        warnings += [i for i in cache_issues if i.severity == 'WARNING']
+        notes += [i for i in cache_issues if i.severity == 'INFO']
+        order = {t.key: i for i, t in enumerate(transforms)}
+        plans = sorted(plans + cache_plans, key=lambda p: order.get(p.obj.key, 0))
     if not errors:
         warnings += interpolate_pending(plans)
     groups = _by_owner(p.obj for p in plans)
@@ -186,13 +196,18 @@ def bake_objects(objects, settings: BakeSettings,
     plans_written = 0
     try:
         for owner, group in owner_plans:
-            done.append(write_owner(owner, group, fake_users))
+            writer = cache_bake.write_cache_owner if cache_bake.is_cache_plan(group[0]) \
+                else write_owner
+            done.append(writer(owner, group, fake_users))
             plans_written += len(group)
             if progress is not None:
                 progress(len(transforms) + plans_written, total)
     except Exception as exc:
         for undo in reversed(done):
-            undo_write(undo)
+            if isinstance(undo, cache_bake.CacheWriteUndo):
+                cache_bake.undo_cache_write(undo)
+            else:
+                undo_write(undo)
         failed = owner_plans[len(done)][0].name
         raise BakeError([BakeIssue(
             'ERROR', failed, "", None,
@@ -205,7 +220,8 @@ def bake_objects(objects, settings: BakeSettings,
         baked = undo.owner.quatbake.baked_action
         if previous is not None and previous != baked and previous.users == 0:
             animdata.remove_action(previous)
-            baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
+            if undo.source_action is not None:   # None: a cache bake of an unkeyed object
+                baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
     return BakeResult(
@@ -267,7 +283,10 @@ def revert_objects(objects) -> list[str]:
         if whole or not remaining:
             if not rec.bones_only:
                 reverted.append(obj.name)
-            revert_owner_fully(obj, originals)
+            if rec.cache_constraint:
+                cache_bake.revert_cache(obj, originals)
+            else:
+                revert_owner_fully(obj, originals)
         else:
             revert_bones(obj, names)
         reverted += [f"{obj.name}: {n}" for n in sorted(names)]

@@ -397,6 +397,13 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
         description="Data paths the bake replaced (one per line), carried over when other "
         "bones of the armature are baked or reverted",
     )
+    # A bake of a Transform Cache (USD, Alembic imports): the constraint it muted, which
+    # revert enables again; original_action is then the action from before (maybe None).
+    cache_constraint: StringProperty(
+        name="Cache Constraint", default="",
+        description="The Transform Cache constraint whose playback the bake turned into keys "
+        "(muted by the bake, enabled again by revert)",
+    )
     # Not bake state: the overlay's pin (overlay.geometry reads it).
     overlay_pinned: BoolProperty(
         name="Pin in Overlay", default=False,

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Difference Report of a transform a Transform Cache constraint moves (USD and
+Alembic imports): Blender's playback of the cache compared with the method's
+interpolation of the cache's own samples.
+
+The keys are the file's samples (``animdata.cache.sample_frames``); the
+orientations are what Blender plays there and in between, read with
+``frame_set`` + ``matrix_world`` (world space, subframes included: every quarter
+frame, and the middle of every sample interval). ``core.analysis`` then
+compares the two as for keyed channels, so the result reads like any other
+object's (panel, JSON, HTML, command line), with ``cache`` saying where the
+samples came from (JSON ``transform_cache``).
+"""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ...core import analysis as core_analysis
+
+# Frames and subframes Blender is asked to play for one report (frame_set costs
+# ~0.15 ms on an empty scene, more on a real one): about half a minute.
+MAX_PLAYBACK_FRAMES = 200_000
+
+# Between the samples the playback is compared at this spacing (frames), and at
+# the middle of every sample interval (samples on quarter frames already).
+SUBFRAME_STEP = 0.25
+
+
+def compared_frames(samples: np.ndarray) -> np.ndarray:
+    """The samples, every quarter frame between the first and the last, and the middle of
+    each sample interval: where Blender's playback and the method are compared."""
+    samples = np.asarray(samples, dtype=np.float64)
+    if samples.size < 2:
+        return samples.copy()
+    start, end = samples[0], samples[-1]
+    grid = np.arange(np.ceil(start / SUBFRAME_STEP), np.floor(end / SUBFRAME_STEP) + 1.0)
+    mids = 0.5 * (samples[:-1] + samples[1:])
+    return np.unique(np.concatenate((samples, grid * SUBFRAME_STEP, mids)))
+
+
+def playback_cap(who: str, first: float, last: float, count: int) -> str:
+    """Why a cache spanning ``first``..``last`` (``count`` frames to play) is refused, or
+    ""."""
+    if count <= MAX_PLAYBACK_FRAMES:
+        return ""
+    from .. import animdata
+
+    return (f"{who}: its Transform Cache spans frames {animdata.frame_label(first)} to "
+            f"{animdata.frame_label(last)}, {count:,} frames and subframes to play, more "
+            f"than the {MAX_PLAYBACK_FRAMES:,} QuatBake plays for one object. Shorten the "
+            "scene's range or the cache (Cache File: frame offset, or a shorter export).")
+
+
+def describe(samples, compared: int) -> str:
+    """The finding that says where the keys come from."""
+    from .. import animdata
+
+    frames = samples.frames
+    span = (f"frames {animdata.frame_label(frames[0])} to {animdata.frame_label(frames[-1])}"
+            if frames.size > 1 else f"frame {animdata.frame_label(frames[0])}")
+    steps = np.unique(np.round(np.diff(frames), 6)) if frames.size > 1 else np.zeros(0)
+    every = f", every {steps[0]:g} frame(s)" if steps.size == 1 else ""
+    text = (f"Plays Transform Cache \"{samples.constraint}\" ({os.path.basename(samples.path)}"
+            f", {samples.format} {samples.object_path}): {frames.size} sample(s), {span}"
+            f"{every}; Blender's playback of the cache is compared with the method at "
+            f"{compared} frames and subframes")
+    if samples.how != "file":
+        text += f" ({samples.how})"
+    return text
+
+
+def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str = "EVEN",
+                  con=None) -> core_analysis.ObjectAnalysis:
+    """Compare Blender's playback of ``obj``'s Transform Cache with ``method`` on the
+    cache's samples. ``con``: the constraint (the one playing when None; a muted one
+    plays for the reading, the analysis of what a cache bake replaced).
+
+    Raises animdata.cache.CacheError (an animdata.ChannelError) naming the object for a
+    cache that cannot be read, or one that spans more than MAX_PLAYBACK_FRAMES.
+    """
+    from ...core import analysis as core_analysis
+    from ...core import rotation
+    from ..animdata import cache as anim_cache
+
+    con = con if con is not None else anim_cache.playing_cache(obj)
+    who = f"Object \"{obj.name}\""
+    samples = anim_cache.sample_frames(obj, con)
+    keys = samples.frames
+    frames = compared_frames(keys)
+    refused = playback_cap(who, keys[0], keys[-1], frames.size)
+    if refused:
+        raise anim_cache.CacheError(refused, obj.name)
+    mode = obj.rotation_mode
+    with anim_cache.unmuted(con):
+        matrices = anim_cache.played_matrices([obj], frames)[0]
+        quats = anim_cache.matrices_to_quats(matrices, who)
+
+        def played(times):
+            return anim_cache.matrices_to_quats(anim_cache.played_matrices([obj], times)[0],
+                                                who)
+
+        # A USD Euler op interpolated linearly can turn far between two samples: sample
+        # the playback more densely there, so core.turns follows the turn.
+        dense_t, dense_q = anim_cache.refined_times(frames, quats, played)
+    # The channel values a bake would write in the object's mode, continuous along
+    # what Blender plays: the keyed-turn rule (core.turns.classify) reads them.
+    dense_raw = rotation.quat_to_mode_values_continuous(dense_q, mode)
+    at_frames = np.searchsorted(dense_t, frames)
+    raw = dense_raw[at_frames]
+    at_keys = np.searchsorted(frames, keys)
+    positions = matrices[:, :3, 3].copy()
+    result = core_analysis.analyze_object(
+        obj.name, mode, frames, quats, keys, quats[at_keys], method,
+        raw_values=raw, key_raw=raw[at_keys], positions=positions,
+        key_positions=positions[at_keys], location_key_frames=keys,
+        turns_setting=turns, timing=timing,
+        turn_samples=(dense_t, dense_q) if dense_t.size > frames.size else None)
+    result.bone = ""
+    result.channels = []
+    result.cache = {"constraint": samples.constraint, "file": os.path.basename(samples.path),
+                    "format": samples.format, "object_path": samples.object_path,
+                    "samples": int(keys.size), "sample_times": samples.how}
+    result.findings.insert(0, describe(samples, int(frames.size)))
+    return result
+
+
+def cache_analysis(obj, method: str, turns: str, timing: str, original: bool):
+    """``engine.analyze_object``'s hook: the analysis of ``obj``'s Transform Cache
+    when one moves it (``original``: the cache a QuatBake bake turned into keys, played
+    for the reading), or None when ``obj`` is analysed from its channels."""
+    from .. import record
+    from ..animdata import cache as anim_cache
+
+    if original:
+        name = record.cache_baked(obj)
+        con = anim_cache.constraint_named(obj, name) if name else None
+        if con is None or con.cache_file is None:
+            return None
+        return analyze_cache(obj, method, turns, timing, con)
+    if not anim_cache.plays_cache(obj):
+        return None
+    return analyze_cache(obj, method, turns, timing)

@@ -1,0 +1,386 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A bake of a Transform Cache (USD and Alembic imports): the cache turned into keys.
+
+A camera from another program arrives as a Transform Cache constraint and no keys,
+so a layout artist cannot edit it. The bake reads what the cache plays at its
+samples (``animdata.cache``: the file's sample times, Blender's playback with
+``frame_set``), takes the object's own rotation and location there (its parent
+and delta transforms taken off), interpolates them with the bake's method as any
+bake interpolates keys (the bake's frames, step, range, turns and timing;
+location linear unless the settings ask for Catmull-Rom or constant speed), and
+writes them into a new action. The constraint is muted, not removed; the record
+(``obj.quatbake.cache_constraint``, record.py) lets revert enable it again and put
+back the action the object had (maybe none). Undo works as for any bake.
+
+The engine hands the transforms a cache moves to :func:`plan_caches` instead of
+``read_transform`` / ``plan_reading``; the plans are ``plan.Plan`` values, so the
+deviation figure, fewer keys within a tolerance and the all-or-nothing write go
+through the same steps as every other plan (:func:`write_cache_owner`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core import path, quat, rotation, turn_interp, turns
+from .. import animdata
+from ..animdata import cache as anim_cache
+from ..record import (
+    EMPTY_RECORD,
+    cache_baked,
+    get_record,
+    record_of,
+    restore_rotation_props,
+    set_record,
+    set_rotation_mode,
+)
+from .plan import Plan, _angle_warnings
+from .read import Source, _bake_frames
+from .settings import BAKED_SUFFIX, LOCATION_FLOAT32_WARN, BakeIssue, BakeSettings
+from .write import WriteUndo, _compose_action, _state, undo_write
+
+# The cache's scale may differ from the object's own by this much (relative) at a
+# sample: float32 matrices written by other programs (0.99999994 for 1).
+SCALE_TOLERANCE = 1e-4
+
+
+def is_cache_transform(obj) -> bool:
+    """Whether the bake of ``obj`` goes through here: an object a Transform Cache moves,
+    or one that plays a bake of its cache (refused: revert it first)."""
+    if getattr(obj, "bone_name", ""):
+        return False
+    return anim_cache.plays_cache(obj) or bool(cache_baked(obj))
+
+
+def split(transforms) -> tuple[list, list]:
+    """(transforms a cache moves, the others), each in the order given."""
+    cached = [t for t in transforms if is_cache_transform(t)]
+    return cached, [t for t in transforms if not is_cache_transform(t)]
+
+
+def is_cache_plan(plan) -> bool:
+    return bool(getattr(plan, "cache_constraint", ""))
+
+
+@dataclass
+class _Checked:
+    obj: object
+    con: object
+    samples: anim_cache.CacheSamples
+    src: Source
+    frames: np.ndarray       # the bake's frames
+    times: np.ndarray        # where Blender's playback is read (samples, frames, quarters)
+
+
+def _check(obj, settings: BakeSettings) -> tuple[_Checked | None, list[BakeIssue]]:
+    """The checks before anything is read (one sentence each, in the order a user would
+    fix things); None and the sentence when one refuses."""
+    from ..analyze.cache import compared_frames, playback_cap
+    from ..keyed import span_too_long
+
+    who = animdata.subject(obj)
+    name = obj.name
+
+    def refused(message):
+        return None, [BakeIssue('ERROR', name, "", None, message)]
+
+    if record_of(obj) is None:
+        return refused("QuatBake is not registered, so it cannot record what it bakes. Enable "
+                       "the add-on first.")
+    baked = cache_baked(obj)
+    if baked:
+        return refused(f"{who} already plays a QuatBake bake of its Transform Cache \"{baked}\" "
+                       "(muted by that bake). Revert it first, then bake again.")
+    con = anim_cache.playing_cache(obj)
+    if animdata.is_read_only(obj):
+        return refused(f"{who} is linked from a library or overridden, so its animation cannot "
+                       "be changed. Make it local first (Object > Relations > Make Local).")
+    if settings.clip:
+        return refused(f"{who} is moved by its Transform Cache \"{con.name}\", not by a clip; "
+                       "bake it without naming a clip.")
+    rec = record_of(obj)
+    if rec.baked_action is not None and animdata.get_action(obj) == rec.baked_action:
+        return refused(f"{who} plays a QuatBake bake of its keys, which its Transform Cache "
+                       f"\"{con.name}\" overrides. Revert that bake first, then bake the cache.")
+    tweak, _strips = animdata.nla_state(obj)
+    if tweak:
+        return refused(f"{who} is in NLA tweak mode. Leave tweak mode (Tab in the NLA editor) "
+                       "first.")
+    if con.influence < 1.0:
+        return refused(f"{who}: its Transform Cache \"{con.name}\" has influence "
+                       f"{con.influence:g}, so what plays is a blend with the object's own "
+                       "transform. Set its influence to 1, then bake.")
+    later = anim_cache.constraints_after(obj, con)
+    if later:
+        names = ", ".join(f"\"{c.name}\"" for c in later)
+        return refused(f"{who}: constraint(s) {names} act after its Transform Cache "
+                       f"\"{con.name}\"; QuatBake bakes the cache alone, so they would act "
+                       "twice. Mute or apply them first, then bake.")
+    try:
+        samples = anim_cache.sample_frames(obj, con)
+    except anim_cache.CacheError as exc:
+        return refused(str(exc))
+    keys = samples.frames
+    if keys.size < 2:
+        reason = samples.how if samples.how != "file" else "one sample"
+        return refused(f"{who}: its Transform Cache \"{con.name}\" has a single sample "
+                       f"({reason}): there is nothing to interpolate or bake.")
+    paths = {animdata.ROTATION_PATHS[obj.rotation_mode][0], "location"}
+    if settings.output_mode != 'KEEP':
+        paths.add("rotation_quaternion")
+    for label in animdata.driver_channels(obj, paths):
+        return refused(f"{who}: channel {label} has a driver, which overrides any keys "
+                       "QuatBake writes. Remove the driver (or bake it to keys) first.")
+    for track, strip, action, channels in animdata.blending_strips(obj, paths):
+        return refused(f"{who}: NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") "
+                       f"is not muted and animates {', '.join(channels)}, which would blend "
+                       "with the baked keys. Mute that track first.")
+    action = animdata.get_action(obj)
+    slot = animdata.get_slot_identifier(obj)
+    if action is not None and animdata.is_read_only(action):
+        return refused(f"{who}: its action \"{action.name}\" is linked from a library or "
+                       "overridden, so the bake cannot copy it. Make the action local first.")
+    if action is not None and animdata.slot_missing(action, slot):
+        return refused(f"{who}: its action \"{action.name}\" has no slot assigned to this "
+                       "object. Pick the object's slot in the Action editor, then bake.")
+    if settings.frame_range is not None:
+        start, end = (float(v) for v in settings.frame_range)
+    else:
+        start, end = float(keys[0]), float(keys[-1])
+    message = span_too_long(who, start, end, settings.frame_step)
+    if message:
+        return refused(message)
+    frames = _bake_frames(start, end, int(settings.frame_step), keys)
+    times = np.union1d(compared_frames(keys), frames)
+    message = playback_cap(who, min(start, keys[0]), max(end, keys[-1]), times.size)
+    if message:
+        return refused(message)
+    src = Source(action, slot, obj.rotation_mode, False)
+    return _Checked(obj, con, samples, src, frames, times), []
+
+
+def _local(obj, world: np.ndarray, parent: np.ndarray, times: np.ndarray, mode: str):
+    """(rotation-channel quats (n, 4), location channel values (n, 3), scale (n, 3)) that
+    make ``obj`` play the world matrices ``world`` (n, 4, 4) under ``parent`` (n, 4, 4):
+    Blender composes parent @ (T(location + delta) R(delta @ rotation) S(scale))."""
+    basis = np.linalg.inv(parent) @ world
+    scale = np.linalg.norm(basis[:, :3, :3], axis=1)
+    q = anim_cache.matrices_to_quats(basis, animdata.subject(obj))
+    delta = animdata.evaluate_delta_rotation(obj, times, mode)
+    q = quat.make_continuous(quat.multiply(quat.conjugate(delta), q))
+    dloc = animdata.evaluate_channels_exact(animdata.delta_location_fcurves(obj),
+                                            np.array(obj.delta_location, dtype=np.float64), times)
+    return q, basis[:, :3, 3] - dloc, scale
+
+
+def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
+              played) -> tuple[Plan | None, list[BakeIssue]]:
+    obj, con, src = checked.obj, checked.con, checked.src
+    who, name = animdata.subject(obj), obj.name
+    keys, frames, times = checked.samples.frames, checked.frames, checked.times
+    mode = src.mode
+    issues: list[BakeIssue] = []
+    try:
+        local_q, local_loc, scale = _local(obj, world, parent, times, mode)
+        own_scale = np.array(obj.scale, dtype=np.float64) * np.array(obj.delta_scale)
+        off = np.abs(scale - own_scale).max(axis=1) / np.maximum(np.abs(own_scale).max(), 1e-12)
+        if (off > SCALE_TOLERANCE).any():
+            at = float(times[int(np.argmax(off))])
+            return None, [BakeIssue(
+                'ERROR', name, "scale", at,
+                f"{who}: its Transform Cache \"{con.name}\" scales it (frame "
+                f"{animdata.frame_label(at)}: {tuple(round(float(v), 4) for v in scale[np.argmax(off)])}"
+                f", the object's scale is {tuple(round(float(v), 4) for v in own_scale)}); "
+                "QuatBake bakes rotation and location only. Set the object's scale to the "
+                "cache's, or apply the scale in the program that wrote the file.")]
+        # Blender's playback sampled more densely wherever it turns far between two times.
+        dense_t, dense_q = anim_cache.refined_times(times, local_q, played)
+        at_keys = np.searchsorted(times, keys)
+        at_frames = np.searchsorted(times, frames)
+        key_q = local_q[at_keys]
+        dense_raw = rotation.quat_to_mode_values_continuous(dense_q, mode)
+        key_raw = dense_raw[np.searchsorted(dense_t, keys)]
+        tracking = turns.track(keys, key_q, dense_t, dense_q)
+        kinds = turns.classify(mode, key_raw, tracking.differs, None)
+        key_loc = local_loc[at_keys]
+        loc_method = 'linear' if settings.location_method == 'KEEP' else \
+            settings.location_method.lower()
+        sample_times = frames
+        if settings.constant_speed:
+            sample_times = path.constant_speed_times(keys, key_loc, frames, loc_method)
+        location_values = path.interpolate_positions(keys, key_loc, sample_times, loc_method)
+        method = settings.method.lower()
+        quats = turn_interp.interpolate_keys(keys, key_q, tracking, kinds, settings.turns,
+                                             method, sample_times, settings.timing, None)
+        out_mode = mode if settings.output_mode == 'KEEP' else 'QUATERNION'
+        values = rotation.quat_to_mode_values_continuous(quats, out_mode)
+    except (anim_cache.CacheError, ValueError) as exc:
+        return None, [BakeIssue('ERROR', name, "", None,
+                                f"{who}: its Transform Cache cannot be baked ({exc}).")]
+    rot_path = animdata.ROTATION_PATHS[mode][0]
+    out_path = animdata.ROTATION_PATHS[out_mode][0]
+    issues += _angle_warnings(obj, out_mode, out_path, values)
+    big = float(np.abs(location_values).max())
+    if big > LOCATION_FLOAT32_WARN:
+        issues.append(BakeIssue(
+            'WARNING', name, "location", None,
+            f"{who}: location reaches {big:.3g} units, where Blender's float32 keys are only "
+            f"{float(np.spacing(np.float32(big))):.2g} apart; slow moves there will stutter. "
+            "Move the scene closer to the origin."))
+    plan = Plan(obj, src, out_mode, frames, values, location_values,
+                {rot_path, out_path, "location"}, quats,
+                animdata.rotation_defaults(obj, mode), [False] * len(
+                    animdata.rotation_fcurves(obj, mode, [])),
+                target_path=out_path, location_path="location",
+                blender_quats=local_q[at_frames], source_fcurves=[])
+    plan.cache_constraint = con.name
+    kept = turns.choose(settings.turns, kinds)
+    for i in np.nonzero(np.asarray(kinds) != "short")[0]:
+        what = "kept" if kept[i] else "baked the short way"
+        issues.append(BakeIssue(
+            'INFO', name, out_path, float(keys[i]),
+            f"{who}: between cache samples {animdata.frame_label(keys[i])} and "
+            f"{animdata.frame_label(keys[i + 1])} Blender's playback turns "
+            f"{float(tracking.keyed_deg[i]):.1f} deg, the long way round ({what})."))
+    return plan, issues
+
+
+def plan_caches(transforms, settings: BakeSettings) -> tuple[list[Plan], list[BakeIssue]]:
+    """The plans of the transforms a cache moves (``split``), all their playback read in
+    one pass over the frames. Changes nothing (the frame is put back)."""
+    checked, issues = [], []
+    for obj in transforms:
+        found, obj_issues = _check(obj, settings)
+        issues += obj_issues
+        if found is not None:
+            checked.append(found)
+    if any(i.severity == 'ERROR' for i in issues) or not checked:
+        return [], issues
+    times = np.unique(np.concatenate([c.times for c in checked]))
+    try:
+        played = anim_cache.played_matrices([c.obj for c in checked], times, with_parents=True)
+    except anim_cache.CacheError as exc:
+        return [], issues + [BakeIssue('ERROR', checked[0].obj.name, "", None, str(exc))]
+    plans = []
+    for c, (world, parent) in zip(checked, played):
+        rows = np.searchsorted(times, c.times)
+
+        def more(extra, c=c):
+            w, p = anim_cache.played_matrices([c.obj], extra, with_parents=True)[0]
+            return _local(c.obj, w, p, extra, c.src.mode)[0]
+
+        plan, obj_issues = _plan_one(c, world[rows], parent[rows], settings, more)
+        issues += obj_issues
+        if plan is not None:
+            plans.append(plan)
+    return plans, issues
+
+
+@dataclass
+class CacheWriteUndo(WriteUndo):
+    constraint: str = ""
+
+
+def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
+    """Write the bake of ``owner``'s cache (``plans``: its one plan) into a new action, mute
+    the constraint, record both. On failure put everything back, then raise."""
+    if len(plans) != 1:
+        raise ValueError(f"object \"{owner.name}\" has a Transform Cache bake and other "
+                         "transforms (its bones) in one bake; bake them one at a time")
+    plan = plans[0]
+    src = plan.source
+    con = anim_cache.constraint_named(owner, plan.cache_constraint)
+    undo = CacheWriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
+                          get_record(owner), [_state(plan.obj)], src.action,
+                          src.action.use_fake_user if src.action is not None else False,
+                          constraint=con.name)
+    try:
+        if src.action is not None:
+            new = _compose_action(owner, src.action, src.slot, undo.action, plan.drop_paths, [])
+            slot = src.slot
+        else:
+            new, slot = animdata.new_action_for(owner, owner.name + BAKED_SUFFIX)
+        undo.new_action = new
+        make = animdata.fcurve_maker(new, slot)
+        frames, rotation_values, location_values, _constant = plan.written()
+        for i in range(rotation_values.shape[1]):
+            animdata.write_keys(make(plan.target_path, i, animdata.TRANSFORM_GROUP), frames,
+                                rotation_values[:, i])
+        for i in range(3):
+            animdata.write_keys(make("location", i, animdata.TRANSFORM_GROUP), frames,
+                                location_values[:, i])
+        state = undo.states[0]
+        animdata.assign_action(owner, new, slot)
+        set_record(owner, (src.action, slot, src.mode,
+                           fake_users.original(src.action) if src.action is not None else False,
+                           new, *state.rotation_props, state.location, True, True,
+                           *state.delta_props, True, False, None, "", False,
+                           "\n".join(sorted(plan.drop_paths)), con.name))
+        set_rotation_mode(owner, plan.out_mode)
+        if src.action is not None:
+            src.action.use_fake_user = True
+        con.mute = True
+    except BaseException:
+        undo_cache_write(undo)
+        raise
+    return undo
+
+
+def undo_cache_write(undo: CacheWriteUndo) -> None:
+    """Put the owner back as it was before ``write_cache_owner``: its action (maybe none),
+    its record and values, the constraint playing, the half-made action deleted."""
+    con = anim_cache.constraint_named(undo.owner, undo.constraint)
+    if con is not None:
+        con.mute = False
+    if undo.source_action is None:
+        # undo_write gives the original action its fake user back: there is none.
+        animdata.assign_action(undo.owner, undo.action, undo.slot)
+        for state in undo.states:
+            set_rotation_mode(state.transform, state.rotation_mode)
+            restore_rotation_props(state.transform, state.rotation_props)
+            state.transform.location = state.location
+        set_record(undo.owner, undo.owner_record)
+        if undo.new_action is not None:
+            animdata.remove_action(undo.new_action)
+            undo.new_action = None
+        _drop_empty_animation_data(undo.owner)
+        return
+    undo_write(undo)
+
+
+def _drop_empty_animation_data(obj) -> None:
+    """Remove animation data that holds nothing (the cache bake made it for its action)."""
+    ad = obj.animation_data
+    if ad is not None and ad.action is None and not len(ad.drivers) and not len(ad.nla_tracks):
+        obj.animation_data_clear()
+
+
+def revert_cache(obj, originals) -> None:
+    """Revert a cache bake: the constraint enabled again, the action from before (maybe
+    none), the rotation mode, static rotation and location from before, the baked action
+    deleted unless something else uses it. ``originals``: write.recorded_originals()."""
+    rec = obj.quatbake
+    original, baked = rec.original_action, rec.baked_action
+    con = anim_cache.constraint_named(obj, rec.cache_constraint)
+    saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
+             tuple(rec.original_rotation_axis_angle))
+    mode, location, fake = rec.original_rotation_mode, tuple(rec.original_location), \
+        rec.original_fake_user
+    animdata.assign_action(obj, original, rec.original_slot)
+    if mode and obj.rotation_mode != mode:
+        obj.rotation_mode = mode
+    restore_rotation_props(obj, saved)
+    obj.location = location
+    if con is not None:
+        con.mute = False
+    set_record(obj, EMPTY_RECORD)
+    if original is not None:
+        originals[original.as_pointer()] -= 1
+        if originals[original.as_pointer()] <= 0:
+            original.use_fake_user = fake
+    else:
+        _drop_empty_animation_data(obj)
+    if baked is not None and baked.users == 0:
+        animdata.remove_action(baked)
+

@@ -1,0 +1,543 @@
+"""Transform Cache cameras (USD and Alembic imports): the report and the bake.
+
+Each file is written here by Blender's own exporters (``bpy.ops.wm.alembic_export``,
+``bpy.ops.wm.usd_export``) from a keyed camera that turns the long way (a quaternion
+key stored with its sign flipped, or an Euler 170 -> -170 deg wrap, so Blender's
+playback of the keys is no slerp), then imported into an emptied scene with Blender's
+importers, where the camera has a Transform Cache constraint and no keys. One public
+file from another program is read too (tests/data/realdata/usd/teapotScene_camera.usd,
+written with USD's own Python API).
+
+The numbers are checked against independent ones: the source camera's own
+orientations (``frame_set`` + ``matrix_world`` in the source scene, mathutils, before
+export), scipy's ``Slerp`` of the orientations at the sample times, the file's own
+values (USD text: the xformOp time samples, composed and interpolated as USD does,
+with scipy), and Blender's playback after the bake (``frame_set`` + ``matrix_world``).
+
+Debian's Blender 3.4.1 is built without Alembic and USD (``bpy.app.build_options``):
+those tests skip there with that reason; the ones that need no importer run on both.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+import re
+
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata, bake, cli, record
+from quatbake.addon.analyze import engine as analyze
+from quatbake.addon.analyze import entries
+from quatbake.addon.animdata import cache as anim_cache
+from quatbake.core import cache_times
+
+import report_schema
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+REALDATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "realdata"
+TEAPOT = REALDATA / "usd" / "teapotScene_camera.usd"
+
+_VERSION = bpy.app.version_string
+HAS_ALEMBIC = bool(getattr(bpy.app.build_options, "alembic", False)) and \
+    hasattr(bpy.ops.wm, "alembic_import")
+HAS_USD = bool(getattr(bpy.app.build_options, "usd", False)) and hasattr(bpy.ops.wm, "usd_import")
+needs_alembic = pytest.mark.skipif(
+    not HAS_ALEMBIC, reason=f"Blender {_VERSION} here is built without Alembic "
+    "(bpy.app.build_options.alembic is False): it has no Alembic exporter or importer")
+needs_usd = pytest.mark.skipif(
+    not HAS_USD, reason=f"Blender {_VERSION} here is built without USD "
+    "(bpy.app.build_options.usd is False): it has no USD exporter or importer")
+
+KEY_FRAMES = (1.0, 5.0, 9.0)
+# float32 matrices in the files and float32 matrix_world: ~6e-8 relative, 1e-5 deg; and
+# Blender's frame time is float32 (~1e-6 frame near frame 10), which a camera turning
+# ~70 deg per frame turns into ~1e-4 deg at a subframe sample: 1e-3 deg leaves a margin.
+SAMPLE_TOL_DEG = 1e-3
+# Blender's interpolation between samples and scipy's slerp, both from float32 data
+# (Blender blends in float32, at a float32 time): 2e-3 deg.
+BETWEEN_TOL_DEG = 2e-3
+# Baked Euler keys are float32 (~1e-7 rad per channel); composed through the parent.
+BAKED_TOL_DEG = 1e-3
+LOCATION_TOL = 1e-5
+
+
+def _rotation():
+    return pytest.importorskip("scipy.spatial.transform")
+
+
+def _angle_deg(a, b) -> np.ndarray:
+    """Geodesic angle (degrees) between (n, 4) quaternions, sign-agnostic (atan2 form)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    w = np.abs(np.sum(a * b, axis=-1))
+    cross = np.linalg.norm(a[..., :1] * b[..., 1:] - b[..., :1] * a[..., 1:]
+                           + np.cross(a[..., 1:], b[..., 1:]), axis=-1)
+    return np.degrees(2.0 * np.arctan2(cross, w))
+
+
+def _scipy_slerp(key_frames, key_quats, frames) -> np.ndarray:
+    """scipy's Slerp of (w, x, y, z) key orientations, evaluated at ``frames``: (n, 4)."""
+    tr = _rotation()
+    keys = tr.Rotation.from_quat(np.asarray(key_quats)[:, [1, 2, 3, 0]])
+    out = tr.Slerp(np.asarray(key_frames, dtype=np.float64), keys)(frames).as_quat()
+    return out[:, [3, 0, 1, 2]]
+
+
+def _played(obj, frames) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 4) world orientations and (n, 3) locations, by frame_set + matrix_world."""
+    scene = bpy.context.scene
+    quats, locs = [], []
+    for f in np.asarray(frames, dtype=np.float64):
+        whole = math.floor(f)
+        scene.frame_set(int(whole), subframe=float(f - whole))
+        quats.append(tuple(obj.matrix_world.to_quaternion()))
+        locs.append(tuple(obj.matrix_world.translation))
+    scene.frame_set(1)
+    return np.array(quats, dtype=np.float64), np.array(locs, dtype=np.float64)
+
+
+def _source_camera(kind: str):
+    """The keyed camera the files are written from: 'flip' (QUATERNION keys, the middle one
+    stored with its sign flipped) or 'wrap' (XYZ Euler keys 170 -> -170 -> -100 deg)."""
+    cam = scenes.new_object("Cam", 'QUATERNION' if kind == "flip" else 'XYZ',
+                            data=bpy.data.cameras.new("Cam"))
+    yaw = np.radians([0.0, 100.0, 160.0] if kind == "flip" else [170.0, -170.0, -100.0])
+    if kind == "flip":
+        half = 0.5 * yaw
+        tilt = math.radians(80.0) / 2.0
+        # Rz(yaw) @ Rx(80 deg); the middle key's sign flipped (Blender plays the long way).
+        quats = np.stack([np.cos(half) * math.cos(tilt), np.cos(half) * math.sin(tilt),
+                          np.sin(half) * math.sin(tilt), np.sin(half) * math.cos(tilt)], axis=1)
+        quats[1] *= -1.0
+        scenes.key_channels(cam, "rotation_quaternion", KEY_FRAMES, quats)
+    else:
+        # Pitch and roll move too, so an Euler lerp between two samples is off the arc.
+        eulers = np.stack([np.radians([80.0, 30.0, 60.0]), np.radians([0.0, 25.0, 0.0]), yaw],
+                          axis=1)
+        scenes.key_channels(cam, "rotation_euler", KEY_FRAMES, eulers)
+    scenes.key_channels(cam, "location", KEY_FRAMES, [[0.0, 0.0, 1.0], [2.0, 1.0, 1.5],
+                                                      [4.0, 0.0, 1.0]])
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 9
+    return cam
+
+
+def _empty_scene() -> None:
+    """Remove what the source scene made, so the import lands in an empty one."""
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    for data in (bpy.data.cameras, bpy.data.actions):
+        for item in list(data):
+            data.remove(item)
+    bpy.context.scene.frame_set(1)
+
+
+def _export_import(tmp_path, kind: str, fmt: str, source_frames, fps_out: int = 24,
+                   fps_in: int = 24, **export):
+    """Write the source camera with Blender's exporter, read it back with its importer.
+
+    Returns (the imported camera, the source's orientations and locations at
+    ``source_frames``: mathutils, before export)."""
+    scene = bpy.context.scene
+    scene.render.fps = fps_out
+    cam = _source_camera(kind)
+    source = _played(cam, source_frames)
+    path = str(tmp_path / f"cam_{kind}.{fmt}")
+    if fmt == "abc":
+        bpy.ops.wm.alembic_export(filepath=path, start=1, end=9, **export)
+    else:
+        bpy.ops.wm.usd_export(filepath=path, export_animation=True, **export)
+    _empty_scene()
+    scene.render.fps = fps_in
+    if fmt == "abc":
+        bpy.ops.wm.alembic_import(filepath=path)
+    else:
+        bpy.ops.wm.usd_import(filepath=path)
+    imported = bpy.data.objects["Cam"]
+    assert animdata.get_action(imported) is None
+    assert [c.type for c in imported.constraints] == ['TRANSFORM_CACHE']
+    return imported, source
+
+
+# -- what the importers leave, and the sample times ---------------------------------------
+
+@needs_alembic
+@pytest.mark.parametrize("xsamples", [1, 4])
+def test_alembic_sample_frames_are_the_exported_ones_and_play_the_source(clean_blender,
+                                                                         tmp_path, xsamples):
+    # Blender's exporter writes xsamples per frame from start to end (the last frame's
+    # subsamples included): frames 1, 1 + 1/x, ..., 9 + (x-1)/x.
+    expected = np.arange(1.0, 10.0 - 1e-9 if xsamples > 1 else 9.0 + 1e-9, 1.0 / xsamples)
+    cam, source = _export_import(tmp_path, "flip", "abc", expected, xsamples=xsamples)
+    con = anim_cache.playing_cache(cam)
+    samples = anim_cache.sample_frames(cam, con)
+    np.testing.assert_allclose(samples.frames, expected, rtol=0, atol=1e-9)
+    assert samples.format == "Alembic" and samples.how == "file"
+    played, locs = _played(cam, expected)
+    assert _angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
+    np.testing.assert_allclose(locs, source[1], atol=LOCATION_TOL)
+
+
+@needs_alembic
+def test_alembic_frames_follow_the_scene_rate_and_the_frame_offset(clean_blender, tmp_path):
+    """Written at 12 fps, read at 24 fps: seconds times 24, so samples every 2 frames; the
+    cache file's Frame Offset moves them."""
+    source_frames = np.arange(1.0, 10.0)
+    cam, source = _export_import(tmp_path, "wrap", "abc", source_frames, fps_out=12, fps_in=24)
+    con = cam.constraints[0]
+    np.testing.assert_allclose(anim_cache.sample_frames(cam, con).frames, 2 * source_frames,
+                               atol=1e-9)
+    con.cache_file.frame_offset = 5
+    frames = anim_cache.sample_frames(cam, con).frames
+    np.testing.assert_allclose(frames, 2 * source_frames + 5, atol=1e-9)
+    played, _locs = _played(cam, frames)
+    assert _angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
+
+
+@needs_usd
+@pytest.mark.parametrize("op_mode", ["TRS", "TOS", "MAT"])
+def test_usd_text_sample_frames_play_the_source(clean_blender, tmp_path, op_mode):
+    frames = np.arange(1.0, 10.0)
+    cam, source = _export_import(tmp_path, "wrap", "usda", frames, xform_op_mode=op_mode)
+    samples = anim_cache.sample_frames(cam, cam.constraints[0])
+    np.testing.assert_array_equal(samples.frames, frames)
+    assert samples.format == "USD" and samples.how == "file"
+    played, locs = _played(cam, frames)
+    assert _angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
+    np.testing.assert_allclose(locs, source[1], atol=LOCATION_TOL)
+
+
+@needs_usd
+def test_binary_usd_takes_the_scene_range_and_says_so(clean_blender, tmp_path):
+    frames = np.arange(1.0, 10.0)
+    cam, _source = _export_import(tmp_path, "wrap", "usdc", frames)
+    samples = anim_cache.sample_frames(cam, cam.constraints[0])
+    np.testing.assert_array_equal(samples.frames, frames)
+    assert "binary USD" in samples.how and "1..9" in samples.how
+    result = analyze.analyze_object(cam, "slerp")
+    assert "binary USD" in result.findings[0]
+
+
+# -- the report ---------------------------------------------------------------------------
+
+@needs_alembic
+def test_alembic_report_compares_playback_with_slerp_of_the_samples(clean_blender, tmp_path):
+    samples = np.arange(1.0, 9.0 + 1e-9, 1.0)
+    quarter = np.arange(1.0, 9.0 + 1e-9, 0.25)
+    cam, source = _export_import(tmp_path, "flip", "abc", samples)
+    assert cli.rotation_keyed_objects(bpy) == [cam]
+    result = analyze.analyze_object(cam, "slerp")
+    np.testing.assert_array_equal(result.keys, samples)
+    assert set(quarter) <= set(result.frames.tolist())
+    at = np.searchsorted(result.frames, samples)
+    # Blender's side at the samples is the exported camera's own orientation ...
+    assert _angle_deg(result.blender_quats[at], source[0]).max() < SAMPLE_TOL_DEG
+    # ... the method's side is scipy's slerp of those orientations, subframes included ...
+    oracle = _scipy_slerp(samples, source[0], result.frames)
+    assert _angle_deg(result.custom_quats, oracle).max() < SAMPLE_TOL_DEG
+    # ... and Alembic's own interpolation of the cached matrices is a short-arc slerp too.
+    assert result.max_deviation_deg < BETWEEN_TOL_DEG
+    assert result.long_arc_segments == []
+    # The camera turns the long way as the keys did: 260 + 300 deg, followed sample by sample.
+    turned = _angle_deg(source[0][:-1], source[0][1:]).sum()
+    assert turned > 400.0
+    assert result.findings[0].startswith('Plays Transform Cache "Transform Cache" (cam_flip.abc')
+    assert result.cache["samples"] == samples.size and result.cache["format"] == "Alembic"
+
+
+def _usd_op_values(text: str, op: str) -> dict:
+    """{time code: value tuple} of ``xformOp:<op>.timeSamples`` in a USD text file."""
+    block = re.search(rf"xformOp:{re.escape(op)}\.timeSamples = \{{(.*?)\n\s*\}}", text, re.S)
+    out = {}
+    for line in block.group(1).strip().splitlines():
+        time, value = line.split(":", 1)
+        numbers = re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", value)
+        out[float(time)] = tuple(float(v) for v in numbers)
+    return out
+
+
+def _lerp_table(table: dict, frames) -> np.ndarray:
+    """USD's linear interpolation of time samples (held before the first, after the last)."""
+    times = np.array(sorted(table))
+    values = np.array([table[t] for t in times])
+    return np.stack([np.interp(frames, times, values[:, c]) for c in range(values.shape[1])],
+                    axis=1)
+
+
+@needs_usd
+def test_usd_report_compares_the_files_euler_lerp_with_slerp(clean_blender, tmp_path):
+    """TRS ops: USD interpolates rotateXYZ linearly in degrees, so between samples Blender
+    plays an Euler lerp of the file's values, which the report compares with slerp."""
+    tr = _rotation()
+    samples = np.arange(1.0, 10.0)
+    cam, source = _export_import(tmp_path, "wrap", "usda", samples, xform_op_mode='TRS')
+    text = pathlib.Path(bpy.path.abspath(cam.constraints[0].cache_file.filepath)).read_text()
+    result = analyze.analyze_object(cam, "slerp")
+    euler = _lerp_table(_usd_op_values(text, "rotateXYZ"), result.frames)
+    played = tr.Rotation.from_euler("xyz", euler, degrees=True).as_quat()[:, [3, 0, 1, 2]]
+    assert _angle_deg(result.blender_quats, played).max() < BETWEEN_TOL_DEG
+    oracle = _scipy_slerp(samples, source[0], result.frames)
+    assert _angle_deg(result.custom_quats, oracle).max() < SAMPLE_TOL_DEG
+    expected = _angle_deg(played, oracle)
+    assert expected.max() > 0.5        # the Euler lerp is visibly off the arc here
+    assert abs(result.max_deviation_deg - expected.max()) < BETWEEN_TOL_DEG
+
+
+@needs_usd
+def test_report_of_a_public_usd_camera_against_the_files_own_values(clean_blender):
+    """teapotScene_camera.usd (usd-wg/assets, written with USD's Python API): a camera prim
+    under a Y-up stage, translate / rotateY / rotateX ops sampled on frames 0..479."""
+    tr = _rotation()
+    bpy.ops.wm.usd_import(filepath=str(TEAPOT))
+    cam = bpy.data.objects["mono"]
+    text = TEAPOT.read_text()
+    result = analyze.analyze_object(cam, "slerp")
+    np.testing.assert_array_equal(result.keys, np.arange(0.0, 480.0))
+    frames = result.frames
+    translate = _lerp_table(_usd_op_values(text, "translate:zoomedIn"), frames)
+    turn_y = _lerp_table(_usd_op_values(text, "rotateY:zoomedIn"), frames)
+    turn_x = _lerp_table(_usd_op_values(text, "rotateX:zoomedIn"), frames)
+    # xformOpOrder [translate, rotateY, rotateX]: p' = T Ry Rx p; Blender puts a Y-up stage
+    # under its Z-up world with a +90 deg turn about X (the parent empty "Cameras").
+    local = tr.Rotation.from_euler("y", turn_y, degrees=True) * \
+        tr.Rotation.from_euler("x", turn_x, degrees=True)
+    up = tr.Rotation.from_euler("x", 90.0, degrees=True)
+    expected = (up * local).as_quat()[:, [3, 0, 1, 2]]
+    assert _angle_deg(result.blender_quats, expected).max() < BETWEEN_TOL_DEG
+    positions = up.apply(translate)
+    played, locs = _played(cam, frames[::97])
+    np.testing.assert_allclose(locs, positions[::97], atol=1e-4)
+    assert result.max_deviation_deg < 0.01      # a slow, smooth turn: slerp plays it
+    assert cli.rotation_keyed_objects(bpy) == [cam]
+
+
+# -- the bake -----------------------------------------------------------------------------
+
+def _state(obj) -> tuple:
+    """What a revert must put back beyond the scene snapshot: constraints and animation data."""
+    return (tuple((c.name, c.mute, c.influence) for c in obj.constraints),
+            obj.animation_data is not None, obj.rotation_mode, tuple(obj.rotation_euler),
+            tuple(obj.rotation_quaternion), tuple(obj.location))
+
+
+@needs_alembic
+@pytest.mark.parametrize("kind", ["flip", "wrap"])
+def test_bake_turns_a_sparse_cache_into_slerp_keys_and_revert_puts_it_back(clean_blender,
+                                                                           tmp_path, kind):
+    """Written at 8 fps and read at 24: samples on every third frame, so the two frames in
+    between are the bake's own interpolation (a third of the way, where slerp and nlerp
+    differ by about a degree here): scipy's slerp of the source orientations."""
+    source_frames = np.arange(1.0, 10.0)
+    cam, source = _export_import(tmp_path, kind, "abc", source_frames, fps_out=8, fps_in=24)
+    samples = 3 * source_frames
+    frames = np.arange(samples[0], samples[-1] + 1.0)
+    before_play = _played(cam, np.arange(3.0, 27.01, 0.25))
+    before = scenes.scene_snapshot()
+    before_state = _state(cam)
+
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+
+    assert result.objects == ["Cam"]
+    assert cam.constraints[0].mute and not anim_cache.plays_cache(cam)
+    action = animdata.get_action(cam)
+    assert action is not None and action.name == "Cam" + bake.BAKED_SUFFIX
+    assert record.cache_baked(cam) == "Transform Cache" and bake.can_revert(cam)
+    keyed = animdata.key_frames(animdata.rotation_fcurves(cam))
+    np.testing.assert_array_equal(keyed, frames)
+    played, locs = _played(cam, frames)
+    oracle = _scipy_slerp(samples, source[0], frames)
+    assert _angle_deg(played, oracle).max() < BAKED_TOL_DEG
+    linear = np.stack([np.interp(frames, samples, source[1][:, c]) for c in range(3)], axis=1)
+    np.testing.assert_allclose(locs, linear, atol=LOCATION_TOL)
+    # Now it has keys: the report compares them (the cache muted), and knows what they replaced.
+    after_bake = analyze.analyze_object(cam, "slerp")
+    # The importer gives the camera XYZ Euler (whatever the source's mode); the bake keeps it.
+    assert not hasattr(after_bake, "cache") and after_bake.channels == ["rotation_euler"]
+    assert after_bake.max_deviation_deg < BAKED_TOL_DEG
+    before_bake = analyze.analyze_object(cam, "slerp", original=True)
+    assert before_bake.cache["samples"] == samples.size and cam.constraints[0].mute
+
+    assert bake.revert_objects([cam]) == ["Cam"]
+    assert _state(cam) == before_state
+    assert cam.animation_data is None
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    after_play = _played(cam, np.arange(3.0, 27.01, 0.25))
+    np.testing.assert_array_equal(after_play[0], before_play[0])
+    np.testing.assert_array_equal(after_play[1], before_play[1])
+
+
+@needs_usd
+def test_bake_of_the_public_usd_camera_under_its_parent_replays_the_cache(clean_blender):
+    bpy.ops.wm.usd_import(filepath=str(TEAPOT))
+    cam = bpy.data.objects["mono"]
+    frames = np.arange(0.0, 480.0, 7.0)
+    cache_quats, cache_locs = _played(cam, frames)
+    before_state = _state(cam)
+
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SQUAD'))
+
+    assert result.objects == ["mono"] and result.frames_written == 480
+    baked_quats, baked_locs = _played(cam, frames)
+    assert _angle_deg(baked_quats, cache_quats).max() < BAKED_TOL_DEG
+    np.testing.assert_allclose(baked_locs, cache_locs, atol=1e-4)
+    assert cam.parent.name == "Cameras" and cam.constraints[0].mute
+    bake.revert_objects([cam])
+    assert _state(cam) == before_state
+
+
+@needs_alembic
+def test_bake_operator_undo_and_redo(clean_blender, tmp_path):
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    scenes.select_only(cam)
+    before = _state(cam)
+    bpy.ops.ed.undo_push(message="before bake")
+    assert bpy.ops.quatbake.bake('EXEC_DEFAULT', True, method='SLERP') == {'FINISHED'}
+    cam = bpy.data.objects["Cam"]
+    baked = _state(cam)
+    assert baked[0][0][1] is True and animdata.get_action(cam) is not None
+    assert bpy.ops.ed.undo() == {'FINISHED'}
+    cam = bpy.data.objects["Cam"]
+    assert _state(cam) == before and animdata.get_action(cam) is None
+    assert bpy.ops.ed.redo() == {'FINISHED'}
+    cam = bpy.data.objects["Cam"]
+    assert _state(cam)[0] == baked[0] and record.cache_baked(cam)
+
+
+@needs_alembic
+def test_refusals_name_the_object_and_change_nothing(clean_blender, tmp_path):
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    con = cam.constraints[0]
+
+    con.influence = 0.5
+    before, state = scenes.scene_snapshot(), _state(cam)
+    with pytest.raises(bake.BakeError, match='Object "Cam": its Transform Cache '
+                       '"Transform Cache" has influence 0.5'):
+        bake.bake_objects([cam], bake.BakeSettings())
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    assert _state(cam) == state
+    con.influence = 1.0
+
+    track = cam.constraints.new('TRACK_TO')
+    state = _state(cam)
+    with pytest.raises(bake.BakeError, match='constraint\\(s\\) "Track To" act after'):
+        bake.bake_objects([cam], bake.BakeSettings())
+    assert _state(cam) == state
+    cam.constraints.remove(track)
+
+    path = con.cache_file.filepath
+    con.cache_file.filepath = str(tmp_path / "gone.abc")
+    with pytest.raises(bake.BakeError, match="gone.abc, which is missing"):
+        bake.bake_objects([cam], bake.BakeSettings())
+    with pytest.raises(animdata.ChannelError, match="gone.abc, which is missing"):
+        analyze.analyze_object(cam, "slerp")
+    con.cache_file.filepath = path
+
+    bake.bake_objects([cam], bake.BakeSettings())
+    state, before = _state(cam), scenes.scene_snapshot()
+    with pytest.raises(bake.BakeError, match="already plays a QuatBake bake of its Transform "
+                       "Cache \"Transform Cache\".*Revert it first"):
+        bake.bake_objects([cam], bake.BakeSettings(method='SQUAD'))
+    assert _state(cam) == state
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+@needs_alembic
+def test_a_cached_camera_and_a_keyed_object_bake_together(clean_blender, tmp_path):
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    cube = scenes.make_animated_object("Cube", 'XYZ', [1, 9], np.radians([[0, 0, 0],
+                                                                           [0, 0, 90]]))
+    result = bake.bake_objects([cube, cam], bake.BakeSettings(method='SQUAD'))
+    assert result.objects == ["Cube", "Cam"]
+    assert record.cache_baked(cam) and record.is_baked(cube) and not record.cache_baked(cube)
+    assert sorted(bake.revert_objects([cam, cube])) == ["Cam", "Cube"]
+    assert not cam.constraints[0].mute and cam.animation_data is None
+
+
+@needs_alembic
+def test_a_failed_write_puts_the_cache_back(clean_blender, tmp_path, monkeypatch):
+    """All or nothing: when writing the second object fails, the first cache bake is undone
+    too (its constraint plays again, its action is gone)."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    other = scenes.make_animated_object("Other", 'XYZ', [1, 9], np.radians([[0, 0, 0],
+                                                                             [0, 0, 90]]))
+    state, before = _state(cam), scenes.scene_snapshot()
+    from quatbake.addon.bake import engine
+
+    def broken(owner, plans, fake_users):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(engine, "write_owner", broken)
+    with pytest.raises(bake.BakeError, match="failed"):
+        bake.bake_objects([cam, other], bake.BakeSettings())
+    assert _state(cam) == state and cam.animation_data is None
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+# -- panel, JSON and the command line -------------------------------------------------------
+
+@needs_alembic
+def test_panel_entry_and_json_before_and_after_a_bake(clean_blender, tmp_path):
+    from quatbake.addon.analyze import export
+
+    cam, _source = _export_import(tmp_path, "flip", "abc", np.arange(1.0, 10.0))
+    scene = bpy.context.scene
+    found = entries.analyze_into(scene, [cam], "squad", replace=True)
+    assert found["Cam"]["error"] == "" and found["Cam"]["before"] is None
+    report = report_schema.validate_report(export.build([cam], "squad"))
+    assert report["objects"][0]["transform_cache"]["format"] == "Alembic"
+    scenes.select_only(cam)
+    assert bpy.ops.quatbake.bake(method='SQUAD') == {'FINISHED'}
+    entry = entries.results(scene)["Cam"]
+    assert entry["before"] is not None and not entries.is_stale(scene, "Cam")
+    report = report_schema.validate_report(export.build([cam], "squad"))
+    assert report["after_bake"] and "transform_cache" in report["objects"][0]
+
+
+@needs_usd
+def test_cli_report_and_bake_of_a_file_whose_camera_is_cached(clean_blender, tmp_path, capsys):
+    cam, _source = _export_import(tmp_path, "wrap", "usda", np.arange(1.0, 10.0))
+    scenes.new_object("Plain", 'XYZ')
+    blend = str(tmp_path / "shot.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=blend, copy=True)
+    out_json = str(tmp_path / "r.json")
+    assert cli.main(["report", blend, "--json", out_json, "--quiet"]) == cli.EXIT_OK
+    report = report_schema.load_report(out_json)
+    assert [o["name"] for o in report["objects"]] == ["Cam"]
+    assert report["objects"][0]["keys"] == list(range(1, 10))
+    assert report["objects"][0]["transform_cache"]["file"] == "cam_wrap.usda"
+    baked = str(tmp_path / "baked.blend")
+    assert cli.main(["bake", blend, "--objects", "Cam", "--output", baked, "--quiet"]) == \
+        cli.EXIT_OK
+    bpy.ops.wm.open_mainfile(filepath=baked)
+    cam = bpy.data.objects["Cam"]
+    assert cam.constraints[0].mute and record.cache_baked(cam)
+    assert animdata.key_frames(animdata.rotation_fcurves(cam)).tolist() == list(range(1, 10))
+
+
+# -- no importer needed (also inside Blender 3.4.1) -------------------------------------------
+
+def test_a_transform_cache_without_a_file_moves_nothing_and_is_not_a_cache(clean_blender):
+    obj = scenes.new_object("Empty", 'XYZ')
+    obj.constraints.new('TRANSFORM_CACHE')
+    assert not anim_cache.plays_cache(obj)
+    with pytest.raises(analyze.NoRotationKeys, match="has no keys on rotation_euler"):
+        analyze.analyze_object(obj, "slerp")
+    assert cli.rotation_keyed_objects(bpy) == []
+
+
+@needs_alembic
+def test_alembic_reader_refuses_cut_and_foreign_files_by_name(clean_blender, tmp_path):
+    _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    path = tmp_path / "cam_wrap.abc"
+    data = path.read_bytes()
+    cut = tmp_path / "cut.abc"
+    cut.write_bytes(data[:len(data) // 2])
+    with pytest.raises(ValueError, match="cut.abc is not a readable Alembic file"):
+        cache_times.alembic_sample_times(str(cut), "/Cam/Cam")
+    with pytest.raises(ValueError, match=r"has no object /Cam/Ghost"):
+        cache_times.alembic_sample_times(str(path), "/Cam/Ghost")
