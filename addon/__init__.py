@@ -3,14 +3,16 @@
 
 Layers, each importing only the ones before it (tests/core/test_import_graph.py):
 
-1. ``animdata/``, ``transform.py``, ``record.py``, ``keyed.py``: the storage layer.
+1. ``animdata/``, ``transform.py``, ``record.py``, ``keyed.py``, ``lazy.py``: the storage layer.
    Blender's animation data as arrays, version by version; one animated transform
    (an object or a pose bone); what a bake recorded; what is keyed.
 2. ``ui/``: what every panel and operator shares (settings, polls, texts, the main panel).
-3. The features, each with its engine, operators and panel: ``analyze/``, ``bake/``
-   (whose operator refreshes the analysis), ``overlay/``, ``export_check/``; and
-   ``demo.py``, the demo scene.
-4. ``cli/``: the command line.
+3. The features, each with its engine, operators and panel: ``analyze/``,
+   ``overlay/``, ``export_check/`` and ``demo.py`` (the demo scene), side by side;
+4. ``bake/``, a feature one layer up: its operator refreshes the analysis;
+5. ``cli/``: the command line.
+
+``report_results.py`` is the analysis entries' earlier module path, kept for scripts.
 
 ``_MODULE_NAMES`` is the one ordered registration list: PropertyGroups before what
 points at them, the main panel before its sub-panels, the sub-panels in the order
@@ -51,13 +53,3 @@ def unregister() -> None:
     for module in reversed(_modules()):
         module.unregister()
 
-
-# Module paths of earlier releases that docs/api.md named, for scripts written against
-# them: ``from quatbake.addon import report_results`` still works.
-_MOVED = {"report_results": ".analyze.entries"}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        return importlib.import_module(_MOVED[name], __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What of a transform is keyed, and the sentences that say when nothing is.
 
-The bake and the analysis both start here, so both refuse and explain the same
-cases in the same words: no rotation keys, bones keyed only in NLA clips, and a
-frame span past the cap.
+The bake and the analysis both start here, so both explain the same cases in the
+same words (no rotation keys, bones keyed only in NLA clips) and keep one frame cap
+(each says in its own words what a span past it would have done).
 """
 from __future__ import annotations
 

@@ -4,18 +4,32 @@
 The bake and export-check engines import ``core`` (numpy work) at the top;
 their packages' operators and panels must register without loading them
 (benchmarks/bench_register.py), yet ``bake.bake_objects`` should read as one
-name (docs/api.md). A package sets ``__getattr__ = lazy.forward(...)`` (PEP 562).
+name (docs/api.md). A package sets ``__getattr__, __dir__ = lazy.forward(...)``
+(PEP 562).
 """
 import importlib
 
 
 def forward(package: str, module: str, names):
-    """``__getattr__`` for ``package``: each of ``names`` from ``package.module``."""
+    """(``__getattr__``, ``__dir__``) for ``package``: each of ``names`` from
+    ``package.module``, imported when one is first asked for."""
     wanted = frozenset(names)
+    target = f"{package}.{module}"
 
     def __getattr__(name: str):
-        if name in wanted:
-            return getattr(importlib.import_module(f"{package}.{module}"), name)
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if name not in wanted:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        try:
+            loaded = importlib.import_module(target)
+        except AttributeError as exc:
+            # Python would turn an AttributeError raised here into "cannot import
+            # name", hiding why the engine failed to load: say so instead.
+            raise ImportError(f"{target} failed to load: {exc}") from exc
+        if not hasattr(loaded, name):
+            raise ImportError(f"{target} has no {name!r}, which {package} forwards")
+        return getattr(loaded, name)
 
-    return __getattr__
+    def __dir__() -> list:
+        return sorted(set(importlib.import_module(package).__dict__) | wanted)
+
+    return __getattr__, __dir__

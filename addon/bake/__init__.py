@@ -37,4 +37,4 @@ ENGINE_NAMES = (
     "revert_objects",
 )
 
-__getattr__ = forward(__name__, "engine", ENGINE_NAMES)
+__getattr__, __dir__ = forward(__name__, "engine", ENGINE_NAMES)

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What Blender's own interpolation is compared with, read from the scene settings.
 
-Analyze, the overlay and Export Report all compare with the same method; it
-lives below all three (and below ``props``, which imports the overlay on use)
-so no two modules import each other.
+Analyze, the overlay and Export Report all compare with the same method; it lives
+in ``ui``, below all three features, so none of them imports another for it.
 """
 
 

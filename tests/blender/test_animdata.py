@@ -1,4 +1,4 @@
-"""addon/animdata.py against the real bpy (5.0 slotted actions) and Blender 3.4 (action.fcurves)."""
+"""addon/animdata/ against the real bpy (5.0 slotted actions) and Blender 3.4 (action.fcurves)."""
 import bpy
 import numpy as np
 import pytest

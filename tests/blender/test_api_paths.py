@@ -45,3 +45,11 @@ def test_an_unknown_name_is_still_an_attribute_error():
         bake.no_such_name
     with pytest.raises(AttributeError):
         addon.no_such_module
+
+
+@pytest.mark.parametrize("package", ["quatbake.addon.bake", "quatbake.addon.export_check"])
+def test_every_name_a_package_forwards_lazily_is_in_its_engine(package):
+    forwarding = importlib.import_module(package)
+    engine = importlib.import_module(package + ".engine")
+    assert [n for n in forwarding.ENGINE_NAMES if not hasattr(engine, n)] == []
+    assert set(forwarding.ENGINE_NAMES) <= set(dir(forwarding))

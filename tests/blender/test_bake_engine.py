@@ -1,4 +1,4 @@
-"""addon/bake.py with the real bpy (5.0, slotted actions) and Blender 3.4 (action.fcurves).
+"""addon/bake/ (the engine) with the real bpy (5.0, slotted actions) and Blender 3.4 (action.fcurves).
 
 The oracle for every bake is independent of the bake's own code path: Blender's
 evaluated orientation (frame_set + matrix_basis) at the key frames BEFORE the

@@ -185,8 +185,8 @@ FRAMES_EACH = int(FRAMES[-1] - FRAMES[0]) + 1
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
 def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
     # The Re-bake panel draws "Last bake: ...; Total: <count>, <frames> frames." from the
-    # scene settings the bake saves (ui.last_bake_total; tests/gui draws it in a window).
-    from quatbake.addon.bake import panel as ui
+    # scene settings the bake saves (bake.panel.last_bake_total; tests/gui draws it in a window).
+    from quatbake.addon.bake import panel as bake_panel
 
     chosen, objects, bones, count = expected_count(selected, wording)
     rigs = [o.name for o in chosen if o.type == 'ARMATURE']
@@ -198,12 +198,12 @@ def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
     assert settings.last_bones_baked == bones
     assert settings.last_bones_rig == (rigs[0] if len(rigs) == 1 else "")
     assert settings.last_frames_written == FRAMES_EACH * (objects + bones)
-    assert ui.last_bake_total(settings) == \
+    assert bake_panel.last_bake_total(settings) == \
         f"Total: {count}, {FRAMES_EACH * (objects + bones):d} frames"
 
 
 def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
-    from quatbake.addon.bake import panel as ui
+    from quatbake.addon.bake import panel as bake_panel
 
     rig = bpy.data.objects["Rig"]
     scenes.select_only(rig)
@@ -215,7 +215,7 @@ def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
         assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
-    assert ui.last_bake_total(bpy.context.scene.quatbake) == \
+    assert bake_panel.last_bake_total(bpy.context.scene.quatbake) == \
         f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} frames"
 
 

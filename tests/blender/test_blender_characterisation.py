@@ -104,7 +104,7 @@ def test_degenerate_quaternion_values(clean_blender, stored, shown):
 
 
 def test_setting_rotation_mode_converts_the_stored_rotation(clean_blender):
-    """Assigning rotation_mode rewrites the new mode's property (bake.py saves and restores it)."""
+    """Assigning rotation_mode rewrites the new mode's property (the bake saves and restores it)."""
     obj = new_object("Convert", 'XYZ')
     obj.rotation_euler = (0.0, 0.0, 7.0)          # beyond 2*pi
     obj.rotation_mode = 'QUATERNION'

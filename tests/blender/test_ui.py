@@ -90,7 +90,7 @@ def test_every_ui_string_has_a_chinese_translation(clean_blender):
 
 
 def test_bake_and_revert_counts_have_chinese_translations():
-    # The status-bar reports assemble their count from these ids (addon/messages.py).
+    # The status-bar reports assemble their count from these ids (addon/ui/counts.py).
     missing = [s for s in messages.MESSAGE_IDS if s not in translations.ZH_HANS]
     assert not missing, missing
 

@@ -1,4 +1,4 @@
-"""addon/ui_text: labels wrapped to a width without cutting a word (bpy module and
+"""addon/ui/texts: labels wrapped to a width without cutting a word (bpy module and
 Blender 3.4.1; headless, so widths come from the per-character estimate)."""
 import bpy
 import pytest

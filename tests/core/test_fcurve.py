@@ -1,5 +1,5 @@
 """core.fcurve: numpy evaluation of Blender F-curves (Blender's own agreement is
-checked in tests/blender/test_fcurve_blender.py)."""
+checked in tests/blender/test_analyze.py, test_numpy_fcurve_evaluation_agrees_with_fc_evaluate)."""
 import numpy as np
 import pytest
 

@@ -19,7 +19,7 @@ each with a screenshot in ARTIFACTS (argument 3):
 
 Per step it records the report entries, whether they are stale, the
 legend, the sidebar region's place in the window and every wrapped line the
-panels drew with its measured width (addon/ui_text.drawn_lines). The test
+panels drew with its measured width (addon/ui/texts.drawn_lines). The test
 decides from the JSON and the pixels.
 """
 import json

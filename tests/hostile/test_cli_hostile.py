@@ -4,7 +4,7 @@ Each case runs ``python -m quatbake`` (bpy 5.0.1) or Debian's Blender 3.4.1
 program with ``--python __main__.py --`` in a subprocess, on real .blend files
 written by one Blender and read by the other. Every refusal exits 2 with one
 sentence on stderr naming the file, no traceback, and writes nothing. The
-cases tests/cli/test_cli.py already covers (random bytes, empty file,
+cases tests/cli/test_cli_subprocess.py already covers (random bytes, empty file,
 truncated plain and zstd files, usage errors) are not repeated here.
 """
 import hashlib

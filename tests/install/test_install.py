@@ -39,7 +39,7 @@ OPERATORS = {"bake": True, "revert": True, "analyze": True}
 MAIN_PANEL = "QUATBAKE_PT_main"
 # Only what users need ships; these are developer files (top-level names).
 DEV_ONLY = {"tests", "benchmarks", "scripts", "requirements", "out", "artifacts",
-            "Makefile", "pyproject.toml", "build", "dist"}
+            "Makefile", "pyproject.toml", "build", "dist", "CONTRIBUTING.md", "CHANGELOG.md"}
 # Source folders whose every file must ship (besides the root __init__.py / __main__.py).
 SHIPPED_DIRS = ("addon", "core", "docs", "presets", "report")
 # A whole probe takes 2-10 s; a hang (seen once at exit in bpy 4.5) must fail, not stall CI.
