@@ -14,11 +14,9 @@ from .scenes import (
 )
 
 
-def run_bake(args) -> int:
-    path = check_blend_file(args.scene)
-    out = check_output(args.output, "--output")
-    if same_file(path, out) and not args.overwrite:
-        raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+def check_options(args) -> None:
+    """The bake options that do not go together (BadInput), checked before any file is read
+    (``batch bake`` checks them once for every shot)."""
     if args.constant_speed and args.timing == "keyed":
         raise BadInput("--timing keyed keeps the keys' ease and --constant-speed retimes by arc "
                        "length: give one of them.")
@@ -27,6 +25,14 @@ def run_bake(args) -> int:
     if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
         raise BadInput("bake --clips takes one clip name (or active): a baked clip becomes the "
                        "object's active action, so bake one clip per output file.")
+
+
+def run_bake(args) -> int:
+    path = check_blend_file(args.scene)
+    out = check_output(args.output, "--output")
+    if same_file(path, out) and not args.overwrite:
+        raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    check_options(args)
     bpy = load_blend(path)
     register_quatbake()
     objects = resolve_targets(bpy, args)
