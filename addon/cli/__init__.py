@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
+"""Command line: ``python -m quatbake demo|report|bake|export-check|batch`` (with the bpy module).
 
 Also runs inside a Blender program:
 ``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
 
 Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
 still written); 2 bad usage or bad input - one sentence on stderr, no
-traceback, nothing written. Progress goes to stderr, one percentage line per
+traceback, nothing written; 3 (``batch``) some shot could not be read or
+processed, the others done. Progress goes to stderr, one percentage line per
 object, silenced by ``--quiet``; tables go to stdout.
 
 bpy is imported only after the arguments are checked, so usage errors are
@@ -16,7 +17,8 @@ instant and never load Blender.
 - ``headless``: progress lines, quiet file descriptors, atomic saves;
 - ``scenes``: opening a file and finding what a command works on;
 - ``tables``: what the commands print;
-- one module per command: ``report``, ``bake``, ``export_check``, ``demo``.
+- one module per command: ``report``, ``bake``, ``export_check``, ``demo``, and
+  ``batch`` (many shots, one process each), whose every shot runs in ``shot``.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import sys
 
 from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, build_parser, check_blend_file
 from .bake import run_bake
+from .batch import run_batch
 from .demo import run_demo
 from .export_check import run_export_check
 from .headless import BadInput, Progress
@@ -43,7 +46,7 @@ __all__ = ["main", "COMMANDS", "EXIT_OK", "EXIT_FAIL_ABOVE", "EXIT_BAD_INPUT", "
            "rotation_keyed_objects"]
 
 COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
-            "export-check": run_export_check}
+            "export-check": run_export_check, "batch": run_batch}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,8 @@ Also runs inside a Blender program:
 
 Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
 still written); 2 bad usage or bad input - one sentence on stderr, no
-traceback, nothing written. Progress goes to stderr, one percentage line per
+traceback, nothing written; 3 (``batch``) some shot could not be read or
+processed, the others done. Progress goes to stderr, one percentage line per
 object, silenced by ``--quiet``; tables go to stdout.
 
 bpy is imported only after the arguments are checked, so usage errors are
@@ -22,6 +23,7 @@ from .headless import BadInput
 EXIT_OK = 0
 EXIT_FAIL_ABOVE = 1
 EXIT_BAD_INPUT = 2
+EXIT_SHOT_FAILED = 3      # batch: some shot could not be read or processed (the others are done)
 
 METHODS = ("lerp", "nlerp", "slerp", "squad")
 LOCATION_METHODS = ("keep", "linear", "catmull_rom")
@@ -159,7 +161,7 @@ CLIPS_HELP = ("which actions of each object: 'active' (default: the active actio
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check}",
+    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check,batch}",
                                 parser_class=_Parser)
     sub.required = True
 
@@ -225,7 +227,84 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an option of bpy.ops.export_scene.gltf, e.g. "
                        "export_force_sampling=False (repeatable)")
     check.add_argument("--quiet", action="store_true", help="no progress or table")
+    _batch_parser(sub, {"report": rep, "bake": bake, "export-check": check})
     return parser
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+# What ``batch`` leaves out of each command's own options: it names every output
+# itself (DIR/<name>.json, .html, .blend), never replaces a shot, has its own --quiet.
+_BATCH_LEAVES_OUT = {"help", "scene", "json", "html", "output", "overwrite", "quiet"}
+
+
+def _batch_parser(sub, commands: dict) -> None:
+    """``batch report|bake|export-check`` (the command's own options, shared with it) and
+    ``batch summarize``."""
+    batch = sub.add_parser("batch", help="run report, bake or export-check over many .blend "
+                           "files, one Blender process per shot, with a summary")
+    kinds = batch.add_subparsers(dest="batch_command", parser_class=_Parser,
+                                 metavar="{report,bake,export-check,summarize}")
+    kinds.required = True
+    for name, single in commands.items():
+        run = kinds.add_parser(name, help=f"{name} every shot into DIR", description=(
+            f"Run {name} on every shot, one Blender process per shot, --jobs at a time; "
+            "write DIR/<name>.json and .html per shot (and the baked .blend for bake), "
+            "DIR/summary.json and DIR/summary.html. Exit 0: every shot done and within "
+            "--fail-above; 1: some shot over --fail-above; 2: bad usage; 3: some shot could "
+            "not be read or processed (named in the summary, the others done)."))
+        run.add_argument("shots", nargs="*", metavar="SHOT.blend")
+        run.add_argument("--manifest", metavar="LIST.txt", help="a text file with one .blend "
+                         "path per line (relative paths: from the file's folder; blank lines "
+                         "and lines starting with # are skipped), after any SHOT.blend given")
+        run.add_argument("--index", type=_count, metavar="N", help="run only shot N (0-based) "
+                         "of the list, and write no summary: one farm task per shot")
+        run.add_argument("--out", required=True, metavar="DIR", help="output folder (made "
+                         "when missing)")
+        run.add_argument("--jobs", type=_count, metavar="N", help="Blender processes at a time "
+                         "(default: the CPU count); 0 runs the shots in this process")
+        run.add_argument("--blender", metavar="PATH", help="run each shot in this Blender "
+                         "executable (blender -b), or in this Python with the bpy module when "
+                         "its file name starts with python (default: this Python, or this "
+                         "Blender when batch runs inside one)")
+        run.add_argument("--defer-exit", action="store_true", help="for farm tasks: exit 0 once "
+                         "the shot's result is recorded, findings and unreadable files included "
+                         "(batch summarize gives the job's exit code); 3 only when a shot's "
+                         "Blender crashed, so the farm retries it")
+        run.add_argument("--quiet", action="store_true", help="no progress or Saved: lines")
+        run.add_argument("--worker", help=argparse.SUPPRESS)   # one shot, spawned by batch
+        own = run.add_argument_group(f"options of {name} (see quatbake {name} --help)")
+        dests = []
+        for action in single._actions:
+            if action.dest in _BATCH_LEAVES_OUT:
+                continue
+            # The same action objects as the command's own parser (as argparse's
+            # parents= shares them): one definition of every option, so the batch
+            # takes each option the command takes, checked the same way.
+            own._add_action(action)
+            dests.append(action.dest)
+        if "fail_above" not in dests:
+            own.add_argument("--fail-above", type=_degrees, metavar="DEG", help="exit 1 when "
+                             "the bake changes some shot's playback by more than DEG degrees")
+        run.set_defaults(command_options=[d for d in dests if d != "fail_above"])
+
+    summ = kinds.add_parser("summarize", help="merge the per-shot results in DIR into "
+                            "DIR/summary.json and summary.html (a farm's last task)")
+    summ.add_argument("out", metavar="DIR")
+    summ.add_argument("--manifest", metavar="LIST.txt", help="the shots expected: each one "
+                      "without a result in DIR is listed as missing (exit 3)")
+    summ.add_argument("--fail-above", type=_degrees, metavar="DEG", help="exit 1 when some "
+                      "shot deviates more than DEG degrees (default: the --fail-above the shots "
+                      "ran with)")
+    summ.add_argument("--quiet", action="store_true", help="no Saved: lines")
 
 
 # --------------------------------------------------------------------------

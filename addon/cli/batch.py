@@ -1,0 +1,456 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``batch``: report, bake or export-check over many shots, and ``batch summarize``.
+
+One Blender process per shot (this Python with the bpy module, or a Blender program),
+``--jobs`` of them at a time; each writes its outputs and its record
+(``shot.run_shot``), and this process, which never loads Blender itself, merges the
+records into ``DIR/summary.json`` and ``DIR/summary.html`` (``report.batch_report``).
+A shot that is missing, corrupt or truncated, or whose Blender crashes, is recorded
+with exit code 3 and the others carry on; no shot is retried (a farm does that).
+
+Output names: a shot's outputs are named after its file's stem (``sh010.blend`` ->
+``sh010.json``, ``sh010.html``, ``sh010.blend``). When two shots of the list share a
+stem (``seq/sh010/anim.blend``, ``seq/sh020/anim.blend``), or a stem is ``summary``,
+each of those takes as many parent folders as it needs to be unique, joined with
+``__`` (``sh010__anim``, ``sh020__anim``); names are compared ignoring case, as on
+Windows and macOS disks. The names depend on the whole list, so a farm task
+(``--index N``) names its shot as the whole batch would.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from ...report import batch_report
+from .args import EXIT_OK, EXIT_SHOT_FAILED
+from .headless import BadInput
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MAIN = ROOT / "__main__.py"
+RESERVED = {"summary"}        # DIR/summary.json and summary.html are the batch's own
+SEPARATOR = "__"
+
+
+# --------------------------------------------------------------------------
+# The list of shots and their output names
+# --------------------------------------------------------------------------
+
+def read_manifest(path: str) -> list[str]:
+    """The shots a manifest lists, absolute: one path per line, relative to its folder;
+    blank lines and lines starting with # skipped."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        raise BadInput(f"--manifest {path} does not exist.") from None
+    except IsADirectoryError:
+        raise BadInput(f"--manifest {path} is a folder, not a text file.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "it is not UTF-8 text"
+        raise BadInput(f"--manifest {path} cannot be read ({reason}).") from None
+    folder = os.path.dirname(os.path.abspath(path))
+    shots = []
+    for line in lines:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            shots.append(os.path.normpath(os.path.join(folder, line)))
+    if not shots:
+        raise BadInput(f"--manifest {path} lists no shots: write one .blend path per line.")
+    return shots
+
+
+def shot_list(shots: list[str], manifest: str | None) -> list[str]:
+    """Absolute paths of the SHOT.blend arguments, then the manifest's; each file once."""
+    found = [os.path.abspath(s) for s in shots] + (read_manifest(manifest) if manifest else [])
+    if not found:
+        raise BadInput("batch needs shots: give .blend files, or --manifest LIST.txt with one "
+                       "path per line.")
+    seen = {}
+    for i, path in enumerate(found):
+        key = os.path.normcase(os.path.realpath(path))
+        if key in seen:
+            raise BadInput(f"{path} is listed twice (shots {seen[key]} and {i}, 0-based); list "
+                           "each shot once.")
+        seen[key] = i
+    return found
+
+
+def output_names(paths: list[str]) -> list[str]:
+    """Each shot's output name: its stem, with parent folders where stems collide (see
+    the module's docstring). Unique ignoring case, and never ``summary``."""
+    parts = []
+    for p in paths:
+        pure = pathlib.PurePath(p)
+        folders = [f for f in pure.parent.parts if f not in (pure.anchor, "")]
+        parts.append((folders, pure.stem or pure.name))
+    depth = [0] * len(paths)
+
+    def name(i):
+        folders, stem = parts[i]
+        return SEPARATOR.join(folders[len(folders) - depth[i]:] + [stem])
+
+    names = [name(i) for i in range(len(paths))]
+    while True:
+        groups = {}
+        for i, n in enumerate(names):
+            groups.setdefault(n.casefold(), []).append(i)
+        clashing = [g for key, g in groups.items() if len(g) > 1 or key in RESERVED]
+        if not clashing:
+            return names
+        for group in clashing:
+            deeper = [i for i in group if depth[i] < len(parts[i][0])]
+            if deeper:
+                for i in deeper:
+                    depth[i] += 1
+                    names[i] = name(i)
+            else:
+                # Same folders all the way up (only case differs): the list position decides.
+                for i in group:
+                    names[i] = f"{names[i]}-{i}"
+
+
+def prepare_out(out: str) -> str:
+    """DIR (absolute), made with its ``shots`` folder when missing; BadInput if it cannot be."""
+    full = os.path.abspath(out)
+    if os.path.exists(full) and not os.path.isdir(full):
+        raise BadInput(f"--out {out} is a file, not a folder.")
+    try:
+        os.makedirs(os.path.join(full, "shots"), exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--out {out} cannot be created ({exc.strerror}).") from None
+    if not os.access(full, os.W_OK) or not os.access(os.path.join(full, "shots"), os.W_OK):
+        raise BadInput(f"--out {out} cannot be written: permission denied.")
+    return full
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------
+# Running shots: one process each
+# --------------------------------------------------------------------------
+
+def _is_python(program: str) -> bool:
+    base = os.path.basename(program).lower()
+    return base.startswith("python")
+
+
+def child_prefix(blender: str | None) -> list[str]:
+    """The command line that runs ``python -m quatbake`` in a fresh Blender process."""
+    if blender is None:
+        bpy = sys.modules.get("bpy")
+        binary = getattr(getattr(bpy, "app", None), "binary_path", "") if bpy else ""
+        if binary:                 # batch itself runs inside a Blender program
+            blender = binary
+        else:
+            main = sys.modules.get("__main__")
+            if getattr(main, "__package__", None) or not getattr(main, "__file__", None) or \
+                    not _same(main.__file__, str(MAIN)):
+                return [sys.executable, "-m", "quatbake"]
+            # Run as a script (python path/to/quatbake/__main__.py): quatbake may not be
+            # installed in this Python, so the shots run the same script.
+            return [sys.executable, str(MAIN)]
+    if _is_python(blender):
+        return [blender, str(MAIN)]
+    # --factory-startup: the user's add-ons and startup file stay out of the shot's
+    # process; --python-exit-code: an uncaught error is not exit 0.
+    return [blender, "-b", "--factory-startup", "--python-exit-code", "1", "--python",
+            str(MAIN), "--"]
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _tail(text: str) -> str:
+    """The last line of a process's output worth quoting (Blender's own sign-off left out)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("Blender quit", "Saved session recovery"))]
+    return lines[-1][:300] if lines else ""
+
+
+class Runner:
+    """Runs shots in child processes and keeps count; safe to call from pool threads."""
+
+    def __init__(self, args, shots: list[str], names: list[str], out_dir: str):
+        self.args = args
+        self.shots, self.names, self.out = shots, names, out_dir
+        self.command = args.batch_command
+        self.options = {d: getattr(args, d) for d in args.command_options}
+        self.prefix = child_prefix(args.blender)
+        self.lock = threading.Lock()
+        self.done = 0
+        self.running: set = set()
+        self.stopping = False
+
+    # -- one shot ------------------------------------------------------------
+    def clear(self, i: int) -> None:
+        """Remove what an earlier run left of shot ``i``, so a shot that fails now shows no
+        outputs of the last time (a retried farm task starts clean too)."""
+        from .shot import output_paths, record_path
+
+        for path in [record_path(self.out, self.names[i]),
+                     *output_paths(self.command, self.out, self.names[i]).values()]:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+    def spec(self, i: int) -> str:
+        return json.dumps({"index": i, "name": self.names[i], "options": self.options,
+                           "fail_above": self.args.fail_above})
+
+    def run_in_process(self, i: int) -> dict:
+        from .shot import run_shot
+
+        self.clear(i)
+        return run_shot(self.command, self.shots[i], self.out, self.names[i], i, self.options,
+                        self.args.fail_above)
+
+    def run_child(self, i: int) -> dict:
+        from .shot import new_record, record_path
+
+        self.clear(i)
+        cmd = [*self.prefix, "batch", self.command, self.shots[i], "--out", self.out,
+               "--jobs", "0", "--quiet", "--worker", self.spec(i)]
+        start = time.monotonic()
+        with tempfile.TemporaryFile() as log:
+            with self.lock:
+                if self.stopping:
+                    raise KeyboardInterrupt
+                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                        stderr=subprocess.STDOUT)
+                self.running.add(proc)
+            try:
+                code = proc.wait()
+            finally:
+                with self.lock:
+                    self.running.discard(proc)
+            log.seek(0)
+            output = log.read().decode("utf-8", "replace")
+        seconds = round(time.monotonic() - start, 3)
+        path = record_path(self.out, self.names[i])
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            record = None
+        if record is None or record.get("name") != self.names[i]:
+            # The process ended without recording its shot: it crashed or was killed.
+            record = new_record(self.command, self.shots[i], self.names[i], i, self.options,
+                                self.args.fail_above)
+            if code < 0:
+                why = f"its Blender stopped on {_signal_name(-code)} (crashed or was killed)"
+            else:
+                why = f"its Blender exited with code {code} without recording a result"
+            last = _tail(output)
+            record.update(status="crashed", exit_code=EXIT_SHOT_FAILED,
+                          message=f"{self.shots[i]}: {why}" + (f"; last output: {last}" if last
+                                                                else "") + ".")
+        record["seconds"] = seconds
+        batch_report.write_text(batch_report.dumps(record), path)
+        return record
+
+    def stop(self) -> None:
+        """Ctrl+C: start no more shots and end the running ones."""
+        with self.lock:
+            self.stopping = True
+            for proc in self.running:
+                proc.terminate()
+
+    # -- what the user sees ----------------------------------------------------
+    def finished(self, record: dict, position: int | None = None) -> None:
+        with self.lock:
+            self.done += 1
+            if self.args.quiet:
+                return
+            number = self.done if position is None else position
+            print(f"shot {number}/{len(self.shots)} {record['name']}: {describe(record)}",
+                  file=sys.stderr, flush=True)
+            for output in record.get("outputs", {}).values():
+                print(f"Saved: '{os.path.join(self.out, output)}'", flush=True)
+
+
+def describe(record: dict) -> str:
+    """One line about a finished shot, for the progress line."""
+    status = record["status"]
+    seconds = f" ({record['seconds']:.1f} s)" if record.get("seconds") is not None else ""
+    if status in batch_report.FAILED:
+        return f"{status}, exit {record['exit_code']}: {record['message']}{seconds}"
+    worst = record.get("max_deviation_deg")
+    text = "done" if worst is None else f"worst {worst:.2f} deg" if worst >= 0.01 else \
+        f"worst {worst:.2g} deg"
+    if status == "over":
+        text += f", over --fail-above {record['fail_above_deg']:g}"
+    return text + seconds
+
+
+# --------------------------------------------------------------------------
+# The commands
+# --------------------------------------------------------------------------
+
+def run_batch(args) -> int:
+    if args.batch_command == "summarize":
+        return run_summarize(args)
+    if args.batch_command == "bake":
+        from .bake import check_options
+
+        check_options(args)
+    shots = shot_list(args.shots, args.manifest)
+    if args.index is not None and args.index >= len(shots):
+        raise BadInput(f"--index {args.index} is past the last shot: the list has {len(shots)} "
+                       f"(0 to {len(shots) - 1}).")
+    names = output_names(shots)
+    if args.worker is None:
+        _check_inputs_kept(args.batch_command, shots, names, os.path.abspath(args.out))
+    out = prepare_out(args.out)
+    if args.worker is not None:
+        return run_worker(args, shots, out)
+    runner = Runner(args, shots, names, out)
+    chosen = list(range(len(shots))) if args.index is None else [args.index]
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    records = {}
+    if jobs == 0:
+        for i in chosen:
+            records[i] = runner.run_in_process(i)
+            runner.finished(records[i], i + 1 if args.index is not None else None)
+    else:
+        pool = ThreadPoolExecutor(max_workers=min(jobs, len(chosen)))
+        try:
+            futures = {pool.submit(runner.run_child, i): i for i in chosen}
+            for future in as_completed(futures):
+                i = futures[future]
+                records[i] = future.result()
+                runner.finished(records[i], i + 1 if args.index is not None else None)
+        except KeyboardInterrupt:
+            runner.stop()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown()
+    done = [records[i] for i in chosen]
+    if args.index is None:
+        summary = batch_report.build_summary(done, command=args.batch_command,
+                                             options=runner.options, fail_above=args.fail_above)
+        write_summary(summary, out, args.quiet)
+        code = summary["exit_code"]
+    else:
+        code = batch_report.exit_code(done)
+    if args.defer_exit:
+        # A farm task: findings and unreadable shots are in the record for the summary;
+        # only a crash, which a retry on another worker may cure, fails the task.
+        return EXIT_SHOT_FAILED if any(r["status"] == "crashed" for r in done) else EXIT_OK
+    return code
+
+
+def _check_inputs_kept(command: str, shots: list[str], names: list[str], out: str) -> None:
+    """BadInput when an output would land on a shot (say --out is the shots' folder and
+    bake would write sh010.blend over sh010.blend): inputs are never modified."""
+    from .shot import output_paths, record_path
+
+    inputs = {}
+    for path in shots:
+        if os.path.exists(path):
+            inputs[os.path.normcase(os.path.realpath(path))] = path
+    for name in names:
+        for target in [record_path(out, name), *output_paths(command, out, name).values()]:
+            hit = inputs.get(os.path.normcase(os.path.realpath(target)))
+            if hit is not None:
+                raise BadInput(f"--out {out} would replace the shot {hit} with an output; "
+                               "choose another output folder (inputs are never modified).")
+
+
+def run_worker(args, shots: list[str], out: str) -> int:
+    """The child of one shot (``--worker SPEC``, made by Runner.run_child)."""
+    from .shot import run_shot
+
+    spec = json.loads(args.worker)
+    if len(shots) != 1:
+        raise BadInput("--worker takes exactly one shot.")
+    record = run_shot(args.batch_command, shots[0], out, spec["name"], spec["index"],
+                      spec["options"], spec["fail_above"])
+    return record["exit_code"]
+
+
+def write_summary(summary: dict, out: str, quiet: bool) -> None:
+    for name, text in (("summary.json", batch_report.dumps(summary)),
+                       ("summary.html", batch_report.summary_html(summary))):
+        path = os.path.join(out, name)
+        try:
+            batch_report.write_text(text, path)
+        except OSError as exc:
+            raise BadInput(f"{path} cannot be written ({exc.strerror}).") from None
+        if not quiet:
+            print(f"Saved: '{path}'", flush=True)
+
+
+def run_summarize(args) -> int:
+    """Merge DIR/shots/*.json into DIR/summary.json and summary.html."""
+    from .shot import new_record
+
+    out = os.path.abspath(args.out)
+    folder = os.path.join(out, "shots")
+    if not os.path.isdir(out):
+        raise BadInput(f"{args.out} is not a folder: give the --out DIR of the batch.")
+    found = {}
+    for entry in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not entry.endswith(".json") or entry.startswith("."):
+            continue
+        try:
+            with open(os.path.join(folder, entry), encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            continue       # a partial file cannot happen (atomic writes); a stray one is not ours
+        if isinstance(record, dict) and record.get("schema") == batch_report.SHOT_SCHEMA:
+            found[record["name"]] = record
+    commands = sorted({r["command"] for r in found.values()})
+    if len(commands) > 1:
+        raise BadInput(f"{args.out} holds results of {' and '.join(commands)}; give each "
+                       "command its own output folder.")
+    if args.manifest:
+        shots = shot_list([], args.manifest)
+        names = output_names(shots)
+        command = commands[0] if commands else "report"
+        options = next(iter(found.values()))["options"] if found else {}
+        records = []
+        for i, (shot, name) in enumerate(zip(shots, names)):
+            record = found.get(name)
+            if record is None:
+                record = new_record(command, shot, name, i, options, None)
+                record.update(status="missing", exit_code=EXIT_SHOT_FAILED,
+                              message=f"{shot}: no result in {folder} (its task did not run "
+                                      "or did not finish).")
+            records.append(dict(record, index=i))
+    else:
+        if not found:
+            raise BadInput(f"{args.out} has no shot results ({folder}/*.json): run batch with "
+                           f"--out {args.out} first.")
+        records = sorted(found.values(), key=lambda r: (r["index"], r["name"]))
+        command, options = commands[0], records[0]["options"]
+    if args.fail_above is not None:
+        fail_above = args.fail_above
+        records = [batch_report.judged(r, fail_above) for r in records]
+    else:
+        # The --fail-above the shots ran with; each its own, should they differ.
+        gates = {r["fail_above_deg"] for r in records if r["status"] != "missing"}
+        fail_above = gates.pop() if len(gates) == 1 else None
+        records = [batch_report.judged(r, r["fail_above_deg"] if r["status"] != "missing"
+                                       else fail_above) for r in records]
+    summary = batch_report.build_summary(records, command=command, options=options,
+                                         fail_above=fail_above)
+    write_summary(summary, out, args.quiet)
+    return summary["exit_code"]

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One shot of ``batch``, in this Blender process: the command run, its outputs written
+into DIR under the shot's name, and its result recorded in ``DIR/shots/<name>.json``.
+
+The commands themselves do the work (``run_report``, ``run_bake``, ``run_export_check``
+with the same options as on their own); this module names the outputs and reads the
+numbers the summary shows back from what they wrote. Whatever goes wrong with one
+shot - a missing, corrupt or truncated file, an object that cannot be analysed, a
+bug - becomes that shot's record (exit code 3 and one sentence), never an exception.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+
+from ...report import batch_report
+from .args import build_parser
+from .headless import BadInput
+
+
+def record_path(out_dir: str, name: str) -> str:
+    return os.path.join(out_dir, "shots", name + ".json")
+
+
+def output_paths(command: str, out_dir: str, name: str) -> dict:
+    """Every file a shot of ``command`` writes, by kind: json, html and (bake) blend."""
+    kinds = ("json", "html", "blend") if command == "bake" else ("json", "html")
+    return {kind: os.path.join(out_dir, f"{name}.{kind}") for kind in kinds}
+
+
+def peak_memory_mb() -> float | None:
+    """This process's peak resident memory so far, in MB (None where unknown: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Linux counts kilobytes, macOS bytes.
+    return round(peak / (1024.0 * 1024.0 if sys.platform == "darwin" else 1024.0), 1)
+
+
+def new_record(command: str, shot: str, name: str, index: int, options: dict,
+               fail_above: float | None) -> dict:
+    """A shot's record before it runs (the fields every record has)."""
+    return {"schema": batch_report.SHOT_SCHEMA, "command": command, "options": options,
+            "fail_above_deg": fail_above, "index": index, "file": shot, "name": name,
+            "status": "failed", "exit_code": batch_report.EXIT_SHOT_FAILED, "message": "",
+            "max_deviation_deg": None, "worst": None, "keys_before": None, "keys_after": None,
+            "outputs": {}, "blender_version": None, "seconds": None, "peak_memory_mb": None}
+
+
+def _namespace(command: str, shot: str, options: dict, outputs: list[str]):
+    """The command's own arguments, as its parser makes them, with ``options`` applied."""
+    args = build_parser().parse_args([command, shot, *outputs, "--quiet"])
+    for dest, value in options.items():
+        setattr(args, dest, value)
+    return args
+
+
+def _worst(entries: list[dict]) -> dict | None:
+    """{object, bone?, frame} of the entry with the largest max_deviation_deg."""
+    found = [e for e in entries if e.get("max_deviation_deg") is not None]
+    if not found:
+        return None
+    e = max(found, key=lambda e: e["max_deviation_deg"])
+    worst = {"object": e["name"], "frame": e.get("worst_frame")}
+    if e.get("bone"):
+        worst["bone"] = e["bone"]
+    if e.get("clip"):
+        worst["clip"] = e["clip"]
+    return worst
+
+
+def _advice(report: dict) -> str:
+    """The worst entry's one-line advice, as the command's table prints it."""
+    found = [e for e in report["objects"] if e.get("max_deviation_deg") is not None]
+    if not found:
+        return ""
+    e = max(found, key=lambda e: e["max_deviation_deg"])
+    name = f"{e['name']}: {e['bone']}" if e.get("bone") else e["name"]
+    return f"{name}: {e['advice']}" if e.get("advice") else ""
+
+
+def _errors(report: dict) -> str:
+    return " ".join(e["message"] for e in report.get("errors", []))
+
+
+def _read(path: str) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _report(shot: str, paths: dict, options: dict, record: dict) -> None:
+    from .report import run_report
+
+    code = run_report(_namespace("report", shot, options,
+                                 ["--json", paths["json"], "--html", paths["html"]]))
+    report = _read(paths["json"])
+    record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
+    record.update(
+        max_deviation_deg=max((o["max_deviation_deg"] for o in report["objects"]
+                               if o.get("max_deviation_deg") is not None), default=0.0),
+        worst=_worst(report["objects"]),
+        keys_before=sum(len(o["keys"]) for o in report["objects"]),
+        blender_version=report["blender_version"])
+    _finish(record, code, report)
+
+
+def _export_check(shot: str, paths: dict, options: dict, record: dict) -> None:
+    from .export_check import run_export_check
+
+    code = run_export_check(_namespace("export-check", shot, options,
+                                       ["--json", paths["json"], "--html", paths["html"]]))
+    report = _read(paths["json"])
+    record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
+    record.update(
+        max_deviation_deg=max((o["max_deviation_deg"] for o in report["objects"]
+                               if o.get("max_deviation_deg") is not None), default=0.0),
+        worst=_worst(report["objects"]),
+        # The rotation keys the exporter wrote (the glTF's, not Blender's).
+        keys_after=sum(o["key_count"] for o in report["objects"]),
+        blender_version=report["blender_version"])
+    _finish(record, code, report)
+
+
+def _finish(record: dict, code: int, report: dict) -> None:
+    """Status and message of a shot whose command returned ``code`` (0, or 2 when some
+    object could not be analysed: the report is written, the shot counts as failed)."""
+    if code == 0:
+        record.update(status="ok", exit_code=0, message=_advice(report))
+    else:
+        record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
+                      message=_errors(report) or f"{record['command']} exited with code {code}.")
+
+
+def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
+    """The bake, then its report from the baked scene still open: per baked transform,
+    the keys it replaced (what Blender played, against the bake's method) and, in the
+    after-bake section, what plays now."""
+    import bpy
+
+    from ...report import html_report, json_report
+    from .. import record as bake_record
+    from ..analyze import engine as analyze
+    from ..transform import AnimatedTransform
+    from ..ui.counts import transform_count
+    from .bake import run_bake
+
+    args = _namespace("bake", shot, options, ["--output", paths["blend"]])
+    run_bake(args)
+    record["outputs"] = {"blend": os.path.basename(paths["blend"])}
+    baked = []
+    for obj in sorted(bpy.data.objects, key=lambda o: o.name):
+        if bake_record.is_baked(AnimatedTransform(obj)):
+            baked.append(AnimatedTransform(obj))
+        if obj.type == 'ARMATURE' and obj.pose is not None:
+            baked += [t for t in (AnimatedTransform(obj, b.name) for b in obj.pose.bones)
+                      if bake_record.is_baked(t)]
+    turns, timing = args.turns.upper(), args.timing.upper()
+    before, after, errors = [], [], []
+    for t in baked:
+        try:
+            b = analyze.analyze_object(t, args.method, turns=turns, timing=timing, original=True)
+            a = analyze.analyze_object(t, args.method, turns=turns, timing=timing)
+        except Exception as exc:   # the bake is saved; say which transform has no report
+            errors.append((getattr(t, "display_name", t.name), f"{t.name} was baked but "
+                           f"cannot be reported: {exc}"))
+            continue
+        before.append(b)
+        entry = json_report.after_bake_entry(b, a)
+        if getattr(t, "bone_name", ""):
+            entry["bone"] = t.bone_name
+        entry["keys"] = len(a.keys)
+        after.append(entry)
+    report = json_report.build_report(before, blender_version=bpy.app.version_string,
+                                      file=os.path.basename(shot), method=args.method,
+                                      errors=errors)
+    report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
+    report["after_bake"] = after
+    json_report.write_json(report, paths["json"])
+    html_report.write_html(report, paths["html"])
+    record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
+    record.update(
+        # What the bake changed: Blender's playback of the original keys against the bake.
+        max_deviation_deg=max((b.max_deviation_deg for b in before), default=0.0),
+        worst=_worst(report["objects"]),
+        keys_before=sum(len(b.keys) for b in before),
+        keys_after=sum(e["keys"] for e in after),
+        blender_version=bpy.app.version_string)
+    if errors:
+        record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
+                      message=_errors(report))
+    else:
+        record.update(status="ok", exit_code=0,
+                      message=f"Baked {transform_count(baked)} with {args.method}: largest "
+                              f"change {record['max_deviation_deg']:.2f} deg, rotation keys "
+                              f"{record['keys_before']} -> {record['keys_after']}.")
+
+
+RUNNERS = {"report": _report, "bake": _bake, "export-check": _export_check}
+
+
+def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, options: dict,
+             fail_above: float | None) -> dict:
+    """Run ``command`` on ``shot`` here; write its outputs and its record; return the record.
+
+    Never raises for a bad shot: a BadInput sentence, or any other error (named with its
+    type, the traceback on stderr), becomes the record's message with exit code 3.
+    """
+    start = time.monotonic()
+    record = new_record(command, shot, name, index, options, fail_above)
+    paths = output_paths(command, out_dir, name)
+    try:
+        RUNNERS[command](shot, paths, options, record)
+    except BadInput as exc:
+        record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED, message=str(exc))
+    except Exception as exc:
+        traceback.print_exc()
+        record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
+                      message=f"{command} failed on {shot} ({type(exc).__name__}: {exc}).")
+    # Only what is there now: a command that refused the shot wrote nothing.
+    record["outputs"] = {k: v for k, v in record["outputs"].items()
+                         if os.path.exists(os.path.join(out_dir, v))}
+    record = batch_report.judged(record, fail_above)
+    record["seconds"] = round(time.monotonic() - start, 3)
+    record["peak_memory_mb"] = peak_memory_mb()
+    batch_report.write_text(batch_report.dumps(record), record_path(out_dir, name))
+    return record
