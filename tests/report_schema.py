@@ -22,6 +22,10 @@ def _validator(name: str):
 
 REPORT = _validator("quatbake.report-1.schema.json")
 EXPORT_CHECK = _validator("quatbake.export-check-1.schema.json")
+BATCH = _validator("quatbake.batch-1.schema.json")
+# A batch's per-shot record (DIR/shots/<name>.json): the same file's $defs/record.
+BATCH_RECORD = jsonschema.validators.validator_for(BATCH.schema)(
+    {"$defs": BATCH.schema["$defs"], "$ref": "#/$defs/record"})
 
 
 def _check(validator, name: str, report: dict) -> dict:
@@ -43,6 +47,15 @@ def validate_export_check(report: dict) -> dict:
 def validate_report(report: dict) -> dict:
     """``report`` itself, after checking it against quatbake.report/1 (raises if it does not fit)."""
     return _check(REPORT, "quatbake.report/1", report)
+
+
+def load_batch(path, record: bool = False) -> dict:
+    """A batch's summary.json (or, with ``record``, one DIR/shots/<name>.json), read as
+    strict JSON and validated against quatbake.batch/1."""
+    data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant)
+    if record:
+        return _check(BATCH_RECORD, "quatbake.batch/1 ($defs/record)", data)
+    return _check(BATCH, "quatbake.batch/1", data)
 
 
 def load_report(path) -> dict:

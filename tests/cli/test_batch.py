@@ -1,0 +1,282 @@
+"""`python -m quatbake batch` over shots built independently, one of them truncated, one
+that crashes Blender and one missing: through a pool, through --index and summarize,
+and as bake; exit codes, per-shot outputs and the summary checked each time.
+
+Each shot's worst deviation is checked against an oracle (scipy's slerp between the
+keyed orientations against Blender's own matrix_world, frame by frame), its key
+counts against the file's own keys, its outputs against the report schemas, and
+every input file is checked unchanged.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from batch_shots import (
+    SHOTS,
+    build,
+    crashing_copy,
+    opens_or_crashes,
+    sha256,
+    truncated_copy,
+    worst_deviation_deg,
+)
+
+from programs import require_program
+from report_schema import load_batch, load_report, validate_export_check
+
+pytestmark = pytest.mark.bpy
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BLENDER = os.environ.get("BLENDER", "/usr/bin/blender")
+# matrix_world and the F-curves are float32 (about 6e-8 relative): the oracle and the
+# report agree to far better than this; 1e-3 deg still catches a wrong frame or method.
+DEG_TOL = 1e-3
+NAMES = ["sh010__anim", "sh020__anim", "sh030", "broken", "crash", "missing"]
+
+
+def run(*args, cwd=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd or ROOT, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shots")
+    played = build([sys.executable], folder)
+    truncated_copy(folder / "sh030.blend", folder / "broken.blend")
+    crashing_copy(folder / "sh030.blend", folder / "crash.blend")
+    # The crash is Blender's own: a bare bpy process opening the file dies on a signal.
+    code = opens_or_crashes(sys.executable, folder / "crash.blend")
+    assert code < 0, f"Blender opened crash.blend (exit {code}): the crash shot needs a new recipe"
+    files = [folder / rel for rel in SHOTS] + [folder / "broken.blend", folder / "crash.blend",
+                                               folder / "missing.blend"]
+    return {"folder": folder, "files": files, "played": played,
+            "sha": {f: sha256(f) for f in files if f.exists()}}
+
+
+def _unchanged(shots):
+    for path, digest in shots["sha"].items():
+        assert sha256(path) == digest, f"{path} was modified"
+
+
+def _by_name(summary):
+    return {s["name"]: s for s in summary["shots"]}
+
+
+def _check_done_shot(shot, played, out):
+    """A shot that was done: its numbers against the oracle and the file's own keys, its
+    report against the report schema."""
+    assert shot["max_deviation_deg"] == pytest.approx(worst_deviation_deg(played), abs=DEG_TOL)
+    assert shot["keys_before"] == sum(len(o["keys"]) for o in played.values())
+    assert shot["blender_version"] == "5.0.1"
+    assert shot["peak_memory_mb"] > 50          # a process that loaded Blender
+    report = load_report(out / shot["outputs"]["json"])
+    assert {o["name"] for o in report["objects"]} == set(played)
+    assert (out / shot["outputs"]["html"]).read_text().startswith("<!DOCTYPE html>")
+
+
+def test_pool_reports_every_shot_and_names_the_broken_ones(shots, tmp_path):
+    out = tmp_path / "out"
+    res = run("batch", "report", *shots["files"], "--out", out, "--jobs", "2",
+              "--fail-above", "12")
+    assert res.returncode == 3, res.stderr
+    summary = load_batch(out / "summary.json")
+    assert [s["name"] for s in summary["shots"]] == NAMES      # list order, stems made unique
+    assert summary["exit_code"] == 3 and summary["fail_above_deg"] == 12
+    assert summary["counts"] == {"shots": 6, "ok": 2, "over": 1, "failed": 2, "crashed": 1,
+                                 "missing": 0}
+    by = _by_name(summary)
+    played = shots["played"]
+    for name, rel in (("sh010__anim", "seq/sh010/anim.blend"),
+                      ("sh020__anim", "seq/sh020/anim.blend"), ("sh030", "sh030.blend")):
+        _check_done_shot(by[name], played[rel], out)
+    # sh010 turns 170 deg with Blender's ease: far over 12 deg; sh030 (10.4) and sh020 are not.
+    assert [by[n]["status"] for n in NAMES[:3]] == ["over", "ok", "ok"]
+    assert [by[n]["exit_code"] for n in NAMES[:3]] == [1, 0, 0]
+    assert by["broken"]["status"] == "failed" and "truncated" in by["broken"]["message"]
+    assert by["missing"]["status"] == "failed" and "does not exist" in by["missing"]["message"]
+    assert by["crash"]["status"] == "crashed" and "SIGSEGV" in by["crash"]["message"]
+    for name in ("broken", "crash", "missing"):
+        assert by[name]["exit_code"] == 3 and by[name]["outputs"] == {}
+        assert str(shots["folder"]) in by[name]["message"]
+        assert not (out / f"{name}.json").exists()
+    for name in NAMES:
+        record = load_batch(out / "shots" / f"{name}.json", record=True)
+        assert record["status"] == by[name]["status"] and record["command"] == "report"
+    # Progress: one line per finished shot on stderr; a Saved: line per output on stdout.
+    progress = [ln for ln in res.stderr.splitlines() if ln.startswith("shot ")]
+    assert [int(re.match(r"shot (\d+)/6 ", ln).group(1)) for ln in progress] == [1, 2, 3, 4, 5, 6]
+    saved = re.findall(r"^Saved: '(.*)'$", res.stdout, re.M)
+    assert sorted(saved) == sorted(
+        [str(out / f"{n}.{k}") for n in NAMES[:3] for k in ("json", "html")]
+        + [str(out / "summary.json"), str(out / "summary.html")])
+    # The page: one table, failed shots first, then the worst deviation first, each
+    # shot that has a page linking it.
+    page = (out / "summary.html").read_text()
+    rows = re.findall(r'<tr class="(\w+)"><td>(?:<a href="([^"]+)">)?([^<]+)', page)
+    assert [r[2] for r in rows] == ["broken", "crash", "missing", "sh010__anim", "sh030",
+                                    "sh020__anim"]
+    assert [r[1] for r in rows] == ["", "", "", "sh010__anim.html", "sh030.html",
+                                    "sh020__anim.html"]
+    _unchanged(shots)
+
+
+def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
+    folder = shots["folder"]
+    manifest = folder / "list.txt"
+    # Relative paths are read from the manifest's folder; comments and blank lines skipped.
+    manifest.write_text("# the sequence\nseq/sh010/anim.blend\n\nseq/sh020/anim.blend\n"
+                        "sh030.blend\nbroken.blend\ncrash.blend\nmissing.blend\n")
+    out = tmp_path / "out"
+    base = ("batch", "report", "--manifest", manifest, "--out", out, "--fail-above", "10")
+    first = run(*base, "--index", "0")
+    assert first.returncode == 1, first.stderr                 # over --fail-above
+    assert re.findall(r"^shot (\d+/\d+) (\S+):", first.stderr, re.M) == [("1/6", "sh010__anim")]
+    assert not (out / "summary.json").exists()                 # a farm task writes no summary
+    record = load_batch(out / "shots" / "sh010__anim.json", record=True)
+    assert record["index"] == 0 and record["status"] == "over"
+    assert record["max_deviation_deg"] == pytest.approx(
+        worst_deviation_deg(shots["played"]["seq/sh010/anim.blend"]), abs=DEG_TOL)
+    broken = run(*base, "--index", "3")
+    assert broken.returncode == 3
+    # A farm task: the unreadable shot is recorded and the task succeeds.
+    deferred = run(*base, "--index", "3", "--defer-exit")
+    assert deferred.returncode == 0, deferred.stderr
+    assert load_batch(out / "shots" / "broken.json", record=True)["status"] == "failed"
+
+    merged = run("batch", "summarize", out, "--manifest", manifest)
+    assert merged.returncode == 3
+    summary = load_batch(out / "summary.json")
+    assert [(s["name"], s["status"]) for s in summary["shots"]] == [
+        ("sh010__anim", "over"), ("sh020__anim", "missing"), ("sh030", "missing"),
+        ("broken", "failed"), ("crash", "missing"), ("missing", "missing")]
+    assert summary["fail_above_deg"] == 10                     # the one the shots ran with
+    assert "did not run or did not finish" in _by_name(summary)["sh030"]["message"]
+    # Without the manifest: the shots that have results; a higher --fail-above passes sh010.
+    alone = run("batch", "summarize", out, "--fail-above", "20")
+    assert alone.returncode == 3
+    summary = load_batch(out / "summary.json")
+    assert [(s["name"], s["status"]) for s in summary["shots"]] == [
+        ("sh010__anim", "ok"), ("broken", "failed")]
+    _unchanged(shots)
+
+
+def test_bake_writes_the_baked_file_and_its_report_and_keeps_the_input(shots, tmp_path):
+    out = tmp_path / "out"
+    files = shots["files"][:2]
+    res = run("batch", "bake", *files, "--out", out, "--jobs", "0", "--step", "4")
+    assert res.returncode == 0, res.stderr
+    summary = load_batch(out / "summary.json")
+    assert summary["command"] == "bake" and summary["options"]["step"] == 4
+    counted = _key_counts([out / "sh010__anim.blend", out / "sh020__anim.blend"])
+    for shot, rel in zip(summary["shots"], SHOTS):
+        played = shots["played"][rel]
+        assert shot["status"] == "ok"
+        assert set(shot["outputs"]) == {"json", "html", "blend"}
+        # What the bake changed is what the report measures on the original keys.
+        assert shot["max_deviation_deg"] == pytest.approx(worst_deviation_deg(played),
+                                                          abs=DEG_TOL)
+        assert shot["keys_before"] == 2
+        # The baked file's own keys, counted by a separate Blender.
+        assert shot["keys_after"] == counted[shot["outputs"]["blend"]]
+        assert counted[shot["outputs"]["blend"]] > 2
+        report = load_report(out / shot["outputs"]["json"])
+        assert [a["name"] for a in report["after_bake"]] == list(played)
+        assert report["after_bake"][0]["keys"] == shot["keys_after"]
+    _unchanged(shots)
+
+
+def test_export_check_records_what_the_exported_file_plays(shots, tmp_path):
+    out = tmp_path / "out"
+    res = run("batch", "export-check", shots["files"][1], "--out", out, "--jobs", "1")
+    assert res.returncode == 0, res.stderr
+    (shot,) = load_batch(out / "summary.json")["shots"]
+    check = validate_export_check(json.loads((out / shot["outputs"]["json"]).read_text()))
+    # The summary's numbers are the export check's own: its worst object and the
+    # rotation keys the exporter wrote (a sampled export: one per frame, 1 to 20).
+    assert shot["max_deviation_deg"] == max(o["max_deviation_deg"] for o in check["objects"])
+    assert shot["keys_after"] == 20 and shot["keys_before"] is None
+    assert shot["worst"]["object"] == "Calm"
+    _unchanged(shots)
+
+
+_COUNT = """
+import json, sys, bpy
+counts = {}
+for path in sys.argv[1:]:
+    bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=False)
+    frames = set()
+    for obj in bpy.data.objects:
+        action = obj.animation_data.action
+        curves = action.fcurves if hasattr(action, "fcurves") else [
+            fc for layer in action.layers for strip in layer.strips
+            for bag in strip.channelbags for fc in bag.fcurves]
+        for fc in curves:
+            if fc.data_path == "rotation_euler":
+                frames.update(k.co[0] for k in fc.keyframe_points)
+    counts[path.rsplit("/", 1)[-1]] = len(frames)
+print("COUNTS " + json.dumps(counts))
+"""
+
+
+def _key_counts(paths):
+    done = subprocess.run([sys.executable, "-c", _COUNT, *map(str, paths)], capture_output=True,
+                          text=True, timeout=300)
+    line = [ln for ln in done.stdout.splitlines() if ln.startswith("COUNTS ")]
+    assert done.returncode == 0 and line, done.stderr
+    return json.loads(line[0][7:])
+
+
+def test_shot_saved_by_blender_34_runs_in_the_blender_program(tmp_path):
+    blender = require_program(BLENDER, "to run batch shots inside Blender 3.4.1")
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    played = build([blender, "-b", "--factory-startup", "--python"], folder,
+                   {"old.blend": SHOTS["sh030.blend"]})
+    out = tmp_path / "out"
+    res = run("batch", "report", folder / "old.blend", "--out", out, "--blender", blender)
+    assert res.returncode == 0, res.stdout + res.stderr
+    shot = load_batch(out / "summary.json")["shots"][0]
+    assert shot["blender_version"] == "3.4.1"
+    assert shot["max_deviation_deg"] == pytest.approx(worst_deviation_deg(played["old.blend"]),
+                                                      abs=DEG_TOL)
+
+
+def _one_sentence(res) -> str:
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert res.returncode == 2 and len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    return lines[0]
+
+
+def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_path):
+    out = tmp_path / "out"
+    one = shots["files"][0]
+    assert "needs shots" in _one_sentence(run("batch", "report", "--out", out))
+    assert "does not exist" in _one_sentence(run("batch", "report", "--manifest",
+                                                 tmp_path / "none.txt", "--out", out))
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing yet\n\n")
+    assert "lists no shots" in _one_sentence(run("batch", "report", "--manifest", empty,
+                                                 "--out", out))
+    assert "past the last shot" in _one_sentence(run("batch", "report", one, "--index", "1",
+                                                     "--out", out))
+    assert "listed twice" in _one_sentence(run("batch", "report", one, one, "--out", out))
+    assert "needs --location" in _one_sentence(run("batch", "bake", one, "--constant-speed",
+                                                   "--out", out))
+    assert "--json" in _one_sentence(run("batch", "report", one, "--json", "x.json",
+                                         "--out", out))
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert "is a file" in _one_sentence(run("batch", "report", one, "--out", a_file))
+    assert not out.exists()
+    # --out the shots' own folder: bake would write anim.blend over anim.blend.
+    inside = shutil.copy(one, tmp_path / "sh.blend")
+    digest = sha256(inside)
+    res = run("batch", "bake", inside, "--out", tmp_path)
+    assert "would replace the shot" in _one_sentence(res)
+    assert sha256(inside) == digest and not (tmp_path / "summary.json").exists()
