@@ -38,7 +38,7 @@ BLENDER = os.environ.get("BLENDER", "/usr/bin/blender")
 OPERATORS = {"bake": True, "revert": True, "analyze": True}
 MAIN_PANEL = "QUATBAKE_PT_main"
 # Only what users need ships; these are developer files (top-level names).
-DEV_ONLY = {"tests", "benchmarks", "scripts", "requirements", "out", "artifacts",
+DEV_ONLY = {"tests", "benchmarks", "scripts", "requirements", "farm", "out", "artifacts",
             "Makefile", "pyproject.toml", "build", "dist", "CONTRIBUTING.md", "CHANGELOG.md"}
 # Source folders whose every file must ship (besides the root __init__.py / __main__.py).
 SHIPPED_DIRS = ("addon", "core", "docs", "presets", "report")
