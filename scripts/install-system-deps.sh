@@ -4,8 +4,9 @@
 #   python3-jsonschema                                 validates reports written inside Blender 3.4.1
 #   xvfb                                               a screen for the GUI test
 #   chromium                                           renders the HTML report for its screenshot test
+#   nodejs                                             loads the Flamenco job type (tests/farm)
 set -euo pipefail
-packages=(blender python3-numpy python3-pytest python3-hypothesis python3-jsonschema xvfb xauth chromium)
+packages=(blender python3-numpy python3-pytest python3-hypothesis python3-jsonschema xvfb xauth chromium nodejs)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
