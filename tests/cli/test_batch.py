@@ -263,6 +263,14 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
     empty.write_text("# nothing yet\n\n")
     assert "lists no shots" in _one_sentence(run("batch", "report", "--manifest", empty,
                                                  "--out", out))
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("sh\xe9.blend\n".encode("latin-1"))
+    assert "cannot be read" in _one_sentence(run("batch", "report", "--manifest", latin1,
+                                                 "--out", out))
+    assert "is a folder" in _one_sentence(run("batch", "report", "--manifest", tmp_path,
+                                              "--out", out))
+    assert "cannot be created" in _one_sentence(run("batch", "report", one, "--out",
+                                                    "/proc/quatbake-batch"))
     assert "past the last shot" in _one_sentence(run("batch", "report", one, "--index", "1",
                                                      "--out", out))
     assert "listed twice" in _one_sentence(run("batch", "report", one, one, "--out", out))

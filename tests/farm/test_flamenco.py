@@ -23,8 +23,10 @@ DEG_TOL = 1e-3      # float32 keys and matrix_world: see tests/cli/test_batch.py
 
 # The stand-in: what a job compiler script may call, as Flamenco's Manager offers it
 # (internal/manager/job_compilers: author.Task(name, type), task.addCommand,
-# task.addDependency, job.addTask, author.Command(name, parameters)). It records the
-# job as plain data and refuses what the Manager would refuse.
+# task.addDependency, job.addTask, author.Command(name, parameters)), with what the
+# Manager does that a script can trip on: it compiles the script in strict mode, and
+# job.addTask keeps a copy of the task as it is then (a command added afterwards is
+# lost). It records the job as plain data and refuses what the Manager would refuse.
 HARNESS = r"""
 const fs = require("fs");
 const vm = require("vm");
@@ -34,8 +36,9 @@ const author = {
   Job(name, settings) {
     const job = { name, settings, tasks: [],
       addTask(task) {
-        if (job.tasks.includes(task)) throw new Error(`task ${task.name} added twice`);
-        job.tasks.push(task);
+        if (job.tasks.some(t => t.name === task.name)) throw new Error(`task ${task.name} twice`);
+        job.tasks.push({ name: task.name, type: task.type, commands: [...task.commands],
+                         dependencies: task.dependencies.map(d => d.name) });
       } };
     return job;
   },
@@ -53,7 +56,8 @@ const author = {
 };
 const logged = [];
 const context = vm.createContext({ author, print: (...a) => logged.push(a.join(" ")) });
-vm.runInContext(fs.readFileSync(scriptPath, "utf8"), context, { filename: scriptPath });
+vm.runInContext('"use strict";\n' + fs.readFileSync(scriptPath, "utf8"), context,
+                { filename: scriptPath });
 const jobType = vm.runInContext("JOB_TYPE", context);
 const settings = JSON.parse(settingsJson);
 for (const s of jobType.settings) {          // the Manager fills in the defaults
@@ -64,14 +68,10 @@ let error = null;
 try { context.compileJob(job); } catch (e) { error = String(e); }
 for (const task of job.tasks) {
   for (const dep of task.dependencies) {
-    if (!job.tasks.includes(dep)) throw new Error(`${task.name} depends on a task not in the job`);
+    if (!job.tasks.some(t => t.name === dep)) throw new Error(`${task.name} needs ${dep}, not in the job`);
   }
 }
-console.log(JSON.stringify({
-  jobType, error, logged,
-  tasks: job.tasks.map(t => ({ name: t.name, type: t.type, commands: t.commands,
-                               dependencies: t.dependencies.map(d => d.name) })),
-}));
+console.log(JSON.stringify({ jobType, error, logged, tasks: job.tasks }));
 """
 
 
