@@ -417,6 +417,9 @@ def run_summarize(args) -> int:
             continue       # a partial file cannot happen (atomic writes); a stray one is not ours
         if isinstance(record, dict) and record.get("schema") == batch_report.SHOT_SCHEMA:
             found[record["name"]] = record
+    if not found:
+        raise BadInput(f"{args.out} has no shot results ({folder}/*.json): run batch with "
+                       f"--out {args.out} first.")
     commands = sorted({r["command"] for r in found.values()})
     if len(commands) > 1:
         raise BadInput(f"{args.out} holds results of {' and '.join(commands)}; give each "
@@ -424,8 +427,7 @@ def run_summarize(args) -> int:
     if args.manifest:
         shots = shot_list([], args.manifest)
         names = output_names(shots)
-        command = commands[0] if commands else "report"
-        options = next(iter(found.values()))["options"] if found else {}
+        command, options = commands[0], next(iter(found.values()))["options"]
         records = []
         for i, (shot, name) in enumerate(zip(shots, names)):
             record = found.get(name)
@@ -436,9 +438,6 @@ def run_summarize(args) -> int:
                                       "or did not finish).")
             records.append(dict(record, index=i))
     else:
-        if not found:
-            raise BadInput(f"{args.out} has no shot results ({folder}/*.json): run batch with "
-                           f"--out {args.out} first.")
         records = sorted(found.values(), key=lambda r: (r["index"], r["name"]))
         command, options = commands[0], records[0]["options"]
     if args.fail_above is not None:

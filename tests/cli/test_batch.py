@@ -271,6 +271,10 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
                                               "--out", out))
     assert "cannot be created" in _one_sentence(run("batch", "report", one, "--out",
                                                     "/proc/quatbake-batch"))
+    assert "is not a folder" in _one_sentence(run("batch", "summarize", tmp_path / "none"))
+    (tmp_path / "m.txt").write_text("sh010.blend\n")
+    assert "has no shot results" in _one_sentence(run("batch", "summarize", tmp_path,
+                                                      "--manifest", tmp_path / "m.txt"))
     assert "past the last shot" in _one_sentence(run("batch", "report", one, "--index", "1",
                                                      "--out", out))
     assert "listed twice" in _one_sentence(run("batch", "report", one, one, "--out", out))
