@@ -24,12 +24,13 @@ def xyzw_to_wxyz(q) -> np.ndarray:
     return np.concatenate((q[..., 3:4], q[..., 0:3]), axis=-1)
 
 
-def channel_map(doc: Document, animations=None) -> dict:
+def channel_map(doc: Document, animations=None, skip=None) -> dict:
     """(node, path) -> Channel for the animations named (default: all of them).
 
     A player that plays several animations at once lets each drive its own
     targets; where two animations target the same node and path, the first
-    one listed in ``animations`` (or in the file) wins.
+    one listed in ``animations`` (or in the file) wins. ``skip``: {node: names
+    of animations whose channels on that node are left out}.
     """
     wanted = None if animations is None else list(animations)
     order = (
@@ -38,9 +39,11 @@ def channel_map(doc: Document, animations=None) -> dict:
         else [a for name in wanted for a in doc.animations if a.name == name]
     )
     found: dict = {}
+    skip = skip or {}
     for anim in order:
         for ch in anim.channels:
-            found.setdefault((ch.node, ch.path), ch)
+            if anim.name not in skip.get(ch.node, ()):
+                found.setdefault((ch.node, ch.path), ch)
     return found
 
 

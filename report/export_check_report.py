@@ -132,8 +132,16 @@ def render_html(report: dict) -> str:
             + "".join(f"<li>{escape(e['message'])}</li>" for e in report["errors"])
             + "</ul>"
         )
+    if report.get("skipped"):
+        out.append(
+            "<h2>Not compared</h2><ul>"
+            + "".join(f"<li>{escape(e['message'])}</li>" for e in report["skipped"])
+            + "</ul>"
+        )
     for obj in report.get("objects", []):
         out.append(f"<h2>{escape(obj['name'])}</h2><p>{escape(obj.get('advice', ''))}</p>{_chart(obj)}")
+        if obj.get("note"):
+            out.append(f"<p>{escape(obj['note'])}</p>")
         if obj.get("intervals"):
             out.append(
                 "<table><tr><th>Keys (frames)</th><th>Cause</th><th>Max dev. (deg)</th>"

@@ -37,6 +37,7 @@ from .nla import (  # noqa: F401
     object_clips,
     strip_slot_identifier,
     tweaked_strip,
+    unplayed_clips,
 )
 from .paths import (  # noqa: F401
     BONE_PATH_START,

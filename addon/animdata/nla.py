@@ -76,6 +76,36 @@ def object_clips(obj) -> list[Clip]:
     return clips
 
 
+def unplayed_clips(obj) -> list[Clip]:
+    """The clips of ``obj``'s NLA that Blender does not play, once each.
+
+    A strip plays when the NLA is on (``use_nla``), its track plays (not muted, or
+    solo when a track is solo) and the strip itself is not muted. A strip holding
+    the active action is never listed: that action plays anyway. The glTF
+    exporter writes every clip as an animation, muted or not (io_scene_gltf2 5.0
+    skips muted strips only, not muted tracks), so these are the animations a
+    player has that Blender does not play: the importer's stashes.
+    """
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    playing = {t.as_pointer() for t in _playing_tracks(ad)} if ad.use_nla else set()
+    played = {ad.action.as_pointer()} if ad.action is not None else set()
+    strips = nla_strips(obj)
+    for track, strip in strips:
+        if track.as_pointer() in playing and not strip.mute:
+            played.add(strip.action.as_pointer())
+    clips, seen = [], set()
+    for track, strip in strips:
+        key = strip.action.as_pointer()
+        if key in played or key in seen:
+            continue
+        seen.add(key)
+        slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+        clips.append(Clip(strip.action, slot, False, track.name, strip.name))
+    return clips
+
+
 def tweaked_strip(obj) -> tuple[str, str]:
     """(track, strip) being edited in NLA tweak mode, ("", "") if none is found.
 

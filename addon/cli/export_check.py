@@ -48,6 +48,8 @@ def run_export_check(args) -> int:
         print(check_table(report))
     for error in report["errors"]:
         print(error["message"], file=sys.stderr)
+    for skipped in report.get("skipped", []):
+        print(f"note: {skipped['message']}", file=sys.stderr)
     if report["errors"]:
         return EXIT_BAD_INPUT
     worst = export_check_report.max_deviation(report)

@@ -39,4 +39,5 @@ def check_table(report: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines += [f"{o['name']}: {o['advice']}" for o in report["objects"] if o["causes"]]
+    lines += [f"{o['name']}: {o['note']}" for o in report["objects"] if o.get("note")]
     return "\n".join(lines)

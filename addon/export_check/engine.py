@@ -290,6 +290,111 @@ def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected) ->
 
 
 # --------------------------------------------------------------------------
+# Clips Blender does not play
+
+
+def _clip_names(clip) -> set:
+    """The names the glTF exporter may give the animation of an NLA clip: the action's
+    (io_scene_gltf2 4.x/5.x, ACTIONS mode) or its track's (3.x, and NLA_TRACKS mode)."""
+    return {clip.name, clip.track} - {""}
+
+
+def _animation_owner(doc, node: int, joints: set, parents: list):
+    """The Blender object a node is exported from: the node's own name, or for a joint
+    (a bone) the armature above it."""
+    while node in joints and parents[node] >= 0:
+        node = parents[node]
+    return bpy.data.objects.get(doc.nodes[node].name)
+
+
+def _why_not_played(obj, clip) -> str:
+    """Where the clip sits and why it does not play: 'the muted track "X"' ..."""
+    ad = obj.animation_data
+    track = ad.nla_tracks.get(clip.track) if ad is not None and clip.track else None
+    if track is None:
+        return "the NLA"
+    strip = track.strips.get(clip.strip) if clip.strip else None
+    if not ad.use_nla:
+        return f"track \"{track.name}\" (the object's NLA is switched off)"
+    if track.mute:
+        return f"the muted track \"{track.name}\""
+    if strip is not None and strip.mute:
+        return f"the muted strip \"{strip.name}\" of track \"{track.name}\""
+    return f"track \"{track.name}\" (another track is solo)"
+
+
+def unplayed_animations(doc) -> tuple[dict, dict]:
+    """({node: names}, {node: [(clip, where)]}): per node, the glTF animations that come
+    from NLA clips its Blender object does not play (``animdata.unplayed_clips``), and
+    those clips with where they sit.
+
+    Blender's glTF importer stashes every animation of a file on a muted NLA track, and
+    the exporter writes muted clips out again, one animation each: a player has them,
+    Blender plays none of them. Comparing one with Blender's playback would blame the
+    object for a clip Blender does not play; the check leaves them out instead. A name
+    that is also one of the object's played clips (its active action) is never left out.
+    """
+    from .. import animdata
+
+    joints = {j for skin in doc.json.get("skins", []) for j in skin.get("joints", [])}
+    parents = doc.parents()
+    names: dict = {}
+    clips: dict = {}
+    cache: dict = {}
+    for i in range(len(doc.nodes)):
+        obj = _animation_owner(doc, i, joints, parents)
+        if obj is None:
+            continue
+        if obj.name not in cache:
+            unplayed = animdata.unplayed_clips(obj)
+            played = set()
+            for clip in animdata.object_clips(obj):
+                if all(clip.action != c.action for c in unplayed):
+                    played |= _clip_names(clip)
+            left = set()
+            for clip in unplayed:
+                left |= _clip_names(clip)
+            cache[obj.name] = (left - played, [(c, _why_not_played(obj, c)) for c in unplayed])
+        left, unplayed = cache[obj.name]
+        if left:
+            names[i], clips[i] = left, unplayed
+    return names, clips
+
+
+def _left_out(doc, node: int, skip: dict) -> list:
+    """Names of the animations with channels on ``node`` that ``skip`` leaves out."""
+    return sorted({a.name for a in doc.animations if a.name in skip.get(node, ())
+                   and any(ch.node == node for ch in a.channels)})
+
+
+def _clip_words(clips, names) -> str:
+    """``"CubeAction" on the muted track "CubeAction"`` for the clips behind ``names``."""
+    return "; ".join(f"\"{clip.name}\" on {where}" for clip, where in clips
+                     if _clip_names(clip) & set(names))
+
+
+def _quoted(names) -> str:
+    return ", ".join(f"\"{n}\"" for n in names)
+
+
+def skipped_sentence(obj, names, clips) -> str:
+    """Why an object driven in the file only by clips Blender does not play is not compared."""
+    first = next((c.name for c, _w in clips if _clip_names(c) & set(names)), names[0])
+    return (f"Object \"{obj.name}\" is not compared: the glTF animation {_quoted(names)} "
+            f"that drives it comes from the NLA clip {_clip_words(clips, names)}, which "
+            "Blender does not play (a player plays it only when asked to). To check the clip, "
+            "make it the object's active action (Action editor, or quatbake bake --clips "
+            f"{first}) and check again.")
+
+
+def left_out_note(names, clips) -> str:
+    """The note of an object whose file also holds animations of clips Blender does not play."""
+    return (f"The glTF animation {_quoted(names)} also drives it; it comes from the NLA clip "
+            f"{_clip_words(clips, names)}, which Blender does not play, so it is left out of "
+            "this comparison.")
+
+
+# --------------------------------------------------------------------------
 # The check
 
 
@@ -324,16 +429,21 @@ def exporter_seconds_per_frame(doc, scene) -> float:
     return best if off_grid(best) < 1e-3 else real
 
 
-def _object_channels(doc, node: int, action_name: str | None) -> tuple[dict, str]:
-    """The channels that drive ``node``: the animation named after the object's action first."""
+def _object_channels(doc, node: int, action_name: str | None, skip: dict) -> tuple[dict, str]:
+    """The channels that drive ``node``: the animation named after the object's action first.
+
+    ``skip`` ({node: animation names}, ``unplayed_animations``) leaves out, on each
+    node, the animations of NLA clips Blender does not play there.
+    """
     names = [a.name for a in doc.animations]
     order = ([action_name] if action_name in names else []) + [n for n in names if n != action_name]
-    channels = gltf_pose.channel_map(doc, order)
+    channels = gltf_pose.channel_map(doc, order, skip)
     anim = next(
         (
-            a.name
-            for a in doc.animations
-            if a.name in order and any(ch.node == node for ch in a.channels)
+            name
+            for name in order
+            if name not in skip.get(node, ())
+            and any(ch.node == node for a in doc.animations if a.name == name for ch in a.channels)
         ),
         "",
     )
@@ -463,7 +573,9 @@ def check_objects(
     ``objects``: the objects to report on. ``only_these``: export only them
     (else the whole scene is exported and only they are reported).
     ``keep_folder``: export there and leave the files (default: a temporary
-    folder, removed). Objects missing from the file are listed in ``errors``.
+    folder, removed). Objects missing from the file are listed in ``errors``; objects
+    driven in the file only by animations of NLA clips Blender does not play (the glTF
+    importer's muted stashes, ``unplayed_animations``) in ``skipped``, with a sentence.
     ``silence``: a context manager around the exporter call (the command line
     passes one that swallows the exporter's log lines); ``progress(name)`` is
     called after each object. Raises ExportCheckError for bad options or a
@@ -482,8 +594,9 @@ def check_objects(
         except ValueError as exc:
             raise ExportCheckError(f"The exported file cannot be read back: {exc}") from None
         size = written_bytes(path)
-    nodes, errors = {}, []
+    nodes, errors, skipped = {}, [], []
     all_key_frames = []
+    skip, unplayed = unplayed_animations(doc)
     for obj in objects:
         node = doc.node_index(obj.name)
         if node is None:
@@ -498,11 +611,16 @@ def check_objects(
                 }
             )
             continue
+        kept = [c for a in doc.animations if a.name not in skip.get(node, ())
+                for c in a.channels if c.node == node]
+        left_out = _left_out(doc, node, skip)
+        if left_out and not kept:
+            skipped.append({"object": obj.name,
+                            "message": skipped_sentence(obj, left_out, unplayed[node])})
+            continue
         nodes[obj.name] = node
-        for ch in doc.animations:
-            for c in ch.channels:
-                if c.node == node:
-                    all_key_frames.extend((c.sampler.input[[0, -1]] * fps).tolist())
+        for c in kept:
+            all_key_frames.extend((c.sampler.input[[0, -1]] * fps).tolist())
     checked = [o for o in objects if o.name in nodes]
     frames = check_frames(scene, all_key_frames)
     blender_m = blender_world(scene, checked, frames)
@@ -510,22 +628,16 @@ def check_objects(
     entries = []
     for obj in checked:
         action = getattr(getattr(obj, "animation_data", None), "action", None)
-        channels, anim = _object_channels(doc, nodes[obj.name], action.name if action else None)
+        node = nodes[obj.name]
+        channels, anim = _object_channels(doc, node, action.name if action else None, skip)
         try:
-            entries.append(
-                _object_entry(
-                    obj,
-                    nodes[obj.name],
-                    doc,
-                    channels,
-                    anim,
-                    frames,
-                    blender_m[obj.name],
-                    fps,
-                    yup,
-                    exporter_spf,
-                )
-            )
+            entry = _object_entry(obj, node, doc, channels, anim, frames, blender_m[obj.name],
+                                  fps, yup, exporter_spf)
+            left_out = _left_out(doc, node, skip)
+            if left_out:
+                entry["left_out_animations"] = left_out
+                entry["note"] = left_out_note(left_out, unplayed[node])
+            entries.append(entry)
         except ValueError as exc:
             errors.append(
                 {
@@ -550,4 +662,5 @@ def check_objects(
         "frames": [float(frames[0]), float(frames[-1])],
         "objects": entries,
         "errors": errors,
+        "skipped": skipped,
     }

@@ -33,6 +33,7 @@ def _summary(entry: dict) -> dict:
         "interpolation": entry["interpolation"] or "-",
         "causes": dict(entry["causes"]),
         "advice": entry["advice"],
+        "note": entry.get("note", ""),
         "error": "",
     }
 
@@ -90,6 +91,9 @@ class QUATBAKE_OT_export_check(Operator):
         for error in report["errors"]:
             found[error["object"]] = {"error": error["message"]}
             self.report({'WARNING'}, error["message"])
+        for skipped in report.get("skipped", []):
+            found[skipped["object"]] = {"skipped": skipped["message"]}
+            self.report({'INFO'}, skipped["message"])
         _RESULTS[context.scene.name] = found
         for path, write in (
             (self.json_path, export_check_report.write_json),
@@ -104,6 +108,8 @@ class QUATBAKE_OT_export_check(Operator):
                     )
                     return {'CANCELLED'}
         if not report["objects"]:
+            if report.get("skipped") and not report["errors"]:
+                return {'FINISHED'}   # each said why (a clip Blender does not play)
             self.report({'ERROR'}, "None of the selected objects is in the exported glTF file.")
             return {'CANCELLED'}
         worst = max(report["objects"], key=lambda o: o["max_deviation_deg"])

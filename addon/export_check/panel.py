@@ -26,9 +26,9 @@ class _ExportCheckPanel:
             return
         for name, s in found.items():
             box = layout.box()
-            if s.get("error"):
-                box.label(text=name, icon='ERROR')
-                for line in textwrap.wrap(s["error"], _WRAP_CHARS):
+            if s.get("error") or s.get("skipped"):
+                box.label(text=name, icon='ERROR' if s.get("error") else 'INFO')
+                for line in textwrap.wrap(s.get("error") or s["skipped"], _WRAP_CHARS):
                     box.label(text=line)
                 continue
             box.label(text=name, icon='ERROR' if s["causes"] else 'CHECKMARK')
@@ -42,6 +42,8 @@ class _ExportCheckPanel:
             if s["causes"]:
                 for line in textwrap.wrap(s["advice"], _WRAP_CHARS):
                     col.label(text=line)
+            for line in textwrap.wrap(s.get("note", ""), _WRAP_CHARS):
+                col.label(text=line)
 
 
 class QUATBAKE_PT_export_check(_ExportCheckPanel, Panel):

@@ -431,3 +431,108 @@ def test_real_object_under_a_bone_exported_without_sampling_has_wrong_keys(clean
     ref = angle_deg(np.array(player), np.array(blender))
     ours = np.asarray(entry["per_frame"]["deviation_deg"])[::10]
     assert np.abs(ref - ours).max() < AGREE_DEG
+
+
+# ------------------------------------------- clips Blender does not play (issue 21)
+
+PARENT_INVERSE_GLTF = REAL_BLEND.parents[1] / "gltf" / "06_parent-inverse-anim.gltf"
+
+
+def _rotation_channel(doc, animation: str, node: str):
+    (anim,) = [a for a in doc.animations if a.name == animation]
+    return anim.channel(node, "rotation")
+
+
+def test_real_import_stashed_clips_are_not_blamed_on_the_object(clean_blender, tmp_path):
+    # glTF-Blender-IO's 06_parent-inverse-anim.gltf as Blender's importer leaves it: every
+    # animation stashed on a muted NLA track, only ChildAxisAngle's clip active. The
+    # exporter writes the stashes out again; before issue 21 the check compared them with
+    # Blender's (still) playback and called ChildEuler and ChildQuaternion key_mismatch,
+    # 90 deg off, "bake the object".
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(PARENT_INVERSE_GLTF), **gltf_import_options())
+    names = ["ChildAxisAngle", "ChildEuler", "ChildQuaternion"]
+    objects = [bpy.data.objects[n] for n in names]
+    stashed = {n: next(s.action.name for t in bpy.data.objects[n].animation_data.nla_tracks
+                       for s in t.strips) for n in names}
+    tracks = {n: bpy.data.objects[n].animation_data.nla_tracks[0].name for n in names}
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    report = export_check.check_objects(bpy.context, objects, {}, only_these=False,
+                                        keep_folder=str(tmp_path))
+    assert_same_snapshot(before, scene_snapshot())
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    assert report["errors"] == []
+    (played,) = report["objects"]
+    assert played["name"] == "ChildAxisAngle" and played["causes"] == {}
+    assert played["max_deviation_deg"] < SAMPLED_DEG and "left_out_animations" not in played
+    skipped = {s["object"]: s["message"] for s in report["skipped"]}
+    assert sorted(skipped) == ["ChildEuler", "ChildQuaternion"]
+    for name, message in skipped.items():
+        assert f'NLA clip "{stashed[name]}" on the muted track "{tracks[name]}"' in message
+        assert f"--clips {stashed[name]}" in message and "key_mismatch" not in message
+    # Independently: the file the check read drives ChildEuler with the source file's own
+    # clip (the oracle's reading of both files agrees at the source keys, float32), while
+    # Blender plays it standing still: the difference is the stash, not the object.
+    exported = gr.load_gltf(tmp_path / "export_check.gltf")
+    source = gr.load_gltf(PARENT_INVERSE_GLTF)
+    for name in ("ChildEuler", "ChildQuaternion"):
+        src = _rotation_channel(source, next(
+            a.name for a in source.animations
+            if any(c.node_name == name and c.path == "rotation" for c in a.channels)), name)
+        animation = tracks[name] if bpy.app.version < (4, 0, 0) else stashed[name]
+        out = _rotation_channel(exported, animation, name)
+        times = np.asarray(src.times)
+        # The exporter samples whole frames; the source keys are 1/24 s apart (whole frames).
+        assert angle_deg(out.evaluate_wxyz(times), src.evaluate_wxyz(times)).max() < 1e-3
+        assert angle_deg(src.evaluate_wxyz(times[:1]), src.evaluate_wxyz(times)).max() > 10.0
+        obj = bpy.data.objects[name]
+        still = []
+        for f in range(int(times[0] * 24), int(times[-1] * 24) + 1):
+            bpy.context.scene.frame_set(f)
+            q = obj.matrix_world.to_quaternion()
+            still.append([q.w, q.x, q.y, q.z])
+        assert angle_deg(np.array(still[:1]), np.array(still)).max() < 1e-6
+    bpy.context.scene.frame_set(1)
+
+
+def test_a_baked_clip_is_compared_and_its_stash_left_out_with_a_note(clean_blender, tmp_path):
+    # What the skipped sentence says to do: bake the clip (it becomes the active action),
+    # check again. The stash stays in the NLA and in the file; it is left out by name.
+    from quatbake.addon import bake
+
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(PARENT_INVERSE_GLTF), **gltf_import_options())
+    obj = bpy.data.objects["ChildEuler"]
+    (track,) = obj.animation_data.nla_tracks
+    clip = track.strips[0].action.name
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', clip=clip))
+    report = export_check.check_objects(bpy.context, [obj], {}, only_these=True,
+                                        keep_folder=str(tmp_path))
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    assert report["skipped"] == [] and report["errors"] == []
+    (entry,) = report["objects"]
+    stash = track.name if bpy.app.version < (4, 0, 0) else clip
+    assert entry["animation"] == obj.animation_data.action.name
+    assert entry["left_out_animations"] == [stash]
+    assert f'"{stash}"' in entry["note"] and "muted track" in entry["note"]
+    assert entry["causes"] == {} and entry["max_deviation_deg"] < SAMPLED_DEG
+    # The oracle plays the animation the check compared (named after the baked action)
+    # and agrees frame by frame with its deviation from Blender's playback.
+    doc = gr.load_gltf(tmp_path / "export_check.gltf")
+    (anim,) = [a for a in doc.animations if a.name == entry["animation"]]
+    index = doc.node_index(obj.name)
+    frames = np.asarray(entry["per_frame"]["frame"])
+    blender, player = [], []
+    for f in frames:
+        bpy.context.scene.frame_set(int(f))
+        q = obj.matrix_world.to_quaternion()
+        blender.append([q.w, q.x, q.y, q.z])
+        w = doc.world_matrices(anim, f / bpy.context.scene.render.fps)[index][:3, :3]
+        player.append(gr.gltf_to_blender_quat(gr.matrix_to_quat_xyzw(
+            w / np.linalg.norm(w, axis=0))))
+    ref = angle_deg(np.array(player), np.array(blender))
+    assert np.abs(ref - np.asarray(entry["per_frame"]["deviation_deg"])).max() < AGREE_DEG
+    bpy.context.scene.frame_set(1)

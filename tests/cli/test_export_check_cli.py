@@ -169,3 +169,34 @@ def test_bad_tolerance_is_one_sentence(scene, tmp_path):
     assert done.returncode == 2
     assert "must be a finite angle" in _one_sentence(done.stderr)
     assert not (tmp_path / "x.blend").exists()
+
+
+_IMPORT = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=sys.argv[2])
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_real_import_with_stashed_clips_exits_0_and_names_them(tmp_path):
+    # glTF-Blender-IO's 03_all_animations imported by Blender: Cube's only rotation is
+    # its muted NLA stash "CubeAction". Every object with rotation keys is checked (Cube
+    # too); before issue 21 it came out 180 deg key_mismatch, "bake the object".
+    blend = tmp_path / "all animations.blend"
+    source = ROOT / "tests" / "data" / "realdata" / "gltf" / "03_all_animations.gltf"
+    done = subprocess.run([sys.executable, "-c", _IMPORT, str(blend), str(source)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out, page = tmp_path / "check.json", tmp_path / "check.html"
+    done = run("export-check", blend, "--json", out, "--html", page, "--fail-above", "0.01")
+    assert done.returncode == 0, done.stderr
+    report = load_check(out)
+    assert report["objects"] == [] and report["errors"] == []
+    (skipped,) = report["skipped"]
+    assert skipped["object"] == "Cube"
+    assert 'NLA clip "CubeAction" on the muted track "CubeAction"' in skipped["message"]
+    notes = [ln for ln in done.stderr.splitlines() if ln.startswith("note: ")]
+    assert notes == [f"note: {skipped['message']}"]
+    assert "key_mismatch" not in done.stdout + done.stderr and "Traceback" not in done.stderr
+    assert "<h2>Not compared</h2>" in page.read_text(encoding="utf-8")
