@@ -41,11 +41,15 @@ def no_rotation_keys(obj, mode: str) -> str:
 
 
 def bones_only_in_clips(obj, then: str) -> str:
-    """The armature's bones are keyed, but only in NLA clips; ``then`` says what to do
-    once the clip is the active action ("bake its bones")."""
+    """The armature's bones are keyed, but only in NLA clips; ``then`` says what naming
+    the clip does ("bake its bones")."""
+    names = [c.name for c in animdata.object_clips(obj)
+             if any(fc.data_path.startswith(animdata.BONE_PATH_START) for fc in c.fcurves())]
+    example = f" {names[0]}" if names else " NAME"
     return (f"{animdata.subject(obj)} is an armature whose pose bones are keyed only in NLA "
-            f"clips ({animdata.bone_key_count(obj)} bone(s)). Make the clip the armature's "
-            f"active action (Action editor), then {then}.")
+            f"clips ({animdata.bone_key_count(obj)} bone(s)). Name the clip to {then} "
+            f"(command line: --clips{example}), or make it the armature's active action "
+            "(Action editor).")
 
 
 def span_too_long(who: str, start: float, end: float, step: int) -> str:

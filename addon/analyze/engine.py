@@ -36,29 +36,56 @@ def analysis_frames(keys: np.ndarray) -> np.ndarray:
 
 
 def analysis_targets(obj, clips="active") -> list:
-    """What to analyse of ``obj``: ``obj`` itself (its active action) or (obj, Clip) pairs.
+    """What to analyse of ``obj``: ``obj`` itself (its active action) or (transform, Clip) pairs.
 
     ``clips``: 'active' - the active action, or the object's NLA clips with
     rotation keys when the active action has none (so an object animated only
     by stashed clips, as glTF imports leave all but the first, is still
     reported); 'all' - every clip of the object (its active action and each
     action in its NLA strips and stashes, once each); a list of names - those
-    clips, if the object has them.
+    clips, if the object has them. With 'all' or names, an armature object
+    means the transforms each clip keys (``clip_transforms``: its bones keyed in
+    that clip, whatever its active action keys); a pose bone (``--bones``) stays
+    that bone.
     """
     from .. import animdata, keyed
 
-    all_clips = animdata.object_clips(obj)
+    owner = getattr(obj, "owner", obj)
+    all_clips = animdata.object_clips(owner)
     if clips == "active":
         if keyed.has_rotation_keys(obj) or not all_clips:
             return [obj]
         stashed = [(obj, c) for c in all_clips
                    if not c.active and keyed.has_rotation_keys(obj, c.fcurves())]
         return stashed or [obj]
+    wanted = all_clips if clips == "all" else [c for c in all_clips if c.name in clips]
+    bone = bool(getattr(obj, "bone_name", ""))
+    found = [(t, c) for c in wanted for t in ([obj] if bone else clip_transforms(owner, c))]
     if clips == "all":
         # Each entry names its clip, the active action's included; an object with
         # no clip holding rotation keys is analysed as itself (to say why not).
-        return [(obj, c) for c in all_clips if keyed.has_rotation_keys(obj, c.fcurves())] or [obj]
-    return [(obj, c) for c in all_clips if c.name in clips]
+        return [(t, c) for t, c in found if keyed.has_rotation_keys(t, c.fcurves())] or [obj]
+    return found
+
+
+def clip_transforms(obj, clip) -> list:
+    """The transforms ``clip`` keys on ``obj``: for an armature each pose bone keyed in the
+    clip (bone order) and the armature itself when its own channels are keyed there;
+    otherwise the object."""
+    from ..transform import AnimatedTransform, keyed_bone_names, object_is_keyed
+
+    fcurves = clip.fcurves()
+    bones = [AnimatedTransform(obj, name) for name in keyed_bone_names(obj, fcurves)]
+    if not bones or object_is_keyed(obj, fcurves):
+        return [AnimatedTransform(obj)] + bones
+    return bones
+
+
+def clip_option(clip) -> str:
+    """``--clips Walk`` (quoted for the shell when the name needs it)."""
+    import shlex
+
+    return f"--clips {shlex.quote(clip.name)}"
 
 
 def result_label(obj, clip=None) -> str:
@@ -196,6 +223,13 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
                               if fc is not None and len(fc.keyframe_points)})
     if clip is not None:
         result.clip = clip.name
+        if not clip.active:
+            # A bake without a clip's name bakes active actions only (cli bake leaves
+            # this one out, with a note): the advice says how this one is baked.
+            hint = f" (an NLA clip, not the active action: bake it by name, {clip_option(clip)})"
+            result.findings = [f + hint if "bake" in f else f for f in result.findings]
+            if "bake" in result.advice:
+                result.advice += hint
     else:
         # What plays may not be what is compared: say so (the bake refuses this case).
         paths = {path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}

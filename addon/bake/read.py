@@ -128,7 +128,7 @@ def _keyed(fcurves: Sequence) -> list:
 def _clip_source(obj, clip_name: str) -> tuple[Source | None, str]:
     """The source for a bake of the clip ``clip_name`` (an action of ``obj``'s NLA), or
     (None, sentence) when ``obj`` has no such clip."""
-    rec = record_of(obj)
+    rec = owner_record_of(obj)   # a bone's clip is its armature's action
     current = source_of(obj)
     if current.rebake:
         if rec.original_action.name == clip_name:
@@ -333,9 +333,6 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
     if bone and not obj.exists:
         issues.refuse(f"{who} is not in the armature any more (renamed or deleted). Select the "
                       "bone again.")
-    if bone and settings.clip:
-        issues.refuse(f"{who}: baking an NLA clip is done for objects only; make the clip the "
-                      "armature's active action (Action editor) and bake again.")
     if settings.clip:
         src, message = _clip_source(obj, settings.clip)
         if src is None:

@@ -182,8 +182,10 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                 (rec.original_rotation_quaternion, rec.original_rotation_euler,
                  rec.original_rotation_axis_angle) = state.rotation_props
                 rec.bones_only = False
-            if plan.location_values is not None and not t_rec.location_baked:
+            if (plan.location_values is not None or src.clip) and not t_rec.location_baked:
                 # The first bake that writes location: its static value is the original's.
+                # A clip bake too: the clip's location keys start to play with it (a glTF
+                # root bone's), and revert, putting back the action before, restores it.
                 t_rec.original_location = state.location
                 t_rec.location_baked = True
             t_rec.baked_paths = "\n".join(sorted(plan.drop_paths))

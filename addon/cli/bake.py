@@ -8,6 +8,8 @@ from .args import EXIT_OK, check_blend_file, check_output, same_file
 from .headless import BadInput, save_blend_copy
 from .scenes import (
     clip_targets,
+    clips_only_note,
+    clips_only_objects,
     load_blend,
     register_quatbake,
     resolve_targets,
@@ -37,9 +39,12 @@ def run_bake(args) -> int:
     register_quatbake()
     objects = resolve_targets(bpy, args)
     clip = ""
+    left_out = []
+    every = args.objects is None and not getattr(args, "bones", None)
     if isinstance(args.clips, list):
         clip = args.clips[0]
-        objects = [obj for obj, _c in clip_targets(objects, args.clips)]
+        candidates = sorted(bpy.data.objects, key=lambda o: o.name) if every else ()
+        objects = [obj for obj, _c in clip_targets(objects, args.clips, candidates)]
     elif args.objects is None:
         # The active actions. Objects animated only by NLA clips are left for
         # --clips NAME (a bake is all or nothing: they would refuse it for all).
@@ -51,6 +56,8 @@ def run_bake(args) -> int:
 
         stashed = [o for o in objects if not active(o)]
         objects = [o for o in objects if active(o)]
+        # Named on stderr once the bake is done: the report advises baking them too.
+        left_out = clips_only_objects(bpy) if every else []
         if not objects:
             from .. import animdata
 
@@ -88,6 +95,8 @@ def run_bake(args) -> int:
     except bake.BakeError as exc:
         raise BadInput(str(exc)) from None
     save_blend_copy(bpy, out)
+    for obj, names in left_out:
+        print(f"note: {clips_only_note(obj, names)}", file=sys.stderr)
     if not args.quiet:
         baked = transform_count(transforms_named(result.objects))
         print(f"Baked {baked} with {args.method}: {result.frames_written} "

@@ -64,7 +64,9 @@ def run_report(args) -> int:
     json_out, html_out = report_outputs(args, path)
     bpy = load_blend(path)
     register_quatbake()
-    objects = clip_targets(resolve_targets(bpy, args), args.clips)
+    every = args.objects is None and not getattr(args, "bones", None)
+    objects = clip_targets(resolve_targets(bpy, args), args.clips,
+                           sorted(bpy.data.objects, key=lambda o: o.name) if every else ())
 
     from ...report import html_report, json_report
 
@@ -81,7 +83,9 @@ def run_report(args) -> int:
     if args.objects is None:
         # Not errors (the exit code stays 0): armatures are left out until pose
         # bones are handled, and the report says so.
-        report["skipped"] = [{"object": n, "message": m} for n, m in bone_keyed_sentences(bpy)]
+        analysed = {a.name for a in analyses}   # an armature reported from a named clip
+        report["skipped"] = [{"object": n, "message": m} for n, m in bone_keyed_sentences(bpy)
+                             if n not in analysed]
     written = []
     try:
         if json_out:

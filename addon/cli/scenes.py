@@ -135,6 +135,10 @@ def resolve_targets(bpy, args) -> list:
     bones = resolve_bones(bpy, getattr(args, "bones", None), args.scene)
     if bones and args.objects is None:
         return bones
+    if args.objects is None and getattr(args, "clips", "active") != "active":
+        # Named clips (or all): clip_targets looks on every object of the file, so an
+        # armature keyed only in its NLA is found though no active action keys it.
+        return rotation_keyed_objects(bpy)
     return resolve_objects(bpy, args.objects, args.scene) + bones
 
 
@@ -157,14 +161,78 @@ def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
     return objects
 
 
-def clip_targets(objects, clips) -> list:
-    """What to analyse: obj (its active action) or (obj, animdata.Clip) pairs
-    (analyze.analysis_targets per object); BadInput when no object has a named clip."""
+def clip_targets(objects, clips, candidates=()) -> list:
+    """What to analyse: transforms (their active action) or (transform, animdata.Clip) pairs
+    (analyze.analysis_targets per object); BadInput when no object has a named clip.
+
+    With ``--clips all`` or names, an armature means the bones each clip keys, and
+    ``candidates`` (every object of the file, when the command named none) are searched
+    too, for pairs with rotation keys: a clip held only in an armature's NLA (no active
+    action keys its bones, so it is not among the rotation-keyed objects) is found.
+    """
+    from .. import keyed
     from ..analyze import engine as analyze
     from ..transform import as_transforms
 
-    targets = [t for obj in as_transforms(objects) for t in analyze.analysis_targets(obj, clips)]
+    if not isinstance(clips, list) and clips != "all":
+        return [t for obj in as_transforms(objects) for t in analyze.analysis_targets(obj, clips)]
+    targets, seen = [], set()
+    named = {getattr(o, "owner", o).name for o in objects}
+    extra = [o for o in candidates if o.name not in named]
+    for item, given in [(o, True) for o in objects] + [(o, False) for o in extra]:
+        for target in analyze.analysis_targets(item, clips):
+            if not isinstance(target, tuple):
+                if given:
+                    targets.append(target)
+                continue
+            transform, clip = target
+            key = (getattr(transform, "key", transform.name), clip.name)
+            if key in seen or not (given or keyed.has_rotation_keys(transform, clip.fcurves())):
+                continue
+            seen.add(key)
+            targets.append(target)
     if isinstance(clips, list) and not targets:
         raise BadInput(f"No object has a clip named {', '.join(clips)}; name an action of the "
                        "file (report --clips all lists every clip).")
+    if not targets:
+        raise BadInput("No object has rotation keys in any of its clips (active actions and "
+                       "NLA strips): nothing to do.")
     return targets
+
+
+def clips_only_objects(bpy) -> list:
+    """(object, clip names) for each object of the file whose rotation keys (its own, or
+    its pose bones') are only in NLA clips, none in its active action: what a bake without
+    ``--clips`` leaves out (a bake is all or nothing; a clip is baked by name)."""
+    from .. import animdata
+    from ..keyed import has_rotation_keys
+    from ..transform import AnimatedTransform, keyed_bone_names
+
+    def rotation_keyed(obj, fcurves=None) -> bool:
+        return has_rotation_keys(obj, fcurves) or any(
+            has_rotation_keys(AnimatedTransform(obj, b), fcurves)
+            for b in keyed_bone_names(obj, fcurves))
+
+    found = []
+    for obj in sorted(bpy.data.objects, key=lambda o: o.name):
+        if rotation_keyed(obj):
+            continue
+        names = [c.name for c in animdata.object_clips(obj)
+                 if not c.active and rotation_keyed(obj, c.fcurves())]
+        if names:
+            found.append((obj, names))
+    return found
+
+
+def clips_only_note(obj, names: list) -> str:
+    """The bake's note about an object it leaves out because only NLA clips key it."""
+    import shlex
+
+    from .. import animdata
+
+    whose = "its pose bones'" if obj.type == 'ARMATURE' and animdata.bone_key_count(obj) \
+        else "its"
+    quoted = ", ".join(f"\"{n}\"" for n in names)
+    return (f"{animdata.subject(obj)} is left out of this bake: {whose} rotation keys are only "
+            f"in NLA clips ({quoted}), not in an active action. Bake a clip by name: "
+            f"--clips {shlex.quote(names[0])} (one clip per output file).")

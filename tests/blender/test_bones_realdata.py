@@ -168,3 +168,71 @@ def test_gltf_skin_bones_bake_to_the_spec_slerp_on_every_frame(name):
         scenes.assert_same_snapshot(before, scenes.scene_snapshot())
     finally:
         quatbake.unregister()
+
+
+def test_fox_clip_held_only_in_the_armatures_nla_is_reported_and_baked_by_name(tmp_path):
+    """Issue 21: ``--clips NAME`` for an action held in an armature's NLA said "No object
+    has a clip named" it, and a bone's clip could not be baked. Fox.glb as Blender's
+    importer leaves it (every clip stashed on a muted track), with its active action
+    unlinked as an animator leaves a rig whose clips live in the NLA. At 30 fps the
+    file's keys (1/24 s apart) land on subframes, so the whole frames between them test
+    the bake's slerp against the file: the spec's global rotation of each joint times the
+    importer's constant bone correction (as in the test above)."""
+    from quatbake.addon import cli
+
+    from report_schema import load_report
+
+    fps = 30
+    doc, scene = import_gltf("Fox.glb", fps)
+    quatbake.register()
+    try:
+        arm = _armature()
+        ai = next(i for i, a in enumerate(doc.animations) if a.name == "Walk")
+        walk = find_action(doc, ai, arm).name       # "Walk" (5.0), "Walk_root" (3.4)
+        animdata.assign_action(arm, None, "")
+        rig = arm.name                                # cli.main opens the file again
+        blend = tmp_path / "fox clips.blend"
+        bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+        anim = doc.animations[ai]
+        joints = joint_nodes(doc)
+        channels = [ch for ch in anim.channels if ch.path == "rotation" and ch.node in joints]
+        bones = {ch.node: doc.nodes[ch.node]["name"] for ch in channels}
+        out = tmp_path / "walk.json"
+        assert cli.main(["report", str(blend), "--clips", walk, "--json", str(out),
+                         "--quiet"]) == cli.EXIT_OK
+        report = load_report(out)
+        # One row per bone the file's Walk animation turns, each naming the clip.
+        assert sorted(o["bone"] for o in report["objects"]) == sorted(bones.values())
+        assert {(o["name"], o["clip"]) for o in report["objects"]} == {(rig, walk)}
+        assert rig not in {s["object"] for s in report.get("skipped", [])}
+        baked = tmp_path / "walk baked.blend"
+        assert cli.main(["bake", str(blend), "--clips", walk, "--output", str(baked),
+                         "--quiet"]) == cli.EXIT_OK
+        bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False)
+        before = scenes.scene_snapshot()
+        bpy.ops.wm.open_mainfile(filepath=str(baked), load_ui=False)
+        scene, arm = bpy.context.scene, _armature()
+        assert animdata.get_action(arm).name == walk + bake.BAKED_SUFFIX
+
+        def k_at(t):
+            set_frame(scene, t * fps)
+            world = doc.world_matrices(anim, t)
+            return {n: (C @ rotation_part(world[n]) @ C.T).T
+                    @ rotation_part(arm.matrix_world @ arm.pose.bones[b].matrix)
+                    for n, b in bones.items()}
+
+        t0 = float(min(ch.times[0] for ch in channels))
+        t1 = float(max(ch.times[-1] for ch in channels))
+        corrections = k_at(t0)       # at a key: the bake passes through the clip's keys
+        frames = np.arange(np.ceil(t0 * fps), np.floor(t1 * fps) + 1)
+        assert np.any(frames / fps * 24 != np.round(frames / fps * 24))   # between keys
+        worst = max(angle_deg(corrections[n], k) for f in frames for n, k in
+                    k_at(f / fps).items())
+        assert worst < CHAIN_TOL_DEG, f"baked Walk {worst:.2e} deg from the spec"
+        # Revert puts back what was active before the clip bake: nothing.
+        bake.revert_objects([arm])
+        assert animdata.get_action(arm) is None
+        scene.frame_set(1)
+        scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    finally:
+        quatbake.unregister()

@@ -602,6 +602,54 @@ def test_command_line_reports_every_clip_and_bakes_a_named_one(clean_blender, tm
         < SPEC_DEG
 
 
+def test_bake_without_clips_names_what_it_leaves_out_as_the_report_advises(clean_blender,
+                                                                          tmp_path, capsys):
+    """Issue 21: `bake` without --clips left out, silently, the NLA-only objects `report`
+    had just advised to re-bake. Now the report's advice for such a clip names the option,
+    and the bake says on stderr which objects it left out and how to bake each."""
+    _import_gltf(PARENT_INVERSE)
+    scene = tmp_path / "imported.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene), copy=True)
+    stashes = {n: _stash(n) for n in ("ChildEuler", "ChildQuaternion")}
+    out = tmp_path / "report.json"
+    assert cli.main(["report", str(scene), "--json", str(out), "--quiet"]) == cli.EXIT_OK
+    rows = {o["name"]: o for o in load_report(out)["objects"]}
+    assert {n: rows[n].get("clip") for n in stashes} == stashes
+    # ChildQuaternion's clip plays 9.4 deg off slerp (timing): the advice says to re-bake,
+    # and how: by the clip's name, since a plain bake bakes active actions only.
+    assert "bake" in rows["ChildQuaternion"]["advice"]
+    for name, clip in stashes.items():
+        if "bake" in rows[name]["advice"]:
+            assert f"--clips {clip}" in rows[name]["advice"]
+    assert "--clips" not in rows["ChildAxisAngle"]["advice"]    # its active action
+    capsys.readouterr()
+    baked = tmp_path / "baked.blend"
+    assert cli.main(["bake", str(scene), "--output", str(baked), "--quiet"]) == cli.EXIT_OK
+    notes = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == len(stashes), notes
+    for (name, clip), note in zip(sorted(stashes.items()), notes):
+        assert note.startswith(f'note: Object "{name}" is left out of this bake')
+        assert f"--clips {clip} " in note
+    bpy.ops.wm.open_mainfile(filepath=str(baked))
+    assert all(animdata.get_action(bpy.data.objects[n]) is None for n in stashes)
+    # What the note says to do bakes it.
+    again = tmp_path / "clip.blend"
+    assert cli.main(["bake", str(scene), "--output", str(again), "--clips",
+                     stashes["ChildQuaternion"], "--quiet"]) == cli.EXIT_OK
+    bpy.ops.wm.open_mainfile(filepath=str(again))
+    obj = bpy.data.objects["ChildQuaternion"]
+    assert animdata.get_action(obj).name == stashes["ChildQuaternion"] + bake.BAKED_SUFFIX
+    # Its two CUBICSPLINE keys, baked with Slerp (Timing: Even): the oracle's short-arc
+    # slerp between the file's own key orientations, on every half frame between them.
+    times = _key_times(PARENT_INVERSE, "ChildQuaternion")
+    assert times.shape == (2,)
+    k0, k1 = _spec(PARENT_INVERSE, "ChildQuaternion", times)
+    frames = np.arange(times[0] * 24, times[1] * 24 + 0.01, 0.5)
+    u = (frames - times[0] * 24) / ((times[1] - times[0]) * 24)
+    expected = np.array([gltf_reference.slerp_short_arc(k0, k1, x) for x in u])
+    assert _deg(_played(obj, frames), expected).max() < SPEC_DEG
+
+
 def test_location_and_delta_location_both_keyed_bake_to_their_sum(clean_blender):
     """Blender plays location + delta_location. With both keyed the bake writes the
     location so that the sum follows the path through the summed key positions; the
