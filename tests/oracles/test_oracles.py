@@ -15,6 +15,7 @@ from scipy.interpolate import CubicHermiteSpline
 from scipy.spatial.transform import Rotation, Slerp
 
 from oracles import bvh_reference as br
+from oracles import fbx_reference as fr
 from oracles import gltf_reference as gr
 
 REALDATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "realdata"
@@ -384,3 +385,61 @@ def test_real_bvh_reads_whole_frames():
     assert np.allclose(clip.motion[0], [float(v) for v in first], atol=F64)
     r = clip.rotation_matrices(clip.joints[0].name)
     assert np.allclose(r @ np.swapaxes(r, 1, 2), np.eye(3), atol=1e-12)   # orthonormal
+
+
+# --- fbx_reference: binary FBX --------------------------------------------------------
+FBX = REALDATA / "fbx"
+
+
+@pytest.mark.parametrize("order", fr.ROTATION_ORDERS)
+def test_fbx_euler_applies_the_named_axes_first_to_last_as_scipy(order):
+    degrees = np.array([31.0, -47.0, 112.0])         # stored X, Y, Z
+    in_order = [degrees["XYZ".index(a)] for a in order]
+    # scipy's lowercase sequence: extrinsic (fixed axes), applied first to last.
+    expected = Rotation.from_euler(order.lower(), in_order, degrees=True).as_matrix()
+    np.testing.assert_allclose(fr.euler_matrix(degrees, order), expected, atol=F64)
+
+
+def test_fbx_matrix_to_quaternion_is_scipys():
+    for q in Rotation.random(50, random_state=7).as_quat():
+        m = Rotation.from_quat(q).as_matrix()
+        wxyz = fr.matrix_to_quat_wxyz(m)
+        assert _same_rotation(wxyz, q[[3, 0, 1, 2]]) > 1.0 - F64
+
+
+def test_real_maya_keys_are_the_values_ufbx_tests_for():
+    # ufbx's own test (test/test_animation.h, maya_transform_animation) evaluates pCube1's
+    # rotation as (0, 0, 0), (10, 20, 30) and (-10, -20, -30) deg at Maya frames 1, 14 and
+    # 24 (24 fps), which are its keys.
+    doc = fr.load_fbx(FBX / "maya_transform_animation_7500_binary.fbx")
+    assert doc.version == 7500
+    doc.check_y_up()
+    model = doc.model("pCube1")
+    assert model.kind == "Mesh" and model.rotation_order == "XYZ" and model.parent is None
+    times, degrees = model.rotation_keys()
+    np.testing.assert_allclose(times * 24.0, [1.0, 14.0, 24.0], atol=1e-9)
+    np.testing.assert_allclose(degrees, [[0, 0, 0], [10, 20, 30], [-10, -20, -30]], atol=F32)
+    np.testing.assert_allclose(model.own_key_times(), times, atol=0)
+
+
+def test_real_fbx_files_parse_with_64_bit_records_and_compressed_arrays():
+    # 7500 and later write 64-bit node records; KeyTime / KeyValueFloat arrays are zlib
+    # compressed in these files (encoding 1).
+    for path in sorted(FBX.glob("*.fbx")):
+        doc = fr.load_fbx(path)
+        assert doc.version in (7500, 7700), path.name
+        assert doc.models, path.name
+    light = fr.load_fbx(FBX / "maya_anim_light_7500_binary.fbx")
+    assert [m.kind for m in light.models.values()] == ["Light"]
+    joints = fr.load_fbx(FBX / "maya_dq_weights_7500_binary.fbx")
+    joint2 = joints.model("joint2")
+    assert joint2.kind == "LimbNode" and joint2.parent is not None
+    _times, degrees = joint2.rotation_keys()
+    assert abs(degrees[-1, 0] - degrees[0, 0]) > 180.0       # a keyed turn past 180 deg
+
+
+def test_fbx_ascii_is_refused_with_a_sentence(tmp_path):
+    path = tmp_path / "a.fbx"
+    path.write_text("; FBX 7.5.0 project file\n")
+    with pytest.raises(fr.FbxError, match="not a binary FBX"):
+        fr.load_fbx(path)
