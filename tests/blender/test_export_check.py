@@ -536,3 +536,16 @@ def test_a_baked_clip_is_compared_and_its_stash_left_out_with_a_note(clean_blend
     ref = angle_deg(np.array(player), np.array(blender))
     assert np.abs(ref - np.asarray(entry["per_frame"]["deviation_deg"])).max() < AGREE_DEG
     bpy.context.scene.frame_set(1)
+
+
+def test_operator_shows_a_stash_only_object_as_not_compared(clean_blender):
+    from quatbake.addon.export_check import ops as ops_export_check
+
+    bpy.ops.import_scene.gltf(filepath=str(PARENT_INVERSE_GLTF), **gltf_import_options())
+    select_only(bpy.data.objects["ChildEuler"])
+    before = scene_snapshot()
+    # Nothing compared, but nothing wrong either: the operator finishes and says why.
+    assert bpy.ops.quatbake.export_check() == {'FINISHED'}
+    assert_same_snapshot(before, scene_snapshot())
+    (message,) = [s["skipped"] for s in ops_export_check.results(bpy.context.scene).values()]
+    assert message.startswith('Object "ChildEuler" is not compared') and "NLA clip" in message
