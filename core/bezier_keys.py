@@ -16,38 +16,44 @@ when its worst sample is within ``tolerance - margin`` (:func:`margin_deg`).
 The curve between two keys a < b (D frames apart), per channel:
 
 - key values: the target's channel values there (a key is the exact pose);
-- handle directions: the target's own slope (value per frame) at the key, a
-  5-sample Lagrange derivative of the dense values. At a key the animator did
-  not set, both handles take the two-sided slope: they are collinear, ALIGNED,
-  and the curve is smooth there (drag one handle, the other follows). At a
-  required key (the animator's own keys, a stepped interval's ends) each side
-  takes its one-sided slope: FREE handles. A slerp (like most re-bakes) turns
-  a corner at every key it interpolates; an aligned handle would have to blur
-  that corner over several extra keys.
-- handle lengths: fitted by least squares (Gauss-Newton, a few steps from the
-  1/3 - 2/3 handles of a cubic Hermite curve) on samples of the span, each
-  side and channel its own length in (0, D). With the directions fixed this is
-  geometric Hermite interpolation, which follows a smooth path to the sixth
-  power of the span length instead of the fourth (1/3 handles): about half
-  the keys at 0.01 deg.
-- every number is written explicitly. AUTO / AUTO_CLAMPED handles would be
-  recomputed by Blender when the curve is edited or updated and would no
-  longer be the fit; ALIGNED handles are only re-aligned, and they already are.
+- handle directions: the target's own slope (value per frame) at the key, from
+  the dense values (a 5-sample polynomial, fourth order). At a key the
+  animator did not set, both handles take the two-sided slope: collinear,
+  ALIGNED, the curve is smooth there (drag one handle and the other follows).
+  At a required key (the animator's own keys, a stepped interval's ends) each
+  side takes its one-sided slope: FREE handles, because a slerp (like most
+  re-bakes) turns a corner at every key it interpolates, which an aligned
+  handle could only blur over several extra keys.
+- handle lengths: each side and channel its own, a fraction of D in
+  [LENGTH_MIN, LENGTH_MAX], fitted by least squares on FIT_SAMPLES samples of
+  the span (Gauss-Newton through Blender's time solve x(t) = frame), started
+  from the lengths that also match the target's second derivative at both
+  keys. With the directions fixed this is geometric Hermite interpolation,
+  sixth order in the span's length where 1/3 handles (a cubic Hermite curve)
+  are fourth: on three-axis Euler tracks a third of the keys 1/3 handles need
+  at 0.01 deg, half at 0.1 deg.
+- every number is written explicitly: AUTO / AUTO_CLAMPED handles would be
+  recomputed by Blender as soon as the curve is edited or updated, and would
+  no longer be the fit. ALIGNED handles are only re-aligned by Blender, and
+  they already are (fc.update() moves them by float32 rounding, ~1e-6).
 - a stepped interval (CONSTANT in the input) stays CONSTANT: its start key is
   written CONSTANT, its end key is required, nothing is fitted inside.
 
-Choosing the keys (all tracks and spans at once, whole-array numpy; no loop
+Choosing the keys (all spans of all tracks at once, whole-array numpy; no loop
 per sample or per key): between consecutive required keys, a greedy farthest
-reach: from the last key, the farthest whole frame whose span fits (galloping,
-then bisection on the frame), every open span of every track tried together
-each round. A candidate span is fitted on FIT_SAMPLES samples and checked on
-CHECK_SAMPLES (the fit's error varies smoothly across a span), against
-SEARCH_SHARE of the tolerance. Then the whole result, in float32, is played by
-core.fcurve at every sample; a span that fails there (none has in the tests)
-is split at the whole frame nearest its worst sample and fitted again, until
-none fails. A span one frame long that cannot be fitted (the method turns
-wildly within one frame) or a stepped interval that is not held in the input
-raises ToleranceUnreachable.
+reach - from the last key, the farthest whole frame whose span fits - all
+open spans tried together each round, each next try from an error model
+(``_Batch._next_try``: two to four tries a key). A try is checked on
+CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
+smoothly across it) against SEARCH_SHARE of the tolerance. Then the whole
+result, in float32, is played by core.fcurve at every sample; a span that
+fails there is split at the whole frame nearest its worst sample (both halves
+fitted and played again) until none fails. Where the method turns so fast that
+no keys on whole frames can follow it (Euler angles passing close to gimbal
+lock), the split goes on the worst sample itself, between frames (a span with
+no sample inside has nothing to miss, so this always ends); ``subframes=False``
+raises ToleranceUnreachable instead, as does a stepped interval that the input
+does not hold.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ _EPS32 = float(np.finfo(np.float32).eps)
 # them and the span is checked on CHECK_SAMPLES (evenly spread; all of them
 # when the span has fewer), against SEARCH_SHARE of the tolerance so that the
 # samples in between (checked at the end, all of them) stay within it.
-FIT_SAMPLES = 12
+FIT_SAMPLES = 8
 CHECK_SAMPLES = 32
 CHECK_COARSE = 8
 SEARCH_SHARE = 0.95
@@ -88,15 +94,16 @@ LENGTH_MIN = 0.02
 LENGTH_MAX = 0.95
 _MAX_STEP = 0.25
 
-# Samples of the Lagrange derivative at a key (fewer where the stretch to the
-# next required key is shorter): fourth order, 1e-9 of the slope at quarter frames.
+# Samples of the polynomial whose derivatives are a key's slope and bend (fewer
+# where the stretch to the next required key is shorter): fourth order in the
+# slope.
 DERIVATIVE_SAMPLES = 5
 
 # Rounds of the final check before giving up (each splits every failing span).
 MAX_FIX_ROUNDS = 50
 
 # Halley steps for the time curve in a span's check (from t = u: 1e-13 in four).
-CHECK_HALLEY = 8
+CHECK_HALLEY = 4
 
 # A sample time within this many frames of a whole frame is on it.
 _WHOLE = 1e-6
@@ -105,8 +112,8 @@ INTERPOLATIONS = ("CONSTANT", "LINEAR", "BEZIER")   # index = core.fcurve's enum
 
 
 class ToleranceUnreachable(ValueError):
-    """No keys on whole frames play within the tolerance: the method turns too far
-    within one frame, or a stepped interval is not held in the input."""
+    """No keys play within the tolerance: the method turns too far within one frame
+    (with subframes=False), or a stepped interval is not held in the input."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +151,8 @@ class BezierKeys:
     handle_right_type, both sides the same); required (k,) bool. Every number
     is a float32 value (what Blender stores) held as float64. max_error_deg:
     the worst sample of Blender's playback of these keys against the target,
-    measured, at most tolerance_deg - margin_deg.
+    measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
+    most tolerance_deg - margin_deg.
     """
 
     mode: str
@@ -205,11 +213,14 @@ def _sample_index(t: np.ndarray, frames, what: str) -> np.ndarray:
     return i
 
 
-def _derivative(t, v, point, lo, hi):
-    """dv/dt (k, c) at samples ``point`` (k,): the Lagrange polynomial through the
-    DERIVATIVE_SAMPLES samples nearest it within [lo, hi] (fewer if the stretch
-    is shorter), differentiated at the point. One-sided when lo or hi is the point."""
-    out = np.zeros((point.size, v.shape[1]))
+def _derivatives(t, v, point, lo, hi):
+    """(dv/dt, d2v/dt2), each (k, c), at samples ``point`` (k,): the polynomial
+    through the DERIVATIVE_SAMPLES samples nearest the point within [lo, hi]
+    (fewer if the stretch is shorter; one-sided when lo or hi is the point),
+    differentiated there. Evenly spaced stencils come in n shapes (where the
+    point sits), whose weights are solved once; any other, on its own."""
+    first = np.zeros((point.size, v.shape[1]))
+    second = np.zeros_like(first)
     size = np.minimum(DERIVATIVE_SAMPLES, hi - lo + 1)
     start = np.clip(point - size // 2, lo, hi - size + 1)
     for n in np.unique(size):
@@ -217,19 +228,61 @@ def _derivative(t, v, point, lo, hi):
         if n < 2:
             continue
         nodes = start[rows, None] + np.arange(n)
-        x = t[nodes]                                        # (r, n)
+        offsets = t[nodes] - t[point[rows]][:, None]              # (r, n)
+        h = (offsets[:, -1] - offsets[:, 0]) / (n - 1)
+        shape = offsets / h[:, None]
+        # Evenly spaced stencils differ only in where the point sits: n shapes.
+        even = (np.abs(shape - np.rint(shape)) < 1e-6).all(axis=1)
         pos = point[rows] - start[rows]
-        xp = t[point[rows]][:, None]
-        dxp = xp - x
-        at_p = np.arange(n)[None, :] == pos[:, None]
-        dxp = np.where(at_p, 1.0, dxp)
-        diff = x[:, :, None] - x[:, None, :]
-        diff[:, np.arange(n), np.arange(n)] = 1.0
-        w = np.prod(dxp, axis=1)[:, None] / dxp / np.prod(diff, axis=2)
-        w_p = np.where(at_p, 0.0, 1.0 / dxp).sum(axis=1)
-        w = np.where(at_p, w_p[:, None], w)
-        out[rows] = np.einsum("rn,rnc->rc", w, v[nodes])
-    return out
+        kinds = np.concatenate((np.arange(n)[None, :] - np.arange(n)[:, None], shape[~even]))
+        which = np.where(even, pos, 0)
+        which[~even] = n + np.arange(int((~even).sum()))
+        # Taylor: v(o) = sum_m d_m o^m / m!; weights w with sum_j w_j o_j^m / m! = [m = k].
+        powers = np.arange(n)
+        factorial = np.cumprod(np.r_[1.0, np.arange(1.0, n)])
+        taylor = kinds[:, :, None] ** powers / factorial               # (kinds, n, m)
+        eye = np.zeros((kinds.shape[0], n, 2))
+        eye[:, 1, 0] = 1.0
+        if n > 2:
+            eye[:, 2, 1] = 1.0
+        weights = np.linalg.solve(np.swapaxes(taylor, 1, 2), eye)      # (kinds, n, 2)
+        w = weights[which]                                             # (r, n, 2)
+        vals = v[nodes]                                                # (r, n, c)
+        first[rows] = np.einsum("rn,rnc->rc", w[..., 0], vals) / h[:, None]
+        second[rows] = np.einsum("rn,rnc->rc", w[..., 1], vals) / (h * h)[:, None]
+    return first, second
+
+
+def _curvature_lengths(ya, yb, da, db, ka, kb):
+    """Handle lengths (al, be) of the span whose curve also matches the target's
+    second derivative at both keys (curvature: geometric Hermite interpolation):
+
+        ka al^2 + W be = A,  kb be^2 + W al = B,
+
+    A = 2/3 (D - da), B = 2/3 (db - D), W = 2/3 (db - da), D = yb - ya, slopes
+    da, db and second derivatives ka, kb in units of the span. Newton's method
+    from 1/3; where it does not land in (LENGTH_MIN, LENGTH_MAX), 1/3 (the fit
+    starts from there)."""
+    d = yb - ya
+    a_ = 2.0 / 3.0 * (d - da)
+    b_ = 2.0 / 3.0 * (db - d)
+    w = 2.0 / 3.0 * (db - da)
+    al = np.full(np.shape(d), 1.0 / 3.0)
+    be = al.copy()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(8):
+            f1 = ka * al * al + w * be - a_
+            f2 = kb * be * be + w * al - b_
+            j11, j22 = 2.0 * ka * al, 2.0 * kb * be
+            det = j11 * j22 - w * w
+            al = al - (j22 * f1 - w * f2) / det
+            be = be - (j11 * f2 - w * f1) / det
+        scale = np.abs(a_) + np.abs(b_) + np.abs(w)
+        res = np.abs(ka * al * al + w * be - a_) + np.abs(kb * be * be + w * al - b_)
+        good = ((al > LENGTH_MIN) & (al < LENGTH_MAX) & (be > LENGTH_MIN) & (be < LENGTH_MAX)
+                & (res <= 1e-6 * scale))
+    third = 1.0 / 3.0
+    return np.where(good, al, third), np.where(good, be, third)
 
 
 def _sum(p, q):
@@ -331,6 +384,8 @@ class _Batch:
         self.next_req = np.minimum.accumulate(np.where(self.required, idx, n)[::-1])[::-1]
         self.slope_out = np.zeros_like(self.v)
         self.slope_in = np.zeros_like(self.v)
+        self.bend_out = np.zeros_like(self.v)       # second derivatives, the same way
+        self.bend_in = np.zeros_like(self.v)
         self.add_slopes(self.cand)
 
     def add_slopes(self, c):
@@ -341,11 +396,14 @@ class _Batch:
         hi = np.where(req, self.next_req[np.minimum(c + 1, n - 1)], self.next_req[c])
         lo = np.where(c == self.starts[self.track[c]], c, np.maximum(lo, 0))
         hi = np.where(c == self.ends[self.track[c]], c, np.minimum(hi, n - 1))
-        both = _derivative(self.t, self.v, c[~req], lo[~req], hi[~req])
+        both, both2 = _derivatives(self.t, self.v, c[~req], lo[~req], hi[~req])
         self.slope_out[c[~req]] = self.slope_in[c[~req]] = both
+        self.bend_out[c[~req]] = self.bend_in[c[~req]] = both2
         r = c[req]
-        self.slope_out[r] = _derivative(self.t, self.v, r, r, np.maximum(hi[req], r))
-        self.slope_in[r] = _derivative(self.t, self.v, r, np.minimum(lo[req], r), r)
+        self.slope_out[r], self.bend_out[r] = _derivatives(self.t, self.v, r, r,
+                                                           np.maximum(hi[req], r))
+        self.slope_in[r], self.bend_in[r] = _derivatives(self.t, self.v, r,
+                                                         np.minimum(lo[req], r), r)
 
     # ------------------------------------------------------------------ one span
 
@@ -363,14 +421,16 @@ class _Batch:
         u, ya, yb, da, db = self._span_data(a, b, idx)
         z = self.v[idx]
         shape = (a.size, 1, self.v.shape[1])
-        al = np.full(shape, 1.0 / 3.0)
-        be = np.full(shape, 1.0 / 3.0)
+        d2 = ((self.t[b] - self.t[a]) ** 2)[:, None]
+        al, be = _curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
+                                    self.bend_out[a] * d2, self.bend_in[b] * d2)
+        al, be = al[:, None], be[:, None]
         best_al, best_be = al.copy(), be.copy()
         best = np.full(shape, np.inf)
-        t = np.broadcast_to(u, z.shape).copy()
+        t = _time(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
         for it in range(FIT_ITERATIONS):
             if it:
-                t = _time(u, al, be, t, 2)
+                t = _time(u, al, be, t, 1)
             b0, b1, b2, b3 = _bernstein(t)
             p1 = ya + al * da
             p2 = yb - be * db

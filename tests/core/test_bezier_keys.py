@@ -124,7 +124,7 @@ def test_blender_plays_the_keys_within_the_tolerance_at_every_quarter_frame(fitt
     err = _errors_deg(res, times, target)
     assert err.max() <= tol - res.margin_deg + 1e-9
     # The module's own measurement (core.fcurve) agrees with this one.
-    assert abs(err.max() - res.max_error_deg) < 1e-6
+    assert abs(err.max() - res.max_error_deg) < 1e-5   # arccos of a cosine: ~1e-6 deg
     # Between the quarter frames too (the curves are smooth): eighth frames.
     eighth = np.arange(1.0, 121.0 + 1e-9, 0.125)
     keys, _mode, _ = _scene(name)
@@ -266,7 +266,7 @@ def test_many_random_three_axis_tracks_fitted_together_stay_within(mode):
         else:
             err = _errors_deg(res, tr.times, target)
         assert err.max() <= 0.01
-        assert abs(err.max() - res.max_error_deg) < 1e-6
+        assert abs(err.max() - res.max_error_deg) < 1e-5   # arccos of a cosine: ~1e-6 deg
         assert set(tr.required) <= set(res.frames)
         # Far fewer keys than frames (201 frames, 9 of them keyed).
         assert res.frames.size < 201 / 2
