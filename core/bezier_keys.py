@@ -389,7 +389,8 @@ class _Batch:
         self.add_slopes(self.cand)
 
     def add_slopes(self, c):
-        """Fill slope_out and slope_in at samples ``c`` (the target's derivative)."""
+        """Fill the target's slopes and bends (first and second derivatives) at samples
+        ``c``, leaving (out) and arriving (in)."""
         n = self.t.size
         req = self.required[c]
         lo = np.where(req, self.prev_req[np.maximum(c - 1, 0)], self.prev_req[c])
