@@ -32,6 +32,7 @@ from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
 from .plan import (
     interpolate_pending,
+    key_notes,
     plan_reading,
     reduce_keys,
     set_deviations,
@@ -87,6 +88,10 @@ class BakeResult:
     deviation_per_object: dict[str, float] = field(default_factory=dict)   # name: degrees
     keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
     keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
+    # With a tolerance: name: rotation keys written per channel, and name: the statistics
+    # of Blender's playback of them (plan.measure_written: max_deg, p99_deg, within ...).
+    keys_per_object: dict[str, int] = field(default_factory=dict)
+    key_statistics: dict[str, dict] = field(default_factory=dict)
 
 
 def _key(item) -> tuple:
@@ -186,7 +191,7 @@ def bake_objects(objects, settings: BakeSettings,
     plans_written = 0
     try:
         for owner, group in owner_plans:
-            done.append(write_owner(owner, group, fake_users))
+            done.append(write_owner(owner, group, fake_users, settings.tolerance_deg))
             plans_written += len(group)
             if progress is not None:
                 progress(len(transforms) + plans_written, total)
@@ -208,6 +213,7 @@ def bake_objects(objects, settings: BakeSettings,
             baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
+    notes += key_notes(plans, settings.tolerance_deg)
     return BakeResult(
         objects=[p.obj.display_name for p in plans],
         frames_written=written,
@@ -221,6 +227,9 @@ def bake_objects(objects, settings: BakeSettings,
         frames_per_object={p.obj.display_name: int(p.frames.shape[0]) for p in plans},
         deviation_per_object={p.obj.display_name: float(np.degrees(p.deviation_rad))
                               for p in plans},
+        keys_per_object={p.obj.display_name: int(p.written()[0].shape[0]) for p in plans},
+        key_statistics={p.obj.display_name: p.key_stats for p in plans
+                        if p.key_stats is not None},
     )
 
 

@@ -137,6 +137,7 @@ class QUATBAKE_OT_bake(Operator):
     turns: _mirror("turns")
     timing: _mirror("timing")
     tolerance: _mirror("tolerance")
+    key_interpolation: _mirror("key_interpolation")
     # Not a scene setting: which action to bake is a per-call choice (scripts).
     clip: StringProperty(
         name="Clip", default="", options={'SKIP_SAVE'},
@@ -195,6 +196,7 @@ class QUATBAKE_OT_bake(Operator):
             turns=self.turns,
             timing=self.timing,
             tolerance_deg=self.tolerance,
+            key_interpolation=self.key_interpolation,
             clip=self.clip,
         )
 
@@ -252,7 +254,10 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_bones_rig = rig
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
-        remember_last_bake(context.scene, result.frames_per_object)
+        # A tolerance bake is counted in keys (per channel), not frames baked.
+        settings.last_keys_kind = self.key_interpolation if self.tolerance > 0.0 else ""
+        remember_last_bake(context.scene, result.keys_per_object if self.tolerance > 0.0
+                           else result.frames_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
         from ..analyze import entries
         from ..ui import compare

@@ -17,7 +17,7 @@ import numpy as np
 from .. import animdata, keyed
 from ..animdata import turn_inputs
 from ..record import owner_record_of, record_of
-from .settings import LOCATION_FLOAT32_WARN, BakeIssue, BakeSettings
+from .settings import LOCATION_FLOAT32_WARN, BakeIssue, BakeSettings, path_samples
 
 
 @dataclass
@@ -258,7 +258,8 @@ class Reading:
             defaults = (animdata.delta_rotation_defaults(self.obj, self.src.mode)
                         if self.into_delta else animdata.rotation_defaults(self.obj, self.src.mode))
             self.key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, self.rot_frames)
-        extra = self.frames if settings.timing == 'KEYED' else None
+        # Timing: Keyed samples Blender's progress wherever the path is computed.
+        extra = path_samples(self.frames, settings) if settings.timing == 'KEYED' else None
         return turn_inputs.TrackRequest(self.obj, self.src.mode, self.fcurves, self.rot_frames,
                                         self.key_quats, self.key_raw, extra)
 

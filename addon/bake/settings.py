@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
 from ...core import turns
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
@@ -25,6 +27,16 @@ TURNS = turns.TURN_SETTINGS          # 'AUTO' | 'SHORTEST' | 'KEYED' (core/turns
 
 
 TIMINGS = turns.TIMING_SETTINGS      # 'EVEN' | 'KEYED'
+
+
+# What a tolerance bake writes (issue 22): BEZIER keys with handles (few, and an
+# animator can keep editing them), or LINEAR keys (what glTF engines play).
+KEY_INTERPOLATIONS = ('BEZIER', 'LINEAR')
+
+
+# A Bezier tolerance bake checks Blender's playback of its keys at every quarter
+# frame (motion blur's sub-frame samples), not only on whole frames.
+BEZIER_SAMPLES_PER_FRAME = 4
 
 
 BAKED_SUFFIX = ".quatbake"
@@ -64,6 +76,11 @@ class BakeSettings:
     tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
     #                                  player (slerp) need to stay this close (core.keyreduce)
     location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
+    key_interpolation: str = 'LINEAR'   # with tolerance_deg > 0: 'LINEAR' (core.keyreduce) or
+    #                                     'BEZIER': few Bezier keys with handles, Blender's playback
+    #                                     within tolerance_deg at every quarter frame
+    #                                     (core.bezier_keys). The panel's default is 'BEZIER'.
+    keep_key_frames: bool = True     # Bezier: the animator's own key frames stay keys
     clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
@@ -114,6 +131,9 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
         err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
     if settings.turns not in TURNS:
         err(f"Unknown turns setting {settings.turns!r}: use one of {', '.join(TURNS)}.")
+    if settings.key_interpolation not in KEY_INTERPOLATIONS:
+        err(f"Unknown key interpolation {settings.key_interpolation!r}: use 'BEZIER' or "
+            "'LINEAR'.")
     if settings.timing not in TIMINGS:
         err(f"Unknown timing {settings.timing!r}: use one of {', '.join(TIMINGS)}.")
     if settings.constant_speed and settings.timing == 'KEYED':
@@ -135,3 +155,21 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
             err(f"Frame range {int(rng[0])}..{int(rng[1])} is empty: the end frame must not be "
                 "before the start frame.")
     return issues
+
+
+def bezier_fit(settings: BakeSettings) -> bool:
+    """True when the bake writes few Bezier keys within a tolerance."""
+    return settings.tolerance_deg > 0.0 and settings.key_interpolation == 'BEZIER'
+
+
+def path_samples(frames, settings: BakeSettings):
+    """The frames at which the bake computes the method's path: the baked ``frames``
+    (n,), and for a Bezier tolerance bake every quarter frame between the first and
+    the last as well (where Blender's playback of the keys is checked)."""
+    frames = np.asarray(frames, dtype=np.float64)
+    if not bezier_fit(settings) or frames.size < 2:
+        return frames
+    per = BEZIER_SAMPLES_PER_FRAME
+    grid = np.arange(np.ceil(frames[0] * per), np.floor(frames[-1] * per) + 1) / per
+    return np.union1d(frames, grid)
+

@@ -25,6 +25,7 @@ EXIT_BAD_INPUT = 2
 
 METHODS = ("lerp", "nlerp", "slerp", "squad")
 LOCATION_METHODS = ("keep", "linear", "catmull_rom")
+KEY_INTERPOLATIONS = ("linear", "bezier")
 
 # First bytes of a .blend: plain, gzip (Blender < 3.0 compression) or zstd (3.0+).
 _BLEND_MAGICS = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
@@ -204,9 +205,14 @@ def build_parser() -> argparse.ArgumentParser:
     _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
     bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
-                      help="keep only the keys needed for Blender's LINEAR playback and a glTF "
-                      "player's slerp to stay within DEG degrees of the bake (default 0: a key "
-                      "on every step frame)")
+                      help="keep only the keys needed for Blender's playback (and, with --keys "
+                      "linear, a glTF player's slerp) to stay within DEG degrees of the bake "
+                      "(default 0: a key on every step frame)")
+    bake.add_argument("--keys", choices=KEY_INTERPOLATIONS, default=None,
+                      help="what --tolerance writes: linear (default here: LINEAR keys, what "
+                      "glTF engines play, as before) or bezier (few editable Bezier keys, "
+                      "Blender's playback within DEG at every quarter frame; the panel's "
+                      "default)")
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")

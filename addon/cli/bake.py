@@ -24,6 +24,9 @@ def run_bake(args) -> int:
                        "length: give one of them.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
+    if args.keys is not None and args.tolerance == 0.0:
+        raise BadInput(f"--keys {args.keys} chooses the keys a --tolerance bake writes: give "
+                       "--tolerance DEG too (without it every step frame gets a LINEAR key).")
     if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
         raise BadInput("bake --clips takes one clip name (or active): a baked clip becomes the "
                        "object's active action, so bake one clip per output file.")
@@ -58,7 +61,8 @@ def run_bake(args) -> int:
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
                                  turns=args.turns.upper(), timing=args.timing.upper(),
-                                 tolerance_deg=args.tolerance, clip=clip)
+                                 tolerance_deg=args.tolerance, clip=clip,
+                                 key_interpolation=(args.keys or "linear").upper())
     from ..transform import as_transforms, transforms_named
     from ..ui.counts import transform_count
 
@@ -89,7 +93,7 @@ def run_bake(args) -> int:
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
         if args.tolerance > 0.0:
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
-                  f"{args.tolerance:g} deg")
+                  f"{args.tolerance:g} deg ({(args.keys or 'linear').upper()})")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
         for issue in result.notes:
