@@ -203,6 +203,17 @@ def write_keys(fc, frames, values, constant=None) -> None:
     # It would cost ~40% of the whole write.
 
 
+_HANDLE_CODES: dict = {}
+
+
+def _handle_codes() -> dict:
+    """{handle type identifier: enum value} (the same for both sides)."""
+    if not _HANDLE_CODES:
+        items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+        _HANDLE_CODES.update({item.identifier: item.value for item in items})
+    return _HANDLE_CODES
+
+
 def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_type,
                       update: bool = True, handle_right_type=None) -> None:
     """Write Bezier keys with the handles given into an empty ``fc`` (issue 22).
@@ -228,9 +239,9 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     left = [str(t) for t in handle_type]
     right = left if handle_right_type is None else [str(t) for t in handle_right_type]
     if bpy.app.version >= (4, 0, 0):
+        codes = _handle_codes()
         for name, types in (("handle_left_type", left), ("handle_right_type", right)):
-            kps.foreach_set(name, np.array([enum_value(name, t) for t in types],
-                                           dtype=np.uint8))
+            kps.foreach_set(name, np.array([codes[t] for t in types], dtype=np.uint8))
     else:
         # Blender 3.4's foreach_set on the handle types is silently ignored (versions.py):
         # one key at a time, before the handles are placed (the RNA update recalculates
@@ -242,7 +253,8 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
         kps.foreach_set(name, np.asarray(arr, dtype=np.float32).reshape(-1))
     ipo = np.asarray(interpolation)
     if ipo.dtype.kind in "US":
-        ipo = np.array([enum_value("interpolation", str(v)) for v in ipo])
+        names = {v: enum_value("interpolation", str(v)) for v in set(ipo.tolist())}
+        ipo = np.array([names[v] for v in ipo.tolist()])
     kps.foreach_set("interpolation", ipo.astype(_IPO_DTYPE))
     if update:
         fc.update()
