@@ -395,3 +395,19 @@ def test_a_bone_baked_later_carries_the_earlier_bones_bezier_keys(clean_blender)
         for field in ("co", "handle_left", "handle_right", "interpolation",
                       "handle_left_type", "handle_right_type"):
             np.testing.assert_array_equal(a[field], b[field], err_msg=field)
+
+
+def test_presets_save_the_keys_setting_and_shipped_ones_leave_it(clean_blender):
+    from quatbake.addon.bake import presets
+
+    settings = bpy.context.scene.quatbake
+    settings.key_interpolation = 'LINEAR'
+    text = presets.preset_text(settings)
+    assert "op.key_interpolation = 'LINEAR'" in text
+    # A shipped preset predates the setting: applying it keeps the user's choice.
+    shipped = presets.preset_files()["Camera move, even speed"]
+    assert presets.apply_values(settings, presets.read_preset_values(shipped)) == []
+    assert settings.key_interpolation == 'LINEAR'
+    settings.key_interpolation = 'BEZIER'
+    assert presets.apply_values(settings, {"key_interpolation": 'LINEAR'}) == []
+    assert settings.key_interpolation == 'LINEAR'
