@@ -51,6 +51,7 @@ from .settings import (
     BakeError,
     BakeIssue,
     BakeSettings,
+    has_tolerance,
     settings_issues,
 )
 from .turns import track_all
@@ -181,8 +182,8 @@ def bake_objects(objects, settings: BakeSettings,
     # The largest difference from Blender's own playback, at the baked frames: every plan
     # in one evaluation (a rig's bones keyed on the same frames share one solve).
     set_deviations(plans, fcurve_cache.get("keys"))
-    if settings.tolerance_deg > 0.0:
-        reduce_keys(plans, settings)
+    if has_tolerance(settings):
+        warnings += reduce_keys(plans, settings)
 
     owner_plans = [(owner, [p for p in plans if p.obj.owner == owner])
                    for owner, _items in groups.values()]
@@ -191,7 +192,7 @@ def bake_objects(objects, settings: BakeSettings,
     plans_written = 0
     try:
         for owner, group in owner_plans:
-            done.append(write_owner(owner, group, fake_users, settings.tolerance_deg))
+            done.append(write_owner(owner, group, fake_users))
             plans_written += len(group)
             if progress is not None:
                 progress(len(transforms) + plans_written, total)
@@ -213,7 +214,7 @@ def bake_objects(objects, settings: BakeSettings,
             baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
-    notes += key_notes(plans, settings.tolerance_deg)
+    notes += key_notes(plans)
     return BakeResult(
         objects=[p.obj.display_name for p in plans],
         frames_written=written,

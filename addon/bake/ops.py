@@ -138,6 +138,7 @@ class QUATBAKE_OT_bake(Operator):
     timing: _mirror("timing")
     tolerance: _mirror("tolerance")
     key_interpolation: _mirror("key_interpolation")
+    tolerance_px: _mirror("tolerance_px")
     # Not a scene setting: which action to bake is a per-call choice (scripts).
     clip: StringProperty(
         name="Clip", default="", options={'SKIP_SAVE'},
@@ -197,6 +198,7 @@ class QUATBAKE_OT_bake(Operator):
             timing=self.timing,
             tolerance_deg=self.tolerance,
             key_interpolation=self.key_interpolation,
+            tolerance_px=self.tolerance_px,
             clip=self.clip,
         )
 
@@ -255,8 +257,9 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
         # A tolerance bake is counted in keys (per channel), not frames baked.
-        settings.last_keys_kind = self.key_interpolation if self.tolerance > 0.0 else ""
-        remember_last_bake(context.scene, result.keys_per_object if self.tolerance > 0.0
+        thinned = self.tolerance > 0.0 or self.tolerance_px > 0.0
+        settings.last_keys_kind = self.key_interpolation if thinned else ""
+        remember_last_bake(context.scene, result.keys_per_object if thinned
                            else result.frames_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
         from ..analyze import entries
@@ -278,6 +281,10 @@ class QUATBAKE_OT_bake(Operator):
             counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
                                                 self.tolerance))
+        elif self.tolerance_px > 0.0:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} px on cameras")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance_px))
         return {'FINISHED'}
 
 

@@ -73,8 +73,9 @@ def draw_more_settings(layout, data) -> None:
     sub.prop(data, "frame_end")
     col.prop(data, "frame_step")
     col.prop(data, "tolerance")
+    col.prop(data, "tolerance_px")
     sub = col.row()
-    sub.active = data.tolerance > 0.0    # the keys a tolerance bake writes
+    sub.active = data.tolerance > 0.0 or data.tolerance_px > 0.0   # what a tolerance writes
     sub.prop(data, "key_interpolation")
 
 

@@ -8,9 +8,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import bpy
 import numpy as np
 
-from ...core import bezier_keys, fcurve, interp, keyreduce, path, quat, rotation, turn_interp
+from ...core import (
+    bezier_keys,
+    fcurve,
+    interp,
+    keyreduce,
+    path,
+    pixels,
+    quat,
+    rotation,
+    turn_interp,
+)
 from .. import animdata
 from .read import Reading, Source
 
@@ -61,6 +72,9 @@ class Plan:
     bezier: "bezier_keys.BezierKeys | None" = None
     location_keep: np.ndarray | None = None     # indices into frames (Bezier + location)
     key_count_before: int = 0                    # the animator's keys per rotation channel
+    tolerance_deg: float = 0.0                   # set by reduce_keys (0: every key kept)
+    tolerance_px: float = 0.0                    # a camera's pixel tolerance, if any
+    pixels_per_radian: float | None = None       # a perspective camera's (core.pixels)
     key_stats: dict | None = None                # measured after the write (write_owner)
 
     def written(self) -> tuple:
@@ -368,21 +382,83 @@ def _step_keys(constant_keys) -> np.ndarray | None:
     return fixed
 
 
-def reduce_keys(plans: list, settings: BakeSettings) -> None:
-    """Set each plan's ``keep`` (LINEAR keys, core.keyreduce) or ``bezier`` (Bezier keys,
-    core.bezier_keys): the fewest keys within the tolerance, all objects at once. Raises
+def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
+    """Set each plan's ``tolerance_deg`` (the degrees, or for a perspective camera with
+    ``tolerance_px`` the angle that moves no pixel more than that), then its ``keep``
+    (LINEAR keys, core.keyreduce) or ``bezier`` (Bezier keys, core.bezier_keys): the
+    fewest keys within it, the plans of one tolerance at once. Plans with no tolerance
+    (not cameras, with a pixel tolerance only) keep every key. Returns warnings; raises
     BakeError (nothing written yet) naming the transform whose keys cannot be fitted."""
-    linear = [p for p in plans if p.dense is None]
-    fitted = [p for p in plans if p.dense is not None]
-    if linear:
+    warnings: list[BakeIssue] = []
+    for plan in plans:
+        plan.tolerance_deg = _plan_tolerance(plan, settings, warnings)
+    groups: dict = {}
+    for plan in plans:
+        if plan.tolerance_deg > 0.0:
+            groups.setdefault((plan.tolerance_deg, plan.dense is None), []).append(plan)
+    for (tol, linear), group in groups.items():
+        if not linear:
+            _fit_bezier(group, settings, tol)
+            continue
         tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode,
                                   p.location_values, fixed=_step_keys(p.constant_keys))
-                  for p in linear]
-        for plan, keep in zip(linear, keyreduce.select_keys_many(
-                tracks, settings.tolerance_deg, settings.location_tolerance)):
+                  for p in group]
+        for plan, keep in zip(group, keyreduce.select_keys_many(
+                tracks, tol, settings.location_tolerance)):
             plan.keep = keep
-    if fitted:
-        _fit_bezier(fitted, settings)
+    return warnings
+
+
+def _camera_frames(plan) -> list:
+    """core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
+    shift it has over the baked frames (the scene's render size), [] for anything else;
+    raises ValueError for a camera whose settings make no frame."""
+    obj = plan.obj
+    owner = getattr(obj, "owner", obj)
+    cam = getattr(owner, "data", None)
+    if getattr(obj, "bone_name", "") or owner.type != 'CAMERA' or cam is None:
+        return []
+    if cam.type != 'PERSP':
+        raise ValueError(f"it is {cam.type.lower()}, and a pixel tolerance needs a "
+                         "perspective camera")
+    render = bpy.context.scene.render
+    statics = {"lens": cam.lens, "shift_x": cam.shift_x, "shift_y": cam.shift_y}
+    columns = {}
+    for fc in animdata.object_fcurves(cam):
+        if fc.data_path in statics and fc.array_index == 0:
+            columns[fc.data_path] = np.fromiter(map(fc.evaluate, plan.frames.tolist()),
+                                                dtype=np.float64, count=plan.frames.size)
+    n = plan.frames.size if columns else 1
+    table = np.column_stack([columns.get(k, np.full(n, float(v))) for k, v in statics.items()])
+    return [pixels.camera_frame(lens, cam.sensor_width, cam.sensor_height, cam.sensor_fit,
+                                render.resolution_x, render.resolution_y,
+                                render.resolution_percentage, render.pixel_aspect_x,
+                                render.pixel_aspect_y, sx, sy)
+            for lens, sx, sy in np.unique(table, axis=0)]
+
+
+def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
+    """The angle (degrees) the plan's keys may miss the bake by; sets
+    ``plan.pixels_per_radian`` for a perspective camera (the report gives pixels)."""
+    tol = settings.tolerance_deg
+    try:
+        frames = _camera_frames(plan)
+    except ValueError as exc:
+        frames = []
+        if settings.tolerance_px > 0.0:
+            warnings.append(BakeIssue(
+                'WARNING', plan.obj.name, "", None,
+                f"{animdata.subject(plan.obj)}: no pixel tolerance ({exc}); "
+                + (f"baked within {tol:g} deg instead." if tol > 0.0 else
+                   "baked with a key on every step frame (give a Key Tolerance in degrees "
+                   "for it)."), plan.obj.bone_name))
+    if frames:
+        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames)
+        if settings.tolerance_px > 0.0:
+            by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
+            plan.tolerance_px = settings.tolerance_px
+            tol = min(tol, by_px) if tol > 0.0 else by_px
+    return tol
 
 
 # Within a stepped interval the method holds one orientation (turn_interp: Blender's
@@ -420,11 +496,11 @@ def _bezier_track(plan) -> bezier_keys.Track:
                              plan.stepped_frames)
 
 
-def _fit_bezier(plans: list, settings: BakeSettings) -> None:
-    """Bezier keys for every plan (core.bezier_keys.fit_many: the tracks of one rotation
-    mode fitted together), and the location keys a LINEAR check keeps (core.keyreduce
-    with the rotation held: Bezier keys are fitted to rotation channels only)."""
-    tol = settings.tolerance_deg
+def _fit_bezier(plans: list, settings: BakeSettings, tol: float) -> None:
+    """Bezier keys within ``tol`` degrees for every plan (core.bezier_keys.fit_many: the
+    tracks of one rotation mode fitted together), and the location keys a LINEAR check
+    keeps (core.keyreduce with the rotation held: Bezier keys are fitted to rotation
+    channels only)."""
     try:
         found = bezier_keys.fit_many([_bezier_track(p) for p in plans], tol)
     except ValueError:
@@ -433,7 +509,7 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
             try:
                 bezier_keys.fit_many([_bezier_track(plan)], tol)
             except ValueError as exc:
-                raise BakeError([_fit_issue(plan, settings, exc)]) from None
+                raise BakeError([_fit_issue(plan, tol, exc)]) from None
         raise
     for plan, keys in zip(plans, found):
         plan.bezier = keys
@@ -448,15 +524,14 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
             plan.location_keep = keep
 
 
-def _fit_issue(plan, settings: BakeSettings, exc: Exception) -> BakeIssue:
+def _fit_issue(plan, tol: float, exc: Exception) -> BakeIssue:
     who = animdata.subject(plan.obj)
     path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
     found = re.search(r"frame (-?[0-9.e+-]+)", str(exc))
     frame = float(found.group(1)) if found else None
     return BakeIssue(
         'ERROR', plan.obj.name, path, frame,
-        f"{who}: no Bezier keys play within the Key Tolerance of "
-        f"{settings.tolerance_deg:g} deg ({exc}). Raise Key Tolerance, or set Keys to "
+        f"{who}: no Bezier keys play within the Key Tolerance of {tol:g} deg ({exc}). Raise Key Tolerance, or set Keys to "
         "Linear; nothing was changed.", plan.obj.bone_name)
 
 
@@ -465,7 +540,7 @@ def _fit_issue(plan, settings: BakeSettings, exc: Exception) -> BakeIssue:
 MAX_KEY_NOTES = 10
 
 
-def measure_written(plan, arrays: list, tolerance_deg: float) -> dict:
+def measure_written(plan, arrays: list) -> dict:
     """How far Blender's playback of the rotation keys as written (``arrays``: per
     channel, the F-curve's keyframe arrays read back after the write,
     animdata.KEY_FIELDS) is from the bake, at every sample the bake promises: every
@@ -476,8 +551,11 @@ def measure_written(plan, arrays: list, tolerance_deg: float) -> dict:
 
     Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
     "samples", "sampled": "quarter frames" | "frames", "keys_before" (the animator's
-    keys per channel), "keys_dense", "keys_written", "key_interpolation"}.
+    keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
+    and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
+    rendered frame moves (core.pixels), and "tolerance_px" when one was asked for.
     """
+    tolerance_deg = plan.tolerance_deg
     if plan.dense is not None:
         times, target, _values = plan.dense
         sampled, kind = "quarter frames", "BEZIER"
@@ -496,12 +574,20 @@ def measure_written(plan, arrays: list, tolerance_deg: float) -> dict:
     else:
         played = rotation.mode_values_to_quat(played, plan.out_mode)
     err = np.degrees(quat.angle_between(played, target))
+    extra = {}
+    if plan.pixels_per_radian is not None:
+        per_deg = np.radians(plan.pixels_per_radian)
+        extra = {"max_px": float(err.max() * per_deg),
+                 "p99_px": float(np.percentile(err, 99.0) * per_deg)}
+        if plan.tolerance_px > 0.0:
+            extra["tolerance_px"] = float(plan.tolerance_px)
     return {
         "max_deg": float(err.max()), "p99_deg": float(np.percentile(err, 99.0)),
         "within": float(np.mean(err <= tolerance_deg)), "samples": int(err.size),
         "worst_frame": float(times[int(np.argmax(err))]), "sampled": sampled,
         "keys_before": int(plan.key_count_before), "keys_dense": int(plan.frames.shape[0]),
         "keys_written": int(arrays[0]["co"].shape[0]), "key_interpolation": kind,
+        "tolerance_deg": float(tolerance_deg), **extra,
     }
 
 
@@ -510,22 +596,28 @@ def _deg(value: float) -> str:
     return f"{value:.4f}" if value >= 1e-4 or value == 0.0 else f"{value:.1e}"
 
 
-def _stats_sentence(stats: dict, tolerance_deg: float) -> str:
+def _stats_sentence(stats: dict) -> str:
     kind = "Bezier" if stats["key_interpolation"] == 'BEZIER' else "LINEAR"
+    px = "max_px" in stats
+    within = f"{stats['tolerance_deg']:.3g} deg"
+    if "tolerance_px" in stats:
+        within += f" ({stats['tolerance_px']:g} px)"
     return (f"{stats['keys_written']} {kind} keys per channel (dense bake "
             f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
-            f"at {stats['samples']} {stats['sampled']}: max {_deg(stats['max_deg'])} deg, 99th "
-            f"percentile {_deg(stats['p99_deg'])} deg, {100.0 * stats['within']:.1f}% within "
-            f"{tolerance_deg:g} deg.")
+            f"at {stats['samples']} {stats['sampled']}: max {_deg(stats['max_deg'])} deg"
+            + (f" ({stats['max_px']:.3g} px)" if px else "")
+            + f", 99th percentile {_deg(stats['p99_deg'])} deg"
+            + (f" ({stats['p99_px']:.3g} px)" if px else "")
+            + f", {100.0 * stats['within']:.1f}% within {within}.")
 
 
-def key_notes(plans: list, tolerance_deg: float) -> list[BakeIssue]:
+def key_notes(plans: list) -> list[BakeIssue]:
     """INFO notes with the statistics of a tolerance bake (after the write: measured on
     the keys as Blender stores them): one per transform for the first MAX_KEY_NOTES,
     and one over all of them when there are several."""
     measured = [p for p in plans if p.key_stats is not None]
     out = [BakeIssue('INFO', p.obj.name, "", None,
-                     f"{animdata.subject(p.obj)}: {_stats_sentence(p.key_stats, tolerance_deg)}",
+                     f"{animdata.subject(p.obj)}: {_stats_sentence(p.key_stats)}",
                      p.obj.bone_name) for p in measured[:MAX_KEY_NOTES]]
     if len(measured) > 1:
         total = sum(p.key_stats["samples"] for p in measured)
@@ -535,11 +627,12 @@ def key_notes(plans: list, tolerance_deg: float) -> list[BakeIssue]:
         before = sum(p.key_stats["keys_before"] for p in measured)
         worst = max(p.key_stats["max_deg"] for p in measured)
         p99 = max(p.key_stats["p99_deg"] for p in measured)
+        tolerances = {p.key_stats["tolerance_deg"] for p in measured}
+        of = f"{tolerances.pop():.3g} deg" if len(tolerances) == 1 else "their tolerance"
         out.append(BakeIssue(
             'INFO', "", "", None,
             f"All {len(measured)} transforms: {written} keys per channel in all (dense bake "
             f"{dense}, keyed before {before}); max {_deg(worst)} deg, worst 99th percentile "
-            f"{_deg(p99)} deg, {100.0 * within:.1f}% of {total} samples within "
-            f"{tolerance_deg:g} deg."))
+            f"{_deg(p99)} deg, {100.0 * within:.1f}% of {total} samples within {of}."))
     return out
 

@@ -81,6 +81,9 @@ class BakeSettings:
     #                                     within tolerance_deg at every quarter frame
     #                                     (core.bezier_keys). The panel's default is 'BEZIER'.
     keep_key_frames: bool = True     # Bezier: the animator's own key frames stay keys
+    tolerance_px: float = 0.0        # > 0: perspective cameras keep only the keys within this
+    #                                  many pixels of the rendered image (from the lens, sensor
+    #                                  fit and render size; the smaller with tolerance_deg)
     clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
@@ -140,7 +143,8 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
         err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
             "arc length: they contradict each other. Turn one of them off.")
     for label, value in (("Key tolerance", settings.tolerance_deg),
-                         ("Location tolerance", settings.location_tolerance)):
+                         ("Location tolerance", settings.location_tolerance),
+                         ("Camera tolerance (pixels)", settings.tolerance_px)):
         if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
             err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
                 "every step frame.")
@@ -157,9 +161,14 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
     return issues
 
 
+def has_tolerance(settings: BakeSettings) -> bool:
+    """True when the bake keeps only the keys within a tolerance (degrees or pixels)."""
+    return settings.tolerance_deg > 0.0 or settings.tolerance_px > 0.0
+
+
 def bezier_fit(settings: BakeSettings) -> bool:
     """True when the bake writes few Bezier keys within a tolerance."""
-    return settings.tolerance_deg > 0.0 and settings.key_interpolation == 'BEZIER'
+    return has_tolerance(settings) and settings.key_interpolation == 'BEZIER'
 
 
 def path_samples(frames, settings: BakeSettings):

@@ -122,12 +122,13 @@ def _compose_action(owner, original, slot: str, current, drop: set, carry: list)
     return new
 
 
-def _measure(plan, fcurves: list, tolerance_deg: float) -> None:
+def _measure(plan, fcurves: list) -> None:
     """``plan.key_stats``: Blender's playback of the rotation keys as stored (read back
     from ``fcurves``). Bezier keys promise the tolerance at every quarter frame: beyond
     it, raise (the write is undone)."""
     arrays = [animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS) for fc in fcurves]
-    plan.key_stats = measure_written(plan, arrays, tolerance_deg)
+    plan.key_stats = measure_written(plan, arrays)
+    tolerance_deg = plan.tolerance_deg
     worst = plan.key_stats["max_deg"]
     if plan.bezier is not None and worst > tolerance_deg:
         raise ValueError(
@@ -137,11 +138,10 @@ def _measure(plan, fcurves: list, tolerance_deg: float) -> None:
             f"of {tolerance_deg:g} deg")
 
 
-def write_owner(owner, plans: list, fake_users: "FakeUsers",
-                tolerance_deg: float = 0.0) -> WriteUndo:
+def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
     """Give ``owner`` one baked action holding every plan's channels (all of an armature's
-    bones live in one action). With ``tolerance_deg`` > 0 (a tolerance bake) the keys
-    written are measured (``plan.key_stats``). On failure put everything back, then raise."""
+    bones live in one action). The keys of a plan with a tolerance are measured
+    (``plan.key_stats``). On failure put everything back, then raise."""
     src = plans[0].source
     undo = WriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
                      get_record(owner), [_state(p.obj) for p in plans], src.action,
@@ -176,8 +176,8 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers",
                 for i in range(3):
                     animdata.write_keys(make(prefix + plan.location_path, i, group),
                                         loc_frames, location_values[:, i])
-            if tolerance_deg > 0.0:
-                _measure(plan, written, tolerance_deg)
+            if plan.tolerance_deg > 0.0:
+                _measure(plan, written)
         animdata.assign_action(owner, new, src.slot)
         rec = owner.quatbake
         if not src.rebake:

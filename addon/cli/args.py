@@ -59,6 +59,16 @@ def _degrees(text: str) -> float:
     return value
 
 
+def _pixels(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of pixels") from None
+    if not (value >= 0.0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number >= 0 pixels")
+    return value
+
+
 def _step(text: str) -> int:
     try:
         value = int(text)
@@ -208,6 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="keep only the keys needed for Blender's playback (and, with --keys "
                       "linear, a glTF player's slerp) to stay within DEG degrees of the bake "
                       "(default 0: a key on every step frame)")
+    bake.add_argument("--tolerance-px", type=_pixels, default=0.0, metavar="PX",
+                      help="for perspective cameras: keep only the keys that move no pixel of "
+                      "the rendered image more than PX (from the lens, sensor fit and render "
+                      "size; with --tolerance too, the smaller of the two). Other objects use "
+                      "--tolerance (default 0: every key)")
     bake.add_argument("--keys", choices=KEY_INTERPOLATIONS, default=None,
                       help="what --tolerance writes: linear (default here: LINEAR keys, what "
                       "glTF engines play, as before) or bezier (few editable Bezier keys, "

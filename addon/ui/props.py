@@ -91,6 +91,7 @@ SETTING_NAMES = (
     "timing",
     "tolerance",
     "key_interpolation",
+    "tolerance_px",
 )
 
 
@@ -195,6 +196,12 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="Degrees: keep only the keys Blender's playback (and, for Linear keys, a "
         "glTF player's slerp) needs to stay this close to the bake; 0 keeps a key on every "
         "step frame",
+    )
+    tolerance_px: FloatProperty(
+        name="Camera Tolerance (px)", default=0.0, min=0.0, soft_max=4.0, precision=2, step=10,
+        description="Pixels of the rendered image: perspective cameras keep only the keys that "
+        "move no pixel more than this (worked out from the lens, sensor fit and render size; "
+        "with a Key Tolerance too, the smaller of the two); 0: Key Tolerance for cameras too",
     )
     key_interpolation: EnumProperty(
         name="Keys", items=KEY_INTERPOLATION_ITEMS, default='BEZIER',

@@ -187,6 +187,14 @@ ZH_HANS = {
         "角度（度）：只保留 Blender 的播放（线性关键帧还包括 glTF 播放器的球面插值）保持在此误差内"
         "所需的关键帧；0 表示每个步长帧都保留关键帧",
     "Keys": "关键帧",
+    "Camera Tolerance (px)": "相机容差（像素）",
+    "Pixels of the rendered image: perspective cameras keep only the keys that move no "
+    "pixel more than this (worked out from the lens, sensor fit and render size; with a "
+    "Key Tolerance too, the smaller of the two); 0: Key Tolerance for cameras too":
+        "渲染图像的像素：透视相机只保留使任何像素移动不超过此值的关键帧（由焦距、传感器适配和"
+        "渲染尺寸算出；同时设置关键帧容差时取两者中较小者）；0：相机也使用关键帧容差",
+    "Keys per channel: {:d} dense -> {:d} within {:g} px on cameras":
+        "每通道关键帧：密集 {:d} -> {:d}（相机容差 {:g} 像素）",
     "What a bake with a Key Tolerance writes: few editable Bezier keys, or LINEAR keys for "
     "glTF engines":
         "带关键帧容差的烘焙写入什么：少量可编辑的贝塞尔关键帧，或供 glTF 引擎使用的线性关键帧",

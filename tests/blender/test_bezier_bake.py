@@ -411,3 +411,79 @@ def test_presets_save_the_keys_setting_and_shipped_ones_leave_it(clean_blender):
     settings.key_interpolation = 'BEZIER'
     assert presets.apply_values(settings, {"key_interpolation": 'LINEAR'}) == []
     assert settings.key_interpolation == 'LINEAR'
+
+
+# ---------------------------------------------------------------- pixels of a camera
+
+def _frame_points(scene, cam_obj, grid=5, distance=10.0):
+    """World points spread over the camera's rendered frame, ``distance`` in front."""
+    corners = [np.array(c) for c in cam_obj.data.view_frame(scene=scene)]
+    # view_frame: top-right, bottom-right, bottom-left, top-left, on the plane z = c.z.
+    tr, br, bl, tl = corners
+    scale = distance / -tr[2]
+    out = []
+    for a in np.linspace(0.0, 1.0, grid):
+        for b in np.linspace(0.0, 1.0, grid):
+            p = (1 - a) * ((1 - b) * bl + b * br) + a * ((1 - b) * tl + b * tr)
+            out.append(cam_obj.matrix_world @ mathutils.Vector(p * scale))
+    return out
+
+
+def _image_px(scene, cam_obj, points):
+    from bpy_extras.object_utils import world_to_camera_view
+
+    render = scene.render
+    size = np.array([render.resolution_x, render.resolution_y]) * \
+        render.resolution_percentage / 100.0
+    return np.array([[*world_to_camera_view(scene, cam_obj, p)][:2] for p in points]) * size
+
+
+def test_a_pixel_tolerance_keeps_every_pixel_of_the_render_within_it(clean_blender):
+    """1 px at 1920 x 1080 with a 50 mm lens: Blender's own projection
+    (world_to_camera_view) of points over the frame, baked camera against a camera
+    posed on the slerp path, moves no point more than a pixel at any quarter frame."""
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    scene.render.resolution_percentage = 100
+    objects = _issue_scenes()
+    swing = objects["Swing"]                  # not a camera: no pixel tolerance
+    # A camera swinging on three axes: its keys have to work to stay within a pixel.
+    cam = _keyed_object("SwingCam", 'XYZ', np.radians(SWING))
+    cam.data.lens, cam.data.sensor_fit = 50.0, 'AUTO'
+    key_q = _key_quats(cam, KEY_FRAMES)
+    result = bake.bake_objects([cam, swing], bake.BakeSettings(
+        method='SLERP', tolerance_px=1.0, key_interpolation='BEZIER'))
+    stats = result.key_statistics["SwingCam"]
+    assert stats["tolerance_px"] == 1.0 and stats["max_px"] <= 1.0
+    # One pixel spans 0.0215 deg at the centre; the corners move more, so a little less.
+    assert 0.017 < stats["tolerance_deg"] < 0.0215
+    assert result.keys_per_object["Swing"] == 121          # every frame: no tolerance for it
+    reference = bpy.data.objects.new("Reference", cam.data)
+    scene.collection.objects.link(reference)
+    reference.rotation_mode = 'QUATERNION'
+    path = _slerp(KEY_FRAMES, key_q, QUARTERS)
+    worst = 0.0
+    for t, q in zip(QUARTERS, path):
+        scene.frame_set(int(math.floor(t)), subframe=float(t - math.floor(t)))
+        reference.rotation_quaternion = q
+        bpy.context.view_layer.update()
+        points = _frame_points(scene, reference)
+        moved = np.linalg.norm(_image_px(scene, cam, points) - _image_px(scene, reference, points),
+                               axis=1)
+        worst = max(worst, float(moved.max()))
+    assert worst <= 1.0
+    # The reported pixels bound what Blender's projection shows, up to its float32
+    # arithmetic: ~1e-6 of the image's 1920 px.
+    assert worst <= stats["max_px"] + 3e-3
+    assert worst >= 0.5                        # the keys do use the pixel they were given
+    assert any("px" in n.message and "SwingCam" in n.message for n in result.notes)
+
+
+def test_an_orthographic_camera_gets_a_warning_not_a_pixel_tolerance(clean_blender):
+    objects = _issue_scenes()
+    cam = objects["QuatCam"]
+    cam.data.type = 'ORTHO'
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
+                                                        key_interpolation='BEZIER'))
+    assert any("perspective" in w.message and "QuatCam" in w.message for w in result.warnings)
+    assert result.keys_per_object["QuatCam"] == 121

@@ -150,3 +150,24 @@ def test_keys_without_a_tolerance_is_one_sentence_and_writes_nothing(scene, tmp_
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--tolerance" in lines[0] and "Traceback" not in done.stderr
     assert not out.exists()
+
+
+def test_a_pixel_tolerance_thins_the_cameras_only(scene, tmp_path):
+    out = tmp_path / "px.blend"
+    done = _run("bake", scene, "--output", out, "--tolerance-px", "1", "--keys", "bezier")
+    assert done.returncode == 0, done.stderr
+    assert "within 1 px on cameras (BEZIER)" in done.stdout
+    cams = [ln for ln in done.stdout.splitlines() if "Bezier keys per channel" in ln]
+    assert len(cams) == 2 and all("(1 px)" in ln for ln in cams), done.stdout
+    played = _read(out, [1.0])
+    for name in ("EulerCam", "QuatCam"):
+        assert all(len(f) < 121 for f, _ipo in played[name]["channels"]), name
+    # Not a camera, and no --tolerance: a key on every frame, as without either option.
+    assert all(len(f) == 121 for f, _ipo in played["Swing"]["channels"])
+
+
+def test_a_negative_pixel_tolerance_is_one_sentence(scene, tmp_path):
+    done = _run("bake", scene, "--output", tmp_path / "x.blend", "--tolerance-px", "-1")
+    assert done.returncode == 2
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--tolerance-px" in lines[0] and "Traceback" not in done.stderr
