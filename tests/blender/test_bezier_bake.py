@@ -487,3 +487,20 @@ def test_an_orthographic_camera_gets_a_warning_not_a_pixel_tolerance(clean_blend
                                                         key_interpolation='BEZIER'))
     assert any("perspective" in w.message and "QuatCam" in w.message for w in result.warnings)
     assert result.keys_per_object["QuatCam"] == 121
+
+
+def test_a_zoom_takes_the_pixel_tolerance_of_its_longest_lens(clean_blender):
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    scene.render.resolution_percentage = 100
+    cam = _keyed_object("Zoom", 'XYZ', np.radians(SWING))
+    cam.data.sensor_width, cam.data.sensor_fit = 36.0, 'AUTO'
+    for frame, lens in ((1, 30.0), (61, 80.0), (121, 40.0)):
+        cam.data.lens = lens
+        cam.data.keyframe_insert("lens", frame=frame)
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
+                                                        key_interpolation='BEZIER'))
+    tol = result.key_statistics["Zoom"]["tolerance_deg"]
+    # One pixel at the centre of the 80 mm frame: atan(36 / 1920 / 80); over the frame less.
+    centre_80 = math.degrees(math.atan(36.0 / 1920.0 / 80.0))
+    assert 0.9 * centre_80 < tol < centre_80
