@@ -22,7 +22,14 @@
    frames of all rotation channels together (a pose in the Dope Sheet), and the
    most any one channel has (Decimate thins each channel on its own).
 
-2. Time: OBJECTS x FRAMES (default 100 x 2,000: bench_bake's empties, XYZ Euler
+2. Conversion (bake.convert_objects, 0.01 deg) of the swing from XYZ to QUATERNION
+   and to ZXY and of the quaternion camera to XYZ, against a key on every frame of
+   the new mode (what Blender 5.3's rotation_mode_convert(bake=True) writes; 5.3 is not
+   installed beside bpy 5.0.1, so its per-frame keys are written here from Blender's
+   playback): keys, and the largest error at quarter frames against the playback
+   before.
+
+3. Time: OBJECTS x FRAMES (default 100 x 2,000: bench_bake's empties, XYZ Euler
    keyed every 50 frames, uniform in +-3 rad per axis) baked with slerp, rotation
    only: the dense bake, the Bezier tolerance bake at 0.01 deg (and how much of it
    is the fit, ``core.bezier_keys.fit_many``) and the Linear tolerance bake; output
@@ -202,7 +209,7 @@ def _bake_time(n_objects, n_frames, settings, repeats):
 
 
 def time_table(n_objects: int, n_frames: int, repeats: int) -> None:
-    print(f"\n2. Time: {n_objects} objects x {n_frames} frames (XYZ keys every 50 frames, "
+    print(f"\n3. Time: {n_objects} objects x {n_frames} frames (XYZ keys every 50 frames, "
           f"+-3 rad), slerp, rotation only, tolerance 0.01 deg; best of {repeats}, CPU s")
     print(f"{'output':>10} {'dense':>7} {'Bezier':>7} {'ratio':>6} {'fit':>6} {'fit/dense':>9} "
           f"{'Linear':>7} {'ratio':>6} {'Bezier keys':>12} {'Linear keys':>12}")
@@ -218,6 +225,55 @@ def time_table(n_objects: int, n_frames: int, repeats: int) -> None:
               f"{bez[2]:>12,} {lin[2]:>12,}", flush=True)
 
 
+# ---------------------------------------------------------------- conversion
+
+CONVERSIONS = (("Euler swing", "3-axis swing", 'QUATERNION'), ("Euler swing", "3-axis swing", 'ZXY'),
+               ("quaternion turn", "Quaternion camera", 'XYZ'))
+
+
+def _per_frame_conversion(obj, mode: str) -> None:
+    """A key on every frame of the new mode, from Blender's playback there (what a
+    per-frame conversion such as Blender 5.3's rotation_mode_convert(bake=True) writes):
+    Euler continuous through each frame's compatible Euler."""
+    scene = bpy.context.scene
+    quats = [mathutils.Quaternion(q) for q in played(obj, WHOLE)]
+    obj.animation_data_clear()
+    obj.rotation_mode = mode
+    previous = None
+    for frame, q in zip(WHOLE, quats):
+        if mode == 'QUATERNION':
+            if previous is not None and previous.dot(q) < 0.0:
+                q = -q
+            obj.rotation_quaternion = q
+            obj.keyframe_insert("rotation_quaternion", frame=frame)
+        else:
+            e = q.to_euler(mode, previous) if previous is not None else q.to_euler(mode)
+            obj.rotation_euler = e
+            obj.keyframe_insert("rotation_euler", frame=frame)
+            q = e
+        previous = q
+    scene.frame_set(1)
+
+
+def conversion_table() -> None:
+    print("\n2. Conversion: keys and largest error in deg at quarter frames against Blender's "
+          "playback before it")
+    print(f"{'case':>34} {'QuatBake keys':>14} {'error':>8} {'per-frame keys':>15} {'error':>8}")
+    for label, which, mode in CONVERSIONS:
+        row = []
+        for per_frame in (False, True):
+            obj = build(which)
+            before = played(obj, QUARTERS)
+            if per_frame:
+                _per_frame_conversion(obj, mode)
+            else:
+                bake.convert_objects([obj], mode, 0.01)
+            keys, _most = key_counts(obj)
+            row += [keys, error_deg(before, played(obj, QUARTERS)).max()]
+        print(f"{label + ' to ' + mode:>34} {row[0]:>14} {row[1]:>8.4f} {row[2]:>15} "
+              f"{row[3]:>8.4f}  {row[2] / row[0]:.1f}x fewer keys", flush=True)
+
+
 def main(argv: list[str]) -> int:
     smoke = "--smoke" in argv
     n_objects, n_frames, repeats = (5, 200, 1) if smoke else (100, 2_000, 3)
@@ -225,6 +281,7 @@ def main(argv: list[str]) -> int:
         at = argv.index("--size")
         n_objects, n_frames = int(argv[at + 1]), int(argv[at + 2])
     scenes_table()
+    conversion_table()
     time_table(n_objects, n_frames, repeats)
     return 0
 

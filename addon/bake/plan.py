@@ -156,13 +156,18 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         # A plain rotation bake (a rig's bones) whose keys the turns machinery interpolates
         # as plain interp.interpolate (no kept turn, no step, even timing): interpolated
         # later with every other bone keyed on the same frames (interpolate_pending).
-        pending = (fcurve_cache is not None and not fit and not bake_location and not into_delta
+        pending = (fcurve_cache is not None and not fit and not settings.keep_playback
+                   and not bake_location and not into_delta
                    and not delta_keyed and not settings.constant_speed
                    and plain_turns(keyed, settings)
                    and animdata.is_identity_delta(
                        animdata.delta_rotation_defaults(obj, out_mode), out_mode))
         quats = target = None
-        if not pending:
+        if settings.keep_playback:
+            # A rotation-mode conversion: what Blender plays now, in-betweens included.
+            quats = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
+            target = _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
+        elif not pending:
             quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking,
                                                  keyed.kinds, settings.turns, method, times,
                                                  settings.timing, blender)
@@ -200,7 +205,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     if values is not None:
         issues += _angle_warnings(obj, out_mode, target_path, values)
 
-    issues += turn_notes(obj, rot_frames, keyed, settings)
+    if not settings.keep_playback:     # a conversion turns as Blender plays the keys
+        issues += turn_notes(obj, rot_frames, keyed, settings)
     if into_delta:
         drop = delta_paths
     else:
@@ -509,7 +515,7 @@ def _fit_bezier(plans: list, settings: BakeSettings, tol: float) -> None:
             try:
                 bezier_keys.fit_many([_bezier_track(plan)], tol)
             except ValueError as exc:
-                raise BakeError([_fit_issue(plan, tol, exc)]) from None
+                raise BakeError([_fit_issue(plan, tol, exc, settings.keep_playback)]) from None
         raise
     for plan, keys in zip(plans, found):
         plan.bezier = keys
@@ -524,15 +530,17 @@ def _fit_bezier(plans: list, settings: BakeSettings, tol: float) -> None:
             plan.location_keep = keep
 
 
-def _fit_issue(plan, tol: float, exc: Exception) -> BakeIssue:
+def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> BakeIssue:
     who = animdata.subject(plan.obj)
     path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
     found = re.search(r"frame (-?[0-9.e+-]+)", str(exc))
     frame = float(found.group(1)) if found else None
     return BakeIssue(
         'ERROR', plan.obj.name, path, frame,
-        f"{who}: no Bezier keys play within the Key Tolerance of {tol:g} deg ({exc}). Raise Key Tolerance, or set Keys to "
-        "Linear; nothing was changed.", plan.obj.bone_name)
+        f"{who}: no Bezier keys play within the tolerance of {tol:g} deg ({exc}). "
+        + ("Raise the tolerance" if conversion else
+           "Raise Key Tolerance, or set Keys to Linear") + "; nothing was changed.",
+        plan.obj.bone_name)
 
 
 # Per-transform statistics notes of a tolerance bake: named for this many transforms,

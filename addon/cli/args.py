@@ -26,6 +26,9 @@ EXIT_BAD_INPUT = 2
 METHODS = ("lerp", "nlerp", "slerp", "squad")
 LOCATION_METHODS = ("keep", "linear", "catmull_rom")
 KEY_INTERPOLATIONS = ("linear", "bezier")
+# convert --to (addon/bake/settings.py CONVERT_MODES, lower case; spelled out here so that
+# usage errors never import the bake).
+CONVERT_MODES = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "QUATERNION", "AXIS_ANGLE", "AUTO")
 
 # First bytes of a .blend: plain, gzip (Blender < 3.0 compression) or zstd (3.0+).
 _BLEND_MAGICS = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
@@ -170,7 +173,8 @@ CLIPS_HELP = ("which actions of each object: 'active' (default: the active actio
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check}",
+    sub = parser.add_subparsers(dest="command",
+                                metavar="{demo,report,bake,convert,export-check}",
                                 parser_class=_Parser)
     sub.required = True
 
@@ -231,6 +235,25 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+
+    conv = sub.add_parser("convert", help="change the rotation mode, keeping what Blender "
+                          "plays now (in-betweens included) in few Bezier keys")
+    conv.add_argument("scene", metavar="SCENE.blend")
+    conv.add_argument("--to", required=True, type=str.lower, metavar="MODE",
+                      choices=[m.lower() for m in CONVERT_MODES],
+                      help="xyz, xzy, yxz, yzx, zxy, zyx, quaternion, axis_angle, or auto (the "
+                      "Euler order farthest from gimbal lock over the clip, named in a note)")
+    conv.add_argument("--output", required=True, metavar="OUT.blend")
+    conv.add_argument("--tolerance", type=_degrees, default=0.01, metavar="DEG",
+                      help="how far Blender's playback of the converted keys may be from what it "
+                      "plays now, at every quarter frame (default 0.01)")
+    conv.add_argument("--objects", type=_object_list, metavar="A,B",
+                      help="objects to convert (default: every object with rotation keys)")
+    conv.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
+                      help=BONES_HELP.format(verb="convert"))
+    conv.add_argument("--overwrite", action="store_true",
+                      help="allow --output to be the input file")
+    conv.add_argument("--quiet", action="store_true", help="no summary")
 
     check = sub.add_parser("export-check", help="export with Blender's glTF exporter and compare "
                            "what a glTF player plays with Blender, per object")

@@ -187,6 +187,13 @@ ZH_HANS = {
         "角度（度）：只保留 Blender 的播放（线性关键帧还包括 glTF 播放器的球面插值）保持在此误差内"
         "所需的关键帧；0 表示每个步长帧都保留关键帧",
     "Keys": "关键帧",
+    "Convert Rotation Mode": "转换旋转模式",
+    "Convert the selected objects' (or pose bones') rotation to another mode, keeping what "
+    "Blender plays now, in-betweens included, in few Bezier keys. Revert puts the original "
+    "keys back":
+        "将所选物体（或姿态骨骼）的旋转转换为另一种模式，保留 Blender 当前播放的运动（包括中间帧），"
+        "写成少量贝塞尔关键帧。“还原”可恢复原关键帧",
+    "Converted {}: {:d} keys per channel in all": "已转换 {}：共每通道 {:d} 个关键帧",
     "Camera Tolerance (px)": "相机容差（像素）",
     "Pixels of the rendered image: perspective cameras keep only the keys that move no "
     "pixel more than this (worked out from the lens, sensor fit and render size; with a "

@@ -171,3 +171,30 @@ def test_a_negative_pixel_tolerance_is_one_sentence(scene, tmp_path):
     assert done.returncode == 2
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--tolerance-px" in lines[0] and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- convert
+
+def test_convert_keeps_what_blender_plays_in_a_new_mode(scene, tmp_path):
+    times = np.arange(1.0, 121.125, 0.25)
+    before = _read(scene, times)
+    out = tmp_path / "converted.blend"
+    done = _run("convert", scene, "--to", "auto", "--output", out, "--objects", "Swing,QuatCam")
+    assert done.returncode == 0, done.stderr
+    assert "farthest from gimbal lock" in done.stdout
+    after = _read(out, times)
+    for name in ("Swing", "QuatCam"):
+        err = _angle_deg(before[name]["quats"], after[name]["quats"])
+        assert err.max() <= 0.01, (name, err.max())      # the default tolerance
+        frames = {tuple(f) for f, _ipo in after[name]["channels"]}
+        assert len(frames) == 1 and len(frames.pop()) <= 121 // 4
+    # Not named: left as it was.
+    assert before["EulerCam"]["channels"] == after["EulerCam"]["channels"]
+
+
+def test_convert_refuses_an_unknown_mode_in_one_sentence(scene, tmp_path):
+    done = _run("convert", scene, "--to", "sideways", "--output", tmp_path / "x.blend")
+    assert done.returncode == 2
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--to" in lines[0] and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.blend").exists()
