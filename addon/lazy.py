@@ -10,15 +10,16 @@ name (docs/api.md). A package sets ``__getattr__, __dir__ = lazy.forward(...)``
 import importlib
 
 
-def forward(package: str, module: str, names):
-    """(``__getattr__``, ``__dir__``) for ``package``: each of ``names`` from
-    ``package.module``, imported when one is first asked for."""
-    wanted = frozenset(names)
-    target = f"{package}.{module}"
+def forward(package: str, names_by_module: dict):
+    """(``__getattr__``, ``__dir__``) for ``package``: for each module named in
+    ``names_by_module``, its names from ``package.<module>``, imported when one is
+    first asked for."""
+    where = {name: module for module, names in names_by_module.items() for name in names}
 
     def __getattr__(name: str):
-        if name not in wanted:
+        if name not in where:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        target = f"{package}.{where[name]}"
         try:
             loaded = importlib.import_module(target)
         except AttributeError as exc:
@@ -30,6 +31,6 @@ def forward(package: str, module: str, names):
         return getattr(loaded, name)
 
     def __dir__() -> list:
-        return sorted(set(importlib.import_module(package).__dict__) | wanted)
+        return sorted(set(importlib.import_module(package).__dict__) | set(where))
 
     return __getattr__, __dir__

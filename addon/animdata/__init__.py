@@ -104,5 +104,6 @@ from .write import (  # noqa: F401
     new_action_for,
     new_fcurve,
     remove_action,
+    write_bezier_keys,
     write_keys,
 )

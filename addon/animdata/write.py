@@ -58,12 +58,29 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
 
 
 def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str) -> None:
-    """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, constant extrapolation)
-    into ``action``: carries an earlier bake of some bones into a new copy of the action."""
+    """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, or Bezier keys with
+    their handles and handle types; constant extrapolation) into ``action``: carries an
+    earlier bake of some bones into a new copy of the action."""
     make = fcurve_maker(action, slot_identifier)
+    bezier = enum_value("interpolation", 'BEZIER')
     for fc in fcurves:
-        keys = read_keyframe_arrays(fc, ("co",))["co"]
-        write_keys(make(fc.data_path, fc.array_index, group), keys[:, 0], keys[:, 1])
+        keys = read_keyframe_arrays(fc, ("co", "interpolation"))
+        new = make(fc.data_path, fc.array_index, group)
+        if not (keys["interpolation"] == bezier).any():
+            constant = keys["interpolation"] == enum_value("interpolation", 'CONSTANT')
+            write_keys(new, keys["co"][:, 0], keys["co"][:, 1],
+                       constant=constant if constant.any() else None)
+            continue
+        keys.update(read_keyframe_arrays(fc, ("handle_left", "handle_right",
+                                              "handle_left_type", "handle_right_type")))
+        items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+        names = {item.value: item.identifier for item in items}
+        # Copied as they are: Blender has aligned these handles already, and aligning
+        # again (fc.update) would move ALIGNED ones by a float32 step.
+        write_bezier_keys(new, keys["co"], keys["handle_left"], keys["handle_right"],
+                          keys["interpolation"],
+                          [names[int(v)] for v in keys["handle_left_type"]], update=False,
+                          handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
 
 
 def _sample(fc, frames) -> np.ndarray:
@@ -184,6 +201,63 @@ def write_keys(fc, frames, values, constant=None) -> None:
     # nothing to sort, merge or re-handle; Blender's own baker skips it for the
     # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).
     # It would cost ~40% of the whole write.
+
+
+_HANDLE_CODES: dict = {}
+
+
+def _handle_codes() -> dict:
+    """{handle type identifier: enum value} (the same for both sides)."""
+    if not _HANDLE_CODES:
+        items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+        _HANDLE_CODES.update({item.identifier: item.value for item in items})
+    return _HANDLE_CODES
+
+
+def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_type,
+                      update: bool = True, handle_right_type=None) -> None:
+    """Write Bezier keys with the handles given into an empty ``fc`` (issue 22).
+
+    co, handle_left, handle_right: (n, 2) (frame, value); interpolation (n,): enum
+    values (core.fcurve's CONSTANT 0 / LINEAR 1 / BEZIER 2, which are Blender's) or
+    identifiers; handle_type (n,): 'FREE', 'ALIGNED' ... both sides of each key.
+    Every number is written as it is (float32): no AUTO handle is left for Blender to
+    recompute. Extrapolation CONSTANT. Then ``fc.update()``, which sorts nothing (the
+    keys are sorted) and only re-aligns ALIGNED handles within float32 rounding, so the
+    curve is the one Blender keeps after any later update (an edit, undo).
+    ``update=False``: keys copied from a curve Blender has updated already;
+    ``handle_right_type``: the right sides' types when they differ from the left's.
+    """
+    co = np.asarray(co, dtype=np.float64).reshape(-1, 2)
+    n = co.shape[0]
+    kps = fc.keyframe_points
+    if len(kps):
+        raise ValueError(f"F-curve {channel_label(fc.data_path, fc.array_index)} is not empty.")
+    if fc.extrapolation != 'CONSTANT':
+        fc.extrapolation = 'CONSTANT'   # before the keys exist (see write_keys)
+    kps.add(n)
+    left = [str(t) for t in handle_type]
+    right = left if handle_right_type is None else [str(t) for t in handle_right_type]
+    if bpy.app.version >= (4, 0, 0):
+        codes = _handle_codes()
+        for name, types in (("handle_left_type", left), ("handle_right_type", right)):
+            kps.foreach_set(name, np.array([codes[t] for t in types], dtype=np.uint8))
+    else:
+        # Blender 3.4's foreach_set on the handle types is silently ignored (versions.py):
+        # one key at a time, before the handles are placed (the RNA update recalculates
+        # them).
+        for kp, a, b in zip(kps, left, right):
+            kp.handle_left_type = a
+            kp.handle_right_type = b
+    for name, arr in (("co", co), ("handle_left", handle_left), ("handle_right", handle_right)):
+        kps.foreach_set(name, np.asarray(arr, dtype=np.float32).reshape(-1))
+    ipo = np.asarray(interpolation)
+    if ipo.dtype.kind in "US":
+        names = {v: enum_value("interpolation", str(v)) for v in set(ipo.tolist())}
+        ipo = np.array([names[v] for v in ipo.tolist()])
+    kps.foreach_set("interpolation", ipo.astype(_IPO_DTYPE))
+    if update:
+        fc.update()
 
 
 def assign_action(obj, action, slot_identifier: str = "") -> None:

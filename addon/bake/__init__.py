@@ -8,6 +8,7 @@ and taken back by Revert.
 - ``turns``: the keyed turns of every transform, tracked together;
 - ``plan``: step 2, the keys interpolated with ``core`` and converted;
 - ``write``: step 3, the new actions written, undone on failure, reverted;
+- ``convert``: a rotation-mode conversion, a bake of Blender's own playback;
 - ``ops``, ``panel``, ``presets``: the operators, the Re-bake panel, the presets.
 
 The engine's public names are forwarded here (docs/api.md): ``bake.bake_objects``.
@@ -37,4 +38,7 @@ ENGINE_NAMES = (
     "revert_objects",
 )
 
-__getattr__, __dir__ = forward(__name__, "engine", ENGINE_NAMES)
+# The rotation-mode conversion, a bake that keeps Blender's playback.
+CONVERT_NAMES = ("CONVERT_MODES", "CONVERT_TOLERANCE_DEG", "convert_objects")
+
+__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "convert": CONVERT_NAMES})

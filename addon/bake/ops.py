@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 from bpy.app.translations import pgettext_tip
-from bpy.props import StringProperty
+from bpy.props import EnumProperty, FloatProperty, StringProperty
 from bpy.types import Operator
 
 from ..transform import selected_items, selected_objects, transforms_named  # first 2: public
@@ -137,6 +137,8 @@ class QUATBAKE_OT_bake(Operator):
     turns: _mirror("turns")
     timing: _mirror("timing")
     tolerance: _mirror("tolerance")
+    key_interpolation: _mirror("key_interpolation")
+    tolerance_px: _mirror("tolerance_px")
     # Not a scene setting: which action to bake is a per-call choice (scripts).
     clip: StringProperty(
         name="Clip", default="", options={'SKIP_SAVE'},
@@ -195,6 +197,8 @@ class QUATBAKE_OT_bake(Operator):
             turns=self.turns,
             timing=self.timing,
             tolerance_deg=self.tolerance,
+            key_interpolation=self.key_interpolation,
+            tolerance_px=self.tolerance_px,
             clip=self.clip,
         )
 
@@ -252,7 +256,11 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_bones_rig = rig
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
-        remember_last_bake(context.scene, result.frames_per_object)
+        # A tolerance bake is counted in keys (per channel), not frames baked.
+        thinned = self.tolerance > 0.0 or self.tolerance_px > 0.0
+        settings.last_keys_kind = self.key_interpolation if thinned else ""
+        remember_last_bake(context.scene, result.keys_per_object if thinned
+                           else result.frames_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
         from ..analyze import entries
         from ..ui import compare
@@ -273,6 +281,10 @@ class QUATBAKE_OT_bake(Operator):
             counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
                                                 self.tolerance))
+        elif self.tolerance_px > 0.0:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} px on cameras")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance_px))
         return {'FINISHED'}
 
 
@@ -314,5 +326,58 @@ class QUATBAKE_OT_revert(Operator):
         return {'FINISHED'}
 
 
-classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert)
+CONVERT_MODE_ITEMS = (
+    ('AUTO', "Auto (Euler)", "The Euler order that stays farthest from gimbal lock over the "
+     "clip (the bake's notes say which)"),
+    ('QUATERNION', "Quaternion", "Quaternion (WXYZ)"),
+    ('AXIS_ANGLE', "Axis Angle", "Axis Angle (W+XYZ)"),
+) + tuple((order, order + " Euler", f"Euler angles, {order} order")
+          for order in ('XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'))
+
+
+class QUATBAKE_OT_convert_rotation_mode(Operator):
+    """Convert the selected objects' (or pose bones') rotation to another mode, keeping
+    what Blender plays now, in-betweens included, in few Bezier keys. Revert puts the
+    original keys back"""
+
+    bl_idname = "quatbake.convert_rotation_mode"
+    bl_label = "Convert Rotation Mode"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    mode: EnumProperty(name="Mode", items=CONVERT_MODE_ITEMS, default='AUTO',
+                       description="The rotation mode to convert to")
+    tolerance: FloatProperty(
+        name="Tolerance", default=0.01, min=1e-4, soft_max=1.0, precision=3, step=1,
+        description="Degrees: Blender's playback of the converted keys stays this close to "
+        "what it plays now, at every quarter frame")
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return has_selection(cls, context)
+
+    def execute(self, context):
+        from .. import bake
+
+        progress = _Progress(getattr(context, "window_manager", None))
+        try:
+            result = bake.convert_objects(selected_items(context), self.mode, self.tolerance,
+                                          progress=progress)
+        except (bake.BakeError, ValueError) as err:
+            _report_issues(self, _error_issues(err), 'ERROR')
+            return {'CANCELLED'}
+        finally:
+            progress.end()
+        _report_issues(self, list(result.warnings), 'WARNING')
+        _report_issues(self, list(result.notes), 'INFO')
+        baked = transforms_named(result.objects)
+        from ..analyze import entries
+        from ..ui import compare
+
+        entries.refresh(context.scene, baked, compare.compare_method(context.scene.quatbake))
+        self.report({'INFO'}, rpt_("Converted {}: {:d} keys per channel in all").format(
+            transform_count(baked, rpt_), int(result.keys_written)))
+        return {'FINISHED'}
+
+
+classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert, QUATBAKE_OT_convert_rotation_mode)
 register, unregister = bpy.utils.register_classes_factory(classes)

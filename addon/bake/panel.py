@@ -73,6 +73,10 @@ def draw_more_settings(layout, data) -> None:
     sub.prop(data, "frame_end")
     col.prop(data, "frame_step")
     col.prop(data, "tolerance")
+    col.prop(data, "tolerance_px")
+    sub = col.row()
+    sub.active = data.tolerance > 0.0 or data.tolerance_px > 0.0   # what a tolerance writes
+    sub.prop(data, "key_interpolation")
 
 
 def draw_bake_settings(layout, data) -> None:
@@ -119,6 +123,9 @@ def last_bake_total(settings, translate=iface_) -> str:
     bones = settings.last_bones_baked
     count = count_phrase(max(settings.last_objects_baked - bones, 0), bones,
                          settings.last_bones_rig, translate)
+    if settings.last_keys_kind:
+        return translate("Total: {}, {:d} keys per channel").format(
+            count, settings.last_frames_written)
     return translate("Total: {}, {:d} frames").format(count, settings.last_frames_written)
 
 
@@ -153,7 +160,8 @@ class _RebakePanel:
         # Per object, then the total labelled as one (a 120-frame scene with
         # two objects wrote 240 frames: the old "Frames written: 240" misled).
         per_object = last_bake(context.scene)
-        parts = [iface_("{}: {:d} frames").format(name, frames)
+        each = "{}: {:d} keys" if settings.last_keys_kind else "{}: {:d} frames"
+        parts = [iface_(each).format(name, frames)
                  for name, frames in list(per_object.items())[:_LISTED_BAKED]]
         if len(per_object) > _LISTED_BAKED:
             parts.append("...")

@@ -5,11 +5,23 @@ figure; fewer keys within a tolerance. Reads Blender, changes nothing.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+import bpy
 import numpy as np
 
-from ...core import interp, keyreduce, path, quat, rotation, turn_interp
+from ...core import (
+    bezier_keys,
+    fcurve,
+    interp,
+    keyreduce,
+    path,
+    pixels,
+    quat,
+    rotation,
+    turn_interp,
+)
 from .. import animdata
 from .read import Reading, Source
 
@@ -24,6 +36,8 @@ from .settings import (
     BakeError,
     BakeIssue,
     BakeSettings,
+    bezier_fit,
+    path_samples,
 )
 from .turns import KeyedTurns, constant_keys, keyed_turns, plain_turns, turn_notes
 
@@ -48,14 +62,42 @@ class Plan:
     pending: tuple | None = None   # (key frames, key quats, method, reference): see below
     constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
     keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
+    # A Bezier tolerance bake (issue 22): the method's path at every sample (quarter
+    # frames and the baked frames): (times (m,), the written half's target
+    # orientation (m, 4), its channel values (m, c)); the key frames the fit must keep
+    # and the held (stepped) intervals; then the fitted keys, and the location keys kept.
+    dense: tuple | None = None
+    required_frames: np.ndarray | None = None
+    stepped_frames: np.ndarray | None = None    # (s, 2) start, end
+    bezier: "bezier_keys.BezierKeys | None" = None
+    location_keep: np.ndarray | None = None     # indices into frames (Bezier + location)
+    key_count_before: int = 0                    # the animator's keys per rotation channel
+    tolerance_deg: float = 0.0                   # set by reduce_keys (0: every key kept)
+    tolerance_px: float = 0.0                    # a camera's pixel tolerance, if any
+    pixels_per_radian: float | None = None       # a perspective camera's (core.pixels)
+    key_stats: dict | None = None                # measured after the write (write_owner)
 
     def written(self) -> tuple:
-        """(frames, rotation values, location values or None, constant mask or None) to write."""
+        """(frames, rotation values, location values or None, constant mask or None) to write.
+
+        For Bezier keys: their frames and values (the handles are in ``bezier``); the
+        location keys are ``location_written``."""
+        if self.bezier is not None:
+            return self.bezier.frames, self.bezier.values, None, None
         if self.keep is None:
             return self.frames, self.rotation_values, self.location_values, self.constant_keys
         loc = None if self.location_values is None else self.location_values[self.keep]
         const = None if self.constant_keys is None else self.constant_keys[self.keep]
         return self.frames[self.keep], self.rotation_values[self.keep], loc, const
+
+    def location_written(self) -> tuple:
+        """(frames, location values) of the location keys to write, or (frames, None)."""
+        if self.bezier is None:
+            frames, _rot, loc, _const = self.written()
+            return frames, loc
+        if self.location_values is None or self.location_keep is None:
+            return self.frames, self.location_values
+        return self.frames[self.location_keep], self.location_values[self.location_keep]
 
 
 def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSettings,
@@ -78,6 +120,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         issues.append(BakeIssue('ERROR', name, channel, frame, message, bone))
 
     method = settings.method.lower()
+    fit = bezier_fit(settings)
     try:
         if keyed is None:
             keyed = keyed_turns(r, settings)
@@ -85,15 +128,20 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             # A step jumps on its key's frame: that frame is baked whatever the Step.
             ends = rot_frames[1:][keyed.stepped]
             frames = np.union1d(frames, ends[(ends >= start) & (ends <= end)])
-        times = frames
+        # The method's path is computed at ``samples``: the baked frames, and for Bezier
+        # keys every quarter frame too (``at``: where the baked frames are among them).
+        samples = path_samples(frames, settings)
+        at = np.searchsorted(samples, frames)
+        times = samples
         location_values = None
         if bake_location:
             loc_method = settings.location_method.lower()
             if settings.constant_speed:
                 # One time map for both: each key orientation is reached where the
                 # object stands at that key, at whatever frame it now gets there.
-                times = path.constant_speed_times(loc_frames, loc_points, frames, loc_method)
-            location_values = path.interpolate_positions(loc_frames, loc_points, times, loc_method)
+                times = path.constant_speed_times(loc_frames, loc_points, samples, loc_method)
+            location_values = path.interpolate_positions(loc_frames, loc_points, times[at],
+                                                         loc_method)
             # What the other half (delta or regular location) plays after the bake.
             if loc_into_delta:
                 location_values = location_values - animdata.evaluate_location(
@@ -108,17 +156,22 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         # A plain rotation bake (a rig's bones) whose keys the turns machinery interpolates
         # as plain interp.interpolate (no kept turn, no step, even timing): interpolated
         # later with every other bone keyed on the same frames (interpolate_pending).
-        pending = (fcurve_cache is not None and not bake_location and not into_delta
+        pending = (fcurve_cache is not None and not fit and not settings.keep_playback
+                   and not bake_location and not into_delta
                    and not delta_keyed and not settings.constant_speed
                    and plain_turns(keyed, settings)
                    and animdata.is_identity_delta(
                        animdata.delta_rotation_defaults(obj, out_mode), out_mode))
         quats = target = None
-        if not pending:
+        if settings.keep_playback:
+            # A rotation-mode conversion: what Blender plays now, in-betweens included.
+            quats = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
+            target = _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
+        elif not pending:
             quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking,
                                                  keyed.kinds, settings.turns, method, times,
                                                  settings.timing, blender)
-            target = _target_quats(obj, quats, frames, into_delta, out_mode, fcurves)
+            target = _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
         reference = None
         if out_mode == src.mode:
             if into_delta:
@@ -131,6 +184,10 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                                                            fcurves, exact=True)[0]
         values = None if pending else rotation.quat_to_mode_values_continuous(
             target, out_mode, reference, GIMBAL_BAND)
+        dense = None
+        if fit:
+            dense = (samples, target, values)
+            quats, values = quats[at], values[at]
         # Blender's own playback at the baked frames, for the "largest difference"
         # figure, when the delta half makes the per-channel evaluation of
         # set_deviations insufficient (delta @ rotation).
@@ -148,7 +205,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     if values is not None:
         issues += _angle_warnings(obj, out_mode, target_path, values)
 
-    issues += turn_notes(obj, rot_frames, keyed, settings)
+    if not settings.keep_playback:     # a conversion turns as Blender plays the keys
+        issues += turn_notes(obj, rot_frames, keyed, settings)
     if into_delta:
         drop = delta_paths
     else:
@@ -162,6 +220,11 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  target_path=target_path, location_path=location_path, blender_quats=composed,
                  source_fcurves=rot_fcs)
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
+    plan.key_count_before = int(rot_frames.shape[0])
+    if dense is not None:
+        plan.dense = dense
+        plan.required_frames, plan.stepped_frames = _fixed_frames(
+            rot_frames, keyed.stepped, dense, settings)
     if pending:
         plan.pending = (rot_frames, key_quats, method, reference)
     return plan, issues
@@ -281,8 +344,6 @@ def _playback_of_one(plan, mode: str, known: dict | None) -> np.ndarray:
     try:
         return _blender_playback([plan], mode, known)[0]
     except ValueError as exc:
-        import re
-
         found = re.search(r"key (\d+)", str(exc))
         frame = float(plan.frames[int(found.group(1))]) if found and \
             int(found.group(1)) < plan.frames.size else None
@@ -327,10 +388,259 @@ def _step_keys(constant_keys) -> np.ndarray | None:
     return fixed
 
 
-def reduce_keys(plans: list, settings: BakeSettings) -> None:
-    """Set each plan's ``keep``: the fewest keys within the tolerance (all objects at once)."""
-    tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode, p.location_values,
-                              fixed=_step_keys(p.constant_keys)) for p in plans]
-    for plan, keep in zip(plans, keyreduce.select_keys_many(
-            tracks, settings.tolerance_deg, settings.location_tolerance)):
-        plan.keep = keep
+def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
+    """Set each plan's ``tolerance_deg`` (the degrees, or for a perspective camera with
+    ``tolerance_px`` the angle that moves no pixel more than that), then its ``keep``
+    (LINEAR keys, core.keyreduce) or ``bezier`` (Bezier keys, core.bezier_keys): the
+    fewest keys within it, the plans of one tolerance at once. Plans with no tolerance
+    (not cameras, with a pixel tolerance only) keep every key. Returns warnings; raises
+    BakeError (nothing written yet) naming the transform whose keys cannot be fitted."""
+    warnings: list[BakeIssue] = []
+    for plan in plans:
+        plan.tolerance_deg = _plan_tolerance(plan, settings, warnings)
+    groups: dict = {}
+    for plan in plans:
+        if plan.tolerance_deg > 0.0:
+            groups.setdefault((plan.tolerance_deg, plan.dense is None), []).append(plan)
+    for (tol, linear), group in groups.items():
+        if not linear:
+            _fit_bezier(group, settings, tol)
+            continue
+        tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode,
+                                  p.location_values, fixed=_step_keys(p.constant_keys))
+                  for p in group]
+        for plan, keep in zip(group, keyreduce.select_keys_many(
+                tracks, tol, settings.location_tolerance)):
+            plan.keep = keep
+    return warnings
+
+
+def _camera_frames(plan) -> list:
+    """core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
+    shift it has over the baked frames (the scene's render size), [] for anything else;
+    raises ValueError for a camera whose settings make no frame."""
+    obj = plan.obj
+    owner = getattr(obj, "owner", obj)
+    cam = getattr(owner, "data", None)
+    if getattr(obj, "bone_name", "") or owner.type != 'CAMERA' or cam is None:
+        return []
+    if cam.type != 'PERSP':
+        raise ValueError(f"it is {cam.type.lower()}, and a pixel tolerance needs a "
+                         "perspective camera")
+    render = bpy.context.scene.render
+    statics = {"lens": cam.lens, "shift_x": cam.shift_x, "shift_y": cam.shift_y}
+    columns = {}
+    for fc in animdata.object_fcurves(cam):
+        if fc.data_path in statics and fc.array_index == 0:
+            columns[fc.data_path] = np.fromiter(map(fc.evaluate, plan.frames.tolist()),
+                                                dtype=np.float64, count=plan.frames.size)
+    n = plan.frames.size if columns else 1
+    table = np.column_stack([columns.get(k, np.full(n, float(v))) for k, v in statics.items()])
+    return [pixels.camera_frame(lens, cam.sensor_width, cam.sensor_height, cam.sensor_fit,
+                                render.resolution_x, render.resolution_y,
+                                render.resolution_percentage, render.pixel_aspect_x,
+                                render.pixel_aspect_y, sx, sy)
+            for lens, sx, sy in np.unique(table, axis=0)]
+
+
+def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
+    """The angle (degrees) the plan's keys may miss the bake by; sets
+    ``plan.pixels_per_radian`` for a perspective camera (the report gives pixels)."""
+    tol = settings.tolerance_deg
+    try:
+        frames = _camera_frames(plan)
+    except ValueError as exc:
+        frames = []
+        if settings.tolerance_px > 0.0:
+            warnings.append(BakeIssue(
+                'WARNING', plan.obj.name, "", None,
+                f"{animdata.subject(plan.obj)}: no pixel tolerance ({exc}); "
+                + (f"baked within {tol:g} deg instead." if tol > 0.0 else
+                   "baked with a key on every step frame (give a Key Tolerance in degrees "
+                   "for it)."), plan.obj.bone_name))
+    if frames:
+        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames)
+        if settings.tolerance_px > 0.0:
+            by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
+            plan.tolerance_px = settings.tolerance_px
+            tol = min(tol, by_px) if tol > 0.0 else by_px
+    return tol
+
+
+# Within a stepped interval the method holds one orientation (turn_interp: Blender's
+# own playback, which holds when every channel is CONSTANT): held when no sample is
+# farther than this from the interval's first (radians; float64 noise is ~1e-15).
+_HELD_RAD = 1e-9
+
+
+def _fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
+    """(required key frames, (s, 2) held intervals) of a Bezier fit: the animator's key
+    frames inside the baked range (unless ``keep_key_frames`` is off), and the stepped
+    intervals the method holds, clipped to the range. A stepped interval the method does
+    not hold (CONSTANT keys on some channels only) is fitted like any other, its ends kept."""
+    samples, target, _values = dense
+    lo, hi = float(samples[0]), float(samples[-1])
+    inside = rot_frames[(rot_frames >= lo) & (rot_frames <= hi)]
+    required = inside if settings.keep_key_frames else np.zeros(0)
+    held = []
+    for i in np.flatnonzero(stepped):
+        a, b = max(float(rot_frames[i]), lo), min(float(rot_frames[i + 1]), hi)
+        if b <= a:
+            continue
+        ia, ib = np.searchsorted(samples, [a, b])
+        span = target[ia:ib + (1 if b == hi and rot_frames[i + 1] > hi else 0)]
+        if span.shape[0] and quat.angle_between(span, span[:1]).max() <= _HELD_RAD:
+            held.append((a, b))
+        else:
+            required = np.union1d(required, [a, b])
+    return np.asarray(required, dtype=np.float64), np.asarray(held, dtype=np.float64).reshape(-1, 2)
+
+
+def _bezier_track(plan) -> bezier_keys.Track:
+    samples, target, values = plan.dense
+    return bezier_keys.Track(samples, target, values, plan.out_mode, plan.required_frames,
+                             plan.stepped_frames)
+
+
+def _fit_bezier(plans: list, settings: BakeSettings, tol: float) -> None:
+    """Bezier keys within ``tol`` degrees for every plan (core.bezier_keys.fit_many: the
+    tracks of one rotation mode fitted together), and the location keys a LINEAR check
+    keeps (core.keyreduce with the rotation held: Bezier keys are fitted to rotation
+    channels only)."""
+    try:
+        found = bezier_keys.fit_many([_bezier_track(p) for p in plans], tol)
+    except ValueError:
+        # Find whose keys (each alone), and say so; nothing is written yet.
+        for plan in plans:
+            try:
+                bezier_keys.fit_many([_bezier_track(plan)], tol)
+            except ValueError as exc:
+                raise BakeError([_fit_issue(plan, tol, exc, settings.keep_playback)]) from None
+        raise
+    for plan, keys in zip(plans, found):
+        plan.bezier = keys
+    moving = [p for p in plans if p.location_values is not None]
+    if moving:
+        still = np.array([1.0, 0.0, 0.0, 0.0])
+        tracks = [keyreduce.Track(p.frames, np.broadcast_to(still, (p.frames.size, 4)),
+                                  np.broadcast_to(still, (p.frames.size, 4)), 'QUATERNION',
+                                  p.location_values) for p in moving]
+        for plan, keep in zip(moving, keyreduce.select_keys_many(
+                tracks, tol, settings.location_tolerance)):
+            plan.location_keep = keep
+
+
+def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> BakeIssue:
+    who = animdata.subject(plan.obj)
+    path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
+    found = re.search(r"frame (-?[0-9.e+-]+)", str(exc))
+    frame = float(found.group(1)) if found else None
+    return BakeIssue(
+        'ERROR', plan.obj.name, path, frame,
+        f"{who}: no Bezier keys play within the tolerance of {tol:g} deg ({exc}). "
+        + ("Raise the tolerance" if conversion else
+           "Raise Key Tolerance, or set Keys to Linear") + "; nothing was changed.",
+        plan.obj.bone_name)
+
+
+# Per-transform statistics notes of a tolerance bake: named for this many transforms,
+# then only the line over all of them.
+MAX_KEY_NOTES = 10
+
+
+def measure_written(plan, arrays: list) -> dict:
+    """How far Blender's playback of the rotation keys as written (``arrays``: per
+    channel, the F-curve's keyframe arrays read back after the write,
+    animdata.KEY_FIELDS) is from the bake, at every sample the bake promises: every
+    quarter frame for Bezier keys (the method's path), every baked frame for LINEAR
+    keys (the dense bake). Played as Blender does (core.fcurve per channel, then
+    normalised or composed); in the written half's own space, so a delta half that
+    composes with it changes no angle.
+
+    Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
+    "samples", "sampled": "quarter frames" | "frames", "keys_before" (the animator's
+    keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
+    and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
+    rendered frame moves (core.pixels), and "tolerance_px" when one was asked for.
+    """
+    tolerance_deg = plan.tolerance_deg
+    if plan.dense is not None:
+        times, target, _values = plan.dense
+        sampled, kind = "quarter frames", "BEZIER"
+    else:
+        times = plan.frames
+        values = plan.rotation_values
+        target = (quat.normalize(values, "baked quaternion channels")
+                  if plan.out_mode == 'QUATERNION' else rotation.mode_values_to_quat(
+                      values, plan.out_mode))
+        sampled, kind = "frames", "LINEAR"
+    curves = [(a["co"], a["handle_left"], a["handle_right"], a["interpolation"], 'CONSTANT')
+              for a in arrays]
+    played = fcurve.evaluate_many(curves, times)
+    if plan.out_mode == 'QUATERNION':
+        played = quat.normalize(played, "written quaternion channels")
+    else:
+        played = rotation.mode_values_to_quat(played, plan.out_mode)
+    err = np.degrees(quat.angle_between(played, target))
+    extra = {}
+    if plan.pixels_per_radian is not None:
+        per_deg = np.radians(plan.pixels_per_radian)
+        extra = {"max_px": float(err.max() * per_deg),
+                 "p99_px": float(np.percentile(err, 99.0) * per_deg)}
+        if plan.tolerance_px > 0.0:
+            extra["tolerance_px"] = float(plan.tolerance_px)
+    return {
+        "max_deg": float(err.max()), "p99_deg": float(np.percentile(err, 99.0)),
+        "within": float(np.mean(err <= tolerance_deg)), "samples": int(err.size),
+        "worst_frame": float(times[int(np.argmax(err))]), "sampled": sampled,
+        "keys_before": int(plan.key_count_before), "keys_dense": int(plan.frames.shape[0]),
+        "keys_written": int(arrays[0]["co"].shape[0]), "key_interpolation": kind,
+        "tolerance_deg": float(tolerance_deg), **extra,
+    }
+
+
+def _deg(value: float) -> str:
+    """An angle in degrees for a note: 4 decimals, or 2 digits below 0.0001."""
+    return f"{value:.4f}" if value >= 1e-4 or value == 0.0 else f"{value:.1e}"
+
+
+def _stats_sentence(stats: dict) -> str:
+    kind = "Bezier" if stats["key_interpolation"] == 'BEZIER' else "LINEAR"
+    px = "max_px" in stats
+    within = f"{stats['tolerance_deg']:.3g} deg"
+    if "tolerance_px" in stats:
+        within += f" ({stats['tolerance_px']:g} px)"
+    return (f"{stats['keys_written']} {kind} keys per channel (dense bake "
+            f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
+            f"at {stats['samples']} {stats['sampled']}: max {_deg(stats['max_deg'])} deg"
+            + (f" ({stats['max_px']:.3g} px)" if px else "")
+            + f", 99th percentile {_deg(stats['p99_deg'])} deg"
+            + (f" ({stats['p99_px']:.3g} px)" if px else "")
+            + f", {100.0 * stats['within']:.1f}% within {within}.")
+
+
+def key_notes(plans: list) -> list[BakeIssue]:
+    """INFO notes with the statistics of a tolerance bake (after the write: measured on
+    the keys as Blender stores them): one per transform for the first MAX_KEY_NOTES,
+    and one over all of them when there are several."""
+    measured = [p for p in plans if p.key_stats is not None]
+    out = [BakeIssue('INFO', p.obj.name, "", None,
+                     f"{animdata.subject(p.obj)}: {_stats_sentence(p.key_stats)}",
+                     p.obj.bone_name) for p in measured[:MAX_KEY_NOTES]]
+    if len(measured) > 1:
+        total = sum(p.key_stats["samples"] for p in measured)
+        within = sum(p.key_stats["within"] * p.key_stats["samples"] for p in measured) / total
+        written = sum(p.key_stats["keys_written"] for p in measured)
+        dense = sum(p.key_stats["keys_dense"] for p in measured)
+        before = sum(p.key_stats["keys_before"] for p in measured)
+        worst = max(p.key_stats["max_deg"] for p in measured)
+        p99 = max(p.key_stats["p99_deg"] for p in measured)
+        tolerances = {p.key_stats["tolerance_deg"] for p in measured}
+        of = f"{tolerances.pop():.3g} deg" if len(tolerances) == 1 else "their tolerance"
+        out.append(BakeIssue(
+            'INFO', "", "", None,
+            f"All {len(measured)} transforms: {written} keys per channel in all (dense bake "
+            f"{dense}, keyed before {before}); max {_deg(worst)} deg, worst 99th percentile "
+            f"{_deg(p99)} deg, {100.0 * within:.1f}% of {total} samples within {of}."))
+    return out
+

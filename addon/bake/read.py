@@ -17,7 +17,13 @@ import numpy as np
 from .. import animdata, keyed
 from ..animdata import turn_inputs
 from ..record import owner_record_of, record_of
-from .settings import LOCATION_FLOAT32_WARN, BakeIssue, BakeSettings
+from .settings import (
+    LOCATION_FLOAT32_WARN,
+    BakeIssue,
+    BakeSettings,
+    output_mode_for,
+    path_samples,
+)
 
 
 @dataclass
@@ -258,7 +264,8 @@ class Reading:
             defaults = (animdata.delta_rotation_defaults(self.obj, self.src.mode)
                         if self.into_delta else animdata.rotation_defaults(self.obj, self.src.mode))
             self.key_raw = animdata.evaluate_channels_exact(keyed_fcs, defaults, self.rot_frames)
-        extra = self.frames if settings.timing == 'KEYED' else None
+        # Timing: Keyed samples Blender's progress wherever the path is computed.
+        extra = path_samples(self.frames, settings) if settings.timing == 'KEYED' else None
         return turn_inputs.TrackRequest(self.obj, self.src.mode, self.fcurves, self.rot_frames,
                                         self.key_quats, self.key_raw, extra)
 
@@ -384,7 +391,12 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
     _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn)
-    out_mode = src.mode if settings.output_mode == 'KEEP' else 'QUATERNION'
+    out_mode, note = output_mode_for(obj, src.mode, fcurves, rot_fcs + delta_fcs, settings)
+    if note is not None:
+        issues.found.append(note)
+    if into_delta and out_mode not in animdata.DELTA_ROTATION_PATHS:
+        issues.refuse(f"{who}: only its delta rotation is keyed, and Blender has no delta "
+                      f"channels for {out_mode}; convert to another mode.", rot_path)
     out_path = animdata.ROTATION_PATHS[out_mode][0]
     target_path = animdata.DELTA_ROTATION_PATHS[out_mode][0] if into_delta else out_path
     delta_paths = {animdata.DELTA_ROTATION_PATHS[m][0] for m in (src.mode, out_mode)

@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...core import turns
+import numpy as np
+
+from ...core import rotation, turns
+from .. import animdata
 
 METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
 
@@ -21,10 +24,25 @@ LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')
 OUTPUT_MODES = ('KEEP', 'QUATERNION')
 
 
+# A rotation-mode conversion (issue 22, convert): any of Blender's modes, or AUTO (the
+# Euler order that stays farthest from gimbal lock over the clip).
+CONVERT_MODES = tuple(rotation.ROTATION_MODES) + ('AUTO',)
+
+
 TURNS = turns.TURN_SETTINGS          # 'AUTO' | 'SHORTEST' | 'KEYED' (core/turns.py)
 
 
 TIMINGS = turns.TIMING_SETTINGS      # 'EVEN' | 'KEYED'
+
+
+# What a tolerance bake writes (issue 22): BEZIER keys with handles (few, and an
+# animator can keep editing them), or LINEAR keys (what glTF engines play).
+KEY_INTERPOLATIONS = ('BEZIER', 'LINEAR')
+
+
+# A Bezier tolerance bake checks Blender's playback of its keys at every quarter
+# frame (motion blur's sub-frame samples), not only on whole frames.
+BEZIER_SAMPLES_PER_FRAME = 4
 
 
 BAKED_SUFFIX = ".quatbake"
@@ -64,6 +82,16 @@ class BakeSettings:
     tolerance_deg: float = 0.0       # > 0: keep only the keys both Blender (LINEAR) and a glTF
     #                                  player (slerp) need to stay this close (core.keyreduce)
     location_tolerance: float = 1e-4  # with tolerance_deg > 0: location error allowed, units
+    key_interpolation: str = 'LINEAR'   # with tolerance_deg > 0: 'LINEAR' (core.keyreduce) or
+    #                                     'BEZIER': few Bezier keys with handles, Blender's playback
+    #                                     within tolerance_deg at every quarter frame
+    #                                     (core.bezier_keys). The panel's default is 'BEZIER'.
+    keep_key_frames: bool = True     # Bezier: the animator's own key frames stay keys
+    keep_playback: bool = False      # True: the path is Blender's own playback of the keys
+    #                                  (a rotation-mode conversion), not the method's
+    tolerance_px: float = 0.0        # > 0: perspective cameras keep only the keys within this
+    #                                  many pixels of the rendered image (from the lens, sensor
+    #                                  fit and render size; the smaller with tolerance_deg)
     clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
@@ -108,19 +136,24 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
     if settings.location_method not in LOCATION_METHODS:
         err(f"Unknown location method {settings.location_method!r}: use one of "
             f"{', '.join(LOCATION_METHODS)}.")
-    if settings.output_mode not in OUTPUT_MODES:
-        err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or 'QUATERNION'.")
+    if settings.output_mode not in OUTPUT_MODES + CONVERT_MODES:
+        err(f"Unknown output mode {settings.output_mode!r}: use 'KEEP' or one of "
+            f"{', '.join(CONVERT_MODES)}.")
     if not _is_whole(settings.frame_step) or settings.frame_step < 1:
         err(f"Step must be a whole number of frames, 1 or more (got {settings.frame_step!r}).")
     if settings.turns not in TURNS:
         err(f"Unknown turns setting {settings.turns!r}: use one of {', '.join(TURNS)}.")
+    if settings.key_interpolation not in KEY_INTERPOLATIONS:
+        err(f"Unknown key interpolation {settings.key_interpolation!r}: use 'BEZIER' or "
+            "'LINEAR'.")
     if settings.timing not in TIMINGS:
         err(f"Unknown timing {settings.timing!r}: use one of {', '.join(TIMINGS)}.")
     if settings.constant_speed and settings.timing == 'KEYED':
         err("Timing: Keyed keeps the ease of the keys, Constant Speed retimes the move by "
             "arc length: they contradict each other. Turn one of them off.")
     for label, value in (("Key tolerance", settings.tolerance_deg),
-                         ("Location tolerance", settings.location_tolerance)):
+                         ("Location tolerance", settings.location_tolerance),
+                         ("Camera tolerance (pixels)", settings.tolerance_px)):
         if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
             err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
                 "every step frame.")
@@ -135,3 +168,62 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
             err(f"Frame range {int(rng[0])}..{int(rng[1])} is empty: the end frame must not be "
                 "before the start frame.")
     return issues
+
+
+def has_tolerance(settings: BakeSettings) -> bool:
+    """True when the bake keeps only the keys within a tolerance (degrees or pixels)."""
+    return settings.tolerance_deg > 0.0 or settings.tolerance_px > 0.0
+
+
+def bezier_fit(settings: BakeSettings) -> bool:
+    """True when the bake writes few Bezier keys within a tolerance."""
+    return has_tolerance(settings) and settings.key_interpolation == 'BEZIER'
+
+
+def path_samples(frames, settings: BakeSettings):
+    """The frames at which the bake computes the method's path: the baked ``frames``
+    (n,), and for a Bezier tolerance bake every quarter frame between the first and
+    the last as well (where Blender's playback of the keys is checked)."""
+    frames = np.asarray(frames, dtype=np.float64)
+    if not bezier_fit(settings) or frames.size < 2:
+        return frames
+    per = BEZIER_SAMPLES_PER_FRAME
+    grid = np.arange(np.ceil(frames[0] * per), np.floor(frames[-1] * per) + 1) / per
+    return np.union1d(frames, grid)
+
+
+def output_mode_for(obj, src_mode: str, fcurves, key_fcurves, settings: BakeSettings
+                    ) -> tuple[str, BakeIssue | None]:
+    """The rotation mode a transform is baked into, and for 'AUTO' a note saying which
+    Euler order was chosen: the one whose middle angle (the one at +-90 deg in gimbal
+    lock) stays smallest over Blender's playback of the keys, every quarter frame of the
+    keyed range (ties: the source's own order, then Blender's order of the list)."""
+    if settings.output_mode == 'KEEP':
+        return src_mode, None
+    if settings.output_mode != 'AUTO':
+        return settings.output_mode, None
+    frames = animdata.key_frames(key_fcurves)
+    if frames.size < 2:
+        return (src_mode if src_mode in rotation.EULER_ORDERS else 'XYZ'), None
+    samples = path_samples(frames[[0, -1]], BakeSettings(tolerance_deg=1.0,
+                                                         key_interpolation='BEZIER'))
+    try:
+        quats = animdata.evaluate_orientation(obj, samples, src_mode, fcurves)
+    except (animdata.ChannelError, ValueError):
+        return (src_mode if src_mode in rotation.EULER_ORDERS else 'XYZ'), None   # refused later
+    orders = sorted(rotation.EULER_ORDERS, key=lambda o: o != src_mode)
+    worst = {}
+    for order in orders:
+        angles = rotation.quat_to_euler(quats, order)
+        # |sin| of the middle angle: 1 in gimbal lock, for either of the two solutions.
+        middle = np.abs(np.sin(angles[:, "XYZ".index(order[1])])).max()
+        worst[order] = float(np.arcsin(min(middle, 1.0)))
+    best = min(orders, key=lambda o: worst[o])
+    note = BakeIssue(
+        'INFO', obj.name, "", None,
+        f"{animdata.subject(obj)}: converted to {best}, the Euler order farthest from gimbal "
+        f"lock over the clip (its middle angle reaches {np.degrees(worst[best]):.1f} deg; "
+        + ", ".join(f"{o} {np.degrees(worst[o]):.1f}" for o in rotation.EULER_ORDERS
+                    if o != best) + ").", getattr(obj, "bone_name", ""))
+    return best, note
+

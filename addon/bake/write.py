@@ -27,6 +27,7 @@ from ..record import (
     set_rotation_mode,
 )
 from ..transform import AnimatedTransform, bone_path_prefix
+from .plan import measure_written
 from .settings import BAKED_SUFFIX, BakeIssue
 
 
@@ -121,9 +122,26 @@ def _compose_action(owner, original, slot: str, current, drop: set, carry: list)
     return new
 
 
+def _measure(plan, fcurves: list) -> None:
+    """``plan.key_stats``: Blender's playback of the rotation keys as stored (read back
+    from ``fcurves``). Bezier keys promise the tolerance at every quarter frame: beyond
+    it, raise (the write is undone)."""
+    arrays = [animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS) for fc in fcurves]
+    plan.key_stats = measure_written(plan, arrays)
+    tolerance_deg = plan.tolerance_deg
+    worst = plan.key_stats["max_deg"]
+    if plan.bezier is not None and worst > tolerance_deg:
+        raise ValueError(
+            f"{animdata.subject(plan.obj)}: Blender's playback of the written Bezier keys is "
+            f"{worst:.4g} deg from the bake at frame "
+            f"{animdata.frame_label(plan.key_stats['worst_frame'])}, beyond the Key Tolerance "
+            f"of {tolerance_deg:g} deg")
+
+
 def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
     """Give ``owner`` one baked action holding every plan's channels (all of an armature's
-    bones live in one action). On failure put everything back, then raise."""
+    bones live in one action). The keys of a plan with a tolerance are measured
+    (``plan.key_stats``). On failure put everything back, then raise."""
     src = plans[0].source
     undo = WriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
                      get_record(owner), [_state(p.obj) for p in plans], src.action,
@@ -140,17 +158,26 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             prefix = plan.obj.path_prefix
             group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
             out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
-            frames, rotation_values, location_values, constant = plan.written()
+            frames, rotation_values, _location, constant = plan.written()
+            written = []
             for i in range(rotation_values.shape[1]):
                 fc = make(prefix + out_path, i, group)
-                if constant is None:
+                written.append(fc)
+                if plan.bezier is not None:
+                    co, left, right, ipo = plan.bezier.fcurve_arrays(i)
+                    animdata.write_bezier_keys(fc, co, left, right, ipo,
+                                               plan.bezier.handle_type)
+                elif constant is None:
                     animdata.write_keys(fc, frames, rotation_values[:, i])
                 else:
                     animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+            loc_frames, location_values = plan.location_written()
             if location_values is not None:
                 for i in range(3):
                     animdata.write_keys(make(prefix + plan.location_path, i, group),
-                                        frames, location_values[:, i])
+                                        loc_frames, location_values[:, i])
+            if plan.tolerance_deg > 0.0:
+                _measure(plan, written)
         animdata.assign_action(owner, new, src.slot)
         rec = owner.quatbake
         if not src.rebake:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Command line: ``python -m quatbake demo|report|bake|export-check|batch`` (with the bpy module).
+"""Command line: ``python -m quatbake demo|report|bake|convert|export-check|batch`` (with the
+bpy module).
 
 Also runs inside a Blender program:
 ``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
@@ -17,8 +18,8 @@ instant and never load Blender.
 - ``headless``: progress lines, quiet file descriptors, atomic saves;
 - ``scenes``: opening a file and finding what a command works on;
 - ``tables``: what the commands print;
-- one module per command: ``report``, ``bake``, ``export_check``, ``demo``, and
-  ``batch`` (many shots, one process each), whose every shot runs in ``shot``.
+- one module per command: ``report``, ``bake``, ``convert``, ``export_check``, ``demo``,
+  and ``batch`` (many shots, one process each), whose every shot runs in ``shot``.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import sys
 from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, build_parser, check_blend_file
 from .bake import run_bake
 from .batch import run_batch
+from .convert import run_convert
 from .demo import run_demo
 from .export_check import run_export_check
 from .headless import BadInput, Progress
@@ -46,7 +48,7 @@ __all__ = ["main", "COMMANDS", "EXIT_OK", "EXIT_FAIL_ABOVE", "EXIT_BAD_INPUT", "
            "rotation_keyed_objects"]
 
 COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
-            "export-check": run_export_check, "batch": run_batch}
+            "convert": run_convert, "export-check": run_export_check, "batch": run_batch}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,6 +27,10 @@ EXIT_SHOT_FAILED = 3      # batch: some shot could not be read or processed (the
 
 METHODS = ("lerp", "nlerp", "slerp", "squad")
 LOCATION_METHODS = ("keep", "linear", "catmull_rom")
+KEY_INTERPOLATIONS = ("linear", "bezier")
+# convert --to (addon/bake/settings.py CONVERT_MODES, lower case; spelled out here so that
+# usage errors never import the bake).
+CONVERT_MODES = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "QUATERNION", "AXIS_ANGLE", "AUTO")
 
 # First bytes of a .blend: plain, gzip (Blender < 3.0 compression) or zstd (3.0+).
 _BLEND_MAGICS = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
@@ -57,6 +61,16 @@ def _degrees(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
     if not (value >= 0.0 and value < float("inf")):
         raise argparse.ArgumentTypeError(f"{text!r} must be a finite angle >= 0 degrees")
+    return value
+
+
+def _pixels(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of pixels") from None
+    if not (value >= 0.0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number >= 0 pixels")
     return value
 
 
@@ -161,7 +175,8 @@ CLIPS_HELP = ("which actions of each object: 'active' (default: the active actio
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
                      "report for Blender animation (headless).")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,report,bake,export-check,batch}",
+    sub = parser.add_subparsers(dest="command",
+                                metavar="{demo,report,bake,convert,export-check,batch}",
                                 parser_class=_Parser)
     sub.required = True
 
@@ -206,12 +221,41 @@ def build_parser() -> argparse.ArgumentParser:
     _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
     bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
-                      help="keep only the keys needed for Blender's LINEAR playback and a glTF "
-                      "player's slerp to stay within DEG degrees of the bake (default 0: a key "
-                      "on every step frame)")
+                      help="keep only the keys needed for Blender's playback (and, with --keys "
+                      "linear, a glTF player's slerp) to stay within DEG degrees of the bake "
+                      "(default 0: a key on every step frame)")
+    bake.add_argument("--tolerance-px", type=_pixels, default=0.0, metavar="PX",
+                      help="for perspective cameras: keep only the keys that move no pixel of "
+                      "the rendered image more than PX (from the lens, sensor fit and render "
+                      "size; with --tolerance too, the smaller of the two). Other objects use "
+                      "--tolerance (default 0: every key)")
+    bake.add_argument("--keys", choices=KEY_INTERPOLATIONS, default=None,
+                      help="what --tolerance writes: linear (default here: LINEAR keys, what "
+                      "glTF engines play, as before) or bezier (few editable Bezier keys, "
+                      "Blender's playback within DEG at every quarter frame; the panel's "
+                      "default)")
     bake.add_argument("--overwrite", action="store_true",
                       help="allow --output to be the input file")
     bake.add_argument("--quiet", action="store_true", help="no progress or summary")
+
+    conv = sub.add_parser("convert", help="change the rotation mode, keeping what Blender "
+                          "plays now (in-betweens included) in few Bezier keys")
+    conv.add_argument("scene", metavar="SCENE.blend")
+    conv.add_argument("--to", required=True, type=str.lower, metavar="MODE",
+                      choices=[m.lower() for m in CONVERT_MODES],
+                      help="xyz, xzy, yxz, yzx, zxy, zyx, quaternion, axis_angle, or auto (the "
+                      "Euler order farthest from gimbal lock over the clip, named in a note)")
+    conv.add_argument("--output", required=True, metavar="OUT.blend")
+    conv.add_argument("--tolerance", type=_degrees, default=0.01, metavar="DEG",
+                      help="how far Blender's playback of the converted keys may be from what it "
+                      "plays now, at every quarter frame (default 0.01)")
+    conv.add_argument("--objects", type=_object_list, metavar="A,B",
+                      help="objects to convert (default: every object with rotation keys)")
+    conv.add_argument("--bones", type=_bone_list, action="append", metavar="RIG:A,B",
+                      help=BONES_HELP.format(verb="convert"))
+    conv.add_argument("--overwrite", action="store_true",
+                      help="allow --output to be the input file")
+    conv.add_argument("--quiet", action="store_true", help="no summary")
 
     check = sub.add_parser("export-check", help="export with Blender's glTF exporter and compare "
                            "what a glTF player plays with Blender, per object")

@@ -26,4 +26,4 @@ ENGINE_NAMES = (
     "exporter_seconds_per_frame",
     "check_objects",
 )
-__getattr__, __dir__ = forward(__name__, "engine", ENGINE_NAMES)
+__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES})

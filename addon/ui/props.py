@@ -60,6 +60,14 @@ TURNS_ITEMS = (
                         "whole turns and the long way included")),
 )
 
+KEY_INTERPOLATION_ITEMS = (
+    ('BEZIER', "Bezier (editable)", "Few Bezier keys with handles, on the same frames for "
+     "every rotation channel and on the animator's own key frames: Blender plays them within "
+     "Key Tolerance of the bake at every quarter frame, and they can still be edited"),
+    ('LINEAR', "Linear (what glTF engines play)", "LINEAR keys that both Blender and a glTF "
+     "player's slerp play within Key Tolerance of the bake at every frame"),
+)
+
 TIMING_ITEMS = (
     ('EVEN', "Even", "Constant angular speed within each key interval"),
     ('KEYED', "Keyed", ("Travel the method's path with the ease of the keys: as far along "
@@ -82,6 +90,8 @@ SETTING_NAMES = (
     "turns",
     "timing",
     "tolerance",
+    "key_interpolation",
+    "tolerance_px",
 )
 
 
@@ -183,9 +193,20 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
     tolerance: FloatProperty(
         name="Key Tolerance", default=0.0, min=0.0, soft_max=1.0, precision=3, step=1,
-        description="Degrees: keep only the keys Blender's LINEAR playback and a glTF "
-        "player's slerp need to stay this close to the bake (never more than 180 degrees "
-        "between keys); 0 keeps a key on every step frame",
+        description="Degrees: keep only the keys Blender's playback (and, for Linear keys, a "
+        "glTF player's slerp) needs to stay this close to the bake; 0 keeps a key on every "
+        "step frame",
+    )
+    tolerance_px: FloatProperty(
+        name="Camera Tolerance (px)", default=0.0, min=0.0, soft_max=4.0, precision=2, step=10,
+        description="Pixels of the rendered image: perspective cameras keep only the keys that "
+        "move no pixel more than this (worked out from the lens, sensor fit and render size; "
+        "with a Key Tolerance too, the smaller of the two); 0: Key Tolerance for cameras too",
+    )
+    key_interpolation: EnumProperty(
+        name="Keys", items=KEY_INTERPOLATION_ITEMS, default='BEZIER',
+        description="What a bake with a Key Tolerance writes: few editable Bezier keys, or "
+        "LINEAR keys for glTF engines",
     )
     use_frame_range: BoolProperty(
         name="Custom Range", default=False,
@@ -244,6 +265,11 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     last_frames_written: IntProperty(
         name="Frames Written", default=0, min=0,
         description="Frames the last bake wrote keys on, summed over the baked objects",
+    )
+    last_keys_kind: StringProperty(
+        name="Keys Written", default="",
+        description="'BEZIER' or 'LINEAR' when the last bake kept only the keys within a "
+        "Key Tolerance (the panel then counts keys), empty for a key on every step frame",
     )
     last_max_deviation_deg: FloatProperty(
         name="Largest Difference", default=0.0, min=0.0, precision=3,

@@ -182,11 +182,46 @@ ZH_HANS = {
     "Step": "步长",
     "Write a key every this many frames (1 = every frame)": "每隔这么多帧写入一个关键帧（1 = 每帧）",
     "Key Tolerance": "关键帧容差",
-    "Degrees: keep only the keys Blender's LINEAR playback and a glTF player's slerp need "
-    "to stay this close to the bake (never more than 180 degrees between keys); 0 keeps a "
-    "key on every step frame":
-        "角度（度）：只保留 Blender 的线性播放和 glTF 播放器的球面插值保持在此误差内所需的关键帧"
-        "（相邻关键帧之间从不超过 180 度）；0 表示每个步长帧都保留关键帧",
+    "Degrees: keep only the keys Blender's playback (and, for Linear keys, a glTF player's "
+    "slerp) needs to stay this close to the bake; 0 keeps a key on every step frame":
+        "角度（度）：只保留 Blender 的播放（线性关键帧还包括 glTF 播放器的球面插值）保持在此误差内"
+        "所需的关键帧；0 表示每个步长帧都保留关键帧",
+    "Keys": "关键帧",
+    "Convert Rotation Mode": "转换旋转模式",
+    "Convert the selected objects' (or pose bones') rotation to another mode, keeping what "
+    "Blender plays now, in-betweens included, in few Bezier keys. Revert puts the original "
+    "keys back":
+        "将所选物体（或姿态骨骼）的旋转转换为另一种模式，保留 Blender 当前播放的运动（包括中间帧），"
+        "写成少量贝塞尔关键帧。“还原”可恢复原关键帧",
+    "Converted {}: {:d} keys per channel in all": "已转换 {}：共每通道 {:d} 个关键帧",
+    "Camera Tolerance (px)": "相机容差（像素）",
+    "Pixels of the rendered image: perspective cameras keep only the keys that move no "
+    "pixel more than this (worked out from the lens, sensor fit and render size; with a "
+    "Key Tolerance too, the smaller of the two); 0: Key Tolerance for cameras too":
+        "渲染图像的像素：透视相机只保留使任何像素移动不超过此值的关键帧（由焦距、传感器适配和"
+        "渲染尺寸算出；同时设置关键帧容差时取两者中较小者）；0：相机也使用关键帧容差",
+    "Keys per channel: {:d} dense -> {:d} within {:g} px on cameras":
+        "每通道关键帧：密集 {:d} -> {:d}（相机容差 {:g} 像素）",
+    "What a bake with a Key Tolerance writes: few editable Bezier keys, or LINEAR keys for "
+    "glTF engines":
+        "带关键帧容差的烘焙写入什么：少量可编辑的贝塞尔关键帧，或供 glTF 引擎使用的线性关键帧",
+    "Bezier (editable)": "贝塞尔（可编辑）",
+    "Few Bezier keys with handles, on the same frames for every rotation channel and on "
+    "the animator's own key frames: Blender plays them within Key Tolerance of the bake at "
+    "every quarter frame, and they can still be edited":
+        "少量带控制柄的贝塞尔关键帧，所有旋转通道位于相同的帧上，并保留动画师自己的关键帧："
+        "Blender 在每个四分之一帧上的播放都在关键帧容差之内，而且仍可继续编辑",
+    "Linear (what glTF engines play)": "线性（glTF 引擎播放的方式）",
+    "LINEAR keys that both Blender and a glTF player's slerp play within Key Tolerance of "
+    "the bake at every frame":
+        "线性关键帧：Blender 与 glTF 播放器的球面插值在每一帧上都在关键帧容差之内",
+    "Keys Written": "写入的关键帧",
+    "'BEZIER' or 'LINEAR' when the last bake kept only the keys within a Key Tolerance "
+    "(the panel then counts keys), empty for a key on every step frame":
+        "上次烘焙只保留关键帧容差内所需关键帧时为 'BEZIER' 或 'LINEAR'（面板随即按关键帧计数），"
+        "每个步长帧都有关键帧时为空",
+    "{}: {:d} keys": "{}：{:d} 个关键帧",
+    "Total: {}, {:d} keys per channel": "总计：{}，每通道 {:d} 个关键帧",
     "Keys per channel: {:d} dense -> {:d} within {:g} deg":
         "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
     "Custom Range": "自定义范围",

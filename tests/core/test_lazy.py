@@ -16,7 +16,7 @@ def _package(tmp_path, engine_source: str, names=("good",)):
     (folder / "engine.py").write_text(engine_source)
     sys.path.insert(0, str(tmp_path))
     package = __import__(name)
-    package.__getattr__, package.__dir__ = forward(name, "engine", names)
+    package.__getattr__, package.__dir__ = forward(name, {"engine": names})
     return package
 
 

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``convert``: change the rotation mode of a file's objects and bones, keeping what
+Blender plays now in few Bezier keys, and save the result as a new .blend."""
+from __future__ import annotations
+
+import sys
+
+from .args import EXIT_OK, check_blend_file, check_output, same_file
+from .headless import BadInput, save_blend_copy
+from .scenes import load_blend, register_quatbake, resolve_targets
+
+
+def run_convert(args) -> int:
+    path = check_blend_file(args.scene)
+    out = check_output(args.output, "--output")
+    if same_file(path, out) and not args.overwrite:
+        raise BadInput(f"--output {args.output} is the input file; add --overwrite to replace it.")
+    if not args.tolerance > 0.0:
+        raise BadInput("convert --tolerance must be above 0 degrees: it is how far the "
+                       "converted keys may play from what Blender plays now.")
+    bpy = load_blend(path)
+    register_quatbake()
+    objects = resolve_targets(bpy, args)
+
+    from .. import bake
+    from ..transform import transforms_named
+    from ..ui.counts import transform_count
+
+    try:
+        result = bake.convert_objects(objects, args.to.upper(), args.tolerance)
+    except bake.BakeError as exc:
+        raise BadInput(str(exc)) from None
+    save_blend_copy(bpy, out)
+    if not args.quiet:
+        done = transform_count(transforms_named(result.objects))
+        print(f"Converted {done} to {args.to.upper()}: {result.keys_written} keys per channel "
+              f"within {args.tolerance:g} deg of Blender's playback -> {args.output}")
+        for issue in result.warnings:
+            print(f"warning: {issue.message}", file=sys.stderr)
+        for issue in result.notes:
+            print(f"note: {issue.message}")
+    return EXIT_OK

@@ -1,0 +1,290 @@
+"""A Bezier tolerance bake (issue 22) vs Blender's Graph Editor Decimate, same scenes, same run.
+
+    .venv/bin/python -m benchmarks.bench_bezier_bake [--smoke] [--size OBJECTS FRAMES]
+
+1. The issue's three scenes, keyed as an animator keys (``keyframe_insert``, 4
+   Bezier keys over 121 frames): an Euler camera whose Z is keyed
+   150 -> 170 -> -170 -> -150 deg (the wrap), a quaternion camera panning
+   0 -> 50 -> 100 -> 140 deg with its third key stored as -q, and a three-axis
+   Euler swing. Each is baked, on a fresh scene each time:
+
+   - by QuatBake with ``tolerance_deg`` 0.01 / 0.1 / 1 and Keys: Bezier, then Linear;
+   - densely by QuatBake (slerp, a key on every frame), then thinned by Blender's
+     own ``bpy.ops.graph.decimate(mode='ERROR', remove_error_margin=...)`` at
+     0.0002 / 0.002 / 0.02 (the issue's settings). Decimate needs a Graph Editor:
+     headless, the factory screen's largest area is switched to GRAPH_EDITOR and
+     the operator runs under ``bpy.context.temp_override`` (window, screen, area,
+     region) with every key selected.
+
+   Every result is played by Blender (``scene.frame_set`` with subframes, then
+   ``matrix_world``) at every quarter frame and at whole frames, and compared
+   with scipy's Slerp of the key orientations (the method's path). Keys: the key
+   frames of all rotation channels together (a pose in the Dope Sheet), and the
+   most any one channel has (Decimate thins each channel on its own).
+
+2. Conversion (bake.convert_objects, 0.01 deg) of the swing from XYZ to QUATERNION
+   and to ZXY and of the quaternion camera to XYZ, against a key on every frame of
+   the new mode (what Blender 5.3's rotation_mode_convert(bake=True) writes; 5.3 is not
+   installed beside bpy 5.0.1, so its per-frame keys are written here from Blender's
+   playback): keys, and the largest error at quarter frames against the playback
+   before.
+
+3. Time: OBJECTS x FRAMES (default 100 x 2,000: bench_bake's empties, XYZ Euler
+   keyed every 50 frames, uniform in +-3 rad per axis) baked with slerp, rotation
+   only: the dense bake, the Bezier tolerance bake at 0.01 deg (and how much of it
+   is the fit, ``core.bezier_keys.fit_many``) and the Linear tolerance bake; output
+   KEEP (Euler) and QUATERNION. The issue's goal: the Bezier bake at most 3x the
+   dense bake's time. Best of a few runs, process CPU time (a shared machine
+   inflates wall time).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import bpy
+import mathutils
+import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
+
+import quatbake
+from quatbake.addon import animdata, bake
+from quatbake.addon.bake import plan as bake_plan
+from quatbake.core import bezier_keys
+
+from .bench_bake import build_scene
+from .common import clock, since
+
+KEY_FRAMES = [1.0, 41.0, 81.0, 121.0]
+TOLERANCES = (0.01, 0.1, 1.0)
+DECIMATE_MARGINS = (0.0002, 0.002, 0.02)
+QUARTERS = np.arange(1.0, 121.125, 0.25)
+WHOLE = np.arange(1.0, 122.0)
+SCENES = ("Euler camera", "Quaternion camera", "3-axis swing")
+
+
+# ---------------------------------------------------------------- the issue's scenes
+
+def _fresh_screen_scene():
+    """Factory settings with their screen (Decimate needs an area), no objects."""
+    if hasattr(bpy.types.Scene, "quatbake"):
+        quatbake.unregister()
+    bpy.ops.wm.read_factory_settings(use_empty=False)
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    quatbake.register()
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 121
+
+
+def _keyed(name, mode, values, camera=True):
+    obj = bpy.data.objects.new(name, bpy.data.cameras.new(name) if camera else None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.rotation_mode = mode
+    path = "rotation_quaternion" if mode == 'QUATERNION' else "rotation_euler"
+    for frame, value in zip(KEY_FRAMES, values):
+        setattr(obj, path, value)
+        obj.keyframe_insert(path, frame=frame)
+    return obj
+
+
+def build(which: str):
+    _fresh_screen_scene()
+    rad = np.radians
+    if which == "Euler camera":
+        return _keyed("Cam", 'XYZ', rad([[80, 0, 150], [85, 0, 170], [85, 0, -170],
+                                         [80, 0, -150]]))
+    if which == "Quaternion camera":
+        pans = [mathutils.Euler((math.radians(90), 0, math.radians(d)), 'XYZ').to_quaternion()
+                for d in (0, 50, 100, 140)]
+        pans[2].negate()
+        return _keyed("Cam", 'QUATERNION', pans)
+    return _keyed("Swing", 'XYZ', rad([[0, 0, 0], [70, 40, 100], [-40, 75, 210],
+                                       [30, -35, 320]]), camera=False)
+
+
+def played(obj, times) -> np.ndarray:
+    scene = bpy.context.scene
+    out = np.empty((len(times), 4))
+    for i, t in enumerate(times):
+        whole = math.floor(t)
+        scene.frame_set(int(whole), subframe=float(t - whole))
+        q = obj.matrix_world.to_quaternion()
+        out[i] = (q.w, q.x, q.y, q.z)
+    return out
+
+
+def error_deg(a, b) -> np.ndarray:
+    ra = Rotation.from_quat(np.asarray(a)[:, [1, 2, 3, 0]])
+    rb = Rotation.from_quat(np.asarray(b)[:, [1, 2, 3, 0]])
+    return np.degrees((ra.inv() * rb).magnitude())
+
+
+def key_counts(obj) -> tuple[int, int]:
+    """(key frames of all rotation channels together, most keys on one channel)."""
+    fcs = [fc for fc in animdata.object_fcurves(obj) if fc.data_path.startswith("rotation")]
+    frames = [animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 0] for fc in fcs]
+    return int(np.unique(np.concatenate(frames)).size), max(f.size for f in frames)
+
+
+def decimate(obj, margin: float) -> None:
+    """Blender's Graph Editor Decimate (error mode) on every key of ``obj``, headless."""
+    window = bpy.context.window_manager.windows[0]
+    area = max(window.screen.areas, key=lambda a: a.width * a.height)
+    area.type = 'GRAPH_EDITOR'
+    region = next(r for r in area.regions if r.type == 'WINDOW')
+    for other in bpy.context.scene.objects:
+        other.select_set(other == obj)
+    bpy.context.view_layer.objects.active = obj
+    with bpy.context.temp_override(window=window, screen=window.screen, area=area,
+                                   region=region):
+        bpy.ops.graph.reveal()
+        bpy.ops.graph.select_all(action='SELECT')
+        result = bpy.ops.graph.decimate(mode='ERROR', remove_error_margin=margin)
+    if result != {'FINISHED'}:
+        raise RuntimeError(f"graph.decimate returned {result}")
+
+
+def scenes_table() -> None:
+    print("1. The issue's scenes (121 frames, 4 keys): keys (all channels / most on one), "
+          "largest error in deg at quarter frames and at whole frames, against scipy's "
+          "Slerp of the key orientations")
+    print(f"{'scene':>18} {'what':>28} {'keys':>5} {'1 ch.':>6} {'quarter':>9} {'whole':>9}")
+    for which in SCENES:
+        obj = build(which)
+        path = Slerp(KEY_FRAMES, Rotation.from_quat(played(obj, KEY_FRAMES)[:, [1, 2, 3, 0]]))
+        target_q = path(QUARTERS).as_quat()[:, [3, 0, 1, 2]]
+        target_w = path(WHOLE).as_quat()[:, [3, 0, 1, 2]]
+        runs = [(f"QuatBake Bezier {tol:g}", dict(tolerance_deg=tol, key_interpolation='BEZIER'),
+                 None) for tol in TOLERANCES]
+        runs += [(f"QuatBake Linear {tol:g}", dict(tolerance_deg=tol, key_interpolation='LINEAR'),
+                  None) for tol in TOLERANCES]
+        runs += [(f"dense + Decimate {m:g}", {}, m) for m in DECIMATE_MARGINS]
+        for label, extra, margin in runs:
+            obj = build(which)
+            bake.bake_objects([obj], bake.BakeSettings(method='SLERP', **extra))
+            if margin is not None:
+                decimate(obj, margin)
+            keys, most = key_counts(obj)
+            quarter = error_deg(played(obj, QUARTERS), target_q).max()
+            whole = error_deg(played(obj, WHOLE), target_w).max()
+            print(f"{which:>18} {label:>28} {keys:>5} {most:>6} {quarter:>9.4f} {whole:>9.4f}",
+                  flush=True)
+
+
+# ---------------------------------------------------------------- time
+
+def _timed_fit():
+    """Wrap core.bezier_keys.fit_many as the plan calls it, adding up its CPU time."""
+    spent = {"cpu": 0.0}
+    original = bezier_keys.fit_many
+
+    def fit_many(*args, **kwargs):
+        start = clock()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent["cpu"] += since(start)[0]
+
+    bake_plan.bezier_keys.fit_many = fit_many
+    return spent, original
+
+
+def _bake_time(n_objects, n_frames, settings, repeats):
+    """(best CPU s, its wall s, keys written, fit CPU s in that run)."""
+    best = None
+    for _ in range(repeats):
+        objects = build_scene(n_objects, n_frames, 0)
+        spent, original = _timed_fit()
+        try:
+            start = clock()
+            result = bake.bake_objects(objects, settings)
+            cpu, wall = since(start)
+        finally:
+            bake_plan.bezier_keys.fit_many = original
+        if best is None or cpu < best[0]:
+            best = (cpu, wall, result.keys_written, spent["cpu"])
+    return best
+
+
+def time_table(n_objects: int, n_frames: int, repeats: int) -> None:
+    print(f"\n3. Time: {n_objects} objects x {n_frames} frames (XYZ keys every 50 frames, "
+          f"+-3 rad), slerp, rotation only, tolerance 0.01 deg; best of {repeats}, CPU s")
+    print(f"{'output':>10} {'dense':>7} {'Bezier':>7} {'ratio':>6} {'fit':>6} {'fit/dense':>9} "
+          f"{'Linear':>7} {'ratio':>6} {'Bezier keys':>12} {'Linear keys':>12}")
+    for output in ('KEEP', 'QUATERNION'):
+        common = dict(method='SLERP', output_mode=output)
+        dense = _bake_time(n_objects, n_frames, bake.BakeSettings(**common), repeats)
+        bez = _bake_time(n_objects, n_frames, bake.BakeSettings(
+            tolerance_deg=0.01, key_interpolation='BEZIER', **common), repeats)
+        lin = _bake_time(n_objects, n_frames, bake.BakeSettings(
+            tolerance_deg=0.01, key_interpolation='LINEAR', **common), repeats)
+        print(f"{output:>10} {dense[0]:>7.2f} {bez[0]:>7.2f} {bez[0] / dense[0]:>5.2f}x "
+              f"{bez[3]:>6.2f} {bez[3] / dense[0]:>8.2f}x {lin[0]:>7.2f} {lin[0] / dense[0]:>5.2f}x "
+              f"{bez[2]:>12,} {lin[2]:>12,}", flush=True)
+
+
+# ---------------------------------------------------------------- conversion
+
+CONVERSIONS = (("Euler swing", "3-axis swing", 'QUATERNION'), ("Euler swing", "3-axis swing", 'ZXY'),
+               ("quaternion turn", "Quaternion camera", 'XYZ'))
+
+
+def _per_frame_conversion(obj, mode: str) -> None:
+    """A key on every frame of the new mode, from Blender's playback there (what a
+    per-frame conversion such as Blender 5.3's rotation_mode_convert(bake=True) writes):
+    Euler continuous through each frame's compatible Euler."""
+    scene = bpy.context.scene
+    quats = [mathutils.Quaternion(q) for q in played(obj, WHOLE)]
+    obj.animation_data_clear()
+    obj.rotation_mode = mode
+    previous = None
+    for frame, q in zip(WHOLE, quats):
+        if mode == 'QUATERNION':
+            if previous is not None and previous.dot(q) < 0.0:
+                q = -q
+            obj.rotation_quaternion = q
+            obj.keyframe_insert("rotation_quaternion", frame=frame)
+        else:
+            e = q.to_euler(mode, previous) if previous is not None else q.to_euler(mode)
+            obj.rotation_euler = e
+            obj.keyframe_insert("rotation_euler", frame=frame)
+            q = e
+        previous = q
+    scene.frame_set(1)
+
+
+def conversion_table() -> None:
+    print("\n2. Conversion: keys and largest error in deg at quarter frames against Blender's "
+          "playback before it")
+    print(f"{'case':>34} {'QuatBake keys':>14} {'error':>8} {'per-frame keys':>15} {'error':>8}")
+    for label, which, mode in CONVERSIONS:
+        row = []
+        for per_frame in (False, True):
+            obj = build(which)
+            before = played(obj, QUARTERS)
+            if per_frame:
+                _per_frame_conversion(obj, mode)
+            else:
+                bake.convert_objects([obj], mode, 0.01)
+            keys, _most = key_counts(obj)
+            row += [keys, error_deg(before, played(obj, QUARTERS)).max()]
+        print(f"{label + ' to ' + mode:>34} {row[0]:>14} {row[1]:>8.4f} {row[2]:>15} "
+              f"{row[3]:>8.4f}  {row[2] / row[0]:.1f}x fewer keys", flush=True)
+
+
+def main(argv: list[str]) -> int:
+    smoke = "--smoke" in argv
+    n_objects, n_frames, repeats = (5, 200, 1) if smoke else (100, 2_000, 3)
+    if "--size" in argv:
+        at = argv.index("--size")
+        n_objects, n_frames = int(argv[at + 1]), int(argv[at + 2])
+    scenes_table()
+    conversion_table()
+    time_table(n_objects, n_frames, repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

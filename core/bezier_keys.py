@@ -1,0 +1,796 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Few BEZIER keys, with their handles, that Blender plays within a tolerance of a bake.
+
+A dense bake has the method's orientation on every sample (quarter frames or
+finer, so motion blur's sub-frame samples are covered) and the channel values
+written for it. This module chooses key frames shared by every channel of the
+rotation (one pose is one key in the Dope Sheet) and, per channel, the key
+values and both handles, such that Blender's own playback - each channel a
+Bezier F-curve evaluated as :mod:`core.fcurve` does it, then the quaternion
+normalised or the Euler angles composed - is within the tolerance of the
+target orientation at EVERY sample. That is measured, not estimated: the keys
+are rounded to float32 (what Blender stores) and played by
+:func:`core.fcurve.evaluate_many` at every sample; the result is returned only
+when its worst sample is within ``tolerance - margin`` (:func:`margin_deg`).
+
+The curve between two keys a < b (D frames apart), per channel:
+
+- key values: the target's channel values there (a key is the exact pose);
+- handle directions: the target's own slope (value per frame) at the key, from
+  the dense values (a 5-sample polynomial, fourth order). At a key the
+  animator did not set, both handles take the two-sided slope: collinear,
+  ALIGNED, the curve is smooth there (drag one handle and the other follows).
+  At a required key (the animator's own keys, a stepped interval's ends) each
+  side takes its one-sided slope: FREE handles, because a slerp (like most
+  re-bakes) turns a corner at every key it interpolates, which an aligned
+  handle could only blur over several extra keys.
+- handle lengths: each side and channel its own, a fraction of D in
+  [LENGTH_MIN, LENGTH_MAX], fitted by least squares on FIT_SAMPLES samples of
+  the span (Gauss-Newton through Blender's time solve x(t) = frame), started
+  from the lengths that also match the target's second derivative at both
+  keys. With the directions fixed this is geometric Hermite interpolation,
+  sixth order in the span's length where 1/3 handles (a cubic Hermite curve)
+  are fourth: on three-axis Euler tracks a third of the keys 1/3 handles need
+  at 0.01 deg, half at 0.1 deg.
+- every number is written explicitly: AUTO / AUTO_CLAMPED handles would be
+  recomputed by Blender as soon as the curve is edited or updated, and would
+  no longer be the fit. ALIGNED handles are only re-aligned by Blender, and
+  they already are (fc.update() moves them by float32 rounding, ~1e-6).
+- a stepped interval (CONSTANT in the input) stays CONSTANT: its start key is
+  written CONSTANT, its end key is required, nothing is fitted inside.
+
+Choosing the keys (all spans of all tracks at once, whole-array numpy; no loop
+per sample or per key): between consecutive required keys, a greedy farthest
+reach - from the last key, the farthest whole frame whose span fits - all
+open spans tried together each round, each next try from an error model
+(``_Batch._next_try``: two to four tries a key). A try is checked on
+CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
+smoothly across it) against SEARCH_SHARE of the tolerance. Then the whole
+result, in float32, is played by core.fcurve at every sample; a span that
+fails there is split at the whole frame nearest its worst sample (both halves
+fitted and played again) until none fails. Where the method turns so fast that
+no keys on whole frames can follow it (Euler angles passing close to gimbal
+lock), the split goes on the worst sample itself, between frames (a span with
+no sample inside has nothing to miss, so this always ends); ``subframes=False``
+raises ToleranceUnreachable instead, as does a stepped interval that the input
+does not hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import fcurve, keyreduce, quat, rotation
+
+# Keys are stored as float32: the same margin as the LINEAR tolerance bake for
+# the rounding of key values (measured here anyway: the keys are rounded before
+# they are played), plus Blender's float32 arithmetic in its Bezier evaluation
+# (a cubic evaluated in float32: a few roundings of the value's size per
+# channel, up to four channels): ULPS float32 epsilons of the largest channel
+# value (radians or quaternion units), in degrees.
+FLOAT32_MARGIN_DEG = keyreduce.FLOAT32_MARGIN_DEG
+FLOAT32_ARITHMETIC_ULPS = 16
+_EPS32 = float(np.finfo(np.float32).eps)
+
+# Samples per candidate span: the handle lengths are fitted on FIT_SAMPLES of
+# them and the span is checked on CHECK_SAMPLES (evenly spread; all of them
+# when the span has fewer), against SEARCH_SHARE of the tolerance so that the
+# samples in between (checked at the end, all of them) stay within it.
+FIT_SAMPLES = 8
+CHECK_SAMPLES = 32
+CHECK_COARSE = 8
+SEARCH_SHARE = 0.95
+# The length model's exponent before two tries measure it (see _next_try):
+# geometric Hermite interpolation's error grows with the span's sixth power.
+SEARCH_POWER = 6.0
+
+# Gauss-Newton steps for the handle lengths, and their bounds (fractions of the
+# span): below 0.02 a handle has no direction left to speak of; above 0.95 the
+# time solve x(t) = frame loses its slope in the middle (0 at 1 and 1).
+FIT_ITERATIONS = 6
+LENGTH_MIN = 0.02
+LENGTH_MAX = 0.95
+_MAX_STEP = 0.25
+
+# Samples of the polynomial whose derivatives are a key's slope and bend (fewer
+# where the stretch to the next required key is shorter): fourth order in the
+# slope.
+DERIVATIVE_SAMPLES = 5
+
+# Rounds of the final check before giving up (each splits every failing span).
+MAX_FIX_ROUNDS = 50
+
+# Halley steps for the time curve in a span's check (from t = u: 1e-13 in four).
+CHECK_HALLEY = 4
+
+# A sample time within this many frames of a whole frame is on it.
+_WHOLE = 1e-6
+
+INTERPOLATIONS = ("CONSTANT", "LINEAR", "BEZIER")   # index = core.fcurve's enum value
+
+
+class ToleranceUnreachable(ValueError):
+    """No keys play within the tolerance: the method turns too far within one frame
+    (with subframes=False), or a stepped interval is not held in the input."""
+
+
+@dataclass(frozen=True)
+class Track:
+    """One dense bake of a rotation.
+
+    times (m,) increasing frames, quarter frames or finer (keys go on samples
+    at whole frames, or at a required frame); quats (m, 4) the target
+    orientation (w, x, y, z) the written channels must play (with a delta
+    rotation: the channels' own half, as in core.keyreduce's Blender check);
+    values (m, c) the channel values the bake writes there in ``mode``
+    ('QUATERNION' hemisphere-continuous, an Euler order continuous with no
+    +-360 wraps, 'AXIS_ANGLE'); required: frames that must be keys (the
+    animator's own keys: pass them all unless the user asks otherwise), each
+    one a sample time; stepped (s, 2): (start, end) frames of CONSTANT
+    intervals, both sample times (required keys; the start key is CONSTANT).
+    """
+
+    times: np.ndarray
+    quats: np.ndarray
+    values: np.ndarray
+    mode: str
+    required: np.ndarray | None = None
+    stepped: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class BezierKeys:
+    """Keys for every channel of one rotation, all on the same frames.
+
+    frames (k,); values (k, c); handle_left, handle_right (k, c, 2): (frame,
+    value) per key and channel (Keyframe.handle_left / handle_right);
+    interpolation (k,) 'BEZIER' or 'CONSTANT' (a stepped interval's start);
+    handle_type (k,) 'ALIGNED' or 'FREE' (Keyframe.handle_left_type and
+    handle_right_type, both sides the same); required (k,) bool. Every number
+    is a float32 value (what Blender stores) held as float64. max_error_deg:
+    the worst sample of Blender's playback of these keys against the target,
+    measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
+    most tolerance_deg - margin_deg.
+    """
+
+    mode: str
+    frames: np.ndarray
+    values: np.ndarray
+    handle_left: np.ndarray
+    handle_right: np.ndarray
+    interpolation: np.ndarray
+    handle_type: np.ndarray
+    required: np.ndarray
+    max_error_deg: float
+    tolerance_deg: float
+    margin_deg: float
+
+    def fcurve_arrays(self, channel: int):
+        """(co, handle_left, handle_right, interpolation) of one channel's F-curve:
+        (k, 2), (k, 2), (k, 2), (k,) core.fcurve enum values, as core.fcurve.evaluate
+        takes them (and foreach_set writes them)."""
+        co = np.column_stack((self.frames, self.values[:, channel]))
+        ipo = np.array([INTERPOLATIONS.index(s) for s in self.interpolation], dtype=np.int64)
+        return co, self.handle_left[:, channel].copy(), self.handle_right[:, channel].copy(), ipo
+
+
+def margin_deg(values) -> float:
+    """How far under the tolerance a track's keys must play (degrees): see
+    FLOAT32_MARGIN_DEG and FLOAT32_ARITHMETIC_ULPS."""
+    peak = float(np.abs(np.asarray(values, dtype=np.float64)).max(initial=1.0))
+    return FLOAT32_MARGIN_DEG + float(np.degrees(FLOAT32_ARITHMETIC_ULPS * _EPS32 * peak))
+
+
+def _as_track(track: Track) -> Track:
+    if track.mode not in rotation.ROTATION_MODES:
+        raise ValueError(f"Rotation mode {track.mode!r} is not one of Blender's modes "
+                         f"{', '.join(rotation.ROTATION_MODES)}.")
+    t = np.asarray(track.times, dtype=np.float64).reshape(-1)
+    q = quat.normalize(track.quats, "bezier_keys quats")
+    v = np.asarray(track.values, dtype=np.float64)
+    c = 3 if track.mode in rotation.EULER_ORDERS else 4
+    if q.shape != (t.size, 4) or v.shape != (t.size, c):
+        raise ValueError(
+            f"bezier_keys: {t.size} sample times need quats ({t.size}, 4) and {track.mode} "
+            f"values ({t.size}, {c}); got {q.shape} and {v.shape}.")
+    if t.size < 2 or not np.isfinite(t).all() or (np.diff(t) <= 0.0).any():
+        raise ValueError("bezier_keys: sample times must be finite and increasing, two or more.")
+    if not np.isfinite(v).all():
+        raise ValueError("bezier_keys: a channel value is NaN or infinite.")
+    return Track(t, q, v, track.mode, track.required, track.stepped)
+
+
+def _sample_index(t: np.ndarray, frames, what: str) -> np.ndarray:
+    frames = np.asarray(frames, dtype=np.float64).reshape(-1)
+    i = np.clip(np.searchsorted(t, frames), 0, t.size - 1)
+    j = np.maximum(i - 1, 0)
+    i = np.where(np.abs(t[j] - frames) < np.abs(t[i] - frames), j, i)
+    off = np.abs(t[i] - frames) > _WHOLE
+    if off.any():
+        raise ValueError(f"bezier_keys: {what} frame {frames[off][0]:g} is not a sample time.")
+    return i
+
+
+def _derivatives(t, v, point, lo, hi):
+    """(dv/dt, d2v/dt2), each (k, c), at samples ``point`` (k,): the polynomial
+    through the DERIVATIVE_SAMPLES samples nearest the point within [lo, hi]
+    (fewer if the stretch is shorter; one-sided when lo or hi is the point),
+    differentiated there. Evenly spaced stencils come in n shapes (where the
+    point sits), whose weights are solved once; any other, on its own."""
+    first = np.zeros((point.size, v.shape[1]))
+    second = np.zeros_like(first)
+    size = np.minimum(DERIVATIVE_SAMPLES, hi - lo + 1)
+    start = np.clip(point - size // 2, lo, hi - size + 1)
+    for n in np.unique(size):
+        rows = np.flatnonzero(size == n)
+        if n < 2:
+            continue
+        nodes = start[rows, None] + np.arange(n)
+        offsets = t[nodes] - t[point[rows]][:, None]              # (r, n)
+        h = (offsets[:, -1] - offsets[:, 0]) / (n - 1)
+        shape = offsets / h[:, None]
+        # Evenly spaced stencils differ only in where the point sits: n shapes.
+        even = (np.abs(shape - np.rint(shape)) < 1e-6).all(axis=1)
+        pos = point[rows] - start[rows]
+        kinds = np.concatenate((np.arange(n)[None, :] - np.arange(n)[:, None], shape[~even]))
+        which = np.where(even, pos, 0)
+        which[~even] = n + np.arange(int((~even).sum()))
+        # Taylor: v(o) = sum_m d_m o^m / m!; weights w with sum_j w_j o_j^m / m! = [m = k].
+        powers = np.arange(n)
+        factorial = np.cumprod(np.r_[1.0, np.arange(1.0, n)])
+        taylor = kinds[:, :, None] ** powers / factorial               # (kinds, n, m)
+        eye = np.zeros((kinds.shape[0], n, 2))
+        eye[:, 1, 0] = 1.0
+        if n > 2:
+            eye[:, 2, 1] = 1.0
+        weights = np.linalg.solve(np.swapaxes(taylor, 1, 2), eye)      # (kinds, n, 2)
+        w = weights[which]                                             # (r, n, 2)
+        vals = v[nodes]                                                # (r, n, c)
+        first[rows] = np.einsum("rn,rnc->rc", w[..., 0], vals) / h[:, None]
+        second[rows] = np.einsum("rn,rnc->rc", w[..., 1], vals) / (h * h)[:, None]
+    return first, second
+
+
+def _curvature_lengths(ya, yb, da, db, ka, kb):
+    """Handle lengths (al, be) of the span whose curve also matches the target's
+    second derivative at both keys (curvature: geometric Hermite interpolation):
+
+        ka al^2 + W be = A,  kb be^2 + W al = B,
+
+    A = 2/3 (D - da), B = 2/3 (db - D), W = 2/3 (db - da), D = yb - ya, slopes
+    da, db and second derivatives ka, kb in units of the span. Newton's method
+    from 1/3; where it does not land in (LENGTH_MIN, LENGTH_MAX), 1/3 (the fit
+    starts from there)."""
+    d = yb - ya
+    a_ = 2.0 / 3.0 * (d - da)
+    b_ = 2.0 / 3.0 * (db - d)
+    w = 2.0 / 3.0 * (db - da)
+    al = np.full(np.shape(d), 1.0 / 3.0)
+    be = al.copy()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(8):
+            f1 = ka * al * al + w * be - a_
+            f2 = kb * be * be + w * al - b_
+            j11, j22 = 2.0 * ka * al, 2.0 * kb * be
+            det = j11 * j22 - w * w
+            al = al - (j22 * f1 - w * f2) / det
+            be = be - (j11 * f2 - w * f1) / det
+        scale = np.abs(a_) + np.abs(b_) + np.abs(w)
+        res = np.abs(ka * al * al + w * be - a_) + np.abs(kb * be * be + w * al - b_)
+        good = ((al > LENGTH_MIN) & (al < LENGTH_MAX) & (be > LENGTH_MIN) & (be < LENGTH_MAX)
+                & (res <= 1e-6 * scale))
+    third = 1.0 / 3.0
+    return np.where(good, al, third), np.where(good, be, third)
+
+
+def _sum(p, q):
+    """Sum over the samples of p * q, each (s, n, c): (s, 1, c)."""
+    return np.einsum("snc,snc->sc", p, q)[:, None]
+
+
+def _spread(a, b, count):
+    """(s, count) sample indices evenly spread strictly inside (a, b) (repeats when
+    fewer), and (s,) whether the span has any sample inside."""
+    inside = b - a - 1
+    step = (np.arange(count) + 0.5) / count
+    idx = a[:, None] + 1 + np.floor(step[None, :] * np.maximum(inside, 1)[:, None]).astype(np.int64)
+    return np.minimum(idx, np.maximum(b - 1, a + 1)[:, None]), inside > 0
+
+
+def _bernstein(t):
+    s = 1.0 - t
+    return s * s * s, 3.0 * s * s * t, 3.0 * s * t * t, t * t * t
+
+
+def _time(u, al, be, t, steps):
+    """t with X(t) = u, X the time curve of handles at fractions al, be of the span
+    (x controls 0, al, 1 - be, 1; monotonic for fractions in (0, 1)): Halley's
+    method from ``t``, at most ``steps`` steps (from t = u every sample is within
+    1e-13 in four), fewer once every sample is within 1e-13."""
+    c1 = 3.0 * al
+    c2 = 3.0 * (1.0 - be - 2.0 * al)
+    c3 = 3.0 * (al + be) - 2.0
+    for _ in range(steps):
+        x = ((c3 * t + c2) * t + c1) * t - u
+        if np.abs(x).max(initial=0.0) < 1e-13:
+            break
+        dx = (3.0 * c3 * t + 2.0 * c2) * t + c1
+        ddx = 6.0 * c3 * t + 2.0 * c2
+        t = np.clip(t - 2.0 * x * dx / np.maximum(2.0 * dx * dx - x * ddx, 1e-12), 0.0, 1.0)
+    return t
+
+
+class _Batch:
+    """Tracks of one rotation mode, concatenated sample by sample.
+
+    Every track's first and last samples are keys, so the samples strictly
+    between two consecutive keys belong to one track.
+    """
+
+    def __init__(self, tracks: list[Track], mode: str, tolerance_deg: float,
+                 subframes: bool = True):
+        self.mode = mode
+        self.subframes = subframes
+        self.tracks = tracks
+        self.t = np.concatenate([tr.times for tr in tracks])
+        self.q = np.concatenate([tr.quats for tr in tracks])
+        self.v = np.concatenate([tr.values for tr in tracks])
+        sizes = np.array([tr.times.size for tr in tracks])
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        self.ends = self.starts + sizes - 1
+        self.track = np.repeat(np.arange(len(tracks)), sizes)
+        # One increasing time over all tracks: each shifted by whole frames (exact
+        # in float64, for float32 frames too) to start two frames after the last.
+        self.shift = np.zeros(len(tracks))
+        end = -np.inf
+        for i, tr in enumerate(tracks):
+            if i:
+                self.shift[i] = np.ceil(end + 2.0 - tr.times[0])
+            end = tr.times[-1] + self.shift[i]
+        self.global_t = self.t + self.shift[self.track]
+        n = self.t.size
+        self.margins = np.array([margin_deg(tr.values) for tr in tracks])
+        tol = np.radians(tolerance_deg - self.margins)
+        if (tol <= 0.0).any():
+            raise ValueError(f"Key tolerance {tolerance_deg!r} deg is below the float32 margin "
+                             f"{self.margins.max():.2g} deg of these channel values.")
+        self.cos_tol = np.cos(tol / 2.0)[self.track]   # |dot| of unit quaternions tol apart
+        self.cos_search = np.cos(SEARCH_SHARE * tol / 2.0)[self.track]
+        self.candidate = np.abs(self.t - np.rint(self.t)) <= _WHOLE
+        self.required = np.zeros(n, dtype=bool)
+        self.step_start = np.zeros(n, dtype=bool)    # the segment from here is CONSTANT
+        for tr, start, end in zip(tracks, self.starts, self.ends):
+            self.required[[start, end]] = True
+            if tr.required is not None and np.size(tr.required):
+                self.required[start + _sample_index(tr.times, tr.required, "required key")] = True
+            if tr.stepped is not None and np.size(tr.stepped):
+                steps = np.asarray(tr.stepped, dtype=np.float64).reshape(-1, 2)
+                a = start + _sample_index(tr.times, steps[:, 0], "stepped interval start")
+                b = start + _sample_index(tr.times, steps[:, 1], "stepped interval end")
+                if (b <= a).any():
+                    raise ValueError("bezier_keys: a stepped interval ends before it starts.")
+                self.required[a] = self.required[b] = True
+                self.step_start[a] = True
+        self.candidate |= self.required
+        self.cand = np.flatnonzero(self.candidate)
+        # Slopes leaving a key (into the span on its right) and arriving at it:
+        # one-sided at required keys, two-sided elsewhere, never across a
+        # required key (where the target may turn a corner). Computed for every
+        # candidate now, for a sub-frame key when it is added.
+        idx = np.arange(n)
+        self.prev_req = np.maximum.accumulate(np.where(self.required, idx, -1))
+        self.next_req = np.minimum.accumulate(np.where(self.required, idx, n)[::-1])[::-1]
+        self.slope_out = np.zeros_like(self.v)
+        self.slope_in = np.zeros_like(self.v)
+        self.bend_out = np.zeros_like(self.v)       # second derivatives, the same way
+        self.bend_in = np.zeros_like(self.v)
+        self.add_slopes(self.cand)
+
+    def add_slopes(self, c):
+        """Fill the target's slopes and bends (first and second derivatives) at samples
+        ``c``, leaving (out) and arriving (in)."""
+        n = self.t.size
+        req = self.required[c]
+        lo = np.where(req, self.prev_req[np.maximum(c - 1, 0)], self.prev_req[c])
+        hi = np.where(req, self.next_req[np.minimum(c + 1, n - 1)], self.next_req[c])
+        lo = np.where(c == self.starts[self.track[c]], c, np.maximum(lo, 0))
+        hi = np.where(c == self.ends[self.track[c]], c, np.minimum(hi, n - 1))
+        both, both2 = _derivatives(self.t, self.v, c[~req], lo[~req], hi[~req])
+        self.slope_out[c[~req]] = self.slope_in[c[~req]] = both
+        self.bend_out[c[~req]] = self.bend_in[c[~req]] = both2
+        r = c[req]
+        self.slope_out[r], self.bend_out[r] = _derivatives(self.t, self.v, r, r,
+                                                           np.maximum(hi[req], r))
+        self.slope_in[r], self.bend_in[r] = _derivatives(self.t, self.v, r,
+                                                         np.minimum(lo[req], r), r)
+
+    # ------------------------------------------------------------------ one span
+
+    def _span_data(self, a, b, idx):
+        d = self.t[b] - self.t[a]
+        u = (self.t[idx] - self.t[a][:, None]) / d[:, None]
+        ya, yb = self.v[a], self.v[b]
+        da = self.slope_out[a] * d[:, None]
+        db = self.slope_in[b] * d[:, None]
+        return u[:, :, None], ya[:, None], yb[:, None], da[:, None], db[:, None]
+
+    def fit(self, a, b):
+        """Handle lengths (al, be), each (s, c) fractions of the span, for spans a -> b."""
+        idx, has = _spread(a, b, FIT_SAMPLES)
+        u, ya, yb, da, db = self._span_data(a, b, idx)
+        z = self.v[idx]
+        shape = (a.size, 1, self.v.shape[1])
+        d2 = ((self.t[b] - self.t[a]) ** 2)[:, None]
+        al, be = _curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
+                                    self.bend_out[a] * d2, self.bend_in[b] * d2)
+        al, be = al[:, None], be[:, None]
+        best_al, best_be = al.copy(), be.copy()
+        best = np.full(shape, np.inf)
+        t = _time(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
+        for it in range(FIT_ITERATIONS):
+            if it:
+                t = _time(u, al, be, t, 1)
+            b0, b1, b2, b3 = _bernstein(t)
+            p1 = ya + al * da
+            p2 = yb - be * db
+            y = b0 * ya + b1 * p1 + b2 * p2 + b3 * yb
+            r = y - z
+            sse = _sum(r, r)
+            better = sse < best
+            best_al = np.where(better, al, best_al)
+            best_be = np.where(better, be, best_be)
+            best = np.where(better, sse, best)
+            if it == FIT_ITERATIONS - 1:
+                break
+            s = 1.0 - t
+            dy = 3.0 * (s * s * (p1 - ya) + 2.0 * t * s * (p2 - p1) + t * t * (yb - p2))
+            dx = 3.0 * (al * s * s + 2.0 * (1.0 - al - be) * t * s + be * t * t)
+            ratio = dy / np.maximum(dx, 1e-6)
+            ja = b1 * (da - ratio)
+            jb = b2 * (ratio - db)
+            a11, a12, a22 = _sum(ja, ja), _sum(ja, jb), _sum(jb, jb)
+            g1, g2 = _sum(ja, r), _sum(jb, r)
+            # Levenberg-Marquardt's damping, a little; a channel the lengths do not
+            # move (flat, or straight) keeps them.
+            a11 = a11 * (1.0 + 1e-6)
+            a22 = a22 * (1.0 + 1e-6)
+            det = a11 * a22 - a12 * a12
+            ok = det > 1e-300
+            det = np.where(ok, det, 1.0)
+            step_a = np.where(ok, np.clip(-(a22 * g1 - a12 * g2) / det, -_MAX_STEP, _MAX_STEP), 0.0)
+            step_b = np.where(ok, np.clip(-(a11 * g2 - a12 * g1) / det, -_MAX_STEP, _MAX_STEP), 0.0)
+            al = np.clip(al + step_a, LENGTH_MIN, LENGTH_MAX)
+            be = np.clip(be + step_b, LENGTH_MIN, LENGTH_MAX)
+        third = np.full_like(best_al, 1.0 / 3.0)
+        best_al = np.where(has[:, None, None], best_al, third)
+        best_be = np.where(has[:, None, None], best_be, third)
+        return best_al[:, 0], best_be[:, 0]
+
+    def _closeness(self, y, idx):
+        """|cos(error / 2)| of channel values y (..., c) against the target at idx (...)."""
+        target = self.q[idx]
+        if self.mode == "QUATERNION":
+            return np.abs(np.einsum("...i,...i->...", y, target)) / np.sqrt(
+                np.einsum("...i,...i->...", y, y))
+        return np.abs(np.einsum("...i,...i->...", rotation.mode_values_to_quat(y, self.mode),
+                                target))
+
+    def _span_closeness(self, a, b, al, be, count):
+        """(s,) smallest |cos(error / 2)| / cos(search / 2) over ``count`` samples
+        spread inside each span (1 or more passes)."""
+        idx, _ = _spread(a, b, count)
+        u, ya, yb, da, db = self._span_data(a, b, idx)
+        al, be = al[:, None], be[:, None]
+        t = _time(u, al, be, np.broadcast_to(u, idx.shape + al.shape[-1:]), CHECK_HALLEY)
+        b0, b1, b2, b3 = _bernstein(t)
+        y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb
+        close = self._closeness(y, idx) / self.cos_search[idx]
+        return close.min(axis=1)
+
+    def check(self, a, b, al, be):
+        """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
+        are within the search tolerance, and their worst error as a share of it
+        (from the coarse samples alone where those already fail): CHECK_COARSE
+        samples first, CHECK_SAMPLES more where those pass."""
+        close = self._span_closeness(a, b, al, be, CHECK_COARSE)
+        fine = np.flatnonzero(close >= 1.0)
+        if fine.size:
+            close[fine] = np.minimum(close[fine], self._span_closeness(
+                a[fine], b[fine], al[fine], be[fine], CHECK_SAMPLES))
+        # cos(e / 2) against cos(s / 2) -> e / s, for the length model:
+        # 1 - cos(x / 2) ~ x^2 / 8.
+        cos_s = self.cos_search[a]
+        err = np.sqrt(np.maximum(1.0 - close * cos_s, 0.0) / np.maximum(1.0 - cos_s, 1e-300))
+        return close >= 1.0, err
+
+    # ------------------------------------------------------------------ key choice
+
+    def search(self):
+        """Greedy farthest reach between consecutive required keys, all stretches at
+        once: from the last key, the farthest candidate whose span passes the check.
+        The tries for one key follow an error model (_next_try), two to four tries
+        a key on most motion. Returns the spans (a, b, al, be) found, in no
+        particular order."""
+        req = np.flatnonzero(self.required)
+        ga, gb = req[:-1], req[1:]
+        keep = (self.track[ga] == self.track[gb]) & ~self.step_start[ga]
+        ga, gb = ga[keep], gb[keep]
+        ordinal = np.searchsorted(self.cand, np.arange(self.t.size))
+        cur = ordinal[ga]
+        end = ordinal[gb]
+        lo = cur.copy()                       # farthest ordinal known to pass from cur
+        hi = end + 1                          # nearest ordinal known not to
+        # The last two tries since the key at cur: ordinal and error (share of
+        # the search tolerance); none yet: ordinal cur.
+        last1, last2 = cur.copy(), cur.copy()
+        err1, err2 = np.zeros(ga.size), np.zeros(ga.size)
+        probe = end.copy()                    # the first try: the whole stretch
+        channels = self.v.shape[1]
+        best_al = np.full((ga.size, channels), 1.0 / 3.0)
+        best_be = best_al.copy()
+        spans = []
+        frame = self.global_t[self.cand]      # increasing over all tracks
+        active = np.flatnonzero(cur < end)
+        while active.size:
+            c, pr = cur[active], probe[active]
+            a, b = self.cand[c], self.cand[pr]
+            al, be = self.fit(a, b)
+            ok, err = self.check(a, b, al, be)
+            lo[active] = np.where(ok, pr, lo[active])
+            hi[active] = np.where(ok, hi[active], pr)
+            last1[active], err1[active] = last2[active], err2[active]
+            last2[active], err2[active] = pr, err
+            # The span of the last try is kept when it passed, and when even a
+            # one-candidate span does not (the final check splits it further).
+            take = ok | (pr == c + 1)
+            best_al[active] = np.where(take[:, None], al, best_al[active])
+            best_be[active] = np.where(take[:, None], be, best_be[active])
+            stuck = ~ok & (pr == c + 1)
+            lo[active[stuck]] = c[stuck] + 1
+            closed = hi[active] - lo[active] <= 1
+            done, g = active[closed], active[~closed]
+            if done.size:
+                spans.append((self.cand[cur[done]], self.cand[lo[done]], best_al[done],
+                              best_be[done]))
+                reach = frame[lo[done]] - frame[cur[done]]
+                cur[done] = lo[done]
+                lo[done] = cur[done]
+                hi[done] = end[done] + 1
+                last1[done] = last2[done] = cur[done]
+                # Next: as far as the last span reached (all the rest when that
+                # is nearly all of it).
+                rest = frame[end[done]] - frame[cur[done]]
+                far = np.where(rest <= 1.25 * reach, frame[end[done]], frame[cur[done]] + reach)
+                probe[done] = np.clip(np.searchsorted(frame, far - 1e-9), cur[done] + 1,
+                                      end[done])
+            if g.size:
+                probe[g] = self._next_try(frame, cur[g], lo[g], hi[g], end[g], last1[g],
+                                          err1[g], last2[g], err2[g])
+            active = np.flatnonzero(cur < end)
+        if not spans:
+            empty = np.zeros((0, channels))
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty
+        return tuple(np.concatenate(parts) for parts in zip(*spans))
+
+    @staticmethod
+    def _next_try(frame, cur, lo, hi, end, last1, err1, last2, err2):
+        """The next candidate ordinal to try, strictly between lo and hi.
+
+        The error model: e ~ length^p, p from the last two tries (a secant in
+        log-log; SEARCH_POWER after only one), solved for e = 1 (the search
+        tolerance). The try is the candidate at or under that length when the
+        last try failed, the one above it when it passed, kept an eighth of the
+        bracket (one candidate at least) away from its known ends, so the
+        bracket shrinks by an eighth at worst when the model is poor.
+        """
+        x0 = frame[cur]
+        len1 = frame[last1] - x0
+        len2 = frame[last2] - x0
+        two = (last1 > cur) & (last1 != last2)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            g1 = np.log(np.maximum(err1, 1e-9))
+            g2 = np.log(np.maximum(err2, 1e-9))
+            p = (g2 - g1) / (np.log(len2) - np.log(len1))
+            p = np.where(two & np.isfinite(p), np.clip(p, 1.0, 12.0), SEARCH_POWER)
+            guess = len2 * np.exp(-g2 / p)
+        guess = np.where(np.isfinite(guess), guess, frame[end] - x0)
+        at_or_under = np.searchsorted(frame, x0 + guess + 1e-9, side="right") - 1
+        failed = last2 == hi
+        nxt = np.where(failed, at_or_under, at_or_under + 1)
+        width = hi - lo
+        known = hi <= end
+        margin = np.where(known, np.maximum(1, width // 8), 1)
+        nxt = np.clip(nxt, lo + margin, hi - margin)
+        return np.clip(nxt, lo + 1, np.minimum(hi - 1, end))
+
+    # ------------------------------------------------------------------ Blender's playback
+
+    def curves(self, keys, al, be):
+        """float32 key frames, values, handles (per channel), interpolation and FREE
+        flags for sorted ``keys``, with (k - 1, c) handle lengths of each span
+        (unused where the span is CONSTANT or between two tracks)."""
+        k = keys.size
+        x = self.t[keys]
+        y = self.v[keys]
+        fitted = np.zeros(k, dtype=bool)     # the span leaving key i is a fitted Bezier
+        fitted[:-1] = (self.track[keys[:-1]] == self.track[keys[1:]]) & ~self.step_start[keys[:-1]]
+        d = np.zeros(k)
+        d[:-1] = x[1:] - x[:-1]
+        so, si = self.slope_out[keys], self.slope_in[keys]
+        right_len = np.zeros_like(y)          # frames
+        left_len = np.zeros_like(y)
+        right_len[:-1] = al * d[:-1, None]
+        left_len[1:] = be * d[:-1, None]
+        left_fit = np.zeros(k, dtype=bool)
+        left_fit[1:] = fitted[:-1]
+        hrx, hry = x[:, None] + right_len, y + so * right_len
+        hlx, hly = x[:, None] - left_len, y - si * left_len
+        # A side with no fitted span mirrors the other one (ALIGNED); with none
+        # at all, flat handles a third of a frame long.
+        only_left = left_fit & ~fitted
+        only_right = fitted & ~left_fit
+        neither = ~fitted & ~left_fit
+        hrx = np.where(only_left[:, None], 2.0 * x[:, None] - hlx, hrx)
+        hry = np.where(only_left[:, None], 2.0 * y - hly, hry)
+        hlx = np.where(only_right[:, None], 2.0 * x[:, None] - hrx, hlx)
+        hly = np.where(only_right[:, None], 2.0 * y - hry, hly)
+        hlx = np.where(neither[:, None], x[:, None] - 1.0 / 3.0, hlx)
+        hrx = np.where(neither[:, None], x[:, None] + 1.0 / 3.0, hrx)
+        hly = np.where(neither[:, None], y, hly)
+        hry = np.where(neither[:, None], y, hry)
+
+        def f32(a):
+            return np.asarray(a, dtype=np.float32).astype(np.float64)
+
+        ipo = np.where(self.step_start[keys], fcurve.CONSTANT, fcurve.BEZIER)
+        free = fitted & left_fit & (so != si).any(axis=1)
+        return f32(x), f32(y), f32(hlx), f32(hly), f32(hrx), f32(hry), ipo, free
+
+    def play(self, keys, arrays, samples=None):
+        """Closeness |cos(error / 2)| at ``samples`` (default: every sample) of
+        Blender's playback of the float32 keys: core.fcurve.evaluate_many, all
+        tracks in one F-curve per channel, each track shifted by whole frames to
+        frames of its own (a CONSTANT segment, with no sample in it, between two
+        tracks)."""
+        if samples is None:
+            samples = np.arange(self.t.size)
+        x, y, hlx, hly, hrx, hry, ipo, _ = arrays
+        shift = self.shift
+        ks = shift[self.track[keys]]
+        last = np.zeros(keys.size, dtype=bool)
+        last[np.searchsorted(keys, self.ends)] = True
+        ipo = np.where(last, fcurve.CONSTANT, ipo)
+        curves = [(np.column_stack((x + ks, y[:, c])), np.column_stack((hlx[:, c] + ks, hly[:, c])),
+                   np.column_stack((hrx[:, c] + ks, hry[:, c])), ipo, "CONSTANT")
+                  for c in range(y.shape[1])]
+        played = fcurve.evaluate_many(curves, self.global_t[samples])
+        return self._closeness(played, samples)
+
+    def accept(self, a, b, al, be):
+        """Keys and handles that Blender plays within the tolerance at every sample:
+        the searched spans, split where the full check fails."""
+        channels = self.v.shape[1]
+        close = np.empty(self.t.size)
+        samples = None                      # every sample first, then the new spans'
+        for _ in range(MAX_FIX_ROUNDS):
+            is_key = self.required.copy()
+            is_key[a] = is_key[b] = True
+            keys = np.flatnonzero(is_key)
+            span_al = np.full((keys.size - 1, channels), 1.0 / 3.0)
+            span_be = span_al.copy()
+            pos = np.searchsorted(keys, a)
+            span_al[pos], span_be[pos] = al, be
+            arrays = self.curves(keys, span_al, span_be)
+            if samples is None:
+                close = self.play(keys, arrays)
+            else:
+                close[samples] = self.play(keys, arrays, samples)
+            bad = close < self.cos_tol
+            if not bad.any():
+                return keys, arrays, close
+            # Failing spans (by their left key) and their worst sample.
+            seg = np.searchsorted(keys, np.flatnonzero(bad), side="right") - 1
+            worst_close = np.full(keys.size, np.inf)
+            np.minimum.at(worst_close, seg, close[bad])
+            spans = np.unique(seg)
+            worst = np.zeros(keys.size, dtype=np.int64)
+            bad_idx = np.flatnonzero(bad)
+            at_worst = close[bad_idx] == worst_close[seg]
+            worst[seg[at_worst]] = bad_idx[at_worst]
+            fa, fb, fw = keys[spans], keys[np.minimum(spans + 1, keys.size - 1)], worst[spans]
+            if (fa == fb).any() or bad[keys].any():
+                i = keys[bad[keys]][0] if bad[keys].any() else fa[fa == fb][0]
+                raise ToleranceUnreachable(
+                    f"The key at frame {self.t[i]:g} misses the target beyond the tolerance "
+                    "once stored as float32.")
+            if self.step_start[fa].any():
+                j = np.flatnonzero(self.step_start[fa])[0]
+                raise ToleranceUnreachable(
+                    f"The stepped interval from frame {self.t[fa[j]]:g} to {self.t[fb[j]]:g} "
+                    "is not held in the input: the target moves inside it.")
+            # The whole frame nearest the worst sample, strictly inside.
+            ordinal = np.searchsorted(self.cand, fw)
+            right = self.cand[np.minimum(ordinal, self.cand.size - 1)]
+            left = self.cand[np.maximum(ordinal - 1, 0)]
+            pick = np.where(np.abs(self.t[right] - self.t[fw]) <= np.abs(self.t[left] - self.t[fw]),
+                            right, left)
+            pick = np.where((pick > fa) & (pick < fb), pick, np.where(pick <= fa, right, left))
+            inside = (pick > fa) & (pick < fb)
+            if not inside.all():
+                # No whole frame inside: a key on the worst sample itself (a span
+                # with no sample inside has nothing to miss, so this ends).
+                if not self.subframes:
+                    j = np.flatnonzero(~inside)[0]
+                    raise ToleranceUnreachable(
+                        f"No Bezier keys on whole frames play within the tolerance from frame "
+                        f"{self.t[fa[j]]:g} to {self.t[fb[j]]:g}: the method turns too far "
+                        "within one frame.")
+                pick = np.where(inside, pick, fw)
+                self.add_slopes(fw[~inside])
+            # Replace each failing span by its two halves, fitted on their own.
+            keep = ~np.isin(a, fa)
+            na = np.concatenate((fa, pick))
+            nb = np.concatenate((pick, fb))
+            nal, nbe = self.fit(na, nb)
+            a = np.concatenate((a[keep], na))
+            b = np.concatenate((b[keep], nb))
+            al = np.concatenate((al[keep], nal))
+            be = np.concatenate((be[keep], nbe))
+            # Spans are independent (each depends on its own two keys only): only
+            # the new ones need playing again.
+            count = fb - fa + 1
+            first = np.cumsum(count) - count
+            samples = np.repeat(fa - first, count) + np.arange(int(count.sum()))
+        raise ToleranceUnreachable("bezier_keys: the final check did not converge.")
+
+    def results(self, tolerance_deg, keys, arrays, close):
+        x, y, hlx, hly, hrx, hry, ipo, free = arrays
+        err = 2.0 * np.arccos(np.minimum(close, 1.0))
+        out = []
+        for i, (start, end) in enumerate(zip(self.starts, self.ends)):
+            m = (keys >= start) & (keys <= end)
+            out.append(BezierKeys(
+                mode=self.mode,
+                frames=x[m].copy(),
+                values=y[m].copy(),
+                handle_left=np.stack((hlx[m], hly[m]), axis=-1),
+                handle_right=np.stack((hrx[m], hry[m]), axis=-1),
+                interpolation=np.array([INTERPOLATIONS[j] for j in ipo[m]]),
+                handle_type=np.where(free[m], "FREE", "ALIGNED"),
+                required=self.required[keys[m]].copy(),
+                max_error_deg=float(np.degrees(err[start:end + 1].max())),
+                tolerance_deg=float(tolerance_deg),
+                margin_deg=float(self.margins[i]),
+            ))
+        return out
+
+
+def fit_many(tracks, tolerance_deg: float, subframes: bool = True) -> list[BezierKeys]:
+    """BezierKeys for each Track (see the module docstring); the tracks of one
+    rotation mode are fitted together. tolerance_deg: the largest angle (degrees)
+    by which Blender's playback may miss the target at any sample. subframes:
+    where no keys on whole frames can (the method turns too far within a frame),
+    keys on the samples in between; False raises ToleranceUnreachable instead."""
+    if not tolerance_deg > 0.0 or not np.isfinite(tolerance_deg):
+        raise ValueError(f"Key tolerance {tolerance_deg!r} deg must be a finite angle above 0.")
+    checked = [_as_track(tr) for tr in tracks]
+    out: list = [None] * len(checked)
+    modes: dict[str, list[int]] = {}
+    for i, tr in enumerate(checked):
+        modes.setdefault(tr.mode, []).append(i)
+    for mode, members in modes.items():
+        batch = _Batch([checked[i] for i in members], mode, tolerance_deg, subframes)
+        keys, arrays, close = batch.accept(*batch.search())
+        for i, res in zip(members, batch.results(tolerance_deg, keys, arrays, close)):
+            out[i] = res
+    return out
+
+
+def fit(times, quats, values, mode: str, tolerance_deg: float, required=None,
+        stepped=None, subframes: bool = True) -> BezierKeys:
+    """Few BEZIER keys for one dense bake (see Track for the arguments, fit_many
+    for subframes and the module docstring for what is guaranteed)."""
+    return fit_many([Track(times, quats, values, mode, required, stepped)], tolerance_deg,
+                    subframes)[0]

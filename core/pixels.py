@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""How far a camera's rotation moves its rendered image, in pixels (issue 22).
+
+A perspective camera (Blender's: looking down its -Z axis, X right, Y up) with
+focal length ``lens`` (mm) images the point of the sensor plane (x, y) mm from
+the centre along the direction d = (x, y, -lens). Turning the camera by a
+small rotation vector w (radians, camera axes) turns every direction by -w x d,
+which moves its image point by
+
+    dx = dd_x + x dd_z / lens,   dy = dd_y + y dd_z / lens,   dd = -w x d,
+
+a linear map M(x, y) of w (2 x 3, mm per radian). In pixels (mm per pixel
+across and up) and at worst over the frame and over the axis of the turn,
+one radian moves some pixel of the image by the largest singular value of
+M_px over the frame: :func:`pixels_per_radian`. So a turn of at most
+``px / pixels_per_radian`` radians moves no pixel of the frame more than
+``px`` pixels (to first order in the angle: the second order is below 1e-6
+of it at the angles a pixel tolerance gives).
+
+The frame on the sensor follows Blender (BKE_camera_sensor_fit,
+BKE_camera_params_compute_viewplane): the render size (resolution times its
+percentage, times the pixel aspect) decides a fit of 'AUTO' (the wider side
+spans the sensor width); 'HORIZONTAL' spans the sensor width across, 'VERTICAL'
+the sensor height up; the other side follows the image's aspect; the lens
+shift moves the frame by shift times the fitted side. At the centre of an
+unshifted frame one pixel is ``atan(pixel / lens)``: 0.0215 deg for a 50 mm
+lens on a 36 mm sensor at 1920 px (:func:`centre_degrees_per_pixel`); nearer
+the edges of the frame a turn moves the image more (by ``1 + (x / lens)^2``
+for a pan), so the bound over the whole frame is a little tighter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SENSOR_FITS = ("AUTO", "HORIZONTAL", "VERTICAL")
+
+# Points per side of the frame where the flow is evaluated (its largest value is at
+# a corner or an edge: it grows with |x| and |y|; the grid includes them).
+_GRID = 9
+
+
+@dataclass(frozen=True)
+class CameraFrame:
+    """A perspective camera's rendered frame: lens (mm), the frame's size on the
+    sensor (mm), its centre's offset from the optical axis (mm, the lens shift),
+    and the render size in pixels."""
+
+    lens: float
+    width_mm: float
+    height_mm: float
+    shift_x_mm: float
+    shift_y_mm: float
+    width_px: float
+    height_px: float
+
+
+def camera_frame(lens, sensor_width, sensor_height, sensor_fit, resolution_x, resolution_y,
+                 percentage=100.0, pixel_aspect_x=1.0, pixel_aspect_y=1.0, shift_x=0.0,
+                 shift_y=0.0) -> CameraFrame:
+    """The CameraFrame of Blender's camera and render settings (mm, pixels, the
+    resolution percentage in percent). Raises ValueError naming a bad value."""
+    values = dict(lens=lens, sensor_width=sensor_width, sensor_height=sensor_height,
+                  resolution_x=resolution_x, resolution_y=resolution_y, percentage=percentage,
+                  pixel_aspect_x=pixel_aspect_x, pixel_aspect_y=pixel_aspect_y)
+    for name, value in values.items():
+        if not (np.isfinite(value) and value > 0.0):
+            raise ValueError(f"The camera's {name} is {value!r}; it must be above 0.")
+    if not (np.isfinite(shift_x) and np.isfinite(shift_y)):
+        raise ValueError("The camera's lens shift is not a finite number.")
+    if sensor_fit not in SENSOR_FITS:
+        raise ValueError(f"Sensor fit {sensor_fit!r} is not one of {', '.join(SENSOR_FITS)}.")
+    width_px = resolution_x * percentage / 100.0
+    height_px = resolution_y * percentage / 100.0
+    size_x = width_px * pixel_aspect_x          # the image's proportions
+    size_y = height_px * pixel_aspect_y
+    fit = sensor_fit
+    if fit == "AUTO":
+        fit = "HORIZONTAL" if size_x >= size_y else "VERTICAL"
+    # BKE_camera_sensor_size: the sensor height only for a VERTICAL fit chosen by the
+    # user; AUTO spans the sensor width over the wider side, whichever it is.
+    size = sensor_height if sensor_fit == "VERTICAL" else sensor_width
+    if fit == "HORIZONTAL":
+        width, height = size, size * size_y / size_x
+    else:
+        width, height = size * size_x / size_y, size
+    return CameraFrame(float(lens), float(width), float(height), float(shift_x * size),
+                       float(shift_y * size), float(width_px), float(height_px))
+
+
+def flow(frame: CameraFrame, x, y) -> np.ndarray:
+    """(..., 2, 3): pixels moved per radian of camera turn about each camera axis, at
+    sensor points (x, y) mm from the optical axis (the linear map M_px above)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    f = frame.lens
+    d = np.stack(np.broadcast_arrays(x, y, np.full_like(x, -f)), axis=-1)    # (..., 3)
+    axes = np.eye(3)
+    dd = -np.cross(axes, d[..., None, :])                                      # (..., 3 w, 3)
+    dx = dd[..., 0] + x[..., None] * dd[..., 2] / f
+    dy = dd[..., 1] + y[..., None] * dd[..., 2] / f
+    per_px = np.array([frame.width_px / frame.width_mm, frame.height_px / frame.height_mm])
+    return np.stack((dx, dy), axis=-2) * per_px[:, None]
+
+
+def pixels_per_radian(frame: CameraFrame) -> float:
+    """The most any pixel of the frame moves (pixels) per radian of camera turn,
+    over every axis of the turn."""
+    u = np.linspace(-0.5, 0.5, _GRID)
+    x = frame.shift_x_mm + u[:, None] * frame.width_mm
+    y = frame.shift_y_mm + u[None, :] * frame.height_mm
+    m = flow(frame, *np.broadcast_arrays(x, y))
+    return float(np.linalg.svd(m, compute_uv=False)[..., 0].max())
+
+
+def tolerance_degrees(frame: CameraFrame, pixels: float) -> float:
+    """The largest camera turn (degrees) that moves no pixel of the frame more than
+    ``pixels``."""
+    if not (np.isfinite(pixels) and pixels > 0.0):
+        raise ValueError(f"A pixel tolerance must be a finite number above 0 (got {pixels!r}).")
+    return float(np.degrees(pixels / pixels_per_radian(frame)))
+
+
+def centre_degrees_per_pixel(frame: CameraFrame) -> float:
+    """The angle (degrees) one pixel at the centre of an unshifted frame spans across."""
+    return float(np.degrees(np.arctan(frame.width_mm / frame.width_px / frame.lens)))

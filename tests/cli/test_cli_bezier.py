@@ -1,0 +1,200 @@
+"""`python -m quatbake bake --tolerance DEG --keys bezier` (issue 22) as a pipeline runs
+it: a subprocess on a saved .blend holding the issue's three scenes, the baked file
+played by a fresh Blender process at every quarter frame and compared with scipy's
+Slerp of the key orientations."""
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation, Slerp
+
+pytestmark = pytest.mark.bpy
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+KEY_FRAMES = [1.0, 41.0, 81.0, 121.0]
+NAMES = ("EulerCam", "QuatCam", "Swing")
+
+# The issue's scenes, keyed as an animator keys (keyframe_insert, Bezier keys).
+_BUILD = """
+import math, sys, bpy, mathutils
+bpy.ops.wm.read_factory_settings(use_empty=True)
+scene = bpy.context.scene
+scene.frame_start, scene.frame_end = 1, 121
+frames = [1, 41, 81, 121]
+
+def keyed(name, mode, values, camera=True):
+    obj = bpy.data.objects.new(name, bpy.data.cameras.new(name) if camera else None)
+    scene.collection.objects.link(obj)
+    obj.rotation_mode = mode
+    path = "rotation_quaternion" if mode == 'QUATERNION' else "rotation_euler"
+    for f, v in zip(frames, values):
+        setattr(obj, path, v)
+        obj.keyframe_insert(path, frame=f)
+
+rad = lambda rows: [[math.radians(a) for a in row] for row in rows]
+keyed("EulerCam", 'XYZ', rad([[80, 0, 150], [85, 0, 170], [85, 0, -170], [80, 0, -150]]))
+pans = [mathutils.Euler((math.radians(90), 0, math.radians(d)), 'XYZ').to_quaternion()
+        for d in (0, 50, 100, 140)]
+pans[2].negate()                       # the flipped key
+keyed("QuatCam", 'QUATERNION', pans)
+keyed("Swing", 'XYZ', rad([[0, 0, 0], [70, 40, 100], [-40, 75, 210], [30, -35, 320]]),
+      camera=False)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+# Per object: the world orientation at the given frames (frame_set with subframes),
+# and each rotation channel's key frames and interpolations, from a fresh process.
+_READ = """
+import json, math, sys, bpy
+bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
+scene = bpy.context.scene
+out = {}
+for name in json.loads(sys.argv[3]):
+    obj = bpy.data.objects[name]
+    quats = []
+    for t in json.loads(sys.argv[2]):
+        scene.frame_set(int(math.floor(t)), subframe=t - math.floor(t))
+        q = obj.matrix_world.to_quaternion()
+        quats.append([q.w, q.x, q.y, q.z])
+    ad = obj.animation_data
+    action = ad.action
+    if hasattr(action, "layers"):
+        bag = action.layers[0].strips[0].channelbag(ad.action_slot)
+        curves = bag.fcurves
+    else:
+        curves = action.fcurves
+    channels = [([kp.co[0] for kp in fc.keyframe_points],
+                 [kp.interpolation for kp in fc.keyframe_points])
+                for fc in curves if fc.data_path.startswith("rotation")]
+    out[name] = {"quats": quats, "channels": channels}
+print("RESULT" + json.dumps(out))
+"""
+
+
+def _python(code, *args):
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False,
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
+                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def _read(path, times):
+    line = next(ln for ln in _python(_READ, path, json.dumps(list(times)),
+                                     json.dumps(NAMES)).splitlines() if ln.startswith("RESULT"))
+    return json.loads(line[len("RESULT"):])
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bezier") / "issue22.blend"
+    _python(_BUILD, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def key_orientations(scene):
+    return {name: np.array(v["quats"]) for name, v in _read(scene, KEY_FRAMES).items()}
+
+
+def _angle_deg(a, b):
+    ra = Rotation.from_quat(np.asarray(a)[:, [1, 2, 3, 0]])
+    rb = Rotation.from_quat(np.asarray(b)[:, [1, 2, 3, 0]])
+    return np.degrees((ra.inv() * rb).magnitude())
+
+
+def test_bezier_bake_plays_within_the_tolerance_at_quarter_frames(scene, key_orientations,
+                                                                  tmp_path):
+    out = tmp_path / "baked.blend"
+    done = _run("bake", scene, "--output", out, "--method", "slerp", "--tolerance", "0.01",
+                "--keys", "bezier")
+    assert done.returncode == 0, done.stderr
+    assert "(BEZIER)" in done.stdout
+    stats = [ln for ln in done.stdout.splitlines() if "Bezier keys per channel" in ln]
+    assert len(stats) == 3 and all("99th percentile" in ln and "100.0% within 0.01 deg" in ln
+                                   for ln in stats), done.stdout
+    times = np.arange(1.0, 121.125, 0.25)
+    played = _read(out, times)
+    for name in NAMES:
+        keys = Rotation.from_quat(key_orientations[name][:, [1, 2, 3, 0]])
+        path = Slerp(KEY_FRAMES, keys)(times).as_quat()[:, [3, 0, 1, 2]]
+        # The keys were fitted 1e-4 deg under the tolerance; float32 matrices add ~1e-5.
+        err = _angle_deg(played[name]["quats"], path)
+        assert err.max() <= 0.01, (name, err.max())
+        frames = {tuple(f) for f, _ipo in played[name]["channels"]}
+        assert len(frames) == 1, (name, frames)        # every channel on the same frames
+        assert set(KEY_FRAMES) <= set(frames.pop())     # the animator's keys kept
+        assert all(set(ipo) == {"BEZIER"} for _f, ipo in played[name]["channels"])
+
+
+def test_tolerance_alone_still_writes_linear_keys(scene, tmp_path):
+    out = tmp_path / "linear.blend"
+    done = _run("bake", scene, "--output", out, "--tolerance", "0.1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    played = _read(out, [1.0])
+    for name in NAMES:
+        assert all(set(ipo) == {"LINEAR"} for _f, ipo in played[name]["channels"]), name
+
+
+def test_keys_without_a_tolerance_is_one_sentence_and_writes_nothing(scene, tmp_path):
+    out = tmp_path / "never.blend"
+    done = _run("bake", scene, "--output", out, "--keys", "bezier")
+    assert done.returncode == 2
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--tolerance" in lines[0] and "Traceback" not in done.stderr
+    assert not out.exists()
+
+
+def test_a_pixel_tolerance_thins_the_cameras_only(scene, tmp_path):
+    out = tmp_path / "px.blend"
+    done = _run("bake", scene, "--output", out, "--tolerance-px", "1", "--keys", "bezier")
+    assert done.returncode == 0, done.stderr
+    assert "within 1 px on cameras (BEZIER)" in done.stdout
+    cams = [ln for ln in done.stdout.splitlines() if "Bezier keys per channel" in ln]
+    assert len(cams) == 2 and all("(1 px)" in ln for ln in cams), done.stdout
+    played = _read(out, [1.0])
+    for name in ("EulerCam", "QuatCam"):
+        assert all(len(f) < 121 for f, _ipo in played[name]["channels"]), name
+    # Not a camera, and no --tolerance: a key on every frame, as without either option.
+    assert all(len(f) == 121 for f, _ipo in played["Swing"]["channels"])
+
+
+def test_a_negative_pixel_tolerance_is_one_sentence(scene, tmp_path):
+    done = _run("bake", scene, "--output", tmp_path / "x.blend", "--tolerance-px", "-1")
+    assert done.returncode == 2
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--tolerance-px" in lines[0] and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- convert
+
+def test_convert_keeps_what_blender_plays_in_a_new_mode(scene, tmp_path):
+    times = np.arange(1.0, 121.125, 0.25)
+    before = _read(scene, times)
+    out = tmp_path / "converted.blend"
+    done = _run("convert", scene, "--to", "auto", "--output", out, "--objects", "Swing,QuatCam")
+    assert done.returncode == 0, done.stderr
+    assert "farthest from gimbal lock" in done.stdout
+    after = _read(out, times)
+    for name in ("Swing", "QuatCam"):
+        err = _angle_deg(before[name]["quats"], after[name]["quats"])
+        assert err.max() <= 0.01, (name, err.max())      # the default tolerance
+        frames = {tuple(f) for f, _ipo in after[name]["channels"]}
+        assert len(frames) == 1 and len(frames.pop()) <= 121 // 4
+    # Not named: left as it was.
+    assert before["EulerCam"]["channels"] == after["EulerCam"]["channels"]
+
+
+def test_convert_refuses_an_unknown_mode_in_one_sentence(scene, tmp_path):
+    done = _run("convert", scene, "--to", "sideways", "--output", tmp_path / "x.blend")
+    assert done.returncode == 2
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--to" in lines[0] and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.blend").exists()
