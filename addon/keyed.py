@@ -33,11 +33,113 @@ def has_rotation_keys(obj, fcurves=None) -> bool:
 
 def no_rotation_keys(obj, mode: str) -> str:
     """``Object "Cube" has no keys on rotation_euler or delta_rotation_euler (its rotation
-    mode is XYZ)``: the start of every sentence about a transform with nothing to rotate."""
+    mode is XYZ)``: the start of every sentence about a transform with nothing to rotate.
+    A pose bone has no delta transform, so its sentence names its rotation channel only."""
     path = animdata.ROTATION_PATHS[mode][0]
     delta = animdata.DELTA_ROTATION_PATHS.get(mode)
-    also = f" or {delta[0]}" if delta else ""
+    also = f" or {delta[0]}" if delta and not getattr(obj, "bone_name", "") else ""
     return f"{animdata.subject(obj)} has no keys on {path}{also} (its rotation mode is {mode})"
+
+
+def keyed_paths(obj, fcurves=None) -> list[str]:
+    """The data paths of ``obj``'s keyed channels (F-curves with keys), relative to the
+    transform: ``location``, ``scale``, ``["IK_FK"]`` (a custom property),
+    ``constraints["IK"].influence`` ... A bone's prefix is taken off; an armature's own
+    list leaves its bones' channels out. Sorted, each once."""
+    prefix = animdata.path_prefix(obj)
+    if fcurves is None:
+        # A bone's custom properties (pose.bones["b"]["prop"]) are not under its prefix:
+        # look through its armature's channels.
+        fcurves = animdata.object_fcurves(getattr(obj, "owner", obj))
+    # A bone's custom property is pose.bones["b"]["prop"]: match the prefix up to "]".
+    head = prefix[:-1] if prefix else ""
+    found = set()
+    for fc in fcurves:
+        if fc is None or not len(fc.keyframe_points):
+            continue
+        path = fc.data_path
+        if head:
+            if not path.startswith(head) or len(path) == len(head):
+                continue
+            rest = path[len(head):]
+            if rest[0] not in ".[":
+                continue
+            path = rest[1:] if rest[0] == "." else rest
+        elif path.startswith(animdata.BONE_PATH_START):
+            continue
+        found.add(path)
+    return sorted(found)
+
+
+_LOCATION_PATHS = ("location", "delta_location")
+_SCALE_PATHS = ("scale", "delta_scale")
+
+
+def keys_in_other_modes(obj, mode: str, fcurves=None) -> list[str]:
+    """Rotation data paths of other rotation modes that hold ``obj``'s keys (a transform
+    keyed in Euler, then switched to Quaternion)."""
+    own = {animdata.ROTATION_PATHS[mode][0]}
+    delta = animdata.DELTA_ROTATION_PATHS.get(mode)
+    if delta:
+        own.add(delta[0])
+    rotation = animdata.ROTATION_DATA_PATHS | animdata.DELTA_ROTATION_DATA_PATHS
+    return [p for p in keyed_paths(obj, fcurves) if p in rotation and p not in own]
+
+
+def has_location_keys(obj, fcurves=None) -> bool:
+    """True when ``obj``'s location or delta location channels hold keys."""
+    return animdata.has_keys(animdata.location_fcurves(obj, fcurves)
+                             + animdata.delta_location_fcurves(obj, fcurves))
+
+
+def _keyed_kinds(paths: list[str]) -> list[str]:
+    """What ``keyed_paths`` animate, in words: location, scale, custom properties ..."""
+    kinds = []
+
+    def add(word):
+        if word not in kinds:
+            kinds.append(word)
+
+    props = [p for p in paths if p.startswith("[")]
+    for path in paths:
+        if path in _LOCATION_PATHS:
+            add("location")
+        elif path in _SCALE_PATHS:
+            add("scale")
+        elif path.startswith("constraints["):
+            add("constraint settings")
+    if props:
+        names = ", ".join(props[:3]) + (" ..." if len(props) > 3 else "")
+        add(f"custom properties ({names})")
+    others = [p for p in paths if p not in _LOCATION_PATHS and p not in _SCALE_PATHS
+              and not p.startswith("[") and not p.startswith("constraints[")]
+    if others:
+        add(", ".join(others[:3]) + (" ..." if len(others) > 3 else ""))
+    return kinds
+
+
+def nothing_to_rotate(obj, mode: str, fcurves=None, then: str = "",
+                      so: str = "its rotation is left as it is") -> str:
+    """One sentence: ``obj`` has no rotation keys in ``mode`` (its active action, or
+    ``fcurves``), and what its keys animate instead, so it is left as it is.
+
+    ``Armature "rig", bone "hand_ik.L" has no keys on rotation_quaternion (its rotation
+    mode is QUATERNION): it is keyed on location only, so its rotation is left as it is.``
+    ``so`` says what follows (the analysis: "there is no rotation to compare"), ``then``
+    ends the sentence in brackets (what a location-keyed transform can still get); keys
+    in another rotation mode's channels get the advice to switch the mode back.
+    """
+    start = no_rotation_keys(obj, mode)
+    other = keys_in_other_modes(obj, mode, fcurves)
+    if other:
+        return (f"{start}; its keys are on {', '.join(other)}. Key its rotation, or set the "
+                "rotation mode the keys were made in.")
+    kinds = _keyed_kinds(keyed_paths(obj, fcurves))
+    if not kinds:
+        return f"{start} and no other keys: there is nothing to do for it."
+    what = " and ".join(kinds) if len(kinds) <= 2 else ", ".join(kinds[:-1]) + " and " + kinds[-1]
+    tail = f" ({then})" if then else ""
+    return f"{start}: it is keyed on {what} only, so {so}{tail}."
 
 
 def bones_only_in_clips(obj, then: str) -> str:

@@ -5,7 +5,11 @@ interpolation, non-destructively, all objects or none.
 Flow (data goes one way, see CONTRIBUTING.md):
 
 1. Validate every object and the settings; any error -> BakeError, nothing changed.
-   (settings, read.read_transform)
+   (settings, read.read_transform). A transform with nothing to bake (no rotation
+   keys, keys only in NLA clips, no animation) is skipped and named in
+   ``BakeResult.skipped``; only when every transform is skipped is the bake refused.
+   An unexpected exception while reading or planning one transform is an error naming
+   it, never a traceback.
 2. Track the keyed turns of every transform together (turns), then read each
    object's key orientations (what Blender evaluates at the key
    frames) from its ORIGINAL action, interpolate them with ``core`` and convert
@@ -94,6 +98,34 @@ class BakeResult:
     # of Blender's playback of them (plan.measure_written: max_deg, p99_deg, within ...).
     keys_per_object: dict[str, int] = field(default_factory=dict)
     key_statistics: dict[str, dict] = field(default_factory=dict)
+    # 'SKIPPED' issues: the transforms left as they are (no rotation keys, keys only in NLA
+    # clips, no animation, not the named clip), one sentence each.
+    skipped: list[BakeIssue] = field(default_factory=list)
+
+
+def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
+    """An exception QuatBake did not foresee, as the one sentence naming the transform that
+    the user sees instead of a traceback."""
+    name = getattr(obj, "name", "")
+    who = animdata.subject(obj) if obj is not None else "The selection"
+    return BakeIssue('ERROR', name, "", None,
+                     f"{who} could not be baked: QuatBake failed while {doing} "
+                     f"({type(exc).__name__}: {exc}), so nothing was changed; please report "
+                     "this with the file.", getattr(obj, "bone_name", ""))
+
+
+def _nothing_baked(skipped: list[BakeIssue]) -> list[BakeIssue]:
+    """The refusal when every transform was skipped: each one's sentence, as errors, after a
+    first one that counts them when there are several."""
+    errors = [BakeIssue('ERROR', i.object_name, i.channel, i.frame, i.message, i.bone)
+              for i in skipped]
+    if len(errors) <= 1:
+        return errors
+    names = [f"{i.object_name}: {i.bone}" if i.bone else i.object_name for i in skipped]
+    shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+    return [BakeIssue('ERROR', "", "", None,
+                      f"Nothing to bake: none of the {len(errors)} transforms ({shown}) has "
+                      f"keys QuatBake can re-bake. {skipped[0].message}")] + errors
 
 
 def _key(item) -> tuple:
@@ -129,8 +161,13 @@ def bake_objects(objects, settings: BakeSettings,
     Validates every transform first and raises BakeError (nothing changed) on
     any error; then writes every owner's new action or, if one fails, none
     (BakeError again, the owners already written put back). The bones of one
-    armature share one new action. ``progress(done, total)`` is called as
-    transforms are computed and written (total = 2 * number of transforms).
+    armature share one new action. Transforms with nothing to bake (no rotation
+    keys, keys only in NLA clips, no animation, without the named ``clip``) are
+    left as they are and listed in ``BakeResult.skipped``; one keyed on location
+    only gets a location bake when ``settings.location_method`` is not 'KEEP'.
+    When every transform is skipped, BakeError names each one. ``progress(done, total)``
+    is called as transforms are computed and written (total = 2 * number of transforms
+    baked).
     Returns a BakeResult (``objects``: "Cube", "Rig: spine" ...); warnings
     (e.g. constraints not baked) are in it.
     """
@@ -143,24 +180,44 @@ def bake_objects(objects, settings: BakeSettings,
     if any(i.severity == 'ERROR' for i in issues):
         raise BakeError([i for i in issues if i.severity == 'ERROR'])
 
-    total = 2 * len(transforms)
-    plans, warnings, errors, notes = [], [], [], []
+    plans, warnings, errors, notes, skipped = [], [], [], [], []
     fcurve_cache: dict = {}
     readings = []
     # Transforms a Transform Cache moves (USD, Alembic imports) are read and planned apart.
     cached, keyed_transforms = cache_bake.split(transforms)
     for obj in keyed_transforms:
-        reading, obj_issues = read_transform(obj, settings, fcurve_cache)
+        try:
+            reading, obj_issues = read_transform(obj, settings, fcurve_cache)
+        except Exception as exc:   # not foreseen: one sentence naming it, never a traceback
+            reading, obj_issues = None, [unexpected_issue(obj, "reading its keys", exc)]
+        skipped += [i for i in obj_issues if i.severity == 'SKIPPED']
         if reading is None:
             errors += [i for i in obj_issues if i.severity == 'ERROR']
             warnings += [i for i in obj_issues if i.severity == 'WARNING']
         else:
             readings.append(reading)
-    keyed_all = track_all(readings, settings, fcurve_cache.get("keys")) if not errors \
-        else [None] * len(readings)
+    if not readings and not errors and not cached:
+        raise BakeError(_nothing_baked(skipped))
+    # Skipped transforms are neither planned nor written: the progress counts the others.
+    total = 2 * (len(readings) + len(cached))
+    keyed_all = [None] * len(readings)
+    rotating = [k for k, r in enumerate(readings) if not r.location_only]
+    if not errors:
+        try:
+            found = track_all([readings[k] for k in rotating], settings,
+                              fcurve_cache.get("keys"))
+        except Exception:   # each is then tracked on its own, so an error names its transform
+            found = [None] * len(rotating)
+        for k, keyed in zip(rotating, found):
+            keyed_all[k] = keyed
     for k, (reading, keyed) in enumerate(zip(readings, keyed_all)):
         obj = reading.obj
-        plan, obj_issues = plan_reading(reading, keyed, settings, fcurve_cache)
+        try:
+            plan, obj_issues = plan_reading(reading, keyed, settings, fcurve_cache)
+        except BakeError:
+            raise
+        except Exception as exc:   # not foreseen: one sentence naming it, never a traceback
+            plan, obj_issues = None, [unexpected_issue(obj, "computing its bake", exc)]
         errors += [i for i in obj_issues if i.severity == 'ERROR']
         warnings += [i for i in obj_issues if i.severity == 'WARNING']
         notes += [i for i in obj_issues if i.severity == 'INFO']
@@ -176,7 +233,12 @@ def bake_objects(objects, settings: BakeSettings,
         if progress is not None:
             progress(k + 1, total)
     if cached:
-        cache_plans, cache_issues = cache_bake.plan_caches(cached, settings)
+        try:
+            cache_plans, cache_issues = cache_bake.plan_caches(cached, settings)
+        except Exception as exc:   # not foreseen: one sentence, never a traceback
+            cache_plans = []
+            cache_issues = [unexpected_issue(cached[0] if len(cached) == 1 else None,
+                                             "reading its Transform Cache", exc)]
         errors += [i for i in cache_issues if i.severity == 'ERROR']
         warnings += [i for i in cache_issues if i.severity == 'WARNING']
         notes += [i for i in cache_issues if i.severity == 'INFO']
@@ -207,7 +269,7 @@ def bake_objects(objects, settings: BakeSettings,
             done.append(writer(owner, group, fake_users))
             plans_written += len(group)
             if progress is not None:
-                progress(len(transforms) + plans_written, total)
+                progress(len(readings) + len(cached) + plans_written, total)
     except Exception as exc:
         for undo in reversed(done):
             if isinstance(undo, cache_bake.CacheWriteUndo):
@@ -247,6 +309,7 @@ def bake_objects(objects, settings: BakeSettings,
         keys_per_object={p.obj.display_name: int(p.written()[0].shape[0]) for p in plans},
         key_statistics={p.obj.display_name: p.key_stats for p in plans
                         if p.key_stats is not None},
+        skipped=skipped,
     )
 
 

@@ -48,10 +48,12 @@ class Plan:
     source: Source
     out_mode: str
     frames: np.ndarray                   # (n,) baked frames
-    rotation_values: np.ndarray          # (n, 3|4) channel values in out_mode
+    rotation_values: np.ndarray | None   # (n, 3|4) channel values in out_mode; None: a
+    #                                      location bake of a transform without rotation keys
     location_values: np.ndarray | None   # (n, 3) or None when location is kept
     drop_paths: set
-    quats: np.ndarray                    # (n, 4) QuatBake's orientation at each baked frame
+    quats: np.ndarray | None             # (n, 4) QuatBake's orientation at each baked frame
+    #                                      (None: location only, the rotation is not written)
     source_defaults: np.ndarray          # values of the source mode's unkeyed channels
     source_keyed: list                   # per source rotation channel: has keys
     target_path: str = ""                # rotation data path written (regular or delta)
@@ -77,8 +79,13 @@ class Plan:
     pixels_per_radian: float | None = None       # a perspective camera's (core.pixels)
     key_stats: dict | None = None                # measured after the write (write_owner)
 
+    @property
+    def location_only(self) -> bool:
+        return self.rotation_values is None and self.pending is None
+
     def written(self) -> tuple:
-        """(frames, rotation values, location values or None, constant mask or None) to write.
+        """(frames, rotation values or None, location values or None, constant mask or None)
+        to write; rotation values None: a location bake.
 
         For Bezier keys: their frames and values (the handles are in ``bezier``); the
         location keys are ``location_written``."""
@@ -88,7 +95,8 @@ class Plan:
             return self.frames, self.rotation_values, self.location_values, self.constant_keys
         loc = None if self.location_values is None else self.location_values[self.keep]
         const = None if self.constant_keys is None else self.constant_keys[self.keep]
-        return self.frames[self.keep], self.rotation_values[self.keep], loc, const
+        rot = None if self.rotation_values is None else self.rotation_values[self.keep]
+        return self.frames[self.keep], rot, loc, const
 
     def location_written(self) -> tuple:
         """(frames, location values) of the location keys to write, or (frames, None)."""
@@ -106,6 +114,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     keyed turns when tracked with the others (``track_all``), None to track them here.
     Changes nothing."""
     r = reading
+    if r.location_only:
+        return plan_location(r, settings)
     obj, src, fcurves, rot_fcs, delta_fcs = r.obj, r.src, r.fcurves, r.rot_fcs, r.delta_fcs
     into_delta, delta_keyed, out_mode = r.into_delta, r.delta_keyed, r.out_mode
     target_path, rot_path, out_path, delta_paths = (r.target_path, r.rot_path, r.out_path,
@@ -230,6 +240,43 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     return plan, issues
 
 
+def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarray) -> tuple:
+    """(times, location values) at the baked ``frames``: the location path sampled there
+    (at arc-length times with constant speed), minus what the other half (delta or
+    regular location) plays after the bake."""
+    r = reading
+    loc_method = settings.location_method.lower()
+    times = frames
+    if settings.constant_speed:
+        times = path.constant_speed_times(r.loc_frames, r.loc_points, frames, loc_method)
+    values = path.interpolate_positions(r.loc_frames, r.loc_points, times, loc_method)
+    if r.loc_into_delta:
+        return times, values - animdata.evaluate_location(r.obj, frames, r.fcurves, exact=True)
+    return times, values - animdata.evaluate_channels_exact(
+        animdata.delta_location_fcurves(r.obj, r.fcurves),
+        np.array(r.obj.delta_location, dtype=np.float64), frames)
+
+
+def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None, list]:
+    """The bake of a transform keyed on location and not on rotation (a Rigify IK control):
+    its location path re-baked as ``settings`` say, its rotation left as it is."""
+    r = reading
+    issues: list[BakeIssue] = list(r.issues)
+    try:
+        _times, location_values = _baked_positions(r, settings, r.frames)
+    except (animdata.ChannelError, ValueError) as exc:
+        issues.append(BakeIssue('ERROR', r.obj.name, "location", None,
+                                f"{animdata.subject(r.obj)}: its location keys cannot be "
+                                f"baked ({exc}).", r.obj.bone_name))
+        return None, issues
+    location_path = "delta_location" if r.loc_into_delta else "location"
+    plan = Plan(r.obj, r.src, r.src.mode, r.frames, None, location_values, {location_path},
+                None, animdata.rotation_defaults(r.obj, r.src.mode), [],
+                location_path=location_path)
+    plan.key_count_before = int(r.loc_frames.shape[0])
+    return plan, issues
+
+
 def _angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIssue]:
     if out_mode == 'QUATERNION':
         return []
@@ -314,7 +361,9 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
     """
     groups: dict = {}
     for plan in plans:
-        if plan.blender_quats is None:   # delta channels: composed in plan_reading
+        if plan.quats is None:           # a location bake: the rotation is not changed
+            plan.deviation_rad = 0.0
+        elif plan.blender_quats is None:   # delta channels: composed in plan_reading
             key = (id(plan.frames), plan.source.mode, len(plan.source_fcurves))
             groups.setdefault(key, []).append(plan)
         else:
@@ -388,6 +437,14 @@ def _step_keys(constant_keys) -> np.ndarray | None:
     return fixed
 
 
+def _still_track(plan) -> keyreduce.Track:
+    """A location bake's track for key reduction: a still rotation, so the location alone
+    decides which keys stay."""
+    n = plan.frames.shape[0]
+    still = np.tile(np.array([1.0, 0.0, 0.0, 0.0]), (n, 1))
+    return keyreduce.Track(plan.frames, still, still, 'QUATERNION', plan.location_values)
+
+
 def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
     """Set each plan's ``tolerance_deg`` (the degrees, or for a perspective camera with
     ``tolerance_px`` the angle that moves no pixel more than that), then its ``keep``
@@ -408,7 +465,7 @@ def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
             continue
         tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode,
                                   p.location_values, fixed=_step_keys(p.constant_keys))
-                  for p in group]
+                  if p.quats is not None else _still_track(p) for p in group]
         for plan, keep in zip(group, keyreduce.select_keys_many(
                 tracks, tol, settings.location_tolerance)):
             plan.keep = keep

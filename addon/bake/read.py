@@ -5,7 +5,11 @@ Each check is its own step, in the order a user would fix things: the transform
 itself (registered, local, not in tweak mode, an action with a slot), its rotation
 channels (keys, drivers, NLA blending), the keys' values, the location path, and
 the frames to bake. A check that refuses stops the reading of that transform only.
-Reads Blender, changes nothing.
+A transform with nothing to bake (no rotation keys, its keys only in NLA clips, no
+animation) is skipped, not refused: its one sentence has severity 'SKIPPED' and the
+engine bakes the others. One keyed on location only is read for a location bake when
+Location is Linear or Catmull-Rom (``Reading.location_only``). Reads Blender, changes
+nothing.
 """
 from __future__ import annotations
 
@@ -131,26 +135,28 @@ def _keyed(fcurves: Sequence) -> list:
     return [fc if fc is not None and len(fc.keyframe_points) else None for fc in fcurves]
 
 
-def _clip_source(obj, clip_name: str) -> tuple[Source | None, str]:
+def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
     """The source for a bake of the clip ``clip_name`` (an action of ``obj``'s NLA), or
-    (None, sentence) when ``obj`` has no such clip."""
+    (None, sentence, missing): ``missing`` when ``obj`` has no such clip (it is then left
+    as it is while the objects that have it are baked)."""
     rec = owner_record_of(obj)   # a bone's clip is its armature's action
     current = source_of(obj)
     if current.rebake:
         if rec.original_action.name == clip_name:
-            return current, ""
+            return current, "", False
         # One bake record per object: a second clip would lose the first bake's original.
         return None, (f"{animdata.subject(obj)} shows a QuatBake bake of "
                       f"\"{rec.original_action.name}\"; revert it before baking the clip "
-                      f"\"{clip_name}\".")
+                      f"\"{clip_name}\"."), False
     for clip in animdata.object_clips(obj):
         if clip.name == clip_name:
             if clip.active:
-                return Source(clip.action, clip.slot, obj.rotation_mode, False), ""
-            return Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), ""
+                return Source(clip.action, clip.slot, obj.rotation_mode, False), "", False
+            return Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), "", False
     names = ", ".join(f"\"{c.name}\"" for c in animdata.object_clips(obj)) or "none"
-    return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: {names}). "
-                  "Name one of its actions, in the NLA editor or the Action editor.")
+    return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: {names}), "
+                  "so it is left as it is. Name one of its actions, in the NLA editor or the "
+                  "Action editor, or clear the Clip to bake its active action."), True
 
 
 def _blend_issue(obj, src: Source, paths: set) -> str:
@@ -255,6 +261,8 @@ class Reading:
     start: float
     end: float
     issues: list             # warnings found while reading
+    location_only: bool = False   # no rotation keys: only the location is baked (key_quats
+    #                               None, rot_frames the location keys)
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
         """What turn_inputs needs to follow Blender's playback of the keyed channels."""
@@ -291,6 +299,11 @@ class _Issues:
         self.err(message, channel, frame)
         raise _Refused
 
+    def skip(self, message, channel="", frame=None):
+        """Nothing to bake here: leave the transform as it is, say why, bake the others."""
+        self.found.append(BakeIssue('SKIPPED', self.name, channel, frame, message, self.bone))
+        raise _Refused
+
     def refuse_if_any(self) -> None:
         if any(i.severity == 'ERROR' for i in self.found):
             raise _Refused
@@ -305,17 +318,22 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
         src = _checked_source(obj, settings, issues)
         fcurves = _transform_fcurves(obj, src, fcurve_cache)
         channels = _rotation_channels(obj, src, fcurves, settings, issues)
+        location_only = channels.pop("location_only")
         known = fcurve_cache.setdefault("keys", {}) if fcurve_cache is not None else None
-        rot_frames, key_quats, raw = _rotation_keys(obj, src, fcurves, channels, settings,
-                                                    known, issues)
-        location = _location_keys(obj, fcurves, settings, issues)
+        if location_only:
+            location = _location_keys(obj, fcurves, settings, issues)
+            rot_frames, key_quats, raw = location["loc_frames"], None, None
+        else:
+            rot_frames, key_quats, raw = _rotation_keys(obj, src, fcurves, channels, settings,
+                                                        known, issues)
+            location = _location_keys(obj, fcurves, settings, issues)
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
                                              fcurve_cache, issues)
     except _Refused:
         return None, issues.found
     reading = Reading(obj=obj, src=src, fcurves=fcurves, **channels, **location,
                       rot_frames=rot_frames, key_quats=key_quats, key_raw=raw, frames=frames,
-                      start=start, end=end, issues=issues.found)
+                      start=start, end=end, issues=issues.found, location_only=location_only)
     return reading, issues.found
 
 
@@ -341,21 +359,23 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
         issues.refuse(f"{who} is not in the armature any more (renamed or deleted). Select the "
                       "bone again.")
     if settings.clip:
-        src, message = _clip_source(obj, settings.clip)
+        src, message, missing = _clip_source(obj, settings.clip)
         if src is None:
+            if missing:
+                issues.skip(message)
             issues.refuse(message)
     else:
         src = source_of(obj)
     if src.action is None:
         clips = [c.name for c in animdata.object_clips(obj)]
         if clips:
-            issues.refuse(f"{who} has no active action; its animation lives in NLA clips "
-                          f"({', '.join(clips)}). Name the clip to bake (command line: "
-                          "--clips NAME).")
+            issues.skip(f"{who} has no active action; its animation lives in NLA clips "
+                        f"({', '.join(clips)}), so it is left as it is. Name the clip to bake "
+                        "(Clip in the Re-bake panel; command line: --clips NAME).")
         if animdata.bone_key_count(obj):
-            issues.refuse(keyed.bones_only_in_clips(obj, "bake its bones"))
-        issues.refuse(f"{who} has no animation. Key its rotation on two frames or more, "
-                      "then bake.")
+            issues.skip(keyed.bones_only_in_clips(obj, "bake its bones"))
+        issues.skip(f"{who} has no animation, so there is nothing to bake. Key its rotation "
+                    "on two frames or more, then bake.")
     if animdata.is_read_only(src.action):
         issues.refuse(f"{who}: its action \"{src.action.name}\" is linked from a library "
                       "or overridden, so it cannot be re-baked. Make the action local first.")
@@ -369,31 +389,33 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
 def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
                        issues: _Issues) -> dict:
     """The keyed rotation channels and the paths the bake reads and writes (Reading's
-    fields of the same names); refused without rotation keys, or with a driver or an
-    NLA blend on what it would write."""
+    fields of the same names, and ``location_only``); skipped without rotation keys
+    (unless a location bake applies), refused with a driver or an NLA blend on what it
+    would write."""
     who = issues.who
     rot_path = animdata.ROTATION_PATHS[src.mode][0]
     rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
     delta_fcs = _keyed(animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
     regular_keyed = any(fc is not None for fc in rot_fcs)
     delta_keyed = any(fc is not None for fc in delta_fcs)
+    location_only = False
     if not regular_keyed and not delta_keyed:
-        if animdata.bone_key_count(obj):
-            issues.refuse(keyed.bones_only_in_clips(obj, "bake its bones"), rot_path)
-        clips = [c.name for c in animdata.object_clips(obj) if c.action != src.action
-                 and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
-                                       + animdata.delta_rotation_fcurves(obj, src.mode,
-                                                                         c.fcurves()))]
-        hint = (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake it "
-                "(command line: --clips NAME)." if clips else "")
-        issues.refuse(f"{keyed.no_rotation_keys(obj, src.mode)}. Key its rotation, or set the "
-                      f"rotation mode the keys were made in.{hint}", rot_path)
+        if animdata.bone_key_count(obj) and not getattr(obj, "bone_name", "") \
+                and not animdata.fcurves_by_bone(fcurves):
+            issues.skip(keyed.bones_only_in_clips(obj, "bake its bones"), rot_path)
+        location_only = settings.location_method != 'KEEP' and _location_key_count(
+            obj, fcurves) >= 2
+        if not location_only:
+            issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path)
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
     _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn)
-    out_mode, note = output_mode_for(obj, src.mode, fcurves, rot_fcs + delta_fcs, settings)
-    if note is not None:
-        issues.found.append(note)
+    if location_only:
+        out_mode = src.mode    # the rotation is left as it is
+    else:
+        out_mode, note = output_mode_for(obj, src.mode, fcurves, rot_fcs + delta_fcs, settings)
+        if note is not None:
+            issues.found.append(note)
     if into_delta and out_mode not in animdata.DELTA_ROTATION_PATHS:
         issues.refuse(f"{who}: only its delta rotation is keyed, and Blender has no delta "
                       f"channels for {out_mode}; convert to another mode.", rot_path)
@@ -403,7 +425,9 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
                    if m in animdata.DELTA_ROTATION_PATHS}
     location_paths = ({"location", "delta_location"} if settings.location_method != 'KEEP'
                       else set())
-    driven_paths = {rot_path, out_path} | delta_paths | location_paths
+    # A location bake leaves the rotation as it is: only the location is written.
+    driven_paths = location_paths if location_only else \
+        {rot_path, out_path} | delta_paths | location_paths
     for label in animdata.driver_channels(obj, driven_paths):
         issues.err(f"{who}: channel {label} has a driver, which overrides any keys "
                    "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
@@ -411,9 +435,39 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     if blend:
         issues.err(blend)
     issues.refuse_if_any()
+    if location_only:
+        target_path, delta_paths = "", set()
     return dict(rot_fcs=rot_fcs, delta_fcs=delta_fcs, into_delta=into_delta,
                 delta_keyed=delta_keyed, out_mode=out_mode, target_path=target_path,
-                rot_path=rot_path, out_path=out_path, delta_paths=delta_paths)
+                rot_path=rot_path, out_path=out_path, delta_paths=delta_paths,
+                location_only=location_only)
+
+
+def _location_key_count(obj, fcurves: list) -> int:
+    """How many frames ``obj``'s location and delta location channels are keyed on."""
+    return int(animdata.key_frames(_keyed(animdata.location_fcurves(obj, fcurves))
+                                   + _keyed(animdata.delta_location_fcurves(obj, fcurves))).size)
+
+
+def _nothing_to_bake(obj, src: Source, fcurves: list, settings: BakeSettings) -> str:
+    """Why a transform without rotation keys is left as it is (keyed.nothing_to_rotate),
+    with what would bake it: a location bake, or the NLA clip holding its rotation."""
+    then = ""
+    if keyed.has_location_keys(obj, fcurves):
+        if _location_key_count(obj, fcurves) < 2:
+            then = "its location has a single key, so there is no path to re-bake either"
+        elif settings.location_method == 'KEEP':
+            then = ("Location: Linear or Catmull-Rom re-bakes its location; command line: "
+                    "--location linear")
+    sentence = keyed.nothing_to_rotate(obj, src.mode, fcurves, then)
+    clips = [c.name for c in animdata.object_clips(obj) if c.action != src.action
+             and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
+                                   + animdata.delta_rotation_fcurves(obj, src.mode,
+                                                                     c.fcurves()))]
+    if clips:
+        sentence += (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake "
+                     "it (Clip in the Re-bake panel; command line: --clips NAME).")
+    return sentence
 
 
 def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: BakeSettings,

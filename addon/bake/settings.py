@@ -100,7 +100,8 @@ class BakeSettings:
 class BakeIssue:
     """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
 
-    severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked)
+    severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked) |
+    #                      'SKIPPED' (nothing to bake: left as it is, the others baked)
     object_name: str     # "" when not about one object
     channel: str         # e.g. "rotation_quaternion[2]"; "" when not about a channel
     frame: float | None  # the frame concerned, if any
@@ -109,7 +110,9 @@ class BakeIssue:
 
 
 class BakeError(Exception):
-    """The bake was refused or undone; ``issues`` lists why. Nothing in the file changed."""
+    """The bake was refused or undone; ``issues`` lists why (their severity is 'ERROR';
+    when nothing could be baked at all, every transform's reason). Nothing in the file
+    changed."""
 
     def __init__(self, issues: Sequence[BakeIssue]):
         self.issues = list(issues)

@@ -160,7 +160,8 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
             frames, rotation_values, _location, constant = plan.written()
             written = []
-            for i in range(rotation_values.shape[1]):
+            # A location bake (no rotation keys) writes no rotation channel.
+            for i in range(0 if rotation_values is None else rotation_values.shape[1]):
                 fc = make(prefix + out_path, i, group)
                 written.append(fc)
                 if plan.bezier is not None:
@@ -176,7 +177,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                 for i in range(3):
                     animdata.write_keys(make(prefix + plan.location_path, i, group),
                                         loc_frames, location_values[:, i])
-            if plan.tolerance_deg > 0.0:
+            if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
                 _measure(plan, written)
         animdata.assign_action(owner, new, src.slot)
         rec = owner.quatbake
