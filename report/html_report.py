@@ -371,6 +371,13 @@ def render_html(report: dict) -> str:
     if errors:
         out.append('<h2>Not analysed</h2><ul class="errors">' + "".join(
             f"<li>{escape(e.get('message', ''))}</li>" for e in errors) + "</ul>")
+    skipped = report.get("skipped", [])
+    if skipped:
+        # Left out on purpose (no rotation keys): why, and what their location keys show.
+        out.append('<h2>Skipped</h2><ul class="skipped">' + "".join(
+            f"<li>{escape(e.get('message', ''))}"
+            + "".join(f"<br>Location: {escape(f)}" for f in e.get("findings", [])) + "</li>"
+            for e in skipped) + "</ul>")
     for i, obj in enumerate(objects):
         out.append(_object_section(obj, method, i))
     out.append(

@@ -143,10 +143,32 @@ def after_bake_entry(before, after) -> dict:
     })
 
 
+def skipped_entry(item) -> dict:
+    """The ``skipped`` entry of a transform left out on purpose: an (object name, sentence)
+    pair, or a record with ``name``, ``message`` and optionally ``bone``, ``clip``,
+    ``findings`` (what its location keys show) and ``location_keys`` (frames)
+    (``addon.analyze.Skipped``)."""
+    if isinstance(item, tuple):
+        name, message = item
+        return {"object": str(name), "message": str(message)}
+    entry = {"object": item.name, "message": item.message}
+    if getattr(item, "bone", ""):
+        entry["bone"] = item.bone
+    if getattr(item, "clip", ""):
+        entry["clip"] = item.clip
+    if getattr(item, "location_keys", None):
+        entry["location_keys"] = [frame_value(f) for f in item.location_keys]
+    if getattr(item, "findings", None) is not None:
+        entry["findings"] = list(item.findings)
+    return clean(entry)
+
+
 def build_report(analyses: Iterable, *, blender_version: str, file: str, method: str,
-                 errors: Iterable[tuple[str, str]] = ()) -> dict:
-    """The whole report: analyses are ObjectAnalysis; errors are (object name, sentence)."""
-    return {
+                 errors: Iterable[tuple[str, str]] = (), skipped: Iterable = ()) -> dict:
+    """The whole report: analyses are ObjectAnalysis; errors are (object name, sentence);
+    ``skipped`` the transforms left out on purpose (``skipped_entry``), written only when
+    there are some."""
+    report = {
         "schema": SCHEMA,
         "blender_version": str(blender_version),
         "file": str(file),
@@ -154,6 +176,10 @@ def build_report(analyses: Iterable, *, blender_version: str, file: str, method:
         "objects": _armatures_grouped([object_entry(a) for a in analyses]),
         "errors": [{"object": name, "message": message} for name, message in errors],
     }
+    left = [skipped_entry(s) for s in skipped]
+    if left:
+        report["skipped"] = left
+    return report
 
 
 def _armatures_grouped(entries: list) -> list:

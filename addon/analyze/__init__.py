@@ -12,11 +12,14 @@ The public names of ``engine`` and ``entries`` are forwarded here (docs/api.md).
 from .engine import (  # noqa: F401
     NoRotationKeys,
     RangeTooLong,
+    Skipped,
     analysis_frames,
     analysis_targets,
     analyze_object,
+    location_findings,
     no_keys_sentence,
     result_label,
+    skipped_transform,
 )
 from .entries import (  # noqa: F401
     FINE_DEG,
@@ -24,6 +27,7 @@ from .entries import (  # noqa: F401
     VERDICT_FINE,
     VERDICT_LONG_WAY,
     VERDICT_RANK,
+    VERDICT_SKIPPED,
     VERDICT_VISIBLE,
     analyze_into,
     before_after,

@@ -11,6 +11,7 @@ the current frame put back).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,7 +23,23 @@ if TYPE_CHECKING:
 
 
 class NoRotationKeys(ValueError):
-    """The object has no keyed rotation channel in its rotation mode."""
+    """The object has no keyed rotation channel in its rotation mode. Not an error of the
+    file: the report lists such a transform under ``skipped`` (``skipped_transform``)."""
+
+
+@dataclass
+class Skipped:
+    """A transform the analysis leaves out, with its reason (the report's ``skipped``).
+
+    ``findings``: what its location keys show (segment speeds, float32 steps) when it is
+    keyed on location, the same sentences an object's analysis gives for its location."""
+
+    name: str                  # the object (the armature, for a bone)
+    message: str               # one sentence: why, and what its keys animate instead
+    bone: str = ""
+    clip: str = ""
+    findings: list = field(default_factory=list)
+    location_keys: list = field(default_factory=list)   # frames of its location keys
 
 
 class RangeTooLong(ValueError):
@@ -95,13 +112,61 @@ def result_label(obj, clip=None) -> str:
     return f"{name} / {clip.name}" if clip is not None else name
 
 
-def no_keys_sentence(obj, mode: str) -> str:
-    """Why ``obj`` has nothing to compare: bones keyed, clips only in the NLA, or no keys."""
+def no_keys_sentence(obj, mode: str, fcurves=None) -> str:
+    """Why ``obj`` has nothing to compare: bones keyed, clips only in the NLA, or no
+    rotation keys (and what its keys animate instead: location, scale, custom properties)."""
     from .. import animdata, keyed
 
-    if animdata.bone_key_count(obj):
+    if animdata.bone_key_count(obj) and not getattr(obj, "bone_name", "") and not \
+            animdata.fcurves_by_bone(animdata.object_fcurves(obj) if fcurves is None
+                                     else fcurves):
         return keyed.bones_only_in_clips(obj, "compare its bones")
-    return f"{keyed.no_rotation_keys(obj, mode)}: nothing to compare."
+    then = "its location keys are checked on their own" if keyed.has_location_keys(
+        obj, fcurves) else ""
+    return keyed.nothing_to_rotate(obj, mode, fcurves, then, so="there is no rotation to compare")
+
+
+def location_findings(obj, fcurves=None) -> tuple[list[str], np.ndarray]:
+    """(findings, location key frames) of a transform keyed on location and not on
+    rotation: what ``core.analysis`` says about an object's location (segment speeds,
+    float32 steps), from the same analysis run on a still orientation, whose rotation
+    comparison then finds nothing. ``fcurves``: a clip's channels instead of the
+    active action's. No findings with fewer than two location keys."""
+    from ...core import analysis as core_analysis
+    from .. import animdata
+    from ..keyed import MAX_FRAMES
+
+    if fcurves is None:
+        fcurves = animdata.object_fcurves(obj)
+    keys = animdata.key_frames(animdata.location_fcurves(obj, fcurves)
+                               + animdata.delta_location_fcurves(obj, fcurves))
+    if keys.size < 2 or not np.isfinite(keys).all():
+        return [], keys
+    span = int(np.floor(keys[-1]) - np.ceil(keys[0])) + 1
+    if span > MAX_FRAMES:
+        raise RangeTooLong(
+            f"{animdata.subject(obj)}: its location keys span frames "
+            f"{animdata.frame_label(keys[0])} to {animdata.frame_label(keys[-1])} "
+            f"({span:,} frames), more than the {MAX_FRAMES:,} frames an analysis compares. "
+            "Delete or move the stray key.")
+    frames = analysis_frames(keys)
+    positions = animdata.evaluate_full_location(obj, frames, fcurves)
+    key_positions = animdata.evaluate_full_location(obj, keys, fcurves)
+    still = np.tile(np.array([1.0, 0.0, 0.0, 0.0]), (frames.size, 1))
+    result = core_analysis.analyze_object(
+        obj.name, obj.rotation_mode, frames, still, keys, still[:keys.size], "slerp",
+        positions=positions, key_positions=key_positions, location_key_frames=keys)
+    return list(result.findings), keys
+
+
+def skipped_transform(obj, message: str, clip=None) -> Skipped:
+    """The ``Skipped`` entry of ``obj`` (a transform without rotation keys to compare, as
+    ``NoRotationKeys`` said in ``message``), with its location findings."""
+    fcurves = clip.fcurves() if clip is not None else None
+    findings, keys = location_findings(obj, fcurves)
+    return Skipped(obj.name, message, getattr(obj, "bone_name", ""),
+                   clip.name if clip is not None else "", findings,
+                   [float(k) for k in keys])
 
 
 def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
@@ -152,7 +217,10 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     delta_fcurves = animdata.delta_rotation_fcurves(obj, mode, fcurves)
     keys = animdata.key_frames(rot_fcurves + delta_fcurves)
     if keys.size == 0:
-        raise NoRotationKeys(no_keys_sentence(obj, mode))
+        # The active action's channels are found again there (a bone's custom properties
+        # are not under its prefix); a clip's or the original's are these.
+        given = fcurves if clip is not None or original else None
+        raise NoRotationKeys(no_keys_sentence(obj, mode, given))
     span = int(np.floor(keys[-1]) - np.ceil(keys[0])) + 1   # whole frames analysed
     if span > MAX_FRAMES:
         first, last = animdata.frame_label(keys[0]), animdata.frame_label(keys[-1])

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .engine import NoRotationKeys, analysis_targets, analyze_object, result_label
+from .engine import (
+    NoRotationKeys,
+    analysis_targets,
+    analyze_object,
+    result_label,
+    skipped_transform,
+)
 
 if TYPE_CHECKING:
     from ...core import analysis as core_analysis
@@ -28,6 +34,8 @@ FINE_DEG = 0.1
 VERDICT_FINE = "fine"
 VERDICT_VISIBLE = "visible"
 VERDICT_LONG_WAY = "long way round"
+# No rotation keys to compare (a location-only control): listed, with why, after the rest.
+VERDICT_SKIPPED = "skipped"
 # Worst first: the panel sorts by this rank, then by the difference.
 VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_FINE: 2}
 
@@ -101,6 +109,26 @@ def _error_entry(obj, message: str) -> dict:
             "bone": getattr(obj, "bone_name", "")}
 
 
+def _skipped_entry(obj, message: str, clip=None) -> dict:
+    """The entry of a transform with no rotation keys to compare: ``skipped`` says why;
+    ``findings`` what its location keys show, the first of them as ``advice``."""
+    found = skipped_transform(obj, message, clip)
+    return {"skipped": message, "verdict": VERDICT_SKIPPED, "findings": found.findings,
+            "advice": found.findings[0] if found.findings else "",
+            "fingerprint": fingerprint(obj), "object": obj.name,
+            "bone": getattr(obj, "bone_name", "")}
+
+
+def unexpected_sentence(obj, doing: str, exc: BaseException) -> str:
+    """An exception QuatBake did not foresee, as one sentence naming the transform (what a
+    user sees instead of a traceback)."""
+    from .. import animdata
+
+    return (f"{animdata.subject(obj)} could not be analysed: QuatBake failed while {doing} "
+            f"({type(exc).__name__}: {exc}); nothing was changed. Please report this with "
+            "the file.")
+
+
 def named_transform(scene, name: str):
     """The object, or the pose bone's transform, an entry ``name`` (or an object name)
     stands for; None when it is gone."""
@@ -159,8 +187,16 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
             label = result_label(obj, clip)
             try:
                 found[label] = _entry(obj, method, clip, turns, timing)
-            except (NoRotationKeys, animdata.ChannelError, ValueError) as exc:
+            except NoRotationKeys as exc:
+                # Not an error: nothing to compare (a location-only control, say).
+                try:
+                    found[label] = _skipped_entry(obj, str(exc), clip)
+                except (animdata.ChannelError, ValueError) as loc_exc:
+                    found[label] = _error_entry(obj, f"{exc} {loc_exc}")
+            except (animdata.ChannelError, ValueError) as exc:
                 found[label] = _error_entry(obj, str(exc))
+            except Exception as exc:   # not foreseen: one sentence, never a traceback
+                found[label] = _error_entry(obj, unexpected_sentence(obj, "analysing it", exc))
     if replace:
         _RESULTS[scene.name] = _bones_worst_first(found)
     else:
@@ -180,7 +216,7 @@ def _sync_rows(scene) -> None:
         row = rows.add()
         row.name = name
         row.verdict = entry.get("verdict", "error" if entry.get("error") else "")
-        row.max_deviation_deg = float(entry.get("max_deviation_deg", 0.0))
+        row.max_deviation_deg = float(entry.get("max_deviation_deg") or 0.0)
     settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
@@ -217,13 +253,16 @@ def before_after(entry: dict) -> str:
 def worst_first(found: dict[str, dict]) -> list[tuple[str, dict]]:
     """Entries sorted as the panel lists them: errors, then long way round,
     visible, fine; the largest difference first within each."""
-    def key(item):
-        name, entry = item
-        if entry.get("error") or "verdict" not in entry:
-            return (-1, 0.0, name)
-        return (VERDICT_RANK[entry["verdict"]], -entry["max_deviation_deg"], name)
+    return sorted(found.items(), key=lambda item: _rank(*item))
 
-    return sorted(found.items(), key=key)
+
+def _rank(name: str, entry: dict) -> tuple:
+    """Sort key of one entry: errors, long way round, visible, fine, then skipped."""
+    if entry.get("skipped"):
+        return (len(VERDICT_RANK), 0.0, name)
+    if entry.get("error") or entry.get("verdict") not in VERDICT_RANK:
+        return (-1, 0.0, name)
+    return (VERDICT_RANK[entry["verdict"]], -entry["max_deviation_deg"], name)
 
 
 def _bones_worst_first(found: dict) -> dict:
@@ -242,7 +281,9 @@ def _bones_worst_first(found: dict) -> dict:
     out = {}
     for item in order:
         if isinstance(item, list):
-            for label in sorted(item, key=lambda lab: -found[lab]["max_deviation_deg"]):
+            # Worst first, as worst_first orders them (errors and skipped bones have no
+            # difference to sort by).
+            for label in sorted(item, key=lambda lab: _rank(lab, found[lab])[:2]):
                 out[label] = found[label]
         else:
             out[item] = found[item]

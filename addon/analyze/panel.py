@@ -8,6 +8,7 @@ from .entries import (
     FINE_DEG,
     VERDICT_FINE,
     VERDICT_LONG_WAY,
+    VERDICT_SKIPPED,
     VERDICT_VISIBLE,
     before_after,
     is_stale,
@@ -19,7 +20,8 @@ from .entries import (
 _WRAP_CHARS = 32
 
 
-VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK'}
+VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK',
+                 VERDICT_SKIPPED: 'REMOVE'}
 
 
 PANEL_NAME = "Difference Report"
@@ -39,7 +41,8 @@ class QUATBAKE_UL_report(bpy.types.UIList):
         from ..ui.texts import is_narrow
 
         icon = VERDICT_ICONS.get(item.verdict, 'ERROR')
-        if is_narrow(context) or item.verdict not in VERDICT_ICONS:
+        if is_narrow(context) or item.verdict not in VERDICT_ICONS \
+                or item.verdict == VERDICT_SKIPPED:
             # Narrow: the name alone (the degrees are in the details below).
             layout.label(text=item.name, icon=icon, translate=False)
             return
@@ -56,6 +59,15 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     if entry.get("error") and not entry.get("pending"):
         wrapped_label(box, context, name, icon='ERROR', panel=PANEL_NAME, translate=False)
         wrapped_label(box, context, entry["error"], panel=PANEL_NAME, translate=False)
+        return
+    if entry.get("skipped") and not entry.get("pending") and not stale:
+        # No rotation to compare: why, and the first thing its location keys show.
+        wrapped_label(box, context, name, icon=VERDICT_ICONS[VERDICT_SKIPPED], panel=PANEL_NAME,
+                      translate=False)
+        wrapped_label(box, context, entry["skipped"], panel=PANEL_NAME, translate=False)
+        if entry.get("advice"):
+            wrapped_label(box, context, "Location: " + entry["advice"], panel=PANEL_NAME,
+                          translate=False)
         return
     row = box.row(align=True)
     if stale or "verdict" not in entry:

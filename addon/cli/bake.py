@@ -62,6 +62,13 @@ def run_bake(args) -> int:
         objects = [o for o in objects if active(o)]
         # Named on stderr once the bake is done: the report advises baking them too.
         left_out = clips_only_objects(bpy) if every else []
+        if args.location != "keep" and getattr(args, "bones", None) is None:
+            # A location bake applies to objects keyed on location and not on rotation too.
+            from ..keyed import has_location_keys
+            from .report import unrotated_objects
+
+            objects += [o for o in unrotated_objects(bpy, objects + stashed)
+                        if o.type != 'ARMATURE' and has_location_keys(o)]
         if not objects:
             from .. import animdata
 
@@ -116,6 +123,9 @@ def run_bake(args) -> int:
                   f"{within} ({(args.keys or 'linear').upper()})")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
+        # Left as they were (no rotation keys, keys only in NLA clips ...): not errors.
+        for issue in result.skipped:
+            print(f"skipped: {issue.message}", file=sys.stderr)
         for issue in result.notes:
             print(f"note: {issue.message}")
     return EXIT_OK

@@ -25,10 +25,13 @@ from .tables import report_table
 
 
 def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
-                    timing: str = "EVEN"):
-    """(analyses, errors): errors are (name, sentence) for objects without rotation keys."""
+                    timing: str = "EVEN", skipped: list | None = None):
+    """(analyses, errors): errors are (name, sentence). A transform without rotation keys
+    is appended to ``skipped`` (``analyze.Skipped``, with its location findings) when that
+    list is given, else it is an error as well."""
     from .. import animdata
     from ..analyze import engine as analyze
+    from ..analyze.entries import unexpected_sentence
 
     analyses, errors = [], []
     for item in objects:
@@ -36,14 +39,37 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
         try:
             analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
                                                    timing=timing))
-        except (analyze.NoRotationKeys, analyze.RangeTooLong, animdata.ChannelError) as exc:
+        except analyze.NoRotationKeys as exc:
+            if skipped is None:
+                errors.append((obj.name, str(exc)))
+            else:
+                try:
+                    skipped.append(analyze.skipped_transform(obj, str(exc), clip))
+                except (animdata.ChannelError, ValueError) as loc_exc:
+                    errors.append((obj.name, f"{exc} {loc_exc}"))
+        except (analyze.RangeTooLong, animdata.ChannelError) as exc:
             errors.append((obj.name, str(exc)))
         except ValueError as exc:
             # core refuses data it cannot turn into rotations (ValueError by
             # convention): name the object, keep going with the others.
             errors.append((obj.name, f"{animdata.subject(obj)} cannot be analysed: {exc}"))
+        except Exception as exc:   # not foreseen: one sentence naming it, never a traceback
+            errors.append((obj.name, unexpected_sentence(obj, "analysing it", exc)))
         progress.step(getattr(obj, "display_name", obj.name))
     return analyses, errors
+
+
+def unrotated_objects(bpy, targets) -> list:
+    """Objects of the open file whose active action keys them (location, scale, custom
+    properties ...) but not their rotation, and that ``targets`` leave out: a report of the
+    whole file lists them under ``skipped``, so everything animated is accounted for."""
+    from .. import animdata
+    from ..keyed import keyed_paths
+
+    named = {getattr(t[0] if isinstance(t, tuple) else t, "name", "") for t in targets}
+    return [obj for obj in sorted(bpy.data.objects, key=lambda o: o.name)
+            if obj.name not in named and animdata.get_action(obj) is not None
+            and keyed_paths(obj)]
 
 
 def report_outputs(args, path: str) -> tuple[str | None, str | None]:
@@ -70,22 +96,26 @@ def run_report(args) -> int:
 
     from ...report import html_report, json_report
 
+    if args.objects is None and getattr(args, "bones", None) is None and args.clips == "active":
+        # Everything animated is accounted for: what has no rotation keys is skipped.
+        objects = objects + unrotated_objects(bpy, objects)
+    skipped: list = []
     analyses, errors = analyse_objects(objects, args.method,
                                        Progress(len(objects), "report:", args.quiet),
-                                       args.turns.upper(), args.timing.upper())
-    if not analyses:
+                                       args.turns.upper(), args.timing.upper(), skipped)
+    if not analyses and not skipped:
         raise BadInput(errors[0][1] if len(errors) == 1 else
                        f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
+    if args.objects is None:
+        # Not errors (the exit code stays 0): armatures whose bones are keyed only in NLA
+        # clips, and the report says so.
+        analysed = {a.name for a in analyses}   # an armature reported from a named clip
+        skipped += [(n, m) for n, m in bone_keyed_sentences(bpy) if n not in analysed]
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
-                                      file=os.path.basename(path), method=args.method, errors=errors)
+                                      file=os.path.basename(path), method=args.method,
+                                      errors=errors, skipped=skipped)
     # The Blender that saved the file, beside the one analysing it (header of the page).
     report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
-    if args.objects is None:
-        # Not errors (the exit code stays 0): armatures are left out until pose
-        # bones are handled, and the report says so.
-        analysed = {a.name for a in analyses}   # an armature reported from a named clip
-        report["skipped"] = [{"object": n, "message": m} for n, m in bone_keyed_sentences(bpy)
-                             if n not in analysed]
     written = []
     try:
         if json_out:
@@ -103,6 +133,10 @@ def run_report(args) -> int:
         print(report_table(report))
     for _name, message in errors:
         print(message, file=sys.stderr)
+    if not args.quiet:
+        # Left out on purpose, not errors: the exit code stays 0.
+        for entry in report.get("skipped", []):
+            print(f"skipped: {entry['message']}", file=sys.stderr)
     if errors:
         return EXIT_BAD_INPUT
     worst = json_report.max_deviation(report)

@@ -128,7 +128,9 @@ def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
     with bpy.context.temp_override(selected_objects=[cam, empty]):
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     found = report_results.results(scene)
-    assert "no keys on rotation_euler" in found["Plain"]["error"]
+    # Issue 21: not an error, left out with its reason.
+    assert "no keys on rotation_euler" in found["Plain"]["skipped"]
+    assert found["Plain"]["verdict"] == "skipped" and not found["Plain"].get("error")
     s = found["Cam"]
     assert s["long_arc_segments"] == [[1.0, 41.0], [41.0, 81.0]]
     assert s["advice"].startswith("keys 1-41 take the long way")

@@ -43,6 +43,21 @@ def test_objects_without_rotation_keys_become_report_errors(clean_blender):
     assert all("has no keys on rotation_euler" in message for _, message in errors)
 
 
+def test_objects_without_rotation_keys_are_skipped_with_their_reason(clean_blender):
+    """Issue 21: what the report command does: not errors, each skipped with its reason;
+    the location-keyed one with its location keys."""
+    _scene()
+    objs = cli.resolve_objects(bpy, ["Dolly", "Arm", "Plain"], "s.blend")
+    skipped = []
+    analyses, errors = cli.analyse_objects(objs, "slerp", cli.Progress(3, "report:", quiet=True),
+                                           skipped=skipped)
+    assert [a.name for a in analyses] == ["Arm"] and errors == []
+    assert [s.name for s in skipped] == ["Dolly", "Plain"]
+    assert "keyed on location only" in skipped[0].message
+    assert skipped[0].location_keys == [1.0, 30.0]
+    assert "no other keys" in skipped[1].message and skipped[1].location_keys == []
+
+
 def test_blend_files_this_blender_writes_pass_the_checks_and_cut_ones_do_not(clean_blender, tmp_path):
     _scene()
     path = tmp_path / "s.blend"

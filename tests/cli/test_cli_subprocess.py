@@ -99,14 +99,20 @@ def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
     assert ok.returncode == 0
 
 
-def test_object_without_rotation_keys_is_reported_and_the_others_carry_on(scenes, tmp_path):
+def test_object_without_rotation_keys_is_skipped_and_the_others_carry_on(scenes, tmp_path):
+    """Issue 21: no rotation keys is not an error: skipped with its reason, exit 0."""
     js = tmp_path / "r.json"
-    res = run("report", scenes["scene.blend"], "--objects", "Prop,Turn170", "--json", js, "--quiet")
-    assert res.returncode == 2
-    assert _one_sentence(res.stderr).startswith('Object "Prop" has no keys on rotation_euler')
+    res = run("report", scenes["scene.blend"], "--objects", "Prop,Turn170", "--json", js)
+    assert res.returncode == 0, res.stderr
+    said = [ln for ln in res.stderr.splitlines() if not ln.startswith("report: ")]
+    assert _one_sentence("\n".join(said)).startswith('skipped: Object "Prop" has no keys on '
+                                                      'rotation_euler')
     report = load_report(js)
     assert [o["name"] for o in report["objects"]] == ["Turn170"]
-    assert report["errors"][0]["object"] == "Prop"
+    assert report["errors"] == []
+    (skipped,) = report["skipped"]
+    assert skipped["object"] == "Prop"
+    assert skipped["message"].startswith('Object "Prop" has no keys on rotation_euler')
 
 
 def _corrupt(tmp_path, scenes, kind):
