@@ -86,6 +86,7 @@ from .versions import (  # noqa: F401
     action_fcurves,
     action_slot_count,
     bone_selected,
+    bone_visible,
     channelbags,
     enum_value,
     find_slot,

@@ -63,22 +63,34 @@ def _is_pinned(obj) -> bool:
     return bool(record is not None and record.overlay_pinned)
 
 
+def _moves(t, fcurves=None) -> bool:
+    """Whether the transform's rotation or location channels (delta ones included) hold
+    keys: what the overlay draws a path of (custom properties or scale alone: nothing)."""
+    found = (animdata.rotation_fcurves(t, None, fcurves) + animdata.location_fcurves(t, fcurves)
+             + animdata.delta_rotation_fcurves(t, None, fcurves)
+             + animdata.delta_location_fcurves(t, fcurves))
+    return any(fc is not None and len(fc.keyframe_points) for fc in found)
+
+
 def overlay_objects(view_layer) -> list:
-    """Selected or pinned objects of the view layer that have rotation or location keys."""
+    """Selected or pinned objects of the view layer that have rotation or location keys;
+    of a rig, its selected and visible bones keyed on rotation or location (a bone in a
+    hidden bone collection, on a hidden layer or hidden itself is not drawn)."""
     if view_layer is None:
         return []
     found = []
     for obj in view_layer.objects:
         if not (obj.select_get(view_layer=view_layer) or _is_pinned(obj)):
             continue
-        fcurves = (animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
-                   + animdata.delta_rotation_fcurves(obj) + animdata.delta_location_fcurves(obj))
-        if any(fc is not None and len(fc.keyframe_points) for fc in fcurves):
+        if _moves(obj):
             found.append(obj)
         # A rig: its selected keyed bones only, so a 50-bone rig stays readable.
-        for name in keyed_bone_names(obj):
-            if animdata.bone_selected(obj, name):
-                found.append(AnimatedTransform(obj, name))
+        names = [n for n in keyed_bone_names(obj)
+                 if animdata.bone_selected(obj, n) and animdata.bone_visible(obj, n)]
+        if names:
+            by_bone = animdata.fcurves_by_bone(animdata.object_fcurves(obj))
+            found += [AnimatedTransform(obj, n) for n in names
+                      if _moves(AnimatedTransform(obj, n), by_bone.get(n, []))]
     return found
 
 
@@ -348,6 +360,10 @@ def build(view_layer, settings) -> Geometry:
                 matrix, camera = _world_matrix(obj), _is_camera(obj)
         except ValueError as exc:  # ChannelError is a ValueError: a broken key
             legend.problems.append(f"{name}: {exc}")
+            continue
+        except Exception as exc:   # not foreseen: named in the legend, the others drawn
+            legend.problems.append(f"{name}: QuatBake could not sample it "
+                                   f"({type(exc).__name__}: {exc}); please report this.")
             continue
         collected.append((name, sampled, matrix, camera, size))
     # One legend for all objects, so equal colours mean equal speeds.
