@@ -15,6 +15,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy.types import Operator
 from bpy_extras.io_utils import ExportHelper
 
+from ..ui.guard import guarded
 from ..ui.polls import has_selection
 from ..ui.props import COMPARE_ITEMS
 
@@ -33,25 +34,36 @@ def saved_by(data) -> str:
 
 def build(objects, method: str) -> dict:
     """The report dict for ``objects`` (schema quatbake.report/1, with
-    ``saved_by_blender`` and ``after_bake`` added)."""
+    ``saved_by_blender`` and ``after_bake`` added). An armature stands for its keyed
+    bones (``transform.as_transforms``); a transform without rotation keys is listed
+    under ``skipped`` with its reason and location findings."""
     from ...report import json_report
     from .. import animdata, record
+    from ..transform import as_transforms
     from . import engine as analyze
+    from .entries import unexpected_sentence
 
-    analyses, errors, after = [], [], []
-    for obj in objects:
+    analyses, errors, after, skipped = [], [], [], []
+    for obj in as_transforms(objects):
         baked = record.is_baked(obj)
         try:
             analyses.append(analyze.analyze_object(obj, method, original=baked))
             if baked:
                 after.append(json_report.after_bake_entry(analyses[-1],
                                                           analyze.analyze_object(obj, method)))
-        except (analyze.NoRotationKeys, animdata.ChannelError, ValueError) as exc:
+        except analyze.NoRotationKeys as exc:
+            try:
+                skipped.append(analyze.skipped_transform(obj, str(exc)))
+            except (animdata.ChannelError, ValueError) as loc_exc:
+                errors.append((obj.name, f"{exc} {loc_exc}"))
+        except (animdata.ChannelError, ValueError) as exc:
             errors.append((obj.name, str(exc)))
+        except Exception as exc:   # not foreseen: one sentence naming it, never a traceback
+            errors.append((obj.name, unexpected_sentence(obj, "analysing it", exc)))
     report = json_report.build_report(
         analyses, blender_version=bpy.app.version_string,
         file=os.path.basename(bpy.data.filepath) or "(unsaved file)", method=method,
-        errors=errors)
+        errors=errors, skipped=skipped)
     report["saved_by_blender"] = saved_by(bpy.data)
     report["after_bake"] = after
     return report
@@ -79,6 +91,7 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
     def poll(cls, context) -> bool:
         return has_selection(cls, context, "Select the animated objects to report on")
 
+    @guarded("Export Report")
     def execute(self, context):
         from ...report import html_report, json_report
         from ..ui import compare
@@ -90,7 +103,7 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
         report = build(objects, method)
         for error in report["errors"]:
             self.report({'WARNING'}, error["message"])
-        if not report["objects"]:
+        if not report["objects"] and not report.get("skipped"):
             self.report({'ERROR'}, "None of the selected objects has rotation keys to report on; "
                         "nothing was written.")
             return {'CANCELLED'}

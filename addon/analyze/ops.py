@@ -11,6 +11,7 @@ from bpy.types import Operator
 
 from ..ui.compare import compare_method
 from ..ui.counts import count_phrase, tally
+from ..ui.guard import guarded
 from ..ui.polls import has_selection
 from ..ui.props import METHOD_ITEMS
 from .entries import (
@@ -47,6 +48,7 @@ class QUATBAKE_OT_analyze(Operator):
     def poll(cls, context) -> bool:
         return has_selection(cls, context, "Select the animated objects to analyze")
 
+    @guarded("Analyze")
     def execute(self, context):
         # Left out, the method comes from the scene settings (as for quatbake.bake).
         method = (self.method.lower() if self.properties.is_property_set("method")
@@ -66,8 +68,17 @@ class QUATBAKE_OT_analyze(Operator):
         for entry in found.values():
             if entry.get("error"):
                 self.report({'WARNING'}, entry["error"])
-        done = {n: s for n, s in found.items() if not s.get("error")}
+        skipped = {n: s for n, s in found.items() if s.get("skipped")}
+        done = {n: s for n, s in found.items() if not s.get("error") and not s.get("skipped")}
         if not done:
+            if skipped:
+                # Nothing to compare, but the panel says why for each (and what their
+                # location keys show): not a failure.
+                for entry in list(skipped.values())[:STATUS_NAMES]:
+                    self.report({'WARNING'}, entry["skipped"])
+                self.report({'WARNING'}, "None of the selected objects has rotation keys to "
+                            f"analyze; {len(skipped)} skipped (see the Difference Report).")
+                return {'FINISHED'}
             self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
             return {'CANCELLED'}
         # Every object named (the first few), worst first: the status line once
@@ -81,7 +92,12 @@ class QUATBAKE_OT_analyze(Operator):
         # Objects and bones counted apart, each once (an object analysed by its NLA clips
         # has an entry per clip), in the words of the bake's report.
         count = count_phrase(*tally((e["object"], e["bone"]) for e in done.values()))
-        self.report({'INFO'}, f"Analyzed {count}: " + "; ".join(parts) + ".")
+        left = ""
+        if skipped:
+            # Counted, not each named: a Rigify rig has dozens of location-only controls.
+            left = (f" Skipped {count_phrase(*tally((e['object'], e['bone']) for e in skipped.values()))}"
+                    " without rotation keys (see the Difference Report).")
+        self.report({'INFO'}, f"Analyzed {count}: " + "; ".join(parts) + "." + left)
         return {'FINISHED'}
 
 
@@ -94,8 +110,12 @@ class QUATBAKE_OT_jump_to_worst(Operator):
 
     object_name: StringProperty(name="Object", description="Object whose worst frame to show")
 
+    @guarded("Jump to Worst Frame")
     def execute(self, context):
         result = results(context.scene).get(self.object_name)
+        if result and result.get("skipped"):
+            self.report({'ERROR'}, result["skipped"])
+            return {'CANCELLED'}
         if not result or result.get("error") or "worst_frame" not in result:
             self.report({'ERROR'}, f"Object \"{self.object_name}\" has not been analyzed yet: "
                         "run Analyze first.")

@@ -15,6 +15,7 @@ from bpy.types import Operator
 
 from ..transform import selected_items, selected_objects, transforms_named  # first 2: public
 from ..ui.counts import tally, transform_count, transform_pairs
+from ..ui.guard import guarded, unexpected
 from ..ui.polls import has_selection
 from ..ui.props import BAKE_METHOD_ITEMS, SETTING_NAMES, QUATBAKE_PG_settings
 from .panel import draw_bake_settings, forget_last_bake, remember_last_bake
@@ -139,7 +140,8 @@ class QUATBAKE_OT_bake(Operator):
     tolerance: _mirror("tolerance")
     key_interpolation: _mirror("key_interpolation")
     tolerance_px: _mirror("tolerance_px")
-    # Not a scene setting: which action to bake is a per-call choice (scripts).
+    # Not stored in presets: which action to bake is a choice per shot. Left unset, the
+    # scene's Clip (the Re-bake panel's choice) is used.
     clip: StringProperty(
         name="Clip", default="", options={'SKIP_SAVE'},
         description="Bake this NLA clip (an action's name, evaluated in its own action time) "
@@ -167,6 +169,8 @@ class QUATBAKE_OT_bake(Operator):
             if name == "method" and settings.method == 'LERP':
                 continue
             setattr(self, name, getattr(settings, name))
+        if not self.properties.is_property_set("clip"):
+            self.clip = getattr(settings, "clip", "")
         if not self.use_frame_range and not explicit & {"frame_start", "frame_end"}:
             from ..ui.keyed_range import keyed_range
 
@@ -217,11 +221,13 @@ class QUATBAKE_OT_bake(Operator):
             ).format(self.frame_end, self.frame_start)
         return ""
 
+    @guarded("Re-bake")
     def invoke(self, context, event):
         # The contract: the operators take their defaults from the scene settings.
         self._fill_from_scene(context)
         return self.execute(context)
 
+    @guarded("Re-bake")
     def execute(self, context):
         from .. import bake
 
@@ -245,9 +251,12 @@ class QUATBAKE_OT_bake(Operator):
             progress.end()
 
         _report_issues(self, list(result.warnings), 'WARNING')
+        # What was left as it is comes first: a rig's location-only controls, an object
+        # animated only by NLA clips (Clip bakes it), one without the named clip.
+        _report_issues(self, list(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
         settings = context.scene.quatbake
-        settings.last_turn_notes = "\n".join(n.message for n in result.notes)
+        settings.last_turn_notes = "\n".join(n.message for n in result.skipped + result.notes)
         settings.has_last_bake = True
         baked = transforms_named(result.objects)
         _, bones, rig = tally(transform_pairs(baked))
@@ -262,10 +271,7 @@ class QUATBAKE_OT_bake(Operator):
         remember_last_bake(context.scene, result.keys_per_object if thinned
                            else result.frames_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
-        from ..analyze import entries
-        from ..ui import compare
-
-        entries.refresh(context.scene, baked, compare.compare_method(settings))
+        _refresh_report(self, context, baked, "Re-bake")
         names = ", ".join(result.objects[:MAX_NAMED])
         if len(result.objects) > MAX_NAMED:
             names += ", ..."
@@ -277,6 +283,11 @@ class QUATBAKE_OT_bake(Operator):
             transform_count(baked, rpt_), names, settings.last_frames_written,
             settings.last_max_deviation_deg,
         ))
+        if result.skipped:
+            left = transforms_named([i.object_name + (f": {i.bone}" if i.bone else "")
+                                     for i in result.skipped])
+            self.report({'INFO'}, rpt_("Left as they were: {} (nothing to bake; the notes say "
+                                       "why)").format(transform_count(left, rpt_)))
         if self.tolerance > 0.0:
             counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
@@ -303,6 +314,7 @@ class QUATBAKE_OT_revert(Operator):
         # button out.
         return has_selection(cls, context)
 
+    @guarded("Revert")
     def execute(self, context):
         from .. import bake
 
@@ -315,12 +327,8 @@ class QUATBAKE_OT_revert(Operator):
         # The summary described the bake that was just taken back.
         context.scene.quatbake.has_last_bake = False
         forget_last_bake(context.scene)
-        from ..analyze import entries
-        from ..ui import compare
-
         reverted = transforms_named(names)
-        entries.refresh(context.scene, reverted,
-                               compare.compare_method(context.scene.quatbake))
+        _refresh_report(self, context, reverted, "Revert")
         self.report({'INFO'}, rpt_("Reverted {}: {}").format(transform_count(reverted, rpt_),
                                                              ", ".join(names)))
         return {'FINISHED'}
@@ -355,6 +363,7 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
     def poll(cls, context) -> bool:
         return has_selection(cls, context)
 
+    @guarded("Convert Rotation Mode")
     def execute(self, context):
         from .. import bake
 
@@ -370,13 +379,24 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         _report_issues(self, list(result.warnings), 'WARNING')
         _report_issues(self, list(result.notes), 'INFO')
         baked = transforms_named(result.objects)
-        from ..analyze import entries
-        from ..ui import compare
-
-        entries.refresh(context.scene, baked, compare.compare_method(context.scene.quatbake))
+        _refresh_report(self, context, baked, "Convert Rotation Mode")
         self.report({'INFO'}, rpt_("Converted {}: {:d} keys per channel in all").format(
             transform_count(baked, rpt_), int(result.keys_written)))
         return {'FINISHED'}
+
+
+def _refresh_report(operator: Operator, context, transforms, doing: str) -> None:
+    """Re-run the Difference Report on what a bake or revert changed. The bake or revert
+    is done by then: a failure here is said as a warning, and never undoes it."""
+    from ..analyze import entries
+    from ..ui import compare
+
+    try:
+        entries.refresh(context.scene, transforms,
+                        compare.compare_method(context.scene.quatbake))
+    except Exception as exc:   # the report is a view: it must not turn a bake into a failure
+        operator.report({'WARNING'}, unexpected(f"{doing} done; refreshing the Difference "
+                                                "Report", exc, "press Analyze again"))
 
 
 classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert, QUATBAKE_OT_convert_rotation_mode)

@@ -77,6 +77,8 @@ def draw_more_settings(layout, data) -> None:
     sub = col.row()
     sub.active = data.tolerance > 0.0 or data.tolerance_px > 0.0   # what a tolerance writes
     sub.prop(data, "key_interpolation")
+    # Both the scene settings and the bake operator have it: the NLA clip to bake.
+    col.prop(data, "clip", icon='NLA')
 
 
 def draw_bake_settings(layout, data) -> None:
@@ -102,6 +104,18 @@ _LISTED_BAKED = 4
 
 
 PANEL_NAME = "Re-bake"
+
+
+def nla_only_objects(context) -> list[str]:
+    """Names of the selected objects (the first few) animated only by NLA clips: no active
+    action, clips in the NLA. The Re-bake panel offers the Clip choice for them."""
+    found = []
+    for obj in list(getattr(context, "selected_objects", None) or [])[:_REVERT_CHECK_LIMIT]:
+        ad = obj.animation_data
+        if ad is not None and ad.action is None and any(
+                strip.action is not None for track in ad.nla_tracks for strip in track.strips):
+            found.append(obj.name)
+    return found
 
 
 def _anything_to_revert(context) -> bool:
@@ -153,6 +167,16 @@ class _RebakePanel:
         sub = row.row(align=True)
         sub.enabled = _anything_to_revert(context)
         sub.operator("quatbake.revert", text="Revert", icon='LOOP_BACK')
+        nla_only = nla_only_objects(context)
+        if nla_only or settings.clip:
+            # An object animated only by NLA clips (a glTF import's parent) bakes the clip
+            # named here; the field also stays while a clip is chosen, so it can be cleared.
+            if nla_only:
+                names = ", ".join(nla_only[:2]) + (" ..." if len(nla_only) > 2 else "")
+                wrapped_label(layout, context, iface_("{} plays only NLA clips: choose the Clip "
+                                                      "to bake.").format(names),
+                              icon='NLA', panel=PANEL_NAME, translate=False)
+            layout.prop(settings, "clip", icon='NLA')
 
         if not settings.has_last_bake:
             layout.label(text="No bake in this scene yet", icon='INFO')

@@ -39,6 +39,7 @@ from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Menu, Operator
 
+from ..ui.guard import guarded
 from ..ui.polls import has_settings
 from ..ui.props import SETTING_NAMES
 
@@ -202,6 +203,7 @@ class QUATBAKE_OT_apply_preset(Operator):
     def poll(cls, context) -> bool:
         return has_settings(cls, context)
 
+    @guarded("Apply Bake Preset")
     def execute(self, context):
         name = bpy.path.display_name(os.path.basename(self.filepath))
         if not os.path.isfile(self.filepath):
@@ -251,6 +253,7 @@ class QUATBAKE_OT_preset_add(AddPresetBase, Operator):
         with open(filepath, "w", encoding="utf-8") as handle:
             handle.write(preset_text(context.scene.quatbake))
 
+    @guarded("Add Bake Preset")
     def execute(self, context):
         settings = context.scene.quatbake
         removing = self.remove_name or self.remove_active

@@ -12,6 +12,7 @@ import bpy
 from bpy.props import StringProperty
 from bpy.types import Operator
 
+from ..ui.guard import guarded
 from ..ui.polls import poll_message
 
 # The engine (.export_check: core's glTF reader and sampler) is imported when
@@ -75,6 +76,7 @@ class QUATBAKE_OT_export_check(Operator):
             return False
         return True
 
+    @guarded("Check glTF Export")
     def execute(self, context):
         from ...report import export_check_report
         from . import engine as export_check

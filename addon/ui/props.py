@@ -123,6 +123,25 @@ def _custom_range_switched(settings, context) -> None:
         settings.frame_start, settings.frame_end = found
 
 
+# Selected objects whose clips the Clip field suggests (a click must not read a huge
+# selection's every action).
+CLIP_SEARCH_LIMIT = 64
+
+
+def _clip_suggestions(_settings, context, edit_text):
+    """The Clip field's suggestions: the actions of the selected objects' NLA tracks and
+    their active actions, once each, those matching what is typed."""
+    from .. import animdata
+
+    typed = (edit_text or "").lower()
+    names = []
+    for obj in list(getattr(context, "selected_objects", None) or [])[:CLIP_SEARCH_LIMIT]:
+        for clip in animdata.object_clips(obj):
+            if clip.name not in names and typed in clip.name.lower():
+                names.append(clip.name)
+    return names
+
+
 def _legend_color(index: int):
     """Getter of a read-only colour swatch of the overlay legend (core.triads' colours).
 
@@ -233,6 +252,13 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Timing", items=TIMING_ITEMS, default='EVEN',
         description="Where along its path the rotation is at each frame: even speed, or "
         "the ease of the keys",
+    )
+    # Not in SETTING_NAMES: presets do not store which action a shot bakes.
+    clip: StringProperty(
+        name="Clip", default="", search=_clip_suggestions,
+        description="Bake this NLA clip (an action's name) of the selected objects that have "
+        "it, for objects animated only by NLA clips (a glTF import's parent, say); the others "
+        "are left as they are. Empty: the active actions",
     )
     preset_name: StringProperty(
         name="Preset", default="",

@@ -276,6 +276,14 @@ ZH_HANS = {
     "previous one. Empty: the active action":
         "烘焙此 NLA 片段（动作名称，按其自身的动作时间求值）而不是活动动作；烘焙后的片段成为"
         "活动动作，还原会恢复之前的动作。留空：活动动作",
+    "Bake this NLA clip (an action's name) of the selected objects that have it, for "
+    "objects animated only by NLA clips (a glTF import's parent, say); the others are left "
+    "as they are. Empty: the active actions":
+        "烘焙所选物体中拥有此 NLA 片段（动作名称）的物体，用于只由 NLA 片段驱动动画的物体"
+        "（例如 glTF 导入的父物体）；其余物体保持原样。留空：活动动作",
+    "{} plays only NLA clips: choose the Clip to bake.": "{} 只播放 NLA 片段：请选择要烘焙的片段。",
+    "Left as they were: {} (nothing to bake; the notes say why)":
+        "保持原样：{}（没有可烘焙的内容；说明中给出原因）",
     "When the rotation channels are keyed on different frames, use the union of "
     "their key frames instead of refusing to bake":
         "当各旋转通道的关键帧不在同一帧上时，使用它们关键帧的并集，而不是拒绝烘焙",

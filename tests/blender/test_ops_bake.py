@@ -228,9 +228,9 @@ def test_frame_step_zero_is_impossible_and_refused_by_the_engine(clean_blender):
 
 
 def test_object_without_animation_is_refused_by_name_and_nothing_changes(clean_blender):
-    keyed = _keyed("Keyed")
+    """Selected alone, an object with nothing to bake is refused, by name."""
     still = scenes.new_object("Still")
-    scenes.select_only(keyed, still)
+    scenes.select_only(still)
     _refresh()
     before = scenes.scene_snapshot()
 
@@ -240,7 +240,28 @@ def test_object_without_animation_is_refused_by_name_and_nothing_changes(clean_b
 
     _refresh()
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
-    assert not bake.can_revert(keyed)
+    assert not bake.can_revert(still)
+
+
+def test_object_without_animation_beside_a_keyed_one_is_left_and_named(clean_blender):
+    """Issue 21: a mixed selection bakes what can be baked; the object with nothing to bake
+    is left exactly as it was and named in the bake's notes (the panel's last-bake notes)."""
+    keyed = _keyed("Keyed")
+    still = scenes.new_object("Still")
+    scenes.select_only(keyed, still)
+    _refresh()
+    before = scenes.scene_snapshot()
+
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    _refresh()
+    after = scenes.scene_snapshot()
+    assert after["objects"]["Still"] == before["objects"]["Still"]
+    assert bake.can_revert(keyed) and not bake.can_revert(still)
+    notes = bpy.context.scene.quatbake.last_turn_notes
+    assert 'Object "Still" has no animation' in notes, notes
+    bpy.ops.quatbake.revert()
+    _refresh()
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
 def test_revert_with_nothing_to_revert_says_so(clean_blender):

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.bpy
 SCENE_SETTINGS_SHOWN = props.SETTING_NAMES + (
     "has_last_bake", "last_objects_baked", "last_bones_baked", "last_bones_rig",
     "last_frames_written", "last_max_deviation_deg",
-    "compare_method", "preset_name", "legend_still", "legend_slow", "legend_fast",
+    "compare_method", "preset_name", "clip", "legend_still", "legend_slow", "legend_fast",
     "legend_fastest", "legend_long_arc", "legend_ghost",
 )
 # Text the panel draws itself (button texts and the summary's format strings).
@@ -26,7 +26,8 @@ DRAWN_TEXT = (
     "Re-bake", "Revert", "No bake in this scene yet", "Last bake", "Objects baked: {:d}",
     "Frames written: {:d}", "Largest difference: {:.3f}\u00b0", "No presets found",
     "Select at least one object", "Presets", "{} (changed)", "{}: {:d} frames",
-    "Total: {}, {:d} frames",
+    "Total: {}, {:d} frames", "{} plays only NLA clips: choose the Clip to bake.",
+    "Left as they were: {} (nothing to bake; the notes say why)",
 )
 
 
