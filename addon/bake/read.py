@@ -141,6 +141,14 @@ def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
     as it is while the objects that have it are baked)."""
     rec = owner_record_of(obj)   # a bone's clip is its armature's action
     current = source_of(obj)
+    clips = animdata.object_clips(obj)
+    if not any(c.name == clip_name for c in clips) and not (
+            current.rebake and rec.original_action.name == clip_name):
+        names = ", ".join(f"\"{c.name}\"" for c in clips) or "none"
+        return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: "
+                      f"{names}), so it is left as it is. Name one of its actions, in the NLA "
+                      "editor or the Action editor, or clear the Clip to bake its active "
+                      "action."), True
     if current.rebake:
         if rec.original_action.name == clip_name:
             return current, "", False
@@ -148,15 +156,10 @@ def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
         return None, (f"{animdata.subject(obj)} shows a QuatBake bake of "
                       f"\"{rec.original_action.name}\"; revert it before baking the clip "
                       f"\"{clip_name}\"."), False
-    for clip in animdata.object_clips(obj):
-        if clip.name == clip_name:
-            if clip.active:
-                return Source(clip.action, clip.slot, obj.rotation_mode, False), "", False
-            return Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), "", False
-    names = ", ".join(f"\"{c.name}\"" for c in animdata.object_clips(obj)) or "none"
-    return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: {names}), "
-                  "so it is left as it is. Name one of its actions, in the NLA editor or the "
-                  "Action editor, or clear the Clip to bake its active action."), True
+    clip = next(c for c in clips if c.name == clip_name)
+    if clip.active:
+        return Source(clip.action, clip.slot, obj.rotation_mode, False), "", False
+    return Source(clip.action, clip.slot, obj.rotation_mode, False, clip=True), "", False
 
 
 def _blend_issue(obj, src: Source, paths: set) -> str:
