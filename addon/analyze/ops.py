@@ -71,7 +71,7 @@ class QUATBAKE_OT_analyze(Operator):
         skipped = {n: s for n, s in found.items() if s.get("skipped")}
         done = {n: s for n, s in found.items() if not s.get("error") and not s.get("skipped")}
         if not done:
-            if skipped:
+            if skipped and len(skipped) == len(found):
                 # Nothing to compare, but the panel says why for each (and what their
                 # location keys show): not a failure.
                 for entry in list(skipped.values())[:STATUS_NAMES]:

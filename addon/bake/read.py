@@ -145,10 +145,12 @@ def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
     if not any(c.name == clip_name for c in clips) and not (
             current.rebake and rec.original_action.name == clip_name):
         names = ", ".join(f"\"{c.name}\"" for c in clips) or "none"
+        baked = (f" It shows a QuatBake bake of \"{rec.original_action.name}\": revert it "
+                 "before baking another clip." if current.rebake else "")
         return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: "
                       f"{names}), so it is left as it is. Name one of its actions, in the NLA "
                       "editor or the Action editor, or clear the Clip to bake its active "
-                      "action."), True
+                      f"action.{baked}"), True
     if current.rebake:
         if rec.original_action.name == clip_name:
             return current, "", False
