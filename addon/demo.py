@@ -24,6 +24,7 @@ import bpy
 import numpy as np
 
 from . import animdata
+from .ui.guard import guarded
 
 
 def _axis_quat(axis, deg) -> np.ndarray:
@@ -139,6 +140,7 @@ class QUATBAKE_OT_demo_scene(bpy.types.Operator):
     bl_label = "Load Demo Scene"
     bl_options = {'REGISTER', 'UNDO'}
 
+    @guarded("Load Demo Scene")
     def execute(self, context):
         scene = bpy.data.scenes.new(DEMO_SCENE_NAME)
         if context.window is not None:

@@ -19,7 +19,7 @@ from quatbake.addon.bake import presets
 # Every operator QuatBake registers, by its bpy.ops.quatbake name: a new one must join
 # the sweep (test_every_operator_is_swept fails otherwise).
 SWEPT = ("analyze", "jump_to_worst", "bake", "revert", "export_report", "export_check",
-         "apply_preset", "preset_add")
+         "apply_preset", "preset_add", "demo_scene")
 
 
 def registered_operators() -> set[str]:
@@ -40,8 +40,8 @@ def drive_every_operator(folder, export_check: bool = True) -> list[str]:
     """Call each operator of SWEPT on what is selected now (Object or Pose Mode), in an
     animator's order: analyse, jump to each entry's worst frame, export the report, bake,
     bake again with a location bake, revert, revert again (nothing left), apply a shipped
-    preset, add and remove a preset of one's own, check the glTF export. Returns the
-    messages of the calls that raised (each should be one sentence)."""
+    preset, add and remove a preset of one's own, check the glTF export, load the demo
+    scene. Returns the messages of the calls that raised (each should be one sentence)."""
     said: list[str] = []
     folder = os.fspath(folder)
     _call("analyze", said)
@@ -62,6 +62,7 @@ def drive_every_operator(folder, export_check: bool = True) -> list[str]:
     _call("preset_add", said, name="quatbake sweep preset", remove_name=True)
     if export_check:
         _call("export_check", said, json_path=os.path.join(folder, "check.json"))
+    _call("demo_scene", said)   # last: it adds a scene (and switches to it in a window)
     return said
 
 
