@@ -19,7 +19,7 @@ from quatbake.addon.bake import presets
 # Every operator QuatBake registers, by its bpy.ops.quatbake name: a new one must join
 # the sweep (test_every_operator_is_swept fails otherwise).
 SWEPT = ("analyze", "jump_to_worst", "bake", "revert", "export_report", "export_check",
-         "apply_preset", "preset_add", "demo_scene")
+         "apply_preset", "preset_add", "convert_rotation_mode", "demo_scene")
 
 
 def registered_operators() -> set[str]:
@@ -39,9 +39,10 @@ def _call(operator: str, said: list, **kwargs) -> None:
 def drive_every_operator(folder, export_check: bool = True) -> list[str]:
     """Call each operator of SWEPT on what is selected now (Object or Pose Mode), in an
     animator's order: analyse, jump to each entry's worst frame, export the report, bake,
-    bake again with a location bake, revert, revert again (nothing left), apply a shipped
-    preset, add and remove a preset of one's own, check the glTF export, load the demo
-    scene. Returns the messages of the calls that raised (each should be one sentence)."""
+    bake again with a location bake, revert, revert again (nothing left), convert the
+    rotation mode and revert it, apply a shipped preset, add and remove a preset of one's
+    own, check the glTF export, load the demo scene. Returns the messages of the calls
+    that raised (each should be one sentence)."""
     said: list[str] = []
     folder = os.fspath(folder)
     _call("analyze", said)
@@ -54,6 +55,8 @@ def drive_every_operator(folder, export_check: bool = True) -> list[str]:
     _call("bake", said, location_method='LINEAR')
     _call("analyze", said)
     _call("revert", said)
+    _call("revert", said)
+    _call("convert_rotation_mode", said, mode='QUATERNION')
     _call("revert", said)
     shipped = sorted(f for f in os.listdir(presets.SHIPPED_PRESETS_DIR) if f.endswith(".py"))
     _call("apply_preset", said, filepath=os.path.join(presets.SHIPPED_PRESETS_DIR, shipped[0]))
