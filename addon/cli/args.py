@@ -1,18 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Command line: ``python -m quatbake demo|report|bake|export-check`` (with the bpy module).
-
-Also runs inside a Blender program:
-``blender -b --python /path/to/quatbake/__main__.py -- report SCENE.blend ...``.
-
-Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
-still written); 2 bad usage or bad input - one sentence on stderr, no
-traceback, nothing written; 3 (``batch``) some shot could not be read or
-processed, the others done. Progress goes to stderr, one percentage line per
-object, silenced by ``--quiet``; tables go to stdout.
-
-bpy is imported only after the arguments are checked, so usage errors are
-instant and never load Blender.
-"""
+"""The command line's arguments and exit codes (docs/cli.md), and the checks made on its
+paths before anything is loaded or written. No bpy here: usage errors never load Blender."""
 from __future__ import annotations
 
 import argparse

@@ -17,6 +17,7 @@ import time
 import traceback
 
 from ...report import batch_report
+from ...report.json_report import max_deviation
 from .args import build_parser
 from .headless import BadInput
 
@@ -101,8 +102,7 @@ def _report(shot: str, paths: dict, options: dict, record: dict) -> None:
     report = _read(paths["json"])
     record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
     record.update(
-        max_deviation_deg=max((o["max_deviation_deg"] for o in report["objects"]
-                               if o.get("max_deviation_deg") is not None), default=0.0),
+        max_deviation_deg=max_deviation(report),
         worst=_worst(report["objects"]),
         keys_before=sum(len(o["keys"]) for o in report["objects"]),
         blender_version=report["blender_version"])
@@ -117,8 +117,7 @@ def _export_check(shot: str, paths: dict, options: dict, record: dict) -> None:
     report = _read(paths["json"])
     record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
     record.update(
-        max_deviation_deg=max((o["max_deviation_deg"] for o in report["objects"]
-                               if o.get("max_deviation_deg") is not None), default=0.0),
+        max_deviation_deg=max_deviation(report),
         worst=_worst(report["objects"]),
         # The rotation keys the exporter wrote (the glTF's, not Blender's).
         keys_after=sum(o["key_count"] for o in report["objects"]),
