@@ -6,7 +6,7 @@ import os
 import sys
 
 from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, check_blend_file
-from .headless import BadInput, Progress, quiet_fds
+from .headless import BadInput, Progress, quiet_fds, write_all_or_none
 from .report import report_outputs
 from .scenes import load_blend, register_quatbake, resolve_objects
 from .tables import check_table
@@ -31,19 +31,8 @@ def run_export_check(args) -> int:
     except export_check.ExportCheckError as exc:
         raise BadInput(str(exc)) from None
     report["file"] = os.path.basename(path)
-    written = []
-    try:
-        if json_out:
-            export_check_report.write_json(report, json_out)
-            written.append(json_out)
-        if html_out:
-            export_check_report.write_html(report, html_out)
-            written.append(html_out)
-    except OSError as exc:
-        for done in written:
-            os.unlink(done)
-        raise BadInput(f"The report could not be written ({exc.strerror}: "
-                       f"{exc.filename}).") from None
+    write_all_or_none([(export_check_report.write_json, report, json_out),
+                       (export_check_report.write_html, report, html_out)])
     if not args.quiet:
         print(check_table(report))
     for error in report["errors"]:

@@ -83,3 +83,19 @@ def save_blend_copy(bpy, path: str) -> None:
         for leftover in (tmp, tmp + "1"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
+
+
+def write_all_or_none(writes) -> None:
+    """Run each (write, report, path) with a path; if one fails, remove those written and
+    raise BadInput: a half-written pair of reports would mislead a pipeline."""
+    written = []
+    try:
+        for write, report, path in writes:
+            if path:
+                write(report, path)
+                written.append(path)
+    except OSError as exc:
+        for done in written:
+            os.unlink(done)
+        raise BadInput(f"The report could not be written ({exc.strerror}: "
+                       f"{exc.filename}).") from None

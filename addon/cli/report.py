@@ -13,7 +13,7 @@ from .args import (
     check_output,
     same_file,
 )
-from .headless import BadInput, Progress
+from .headless import BadInput, Progress, write_all_or_none
 from .scenes import (
     bone_keyed_sentences,
     clip_targets,
@@ -116,19 +116,8 @@ def run_report(args) -> int:
                                       errors=errors, skipped=skipped)
     # The Blender that saved the file, beside the one analysing it (header of the page).
     report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
-    written = []
-    try:
-        if json_out:
-            json_report.write_json(report, json_out)
-            written.append(json_out)
-        if html_out:
-            html_report.write_html(report, html_out)
-            written.append(html_out)
-    except OSError as exc:
-        # All or nothing: a half-written pair of reports would mislead a pipeline.
-        for done in written:
-            os.unlink(done)
-        raise BadInput(f"The report could not be written ({exc.strerror}: {exc.filename}).") from None
+    write_all_or_none([(json_report.write_json, report, json_out),
+                       (html_report.write_html, report, html_out)])
     if not args.quiet:
         print(report_table(report))
     for _name, message in errors:
