@@ -293,17 +293,87 @@ def _path_cause(a: ObjectAnalysis) -> str:
         a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")
 
 
-def _keyed_turns(mode, frames, bq, keys, kq, key_raw, stepped, turn_samples):
-    """core.turns tracking and kinds of the key intervals, from Blender's playback."""
-    times, quats = frames, bq
-    if turn_samples is not None:
-        extra_t, extra_q = turn_samples
-        times = np.concatenate((frames, np.asarray(extra_t, dtype=np.float64).ravel()))
-        quats = np.concatenate((bq, quat.normalize(extra_q, "turn samples")))
-    tracking = turns.track(keys, kq, times, quats)
-    if stepped is not None and len(stepped) != keys.size - 1:
-        raise ValueError(f"stepped has {len(stepped)} entries for {keys.size - 1} key intervals.")
-    return tracking, turns.classify(mode, key_raw, tracking.differs, stepped)
+@dataclass
+class Sampled:
+    """One transform's input to :func:`analyze_group`: Blender's orientation at the
+    group's frames and keys, and the optional extras :func:`analyze_object` documents."""
+
+    name: str
+    rotation_mode: str
+    blender_quats: np.ndarray          # (n, 4) at the group's frames
+    key_quats: np.ndarray              # (k, 4) at the group's keys
+    raw_values: np.ndarray | None = None
+    key_raw: np.ndarray | None = None
+    positions: np.ndarray | None = None
+    key_positions: np.ndarray | None = None
+    location_key_frames: np.ndarray | None = None
+    extra_frames: np.ndarray | None = None
+    extra_quats: np.ndarray | None = None
+    stepped: np.ndarray | None = None
+    turn_samples: tuple | None = None
+
+
+def _stacked_unit(arrays: list, labels: list, rows: int) -> np.ndarray:
+    """(b, rows, 4) unit quaternions of the group; a bad one raises the error its own
+    transform would (its name and key), not the stack's."""
+    if all(np.shape(a) == (rows, 4) for a in arrays):
+        try:
+            return quat.normalize(np.stack(arrays), labels[0])
+        except ValueError:
+            pass
+    out = [quat.normalize(a, label) for a, label in zip(arrays, labels)]
+    return np.stack(out) if all(q.shape == (rows, 4) for q in out) else out
+
+
+def _turn_samples(frames, bq, item: Sampled):
+    """(times, quats) core.turns follows for one transform: the frames, then its
+    extra in-between samples (turn_samples, extra_frames)."""
+    samples = item.turn_samples
+    if item.extra_frames is not None:
+        # The in-between frames of adjacent keys follow the keyed turn too.
+        ef = np.asarray(item.extra_frames, dtype=np.float64).reshape(-1)
+        eq = np.asarray(item.extra_quats, dtype=np.float64).reshape(-1, 4)
+        samples = (ef, eq) if samples is None else (
+            np.concatenate((np.asarray(samples[0], dtype=np.float64).ravel(), ef)),
+            np.concatenate((np.asarray(samples[1], dtype=np.float64).reshape(-1, 4), eq)))
+    if samples is None:
+        return frames, bq
+    extra_t, extra_q = samples
+    return (np.concatenate((frames, np.asarray(extra_t, dtype=np.float64).ravel())),
+            np.concatenate((bq, quat.normalize(extra_q, "turn samples"))))
+
+
+def _track_group(frames, bq, keys, kq, items: list) -> list:
+    """core.turns tracking of every transform: one ``track_many`` for those followed
+    at the same times (a rig's bones on the group's frames), one each for the rest."""
+    samples = [_turn_samples(frames, bq[i], item) for i, item in enumerate(items)]
+    same_times: dict = {}
+    for i, (t, _q) in enumerate(samples):
+        same_times.setdefault(t.tobytes(), []).append(i)
+    out: list = [None] * len(items)
+    for members in same_times.values():
+        times = samples[members[0]][0]
+        found = turns.track_many(keys, kq[members], times,
+                                 np.stack([samples[i][1] for i in members]))
+        for i, tracking in zip(members, found):
+            out[i] = tracking
+    return out
+
+
+def _method_paths(keys, kq, trackings, kinds, setting, method, frames, timing, bq) -> np.ndarray:
+    """(b, n, 4): the method's path of each transform as a bake with these settings
+    makes it; the transforms with no kept turn, step or keyed timing in one
+    ``interp.interpolate_many`` call (the bake's batching), the others one by one."""
+    out = np.empty((len(trackings), frames.size, 4))
+    plain = [i for i, (t, k) in enumerate(zip(trackings, kinds))
+             if turn_interp.is_plain(t, k, setting, timing)]
+    if plain:
+        out[plain] = interp.interpolate_many(keys, kq[plain], frames, method)
+    for i, (tracking, kind) in enumerate(zip(trackings, kinds)):
+        if i not in plain:
+            out[i] = turn_interp.interpolate_keys(keys, kq[i], tracking, kind, setting,
+                                                  method, frames, timing, bq[i])
+    return out
 
 
 def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_frames, key_quats,
@@ -333,92 +403,141 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     than ``frames`` (consecutive samples must stay under 180 deg apart).
     Raises ValueError (naming what) on inconsistent input.
     """
-    frames = _as_frames(frames, f"Object \"{name}\"")
-    keys = _as_frames(key_frames, f"Object \"{name}\" keys")
+    item = Sampled(name, rotation_mode, blender_quats, key_quats, raw_values, key_raw,
+                   positions, key_positions, location_key_frames, extra_frames, extra_quats,
+                   stepped, turn_samples)
+    return analyze_group(frames, key_frames, [item], method, turns_setting, timing)[0]
+
+
+def analyze_group(frames, key_frames, items: list, method: str = "slerp",
+                  turns_setting: str = "AUTO", timing: str = "EVEN") -> list:
+    """:func:`analyze_object` of several transforms (``Sampled``) analysed at the same
+    frames and keyed on the same frames: a rig's bones, a baked selection. The
+    per-frame measures (orientations, the keyed turns, the slerp and nlerp paths,
+    deviations, speeds, their unevenness, the velocity jumps at the keys) are
+    computed in one numpy pass over the whole group; what is particular to each
+    transform (kept turns, steps, its pitfalls' lists and sentences) one by one.
+    Returns one ObjectAnalysis per item, in order, each as analyze_object gives it.
+    """
+    if not items:
+        return []
+    first = items[0].name
+    frames = _as_frames(frames, f"Object \"{first}\"")
+    keys = _as_frames(key_frames, f"Object \"{first}\" keys")
     if keys.size == 0:
-        raise ValueError(f"Object \"{name}\" has no rotation keys: nothing to compare.")
+        raise ValueError(f"Object \"{first}\" has no rotation keys: nothing to compare.")
     if method not in interp.METHODS:
         raise ValueError(f"Method {method!r} is not one of {', '.join(interp.METHODS)}.")
-    bq = quat.normalize(blender_quats, f"Object \"{name}\" orientation")
-    kq = quat.normalize(key_quats, f"Object \"{name}\" key orientations")
-    if bq.shape != (frames.size, 4) or kq.shape != (keys.size, 4):
-        raise ValueError(
-            f"Object \"{name}\": {frames.size} frames need ({frames.size}, 4) orientations and "
-            f"{keys.size} keys need ({keys.size}, 4); got {bq.shape} and {kq.shape}.")
+    bq = _stacked_unit([it.blender_quats for it in items],
+                       [f"Object \"{it.name}\" orientation" for it in items], frames.size)
+    kq = _stacked_unit([it.key_quats for it in items],
+                       [f"Object \"{it.name}\" key orientations" for it in items], keys.size)
+    for it, b, k in zip(items, bq, kq):
+        if b.shape != (frames.size, 4) or k.shape != (keys.size, 4):
+            raise ValueError(
+                f"Object \"{it.name}\": {frames.size} frames need ({frames.size}, 4) "
+                f"orientations and {keys.size} keys need ({keys.size}, 4); got {b.shape} "
+                f"and {k.shape}.")
 
-    kinds, tracking = [], None
+    trackings, kinds = [None] * len(items), [[] for _ in items]
     if keys.size == 1:
-        custom = np.repeat(kq, frames.size, axis=0)
+        custom = np.repeat(kq, frames.size, axis=1)
         along = custom
     else:
-        samples = turn_samples
-        if extra_frames is not None:
-            # The in-between frames of adjacent keys follow the keyed turn too.
-            ef = np.asarray(extra_frames, dtype=np.float64).reshape(-1)
-            eq = np.asarray(extra_quats, dtype=np.float64).reshape(-1, 4)
-            samples = (ef, eq) if samples is None else (
-                np.concatenate((np.asarray(samples[0], dtype=np.float64).ravel(), ef)),
-                np.concatenate((np.asarray(samples[1], dtype=np.float64).reshape(-1, 4), eq)))
-        tracking, kinds = _keyed_turns(rotation_mode, frames, bq, keys, kq, key_raw, stepped,
-                                       samples)
-        custom = turn_interp.interpolate_keys(keys, kq, tracking, kinds, turns_setting, method,
-                                              frames, timing, bq)
+        for it in items:
+            if it.stepped is not None and len(it.stepped) != keys.size - 1:
+                raise ValueError(f"stepped has {len(it.stepped)} entries for {keys.size - 1} "
+                                 "key intervals.")
+        trackings = _track_group(frames, bq, keys, kq, items)
+        kinds = [turns.classify(it.rotation_mode, it.key_raw, t.differs, it.stepped)
+                 for it, t in zip(items, trackings)]
+        custom = _method_paths(keys, kq, trackings, kinds, turns_setting, method, frames,
+                               timing, bq)
         # The method's path travelled with Blender's own timing: what is left
         # between it and Blender is off the path, whatever the timing.
-        along = custom if timing == "KEYED" else turn_interp.interpolate_keys(
-            keys, kq, tracking, kinds, turns_setting, method, frames, "KEYED", bq)
-    deviation = np.degrees(quat.angle_between(bq, custom))
+        along = custom if timing == "KEYED" else _method_paths(
+            keys, kq, trackings, kinds, turns_setting, method, frames, "KEYED", bq)
+    deviation = np.degrees(quat.angle_between(bq, custom))        # (b, n)
     path_dev = np.degrees(quat.angle_between(bq, along))
     timing_dev = np.degrees(quat.angle_between(custom, along))
     b_speed = speeds_deg(bq)
     c_speed = speeds_deg(custom)
-
-    b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)
+    b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)   # (b, k-1)
     c_cv = metrics.speed_unevenness(frames, np.radians(c_speed), keys)
-    turn_frames, turn_quats = _turn_track(frames, bq, extra_frames, extra_quats, name)
-    turned = np.cumsum(speeds_deg(turn_quats)) if extra_frames is not None else np.cumsum(b_speed)
-    at_keys = np.interp(keys, turn_frames, turned)
-    shortest = np.degrees(quat.angle_between(kq[:-1], kq[1:]))
-    intervals = [{
-        "frames": [float(keys[i]), float(keys[i + 1])],
-        "blender_turn_deg": float(at_keys[i + 1] - at_keys[i]),
-        "shortest_deg": float(shortest[i]),
-        "blender_speed_cv": float(b_cv[i]),
-        "custom_speed_cv": float(c_cv[i]),
-        "kind": kinds[i],
-        "keyed_turn_deg": float(tracking.keyed_deg[i]),
-    } for i in range(keys.size - 1)]
-    # Only an interval turned through more than 180 deg can be a long arc, so
-    # the contract's test (core.metrics) runs only when there is one.
-    long_arcs = []
-    if any(iv["blender_turn_deg"] > 180.0 for iv in intervals):
-        long_arcs = [[a, b] for a, b in metrics.long_arc_segments(keys, turn_frames, turn_quats,
-                                                                  kq, LONG_ARC_MARGIN_DEG)]
-
+    shortest = np.degrees(quat.angle_between(kq[:, :-1], kq[:, 1:]))
     jf, jb = velocity_jumps(frames, keys, bq)
     _, jc = velocity_jumps(frames, keys, custom)
-    norm = norm_drift(rotation_mode, frames, keys, raw_values)
-    gimbal_frames, gimbal_margin = gimbal(rotation_mode, frames, raw_values)
-    segs, ratio = location_segments(
-        location_key_frames if location_key_frames is not None else [], key_positions)
-    worst = int(np.argmax(deviation)) if deviation.size else 0
+    custom_norm = quat.norm(custom).min(axis=1) if frames.size else np.ones(len(items))
     dense = keys_are_dense(keys)
+    at_key = np.searchsorted(frames, keys)
+    keys_on_frames = bool(np.all(frames[np.minimum(at_key, frames.size - 1)] == keys))
 
+    out = []
+    for i, it in enumerate(items):
+        tracking = trackings[i]
+        if it.extra_frames is not None:
+            turn_frames, turn_quats = _turn_track(frames, bq[i], it.extra_frames,
+                                                  it.extra_quats, it.name)
+            turned = np.cumsum(speeds_deg(turn_quats))
+            at_keys = np.interp(keys, turn_frames, turned)
+        else:
+            turn_frames, turn_quats = frames, bq[i]
+            turned = np.cumsum(b_speed[i])
+            at_keys = turned[at_key] if keys_on_frames else np.interp(keys, frames, turned)
+        # Plain Python numbers at once: a baked rig has a thousand intervals per bone.
+        intervals = [{
+            "frames": [a, b],
+            "blender_turn_deg": t1 - t0,
+            "shortest_deg": short,
+            "blender_speed_cv": bcv,
+            "custom_speed_cv": ccv,
+            "kind": kind,
+            "keyed_turn_deg": keyed,
+        } for a, b, t0, t1, short, bcv, ccv, kind, keyed in zip(
+            keys[:-1].tolist(), keys[1:].tolist(), at_keys[:-1].tolist(),
+            at_keys[1:].tolist(), shortest[i].tolist(), b_cv[i].tolist(), c_cv[i].tolist(),
+            kinds[i], tracking.keyed_deg.tolist() if tracking is not None else [])]
+        # Only an interval turned through more than 180 deg can be a long arc, so
+        # the contract's test (core.metrics) runs only when there is one.
+        long_arcs = []
+        if keys.size > 1 and np.any(np.diff(at_keys) > 180.0):
+            long_arcs = [[a, b] for a, b in metrics.long_arc_segments(
+                keys, turn_frames, turn_quats, kq[i], LONG_ARC_MARGIN_DEG)]
+        out.append(_assemble(
+            it, method, frames, keys, bq[i], kq[i], custom[i], deviation[i], path_dev[i],
+            timing_dev[i], b_speed[i], c_speed[i], intervals, long_arcs,
+            {"frames": jf, "blender_deg": jb[i], "custom_deg": jc[i]},
+            float(custom_norm[i]), kinds[i], dense, turns_setting, timing))
+    return out
+
+
+def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path_dev,
+              timing_dev, b_speed, c_speed, intervals, long_arcs, jumps, custom_norm_min,
+              kinds, dense, turns_setting, timing) -> ObjectAnalysis:
+    """One transform's ObjectAnalysis from its rows of the group's measures, with the
+    pitfalls that are its own (norm drift, gimbal, wraps, float32, location, creep,
+    jitter) and the sentences."""
+    mode = it.rotation_mode
+    gimbal_frames, gimbal_margin = gimbal(mode, frames, it.raw_values)
+    segs, ratio = location_segments(
+        it.location_key_frames if it.location_key_frames is not None else [],
+        it.key_positions)
+    worst = int(np.argmax(deviation)) if deviation.size else 0
     result = ObjectAnalysis(
-        name=name, rotation_mode=rotation_mode, method=method, frames=frames, keys=keys,
+        name=it.name, rotation_mode=mode, method=method, frames=frames, keys=keys,
         blender_quats=bq, custom_quats=custom, deviation_deg=deviation,
         blender_speed_deg=b_speed, custom_speed_deg=c_speed,
         max_deviation_deg=float(deviation.max()) if deviation.size else 0.0,
         rms_deviation_deg=float(np.sqrt(np.mean(deviation**2))) if deviation.size else 0.0,
         worst_frame=float(frames[worst]) if frames.size else float(keys[0]),
         long_arc_segments=long_arcs, intervals=intervals,
-        velocity_jumps={"frames": jf, "blender_deg": jb, "custom_deg": jc},
-        norm=norm, custom_norm_min=float(np.min(quat.norm(custom))) if custom.size else 1.0,
-        euler_wraps=euler_wraps(rotation_mode, keys, key_raw),
+        velocity_jumps=jumps,
+        norm=norm_drift(mode, frames, keys, it.raw_values), custom_norm_min=custom_norm_min,
+        euler_wraps=euler_wraps(mode, keys, it.key_raw),
         gimbal_frames=gimbal_frames, gimbal_min_margin_deg=gimbal_margin,
-        float32_risk=float32_risk(frames, positions),
+        float32_risk=float32_risk(frames, it.positions),
         location_segments=segs, location_speed_ratio=ratio,
-        location_speed=location_speed(frames, positions),
+        location_speed=location_speed(frames, it.positions),
         exponential_approach=[] if dense else exponential_approach(keys, kq),
         jitter_frames=jitter(frames, bq, b_speed),
         turns=turns_setting, timing=timing, path_deviation_deg=path_dev,
@@ -426,7 +545,8 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
         max_path_deviation_deg=float(path_dev.max()) if path_dev.size else 0.0,
         max_timing_deviation_deg=float(timing_dev.max()) if timing_dev.size else 0.0,
         kinds=kinds, dense_keys=dense,
-        dense_location_keys=location_key_frames is not None and keys_are_dense(location_key_frames),
+        dense_location_keys=it.location_key_frames is not None and keys_are_dense(
+            it.location_key_frames),
     )
     result.findings = _findings(result)
     result.advice = result.findings[0] if result.findings else (

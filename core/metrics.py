@@ -24,13 +24,14 @@ STILL_SPEED = 1e-9
 # ------------------------------------------------------------------ validation
 
 
-def _track(quats, what: str, length: int | None = None) -> np.ndarray:
-    """Unit quaternions (n, 4); raises on zero/NaN/inf or a length mismatch."""
+def _track(quats, what: str, length: int | None = None, batch: bool = False) -> np.ndarray:
+    """Unit quaternions (n, 4), or (b, n, 4) with ``batch``; raises on zero/NaN/inf or a
+    length mismatch."""
     q = quat.normalize(quats, what)
-    if q.ndim != 2:
+    if q.ndim != 2 and not (batch and q.ndim == 3):
         raise ValueError(f"{what} must be a sequence of quaternions of shape (n, 4), got {q.shape}.")
-    if length is not None and q.shape[0] != length:
-        raise ValueError(f"{what} has {q.shape[0]} quaternions but there are {length} times; give one per time.")
+    if length is not None and q.shape[-2] != length:
+        raise ValueError(f"{what} has {q.shape[-2]} quaternions but there are {length} times; give one per time.")
     return q
 
 
@@ -87,14 +88,14 @@ def angular_velocity(sample_times, quats, frame: str = "world") -> np.ndarray:
 
 def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str = "world") -> np.ndarray:
     """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1)."""
-    a, b = q[steps], q[steps + 1]
+    a, b = q[..., steps, :], q[..., steps + 1, :]
     if frame == "world":
         rel = quat.multiply(b, quat.conjugate(a))
     else:
         rel = quat.multiply(quat.conjugate(a), b)
     # The short way: the relative rotation in the w >= 0 hemisphere.
-    rel = np.where(rel[:, :1] < 0.0, -rel, rel)
-    return 2.0 * quat.log(rel)[:, 1:] / (t[steps + 1] - t[steps])[:, None]
+    rel = np.where(rel[..., :1] < 0.0, -rel, rel)
+    return 2.0 * quat.log(rel)[..., 1:] / (t[steps + 1] - t[steps])[:, None]
 
 
 def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
@@ -106,11 +107,12 @@ def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
     two samples is measured across the step that contains it. The two end keys,
     and keys with no sample step on one side, get 0. With samples one frame
     apart, a C1 track still shows about (angular acceleration x 1 frame).
+    ``quats`` may be (b, n, 4), several tracks on the same times: (b, k) then.
     """
     t = as_key_times(sample_times, "sample_times")
-    q = _track(quats, "velocity_jumps quats", t.size)
+    q = _track(quats, "velocity_jumps quats", t.size, batch=True)
     keys = as_key_times(key_times, "key_times")
-    out = np.zeros(keys.size, dtype=np.float64)
+    out = np.zeros(q.shape[:-2] + (keys.size,), dtype=np.float64)
     if t.size < 3 or keys.size < 3:
         return out
     last_step = t.size - 2  # step j runs from sample j to j + 1
@@ -121,8 +123,8 @@ def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
     b = np.clip(before, 0, last_step)
     a = np.clip(after, 0, last_step)
     # Only the two steps around each key are needed, not the whole track.
-    jump = np.linalg.norm(_step_velocity(t, q, a) - _step_velocity(t, q, b), axis=1)
-    out[1:-1] = np.where(valid, jump, 0.0)
+    jump = np.linalg.norm(_step_velocity(t, q, a) - _step_velocity(t, q, b), axis=-1)
+    out[..., 1:-1] = np.where(valid, jump, 0.0)
     return out
 
 
@@ -146,29 +148,39 @@ def speed_unevenness(sample_times, speeds, key_times) -> np.ndarray:
     Only steps wholly inside a key interval count. The result is std/mean
     (population std): 0 for slerp's constant speed. An interval with fewer than
     two steps, or whose mean speed is below ``STILL_SPEED`` rad/frame (no
-    motion to be uneven), gets 0 rather than NaN.
+    motion to be uneven), gets 0 rather than NaN. ``speeds`` may be (b, n), several
+    tracks on the same times: (b, k-1) then.
     """
     t = as_key_times(sample_times, "sample_times")
     s = np.array(speeds, dtype=np.float64, copy=True)
-    if s.shape != t.shape:
-        raise ValueError(f"speed_unevenness: {s.size} speeds for {t.size} sample times; give one per sample.")
+    if s.ndim not in (1, 2) or s.shape[-1] != t.size:
+        raise ValueError(f"speed_unevenness: {s.shape[-1] if s.ndim else 1} speeds for {t.size} "
+                         "sample times; give one per sample.")
     if not np.isfinite(s).all():
-        i = int(np.argmax(~np.isfinite(s)))
-        raise ValueError(f"speed_unevenness: speed {i} is {s[i]}, not a finite angle.")
+        i = int(np.argmax(~np.isfinite(s.ravel()))) % t.size
+        raise ValueError(f"speed_unevenness: speed {i} is {s.reshape(-1, t.size)[:, i].tolist()}, "
+                         "not a finite angle." if s.ndim == 2 else
+                         f"speed_unevenness: speed {i} is {s[i]}, not a finite angle.")
     keys = as_key_times(key_times, "key_times")
+    rows = s.reshape(-1, t.size)                  # (b, n): one track per row
+    b, m = rows.shape[0], max(keys.size - 1, 0)
     if keys.size < 2 or t.size < 2:
-        return np.zeros(max(keys.size - 1, 0), dtype=np.float64)
-    rate = s[1:] / np.diff(t)
+        return np.zeros(s.shape[:-1] + (m,), dtype=np.float64)
+    rate = rows[:, 1:] / np.diff(t)
     j, inside = _step_intervals(t, keys)
-    m = keys.size - 1
-    count = np.bincount(j[inside], minlength=m).astype(np.float64)
-    total = np.bincount(j[inside], weights=rate[inside], minlength=m)
+    # One bincount for every row: row r's interval j is bin r * m + j.
+    bins = (j[inside] + m * np.arange(b)[:, None]).ravel()
+    size = b * m
+    count = np.bincount(j[inside], minlength=m).astype(np.float64)   # the same in each row
+    total = np.bincount(bins, weights=rate[:, inside].ravel(), minlength=size).reshape(b, m)
     enough = count >= 2
     mean = np.where(enough, total / np.where(enough, count, 1.0), 0.0)
-    dev = rate - mean[j]
-    var = np.bincount(j[inside], weights=dev[inside] ** 2, minlength=m) / np.where(enough, count, 1.0)
+    dev = rate - np.take_along_axis(mean, np.broadcast_to(j, rate.shape), axis=1)
+    var = np.bincount(bins, weights=(dev[:, inside] ** 2).ravel(),
+                      minlength=size).reshape(b, m) / np.where(enough, count, 1.0)
     moving = enough & (mean >= STILL_SPEED)
-    return np.where(moving, np.sqrt(var) / np.where(moving, mean, 1.0), 0.0)
+    out = np.where(moving, np.sqrt(var) / np.where(moving, mean, 1.0), 0.0)
+    return out.reshape(s.shape[:-1] + (m,))
 
 
 def norm_drift(raw_quats) -> np.ndarray:

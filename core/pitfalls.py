@@ -83,8 +83,8 @@ def speeds_deg(q: np.ndarray) -> np.ndarray:
     metrics.angular_speed's definition on already validated quaternions
     (angle_between is scale-invariant, so lerp's short ones need no normalising).
     """
-    out = np.zeros(len(q))
-    out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
+    out = np.zeros(q.shape[:-1])        # (n,), or (b, n) for a group's (b, n, 4)
+    out[..., 1:] = np.degrees(quat.angle_between(q[..., :-1, :], q[..., 1:, :]))
     return out
 
 
@@ -94,15 +94,16 @@ def rotation_vectors(q: np.ndarray) -> np.ndarray:
 
 
 def velocity_jumps(frames, keys, q):
-    """Interior keys and |omega_after - omega_before| (deg/frame) at each."""
+    """Interior keys and |omega_after - omega_before| (deg/frame) at each; ``q`` (n, 4),
+    or (b, n, 4) for a group on the same frames (jumps then (b, k-2))."""
     if keys.size < 3:
-        return np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(q.shape[:-2] + (0,))
     # metrics.velocity_jumps only looks at the sample steps next to each key:
     # hand it those samples (the two on either side), not the whole track.
     i = np.searchsorted(frames, keys[1:-1])
     near = np.unique(np.clip(np.concatenate([i - 2, i - 1, i, i + 1]), 0, frames.size - 1))
-    jumps = np.degrees(metrics.velocity_jumps(frames[near], q[near], keys))
-    return keys[1:-1].copy(), jumps[1:-1]
+    jumps = np.degrees(metrics.velocity_jumps(frames[near], q[..., near, :], keys))
+    return keys[1:-1].copy(), jumps[..., 1:-1]
 
 
 def euler_wraps(mode, key_frames, key_raw):

@@ -178,6 +178,29 @@ def interpolate_turns(key_times, key_quats, short, axis, whole, sample_times,
                          angle_fraction=keyed_timing)
 
 
+def _kept_turns(tracking, kinds, setting: str) -> tuple[np.ndarray, np.ndarray]:
+    """(whole turns kept per interval, stepped intervals) of a path built with ``setting``."""
+    keep = turns.choose(setting, kinds)
+    stepped = np.array([k == "step" for k in kinds], dtype=bool)
+    if setting != "SHORTEST":
+        # A "short" interval may still carry a whole turn: the tie at 180 deg,
+        # where Blender's way round (e.g. Euler 0 -> 180, which float32 stores
+        # as 180.0000025 deg) is as short as the other way, within the margin.
+        # Follow Blender's direction there; Shortest keeps the old tie-break.
+        keep = keep | np.array([k == "short" for k in kinds], dtype=bool)
+    return np.where(keep, tracking.whole, 0), stepped
+
+
+def is_plain(tracking, kinds, setting: str, timing: str) -> bool:
+    """Whether :func:`interpolate_keys` is plain ``interp.interpolate`` for these keys:
+    no whole turn kept, no step, even timing (so a group of them can be interpolated
+    together with ``interp.interpolate_many``)."""
+    if timing != "EVEN":
+        return False
+    whole, stepped = _kept_turns(tracking, kinds, setting)
+    return not (whole != 0).any() and not stepped.any()
+
+
 def interpolate_keys(key_times, key_quats, tracking, kinds, setting: str, method: str,
                      sample_times, timing: str = "EVEN", blender=None) -> np.ndarray:
     """The orientation a bake (or the report's method) gives at ``sample_times``.
@@ -194,15 +217,7 @@ def interpolate_keys(key_times, key_quats, tracking, kinds, setting: str, method
     if timing not in turns.TIMING_SETTINGS:
         raise ValueError(f"Unknown timing {timing!r}: use one of "
                          f"{', '.join(turns.TIMING_SETTINGS)}.")
-    keep = turns.choose(setting, kinds)
-    stepped = np.array([k == "step" for k in kinds], dtype=bool)
-    if setting != "SHORTEST":
-        # A "short" interval may still carry a whole turn: the tie at 180 deg,
-        # where Blender's way round (e.g. Euler 0 -> 180, which float32 stores
-        # as 180.0000025 deg) is as short as the other way, within the margin.
-        # Follow Blender's direction there; Shortest keeps the old tie-break.
-        keep = keep | np.array([k == "short" for k in kinds], dtype=bool)
-    whole = np.where(keep, tracking.whole, 0)
+    whole, stepped = _kept_turns(tracking, kinds, setting)
     samples = as_frames(np.atleast_1d(sample_times), "sample_times", copy=False)
     if not (whole != 0).any() and not stepped.any() and timing == "EVEN":
         return interp.interpolate(key_times, key_quats, samples, method)

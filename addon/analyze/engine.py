@@ -169,6 +169,23 @@ def skipped_transform(obj, message: str, clip=None) -> Skipped:
                    [float(k) for k in keys])
 
 
+@dataclass
+class _Prepared:
+    """What one analysis reads from Blender, before ``core.analysis`` compares it."""
+
+    obj: object
+    clip: object
+    path: str
+    frames: np.ndarray
+    keys: np.ndarray
+    sampled: object            # core.analysis.Sampled
+    channels: list
+    dense_times: tuple | None = None   # (mode, key values): it needs playback samples
+    played_at: object = None           # times -> Blender's orientation, sign flips followed
+    extra_frames: np.ndarray | None = None   # subframes where its channels may spin
+    oriented_at: object = None         # times -> Blender's orientation there
+
+
 def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
                    timing: str = "EVEN", original: bool = False) -> core_analysis.ObjectAnalysis:
     """Compare Blender's interpolation of ``obj``'s rotation with ``method``.
@@ -186,6 +203,67 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     span more than keyed.MAX_FRAMES frames, animdata.ChannelError for a
     value that is no rotation.
     """
+    found = analyze_many([(obj, clip, original)], method, turns, timing)[0]
+    if isinstance(found, BaseException):
+        raise found
+    return found
+
+
+def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
+                 timing: str = "EVEN") -> list:
+    """:func:`analyze_object` of each ``(obj, clip, original)`` in ``requests``, batched:
+    every transform is read, then those analysed on the same frames and keyed on the
+    same frames (a rig's bones, the bones of a bake) are compared in one
+    ``core.analysis.analyze_group`` call. Returns, per request in order, its
+    ObjectAnalysis or the exception analyze_object would raise for it (one
+    transform's problem never stops the others)."""
+    from ...core import analysis as core_analysis
+
+    out: list = [None] * len(requests)
+    groups: dict = {}
+    prepared: dict = {}
+    for i, (obj, clip, original) in enumerate(requests):
+        try:
+            found = _read(obj, method, clip, turns, timing, original)
+        except Exception as exc:   # handed back: the caller says what, for this transform
+            out[i] = exc
+            continue
+        if isinstance(found, _Prepared):
+            prepared[i] = found
+            groups.setdefault((found.frames.tobytes(), found.keys.tobytes()), []).append(i)
+        else:
+            out[i] = found         # a Transform Cache's analysis, already made
+    for members in groups.values():
+        for i, exc in _sample_between(prepared, members).items():
+            out[i] = exc
+        members = [i for i in members if out[i] is None]
+        if not members:
+            continue
+        first = prepared[members[0]]
+        items = [prepared[i].sampled for i in members]
+        try:
+            results = core_analysis.analyze_group(first.frames, first.keys, items, method,
+                                                  turns, timing)
+        except Exception:
+            # One bad transform must not take the group with it: one by one, so each
+            # gets its own result or its own error.
+            results = []
+            for i in members:
+                try:
+                    results.append(core_analysis.analyze_group(
+                        first.frames, first.keys, [prepared[i].sampled], method, turns,
+                        timing)[0])
+                except Exception as exc:
+                    results.append(exc)
+        for i, result in zip(members, results):
+            out[i] = result if isinstance(result, BaseException) else _finish(
+                prepared[i], result)
+    return out
+
+
+def _read(obj, method: str, clip, turns: str, timing: str, original: bool):
+    """The arrays of one analysis (``_Prepared``), or the finished analysis of a transform a
+    Transform Cache moves. Raises as analyze_object documents."""
     from ...core import analysis as core_analysis
     from ...core import quat as core_quat
     from .. import animdata, record
@@ -231,7 +309,8 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     frames = analysis_frames(keys)
     raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
     try:
-        quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path)
+        quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path,
+                                                 animdata.subject(obj))
         delta_keyed = animdata.has_keys(delta_fcurves)
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, mode), mode):
@@ -248,10 +327,8 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     at_keys = np.searchsorted(frames, keys)
     # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
     # the next) happen between the whole frames: sample them for the turn.
+    # (Evaluated by analyze_many, at times shared with the transforms beside it.)
     extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
-    extra_quats = None
-    if extra.size:
-        extra_quats = animdata.evaluate_orientation(obj, extra, mode, fcurves)
 
     positions = key_positions = location_keys = None
     loc_fcurves = animdata.location_fcurves(obj, fcurves) + \
@@ -261,34 +338,88 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
         location_keys = animdata.key_frames(loc_fcurves)
         key_positions = animdata.evaluate_full_location(obj, location_keys, fcurves)
 
-    stepped = turn_samples = None
+    stepped = dense_times = None
     if keys.size >= 2:
         keyed_fcs = rot_fcurves if animdata.has_keys(rot_fcurves) else delta_fcurves
         stepped = turn_inputs.stepped_intervals(keyed_fcs, keys)
     if keys.size >= 2 and not turn_inputs.frames_suffice(mode, keys, raw[at_keys]):
         # Blender's playback between the frames too, so fast keyed turns are
-        # followed (core.turns needs samples well under 180 deg apart).
-        dense = turn_inputs.playback_times(mode, keys, raw[at_keys])
-        dense_raw = animdata.evaluate_rotation_raw(obj, dense, mode, fcurves)
+        # followed (core.turns needs samples well under 180 deg apart): sampled by
+        # analyze_many, at times shared with the transforms analysed beside it.
+        dense_times = (mode, raw[at_keys])
+    composed = delta_keyed or not animdata.is_identity_delta(
+        animdata.delta_rotation_defaults(obj, mode), mode)
+
+    def played_at(times: np.ndarray) -> np.ndarray:
+        """Blender's orientation at ``times``, as it plays (delta @ rotation), the
+        channels' sign flips followed (for core.turns)."""
+        dense_raw = animdata.evaluate_rotation_raw(obj, times, mode, fcurves)
         # A key and its sign-flipped twin: the channels can pass through zero.
         dense_raw = animdata.as_played(dense_raw, mode)
-        dense_quats = animdata.rotation_values_to_quat(dense_raw, mode, dense, obj.name, path)
-        if delta_keyed or not animdata.is_identity_delta(
-                animdata.delta_rotation_defaults(obj, mode), mode):
-            dense_quats = core_quat.multiply(
-                animdata.evaluate_delta_rotation(obj, dense, mode, fcurves), dense_quats)
-        turn_samples = (dense, dense_quats)
+        played = animdata.rotation_values_to_quat(dense_raw, mode, times, obj.name, path,
+                                                  animdata.subject(obj))
+        if composed:
+            played = core_quat.multiply(
+                animdata.evaluate_delta_rotation(obj, times, mode, fcurves), played)
+        return played
 
-    result = core_analysis.analyze_object(
-        obj.name, mode, frames, quats, keys, quats[at_keys], method,
-        raw_values=raw, key_raw=raw[at_keys], positions=positions,
-        key_positions=key_positions, location_key_frames=location_keys,
-        extra_frames=extra if extra.size else None, extra_quats=extra_quats,
-        turns_setting=turns, timing=timing, stepped=stepped, turn_samples=turn_samples)
-    result.bone = getattr(obj, "bone_name", "")
+    sampled = core_analysis.Sampled(
+        obj.name, mode, quats, quats[at_keys], raw_values=raw, key_raw=raw[at_keys],
+        positions=positions, key_positions=key_positions, location_key_frames=location_keys,
+        stepped=stepped)
     prefix = animdata.path_prefix(obj)
-    result.channels = sorted({fc.data_path[len(prefix):] for fc in rot_fcurves + delta_fcurves
-                              if fc is not None and len(fc.keyframe_points)})
+    channels = sorted({fc.data_path[len(prefix):] for fc in rot_fcurves + delta_fcurves
+                       if fc is not None and len(fc.keyframe_points)})
+    return _Prepared(obj, clip, path, frames, keys, sampled, channels, dense_times, played_at,
+                     extra if extra.size else None,
+                     lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves))
+
+
+def _sample_between(prepared: dict, members: list) -> dict:
+    """Blender's playback between the frames, for the ``members`` (indices into
+    ``prepared``, one group) that need it, each kind at one set of times for all of
+    them, so that core tracks them together (one core.turns.track_many call):
+
+    - subframes of the key intervals whose channels jump (far_turn_subframes): the
+      union of every member's;
+    - samples for keyed turns the frames cannot follow: per interval the most any
+      member needs.
+
+    More samples never change what a tracking finds (only the float sum of its steps,
+    by ~1e-12 deg), so a transform's analysis does not depend on its neighbours.
+    Returns the members whose channels could not be read, with the error."""
+    from ..animdata import turn_inputs
+
+    failed = {}
+    spinning = [i for i in members if prepared[i].extra_frames is not None]
+    if spinning:
+        extra = np.unique(np.concatenate([prepared[i].extra_frames for i in spinning]))
+        for i in spinning:
+            try:
+                prepared[i].sampled.extra_frames = extra
+                prepared[i].sampled.extra_quats = prepared[i].oriented_at(extra)
+            except Exception as exc:   # its own error, as analyze_object raises it
+                failed[i] = exc
+    wanting = [i for i in members if prepared[i].dense_times is not None and i not in failed]
+    if wanting:
+        times = turn_inputs.shared_playback_times(prepared[wanting[0]].keys,
+                                                  [prepared[i].dense_times for i in wanting])
+        for i in wanting:
+            try:
+                prepared[i].sampled.turn_samples = (times, prepared[i].played_at(times))
+            except Exception as exc:
+                failed[i] = exc
+    return failed
+
+
+def _finish(read: _Prepared, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectAnalysis:
+    """What the add-on adds to core's analysis: the bone, the channels, and the advice
+    of clips and NLA blending."""
+    from .. import animdata
+
+    obj, clip = read.obj, read.clip
+    result.bone = getattr(obj, "bone_name", "")
+    result.channels = read.channels
     if clip is not None:
         result.clip = clip.name
         if not clip.active:
@@ -300,8 +431,9 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
                 result.advice += hint
     else:
         # What plays may not be what is compared: say so (the bake refuses this case).
-        paths = {path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}
-                          if mode in animdata.DELTA_ROTATION_PATHS else set())
+        mode = result.rotation_mode
+        paths = {read.path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}
+                               if mode in animdata.DELTA_ROTATION_PATHS else set())
         for track, strip, action, channels in animdata.blending_strips(obj, paths):
             result.findings.append(
                 f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "

@@ -15,7 +15,7 @@ import numpy as np
 from .engine import (
     NoRotationKeys,
     analysis_targets,
-    analyze_object,
+    analyze_many,
     result_label,
     skipped_transform,
 )
@@ -88,17 +88,13 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
     }
 
 
-def _entry(obj, method: str, clip=None, turns: str = "AUTO", timing: str = "EVEN") -> dict:
-    """The panel's entry for ``obj`` (or one of its NLA ``clip``s): its analysis
-    now and, when it plays a QuatBake bake, the analysis of the keys before the
-    bake (``before``). ``object`` names the object (the entry's key may be
-    "Cube / Walk" for a clip)."""
-    from .. import record
-
-    entry = summary(analyze_object(obj, method, clip=clip, turns=turns, timing=timing))
-    entry["before"] = (summary(analyze_object(obj, method, turns=turns, timing=timing,
-                                              original=True))
-                       if clip is None and record.is_baked(obj) else None)
+def _entry(obj, current, before) -> dict:
+    """The panel's entry for ``obj`` (or one of its NLA clips) from its analysis now
+    (``current``) and, when it plays a QuatBake bake, the analysis of the keys before
+    the bake (``before``, else None). ``object`` names the object (the entry's key
+    may be "Cube / Walk" for a clip)."""
+    entry = summary(current)
+    entry["before"] = summary(before) if before is not None else None
     entry["fingerprint"] = fingerprint(obj)
     entry["object"], entry["bone"] = obj.name, getattr(obj, "bone_name", "")
     return entry
@@ -174,29 +170,45 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
     bake). Returns the new entries by object name; an object that cannot be
     analysed gets ``{"error": sentence}``.
     """
-    from .. import animdata
+    from .. import animdata, record
 
     settings = getattr(scene, "quatbake", None)
     turns = settings.turns if settings is not None else "AUTO"
     timing = settings.timing if settings is not None else "EVEN"
-    found: dict[str, dict] = {}
+    # Every analysis first, in one batched call (analyze_many: a rig's bones compared
+    # together), then the entries: the analysis now and, for a baked transform, of
+    # the keys before its bake.
+    targets = []
     for obj in objects:
         # The object itself, or its NLA clips when only they hold rotation keys.
         for item in analysis_targets(obj):
             clip = item[1] if isinstance(item, tuple) else None
-            label = result_label(obj, clip)
+            targets.append((obj, clip, clip is None and record.is_baked(obj)))
+    requests = [(obj, clip, False) for obj, clip, _baked in targets]
+    requests += [(obj, None, True) for obj, _clip, baked in targets if baked]
+    analyses = analyze_many(requests, method, turns, timing)
+    befores = iter(analyses[len(targets):])
+    found: dict[str, dict] = {}
+    for (obj, clip, baked), current in zip(targets, analyses):
+        before = next(befores) if baked else None
+        label = result_label(obj, clip)
+        # The before analysis failing fails the entry, as its own analysis would.
+        problem = next((a for a in (current, before) if isinstance(a, BaseException)), None)
+        if problem is None:
+            found[label] = _entry(obj, current, before)
+        elif isinstance(problem, NoRotationKeys):
+            # Not an error: nothing to compare (a location-only control, say).
             try:
-                found[label] = _entry(obj, method, clip, turns, timing)
-            except NoRotationKeys as exc:
-                # Not an error: nothing to compare (a location-only control, say).
-                try:
-                    found[label] = _skipped_entry(obj, str(exc), clip)
-                except (animdata.ChannelError, ValueError) as loc_exc:
-                    found[label] = _error_entry(obj, f"{exc} {loc_exc}")
-            except (animdata.ChannelError, ValueError) as exc:
-                found[label] = _error_entry(obj, str(exc))
-            except Exception as exc:   # not foreseen: one sentence, never a traceback
-                found[label] = _error_entry(obj, unexpected_sentence(obj, "analysing it", exc))
+                found[label] = _skipped_entry(obj, str(problem), clip)
+            except (animdata.ChannelError, ValueError) as loc_exc:
+                found[label] = _error_entry(obj, f"{problem} {loc_exc}")
+            except Exception as loc_exc:   # not foreseen: one sentence, never a traceback
+                found[label] = _error_entry(obj, unexpected_sentence(obj, "analysing it",
+                                                                     loc_exc))
+        elif isinstance(problem, (animdata.ChannelError, ValueError)):
+            found[label] = _error_entry(obj, str(problem))
+        else:   # not foreseen: one sentence, never a traceback
+            found[label] = _error_entry(obj, unexpected_sentence(obj, "analysing it", problem))
     if replace:
         _RESULTS[scene.name] = _bones_worst_first(found)
     else:

@@ -259,6 +259,16 @@ def playback_times(mode: str, key_frames, key_raw, extra=None, safe=None,
     return np.unique(np.concatenate(parts))
 
 
+def shared_playback_times(key_frames, channels: Sequence) -> np.ndarray:
+    """:func:`playback_times` for several transforms keyed on the same frames, each
+    ``(mode, key_raw)`` in ``channels``: per interval the most samples any of them needs,
+    so that all are tracked at the same times (in one core.turns.track_many call)."""
+    keys = np.asarray(key_frames, dtype=np.float64)
+    counts = np.max([_samples_per_interval(mode, key_raw) for mode, key_raw in channels],
+                    axis=0)
+    return _times_from_counts(keys, counts)
+
+
 def _times_from_counts(keys: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """``counts[i]`` evenly spaced frames in each key interval i (its start key first),
     plus the keys; sorted, built without a loop per interval."""

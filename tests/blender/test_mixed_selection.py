@@ -300,19 +300,20 @@ def test_an_unforeseen_exception_is_one_sentence_naming_the_transform(clean_blen
 
 def test_an_unforeseen_exception_in_the_analysis_names_the_transform(clean_blender,
                                                                     monkeypatch):
-    from quatbake.addon.analyze import entries as entries_module
+    from quatbake.addon.analyze import engine as engine_module
 
     _rig, cube = _two_bone_repro()
     other = scenes.make_animated_object("Other", 'XYZ', [1, 21], np.radians([[0, 0, 0],
                                                                              [0, 90, 0]]))
-    real = entries_module.analyze_object
+    # Reading one transform fails (the batched analysis reads each, then compares them).
+    real = engine_module._read
 
     def failing(obj, *args, **kwargs):
         if obj.name == "Cube":
             raise RuntimeError("an unforeseen state")
         return real(obj, *args, **kwargs)
 
-    monkeypatch.setattr(entries_module, "analyze_object", failing)
+    monkeypatch.setattr(engine_module, "_read", failing)
     scenes.select_only(cube, other)
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     found = entries.results(bpy.context.scene)
