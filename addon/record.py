@@ -171,3 +171,26 @@ def can_revert(obj) -> bool:
         return False
     current = animdata.get_action(obj)
     return current is not None and current == rec.baked_action
+
+
+def note_bake(obj, method: str, tolerance_deg: float, keys: int) -> None:
+    """Write how the bake that just succeeded on ``obj`` was made (its method, Key
+    Tolerance in degrees, rotation keys per channel), for the Difference Report's words."""
+    rec = record_of(obj)
+    if rec is None:
+        return
+    rec.bake_method = str(method).lower()
+    rec.bake_tolerance_deg = max(float(tolerance_deg), 0.0)
+    rec.bake_keys = max(int(keys), 0)
+
+
+def bake_made(obj) -> tuple[str, float, int] | None:
+    """(method, Key Tolerance in degrees, keys per channel) of the QuatBake bake ``obj``
+    plays, or None (no bake plays, or a record written before QuatBake noted them)."""
+    if not is_baked(obj):
+        return None
+    rec = record_of(obj)
+    method = getattr(rec, "bake_method", "") if rec is not None else ""
+    if not method:
+        return None
+    return method, float(rec.bake_tolerance_deg), int(rec.bake_keys)

@@ -115,6 +115,17 @@ class ObjectAnalysis:
     # keys_are_dense of the rotation keys and of the location keys: no timing advice.
     dense_keys: bool = False
     dense_location_keys: bool = False
+    # The findings that ask for nothing (a spin kept as keyed, a shrink Blender's
+    # normalising hides, playback within a bake's Key Tolerance): a verdict is "fine" only
+    # when every finding is one of these (addon/analyze/entries.verdict).
+    notes: list = field(default_factory=list)
+    # A QuatBake bake these keys belong to (set_bake): "before" (the keys it replaced) or
+    # "after" (the baked keys), its method, Key Tolerance (deg, 0: dense) and the rotation
+    # keys it kept per channel. Advice never asks to re-bake what that bake already did.
+    bake_role: str = ""
+    bake_method: str = ""
+    bake_tolerance_deg: float = 0.0
+    bake_keys: int = 0
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
@@ -150,23 +161,67 @@ def _method_label(method: str) -> str:
     return method.upper() if method in ("nlerp", "slerp", "squad") else "SLERP"
 
 
+# Blender stores keys in float32 (~1e-5 deg on an orientation): a bake's playback measured
+# again by the analysis may exceed its Key Tolerance by that much and still be within it.
+TOLERANCE_SLACK_DEG = 1e-4
+
+# The location advice says how: Constant Speed is greyed out while Location is Keep.
+CONSTANT_SPEED_FIX = ("re-bake with Location set to Linear or Catmull-Rom and Constant Speed "
+                      "on (Re-bake settings)")
+
+
+def within_bake_tolerance(a: ObjectAnalysis) -> bool:
+    """Whether ``a`` describes the keys of a Key Tolerance bake made with the method it is
+    compared with, played back within that tolerance (TOLERANCE_SLACK_DEG)."""
+    return (a.bake_role == "after" and a.bake_tolerance_deg > 0.0
+            and a.bake_method == a.method
+            and a.max_deviation_deg <= a.bake_tolerance_deg + TOLERANCE_SLACK_DEG)
+
+
+def _fix(a: ObjectAnalysis) -> str:
+    """What to do about a rotation defect: re-bake with the method, unless a bake with that
+    method already made (or replaced) these keys."""
+    label = _method_label(a.method)
+    if a.bake_method != a.method:
+        return f"re-bake with {label}"
+    if a.bake_role == "before":
+        return f"the {label} bake replaced these keys (see after the bake)"
+    return f"already baked with {label}; lower the Key Tolerance or use another method"
+
+
+def _within_sentence(a: ObjectAnalysis) -> str:
+    keys = f"its {a.bake_keys:d} keys" if a.bake_keys else "its keys"
+    return (f"Blender plays {keys} within the {a.bake_tolerance_deg:g} deg Key Tolerance of "
+            f"the {_method_label(a.method)} bake (up to {a.max_deviation_deg:.2f} deg at frame "
+            f"{_frame_text(a.worst_frame)}): nothing to do; a smaller tolerance keeps more keys")
+
+
 def _findings(a: ObjectAnalysis) -> list:
-    """Sentences, most important first; the first is the one-line advice."""
-    fix = f"re-bake with {_method_label(a.method)}"
+    """Sentences, most important first; the first is the one-line advice. Those that ask
+    for nothing are also listed in ``a.notes``."""
+    fix = _fix(a)
+    within = within_bake_tolerance(a)
     out = []
+    notes = a.notes
+    notes.clear()
     spins = _spin_segments(a)
     for seg in a.long_arc_segments:
         if (seg[0], seg[1]) in spins:
             continue      # a keyed spin, not a defect: named by _turn_findings
         out.append(f"keys {_frame_text(seg[0])}-{_frame_text(seg[1])} take the long way: {fix}")
     turn_first, turn_later = _turn_findings(a, spins)
+    if within:
+        # The difference is what the tolerance allowed: that, not a re-bake, is the finding.
+        turn_first = [f for f in turn_first if " is timing only " not in f]
+        out.append(_within_sentence(a))
+        notes.append(out[-1])
     out += turn_first
     for run in a.exponential_approach:
         out.append(
             f"keys {_frame_text(run['frames'][0])}-{_frame_text(run['frames'][1])} creep towards a "
-            f"target by {100 * (1 - run['ratio']):.0f}% of what is left per step and stop "
-            f"{run['remaining_deg']:.1f} deg short (lerp(current, target, dt) used as a filter): "
-            "key the start and the end and interpolate once")
+            f"target and stop {run['remaining_deg']:.1f} deg short (by "
+            f"{100 * (1 - run['ratio']):.0f}% of what is left per step: lerp(current, target, "
+            "dt) used as a filter): key the start and the end and interpolate once")
     for w in a.euler_wraps:
         if (w["frames"][0], w["frames"][1]) in spins:
             continue
@@ -186,7 +241,8 @@ def _findings(a: ObjectAnalysis) -> list:
             f"{len(a.gimbal_frames)} frames pass within {GIMBAL_MARGIN_DEG:g} deg of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
             f"{_frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
-    if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first:
+    if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first \
+            and not within:
         cause = ""
         if not on_path:
             cause = (f", {a.max_path_deviation_deg:.2f} deg of it off the {a.method} path "
@@ -198,7 +254,7 @@ def _findings(a: ObjectAnalysis) -> list:
         iv for iv in a.intervals
         if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
         and iv["shortest_deg"] > 1.0 and iv.get("kind") != "step"]
-    if uneven:
+    if uneven and not within:
         iv = max(uneven, key=lambda d: d["blender_speed_cv"])
         out.append(
             f"angular speed is uneven between keys {_frame_text(iv['frames'][0])}-"
@@ -206,11 +262,13 @@ def _findings(a: ObjectAnalysis) -> list:
             f"around its mean): " + ("Timing: Keyed keeps that ease; Timing: Even gives "
                                      "constant speed" if a.timing == "KEYED"
                                      else f"{fix} for constant speed"))
+        if a.timing == "KEYED":
+            notes.append(out[-1])   # the ease the animator chose, kept
     if (a.location_speed_ratio is not None and a.location_speed_ratio > SPEED_RATIO_NOTE
             and not a.dense_location_keys):
         out.append(
             f"location segments move at speeds {a.location_speed_ratio:.1f}x apart (timed by "
-            "frame count, not distance): re-bake with constant speed")
+            f"frame count, not distance): {CONSTANT_SPEED_FIX}")
     if a.float32_risk is not None and a.float32_risk["frames"]:
         out.append(
             f"{len(a.float32_risk['frames'])} frames move less than float32 can resolve at "
@@ -239,6 +297,8 @@ def _findings(a: ObjectAnalysis) -> list:
             f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
             f"{_frame_text(a.norm['frame'])}, which Blender's normalising hides: the path "
             "stays on the arc")
+        notes.append(out[-1])
+    notes.extend(turn_later)
     return out + turn_later
 
 
@@ -548,7 +608,87 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
         dense_location_keys=it.location_key_frames is not None and keys_are_dense(
             it.location_key_frames),
     )
-    result.findings = _findings(result)
-    result.advice = result.findings[0] if result.findings else (
-        f"Blender's interpolation stays within {NEGLIGIBLE_DEG:g} deg of {method}: nothing to do")
+    _set_advice(result)
     return result
+
+
+def _set_advice(a: ObjectAnalysis) -> None:
+    a.findings = _findings(a)
+    # The one-line advice is the first finding that asks for something, else the first note.
+    asks = to_do(a)
+    a.advice = asks[0] if asks else a.findings[0] if a.findings else (
+        f"Blender's interpolation stays within {NEGLIGIBLE_DEG:g} deg of {a.method}: nothing "
+        "to do")
+
+
+# Verdicts (the panel's, the JSON's ``verdict``, the HTML's colours). A largest difference
+# under NEGLIGIBLE_DEG nobody sees (float32 keys alone give ~1e-5 deg). Issue 24: a ✓ only
+# when nothing needs doing, so findings that ask for something ("to check": location
+# speeds, a lerp filter's creep, jitter, gimbal lock ...) are not "fine".
+VERDICT_LONG_WAY = "long way round"   # a key interval turned the long way by a defect
+VERDICT_VISIBLE = "visible"           # NEGLIGIBLE_DEG or more
+VERDICT_CHECK = "to check"            # under it, but a finding asks for something
+VERDICT_WITHIN = "within tolerance"   # a Key Tolerance bake, played within its tolerance
+VERDICT_FINE = "fine"                 # nothing to do
+VERDICTS = (VERDICT_LONG_WAY, VERDICT_VISIBLE, VERDICT_CHECK, VERDICT_WITHIN, VERDICT_FINE)
+
+
+def defect_arcs(a: ObjectAnalysis) -> list:
+    """The long arcs that are probable defects (a flipped sign, an Euler wrap), not spins
+    kept on purpose."""
+    spins = _spin_segments(a)
+    return [list(s) for s in a.long_arc_segments if (s[0], s[1]) not in spins]
+
+
+def to_do(a: ObjectAnalysis) -> list:
+    """The findings that ask for something (every finding but ``a.notes``)."""
+    return [f for f in a.findings if f not in a.notes]
+
+
+def verdict(a: ObjectAnalysis) -> str:
+    """One of VERDICTS for ``a``, worst first."""
+    if defect_arcs(a):
+        return VERDICT_LONG_WAY
+    if within_bake_tolerance(a):
+        # Its own findings may still ask for something (the location's speeds ...).
+        return VERDICT_CHECK if to_do(a) else VERDICT_WITHIN
+    if a.max_deviation_deg >= NEGLIGIBLE_DEG:
+        return VERDICT_VISIBLE
+    return VERDICT_CHECK if to_do(a) else VERDICT_FINE
+
+
+def brief(sentence: str) -> str:
+    """``sentence`` (a finding) cut to what the panel's box shows in a few lines at the
+    sidebar's default width (issue 24: advice boxes ran to 13 lines): without its
+    parenthesised details, the clause before a "; " that leads up to the finding, and the
+    alternatives after ", or " / "; " in what to do. The report keeps the whole sentence."""
+    out, depth = [], 0
+    for c in sentence:
+        if c == "(":
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(c)
+    text = " ".join("".join(out).split()).replace(" :", ":").replace(" ,", ",")
+    head, sep, fix = text.partition(": ")
+    if "; " in head:
+        head = head.rsplit("; ", 1)[1]
+    fix = fix.split(", or ")[0].split("; ")[0]
+    return head + sep + fix
+
+
+def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0.0,
+             keys: int = 0) -> ObjectAnalysis:
+    """Tell ``a`` which QuatBake bake its keys belong to and word its findings again:
+    ``role`` "before" (the keys the bake replaced) or "after" (the baked keys), the bake's
+    ``method`` (one of core.interp.METHODS), its Key Tolerance in degrees (0: a dense bake)
+    and the rotation keys it kept per channel. A defect of the method ``a`` is compared with
+    is then not "re-bake with" that method again; the keys of a Key Tolerance bake played
+    within that tolerance are a note, not a difference to fix. Returns ``a``."""
+    if role not in ("before", "after"):
+        raise ValueError(f"A bake's role is \"before\" or \"after\", not {role!r}.")
+    a.bake_role, a.bake_method = role, str(method).lower()
+    a.bake_tolerance_deg, a.bake_keys = float(tolerance_deg), int(keys)
+    _set_advice(a)
+    return a

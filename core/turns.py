@@ -367,12 +367,16 @@ def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
         turn = tracking.keyed_deg[i]
         short = tracking.short_deg[i]
         head = f"keys {a}-{b}: Blender turns {turn:.0f} deg ({_CAUSE[kind]})"
+        # Plain words (issue 24: "baked as the 20 deg short arc; Turns: Keyed keeps it" left
+        # the reader to guess what "it" was): what the bake did, then the setting that
+        # would do the other thing.
         if keep[i]:
-            way = "kept as keyed" if kind == "spin" else "kept the long way as keyed"
-            other = "Turns: Shortest takes" if kind == "spin" else "Turns: Auto or Shortest take"
-            out.append(f"{head}; {way} (Turns: {setting.title()}); {other} the "
-                       f"{short:.0f} deg short arc")
+            way = "baked as keyed" if kind == "spin" else "baked the long way, as keyed"
+            other = "Turns: Shortest" if kind == "spin" else "Turns: Auto or Shortest"
+            out.append(f"{head}; {way}, because Turns is {setting.title()} ({other} would "
+                       f"take the {short:.0f} deg short way)")
         else:
-            fix = "Turns: Keyed keeps it" if kind != "spin" else "Turns: Auto or Keyed keeps it"
-            out.append(f"{head}; baked as the {short:.0f} deg short arc; {fix}")
+            keeps = (f"Turns: Keyed would keep Blender's {turn:.0f} deg turn" if kind != "spin"
+                     else "Turns: Auto or Keyed would keep the spin")
+            out.append(f"{head}; baked the {short:.0f} deg short way instead ({keeps})")
     return out

@@ -94,6 +94,11 @@ def _status(obj: dict) -> tuple[str, str]:
     object whose rotation is fine but which has other findings says so."""
     if _defect_arcs(obj):
         return "bad", "long way round"
+    # The analysis' own verdict (core.analysis.verdict) where the report has one.
+    word = obj.get("verdict")
+    if word:
+        return ({"long way round": "bad", "visible": "warn", "to check": "warn"}.get(word, "ok"),
+                word)
     dev = obj.get("max_deviation_deg") or 0.0
     if dev >= FINE_DEG:
         return "warn", "visible"
@@ -302,8 +307,14 @@ def _after_bake_section(report: dict) -> str:
             outcome, cls = "still the long way round", "bad"
         else:
             outcome, cls = "no long way round before or after", ""
+        if a.get("verdict") == "within tolerance":
+            bake = a.get("bake") or {}
+            outcome = (f"within {bake.get('tolerance_deg', 0):g} deg, {bake.get('keys', 0):,d} "
+                       "keys" + (", long way round fixed" if was else ""))
+            cls = "ok"
+        name = a.get("name", "") + (f": {a['bone']}" if a.get("bone") else "")
         rows.append(
-            f'<tr><td>{escape(a.get("name"))}</td>'
+            f'<tr><td>{escape(name)}</td>'
             f'<td class="num">{_deg(a.get("before_max_deviation_deg"))}</td>'
             f'<td class="num">{_deg(a.get("max_deviation_deg"))}</td>'
             f'<td class="{cls}">{escape(outcome)}</td><td>{escape(a.get("advice", ""))}</td></tr>')

@@ -106,6 +106,7 @@ def object_entry(a) -> dict:
         # Extra fields (contract: "more fields are welcome").
         "worst_frame": frame_value(a.worst_frame),
         "advice": a.advice,
+        "verdict": _verdict(a),
         "findings": list(a.findings),
         "key_intervals": a.intervals,
         "velocity_jumps": {
@@ -130,8 +131,9 @@ def object_entry(a) -> dict:
 def after_bake_entry(before, after) -> dict:
     """The after-bake section of one baked object: ``before`` analyses the keys
     the bake replaced, ``after`` the baked action (both ObjectAnalysis)."""
-    return clean({
+    entry = {
         "name": after.name,
+        "bone": getattr(after, "bone", "") or None,
         "rotation_mode": after.rotation_mode,
         "before_max_deviation_deg": _num(before.max_deviation_deg, DECIMALS),
         "before_long_arc_segments": [[frame_value(s[0]), frame_value(s[1])]
@@ -140,7 +142,23 @@ def after_bake_entry(before, after) -> dict:
         "rms_deviation_deg": _num(after.rms_deviation_deg, DECIMALS),
         "long_arc_segments": [[frame_value(s[0]), frame_value(s[1])] for s in after.long_arc_segments],
         "advice": after.advice,
-    })
+        "verdict": _verdict(after),
+    }
+    if getattr(after, "bake_method", ""):
+        # How the bake was made: its advice never asks for it again (issue 24).
+        entry["bake"] = {"method": after.bake_method,
+                         "tolerance_deg": _num(after.bake_tolerance_deg, DECIMALS),
+                         "keys": int(after.bake_keys)}
+    if entry["bone"] is None:
+        del entry["bone"]
+    return clean(entry)
+
+
+def _verdict(a) -> str:
+    """core.analysis.verdict, for an analysis (anything else: "")."""
+    from ..core import analysis
+
+    return analysis.verdict(a) if isinstance(a, analysis.ObjectAnalysis) else ""
 
 
 def skipped_entry(item) -> dict:

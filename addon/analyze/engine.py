@@ -277,7 +277,7 @@ def _read(obj, method: str, clip, turns: str, timing: str, original: bool):
         from .cache import cache_analysis
         found = cache_analysis(obj, method, turns, timing, original)
         if found is not None:
-            return found
+            return _with_bake(obj, found, original)
     fcurves = clip.fcurves() if clip is not None else None
     mode = obj.rotation_mode
     if original:
@@ -439,4 +439,22 @@ def _finish(read: _Prepared, result: core_analysis.ObjectAnalysis) -> core_analy
                 f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
                 f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
                 "and this report compares the action alone")
+        _with_bake(obj, result, original)
+    return result
+
+
+def _with_bake(obj, result, original: bool):
+    """``result`` told which QuatBake bake ``obj`` plays (record.bake_made), so its advice
+    never asks for that bake again: ``original`` analyses the keys the bake replaced."""
+    from ...core import analysis as core_analysis
+    from .. import record
+
+    made = record.bake_made(obj)
+    if made is not None:
+        # set_bake words core's findings again; the NLA notes added here come after them.
+        extra = [f for f in result.findings if f.startswith("NLA track ")]
+        method, tolerance, keys = made
+        core_analysis.set_bake(result, "before" if original else "after", method,
+                               tolerance, keys)
+        result.findings += extra
     return result

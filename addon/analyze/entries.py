@@ -26,18 +26,23 @@ if TYPE_CHECKING:
 
 _RESULTS: dict[str, dict[str, dict]] = {}
 
-# Verdicts on a largest difference (degrees). Below FINE_DEG nobody sees it
-# (core.analysis.NEGLIGIBLE_DEG: its advice is "nothing to do" there too;
-# float32 keys alone give ~1e-5 deg); from there on it is "visible"; a key
-# interval turned the long way round is always "long way round".
+# Verdicts (core.analysis.verdict): "long way round" (a key interval turned the long way
+# round), "visible" (FINE_DEG or more: core.analysis.NEGLIGIBLE_DEG, where the advice says
+# "nothing to do" too; float32 keys alone give ~1e-5 deg), "to check" (under it, but a
+# finding asks for something: location speeds, a lerp filter's creep ...), "within
+# tolerance" (a Key Tolerance bake played within the tolerance asked for) and "fine"
+# (nothing to do).
 FINE_DEG = 0.1
 VERDICT_FINE = "fine"
 VERDICT_VISIBLE = "visible"
 VERDICT_LONG_WAY = "long way round"
+VERDICT_CHECK = "to check"
+VERDICT_WITHIN = "within tolerance"
 # No rotation keys to compare (a location-only control): listed, with why, after the rest.
 VERDICT_SKIPPED = "skipped"
 # Worst first: the panel sorts by this rank, then by the difference.
-VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_FINE: 2}
+VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_CHECK: 2, VERDICT_WITHIN: 3,
+                VERDICT_FINE: 4}
 
 # After a bake the report is re-run on the baked objects (before and after)
 # when they span at most this many frames in all (about a second of CPU on
@@ -46,11 +51,15 @@ VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_FINE: 2}
 REFRESH_FRAME_LIMIT = 100_000
 
 
-def verdict(max_deviation_deg: float, long_arc_segments) -> str:
-    """"fine", "visible" or "long way round" (see FINE_DEG)."""
+def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:
+    """"long way round", "visible", "to check" (``to_do``: findings that ask for
+    something) or "fine" (see FINE_DEG). An analysis' own verdict, "within tolerance"
+    included, is core.analysis.verdict."""
     if long_arc_segments:
         return VERDICT_LONG_WAY
-    return VERDICT_VISIBLE if max_deviation_deg >= FINE_DEG else VERDICT_FINE
+    if max_deviation_deg >= FINE_DEG:
+        return VERDICT_VISIBLE
+    return VERDICT_CHECK if to_do else VERDICT_FINE
 
 
 def fingerprint(obj) -> list:
@@ -70,10 +79,12 @@ def fingerprint(obj) -> list:
 
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
+    from ...core import analysis as core_analysis
+
     # Only the probable defects (a flipped sign, an Euler wrap) count as long
     # arcs here: a kept spin turns the long way on purpose.
     spins = {tuple(iv["frames"]) for iv in a.intervals if iv.get("kind") == "spin"}
-    defects = [list(s) for s in a.long_arc_segments if (s[0], s[1]) not in spins]
+    defects = core_analysis.defect_arcs(a)
     return {
         "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
@@ -83,7 +94,12 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
         "spins": [list(f) for f in sorted(spins)],
         "steps": sum(1 for iv in a.intervals if iv.get("kind") == "step"),
         "advice": a.advice,
-        "verdict": verdict(a.max_deviation_deg, defects),
+        "findings": list(a.findings),
+        "verdict": core_analysis.verdict(a),
+        # The bake these keys come from: its Key Tolerance (deg, 0: dense) and the
+        # rotation keys it kept per channel (0 when not a bake).
+        "tolerance_deg": a.bake_tolerance_deg if a.bake_role == "after" else 0.0,
+        "keys": a.bake_keys if a.bake_role == "after" else 0,
         "error": "",
     }
 
@@ -248,18 +264,60 @@ def refresh(scene, objects, method: str) -> None:
     _sync_rows(scene)
 
 
+def degrees_text(value: float) -> str:
+    """A tolerance the user typed, as the panel shows it: "1.0", "0.25", "2.5"."""
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:g}"
+
+
+def within_text(entry: dict) -> str:
+    """"within 1.0° · 24 keys" for an entry of a Key Tolerance bake played within its
+    tolerance (issue 24: "0.5° visible" read as a regression), else ""."""
+    if entry.get("verdict") != VERDICT_WITHIN or not entry.get("tolerance_deg"):
+        return ""
+    text = f"within {degrees_text(entry['tolerance_deg'])}\u00b0"
+    keys = entry.get("keys") or 0
+    return f"{text} \u00b7 {keys:,d} key{'s' if keys != 1 else ''}" if keys else text
+
+
 def before_after(entry: dict) -> str:
-    """"180.0 deg -> 0.00 deg, long way round fixed" for an entry with ``before``."""
+    """"180.0 deg -> 0.00 deg, long way round fixed" for an entry with ``before``; a Key
+    Tolerance bake: "within 1.0° · 24 keys (6.8° -> 0.52°)"."""
     before = entry.get("before")
     if not before:
         return ""
     text = (f"{before['max_deviation_deg']:.1f}\u00b0 -> {entry['max_deviation_deg']:.2f}\u00b0")
     was_long, is_long = bool(before["long_arc_segments"]), bool(entry["long_arc_segments"])
+    if entry.get("verdict") == VERDICT_WITHIN:
+        fixed = ", long way round fixed" if was_long else ""
+        return f"{within_text(entry)} ({text}{fixed})"
     if was_long and not is_long:
         return f"{text}, long way round fixed"
     if is_long:
         return f"{text}, still the long way round"
+    if entry.get("verdict") == VERDICT_CHECK:
+        from ...core.analysis import brief
+
+        return f"{text}, to check: {brief(entry.get('advice', ''))}"
     return f"{text}, {entry['verdict']}"
+
+
+def panel_sentence(entry) -> str:
+    """The one sentence an entry's box shows under its name: the before -> after of a
+    bake, else the verdict and the advice (``core.analysis.brief``: a few lines at the
+    sidebar's default width; the whole advice is in Jump to Worst Frame's tooltip and in
+    the exported report). A plain string (a skipped entry's location finding) is cut the
+    same way."""
+    from ...core.analysis import brief
+
+    if isinstance(entry, str):
+        return brief(entry)
+    change = before_after(entry)
+    if change:
+        return change
+    advice = brief(entry.get("advice", ""))
+    if entry.get("verdict") == VERDICT_LONG_WAY:
+        return advice      # it says "take the long way" already
+    return f"{entry.get('verdict', '').capitalize()}: {advice}"
 
 
 def worst_first(found: dict[str, dict]) -> list[tuple[str, dict]]:

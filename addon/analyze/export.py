@@ -26,10 +26,18 @@ def json_path_for(html_path: str) -> str:
 
 
 def saved_by(data) -> str:
-    """The Blender version that last saved the open file ("" for a file never saved)."""
+    """The Blender release that last saved the open file, as far as the file tells: "3.4"
+    ("" for a file never saved).
+
+    ``bpy.data.version`` is (major, minor, file subversion), not the release: a file saved
+    by Blender 3.4.1 gives (3, 4, 6), its BLENDER_FILE_SUBVERSION (measured with Debian's
+    3.4.1, whose bpy.app.version_file is (3, 4, 6) too; bpy 5.0.1 reads the same file as
+    (3, 4, 6)). The header of the .blend holds "v304" and no patch release, so "3.4" is
+    all that can be said (issue 24 saw "saved by Blender 3.4.6" for a 3.4.1 file)."""
     if not data.filepath:
         return ""
-    return ".".join(str(v) for v in tuple(data.version))
+    major, minor = tuple(data.version)[:2]
+    return f"{major}.{minor}"
 
 
 def build(objects, method: str) -> dict:

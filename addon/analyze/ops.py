@@ -28,8 +28,10 @@ STATUS_NAMES = 4
 
 class QUATBAKE_OT_analyze(Operator):
     """Compare Blender's own rotation interpolation of the selected objects with the chosen
-    method. Verdicts: fine (under 0.1 degrees), visible (more), long way round (a key interval
-    turns more than 180 degrees where less would do)"""
+    method. Verdicts: fine (nothing to do), to check (under 0.1 degrees, but the advice asks
+    for something), visible (0.1 degrees or more), long way round (a key interval turns more
+    than 180 degrees where less would do), within tolerance (a Key Tolerance bake played
+    within it)"""
 
     bl_idname = "quatbake.analyze"
     bl_label = "Analyze"
@@ -109,6 +111,17 @@ class QUATBAKE_OT_jump_to_worst(Operator):
     bl_options = {'REGISTER', 'UNDO'}
 
     object_name: StringProperty(name="Object", description="Object whose worst frame to show")
+
+    @classmethod
+    def description(cls, context, properties):
+        # The box under the row shows the advice cut short (entries.panel_sentence): the
+        # whole of it is here, where the pointer rests on the button.
+        doc = "Set the current frame to the frame where this object deviates most"
+        entry = results(context.scene).get(properties.object_name) or {}
+        findings = entry.get("findings") or ([entry["advice"]] if entry.get("advice") else [])
+        if not findings:
+            return doc
+        return doc + ".\n" + "\n".join(f[:1].upper() + f[1:] + "." for f in findings[:3])
 
     @guarded("Jump to Worst Frame")
     def execute(self, context):

@@ -6,12 +6,14 @@ from bpy.types import Panel
 
 from .entries import (
     FINE_DEG,
+    VERDICT_CHECK,
     VERDICT_FINE,
     VERDICT_LONG_WAY,
     VERDICT_SKIPPED,
     VERDICT_VISIBLE,
-    before_after,
+    VERDICT_WITHIN,
     is_stale,
+    panel_sentence,
     results,
     worst_first,
 )
@@ -20,7 +22,9 @@ from .entries import (
 _WRAP_CHARS = 32
 
 
-VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_FINE: 'CHECKMARK',
+# A tick only when nothing needs doing (issue 24): "to check" has findings to act on.
+VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_CHECK: 'INFO',
+                 VERDICT_WITHIN: 'CHECKMARK', VERDICT_FINE: 'CHECKMARK',
                  VERDICT_SKIPPED: 'REMOVE'}
 
 
@@ -66,8 +70,8 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
                       translate=False)
         wrapped_label(box, context, entry["skipped"], panel=PANEL_NAME, translate=False)
         if entry.get("advice"):
-            wrapped_label(box, context, "Location: " + entry["advice"], panel=PANEL_NAME,
-                          translate=False)
+            wrapped_label(box, context, "Location: " + panel_sentence(entry["advice"]),
+                          panel=PANEL_NAME, translate=False)
         return
     row = box.row(align=True)
     if stale or "verdict" not in entry:
@@ -88,11 +92,7 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     split.label(text=f"{entry['max_deviation_deg']:.1f}\u00b0", translate=False)
     op = row.operator("quatbake.jump_to_worst", text="", icon='TIME')
     op.object_name = name
-    change = before_after(entry)
-    if not change and entry["verdict"] != VERDICT_LONG_WAY:
-        # The verdict in words ("long way" is already in that advice).
-        change = f"{entry['verdict'].capitalize()}: {entry['advice']}"
-    wrapped_label(box, context, change or entry["advice"], panel=PANEL_NAME, translate=False)
+    wrapped_label(box, context, panel_sentence(entry), panel=PANEL_NAME, translate=False)
     # Issue 11's split, only where it says something: a visible difference
     # (how much of it is off the path, the rest being timing), kept spins, steps.
     # Fine objects get no extra line, so two results and Re-bake still fit.

@@ -31,7 +31,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .. import animdata
+from .. import animdata, record
 from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
 from . import cache as cache_bake
@@ -292,6 +292,10 @@ def bake_objects(objects, settings: BakeSettings,
                 baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
+    for p in plans:
+        # How this bake was made, for the Difference Report's verdict and advice.
+        record.note_bake(p.obj, settings.method, getattr(p, "tolerance_deg", 0.0),
+                         int(p.written()[0].shape[0]))
     notes += key_notes(plans)
     return BakeResult(
         objects=[p.obj.display_name for p in plans],

@@ -268,15 +268,15 @@ class QUATBAKE_OT_bake(Operator):
         # A tolerance bake is counted in keys (per channel), not frames baked.
         thinned = self.tolerance > 0.0 or self.tolerance_px > 0.0
         settings.last_keys_kind = self.key_interpolation if thinned else ""
-        remember_last_bake(context.scene, result.keys_per_object if thinned
-                           else result.frames_per_object)
+        # Keys written per channel, each transform's and (last_frames_written) their sum.
+        remember_last_bake(context.scene, result.keys_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
         _refresh_report(self, context, baked, "Re-bake")
         names = ", ".join(result.objects[:MAX_NAMED])
         if len(result.objects) > MAX_NAMED:
             names += ", ..."
         summary = rpt_(
-            "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
+            "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
             "own interpolation: {:.3f} deg"
         )
         self.report({'INFO'}, summary.format(

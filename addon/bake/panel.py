@@ -24,7 +24,8 @@ _LAST_BAKE: dict[str, dict[str, int]] = {}
 
 
 def last_bake(scene) -> dict[str, int]:
-    """{object name: frames written} of the last bake in ``scene`` this session."""
+    """{object name: rotation keys written per channel} of the last bake in ``scene`` this
+    session (their sum is the total's keys)."""
     return _LAST_BAKE.get(scene.name, {})
 
 
@@ -133,14 +134,15 @@ def _anything_to_revert(context) -> bool:
 
 def last_bake_total(settings, translate=iface_) -> str:
     """The panel's total of the last bake, counting bones as bones: "Total: 2 objects and
-    12 bones, 240 frames" (``last_objects_baked`` counts every transform, bones included)."""
+    12 bones, 240 keys per channel in all" (``last_objects_baked`` counts every transform,
+    bones included). The keys are the sum of the per-transform counts the line lists
+    before it (``last_bake``), dense bake or Key Tolerance: issue 24 saw each bone say
+    "524 frames" (the frames baked) beside a total of 1,710 (the keys kept)."""
     bones = settings.last_bones_baked
     count = count_phrase(max(settings.last_objects_baked - bones, 0), bones,
                          settings.last_bones_rig, translate)
-    if settings.last_keys_kind:
-        return translate("Total: {}, {:d} keys per channel").format(
-            count, settings.last_frames_written)
-    return translate("Total: {}, {:d} frames").format(count, settings.last_frames_written)
+    return translate("Total: {}, {:d} keys per channel in all").format(
+        count, settings.last_frames_written)
 
 
 class _RebakePanel:
@@ -184,8 +186,8 @@ class _RebakePanel:
         # Per object, then the total labelled as one (a 120-frame scene with
         # two objects wrote 240 frames: the old "Frames written: 240" misled).
         per_object = last_bake(context.scene)
-        each = "{}: {:d} keys" if settings.last_keys_kind else "{}: {:d} frames"
-        parts = [iface_(each).format(name, frames)
+        # Keys per channel each, as the total counts them (never "frames": a key count).
+        parts = [iface_("{}: {:d} keys").format(name, frames)
                  for name, frames in list(per_object.items())[:_LISTED_BAKED]]
         if len(per_object) > _LISTED_BAKED:
             parts.append("...")

@@ -115,7 +115,9 @@ def run_report(args) -> int:
                                       file=os.path.basename(path), method=args.method,
                                       errors=errors, skipped=skipped)
     # The Blender that saved the file, beside the one analysing it (header of the page).
-    report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
+    from ..analyze.export import saved_by
+
+    report["saved_by_blender"] = saved_by(bpy.data)   # "3.4": the file has no patch release
     write_all_or_none([(json_report.write_json, report, json_out),
                        (html_report.write_html, report, html_out)])
     if not args.quiet:

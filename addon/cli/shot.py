@@ -177,7 +177,9 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
     report = json_report.build_report(before, blender_version=bpy.app.version_string,
                                       file=os.path.basename(shot), method=args.method,
                                       errors=errors)
-    report["saved_by_blender"] = ".".join(str(v) for v in tuple(bpy.data.version))
+    from ..analyze.export import saved_by
+
+    report["saved_by_blender"] = saved_by(bpy.data)   # "3.4": the file has no patch release
     report["after_bake"] = after
     json_report.write_json(report, paths["json"])
     html_report.write_html(report, paths["html"])

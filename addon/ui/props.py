@@ -179,7 +179,8 @@ class QUATBAKE_PG_report_row(bpy.types.PropertyGroup):
     figures themselves live in analyze/entries.py, looked up by name)."""
 
     name: StringProperty(name="Object", description="The analysed object")
-    verdict: StringProperty(name="Verdict", description="fine, visible or long way round")
+    verdict: StringProperty(name="Verdict", description="fine, to check, within tolerance, "
+                           "visible or long way round")
     max_deviation_deg: FloatProperty(
         name="Largest Difference", description="Largest difference from the compared method, "
         "in degrees")
@@ -376,6 +377,22 @@ class _StaticValuesRecord:
         name="Location Baked", default=False,
         description="Whether a bake since the first one wrote location keys "
         "(revert then restores original_location)",
+    )
+    # How the last bake was made (written after it succeeded; read only while the bake
+    # plays): the Difference Report words its verdict and advice from it, so it never
+    # advises re-baking with the method just used and shows a Key Tolerance bake as
+    # within its tolerance (issue 24).
+    bake_method: StringProperty(
+        name="Bake Method", default="",
+        description="The method of the last bake (nlerp, slerp, squad; empty before any bake)",
+    )
+    bake_tolerance_deg: FloatProperty(
+        name="Bake Key Tolerance", default=0.0, min=0.0,
+        description="The Key Tolerance of the last bake, in degrees (0: a key on every frame)",
+    )
+    bake_keys: IntProperty(
+        name="Bake Keys", default=0, min=0,
+        description="Rotation keys per channel the last bake wrote",
     )
 
 

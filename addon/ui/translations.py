@@ -129,12 +129,10 @@ ZH_HANS = {
     "Open in Web Browser": "在网页浏览器中打开",
     "Open the page in the web browser once written": "写出后在网页浏览器中打开该页面",
     "What Blender's own interpolation is compared with": "Blender 自身插值的对比对象",
-    "{}: {:d} frames": "{}：{:d} 帧",
-    "Total: {}, {:d} frames": "合计：{}，{:d} 帧",
     "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
-    "Baked {} ({}), {:d} frames in total; largest difference from Blender's "
+    "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
     "own interpolation: {:.3f} deg":
-        "已烘焙 {}（{}），共 {:d} 帧；与 Blender 自身插值的最大差异：{:.3f} 度",
+        "已烘焙 {}（{}），共每通道 {:d} 个关键帧；与 Blender 自身插值的最大差异：{:.3f} 度",
     "The scene's method is Lerp, which is for comparisons only (Analyze and the "
     "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
         "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "
@@ -221,7 +219,7 @@ ZH_HANS = {
         "上次烘焙只保留关键帧容差内所需关键帧时为 'BEZIER' 或 'LINEAR'（面板随即按关键帧计数），"
         "每个步长帧都有关键帧时为空",
     "{}: {:d} keys": "{}：{:d} 个关键帧",
-    "Total: {}, {:d} keys per channel": "总计：{}，每通道 {:d} 个关键帧",
+    "Total: {}, {:d} keys per channel in all": "总计：{}，共每通道 {:d} 个关键帧",
     "Keys per channel: {:d} dense -> {:d} within {:g} deg":
         "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
     "Custom Range": "自定义范围",

@@ -184,7 +184,8 @@ FRAMES_EACH = int(FRAMES[-1] - FRAMES[0]) + 1
 
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)
 def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
-    # The Re-bake panel draws "Last bake: ...; Total: <count>, <frames> frames." from the
+    # The Re-bake panel draws "Last bake: ...; Total: <count>, <keys> keys per channel in
+    # all." (a dense bake writes a key per frame, FRAMES_EACH each) from the
     # scene settings the bake saves (bake.panel.last_bake_total; tests/gui draws it in a window).
     from quatbake.addon.bake import panel as bake_panel
 
@@ -199,7 +200,7 @@ def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
     assert settings.last_bones_rig == (rigs[0] if len(rigs) == 1 else "")
     assert settings.last_frames_written == FRAMES_EACH * (objects + bones)
     assert bake_panel.last_bake_total(settings) == \
-        f"Total: {count}, {FRAMES_EACH * (objects + bones):d} frames"
+        f"Total: {count}, {FRAMES_EACH * (objects + bones):d} keys per channel in all"
 
 
 def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
@@ -216,7 +217,7 @@ def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
     assert bake_panel.last_bake_total(bpy.context.scene.quatbake) == \
-        f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} frames"
+        f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} keys per channel in all"
 
 
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)

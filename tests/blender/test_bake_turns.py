@@ -78,7 +78,7 @@ def test_turntable_two_turns_kept(clean_blender, method, output_mode):
                              for i in range(4)])
         assert (np.einsum("ij,ij->i", q[1:], q[:-1]) > 0).all()   # hemisphere-continuous
     notes = _notes(result)
-    assert any("keys 1-51: Blender turns 360 deg (a keyed spin); kept as keyed" in n
+    assert any("keys 1-51: Blender turns 360 deg (a keyed spin); baked as keyed" in n
                for n in notes), notes
 
 
@@ -122,7 +122,8 @@ def test_euler_wraps_take_the_short_arc(clean_blender, a, b):
     assert _deg(evaluated_quats(obj, frames), expected).max() < TOL_DEG
     if (a, b) == (170, -170):
         assert ("Object \"Wrap\": keys 60-100: Blender turns 340 deg (an Euler wrap); baked "
-                "as the 20 deg short arc; Turns: Keyed keeps it") in _notes(result)
+                "the 20 deg short way instead (Turns: Keyed would keep Blender's 340 deg "
+                "turn)") in _notes(result)
 
 
 def test_mocap_wraps_on_a_dense_clip_are_short(clean_blender):
@@ -147,8 +148,8 @@ def test_flipped_quaternion_sign_is_fixed(clean_blender):
     result = _bake(obj)
     expected = _mathutils_z(10 + 2.0 * (frames - 1))
     assert _deg(evaluated_quats(obj, frames), expected).max() < TOL_DEG
-    assert any("keys 1-21: Blender turns 320 deg (a flipped quaternion sign); baked as the "
-               "40 deg short arc" in n for n in _notes(result))
+    assert any("keys 1-21: Blender turns 320 deg (a flipped quaternion sign); baked the "
+               "40 deg short way instead" in n for n in _notes(result))
 
 
 def test_keyed_keeps_the_long_way_and_shortest_drops_the_spin(clean_blender):
@@ -165,14 +166,14 @@ def test_keyed_keeps_the_long_way_and_shortest_drops_the_spin(clean_blender):
                 _mathutils_z(10 - 16.0 * (f_flip - 1))).max() < TOL_DEG
     # The Euler wrap's LINEAR playback is a constant-speed turn: slerp equals it.
     assert _deg(evaluated_quats(wrap, f_wrap), blender_wrap).max() < TOL_DEG
-    assert any("kept the long way as keyed (Turns: Keyed)" in n for n in _notes(result))
+    assert any("baked the long way, as keyed, because Turns is Keyed" in n for n in _notes(result))
     bake.revert_objects([flip])
     # KEYED turns with KEYED timing follow Blender's own (nlerp-timed) long way.
     bake.bake_objects([flip], bake.BakeSettings(turns='KEYED', timing='KEYED'))
     assert _deg(evaluated_quats(flip, f_flip), blender_flip).max() < TOL_DEG
     result = _bake(spin, turns='SHORTEST')
     assert _deg(evaluated_quats(spin, f_spin), _mathutils_z([0.0])).max() < TOL_DEG
-    assert any("baked as the 0 deg short arc; Turns: Auto or Keyed keeps it" in n
+    assert any("baked the 0 deg short way instead (Turns: Auto or Keyed would keep the spin)" in n
                for n in _notes(result))
 
 
@@ -228,7 +229,8 @@ def test_operator_takes_turns_and_timing_from_the_scene(clean_blender):
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
     frames = np.arange(1.0, 52.0)
     assert _deg(evaluated_quats(obj, frames), _mathutils_z([0.0])).max() < TOL_DEG
-    assert "Turns: Auto or Keyed keeps it" in bpy.context.scene.quatbake.last_turn_notes
+    assert "Turns: Auto or Keyed would keep the spin" in \
+        bpy.context.scene.quatbake.last_turn_notes
     assert bpy.ops.quatbake.bake(turns='AUTO') == {'FINISHED'}
     assert _deg(evaluated_quats(obj, frames), _mathutils_z(7.2 * (frames - 1))).max() < TOL_DEG
 

@@ -25,8 +25,8 @@ SCENE_SETTINGS_SHOWN = props.SETTING_NAMES + (
 DRAWN_TEXT = (
     "Re-bake", "Revert", "No bake in this scene yet", "Last bake", "Objects baked: {:d}",
     "Frames written: {:d}", "Largest difference: {:.3f}\u00b0", "No presets found",
-    "Select at least one object", "Presets", "{} (changed)", "{}: {:d} frames",
-    "Total: {}, {:d} frames", "{} plays only NLA clips: choose the Clip to bake.",
+    "Select at least one object", "Presets", "{} (changed)", "{}: {:d} keys",
+    "Total: {}, {:d} keys per channel in all", "{} plays only NLA clips: choose the Clip to bake.",
     "Left as they were: {} (nothing to bake; the notes say why)",
 )
 

@@ -142,7 +142,10 @@ def test_location_timed_by_frame_count_not_distance():
                                 key_positions=[[0, 0, 0], [1, 0, 0], [11, 0, 0]],
                                 location_key_frames=[1, 50, 100])
     assert a.location_speed_ratio == pytest.approx((10 / 50) / (1 / 49))
-    assert any("constant speed" in f for f in a.findings)
+    # Issue 24: it says how (Constant Speed is greyed out while Location is Keep).
+    assert any("re-bake with Location set to Linear or Catmull-Rom and Constant Speed on"
+               in f for f in a.findings), a.findings
+    assert analysis.verdict(a) == analysis.VERDICT_CHECK
 
 
 def test_velocity_jump_at_a_key_for_slerp_but_not_for_a_smooth_path():
@@ -291,3 +294,34 @@ def test_a_spin_between_neighbouring_keys_is_a_long_arc_with_in_between_samples(
     assert a.intervals[1]["blender_turn_deg"] == pytest.approx(359.9, abs=1e-6)
     assert a.frames.size == 3                                      # per-frame arrays: frames
     assert any("long way" in f for f in a.findings)
+
+
+def test_the_panel_gets_the_first_clause_of_long_advice():
+    # Issue 24: advice boxes ran to 13 lines. The sidebar's default width shows ~32
+    # characters a line; four lines are ~130.
+    long = ("keys 1-59 creep towards a target and stop 8.0 deg short (by 8% of what is left "
+            "per step: lerp(current, target, dt) used as a filter): key the start and the end "
+            "and interpolate once")
+    assert analysis.brief(long) == ("keys 1-59 creep towards a target and stop 8.0 deg short: "
+                                    "key the start and the end and interpolate once")
+    timing = ("Blender stays within 0.00 deg of the slerp path; the 6.76 deg difference at "
+              "frame 46 is timing only (the keys' ease in and out): re-bake with Timing: Keyed "
+              "to keep that timing, or Timing: Even for constant speed")
+    assert analysis.brief(timing) == ("the 6.76 deg difference at frame 46 is timing only: "
+                                      "re-bake with Timing: Keyed to keep that timing")
+
+
+def test_a_bake_with_the_compared_method_is_never_advised_again():
+    # A 170 -> -170 Euler wrap: the long way, "re-bake with SLERP" until a SLERP bake
+    # replaced these keys.
+    frames = np.arange(1.0, 41.0)
+    raw = np.zeros((frames.size, 3))
+    raw[:, 2] = np.radians(np.interp(frames, [1.0, 40.0], [170.0, -170.0]))
+    bq = rotation.euler_to_quat(raw, "XYZ")
+    keys = np.array([1.0, 40.0])
+    a = analysis.analyze_object("Wrap", "XYZ", frames, bq, keys, bq[[0, -1]],
+                                raw_values=raw, key_raw=raw[[0, -1]])
+    assert any("re-bake with SLERP" in f for f in a.findings)
+    analysis.set_bake(a, "before", "slerp")
+    assert not any("re-bake with SLERP" in f for f in a.findings), a.findings
+    assert analysis.verdict(a) == analysis.VERDICT_LONG_WAY     # what the keys were

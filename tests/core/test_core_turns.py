@@ -251,12 +251,12 @@ def test_plain_keys_are_the_old_path():
 def test_describe_names_the_cause_and_the_setting():
     keys, _, tr, kinds = _setup_euler([60, 100], [[0, 0, 170], [0, 0, -170]])
     text = turns.describe(keys, kinds, tr, turns.choose("AUTO", kinds), "AUTO")
-    assert text == [("keys 60-100: Blender turns 340 deg (an Euler wrap); baked as the 20 deg "
-                     "short arc; Turns: Keyed keeps it")]
+    assert text == [("keys 60-100: Blender turns 340 deg (an Euler wrap); baked the 20 deg "
+                     "short way instead (Turns: Keyed would keep Blender's 340 deg turn)")]
     keys, _, tr, kinds = _setup_euler([1, 51], [[0, 0, 0], [0, 0, 360]])
     text = turns.describe(keys, kinds, tr, turns.choose("AUTO", kinds), "AUTO")
-    assert text == [("keys 1-51: Blender turns 360 deg (a keyed spin); kept as keyed "
-                     "(Turns: Auto); Turns: Shortest takes the 0 deg short arc")]
+    assert text == [("keys 1-51: Blender turns 360 deg (a keyed spin); baked as keyed, "
+                     "because Turns is Auto (Turns: Shortest would take the 0 deg short way)")]
 
 
 def test_bad_input_is_a_sentence():

@@ -1,0 +1,158 @@
+"""The Difference Report's words (issue 24): verdicts that match the advice, a Key
+Tolerance bake read as within its tolerance, no advice to re-bake what was just baked,
+key counts that add up, and Export Report on Blender's own BVH import.
+
+Checked against what the scene holds (F-curve key counts, frame_set + matrix_basis, the
+BVH file's own channels through tests/oracles), never against QuatBake's own figures.
+"""
+import json
+
+import bpy
+import numpy as np
+import pytest
+
+import quatbake
+from quatbake.addon import animdata
+from quatbake.addon.analyze import entries
+from quatbake.addon.analyze import panel as analyze_panel
+from quatbake.addon.analyze.export import saved_by
+from quatbake.addon.bake import panel as bake_panel
+
+from test_realdata_import import C, angle_deg, import_bvh, rotation_part
+
+pytestmark = pytest.mark.bpy
+
+CMU = "cmu_12_01_walk.bvh"     # 31 joints, a key on every frame (tests/data/realdata)
+
+
+def _demo():
+    assert bpy.ops.quatbake.demo_scene() == {'FINISHED'}
+    return {o.name: o for o in bpy.context.scene.objects if o.animation_data is not None}
+
+
+def _rotation_keys(obj) -> int:
+    fcurves = [fc for fc in animdata.rotation_fcurves(obj) if fc is not None]
+    counts = {len(fc.keyframe_points) for fc in fcurves}
+    assert len(counts) == 1, f"{obj.name}: channels keyed {counts} times"
+    return counts.pop()
+
+
+def test_a_tick_only_when_nothing_needs_doing(clean_blender):
+    _demo()
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    found = entries.results(bpy.context.scene)
+    # Dolly's location segments run 9.8x apart, FollowCam creeps towards a target: their
+    # rotation is fine, but the advice asks for something, so no tick.
+    for name in ("Dolly", "FollowCam"):
+        entry = found[name]
+        assert entry["max_deviation_deg"] < entries.FINE_DEG, entry
+        assert entry["verdict"] == entries.VERDICT_CHECK, entry
+        assert analyze_panel.VERDICT_ICONS[entry["verdict"]] != 'CHECKMARK'
+        assert entries.panel_sentence(entry).startswith("To check: ")
+    # The constant-speed advice says how (the box is greyed out while Location is Keep).
+    assert "re-bake with Location set to Linear or Catmull-Rom and Constant Speed on" in \
+        found["Dolly"]["advice"]
+
+
+def test_a_key_tolerance_bake_reads_as_within_it_with_its_keys(clean_blender):
+    objects = _demo()
+    settings = bpy.context.scene.quatbake
+    settings.tolerance = 1.0
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    found = entries.results(bpy.context.scene)
+    cam = found["EulerCam"]
+    keys = _rotation_keys(objects["EulerCam"])
+    assert cam["verdict"] == entries.VERDICT_WITHIN, cam
+    assert analyze_panel.VERDICT_ICONS[cam["verdict"]] == 'CHECKMARK'
+    assert entries.panel_sentence(cam).startswith(f"within 1.0\u00b0 \u00b7 {keys} keys"), \
+        entries.panel_sentence(cam)
+    assert "re-bake with SLERP" not in cam["advice"]
+    # The Last bake line: keys per transform, and a total that is their sum (issue 24: each
+    # bone said "524 frames" beside a total of 1,710).
+    per_object = bake_panel.last_bake(bpy.context.scene)
+    assert per_object == {name: _rotation_keys(obj) for name, obj in objects.items()}
+    total = bake_panel.last_bake_total(settings, str)
+    assert total.endswith(f", {sum(per_object.values()):d} keys per channel in all"), total
+    assert "frame" not in total
+
+
+def test_no_advice_to_re_bake_with_the_method_just_used(clean_blender, tmp_path):
+    _demo()
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    for name, entry in entries.results(bpy.context.scene).items():
+        for text in [entry.get("advice", ""), *entry.get("findings", [])]:
+            assert "re-bake with SLERP" not in text, (name, text)
+    html = tmp_path / "report.html"
+    assert bpy.ops.quatbake.export_report(filepath=str(html), open_in_browser=False) \
+        == {'FINISHED'}
+    report = json.loads(html.with_suffix(".json").read_text())
+    assert report["after_bake"], "the demo plays the bake"
+    for obj in report["objects"] + report["after_bake"]:
+        for text in [obj.get("advice", ""), *obj.get("findings", [])]:
+            assert "re-bake with SLERP" not in text, (obj["name"], text)
+    assert "re-bake with SLERP" not in html.read_text()
+
+
+def test_saved_by_names_the_release_the_file_can_tell(clean_blender, tmp_path):
+    path = tmp_path / "saved.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    # bpy.data.version is the version the data was read from (Blender 3.4.1's factory
+    # startup reads as 3.0 until the saved file is opened again).
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    # The file records major.minor and its file subversion (3.4.1 writes (3, 4, 6)), not
+    # the patch release: "3.4", never "3.4.6".
+    assert saved_by(bpy.data) == f"{bpy.app.version[0]}.{bpy.app.version[1]}"
+
+
+def _export(path) -> dict:
+    assert bpy.ops.quatbake.export_report(filepath=str(path), open_in_browser=False) \
+        == {'FINISHED'}
+    return json.loads(path.with_suffix(".json").read_text())
+
+
+def test_export_report_on_blenders_bvh_armature_before_and_after_a_bake(tmp_path):
+    clip, arm, scene = import_bvh(CMU)
+    quatbake.register()
+    try:
+        bpy.ops.object.select_all(action='DESELECT')
+        arm.select_set(True)
+        bpy.context.view_layer.objects.active = arm
+        joints = [j.name for j in clip.joints]
+        assert len(joints) == 31
+        # The file's own channels, as the pose bone's local rotation (test_realdata_import).
+        rests = {n: rotation_part(arm.pose.bones[n].bone.matrix_local) for n in joints}
+        local = {n: [rests[n].T @ C @ m @ C.T @ rests[n] for m in clip.rotation_matrices(n)]
+                 for n in joints}
+        for when in ("before", "after"):
+            report = _export(tmp_path / f"{when}.html")
+            assert not report["errors"], report["errors"]
+            rows = {o["bone"]: o for o in report["objects"] if o["name"] == arm.name}
+            assert sorted(rows) == sorted(joints)
+            for name in joints:
+                row = rows[name]
+                # One key per file frame, from frame 1 (the importer's frame_start).
+                assert row["keys"] == list(range(1, clip.frame_count + 1)), name
+                # Blender's turn per frame against the file's: float32 channels and the
+                # JSON's 6 decimals leave ~1e-4 deg; 1e-3 deg is far below a 0.1 deg step.
+                speeds = np.array(row["per_frame"]["blender_speed_deg"])
+                frames = row["per_frame"]["frame"]
+                for k in range(1, len(frames)):
+                    i = int(frames[k]) - 1
+                    expected = angle_deg(local[name][i - 1], local[name][i])
+                    assert abs(speeds[k] - expected) < 1e-3, (name, frames[k])
+            if when == "before":
+                assert not report["after_bake"]
+                assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+            else:
+                # Each baked bone is named in the after-bake section (it was 31 rows of
+                # the armature's name alone).
+                after = {a["bone"]: a for a in report["after_bake"]}
+                assert sorted(after) == sorted(joints)
+        # What plays after the bake is still the file (frame_set + matrix_basis).
+        for i in (0, clip.frame_count // 2, clip.frame_count - 1):
+            scene.frame_set(1 + i)
+            for name in joints:
+                played = rotation_part(arm.pose.bones[name].matrix_basis)
+                assert angle_deg(played, local[name][i]) < 1e-3, (name, i)
+    finally:
+        quatbake.unregister()
