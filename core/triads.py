@@ -33,6 +33,18 @@ Conventions chosen here (and shown in the panel's legend):
 - Long-arc segments (Blender's interpolation sweeping much more than the
   shortest arc between two keys: the long way round) get a wider cyan line
   under the path (``LONG_ARC_COLOR``).
+- Rotation in place (the whole path fits inside ``IN_PLACE_EXTENT`` triad
+  lengths while it turns): triads at one point are a starburst, so they are
+  spread along a turn arc instead: the trail of the tip of one axis (the one
+  that travels furthest; a camera's view direction, -Z) at ``ARC_RADIUS``
+  triad lengths from the object, each triad at its own frame's point of it.
+  The arc is the path (speed colours, long-way and kept bands on it), and a
+  white spoke joins the object to each key pose (``arc_axis``, ``arc_points``).
+- Dense keys (a key on every frame of a capture): at full detail every key
+  is a key pose; the thinned levels (zoomed out, ``LOD_LEVELS``) draw one key
+  pose per window of ``step * level`` frames, the key where the rotation
+  changes most (``key_change``), plus the first and last keys and both keys
+  of every long-way interval (``thin_keys``).
 """
 from __future__ import annotations
 
@@ -40,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import quat
+from . import interp, quat
 
 # Pure axis colours: the convention every 3D tool uses, RGBA.
 AXIS_COLORS = np.array(
@@ -100,6 +112,25 @@ LONG_ARC_EXCESS = np.pi / 2.0
 # Speeds below this (degrees per frame) count as still when picking the
 # legend's maximum, so a motionless object does not divide by zero.
 MIN_LEGEND_SPEED = 1e-6
+
+# The legend's top speed is a round number at or above this percentile of every
+# drawn speed, so one spike (a mocap glitch, a single fast frame) saturates at
+# the last colour instead of flattening the whole ramp to "still".
+LEGEND_PERCENTILE = 98.0
+# Round tops (x 10^n): each splits into three round stops (1.5 -> 0.5, 1, 1.5).
+LEGEND_ROUND = (1.5, 3.0, 6.0, 9.0)
+# Below this top (degrees per frame) everything drawn is barely turning: the
+# ramp does not stretch further (a still object is not shown as "fast").
+LEGEND_FLOOR = 0.15
+
+# A path whose bounding box is smaller than this many triad lengths (the
+# diagonal) is rotation in place: its triads would all sit on each other.
+IN_PLACE_EXTENT = 1.0
+# The turn arc is traced this many triad lengths from the object: its triads, one
+# triad length long, clear the object and each other.
+ARC_RADIUS = 2.0
+# ... and it turns more than this (radians, 5 degrees) from its first orientation.
+IN_PLACE_MIN_TURN = np.radians(5.0)
 
 
 def _positions(points, what: str) -> np.ndarray:
@@ -254,6 +285,37 @@ def legend_max(speed) -> float:
     return max(top, MIN_LEGEND_SPEED)
 
 
+def legend_scale(speeds) -> float:
+    """The legend's top speed (degrees per frame) for every drawn path's ``speeds``
+    (a list of arrays): the LEGEND_PERCENTILE-th percentile of all of them, rounded up
+    to the next LEGEND_ROUND number (x 10^n), at least LEGEND_FLOOR. Speeds above it
+    take the last colour (the legend's "+")."""
+    parts = [np.asarray(s, dtype=np.float64).ravel() for s in speeds]
+    pooled = np.concatenate(parts) if parts else np.zeros(0)
+    pooled = pooled[np.isfinite(pooled)]
+    top = float(np.percentile(pooled, LEGEND_PERCENTILE)) if pooled.size else 0.0
+    if top <= LEGEND_FLOOR:
+        return LEGEND_FLOOR
+    decade = 10.0 ** np.floor(np.log10(top / LEGEND_ROUND[0]))
+    for scale in (decade, decade * 10.0):
+        for mantissa in LEGEND_ROUND:
+            # a hair of tolerance: 3.0000000001 is 3, not 6
+            if mantissa * scale >= top * (1.0 - 1e-9):
+                return float(round(mantissa * scale, 12))
+    return float(round(LEGEND_ROUND[0] * decade * 100.0, 12))   # not reached
+
+
+def legend_labels(vmax: float) -> list[str]:
+    """The numbers under the legend's swatches (SPEED_STOPS times ``vmax``, degrees per
+    frame), as short as they can be: ``["0°", "0.5°", "1°", "1.5°+"]`` for 1.5."""
+    out = []
+    for fraction in SPEED_STOPS:
+        value = round(float(fraction * vmax), 6)
+        text = f"{value:.6f}".rstrip("0").rstrip(".") if value else "0"
+        out.append(text + "\u00b0" + ("+" if fraction == 1.0 else ""))
+    return out
+
+
 def speed_colors(speed, vmax: float) -> np.ndarray:
     """RGBA (m, 4) for speeds (m,) in degrees per frame on the SPEED_COLORS ramp.
 
@@ -361,6 +423,98 @@ def triad_frames(frames, step: int, key_frames) -> tuple[np.ndarray, np.ndarray]
     return chosen, is_key[chosen]
 
 
+def key_change(frames, quats, key_frames, window: float) -> np.ndarray:
+    """How much the rotation changes course at each key, radians, shape (k,).
+
+    frames (n,) increasing samples that include every key frame, quats (n, 4) the
+    orientations there, key_frames (k,), window (frames, > 0): the angle between the
+    key's orientation and the slerp, at the key's time, of the orientations ``window``
+    frames before and after it (clipped to the samples). A key in the middle of an even
+    turn scores 0, a key where the turn stops, reverses or swerves scores its swerve:
+    the keys a reader needs to see. Measured at one fixed window, so the thinned levels
+    (``thin_keys``) choose among the same scores.
+    """
+    t = np.asarray(frames, dtype=np.float64)
+    q = quat.as_quat_array(quats, "key orientations")
+    keys = np.asarray(key_frames, dtype=np.float64)
+    if keys.size == 0 or t.size == 0:
+        return np.zeros(keys.shape)
+    at = np.clip(np.searchsorted(t, keys), 0, t.size - 1)
+    before = np.clip(np.searchsorted(t, keys - window), 0, t.size - 1)
+    after = np.clip(np.searchsorted(t, keys + window, side="right") - 1, 0, t.size - 1)
+    span = t[after] - t[before]
+    u = np.where(span > 0.0, (t[at] - t[before]) / np.where(span > 0.0, span, 1.0), 0.0)
+    mid = interp.slerp(q[before], q[after], u)
+    return quat.angle_between(q[at], mid)
+
+
+def thin_keys(key_frames, scores, spacing: float, forced=None) -> np.ndarray:
+    """Which keys are drawn as key poses, shape (k,) bool.
+
+    The keys (k,) sorted frames fall into windows of ``spacing`` frames counted from the
+    first key; in each window the key with the highest score (``key_change``; the first
+    of equal ones) is drawn. The first and last keys and every ``forced`` key (k,) bool
+    (the keys of long-way intervals) are always drawn. Keys ``spacing`` or more frames
+    apart are all drawn; windows of ``spacing * L`` are unions of L windows of
+    ``spacing``, so a coarser thinning keeps a subset of a finer one.
+    """
+    t = np.asarray(key_frames, dtype=np.float64)
+    k = t.size
+    keep = np.zeros(k, dtype=bool)
+    if k == 0:
+        return keep
+    if not np.isfinite(spacing) or spacing <= 0.0:
+        raise ValueError(f"key thinning: the spacing must be a positive number of frames, "
+                         f"got {spacing}.")
+    score = np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=0.0)
+    window = np.floor((t - t[0]) / spacing).astype(np.int64)
+    order = np.lexsort((np.arange(k), -score, window))     # by window, best first
+    first = np.ones(k, dtype=bool)
+    first[1:] = window[order][1:] != window[order][:-1]
+    keep[order[first]] = True
+    keep[0] = keep[-1] = True
+    if forced is not None:
+        keep |= np.asarray(forced, dtype=bool)
+    return keep
+
+
+def is_in_place(positions, quats, size: float) -> bool:
+    """Whether a path is rotation in place: its bounding box's diagonal is shorter than
+    IN_PLACE_EXTENT triad lengths ``size`` while it turns (orientations (n, 4) more than
+    IN_PLACE_MIN_TURN radians from the first), so its triads would sit on each other in a
+    starburst. A still, unmoving object keeps its (coinciding) triads."""
+    pos = _positions(positions, "path positions")
+    n = pos.shape[0]
+    if n < 2 or not size > 0.0:
+        return False
+    if float(np.linalg.norm(pos.max(axis=0) - pos.min(axis=0))) >= IN_PLACE_EXTENT * size:
+        return False
+    q = _unit_quats(quats, n, "path orientations")
+    return bool(quat.angle_between(q[:1], q).max() > IN_PLACE_MIN_TURN)
+
+
+def arc_axis(quats, camera: bool = False) -> tuple[int, float]:
+    """(axis 0/1/2, sign) whose tip the turn arc follows: a camera's view direction (-Z);
+    otherwise the axis whose tip travels furthest over the samples (n, 4)."""
+    if camera:
+        return 2, -1.0
+    q = quat.as_quat_array(quats, "turn orientations")
+    n = q.shape[0]
+    tips = _triad_points(q, np.zeros((n, 3)), np.ones(n)).reshape(n, 3, 2, 3)[:, :, 1, :]
+    travel = np.linalg.norm(np.diff(tips, axis=0), axis=2).sum(axis=0) if n > 1 else np.zeros(3)
+    return int(np.argmax(travel)), 1.0
+
+
+def arc_points(quats, positions, radius: float, axis: int, sign: float = 1.0) -> np.ndarray:
+    """(n, 3) the tip of ``sign`` * axis ``axis`` of each orientation (n, 4), ``radius``
+    Blender units from each position (n, 3): the turn arc's points."""
+    pos = _positions(positions, "turn arc positions")
+    n = pos.shape[0]
+    q = _unit_quats(quats, n, "turn orientations")
+    tips = _triad_points(q, np.zeros((n, 3)), np.full(n, float(radius))).reshape(n, 3, 2, 3)
+    return pos + sign * tips[:, axis, 1, :]
+
+
 # Zoomed out, a triad every few frames is clutter: the overlay also keeps
 # thinned copies (every LOD_LEVELS[i]-th triad, key poses always kept) and
 # draws the first level whose triads land at least MIN_TRIAD_SPACING_PX apart.
@@ -378,6 +532,19 @@ def lod_level(spacing_px: float) -> int:
         if spacing_px * level >= MIN_TRIAD_SPACING_PX:
             return level
     return LOD_LEVELS[-1]
+
+
+def lod_level_for(spacings_px: dict) -> int:
+    """The level of LOD_LEVELS to draw, given the median pixel spacing of the triads each
+    level draws ({level: pixels}): the first whose spacing reaches MIN_TRIAD_SPACING_PX
+    (the last when none does; 1 when nothing is measured)."""
+    measured = {lv: px for lv, px in spacings_px.items() if np.isfinite(px) and px > 0.0}
+    if not measured:
+        return 1
+    for level in LOD_LEVELS:
+        if level in measured and measured[level] >= MIN_TRIAD_SPACING_PX:
+            return level
+    return max(measured)
 
 
 def triad_spacing(positions, chosen) -> float:
@@ -417,6 +584,11 @@ class LineSet:
         return LineSet(self.points @ m[:3, :3].T + m[:3, 3], self.colors.copy())
 
 
+# The line sets of OverlayGeometry.thinned: a row selection per LOD level.
+THINNED_SETS = ("triads", "ghosts", "ghost_halo", "marks", "marks_halo", "spokes",
+                "spokes_halo")
+
+
 @dataclass
 class OverlayGeometry:
     """Everything the overlay draws for one object, plus the legend's range."""
@@ -433,6 +605,44 @@ class OverlayGeometry:
     kept: LineSet = field(default_factory=lambda: LineSet())   # kept spins and steps
     spin_count: int = 0     # key intervals that spin as keyed (green band)
     step_count: int = 0     # stepped key intervals (grey band)
+    # Rotation in place: the triads, ghosts and key marks sit on the turn arc, which is
+    # also the ``path`` (and its bands); ``spokes`` join the object to its key poses.
+    in_place: bool = False
+    chosen: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # Per LOD level: (which of the triads to keep (m,), which key poses (p,)).
+    levels: dict = field(default_factory=dict)
+    # Rows of ``marks`` per key pose, in order: the triangle (6), the camera's dashes
+    # (2 * VIEW_DASHES).
+    mark_layout: tuple = (6,)
+    label_at: np.ndarray | None = None   # (3,) where the path (or the arc) ends
+    triad_positions: np.ndarray | None = None   # (n, 3) where each sample's triad sits
+    spokes: LineSet = field(default_factory=lambda: LineSet())   # white, object -> key pose
+    spokes_halo: LineSet = field(default_factory=lambda: LineSet())
+
+    def thinned(self, level: int) -> dict[str, LineSet]:
+        """The thinned line sets (THINNED_SETS) at LOD ``level``: row selections of the full
+        ones (level 1: the full ones)."""
+        full = {key: getattr(self, key) for key in THINNED_SETS}
+        if level not in self.levels or level == 1:
+            return full
+        triad_mask, key_mask = self.levels[level]
+        rows = np.concatenate([np.repeat(key_mask, r) for r in self.mark_layout])
+        out = {}
+        for key in ("marks", "marks_halo"):
+            lines = full[key]
+            out[key] = LineSet(lines.points[rows], lines.colors[rows]) \
+                if lines.points.shape[0] else lines
+        for key in ("spokes", "spokes_halo"):
+            out[key] = full[key].select_triads(key_mask, 2) if self.in_place else full[key]
+        for key in ("triads", "ghosts", "ghost_halo"):
+            lines = full[key]
+            out[key] = lines.select_triads(triad_mask) if lines.points.shape[0] else lines
+        return out
+
+
+def _halo(lines: LineSet) -> LineSet:
+    return LineSet(lines.points.copy(),
+                   np.broadcast_to(GHOST_HALO_COLOR, (lines.points.shape[0], 4)).copy())
 
 
 def build_overlay(
@@ -449,12 +659,14 @@ def build_overlay(
     interval_kinds=None,
     long_arc_mask=None,
     view_axis: bool = False,
+    in_place: bool = False,
 ) -> OverlayGeometry:
     """All of one object's overlay geometry from per-frame samples.
 
     frames: (n,) increasing sample frames (include the key frames);
     quats: (n, 4) QuatBake's orientations; positions: (n, 3);
-    key_frames: (k,) keyed frames (their triads are KEY_SCALE larger);
+    key_frames: (k,) keyed frames (their triads are KEY_SCALE larger; dense keys are
+    thinned, ``thin_keys``);
     step: a triad every ``step`` samples; size: triad axis length (Blender units);
     ghost_quats: (n, 4) Blender's own interpolation, drawn faded, or None;
     long_arc_quats: (n, 4) orientations checked for the long way round (default
@@ -466,7 +678,8 @@ def build_overlay(
     when the caller measured the long way round on denser samples (a spin
     between neighbouring keys); view_axis: a camera, so its key poses get the
     dashed view direction (``view_lines``) in ``marks``, beside every key
-    pose's triangle (``key_marks``).
+    pose's triangle (``key_marks``); in_place: draw the turn arc instead of the
+    triads (the caller decides, ``is_in_place``).
     """
     t = np.asarray(frames, dtype=np.float64)
     pos = _positions(positions, "path positions")
@@ -474,35 +687,19 @@ def build_overlay(
     q = _unit_quats(quats, n, "QuatBake orientations")
     if t.shape != (n,):
         raise ValueError(f"path frames: expected shape ({n},), got {t.shape}.")
+    if int(step) < 1:
+        raise ValueError(f"triad step must be at least 1 frame, got {step}.")
+    step = int(step)
     keys = np.asarray(key_frames, dtype=np.float64)
-    chosen, is_key = triad_frames(t, step, keys)
     if not np.isfinite(size) or size < 0:
         raise ValueError("triad size must be a finite length >= 0 (Blender units).")
-    sizes = np.where(is_key, size * KEY_SCALE, size)
-    triads = LineSet(
-        _triad_points(q[chosen], pos[chosen], sizes), np.tile(_TRIAD_COLORS, (chosen.size, 1))
-    )
-    marks = []
-    key_rows = chosen[is_key]
-    if key_rows.size:
-        key_size = size * KEY_SCALE
-        marks.append(LineSet(*key_marks(q[key_rows], pos[key_rows], key_size)))
-        if view_axis:
-            marks.append(LineSet(*view_lines(q[key_rows], pos[key_rows], key_size)))
-    ghosts = ghost_halo = LineSet()
-    if ghost_quats is not None:
-        g = _unit_quats(ghost_quats, n, "Blender's orientations")
-        ghost_points = _triad_points(g[chosen], pos[chosen], sizes)
-        ghosts = LineSet(ghost_points, np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1)))
-        ghost_halo = LineSet(ghost_points.copy(),
-                             np.broadcast_to(GHOST_HALO_COLOR, (ghost_points.shape[0], 4)).copy())
+    g = None if ghost_quats is None else _unit_quats(ghost_quats, n, "Blender's orientations")
+    inside = keys[(keys >= t[0]) & (keys <= t[-1])] if n else keys[:0]
     if n >= 2:
         speed = angular_speed(q, t)
         vmax = legend_max(speed) if speed_max is None else float(speed_max)
-        path = LineSet(*path_lines(pos, speed, vmax))
         check = long_arc_quats if long_arc_quats is not None else ghost_quats
         check = q if check is None else _unit_quats(check, n, "long-arc orientations")
-        inside = keys[(keys >= t[0]) & (keys <= t[-1])]
         if long_arc_mask is not None:
             intervals = np.asarray(long_arc_mask, dtype=bool)
             if intervals.shape != (max(inside.size - 1, 0),):
@@ -516,20 +713,79 @@ def build_overlay(
             spins = kinds == "spin"
             steps = kinds == "step"
             intervals = intervals & np.isin(kinds, DEFECT_KINDS)
-        long_arc = LineSet(*segment_lines(pos, interval_segments(t, inside, intervals)))
-        kept = LineSet.join([
-            LineSet(*segment_lines(pos, interval_segments(t, inside, spins), KEPT_SPIN_COLOR)),
-            LineSet(*segment_lines(pos, interval_segments(t, inside, steps), STEP_COLOR))])
     else:
+        speed = np.zeros(0)
         vmax = MIN_LEGEND_SPEED if speed_max is None else float(speed_max)
-        path, long_arc, intervals = LineSet(), LineSet(), np.zeros(0, dtype=bool)
-        kept, spins, steps = LineSet(), intervals, intervals
+        intervals = np.zeros(0, dtype=bool)
+        spins = steps = intervals
+
+    # Key poses: zoomed out (LOD level L > 1), dense keys are thinned to one per window
+    # of step * L frames, the long-way intervals' keys always kept.
+    key_rows = np.flatnonzero(np.isin(t, keys))
+    key_t = t[key_rows]
+    ends = np.zeros(inside.size, dtype=bool)
+    if intervals.size:
+        ends[:-1] |= intervals
+        ends[1:] |= intervals
+    forced = np.isin(key_t, inside[ends])
+    scores = key_change(t, q, key_t, float(step)) if key_t.size else np.zeros(0)
+    every = np.arange(n) % step == 0
+    # Full detail draws every key; each coarser level keeps one key per window.
+    pose = {level: thin_keys(key_t, scores, float(step * level), forced) if level > 1
+            else np.ones(key_t.size, dtype=bool) for level in LOD_LEVELS}
+    pose_rows = key_rows[pose[1]]
+    place = bool(in_place) and n >= 2
+
+    # Turning in place: the triads are spread along the turn arc (each at the tip of its
+    # own arc axis) instead of stacked on the object, white spokes join the object to its
+    # key poses, and the path and its bands follow the arc.
+    line = arc_points(q, pos, size * ARC_RADIUS, *arc_axis(q, view_axis)) if place else pos
+    chosen = np.flatnonzero(every | np.isin(np.arange(n), pose_rows))
+    is_key = np.isin(chosen, pose_rows)
+    sizes = np.where(is_key, size * KEY_SCALE, size)
+    triads = LineSet(_triad_points(q[chosen], line[chosen], sizes),
+                     np.tile(_TRIAD_COLORS, (chosen.size, 1)))
+    marks = []
+    mark_layout = [6]
+    if pose_rows.size:
+        key_size = size * KEY_SCALE
+        marks.append(LineSet(*key_marks(q[pose_rows], line[pose_rows], key_size)))
+        if view_axis:
+            marks.append(LineSet(*view_lines(q[pose_rows], line[pose_rows], key_size)))
+    if view_axis:
+        mark_layout.append(2 * VIEW_DASHES)
+    spokes = LineSet()
+    if place:
+        ends = np.stack([pos[pose_rows], line[pose_rows]], axis=1).reshape(-1, 3)
+        spokes = LineSet(ends, np.broadcast_to(KEY_MARK_COLOR, (ends.shape[0], 4)).copy())
+    ghosts = ghost_halo = LineSet()
+    if g is not None:
+        ghost_points = _triad_points(g[chosen], line[chosen], sizes)
+        ghosts = LineSet(ghost_points, np.tile(_GHOST_TRIAD_COLORS, (chosen.size, 1)))
+        ghost_halo = _halo(ghosts)
+    label_at = line[-1].copy() if n else None
+
+    levels = {}
+    for level in LOD_LEVELS:
+        rows = (np.arange(n) % (step * level) == 0) | np.isin(np.arange(n),
+                                                              key_rows[pose[level]])
+        levels[level] = (rows[chosen], pose[level][pose[1]])
+
+    if n >= 2:
+        path = LineSet(*path_lines(line, speed, vmax))
+        long_arc = LineSet(*segment_lines(line, interval_segments(t, inside, intervals)))
+        kept = LineSet.join([
+            LineSet(*segment_lines(line, interval_segments(t, inside, spins), KEPT_SPIN_COLOR)),
+            LineSet(*segment_lines(line, interval_segments(t, inside, steps), STEP_COLOR))])
+    else:
+        path, long_arc, kept = LineSet(), LineSet(), LineSet()
     marks_set = LineSet.join(marks)
     # White marks on a light-grey floor need the ghosts' dark edge as well.
-    marks_halo = LineSet(marks_set.points.copy(),
-                         np.broadcast_to(GHOST_HALO_COLOR, (marks_set.points.shape[0], 4)).copy())
+    marks_halo = _halo(marks_set)
     return OverlayGeometry(triads, ghosts, ghost_halo, path, long_arc, marks_set, marks_halo,
-                           vmax, int(intervals.sum()), kept, int(spins.sum()), int(steps.sum()))
+                           vmax, int(intervals.sum()), kept, int(spins.sum()), int(steps.sum()),
+                           place, chosen, levels, tuple(mark_layout), label_at, line,
+                           spokes, _halo(spokes))
 
 
 def thinned_mask(chosen, is_key, step: int, level: int) -> np.ndarray:

@@ -184,6 +184,7 @@ class _Prepared:
     played_at: object = None           # times -> Blender's orientation, sign flips followed
     extra_frames: np.ndarray | None = None   # subframes where its channels may spin
     oriented_at: object = None         # times -> Blender's orientation there
+    original: bool = False             # the keys a QuatBake bake replaced
 
 
 def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
@@ -372,7 +373,8 @@ def _read(obj, method: str, clip, turns: str, timing: str, original: bool):
                        if fc is not None and len(fc.keyframe_points)})
     return _Prepared(obj, clip, path, frames, keys, sampled, channels, dense_times, played_at,
                      extra if extra.size else None,
-                     lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves))
+                     lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
+                     original)
 
 
 def _sample_between(prepared: dict, members: list) -> dict:
@@ -439,7 +441,7 @@ def _finish(read: _Prepared, result: core_analysis.ObjectAnalysis) -> core_analy
                 f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
                 f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
                 "and this report compares the action alone")
-        _with_bake(obj, result, original)
+        _with_bake(obj, result, read.original)
     return result
 
 

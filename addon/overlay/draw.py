@@ -54,6 +54,7 @@ class _Registry:
     def __init__(self) -> None:
         self.enabled = False
         self.draw_handle = None
+        self.label_handle = None    # POST_PIXEL: the names at the paths' ends
         self.msgbus_owner = object()
         self.reset_cache()
         self.error_logged = False
@@ -65,6 +66,7 @@ class _Registry:
             key: _empty_arrays() for key in BATCH_ORDER if key != "current"}
         self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
         self.samples: list = []         # geometry.Samples, one per drawn object
+        self.labels: list = []          # (name, world position (3,)) at each path's end
         self.legend = Legend()
         self.generation = 0         # bumped on every change of the cached arrays
         self.batch_generation = -1  # the generation the GPU batches were built from
@@ -82,10 +84,11 @@ def _empty_arrays() -> tuple[np.ndarray, np.ndarray]:
 
 
 # Draw order: ghosts (on their dark halo) under everything, the long-arc band
-# and the kept band (spins, steps) under the path, triads and their key marks
-# over the path, the current frame's triad on top.
-BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
-               "marks", "current")
+# and the kept band (spins, steps) under the path (or turn arc), the spokes to an
+# in-place object's key poses, triads and their key marks over the path, the current
+# frame's triad on top.
+BATCH_ORDER = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "spokes_halo", "spokes",
+               "triads", "marks_halo", "marks", "current")
 
 _STATE = _Registry()
 
@@ -112,6 +115,7 @@ def rebuild(scene=None, view_layer=None) -> Legend:
     geometry = geometry.build(view_layer, _settings(scene))
     _STATE.arrays = geometry.arrays
     _STATE.samples = geometry.samples
+    _STATE.labels = geometry.labels
     _STATE.legend = geometry.legend
     _update_current(scene)
     _STATE.generation += 1
@@ -261,12 +265,14 @@ def _add_app_handler(list_name: str, func) -> None:
 
 
 def handler_counts() -> dict[str, int]:
-    """How many of our functions sit in each bpy.app.handlers list, plus the draw handle."""
+    """How many of our functions sit in each bpy.app.handlers list, plus the draw handle
+    ("draw": the geometry's POST_VIEW handle and the names' POST_PIXEL handle, added and
+    removed together: 1 when both are there)."""
     counts = {
         name: sum(_same_function(h, func) for h in getattr(bpy.app.handlers, name))
         for name, func in _APP_HANDLERS + _ALWAYS_HANDLERS
     }
-    counts["draw"] = 0 if _STATE.draw_handle is None else 1
+    counts["draw"] = int(_STATE.draw_handle is not None and _STATE.label_handle is not None)
     return counts
 
 
@@ -292,6 +298,9 @@ def enable() -> None:
     if _STATE.draw_handle is None:
         _STATE.draw_handle = bpy.types.SpaceView3D.draw_handler_add(
             _draw, (), 'WINDOW', 'POST_VIEW')
+    if _STATE.label_handle is None:
+        _STATE.label_handle = bpy.types.SpaceView3D.draw_handler_add(
+            _draw_labels, (), 'WINDOW', 'POST_PIXEL')
     for list_name, func in _APP_HANDLERS:
         _add_app_handler(list_name, func)
     _subscribe_msgbus()
@@ -305,6 +314,9 @@ def disable() -> None:
     if _STATE.draw_handle is not None:
         bpy.types.SpaceView3D.draw_handler_remove(_STATE.draw_handle, 'WINDOW')
         _STATE.draw_handle = None
+    if _STATE.label_handle is not None:
+        bpy.types.SpaceView3D.draw_handler_remove(_STATE.label_handle, 'WINDOW')
+        _STATE.label_handle = None
     for list_name, func in _APP_HANDLERS:
         _remove_app_handler(list_name, func)
     bpy.msgbus.clear_by_owner(_STATE.msgbus_owner)
@@ -399,6 +411,8 @@ def _line_widths(width: float) -> dict[str, float]:
         "ghosts": width,
         "marks": width,
         "marks_halo": width + 4.0,
+        "spokes": width,
+        "spokes_halo": width + 4.0,
         "long_arc": width * 3.0 + 2.0,
         "kept": width * 2.0 + 1.0,
         "path": width,
@@ -407,7 +421,8 @@ def _line_widths(width: float) -> dict[str, float]:
     }
 
 
-_THINNED = ("triads", "ghosts", "ghost_halo")   # geometry.THINNED_SETS
+# geometry.THINNED_SETS, without importing it into the draw path
+_THINNED = ("triads", "ghosts", "ghost_halo", "marks", "marks_halo", "spokes", "spokes_halo")
 
 
 def _thinned_key(key: str, level: int) -> str:
@@ -415,25 +430,35 @@ def _thinned_key(key: str, level: int) -> str:
     return key if level == 1 or key not in _THINNED else f"{key}@{level}"
 
 
-def _lod_level(context) -> int:
-    """How thinned to draw the triads in this viewport: their median spacing,
-    measured in pixels at the view's centre (core.triads.lod_level)."""
-    spacing = _STATE.legend.triad_spacing
+def _pixels_per_unit(context) -> float:
+    """How many pixels one Blender unit spans at the view's centre (0: no view)."""
     region, rv3d = context.region, context.region_data
-    if spacing <= 0.0 or region is None or rv3d is None:
-        return 1
+    if region is None or rv3d is None:
+        return 0.0
     from bpy_extras.view3d_utils import location_3d_to_region_2d
     from mathutils import Vector
-
-    from ...core import triads  # loaded by the rebuild that made the batches
 
     centre = rv3d.view_location
     right = rv3d.view_rotation @ Vector((1.0, 0.0, 0.0))
     a = location_3d_to_region_2d(region, rv3d, centre)
-    b = location_3d_to_region_2d(region, rv3d, centre + right * spacing)
+    b = location_3d_to_region_2d(region, rv3d, centre + right)
     if a is None or b is None:
+        return 0.0
+    return (b - a).length
+
+
+def _lod_level(context) -> int:
+    """How thinned to draw the triads in this viewport: the median spacing of each
+    level's triads, measured in pixels at the view's centre (core.triads.lod_level_for)."""
+    spacing = _STATE.legend.level_spacing or {1: _STATE.legend.triad_spacing}
+    if not any(v > 0.0 for v in spacing.values()):
         return 1
-    return triads.lod_level((b - a).length)
+    scale = _pixels_per_unit(context)
+    if scale <= 0.0:
+        return 1
+    from ...core import triads  # loaded by the rebuild that made the batches
+
+    return triads.lod_level_for({level: v * scale for level, v in spacing.items()})
 
 
 def _draw() -> None:
@@ -479,6 +504,50 @@ def _draw() -> None:
             gpu.state.blend_set(saved[0])
             gpu.state.depth_test_set(saved[1])
             gpu.state.line_width_set(saved[2])
+
+
+def _draw_labels() -> None:
+    """SpaceView3D POST_PIXEL callback: each drawn path's name at its end, skipping a
+    name that would overlap one already drawn (geometry.place_labels). Never raises."""
+    if bpy.app.background or not _STATE.enabled or not _STATE.labels:
+        return
+    context = bpy.context
+    settings = _settings(context.scene)
+    if settings is None or not settings.show_overlay or not getattr(
+            settings, "overlay_show_names", False):
+        return
+    try:
+        import blf
+        from bpy_extras.view3d_utils import location_3d_to_region_2d
+
+        from . import geometry  # loaded by the rebuild that made the labels
+
+        region, rv3d = context.region, context.region_data
+        if region is None or rv3d is None:
+            return
+        font = 0
+        ui_scale = context.preferences.system.ui_scale
+        size = round(geometry.LABEL_SIZE_PX * ui_scale)
+        if bpy.app.version >= (4, 0, 0):
+            blf.size(font, size)
+        else:
+            blf.size(font, size, 72)
+        found = []
+        for name, at in _STATE.labels:
+            xy = location_3d_to_region_2d(region, rv3d, at)
+            if xy is not None:
+                width, height = blf.dimensions(font, name)
+                found.append((name, float(xy.x), float(xy.y), width, height))
+        pad = geometry.LABEL_OFFSET_PX * ui_scale
+        for name, x, y in geometry.place_labels(found, region.width, region.height, pad):
+            blf.position(font, x + 1.0, y - 1.0, 0.0)       # a dark shadow under light text
+            blf.color(font, *geometry.LABEL_SHADOW)
+            blf.draw(font, name)
+            blf.position(font, x, y, 0.0)
+            blf.color(font, *geometry.LABEL_COLOR)
+            blf.draw(font, name)
+    except Exception:  # noqa: BLE001 - raising here would repeat on every redraw
+        _log_once("QuatBake overlay: drawing the names failed; they are skipped")
 
 
 # --------------------------------------------------------------------------

@@ -10,7 +10,7 @@ benchmarks/bench_register.py). No GPU here: everything runs headless.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,11 +25,48 @@ MAX_SAMPLES = 100_000
 
 # The line sets of every object, in the order build_overlay returns them; the
 # current frame's triad is picked separately (current_arrays).
-LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "triads", "marks_halo",
-             "marks")
+LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "spokes_halo", "spokes",
+             "triads", "marks_halo", "marks")
 # Thinned copies for zoomed-out views (core.triads.LOD_LEVELS), named
-# "<set>@<level>": only the sets that have a triad per drawn frame.
-THINNED_SETS = ("triads", "ghosts", "ghost_halo")
+# "<set>@<level>": the sets that have a triad per drawn frame, and the key marks and
+# spokes (dense keys are thinned too).
+THINNED_SETS = triads.THINNED_SETS
+
+
+# Names at the paths' ends (scene.quatbake.overlay_show_names): text this many pixels
+# high (times the UI scale), this far right of the end point, light on a dark shadow.
+LABEL_SIZE_PX = 12
+LABEL_OFFSET_PX = 8.0
+LABEL_COLOR = (1.0, 1.0, 1.0, 0.95)
+LABEL_SHADOW = (0.0, 0.0, 0.0, 0.8)
+# Two names closer than this (pixels) count as overlapping.
+LABEL_GAP_PX = 2.0
+
+
+def place_labels(found, width: float, height: float, offset: float = LABEL_OFFSET_PX) -> list:
+    """Where to draw the names at the paths' ends, in region pixels; no GPU.
+
+    ``found``: (name, x, y, text width, text height) per path end, (x, y) its end
+    projected into a region ``width`` x ``height`` pixels. Each name starts ``offset``
+    pixels right of its end, centred on it vertically. A name that would leave the
+    region, or overlap (within LABEL_GAP_PX) a name placed before it, is skipped:
+    a rig's bones all ending by the same foot show one readable name, not a smudge.
+    Returns (name, x, y) of the lower-left corners to draw at, in ``found``'s order.
+    """
+    placed = []
+    boxes = []
+    for name, x, y, w, h in found:
+        left, bottom = x + offset, y - h / 2.0
+        if left < 0.0 or bottom < 0.0 or left + w > width or bottom + h > height:
+            continue
+        box = (left - LABEL_GAP_PX, bottom - LABEL_GAP_PX,
+               left + w + LABEL_GAP_PX, bottom + h + LABEL_GAP_PX)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+               for b in boxes):
+            continue
+        boxes.append(box)
+        placed.append((name, left, bottom))
+    return placed
 
 
 def thinned_name(line_set: str, level: int) -> str:
@@ -56,6 +93,8 @@ class Geometry:
     arrays: dict[str, tuple[np.ndarray, np.ndarray]]  # per line set: float32 (N, 3), (N, 4)
     samples: list[Samples]
     legend: Legend
+    # (name, world position (3,)) where each drawn path, or turn arc, ends
+    labels: list = field(default_factory=list)
 
 
 def _is_pinned(obj) -> bool:
@@ -74,8 +113,9 @@ def _moves(t, fcurves=None) -> bool:
 
 def overlay_objects(view_layer) -> list:
     """Selected or pinned objects of the view layer that have rotation or location keys;
-    of a rig, its selected and visible bones keyed on rotation or location (a bone in a
-    hidden bone collection, on a hidden layer or hidden itself is not drawn)."""
+    of a rig, its visible bones keyed on rotation or location (a bone in a hidden bone
+    collection, on a hidden layer or hidden itself is not drawn): the selected ones, or,
+    in Object Mode with none of them selected (a fresh BVH import), all of them."""
     if view_layer is None:
         return []
     found = []
@@ -84,9 +124,13 @@ def overlay_objects(view_layer) -> list:
             continue
         if _moves(obj):
             found.append(obj)
-        # A rig: its selected keyed bones only, so a 50-bone rig stays readable.
-        names = [n for n in keyed_bone_names(obj)
-                 if animdata.bone_selected(obj, n) and animdata.bone_visible(obj, n)]
+        # A rig: its selected keyed bones, so a 50-bone rig stays readable.
+        shown = [n for n in keyed_bone_names(obj) if animdata.bone_visible(obj, n)]
+        names = [n for n in shown if animdata.bone_selected(obj, n)]
+        if not names and getattr(obj, "mode", 'OBJECT') != 'POSE':
+            # Bone selection is made in Pose Mode; in Object Mode an armature with none
+            # selected shows its keyed, visible bones rather than nothing.
+            names = shown
         if names:
             by_bone = animdata.fcurves_by_bone(animdata.object_fcurves(obj))
             found += [AnimatedTransform(obj, n) for n in names
@@ -333,11 +377,11 @@ def build(view_layer, settings) -> Geometry:
     parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
     for level in triads.LOD_LEVELS[1:]:
         parts.update({thinned_name(name, level): [] for name in THINNED_SETS})
-    spacings = []
     samples: list[Samples] = []
     if settings is None:
         return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
     collected = []
+    short_names: dict[str, str] = {}
     masks = {}
     chains: dict = {}
     for obj in overlay_objects(view_layer):
@@ -366,17 +410,27 @@ def build(view_layer, settings) -> Geometry:
                                    f"({type(exc).__name__}: {exc}); please report this.")
             continue
         collected.append((name, sampled, matrix, camera, size))
-    # One legend for all objects, so equal colours mean equal speeds.
+        # the name at the path's end: a bone's own (its rig is beside it), an object's
+        short_names[name] = getattr(obj, "bone_name", "") or obj.name
+    # One legend for all objects, so equal colours mean equal speeds; a round top at a
+    # high percentile, so one spike does not flatten the ramp (core.triads.legend_scale).
     speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
               if c[1].frames.size > 1]
-    speed_max = max((triads.legend_max(s) for s in speeds), default=triads.MIN_LEGEND_SPEED)
+    speed_max = triads.legend_scale(speeds)
     step = max(1, int(settings.overlay_step))
+    labels = []
+    level_spacings: dict = {level: [] for level in triads.LOD_LEVELS}
     for name, sampled, matrix, camera, size in collected:
+        triad_size = float(settings.overlay_size) if size is None else size
+        world = sampled.positions if matrix is None else (
+            sampled.positions @ matrix[:3, :3].T + matrix[:3, 3])
+        # Turning where it stands: a turn arc, not a starburst of triads at one point.
+        in_place = triads.is_in_place(world, sampled.ours, triad_size)
         # The band marks what plays now: after a bake the short arc, so a fixed
         # long arc disappears; the original's long arcs are counted as fixed.
         geometry = triads.build_overlay(
             sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
-            step=step, size=float(settings.overlay_size) if size is None else size,
+            step=step, size=triad_size,
             ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
             long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
             # kinds: only flips and wraps get the long-arc band; spins and steps
@@ -384,23 +438,30 @@ def build(view_layer, settings) -> Geometry:
             interval_kinds=sampled.kinds,
             # the denser check is of Blender's curves: what plays only before a bake
             long_arc_mask=None if sampled.baked else masks.get(name),
+            in_place=in_place,
         )
         for key in LINE_SETS:
             lines = getattr(geometry, key)
             parts[key].append(lines if matrix is None else lines.transformed(matrix))
         # Thinned copies are row selections of the full sets (no recomputation).
-        full = {key: parts[key][-1] for key in THINNED_SETS}
-        chosen, is_key = triads.triad_frames(sampled.frames, step, sampled.rot_keys)
         for level in triads.LOD_LEVELS[1:]:
-            mask = triads.thinned_mask(chosen, is_key, step, level)
-            for key in THINNED_SETS:
-                lines = full[key]
+            for key, lines in geometry.thinned(level).items():
                 parts[thinned_name(key, level)].append(
-                    lines.select_triads(mask) if lines.points.shape[0] else lines)
-        spacings.append(triads.triad_spacing(sampled.positions, chosen))
+                    lines if matrix is None else lines.transformed(matrix))
+        placed = geometry.triad_positions if matrix is None else (
+            geometry.triad_positions @ matrix[:3, :3].T + matrix[:3, 3])
+        for level in triads.LOD_LEVELS:
+            drawn = geometry.chosen[geometry.levels[level][0]]
+            level_spacings[level].append(triads.triad_spacing(placed, drawn))
+        if geometry.label_at is not None:
+            at = geometry.label_at if matrix is None else matrix[:3, :3] @ geometry.label_at \
+                + matrix[:3, 3]
+            labels.append((short_names[name], at))
         legend.long_arc_count += geometry.long_arc_count
         legend.spin_count += geometry.spin_count
         legend.step_count += geometry.step_count
+        if geometry.in_place:
+            legend.in_place.append(name)
         if sampled.baked:
             legend.baked_objects.append(name)
             before = masks.get(name)
@@ -413,8 +474,11 @@ def build(view_layer, settings) -> Geometry:
         samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, size,
                                camera))
     legend.speed_max = speed_max if collected else 0.0
-    legend.triad_spacing = float(np.median(spacings)) if spacings else 0.0
-    return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
+    legend.level_spacing = {level: float(np.median(found))
+                            for level, found in level_spacings.items() if found}
+    legend.triad_spacing = legend.level_spacing.get(1, 0.0)
+    return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend,
+                    labels)
 
 
 def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[np.ndarray, np.ndarray]:

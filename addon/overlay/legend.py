@@ -28,3 +28,7 @@ class Legend:
     # Median distance (Blender units) between neighbouring triads of the objects
     # drawn: the draw callback turns it into pixels to pick a thinned level.
     triad_spacing: float = 0.0
+    # The same per thinned level (core.triads.LOD_LEVELS): {level: Blender units}. Dense
+    # keys thin faster than the in-between triads, so each level is measured.
+    level_spacing: dict = field(default_factory=dict)
+    in_place: list[str] = field(default_factory=list)        # drawn as a turn arc

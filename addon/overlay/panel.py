@@ -57,10 +57,11 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     # the whole ramp, so the panel stays short.
     swatches = box.row(align=True)
     numbers = box.row(align=True)
-    for prop, fraction in zip(_SPEED_SWATCHES, triads.SPEED_STOPS):
+    # Round numbers (0°, 2°, 4°, 6°+): the top is a round speed at a high percentile
+    # (core.triads.legend_scale), faster turns take the last colour.
+    for prop, text in zip(_SPEED_SWATCHES, triads.legend_labels(info.speed_max)):
         swatches.prop(settings, prop, text="")
-        plus = "+" if fraction == 1.0 else ""
-        numbers.label(text=f"{fraction * info.speed_max:.2f}{plus}", translate=False)
+        numbers.label(text=text, translate=False)
     fixed = f", {info.fixed_long_arc_count} fixed" if info.fixed_long_arc_count else ""
     if info.long_arc_count:
         _swatch_text(box, context, settings, "legend_long_arc",
@@ -145,6 +146,7 @@ class QUATBAKE_PT_overlay_display(bpy.types.Panel):
         col.prop(settings, "overlay_step")
         col.prop(settings, "overlay_size")
         col.prop(settings, "overlay_line_width")
+        col.prop(settings, "overlay_show_names")
 
 
 classes = (QUATBAKE_PT_overlay, QUATBAKE_PT_overlay_display)

@@ -316,7 +316,8 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
     overlay_step: IntProperty(
         name="Triad Every", default=5, min=1, soft_max=50, subtype='NONE',
-        description="Draw a triad every this many frames (key poses are always drawn)",
+        description="Draw a triad every this many frames (key poses are always drawn; zoomed "
+        "out, dense keys are thinned to the ones where the rotation changes most)",
         update=lambda self, context: OverlayListener.changed(context.scene),
     )
     overlay_size: FloatProperty(
@@ -336,6 +337,15 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     legend_fastest: _swatch(3, "Fastest")
     legend_long_arc: _swatch(4, "Long Way Round")
     legend_ghost: _swatch(5, "Ghost")
+    # On by default: without names, several paths (a rig's bones, a shot's cameras) cannot
+    # be told apart, and a name that would overlap another is not drawn, so a rig shows a
+    # few names rather than a smudge (docs/overlay.md).
+    overlay_show_names: BoolProperty(
+        name="Names", default=True,
+        description="Write each drawn object's (or bone's) name at the end of its path; "
+        "a name that would overlap another is left out",
+        update=lambda self, context: OverlayListener.changed(context.scene),
+    )
     overlay_show_ghost: BoolProperty(
         name="Ghost Triads", default=True,
         description="Also draw Blender's own interpolation of the keys as faded triads "
