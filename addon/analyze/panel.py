@@ -2,6 +2,7 @@
 """The Difference Report panel: the analysis results, worst first, each with its
 advice, a Re-run or Jump to Worst button, and the before -> after of a bake."""
 import bpy
+from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
 from .entries import (
@@ -34,31 +35,87 @@ PANEL_NAME = "Difference Report"
 # Up to this many objects each get a box with their details; more go into a
 # compact list (worst first) with the details of the one picked in it.
 MAX_BOXES = 3
+# Rows of the list: one group (the usual case: one rig, or objects alone), and
+# each list when there are several groups; at most MAX_LISTS lists are drawn.
+LIST_ROWS = 4
+LIST_ROWS_GROUPED = 3
+MAX_LISTS = 3
+
+
+def entry_group(entry: dict, name: str) -> tuple[str, str]:
+    """(armature, bone) of a bone's entry, (ui.groups.OBJECTS, name) of an object's."""
+    from ..ui.groups import OBJECTS
+
+    if entry.get("bone"):
+        return entry.get("object", ""), entry["bone"]
+    return OBJECTS, name
+
+
+def report_groups(found: dict[str, dict]) -> list[tuple[str, list]]:
+    """The entries worst first, grouped by armature (ui.groups.grouped): [(armature or
+    "", [(bone or object name, entry name), ...]), ...], the worst group first."""
+    from ..ui.groups import grouped
+
+    return grouped((*entry_group(entry, name), name) for name, entry in worst_first(found))
+
+
+# The list's id names its group: "QUATBAKE_UL_report" + "_" + this + the group's
+# index in report_groups (Blender prefixes the list type to the id it is given).
+_GROUP_LIST_ID = "group"
+
+
+def _group_index(list_id: str) -> int:
+    tail = list_id.rpartition(_GROUP_LIST_ID)[2]
+    return int(tail) if tail.isdigit() else -1
+
+
+def group_header(layout, armature: str) -> None:
+    """The header row of an armature's bones: its name once, not on every row."""
+    layout.label(text=armature, icon='ARMATURE_DATA', translate=False)
 
 
 class QUATBAKE_UL_report(bpy.types.UIList):
-    """The Difference Report's objects, worst first: verdict icon, name, degrees."""
+    """The Difference Report's objects, worst first: verdict icon, name, degrees. One
+    list per armature (its bones, each row led by the bone's name under the armature's
+    header) and one for the other objects."""
 
     bl_idname = "QUATBAKE_UL_report"
+
+    def filter_items(self, context, data, propname):
+        rows = getattr(data, propname)
+        flags = bpy.types.UI_UL_list.filter_items_by_name(
+            self.filter_name, self.bitflag_filter_item, rows, "name") or \
+            [self.bitflag_filter_item] * len(rows)
+        groups = report_groups(results(context.scene))
+        k = _group_index(self.list_id)
+        if 0 <= k < len(groups):
+            members = {name for _short, name in groups[k][1]}
+            flags = [f if row.name in members else 0 for f, row in zip(flags, rows)]
+        return flags, []
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
         from ..ui.texts import is_narrow
 
         icon = VERDICT_ICONS.get(item.verdict, 'ERROR')
+        entry = results(context.scene).get(item.name, {})
+        name = entry_group(entry, item.name)[1]    # a bone's own name: its group says the rig
         if is_narrow(context) or item.verdict not in VERDICT_ICONS \
                 or item.verdict == VERDICT_SKIPPED:
             # Narrow: the name alone (the degrees are in the details below).
-            layout.label(text=item.name, icon=icon, translate=False)
+            layout.label(text=name, icon=icon, translate=False)
             return
         # The name gets most of the row (equal halves cut "ShotCam" to "ShotC...").
         split = layout.split(factor=0.68, align=True)
-        split.label(text=item.name, icon=icon, translate=False)
+        split.label(text=name, icon=icon, translate=False)
         split.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
 
 
 def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
+    """One result's box; ``name`` is the entry's (operators find it by it), the box
+    shows a bone's own name (its armature is the group header above)."""
     from ..ui.texts import wrapped_label
 
+    key, name = name, entry_group(entry, name)[1]
     box = layout.box()
     if entry.get("error") and not entry.get("pending"):
         wrapped_label(box, context, name, icon='ERROR', panel=PANEL_NAME, translate=False)
@@ -78,7 +135,7 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
         row.label(text=name, icon='TIME', translate=False)
         op = row.operator("quatbake.analyze", text="Re-run", icon='FILE_REFRESH')
         # A bone's entry is found by its label ("Rig: spine"), an object's by its name.
-        op.object_name = name if entry.get("bone") else entry.get("object", name)
+        op.object_name = key if entry.get("bone") else entry.get("object", key)
         why = ("Not re-analysed after the bake (too long to do at once): press Re-run."
                if entry.get("pending") else "Out of date: the keys changed since this analysis.")
         wrapped_label(box, context, why, panel=PANEL_NAME)
@@ -91,7 +148,7 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     split.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
     split.label(text=f"{entry['max_deviation_deg']:.1f}\u00b0", translate=False)
     op = row.operator("quatbake.jump_to_worst", text="", icon='TIME')
-    op.object_name = name
+    op.object_name = key
     wrapped_label(box, context, panel_sentence(entry), panel=PANEL_NAME, translate=False)
     # Issue 11's split, only where it says something: a visible difference
     # (how much of it is off the path, the rest being timing), kept spins, steps.
@@ -112,7 +169,7 @@ class _AnalyzePanel:
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_label = PANEL_NAME
-    bl_order = 0   # diagnose first, then Overlay (preview), then Re-bake (act)
+    bl_order = 0   # diagnose first, then Re-bake (act), then the Overlay (ui.panel)
 
     def draw(self, context):
         from ..ui.texts import is_narrow, start_panel, wrapped_label
@@ -136,15 +193,33 @@ class _AnalyzePanel:
                           panel=PANEL_NAME)
             layout.operator("quatbake.demo_scene", icon='SCENE_DATA')
             return
-        ordered = worst_first(found)
+        groups = report_groups(found)
         # The list's rows are written with the results; if they do not match
         # (an undo restored older rows), the boxes are drawn instead.
-        if len(ordered) <= MAX_BOXES or len(settings.report_rows) != len(results(context.scene)):
-            for name, entry in ordered[:MAX_BOXES]:
-                _draw_entry(layout, context, name, entry, is_stale(context.scene, name))
+        if len(found) <= MAX_BOXES or len(settings.report_rows) != len(results(context.scene)):
+            shown = 0
+            for armature, members in groups:
+                if shown >= MAX_BOXES:
+                    break
+                if armature:
+                    group_header(layout, armature)
+                for _short, name in members[:MAX_BOXES - shown]:
+                    _draw_entry(layout, context, name, found[name],
+                                is_stale(context.scene, name))
+                    shown += 1
             return
-        layout.template_list(QUATBAKE_UL_report.bl_idname, "", settings, "report_rows",
-                             settings, "report_index", rows=4)
+        # One list per armature under its header (and one for the objects): rows
+        # lead with the bone's name. Shorter lists when there are several, so the
+        # Re-bake panel under this one stays on a 900-pixel screen.
+        rows = LIST_ROWS if len(groups) == 1 else LIST_ROWS_GROUPED
+        for k, (armature, _members) in enumerate(groups[:MAX_LISTS]):
+            if armature:
+                group_header(layout, armature)
+            layout.template_list(QUATBAKE_UL_report.bl_idname, f"{_GROUP_LIST_ID}{k}",
+                                 settings, "report_rows", settings, "report_index", rows=rows)
+        if len(groups) > MAX_LISTS:
+            wrapped_label(layout, context, iface_("...and {:d} more armatures").format(
+                len(groups) - MAX_LISTS), panel=PANEL_NAME, translate=False)
         index = min(settings.report_index, len(settings.report_rows) - 1)
         name = settings.report_rows[index].name
         if name in found:

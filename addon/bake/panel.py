@@ -48,21 +48,36 @@ def draw_method_row(layout, data) -> None:
         row.prop_enum(data, "method", identifier)
 
 
-def draw_more_settings(layout, data) -> None:
+# The settings drawn with a label beside them (ui.texts.labelled_prop), in order.
+_LABELLED = ("location_method", "output_mode", "turns", "timing", "frame_start", "frame_end",
+             "frame_step", "tolerance", "tolerance_px", "key_interpolation", "clip")
+
+
+def draw_more_settings(layout, data, context=None, panel: str = "") -> None:
     """Every bake setting after the method, in the sidebar's order and greying.
 
     Check boxes span the full width (no property split): split, their labels
     sat in the right-hand 60% and were cut ("Constant Sp...", "Custom Ran...").
+    The other settings keep their label beside the field only where it reads whole
+    (ui.texts.labelled_prop): Blender's 40% label column cut "Key Tolerance" to
+    "Key Toler..." at the default width; a wider column (one for all, so the fields
+    stay aligned) or, for a label longer still ("Camera Tolerance (px)", 相机容差（像素）),
+    the label on its own line above the field.
     """
-    layout.use_property_split = True
+    from ..ui.texts import label_factor, labelled_prop
+
+    context = context or bpy.context
+    layout.use_property_split = False
     layout.use_property_decorate = False
     col = layout.column()
-    col.prop(data, "location_method")
-    col.prop(data, "output_mode")
-    col.prop(data, "turns")
-    col.prop(data, "timing")
+    factor = label_factor(context, data, _LABELLED)
+
+    def field(target, prop, **kwargs):
+        labelled_prop(target, context, data, prop, factor, panel=panel, **kwargs)
+
+    for prop in ("location_method", "output_mode", "turns", "timing"):
+        field(col, prop)
     flags = col.column(align=True)
-    flags.use_property_split = False
     sub = flags.row()
     sub.active = data.location_method != 'KEEP'    # retiming needs a location path
     sub.prop(data, "constant_speed")
@@ -70,16 +85,16 @@ def draw_more_settings(layout, data) -> None:
     flags.prop(data, "use_frame_range")
     sub = col.column(align=True)
     sub.active = data.use_frame_range
-    sub.prop(data, "frame_start")
-    sub.prop(data, "frame_end")
-    col.prop(data, "frame_step")
-    col.prop(data, "tolerance")
-    col.prop(data, "tolerance_px")
-    sub = col.row()
+    field(sub, "frame_start")
+    field(sub, "frame_end")
+    field(col, "frame_step")
+    field(col, "tolerance")
+    field(col, "tolerance_px")
+    sub = col.column()
     sub.active = data.tolerance > 0.0 or data.tolerance_px > 0.0   # what a tolerance writes
-    sub.prop(data, "key_interpolation")
+    field(sub, "key_interpolation")
     # Both the scene settings and the bake operator have it: the NLA clip to bake.
-    col.prop(data, "clip", icon='NLA')
+    field(col, "clip", icon='NLA')
 
 
 def draw_bake_settings(layout, data) -> None:
@@ -149,7 +164,8 @@ class _RebakePanel:
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_label = PANEL_NAME
-    bl_order = 2   # after Difference Report (0) and Overlay (1)
+    # After the Difference Report (0), before the Overlay (2): see ui.panel for why.
+    bl_order = 1
 
     def draw(self, context):
         from ..ui.texts import start_panel, wrapped_label
@@ -164,11 +180,16 @@ class _RebakePanel:
                           "or Squad to bake.", icon='ERROR', panel=PANEL_NAME)
 
         row = layout.row(align=True)
-        row.scale_y = 1.4
+        row.scale_y = 1.2   # the action stands out; 1.4 cost the legend's last row (ui.panel)
         row.operator("quatbake.bake", text="Re-bake", icon='ACTION')
         sub = row.row(align=True)
         sub.enabled = _anything_to_revert(context)
         sub.operator("quatbake.revert", text="Revert", icon='LOOP_BACK')
+        if _NotesPanel.poll(context):
+            # The last bake's notes one click away (a popover, as the overlay's display
+            # settings): drawn here they ran to 10 lines and more, and a sub-panel's
+            # header cost the row that keeps the legend below on a 900-pixel screen.
+            row.popover(panel=QUATBAKE_PT_rebake_notes.bl_idname, text="", icon='INFO')
         nla_only = nla_only_objects(context)
         if nla_only or settings.clip:
             # An object animated only by NLA clips (a glTF import's parent) bakes the clip
@@ -181,26 +202,82 @@ class _RebakePanel:
             layout.prop(settings, "clip", icon='NLA')
 
         if not settings.has_last_bake:
-            layout.label(text="No bake in this scene yet", icon='INFO')
+            # Nothing under the buttons before a bake (a "No bake in this scene yet"
+            # line cost the row that keeps the Overlay's legend on a 900-pixel screen
+            # below this panel; the greyed Revert says as much).
             return
         # Per object, then the total labelled as one (a 120-frame scene with
         # two objects wrote 240 frames: the old "Frames written: 240" misled).
+        # A rig's bones under one line naming the armature, each led by its own
+        # name: "cmu_12_01_walk: Hips: 524 frames; cmu_12_01_walk: ..." filled the
+        # line with the armature's name (issue 24).
+        from ..ui.groups import grouped, split_name
+
         per_object = last_bake(context.scene)
         # Keys per channel each, as the total counts them (never "frames": a key count).
-        parts = [iface_("{}: {:d} keys").format(name, frames)
-                 for name, frames in list(per_object.items())[:_LISTED_BAKED]]
-        if len(per_object) > _LISTED_BAKED:
-            parts.append("...")
-        text = iface_("Last bake") + ": " + "; ".join(parts + [last_bake_total(settings)]) + "."
-        wrapped_label(layout, context, text, icon='CHECKMARK', panel=PANEL_NAME, translate=False)
-        # The bake's turn notes (intervals baked differently from what Blender
-        # played, kept spins, steps), wrapped to the sidebar like the rest.
-        notes = settings.last_turn_notes.splitlines()
+        each = "{}: {:d} keys"
+        listed = list(per_object.items())[:_LISTED_BAKED]
+        groups = grouped((*split_name(context.scene, name), frames) for name, frames in listed)
+        more = ["..."] if len(per_object) > _LISTED_BAKED else []
+        col = layout.column(align=True)
+        head = iface_("Last bake") + ":"
+        if not groups or groups[0][0]:          # the first group is a rig: it has a header
+            wrapped_label(col, context, head, icon='CHECKMARK', panel=PANEL_NAME,
+                          translate=False)
+            head = ""
+        for k, (armature, members) in enumerate(groups):
+            parts = [iface_(each).format(name, frames) for name, frames in members]
+            if k == len(groups) - 1:
+                parts += more
+            if armature:
+                col.label(text=armature, icon='ARMATURE_DATA', translate=False)
+            text = "; ".join(parts) + ";"
+            if k == len(groups) - 1 and not armature:
+                text += " " + last_bake_total(settings) + "."     # no rig last: one label
+            elif k == len(groups) - 1:
+                text += "\n" + last_bake_total(settings) + "."    # a line of its own
+            for j, piece in enumerate(text.split("\n")):
+                piece = " ".join(t for t in (head, piece) if t)
+                wrapped_label(col, context, piece, icon='CHECKMARK' if head else 'BLANK1',
+                              panel=PANEL_NAME, translate=False)
+                head = ""
+        # The bake's notes (what was left as it was, turns baked differently from what
+        # Blender played, kept spins, steps) are in the Bake Notes popover (the i button
+        # beside Revert): drawn here they ran to 10 lines and more and pushed the
+        # Overlay's legend below a 900-pixel screen (see ui.panel).
+
+
+NOTES_PANEL_NAME = "Bake Notes"
+
+
+class _NotesPanel:
+    """The last bake's notes, one wrapped label each: the popover of the i button
+    beside Revert (the same notes are in the Info editor and the status bar)."""
+
+    bl_region_type = 'HEADER'   # shown only as the Re-bake panel's popover
+    bl_label = NOTES_PANEL_NAME
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        settings = getattr(context.scene, "quatbake", None)
+        return settings is not None and settings.has_last_bake and \
+            bool(settings.last_turn_notes.strip())
+
+    def draw(self, context):
+        from ..ui.texts import start_panel, wrapped_label
+
+        start_panel(NOTES_PANEL_NAME)
+        layout = self.layout
+        notes = context.scene.quatbake.last_turn_notes.splitlines()
         for note in notes[:_NOTES_SHOWN]:
-            wrapped_label(layout, context, note, icon='INFO', panel=PANEL_NAME, translate=False)
+            wrapped_label(layout, context, note, icon='INFO', panel=NOTES_PANEL_NAME,
+                          translate=False)
         if len(notes) > _NOTES_SHOWN:
             wrapped_label(layout, context, iface_("...and {:d} more (see the Info editor)").format(
-                len(notes) - _NOTES_SHOWN), panel=PANEL_NAME, translate=False)
+                len(notes) - _NOTES_SHOWN), panel=NOTES_PANEL_NAME, translate=False)
+
+
+SETTINGS_PANEL_NAME = "Settings"
 
 
 class _SettingsPanel:
@@ -209,11 +286,15 @@ class _SettingsPanel:
 
     bl_region_type = 'UI'
     bl_category = "QuatBake"
-    bl_label = "Settings"
+    bl_label = SETTINGS_PANEL_NAME
     bl_options = {'DEFAULT_CLOSED'}
 
     def draw(self, context):
-        draw_more_settings(self.layout.column(), context.scene.quatbake)
+        from ..ui.texts import start_panel
+
+        start_panel(SETTINGS_PANEL_NAME)
+        draw_more_settings(self.layout.column(), context.scene.quatbake, context,
+                           SETTINGS_PANEL_NAME)
 
 
 class QUATBAKE_PT_rebake(_RebakePanel, Panel):
@@ -228,6 +309,11 @@ class QUATBAKE_PT_rebake_graph(_RebakePanel, Panel):
     bl_parent_id = "QUATBAKE_PT_main_graph"
 
 
+class QUATBAKE_PT_rebake_notes(_NotesPanel, Panel):
+    bl_idname = "QUATBAKE_PT_rebake_notes"
+    bl_space_type = 'VIEW_3D'   # a popover: the Graph Editor's Re-bake panel opens it too
+
+
 class QUATBAKE_PT_rebake_settings(_SettingsPanel, Panel):
     bl_idname = "QUATBAKE_PT_rebake_settings"
     bl_space_type = 'VIEW_3D'
@@ -240,8 +326,9 @@ class QUATBAKE_PT_rebake_settings_graph(_SettingsPanel, Panel):
     bl_parent_id = "QUATBAKE_PT_rebake_graph"
 
 
-classes = (QUATBAKE_PT_rebake, QUATBAKE_PT_rebake_graph, QUATBAKE_PT_rebake_settings,
-                  QUATBAKE_PT_rebake_settings_graph)
+classes = (QUATBAKE_PT_rebake, QUATBAKE_PT_rebake_graph, QUATBAKE_PT_rebake_notes,
+           QUATBAKE_PT_rebake_settings,
+           QUATBAKE_PT_rebake_settings_graph)
 
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -16,6 +16,7 @@ class _ExportCheckPanel:
     bl_category = "QuatBake"
     bl_label = "Export Check (glTF)"
     bl_options = {'DEFAULT_CLOSED'}
+    bl_order = 3   # last, after the Overlay (ui.panel)
 
     def draw(self, context):
         layout = self.layout

@@ -90,7 +90,9 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
     bl_region_type = 'UI'
     bl_category = "QuatBake"
     bl_parent_id = "QUATBAKE_PT_main"
-    bl_order = 1   # after the Difference Report, before Re-bake
+    # After Re-bake (1): the legend is a key of varying length, below what is acted on
+    # (ui.panel says why).
+    bl_order = 2
 
     @classmethod
     def poll(cls, context):

@@ -6,9 +6,14 @@ Blender's panels never wrap a label: a long one is cut ("Constant Sp...").
 measured with the interface font (``blf``) where it can be, and never cuts a
 word (a word wider than the region gets a line to itself).
 
+``labelled_prop`` draws a setting with its label beside it where the label fits
+whole, and above it where it does not (Blender's property split gives the label 40%
+of the width and cuts the rest: "Key Toler...").
+
 ``drawn_lines()`` keeps, for the last draw of each panel, every line with its
-measured width and the width it had: the GUI tests read it to check that no
-label is longer than its region allows.
+measured width and the width it had, and ``drawn_labels()`` every setting's label
+the same way: the GUI tests read them to check that no label is longer than its
+region allows.
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ ICON_PX = 20.0
 FALLBACK_CHAR_PX = 6.5
 
 _DRAWN: dict[str, list[tuple[str, float, float]]] = {}
+_LABELS: dict[str, list[tuple[str, float, float]]] = {}
 
 
 def _ui_scale(context) -> float:
@@ -101,12 +107,22 @@ CJK_START = 0x2E80
 _GLUE = "\u2060"
 
 
+# Chinese line-breaking rules: no line starts with closing punctuation (a line
+# starting "，16244 帧" read as broken) and none ends with opening punctuation.
+NO_BREAK_BEFORE = frozenset("，。、；：？！）》」』】〉…”’")
+NO_BREAK_AFTER = frozenset("（《「『【〈“‘")
+
+
 def _cjk_pieces(word: str) -> list[str]:
-    """``word`` split before every CJK character; pieces after the first start
+    """``word`` split before every CJK character and after every one (so a Latin run
+    beside Chinese may start a line: "，16244"), never inside a Latin run, before
+    closing punctuation or after opening punctuation; pieces after the first start
     with _GLUE so wrap() joins them without a space."""
     pieces, current = [], ""
     for c in word:
-        if ord(c) >= CJK_START and current:
+        prev = current[-1] if current else ""
+        if prev and (ord(c) >= CJK_START or ord(prev) >= CJK_START) \
+                and c not in NO_BREAK_BEFORE and prev not in NO_BREAK_AFTER:
             pieces.append(current)
             current = _GLUE + c
         else:
@@ -164,10 +180,70 @@ def wrapped_label(layout, context, text: str, icon: str = 'NONE', panel: str = "
 
 
 def start_panel(panel: str) -> None:
-    """Forget the lines of ``panel``'s previous draw (call at the top of draw())."""
+    """Forget the lines and labels of ``panel``'s previous draw (call at the top of draw())."""
     _DRAWN[panel] = []
+    _LABELS[panel] = []
 
 
 def drawn_lines() -> dict[str, list[tuple[str, float, float]]]:
     """Per panel: (line, its width, the width available) of its last draw."""
     return {k: list(v) for k, v in _DRAWN.items()}
+
+
+def drawn_labels() -> dict[str, list[tuple[str, float, float]]]:
+    """Per panel: (setting's label as drawn, its width, the width it had) of its last draw."""
+    return {k: list(v) for k, v in _LABELS.items()}
+
+
+# The label column of a setting drawn beside its label: Blender's own property split
+# gives it 40%; up to 55% is taken when the longest label of the column needs it (one
+# factor per column, so the fields stay aligned). A label wider than that goes on a
+# line of its own above its field, whole, rather than cut.
+LABEL_FACTOR = 0.4
+LABEL_FACTOR_MAX = 0.55
+# Pixels a right-aligned label leaves free at each end of its column (ui_scale 1).
+LABEL_PADDING_PX = 8.0
+
+
+def prop_label(data, prop: str, text: str = "") -> str:
+    """The label Blender would draw for ``prop`` of ``data``: ``text`` or the
+    property's name, translated."""
+    # An operator (the redo panel) keeps its properties in .properties.
+    owner = data.properties if isinstance(data, bpy.types.Operator) else data
+    found = owner.bl_rna.properties.get(prop)
+    name = text or (found.name if found is not None else prop)
+    return bpy.app.translations.pgettext_iface(name)
+
+
+def label_factor(context, data, props) -> float:
+    """The label column's share of the width for settings ``props`` of ``data``: 40%,
+    or as much more (up to 55%) as their longest label that fits there needs."""
+    width = available_width(context)
+    padding = 2.0 * LABEL_PADDING_PX * _ui_scale(context)
+    needs = [(text_width(context, prop_label(data, p)) + padding) / width for p in props]
+    # Labels too long even for the widest column go above their fields: they do not
+    # widen the column (a wider one cut the fields: "Object's Mode" to "Object's...").
+    return max([LABEL_FACTOR] + [n for n in needs if n <= LABEL_FACTOR_MAX])
+
+
+def labelled_prop(layout, context, data, prop: str, factor: float = LABEL_FACTOR,
+                  panel: str = "", **kwargs) -> None:
+    """Draw ``prop`` of ``data`` with its label right-aligned in a column of ``factor``
+    of the width when the label fits there whole, else the label on a line of its own
+    and the field under it, full width (``kwargs`` go to ``layout.prop``)."""
+    label = prop_label(data, prop, kwargs.pop("text", ""))
+    width = available_width(context)
+    beside = factor * width - 2.0 * LABEL_PADDING_PX * _ui_scale(context)
+    measured = text_width(context, label)
+    if measured <= beside:
+        split = layout.split(factor=factor, align=True)
+        left = split.row(align=True)
+        left.alignment = 'RIGHT'
+        left.label(text=label, translate=False)
+        split.prop(data, prop, text="", **kwargs)
+        _LABELS.setdefault(panel, []).append((label, measured, beside))
+        return
+    col = layout.column(align=True)
+    col.label(text=label, translate=False)
+    col.prop(data, prop, text="", **kwargs)
+    _LABELS.setdefault(panel, []).append((label, measured, width))

@@ -267,6 +267,8 @@ ZH_HANS = {
     "How the last bake turned where the keys turn differently (one line per interval)":
         "上次烘焙在关键帧转动不同之处如何转动（每个区间一行）",
     "...and {:d} more (see the Info editor)": "……还有 {:d} 条（见信息编辑器）",
+    "...and {:d} more armatures": "……另有 {:d} 个骨架",
+    "Bake Notes": "烘焙说明",
     "Merge Key Frames": "合并关键帧",
     "Clip": "片段",
     "Bake this NLA clip (an action's name, evaluated in its own action time) instead of the "

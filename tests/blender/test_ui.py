@@ -28,6 +28,7 @@ DRAWN_TEXT = (
     "Select at least one object", "Presets", "{} (changed)", "{}: {:d} keys",
     "Total: {}, {:d} keys per channel in all", "{} plays only NLA clips: choose the Clip to bake.",
     "Left as they were: {} (nothing to bake; the notes say why)",
+    "...and {:d} more armatures",
 )
 
 

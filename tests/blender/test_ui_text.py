@@ -33,3 +33,29 @@ def test_chinese_breaks_between_characters():
     assert len(lines) > 1 and "".join(lines) == text
     for line in lines:
         assert ui_text.text_width(bpy.context, line) <= 60.0 or len(line) == 1
+
+
+# Issue 24: "合计：31 根骨骼（属于“cmu_12_01_walk”），16244 帧" wrapped with a line starting
+# "，16244" and, once that was forbidden, with "于“cmu_12_01_walk”），16244" as one piece
+# wider than the line (Blender cut it with "...").
+TOTAL_ZH = "合计：31 根骨骼（属于“cmu_12_01_walk”），16244 帧."
+
+
+@pytest.mark.parametrize("width", [60.0, 90.0, 133.0, 166.0])
+def test_chinese_lines_never_start_with_closing_or_end_with_opening_punctuation(width):
+    lines = ui_text.wrap(bpy.context, TOTAL_ZH, width)
+    assert "".join(lines).replace(" ", "") == TOTAL_ZH.replace(" ", "")
+    for line in lines:
+        assert line[0] not in ui_text.NO_BREAK_BEFORE, lines
+        assert line[-1] not in ui_text.NO_BREAK_AFTER, lines
+    # the Latin run is never cut, and after the comma it may start a line
+    assert any("cmu_12_01_walk" in line for line in lines)
+    for line in lines:
+        if ui_text.text_width(bpy.context, line) > width:
+            # only a piece that cannot break: one Latin run with its punctuation
+            assert "cmu_12_01_walk" in line and len(line) <= len("“cmu_12_01_walk”），"), line
+
+
+def test_a_latin_run_after_chinese_punctuation_may_start_a_line():
+    lines = ui_text.wrap(bpy.context, "于“cmu_12_01_walk”），16244", 140.0)
+    assert lines[-1].startswith("16244"), lines

@@ -1,0 +1,249 @@
+"""Runs INSIDE Blender 3.4.1's window (started by tests/gui/test_panel_layout_gui.py).
+
+Issue 24's layout findings on a real capture: the CMU walk (tests/data/realdata/bvh/
+cmu_12_01_walk.bvh) imported as an armature by Blender's own BVH importer, selected in
+Object Mode (its 31 keyed bones), in a 1600x900 window with the QuatBake tab open at
+the sidebar's default width, the overlay on and its legend open. Steps, each after a
+redraw, each with a screenshot in ARTIFACTS (argument 3):
+
+1. Analyze                          -> 1_walk_analyzed_en.png
+2. Re-bake (Slerp)                  -> 2_walk_baked_en.png
+3. the interface in Chinese         -> 3_walk_baked_zh.png
+4. the Settings sub-panel clicked open (its header found in the last screenshot)
+                                    -> 4_settings_zh.png
+5. back to English                  -> 5_settings_en.png
+
+Per step it records the sidebar's place in the window, the panels' wrapped lines and
+property labels with their measured widths (addon/ui/texts.drawn_lines), and the
+Difference Report's rows. The test decides from the JSON and the pixels.
+"""
+import json
+import os
+import sys
+import traceback
+
+import addon_utils
+import bpy
+from mathutils import Quaternion
+
+RESULT_PATH, REPO_ROOT, ARTIFACTS = sys.argv[sys.argv.index("--") + 1:][:3]
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "gui"))
+import header_bands  # noqa: E402  (a sibling file: importable only after the line above)
+
+CMU = os.path.join(REPO_ROOT, "tests", "data", "realdata", "bvh", "cmu_12_01_walk.bvh")
+result = {"errors": [], "steps": {}, "blender": bpy.app.version_string,
+          "header_rgb": list(bpy.context.preferences.themes[0].view_3d.space.panelcolors.header)}
+
+
+def _import_bvh(path: str) -> None:
+    """Blender's BVH importer as it comes. Debian's 3.4.1 runs Python 3.11, where the
+    importer's open(path, 'rU') fails: 'rU' is mapped to 'r', which is what text mode
+    always does in Python 3 (as tests/blender/test_realdata_import.open_mode_ru_as_r)."""
+    import builtins
+
+    real_open = builtins.open
+
+    def open_without_u(file, mode="r", *args, **kwargs):
+        return real_open(file, "r" if mode == "rU" else mode, *args, **kwargs)
+
+    builtins.open = open_without_u
+    try:
+        bpy.ops.import_anim.bvh(filepath=path)
+    finally:
+        builtins.open = real_open
+
+
+def _areas():
+    window = bpy.context.window_manager.windows[0]
+    area = max((a for a in window.screen.areas if a.type == 'VIEW_3D'),
+               key=lambda a: a.width * a.height)
+    return window, area, {r.type: r for r in area.regions}
+
+
+def _redraw():
+    for window in bpy.context.window_manager.windows:
+        for area in window.screen.areas:
+            area.tag_redraw()
+
+
+def _override():
+    window, area, regions = _areas()
+    objs = list(bpy.context.view_layer.objects.selected)
+    return dict(window=window, area=area, region=regions['WINDOW'], selected_objects=objs,
+                selected_editable_objects=objs, active_object=objs[0], object=objs[0])
+
+
+def _shot(name: str) -> str:
+    window, area, regions = _areas()
+    path = os.path.join(ARTIFACTS, name)
+    with bpy.context.temp_override(window=window, area=area, region=regions['WINDOW']):
+        bpy.ops.screen.screenshot(filepath=path)
+    return path
+
+
+def _record(name: str, shot: str) -> None:
+    from quatbake.addon.ui import texts as ui_text
+
+    window, area, regions = _areas()
+    ui = regions['UI']
+    settings = bpy.context.scene.quatbake
+    result["steps"][name] = {
+        "shot": shot,
+        "window": [window.width, window.height],
+        "sidebar": [ui.x, ui.y, ui.width, ui.height],
+        "ui_scale": bpy.context.preferences.system.ui_scale,
+        "language": bpy.context.preferences.view.language,
+        "lines": ui_text.drawn_lines(),
+        "labels": getattr(ui_text, "drawn_labels", dict)(),
+        "rows": [r.name for r in settings.report_rows],
+        "has_last_bake": settings.has_last_bake,
+    }
+
+
+def _language(code: str) -> None:
+    view = bpy.context.preferences.view
+    view.language = code
+    view.use_translate_interface = code != 'en_US'
+
+
+def step(fn, then=None, delay=1.5):
+    def run():
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - reported to the test
+            result["errors"].append(traceback.format_exc())
+            finish()
+            return None
+        bpy.app.timers.register(then or finish, first_interval=delay)
+        return None
+    return run
+
+
+def finish():
+    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
+        json.dump(result, handle, indent=1)
+    bpy.ops.wm.quit_blender()
+    return None
+
+
+def s1_setup():
+    bpy.context.preferences.view.show_splash = False
+    addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result[
+        "errors"].append("enable: " + "".join(traceback.format_exception(exc))))
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    _import_bvh(CMU)        # the importer's defaults: an armature
+    rig = bpy.context.view_layer.objects.active
+    result["armature"] = rig.name
+    rig.select_set(True)
+    scene = bpy.context.scene
+    scene.frame_set(scene.frame_start)
+    window, area, regions = _areas()
+    space = area.spaces.active
+    space.show_region_ui = True
+    space.show_gizmo = False
+    rv3d = space.region_3d
+    rv3d.view_perspective = 'ORTHO'
+    rv3d.view_rotation = Quaternion((0.7071, 0.7071, 0.0, 0.0))     # from the front
+    rv3d.view_location = (0.0, 0.0, 1.0)
+    rv3d.view_distance = 40.0
+    _redraw()
+
+
+def _sidebar_pixels(shot: str):
+    """The sidebar's pixels of the screenshot ``shot`` (header_bands' layout)."""
+    window, area, regions = _areas()
+    ui = regions['UI']
+    image = bpy.data.images.load(shot)
+    try:
+        pixels = header_bands.blender_image_rgb(image)
+    finally:
+        bpy.data.images.remove(image)
+    return header_bands.region_pixels(pixels, [ui.x, ui.y, ui.width, ui.height], window.height)
+
+
+def _click(x: int, y: int) -> None:
+    window = _areas()[0]
+    window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
+    window.event_simulate(type='LEFTMOUSE', value='PRESS', x=x, y=y)
+    window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=x, y=y)
+
+
+def s2_click_quatbake_tab():
+    # The sidebar's last tab is QuatBake (Item, Tool, View, then the add-ons'), clicked
+    # where the screenshot shows it: Blender 3.4 has no Python way to pick a tab.
+    window, area, regions = _areas()
+    ui = regions['UI']
+    found = header_bands.tabs(_sidebar_pixels(_shot("0_tabs.png")))
+    result["tabs"] = found
+    top, bottom = found[-1]
+    _click(ui.x + ui.width - header_bands.TAB_COLUMN_FROM_RIGHT,
+           ui.y + ui.height - (top + bottom) // 2)
+
+
+def s2a_analyze():
+    settings = bpy.context.scene.quatbake
+    settings.method = 'SLERP'
+    settings.show_overlay = True
+    with bpy.context.temp_override(**_override()):
+        result["analyze"] = sorted(bpy.ops.quatbake.analyze())
+    _redraw()
+
+
+def s2b_park_pointer():
+    # Over the viewport (after the wheel events were handled over the tabs): no tooltip
+    # or highlight in the sidebar's pictures.
+    _areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
+    _redraw()
+
+
+def s3_shot_analyzed():
+    _record("analyzed_en", _shot("1_walk_analyzed_en.png"))
+    with bpy.context.temp_override(**_override()):
+        result["bake"] = sorted(bpy.ops.quatbake.bake('EXEC_DEFAULT', True))
+    _redraw()
+
+
+def s4_shot_baked():
+    _record("baked_en", _shot("2_walk_baked_en.png"))
+    _language('zh_CN')
+    _redraw()
+
+
+def s5_shot_zh_and_open_settings():
+    shot = _shot("3_walk_baked_zh.png")
+    _record("baked_zh", shot)
+    # Click the Settings sub-panel's header open, as a user does. A sub-panel of a
+    # sub-panel has no header colour of its own in 3.4: its header is the row just
+    # above the Overlay's (the header after Re-bake's), found in the screenshot.
+    window, area, regions = _areas()
+    ui = regions['UI']
+    scale = bpy.context.preferences.system.ui_scale
+    bands = header_bands.header_bands(_sidebar_pixels(shot), result["header_rgb"], scale)
+    result["bands_for_click"] = bands
+    if len(bands) > header_bands.OVERLAY_HEADER:
+        top = bands[header_bands.OVERLAY_HEADER][0] - header_bands.HEADER_PX * scale / 2
+        _click(ui.x + ui.width // 3, int(ui.y + ui.height - top))
+        _areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
+    _redraw()
+
+
+def s6_shot_settings_zh():
+    _record("settings_zh", _shot("4_settings_zh.png"))
+    _language('en_US')
+    _redraw()
+
+
+def s7_shot_settings_en():
+    _record("settings_en", _shot("5_settings_en.png"))
+
+
+# Before the window opens: the splash screen takes every event until it is closed
+# (and no screenshot shows it).
+bpy.context.preferences.view.show_splash = False
+STEPS = [s1_setup, s2_click_quatbake_tab, s2a_analyze, s2b_park_pointer, s3_shot_analyzed, s4_shot_baked,
+         s5_shot_zh_and_open_settings, s6_shot_settings_zh, s7_shot_settings_en]
+chain = None
+for fn in reversed(STEPS):
+    chain = step(fn, chain)
+bpy.app.timers.register(chain, first_interval=1.0)

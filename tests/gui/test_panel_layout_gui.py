@@ -1,0 +1,149 @@
+"""Issue 24's layout on a real capture, in Blender 3.4.1's window at 1600x900.
+
+tests/gui/panel_layout_script.py imports the CMU walk BVH as an armature (31 keyed
+bones), analyses and re-bakes it with the overlay on and its legend open, in English
+and in Chinese, and clicks the Settings sub-panel open; screenshots in
+artifacts/panel_layout_gui/ (git-ignored, kept by CI). These tests read what the
+panels drew (every wrapped line and setting label with its width measured by blf in
+the interface font, and the width the sidebar gave it) and the pixels.
+"""
+import json
+import pathlib
+import shutil
+
+import header_bands
+import numpy as np
+import pytest
+
+from harness import ROOT, assert_ran_cleanly, run_blender
+
+pytestmark = pytest.mark.gui
+
+SCRIPT = pathlib.Path(__file__).with_name("panel_layout_script.py")
+ARTIFACTS = ROOT / "artifacts" / "panel_layout_gui"
+SCREEN = "-screen 0 1600x900x24"
+BONES = 31          # the CMU skeleton's joints, each keyed on rotation
+STEPS = ("analyzed_en", "baked_en", "baked_zh", "settings_zh", "settings_en")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    from PIL import Image
+
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+    tmp = tmp_path_factory.mktemp("panel_layout_gui")
+    addons = tmp / "scripts" / "addons"
+    addons.mkdir(parents=True)
+    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
+    result_path = tmp / "result.json"
+    proc = run_blender(SCRIPT, tmp, str(result_path), str(ROOT), str(ARTIFACTS),
+                       timeout=600, screen=SCREEN,
+                       blender_flags=("--enable-event-simulate", "-p", "0", "0", "1600", "900"),
+                       env={"LIBGL_ALWAYS_SOFTWARE": "1"})
+    (ARTIFACTS / "blender.log").write_text(proc.stdout + proc.stderr)
+    assert result_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(result_path.read_text())
+    result["stderr"] = proc.stderr
+    shots = {name: np.asarray(Image.open(step["shot"]).convert("RGB")).astype(int)
+             for name, step in result["steps"].items()}
+    return result, shots
+
+
+def test_the_session_ran(session):
+    result, _ = session
+    assert_ran_cleanly(result)
+    assert result["blender"].startswith("3.4")
+    assert result["analyze"] == ["FINISHED"] and result["bake"] == ["FINISHED"]
+    assert set(result["steps"]) == set(STEPS)
+    assert result["steps"]["baked_zh"]["language"] == "zh_CN"
+
+
+def _labels(step, panel):
+    return [text for text, _w, _a in step["labels"].get(panel, [])]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_no_wrapped_line_or_setting_label_is_wider_than_the_space_it_has(session, step):
+    """Every line the panels wrapped, and every setting's label, measured (blf, the
+    interface font) no wider than the sidebar gave it: Blender draws it whole. Only
+    a single Latin word may be wider (never cut by the wrap: it gets its own line)."""
+    info = session[0]["steps"][step]
+    assert info["window"] == [1600, 900]
+    sidebar_width = info["sidebar"][2]
+    checked = 0
+    for kind in ("lines", "labels"):
+        for panel, lines in info[kind].items():
+            for text, width, available in lines:
+                assert available < sidebar_width, (panel, text, available, sidebar_width)
+                single_latin_word = " " not in text and text.isascii()
+                if not single_latin_word:
+                    assert width <= available, (panel, text, width, available)
+                checked += 1
+    assert checked >= 3, info      # the panels drew (and recorded) their text
+
+
+@pytest.mark.parametrize("step", ["settings_zh", "settings_en"])
+def test_the_tolerances_read_whole_in_the_settings(session, step):
+    """Item 9: "Key Toler..." was cut by Blender's 40% label column. Its label, and
+    every other setting's, is drawn where it fits whole (measured above)."""
+    info = session[0]["steps"][step]
+    labels = _labels(info, "Settings")
+    want = ("关键帧容差", "相机容差（像素）") if step.endswith("zh") else \
+        ("Key Tolerance", "Camera Tolerance (px)")
+    for label in want:
+        assert label in labels, labels
+    assert len(labels) == 11, labels     # every labelled setting of the sub-panel drew
+
+
+@pytest.mark.parametrize("step", ["analyzed_en", "baked_en", "baked_zh"])
+def test_bone_rows_lead_with_the_bone_under_one_armature_header(session, step):
+    """Item 5: the rows are the bones' own names; the armature's name is drawn once
+    (the group header), not at the start of every row."""
+    result, _ = session
+    info = result["steps"][step]
+    rig = result["armature"]
+    assert rig == "cmu_12_01_walk"
+    assert len(info["rows"]) == BONES
+    # the rows' entries are the bones of the rig (the list draws the part after it)
+    assert all(row.startswith(f"{rig}: ") for row in info["rows"])
+    if step.startswith("baked"):
+        lines = [text for text, _w, _a in info["lines"]["Re-bake"]]
+        text = " ".join(lines)
+        assert rig not in " ".join(lines[:5]).replace(f'"{rig}"', ""), lines
+        assert "Hips" in text and f"{rig}:" not in text, lines
+
+
+def _bands(result, shot, step):
+    info = result["steps"][step]
+    sidebar = header_bands.region_pixels(shot, info["sidebar"], info["window"][1])
+    return header_bands.header_bands(sidebar, result["header_rgb"], info["ui_scale"]), sidebar
+
+
+@pytest.mark.parametrize("step", ["baked_en", "baked_zh"])
+def test_rebake_and_its_result_are_on_a_900_pixel_screen(session, step):
+    """Item 6: with the overlay on and its legend open (the Overlay panel is open),
+    the Re-bake panel's whole body (its button, the Last bake lines) lies inside the
+    sidebar without scrolling: the header after it (the Overlay's) is drawn inside
+    the sidebar, and the first header is at the sidebar's top (not scrolled)."""
+    result, shots = session
+    bands, sidebar = _bands(result, shots[step], step)
+    height = sidebar.shape[0]
+    assert len(bands) > header_bands.OVERLAY_HEADER, bands
+    assert bands[0][0] <= 4, bands                       # QuatBake's header on top
+    rebake, overlay = bands[header_bands.REBAKE_HEADER], bands[header_bands.OVERLAY_HEADER]
+    assert rebake[1] < overlay[0] <= overlay[1] <= height, (bands, height)
+    # between the two headers: the Re-bake panel's body, its result drawn in it
+    body = overlay[0] - rebake[1]
+    lines = result["steps"][step]["lines"]["Re-bake"]
+    assert any(text.startswith(("Last bake", "上次烘焙")) for text, _w, _a in lines), lines
+    # preset, method, button, the result's lines (about 21 px each) and Settings' header
+    assert body >= 3 * 24 + 21 * len(lines), (body, len(lines))
+    assert result["steps"][step]["has_last_bake"]
+
+
+def test_the_settings_sub_panel_was_clicked_open(session):
+    result, _ = session
+    assert _labels(result["steps"]["settings_en"], "Settings")
+    assert not _labels(result["steps"]["baked_en"], "Settings")
