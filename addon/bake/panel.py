@@ -147,16 +147,18 @@ def _anything_to_revert(context) -> bool:
     return any(bake.can_revert(obj) for obj in objects[:_REVERT_CHECK_LIMIT])
 
 
-def last_bake_total(settings, translate=iface_) -> str:
+def last_bake_total(settings, translate=iface_, name_rig: bool = True) -> str:
     """The panel's total of the last bake, counting bones as bones: "Total: 2 objects and
-    12 bones, 240 keys per channel in all" (``last_objects_baked`` counts every transform,
+    12 bones, 240 keys per channel" (``last_objects_baked`` counts every transform,
     bones included). The keys are the sum of the per-transform counts the line lists
     before it (``last_bake``), dense bake or Key Tolerance: issue 24 saw each bone say
     "524 frames" (the frames baked) beside a total of 1,710 (the keys kept)."""
     bones = settings.last_bones_baked
+    # name_rig False: under the armature's header, which names it already (a line less
+    # keeps the Overlay's header on a 900-pixel screen, tests/gui/test_panel_layout_gui).
     count = count_phrase(max(settings.last_objects_baked - bones, 0), bones,
-                         settings.last_bones_rig, translate)
-    return translate("Total: {}, {:d} keys per channel in all").format(
+                         settings.last_bones_rig if name_rig else "", translate)
+    return translate("Total: {}, {:d} keys per channel").format(
         count, settings.last_frames_written)
 
 
@@ -226,16 +228,25 @@ class _RebakePanel:
                           translate=False)
             head = ""
         for k, (armature, members) in enumerate(groups):
-            parts = [iface_(each).format(name, frames) for name, frames in members]
-            if k == len(groups) - 1:
-                parts += more
+            counts = {frames for _name, frames in members}
+            if len(members) > 1 and len(counts) == 1:
+                # A rig's bones baked alike (a dense bake): the names, then the count
+                # once ("Hips, LHipJoint, ...: 524 keys each" is two lines, not five).
+                names = [name for name, _frames in members]
+                if k == len(groups) - 1:
+                    names += more
+                parts = [iface_("{}: {:d} keys each").format(", ".join(names), counts.pop())]
+            else:
+                parts = [iface_(each).format(name, frames) for name, frames in members]
+                if k == len(groups) - 1:
+                    parts += more
             if armature:
                 col.label(text=armature, icon='ARMATURE_DATA', translate=False)
             text = "; ".join(parts) + ";"
             if k == len(groups) - 1 and not armature:
                 text += " " + last_bake_total(settings) + "."     # no rig last: one label
             elif k == len(groups) - 1:
-                text += "\n" + last_bake_total(settings) + "."    # a line of its own
+                text += "\n" + last_bake_total(settings, name_rig=False) + "."   # own line
             for j, piece in enumerate(text.split("\n")):
                 piece = " ".join(t for t in (head, piece) if t)
                 wrapped_label(col, context, piece, icon='CHECKMARK' if head else 'BLANK1',

@@ -219,7 +219,8 @@ ZH_HANS = {
         "上次烘焙只保留关键帧容差内所需关键帧时为 'BEZIER' 或 'LINEAR'（面板随即按关键帧计数），"
         "每个步长帧都有关键帧时为空",
     "{}: {:d} keys": "{}：{:d} 个关键帧",
-    "Total: {}, {:d} keys per channel in all": "总计：{}，共每通道 {:d} 个关键帧",
+    "{}: {:d} keys each": "{}：各 {:d} 个关键帧",
+    "Total: {}, {:d} keys per channel": "总计：{}，每通道 {:d} 个关键帧",
     "Keys per channel: {:d} dense -> {:d} within {:g} deg":
         "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
     "Custom Range": "自定义范围",

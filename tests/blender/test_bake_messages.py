@@ -200,7 +200,7 @@ def test_the_panels_total_counts_objects_and_bones(scene, selected, wording):
     assert settings.last_bones_rig == (rigs[0] if len(rigs) == 1 else "")
     assert settings.last_frames_written == FRAMES_EACH * (objects + bones)
     assert bake_panel.last_bake_total(settings) == \
-        f"Total: {count}, {FRAMES_EACH * (objects + bones):d} keys per channel in all"
+        f"Total: {count}, {FRAMES_EACH * (objects + bones):d} keys per channel"
 
 
 def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
@@ -217,7 +217,7 @@ def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
     assert bake_panel.last_bake_total(bpy.context.scene.quatbake) == \
-        f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} keys per channel in all"
+        f"Total: 1 bone of \"Rig\", {FRAMES_EACH:d} keys per channel"
 
 
 @pytest.mark.parametrize("selected, wording", OBJECT_MODE_CASES)

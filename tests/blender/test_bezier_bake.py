@@ -347,7 +347,7 @@ def test_operator_bakes_bezier_by_default_and_undo_takes_it_back(clean_blender):
     assert bake_panel.last_bake(bpy.context.scene)["EulerCam"] == \
         len(_rotation_fcurves(objects["EulerCam"])[0].keyframe_points)
     assert bake_panel.last_bake_total(settings, str).endswith(
-        f"{settings.last_frames_written:d} keys per channel in all")
+        f"{settings.last_frames_written:d} keys per channel")
     _refresh()
     baked = scenes.scene_snapshot()
     assert bpy.ops.ed.undo() == {'FINISHED'}

@@ -26,7 +26,7 @@ DRAWN_TEXT = (
     "Re-bake", "Revert", "No bake in this scene yet", "Last bake", "Objects baked: {:d}",
     "Frames written: {:d}", "Largest difference: {:.3f}\u00b0", "No presets found",
     "Select at least one object", "Presets", "{} (changed)", "{}: {:d} keys",
-    "Total: {}, {:d} keys per channel in all", "{} plays only NLA clips: choose the Clip to bake.",
+    "Total: {}, {:d} keys per channel", "{} plays only NLA clips: choose the Clip to bake.",
     "Left as they were: {} (nothing to bake; the notes say why)",
     "...and {:d} more armatures",
 )
