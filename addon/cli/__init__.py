@@ -66,3 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
+    finally:
+        from .scenes import release_quatbake
+
+        release_quatbake()

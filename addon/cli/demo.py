@@ -21,14 +21,13 @@ def run(out_dir: str, quiet: bool = False) -> int:
     """Build, report, re-bake and save the demo into ``out_dir``. Returns the exit code (0)."""
     import bpy
 
-    from ... import register
     from ...report import html_report, json_report
     from .. import bake
     from ..demo import build_scene
+    from .scenes import register_quatbake
 
     problems = build_scene()
-    if getattr(bpy.types.Scene, "quatbake", None) is None:
-        register()
+    register_quatbake()
     names = list(problems)
     progress = Progress(len(names) * 2, "demo:", quiet)
 

@@ -70,6 +70,10 @@ def saved_by_version(path: str) -> tuple[int, int] | None:
     return int(digits[0]), int(digits[1])
 
 
+# Whether this process's command registered the add-on (release_quatbake undoes it).
+_REGISTERED = []
+
+
 def register_quatbake():
     """Register the add-on (its operators and properties) once per process."""
     bpy = import_bpy()
@@ -77,6 +81,21 @@ def register_quatbake():
         from ... import register
 
         register()
+        _REGISTERED.append(True)
+
+
+def release_quatbake() -> None:
+    """Unregister what register_quatbake registered, when the command is done. The bpy
+    4.5 module deadlocks while the interpreter exits (a static destructor waits on its
+    file-closing thread) when a file was opened with QuatBake registered: every command
+    finished its work and then never ended (a farm task hung). Unregistered first,
+    it exits; other Blenders do not mind either way."""
+    if not _REGISTERED:
+        return
+    _REGISTERED.clear()
+    from ... import unregister
+
+    unregister()
 
 
 def rotation_keyed_objects(bpy) -> list:

@@ -36,6 +36,12 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
+    # A test that registered QuatBake and left it so: unregistered before the
+    # interpreter exits, since the bpy 4.5 module then deadlocks in a static
+    # destructor (its file-closing thread) once a file was opened; the command line
+    # does the same (cli.scenes.release_quatbake, tests/blender/test_cli_exit.py).
+    if getattr(bpy.types.Scene, "quatbake", None) is not None:
+        quatbake.unregister()
     if _TEARDOWN_CRASHES and "status" in _EXIT_STATUS:
         import os
         import sys
