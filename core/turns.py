@@ -300,34 +300,35 @@ def classify(mode: str, key_raw, differs, stepped=None) -> list:
     n = differs.shape[0]
     steps = np.zeros(n, dtype=bool) if stepped is None else np.asarray(stepped, dtype=bool)
     raw = None if key_raw is None else np.asarray(key_raw, dtype=np.float64)
-    kinds = []
-    for i in range(n):
-        if steps[i]:
-            kinds.append("step")
-        elif not differs[i]:
-            kinds.append("short")
-        elif mode == "QUATERNION" or raw is None:
-            kinds.append("flip")
-        else:
-            channels = range(3) if mode in EULER_ORDERS else (0,)
-            past = wrapped = False
-            for c in channels:
-                a, b = raw[i, c], raw[i + 1, c]
-                if abs(b - a) <= np.pi + INSIDE_TOL:
-                    continue
-                if abs(a) <= np.pi + INSIDE_TOL and abs(b) <= np.pi + INSIDE_TOL:
-                    wrapped = True
-                else:
-                    past = True
-            if past and not wrapped:
-                kinds.append("spin")
-            elif mode in EULER_ORDERS:
-                kinds.append("wrap")
-            else:
-                # Axis-angle turning the long way with no angle past 180: the
-                # axis reversed between the keys (the axis-angle sign flip).
-                kinds.append("wrap" if wrapped else "flip")
+    # Most intervals are short or steps (a baked rig: a thousand per bone); only those
+    # whose keyed turn differs are looked at one by one.
+    kinds = np.where(steps, "step", "short").tolist()
+    for i in np.flatnonzero(differs & ~steps).tolist():
+        kinds[i] = _differing_kind(mode, raw, i)
     return kinds
+
+
+def _differing_kind(mode: str, raw, i: int) -> str:
+    """classify's kind of interval ``i``, whose keyed turn differs from the short arc."""
+    if mode == "QUATERNION" or raw is None:
+        return "flip"
+    channels = range(3) if mode in EULER_ORDERS else (0,)
+    past = wrapped = False
+    for c in channels:
+        a, b = raw[i, c], raw[i + 1, c]
+        if abs(b - a) <= np.pi + INSIDE_TOL:
+            continue
+        if abs(a) <= np.pi + INSIDE_TOL and abs(b) <= np.pi + INSIDE_TOL:
+            wrapped = True
+        else:
+            past = True
+    if past and not wrapped:
+        return "spin"
+    if mode in EULER_ORDERS:
+        return "wrap"
+    # Axis-angle turning the long way with no angle past 180: the axis reversed
+    # between the keys (the axis-angle sign flip).
+    return "wrap" if wrapped else "flip"
 
 
 def choose(setting: str, kinds) -> np.ndarray:
