@@ -2,7 +2,8 @@
 """The analysis: Blender's own interpolation of each transform compared with
 QuatBake's method, frame by frame, and the Difference Report made of it.
 
-- ``engine``: ``analyze_object`` and what a transform offers to analyse;
+- ``engine``: ``analyze_many`` (a rig's bones compared together), ``analyze_object`` and
+  what a transform offers to analyse;
 - ``entries``: the report's entries per scene, as the panel and scripts read them;
 - ``ops``, ``panel``: Analyze and Jump to Worst Frame, and the Difference Report panel;
 - ``export``: the Export Report operator (HTML with its JSON).
@@ -15,6 +16,7 @@ from .engine import (  # noqa: F401
     Skipped,
     analysis_frames,
     analysis_targets,
+    analyze_many,
     analyze_object,
     location_findings,
     no_keys_sentence,

@@ -34,11 +34,18 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
     from ..analyze.entries import unexpected_sentence
 
     analyses, errors = [], []
-    for item in objects:
-        obj, clip = item if isinstance(item, tuple) else (item, None)
+    items = [item if isinstance(item, tuple) else (item, None) for item in objects]
+    found = []
+    for chunk in _by_owner(items):
+        # One batched analysis per owner (an armature's bones compared together), so the
+        # progress still moves armature by armature.
+        found += analyze.analyze_many([(obj, clip, False) for obj, clip in chunk], method,
+                                      turns, timing)
+    for (obj, clip), result in zip(items, found):
         try:
-            analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
-                                                   timing=timing))
+            if isinstance(result, BaseException):
+                raise result
+            analyses.append(result)
         except analyze.NoRotationKeys as exc:
             if skipped is None:
                 errors.append((obj.name, str(exc)))
@@ -57,6 +64,18 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
             errors.append((obj.name, unexpected_sentence(obj, "analysing it", exc)))
         progress.step(getattr(obj, "display_name", obj.name))
     return analyses, errors
+
+
+def _by_owner(items: list) -> list:
+    """``items`` ((transform, clip) pairs) cut into runs of one owner each, in order."""
+    runs: list = []
+    for item in items:
+        owner = getattr(item[0], "owner", item[0])
+        if runs and getattr(runs[-1][0][0], "owner", runs[-1][0][0]) == owner:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
 
 
 def unrotated_objects(bpy, targets) -> list:
