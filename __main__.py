@@ -23,4 +23,6 @@ else:
     from quatbake.addon import cli
 
 if __name__ == "__main__":
-    sys.exit(cli.main())
+    from quatbake.addon.cli.headless import exit_process
+
+    exit_process(cli.main())
