@@ -180,7 +180,7 @@ class _Prepared:
     keys: np.ndarray
     sampled: object            # core.analysis.Sampled
     channels: list
-    dense_times: tuple | None = None   # (mode, key values): it needs playback samples
+    dense_times: np.ndarray | None = None   # playback samples per interval it needs
     played_at: object = None           # times -> Blender's orientation, sign flips followed
     extra_frames: np.ndarray | None = None   # subframes where its channels may spin
     oriented_at: object = None         # times -> Blender's orientation there
@@ -210,6 +210,12 @@ def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
     return found
 
 
+# Transforms x frames compared in one analyze_group call at most: a 60-bone rig's 1,000
+# frames in one, 200 bones x 10,000 frames in ten, so that the group's (bones, frames, 4)
+# arrays stay near 10 MB each (the analysis peaked at 1.5 GB in one call).
+_GROUP_SAMPLES = 200_000
+
+
 def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
                  timing: str = "EVEN") -> list:
     """:func:`analyze_object` of each ``(obj, clip, original)`` in ``requests``, batched:
@@ -234,7 +240,7 @@ def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
             groups.setdefault((found.frames.tobytes(), found.keys.tobytes()), []).append(i)
         else:
             out[i] = found         # a Transform Cache's analysis, already made
-    for members in groups.values():
+    for members in _chunks(groups.values(), prepared):
         for i, exc in _sample_between(prepared, members).items():
             out[i] = exc
         members = [i for i in members if out[i] is None]
@@ -259,6 +265,15 @@ def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
         for i, result in zip(members, results):
             out[i] = result if isinstance(result, BaseException) else _finish(
                 prepared[i], result)
+    return out
+
+
+def _chunks(groups, prepared: dict) -> list:
+    """Each group's members cut into runs of at most _GROUP_SAMPLES transforms x frames."""
+    out = []
+    for members in groups:
+        size = max(1, _GROUP_SAMPLES // prepared[members[0]].frames.size)
+        out += [members[start:start + size] for start in range(0, len(members), size)]
     return out
 
 
@@ -343,11 +358,10 @@ def _read(obj, method: str, clip, turns: str, timing: str, original: bool):
     if keys.size >= 2:
         keyed_fcs = rot_fcurves if animdata.has_keys(rot_fcurves) else delta_fcurves
         stepped = turn_inputs.stepped_intervals(keyed_fcs, keys)
-    if keys.size >= 2 and not turn_inputs.frames_suffice(mode, keys, raw[at_keys]):
-        # Blender's playback between the frames too, so fast keyed turns are
-        # followed (core.turns needs samples well under 180 deg apart): sampled by
-        # analyze_many, at times shared with the transforms analysed beside it.
-        dense_times = (mode, raw[at_keys])
+    # Blender's playback between the frames too where fast keyed turns need it
+    # (core.turns needs samples well under 180 deg apart): sampled by analyze_many, at
+    # times shared with the transforms analysed beside it.
+    dense_times = turn_inputs.playback_counts(obj, mode, fcurves, keys, raw[at_keys])
     composed = delta_keyed or not animdata.is_identity_delta(
         animdata.delta_rotation_defaults(obj, mode), mode)
 

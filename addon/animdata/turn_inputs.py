@@ -259,14 +259,28 @@ def playback_times(mode: str, key_frames, key_raw, extra=None, safe=None,
     return np.unique(np.concatenate(parts))
 
 
-def shared_playback_times(key_frames, channels: Sequence) -> np.ndarray:
-    """:func:`playback_times` for several transforms keyed on the same frames, each
-    ``(mode, key_raw)`` in ``channels``: per interval the most samples any of them needs,
-    so that all are tracked at the same times (in one core.turns.track_many call)."""
+def playback_counts(obj, mode: str, fcurves, key_frames, key_raw,
+                    known: dict | None = None) -> np.ndarray | None:
+    """Samples per key interval that following ``obj``'s keyed turns needs, as the bake's
+    tracking takes them (:func:`track`): none inside the intervals that provably cannot
+    turn the long way (safe_intervals; a baked rig's one-frame intervals), more where
+    the curves' control values allow a larger Euler turn. None when the whole frames
+    already suffice."""
     keys = np.asarray(key_frames, dtype=np.float64)
-    counts = np.max([_samples_per_interval(mode, key_raw) for mode, key_raw in channels],
-                    axis=0)
-    return _times_from_counts(keys, counts)
+    if keys.size < 2:
+        return None
+    hulls = _keyed_hulls(obj, mode, fcurves, keys, known)
+    counts = _samples_per_interval(mode, key_raw, safe_intervals(mode, key_raw, hulls),
+                                   _hull_turn(mode, hulls))
+    return None if (np.diff(keys) >= counts).all() else counts
+
+
+def shared_playback_times(key_frames, counts: Sequence) -> np.ndarray:
+    """Sample times for several transforms keyed on the same frames, each needing
+    ``counts`` (:func:`playback_counts`): per interval the most any of them needs, so
+    that all are tracked at the same times (in one core.turns.track_many call)."""
+    keys = np.asarray(key_frames, dtype=np.float64)
+    return _times_from_counts(keys, np.max(np.stack(counts), axis=0))
 
 
 def _times_from_counts(keys: np.ndarray, counts: np.ndarray) -> np.ndarray:
