@@ -224,6 +224,13 @@ def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
     ``core.analysis.analyze_group`` call. Returns, per request in order, its
     ObjectAnalysis or the exception analyze_object would raise for it (one
     transform's problem never stops the others)."""
+    from .. import animdata
+
+    with animdata.read_once():
+        return _analyze_many(requests, method, turns, timing)
+
+
+def _analyze_many(requests, method: str, turns: str, timing: str) -> list:
     from ...core import analysis as core_analysis
 
     out: list = [None] * len(requests)
@@ -263,8 +270,10 @@ def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
                 except Exception as exc:
                     results.append(exc)
         for i, result in zip(members, results):
-            out[i] = result if isinstance(result, BaseException) else _finish(
-                prepared[i], result)
+            # Its inputs are let go as soon as it is analysed: a 200-bone rig's would
+            # otherwise all stay until the last group.
+            read = prepared.pop(i)
+            out[i] = result if isinstance(result, BaseException) else _finish(read, result)
     return out
 
 

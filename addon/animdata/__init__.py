@@ -78,6 +78,7 @@ from .read import (  # noqa: F401
     played_quats,
     played_quats_of_many,
     read_keyframe_arrays,
+    read_once,
     rotation_values_to_quat,
 )
 from .versions import (  # noqa: F401

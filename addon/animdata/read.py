@@ -5,6 +5,7 @@
 channel at any frame."""
 from __future__ import annotations
 
+import contextlib
 from typing import Iterable, Sequence
 
 import bpy
@@ -42,8 +43,27 @@ def key_frames(fcurves: Iterable) -> np.ndarray:
     return np.unique(np.concatenate(frames))
 
 
+# Keyframe arrays already read, while a read_once() block runs (else None).
+_READ_MEMO: dict | None = None
+
+
+@contextlib.contextmanager
+def read_once():
+    """Within the block, each F-curve's keyframes are read from Blender once: an
+    analysis of a rig looks at each curve a dozen times (its keys, its values, its
+    steps, its bounds). The arrays handed out are read-only; nothing may change the
+    F-curves inside the block."""
+    global _READ_MEMO
+    outer = _READ_MEMO
+    _READ_MEMO = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _READ_MEMO = outer
+
+
 def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
-    """Bulk read of ``fc``'s keyframes.
+    """Bulk read of ``fc``'s keyframes (once per block of read_once()).
 
     Returns float64 arrays "co", "handle_left", "handle_right" of shape (n, 2)
     (frame, value), "back", "amplitude", "period" (n,), and int arrays
@@ -52,6 +72,19 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     types are read key by key (see HANDLE_TYPE_ENUMS), so leave them out of
     ``fields`` when speed matters.
     """
+    memo = _READ_MEMO
+    if memo is not None:
+        key = (fc.as_pointer(), tuple(fields) if fields else ())
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _read_keyframe_arrays(fc, fields)
+            for array in found.values():
+                array.flags.writeable = False
+        return found
+    return _read_keyframe_arrays(fc, fields)
+
+
+def _read_keyframe_arrays(fc, fields: Sequence[str] | None) -> dict:
     kps = fc.keyframe_points
     n = len(kps)
     out = {}
