@@ -85,12 +85,13 @@ def test_after_the_bake_no_result_is_stale_and_each_says_before_and_after(sessio
 
 def test_the_last_bake_line_totals_what_was_baked(session):
     # panel_loop_script keys ShotCam and Empty on frames 1..120 and bakes both at step 1:
-    # 120 frames each, two objects, no bone (bones are counted in tests/blender/
-    # test_bake_messages.py, through the same function the panel draws with).
+    # a key per frame, 120 keys per channel each, two objects, no bone (bones are counted
+    # in tests/blender/test_bake_messages.py, through the same function the panel draws
+    # with); the two alike are listed once with their count.
     lines = session[0]["steps"]["baked"]["lines"]["Re-bake"]
     text = " ".join(line for line, _width, _available in lines)
-    assert "Last bake: " in text, text
-    assert "Total: 2 objects, 240 frames." in text, text
+    assert "Last bake: Empty, ShotCam: 120 keys each;" in text, text
+    assert "Total: 2 objects, 240 keys per channel." in text, text
 
 
 def test_the_band_pixels_vanish_after_the_bake(session):
