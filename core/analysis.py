@@ -284,7 +284,7 @@ def _findings(a: ObjectAnalysis) -> list:
             f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps
     # A step's jump is the keys' intent, not a kink for Squad to smooth.
-    step_keys = {f for iv in a.intervals if iv.get("kind") == "step" for f in iv["frames"]}
+    step_keys = {f for iv in _of_kind(a, "step") for f in iv["frames"]}
     smooth = np.array([f not in step_keys for f in jumps["frames"]], dtype=bool)
     jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
     if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad" and not a.dense_keys:
@@ -311,9 +311,18 @@ def _timing_cause(a: ObjectAnalysis) -> str:
     return "the keys' ease in and out"
 
 
+def _of_kind(a: ObjectAnalysis, kind: str) -> list:
+    """The intervals of ``kind``; none looked at one by one when no interval is of it (a
+    baked rig has a thousand one-frame intervals per bone, rarely a spin or a step)."""
+    kinds = a.kinds or [iv.get("kind") for iv in a.intervals]
+    if kind not in kinds:
+        return []
+    return [iv for iv in a.intervals if iv.get("kind") == kind]
+
+
 def _spin_segments(a: ObjectAnalysis) -> set:
     """(frame_a, frame_b) of the intervals whose long way is a keyed spin."""
-    return {(iv["frames"][0], iv["frames"][1]) for iv in a.intervals if iv.get("kind") == "spin"}
+    return {(iv["frames"][0], iv["frames"][1]) for iv in _of_kind(a, "spin")}
 
 
 def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
@@ -325,7 +334,7 @@ def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
     """
     first, later = [], []
     keep = turns.choose(a.turns, a.kinds) if a.kinds else []
-    for i, iv in enumerate(a.intervals):
+    for i, iv in enumerate(a.intervals if spins else ()):
         if (iv["frames"][0], iv["frames"][1]) not in spins:
             continue
         where = f"keys {_frame_text(iv['frames'][0])}-{_frame_text(iv['frames'][1])}"
