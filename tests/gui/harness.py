@@ -65,6 +65,32 @@ def run_blender_script(script: pathlib.Path, tmp: pathlib.Path, timeout: float =
     return result
 
 
+def run_window_session(script: pathlib.Path, tmp: pathlib.Path, artifacts: pathlib.Path,
+                       timeout: float = 600) -> dict:
+    """``script`` in a 1600x900 Blender window with event simulation (to click tabs and
+    headers) and this repository linked in as the add-on ``quatbake``, called with
+    ``-- RESULT ROOT ARTIFACTS``; ``artifacts`` is emptied first and gets Blender's log.
+    Returns the script's JSON result with Blender's stderr as ``"stderr"``."""
+    import shutil
+
+    if artifacts.exists():
+        shutil.rmtree(artifacts)
+    artifacts.mkdir(parents=True)
+    addons = tmp / "scripts" / "addons"
+    addons.mkdir(parents=True)
+    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
+    result_path = tmp / "result.json"
+    proc = run_blender(script, tmp, str(result_path), str(ROOT), str(artifacts),
+                       timeout=timeout, screen="-screen 0 1600x900x24",
+                       blender_flags=("--enable-event-simulate", "-p", "0", "0", "1600", "900"),
+                       env={"LIBGL_ALWAYS_SOFTWARE": "1"})
+    (artifacts / "blender.log").write_text(proc.stdout + proc.stderr)
+    assert result_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(result_path.read_text())
+    result["stderr"] = proc.stderr
+    return result
+
+
 def script_result(script: pathlib.Path, folder: str = "gui"):
     """A module-scoped fixture: ``script`` run once in a Blender window
     (``run_blender_script``, in a fresh temporary ``folder``), its JSON result shared

@@ -17,18 +17,16 @@ Per step it records the sidebar's place in the window, the panels' wrapped lines
 property labels with their measured widths (addon/ui/texts.drawn_lines), and the
 Difference Report's rows. The test decides from the JSON and the pixels.
 """
-import json
 import os
 import sys
-import traceback
 
-import addon_utils
 import bpy
 from mathutils import Quaternion
 
 RESULT_PATH, REPO_ROOT, ARTIFACTS = sys.argv[sys.argv.index("--") + 1:][:3]
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "gui"))
 import header_bands  # noqa: E402  (a sibling file: importable only after the line above)
+import timed_steps  # noqa: E402
 
 CMU = os.path.join(REPO_ROOT, "tests", "data", "realdata", "bvh", "cmu_12_01_walk.bvh")
 result = {"errors": [], "steps": {}, "blender": bpy.app.version_string,
@@ -53,28 +51,8 @@ def _import_bvh(path: str) -> None:
         builtins.open = real_open
 
 
-def _areas():
-    window = bpy.context.window_manager.windows[0]
-    area = max((a for a in window.screen.areas if a.type == 'VIEW_3D'),
-               key=lambda a: a.width * a.height)
-    return window, area, {r.type: r for r in area.regions}
-
-
-def _redraw():
-    for window in bpy.context.window_manager.windows:
-        for area in window.screen.areas:
-            area.tag_redraw()
-
-
-def _override():
-    window, area, regions = _areas()
-    objs = list(bpy.context.view_layer.objects.selected)
-    return dict(window=window, area=area, region=regions['WINDOW'], selected_objects=objs,
-                selected_editable_objects=objs, active_object=objs[0], object=objs[0])
-
-
 def _shot(name: str) -> str:
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     path = os.path.join(ARTIFACTS, name)
     with bpy.context.temp_override(window=window, area=area, region=regions['WINDOW']):
         bpy.ops.screen.screenshot(filepath=path)
@@ -84,7 +62,7 @@ def _shot(name: str) -> str:
 def _record(name: str, shot: str) -> None:
     from quatbake.addon.ui import texts as ui_text
 
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     ui = regions['UI']
     settings = bpy.context.scene.quatbake
     result["steps"][name] = {
@@ -106,30 +84,11 @@ def _language(code: str) -> None:
     view.use_translate_interface = code != 'en_US'
 
 
-def step(fn, then=None, delay=1.5):
-    def run():
-        try:
-            fn()
-        except Exception:  # noqa: BLE001 - reported to the test
-            result["errors"].append(traceback.format_exc())
-            finish()
-            return None
-        bpy.app.timers.register(then or finish, first_interval=delay)
-        return None
-    return run
-
-
-def finish():
-    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
-        json.dump(result, handle, indent=1)
-    bpy.ops.wm.quit_blender()
-    return None
+step, finish = timed_steps.stepper(result, RESULT_PATH)
 
 
 def s1_setup():
-    bpy.context.preferences.view.show_splash = False
-    addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result[
-        "errors"].append("enable: " + "".join(traceback.format_exception(exc))))
+    timed_steps.enable_quatbake(result)
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
     _import_bvh(CMU)        # the importer's defaults: an armature
@@ -138,7 +97,7 @@ def s1_setup():
     rig.select_set(True)
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start)
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     space = area.spaces.active
     space.show_region_ui = True
     space.show_gizmo = False
@@ -147,12 +106,12 @@ def s1_setup():
     rv3d.view_rotation = Quaternion((0.7071, 0.7071, 0.0, 0.0))     # from the front
     rv3d.view_location = (0.0, 0.0, 1.0)
     rv3d.view_distance = 40.0
-    _redraw()
+    timed_steps.redraw()
 
 
 def _sidebar_pixels(shot: str):
     """The sidebar's pixels of the screenshot ``shot`` (header_bands' layout)."""
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     ui = regions['UI']
     image = bpy.data.images.load(shot)
     try:
@@ -163,7 +122,7 @@ def _sidebar_pixels(shot: str):
 
 
 def _click(x: int, y: int) -> None:
-    window = _areas()[0]
+    window = timed_steps.areas()[0]
     window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
     window.event_simulate(type='LEFTMOUSE', value='PRESS', x=x, y=y)
     window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=x, y=y)
@@ -172,7 +131,7 @@ def _click(x: int, y: int) -> None:
 def s2_click_quatbake_tab():
     # The sidebar's last tab is QuatBake (Item, Tool, View, then the add-ons'), clicked
     # where the screenshot shows it: Blender 3.4 has no Python way to pick a tab.
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     ui = regions['UI']
     found = header_bands.tabs(_sidebar_pixels(_shot("0_tabs.png")))
     result["tabs"] = found
@@ -185,29 +144,29 @@ def s2a_analyze():
     settings = bpy.context.scene.quatbake
     settings.method = 'SLERP'
     settings.show_overlay = True
-    with bpy.context.temp_override(**_override()):
+    with bpy.context.temp_override(**timed_steps.view3d_override()):
         result["analyze"] = sorted(bpy.ops.quatbake.analyze())
-    _redraw()
+    timed_steps.redraw()
 
 
 def s2b_park_pointer():
     # Over the viewport (after the wheel events were handled over the tabs): no tooltip
     # or highlight in the sidebar's pictures.
-    _areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
-    _redraw()
+    timed_steps.areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
+    timed_steps.redraw()
 
 
 def s3_shot_analyzed():
     _record("analyzed_en", _shot("1_walk_analyzed_en.png"))
-    with bpy.context.temp_override(**_override()):
+    with bpy.context.temp_override(**timed_steps.view3d_override()):
         result["bake"] = sorted(bpy.ops.quatbake.bake('EXEC_DEFAULT', True))
-    _redraw()
+    timed_steps.redraw()
 
 
 def s4_shot_baked():
     _record("baked_en", _shot("2_walk_baked_en.png"))
     _language('zh_CN')
-    _redraw()
+    timed_steps.redraw()
 
 
 def s5_shot_zh_and_open_settings():
@@ -216,7 +175,7 @@ def s5_shot_zh_and_open_settings():
     # Click the Settings sub-panel's header open, as a user does. A sub-panel of a
     # sub-panel has no header colour of its own in 3.4: its header is the row just
     # above the Overlay's (the header after Re-bake's), found in the screenshot.
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     ui = regions['UI']
     scale = bpy.context.preferences.system.ui_scale
     bands = header_bands.header_bands(_sidebar_pixels(shot), result["header_rgb"], scale)
@@ -224,14 +183,14 @@ def s5_shot_zh_and_open_settings():
     if len(bands) > header_bands.OVERLAY_HEADER:
         top = bands[header_bands.OVERLAY_HEADER][0] - header_bands.HEADER_PX * scale / 2
         _click(ui.x + ui.width // 3, int(ui.y + ui.height - top))
-        _areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
-    _redraw()
+        timed_steps.areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
+    timed_steps.redraw()
 
 
 def s6_shot_settings_zh():
     _record("settings_zh", _shot("4_settings_zh.png"))
     _language('en_US')
-    _redraw()
+    timed_steps.redraw()
 
 
 def s7_shot_settings_en():

@@ -22,28 +22,19 @@ legend, the sidebar region's place in the window and every wrapped line the
 panels drew with its measured width (addon/ui/texts.drawn_lines). The test
 decides from the JSON and the pixels.
 """
-import json
 import math
 import os
 import sys
-import traceback
 
-import addon_utils
 import bpy
 from mathutils import Quaternion
 
 RESULT_PATH, REPO_ROOT, ARTIFACTS = sys.argv[sys.argv.index("--") + 1:][:3]
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "blender"))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "gui"))
+import timed_steps  # noqa: E402  (a sibling file: importable only after the line above)
 
 result = {"errors": [], "steps": {}, "blender": bpy.app.version_string}
-
-
-def _areas():
-    window = bpy.context.window_manager.windows[0]
-    area = max((a for a in window.screen.areas if a.type == 'VIEW_3D'),
-               key=lambda a: a.width * a.height)
-    regions = {r.type: r for r in area.regions}
-    return window, area, regions
 
 
 def _build():
@@ -103,7 +94,7 @@ def _record(name: str) -> None:
     from quatbake.addon.ui import texts as ui_text
 
     scene = bpy.context.scene
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     ui = regions['UI']
     found = report_results.results(scene)
     legend = overlay.legend()
@@ -126,56 +117,24 @@ def _record(name: str) -> None:
 
 
 def _shot(name: str) -> None:
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     with bpy.context.temp_override(window=window, area=area, region=regions['WINDOW']):
         bpy.ops.screen.screenshot(filepath=os.path.join(ARTIFACTS, name))
 
 
-def _redraw():
-    for window in bpy.context.window_manager.windows:
-        for area in window.screen.areas:
-            area.tag_redraw()
-
-
-def _override():
-    window, area, regions = _areas()
-    objs = list(bpy.context.view_layer.objects.selected)
-    return dict(window=window, area=area, region=regions['WINDOW'], selected_objects=objs,
-                selected_editable_objects=objs, active_object=objs[0], object=objs[0])
-
-
-def step(fn, then=None, delay=1.5):
-    def run():
-        try:
-            fn()
-        except Exception:  # noqa: BLE001 - reported to the test
-            result["errors"].append(traceback.format_exc())
-            finish()
-            return None
-        bpy.app.timers.register(then or finish, first_interval=delay)
-        return None
-    return run
-
-
-def finish():
-    with open(RESULT_PATH, "w", encoding="utf-8") as handle:
-        json.dump(result, handle, indent=1)
-    bpy.ops.wm.quit_blender()
-    return None
+step, finish = timed_steps.stepper(result, RESULT_PATH)
 
 
 def s1_setup():
-    bpy.context.preferences.view.show_splash = False
-    addon_utils.enable("quatbake", default_set=True, handle_error=lambda exc: result[
-        "errors"].append("enable: " + "".join(traceback.format_exception(exc))))
+    timed_steps.enable_quatbake(result)
     _build()
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     _set_view(area)
-    _redraw()
+    timed_steps.redraw()
 
 
 def s1b_tab_and_analyze():
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     _to_quatbake_tab(window, regions)
     scene = bpy.context.scene
     scene.quatbake.method = 'SLERP'
@@ -183,15 +142,15 @@ def s1b_tab_and_analyze():
     scene.quatbake.overlay_size = 0.8
     scene.quatbake.overlay_line_width = 3.0
     scene.quatbake.show_overlay = True
-    with bpy.context.temp_override(**_override()):
+    with bpy.context.temp_override(**timed_steps.view3d_override()):
         result["analyze"] = sorted(bpy.ops.quatbake.analyze())
-    _redraw()
+    timed_steps.redraw()
 
 
 def s2_shot_analyzed():
     _shot("1_analyzed.png")
     _record("analyzed")
-    with bpy.context.temp_override(**_override()):
+    with bpy.context.temp_override(**timed_steps.view3d_override()):
         result["bake"] = sorted(bpy.ops.quatbake.bake('EXEC_DEFAULT', True))
     # What the redo panel (F9) shows: the last registered operator's properties.
     last = bpy.context.window_manager.operators[-1]
@@ -199,7 +158,7 @@ def s2_shot_analyzed():
                       "frame_start": last.properties.frame_start,
                       "frame_end": last.properties.frame_end,
                       "scene_frame_end": bpy.context.scene.quatbake.frame_end}
-    _redraw()
+    timed_steps.redraw()
 
 
 def s3_shot_baked():
@@ -207,7 +166,7 @@ def s3_shot_baked():
     _record("baked")
     # Open the redo panel (F9's "Adjust Last Operation", folded at the viewport's
     # bottom left) with a click, as a user does.
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     hud = regions.get('HUD')
     result["hud_folded"] = None if hud is None else [hud.x, hud.y, hud.width, hud.height]
     if hud is not None:
@@ -215,25 +174,25 @@ def s3_shot_baked():
         window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
         window.event_simulate(type='LEFTMOUSE', value='PRESS', x=x, y=y)
         window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=x, y=y)
-    _redraw()
+    timed_steps.redraw()
 
 
 def s3b_shot_redo_panel():
     _shot("2b_redo_panel.png")
-    hud = _areas()[2].get('HUD')
+    hud = timed_steps.areas()[2].get('HUD')
     result["hud_open"] = None if hud is None else [hud.x, hud.y, hud.width, hud.height]
     # Half the sidebar's width cannot be set from Python in 3.4 (region.width is
     # read-only; a simulated drag of its edge hung the window). Interface scale
     # 2 (the sidebar grows with it) checks the wrapping at another scale only.
     bpy.context.preferences.view.ui_scale = 2.0
-    _redraw()
+    timed_steps.redraw()
 
 
 def s4_shot_scale_2():
     _shot("3_ui_scale_2.png")
     _record("ui_scale_2")
     bpy.context.preferences.view.ui_scale = 1.0
-    _redraw()
+    timed_steps.redraw()
 
 
 # Ghosts on a dark and on a light-grey background: each shot with the ghosts
@@ -249,11 +208,11 @@ def _ghost_shot(k):
         if k == len(GHOST_SHOTS):
             return
         background, ghosts = GHOST_SHOTS[k]
-        shading = _areas()[1].spaces.active.shading
+        shading = timed_steps.areas()[1].spaces.active.shading
         shading.background_type = 'VIEWPORT'
         shading.background_color = (0.05, 0.05, 0.05) if background == "dark" else (0.6, 0.6, 0.6)
         bpy.context.scene.quatbake.overlay_show_ghost = ghosts
-        _redraw()
+        timed_steps.redraw()
     return run
 
 
@@ -262,7 +221,7 @@ def s4b_many_objects():
 
     import scenes
     bpy.context.scene.quatbake.overlay_show_ghost = True
-    _areas()[1].spaces.active.shading.background_type = 'THEME'
+    timed_steps.areas()[1].spaces.active.shading.background_type = 'THEME'
     # More objects than the report gives boxes to: the compact list, worst first.
     objects = [bpy.data.objects["ShotCam"], bpy.data.objects["Empty"]]
     for k, deg in enumerate((10.0, 60.0, 120.0, 30.0)):
@@ -270,9 +229,9 @@ def s4b_many_objects():
             f"Prop{k}", 'XYZ', [1.0, 30.0], np.radians([[0, 0, 0], [0, 0, deg]]),
             location=np.array([[-6.0, -6.0 - k, 0.0], [6.0, -6.0 - k, 0.0]])))
     scenes.select_only(*objects)
-    with bpy.context.temp_override(**_override()):
+    with bpy.context.temp_override(**timed_steps.view3d_override()):
         result["analyze_many"] = sorted(bpy.ops.quatbake.analyze())
-    _redraw()
+    timed_steps.redraw()
 
 
 def s5_shot_many():
@@ -282,8 +241,8 @@ def s5_shot_many():
     _record("many")
     result["rows"] = [r.name for r in bpy.context.scene.quatbake.report_rows]
     result["lod_level_near"] = overlay.drawn_lod_level()
-    _areas()[1].spaces.active.region_3d.view_distance = 400.0     # zoomed far out
-    _redraw()
+    timed_steps.areas()[1].spaces.active.region_3d.view_distance = 400.0     # zoomed far out
+    timed_steps.redraw()
 
 
 def s6_shot_zoomed_out():
@@ -301,10 +260,10 @@ def s7_apply_preset():
 
     scene = bpy.context.scene
     path = presets.preset_files()["Camera move, even speed"]
-    with bpy.context.temp_override(**_override()):
+    with bpy.context.temp_override(**timed_steps.view3d_override()):
         result["apply_preset"] = sorted(bpy.ops.quatbake.apply_preset(filepath=path))
     result["preset_label"] = presets.active_preset_label(scene.quatbake)
-    _redraw()
+    timed_steps.redraw()
 
 
 # Halving the sidebar: drag its left edge (the resize zone starts 8 px inside
@@ -314,7 +273,7 @@ _DRAG = {}
 
 
 def s9_drag_press():
-    window, area, regions = _areas()
+    window, area, regions = timed_steps.areas()
     ui = regions['UI']
     _DRAG.update(window=window, y=ui.y + ui.height // 2, start=ui.x + 8,
                  end=ui.x + 8 + ui.width // 2, width_before=ui.width)
@@ -331,12 +290,12 @@ def s9c_drag_release():
     for x in range(_DRAG["start"], _DRAG["end"] + 1, 10):
         window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
     window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=_DRAG["end"], y=y)
-    _redraw()
+    timed_steps.redraw()
 
 
 def s9d_redraw_half():
-    result["sidebar_widths"] = [_DRAG["width_before"], _areas()[2]['UI'].width]
-    _redraw()
+    result["sidebar_widths"] = [_DRAG["width_before"], timed_steps.areas()[2]['UI'].width]
+    timed_steps.redraw()
 
 
 def s10_shot_half():

@@ -5,47 +5,26 @@ tests/gui/panel_loop_script.py analyses a camera (Euler wrap) and an empty
 screenshot after each step (artifacts/panel_gui/, git-ignored, kept by CI).
 These tests look at the pixels and at what the panels drew.
 """
-import json
 import pathlib
-import shutil
 
 import numpy as np
 import pytest
 
 from quatbake.core import triads
 
-from harness import ROOT, assert_ran_cleanly, run_blender
+from harness import ROOT, assert_ran_cleanly, run_window_session
 
 pytestmark = pytest.mark.gui
 
 SCRIPT = pathlib.Path(__file__).with_name("panel_loop_script.py")
 ARTIFACTS = ROOT / "artifacts" / "panel_gui"
-SCREEN = "-screen 0 1600x900x24"
 
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
     from PIL import Image
 
-    if ARTIFACTS.exists():
-        shutil.rmtree(ARTIFACTS)
-    ARTIFACTS.mkdir(parents=True)
-    tmp = tmp_path_factory.mktemp("panel_gui")
-    # As harness.run_blender_script, with ARTIFACTS as a third argument, a
-    # 1600x900 window and event simulation (to pick the sidebar's tab).
-    addons = tmp / "scripts" / "addons"
-    addons.mkdir(parents=True)
-    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
-    result_path = tmp / "result.json"
-    proc = run_blender(SCRIPT, tmp, str(result_path), str(ROOT), str(ARTIFACTS),
-                               timeout=600, screen=SCREEN,
-                               blender_flags=("--enable-event-simulate", "-p", "0", "0",
-                                              "1600", "900"),
-                               env={"LIBGL_ALWAYS_SOFTWARE": "1"})
-    (ARTIFACTS / "blender.log").write_text(proc.stdout + proc.stderr)
-    assert result_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    result = json.loads(result_path.read_text())
-    result["stderr"] = proc.stderr
+    result = run_window_session(SCRIPT, tmp_path_factory.mktemp("panel_gui"), ARTIFACTS)
     shots = {name: np.asarray(Image.open(ARTIFACTS / f"{name}.png").convert("RGB")).astype(int)
              for name in ("1_analyzed", "2_baked", "3_ui_scale_2", "4_many_objects")}
     return result, shots

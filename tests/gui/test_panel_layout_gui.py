@@ -7,21 +7,18 @@ artifacts/panel_layout_gui/ (git-ignored, kept by CI). These tests read what the
 panels drew (every wrapped line and setting label with its width measured by blf in
 the interface font, and the width the sidebar gave it) and the pixels.
 """
-import json
 import pathlib
-import shutil
 
 import header_bands
 import numpy as np
 import pytest
 
-from harness import ROOT, assert_ran_cleanly, run_blender
+from harness import ROOT, assert_ran_cleanly, run_window_session
 
 pytestmark = pytest.mark.gui
 
 SCRIPT = pathlib.Path(__file__).with_name("panel_layout_script.py")
 ARTIFACTS = ROOT / "artifacts" / "panel_layout_gui"
-SCREEN = "-screen 0 1600x900x24"
 BONES = 31          # the CMU skeleton's joints, each keyed on rotation
 STEPS = ("analyzed_en", "baked_en", "baked_zh", "settings_zh", "settings_en")
 
@@ -30,22 +27,7 @@ STEPS = ("analyzed_en", "baked_en", "baked_zh", "settings_zh", "settings_en")
 def session(tmp_path_factory):
     from PIL import Image
 
-    if ARTIFACTS.exists():
-        shutil.rmtree(ARTIFACTS)
-    ARTIFACTS.mkdir(parents=True)
-    tmp = tmp_path_factory.mktemp("panel_layout_gui")
-    addons = tmp / "scripts" / "addons"
-    addons.mkdir(parents=True)
-    (addons / "quatbake").symlink_to(ROOT, target_is_directory=True)
-    result_path = tmp / "result.json"
-    proc = run_blender(SCRIPT, tmp, str(result_path), str(ROOT), str(ARTIFACTS),
-                       timeout=600, screen=SCREEN,
-                       blender_flags=("--enable-event-simulate", "-p", "0", "0", "1600", "900"),
-                       env={"LIBGL_ALWAYS_SOFTWARE": "1"})
-    (ARTIFACTS / "blender.log").write_text(proc.stdout + proc.stderr)
-    assert result_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    result = json.loads(result_path.read_text())
-    result["stderr"] = proc.stderr
+    result = run_window_session(SCRIPT, tmp_path_factory.mktemp("panel_layout_gui"), ARTIFACTS)
     shots = {name: np.asarray(Image.open(step["shot"]).convert("RGB")).astype(int)
              for name, step in result["steps"].items()}
     return result, shots
