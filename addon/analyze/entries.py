@@ -50,6 +50,11 @@ VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_CHECK: 2, VERDI
 # are marked out of date, with a button to re-run.
 REFRESH_FRAME_LIMIT = 100_000
 
+# Transforms analysed per analyze_many call by the panel, which keeps only each one's
+# summary: a 60-bone rig in one call; 200 bones x 10,000 frames do not hold every
+# bone's per-frame arrays at once (701 MB in one call, bench_ops).
+ENTRY_BATCH = 64
+
 
 def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:
     """"long way round", "visible", "to check" (``to_do``: findings that ask for
@@ -189,7 +194,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
     bake). Returns the new entries by object name; an object that cannot be
     analysed gets ``{"error": sentence}``.
     """
-    from .. import animdata, record
+    from .. import record
 
     settings = getattr(scene, "quatbake", None)
     turns = settings.turns if settings is not None else "AUTO"
@@ -203,6 +208,23 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
         for item in analysis_targets(obj):
             clip = item[1] if isinstance(item, tuple) else None
             targets.append((obj, clip, clip is None and record.is_baked(obj)))
+    found: dict[str, dict] = {}
+    for start in range(0, len(targets), ENTRY_BATCH):
+        found.update(_entries(targets[start:start + ENTRY_BATCH], method, turns, timing))
+    if replace:
+        _RESULTS[scene.name] = _bones_worst_first(found)
+    else:
+        _RESULTS.setdefault(scene.name, {}).update(found)
+    _sync_rows(scene)
+    return found
+
+
+def _entries(targets: list, method: str, turns: str, timing: str) -> dict:
+    """The entries of ``targets`` ((obj, clip, baked) each), from one analyze_many call:
+    the analyses now, then the before-bake ones of the baked transforms. Only the
+    summaries are kept (ENTRY_BATCH)."""
+    from .. import animdata
+
     requests = [(obj, clip, False) for obj, clip, _baked in targets]
     requests += [(obj, None, True) for obj, _clip, baked in targets if baked]
     analyses = analyze_many(requests, method, turns, timing)
@@ -228,11 +250,6 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
             found[label] = _error_entry(obj, str(problem))
         else:   # not foreseen: one sentence, never a traceback
             found[label] = _error_entry(obj, unexpected_sentence(obj, "analysing it", problem))
-    if replace:
-        _RESULTS[scene.name] = _bones_worst_first(found)
-    else:
-        _RESULTS.setdefault(scene.name, {}).update(found)
-    _sync_rows(scene)
     return found
 
 
