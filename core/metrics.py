@@ -157,10 +157,9 @@ def speed_unevenness(sample_times, speeds, key_times) -> np.ndarray:
         raise ValueError(f"speed_unevenness: {s.shape[-1] if s.ndim else 1} speeds for {t.size} "
                          "sample times; give one per sample.")
     if not np.isfinite(s).all():
-        i = int(np.argmax(~np.isfinite(s.ravel()))) % t.size
-        raise ValueError(f"speed_unevenness: speed {i} is {s.reshape(-1, t.size)[:, i].tolist()}, "
-                         "not a finite angle." if s.ndim == 2 else
-                         f"speed_unevenness: speed {i} is {s[i]}, not a finite angle.")
+        flat = int(np.argmax(~np.isfinite(s.ravel())))
+        where = f"speed {flat % t.size}" + (f" of track {flat // t.size}" if s.ndim == 2 else "")
+        raise ValueError(f"speed_unevenness: {where} is {s.ravel()[flat]}, not a finite angle.")
     keys = as_key_times(key_times, "key_times")
     rows = s.reshape(-1, t.size)                  # (b, n): one track per row
     b, m = rows.shape[0], max(keys.size - 1, 0)
