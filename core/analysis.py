@@ -284,7 +284,7 @@ def _findings(a: ObjectAnalysis) -> list:
             f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps
     # A step's jump is the keys' intent, not a kink for Squad to smooth.
-    step_keys = {f for iv in _of_kind(a, "step") for f in iv["frames"]}
+    step_keys = {f for iv in intervals_of_kind(a, "step") for f in iv["frames"]}
     smooth = np.array([f not in step_keys for f in jumps["frames"]], dtype=bool)
     jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
     if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad" and not a.dense_keys:
@@ -311,7 +311,7 @@ def _timing_cause(a: ObjectAnalysis) -> str:
     return "the keys' ease in and out"
 
 
-def _of_kind(a: ObjectAnalysis, kind: str) -> list:
+def intervals_of_kind(a: ObjectAnalysis, kind: str) -> list:
     """The intervals of ``kind``; none looked at one by one when no interval is of it (a
     baked rig has a thousand one-frame intervals per bone, rarely a spin or a step)."""
     kinds = a.kinds or [iv.get("kind") for iv in a.intervals]
@@ -322,7 +322,7 @@ def _of_kind(a: ObjectAnalysis, kind: str) -> list:
 
 def _spin_segments(a: ObjectAnalysis) -> set:
     """(frame_a, frame_b) of the intervals whose long way is a keyed spin."""
-    return {(iv["frames"][0], iv["frames"][1]) for iv in _of_kind(a, "spin")}
+    return {(iv["frames"][0], iv["frames"][1]) for iv in intervals_of_kind(a, "spin")}
 
 
 def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
@@ -438,8 +438,9 @@ def _method_paths(keys, kq, trackings, kinds, setting, method, frames, timing, b
              if turn_interp.is_plain(t, k, setting, timing)]
     if plain:
         out[plain] = interp.interpolate_many(keys, kq[plain], frames, method)
+    done = set(plain)
     for i, (tracking, kind) in enumerate(zip(trackings, kinds)):
-        if i not in plain:
+        if i not in done:
             out[i] = turn_interp.interpolate_keys(keys, kq[i], tracking, kind, setting,
                                                   method, frames, timing, bq[i])
     return out

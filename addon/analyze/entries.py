@@ -88,10 +88,7 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
 
     # Only the probable defects (a flipped sign, an Euler wrap) count as long
     # arcs here: a kept spin turns the long way on purpose.
-    # Looked at one by one only when there is one (a baked bone has a thousand intervals).
-    kinds = a.kinds or [iv.get("kind") for iv in a.intervals]
-    spins = {tuple(iv["frames"]) for iv in a.intervals if iv.get("kind") == "spin"} \
-        if "spin" in kinds else set()
+    spins = {tuple(iv["frames"]) for iv in core_analysis.intervals_of_kind(a, "spin")}
     defects = core_analysis.defect_arcs(a)
     return {
         "method": a.method,
@@ -100,7 +97,7 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
         "worst_frame": a.worst_frame,
         "long_arc_segments": defects,
         "spins": [list(f) for f in sorted(spins)],
-        "steps": kinds.count("step"),
+        "steps": len(core_analysis.intervals_of_kind(a, "step")),
         "advice": a.advice,
         "findings": list(a.findings),
         "verdict": core_analysis.verdict(a),

@@ -86,7 +86,8 @@ def test_a_rigs_bones_are_compared_in_one_pass_each_as_blender_plays(clean_blend
     # The flipped key is the third: both of its intervals go the long way.
     assert found["Rig: b1"]["long_arc_segments"] == [[21.0, 41.0], [41.0, 61.0]]
     assert found["Rig: b2"]["long_arc_segments"] == [[21.0, 41.0]]
-    assert found["Rig: b3"]["max_deviation_deg"] == 0.0
+    # A still bone: nothing to differ but float rounding, on any CPU.
+    assert found["Rig: b3"]["max_deviation_deg"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_a_bone_analysed_beside_others_gives_what_it_gives_alone(clean_blender):
