@@ -25,11 +25,13 @@ so nothing here produces NaN near 0 or 180 degrees.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import interp, metrics, quat, turn_interp, turns
+from .intervals import Intervals
 from .pitfalls import (
     GIMBAL_MARGIN_DEG,
     JITTER_MAX_DEG,
@@ -86,7 +88,7 @@ class ObjectAnalysis:
     rms_deviation_deg: float
     worst_frame: float
     long_arc_segments: list            # [[frame_a, frame_b], ...]
-    intervals: list                    # per key interval dicts (turn, shortest, CV ...)
+    intervals: Sequence                # per key interval dicts (core.intervals.Intervals)
     velocity_jumps: dict               # frames, blender_deg, custom_deg (deg/frame)
     norm: dict | None                  # quaternion channel norm drift (QUATERNION mode)
     custom_norm_min: float             # smallest |q| of the method (lerp shrinks)
@@ -521,22 +523,35 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
         trackings = _track_group(frames, bq, keys, kq, items)
         kinds = [turns.classify(it.rotation_mode, it.key_raw, t.differs, it.stepped)
                  for it, t in zip(items, trackings)]
-        custom = _method_paths(keys, kq, trackings, kinds, turns_setting, method, frames,
-                               timing, bq)
-        # The method's path travelled with Blender's own timing: what is left
-        # between it and Blender is off the path, whatever the timing.
-        along = custom if timing == "KEYED" else _method_paths(
-            keys, kq, trackings, kinds, turns_setting, method, frames, "KEYED", bq)
+        if np.array_equal(frames, keys):
+            # Every frame analysed is a key (a dense bake's): the path of every method,
+            # with any Turns and Timing, passes through the keys, so there it is the keys
+            # themselves (tests/core/test_analysis: as the path computed in full).
+            custom = along = kq
+        else:
+            custom = _method_paths(keys, kq, trackings, kinds, turns_setting, method,
+                                   frames, timing, bq)
+            # The method's path travelled with Blender's own timing: what is left
+            # between it and Blender is off the path, whatever the timing.
+            along = custom if timing == "KEYED" else _method_paths(
+                keys, kq, trackings, kinds, turns_setting, method, frames, "KEYED", bq)
     deviation = np.degrees(quat.angle_between(bq, custom))        # (b, n)
-    path_dev = np.degrees(quat.angle_between(bq, along))
-    timing_dev = np.degrees(quat.angle_between(custom, along))
+    if along is custom:
+        path_dev, timing_dev = deviation, np.zeros_like(deviation)
+    else:
+        path_dev = np.degrees(quat.angle_between(bq, along))
+        timing_dev = np.degrees(quat.angle_between(custom, along))
     b_speed = speeds_deg(bq)
-    c_speed = speeds_deg(custom)
     b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)   # (b, k-1)
-    c_cv = metrics.speed_unevenness(frames, np.radians(c_speed), keys)
-    shortest = np.degrees(quat.angle_between(kq[:, :-1], kq[:, 1:]))
     jf, jb = velocity_jumps(frames, keys, bq)
-    _, jc = velocity_jumps(frames, keys, custom)
+    if custom is kq and np.array_equal(bq, kq):
+        # Blender plays the keys at the keys: the method's speeds are Blender's.
+        c_speed, c_cv, jc = b_speed, b_cv, jb
+    else:
+        c_speed = speeds_deg(custom)
+        c_cv = metrics.speed_unevenness(frames, np.radians(c_speed), keys)
+        _, jc = velocity_jumps(frames, keys, custom)
+    shortest = np.degrees(quat.angle_between(kq[:, :-1], kq[:, 1:]))
     custom_norm = quat.norm(custom).min(axis=1) if frames.size else np.ones(len(items))
     dense = keys_are_dense(keys)
     at_key = np.searchsorted(frames, keys)
@@ -554,19 +569,10 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
             turn_frames, turn_quats = frames, bq[i]
             turned = np.cumsum(b_speed[i])
             at_keys = turned[at_key] if keys_on_frames else np.interp(keys, frames, turned)
-        # Plain Python numbers at once: a baked rig has a thousand intervals per bone.
-        intervals = [{
-            "frames": [a, b],
-            "blender_turn_deg": t1 - t0,
-            "shortest_deg": short,
-            "blender_speed_cv": bcv,
-            "custom_speed_cv": ccv,
-            "kind": kind,
-            "keyed_turn_deg": keyed,
-        } for a, b, t0, t1, short, bcv, ccv, kind, keyed in zip(
-            keys[:-1].tolist(), keys[1:].tolist(), at_keys[:-1].tolist(),
-            at_keys[1:].tolist(), shortest[i].tolist(), b_cv[i].tolist(), c_cv[i].tolist(),
-            kinds[i], tracking.keyed_deg.tolist() if tracking is not None else [])]
+        # Kept as arrays: the dicts are made only if something reads them (core.intervals).
+        intervals = Intervals(
+            keys[:-1], keys[1:], at_keys[1:] - at_keys[:-1], shortest[i], b_cv[i], c_cv[i],
+            kinds[i], tracking.keyed_deg if tracking is not None else ())
         # Only an interval turned through more than 180 deg can be a long arc, so
         # the contract's test (core.metrics) runs only when there is one.
         long_arcs = []

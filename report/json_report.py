@@ -108,7 +108,7 @@ def object_entry(a) -> dict:
         "advice": a.advice,
         "verdict": _verdict(a),
         "findings": list(a.findings),
-        "key_intervals": a.intervals,
+        "key_intervals": list(a.intervals),
         "velocity_jumps": {
             "frames": [frame_value(f) for f in a.velocity_jumps["frames"]],
             "blender_deg_per_frame": _array(a.velocity_jumps["blender_deg"]),

@@ -325,3 +325,40 @@ def test_a_bake_with_the_compared_method_is_never_advised_again():
     analysis.set_bake(a, "before", "slerp")
     assert not any("re-bake with SLERP" in f for f in a.findings), a.findings
     assert analysis.verdict(a) == analysis.VERDICT_LONG_WAY     # what the keys were
+
+
+@pytest.mark.parametrize("method", interp.METHODS)
+@pytest.mark.parametrize("turns_setting,timing", [("AUTO", "EVEN"), ("KEYED", "KEYED"),
+                                                   ("SHORTEST", "EVEN")])
+def test_on_keys_only_the_path_is_the_keys_as_computed_in_full(method, turns_setting, timing):
+    """A dense bake's analysis (every frame a key) takes the keys as the method's path:
+    checked against scipy's slerp of the keys at the same frames and against the path
+    analyze_group builds in full, with a wrap (a whole turn kept by Keyed) and a step."""
+    from scipy.spatial.transform import Rotation, Slerp
+
+    from quatbake.core import turns
+
+    frames = np.arange(1.0, 41.0)
+    rng = np.random.default_rng(7)
+    angles = np.cumsum(rng.uniform(-20.0, 20.0, (frames.size, 3)), axis=0)
+    angles[20:, 2] += 360.0                         # a wrap between frames 20 and 21
+    raw = np.radians(angles)
+    q = rotation.euler_to_quat(raw, "XYZ")
+    stepped = np.zeros(frames.size - 1, dtype=bool)
+    stepped[30] = True
+    a = analysis.analyze_object("Baked", "XYZ", frames, q, frames, q, method, raw_values=raw,
+                                key_raw=raw, turns_setting=turns_setting, timing=timing,
+                                stepped=stepped)
+    scipy_path = Slerp(frames, Rotation.from_quat(q[:, [1, 2, 3, 0]]))(frames).as_quat()
+    assert np.degrees(quat.angle_between(a.custom_quats, scipy_path[:, [3, 0, 1, 2]])).max() \
+        < 1e-6
+    unit = quat.normalize(q)[None]
+    tracking = analysis._track_group(frames, unit, frames, unit, [analysis.Sampled(
+        "Baked", "XYZ", q, q, raw, raw, stepped=stepped)])
+    kinds = [turns.classify("XYZ", raw, tracking[0].differs, stepped)]
+    for t in (timing, "KEYED"):
+        full = analysis._method_paths(frames, unit, tracking, kinds, turns_setting, method,
+                                      frames, t, unit)[0]
+        assert np.degrees(quat.angle_between(a.custom_quats, full)).max() < 1e-6
+    assert a.max_timing_deviation_deg == 0.0
+    assert a.max_path_deviation_deg == a.max_deviation_deg < 1e-6
