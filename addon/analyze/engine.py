@@ -236,9 +236,19 @@ def _analyze_many(requests, method: str, turns: str, timing: str) -> list:
     out: list = [None] * len(requests)
     groups: dict = {}
     prepared: dict = {}
-    for i, (obj, clip, original) in enumerate(requests):
+    located: list = []
+    for obj, clip, original in requests:
         try:
-            found = _read(obj, method, clip, turns, timing, original)
+            located.append(_locate(obj, method, clip, turns, timing, original))
+        except Exception as exc:   # handed back: the caller says what, for this transform
+            located.append(exc)
+    _evaluate_ahead(located)
+    for i, found in enumerate(located):
+        try:
+            if isinstance(found, BaseException):
+                raise found
+            if isinstance(found, _Located):
+                found = _read(found)
         except Exception as exc:   # handed back: the caller says what, for this transform
             out[i] = exc
             continue
@@ -286,13 +296,52 @@ def _chunks(groups, prepared: dict) -> list:
     return out
 
 
-def _read(obj, method: str, clip, turns: str, timing: str, original: bool):
-    """The arrays of one analysis (``_Prepared``), or the finished analysis of a transform a
-    Transform Cache moves. Raises as analyze_object documents."""
-    from ...core import analysis as core_analysis
-    from ...core import quat as core_quat
+@dataclass
+class _Located:
+    """Where one analysis' channels are, and the frames it compares (``_locate``)."""
+
+    obj: object
+    clip: object
+    original: bool
+    fcurves: list
+    mode: str
+    path: str
+    rot_fcurves: list
+    delta_fcurves: list
+    keys: np.ndarray
+    frames: np.ndarray
+
+    def curves(self) -> list:
+        """Every channel ``_read`` evaluates at ``frames``: rotation, delta rotation,
+        location and delta location."""
+        from .. import animdata
+
+        return [fc for fc in self.rot_fcurves + self.delta_fcurves
+                + animdata.location_fcurves(self.obj, self.fcurves)
+                + animdata.delta_location_fcurves(self.obj, self.fcurves) if fc is not None]
+
+
+def _evaluate_ahead(located: list) -> None:
+    """Blender's playback of every channel of the transforms compared on the same frames,
+    in one evaluation per set of frames (``animdata.evaluate_ahead``): a rig's bones keyed
+    together share one solve of the Bezier timing, where one evaluation per bone solved it
+    sixty times."""
+    from .. import animdata
+
+    by_frames: dict = {}
+    for found in located:
+        if isinstance(found, _Located):
+            by_frames.setdefault(found.frames.tobytes(), (found.frames, []))[1].extend(
+                found.curves())
+    for frames, curves in by_frames.values():
+        animdata.evaluate_ahead(curves, frames)
+
+
+def _locate(obj, method: str, clip, turns: str, timing: str, original: bool):
+    """Where one analysis' channels are and the frames it compares (``_Located``), or the
+    finished analysis of a transform a Transform Cache moves. Raises as analyze_object
+    documents."""
     from .. import animdata, record
-    from ..animdata import turn_inputs
 
     # The bake's cap, so both refuse the same stray key (a frame typed as 5000001).
     from ..keyed import MAX_FRAMES
@@ -331,7 +380,21 @@ def _read(obj, method: str, clip, turns: str, timing: str, original: bool):
             f"{animdata.subject(obj)}: its {path} keys span frames {first} to {last} "
             f"({span:,} frames), more than the {MAX_FRAMES:,} frames an analysis "
             "compares. Delete or move the stray key.")
-    frames = analysis_frames(keys)
+    return _Located(obj, clip, original, fcurves, mode, path, rot_fcurves, delta_fcurves,
+                    keys, analysis_frames(keys))
+
+
+def _read(found: _Located):
+    """The arrays of one analysis (``_Prepared``). Raises as analyze_object documents."""
+    from ...core import analysis as core_analysis
+    from ...core import quat as core_quat
+    from .. import animdata
+    from ..animdata import turn_inputs
+
+    obj, clip, original, fcurves, mode = (found.obj, found.clip, found.original,
+                                          found.fcurves, found.mode)
+    path, rot_fcurves, delta_fcurves = found.path, found.rot_fcurves, found.delta_fcurves
+    keys, frames = found.keys, found.frames
     raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
     try:
         quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path,

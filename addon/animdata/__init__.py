@@ -62,6 +62,7 @@ from .read import (  # noqa: F401
     KEY_FIELDS,
     ZERO_QUATERNION_NORM,
     as_played,
+    evaluate_ahead,
     evaluate_channels,
     evaluate_channels_exact,
     evaluate_delta_rotation,

@@ -150,6 +150,9 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
     from ...core import fcurve as core_fcurve
 
     frames = np.asarray(frames, dtype=np.float64).ravel()
+    ahead = _evaluated_ahead(fcurves, defaults, frames)
+    if ahead is not None:
+        return ahead
     n = frames.shape[0]
     out = np.empty((n, len(fcurves)), dtype=np.float64)
     candidates = []   # (column, curve arrays, the dict of read arrays they came from)
@@ -186,6 +189,40 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
     if fast_curves:
         # Channels keyed on the same frames share one Bezier x(t) solve.
         out[:, fast_columns] = core_fcurve.evaluate_many(fast_curves, frames, check=False)
+    return out
+
+
+def evaluate_ahead(fcurves: Sequence, frames) -> None:
+    """Inside read_once(): evaluate ``fcurves`` (of any transforms) at ``frames`` now, in one
+    ``evaluate_channels`` call, so that curves keyed on the same frames share one solve of
+    their Bezier timing; each later evaluate_channels of some of them at the same frames
+    takes its columns from here (once: they are let go as they are taken). Outside
+    read_once() it does nothing."""
+    if _READ_MEMO is None or not len(fcurves):
+        return
+    frames = np.asarray(frames, dtype=np.float64).ravel()
+    unique = list({fc.as_pointer(): fc for fc in fcurves if fc is not None}.values())
+    values = evaluate_channels(unique, [0.0] * len(unique), frames)
+    where = frames.tobytes()
+    for column, fc in enumerate(unique):
+        _READ_MEMO[("ahead", fc.as_pointer(), where)] = values[:, column]
+
+
+def _evaluated_ahead(fcurves: Sequence, defaults: Sequence[float], frames: np.ndarray):
+    """(n, k) as evaluate_channels gives it, when evaluate_ahead already evaluated every
+    curve of ``fcurves`` that is not None at ``frames``; else None. Each column is handed
+    out once, then let go (a 200-bone rig's would otherwise stay until the block ends)."""
+    memo = _READ_MEMO
+    if not memo:
+        return None
+    where = frames.tobytes()
+    names = [("ahead", fc.as_pointer(), where) if fc is not None else None for fc in fcurves]
+    if all(name is None for name in names) or any(
+            name is not None and name not in memo for name in names):
+        return None
+    out = np.empty((frames.shape[0], len(fcurves)), dtype=np.float64)
+    for column, name in enumerate(names):
+        out[:, column] = float(defaults[column]) if name is None else memo.pop(name)
     return out
 
 
