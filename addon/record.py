@@ -39,12 +39,14 @@ def original_channels(obj):
         mode = bone_record.original_rotation_mode
     elif record.bones_only:
         return None      # only the armature's bones were baked, not its own channels
-    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
     prefix = animdata.path_prefix(obj)
     if prefix:
         # A bone's own channels, as object_fcurves gives them: each lookup by data path
         # would otherwise scan every bone's curves (a 60-bone rig's 420, per lookup).
-        fcurves = [fc for fc in fcurves if fc.data_path.startswith(prefix)]
+        fcurves = animdata.prefixed_fcurves(record.original_action, record.original_slot,
+                                            prefix)
+    else:
+        fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
     return fcurves, mode or obj.rotation_mode
 
 

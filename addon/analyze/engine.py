@@ -396,6 +396,8 @@ def _read(found: _Located):
     path, rot_fcurves, delta_fcurves = found.path, found.rot_fcurves, found.delta_fcurves
     keys, frames = found.keys, found.frames
     raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
+    at_keys = np.searchsorted(frames, keys)
+    rotation_at_keys = raw[at_keys]
     try:
         quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path,
                                                  animdata.subject(obj))
@@ -412,11 +414,10 @@ def _read(found: _Located):
         # gimbal lock are read from them.
         raw = animdata.evaluate_channels(delta_fcurves, animdata.delta_rotation_defaults(obj, mode),
                                          frames)
-    at_keys = np.searchsorted(frames, keys)
     # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
     # the next) happen between the whole frames: sample them for the turn.
     # (Evaluated by analyze_many, at times shared with the transforms beside it.)
-    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves)
+    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves, rotation_at_keys)
 
     positions = key_positions = location_keys = None
     loc_fcurves = animdata.location_fcurves(obj, fcurves) + \

@@ -191,7 +191,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
     bake). Returns the new entries by object name; an object that cannot be
     analysed gets ``{"error": sentence}``.
     """
-    from .. import record
+    from .. import animdata, record
 
     settings = getattr(scene, "quatbake", None)
     turns = settings.turns if settings is not None else "AUTO"
@@ -199,15 +199,20 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
     # Every analysis first, in one batched call (analyze_many: a rig's bones compared
     # together), then the entries: the analysis now and, for a baked transform, of
     # the keys before its bake.
-    targets = []
-    for obj in objects:
-        # The object itself, or its NLA clips when only they hold rotation keys.
-        for item in analysis_targets(obj):
-            clip = item[1] if isinstance(item, tuple) else None
-            targets.append((obj, clip, clip is None and record.is_baked(obj)))
+    # Each action's data paths and each curve's keys are read from Blender once per block
+    # (nothing here changes them); a block per batch, so that a dense 200-bone import's
+    # keys are not all held at once.
+    with animdata.read_once():
+        targets = []
+        for obj in objects:
+            # The object itself, or its NLA clips when only they hold rotation keys.
+            for item in analysis_targets(obj):
+                clip = item[1] if isinstance(item, tuple) else None
+                targets.append((obj, clip, clip is None and record.is_baked(obj)))
     found: dict[str, dict] = {}
     for start in range(0, len(targets), ENTRY_BATCH):
-        found.update(_entries(targets[start:start + ENTRY_BATCH], method, turns, timing))
+        with animdata.read_once():
+            found.update(_entries(targets[start:start + ENTRY_BATCH], method, turns, timing))
     if replace:
         _RESULTS[scene.name] = _bones_worst_first(found)
     else:

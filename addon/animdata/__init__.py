@@ -28,6 +28,7 @@ from .channels import (  # noqa: F401
     rotation_defaults,
     rotation_fcurves,
 )
+from .memo import read_once  # noqa: F401
 from .nla import (  # noqa: F401
     Clip,
     blending_strips,
@@ -79,7 +80,6 @@ from .read import (  # noqa: F401
     played_quats,
     played_quats_of_many,
     read_keyframe_arrays,
-    read_once,
     rotation_values_to_quat,
 )
 from .versions import (  # noqa: F401
@@ -96,6 +96,7 @@ from .versions import (  # noqa: F401
     get_slot_identifier,
     is_slotted,
     object_fcurves,
+    prefixed_fcurves,
     select_bone,
     slot_missing,
 )

@@ -5,7 +5,6 @@
 channel at any frame."""
 from __future__ import annotations
 
-import contextlib
 from typing import Iterable, Sequence
 
 import bpy
@@ -13,6 +12,7 @@ import numpy as np
 
 from ...core import quat as core_quat
 from ...core import rotation as core_rotation
+from . import memo
 from .channels import (
     delta_location_fcurves,
     delta_rotation_defaults,
@@ -43,25 +43,6 @@ def key_frames(fcurves: Iterable) -> np.ndarray:
     return np.unique(np.concatenate(frames))
 
 
-# Keyframe arrays already read, while a read_once() block runs (else None).
-_READ_MEMO: dict | None = None
-
-
-@contextlib.contextmanager
-def read_once():
-    """Within the block, each F-curve's keyframes are read from Blender once: an
-    analysis of a rig looks at each curve a dozen times (its keys, its values, its
-    steps, its bounds). The arrays handed out are read-only; nothing may change the
-    F-curves inside the block."""
-    global _READ_MEMO
-    outer = _READ_MEMO
-    _READ_MEMO = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _READ_MEMO = outer
-
-
 def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     """Bulk read of ``fc``'s keyframes (once per block of read_once()).
 
@@ -72,12 +53,12 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     types are read key by key (see HANDLE_TYPE_ENUMS), so leave them out of
     ``fields`` when speed matters.
     """
-    memo = _READ_MEMO
-    if memo is not None:
+    held = memo.current
+    if held is not None:
         key = (fc.as_pointer(), tuple(fields) if fields else ())
-        found = memo.get(key)
+        found = held.get(key)
         if found is None:
-            found = memo[key] = _read_keyframe_arrays(fc, fields)
+            found = held[key] = _read_keyframe_arrays(fc, fields)
             for array in found.values():
                 array.flags.writeable = False
         return found
@@ -198,31 +179,31 @@ def evaluate_ahead(fcurves: Sequence, frames) -> None:
     their Bezier timing; each later evaluate_channels of some of them at the same frames
     takes its columns from here (once: they are let go as they are taken). Outside
     read_once() it does nothing."""
-    if _READ_MEMO is None or not len(fcurves):
+    if memo.current is None or not len(fcurves):
         return
     frames = np.asarray(frames, dtype=np.float64).ravel()
     unique = list({fc.as_pointer(): fc for fc in fcurves if fc is not None}.values())
     values = evaluate_channels(unique, [0.0] * len(unique), frames)
     where = frames.tobytes()
     for column, fc in enumerate(unique):
-        _READ_MEMO[("ahead", fc.as_pointer(), where)] = values[:, column]
+        memo.current[("ahead", fc.as_pointer(), where)] = values[:, column]
 
 
 def _evaluated_ahead(fcurves: Sequence, defaults: Sequence[float], frames: np.ndarray):
     """(n, k) as evaluate_channels gives it, when evaluate_ahead already evaluated every
     curve of ``fcurves`` that is not None at ``frames``; else None. Each column is handed
     out once, then let go (a 200-bone rig's would otherwise stay until the block ends)."""
-    memo = _READ_MEMO
-    if not memo:
+    held = memo.current
+    if not held:
         return None
     where = frames.tobytes()
     names = [("ahead", fc.as_pointer(), where) if fc is not None else None for fc in fcurves]
     if all(name is None for name in names) or any(
-            name is not None and name not in memo for name in names):
+            name is not None and name not in held for name in names):
         return None
     out = np.empty((frames.shape[0], len(fcurves)), dtype=np.float64)
     for column, name in enumerate(names):
-        out[:, column] = float(defaults[column]) if name is None else memo.pop(name)
+        out[:, column] = float(defaults[column]) if name is None else held.pop(name)
     return out
 
 
@@ -464,8 +445,8 @@ def orientation_key_frames(obj, mode: str | None = None,
 FAR_TURN_SUBSTEPS = 16
 
 
-def far_turn_subframes(obj, keys, mode: str | None = None,
-                       fcurves: Iterable | None = None) -> np.ndarray:
+def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
+                       rotation_at_keys: np.ndarray | None = None) -> np.ndarray:
     """Subframes inside key intervals where Blender's channels may spin between two keys.
 
     An Euler (or axis-angle angle) channel changing by more than pi between
@@ -473,20 +454,23 @@ def far_turn_subframes(obj, keys, mode: str | None = None,
     previous one, turns the object the long way round; sampled only at whole
     frames, two keys one frame apart would hide that spin. Returns the
     FAR_TURN_SUBSTEPS - 1 evenly spaced subframes of each such interval (sorted).
+    ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
+    them already (evaluated with the frames around them), so they are not evaluated again.
     """
     mode = mode or obj.rotation_mode
     keys = np.asarray(keys, dtype=np.float64)
     if keys.size < 2:
         return np.zeros(0)
     far = np.zeros(keys.size - 1, dtype=bool)
-    sets = [(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode), mode)]
+    sets = [(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode), mode,
+             rotation_at_keys)]
     if mode in DELTA_ROTATION_PATHS:
         sets.append((delta_rotation_fcurves(obj, mode, fcurves),
-                     delta_rotation_defaults(obj, mode), mode))
-    for fcs, defaults, kind in sets:
+                     delta_rotation_defaults(obj, mode), mode, None))
+    for fcs, defaults, kind, known in sets:
         if not has_keys(fcs):
             continue
-        raw = evaluate_channels(fcs, defaults, keys)
+        raw = evaluate_channels(fcs, defaults, keys) if known is None else known
         if kind == 'QUATERNION':
             far |= np.einsum("ij,ij->i", raw[:-1], raw[1:]) < 0.0
         elif kind == 'AXIS_ANGLE':

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bpy
 
+from . import memo
 from .paths import path_prefix
 
 KEYFRAME_ENUMS = ("interpolation", "easing", "type")
@@ -84,9 +85,34 @@ def action_fcurves(action, slot_identifier: str = "") -> list:
 def object_fcurves(obj) -> list:
     """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+); for a pose bone's
     transform only those under its data-path prefix."""
-    fcurves = action_fcurves(get_action(obj), get_slot_identifier(obj))
     prefix = path_prefix(obj)
-    return [fc for fc in fcurves if fc.data_path.startswith(prefix)] if prefix else fcurves
+    if not prefix:
+        return action_fcurves(get_action(obj), get_slot_identifier(obj))
+    return prefixed_fcurves(get_action(obj), get_slot_identifier(obj), prefix)
+
+
+def prefixed_fcurves(action, slot_identifier: str, prefix: str) -> list:
+    """The F-curves of ``action`` (its slot ``slot_identifier``) whose data path starts with
+    ``prefix`` (a pose bone's ``pose.bones["..."].``). Inside ``read_once()`` each action's
+    data paths are read from Blender once: a rig's bones each look through every bone's
+    curves (60 bones x 420 curves, several times per bone)."""
+    if action is None:
+        return []
+    held = memo.current
+    if held is None:
+        return [fc for fc in action_fcurves(action, slot_identifier)
+                if fc.data_path.startswith(prefix)]
+    found = held.get(("prefixed", action.as_pointer(), slot_identifier, prefix))
+    if found is not None:
+        return list(found)
+    key = ("paths", action.as_pointer(), slot_identifier)
+    paths = held.get(key)
+    if paths is None:
+        paths = held[key] = [(fc.data_path, fc) for fc in action_fcurves(action,
+                                                                         slot_identifier)]
+    found = held[("prefixed", action.as_pointer(), slot_identifier, prefix)] = [
+        fc for path, fc in paths if path.startswith(prefix)]
+    return list(found)
 
 
 def slot_missing(action, slot_identifier: str) -> bool:

@@ -298,22 +298,24 @@ def test_an_unforeseen_exception_is_one_sentence_naming_the_transform(clean_blen
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+@pytest.mark.parametrize("step", ["_locate", "_read"])
 def test_an_unforeseen_exception_in_the_analysis_names_the_transform(clean_blender,
-                                                                    monkeypatch):
+                                                                    monkeypatch, step):
     from quatbake.addon.analyze import engine as engine_module
 
     _rig, cube = _two_bone_repro()
     other = scenes.make_animated_object("Other", 'XYZ', [1, 21], np.radians([[0, 0, 0],
                                                                              [0, 90, 0]]))
-    # Reading one transform fails (the batched analysis reads each, then compares them).
-    real = engine_module._read
+    # Reading one transform fails, in either step: the batched analysis locates each
+    # one's channels, evaluates them all together, then reads each one's arrays.
+    real = getattr(engine_module, step)
 
-    def failing(obj, *args, **kwargs):
-        if obj.name == "Cube":
+    def failing(first, *args, **kwargs):
+        if getattr(first, "obj", first).name == "Cube":
             raise RuntimeError("an unforeseen state")
-        return real(obj, *args, **kwargs)
+        return real(first, *args, **kwargs)
 
-    monkeypatch.setattr(engine_module, "_read", failing)
+    monkeypatch.setattr(engine_module, step, failing)
     scenes.select_only(cube, other)
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     found = entries.results(bpy.context.scene)
