@@ -336,11 +336,29 @@ def _blenders(report: dict) -> str:
     return analysed
 
 
+def page_subject(report: dict) -> str:
+    """What the page is about, for its title: the objects analysed (an armature once for
+    its bones), then the file. Blender keeps no record of the file an object was imported
+    from, so after an import the objects' names stand for it: the BVH and FBX importers
+    name the armature after the file, glTF keeps the file's node names (issue 24: the
+    title named only the open .blend, "(unsaved file)" after an import)."""
+    names = list(dict.fromkeys(obj.get("name", "") for obj in report.get("objects", [])))
+    names += [s.get("name", "") for s in report.get("skipped", [])
+              if s.get("name", "") not in names]
+    names = [n for n in dict.fromkeys(names) if n]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    where = report.get("file", "")
+    if shown and where:
+        # "(unsaved file)" comes in its own parentheses.
+        return f"{shown} {where}" if where.startswith("(") else f"{shown} ({where})"
+    return shown or where
+
+
 def render_html(report: dict) -> str:
     """The HTML page (a str) for a report dict."""
     method = report.get("method", "")
     objects = report.get("objects", [])
-    title = f"QuatBake report: {report.get('file', '')}"
+    title = f"QuatBake report: {page_subject(report)}"
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",

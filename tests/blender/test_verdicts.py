@@ -6,6 +6,8 @@ Checked against what the scene holds (F-curve key counts, frame_set + matrix_bas
 BVH file's own channels through tests/oracles), never against QuatBake's own figures.
 """
 import json
+import pathlib
+import re
 
 import bpy
 import numpy as np
@@ -140,6 +142,11 @@ def test_export_report_on_blenders_bvh_armature_before_and_after_a_bake(tmp_path
                     i = int(frames[k]) - 1
                     expected = angle_deg(local[name][i - 1], local[name][i])
                     assert abs(speeds[k] - expected) < 1e-3, (name, frames[k])
+            # The page is titled after what was imported (the importer names the armature
+            # after the file), not only "(unsaved file)" (issue 24).
+            title = re.search(r"<title>(.*?)</title>",
+                              (tmp_path / f"{when}.html").read_text()).group(1)
+            assert title == f"QuatBake report: {pathlib.Path(CMU).stem} (unsaved file)", title
             if when == "before":
                 assert not report["after_bake"]
                 assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}

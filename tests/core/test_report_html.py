@@ -204,3 +204,16 @@ def test_kept_spins_are_not_called_long_way_and_path_is_split_from_timing():
     assert "long way round" not in page.split("<h2", 1)[1].split("Shaded:")[0]
     assert "deg off the slerp path" in page
     assert "off the path" in page.split('id="deviation-0"', 1)[1].split("</svg>", 1)[0]
+
+
+def test_the_title_names_what_was_analysed_then_the_file():
+    """Issue 24: after an import the title named only the open .blend ("(unsaved file)");
+    the objects (an armature once for all its bones) come first."""
+    report = _flipped_report()
+    assert re.search(r"<title>(.*?)</title>", html_report.render_html(report)).group(1) \
+        == "QuatBake report: Cam &lt;1&gt; (shot.blend)"   # an object in error is not one analysed
+    bones = {"file": "(unsaved file)", "objects": [{"name": "walk", "bone": b}
+                                                   for b in ("hip", "knee")]}
+    assert html_report.page_subject(bones) == "walk (unsaved file)"
+    many = {"file": "", "objects": [{"name": f"Obj{i}"} for i in range(5)]}
+    assert html_report.page_subject(many) == "Obj0, Obj1, Obj2 and 2 more"
