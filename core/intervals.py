@@ -9,16 +9,27 @@ that look at single intervals read them as before.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 
+def _plain(column) -> list:
+    """A column as Python values, its NaN and infinities as None."""
+    if not isinstance(column, np.ndarray):
+        return list(column)
+    values = column.tolist()
+    if column.dtype.kind == "f" and not np.isfinite(column).all():
+        values = [v if math.isfinite(v) else None for v in values]
+    return values
+
+
 class Intervals(Sequence):
     """A read-only list of dicts, one per key interval: ``frames`` [a, b],
     ``blender_turn_deg``, ``shortest_deg``, ``blender_speed_cv``, ``custom_speed_cv``,
-    ``kind``, ``keyed_turn_deg`` (see core.analysis.analyze_group). Equal to a list of
-    the same dicts."""
+    ``kind``, ``keyed_turn_deg`` (see core.analysis.analyze_group), None where a figure
+    is undefined, so each row is as JSON writes it. Equal to a list of the same dicts."""
 
     def __init__(self, starts, ends, blender_turn, shortest, blender_cv, custom_cv,
                  kinds, keyed_turn):
@@ -29,9 +40,9 @@ class Intervals(Sequence):
 
     def _made(self) -> list:
         if self._rows is None:
-            # Plain Python numbers at once (tolist), as json needs them.
-            columns = [c.tolist() if isinstance(c, np.ndarray) else list(c)
-                       for c in self._columns]
+            # Plain Python numbers at once (tolist), and None where a figure is undefined
+            # (a speed's unevenness over a still interval): each row is as JSON writes it.
+            columns = [_plain(c) for c in self._columns]
             self._rows = [{
                 "frames": [a, b],
                 "blender_turn_deg": turn,

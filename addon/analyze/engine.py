@@ -185,6 +185,7 @@ class _Prepared:
     extra_frames: np.ndarray | None = None   # subframes where its channels may spin
     oriented_at: object = None         # times -> Blender's orientation there
     original: bool = False             # the keys a QuatBake bake replaced
+    rotation_curves: list = field(default_factory=list)   # its rotation and delta ones
 
 
 def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
@@ -461,7 +462,7 @@ def _read(found: _Located):
     return _Prepared(obj, clip, path, frames, keys, sampled, channels, dense_times, played_at,
                      extra if extra.size else None,
                      lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
-                     original)
+                     original, [fc for fc in rot_fcurves + delta_fcurves if fc is not None])
 
 
 def _sample_between(prepared: dict, members: list) -> dict:
@@ -477,12 +478,16 @@ def _sample_between(prepared: dict, members: list) -> dict:
     More samples never change what a tracking finds (only the float sum of its steps,
     by ~1e-12 deg), so a transform's analysis does not depend on its neighbours.
     Returns the members whose channels could not be read, with the error."""
+    from .. import animdata
     from ..animdata import turn_inputs
 
     failed = {}
     spinning = [i for i in members if prepared[i].extra_frames is not None]
     if spinning:
         extra = np.unique(np.concatenate([prepared[i].extra_frames for i in spinning]))
+        # All of them at these times in one evaluation (the curves share their timing).
+        animdata.evaluate_ahead([fc for i in spinning for fc in prepared[i].rotation_curves],
+                                extra)
         for i in spinning:
             try:
                 prepared[i].sampled.extra_frames = extra
@@ -493,6 +498,8 @@ def _sample_between(prepared: dict, members: list) -> dict:
     if wanting:
         times = turn_inputs.shared_playback_times(prepared[wanting[0]].keys,
                                                   [prepared[i].dense_times for i in wanting])
+        animdata.evaluate_ahead([fc for i in wanting for fc in prepared[i].rotation_curves],
+                                times)
         for i in wanting:
             try:
                 prepared[i].sampled.turn_samples = (times, prepared[i].played_at(times))

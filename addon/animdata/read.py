@@ -183,7 +183,10 @@ def evaluate_ahead(fcurves: Sequence, frames) -> None:
         return
     frames = np.asarray(frames, dtype=np.float64).ravel()
     unique = list({fc.as_pointer(): fc for fc in fcurves if fc is not None}.values())
-    values = evaluate_channels(unique, [0.0] * len(unique), frames)
+    try:
+        values = evaluate_channels(unique, [0.0] * len(unique), frames)
+    except Exception:   # nothing ahead: each caller evaluates its own and meets its error
+        return
     where = frames.tobytes()
     for column, fc in enumerate(unique):
         memo.current[("ahead", fc.as_pointer(), where)] = values[:, column]
