@@ -38,6 +38,10 @@ exported keys where the two disagree, its cause:
   the 4D components is not Blender's per-channel Bezier curves.
 - ``linear_vs_blender``: a LINEAR sampler whose slerp between the keys is
   not Blender's per-channel curves in between (easing, per-channel Euler).
+- ``between_samples``: the same, for a sampled export (a key every frame) seen
+  at quarter frames: on the frames the engine plays Blender's pose, between
+  them it slerps where Blender plays its Bezier curve (what an engine running
+  faster than the scene's frame rate shows). Named by ``sampled_causes``.
 
 Checked in that order; the first that applies is the cause.
 """
@@ -61,6 +65,7 @@ CAUSES = (
     "handle_lengths",
     "cubic_vs_bezier",
     "linear_vs_blender",
+    "between_samples",
 )
 
 # Intervals whose worst deviation stays below this get no cause: a sampled
@@ -174,6 +179,10 @@ ADVICE = {
     "handle_lengths": "bake with Keys: Linear (--keys linear) for this engine, or export with sampling",
     "cubic_vs_bezier": "quatbake bake --tolerance 0.01 (LINEAR keys), or export with sampling",
     "linear_vs_blender": "quatbake bake --tolerance 0.01, or export with sampling",
+    "between_samples": (
+        "on the frames themselves it plays Blender's pose; only an engine running faster "
+        "than the scene's frame rate shows the in-betweens"
+    ),
 }
 
 
@@ -188,6 +197,17 @@ def advice(causes: dict, max_deviation_deg: float) -> str:
         f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off: "
         f"{ADVICE[first]}."
     )
+
+
+def sampled_causes(comparison: Comparison) -> Comparison:
+    """``comparison`` of a sampled export at finer samples than its keys (quarter
+    frames), with ``linear_vs_blender`` named ``between_samples``."""
+    intervals = tuple(
+        Interval(**{**iv.__dict__, "cause": "between_samples"})
+        if iv.cause == "linear_vs_blender" else iv
+        for iv in comparison.intervals
+    )
+    return Comparison(**{**comparison.__dict__, "intervals": intervals})
 
 
 def classify(

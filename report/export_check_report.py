@@ -40,6 +40,10 @@ CAUSE_TEXT = {
     ),
     "cubic_vs_bezier": "CUBICSPLINE in the player is not Blender's per-channel Bezier",
     "linear_vs_blender": "the player's slerp between keys is not Blender's per-channel curves",
+    "between_samples": (
+        "a sampled export at quarter frames: the player slerps between the sampled frames "
+        "where Blender plays its Bezier curve"
+    ),
 }
 
 

@@ -560,6 +560,8 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
     how = export_compare.exported_as(interpolation, key_count, blender_keys)
     exported_bytes = key_count * export_compare.KEY_BYTES.get(interpolation, 20)
     tolerance, source = _tolerance_of(obj)
+    if how == "sampled":
+        comparison = export_compare.sampled_causes(comparison)
     causes = _cause_counts(comparison)
     out = {
         "blender_keys": int(blender_keys),
@@ -787,7 +789,10 @@ def check_objects(
             continue
         nodes[obj.name] = node
         for c in kept:
-            all_key_frames.extend((c.sampler.input[[0, -1]] * fps).tolist())
+            # float32 seconds: 61 / 24 s comes back as frame 61.000002, which must not
+            # pull frame 62 into the check.
+            all_key_frames.extend(
+                np.round(c.sampler.input[[0, -1]] * fps, KEY_FRAME_DECIMALS).tolist())
     checked = [o for o in objects if o.name in nodes]
     frames = check_frames(scene, all_key_frames)
     blender_m = blender_world(scene, checked, frames)
