@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from .html_report import DEVIATION_COLOUR
-from .json_report import clean, frame_value, write_text
+from .json_report import clean, frame_value, max_deviation, write_text  # noqa: F401 (max_deviation: this report's too)
 from .svg import escape, line_chart
 
 SCHEMA = "quatbake.export-check/1"
@@ -45,17 +45,6 @@ CAUSE_TEXT = {
         "where Blender plays its Bezier curve"
     ),
 }
-
-
-def max_deviation(report: dict) -> float:
-    """Largest deviation over the report's objects (0 when none): for an object with
-    Bezier rotation keys, at every quarter frame too (its ``bezier`` block)."""
-    values = []
-    for o in report.get("objects", []):
-        for v in (o.get("max_deviation_deg"), (o.get("bezier") or {}).get("max_deviation_deg")):
-            if v is not None:
-                values.append(v)
-    return max(values, default=0.0)
 
 
 def _rounded_intervals(intervals) -> list:
