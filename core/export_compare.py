@@ -42,6 +42,10 @@ exported keys where the two disagree, its cause:
   at quarter frames: on the frames the engine plays Blender's pose, between
   them it slerps where Blender plays its Bezier curve (what an engine running
   faster than the scene's frame rate shows). Named by ``sampled_causes``.
+- ``stepped_sampled``: the same inside a stepped (CONSTANT) span of Blender's
+  keys: the exporter samples a channel of mixed interpolations (a Bezier bake
+  keeps stepped intervals CONSTANT) as LINEAR keys on whole frames, so the
+  engine turns over the frame before the jump that Blender makes at once.
 
 Checked in that order; the first that applies is the cause.
 """
@@ -66,6 +70,7 @@ CAUSES = (
     "cubic_vs_bezier",
     "linear_vs_blender",
     "between_samples",
+    "stepped_sampled",
 )
 
 # Intervals whose worst deviation stays below this get no cause: a sampled
@@ -183,6 +188,10 @@ ADVICE = {
         "on the frames themselves it plays Blender's pose; only an engine running faster "
         "than the scene's frame rate shows the in-betweens"
     ),
+    "stepped_sampled": (
+        "a glTF sampler cannot hold and then jump within a frame: on the frames themselves "
+        "the engine plays Blender's pose, in between it turns through the jump"
+    ),
 }
 
 
@@ -199,14 +208,21 @@ def advice(causes: dict, max_deviation_deg: float) -> str:
     )
 
 
-def sampled_causes(comparison: Comparison) -> Comparison:
+def sampled_causes(comparison: Comparison, constant_spans=()) -> Comparison:
     """``comparison`` of a sampled export at finer samples than its keys (quarter
-    frames), with ``linear_vs_blender`` named ``between_samples``."""
-    intervals = tuple(
-        Interval(**{**iv.__dict__, "cause": "between_samples"})
-        if iv.cause == "linear_vs_blender" else iv
-        for iv in comparison.intervals
-    )
+    frames), with ``linear_vs_blender`` named ``between_samples``, and it or
+    ``turn_lost`` named ``stepped_sampled`` inside ``constant_spans`` ((start,
+    end) frames of Blender's CONSTANT keys, where Blender holds then jumps)."""
+
+    def cause(iv: Interval) -> str:
+        inside = any(iv.frames[0] >= a - KEY_FRAME_MATCH and iv.frames[1] <= b + KEY_FRAME_MATCH
+                     for a, b in constant_spans)
+        if inside and iv.cause in ("linear_vs_blender", "turn_lost"):
+            return "stepped_sampled"
+        return "between_samples" if iv.cause == "linear_vs_blender" else iv.cause
+
+    intervals = tuple(Interval(**{**iv.__dict__, "cause": cause(iv)})
+                      for iv in comparison.intervals)
     return Comparison(**{**comparison.__dict__, "intervals": intervals})
 
 

@@ -44,6 +44,10 @@ CAUSE_TEXT = {
         "a sampled export at quarter frames: the player slerps between the sampled frames "
         "where Blender plays its Bezier curve"
     ),
+    "stepped_sampled": (
+        "a sampled export of a stepped (Constant) key: the player turns over the frame "
+        "before the jump that Blender makes at once"
+    ),
 }
 
 

@@ -284,8 +284,10 @@ BEZIER_SAMPLES_PER_FRAME = 4
 
 
 def bezier_keys_of(obj):
-    """(keys, [(co, handle_left, handle_right)]) of the object's rotation F-curves when
-    any of their keys is BEZIER, else None. Arrays (k, 2): frame, value."""
+    """(keys, [(co, handle_left, handle_right)], constant spans) of the object's rotation
+    F-curves when any of their keys is BEZIER, else None. Arrays (k, 2): frame,
+    value; constant spans: (start, end) frames of every CONSTANT key (Blender holds
+    it until the next key's frame)."""
     from .. import animdata
 
     try:
@@ -296,6 +298,7 @@ def bezier_keys_of(obj):
                              for k in fc.keyframe_points):
         return None
     channels = []
+    spans = set()
     for fc in curves:
         n = len(fc.keyframe_points)
         arrays = []
@@ -304,7 +307,11 @@ def bezier_keys_of(obj):
             fc.keyframe_points.foreach_get(name, buf)
             arrays.append(buf.reshape(n, 2).astype(np.float64))
         channels.append(tuple(arrays))
-    return max(len(fc.keyframe_points) for fc in curves), channels
+        co = arrays[0]
+        for i, kp in enumerate(fc.keyframe_points):
+            if kp.interpolation == 'CONSTANT' and i + 1 < n:
+                spans.add((float(co[i, 0]), float(co[i + 1, 0])))
+    return max(len(fc.keyframe_points) for fc in curves), channels, sorted(spans)
 
 
 def quarter_frames(frames) -> np.ndarray:
@@ -556,12 +563,12 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
     wrote them, how the engine plays them at every quarter frame (``comparison``,
     with Blender's orientations ``qb`` there), and the Linear keys that would play
     instead (computed from Blender's playback, ``export_compare.linear_alternative``)."""
-    blender_keys, _channels = bezier
+    blender_keys, _channels, constant_spans = bezier
     how = export_compare.exported_as(interpolation, key_count, blender_keys)
     exported_bytes = key_count * export_compare.KEY_BYTES.get(interpolation, 20)
     tolerance, source = _tolerance_of(obj)
     if how == "sampled":
-        comparison = export_compare.sampled_causes(comparison)
+        comparison = export_compare.sampled_causes(comparison, constant_spans)
     causes = _cause_counts(comparison)
     out = {
         "blender_keys": int(blender_keys),
@@ -591,6 +598,14 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         "max_deviation_quarter_deg": alt.max_deviation_quarter_deg,
         "animation_bytes": alt.animation_bytes,
     }
+    if constant_spans:
+        # io_scene_gltf2 samples a channel whose keys mix interpolations (needs_baking):
+        # a Linear bake keeps the stepped keys CONSTANT too, so it would be sampled alike.
+        out["why_not_linear"] = (
+            "Linear keys would not help: the object has stepped (Constant) keys, and the "
+            "exporter samples every channel that mixes Constant keys with Linear or Bezier "
+            "ones into a key per frame, whichever keys the bake writes.")
+        return out
     if export_compare.linear_is_better(how, comparison.max_deviation_deg, key_count,
                                        exported_bytes, alt):
         out["linear_is_better"] = True

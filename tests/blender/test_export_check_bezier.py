@@ -292,3 +292,34 @@ def test_linear_keys_get_no_bezier_block(clean_blender):
     report = export_check.check_objects(bpy.context, [swing], {"export_force_sampling": False})
     (o,) = report["objects"]
     assert "bezier" not in o and "Linear" not in o["advice"]
+
+
+def test_stepped_bezier_bake_is_sampled_by_the_exporter_and_linear_would_not_help(
+        clean_blender, tmp_path):
+    swing, _pan = _scene()
+    for fc in animdata.rotation_fcurves(swing):
+        fc.keyframe_points[1].interpolation = 'CONSTANT'  # Blender holds 21 -> 41, then jumps
+    _bake([swing])
+    interpolations = {kp.interpolation for fc in animdata.rotation_fcurves(swing)
+                      for kp in fc.keyframe_points}
+    assert interpolations == {'BEZIER', 'CONSTANT'}  # the bake keeps the step stepped
+    report = export_check.check_objects(bpy.context, [swing], {"export_force_sampling": False})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    (o,) = report["objects"]
+    b = o["bezier"]
+    # Mixed interpolations: the exporter samples the channel even with sampling off.
+    doc, blob = _export(tmp_path, [swing], sampling=False)
+    times, _values, interpolation = _rotation_sampler(doc, blob, "Swing")
+    assert interpolation == "LINEAR" and times.shape[0] == FRAMES[1] - FRAMES[0] + 1
+    assert b["exported_as"] == "sampled"
+    ref = _reference(doc, blob, swing, QUARTERS)
+    diff = np.abs(np.asarray(b["per_sample"]["deviation_deg"]) - ref)
+    assert diff.max() < AGREE_DEG
+    # On whole frames the engine plays Blender's pose; over the frame before the jump it
+    # turns through it: the spec evaluator has it 40.5 far off.
+    whole = np.abs(QUARTERS - np.round(QUARTERS)) < 1e-9
+    assert ref[whole].max() < 1e-3 and ref[QUARTERS == 40.5][0] > 10.0
+    stepped = [iv for iv in b["intervals"] if iv["cause"] == "stepped_sampled"]
+    assert [iv["frames"] for iv in stepped] == [[40.0, 41.0]]
+    assert not b["linear_is_better"] and "Constant" in b["why_not_linear"]
+    assert "--keys linear" not in o["advice"]
