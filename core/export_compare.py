@@ -28,6 +28,11 @@ exported keys where the two disagree, its cause:
 - ``turn_lost``: Blender turns more than 180 degrees between the two keys
   (an Euler 0 -> 360 windmill, a wrap 170 -> -170 played the long way); no
   slerp between two orientations turns more than 180 degrees.
+- ``cubic_sign_flip``: a CUBICSPLINE sampler whose two keys the exporter
+  wrote in opposite hemispheres (dot < 0; io_scene_gltf2 converts each Euler
+  key to a quaternion on its own, so a bake's unrolled wrap, 170 -> 190 deg,
+  comes out as q then -q'): the spec's cubic runs through 4D as stored, with
+  no short-arc fix as slerp has, and turns the other way round.
 - ``handle_lengths``: a CUBICSPLINE sampler written from Bezier keys whose
   handles are not a third of the interval long. io_scene_gltf2 (3.4 and 5.0
   alike) writes each key's handle *slopes* as the tangents and drops their
@@ -66,6 +71,7 @@ CAUSES = (
     "stepped",
     "sign_flip",
     "turn_lost",
+    "cubic_sign_flip",
     "handle_lengths",
     "cubic_vs_bezier",
     "linear_vs_blender",
@@ -181,6 +187,10 @@ ADVICE = {
     "stepped": "key with Linear or Bezier interpolation, or export with sampling",
     "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
     "turn_lost": "add keys: quatbake bake --tolerance 0.01, or export with sampling",
+    "cubic_sign_flip": (
+        "bake with Keys: Linear (--keys linear) for this engine (the spec's slerp takes the "
+        "short arc), or export with sampling"
+    ),
     "handle_lengths": "bake with Keys: Linear (--keys linear) for this engine, or export with sampling",
     "cubic_vs_bezier": "quatbake bake --tolerance 0.01 (LINEAR keys), or export with sampling",
     "linear_vs_blender": "quatbake bake --tolerance 0.01, or export with sampling",
@@ -232,12 +242,14 @@ def classify(
     blender_turn_deg: float,
     key_deviation_deg: float = 0.0,
     handle_share: float = 0.0,
+    file_flipped: bool = False,
 ) -> str:
     """The cause of a disagreeing interval (see the module docstring for the order).
 
     ``handle_share``: how far (a share of the interval) the Bezier handles of
     the interval's two keys are from a third of it, the largest over channels
     and sides (``handle_shares``); 0 when unknown or not Bezier.
+    ``file_flipped``: the two exported keys have a negative dot product.
     """
     if key_deviation_deg >= CAUSE_MIN_DEG:
         return "key_mismatch"
@@ -247,6 +259,8 @@ def classify(
         return "sign_flip"
     if blender_turn_deg > 180.0 + TURN_MARGIN_DEG:
         return "turn_lost"
+    if interpolation == "CUBICSPLINE" and file_flipped:
+        return "cubic_sign_flip"
     if interpolation == "CUBICSPLINE" and handle_share > HANDLE_THIRD_SLACK:
         return "handle_lengths"
     if interpolation == "CUBICSPLINE":
@@ -368,6 +382,7 @@ def compare(
                         blender_turn,
                         max(on_keys, default=0.0),
                         0.0 if shares is None or i >= shares.shape[0] else float(shares[i]),
+                        float(np.dot(kv[i], kv[i + 1])) < 0.0,
                     ),
                 )
             )

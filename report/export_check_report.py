@@ -34,6 +34,10 @@ CAUSE_TEXT = {
         "a key's quaternion sign is flipped: Blender turns the long way, the player does not"
     ),
     "turn_lost": "Blender turns more than 180 deg between two exported keys; a player cannot",
+    "cubic_sign_flip": (
+        "the exporter wrote two CUBICSPLINE keys as q and -q: the spec's cubic, unlike its "
+        "slerp, does not take the short arc"
+    ),
     "handle_lengths": (
         "the exporter wrote the Bezier handles' slopes as CUBICSPLINE tangents and dropped "
         "their lengths, which are not a third of the interval: the engine plays another curve"

@@ -323,3 +323,34 @@ def test_stepped_bezier_bake_is_sampled_by_the_exporter_and_linear_would_not_hel
     assert [iv["frames"] for iv in stepped] == [[40.0, 41.0]]
     assert not b["linear_is_better"] and "Constant" in b["why_not_linear"]
     assert "--keys linear" not in o["advice"]
+
+
+def test_an_unrolled_euler_wrap_exported_as_cubicspline_turns_the_other_way(
+        clean_blender, tmp_path):
+    """The issue's Euler camera pan through the wrap (170 -> -170 deg), on an empty: the
+    bake unrolls it (170 -> 190), the exporter turns each key into a quaternion on its
+    own and writes the two sides of the wrap in opposite hemispheres; the spec's cubic
+    has no short-arc fix, so the engine turns the other way round."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = FRAMES
+    pan = _keyed("EulerPan", 'XYZ', np.radians([[80, 0, 150], [85, 0, 170], [85, 0, -170],
+                                               [80, 0, -150]]))
+    _bake([pan])
+    report = export_check.check_objects(bpy.context, [pan], {"export_force_sampling": False})
+    (o,) = report["objects"]
+    doc, blob = _export(tmp_path, [pan], sampling=False)
+    times, values, interpolation = _rotation_sampler(doc, blob, "EulerPan")
+    assert interpolation == "CUBICSPLINE"
+    keys = values[1::3]
+    dots = np.sum(keys[:-1] * keys[1:], axis=1)
+    flipped = [[float(a), float(b)] for a, b, d in zip(times[:-1] * 24, times[1:] * 24, dots)
+               if d < 0]
+    assert flipped, dots  # the file itself holds q then -q'
+    ref = _reference(doc, blob, pan, QUARTERS)
+    assert ref.max() > 90.0  # the engine turns the other way round
+    b = o["bezier"]
+    assert abs(b["max_deviation_deg"] - ref.max()) < AGREE_DEG
+    got = [iv["frames"] for iv in b["intervals"] if iv["cause"] == "cubic_sign_flip"]
+    np.testing.assert_allclose(got, flipped, atol=1e-3)  # float32 seconds
+    assert b["linear_is_better"] and b["linear"]["max_deviation_quarter_deg"] < TOLERANCE
+    assert o["advice"].startswith("cubic_sign_flip") and "--keys linear" in o["advice"]
