@@ -245,6 +245,9 @@ def test_sampled_bezier_bake_is_as_big_as_a_dense_one_and_linear_is_advised(bake
     assert swing_o["max_deviation_deg"] < 1e-4
     assert swing_o["bezier"]["max_deviation_deg"] > 100 * swing_o["max_deviation_deg"]
     assert set(swing_o["bezier"]["causes"]) == {"between_samples"}
+    # The HTML page sets the two side by side and says it.
+    page = export_check_report.render_html(report)
+    assert "Keys: Linear within 0.1 deg" in page and "--keys linear" in page
     # --fail-above stays on whole frames (what it judged before); the quarter frames are
     # in the bezier block and the advice.
     assert export_check_report.max_deviation(report) == pytest.approx(
