@@ -357,3 +357,16 @@ def test_an_unrolled_euler_wrap_exported_as_cubicspline_turns_the_other_way(
     np.testing.assert_allclose(got, flipped, atol=1e-3)  # float32 seconds
     assert b["linear_is_better"] and b["linear"]["max_deviation_quarter_deg"] < TOLERANCE
     assert o["advice"].startswith("cubic_sign_flip") and "--keys linear" in o["advice"]
+
+
+def test_operator_keeps_the_linear_advice_for_the_panel(baked):
+    swing, pan = baked
+    select_only(swing, pan)
+    assert bpy.ops.quatbake.export_check() == {'FINISHED'}  # the exporter's defaults: sampled
+    from quatbake.addon.export_check import ops as ops_export_check
+
+    found = ops_export_check.results(bpy.context.scene)
+    # No cause at whole frames, yet the panel shows the advice: Linear keys play better.
+    assert found["Pan"]["causes"] == {} and found["Pan"]["linear_is_better"]
+    assert "--keys linear" in found["Pan"]["advice"]
+    assert found["Swing"]["bezier_max_deg"] > found["Swing"]["max_deviation_deg"]
