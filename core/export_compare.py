@@ -28,10 +28,29 @@ exported keys where the two disagree, its cause:
 - ``turn_lost``: Blender turns more than 180 degrees between the two keys
   (an Euler 0 -> 360 windmill, a wrap 170 -> -170 played the long way); no
   slerp between two orientations turns more than 180 degrees.
+- ``cubic_sign_flip``: a CUBICSPLINE sampler whose two keys the exporter
+  wrote in opposite hemispheres (dot < 0; io_scene_gltf2 converts each Euler
+  key to a quaternion on its own, so a bake's unrolled wrap, 170 -> 190 deg,
+  comes out as q then -q'): the spec's cubic runs through 4D as stored, with
+  no short-arc fix as slerp has, and turns the other way round.
+- ``handle_lengths``: a CUBICSPLINE sampler written from Bezier keys whose
+  handles are not a third of the interval long. io_scene_gltf2 (3.4 and 5.0
+  alike) writes each key's handle *slopes* as the tangents and drops their
+  lengths; the spec's Hermite cubic is the Bezier curve with handles of a
+  third of the interval, so a fitted curve (``bake --keys bezier`` fits the
+  lengths) plays another shape in the engine.
 - ``cubic_vs_bezier``: a CUBICSPLINE sampler, whose Hermite cubic through
   the 4D components is not Blender's per-channel Bezier curves.
 - ``linear_vs_blender``: a LINEAR sampler whose slerp between the keys is
   not Blender's per-channel curves in between (easing, per-channel Euler).
+- ``between_samples``: the same, for a sampled export (a key every frame) seen
+  at quarter frames: on the frames the engine plays Blender's pose, between
+  them it slerps where Blender plays its Bezier curve (what an engine running
+  faster than the scene's frame rate shows). Named by ``sampled_causes``.
+- ``stepped_sampled``: the same inside a stepped (CONSTANT) span of Blender's
+  keys: the exporter samples a channel of mixed interpolations (a Bezier bake
+  keeps stepped intervals CONSTANT) as LINEAR keys on whole frames, so the
+  engine turns over the frame before the jump that Blender makes at once.
 
 Checked in that order; the first that applies is the cause.
 """
@@ -42,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import quat
+from . import gltf_sampler, keyreduce, quat, rotation
 
 CAUSES = (
     "timing",
@@ -52,8 +71,12 @@ CAUSES = (
     "stepped",
     "sign_flip",
     "turn_lost",
+    "cubic_sign_flip",
+    "handle_lengths",
     "cubic_vs_bezier",
     "linear_vs_blender",
+    "between_samples",
+    "stepped_sampled",
 )
 
 # Intervals whose worst deviation stays below this get no cause: a sampled
@@ -69,6 +92,26 @@ TURN_MARGIN_DEG = 1.0
 # A frame this close (frames) to an exported key's time is that key's frame
 # (key times are float32 seconds: k / fps comes back ~1e-6 frames off).
 KEY_FRAME_MATCH = 1e-3
+
+# A Bezier handle whose length (frames) is more than this share of its
+# interval away from a third of it is not what the exporter's CUBICSPLINE
+# plays (the Hermite cubic is the curve with handles of exactly a third).
+# Blender's own auto handles are a third to float32; QuatBake's fitted ones
+# range from 0.02 to 0.95 of the interval.
+HANDLE_THIRD_SLACK = 0.02
+
+# Keys Linear (``bake --keys linear``) are the better choice for an engine when
+# a sampled export has at least this many times the keys a Linear tolerance
+# bake would need ("as big as a dense bake").
+SAMPLED_KEY_RATIO = 2.0
+
+# The Key Tolerance assumed for an object whose bake did not record one (or
+# that was keyed by hand): the tolerance the bake works to by default.
+DEFAULT_TOLERANCE_DEG = 0.01
+
+# Bytes per exported rotation key: a float32 time and a float32 quaternion
+# (CUBICSPLINE: in-tangent, value and out-tangent quaternions).
+KEY_BYTES = {"LINEAR": 4 + 16, "STEP": 4 + 16, "CUBICSPLINE": 4 + 48}
 
 
 @dataclass(frozen=True)
@@ -144,8 +187,21 @@ ADVICE = {
     "stepped": "key with Linear or Bezier interpolation, or export with sampling",
     "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
     "turn_lost": "add keys: quatbake bake --tolerance 0.01, or export with sampling",
+    "cubic_sign_flip": (
+        "bake with Keys: Linear (--keys linear) for this engine (the spec's slerp takes the "
+        "short arc), or export with sampling"
+    ),
+    "handle_lengths": "bake with Keys: Linear (--keys linear) for this engine, or export with sampling",
     "cubic_vs_bezier": "quatbake bake --tolerance 0.01 (LINEAR keys), or export with sampling",
     "linear_vs_blender": "quatbake bake --tolerance 0.01, or export with sampling",
+    "between_samples": (
+        "on the frames themselves it plays Blender's pose; only an engine running faster "
+        "than the scene's frame rate shows the in-betweens"
+    ),
+    "stepped_sampled": (
+        "a glTF sampler cannot hold and then jump within a frame: on the frames themselves "
+        "the engine plays Blender's pose, in between it turns through the jump"
+    ),
 }
 
 
@@ -162,10 +218,39 @@ def advice(causes: dict, max_deviation_deg: float) -> str:
     )
 
 
+def sampled_causes(comparison: Comparison, constant_spans=()) -> Comparison:
+    """``comparison`` of a sampled export at finer samples than its keys (quarter
+    frames), with ``linear_vs_blender`` named ``between_samples``, and it or
+    ``turn_lost`` named ``stepped_sampled`` inside ``constant_spans`` ((start,
+    end) frames of Blender's CONSTANT keys, where Blender holds then jumps)."""
+
+    def cause(iv: Interval) -> str:
+        inside = any(iv.frames[0] >= a - KEY_FRAME_MATCH and iv.frames[1] <= b + KEY_FRAME_MATCH
+                     for a, b in constant_spans)
+        if inside and iv.cause in ("linear_vs_blender", "turn_lost"):
+            return "stepped_sampled"
+        return "between_samples" if iv.cause == "linear_vs_blender" else iv.cause
+
+    intervals = tuple(Interval(**{**iv.__dict__, "cause": cause(iv)})
+                      for iv in comparison.intervals)
+    return Comparison(**{**comparison.__dict__, "intervals": intervals})
+
+
 def classify(
-    interpolation: str, flipped: bool, blender_turn_deg: float, key_deviation_deg: float = 0.0
+    interpolation: str,
+    flipped: bool,
+    blender_turn_deg: float,
+    key_deviation_deg: float = 0.0,
+    handle_share: float = 0.0,
+    file_flipped: bool = False,
 ) -> str:
-    """The cause of a disagreeing interval (see the module docstring for the order)."""
+    """The cause of a disagreeing interval (see the module docstring for the order).
+
+    ``handle_share``: how far (a share of the interval) the Bezier handles of
+    the interval's two keys are from a third of it, the largest over channels
+    and sides (``handle_shares``); 0 when unknown or not Bezier.
+    ``file_flipped``: the two exported keys have a negative dot product.
+    """
     if key_deviation_deg >= CAUSE_MIN_DEG:
         return "key_mismatch"
     if interpolation == "STEP":
@@ -174,6 +259,10 @@ def classify(
         return "sign_flip"
     if blender_turn_deg > 180.0 + TURN_MARGIN_DEG:
         return "turn_lost"
+    if interpolation == "CUBICSPLINE" and file_flipped:
+        return "cubic_sign_flip"
+    if interpolation == "CUBICSPLINE" and handle_share > HANDLE_THIRD_SLACK:
+        return "handle_lengths"
     if interpolation == "CUBICSPLINE":
         return "cubic_vs_bezier"
     return "linear_vs_blender"
@@ -191,6 +280,7 @@ def compare(
     source_key_quats=None,
     retimed_deviation_deg=None,
     key_deviation_deg=None,
+    handle_share=None,
 ) -> Comparison:
     """Per-frame deviation of the player from Blender and the cause per key interval.
 
@@ -207,6 +297,9 @@ def compare(
     two differ): an interval that plays right that way is ``timing``.
     ``key_deviation_deg`` (n,): the deviation at each key's own time, for keys
     between frames (else it is read from the frames that are key frames).
+    ``handle_share`` (n - 1,): per interval between exported keys, how far
+    Blender's Bezier handles there are from a third of it (``handle_shares``).
+    ``frames`` may be finer than whole frames (quarter frames for Bezier keys).
     """
     f = np.asarray(frames, dtype=np.float64)
     qb = quat.normalize(blender_quats, "Blender's orientation")
@@ -229,6 +322,7 @@ def compare(
         kv = np.asarray(key_values, dtype=np.float64)
         src = None if source_key_quats is None else np.asarray(source_key_quats, dtype=np.float64)
         key_dev = None if key_deviation_deg is None else np.asarray(key_deviation_deg, float)
+        shares = None if handle_share is None else np.asarray(handle_share, float)
         retimed = (
             None
             if retimed_deviation_deg is None
@@ -282,7 +376,14 @@ def compare(
                     key_angle_deg=key_angle,
                     cause="timing"
                     if retimed_ok
-                    else classify(interpolation, flipped, blender_turn, max(on_keys, default=0.0)),
+                    else classify(
+                        interpolation,
+                        flipped,
+                        blender_turn,
+                        max(on_keys, default=0.0),
+                        0.0 if shares is None or i >= shares.shape[0] else float(shares[i]),
+                        float(np.dot(kv[i], kv[i + 1])) < 0.0,
+                    ),
                 )
             )
     if key_frames is not None and len(key_frames) >= 1:
@@ -298,3 +399,150 @@ def compare(
         max_location_deviation=float(loc_dev.max()) if loc_dev.size else 0.0,
         intervals=tuple(intervals),
     )
+
+
+# --------------------------------------------------------------------------
+# Bezier keys as the exporter writes them, and Linear keys instead
+
+
+def handle_shares(key_frames, channels) -> np.ndarray:
+    """Per interval between ``key_frames`` (n,), how far Blender's Bezier handles are
+    from a third of the interval: the largest over channels and both sides of
+    |handle length / interval - 1/3| -> (n - 1,).
+
+    ``channels``: per rotation F-curve, (co (k, 2), handle_left (k, 2),
+    handle_right (k, 2)) in frames and values. Intervals whose ends are not
+    keys of a channel (NLA time offsets, a resampled channel) get 0 from it.
+    """
+    kf = np.asarray(key_frames, dtype=np.float64)
+    out = np.zeros(max(kf.shape[0] - 1, 0))
+    if out.size == 0:
+        return out
+    span = np.diff(kf)
+    for co, left, right in channels:
+        co = np.asarray(co, dtype=np.float64)
+        if co.shape[0] < 2:
+            continue
+        idx = np.searchsorted(co[:, 0], kf)
+        idx = np.clip(idx, 0, co.shape[0] - 1)
+        # searchsorted may land one past the matching key when it is a hair below.
+        prev = np.clip(idx - 1, 0, co.shape[0] - 1)
+        idx = np.where(np.abs(co[prev, 0] - kf) < np.abs(co[idx, 0] - kf), prev, idx)
+        found = np.abs(co[idx, 0] - kf) < KEY_FRAME_MATCH
+        a, b = idx[:-1], idx[1:]
+        ok = found[:-1] & found[1:] & (b == a + 1)
+        right_len = (np.asarray(right, float)[a, 0] - co[a, 0]) / span
+        left_len = (co[b, 0] - np.asarray(left, float)[b, 0]) / span
+        share = np.maximum(np.abs(right_len - 1.0 / 3.0), np.abs(left_len - 1.0 / 3.0))
+        out = np.maximum(out, np.where(ok, share, 0.0))
+    return out
+
+
+@dataclass(frozen=True)
+class LinearAlternative:
+    """Linear keys on whole frames that an engine's slerp plays within a tolerance of
+    Blender's playback, and how far off they play at every sample."""
+
+    tolerance_deg: float
+    key_frames: np.ndarray  # (k,)
+    max_deviation_deg: float  # at whole frames
+    max_deviation_quarter_deg: float  # at every sample given (quarter frames)
+    animation_bytes: int  # of the rotation keys as the exporter would write them
+
+    @property
+    def keys(self) -> int:
+        return int(self.key_frames.shape[0])
+
+
+def linear_alternative(
+    frames, blender_quats, tolerance_deg: float, mode: str = "QUATERNION"
+) -> LinearAlternative:
+    """The Linear keys a ``bake --keys linear --tolerance DEG`` of what Blender plays
+    would keep, computed from the data, and the engine's slerp of them measured.
+
+    frames (m,) increasing samples (quarter frames, say), ``blender_quats`` (m, 4)
+    Blender's orientation there (w-first, any sign). The keys are chosen by
+    ``core.keyreduce`` on the whole frames among the samples (a bake keys whole
+    frames): Blender's nlerp and the glTF player's slerp both within DEG there,
+    under 180 degrees between keys. Then the spec's LINEAR sampler (short-arc
+    slerp, ``core.gltf_sampler``) of those keys is compared with Blender at
+    every sample.
+
+    ``mode`` is the rotation mode the Linear keys are written in (the object's
+    own: a bake keeps it): Blender plays Euler keys channel by channel, which
+    the keys must follow too (Euler channels need more Linear keys than
+    quaternions for the same turn). The channel values are those of the
+    orientation given, continuous (no wraps).
+    """
+    f = np.asarray(frames, dtype=np.float64)
+    qb = quat.make_continuous(quat.normalize(blender_quats, "Blender's orientation"))
+    whole = np.flatnonzero(np.abs(f - np.round(f)) < 1e-9)
+    if whole.size < 2:
+        raise ValueError("linear_alternative: fewer than two whole frames to key.")
+    fw, qw = f[whole], qb[whole]
+    values = rotation.quat_to_mode_values_continuous(qw, mode)
+    kept = keyreduce.select_keys(fw, qw, values, mode, tolerance_deg)
+    played = gltf_sampler.evaluate(fw[kept], qw[kept], "LINEAR", f, rotation=True)
+    dev = np.degrees(quat.angle_between(qb, played))
+    return LinearAlternative(
+        tolerance_deg=float(tolerance_deg),
+        key_frames=fw[kept],
+        max_deviation_deg=float(dev[whole].max()),
+        max_deviation_quarter_deg=float(dev.max()),
+        animation_bytes=int(kept.shape[0]) * KEY_BYTES["LINEAR"],
+    )
+
+
+def exported_as(interpolation: str, exported_keys: int, blender_keys: int) -> str:
+    """How the exporter wrote Bezier rotation keys: 'keys' (CUBICSPLINE at Blender's own
+    keys), 'sampled' (a key per sampled frame, more keys than Blender has), or
+    'other' (a STEP or LINEAR sampler on the keys themselves)."""
+    if exported_keys > blender_keys:
+        return "sampled"
+    if interpolation == "CUBICSPLINE":
+        return "keys"
+    return "other"
+
+
+def linear_is_better(
+    how: str,
+    bezier_max_deg: float,
+    exported_keys: int,
+    exported_bytes: int,
+    alternative: LinearAlternative,
+) -> bool:
+    """Whether an engine plays Linear keys better than the Bezier keys as exported.
+
+    - written as keys (CUBICSPLINE): when the Linear keys' slerp plays closer to
+      Blender (at every sample, quarter frames included) and either the
+      engine's cubic misses Blender by more than the tolerance or the Linear
+      keys are fewer bytes too;
+    - sampled: when the file holds at least SAMPLED_KEY_RATIO times the keys
+      the Linear keys need (as big as a dense bake), which stay within the
+      tolerance at every whole frame.
+    """
+    if how == "keys":
+        closer = alternative.max_deviation_quarter_deg < bezier_max_deg
+        return closer and (bezier_max_deg > alternative.tolerance_deg
+                           or alternative.animation_bytes < exported_bytes)
+    if how == "sampled":
+        return (exported_keys >= SAMPLED_KEY_RATIO * alternative.keys
+                and alternative.max_deviation_deg <= alternative.tolerance_deg)
+    return False
+
+
+def linear_advice(how: str, exported_keys: int, exported_bytes: int, bezier_max_deg: float,
+                  blender_keys: int, alternative: LinearAlternative) -> str:
+    """The sentence that says Linear keys are the better choice, with both figures."""
+    alt = alternative
+    linear = (f"{alt.keys} Linear keys within {alt.tolerance_deg:g} deg ({alt.animation_bytes} "
+              f"bytes) would play {alt.max_deviation_deg:.3g} deg off at frames "
+              f"({alt.max_deviation_quarter_deg:.3g} deg at quarter frames)")
+    if how == "keys":
+        return (f"Bake with Keys: Linear (--keys linear) for this engine: the exporter wrote "
+                f"the {blender_keys} Bezier keys as CUBICSPLINE ({exported_bytes} bytes), which "
+                f"plays {bezier_max_deg:.3g} deg off Blender; {linear}.")
+    return (f"Bake with Keys: Linear (--keys linear) and export with "
+            f"export_force_sampling=False for this engine: the exporter sampled the "
+            f"{blender_keys} Bezier keys into {exported_keys} keys ({exported_bytes} bytes, "
+            f"{bezier_max_deg:.3g} deg off), as big as a dense bake; {linear}.")

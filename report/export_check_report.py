@@ -34,9 +34,45 @@ CAUSE_TEXT = {
         "a key's quaternion sign is flipped: Blender turns the long way, the player does not"
     ),
     "turn_lost": "Blender turns more than 180 deg between two exported keys; a player cannot",
+    "cubic_sign_flip": (
+        "the exporter wrote two CUBICSPLINE keys as q and -q: the spec's cubic, unlike its "
+        "slerp, does not take the short arc"
+    ),
+    "handle_lengths": (
+        "the exporter wrote the Bezier handles' slopes as CUBICSPLINE tangents and dropped "
+        "their lengths, which are not a third of the interval: the engine plays another curve"
+    ),
     "cubic_vs_bezier": "CUBICSPLINE in the player is not Blender's per-channel Bezier",
     "linear_vs_blender": "the player's slerp between keys is not Blender's per-channel curves",
+    "between_samples": (
+        "a sampled export at quarter frames: the player slerps between the sampled frames "
+        "where Blender plays its Bezier curve"
+    ),
+    "stepped_sampled": (
+        "a sampled export of a stepped (Constant) key: the player turns over the frame "
+        "before the jump that Blender makes at once"
+    ),
 }
+
+
+def _rounded_intervals(intervals) -> list:
+    return [
+        dict(iv, frames=[frame_value(f) for f in iv["frames"]],
+             worst_frame=frame_value(iv["worst_frame"]))
+        for iv in intervals
+    ]
+
+
+def _rounded_bezier(block: dict) -> dict:
+    block = dict(block)
+    block["worst_frame"] = frame_value(block.get("worst_frame", 0))
+    block["intervals"] = _rounded_intervals(block.get("intervals", []))
+    per = block.get("per_sample", {})
+    block["per_sample"] = {
+        "frame": [frame_value(f) for f in np.asarray(per.get("frame", []), float)],
+        "deviation_deg": np.round(np.asarray(per.get("deviation_deg", []), float), DECIMALS),
+    }
+    return block
 
 
 def _rounded(report: dict) -> dict:
@@ -47,12 +83,9 @@ def _rounded(report: dict) -> dict:
         obj = dict(obj)
         obj["frames"] = [frame_value(f) for f in obj.get("frames", [])]
         obj["worst_frame"] = frame_value(obj.get("worst_frame", 0))
-        obj["intervals"] = [
-            dict(
-                iv, frames=[frame_value(f) for f in iv["frames"]], worst_frame=frame_value(iv["worst_frame"])
-            )
-            for iv in obj.get("intervals", [])
-        ]
+        obj["intervals"] = _rounded_intervals(obj.get("intervals", []))
+        if obj.get("bezier"):
+            obj["bezier"] = _rounded_bezier(obj["bezier"])
         per_frame = {}
         for name, values in obj.get("per_frame", {}).items():
             arr = np.asarray(values, dtype=np.float64)
@@ -85,9 +118,47 @@ def _chart(obj: dict) -> str:
     if len(frames) < 2:
         return ""
     ends = sorted({f for iv in obj.get("intervals", [])[:200] for f in iv["frames"]})
+    bezier = obj.get("bezier")
+    if bezier and len(bezier["per_sample"]["frame"]) >= 2:
+        # Bezier keys: every quarter frame (the whole frames are among them).
+        ends = sorted({f for iv in bezier.get("intervals", [])[:200] for f in iv["frames"]})
+        return line_chart(f"{obj['name']}: deviation per quarter frame",
+                          bezier["per_sample"]["frame"],
+                          [("deviation", bezier["per_sample"]["deviation_deg"], DEVIATION_COLOUR)],
+                          y_label="deviation (deg)", keys=ends, chart_id=f"dev-{obj['name']}")
     return line_chart(f"{obj['name']}: deviation per frame", frames,
                       [("deviation", obj["per_frame"]["deviation_deg"], DEVIATION_COLOUR)],
                       y_label="deviation (deg)", keys=ends, chart_id=f"dev-{obj['name']}")
+
+
+def _bezier_html(obj: dict) -> str:
+    """The Bezier keys as exported against the Linear keys that would play instead."""
+    b = obj.get("bezier")
+    if not b:
+        return ""
+    how = {"keys": "CUBICSPLINE at Blender's keys", "sampled": "sampled, a LINEAR key per frame",
+           "other": "as they are"}.get(b.get("exported_as"), b.get("exported_as", ""))
+    rows = [
+        "<table><tr><th>Bezier keys</th><th>Keys</th><th>Rotation bytes</th>"
+        "<th>Max dev. at quarter frames (deg)</th><th>at frames (deg)</th></tr>",
+        f"<tr><td>as exported ({escape(how)})</td><td class='num'>{b.get('blender_keys', 0)} "
+        f"-> {obj.get('key_count', 0)}</td><td class='num'>{b.get('rotation_bytes', 0)}</td>"
+        f"<td class='num'>{_g(b.get('max_deviation_deg'))}</td>"
+        f"<td class='num'>{_g(obj.get('max_deviation_deg'))}</td></tr>",
+    ]
+    lin = b.get("linear")
+    if lin:
+        rows.append(
+            f"<tr><td>Keys: Linear within {_g(lin['tolerance_deg'])} deg "
+            f"({'the bake' if b.get('tolerance_from') == 'bake' else 'default'} tolerance)</td>"
+            f"<td class='num'>{lin['keys']}</td><td class='num'>{lin['animation_bytes']}</td>"
+            f"<td class='num'>{_g(lin['max_deviation_quarter_deg'])}</td>"
+            f"<td class='num'>{_g(lin['max_deviation_deg'])}</td></tr>"
+        )
+    rows.append("</table>")
+    verdict = (f"<p class='bad'>{escape(b['advice'])}</p>" if b.get("linear_is_better")
+               else "<p>The Bezier keys as exported are the better choice for this engine.</p>")
+    return "".join(rows) + verdict
 
 
 def render_html(report: dict) -> str:
@@ -140,6 +211,7 @@ def render_html(report: dict) -> str:
         )
     for obj in report.get("objects", []):
         out.append(f"<h2>{escape(obj['name'])}</h2><p>{escape(obj.get('advice', ''))}</p>{_chart(obj)}")
+        out.append(_bezier_html(obj))
         if obj.get("note"):
             out.append(f"<p>{escape(obj['note'])}</p>")
         if obj.get("intervals"):

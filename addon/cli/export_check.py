@@ -35,6 +35,12 @@ def run_export_check(args) -> int:
                        (export_check_report.write_html, report, html_out)])
     if not args.quiet:
         print(check_table(report))
+        # Bezier keys that play better as Linear keys in an engine, said even when the
+        # whole frames have no cause (a sampled export as big as a dense bake).
+        for o in report["objects"]:
+            bezier = o.get("bezier") or {}
+            if bezier.get("linear_is_better") and not o["causes"]:
+                print(f"{o['name']}: {o['advice']}")
     for error in report["errors"]:
         print(error["message"], file=sys.stderr)
     for skipped in report.get("skipped", []):

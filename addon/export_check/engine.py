@@ -14,6 +14,13 @@
    (``scene.frame_set`` + ``matrix_world``: drivers, constraints, NLA and
    parents included), frame by frame, and names the cause per key interval.
 
+Objects whose rotation keys are Bezier are compared at every quarter frame
+too (what motion blur samples, and what a tolerance bake with ``--keys
+bezier`` guarantees): the exporter writes them as CUBICSPLINE from the
+handles' slopes alone (sampling off) or samples them into a key per frame,
+and the check says, with the figures of both, when Linear keys would play
+better in the engine (``core.export_compare.linear_alternative``).
+
 Comparing world matrices makes "what the engine shows" the measure: a child
 follows its parent in both. The exported file never touches the .blend;
 the current frame and the selection are put back afterwards.
@@ -271,6 +278,74 @@ def blender_world_at(scene, obj, frames) -> np.ndarray:
     return out
 
 
+# Bezier rotation keys are compared at this many samples per frame (quarter
+# frames: motion blur's samples, and what a Bezier tolerance bake guarantees).
+BEZIER_SAMPLES_PER_FRAME = 4
+
+
+def bezier_keys_of(obj):
+    """(keys, [(co, handle_left, handle_right)], constant spans) of the object's rotation
+    F-curves when any of their keys is BEZIER, else None. Arrays (k, 2): frame,
+    value; constant spans: (start, end) frames of every CONSTANT key (Blender holds
+    it until the next key's frame)."""
+    from .. import animdata
+
+    try:
+        curves = [fc for fc in animdata.rotation_fcurves(obj) if fc is not None]
+    except (KeyError, AttributeError):
+        return None
+    if not curves or not any(k.interpolation == 'BEZIER' for fc in curves
+                             for k in fc.keyframe_points):
+        return None
+    channels = []
+    spans = set()
+    for fc in curves:
+        n = len(fc.keyframe_points)
+        arrays = []
+        for name in ("co", "handle_left", "handle_right"):
+            buf = np.empty(2 * n, dtype=np.float32)
+            fc.keyframe_points.foreach_get(name, buf)
+            arrays.append(buf.reshape(n, 2).astype(np.float64))
+        channels.append(tuple(arrays))
+        co = arrays[0]
+        for i, kp in enumerate(fc.keyframe_points):
+            if kp.interpolation == 'CONSTANT' and i + 1 < n:
+                spans.add((float(co[i, 0]), float(co[i + 1, 0])))
+    return max(len(fc.keyframe_points) for fc in curves), channels, sorted(spans)
+
+
+def quarter_frames(frames) -> np.ndarray:
+    """Every quarter frame from the first of ``frames`` to the last (whole frames included)."""
+    step = 1.0 / BEZIER_SAMPLES_PER_FRAME
+    return np.arange(frames[0], frames[-1] + 0.5 * step, step)
+
+
+def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.ndarray, dict]:
+    """(samples, name -> world matrices there): Blender's playback of ``objects`` at every
+    quarter frame, the whole frames taken from ``whole_m`` (``blender_world`` on
+    ``frames``), the subframes by one pass of frame_set (frame restored)."""
+    samples = quarter_frames(frames)
+    on_whole = np.searchsorted(frames, samples)
+    whole = np.abs(samples - np.round(samples)) < 1e-9
+    out = {}
+    for o in objects:
+        m = np.empty((samples.shape[0], 4, 4))
+        m[whole] = whole_m[o.name][on_whole[whole]]
+        out[o.name] = m
+    sub = np.flatnonzero(~whole)
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    try:
+        for i in sub:
+            f = samples[i]
+            base = int(np.floor(f))
+            scene.frame_set(base, subframe=float(f - base))
+            for o in objects:
+                out[o.name][i] = np.array(o.matrix_world)
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+    return samples, out
+
+
 def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected) -> np.ndarray | None:
     """Deviation (degrees) at each exported key's own time, when keys fall between frames.
 
@@ -450,9 +525,99 @@ def _object_channels(doc, node: int, action_name: str | None, skip: dict) -> tup
     return channels, anim
 
 
-def _object_entry(
-    obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup, exporter_spf: float
-) -> dict:
+def _tolerance_of(obj) -> tuple[float, str]:
+    """(Key Tolerance in degrees, 'bake' or 'default'): the tolerance the object's QuatBake
+    bake was made with, else export_compare.DEFAULT_TOLERANCE_DEG."""
+    from .. import record
+
+    made = record.bake_made(obj)
+    if made is not None and made[1] > 0.0:
+        return made[1], "bake"
+    return export_compare.DEFAULT_TOLERANCE_DEG, "default"
+
+
+def _interval_rows(comparison) -> list:
+    return [
+        {
+            "frames": list(iv.frames),
+            "cause": iv.cause,
+            "max_deviation_deg": iv.max_deviation_deg,
+            "worst_frame": iv.worst_frame,
+            "blender_turn_deg": iv.blender_turn_deg,
+            "player_turn_deg": iv.player_turn_deg,
+            "key_angle_deg": iv.key_angle_deg,
+        }
+        for iv in comparison.intervals
+    ]
+
+
+def _cause_counts(comparison) -> dict:
+    causes: dict = {}
+    for iv in comparison.intervals:
+        causes[iv.cause] = causes.get(iv.cause, 0) + 1
+    return causes
+
+
+def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: int) -> dict:
+    """The ``bezier`` block of an object with Bezier rotation keys: how the exporter
+    wrote them, how the engine plays them at every quarter frame (``comparison``,
+    with Blender's orientations ``qb`` there), and the Linear keys that would play
+    instead (computed from Blender's playback, ``export_compare.linear_alternative``)."""
+    blender_keys, _channels, constant_spans = bezier
+    how = export_compare.exported_as(interpolation, key_count, blender_keys)
+    exported_bytes = key_count * export_compare.KEY_BYTES.get(interpolation, 20)
+    tolerance, source = _tolerance_of(obj)
+    if how == "sampled":
+        comparison = export_compare.sampled_causes(comparison, constant_spans)
+    causes = _cause_counts(comparison)
+    out = {
+        "blender_keys": int(blender_keys),
+        "exported_as": how,
+        "samples_per_frame": BEZIER_SAMPLES_PER_FRAME,
+        "rotation_bytes": int(exported_bytes),
+        "max_deviation_deg": comparison.max_deviation_deg,
+        "worst_frame": comparison.worst_frame,
+        "causes": causes,
+        "intervals": _interval_rows(comparison),
+        "tolerance_deg": float(tolerance),
+        "tolerance_from": source,
+        "linear": None,
+        "linear_is_better": False,
+        "advice": export_compare.advice(causes, comparison.max_deviation_deg),
+        "per_sample": {"frame": comparison.frames, "deviation_deg": comparison.deviation_deg},
+    }
+    try:
+        alt = export_compare.linear_alternative(comparison.frames, qb, tolerance,
+                                                obj.rotation_mode)
+    except ValueError:
+        return out
+    out["linear"] = {
+        "keys": alt.keys,
+        "tolerance_deg": alt.tolerance_deg,
+        "max_deviation_deg": alt.max_deviation_deg,
+        "max_deviation_quarter_deg": alt.max_deviation_quarter_deg,
+        "animation_bytes": alt.animation_bytes,
+    }
+    if constant_spans:
+        # io_scene_gltf2 samples a channel whose keys mix interpolations (needs_baking):
+        # a Linear bake keeps the stepped keys CONSTANT too, so it would be sampled alike.
+        out["why_not_linear"] = (
+            "Linear keys would not help: the object has stepped (Constant) keys, and the "
+            "exporter samples every channel that mixes Constant keys with Linear or Bezier "
+            "ones into a key per frame, whichever keys the bake writes.")
+        return out
+    if export_compare.linear_is_better(how, comparison.max_deviation_deg, key_count,
+                                       exported_bytes, alt):
+        out["linear_is_better"] = True
+        out["advice"] = (f"{out['advice']} " + export_compare.linear_advice(
+            how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys, alt))
+    return out
+
+
+def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
+                exporter_spf: float, bezier=None):
+    """(comparison, Blender's orientations) of the engine's playback of the file with
+    Blender's (``blender_m``) on ``frames``."""
     from .. import animdata
 
     bad = ~np.isfinite(blender_m).all(axis=(1, 2))
@@ -485,6 +650,9 @@ def _object_entry(
         values = rot.sampler.output
         key_values = values[1::3] if rot.sampler.interpolation == "CUBICSPLINE" else values
         interpolation = rot.sampler.interpolation
+    shares = None
+    if bezier is not None and key_frames is not None and interpolation == "CUBICSPLINE":
+        shares = export_compare.handle_shares(key_frames, bezier[1])
     source = None
     if key_frames is not None and obj.rotation_mode == 'QUATERNION':
         # Blender's own quaternion channels at the exported keys, un-normalised:
@@ -505,7 +673,24 @@ def _object_entry(
         source_key_quats=source,
         retimed_deviation_deg=retimed,
         key_deviation_deg=key_deviation,
+        handle_share=shares,
     )
+    return comparison, qb
+
+
+def _object_entry(
+    obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup, exporter_spf: float,
+    bezier=None, quarters=None, blender_q=None,
+) -> dict:
+    """One object's report, compared on whole ``frames``. ``bezier`` (``bezier_keys_of``):
+    its Bezier rotation keys, compared again on ``quarters`` (Blender's playback
+    ``blender_q`` there) into the ``bezier`` block."""
+    from .. import animdata
+
+    comparison, _qb = _comparison(obj, node, doc, channels, frames, blender_m, fps, yup,
+                                  exporter_spf, bezier)
+    rot = channels.get((node, "rotation"))
+    interpolation = rot.sampler.interpolation if rot is not None else ""
     keys = {}
     data_bytes = 0
     seen = set()
@@ -517,11 +702,18 @@ def _object_entry(
             if acc not in seen:
                 seen.add(acc)
                 data_bytes += doc.accessor_bytes.get(acc, 0)
-    causes: dict = {}
-    for iv in comparison.intervals:
-        causes[iv.cause] = causes.get(iv.cause, 0) + 1
+    causes = _cause_counts(comparison)
     action = animdata.get_action(obj)
-    return {
+    advice = export_compare.advice(causes, comparison.max_deviation_deg)
+    bezier_entry = None
+    if bezier is not None and rot is not None and quarters is not None:
+        fine, qb_fine = _comparison(obj, node, doc, channels, quarters, blender_q, fps, yup,
+                                    exporter_spf, bezier)
+        bezier_entry = _bezier_entry(obj, bezier, fine, qb_fine, interpolation,
+                                     keys.get("rotation", 0))
+        # Every frame and quarter frame: the Bezier block's judgement is the advice.
+        advice = bezier_entry["advice"]
+    entry = {
         "name": obj.name,
         "type": obj.type,
         "rotation_mode": obj.rotation_mode,
@@ -538,25 +730,17 @@ def _object_entry(
         "worst_frame": comparison.worst_frame,
         "max_location_deviation": comparison.max_location_deviation,
         "causes": causes,
-        "advice": export_compare.advice(causes, comparison.max_deviation_deg),
-        "intervals": [
-            {
-                "frames": list(iv.frames),
-                "cause": iv.cause,
-                "max_deviation_deg": iv.max_deviation_deg,
-                "worst_frame": iv.worst_frame,
-                "blender_turn_deg": iv.blender_turn_deg,
-                "player_turn_deg": iv.player_turn_deg,
-                "key_angle_deg": iv.key_angle_deg,
-            }
-            for iv in comparison.intervals
-        ],
+        "advice": advice,
+        "intervals": _interval_rows(comparison),
         "per_frame": {
             "frame": comparison.frames,
             "deviation_deg": comparison.deviation_deg,
             "location_deviation": comparison.location_deviation,
         },
     }
+    if bezier_entry is not None:
+        entry["bezier"] = bezier_entry
+    return entry
 
 
 def check_objects(
@@ -620,10 +804,18 @@ def check_objects(
             continue
         nodes[obj.name] = node
         for c in kept:
-            all_key_frames.extend((c.sampler.input[[0, -1]] * fps).tolist())
+            # float32 seconds: 61 / 24 s comes back as frame 61.000002, which must not
+            # pull frame 62 into the check.
+            all_key_frames.extend(
+                np.round(c.sampler.input[[0, -1]] * fps, KEY_FRAME_DECIMALS).tolist())
     checked = [o for o in objects if o.name in nodes]
     frames = check_frames(scene, all_key_frames)
     blender_m = blender_world(scene, checked, frames)
+    beziers = {o.name: b for o in checked if (b := bezier_keys_of(o)) is not None}
+    quarters, blender_q = None, {}
+    if beziers and frames.shape[0] >= 2:
+        quarters, blender_q = blender_world_quarters(
+            scene, [o for o in checked if o.name in beziers], frames, blender_m)
     exporter_spf = exporter_seconds_per_frame(doc, scene)
     entries = []
     for obj in checked:
@@ -631,8 +823,10 @@ def check_objects(
         node = nodes[obj.name]
         channels, anim = _object_channels(doc, node, action.name if action else None, skip)
         try:
-            entry = _object_entry(obj, node, doc, channels, anim, frames, blender_m[obj.name],
-                                  fps, yup, exporter_spf)
+            entry = _object_entry(obj, node, doc, channels, anim, frames,
+                                  blender_m[obj.name], fps, yup, exporter_spf,
+                                  bezier=beziers.get(obj.name), quarters=quarters,
+                                  blender_q=blender_q.get(obj.name))
             left_out = _left_out(doc, node, skip)
             if left_out:
                 entry["left_out_animations"] = left_out

@@ -35,6 +35,9 @@ def _summary(entry: dict) -> dict:
         "causes": dict(entry["causes"]),
         "advice": entry["advice"],
         "note": entry.get("note", ""),
+        # Bezier keys: the quarter-frame judgement, and whether Linear keys play better.
+        "bezier_max_deg": (entry.get("bezier") or {}).get("max_deviation_deg"),
+        "linear_is_better": bool((entry.get("bezier") or {}).get("linear_is_better")),
         "error": "",
     }
 

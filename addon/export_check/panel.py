@@ -38,9 +38,11 @@ class _ExportCheckPanel:
                 text=f"Max deviation: {s['max_deviation_deg']:.3g} deg (frame {s['worst_frame']:g})"
             )
             col.label(text=f"{s['key_count']} rotation keys, {s['interpolation']}")
+            if s.get("bezier_max_deg") is not None:
+                col.label(text=f"Quarter frames: {s['bezier_max_deg']:.3g} deg")
             for cause, count in s["causes"].items():
                 col.label(text=f"{cause}: {count} interval(s)")
-            if s["causes"]:
+            if s["causes"] or s.get("linear_is_better"):
                 for line in textwrap.wrap(s["advice"], _WRAP_CHARS):
                     col.label(text=line)
             for line in textwrap.wrap(s.get("note", ""), _WRAP_CHARS):
