@@ -315,10 +315,15 @@ class _Located:
     def curves(self) -> list:
         """Every channel ``_read`` evaluates at ``frames``: rotation, delta rotation,
         location and delta location."""
+        return [fc for fc in self.rot_fcurves + self.delta_fcurves if fc is not None] + \
+            self.location_curves()
+
+    def location_curves(self) -> list:
+        """The location and delta location channels (``_read`` evaluates them at their
+        own keys too)."""
         from .. import animdata
 
-        return [fc for fc in self.rot_fcurves + self.delta_fcurves
-                + animdata.location_fcurves(self.obj, self.fcurves)
+        return [fc for fc in animdata.location_fcurves(self.obj, self.fcurves)
                 + animdata.delta_location_fcurves(self.obj, self.fcurves) if fc is not None]
 
 
@@ -334,6 +339,11 @@ def _evaluate_ahead(located: list) -> None:
         if isinstance(found, _Located):
             by_frames.setdefault(found.frames.tobytes(), (found.frames, []))[1].extend(
                 found.curves())
+            # The locations at their own keys (the segment speeds), likewise.
+            location = found.location_curves()
+            if location:
+                keys = animdata.key_frames(location)
+                by_frames.setdefault(keys.tobytes(), (keys, []))[1].extend(location)
     for frames, curves in by_frames.values():
         animdata.evaluate_ahead(curves, frames)
 

@@ -274,8 +274,12 @@ def refresh(scene, objects, method: str) -> None:
     """After a bake or revert: re-run the report on ``objects`` so nothing stale
     is shown; when they are too long to analyse at once (REFRESH_FRAME_LIMIT),
     mark their entries out of date instead (the panel offers a re-run)."""
+    from .. import animdata
+
     objects = list(objects)
-    if sum(_frames_spanned(obj) for obj in objects) <= REFRESH_FRAME_LIMIT:
+    with animdata.read_once():   # a rig's bones: its action sorted by bone once
+        spanned = sum(_frames_spanned(obj) for obj in objects)
+    if spanned <= REFRESH_FRAME_LIMIT:
         analyze_into(scene, objects, method)
         return
     stored = _RESULTS.setdefault(scene.name, {})

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bpy
 
 from . import memo
-from .paths import path_prefix
+from .paths import BONE_PATH_START, bone_name_from_path, path_prefix
 
 KEYFRAME_ENUMS = ("interpolation", "easing", "type")
 # Blender 3.4's foreach_get/foreach_set on these two enums read and write the
@@ -94,25 +94,37 @@ def object_fcurves(obj) -> list:
 def prefixed_fcurves(action, slot_identifier: str, prefix: str) -> list:
     """The F-curves of ``action`` (its slot ``slot_identifier``) whose data path starts with
     ``prefix`` (a pose bone's ``pose.bones["..."].``). Inside ``read_once()`` each action's
-    data paths are read from Blender once: a rig's bones each look through every bone's
-    curves (60 bones x 420 curves, several times per bone)."""
+    curves are sorted by bone in one pass, once: a rig's bones each looked through every
+    bone's curves, several times per bone (216 Rigify controls: 1.4 s of a Re-bake)."""
     if action is None:
         return []
     held = memo.current
-    if held is None:
+    if held is None or not prefix.startswith(BONE_PATH_START):
         return [fc for fc in action_fcurves(action, slot_identifier)
                 if fc.data_path.startswith(prefix)]
-    found = held.get(("prefixed", action.as_pointer(), slot_identifier, prefix))
-    if found is not None:
-        return list(found)
-    key = ("paths", action.as_pointer(), slot_identifier)
-    paths = held.get(key)
-    if paths is None:
-        paths = held[key] = [(fc.data_path, fc) for fc in action_fcurves(action,
-                                                                         slot_identifier)]
-    found = held[("prefixed", action.as_pointer(), slot_identifier, prefix)] = [
-        fc for path, fc in paths if path.startswith(prefix)]
-    return list(found)
+    key = ("by bone", action.as_pointer(), slot_identifier)
+    by_bone = held.get(key)
+    if by_bone is None:
+        by_bone = held[key] = _by_bone_prefix(action_fcurves(action, slot_identifier))
+    return list(by_bone.get(prefix, ()))
+
+
+def _by_bone_prefix(fcurves) -> dict:
+    """{``pose.bones["name"].``: the F-curves under it}, in one pass (a bone's custom
+    properties, ``pose.bones["name"]["prop"]``, are not under its prefix)."""
+    out: dict = {}
+    prefixes: dict = {}
+    for fc in fcurves:
+        path = fc.data_path
+        name = bone_name_from_path(path)
+        if name is None:
+            continue
+        prefix = prefixes.get(name)
+        if prefix is None:
+            prefix = prefixes[name] = f'{BONE_PATH_START}{bpy.utils.escape_identifier(name)}"].'
+        if path.startswith(prefix):
+            out.setdefault(prefix, []).append(fc)
+    return out
 
 
 def slot_missing(action, slot_identifier: str) -> bool:
