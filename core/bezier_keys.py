@@ -292,8 +292,8 @@ def _curvature_lengths(ya, yb, da, db, ka, kb):
 
 
 def _sum(p, q):
-    """Sum over the samples of p * q, each (s, n, c): (s, 1, c)."""
-    return np.einsum("snc,snc->sc", p, q)[:, None]
+    """Sum over the samples of p * q, each (c, n, s): (c, 1, s)."""
+    return np.einsum("cns,cns->cs", p, q)[:, None]
 
 
 def _spread(a, b, count):
@@ -310,6 +310,49 @@ def _bernstein(t):
     return s * s * s, 3.0 * s * s * t, 3.0 * s * t * t, t * t * t
 
 
+def _halley(c1, c2, c3, u, t, steps):
+    """(t, converged): t in [0, 1] with c1 t + c2 t^2 + c3 t^3 = u (a span's time
+    curve in units of the span; broadcasting arrays), Halley's method from a copy of
+    ``t``, at most ``steps`` steps, fewer once every sample is within 1e-13. In place
+    on a few work arrays (each step's temporaries would cost as much as its sums)."""
+    t = np.array(np.broadcast_to(t, np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))),
+                 dtype=np.float64)
+    c3x3, c2x2, c3x6 = 3.0 * c3, 2.0 * c2, 6.0 * c3
+    x, dx, ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
+    for _ in range(steps):
+        np.multiply(c3, t, out=x)               # x = ((c3 t + c2) t + c1) t - u
+        x += c2
+        x *= t
+        x += c1
+        x *= t
+        x -= u
+        if np.abs(x).max(initial=0.0) < 1e-13:
+            return t, True
+        np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
+        dx += c2x2
+        dx *= t
+        dx += c1
+        np.multiply(c3x6, t, out=ddx)           # ddx = 6 c3 t + 2 c2
+        ddx += c2x2
+        ddx *= x
+        x *= dx                                 # t -= 2 x dx / max(2 dx^2 - x ddx, 1e-12)
+        x *= 2.0
+        dx *= dx
+        dx *= 2.0
+        dx -= ddx
+        np.maximum(dx, 1e-12, out=dx)
+        x /= dx
+        t -= x
+        np.clip(t, 0.0, 1.0, out=t)
+    np.multiply(c3, t, out=x)
+    x += c2
+    x *= t
+    x += c1
+    x *= t
+    x -= u
+    return t, bool(np.abs(x).max(initial=0.0) < 1e-13)
+
+
 def _time(u, al, be, t, steps):
     """t with X(t) = u, X the time curve of handles at fractions al, be of the span
     (x controls 0, al, 1 - be, 1; monotonic for fractions in (0, 1)): Halley's
@@ -318,14 +361,7 @@ def _time(u, al, be, t, steps):
     c1 = 3.0 * al
     c2 = 3.0 * (1.0 - be - 2.0 * al)
     c3 = 3.0 * (al + be) - 2.0
-    for _ in range(steps):
-        x = ((c3 * t + c2) * t + c1) * t - u
-        if np.abs(x).max(initial=0.0) < 1e-13:
-            break
-        dx = (3.0 * c3 * t + 2.0 * c2) * t + c1
-        ddx = 6.0 * c3 * t + 2.0 * c2
-        t = np.clip(t - 2.0 * x * dx / np.maximum(2.0 * dx * dx - x * ddx, 1e-12), 0.0, 1.0)
-    return t
+    return _halley(c1, c2, c3, u, t, steps)[0]
 
 
 def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
@@ -391,17 +427,9 @@ def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
     g = np.repeat(table, counts, axis=1)
     c1, c2, c3 = g[2:2 + c], g[2 + c:2 + 2 * c], g[2 + 2 * c:2 + 3 * c]
     u = np.clip((f[bez] - g[0]) / g[1], 0.0, 1.0)[None, :]
-    t = np.repeat(u, c, axis=0)
-    for _ in range(_PLAY_HALLEY):
-        r = ((c3 * t + c2) * t + c1) * t - u
-        if np.abs(r).max(initial=0.0) < 1e-13:
-            break
-        dx = (3.0 * c3 * t + 2.0 * c2) * t + c1
-        ddx = 6.0 * c3 * t + 2.0 * c2
-        t = np.clip(t - 2.0 * r * dx / np.maximum(2.0 * dx * dx - r * ddx, 1e-12), 0.0, 1.0)
-    else:
-        if np.abs(((c3 * t + c2) * t + c1) * t - u).max(initial=0.0) >= 1e-13:
-            return None
+    t, converged = _halley(c1, c2, c3, u, u, _PLAY_HALLEY)
+    if not converged:
+        return None
     y1, d1, d2, d3 = (g[2 + i * c:2 + (i + 1) * c] for i in range(3, 7))
     out[bez] = (y1 + t * (d1 + t * (d2 + t * d3))).T
     return out
@@ -465,6 +493,7 @@ class _Batch:
         self.t = np.concatenate([tr.times for tr in tracks])
         self.q = np.concatenate([tr.quats for tr in tracks])
         self.v = np.concatenate([tr.values for tr in tracks])
+        self.vT = np.ascontiguousarray(self.v.T)          # (c, m)
         sizes = np.array([tr.times.size for tr in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.ends = self.starts + sizes - 1
@@ -536,26 +565,32 @@ class _Batch:
 
     # ------------------------------------------------------------------ one span
 
+    # The span computations below hold their arrays channels first, (c, n, s): c
+    # channels, n samples per span, s spans, so that every operation runs along the
+    # spans (hundreds) rather than along the channels (three or four).
+
     def _span_data(self, a, b, idx):
+        """For spans a -> b (s,) and their samples idx (s, n): u (1, n, s) the samples'
+        fractions of the span; ya, yb, da, db (c, 1, s) the key values and slopes (in
+        units of the span)."""
         d = self.t[b] - self.t[a]
-        u = (self.t[idx] - self.t[a][:, None]) / d[:, None]
-        ya, yb = self.v[a], self.v[b]
-        da = self.slope_out[a] * d[:, None]
-        db = self.slope_in[b] * d[:, None]
-        return u[:, :, None], ya[:, None], yb[:, None], da[:, None], db[:, None]
+        u = (self.t[idx.T] - self.t[a]) / d
+        ya, yb = self.v[a].T, self.v[b].T
+        da = (self.slope_out[a] * d[:, None]).T
+        db = (self.slope_in[b] * d[:, None]).T
+        return u[None], ya[:, None], yb[:, None], da[:, None], db[:, None]
 
     def fit(self, a, b):
         """Handle lengths (al, be), each (s, c) fractions of the span, for spans a -> b."""
         idx, has = _spread(a, b, FIT_SAMPLES)
         u, ya, yb, da, db = self._span_data(a, b, idx)
-        z = self.v[idx]
-        shape = (a.size, 1, self.v.shape[1])
-        d2 = ((self.t[b] - self.t[a]) ** 2)[:, None]
+        z = self.vT[:, idx.T]                                       # (c, n, s)
+        d2 = (self.t[b] - self.t[a]) ** 2
         al, be = _curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
-                                    self.bend_out[a] * d2, self.bend_in[b] * d2)
+                                    self.bend_out[a].T * d2, self.bend_in[b].T * d2)
         al, be = al[:, None], be[:, None]
         best_al, best_be = al.copy(), be.copy()
-        best = np.full(shape, np.inf)
+        best = np.full(al.shape, np.inf)
         t = _time(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
         for it in range(FIT_ITERATIONS):
             if it:
@@ -591,10 +626,10 @@ class _Batch:
             step_b = np.where(ok, np.clip(-(a11 * g2 - a12 * g1) / det, -_MAX_STEP, _MAX_STEP), 0.0)
             al = np.clip(al + step_a, LENGTH_MIN, LENGTH_MAX)
             be = np.clip(be + step_b, LENGTH_MIN, LENGTH_MAX)
-        third = np.full_like(best_al, 1.0 / 3.0)
-        best_al = np.where(has[:, None, None], best_al, third)
-        best_be = np.where(has[:, None, None], best_be, third)
-        return best_al[:, 0], best_be[:, 0]
+        third = 1.0 / 3.0
+        best_al = np.where(has, best_al[:, 0], third)
+        best_be = np.where(has, best_be[:, 0], third)
+        return best_al.T, best_be.T
 
     def _closeness(self, y, idx):
         """|cos(error / 2)| of channel values y (..., c) against the target at idx (...)."""
@@ -610,12 +645,19 @@ class _Batch:
         spread inside each span (1 or more passes)."""
         idx, _ = _spread(a, b, count)
         u, ya, yb, da, db = self._span_data(a, b, idx)
-        al, be = al[:, None], be[:, None]
-        t = _time(u, al, be, np.broadcast_to(u, idx.shape + al.shape[-1:]), CHECK_HALLEY)
+        al, be = al.T[:, None], be.T[:, None]
+        t = _time(u, al, be, np.broadcast_to(u, (al.shape[0],) + u.shape[1:]), CHECK_HALLEY)
         b0, b1, b2, b3 = _bernstein(t)
-        y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb
-        close = self._closeness(y, idx) / self.cos_search[idx]
-        return close.min(axis=1)
+        y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb   # (c, n, s)
+        idx = idx.T
+        # Channels last for the rotation: a view, whose channels stay rows for the Euler
+        # composition; the quaternion's sums over its channels take them in memory
+        # order, as everywhere else.
+        y = np.moveaxis(y, 0, -1)
+        if self.mode == "QUATERNION":
+            y = np.ascontiguousarray(y)
+        close = self._closeness(y, idx)
+        return (close / self.cos_search[idx]).min(axis=0)
 
     def check(self, a, b, al, be):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
