@@ -158,7 +158,9 @@ class BezierKeys:
     is a float32 value (what Blender stores) held as float64. max_error_deg:
     the worst sample of Blender's playback of these keys against the target,
     measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
-    most tolerance_deg - margin_deg.
+    most tolerance_deg - margin_deg. played (m, c): that playback's channel values
+    at the track's sample times (what a measurement after the write need not play
+    again where Blender stores these very numbers), or None.
     """
 
     mode: str
@@ -172,6 +174,7 @@ class BezierKeys:
     max_error_deg: float
     tolerance_deg: float
     margin_deg: float
+    played: np.ndarray | None = None
 
     def fcurve_arrays(self, channel: int):
         """(co, handle_left, handle_right, interpolation) of one channel's F-curve:
@@ -494,6 +497,7 @@ class _Batch:
         self.q = np.concatenate([tr.quats for tr in tracks])
         self.v = np.concatenate([tr.values for tr in tracks])
         self.vT = np.ascontiguousarray(self.v.T)          # (c, m)
+        self.played = None                                 # (m, c), see play
         sizes = np.array([tr.times.size for tr in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.ends = self.starts + sizes - 1
@@ -820,16 +824,21 @@ class _Batch:
 
     def play(self, keys, arrays, samples=None):
         """Closeness |cos(error / 2)| at ``samples`` (default: every sample) of
-        Blender's playback of the float32 keys (see _played)."""
+        Blender's playback of the float32 keys (see _played); the channel values
+        played are kept in ``self.played`` (m, c)."""
         if samples is None:
             samples = np.arange(self.t.size)
+        if self.played is None:
+            self.played = np.empty_like(self.v)
         # In blocks whose temporaries stay in the processor's cache: a rig's samples
         # at once would be tens of MB per temporary, and slower in page faults than
         # in arithmetic.
         out = np.empty(samples.size)
         for at in range(0, samples.size, _PLAY_BLOCK):
             part = samples[at:at + _PLAY_BLOCK]
-            out[at:at + _PLAY_BLOCK] = self._closeness(self._played(keys, arrays, part), part)
+            values = self._played(keys, arrays, part)
+            self.played[part] = values
+            out[at:at + _PLAY_BLOCK] = self._closeness(values, part)
         return out
 
     def _played(self, keys, arrays, samples):
@@ -957,6 +966,7 @@ class _Batch:
                 max_error_deg=float(np.degrees(err[start:end + 1].max())),
                 tolerance_deg=float(tolerance_deg),
                 margin_deg=float(self.margins[i]),
+                played=self.played[start:end + 1].copy(),
             ))
         return out
 
