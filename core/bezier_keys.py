@@ -376,8 +376,10 @@ def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
     ends, LINEAR, and BEZIER with the handle-length correction, the flat-segment rule
     and the power basis of y(t). The segment being known, the time solve x(t) = frame
     needs no search: Halley's method from the linear guess, in units of the span, to
-    1e-13 (tests/core/test_bezier_keys.py holds it to core.fcurve.evaluate_many).
-    Returns None where it does not converge (the caller asks core.fcurve)."""
+    1e-13 (tests/core/test_bezier_keys.py holds it to a bisection player and to
+    core.fcurve.evaluate_many).
+    Returns None where it does not converge, or the samples are not sorted by frame
+    (the caller asks core.fcurve)."""
     out = y[seg].copy()                     # at or before a key, CONSTANT, and the ends
     inside = (seg < last) & (f > x[seg])
     lin = np.flatnonzero(inside & (ipo[seg] == fcurve.LINEAR))
@@ -395,7 +397,7 @@ def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
     # Channels first, (c, n): every operation below runs along the samples.
     runs = np.flatnonzero(np.diff(s)) + 1
     if (s[runs] < s[runs - 1]).any():
-        raise ValueError("bezier_keys: samples must be sorted by frame.")
+        return None                         # not sorted: the caller asks core.fcurve
     segs = s[np.r_[0, runs]]
     counts = np.diff(np.r_[0, runs, s.size])
     # Per segment (BKE_fcurve_correct_bezpart): a handle longer than the segment is
