@@ -9,9 +9,11 @@ values and both handles, such that Blender's own playback - each channel a
 Bezier F-curve evaluated as :mod:`core.fcurve` does it, then the quaternion
 normalised or the Euler angles composed - is within the tolerance of the
 target orientation at EVERY sample. That is measured, not estimated: the keys
-are rounded to float32 (what Blender stores) and played by
-:func:`core.fcurve.evaluate_many` at every sample; the result is returned only
-when its worst sample is within ``tolerance - margin`` (:func:`margin_deg`).
+are rounded to float32 (what Blender stores) and played by :func:`play` at
+every sample (core.fcurve's evaluation, every channel and track at once, each
+sample's segment known; core.fcurve.evaluate_many itself where that does not
+converge); the result is returned only when its worst sample is within
+``tolerance - margin`` (:func:`margin_deg`).
 
 The curve between two keys a < b (D frames apart), per channel:
 
@@ -46,7 +48,7 @@ open spans tried together each round, each next try from an error model
 (``_Batch._next_try``: two to four tries a key). A try is checked on
 CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
 smoothly across it) against SEARCH_SHARE of the tolerance. Then the whole
-result, in float32, is played by core.fcurve at every sample; a span that
+result, in float32, is played (:func:`play`) at every sample; a span that
 fails there is split at the whole frame nearest its worst sample (both halves
 fitted and played again) until none fails. Where the method turns so fast that
 no keys on whole frames can follow it (Euler angles passing close to gimbal
@@ -73,6 +75,7 @@ from . import fcurve, keyreduce, quat, rotation
 FLOAT32_MARGIN_DEG = keyreduce.FLOAT32_MARGIN_DEG
 FLOAT32_ARITHMETIC_ULPS = 16
 _EPS32 = float(np.finfo(np.float32).eps)
+_FLT_EPSILON = _EPS32     # C's FLT_EPSILON: Blender's flat-segment rule
 
 # Samples per candidate span: the handle lengths are fitted on FIT_SAMPLES of
 # them and the span is checked on CHECK_SAMPLES (evenly spread; all of them
@@ -102,8 +105,11 @@ DERIVATIVE_SAMPLES = 5
 # Rounds of the final check before giving up (each splits every failing span).
 MAX_FIX_ROUNDS = 50
 
-# Halley steps for the time curve in a span's check (from t = u: 1e-13 in four).
+# Halley steps for the time curve in a span's check (from t = u: 1e-13 in four), and
+# at most in the final playback (which stops once every sample is within 1e-13).
 CHECK_HALLEY = 4
+_PLAY_HALLEY = 12
+_PLAY_BLOCK = 8192
 
 # A sample time within this many frames of a whole frame is on it.
 _WHOLE = 1e-6
@@ -152,7 +158,9 @@ class BezierKeys:
     is a float32 value (what Blender stores) held as float64. max_error_deg:
     the worst sample of Blender's playback of these keys against the target,
     measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
-    most tolerance_deg - margin_deg.
+    most tolerance_deg - margin_deg. played (m, c): that playback's channel values
+    at the track's sample times (what a measurement after the write need not play
+    again where Blender stores these very numbers), or None.
     """
 
     mode: str
@@ -166,6 +174,7 @@ class BezierKeys:
     max_error_deg: float
     tolerance_deg: float
     margin_deg: float
+    played: np.ndarray | None = None
 
     def fcurve_arrays(self, channel: int):
         """(co, handle_left, handle_right, interpolation) of one channel's F-curve:
@@ -286,8 +295,8 @@ def _curvature_lengths(ya, yb, da, db, ka, kb):
 
 
 def _sum(p, q):
-    """Sum over the samples of p * q, each (s, n, c): (s, 1, c)."""
-    return np.einsum("snc,snc->sc", p, q)[:, None]
+    """Sum over the samples of p * q, each (c, n, s): (c, 1, s)."""
+    return np.einsum("cns,cns->cs", p, q)[:, None]
 
 
 def _spread(a, b, count):
@@ -304,6 +313,49 @@ def _bernstein(t):
     return s * s * s, 3.0 * s * s * t, 3.0 * s * t * t, t * t * t
 
 
+def _halley(c1, c2, c3, u, t, steps):
+    """(t, converged): t in [0, 1] with c1 t + c2 t^2 + c3 t^3 = u (a span's time
+    curve in units of the span; broadcasting arrays), Halley's method from a copy of
+    ``t``, at most ``steps`` steps, fewer once every sample is within 1e-13. In place
+    on a few work arrays (each step's temporaries would cost as much as its sums)."""
+    t = np.array(np.broadcast_to(t, np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))),
+                 dtype=np.float64)
+    c3x3, c2x2, c3x6 = 3.0 * c3, 2.0 * c2, 6.0 * c3
+    x, dx, ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
+    for _ in range(steps):
+        np.multiply(c3, t, out=x)               # x = ((c3 t + c2) t + c1) t - u
+        x += c2
+        x *= t
+        x += c1
+        x *= t
+        x -= u
+        if np.abs(x).max(initial=0.0) < 1e-13:
+            return t, True
+        np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
+        dx += c2x2
+        dx *= t
+        dx += c1
+        np.multiply(c3x6, t, out=ddx)           # ddx = 6 c3 t + 2 c2
+        ddx += c2x2
+        ddx *= x
+        x *= dx                                 # t -= 2 x dx / max(2 dx^2 - x ddx, 1e-12)
+        x *= 2.0
+        dx *= dx
+        dx *= 2.0
+        dx -= ddx
+        np.maximum(dx, 1e-12, out=dx)
+        x /= dx
+        t -= x
+        np.clip(t, 0.0, 1.0, out=t)
+    np.multiply(c3, t, out=x)
+    x += c2
+    x *= t
+    x += c1
+    x *= t
+    x -= u
+    return t, bool(np.abs(x).max(initial=0.0) < 1e-13)
+
+
 def _time(u, al, be, t, steps):
     """t with X(t) = u, X the time curve of handles at fractions al, be of the span
     (x controls 0, al, 1 - be, 1; monotonic for fractions in (0, 1)): Halley's
@@ -312,14 +364,123 @@ def _time(u, al, be, t, steps):
     c1 = 3.0 * al
     c2 = 3.0 * (1.0 - be - 2.0 * al)
     c3 = 3.0 * (al + be) - 2.0
-    for _ in range(steps):
-        x = ((c3 * t + c2) * t + c1) * t - u
-        if np.abs(x).max(initial=0.0) < 1e-13:
-            break
-        dx = (3.0 * c3 * t + 2.0 * c2) * t + c1
-        ddx = 6.0 * c3 * t + 2.0 * c2
-        t = np.clip(t - 2.0 * x * dx / np.maximum(2.0 * dx * dx - x * ddx, 1e-12), 0.0, 1.0)
-    return t
+    return _halley(c1, c2, c3, u, t, steps)[0]
+
+
+def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
+    """(m, c) channel values of F-curves sharing key frames at frames ``f`` (m,), each
+    in segment ``seg`` (m,): the key at or before it, never past ``last`` (m,), that
+    sample's curve's last key. x (k,) key frames, y (k, c) values, hlx, hly, hrx, hry
+    (k, c) handles, ipo (k,) core.fcurve enum values: what core.fcurve evaluates
+    (Blender's fcurve_eval_keyframes), all channels at once - CONSTANT segments and
+    ends, LINEAR, and BEZIER with the handle-length correction, the flat-segment rule
+    and the power basis of y(t). The segment being known, the time solve x(t) = frame
+    needs no search: Halley's method from the linear guess, in units of the span, to
+    1e-13 (tests/core/test_bezier_keys.py holds it to a bisection player and to
+    core.fcurve.evaluate_many).
+    Returns None where it does not converge, or the samples are not sorted by frame
+    (the caller asks core.fcurve)."""
+    out = y[seg].copy()                     # at or before a key, CONSTANT, and the ends
+    inside = (seg < last) & (f > x[seg])
+    lin = np.flatnonzero(inside & (ipo[seg] == fcurve.LINEAR))
+    if lin.size:
+        s = seg[lin]
+        dx = (x[s + 1] - x[s])[:, None]
+        fac = np.divide(f[lin, None] - x[s, None], dx, out=np.zeros_like(dx), where=dx != 0.0)
+        out[lin] = y[s] + (y[s + 1] - y[s]) * fac
+    bez = np.flatnonzero(inside & (ipo[seg] == fcurve.BEZIER))
+    if not bez.size:
+        return out
+    s = seg[bez]
+    # Samples come sorted by frame, so each segment's are one run: its numbers are
+    # repeated along the run (cheaper than gathering them sample by sample).
+    # Channels first, (c, n): every operation below runs along the samples.
+    runs = np.flatnonzero(np.diff(s)) + 1
+    if (s[runs] < s[runs - 1]).any():
+        return None                         # not sorted: the caller asks core.fcurve
+    segs = s[np.r_[0, runs]]
+    counts = np.diff(np.r_[0, runs, s.size])
+    # Per segment (BKE_fcurve_correct_bezpart): a handle longer than the segment is
+    # shortened along its own direction to the segment's length.
+    x0, x3 = x[segs], x[segs + 1]
+    y1, y4 = y[segs].T, y[segs + 1].T
+    hrx_, hry_, hlx_, hly_ = hrx[segs].T, hry[segs].T, hlx[segs + 1].T, hly[segs + 1].T
+    length = x3 - x0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        len1, len2 = np.abs(x0 - hrx_), np.abs(x3 - hlx_)
+        fac1 = np.where(len1 > length, length / len1, 1.0)
+        fac2 = np.where(len2 > length, length / len2, 1.0)
+    x1 = x0 - fac1 * (x0 - hrx_)
+    x2 = x3 - fac2 * (x3 - hlx_)
+    y2 = y1 - fac1 * (y1 - hry_)
+    y3 = y4 - fac2 * (y4 - hly_)
+    # Blender returns the first key's value when all four control values agree
+    # within FLT_EPSILON (T40372).
+    flat = ((np.abs(y1 - y4) < _FLT_EPSILON) & (np.abs(y2 - y3) < _FLT_EPSILON)
+            & (np.abs(y3 - y4) < _FLT_EPSILON))
+    c = y.shape[1]
+    table = np.empty((2 + 7 * c, segs.size))
+    table[0], table[1] = x0, length
+    # x(t) in units of the span: c1 t + c2 t^2 + c3 t^3 = u; y(t) in the power basis.
+    table[2:2 + c] = 3.0 * (x1 - x0) / length
+    table[2 + c:2 + 2 * c] = 3.0 * (x0 - 2.0 * x1 + x2) / length
+    table[2 + 2 * c:2 + 3 * c] = (x3 - x0 + 3.0 * (x1 - x2)) / length
+    table[2 + 3 * c:2 + 4 * c] = y1
+    table[2 + 4 * c:2 + 5 * c] = np.where(flat, 0.0, 3.0 * (y2 - y1))
+    table[2 + 5 * c:2 + 6 * c] = np.where(flat, 0.0, 3.0 * (y1 - 2.0 * y2 + y3))
+    table[2 + 6 * c:2 + 7 * c] = np.where(flat, 0.0, y4 - y1 + 3.0 * (y2 - y3))
+    g = np.repeat(table, counts, axis=1)
+    c1, c2, c3 = g[2:2 + c], g[2 + c:2 + 2 * c], g[2 + 2 * c:2 + 3 * c]
+    u = np.clip((f[bez] - g[0]) / g[1], 0.0, 1.0)[None, :]
+    t, converged = _halley(c1, c2, c3, u, u, _PLAY_HALLEY)
+    if not converged:
+        return None
+    y1, d1, d2, d3 = (g[2 + i * c:2 + (i + 1) * c] for i in range(3, 7))
+    out[bez] = (y1 + t * (d1 + t * (d2 + t * d3))).T
+    return out
+
+
+def play(frames, values, handle_left, handle_right, interpolation, times) -> np.ndarray:
+    """Blender's playback (m, c) at ``times`` (m,) of F-curves keyed on the same frames
+    with CONSTANT extrapolation (one rotation's channels, as a Bezier bake writes them):
+    frames (k,) increasing, values (k, c), handle_left / handle_right (k, c, 2) (frame,
+    value), interpolation (k,) core.fcurve enum values (CONSTANT, LINEAR or BEZIER),
+    handles on their own side of their key. The numbers core.fcurve.evaluate_many
+    gives, to ~1e-12, at a fraction of its cost (the channels share one search).
+    Raises ValueError for curves outside that shape."""
+    x = np.asarray(frames, dtype=np.float64).reshape(-1)
+    y = np.asarray(values, dtype=np.float64).reshape(x.size, -1)
+    hl = np.asarray(handle_left, dtype=np.float64).reshape(x.size, -1, 2)
+    hr = np.asarray(handle_right, dtype=np.float64).reshape(x.size, -1, 2)
+    ipo = np.asarray(interpolation, dtype=np.int64).reshape(-1)
+    if x.size == 0 or ipo.size != x.size or hl.shape != hr.shape or hl.shape[1] != y.shape[1]:
+        raise ValueError("bezier_keys.play: key arrays disagree in shape.")
+    if (np.diff(x) <= 0.0).any() or not np.isfinite(x.sum() + y.sum() + hl.sum() + hr.sum()):
+        raise ValueError("bezier_keys.play: key frames must be finite and increasing.")
+    bez = ipo[:-1] == fcurve.BEZIER
+    if (((hr[:-1, :, 0] < x[:-1, None]) | (hl[1:, :, 0] > x[1:, None])) & bez[:, None]).any():
+        raise ValueError("bezier_keys.play: a Bezier handle points backwards in time.")
+    if ((ipo[:-1] < fcurve.CONSTANT) | (ipo[:-1] > fcurve.BEZIER)).any():
+        raise ValueError("bezier_keys.play: a key uses an easing interpolation.")
+    times = np.asarray(times, dtype=np.float64).reshape(-1)
+    if (np.diff(times) < 0.0).any():
+        order = np.argsort(times, kind="stable")
+        out = np.empty((times.size, y.shape[1]))
+        out[order] = play(x, y, hl, hr, ipo, times[order])
+        return out
+    out = np.empty((times.size, y.shape[1]))
+    last = np.full(min(times.size, _PLAY_BLOCK), x.size - 1)
+    for at in range(0, times.size, _PLAY_BLOCK):
+        f = times[at:at + _PLAY_BLOCK]
+        seg = np.clip(np.searchsorted(x, f, side="right") - 1, 0, x.size - 1)
+        part = _play_segments(x, y, hl[..., 0], hl[..., 1], hr[..., 0], hr[..., 1], ipo, f,
+                              seg, last[:f.size])
+        if part is None:
+            curves = [(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], ipo, "CONSTANT")
+                      for c in range(y.shape[1])]
+            part = fcurve.evaluate_many(curves, f)
+        out[at:at + _PLAY_BLOCK] = part
+    return out
 
 
 class _Batch:
@@ -337,6 +498,8 @@ class _Batch:
         self.t = np.concatenate([tr.times for tr in tracks])
         self.q = np.concatenate([tr.quats for tr in tracks])
         self.v = np.concatenate([tr.values for tr in tracks])
+        self.vT = np.ascontiguousarray(self.v.T)          # (c, m)
+        self.played = None                                 # (m, c), see play
         sizes = np.array([tr.times.size for tr in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.ends = self.starts + sizes - 1
@@ -408,26 +571,32 @@ class _Batch:
 
     # ------------------------------------------------------------------ one span
 
+    # The span computations below hold their arrays channels first, (c, n, s): c
+    # channels, n samples per span, s spans, so that every operation runs along the
+    # spans (hundreds) rather than along the channels (three or four).
+
     def _span_data(self, a, b, idx):
+        """For spans a -> b (s,) and their samples idx (s, n): u (1, n, s) the samples'
+        fractions of the span; ya, yb, da, db (c, 1, s) the key values and slopes (in
+        units of the span)."""
         d = self.t[b] - self.t[a]
-        u = (self.t[idx] - self.t[a][:, None]) / d[:, None]
-        ya, yb = self.v[a], self.v[b]
-        da = self.slope_out[a] * d[:, None]
-        db = self.slope_in[b] * d[:, None]
-        return u[:, :, None], ya[:, None], yb[:, None], da[:, None], db[:, None]
+        u = (self.t[idx.T] - self.t[a]) / d
+        ya, yb = self.v[a].T, self.v[b].T
+        da = (self.slope_out[a] * d[:, None]).T
+        db = (self.slope_in[b] * d[:, None]).T
+        return u[None], ya[:, None], yb[:, None], da[:, None], db[:, None]
 
     def fit(self, a, b):
         """Handle lengths (al, be), each (s, c) fractions of the span, for spans a -> b."""
         idx, has = _spread(a, b, FIT_SAMPLES)
         u, ya, yb, da, db = self._span_data(a, b, idx)
-        z = self.v[idx]
-        shape = (a.size, 1, self.v.shape[1])
-        d2 = ((self.t[b] - self.t[a]) ** 2)[:, None]
+        z = self.vT[:, idx.T]                                       # (c, n, s)
+        d2 = (self.t[b] - self.t[a]) ** 2
         al, be = _curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
-                                    self.bend_out[a] * d2, self.bend_in[b] * d2)
+                                    self.bend_out[a].T * d2, self.bend_in[b].T * d2)
         al, be = al[:, None], be[:, None]
         best_al, best_be = al.copy(), be.copy()
-        best = np.full(shape, np.inf)
+        best = np.full(al.shape, np.inf)
         t = _time(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
         for it in range(FIT_ITERATIONS):
             if it:
@@ -463,10 +632,10 @@ class _Batch:
             step_b = np.where(ok, np.clip(-(a11 * g2 - a12 * g1) / det, -_MAX_STEP, _MAX_STEP), 0.0)
             al = np.clip(al + step_a, LENGTH_MIN, LENGTH_MAX)
             be = np.clip(be + step_b, LENGTH_MIN, LENGTH_MAX)
-        third = np.full_like(best_al, 1.0 / 3.0)
-        best_al = np.where(has[:, None, None], best_al, third)
-        best_be = np.where(has[:, None, None], best_be, third)
-        return best_al[:, 0], best_be[:, 0]
+        third = 1.0 / 3.0
+        best_al = np.where(has, best_al[:, 0], third)
+        best_be = np.where(has, best_be[:, 0], third)
+        return best_al.T, best_be.T
 
     def _closeness(self, y, idx):
         """|cos(error / 2)| of channel values y (..., c) against the target at idx (...)."""
@@ -482,12 +651,19 @@ class _Batch:
         spread inside each span (1 or more passes)."""
         idx, _ = _spread(a, b, count)
         u, ya, yb, da, db = self._span_data(a, b, idx)
-        al, be = al[:, None], be[:, None]
-        t = _time(u, al, be, np.broadcast_to(u, idx.shape + al.shape[-1:]), CHECK_HALLEY)
+        al, be = al.T[:, None], be.T[:, None]
+        t = _time(u, al, be, np.broadcast_to(u, (al.shape[0],) + u.shape[1:]), CHECK_HALLEY)
         b0, b1, b2, b3 = _bernstein(t)
-        y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb
-        close = self._closeness(y, idx) / self.cos_search[idx]
-        return close.min(axis=1)
+        y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb   # (c, n, s)
+        idx = idx.T
+        # Channels last for the rotation: a view, whose channels stay rows for the Euler
+        # composition; the quaternion's sums over its channels take them in memory
+        # order, as everywhere else.
+        y = np.moveaxis(y, 0, -1)
+        if self.mode == "QUATERNION":
+            y = np.ascontiguousarray(y)
+        close = self._closeness(y, idx)
+        return (close / self.cos_search[idx]).min(axis=0)
 
     def check(self, a, b, al, be):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
@@ -650,23 +826,52 @@ class _Batch:
 
     def play(self, keys, arrays, samples=None):
         """Closeness |cos(error / 2)| at ``samples`` (default: every sample) of
-        Blender's playback of the float32 keys: core.fcurve.evaluate_many, all
-        tracks in one F-curve per channel, each track shifted by whole frames to
-        frames of its own (a CONSTANT segment, with no sample in it, between two
-        tracks)."""
+        Blender's playback of the float32 keys (see _played); the channel values
+        played are kept in ``self.played`` (m, c)."""
         if samples is None:
             samples = np.arange(self.t.size)
+        if self.played is None:
+            self.played = np.empty_like(self.v)
+        # In blocks whose temporaries stay in the processor's cache: a rig's samples
+        # at once would be tens of MB per temporary, and slower in page faults than
+        # in arithmetic.
+        out = np.empty(samples.size)
+        for at in range(0, samples.size, _PLAY_BLOCK):
+            part = samples[at:at + _PLAY_BLOCK]
+            values = self._played(keys, arrays, part)
+            self.played[part] = values
+            out[at:at + _PLAY_BLOCK] = self._closeness(values, part)
+        return out
+
+    def _played(self, keys, arrays, samples):
+        """(n, c) channel values Blender plays at ``samples`` from the float32 keys
+        (_play_segments: all channels and tracks at once)."""
         x, y, hlx, hly, hrx, hry, ipo, _ = arrays
-        shift = self.shift
-        ks = shift[self.track[keys]]
+        ks = self.shift[self.track[keys]]
+        # The segment each sample falls in: the last key of its track at or before
+        # its frame (compared by frame, as Blender does; frames shifted per track,
+        # exact in float64, so one search for all).
+        seg = np.searchsorted(x + ks, self.global_t[samples], side="right") - 1
+        first = np.searchsorted(keys, self.starts)[self.track[samples]]
+        last = np.searchsorted(keys, self.ends)[self.track[samples]]
+        seg = np.clip(seg, first, last)
+        out = _play_segments(x, y, hlx, hly, hrx, hry, ipo, self.t[samples], seg, last)
+        return self._played_fcurve(keys, arrays, samples) if out is None else out
+
+    def _played_fcurve(self, keys, arrays, samples):
+        """_played by core.fcurve.evaluate_many itself (where Halley's method has not
+        converged): all tracks in one F-curve per channel, each track shifted by whole
+        frames to frames of its own (a CONSTANT segment, with no sample in it, between
+        two tracks)."""
+        x, y, hlx, hly, hrx, hry, ipo, _ = arrays
+        ks = self.shift[self.track[keys]]
         last = np.zeros(keys.size, dtype=bool)
         last[np.searchsorted(keys, self.ends)] = True
         ipo = np.where(last, fcurve.CONSTANT, ipo)
         curves = [(np.column_stack((x + ks, y[:, c])), np.column_stack((hlx[:, c] + ks, hly[:, c])),
                    np.column_stack((hrx[:, c] + ks, hry[:, c])), ipo, "CONSTANT")
                   for c in range(y.shape[1])]
-        played = fcurve.evaluate_many(curves, self.global_t[samples])
-        return self._closeness(played, samples)
+        return fcurve.evaluate_many(curves, self.global_t[samples])
 
     def accept(self, a, b, al, be):
         """Keys and handles that Blender plays within the tolerance at every sample:
@@ -763,6 +968,7 @@ class _Batch:
                 max_error_deg=float(np.degrees(err[start:end + 1].max())),
                 tolerance_deg=float(tolerance_deg),
                 margin_deg=float(self.margins[i]),
+                played=self.played[start:end + 1].copy(),
             ))
         return out
 

@@ -504,3 +504,85 @@ def test_a_zoom_takes_the_pixel_tolerance_of_its_longest_lens(clean_blender):
     # One pixel at the centre of the 80 mm frame: atan(36 / 1920 / 80); over the frame less.
     centre_80 = math.degrees(math.atan(36.0 / 1920.0 / 80.0))
     assert 0.9 * centre_80 < tol < centre_80
+
+
+# ---------------------------------------------------------------- the measurement after the write
+
+def _bisection_play(co, hl, hr, frames):
+    """One Bezier F-curve (handles inside their spans) at ``frames``: t by 60
+    bisections of x(t), de Casteljau for both coordinates; CONSTANT beyond the ends."""
+    seg = np.clip(np.searchsorted(co[:, 0], frames, side="right") - 1, 0, len(co) - 2)
+    p = (co[seg], hr[seg], hl[seg + 1], co[seg + 1])
+
+    def curve(t, axis):
+        a, b, c, d = (q[:, axis] for q in p)
+        ab, bc, cd = a + (b - a) * t, b + (c - b) * t, c + (d - c) * t
+        abc, bcd = ab + (bc - ab) * t, bc + (cd - bc) * t
+        return abc + (bcd - abc) * t
+
+    lo, hi = np.zeros(frames.size), np.ones(frames.size)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        below = curve(mid, 0) < frames
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    y = curve(0.5 * (lo + hi), 1)
+    return np.where(frames >= co[-1, 0], co[-1, 1], np.where(frames <= co[0, 0], co[0, 1], y))
+
+
+def test_the_measurement_plays_again_only_what_blender_changed_and_sees_it():
+    """measure_written takes the fit's own playback where the stored keys are the
+    fitted numbers; a handle moved (as fc.update() moves ALIGNED ones) is played
+    again. Both against an independent player and mathutils' Euler composition."""
+    from types import SimpleNamespace
+
+    from quatbake.addon.bake import plan as bake_plan
+    from quatbake.core import bezier_keys, rotation
+
+    times = QUARTERS
+    keys = [mathutils.Euler(e, 'XYZ').to_quaternion() for e in np.radians(SWING)]
+    target = np.array([tuple(keys[i].slerp(keys[i + 1], (t - KEY_FRAMES[i]) / 40.0))
+                       for t in times for i in [min(int((t - 1.0) // 40.0), 2)]])
+    values = rotation.quat_to_mode_values_continuous(target, 'XYZ', np.radians(SWING[0]))
+    fit = bezier_keys.fit(times, target, values, 'XYZ', 0.01, required=KEY_FRAMES)
+    assert fit.played is not None
+    plan = SimpleNamespace(dense=(times, target, values), bezier=fit, tolerance_deg=0.01,
+                           out_mode='XYZ', frames=np.arange(1.0, 122.0), key_count_before=4,
+                           pixels_per_radian=None, tolerance_px=0.0, rotation_values=None)
+
+    def arrays_of(moved_handle=0.0):
+        out = []
+        for c in range(3):
+            co, hl, hr, ipo = fit.fcurve_arrays(c)
+            if c == 1:
+                hr[2, 1] += moved_handle     # the third key's right handle, channel Y
+            out.append({"co": co, "handle_left": hl, "handle_right": hr, "interpolation": ipo})
+        return out
+
+    def independent_max_deg(arrays):
+        played = np.column_stack([_bisection_play(a["co"], a["handle_left"], a["handle_right"],
+                                                  times) for a in arrays])
+        # Blender's XYZ: X first, q = qz qy qx, composed here in float64 (mathutils
+        # works in float32, whose angles bottom out near 0.01 deg).
+        half = 0.5 * played
+        c, s = np.cos(half), np.sin(half)
+        qx = np.column_stack((c[:, 0], s[:, 0], 0 * c[:, 0], 0 * c[:, 0]))
+        qy = np.column_stack((c[:, 1], 0 * c[:, 1], s[:, 1], 0 * c[:, 1]))
+        qz = np.column_stack((c[:, 2], 0 * c[:, 2], 0 * c[:, 2], s[:, 2]))
+
+        def mul(p, q):
+            pw, pv, qw, qv = p[:, 0], p[:, 1:], q[:, 0], q[:, 1:]
+            return np.column_stack((pw * qw - (pv * qv).sum(1),
+                                    pw[:, None] * qv + qw[:, None] * pv + np.cross(pv, qv)))
+
+        got = mul(mul(qz, qy), qx)
+        rel = mul(got, target * np.array([1.0, -1.0, -1.0, -1.0]))
+        return np.degrees(2.0 * np.arctan2(np.linalg.norm(rel[:, 1:], axis=1),
+                                           np.abs(rel[:, 0]))).max()
+
+    for moved in (0.0, 0.05):
+        arrays = arrays_of(moved)
+        stats = bake_plan.measure_written(plan, arrays)
+        # Both float64: 60 bisections put t within 1e-18, the fit's solve within 1e-13.
+        assert abs(stats["max_deg"] - independent_max_deg(arrays)) < 1e-7, moved
+    # The moved handle shows: far more than the tolerance.
+    assert bake_plan.measure_written(plan, arrays_of(0.05))["max_deg"] > 0.05

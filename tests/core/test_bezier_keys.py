@@ -301,3 +301,87 @@ def test_bad_input_is_refused_with_a_sentence():
         bezier_keys.fit(times[::-1], q, v, "XYZ", 0.1)
     res = bezier_keys.fit(times, q, v, "XYZ", 0.1)
     assert list(res.frames) == [1.0, 10.75] and res.max_error_deg == 0.0
+
+
+# ---------------------------------------------------------------- the fast playback
+
+def _random_curves(seed, n_keys=30, channels=3):
+    """Keys on shared increasing frames (some on subframes), values per channel, handles
+    inside their spans at random lengths (0.02 to 0.95 of the span, as the fit sets
+    them), a few CONSTANT keys and one flat stretch."""
+    rng = np.random.default_rng(seed)
+    x = np.cumsum(rng.uniform(0.3, 12.0, n_keys)) + 3.0
+    y = rng.uniform(-4.0, 4.0, (n_keys, channels))
+    y[5:8] = y[5]                                   # a flat stretch: flat handles below
+    d = np.diff(x)
+    right = np.zeros((n_keys, channels))
+    left = np.zeros((n_keys, channels))
+    right[:-1] = rng.uniform(0.02, 0.95, (n_keys - 1, channels)) * d[:, None]
+    left[1:] = rng.uniform(0.02, 0.95, (n_keys - 1, channels)) * d[:, None]
+    right[-1], left[0] = 1.0 / 3.0, 1.0 / 3.0
+    slope_r = rng.uniform(-2.0, 2.0, (n_keys, channels))
+    slope_l = rng.uniform(-2.0, 2.0, (n_keys, channels))
+    slope_r[5:8] = slope_l[5:8] = 0.0
+    hl = np.stack((x[:, None] - left, y - slope_l * left), axis=-1)
+    hr = np.stack((x[:, None] + right, y + slope_r * right), axis=-1)
+    ipo = np.full(n_keys, 2)                        # core.fcurve's BEZIER
+    ipo[[3, 11, 20]] = 0                            # CONSTANT
+    f32 = np.float32
+    return (x.astype(f32).astype(float), y.astype(f32).astype(float),
+            hl.astype(f32).astype(float), hr.astype(f32).astype(float), ipo)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_fast_playback_is_the_bezier_curve_at_every_sample(seed):
+    x, y, hl, hr, ipo = _random_curves(seed)
+    # Before the first key, on keys, between them at eighth frames, after the last.
+    times = np.union1d(np.arange(x[0] - 2.0, x[-1] + 2.0, 0.125), x)
+    got = bezier_keys.play(x, y, hl, hr, ipo, times)
+    names = np.where(ipo == 0, "CONSTANT", "BEZIER")
+    for c in range(y.shape[1]):
+        want = _play_channel(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], names, times)
+        # Both solve x(t) = frame to ~1e-13 of the span (80 bisections here, Halley
+        # there) in float64; the values' slopes are a few units per frame.
+        np.testing.assert_allclose(got[:, c], want, rtol=0.0, atol=1e-9)
+    # More than the curves' keys: the test can tell a wrong segment or a wrong end.
+    assert np.ptp(got, axis=0).min() > 1.0
+
+
+def test_the_fast_playback_shortens_long_handles_and_keeps_flat_spans_flat():
+    # Blender's own corrections (BKE_fcurve_correct_bezpart; T40372), which
+    # core.fcurve reproduces and is checked against Blender in tests/blender.
+    from quatbake.core import fcurve
+
+    x, y, hl, hr, ipo = _random_curves(7)
+    hr[2, :, 0] = x[2] + 1.6 * (x[3] - x[2])        # longer than its span
+    hl[9, :, 0] = x[9] - 2.5 * (x[9] - x[8])
+    hr[2, :, 1] += 1.0
+    times = np.arange(x[0], x[-1], 0.1)
+    got = bezier_keys.play(x, y, hl, hr, ipo, times)
+    want = fcurve.evaluate_many([(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], ipo,
+                                  "CONSTANT") for c in range(y.shape[1])], times)
+    # core.fcurve stops its Newton solve at 1e-12 frames (times the frame number).
+    np.testing.assert_allclose(got, want, rtol=0.0, atol=1e-8)
+    flat = (times > x[5]) & (times < x[7])
+    assert (got[flat] == y[5]).all()
+
+
+def test_the_fast_playback_refuses_curves_it_cannot_play():
+    x, y, hl, hr, ipo = _random_curves(3)
+    backwards = hr.copy()
+    backwards[4, 0, 0] = x[4] - 0.5
+    with pytest.raises(ValueError, match="backwards"):
+        bezier_keys.play(x, y, hl, backwards, ipo, x)
+    with pytest.raises(ValueError, match="increasing"):
+        bezier_keys.play(x[::-1], y, hl, hr, ipo, x)
+    easing = ipo.copy()
+    easing[6] = 5
+    with pytest.raises(ValueError, match="easing"):
+        bezier_keys.play(x, y, hl, hr, easing, x)
+
+
+def test_the_fast_playback_takes_frames_in_any_order():
+    x, y, hl, hr, ipo = _random_curves(4)
+    times = np.random.default_rng(4).uniform(x[0] - 1.0, x[-1] + 1.0, 500)
+    np.testing.assert_array_equal(bezier_keys.play(x, y, hl, hr, ipo, times)[np.argsort(times)],
+                                  bezier_keys.play(x, y, hl, hr, ipo, np.sort(times)))
