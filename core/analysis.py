@@ -37,7 +37,8 @@ from .pitfalls import (
     JITTER_MAX_DEG,
     NORM_DRIFT_NOTE,
     euler_wraps,
-    exponential_approach,
+    exponential_approach,  # noqa: F401  (analysis.exponential_approach, as before)
+    exponential_approach_many,
     float32_risk,
     gimbal,
     jitter,
@@ -554,6 +555,7 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
     shortest = np.degrees(quat.angle_between(kq[:, :-1], kq[:, 1:]))
     custom_norm = quat.norm(custom).min(axis=1) if frames.size else np.ones(len(items))
     dense = keys_are_dense(keys)
+    approaches = [[] for _ in items] if dense else exponential_approach_many(keys, kq)
     at_key = np.searchsorted(frames, keys)
     keys_on_frames = bool(np.all(frames[np.minimum(at_key, frames.size - 1)] == keys))
 
@@ -574,22 +576,23 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
             keys[:-1], keys[1:], at_keys[1:] - at_keys[:-1], shortest[i], b_cv[i], c_cv[i],
             kinds[i], tracking.keyed_deg if tracking is not None else ())
         # Only an interval turned through more than 180 deg can be a long arc, so
-        # the contract's test (core.metrics) runs only when there is one.
+        # the contract's test (core.metrics.long_ways, on the turns measured above)
+        # runs only when there is one.
         long_arcs = []
         if keys.size > 1 and np.any(np.diff(at_keys) > 180.0):
-            long_arcs = [[a, b] for a, b in metrics.long_arc_segments(
-                keys, turn_frames, turn_quats, kq[i], LONG_ARC_MARGIN_DEG)]
+            long_arcs = [[a, b] for a, b in metrics.long_ways(
+                keys, at_keys, shortest[i], LONG_ARC_MARGIN_DEG)]
         out.append(_assemble(
             it, method, frames, keys, bq[i], kq[i], custom[i], deviation[i], path_dev[i],
             timing_dev[i], b_speed[i], c_speed[i], intervals, long_arcs,
             {"frames": jf, "blender_deg": jb[i], "custom_deg": jc[i]},
-            float(custom_norm[i]), kinds[i], dense, turns_setting, timing))
+            float(custom_norm[i]), kinds[i], dense, turns_setting, timing, approaches[i]))
     return out
 
 
 def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path_dev,
               timing_dev, b_speed, c_speed, intervals, long_arcs, jumps, custom_norm_min,
-              kinds, dense, turns_setting, timing) -> ObjectAnalysis:
+              kinds, dense, turns_setting, timing, approach) -> ObjectAnalysis:
     """One transform's ObjectAnalysis from its rows of the group's measures, with the
     pitfalls that are its own (norm drift, gimbal, wraps, float32, location, creep,
     jitter) and the sentences."""
@@ -614,7 +617,7 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
         float32_risk=float32_risk(frames, it.positions),
         location_segments=segs, location_speed_ratio=ratio,
         location_speed=location_speed(frames, it.positions),
-        exponential_approach=[] if dense else exponential_approach(keys, kq),
+        exponential_approach=approach,
         jitter_frames=jitter(frames, bq, b_speed),
         turns=turns_setting, timing=timing, path_deviation_deg=path_dev,
         timing_deviation_deg=timing_dev,

@@ -86,6 +86,13 @@ def angular_velocity(sample_times, quats, frame: str = "world") -> np.ndarray:
     return _step_velocity(t, q, np.arange(t.size - 1), frame)
 
 
+def unit_step_velocities(q: np.ndarray) -> np.ndarray:
+    """:func:`angular_velocity` (world axes) of sequences of unit quaternions one frame
+    apart, ``q`` (..., n, 4) -> (..., n-1, 3): a group's key sequences at once."""
+    n = q.shape[-2]
+    return _step_velocity(np.arange(n, dtype=np.float64), q, np.arange(n - 1))
+
+
 def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str = "world") -> np.ndarray:
     """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1)."""
     a, b = q[..., steps, :], q[..., steps + 1, :]
@@ -212,11 +219,18 @@ def long_arc_segments(key_times, sample_times, sample_quats, key_quats, toleranc
         raise ValueError(f"long_arc_segments: tolerance_deg must be a finite angle >= 0, not {tolerance_deg}.")
     if keys.size < 2:
         return []
-    turned_so_far = np.cumsum(angular_speed(q))
-    at_keys = np.interp(keys, t, turned_so_far)
-    turned = np.diff(at_keys)
-    shortest = quat.angle_between(kq[:-1], kq[1:])
-    long_way = (turned > np.pi) & (turned > shortest + np.radians(tolerance_deg))
+    turned_so_far = np.degrees(np.cumsum(angular_speed(q)))
+    shortest = np.degrees(quat.angle_between(kq[:-1], kq[1:]))
+    return long_ways(keys, np.interp(keys, t, turned_so_far), shortest, tolerance_deg)
+
+
+def long_ways(keys: np.ndarray, turned_at_keys_deg: np.ndarray, shortest_deg: np.ndarray,
+              tolerance_deg: float = 1.0) -> list:
+    """:func:`long_arc_segments` from what it measures: the angle turned up to each key
+    (deg, summed sample by sample) and the shortest rotation between neighbouring keys
+    (deg), for a caller that has them already (core.analysis)."""
+    turned = np.diff(turned_at_keys_deg)
+    long_way = (turned > 180.0) & (turned > shortest_deg + tolerance_deg)
     return [(float(keys[i]), float(keys[i + 1])) for i in np.flatnonzero(long_way)]
 
 

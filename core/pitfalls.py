@@ -210,20 +210,34 @@ def exponential_approach(key_frames, key_quats) -> list:
     arrives - after the last key there is still ``step * r / (1 - r)`` to go.
     Returns [{"frames": [a, b], "ratio": r, "remaining_deg": ...}, ...].
     """
+    return exponential_approach_many(key_frames, np.asarray(key_quats, dtype=np.float64)[None])[0]
+
+
+def exponential_approach_many(key_frames, key_quats) -> list:
+    """:func:`exponential_approach` of each of a group's key sequences (b, k, 4), keyed on
+    the same ``key_frames``: the steps, axes and ratios of all of them in one pass (a
+    rig's bones), the runs looked for only where some step qualifies."""
     kf = np.asarray(key_frames, dtype=np.float64)
-    kq = quat.make_continuous(quat.normalize(key_quats, "key orientations"))
-    if len(kq) < EXP_MIN_STEPS + 2:
-        return []
-    steps = np.degrees(quat.angle_between(kq[:-1], kq[1:]))   # (k-1,)
-    axes = rotation_vectors(kq)
+    kq = quat.normalize(np.asarray(key_quats, dtype=np.float64), "key orientations")
+    if kq.shape[1] < EXP_MIN_STEPS + 2:
+        return [[] for _ in range(kq.shape[0])]
+    kq = quat.make_continuous(kq, axis=1)
+    steps = np.degrees(quat.angle_between(kq[:, :-1], kq[:, 1:]))   # (b, k-1)
+    axes = np.degrees(metrics.unit_step_velocities(kq))              # (b, k-1, 3)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(steps[:-1] > EXP_MIN_STEP_DEG, steps[1:] / steps[:-1], np.nan)
-        unit = axes / np.linalg.norm(axes, axis=1, keepdims=True)
-    same_axis = np.einsum("ij,ij->i", unit[:-1], unit[1:]) > 0.99
+        ratio = np.where(steps[:, :-1] > EXP_MIN_STEP_DEG, steps[:, 1:] / steps[:, :-1], np.nan)
+        unit = axes / np.linalg.norm(axes, axis=-1, keepdims=True)
+    same_axis = np.einsum("bij,bij->bi", unit[:, :-1], unit[:, 1:]) > 0.99
     gaps = np.diff(kf)
     even = np.isclose(gaps[1:], gaps[:-1], rtol=1e-6)
     lo, hi = EXP_RATIO_RANGE
     ok = (ratio > lo) & (ratio < hi) & same_axis & even
+    return [_approach_runs(kf, steps[i], ratio[i], ok[i]) if ok[i].any() else []
+            for i in range(kq.shape[0])]
+
+
+def _approach_runs(kf: np.ndarray, steps: np.ndarray, ratio: np.ndarray, ok: np.ndarray) -> list:
+    """The runs of one key sequence (see exponential_approach) from its qualifying steps."""
     runs = []
     i = 0
     while i < len(ok):

@@ -120,6 +120,26 @@ def test_lerp_used_as_a_filter_is_flagged_and_even_keys_are_not():
     assert analysis.exponential_approach(key_frames, even) == []
 
 
+def test_a_group_analysed_together_finds_the_filter_only_where_it_is():
+    """analyze_group looks for the creep of all its members in one pass: the filter keys
+    give their run (the known answer above) beside even keys and a flipped-sign copy."""
+    key_frames = np.arange(1.0, 25.0, 2.0)
+    angles = 90.0 * (1.0 - 0.75 ** np.arange(12))
+    follow = _axis_quat([0, 0, 1], angles)
+    flipped = follow.copy()
+    flipped[5] *= -1.0                                      # the same orientations
+    even = _axis_quat([1, 0, 0], np.linspace(0, 90, 12))
+    items = [analysis.Sampled(name, "QUATERNION", q, q) for name, q in
+             (("Follow", follow), ("Even", even), ("Flipped", flipped))]
+    found = analysis.analyze_group(key_frames, key_frames, items)
+    for a in (found[0], found[2]):
+        (run,) = a.exponential_approach
+        assert run["frames"] == [1.0, 23.0]
+        assert run["ratio"] == pytest.approx(0.75, abs=1e-9)
+        assert run["remaining_deg"] == pytest.approx(90 - angles[-1], rel=1e-6)
+    assert found[1].exponential_approach == []
+
+
 def test_float32_risk_at_large_coordinates_only():
     kq = _axis_quat([0, 0, 1], [0, 10])
     frames = np.arange(1, 101, dtype=float)
