@@ -310,6 +310,9 @@ class GeometryCache:
         for entry, t in drawn:
             key = None if entry.sample_key is None else part_key(p, t, entry.sample_key)
             if entry.part is None or key is None or entry.part_key != key:
+                if not getattr(t, "bone_name", ""):
+                    # the parent's transform now, not when the samples were made
+                    entry.sampled.matrix = geometry._world_matrix(t)
                 entry.part = geometry.build_part(entry.sampled, settings, speed_max)
                 entry.part_key = key
                 self.stats.parts += 1
