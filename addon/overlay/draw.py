@@ -76,6 +76,7 @@ class _Registry:
         # The current frame's triad changes on every frame of playback: it has
         # its own counter so only its 6 vertices are re-uploaded then.
         self.current_generation = 0
+        self.current_for = None     # (samples, frame, triad size) the current triads are of
         self.current_batch_generation = -1
         self.batches: dict = {}
         self.shader = None
@@ -123,7 +124,7 @@ def rebuild(scene=None, view_layer=None) -> Legend:
     _STATE.samples = geometry.samples
     _STATE.labels = geometry.labels
     _STATE.legend = geometry.legend
-    _update_current(scene)
+    _update_current(scene, again=False)
     if changed:
         _STATE.arrays = geometry.arrays
         _STATE.generation += 1
@@ -138,17 +139,30 @@ def cache_stats():
     return None if _STATE.cache is None else _STATE.cache.stats
 
 
-def _update_current(scene) -> None:
-    """Re-pick the emphasised triad of every object at the scene's current frame."""
+def _update_current(scene, again: bool = True) -> None:
+    """Re-pick the emphasised triad of every object at the scene's current frame
+    (``again`` False: only if the samples, frame or size differ from the last pick's, as
+    after a rebuild that reused every transform)."""
     settings = _settings(scene)
     if settings is None or not _STATE.samples:
+        picked_for = None
+        if not again and _STATE.current_for is None and not _STATE.current[0].shape[0]:
+            return
         _STATE.current = _empty_arrays()
     else:
+        frame = scene.frame_current + scene.frame_subframe
+        size = float(settings.overlay_size)
+        picked_for = (_STATE.samples, frame, size)
+        last = _STATE.current_for
+        # The same samples (the cache's own objects, held here so none is freed and
+        # mistaken for another) at the same frame and size: the same triads.
+        if not again and last is not None and last[1:] == picked_for[1:] and len(last[0]) == len(
+                _STATE.samples) and all(a is b for a, b in zip(last[0], _STATE.samples)):
+            return
         from . import geometry  # loaded by the rebuild that made the samples
 
-        frame = scene.frame_current + scene.frame_subframe
-        _STATE.current = geometry.current_arrays(
-            _STATE.samples, frame, float(settings.overlay_size))
+        _STATE.current = geometry.current_arrays(_STATE.samples, frame, size)
+    _STATE.current_for = picked_for
     _STATE.current_generation += 1
 
 

@@ -75,12 +75,18 @@ def test_nothing_changed_nothing_is_rebuilt_or_uploaded(clean_blender):
     scene.quatbake.show_overlay = True
     assert _counts() == (2, 2)
     generation = overlay._STATE.generation
+    current = overlay._STATE.current_generation
     triads = overlay.cached_arrays()["triads"][0]
     for _ in range(3):
         overlay.rebuild(scene)              # what each depsgraph update does
+    assert overlay._STATE.current_generation == current     # nor the current triads
     for frame in (5, 17, 30):
         scene.frame_set(frame)
         overlay.rebuild(scene)              # a depsgraph update after a frame change
+        # the current triads are the frame's: A's at its location there (fc.evaluate)
+        a_loc = [fc.evaluate(frame) for fc in animdata.location_fcurves(bpy.data.objects["A"])]
+        np.testing.assert_allclose(overlay.cached_arrays()["current"][0][0], a_loc,
+                                   atol=POS_TOL)
     assert _counts() == (2, 2)
     assert overlay.cache_stats().reused >= 12
     # the same arrays, not marked for upload again
