@@ -39,7 +39,8 @@ Two steps, so an object under a moving parent only redraws: the *samples* (keyed
 the first three) and the *part* (samples + drawing settings + parent transform).
 The legend's speed top depends on every path drawn: a part built for another top only
 gets its path recoloured (``geometry.Part.recoloured``). The joined arrays are kept
-for the list of parts they join, so an update that changes nothing uploads nothing.
+for the list of parts they join (and those of the build before, so deselecting and
+selecting again joins nothing), so an update that changes nothing uploads nothing.
 
 Nothing here holds an RNA reference: entries are found by (object name, bone name)
 and hold numpy arrays, so undo cannot leave a dangling pointer. Parts of transforms
@@ -265,11 +266,13 @@ class GeometryCache:
         # (the parts joined, their arrays): the parts are held, so none of them can be
         # freed and another made in its place that an identity test would mistake for it
         self.joined: tuple | None = None
+        self.earlier: list = []      # the joined arrays before those, kept for one build
         self.stats = Stats()
 
     def clear(self) -> None:
         self.entries.clear()
         self.joined = None
+        self.earlier = []
 
     def build(self, view_layer, settings) -> tuple:
         """(geometry.Geometry, whether its arrays differ from the last build's): the same
@@ -277,8 +280,8 @@ class GeometryCache:
         self.stats.builds += 1
         if settings is None:
             geo = geometry.assemble([], [], 0.0)
-            changed = self.joined is None or len(self.joined[0]) != 0
-            self.joined = ((), geo.arrays)
+            changed = not self._same(self.joined, ())
+            self.joined, self.earlier = ((), geo.arrays), []
             return geo, changed
         p = _Pass(settings)
         use = self.stats.builds
@@ -324,12 +327,24 @@ class GeometryCache:
             parts.append(entry.part)
         self._evict(use)
         parts = tuple(parts)
-        changed = self.joined is None or len(self.joined[0]) != len(parts) or any(
-            a is not b for a, b in zip(self.joined[0], parts))
+        changed = not self._same(self.joined, parts)
         if changed:
-            self.joined = (parts, geometry.join(parts))
-            self.stats.joins += 1
+            # Deselecting and selecting again draws the parts of two builds ago.
+            earlier = [j for j in self.earlier if self._same(j, parts)]
+            if earlier:
+                found = earlier[0]
+            else:
+                found = (parts, geometry.join(parts))
+                self.stats.joins += 1
+            if self.joined is not None:
+                self.earlier = [self.joined]
+            self.joined = found
         return geometry.assemble(list(parts), problems, speed_max, self.joined[1]), changed
+
+    @staticmethod
+    def _same(joined, parts: tuple) -> bool:
+        return joined is not None and len(joined[0]) == len(parts) and all(
+            a is b for a, b in zip(joined[0], parts))
 
     def _evict(self, use: int) -> None:
         idle = sorted((e.used, ident) for ident, e in self.entries.items() if e.used != use)

@@ -319,10 +319,12 @@ def test_the_walk_is_sampled_once_and_reselected_from_the_cache(walk):
     arm.select_set(False)
     bpy.context.view_layer.update()
     assert overlay.legend().objects == []
+    joins = overlay.cache_stats().joins
     arm.select_set(True)
     bpy.context.view_layer.update()
     assert len(overlay.legend().objects) == 31
     assert _counts() == (31, 31)
+    assert overlay.cache_stats().joins == joins     # the arrays joined before deselecting
     assert_same_as_fresh()
     bpy.ops.object.mode_set(mode='POSE')
     for name in ("LeftUpLeg", "RightUpLeg", "Head"):
