@@ -1,6 +1,9 @@
 """Overlay geometry speed: core.triads vs a plain Python loop building the same arrays.
 
-    python -m benchmarks.bench_overlay [--smoke]
+    python -m benchmarks.bench_overlay [--smoke] [--repeats N]
+
+(``--repeats``: runs of each step of the third table, best taken; default 2 with
+--smoke, else 7. The walk is the same file at either size.)
 
 The requirement is that the geometry for 10,000 triads (triads, faded ghosts,
 speed-coloured path, long-arc check) builds in under 20 ms; the loop is the
@@ -11,6 +14,15 @@ When the ``bpy`` module is importable, a second table times the add-on's whole
 cache rebuild (read keys, evaluate every frame, build all geometry) against
 Blender's own Motion Paths (``object.paths_calculate``) over the same objects
 and frames: the built-in way to see a path, which evaluates the scene per frame.
+
+A third table is what an animator waits for on a real scene (issue 24): the CMU walk
+BVH (31 bones, a key on each of 525 frames, tests/data/realdata) imported as an
+armature and selected, the overlay on. It times the overlay's whole depsgraph
+handler call, as Blender makes it, when the user changes the frame, moves another
+object, deselects and selects the armature again, selects one bone in Pose Mode, and
+moves a key (the one case that must rebuild: one bone), best of N; beside it, the
+rebuild from scratch (``overlay.geometry.build``, what the handler did on each of
+these before the per-transform cache) in the same run.
 """
 import sys
 import time
@@ -97,6 +109,8 @@ def main(argv):
             print(f"10,000 triads (+ ghosts + path): {t_fast * 1e3:.2f} ms wall "
                   f"({c_fast * 1e3:.2f} ms CPU), budget 20 ms: {verdict}")
     bench_addon(smoke)
+    repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else None
+    bench_handler(smoke, repeats)
     return 0
 
 
@@ -150,6 +164,136 @@ def bench_addon(smoke: bool) -> None:
     print(f"{'objects x frames':>18} {'overlay ms':>11} {'motion paths ms':>16} {'ratio':>7}")
     print(f"{f'{n_objects} x {frames}':>18} {t_ours * 1e3:>11.1f} {t_paths * 1e3:>16.1f} "
           f"{t_paths / t_ours:>6.1f}x")
+    quatbake.unregister()
+
+
+def bench_handler(smoke: bool, repeats: int | None = None) -> None:
+    """The overlay's depsgraph handler on the CMU walk, as the user triggers it."""
+    try:
+        import bpy
+    except ImportError:
+        print("bpy not importable: the overlay's handler on the BVH walk skipped")
+        return
+    import pathlib
+
+    import quatbake
+    from quatbake.addon import animdata
+    from quatbake.addon.overlay import draw as overlay
+    from quatbake.addon.overlay import geometry
+
+    repeats = repeats or (2 if smoke else 7)
+    walk = (pathlib.Path(__file__).resolve().parents[1] / "tests" / "data" / "realdata"
+            / "bvh" / "cmu_12_01_walk.bvh")
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    quatbake.register()
+    bpy.ops.import_anim.bvh(filepath=str(walk))
+    arm = bpy.context.object
+    other = bpy.data.objects.new("Other", None)
+    bpy.context.scene.collection.objects.link(other)
+    for bone in arm.data.bones:
+        animdata.select_bone(arm, bone.name, False)
+    bpy.ops.object.select_all(action='DESELECT')
+    arm.select_set(True)
+    bpy.context.view_layer.objects.active = arm
+    scene = bpy.context.scene
+    scene.quatbake.show_overlay = True
+    assert len(overlay.legend().objects) == 31, overlay.legend().objects
+
+    # The handler's own time: a clock started just before it and read just after it
+    # in the same handler list (Blender calls them in order).
+    spent = []
+
+    def start(*_args):
+        spent.append(-time.process_time())
+
+    def stop(*_args):
+        if spent and spent[-1] < 0:
+            spent[-1] += time.process_time()
+
+    handlers = bpy.app.handlers.depsgraph_update_post
+    handlers.insert(0, start)
+    handlers.append(stop)
+
+    def handler_cpu(action) -> float:
+        """Best CPU seconds of the overlay's handler over ``repeats`` runs of ``action``
+        (0 when Blender does not call it: a frame change with nothing else changed)."""
+        best = float("inf")
+        for i in range(repeats):
+            spent.clear()
+            action(i)
+            best = min(best, sum(t for t in spent if t >= 0))
+        return best
+
+    def frame(i):
+        scene.frame_set(10 + 37 * i)
+        scene.frame_set(1)
+
+    def move_other(i):
+        other.location.x = float(i + 1)
+        bpy.context.view_layer.update()
+
+    def reselect(_i):
+        arm.select_set(False)
+        bpy.context.view_layer.update()
+        arm.select_set(True)
+        bpy.context.view_layer.update()
+
+    def one_bone(i):
+        # in Pose Mode (entered and left outside the clock): one bone drawn, then none
+        name = ("LeftUpLeg", "RightUpLeg")[i % 2]
+        animdata.select_bone(arm, name, True)
+        bpy.context.view_layer.update()
+        animdata.select_bone(arm, name, False)
+        bpy.context.view_layer.update()
+
+    def in_pose_mode(action):
+        bpy.ops.object.mode_set(mode='POSE')
+        try:
+            return handler_cpu(action)
+        finally:
+            bpy.ops.object.mode_set(mode='OBJECT')
+
+    fc = [f for f in animdata.object_fcurves(arm) if '"LeftFoot"' in f.data_path][0]
+
+    def move_key(_i):
+        point = fc.keyframe_points[100]
+        point.co.y += 0.01
+        point.handle_left.y += 0.01
+        point.handle_right.y += 0.01
+        arm.update_tag()
+        bpy.context.view_layer.update()
+
+    def frame_then_update(i):
+        # In a window a frame change can come with a depsgraph update of the rig
+        # (Blender writes the animated values back): the handler's work then.
+        scene.frame_set(10 + 37 * i)
+        spent.append(-time.process_time())
+        overlay.rebuild(scene)
+        stop()
+
+    rows = [("frame change (frame_set)", handler_cpu(frame)),
+            ("frame change + depsgraph update", handler_cpu(frame_then_update)),
+            ("move another object", handler_cpu(move_other)),
+            ("deselect + select the armature", handler_cpu(reselect)),
+            ("select + deselect one bone", in_pose_mode(one_bone)),
+            ("move one key of one bone", handler_cpu(move_key))]
+    handlers.remove(start)
+    handlers.remove(stop)
+    _, fresh, built = best_of(lambda: geometry.build(bpy.context.view_layer, scene.quatbake),
+                              repeats)
+    assert len(built.legend.objects) == 31
+    stats = overlay.cache_stats() if hasattr(overlay, "cache_stats") else None
+    print(f"CMU walk, 31 bones x 525 frames, overlay on; best of {repeats}, CPU ms of the "
+          f"overlay's depsgraph handler calls (summed when the action makes two); "
+          f"rebuild from scratch: {fresh * 1e3:.0f} ms")
+    print(f"{'what the user does':>34} {'handler ms':>11} {'from scratch':>13}")
+    for what, cpu in rows:
+        ratio = f"{fresh / cpu:>12.0f}x" if cpu > 0 else f"{'(not called)':>13}"
+        print(f"{what:>34} {cpu * 1e3:>11.1f} {ratio}")
+    if stats is not None:
+        print(f"cache: {stats.sampled} transforms sampled, {stats.parts} parts built, "
+              f"{stats.recoloured} recoloured, {stats.reused} reused, in {stats.builds} builds")
+    quatbake.unregister()
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ what Blender plays, and the legend of what is drawn.
 
 - ``geometry``: the samples and line arrays, from ``core.triads`` (no GPU);
 - ``legend``: what the last rebuild found, for the panel;
+- ``cache``: each transform's geometry kept until what it is made from changes;
 - ``draw``: the draw handler, its batches and the handlers that keep it current;
 - ``panel``: the Overlay panel.
 
@@ -12,6 +13,7 @@ The draw module's public names are forwarded here: ``overlay.rebuild()`` (its
 """
 from .draw import (  # noqa: F401
     BATCH_ORDER,
+    cache_stats,
     cached_arrays,
     disable,
     drawn_lod_level,

@@ -24,11 +24,13 @@ benchmarks/bench_register.py):
   handler + our depsgraph_update_post and frame_change_post functions in
   ``bpy.app.handlers`` + msgbus subscriptions. ``scene.quatbake.show_overlay``
   calls them from its update callback.
-- Geometry is rebuilt in the handlers (keys, selection or settings changed),
-  never in the draw callback; the current frame's triad is re-picked from the
-  cached samples on frame change. The draw callback uploads the cached float32
-  arrays once per rebuild (the GPU batch needs a GPU context) and otherwise
-  only binds, sets uniforms and draws.
+- Geometry is brought up to date in the handlers (keys, selection or settings
+  changed), never in the draw callback: ``overlay.cache`` keeps each transform's
+  geometry with a key of what it is made from and makes again only the ones whose
+  key changed, so a selection change only re-picks which are drawn. The current
+  frame's triad is re-picked from the cached samples on frame change. The draw
+  callback uploads the cached float32 arrays when they changed (the GPU batch
+  needs a GPU context) and otherwise only binds, sets uniforms and draws.
 - Objects are remembered by name only, so undo cannot leave a dangling RNA
   reference in the cache.
 - ``load_post`` (registered for as long as the add-on is) drops everything and
@@ -66,6 +68,7 @@ class _Registry:
             key: _empty_arrays() for key in BATCH_ORDER if key != "current"}
         self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
         self.samples: list = []         # geometry.Samples, one per drawn object
+        self.cache = None               # cache.GeometryCache, made on the first rebuild
         self.labels: list = []          # (name, world position (3,)) at each path's end
         self.legend = Legend()
         self.generation = 0         # bumped on every change of the cached arrays
@@ -73,6 +76,7 @@ class _Registry:
         # The current frame's triad changes on every frame of playback: it has
         # its own counter so only its 6 vertices are re-uploaded then.
         self.current_generation = 0
+        self.current_for = None     # (samples, frame, triad size) the current triads are of
         self.current_batch_generation = -1
         self.batches: dict = {}
         self.shader = None
@@ -102,38 +106,63 @@ def _settings(scene):
 
 
 def rebuild(scene=None, view_layer=None) -> Legend:
-    """Recompute every cached array from the scene's data; returns the legend.
+    """Bring every cached array up to date with the scene's data; returns the legend.
 
-    Safe to call at any time (tests call it directly). An object whose keys
+    Safe to call at any time (tests call it directly). Each transform's geometry is
+    made again only when what it is made from changed (``overlay.cache``); the arrays
+    are marked for upload only when the drawn geometry changed. An object whose keys
     cannot be read is skipped and named in ``Legend.problems``.
     """
-    from . import geometry
+    from . import cache
 
     scene = scene or bpy.context.scene
     view_layer = view_layer or bpy.context.view_layer
     _STATE.rebuild_count += 1
-    geometry = geometry.build(view_layer, _settings(scene))
-    _STATE.arrays = geometry.arrays
+    if _STATE.cache is None:
+        _STATE.cache = cache.GeometryCache()
+    geometry, changed = _STATE.cache.build(view_layer, _settings(scene))
     _STATE.samples = geometry.samples
     _STATE.labels = geometry.labels
     _STATE.legend = geometry.legend
-    _update_current(scene)
-    _STATE.generation += 1
+    _update_current(scene, again=False)
+    if changed:
+        _STATE.arrays = geometry.arrays
+        _STATE.generation += 1
     _tag_redraw()
     return geometry.legend
 
 
-def _update_current(scene) -> None:
-    """Re-pick the emphasised triad of every object at the scene's current frame."""
+def cache_stats():
+    """What the geometry cache did since the overlay was enabled (``overlay.cache.Stats``:
+    transforms sampled, parts built, recoloured, reused, joins), or None before its first
+    rebuild. For the tests and the benchmark."""
+    return None if _STATE.cache is None else _STATE.cache.stats
+
+
+def _update_current(scene, again: bool = True) -> None:
+    """Re-pick the emphasised triad of every object at the scene's current frame
+    (``again`` False: only if the samples, frame or size differ from the last pick's, as
+    after a rebuild that reused every transform)."""
     settings = _settings(scene)
     if settings is None or not _STATE.samples:
+        picked_for = None
+        if not again and _STATE.current_for is None and not _STATE.current[0].shape[0]:
+            return
         _STATE.current = _empty_arrays()
     else:
+        frame = scene.frame_current + scene.frame_subframe
+        size = float(settings.overlay_size)
+        picked_for = (_STATE.samples, frame, size)
+        last = _STATE.current_for
+        # The same samples (the cache's own objects, held here so none is freed and
+        # mistaken for another) at the same frame and size: the same triads.
+        if not again and last is not None and last[1:] == picked_for[1:] and len(last[0]) == len(
+                _STATE.samples) and all(a is b for a, b in zip(last[0], _STATE.samples)):
+            return
         from . import geometry  # loaded by the rebuild that made the samples
 
-        frame = scene.frame_current + scene.frame_subframe
-        _STATE.current = geometry.current_arrays(
-            _STATE.samples, frame, float(settings.overlay_size))
+        _STATE.current = geometry.current_arrays(_STATE.samples, frame, size)
+    _STATE.current_for = picked_for
     _STATE.current_generation += 1
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core import interp, rotation, triads
+from ...core import interp, quat, rotation, triads
 from .. import animdata, record
 from ..transform import AnimatedTransform, keyed_bone_names, rig_bone_fcurves
 from ..ui.compare import compare_method
@@ -367,118 +367,235 @@ def _float32_arrays(lines: list[triads.LineSet]) -> tuple[np.ndarray, np.ndarray
     )
 
 
+@dataclass
+class Sampled:
+    """One transform sampled for the overlay (what ``build_part`` draws from)."""
+
+    name: str                 # the legend's name (a bone's with its rig)
+    short_name: str           # the name at the path's end (a bone's own, an object's)
+    sampled: ObjectSamples
+    matrix: np.ndarray | None     # the parent's world transform (objects), None: world
+    camera: bool
+    size: float | None            # a bone's triad size (None: Triad Size)
+    mask: np.ndarray | None       # long_arc_mask (objects)
+    speeds: np.ndarray | None     # angular_speed of ``ours`` (None: fewer than 2 samples)
+
+
+@dataclass
+class Part:
+    """One transform's drawn geometry: float32 arrays per line set (its thinned copies
+    included), already in world space, and what the legend counts of it."""
+
+    name: str
+    arrays: dict          # line set name -> (float32 (m, 3), float32 (m, 4))
+    samples: Samples
+    label: tuple | None   # (short name, world position (3,)) at the path's end
+    spacing: dict         # LOD level -> triad_spacing of the triads drawn at it
+    long_arc_count: int
+    spin_count: int
+    step_count: int
+    in_place: bool
+    baked: bool
+    fixed_long_arc_count: int
+    camera: bool
+    speed_max: float          # the legend top the path's colours were made for
+    path_speed: np.ndarray    # (n-1,) the path's speeds as build_overlay colours them
+
+    def recoloured(self, speed_max: float) -> "Part":
+        """This part with its path coloured for the legend top ``speed_max`` (degrees per
+        frame): the only line set that depends on the other paths drawn beside it."""
+        if speed_max == self.speed_max:
+            return self
+        points, _ = self.arrays["path"]
+        colors = np.repeat(triads.speed_colors(self.path_speed, speed_max), 2, axis=0) \
+            if self.path_speed.size else np.zeros((0, 4))
+        arrays = dict(self.arrays)
+        arrays["path"] = (points, np.ascontiguousarray(colors, dtype=np.float32))
+        return Part(**{**self.__dict__, "arrays": arrays, "speed_max": speed_max})
+
+    @property
+    def nbytes(self) -> int:
+        held = sum(p.nbytes + c.nbytes for p, c in self.arrays.values())
+        s = self.samples
+        return held + s.frames.nbytes + s.quats.nbytes + s.positions.nbytes
+
+
+def set_names() -> list[str]:
+    """Every cached array's name: LINE_SETS and their thinned copies."""
+    names = list(LINE_SETS)
+    for level in triads.LOD_LEVELS[1:]:
+        names += [thinned_name(name, level) for name in THINNED_SETS]
+    return names
+
+
+def transform_name(obj) -> str:
+    return getattr(obj, "display_name", obj.name)
+
+
+def sample_transform(obj, settings, chains: dict) -> Sampled:
+    """Sample one transform to draw (``chains``: shared by the bones of one pass, see
+    ``bone_object_samples``). Raises ValueError for a broken key."""
+    name = transform_name(obj)
+    mask = None
+    if getattr(obj, "bone_name", ""):
+        # World space already: the bone's head and rotation along the animation,
+        # its triads sized from its length (Triad Size 0.5 = half the bone).
+        sampled, length = bone_object_samples(obj, compare_method(settings), chains,
+                                              settings.turns, settings.timing)
+        matrix, size, camera = None, float(settings.overlay_size) * length, False
+    else:
+        sampled = object_samples(obj, compare_method(settings), settings.turns,
+                                 settings.timing)
+        # Blender's own curves, spins between neighbouring keys sampled too
+        # (the original keys once baked: what the bake fixed).
+        mask = long_arc_mask(obj, sampled.frames, sampled.blender, sampled.rot_keys)
+        matrix, size, camera = _world_matrix(obj), None, _is_camera(obj)
+    speeds = triads.angular_speed(sampled.ours, sampled.frames) \
+        if sampled.frames.size > 1 else None
+    # the name at the path's end: a bone's own (its rig is beside it), an object's
+    return Sampled(name, getattr(obj, "bone_name", "") or obj.name, sampled, matrix, camera,
+                   size, mask, speeds)
+
+
+def problem_text(name: str, exc: Exception) -> str:
+    """The legend's sentence for a transform that could not be sampled."""
+    if isinstance(exc, ValueError):    # ChannelError is a ValueError: a broken key
+        return f"{name}: {exc}"
+    # not foreseen: named in the legend, the others drawn
+    return (f"{name}: QuatBake could not sample it "
+            f"({type(exc).__name__}: {exc}); please report this.")
+
+
+def legend_top(sampled: list) -> float:
+    """One legend for all paths, so equal colours mean equal speeds; a round top at a
+    high percentile, so one spike does not flatten the ramp (core.triads.legend_scale)."""
+    return triads.legend_scale([s.speeds for s in sampled if s.speeds is not None])
+
+
+def build_part(s: Sampled, settings, speed_max: float) -> Part:
+    """One sampled transform's geometry (world space, float32) with the path coloured for
+    ``speed_max``."""
+    sampled, matrix, camera, size = s.sampled, s.matrix, s.camera, s.size
+    step = max(1, int(settings.overlay_step))
+    triad_size = float(settings.overlay_size) if size is None else size
+    world = sampled.positions if matrix is None else (
+        sampled.positions @ matrix[:3, :3].T + matrix[:3, 3])
+    # Turning where it stands: a turn arc, not a starburst of triads at one point.
+    in_place = triads.is_in_place(world, sampled.ours, triad_size)
+    # The band marks what plays now: after a bake the short arc, so a fixed
+    # long arc disappears; the original's long arcs are counted as fixed.
+    geometry = triads.build_overlay(
+        sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
+        step=step, size=triad_size,
+        ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
+        long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
+        # kinds: only flips and wraps get the long-arc band; spins and steps
+        # the kept one (of the original keys once baked)
+        interval_kinds=sampled.kinds,
+        # the denser check is of Blender's curves: what plays only before a bake
+        long_arc_mask=None if sampled.baked else s.mask,
+        in_place=in_place,
+    )
+    lines = {key: getattr(geometry, key) for key in LINE_SETS}
+    # Thinned copies are row selections of the full sets (no recomputation).
+    for level in triads.LOD_LEVELS[1:]:
+        for key, found in geometry.thinned(level).items():
+            lines[thinned_name(key, level)] = found
+    arrays = {key: _float32_arrays([found if matrix is None else found.transformed(matrix)])
+              for key, found in lines.items()}
+    placed = geometry.triad_positions if matrix is None else (
+        geometry.triad_positions @ matrix[:3, :3].T + matrix[:3, 3])
+    spacing = {level: triads.triad_spacing(placed, geometry.chosen[geometry.levels[level][0]])
+               for level in triads.LOD_LEVELS}
+    label = None
+    if geometry.label_at is not None:
+        at = geometry.label_at if matrix is None else matrix[:3, :3] @ geometry.label_at \
+            + matrix[:3, 3]
+        label = (s.short_name, at)
+    fixed = 0
+    if sampled.baked:
+        fixed = int(s.mask.sum()) if s.mask is not None else triads.long_arc_count(
+            sampled.frames, sampled.blender, sampled.rot_keys)
+    # The path's speeds exactly as build_overlay colours them (of the normalised
+    # orientations), so another legend top recolours it without a new build.
+    path_speed = triads.angular_speed(quat.normalize(sampled.ours), sampled.frames) \
+        if sampled.frames.size > 1 else np.zeros(0)
+    return Part(s.name, arrays,
+                Samples(sampled.frames, sampled.ours, sampled.positions, matrix, size, camera),
+                label, spacing, geometry.long_arc_count, geometry.spin_count,
+                geometry.step_count, bool(geometry.in_place), sampled.baked, fixed, camera,
+                float(speed_max), path_speed)
+
+
+def assemble(parts: list[Part], problems: list[str], speed_max: float,
+             arrays: dict | None = None) -> Geometry:
+    """The Geometry of ``parts`` drawn together (``arrays``: their joined arrays when the
+    caller already has them, see ``join``)."""
+    legend = Legend()
+    legend.problems = list(problems)
+    level_spacings: dict = {level: [] for level in triads.LOD_LEVELS}
+    labels = []
+    for part in parts:
+        for level, value in part.spacing.items():
+            level_spacings[level].append(value)
+        if part.label is not None:
+            labels.append(part.label)
+        legend.long_arc_count += part.long_arc_count
+        legend.spin_count += part.spin_count
+        legend.step_count += part.step_count
+        if part.in_place:
+            legend.in_place.append(part.name)
+        if part.baked:
+            legend.baked_objects.append(part.name)
+            legend.fixed_long_arc_count += part.fixed_long_arc_count
+        if part.camera:
+            legend.cameras.append(part.name)
+        legend.objects.append(part.name)
+    legend.speed_max = speed_max if parts else 0.0
+    legend.level_spacing = {level: float(np.median(found))
+                            for level, found in level_spacings.items() if found}
+    legend.triad_spacing = legend.level_spacing.get(1, 0.0)
+    if arrays is None:
+        arrays = join(parts)
+    return Geometry(arrays, [part.samples for part in parts], legend, labels)
+
+
+def join(parts: list[Part]) -> dict:
+    """The float32 arrays of every line set, the parts' rows one after the other."""
+    out = {}
+    for key in set_names():
+        found = [part.arrays[key] for part in parts if part.arrays[key][0].shape[0]]
+        if not found:
+            out[key] = (np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32))
+        elif len(found) == 1:
+            out[key] = found[0]
+        else:
+            out[key] = (np.concatenate([p for p, _ in found]),
+                        np.concatenate([c for _, c in found]))
+    return out
+
+
 def build(view_layer, settings) -> Geometry:
-    """Sample every object to draw and build the line arrays and the legend.
+    """Sample every object to draw and build the line arrays and the legend, from scratch
+    (the overlay's own rebuilds go through ``overlay.cache``, which reuses what did not
+    change; this is also the fresh build the tests compare it with).
 
     ``settings`` is ``scene.quatbake`` (None: nothing to draw). An object whose
     keys cannot be read is skipped and named in ``Legend.problems``.
     """
-    legend = Legend()
-    parts: dict[str, list[triads.LineSet]] = {name: [] for name in LINE_SETS}
-    for level in triads.LOD_LEVELS[1:]:
-        parts.update({thinned_name(name, level): [] for name in THINNED_SETS})
-    samples: list[Samples] = []
     if settings is None:
-        return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend)
+        return assemble([], [], 0.0)
     collected = []
-    short_names: dict[str, str] = {}
-    masks = {}
+    problems = []
     chains: dict = {}
     for obj in overlay_objects(view_layer):
-        name = getattr(obj, "display_name", obj.name)
-        size = None
         try:
-            if getattr(obj, "bone_name", ""):
-                # World space already: the bone's head and rotation along the animation,
-                # its triads sized from its length (Triad Size 0.5 = half the bone).
-                sampled, length = bone_object_samples(obj, compare_method(settings), chains,
-                                                      settings.turns, settings.timing)
-                matrix, size, camera = None, float(settings.overlay_size) * length, False
-            else:
-                sampled = object_samples(obj, compare_method(settings), settings.turns,
-                                         settings.timing)
-                # Blender's own curves, spins between neighbouring keys sampled too
-                # (the original keys once baked: what the bake fixed).
-                masks[name] = long_arc_mask(obj, sampled.frames, sampled.blender,
-                                            sampled.rot_keys)
-                matrix, camera = _world_matrix(obj), _is_camera(obj)
-        except ValueError as exc:  # ChannelError is a ValueError: a broken key
-            legend.problems.append(f"{name}: {exc}")
-            continue
-        except Exception as exc:   # not foreseen: named in the legend, the others drawn
-            legend.problems.append(f"{name}: QuatBake could not sample it "
-                                   f"({type(exc).__name__}: {exc}); please report this.")
-            continue
-        collected.append((name, sampled, matrix, camera, size))
-        # the name at the path's end: a bone's own (its rig is beside it), an object's
-        short_names[name] = getattr(obj, "bone_name", "") or obj.name
-    # One legend for all objects, so equal colours mean equal speeds; a round top at a
-    # high percentile, so one spike does not flatten the ramp (core.triads.legend_scale).
-    speeds = [triads.angular_speed(c[1].ours, c[1].frames) for c in collected
-              if c[1].frames.size > 1]
-    speed_max = triads.legend_scale(speeds)
-    step = max(1, int(settings.overlay_step))
-    labels = []
-    level_spacings: dict = {level: [] for level in triads.LOD_LEVELS}
-    for name, sampled, matrix, camera, size in collected:
-        triad_size = float(settings.overlay_size) if size is None else size
-        world = sampled.positions if matrix is None else (
-            sampled.positions @ matrix[:3, :3].T + matrix[:3, 3])
-        # Turning where it stands: a turn arc, not a starburst of triads at one point.
-        in_place = triads.is_in_place(world, sampled.ours, triad_size)
-        # The band marks what plays now: after a bake the short arc, so a fixed
-        # long arc disappears; the original's long arcs are counted as fixed.
-        geometry = triads.build_overlay(
-            sampled.frames, sampled.ours, sampled.positions, sampled.rot_keys,
-            step=step, size=triad_size,
-            ghost_quats=sampled.blender if settings.overlay_show_ghost else None,
-            long_arc_quats=sampled.playing, speed_max=speed_max, view_axis=camera,
-            # kinds: only flips and wraps get the long-arc band; spins and steps
-            # the kept one (of the original keys once baked)
-            interval_kinds=sampled.kinds,
-            # the denser check is of Blender's curves: what plays only before a bake
-            long_arc_mask=None if sampled.baked else masks.get(name),
-            in_place=in_place,
-        )
-        for key in LINE_SETS:
-            lines = getattr(geometry, key)
-            parts[key].append(lines if matrix is None else lines.transformed(matrix))
-        # Thinned copies are row selections of the full sets (no recomputation).
-        for level in triads.LOD_LEVELS[1:]:
-            for key, lines in geometry.thinned(level).items():
-                parts[thinned_name(key, level)].append(
-                    lines if matrix is None else lines.transformed(matrix))
-        placed = geometry.triad_positions if matrix is None else (
-            geometry.triad_positions @ matrix[:3, :3].T + matrix[:3, 3])
-        for level in triads.LOD_LEVELS:
-            drawn = geometry.chosen[geometry.levels[level][0]]
-            level_spacings[level].append(triads.triad_spacing(placed, drawn))
-        if geometry.label_at is not None:
-            at = geometry.label_at if matrix is None else matrix[:3, :3] @ geometry.label_at \
-                + matrix[:3, 3]
-            labels.append((short_names[name], at))
-        legend.long_arc_count += geometry.long_arc_count
-        legend.spin_count += geometry.spin_count
-        legend.step_count += geometry.step_count
-        if geometry.in_place:
-            legend.in_place.append(name)
-        if sampled.baked:
-            legend.baked_objects.append(name)
-            before = masks.get(name)
-            legend.fixed_long_arc_count += (
-                int(before.sum()) if before is not None
-                else triads.long_arc_count(sampled.frames, sampled.blender, sampled.rot_keys))
-        if camera:
-            legend.cameras.append(name)
-        legend.objects.append(name)
-        samples.append(Samples(sampled.frames, sampled.ours, sampled.positions, matrix, size,
-                               camera))
-    legend.speed_max = speed_max if collected else 0.0
-    legend.level_spacing = {level: float(np.median(found))
-                            for level, found in level_spacings.items() if found}
-    legend.triad_spacing = legend.level_spacing.get(1, 0.0)
-    return Geometry({key: _float32_arrays(lines) for key, lines in parts.items()}, samples, legend,
-                    labels)
+            collected.append(sample_transform(obj, settings, chains))
+        except Exception as exc:  # noqa: BLE001 - named in the legend, the others drawn
+            problems.append(problem_text(transform_name(obj), exc))
+    speed_max = legend_top(collected)
+    return assemble([build_part(s, settings, speed_max) for s in collected], problems,
+                    speed_max)
 
 
 def current_arrays(samples: list[Samples], frame: float, size: float) -> tuple[np.ndarray, np.ndarray]:
