@@ -140,6 +140,7 @@ class QUATBAKE_OT_bake(Operator):
     tolerance: _mirror("tolerance")
     key_interpolation: _mirror("key_interpolation")
     tolerance_px: _mirror("tolerance_px")
+    tolerance_tip: _mirror("tolerance_tip")
     # Not stored in presets: which action to bake is a choice per shot. Left unset, the
     # scene's Clip (the Re-bake panel's choice) is used.
     clip: StringProperty(
@@ -203,6 +204,7 @@ class QUATBAKE_OT_bake(Operator):
             tolerance_deg=self.tolerance,
             key_interpolation=self.key_interpolation,
             tolerance_px=self.tolerance_px,
+            tolerance_tip=self.tolerance_tip,
             clip=self.clip,
         )
 
@@ -266,7 +268,7 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
         # A tolerance bake is counted in keys (per channel), not frames baked.
-        thinned = self.tolerance > 0.0 or self.tolerance_px > 0.0
+        thinned = self.tolerance > 0.0 or self.tolerance_px > 0.0 or self.tolerance_tip > 0.0
         settings.last_keys_kind = self.key_interpolation if thinned else ""
         # Keys written per channel, each transform's and (last_frames_written) their sum.
         remember_last_bake(context.scene, result.keys_per_object)
@@ -296,6 +298,11 @@ class QUATBAKE_OT_bake(Operator):
             counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} px on cameras")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
                                                 self.tolerance_px))
+        elif self.tolerance_tip > 0.0:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} scene units at "
+                          "bone tips")
+            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
+                                                self.tolerance_tip))
         return {'FINISHED'}
 
 

@@ -50,7 +50,17 @@ def draw_method_row(layout, data) -> None:
 
 # The settings drawn with a label beside them (ui.texts.labelled_prop), in order.
 _LABELLED = ("location_method", "output_mode", "turns", "timing", "frame_start", "frame_end",
-             "frame_step", "tolerance", "tolerance_px", "key_interpolation", "clip")
+             "frame_step", "tolerance", "tolerance_px", "tolerance_tip", "key_interpolation",
+             "clip")
+
+
+def _bones_in_reach(context) -> bool:
+    """Whether a Bone Tip Tolerance applies to what the bake would act on: Pose Mode, or
+    an armature among the selected objects (it bakes its keyed bones)."""
+    if getattr(context, "mode", "") == 'POSE':
+        return True
+    return any(getattr(o, "type", "") == 'ARMATURE'
+               for o in getattr(context, "selected_objects", None) or ())
 
 
 def draw_more_settings(layout, data, context=None, panel: str = "") -> None:
@@ -70,7 +80,9 @@ def draw_more_settings(layout, data, context=None, panel: str = "") -> None:
     layout.use_property_split = False
     layout.use_property_decorate = False
     col = layout.column()
-    factor = label_factor(context, data, _LABELLED)
+    bones = _bones_in_reach(context)
+    factor = label_factor(context, data, tuple(p for p in _LABELLED
+                                               if bones or p != "tolerance_tip"))
 
     def field(target, prop, **kwargs):
         labelled_prop(target, context, data, prop, factor, panel=panel, **kwargs)
@@ -90,8 +102,11 @@ def draw_more_settings(layout, data, context=None, panel: str = "") -> None:
     field(col, "frame_step")
     field(col, "tolerance")
     field(col, "tolerance_px")
+    if bones:
+        field(col, "tolerance_tip")     # only where it applies: bones in the selection
     sub = col.column()
-    sub.active = data.tolerance > 0.0 or data.tolerance_px > 0.0   # what a tolerance writes
+    # What a tolerance writes.
+    sub.active = data.tolerance > 0.0 or data.tolerance_px > 0.0 or data.tolerance_tip > 0.0
     field(sub, "key_interpolation")
     # Both the scene settings and the bake operator have it: the NLA clip to bake.
     field(col, "clip", icon='NLA')

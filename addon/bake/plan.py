@@ -78,6 +78,9 @@ class Plan:
     tolerance_px: float = 0.0                    # a camera's pixel tolerance, if any
     pixels_per_radian: float | None = None       # a perspective camera's (core.pixels)
     key_stats: dict | None = None                # measured after the write (write_owner)
+    tolerance_tip: float = 0.0                   # a pose bone's tip tolerance (scene units)
+    #                                              when it set tolerance_deg (_plan_tolerance)
+    tip_fallback: str = ""                       # why a tip tolerance asked for did not apply
 
     @property
     def location_only(self) -> bool:
@@ -521,7 +524,50 @@ def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
             by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
             plan.tolerance_px = settings.tolerance_px
             tol = min(tol, by_px) if tol > 0.0 else by_px
+    if settings.tolerance_tip > 0.0:
+        by_tip, plan.tip_fallback = _tip_degrees(plan.obj, settings.tolerance_tip)
+        if by_tip is not None:
+            plan.tolerance_tip = settings.tolerance_tip
+            tol = min(tol, by_tip) if tol > 0.0 else by_tip
     return tol
+
+
+# No rotation moves a tip farther than twice the bone's length, and two orientations are
+# never more than 180 deg apart: a tip tolerance of a bone shorter than it asks no more.
+_TIP_MAX_DEG = 180.0
+
+
+def tip_length(obj) -> float:
+    """A pose bone's length in the world, scene units: its rest length (armature space)
+    times the largest stretch of the armature's world matrix at the current frame (its
+    largest axis |scale|, and exact under a sheared parent too: the matrix's largest
+    singular value). The largest axis, because a rotation error can swing the tip along
+    any axis: the stretch that axis gets is what the tip moves at worst, so the angle
+    from it keeps every direction within the distance (the bone's own axis may be
+    scaled less). 0.0 for anything but a bone."""
+    name = getattr(obj, "bone_name", "")
+    owner = getattr(obj, "owner", obj)
+    bones = getattr(getattr(owner, "data", None), "bones", None)
+    bone = bones.get(name) if name and bones is not None else None
+    if bone is None:
+        return 0.0
+    stretch = np.linalg.svd(np.array(owner.matrix_world, dtype=np.float64)[:3, :3],
+                            compute_uv=False)
+    return float(bone.length) * float(stretch.max())
+
+
+def _tip_degrees(obj, distance: float) -> tuple:
+    """(the angle, degrees, that moves a pose bone's tip at most ``distance`` scene
+    units, "") or (None, why not) for a transform that is not a bone, or a bone of no
+    length in the world. A rotation by an angle a moves the tip 2 L sin(a / 2) <= L a,
+    so a = distance / L (radians) keeps it within the distance; the tip's move relative
+    to the bone's head (a parent's error moves the head as well)."""
+    if not getattr(obj, "bone_name", ""):
+        return None, "not a pose bone"
+    length = tip_length(obj)
+    if not (length > 0.0 and np.isfinite(length)):
+        return None, "of zero length in the world (its length times the armature's scale)"
+    return min(float(np.degrees(distance / length)), _TIP_MAX_DEG), ""
 
 
 # Within a stepped interval the method holds one orientation (turn_interp: Blender's
@@ -709,12 +755,14 @@ def _deg(value: float) -> str:
     return f"{value:.4f}" if value >= 1e-4 or value == 0.0 else f"{value:.1e}"
 
 
-def _stats_sentence(stats: dict) -> str:
+def _stats_sentence(stats: dict, tip: float = 0.0) -> str:
     kind = "Bezier" if stats["key_interpolation"] == 'BEZIER' else "LINEAR"
     px = "max_px" in stats
     within = f"{stats['tolerance_deg']:.3g} deg"
     if "tolerance_px" in stats:
         within += f" ({stats['tolerance_px']:g} px)"
+    if tip > 0.0:
+        within += f" ({tip:g} scene units at the bone's tip)"
     return (f"{stats['keys_written']} {kind} keys per channel (dense bake "
             f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
             f"at {stats['samples']} {stats['sampled']}: max {_deg(stats['max_deg'])} deg"
@@ -727,11 +775,18 @@ def _stats_sentence(stats: dict) -> str:
 def key_notes(plans: list) -> list[BakeIssue]:
     """INFO notes with the statistics of a tolerance bake (after the write: measured on
     the keys as Blender stores them): one per transform for the first MAX_KEY_NOTES,
-    and one over all of them when there are several."""
+    and one over all of them when there are several; one saying which transforms a Bone
+    Tip Tolerance did not apply to. A bone's tip tolerance (scene units) joins its
+    statistics as "tolerance_tip" (set here: measured after the write)."""
     measured = [p for p in plans if p.key_stats is not None]
+    for p in measured:
+        if getattr(p, "tolerance_tip", 0.0) > 0.0:
+            p.key_stats["tolerance_tip"] = float(p.tolerance_tip)
     out = [BakeIssue('INFO', p.obj.name, "", None,
-                     f"{animdata.subject(p.obj)}: {_stats_sentence(p.key_stats)}",
+                     f"{animdata.subject(p.obj)}: "
+                     f"{_stats_sentence(p.key_stats, getattr(p, 'tolerance_tip', 0.0))}",
                      p.obj.bone_name) for p in measured[:MAX_KEY_NOTES]]
+    out += _tip_fallback_notes(plans)
     if len(measured) > 1:
         total = sum(p.key_stats["samples"] for p in measured)
         within = sum(p.key_stats["within"] * p.key_stats["samples"] for p in measured) / total
@@ -749,3 +804,28 @@ def key_notes(plans: list) -> list[BakeIssue]:
             f"{_deg(p99)} deg, {100.0 * within:.1f}% of {total} samples within {of}."))
     return out
 
+
+def _tip_fallback_notes(plans: list) -> list[BakeIssue]:
+    """One INFO note naming the transforms a Bone Tip Tolerance did not apply to (not
+    pose bones, or bones of no length in the world) and what they were baked within."""
+    missed = [p for p in plans if getattr(p, "tip_fallback", "")]
+    if not missed:
+        return []
+    names = [f"{animdata.subject(p.obj)} ({p.tip_fallback})" for p in missed[:3]]
+    shown = "; ".join(names) + (f"; and {len(missed) - 3} more" if len(missed) > 3 else "")
+    tolerances = {p.tolerance_deg for p in missed}
+    they, them, were = ("it", "it", "was") if len(missed) == 1 else ("they", "them", "were")
+    if tolerances == {0.0}:
+        took = (f"so {they} kept a key on every step frame (give a Key Tolerance in degrees "
+                f"for {them})")
+    elif len(tolerances) == 1:
+        took = f"so {they} {were} baked within the Key Tolerance, {tolerances.pop():.3g} deg"
+    else:
+        took = (f"so {they} {were} baked within the Key Tolerance (a camera: the Camera "
+                "Tolerance), or with every key where there is none")
+    one = missed[0] if len(missed) == 1 else None
+    return [BakeIssue(
+        'INFO', one.obj.name if one else "", "", None,
+        f"Bone Tip Tolerance applies to pose bones of some length only, not to "
+        f"{len(missed)} of the baked transforms: {shown}; {took}.",
+        one.obj.bone_name if one else "")]

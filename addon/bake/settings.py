@@ -92,6 +92,10 @@ class BakeSettings:
     tolerance_px: float = 0.0        # > 0: perspective cameras keep only the keys within this
     #                                  many pixels of the rendered image (from the lens, sensor
     #                                  fit and render size; the smaller with tolerance_deg)
+    tolerance_tip: float = 0.0       # > 0: pose bones keep only the keys that move the bone's
+    #                                  tip (tail) no more than this, in scene units: the angle
+    #                                  DIST / (bone length x the armature's largest axis scale);
+    #                                  with tolerance_deg too, the smaller of the two
     clip: str = ""                   # bake this NLA clip (an action's name) instead of the active
 
 
@@ -156,7 +160,8 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
             "arc length: they contradict each other. Turn one of them off.")
     for label, value in (("Key tolerance", settings.tolerance_deg),
                          ("Location tolerance", settings.location_tolerance),
-                         ("Camera tolerance (pixels)", settings.tolerance_px)):
+                         ("Camera tolerance (pixels)", settings.tolerance_px),
+                         ("Bone tip tolerance (scene units)", settings.tolerance_tip)):
         if not isinstance(value, (int, float)) or not 0.0 <= value < float("inf"):
             err(f"{label} must be a finite number, 0 or more (got {value!r}); 0 keeps a key on "
                 "every step frame.")
@@ -174,8 +179,10 @@ def settings_issues(settings: BakeSettings) -> list[BakeIssue]:
 
 
 def has_tolerance(settings: BakeSettings) -> bool:
-    """True when the bake keeps only the keys within a tolerance (degrees or pixels)."""
-    return settings.tolerance_deg > 0.0 or settings.tolerance_px > 0.0
+    """True when the bake keeps only the keys within a tolerance (degrees, pixels or a
+    distance at a bone's tip)."""
+    return (settings.tolerance_deg > 0.0 or settings.tolerance_px > 0.0
+            or settings.tolerance_tip > 0.0)
 
 
 def bezier_fit(settings: BakeSettings) -> bool:

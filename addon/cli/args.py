@@ -62,6 +62,17 @@ def _pixels(text: str) -> float:
     return value
 
 
+def _distance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a distance in scene units") from None
+    if not (value >= 0.0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite distance >= 0 scene units "
+                                         "(0: bones use --tolerance)")
+    return value
+
+
 def _step(text: str) -> int:
     try:
         value = int(text)
@@ -217,6 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
                       "the rendered image more than PX (from the lens, sensor fit and render "
                       "size; with --tolerance too, the smaller of the two). Other objects use "
                       "--tolerance (default 0: every key)")
+    bake.add_argument("--tolerance-tip", type=_distance, default=0.0, metavar="DIST",
+                      help="for pose bones: keep only the keys that move the bone's tip (tail) "
+                      "no more than DIST scene units (the angle DIST / the bone's length "
+                      "times the armature's largest axis scale; with --tolerance too, the "
+                      "smaller of the two). Objects use --tolerance (default 0: every key)")
     bake.add_argument("--keys", choices=KEY_INTERPOLATIONS, default=None,
                       help="what --tolerance writes: linear (default here: LINEAR keys, what "
                       "glTF engines play, as before) or bezier (few editable Bezier keys, "

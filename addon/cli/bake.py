@@ -16,6 +16,11 @@ from .scenes import (
 )
 
 
+def _thinned(args) -> bool:
+    """Whether the bake keeps only the keys within some tolerance."""
+    return args.tolerance > 0.0 or args.tolerance_px > 0.0 or args.tolerance_tip > 0.0
+
+
 def check_options(args) -> None:
     """The bake options that do not go together (BadInput), checked before any file is read
     (``batch bake`` checks them once for every shot)."""
@@ -24,10 +29,10 @@ def check_options(args) -> None:
                        "length: give one of them.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
-    if args.keys is not None and args.tolerance == 0.0 and args.tolerance_px == 0.0:
+    if args.keys is not None and not _thinned(args):
         raise BadInput(f"--keys {args.keys} chooses the keys a --tolerance bake writes: give "
-                       "--tolerance DEG (or --tolerance-px PX) too; without it every step frame "
-                       "gets a LINEAR key.")
+                       "--tolerance DEG (or --tolerance-px PX, --tolerance-tip DIST) too; without "
+                       "it every step frame gets a LINEAR key.")
     if args.clips == "all" or (isinstance(args.clips, list) and len(args.clips) > 1):
         raise BadInput("bake --clips takes one clip name (or active): a baked clip becomes the "
                        "object's active action, so bake one clip per output file.")
@@ -84,6 +89,7 @@ def run_bake(args) -> int:
                                  turns=args.turns.upper(), timing=args.timing.upper(),
                                  tolerance_deg=args.tolerance, clip=clip,
                                  tolerance_px=args.tolerance_px,
+                                 tolerance_tip=args.tolerance_tip,
                                  key_interpolation=(args.keys or "linear").upper())
     from ..transform import as_transforms, transforms_named
     from ..ui.counts import transform_count
@@ -115,10 +121,12 @@ def run_bake(args) -> int:
         print(f"Baked {baked} with {args.method}: {result.frames_written} "
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
-        if args.tolerance > 0.0 or args.tolerance_px > 0.0:
+        if _thinned(args):
             within = " and ".join(part for part in (
                 f"{args.tolerance:g} deg" if args.tolerance > 0.0 else "",
-                f"{args.tolerance_px:g} px on cameras" if args.tolerance_px > 0.0 else "") if part)
+                f"{args.tolerance_px:g} px on cameras" if args.tolerance_px > 0.0 else "",
+                f"{args.tolerance_tip:g} scene units at bone tips" if args.tolerance_tip > 0.0
+                else "") if part)
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
                   f"{within} ({(args.keys or 'linear').upper()})")
         for issue in result.warnings:

@@ -92,6 +92,7 @@ SETTING_NAMES = (
     "tolerance",
     "key_interpolation",
     "tolerance_px",
+    "tolerance_tip",
 )
 
 
@@ -222,6 +223,14 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="Pixels of the rendered image: perspective cameras keep only the keys that "
         "move no pixel more than this (worked out from the lens, sensor fit and render size; "
         "with a Key Tolerance too, the smaller of the two); 0: Key Tolerance for cameras too",
+    )
+    tolerance_tip: FloatProperty(
+        name="Bone Tip Tolerance", default=0.0, min=0.0, soft_max=0.1, precision=4, step=1,
+        subtype='DISTANCE',
+        description="Scene units at each bone's tip: pose bones keep only the keys that move "
+        "the bone's tip no more than this from the bake (the angle this distance over the "
+        "bone's length, times the armature's largest scale; with a Key Tolerance too, the "
+        "smaller of the two); objects use the Key Tolerance. 0: Key Tolerance for bones too",
     )
     key_interpolation: EnumProperty(
         name="Keys", items=KEY_INTERPOLATION_ITEMS, default='BEZIER',
