@@ -4,14 +4,15 @@ distance at the bone's tip, DIST / (the bone's length x the armature's largest s
 Checked by Blender's playback: the baked rig played with frame_set at every quarter
 frame, each bone's tail read in world space (armature matrix_world @ pose_bone.tail),
 against where the method's path puts it, computed independently: scipy's Slerp of the
-key orientations applied to the bone's rest matrix and rest tail.
+key orientations applied to the bone's rest matrix and rest tail (inside Blender 3.4.1,
+whose Python has no scipy, ``mathutils.Quaternion.slerp`` per key interval).
 """
 import math
 
 import bpy
+import mathutils
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation, Slerp
 
 from quatbake.addon import animdata, bake
 
@@ -23,6 +24,11 @@ from scenes import (
     scene_snapshot,
     select_only,
 )
+
+try:
+    from scipy.spatial.transform import Rotation, Slerp
+except ImportError:            # Blender 3.4.1's own Python
+    Rotation = Slerp = None
 
 pytestmark = pytest.mark.bpy
 
@@ -45,12 +51,12 @@ _SHORT_EULERS = np.radians([[0.0, 0.0, 0.0], [70.0, 30.0, 20.0], [-20.0, 80.0, 1
 
 
 def _long_quats():
+    """(4, 4) key quaternions (w, x, y, z) of the quaternion bone, from axis and angle."""
     out = []
     for axis, deg in _LONG_TURNS:
-        r = Rotation.from_rotvec(np.asarray(axis, float) / np.linalg.norm(axis)
-                                 * math.radians(deg))
-        x, y, z, w = r.as_quat()
-        out.append([w, x, y, z])
+        axis = np.asarray(axis, float) / np.linalg.norm(axis)
+        half = math.radians(deg) / 2.0
+        out.append([math.cos(half), *(axis * math.sin(half))])
     return np.array(out)
 
 
@@ -66,10 +72,24 @@ def _rig(name="Rig", scale=SCALE):
     return rig
 
 
-def _key_rotations(bone):
+def _path_matrices(bone):
+    """(len(TIMES), 3, 3): the method's path (Slerp, even timing) of the bone's keys."""
+    if Slerp is not None:
+        if bone == "Long":
+            keys = Rotation.from_quat(_long_quats()[:, [1, 2, 3, 0]])
+        else:
+            keys = Rotation.from_euler("xyz", _SHORT_EULERS)   # Blender's XYZ: extrinsic
+        return Slerp(KEY_FRAMES, keys)(TIMES).as_matrix()
     if bone == "Long":
-        return Rotation.from_quat(_long_quats()[:, [1, 2, 3, 0]])
-    return Rotation.from_euler("xyz", _SHORT_EULERS)      # Blender's XYZ: extrinsic x, y, z
+        keys = [mathutils.Quaternion(q) for q in _long_quats()]
+    else:
+        keys = [mathutils.Euler(e, 'XYZ').to_quaternion() for e in _SHORT_EULERS]
+    out = []
+    for t in TIMES:
+        i = min(int(np.searchsorted(KEY_FRAMES, t, side="right")) - 1, len(KEY_FRAMES) - 2)
+        u = (t - KEY_FRAMES[i]) / (KEY_FRAMES[i + 1] - KEY_FRAMES[i])
+        out.append(np.array(keys[i].slerp(keys[i + 1], u).to_matrix()))
+    return np.array(out)
 
 
 def _expected_tails(rig, bone):
@@ -77,7 +97,7 @@ def _expected_tails(rig, bone):
     matrix is its rest matrix times its rotation, the tail (0, length, 0) in bone space."""
     rest = np.array(rig.data.bones[bone].matrix_local, dtype=np.float64)
     world = np.array(rig.matrix_world, dtype=np.float64)
-    rot = Slerp(KEY_FRAMES, _key_rotations(bone))(TIMES).as_matrix()       # (n, 3, 3)
+    rot = _path_matrices(bone)                                            # (n, 3, 3)
     local = rot @ np.array([0.0, LENGTHS[bone], 0.0])                     # bone space
     arm = local @ rest[:3, :3].T + rest[:3, 3]
     return arm @ world[:3, :3].T + world[:3, 3]
