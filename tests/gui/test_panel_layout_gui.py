@@ -72,11 +72,12 @@ def test_the_tolerances_read_whole_in_the_settings(session, step):
     every other setting's, is drawn where it fits whole (measured above)."""
     info = session[0]["steps"][step]
     labels = _labels(info, "Settings")
-    want = ("关键帧容差", "相机容差（像素）") if step.endswith("zh") else \
-        ("Key Tolerance", "Camera Tolerance (px)")
+    # A rig is selected, so the Bone Tip Tolerance is drawn beside the other two.
+    want = ("关键帧容差", "相机容差（像素）", "骨骼末端容差") if step.endswith("zh") else \
+        ("Key Tolerance", "Camera Tolerance (px)", "Bone Tip Tolerance")
     for label in want:
         assert label in labels, labels
-    assert len(labels) == 11, labels     # every labelled setting of the sub-panel drew
+    assert len(labels) == 12, labels     # every labelled setting of the sub-panel drew
 
 
 @pytest.mark.parametrize("step", ["analyzed_en", "baked_en", "baked_zh"])
