@@ -490,7 +490,7 @@ class _Batch:
     between two consecutive keys belong to one track.
     """
 
-    def __init__(self, tracks: list[Track], mode: str, tolerance_deg: float,
+    def __init__(self, tracks: list[Track], mode: str, tolerance_deg: np.ndarray,
                  subframes: bool = True):
         self.mode = mode
         self.subframes = subframes
@@ -515,10 +515,15 @@ class _Batch:
         self.global_t = self.t + self.shift[self.track]
         n = self.t.size
         self.margins = np.array([margin_deg(tr.values) for tr in tracks])
-        tol = np.radians(tolerance_deg - self.margins)
+        # One tolerance per track (a rig's bones at a tip distance each have their own).
+        self.tolerances = np.broadcast_to(np.asarray(tolerance_deg, dtype=np.float64),
+                                          (len(tracks),))
+        tol = np.radians(self.tolerances - self.margins)
         if (tol <= 0.0).any():
-            raise ValueError(f"Key tolerance {tolerance_deg!r} deg is below the float32 margin "
-                             f"{self.margins.max():.2g} deg of these channel values.")
+            low = int(np.argmax(tol <= 0.0))
+            raise ValueError(f"Key tolerance {float(self.tolerances[low])!r} deg is below the "
+                             f"float32 margin {self.margins[low]:.2g} deg of these channel "
+                             "values.")
         self.cos_tol = np.cos(tol / 2.0)[self.track]   # |dot| of unit quaternions tol apart
         self.cos_search = np.cos(SEARCH_SHARE * tol / 2.0)[self.track]
         self.candidate = np.abs(self.t - np.rint(self.t)) <= _WHOLE
@@ -950,7 +955,7 @@ class _Batch:
             samples = np.repeat(fa - first, count) + np.arange(int(count.sum()))
         raise ToleranceUnreachable("bezier_keys: the final check did not converge.")
 
-    def results(self, tolerance_deg, keys, arrays, close):
+    def results(self, keys, arrays, close):
         x, y, hlx, hly, hrx, hry, ipo, free = arrays
         err = 2.0 * np.arccos(np.minimum(close, 1.0))
         out = []
@@ -966,30 +971,39 @@ class _Batch:
                 handle_type=np.where(free[m], "FREE", "ALIGNED"),
                 required=self.required[keys[m]].copy(),
                 max_error_deg=float(np.degrees(err[start:end + 1].max())),
-                tolerance_deg=float(tolerance_deg),
+                tolerance_deg=float(self.tolerances[i]),
                 margin_deg=float(self.margins[i]),
                 played=self.played[start:end + 1].copy(),
             ))
         return out
 
 
-def fit_many(tracks, tolerance_deg: float, subframes: bool = True) -> list[BezierKeys]:
+def fit_many(tracks, tolerance_deg, subframes: bool = True) -> list[BezierKeys]:
     """BezierKeys for each Track (see the module docstring); the tracks of one
     rotation mode are fitted together. tolerance_deg: the largest angle (degrees)
-    by which Blender's playback may miss the target at any sample. subframes:
-    where no keys on whole frames can (the method turns too far within a frame),
-    keys on the samples in between; False raises ToleranceUnreachable instead."""
-    if not tolerance_deg > 0.0 or not np.isfinite(tolerance_deg):
-        raise ValueError(f"Key tolerance {tolerance_deg!r} deg must be a finite angle above 0.")
+    by which Blender's playback may miss the target at any sample, one for all
+    tracks or one per track (a rig's bones at a distance at their tips: fitted
+    together all the same). subframes: where no keys on whole frames can (the
+    method turns too far within a frame), keys on the samples in between; False
+    raises ToleranceUnreachable instead."""
     checked = [_as_track(tr) for tr in tracks]
+    tolerances = np.asarray(tolerance_deg, dtype=np.float64)
+    if tolerances.ndim not in (0, 1) or (tolerances.ndim == 1
+                                         and tolerances.size != len(checked)):
+        raise ValueError(f"{tolerances.size} key tolerances for {len(checked)} tracks: give "
+                         "one, or one per track.")
+    tolerances = np.broadcast_to(tolerances, (len(checked),))
+    for tol in tolerances:
+        if not tol > 0.0 or not np.isfinite(tol):
+            raise ValueError(f"Key tolerance {float(tol)!r} deg must be a finite angle above 0.")
     out: list = [None] * len(checked)
     modes: dict[str, list[int]] = {}
     for i, tr in enumerate(checked):
         modes.setdefault(tr.mode, []).append(i)
     for mode, members in modes.items():
-        batch = _Batch([checked[i] for i in members], mode, tolerance_deg, subframes)
+        batch = _Batch([checked[i] for i in members], mode, tolerances[members], subframes)
         keys, arrays, close = batch.accept(*batch.search())
-        for i, res in zip(members, batch.results(tolerance_deg, keys, arrays, close)):
+        for i, res in zip(members, batch.results(keys, arrays, close)):
             out[i] = res
     return out
 

@@ -458,14 +458,18 @@ def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
     warnings: list[BakeIssue] = []
     for plan in plans:
         plan.tolerance_deg = _plan_tolerance(plan, settings, warnings)
+    # Bezier plans are fitted together whatever their tolerances (core.bezier_keys takes
+    # one per track: a rig's bones at a tip distance each have their own angle, and
+    # fitting each angle on its own took 52 s for the 31-bone CMU walk); LINEAR plans
+    # are reduced per tolerance.
+    bezier = [p for p in plans if p.tolerance_deg > 0.0 and p.dense is not None]
+    if bezier:
+        _fit_bezier(bezier, settings)
     groups: dict = {}
     for plan in plans:
-        if plan.tolerance_deg > 0.0:
-            groups.setdefault((plan.tolerance_deg, plan.dense is None), []).append(plan)
-    for (tol, linear), group in groups.items():
-        if not linear:
-            _fit_bezier(group, settings, tol)
-            continue
+        if plan.tolerance_deg > 0.0 and plan.dense is None:
+            groups.setdefault(plan.tolerance_deg, []).append(plan)
+    for tol, group in groups.items():
         tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode,
                                   p.location_values, fixed=_step_keys(p.constant_keys))
                   if p.quats is not None else _still_track(p) for p in group]
@@ -605,20 +609,22 @@ def _bezier_track(plan) -> bezier_keys.Track:
                              plan.stepped_frames)
 
 
-def _fit_bezier(plans: list, settings: BakeSettings, tol: float) -> None:
-    """Bezier keys within ``tol`` degrees for every plan (core.bezier_keys.fit_many: the
-    tracks of one rotation mode fitted together), and the location keys a LINEAR check
-    keeps (core.keyreduce with the rotation held: Bezier keys are fitted to rotation
-    channels only)."""
+def _fit_bezier(plans: list, settings: BakeSettings) -> None:
+    """Bezier keys within each plan's ``tolerance_deg`` for every plan
+    (core.bezier_keys.fit_many: the tracks of one rotation mode fitted together), and the
+    location keys a LINEAR check keeps (core.keyreduce with the rotation held: Bezier keys
+    are fitted to rotation channels only)."""
+    tolerances = [p.tolerance_deg for p in plans]
     try:
-        found = bezier_keys.fit_many([_bezier_track(p) for p in plans], tol)
+        found = bezier_keys.fit_many([_bezier_track(p) for p in plans], tolerances)
     except ValueError:
         # Find whose keys (each alone), and say so; nothing is written yet.
         for plan in plans:
             try:
-                bezier_keys.fit_many([_bezier_track(plan)], tol)
+                bezier_keys.fit_many([_bezier_track(plan)], plan.tolerance_deg)
             except ValueError as exc:
-                raise BakeError([_fit_issue(plan, tol, exc, settings.keep_playback)]) from None
+                raise BakeError([_fit_issue(plan, plan.tolerance_deg, exc,
+                                            settings.keep_playback)]) from None
         raise
     for plan, keys in zip(plans, found):
         plan.bezier = keys
@@ -628,8 +634,9 @@ def _fit_bezier(plans: list, settings: BakeSettings, tol: float) -> None:
         tracks = [keyreduce.Track(p.frames, np.broadcast_to(still, (p.frames.size, 4)),
                                   np.broadcast_to(still, (p.frames.size, 4)), 'QUATERNION',
                                   p.location_values) for p in moving]
+        # The rotation is held still here: only the location tolerance decides.
         for plan, keep in zip(moving, keyreduce.select_keys_many(
-                tracks, tol, settings.location_tolerance)):
+                tracks, min(tolerances), settings.location_tolerance)):
             plan.location_keep = keep
 
 

@@ -385,3 +385,25 @@ def test_the_fast_playback_takes_frames_in_any_order():
     times = np.random.default_rng(4).uniform(x[0] - 1.0, x[-1] + 1.0, 500)
     np.testing.assert_array_equal(bezier_keys.play(x, y, hl, hr, ipo, times)[np.argsort(times)],
                                   bezier_keys.play(x, y, hl, hr, ipo, np.sort(times)))
+
+
+def test_tracks_with_their_own_tolerances_fit_as_each_alone():
+    """fit_many with one tolerance per track (a rig's bones at a tip distance) gives each
+    track the keys it gets fitted alone at its tolerance, and each stays within it."""
+    rng = np.random.default_rng(3)
+    times = np.arange(1.0, 61.0, 0.25)
+    tracks, tolerances = [], [0.02, 0.5, 0.1]
+    for _ in tolerances:
+        angles = np.cumsum(rng.uniform(-2.0, 2.0, (times.size, 3)), axis=0) * 0.25
+        raw = np.radians(angles)
+        tracks.append(bezier_keys.Track(times, rotation.euler_to_quat(raw, "XYZ"), raw,
+                                        "XYZ", required=np.array([1.0, 60.0])))
+    together = bezier_keys.fit_many(tracks, tolerances)
+    for track, tol, got in zip(tracks, tolerances, together):
+        alone = bezier_keys.fit_many([track], tol)[0]
+        np.testing.assert_array_equal(got.frames, alone.frames)
+        np.testing.assert_array_equal(got.values, alone.values)
+        assert got.tolerance_deg == tol and got.max_error_deg <= tol
+    assert len(together[0].frames) > len(together[1].frames)   # a tighter tolerance: more
+    with pytest.raises(ValueError, match="2 key tolerances for 3 tracks"):
+        bezier_keys.fit_many(tracks, [0.1, 0.2])
