@@ -22,6 +22,7 @@ from ...core import (
     rotation,
     turn_interp,
 )
+from ...core.pitfalls import keys_are_dense
 from .. import animdata
 from .read import Reading, Source
 
@@ -588,7 +589,11 @@ def _fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
     samples, target, _values = dense
     lo, hi = float(samples[0]), float(samples[-1])
     inside = rot_frames[(rot_frames >= lo) & (rot_frames <= hi)]
-    required = inside if settings.keep_key_frames else np.zeros(0)
+    # A key on every frame (mocap, a sampled import) is a recording, not the animator's
+    # poses: kept, it would leave a tolerance bake nothing to thin (issue 24's walk: a
+    # BVH at 1 deg kept all 16,244 keys).
+    poses = settings.keep_key_frames and not keys_are_dense(rot_frames)
+    required = inside if poses else np.zeros(0)
     held = []
     for i in np.flatnonzero(stepped):
         a, b = max(float(rot_frames[i]), lo), min(float(rot_frames[i + 1]), hi)

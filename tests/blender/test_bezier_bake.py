@@ -586,3 +586,24 @@ def test_the_measurement_plays_again_only_what_blender_changed_and_sees_it():
         assert abs(stats["max_deg"] - independent_max_deg(arrays)) < 1e-7, moved
     # The moved handle shows: far more than the tolerance.
     assert bake_plan.measure_written(plan, arrays_of(0.05))["max_deg"] > 0.05
+
+
+def test_a_recording_keyed_on_every_frame_is_thinned(clean_blender):
+    """Issue 24's walk: a BVH at Key Tolerance 1 deg with Keys: Bezier kept every one of
+    its keys, since the animator's key frames stay keys. A key on every frame is a
+    recording, not poses: it is thinned, and Blender still plays within the tolerance of
+    the slerp through the recorded keys (scipy) at every quarter frame."""
+    frames = np.arange(1.0, 61.0)
+    t = (frames - 1.0) / 59.0
+    angles = np.radians(np.stack([30.0 * np.sin(2 * np.pi * t), 20.0 * t,
+                                  60.0 * np.cos(np.pi * t)], axis=1))
+    obj = _keyed_object("Mocap", 'XYZ', angles, frames=frames, camera=False)
+    recorded = _key_quats(obj, frames)
+    tolerance = 0.5
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', tolerance_deg=tolerance,
+                                               key_interpolation='BEZIER'))
+    kept = {float(f) for fc in _rotation_fcurves(obj) for f in _keys(fc, "co")[:, 0]}
+    assert len(kept) <= 15, sorted(kept)      # it kept all 60 before
+    quarters = np.arange(1.0, 60.0 + 1e-9, 0.25)
+    off = _angle_deg(_played(obj, quarters), _slerp(frames, recorded, quarters))
+    assert off.max() <= tolerance, (off.max(), quarters[int(np.argmax(off))])
