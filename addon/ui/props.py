@@ -60,11 +60,13 @@ TURNS_ITEMS = (
                         "whole turns and the long way included")),
 )
 
+# Short names: "Bezier (editable)" was cut to "Bezier (edit..." at the sidebar's default
+# width (issue 24's window walk); what each is for leads its tooltip.
 KEY_INTERPOLATION_ITEMS = (
-    ('BEZIER', "Bezier (editable)", "Few Bezier keys with handles, on the same frames for "
+    ('BEZIER', "Bezier", "Editable: few Bezier keys with handles, on the same frames for "
      "every rotation channel and on the animator's own key frames: Blender plays them within "
      "Key Tolerance of the bake at every quarter frame, and they can still be edited"),
-    ('LINEAR', "Linear (what glTF engines play)", "LINEAR keys that both Blender and a glTF "
+    ('LINEAR', "Linear", "What glTF engines play: LINEAR keys that both Blender and a glTF "
      "player's slerp play within Key Tolerance of the bake at every frame"),
 )
 

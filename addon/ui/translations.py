@@ -213,16 +213,15 @@ ZH_HANS = {
     "What a bake with a Key Tolerance writes: few editable Bezier keys, or LINEAR keys for "
     "glTF engines":
         "带关键帧容差的烘焙写入什么：少量可编辑的贝塞尔关键帧，或供 glTF 引擎使用的线性关键帧",
-    "Bezier (editable)": "贝塞尔（可编辑）",
-    "Few Bezier keys with handles, on the same frames for every rotation channel and on "
-    "the animator's own key frames: Blender plays them within Key Tolerance of the bake at "
-    "every quarter frame, and they can still be edited":
-        "少量带控制柄的贝塞尔关键帧，所有旋转通道位于相同的帧上，并保留动画师自己的关键帧："
+    "Bezier": "贝塞尔",
+    "Editable: few Bezier keys with handles, on the same frames for every rotation channel "
+    "and on the animator's own key frames: Blender plays them within Key Tolerance of the "
+    "bake at every quarter frame, and they can still be edited":
+        "可编辑：少量带控制柄的贝塞尔关键帧，所有旋转通道位于相同的帧上，并保留动画师自己的关键帧："
         "Blender 在每个四分之一帧上的播放都在关键帧容差之内，而且仍可继续编辑",
-    "Linear (what glTF engines play)": "线性（glTF 引擎播放的方式）",
-    "LINEAR keys that both Blender and a glTF player's slerp play within Key Tolerance of "
-    "the bake at every frame":
-        "线性关键帧：Blender 与 glTF 播放器的球面插值在每一帧上都在关键帧容差之内",
+    "What glTF engines play: LINEAR keys that both Blender and a glTF player's slerp play "
+    "within Key Tolerance of the bake at every frame":
+        "glTF 引擎播放的方式：线性关键帧，Blender 与 glTF 播放器的球面插值在每一帧上都在关键帧容差之内",
     "Keys Written": "写入的关键帧",
     "'BEZIER' or 'LINEAR' when the last bake kept only the keys within a Key Tolerance "
     "(the panel then counts keys), empty for a key on every step frame":
