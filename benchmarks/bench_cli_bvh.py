@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from .common import size_options
+
 HERE = pathlib.Path(__file__).resolve().parent
 WALK = HERE.parent / "tests" / "data" / "realdata" / "bvh" / "cmu_12_01_walk.bvh"
 FRAMES = 2_753
@@ -60,11 +62,7 @@ def timed(cmd: list, cwd: pathlib.Path) -> float:
 
 
 def main(argv: list[str]) -> int:
-    smoke = "--smoke" in argv
-    frames = int(argv[argv.index("--frames") + 1]) if "--frames" in argv else (
-        SMOKE_FRAMES if smoke else FRAMES)
-    repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else (
-        1 if smoke else 3)
+    _smoke, frames, repeats = size_options(argv, FRAMES, SMOKE_FRAMES)
     py = sys.executable
     root = HERE.parent.parent     # the folder holding the quatbake package
     with tempfile.TemporaryDirectory() as tmp:

@@ -25,11 +25,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import bpy
 
 from . import bench_bake, bench_bones
+from .common import timed_op
 
 RIG = (60, 1_000)
 OBJECTS = (100, 2_000)
@@ -59,14 +59,6 @@ def _scene(kind: str, size: tuple[int, int]) -> list:
     return objects
 
 
-def _timed(call) -> float:
-    start = time.perf_counter()
-    result = call()
-    elapsed = time.perf_counter() - start
-    assert result == {'FINISHED'}, result
-    return elapsed
-
-
 def _nla_bake(kind: str, size: tuple[int, int]) -> dict:
     if kind == "rig":
         return bench_bones.nla_bake_kwargs(size[1])
@@ -81,17 +73,17 @@ def time_action(kind: str, size: tuple[int, int], action: str) -> float:
     """Wall seconds of one click of ``action`` ('bake', 'analyze' or 'nla.bake')."""
     objects = _scene(kind, size)
     if action == "bake":
-        return _timed(bpy.ops.quatbake.bake)
+        return timed_op(bpy.ops.quatbake.bake)
     if action == "analyze":
-        return _timed(bpy.ops.quatbake.analyze)
+        return timed_op(bpy.ops.quatbake.analyze)
     kwargs = _nla_bake(kind, size)
     if kind == "rig":
         bench_bones.select_pose_bones(objects[0])
         try:
-            return _timed(lambda: bpy.ops.nla.bake(**kwargs))
+            return timed_op(lambda: bpy.ops.nla.bake(**kwargs))
         finally:
             bpy.ops.object.mode_set(mode='OBJECT')
-    return _timed(lambda: bpy.ops.nla.bake(**kwargs))
+    return timed_op(lambda: bpy.ops.nla.bake(**kwargs))
 
 
 def best(kind: str, size: tuple[int, int], repeats: int) -> dict:
@@ -127,11 +119,11 @@ def child(kind: str, n: int, frames: int, action: str) -> None:
     before = _status_mb("VmRSS")
     if action == "nla.bake" and kind == "rig":
         bench_bones.select_pose_bones(bpy.data.objects["Rig"])
-        elapsed = _timed(lambda: bpy.ops.nla.bake(**_nla_bake(kind, (n, frames))))
+        elapsed = timed_op(lambda: bpy.ops.nla.bake(**_nla_bake(kind, (n, frames))))
     elif action == "nla.bake":
-        elapsed = _timed(lambda: bpy.ops.nla.bake(**_nla_bake(kind, (n, frames))))
+        elapsed = timed_op(lambda: bpy.ops.nla.bake(**_nla_bake(kind, (n, frames))))
     else:
-        elapsed = _timed(getattr(bpy.ops.quatbake, action))
+        elapsed = timed_op(getattr(bpy.ops.quatbake, action))
     peak = _status_mb("VmHWM")
     print(json.dumps({"seconds": elapsed, "rss_before_mb": before, "peak_mb": peak}))
 

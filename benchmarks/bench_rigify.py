@@ -23,13 +23,14 @@ from __future__ import annotations
 import math
 import sys
 import tempfile
-import time
 
 import bpy
 import numpy as np
 
 import quatbake
 from quatbake.addon import animdata
+
+from .common import size_options, timed_op
 
 FRAMES = 5_000
 SMOKE_FRAMES = 300
@@ -108,14 +109,6 @@ def _open(path: str):
     return rig
 
 
-def _timed(call) -> float:
-    start = time.perf_counter()
-    result = call()
-    elapsed = time.perf_counter() - start
-    assert result == {'FINISHED'}, result
-    return elapsed
-
-
 def _nla_bake(rig, frames: int) -> float:
     bpy.ops.object.mode_set(mode='POSE')
     wanted = {b.name for b in controls(rig)}
@@ -126,17 +119,13 @@ def _nla_bake(rig, frames: int) -> float:
     if "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:
         kwargs["channel_types"] = {'LOCATION', 'ROTATION'}
     try:
-        return _timed(lambda: bpy.ops.nla.bake(**kwargs))
+        return timed_op(lambda: bpy.ops.nla.bake(**kwargs))
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
 
 
 def main(argv: list[str]) -> int:
-    smoke = "--smoke" in argv
-    frames = int(argv[argv.index("--frames") + 1]) if "--frames" in argv else (
-        SMOKE_FRAMES if smoke else FRAMES)
-    repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else (
-        1 if smoke else 3)
+    _smoke, frames, repeats = size_options(argv, FRAMES, SMOKE_FRAMES)
     import addon_utils
 
     names = {m.__name__ for m in addon_utils.modules()}
@@ -149,8 +138,8 @@ def main(argv: list[str]) -> int:
         best = {"analyze": math.inf, "bake": math.inf, "both": math.inf, "nla.bake": math.inf}
         for _ in range(repeats):
             _open(path)
-            a = _timed(bpy.ops.quatbake.analyze)
-            b = _timed(bpy.ops.quatbake.bake)
+            a = timed_op(bpy.ops.quatbake.analyze)
+            b = timed_op(bpy.ops.quatbake.bake)
             best["analyze"] = min(best["analyze"], a)
             best["bake"] = min(best["bake"], b)
             best["both"] = min(best["both"], a + b)

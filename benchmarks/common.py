@@ -29,3 +29,28 @@ def key_fcurve(fc, frames, values, interpolation: int) -> None:
     kps.foreach_set("co", co)
     kps.foreach_set("interpolation", np.full(n, interpolation, dtype=np.int32))
     fc.update()
+
+
+def timed_op(call) -> float:
+    """Wall seconds of one operator call (``bpy.ops...``), as the user waits for it; the
+    call must finish."""
+    start = time.perf_counter()
+    result = call()
+    elapsed = time.perf_counter() - start
+    assert result == {'FINISHED'}, result
+    return elapsed
+
+
+def size_options(argv: list, frames: int, smoke_frames: int, repeats: int = 3) -> tuple:
+    """(smoke, frames, repeats) from ``--smoke``, ``--frames N`` and ``--repeats R``
+    (smoke size: ``smoke_frames``, one round)."""
+    smoke = "--smoke" in argv
+    if "--frames" in argv:
+        frames = int(argv[argv.index("--frames") + 1])
+    elif smoke:
+        frames = smoke_frames
+    if "--repeats" in argv:
+        repeats = int(argv[argv.index("--repeats") + 1])
+    elif smoke:
+        repeats = 1
+    return smoke, frames, repeats
