@@ -323,6 +323,11 @@ def before_after(entry: dict) -> str:
     if entry.get("verdict") == VERDICT_CHECK:
         from ...core.analysis import brief
 
+        if max(before["max_deviation_deg"], entry["max_deviation_deg"]) < FINE_DEG:
+            # "0.0° -> 0.00°, to check: ..." read as a riddle in the window walk (issue 24):
+            # the rotation was and is fine; the finding is about something else.
+            text = f"rotation within {FINE_DEG:g}\u00b0 before and after"
+            return f"{text}; to check: {brief(entry.get('advice', ''))}"
         return f"{text}, to check: {brief(entry.get('advice', ''))}"
     return f"{text}, {entry['verdict']}"
 

@@ -163,3 +163,21 @@ def test_export_report_on_blenders_bvh_armature_before_and_after_a_bake(tmp_path
                 assert angle_deg(played, local[name][i]) < 1e-3, (name, i)
     finally:
         quatbake.unregister()
+
+
+def test_a_bake_that_changed_no_rotation_says_so_before_what_to_check():
+    """The window walk (issue 24): Dolly's row read "0.0° -> 0.00°, to check: ...". When
+    the rotation was and is within FINE_DEG the row says that in words; a rotation that
+    changed keeps its figures."""
+    advice = ("location segments move at speeds 9.8x apart (timed by frame count): set "
+              "Location to Linear and turn on Constant Speed")
+    entry = {"verdict": entries.VERDICT_CHECK, "max_deviation_deg": 0.004,
+             "long_arc_segments": [], "advice": advice,
+             "before": {"max_deviation_deg": 0.02, "long_arc_segments": []}}
+    text = entries.before_after(entry)
+    assert text.startswith("rotation within 0.1\u00b0 before and after; to check: location "
+                           "segments move at speeds 9.8x apart"), text
+    assert "->" not in text
+    entry["before"]["max_deviation_deg"] = 6.8
+    assert entries.before_after(entry).startswith("6.8\u00b0 -> 0.00\u00b0, to check: "), \
+        entries.before_after(entry)
