@@ -219,12 +219,7 @@ def _findings(a: ObjectAnalysis) -> list:
         out.append(_within_sentence(a))
         notes.append(out[-1])
     out += turn_first
-    for run in a.exponential_approach:
-        out.append(
-            f"keys {_frame_text(run['frames'][0])}-{_frame_text(run['frames'][1])} creep towards a "
-            f"target and stop {run['remaining_deg']:.1f} deg short (by "
-            f"{100 * (1 - run['ratio']):.0f}% of what is left per step: lerp(current, target, "
-            "dt) used as a filter): key the start and the end and interpolate once")
+    out += [_creep_sentence(run) for run in a.exponential_approach]
     for w in a.euler_wraps:
         if (w["frames"][0], w["frames"][1]) in spins:
             continue
@@ -303,6 +298,24 @@ def _findings(a: ObjectAnalysis) -> list:
         notes.append(out[-1])
     notes.extend(turn_later)
     return out + turn_later
+
+
+def _creep_sentence(run: dict) -> str:
+    return (f"keys {_frame_text(run['frames'][0])}-{_frame_text(run['frames'][1])} creep "
+            f"towards a target and stop {run['remaining_deg']:.1f} deg short (by "
+            f"{100 * (1 - run['ratio']):.0f}% of what is left per step: lerp(current, target, "
+            "dt) used as a filter): key the start and the end and interpolate once")
+
+
+def kept_by_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
+    """What the keys before a bake showed about their own poses that the bake keeps and
+    its keys hide: a lerp filter's creep (the poses creep, baked or not; on a key per
+    frame the creep is not looked for). The window walk (issue 24) showed FollowCam
+    "nothing to do" after a bake that kept its creep."""
+    if after.exponential_approach or not before.exponential_approach:
+        return []
+    return [_creep_sentence(run) + " (a bake keeps these poses)"
+            for run in before.exponential_approach]
 
 
 def _timing_cause(a: ObjectAnalysis) -> str:

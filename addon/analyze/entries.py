@@ -114,8 +114,17 @@ def _entry(obj, current, before) -> dict:
     (``current``) and, when it plays a QuatBake bake, the analysis of the keys before
     the bake (``before``, else None). ``object`` names the object (the entry's key
     may be "Cube / Walk" for a clip)."""
+    from ...core import analysis as core_analysis
+
     entry = summary(current)
     entry["before"] = summary(before) if before is not None else None
+    kept = core_analysis.kept_by_bake(before, current) if before is not None else []
+    if kept:
+        # Still something to do after the bake: the poses' creep it kept.
+        entry["findings"] = kept + entry["findings"]
+        if entry["verdict"] in (VERDICT_FINE, VERDICT_WITHIN):
+            entry["verdict"] = VERDICT_CHECK
+            entry["advice"] = kept[0]
     entry["fingerprint"] = fingerprint(obj)
     entry["object"], entry["bone"] = obj.name, getattr(obj, "bone_name", "")
     return entry
@@ -307,7 +316,8 @@ def within_text(entry: dict) -> str:
 
 def before_after(entry: dict) -> str:
     """"180.0 deg -> 0.00 deg, long way round fixed" for an entry with ``before``; a Key
-    Tolerance bake: "within 1.0° · 24 keys (6.8° -> 0.52°)"."""
+    Tolerance bake: "within 1.0° · 24 keys (6.8° -> 0.52°)"; "" without ``before``, or when
+    its rotation was and is within FINE_DEG and something else is to check."""
     before = entry.get("before")
     if not before:
         return ""
@@ -325,9 +335,10 @@ def before_after(entry: dict) -> str:
 
         if max(before["max_deviation_deg"], entry["max_deviation_deg"]) < FINE_DEG:
             # "0.0° -> 0.00°, to check: ..." read as a riddle in the window walk (issue 24):
-            # the rotation was and is fine; the finding is about something else.
-            text = f"rotation within {FINE_DEG:g}\u00b0 before and after"
-            return f"{text}; to check: {brief(entry.get('advice', ''))}"
+            # the rotation was and is fine, so there is no change to tell; the panel says
+            # "To check: ..." as for any entry (and a line shorter, which keeps Re-bake on
+            # a 900-pixel screen).
+            return ""
         return f"{text}, to check: {brief(entry.get('advice', ''))}"
     return f"{text}, {entry['verdict']}"
 
