@@ -4,14 +4,14 @@ played by a fresh Blender process at every quarter frame and compared with scipy
 Slerp of the key orientations."""
 import json
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 pytestmark = pytest.mark.bpy
+
+from cli_processes import run_python, run_quatbake
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KEY_FRAMES = [1.0, 41.0, 81.0, 121.0]
@@ -74,16 +74,8 @@ print("RESULT" + json.dumps(out))
 """
 
 
-def _python(code, *args):
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False,
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _run(*args):
-    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
-                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=300)
+_python = run_python
+_run = run_quatbake
 
 
 def _read(path, times):

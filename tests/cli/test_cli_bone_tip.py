@@ -5,8 +5,6 @@ tail in world space) and compared with scipy's Slerp of the keys on the rest pos
 import json
 import math
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +13,8 @@ from scipy.spatial.transform import Rotation, Slerp
 from report_schema import load_batch
 
 pytestmark = pytest.mark.bpy
+
+from cli_processes import run_python, run_quatbake
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KEY_FRAMES = [1.0, 14.0, 29.0, 41.0]
@@ -85,16 +85,8 @@ def _key_quats():
     return out
 
 
-def _python(code, *args):
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False,
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _run(*args):
-    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
-                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=300)
+_python = run_python
+_run = run_quatbake
 
 
 def _read(path):

@@ -3,12 +3,12 @@ pipeline runs it: subprocesses on a saved .blend with a keyed turntable and an
 Euler wrap, the baked file replayed by a fresh Blender process."""
 import json
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
 pytestmark = pytest.mark.bpy
+
+from cli_processes import run_python, run_quatbake
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -39,16 +39,8 @@ print("RESULT" + json.dumps(out))
 """
 
 
-def _python(code, *args):
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False,
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _run(*args):
-    return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)],
-                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=300)
+_python = run_python
+_run = run_quatbake
 
 
 @pytest.fixture(scope="module")
