@@ -311,20 +311,16 @@ class _Located:
     delta_fcurves: list
     keys: np.ndarray
     frames: np.ndarray
+    loc_fcurves: list          # location then delta location, None where not animated
 
-    def curves(self) -> list:
-        """Every channel ``_read`` evaluates at ``frames``: rotation, delta rotation,
-        location and delta location."""
-        return [fc for fc in self.rot_fcurves + self.delta_fcurves if fc is not None] + \
-            self.location_curves()
+    def rotation_curves(self) -> list:
+        """The keyed rotation and delta rotation channels."""
+        return [fc for fc in self.rot_fcurves + self.delta_fcurves if fc is not None]
 
     def location_curves(self) -> list:
-        """The location and delta location channels (``_read`` evaluates them at their
-        own keys too)."""
-        from .. import animdata
-
-        return [fc for fc in animdata.location_fcurves(self.obj, self.fcurves)
-                + animdata.delta_location_fcurves(self.obj, self.fcurves) if fc is not None]
+        """The keyed location and delta location channels (``_read`` evaluates them at
+        ``frames`` and at their own keys)."""
+        return [fc for fc in self.loc_fcurves if fc is not None]
 
 
 def _evaluate_ahead(located: list) -> None:
@@ -337,10 +333,10 @@ def _evaluate_ahead(located: list) -> None:
     by_frames: dict = {}
     for found in located:
         if isinstance(found, _Located):
-            by_frames.setdefault(found.frames.tobytes(), (found.frames, []))[1].extend(
-                found.curves())
-            # The locations at their own keys (the segment speeds), likewise.
             location = found.location_curves()
+            by_frames.setdefault(found.frames.tobytes(), (found.frames, []))[1].extend(
+                found.rotation_curves() + location)
+            # The locations at their own keys (the segment speeds), likewise.
             if location:
                 keys = animdata.key_frames(location)
                 by_frames.setdefault(keys.tobytes(), (keys, []))[1].extend(location)
@@ -391,8 +387,10 @@ def _locate(obj, method: str, clip, turns: str, timing: str, original: bool):
             f"{animdata.subject(obj)}: its {path} keys span frames {first} to {last} "
             f"({span:,} frames), more than the {MAX_FRAMES:,} frames an analysis "
             "compares. Delete or move the stray key.")
+    loc_fcurves = animdata.location_fcurves(obj, fcurves) + \
+        animdata.delta_location_fcurves(obj, fcurves)
     return _Located(obj, clip, original, fcurves, mode, path, rot_fcurves, delta_fcurves,
-                    keys, analysis_frames(keys))
+                    keys, analysis_frames(keys), loc_fcurves)
 
 
 def _read(found: _Located):
@@ -431,8 +429,7 @@ def _read(found: _Located):
     extra = animdata.far_turn_subframes(obj, keys, mode, fcurves, rotation_at_keys)
 
     positions = key_positions = location_keys = None
-    loc_fcurves = animdata.location_fcurves(obj, fcurves) + \
-        animdata.delta_location_fcurves(obj, fcurves)
+    loc_fcurves = found.loc_fcurves
     if any(fc is not None for fc in loc_fcurves):
         positions = animdata.evaluate_full_location(obj, frames, fcurves)
         location_keys = animdata.key_frames(loc_fcurves)
@@ -472,7 +469,7 @@ def _read(found: _Located):
     return _Prepared(obj, clip, path, frames, keys, sampled, channels, dense_times, played_at,
                      extra if extra.size else None,
                      lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
-                     original, [fc for fc in rot_fcurves + delta_fcurves if fc is not None])
+                     original, found.rotation_curves())
 
 
 def _sample_between(prepared: dict, members: list) -> dict:
