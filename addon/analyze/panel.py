@@ -30,6 +30,9 @@ VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_CHE
 
 
 PANEL_NAME = "Difference Report"
+# Where the rows' names are recorded (ui.texts.drawn_labels), apart from the panel's
+# settings: a name is a single word that must never be cut.
+ROWS_PANEL = "Difference Report rows"
 
 
 # Up to this many objects each get a box with their details; more go into a
@@ -64,6 +67,12 @@ def report_groups(found: dict[str, dict]) -> list[tuple[str, list]]:
 _GROUP_LIST_ID = "group"
 
 
+# Per list (its group's index), whether its rows show their figures (ui.texts.
+# figures_fit of all its names): set by the panel's draw just before it draws the list,
+# read by the list's draw_item, which Blender calls inside template_list.
+_LIST_FIGURES: dict[int, bool] = {}
+
+
 def _group_index(list_id: str) -> int:
     tail = list_id.rpartition(_GROUP_LIST_ID)[2]
     return int(tail) if tail.isdigit() else -1
@@ -94,26 +103,22 @@ class QUATBAKE_UL_report(bpy.types.UIList):
         return flags, []
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
-        from ..ui.texts import is_narrow
+        from ..ui.texts import name_and_figure
 
         icon = VERDICT_ICONS.get(item.verdict, 'ERROR')
         entry = results(context.scene).get(item.name, {})
         name = entry_group(entry, item.name)[1]    # a bone's own name: its group says the rig
-        if is_narrow(context) or item.verdict not in VERDICT_ICONS \
-                or item.verdict == VERDICT_SKIPPED:
-            # Narrow: the name alone (the degrees are in the details below).
+        if item.verdict not in VERDICT_ICONS or item.verdict == VERDICT_SKIPPED:
             layout.label(text=name, icon=icon, translate=False)
             return
-        # The name gets most of the row (equal halves cut "ShotCam" to "ShotC...").
-        split = layout.split(factor=0.68, align=True)
-        split.label(text=name, icon=icon, translate=False)
-        split.label(text=f"{item.max_deviation_deg:.1f}\u00b0", translate=False)
+        name_and_figure(layout, context, name, f"{item.max_deviation_deg:.1f}\u00b0", icon,
+                        _LIST_FIGURES.get(_group_index(self.list_id), False), panel=ROWS_PANEL)
 
 
 def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     """One result's box; ``name`` is the entry's (operators find it by it), the box
     shows a bone's own name (its armature is the group header above)."""
-    from ..ui.texts import wrapped_label
+    from ..ui.texts import figures_fit, name_and_figure, wrapped_label
 
     key, name = name, entry_group(entry, name)[1]
     box = layout.box()
@@ -144,9 +149,9 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     # bake, else the advice (which already says "long way" or "nothing to do").
     # A separate "180.0 deg at frame 90: long way round" line repeated the
     # advice and pushed the Re-bake button off a 900-pixel screen.
-    split = row.split(factor=0.62, align=True)
-    split.label(text=name, icon=VERDICT_ICONS[entry["verdict"]], translate=False)
-    split.label(text=f"{entry['max_deviation_deg']:.1f}\u00b0", translate=False)
+    name_and_figure(row, context, name, f"{entry['max_deviation_deg']:.1f}\u00b0",
+                    VERDICT_ICONS[entry["verdict"]],
+                    figures_fit(context, [name]), panel=ROWS_PANEL)
     op = row.operator("quatbake.jump_to_worst", text="", icon='TIME')
     op.object_name = key
     wrapped_label(box, context, panel_sentence(entry), panel=PANEL_NAME, translate=False)
@@ -172,9 +177,10 @@ class _AnalyzePanel:
     bl_order = 0   # diagnose first, then Re-bake (act), then the Overlay (ui.panel)
 
     def draw(self, context):
-        from ..ui.texts import is_narrow, start_panel, wrapped_label
+        from ..ui.texts import figures_fit, is_narrow, start_panel, wrapped_label
 
         start_panel(PANEL_NAME)
+        start_panel(ROWS_PANEL)
         layout = self.layout
         settings = context.scene.quatbake
         row = layout.row(align=True)
@@ -212,9 +218,10 @@ class _AnalyzePanel:
         # lead with the bone's name. Shorter lists when there are several, so the
         # Re-bake panel under this one stays on a 900-pixel screen.
         rows = LIST_ROWS if len(groups) == 1 else LIST_ROWS_GROUPED
-        for k, (armature, _members) in enumerate(groups[:MAX_LISTS]):
+        for k, (armature, members) in enumerate(groups[:MAX_LISTS]):
             if armature:
                 group_header(layout, armature)
+            _LIST_FIGURES[k] = figures_fit(context, [short for short, _name in members])
             layout.template_list(QUATBAKE_UL_report.bl_idname, f"{_GROUP_LIST_ID}{k}",
                                  settings, "report_rows", settings, "report_index", rows=rows)
         if len(groups) > MAX_LISTS:

@@ -247,3 +247,58 @@ def labelled_prop(layout, context, data, prop: str, factor: float = LABEL_FACTOR
     col.label(text=label, translate=False)
     col.prop(data, prop, text="", **kwargs)
     _LABELS.setdefault(panel, []).append((label, measured, width))
+
+
+
+
+# A name beside a figure (a report row: "RightFingerBase  0.0 deg"). The figure's
+# column is as wide as the widest figure a row can show. A list shows its figures
+# only when every name of it fits whole beside that column; otherwise its rows are
+# the names alone, whole (the figure is in the details below): a bone cut to
+# "RightFing..." could be any of four, and a list whose rows have figures or not by
+# the length of their names reads as broken.
+WIDEST_FIGURE = "180.0\u00b0"
+# Pixels (ui_scale 1) the tabs, margins and a list's scroll bar take from a row of
+# the report's list; a details box's name row, with its Jump button, loses as much
+# (both 144 px of a 229 px sidebar at ui_scale 1.04, Blender 3.4.1 at 1600x900).
+ROW_MARGIN_PX = 82.0
+# Where a row's name starts: its icon and the label's padding.
+ROW_ICON_PX = 26.0
+
+
+def _row_width(context) -> float:
+    region = getattr(context, "region", None)
+    return float(getattr(region, "width", 0) or 300) - ROW_MARGIN_PX * _ui_scale(context)
+
+
+def _figure_column(context) -> float:
+    return text_width(context, WIDEST_FIGURE) + LABEL_PADDING_PX * _ui_scale(context)
+
+
+def _name_room(context, with_figure: bool) -> float:
+    room = _row_width(context) - ROW_ICON_PX * _ui_scale(context)
+    return (room - _figure_column(context) if with_figure else room) * SAFETY
+
+
+def figures_fit(context, names) -> bool:
+    """Whether every one of ``names`` fits whole beside the figure column."""
+    if is_narrow(context):
+        return False
+    room = _name_room(context, with_figure=True)
+    return all(text_width(context, name) <= room for name in names)
+
+
+def name_and_figure(layout, context, name: str, figure: str, icon: str, with_figure: bool,
+                    panel: str = "") -> None:
+    """Draw ``name`` (with ``icon``) and, when ``with_figure`` (figures_fit), ``figure``
+    in its column. Recorded in drawn_labels() under ``panel``: (name, its width, the
+    width it had)."""
+    needs = text_width(context, name)
+    _LABELS.setdefault(panel, []).append((name, needs, _name_room(context, with_figure)))
+    if not with_figure:
+        layout.label(text=name, icon=icon, translate=False)
+        return
+    split = layout.split(factor=1.0 - _figure_column(context) / _row_width(context),
+                         align=True)
+    split.label(text=name, icon=icon, translate=False)
+    split.label(text=figure, translate=False)

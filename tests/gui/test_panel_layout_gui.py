@@ -130,3 +130,48 @@ def test_the_settings_sub_panel_was_clicked_open(session):
     result, _ = session
     assert _labels(result["steps"]["settings_en"], "Settings")
     assert not _labels(result["steps"]["baked_en"], "Settings")
+
+
+# A verdict icon is a light run at most this wide (ui_scale 1) at the start of a line.
+ICON_RUN_PX = 20
+
+
+def _name_runs(sidebar: np.ndarray, ui_scale: float, gap: int = 3) -> list[int]:
+    """Widths of the names drawn after a verdict icon: per line of light text (a band
+    of rows with a light pixel), the runs of light columns (runs closer than ``gap``
+    joined: the gaps inside one word); where a line starts with an icon-wide run, the
+    run after it is a name. Names start in one column: the runs there are returned."""
+    light = sidebar[:, :, :3].min(axis=2) > 150
+    found = []
+    for top, bottom in header_bands._runs(light.any(axis=1)):
+        runs = []
+        for a, b in header_bands._runs(light[top:bottom].any(axis=0)):
+            if runs and runs[-1][1] + gap >= a:
+                runs[-1] = (runs[-1][0], b)
+            else:
+                runs.append((a, b))
+        if len(runs) >= 2 and runs[0][1] - runs[0][0] <= ICON_RUN_PX * ui_scale:
+            found.append(runs[1])
+    starts = [a for a, _b in found]
+    column = max(set(starts), key=starts.count)
+    return [b - a for a, b in found if abs(a - column) <= 2]
+
+
+@pytest.mark.parametrize("step", ["analyzed_en", "baked_en", "baked_zh"])
+def test_the_rows_names_are_drawn_whole(session, step):
+    """Item 5's remainder: "RightFingerBase" was cut to "RightFing..." beside its
+    figure at the default width. Every name of the report's rows (the list and the
+    details box) had the room it needs as blf measures it, and on the screenshot each
+    is a run of text as wide as that measure (within 10%: blf's advance widths against
+    the glyphs drawn); cut, this one was a run of 62 px against its 84."""
+    result, shots = session
+    info = result["steps"][step]
+    rows = info["labels"]["Difference Report rows"]
+    assert "RightFingerBase" in [name for name, _w, _a in rows], rows
+    for name, width, available in rows:
+        assert width <= available, (name, width, available)
+    _bands_found, sidebar = _bands(result, shots[step], step)
+    runs = _name_runs(sidebar, info["ui_scale"])
+    assert len(runs) >= len({name for name, _w, _a in rows}), runs
+    for name, width, _available in rows:
+        assert any(0.9 * width <= run <= 1.1 * width for run in runs), (name, width, runs)
