@@ -79,6 +79,10 @@ class _Registry:
         self.current_for = None     # (samples, frame, triad size) the current triads are of
         self.current_batch_generation = -1
         self.batches: dict = {}
+        # Per viewport (region pointer): (what its triads were thinned for, their batches):
+        # the triads drawn depend on the view (arrays_for_view).
+        self.view_batches: dict = {}
+        self.drawn_triads = 0       # triads the last draw drew (tests, tuning)
         self.shader = None
         self.polyline = True
 
@@ -420,12 +424,16 @@ def _ensure_batches() -> None:
     if _STATE.batch_generation != _STATE.generation:
         batches = {}
         for key, (points, colors) in _STATE.arrays.items():
+            # The triads and their marks are uploaded per view, thinned on screen.
+            if key in _THINNED or "@" in key or key in _INDEX_SETS:
+                continue
             if points.shape[0]:
                 batches[key] = batch_for_shader(_STATE.shader, 'LINES',
                                                 {"pos": points, "color": colors})
         batches["current"] = _STATE.batches.get("current")
         _STATE.batches = batches
         _STATE.batch_generation = _STATE.generation
+        _STATE.view_batches = {}
     if _STATE.current_batch_generation != _STATE.current_generation:
         points, colors = _STATE.current
         _STATE.batches["current"] = (
@@ -454,9 +462,89 @@ def _line_widths(width: float) -> dict[str, float]:
 _THINNED = ("triads", "ghosts", "ghost_halo", "marks", "marks_halo", "spokes", "spokes_halo")
 
 
-def _thinned_key(key: str, level: int) -> str:
-    # geometry.thinned_name, without importing it into the draw path
-    return key if level == 1 or key not in _THINNED else f"{key}@{level}"
+# geometry.INDEX_SETS: joined with the arrays, never uploaded
+_INDEX_SETS = ("triad_info", "mark_owner", "spoke_owner")
+
+
+def arrays_for_view(perspective, width: float, height: float, pixels_per_unit: float,
+                    level: int = 1) -> dict:
+    """The triads, ghosts, key marks and spokes (and their halos) as a view draws them:
+    float32 (points, colours) per set of ``_THINNED``, by its base name.
+
+    ``perspective``: the view's 4x4 perspective matrix (``rv3d.perspective_matrix``,
+    window @ view) of a region ``width`` x ``height`` pixels; ``pixels_per_unit`` how
+    many pixels a Blender unit spans at the view's centre; ``level``: the LOD level
+    (core.triads.LOD_LEVELS) whose triads are the candidates. Of those, the ones drawn
+    land on screen at least MIN_TRIAD_SPACING_PX and TRIAD_SPACING_SIZES of their axis
+    length apart, across every path (core.triads.spread_on_screen): the coarsest
+    level's triads first, key poses before in-betweens. A key pose's mark and spoke go
+    with its triad.
+    """
+    from ...core import triads  # loaded by the rebuild that made the arrays
+
+    arrays = _STATE.arrays
+    origins, info = arrays.get("triad_info", _empty_arrays())
+    out = {key: arrays.get(key, _empty_arrays()) for key in _THINNED}
+    if not origins.shape[0]:
+        _STATE.drawn_triads = 0
+        return out
+    m = np.asarray(perspective, dtype=np.float64).reshape(4, 4)
+    clip = origins.astype(np.float64) @ m[:3, :3].T + m[:3, 3]
+    w = origins.astype(np.float64) @ m[3, :3] + m[3, 3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xy = np.stack(((clip[:, 0] / w + 1.0) * 0.5 * width,
+                       (clip[:, 1] / w + 1.0) * 0.5 * height), axis=1)
+    rank = info[:, 0].astype(np.float64)
+    off = (w <= 0.0) | (rank < level) | (xy[:, 0] < 0.0) | (xy[:, 0] > width) \
+        | (xy[:, 1] < 0.0) | (xy[:, 1] > height)
+    xy[off] = np.nan
+    sizes = info[~off, 1] if (~off).any() else info[:, 1]
+    spacing = max(triads.MIN_TRIAD_SPACING_PX,
+                  triads.TRIAD_SPACING_SIZES * float(np.median(sizes)) * pixels_per_unit)
+    drawn = triads.spread_on_screen(xy, rank * 2.0 + info[:, 2], spacing)
+    _STATE.drawn_triads = int(drawn.sum())
+    rows = np.repeat(drawn, 6)
+    for key in ("triads", "ghosts", "ghost_halo"):
+        points, colors = out[key]
+        if points.shape[0]:
+            out[key] = (points[rows], colors[rows])
+    for keys, owner in ((("marks", "marks_halo"), "mark_owner"),
+                        (("spokes", "spokes_halo"), "spoke_owner")):
+        owners = arrays.get(owner, (np.zeros(0, np.int64),))[0]
+        for key in keys:
+            points, colors = out[key]
+            if points.shape[0] and owners.shape[0] == points.shape[0]:
+                keep = drawn[owners]
+                out[key] = (points[keep], colors[keep])
+    return out
+
+
+def _view_batches(context, level: int) -> dict:
+    """The GPU batches of the triads (and marks, spokes) thinned for this viewport's view,
+    made again only when the view, the region's size, the level or the arrays changed."""
+    from gpu_extras.batch import batch_for_shader
+
+    region, rv3d = context.region, context.region_data
+    if region is None or rv3d is None:
+        return {}
+    perspective = rv3d.perspective_matrix
+    scale = _pixels_per_unit(context)
+    key = (_STATE.generation, level, region.width, region.height, scale,
+           tuple(tuple(row) for row in perspective))
+    pointer = region.as_pointer()
+    found = _STATE.view_batches.get(pointer)
+    if found is not None and found[0] == key:
+        return found[1]
+    batches = {}
+    for name, (points, colors) in arrays_for_view(perspective, region.width, region.height,
+                                                  scale, level).items():
+        if points.shape[0]:
+            batches[name] = batch_for_shader(_STATE.shader, 'LINES',
+                                             {"pos": points, "color": colors})
+    if len(_STATE.view_batches) > 8:     # viewports closed since: forget them
+        _STATE.view_batches = {}
+    _STATE.view_batches[pointer] = (key, batches)
+    return batches
 
 
 def _pixels_per_unit(context) -> float:
@@ -504,7 +592,8 @@ def _draw() -> None:
     try:
         saved = (gpu.state.blend_get(), gpu.state.depth_test_get(), gpu.state.line_width_get())
         _ensure_batches()
-        if not any(_STATE.batches.values()):
+        if not any(_STATE.batches.values()) and not _STATE.arrays.get(
+                "triad_info", _empty_arrays())[0].shape[0]:
             return
         gpu.state.blend_set('ALPHA')
         # Drawn in front of the scene: a triad hidden inside a mesh helps nobody.
@@ -516,8 +605,9 @@ def _draw() -> None:
         shader.bind()
         level = _lod_level(context)
         _STATE.lod_level = level
+        thinned = _view_batches(context, level)
         for key in BATCH_ORDER:
-            batch = _STATE.batches.get(_thinned_key(key, level))
+            batch = thinned.get(key) if key in _THINNED else _STATE.batches.get(key)
             if batch is None:
                 continue
             if _STATE.polyline:
