@@ -83,6 +83,7 @@ class _Registry:
         # the triads drawn depend on the view (arrays_for_view).
         self.view_batches: dict = {}
         self.drawn_triads = 0       # triads the last draw drew (tests, tuning)
+        self.legend_box = None      # (x, y, width, height) of the last viewport legend, px
         self.shader = None
         self.polyline = True
 
@@ -625,15 +626,129 @@ def _draw() -> None:
             gpu.state.line_width_set(saved[2])
 
 
+# The legend in the viewport's lower right corner (left of the sidebar when the sidebar
+# overlaps it): the key sits beside what it explains and is on screen whatever the
+# sidebar above it holds; at 900 pixels the sidebar's own legend is below its bottom
+# once a rig's report and Last bake are shown. Sizes in pixels at ui_scale 1.
+LEGEND_MARGIN_PX = 12.0
+LEGEND_PAD_PX = 6.0
+LEGEND_LINE_PX = 18.0
+LEGEND_SWATCH_PX = (20.0, 11.0)
+LEGEND_BACK = (0.0, 0.0, 0.0, 0.55)
+LEGEND_TEXT = (1.0, 1.0, 1.0, 0.95)
+LEGEND_WARNING = (1.0, 0.75, 0.3, 1.0)
+
+
+def _legend_rgba(swatch: str) -> tuple:
+    """The colour a legend row's swatch (a scene.quatbake swatch property) stands for."""
+    from ...core import triads  # loaded by the rebuild that made the legend
+
+    if swatch == "legend_long_arc":
+        return tuple(triads.LONG_ARC_COLOR)
+    return tuple(triads.ghost_colors(triads.AXIS_COLORS[:1])[0])
+
+
+def legend_rows(info: Legend, show_ghost: bool) -> list:
+    """The viewport legend's rows, top to bottom: lists of (rgba swatch or None, text,
+    text colour). The speed ramp on one row; the panel's lines (Legend.lines) below."""
+    from ...core import triads  # loaded by the rebuild that made the legend
+
+    tr = bpy.app.translations.pgettext_iface
+    rows = [[(None, tr("Turn speed, \u00b0/frame"), LEGEND_TEXT)],
+            [(tuple(rgba), text, LEGEND_TEXT) for rgba, text in
+             zip(triads.SPEED_COLORS, triads.legend_labels(info.speed_max))]]
+    for swatch, text, warning in info.lines(show_ghost):
+        rgba = None if swatch is None else _legend_rgba(swatch)
+        rows.append([(rgba, tr(text) if text.startswith("Keys:") else text,
+                      LEGEND_WARNING if warning else LEGEND_TEXT)])
+    return rows
+
+
+def _visible_right(context, region) -> float:
+    """The right edge (region pixels) of the part of the viewport no sidebar covers."""
+    right = float(region.width)
+    for other in getattr(context.area, "regions", ()):
+        if other.type == 'UI' and other.width > 1 and other.x > region.x:
+            right = min(right, float(other.x - region.x))
+    return right
+
+
+def _draw_legend(context, settings, font: int, scale: float) -> None:
+    """The legend (legend_rows) in a dark box in the viewport's lower right corner."""
+    import blf
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    info = _STATE.legend
+    if not info.objects or not getattr(settings, "overlay_show_legend", True):
+        _STATE.legend_box = None
+        return
+    region = context.region
+    rows = legend_rows(info, bool(settings.overlay_show_ghost))
+    pad, line = LEGEND_PAD_PX * scale, LEGEND_LINE_PX * scale
+    sw, sh = LEGEND_SWATCH_PX[0] * scale, LEGEND_SWATCH_PX[1] * scale
+    widths = []
+    for row in rows:
+        widths.append(sum((sw + pad if rgba is not None else 0.0) + blf.dimensions(font, text)[0]
+                          + pad for rgba, text, _c in row) - pad)
+    box_w, box_h = max(widths) + 2 * pad, len(rows) * line + pad
+    right = _visible_right(context, region) - LEGEND_MARGIN_PX * scale
+    x0, y0 = max(0.0, right - box_w), LEGEND_MARGIN_PX * scale
+    _STATE.legend_box = (x0, y0, box_w, box_h)
+    shader = gpu.shader.from_builtin(
+        'UNIFORM_COLOR' if bpy.app.version >= (4, 0, 0) else '2D_UNIFORM_COLOR')
+
+    def rect(x, y, w, h, rgba):
+        batch = batch_for_shader(shader, 'TRIS', {"pos": [(x, y), (x + w, y), (x + w, y + h),
+                                                          (x, y + h)]},
+                                 indices=[(0, 1, 2), (0, 2, 3)])
+        shader.bind()
+        shader.uniform_float("color", rgba)
+        batch.draw(shader)
+
+    saved = gpu.state.blend_get()
+    try:
+        gpu.state.blend_set('ALPHA')
+        rect(x0, y0, box_w, box_h, LEGEND_BACK)
+        for i, row in enumerate(rows):
+            x = x0 + pad
+            base = y0 + box_h - (i + 1) * line + 0.3 * line
+            for rgba, text, colour in row:
+                if rgba is not None:
+                    rect(x, base - 0.1 * sh, sw, sh, (*rgba[:3], 1.0))
+                    x += sw + pad * 0.5
+                blf.position(font, x, base, 0.0)
+                blf.color(font, *colour)
+                blf.draw(font, text)
+                x += blf.dimensions(font, text)[0] + pad
+    finally:
+        gpu.state.blend_set(saved)
+
+
 def _draw_labels() -> None:
     """SpaceView3D POST_PIXEL callback: each drawn path's name at its end, skipping a
-    name that would overlap one already drawn (geometry.place_labels). Never raises."""
-    if bpy.app.background or not _STATE.enabled or not _STATE.labels:
+    name that would overlap one already drawn (geometry.place_labels), and the legend
+    (_draw_legend). Never raises."""
+    if bpy.app.background or not _STATE.enabled:
         return
     context = bpy.context
     settings = _settings(context.scene)
-    if settings is None or not settings.show_overlay or not getattr(
-            settings, "overlay_show_names", False):
+    if settings is None or not settings.show_overlay:
+        return
+    try:
+        import blf
+
+        if context.region is None or context.region_data is None:
+            return
+        scale = context.preferences.system.ui_scale
+        if bpy.app.version >= (4, 0, 0):
+            blf.size(0, round(LEGEND_LINE_PX * 0.65 * scale))
+        else:
+            blf.size(0, round(LEGEND_LINE_PX * 0.65 * scale), 72)
+        _draw_legend(context, settings, 0, scale)
+    except Exception:  # noqa: BLE001 - raising here would repeat on every redraw
+        _log_once("QuatBake overlay: drawing the legend failed; it is skipped")
+    if not _STATE.labels or not getattr(settings, "overlay_show_names", False):
         return
     try:
         import blf
