@@ -547,6 +547,59 @@ def lod_level_for(spacings_px: dict) -> int:
     return max(measured)
 
 
+# On screen, whatever the level: two drawn triads are at least this many of their own axis
+# lengths apart (and MIN_TRIAD_SPACING_PX), so neighbours never cross each other. Along a
+# path the levels thin by frames, but a walk seen from the front stacks every frame of a
+# bone on one spot, and 31 bones share one figure: only a spacing measured between the
+# triads as drawn, across every path, keeps that readable (spread_on_screen).
+TRIAD_SPACING_SIZES = 1.0
+
+
+def spread_on_screen(xy, priority, spacing_px: float) -> np.ndarray:
+    """Which triads to draw so that no two drawn ones are closer than ``spacing_px``.
+
+    xy (m, 2): the triads' origins in region pixels (NaN: not on screen, never drawn);
+    priority (m,): higher first (equal ones in their order). Greedy: each triad in
+    priority order is drawn unless a triad already drawn lies within ``spacing_px``.
+    Returns (m,) bool. A first pass keeps one triad per square of spacing / sqrt(2)
+    (two in one square are always too close), so the loop only visits what can fit on
+    the screen, however many triads there are.
+    """
+    pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    m = pts.shape[0]
+    keep = np.zeros(m, dtype=bool)
+    if m == 0:
+        return keep
+    if not np.isfinite(spacing_px) or spacing_px <= 0.0:
+        raise ValueError(f"triad spacing must be a positive number of pixels, got {spacing_px}.")
+    rank = np.asarray(priority, dtype=np.float64).reshape(m)
+    on = np.flatnonzero(np.isfinite(pts).all(axis=1))
+    order = on[np.lexsort((on, -rank[on]))]
+    fine = np.floor(pts[order] / (spacing_px / np.sqrt(2.0))).astype(np.int64)
+    _, first = np.unique(fine, axis=0, return_index=True)
+    order = order[np.sort(first)]
+    cells = np.floor(pts[order] / spacing_px).astype(np.int64)
+    taken: dict = {}
+    limit = spacing_px * spacing_px
+    for i, (cx, cy) in zip(order.tolist(), cells.tolist()):
+        x, y = pts[i]
+        near = False
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for j in taken.get((cx + dx, cy + dy), ()):
+                    if (pts[j, 0] - x) ** 2 + (pts[j, 1] - y) ** 2 < limit:
+                        near = True
+                        break
+                if near:
+                    break
+            if near:
+                break
+        if not near:
+            taken.setdefault((cx, cy), []).append(i)
+            keep[i] = True
+    return keep
+
+
 def triad_spacing(positions, chosen) -> float:
     """Median distance (Blender units) between neighbouring drawn triads, the
     samples ``chosen`` (from triad_frames) of ``positions``; 0 when fewer than 2."""
@@ -618,6 +671,9 @@ class OverlayGeometry:
     triad_positions: np.ndarray | None = None   # (n, 3) where each sample's triad sits
     spokes: LineSet = field(default_factory=lambda: LineSet())   # white, object -> key pose
     spokes_halo: LineSet = field(default_factory=lambda: LineSet())
+    # Per drawn triad (``chosen``): whether it is a key pose (KEY_SCALE larger, its key
+    # mark and spoke follow it), in order, so a view can thin the three together.
+    triad_is_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def thinned(self, level: int) -> dict[str, LineSet]:
         """The thinned line sets (THINNED_SETS) at LOD ``level``: row selections of the full
@@ -785,7 +841,7 @@ def build_overlay(
     return OverlayGeometry(triads, ghosts, ghost_halo, path, long_arc, marks_set, marks_halo,
                            vmax, int(intervals.sum()), kept, int(spins.sum()), int(steps.sum()),
                            place, chosen, levels, tuple(mark_layout), label_at, line,
-                           spokes, _halo(spokes))
+                           spokes, _halo(spokes), is_key)
 
 
 def thinned_mask(chosen, is_key, step: int, level: int) -> np.ndarray:

@@ -79,6 +79,11 @@ class _Registry:
         self.current_for = None     # (samples, frame, triad size) the current triads are of
         self.current_batch_generation = -1
         self.batches: dict = {}
+        # Per viewport (region pointer): (what its triads were thinned for, their batches):
+        # the triads drawn depend on the view (arrays_for_view).
+        self.view_batches: dict = {}
+        self.drawn_triads = 0       # triads the last draw drew (tests, tuning)
+        self.legend_box = None      # (x, y, width, height) of the last viewport legend, px
         self.shader = None
         self.polyline = True
 
@@ -420,12 +425,16 @@ def _ensure_batches() -> None:
     if _STATE.batch_generation != _STATE.generation:
         batches = {}
         for key, (points, colors) in _STATE.arrays.items():
+            # The triads and their marks are uploaded per view, thinned on screen.
+            if key in _THINNED or "@" in key or key in _INDEX_SETS:
+                continue
             if points.shape[0]:
                 batches[key] = batch_for_shader(_STATE.shader, 'LINES',
                                                 {"pos": points, "color": colors})
         batches["current"] = _STATE.batches.get("current")
         _STATE.batches = batches
         _STATE.batch_generation = _STATE.generation
+        _STATE.view_batches = {}
     if _STATE.current_batch_generation != _STATE.current_generation:
         points, colors = _STATE.current
         _STATE.batches["current"] = (
@@ -454,9 +463,89 @@ def _line_widths(width: float) -> dict[str, float]:
 _THINNED = ("triads", "ghosts", "ghost_halo", "marks", "marks_halo", "spokes", "spokes_halo")
 
 
-def _thinned_key(key: str, level: int) -> str:
-    # geometry.thinned_name, without importing it into the draw path
-    return key if level == 1 or key not in _THINNED else f"{key}@{level}"
+# geometry.INDEX_SETS: joined with the arrays, never uploaded
+_INDEX_SETS = ("triad_info", "mark_owner", "spoke_owner")
+
+
+def arrays_for_view(perspective, width: float, height: float, pixels_per_unit: float,
+                    level: int = 1) -> dict:
+    """The triads, ghosts, key marks and spokes (and their halos) as a view draws them:
+    float32 (points, colours) per set of ``_THINNED``, by its base name.
+
+    ``perspective``: the view's 4x4 perspective matrix (``rv3d.perspective_matrix``,
+    window @ view) of a region ``width`` x ``height`` pixels; ``pixels_per_unit`` how
+    many pixels a Blender unit spans at the view's centre; ``level``: the LOD level
+    (core.triads.LOD_LEVELS) whose triads are the candidates. Of those, the ones drawn
+    land on screen at least MIN_TRIAD_SPACING_PX and TRIAD_SPACING_SIZES of their axis
+    length apart, across every path (core.triads.spread_on_screen): the coarsest
+    level's triads first, key poses before in-betweens. A key pose's mark and spoke go
+    with its triad.
+    """
+    from ...core import triads  # loaded by the rebuild that made the arrays
+
+    arrays = _STATE.arrays
+    origins, info = arrays.get("triad_info", _empty_arrays())
+    out = {key: arrays.get(key, _empty_arrays()) for key in _THINNED}
+    if not origins.shape[0]:
+        _STATE.drawn_triads = 0
+        return out
+    m = np.asarray(perspective, dtype=np.float64).reshape(4, 4)
+    clip = origins.astype(np.float64) @ m[:3, :3].T + m[:3, 3]
+    w = origins.astype(np.float64) @ m[3, :3] + m[3, 3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xy = np.stack(((clip[:, 0] / w + 1.0) * 0.5 * width,
+                       (clip[:, 1] / w + 1.0) * 0.5 * height), axis=1)
+    rank = info[:, 0].astype(np.float64)
+    off = (w <= 0.0) | (rank < level) | (xy[:, 0] < 0.0) | (xy[:, 0] > width) \
+        | (xy[:, 1] < 0.0) | (xy[:, 1] > height)
+    xy[off] = np.nan
+    sizes = info[~off, 1] if (~off).any() else info[:, 1]
+    spacing = max(triads.MIN_TRIAD_SPACING_PX,
+                  triads.TRIAD_SPACING_SIZES * float(np.median(sizes)) * pixels_per_unit)
+    drawn = triads.spread_on_screen(xy, rank * 2.0 + info[:, 2], spacing)
+    _STATE.drawn_triads = int(drawn.sum())
+    rows = np.repeat(drawn, 6)
+    for key in ("triads", "ghosts", "ghost_halo"):
+        points, colors = out[key]
+        if points.shape[0]:
+            out[key] = (points[rows], colors[rows])
+    for keys, owner in ((("marks", "marks_halo"), "mark_owner"),
+                        (("spokes", "spokes_halo"), "spoke_owner")):
+        owners = arrays.get(owner, (np.zeros(0, np.int64),))[0]
+        for key in keys:
+            points, colors = out[key]
+            if points.shape[0] and owners.shape[0] == points.shape[0]:
+                keep = drawn[owners]
+                out[key] = (points[keep], colors[keep])
+    return out
+
+
+def _view_batches(context, level: int) -> dict:
+    """The GPU batches of the triads (and marks, spokes) thinned for this viewport's view,
+    made again only when the view, the region's size, the level or the arrays changed."""
+    from gpu_extras.batch import batch_for_shader
+
+    region, rv3d = context.region, context.region_data
+    if region is None or rv3d is None:
+        return {}
+    perspective = rv3d.perspective_matrix
+    scale = _pixels_per_unit(context)
+    key = (_STATE.generation, level, region.width, region.height, scale,
+           tuple(tuple(row) for row in perspective))
+    pointer = region.as_pointer()
+    found = _STATE.view_batches.get(pointer)
+    if found is not None and found[0] == key:
+        return found[1]
+    batches = {}
+    for name, (points, colors) in arrays_for_view(perspective, region.width, region.height,
+                                                  scale, level).items():
+        if points.shape[0]:
+            batches[name] = batch_for_shader(_STATE.shader, 'LINES',
+                                             {"pos": points, "color": colors})
+    if len(_STATE.view_batches) > 8:     # viewports closed since: forget them
+        _STATE.view_batches = {}
+    _STATE.view_batches[pointer] = (key, batches)
+    return batches
 
 
 def _pixels_per_unit(context) -> float:
@@ -504,7 +593,8 @@ def _draw() -> None:
     try:
         saved = (gpu.state.blend_get(), gpu.state.depth_test_get(), gpu.state.line_width_get())
         _ensure_batches()
-        if not any(_STATE.batches.values()):
+        if not any(_STATE.batches.values()) and not _STATE.arrays.get(
+                "triad_info", _empty_arrays())[0].shape[0]:
             return
         gpu.state.blend_set('ALPHA')
         # Drawn in front of the scene: a triad hidden inside a mesh helps nobody.
@@ -516,8 +606,9 @@ def _draw() -> None:
         shader.bind()
         level = _lod_level(context)
         _STATE.lod_level = level
+        thinned = _view_batches(context, level)
         for key in BATCH_ORDER:
-            batch = _STATE.batches.get(_thinned_key(key, level))
+            batch = thinned.get(key) if key in _THINNED else _STATE.batches.get(key)
             if batch is None:
                 continue
             if _STATE.polyline:
@@ -535,15 +626,129 @@ def _draw() -> None:
             gpu.state.line_width_set(saved[2])
 
 
+# The legend in the viewport's lower right corner (left of the sidebar when the sidebar
+# overlaps it): the key sits beside what it explains and is on screen whatever the
+# sidebar above it holds; at 900 pixels the sidebar's own legend is below its bottom
+# once a rig's report and Last bake are shown. Sizes in pixels at ui_scale 1.
+LEGEND_MARGIN_PX = 12.0
+LEGEND_PAD_PX = 6.0
+LEGEND_LINE_PX = 18.0
+LEGEND_SWATCH_PX = (20.0, 11.0)
+LEGEND_BACK = (0.0, 0.0, 0.0, 0.55)
+LEGEND_TEXT = (1.0, 1.0, 1.0, 0.95)
+LEGEND_WARNING = (1.0, 0.75, 0.3, 1.0)
+
+
+def _legend_rgba(swatch: str) -> tuple:
+    """The colour a legend row's swatch (a scene.quatbake swatch property) stands for."""
+    from ...core import triads  # loaded by the rebuild that made the legend
+
+    if swatch == "legend_long_arc":
+        return tuple(triads.LONG_ARC_COLOR)
+    return tuple(triads.ghost_colors(triads.AXIS_COLORS[:1])[0])
+
+
+def legend_rows(info: Legend, show_ghost: bool) -> list:
+    """The viewport legend's rows, top to bottom: lists of (rgba swatch or None, text,
+    text colour). The speed ramp on one row; the panel's lines (Legend.lines) below."""
+    from ...core import triads  # loaded by the rebuild that made the legend
+
+    tr = bpy.app.translations.pgettext_iface
+    rows = [[(None, tr("Turn speed, \u00b0/frame"), LEGEND_TEXT)],
+            [(tuple(rgba), text, LEGEND_TEXT) for rgba, text in
+             zip(triads.SPEED_COLORS, triads.legend_labels(info.speed_max))]]
+    for swatch, text, warning in info.lines(show_ghost):
+        rgba = None if swatch is None else _legend_rgba(swatch)
+        rows.append([(rgba, tr(text) if text.startswith("Keys:") else text,
+                      LEGEND_WARNING if warning else LEGEND_TEXT)])
+    return rows
+
+
+def _visible_right(context, region) -> float:
+    """The right edge (region pixels) of the part of the viewport no sidebar covers."""
+    right = float(region.width)
+    for other in getattr(context.area, "regions", ()):
+        if other.type == 'UI' and other.width > 1 and other.x > region.x:
+            right = min(right, float(other.x - region.x))
+    return right
+
+
+def _draw_legend(context, settings, font: int, scale: float) -> None:
+    """The legend (legend_rows) in a dark box in the viewport's lower right corner."""
+    import blf
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    info = _STATE.legend
+    if not info.objects or not getattr(settings, "overlay_show_legend", True):
+        _STATE.legend_box = None
+        return
+    region = context.region
+    rows = legend_rows(info, bool(settings.overlay_show_ghost))
+    pad, line = LEGEND_PAD_PX * scale, LEGEND_LINE_PX * scale
+    sw, sh = LEGEND_SWATCH_PX[0] * scale, LEGEND_SWATCH_PX[1] * scale
+    widths = []
+    for row in rows:
+        widths.append(sum((sw + pad if rgba is not None else 0.0) + blf.dimensions(font, text)[0]
+                          + pad for rgba, text, _c in row) - pad)
+    box_w, box_h = max(widths) + 2 * pad, len(rows) * line + pad
+    right = _visible_right(context, region) - LEGEND_MARGIN_PX * scale
+    x0, y0 = max(0.0, right - box_w), LEGEND_MARGIN_PX * scale
+    _STATE.legend_box = (x0, y0, box_w, box_h)
+    shader = gpu.shader.from_builtin(
+        'UNIFORM_COLOR' if bpy.app.version >= (4, 0, 0) else '2D_UNIFORM_COLOR')
+
+    def rect(x, y, w, h, rgba):
+        batch = batch_for_shader(shader, 'TRIS', {"pos": [(x, y), (x + w, y), (x + w, y + h),
+                                                          (x, y + h)]},
+                                 indices=[(0, 1, 2), (0, 2, 3)])
+        shader.bind()
+        shader.uniform_float("color", rgba)
+        batch.draw(shader)
+
+    saved = gpu.state.blend_get()
+    try:
+        gpu.state.blend_set('ALPHA')
+        rect(x0, y0, box_w, box_h, LEGEND_BACK)
+        for i, row in enumerate(rows):
+            x = x0 + pad
+            base = y0 + box_h - (i + 1) * line + 0.3 * line
+            for rgba, text, colour in row:
+                if rgba is not None:
+                    rect(x, base - 0.1 * sh, sw, sh, (*rgba[:3], 1.0))
+                    x += sw + pad * 0.5
+                blf.position(font, x, base, 0.0)
+                blf.color(font, *colour)
+                blf.draw(font, text)
+                x += blf.dimensions(font, text)[0] + pad
+    finally:
+        gpu.state.blend_set(saved)
+
+
 def _draw_labels() -> None:
     """SpaceView3D POST_PIXEL callback: each drawn path's name at its end, skipping a
-    name that would overlap one already drawn (geometry.place_labels). Never raises."""
-    if bpy.app.background or not _STATE.enabled or not _STATE.labels:
+    name that would overlap one already drawn (geometry.place_labels), and the legend
+    (_draw_legend). Never raises."""
+    if bpy.app.background or not _STATE.enabled:
         return
     context = bpy.context
     settings = _settings(context.scene)
-    if settings is None or not settings.show_overlay or not getattr(
-            settings, "overlay_show_names", False):
+    if settings is None or not settings.show_overlay:
+        return
+    try:
+        import blf
+
+        if context.region is None or context.region_data is None:
+            return
+        scale = context.preferences.system.ui_scale
+        if bpy.app.version >= (4, 0, 0):
+            blf.size(0, round(LEGEND_LINE_PX * 0.65 * scale))
+        else:
+            blf.size(0, round(LEGEND_LINE_PX * 0.65 * scale), 72)
+        _draw_legend(context, settings, 0, scale)
+    except Exception:  # noqa: BLE001 - raising here would repeat on every redraw
+        _log_once("QuatBake overlay: drawing the legend failed; it is skipped")
+    if not _STATE.labels or not getattr(settings, "overlay_show_names", False):
         return
     try:
         import blf

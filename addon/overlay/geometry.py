@@ -31,6 +31,12 @@ LINE_SETS = ("ghost_halo", "ghosts", "long_arc", "kept", "path", "spokes_halo", 
 # "<set>@<level>": the sets that have a triad per drawn frame, and the key marks and
 # spokes (dense keys are thinned too).
 THINNED_SETS = triads.THINNED_SETS
+# What a view needs to thin the drawn triads on screen (overlay.draw.arrays_for_view),
+# joined with the line sets but never uploaded: "triad_info" has one row per triad of
+# "triads" (its origin in world space; rank = the coarsest LOD level that keeps it, its
+# axis length, 1 for a key pose), "mark_owner" and "spoke_owner" one per row of "marks"
+# and "spokes": the number, in "triad_info", of the key pose the row belongs to.
+INDEX_SETS = ("triad_info", "mark_owner", "spoke_owner")
 
 
 # Names at the paths' ends (scene.quatbake.overlay_show_names): text this many pixels
@@ -507,6 +513,7 @@ def build_part(s: Sampled, settings, speed_max: float) -> Part:
         geometry.triad_positions @ matrix[:3, :3].T + matrix[:3, 3])
     spacing = {level: triads.triad_spacing(placed, geometry.chosen[geometry.levels[level][0]])
                for level in triads.LOD_LEVELS}
+    arrays.update(_triad_index(geometry, placed, triad_size))
     label = None
     if geometry.label_at is not None:
         at = geometry.label_at if matrix is None else matrix[:3, :3] @ geometry.label_at \
@@ -525,6 +532,26 @@ def build_part(s: Sampled, settings, speed_max: float) -> Part:
                 label, spacing, geometry.long_arc_count, geometry.spin_count,
                 geometry.step_count, bool(geometry.in_place), sampled.baked, fixed, camera,
                 float(speed_max), path_speed)
+
+
+def _triad_index(geometry, placed: np.ndarray, triad_size: float) -> dict:
+    """The INDEX_SETS of one part (``placed``: where each sample's triad sits, world)."""
+    chosen, is_key = geometry.chosen, geometry.triad_is_key
+    rank = np.ones(chosen.size)
+    for level in triads.LOD_LEVELS:
+        rank[geometry.levels[level][0]] = level
+    info = np.zeros((chosen.size, 4))
+    info[:, 0] = rank
+    info[:, 1] = np.where(is_key, triad_size * triads.KEY_SCALE, triad_size)
+    info[:, 2] = is_key
+    keys = np.flatnonzero(is_key)
+    marks = np.concatenate([np.repeat(keys, rows) for rows in geometry.mark_layout]) \
+        if geometry.marks.points.shape[0] else np.zeros(0, np.int64)
+    spokes = np.repeat(keys, 2) if geometry.spokes.points.shape[0] else np.zeros(0, np.int64)
+    return {"triad_info": (np.ascontiguousarray(placed[chosen], dtype=np.float32),
+                           info.astype(np.float32)),
+            "mark_owner": (marks.astype(np.int64), np.zeros((marks.size, 0), np.float32)),
+            "spoke_owner": (spokes.astype(np.int64), np.zeros((spokes.size, 0), np.float32))}
 
 
 def assemble(parts: list[Part], problems: list[str], speed_max: float,
@@ -563,7 +590,14 @@ def assemble(parts: list[Part], problems: list[str], speed_max: float,
 def join(parts: list[Part]) -> dict:
     """The float32 arrays of every line set, the parts' rows one after the other."""
     out = {}
-    for key in set_names():
+    # The owners count the triads of all the parts before theirs.
+    offsets = np.cumsum([0] + [part.arrays["triad_info"][0].shape[0] for part in parts])
+    for key in ("mark_owner", "spoke_owner"):
+        found = [(owners + offset, empty) for part, offset in zip(parts, offsets)
+                 for owners, empty in [part.arrays[key]] if owners.shape[0]]
+        out[key] = (np.concatenate([o for o, _ in found]), np.concatenate([e for _, e in found])) \
+            if found else (np.zeros(0, np.int64), np.zeros((0, 0), np.float32))
+    for key in set_names() + ["triad_info"]:
         found = [part.arrays[key] for part in parts if part.arrays[key][0].shape[0]]
         if not found:
             out[key] = (np.zeros((0, 3), np.float32), np.zeros((0, 4), np.float32))

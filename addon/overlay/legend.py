@@ -32,3 +32,20 @@ class Legend:
     # keys thin faster than the in-between triads, so each level is measured.
     level_spacing: dict = field(default_factory=dict)
     in_place: list[str] = field(default_factory=list)        # drawn as a turn arc
+
+    def lines(self, show_ghost: bool) -> list[tuple[str | None, str, bool]]:
+        """What the legend says under the speed ramp, for the panel and the viewport
+        alike: (swatch property of scene.quatbake or None, text, whether it is a warning)."""
+        fixed = f", {self.fixed_long_arc_count} fixed" if self.fixed_long_arc_count else ""
+        found = [("legend_long_arc", f"Long way: {self.long_arc_count or 'none'}{fixed}",
+                  bool(self.long_arc_count))]
+        if show_ghost:
+            whose = "before the bake" if self.baked_objects else "Blender now"
+            found.append(("legend_ghost", f"Ghosts: {whose}", False))
+        if self.spin_count:
+            found.append((None, f"Keyed spins, kept: {self.spin_count} (green band)", False))
+        if self.step_count:
+            found.append((None, f"Stepped keys: {self.step_count} (grey band)", False))
+        found.append((None, "Keys: white \u25b3; camera view: dashes" if self.cameras
+                      else "Keys: white \u25b3", False))
+        return found

@@ -62,23 +62,14 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     for prop, text in zip(_SPEED_SWATCHES, triads.legend_labels(info.speed_max)):
         swatches.prop(settings, prop, text="")
         numbers.label(text=text, translate=False)
-    fixed = f", {info.fixed_long_arc_count} fixed" if info.fixed_long_arc_count else ""
-    if info.long_arc_count:
-        _swatch_text(box, context, settings, "legend_long_arc",
-                     f"Long way: {info.long_arc_count}{fixed}", icon='ERROR')
-    else:
-        _swatch_text(box, context, settings, "legend_long_arc", f"Long way: none{fixed}")
-    if settings.overlay_show_ghost:
-        whose = "before the bake" if info.baked_objects else "Blender now"
-        _swatch_text(box, context, settings, "legend_ghost", f"Ghosts: {whose}")
-    if info.spin_count:
-        wrapped_label(box, context, f"Keyed spins, kept: {info.spin_count} (green band)",
-                      panel=PANEL_NAME, translate=False)
-    if info.step_count:
-        wrapped_label(box, context, f"Stepped keys: {info.step_count} (grey band)",
-                      panel=PANEL_NAME, translate=False)
-    wrapped_label(box, context, "Keys: white \u25b3; camera view: dashes" if info.cameras
-                  else "Keys: white \u25b3", panel=PANEL_NAME)
+    for swatch, text, warning in info.lines(settings.overlay_show_ghost):
+        # the keys' line is a fixed sentence (translated); the others carry numbers
+        fixed_text = text.startswith("Keys:")
+        if swatch is None:
+            wrapped_label(box, context, text, panel=PANEL_NAME, translate=fixed_text)
+        else:
+            _swatch_text(box, context, settings, swatch, text,
+                         icon='ERROR' if warning else 'NONE')
 
 
 class QUATBAKE_PT_overlay(bpy.types.Panel):
@@ -149,6 +140,7 @@ class QUATBAKE_PT_overlay_display(bpy.types.Panel):
         col.prop(settings, "overlay_size")
         col.prop(settings, "overlay_line_width")
         col.prop(settings, "overlay_show_names")
+        col.prop(settings, "overlay_show_legend")
 
 
 classes = (QUATBAKE_PT_overlay, QUATBAKE_PT_overlay_display)

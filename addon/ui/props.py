@@ -357,6 +357,15 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         "a name that would overlap another is left out",
         update=lambda self, context: OverlayListener.changed(context.scene),
     )
+    # On by default: at 900 pixels the sidebar's legend is below the screen's bottom once
+    # a rig's report and its Last bake are shown; in the viewport's corner it is always in
+    # sight, beside what it explains (docs/overlay.md).
+    overlay_show_legend: BoolProperty(
+        name="Legend in Viewport", default=True,
+        description="Draw the overlay's legend (speed colours, long-way band, ghosts, keys) "
+        "in the 3D Viewport's lower right corner",
+        update=lambda self, context: OverlayListener.changed(context.scene),
+    )
     overlay_show_ghost: BoolProperty(
         name="Ghost Triads", default=True,
         description="Also draw Blender's own interpolation of the keys as faded triads "

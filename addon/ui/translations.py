@@ -141,6 +141,7 @@ ZH_HANS = {
     "Select animated objects and press Analyze.": "选择带动画的物体并点击“分析”。",
     "Path colour: how fast the object turns, \u00b0/frame": "路径颜色：物体转动的快慢，\u00b0/帧",
     "Keys: white \u25b3": "关键帧：白色 \u25b3",
+    "Turn speed, \u00b0/frame": "转动速度，\u00b0/帧",
     "Keys: white \u25b3; camera view: dashes": "关键帧：白色 \u25b3；相机视线：虚线",
     "Lerp is for comparisons only: pick Nlerp, Slerp or Squad to bake.":
         "Lerp 仅用于对比：请选择 Nlerp、Slerp 或 Squad 进行烘焙。",

@@ -126,6 +126,68 @@ def test_the_walks_key_poses_are_thinned_when_zoomed_out_and_stay_on_the_bones(w
     assert nearest.max() < POS_TOL, nearest.max()
 
 
+def _front_view(heads, width: float, height: float):
+    """(perspective matrix, pixels per unit, centre, right, up) of an orthographic view
+    looking along the walk (the horizontal axis its heads travel furthest on), the whole
+    walk in the middle 80% of a ``width`` x ``height`` region: the view where every frame
+    of a bone lands on one spot."""
+    span = heads.max(axis=0) - heads.min(axis=0)
+    along = int(np.argmax(span[:2]))
+    right = np.eye(3)[1 - along]
+    up = np.array([0.0, 0.0, 1.0])
+    centre = 0.5 * (heads.max(axis=0) + heads.min(axis=0))
+    scale = 0.8 * min(width / span[1 - along], height / span[2])
+    perspective = np.eye(4)
+    perspective[0, :3] = 2.0 * scale / width * right
+    perspective[1, :3] = 2.0 * scale / height * up
+    perspective[2, :3] = np.eye(3)[along]
+    perspective[:2, 3] = -perspective[:2, :3] @ centre
+    perspective[2, 3] = 0.0
+    return perspective, scale, centre, right, up
+
+
+def test_the_walk_seen_from_the_front_draws_triads_apart_on_screen(walk):
+    """The wall of 'The panel on real work': seen along its path, every frame of a bone
+    lands on one spot and 31 bones share one figure, so thinning by frames cannot help.
+    The triads a view draws are at least MIN_TRIAD_SPACING_PX and one axis length apart
+    on screen, across every bone; each sits on a head Blender poses (frame_set), its
+    pixels computed here from that head, its axis length from the bone's own length."""
+    clip, arm, scene = walk
+    settings = scene.quatbake
+    settings.show_overlay = True
+    legend = overlay.rebuild()
+    assert len(legend.objects) == 31 and not legend.problems, legend.problems
+    frames = clip.frame_count
+    posed = _world_bones(arm, scene, np.arange(1, frames + 1))
+    names = list(posed)
+    heads = np.concatenate([posed[n][0] for n in names])
+    owner = np.repeat(np.arange(len(names)), frames)
+    width, height = 1000.0, 800.0
+    perspective, scale, centre, right, up = _front_view(heads, width, height)
+    drawn = overlay.arrays_for_view(perspective, width, height, scale, level=1)
+    bases = drawn["triads"][0][0::6].astype(np.float64)
+    assert 10 <= bases.shape[0] < 31 * frames / 20, bases.shape
+    # every drawn triad is a head Blender poses at a frame of the walk
+    gap = np.linalg.norm(bases[:, None, :] - heads[None, :, :], axis=2)
+    nearest = np.argmin(gap, axis=1)
+    assert gap[np.arange(bases.shape[0]), nearest].max() < POS_TOL
+    assert len(set(owner[nearest])) >= 5          # several bones, not the first only
+    # on screen, from those heads: x along ``right``, y along ``up``, ``scale`` px/unit
+    at = heads[nearest] - centre
+    xy = np.stack((at @ right, at @ up), axis=1) * scale
+    apart = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+    apart[np.diag_indices_from(apart)] = np.inf
+    # every frame is a key: key poses' axes are KEY_SCALE x Triad Size x the bone length
+    world_scale = float(np.cbrt(abs(np.linalg.det(np.array(arm.matrix_world)[:3, :3]))))
+    axis_px = np.median([arm.data.bones[n].length * world_scale for n in names]) \
+        * settings.overlay_size * triads.KEY_SCALE * scale
+    # float32 points: far below 0.01 px at this scale
+    assert apart.min() >= max(triads.MIN_TRIAD_SPACING_PX, axis_px) - 0.01, (
+        apart.min(), axis_px)
+    # each drawn key pose keeps its white triangle; no other triangle is drawn
+    assert drawn["marks"][0].shape[0] == 6 * bases.shape[0]
+
+
 def test_the_walks_speed_legend_is_a_round_top_above_the_98th_percentile(walk):
     clip, arm, scene = walk
     built = geometry.build(bpy.context.view_layer, scene.quatbake)
