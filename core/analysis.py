@@ -318,6 +318,20 @@ def kept_by_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
             for run in before.exponential_approach]
 
 
+def carry_kept(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
+    """Put kept_by_bake(before, after) first in ``after``'s findings, so its verdict asks
+    for it ("to check" where it was fine or within tolerance, and then its advice); the
+    panel, the exported report and ``quatbake report`` of a baked file say the same.
+    Returns the sentences carried."""
+    kept = kept_by_bake(before, after)
+    if kept:
+        quiet = verdict(after) in (VERDICT_FINE, VERDICT_WITHIN)
+        after.findings = kept + list(after.findings)
+        if quiet:
+            after.advice = kept[0]
+    return kept
+
+
 def _timing_cause(a: ObjectAnalysis) -> str:
     """Why Blender's speed along the method's path varies, as far as the data tells."""
     if a.rotation_mode == "QUATERNION" and a.norm is not None \

@@ -116,15 +116,11 @@ def _entry(obj, current, before) -> dict:
     may be "Cube / Walk" for a clip)."""
     from ...core import analysis as core_analysis
 
+    if before is not None:
+        # Still something to do after the bake: the poses' creep it kept.
+        core_analysis.carry_kept(before, current)
     entry = summary(current)
     entry["before"] = summary(before) if before is not None else None
-    kept = core_analysis.kept_by_bake(before, current) if before is not None else []
-    if kept:
-        # Still something to do after the bake: the poses' creep it kept.
-        entry["findings"] = kept + entry["findings"]
-        if entry["verdict"] in (VERDICT_FINE, VERDICT_WITHIN):
-            entry["verdict"] = VERDICT_CHECK
-            entry["advice"] = kept[0]
     entry["fingerprint"] = fingerprint(obj)
     entry["object"], entry["bone"] = obj.name, getattr(obj, "bone_name", "")
     return entry

@@ -45,6 +45,7 @@ def build(objects, method: str) -> dict:
     ``saved_by_blender`` and ``after_bake`` added). An armature stands for its keyed
     bones (``transform.as_transforms``); a transform without rotation keys is listed
     under ``skipped`` with its reason and location findings."""
+    from ...core import analysis as core_analysis
     from ...report import json_report
     from .. import animdata, record
     from ..transform import as_transforms
@@ -57,8 +58,9 @@ def build(objects, method: str) -> dict:
         try:
             analyses.append(analyze.analyze_object(obj, method, original=baked))
             if baked:
-                after.append(json_report.after_bake_entry(analyses[-1],
-                                                          analyze.analyze_object(obj, method)))
+                now = analyze.analyze_object(obj, method)
+                core_analysis.carry_kept(analyses[-1], now)   # a creep the bake kept
+                after.append(json_report.after_bake_entry(analyses[-1], now))
         except analyze.NoRotationKeys as exc:
             try:
                 skipped.append(analyze.skipped_transform(obj, str(exc)))

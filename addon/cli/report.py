@@ -29,22 +29,31 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
     """(analyses, errors): errors are (name, sentence). A transform without rotation keys
     is appended to ``skipped`` (``analyze.Skipped``, with its location findings) when that
     list is given, else it is an error as well."""
-    from .. import animdata
+    from ...core import analysis as core_analysis
+    from .. import animdata, record
     from ..analyze import engine as analyze
     from ..analyze.entries import unexpected_sentence
 
     analyses, errors = [], []
     items = [item if isinstance(item, tuple) else (item, None) for item in objects]
-    found = []
+    found, befores = [], []
     for chunk in _by_owner(items):
         # One batched analysis per owner (an armature's bones compared together), so the
-        # progress still moves armature by armature.
-        found += analyze.analyze_many([(obj, clip, False) for obj, clip in chunk], method,
-                                      turns, timing)
-    for (obj, clip), result in zip(items, found):
+        # progress still moves armature by armature; a QuatBake bake's keys before it
+        # with them, for what the bake kept (a lerp filter's creep).
+        baked = [clip is None and record.is_baked(obj) for obj, clip in chunk]
+        requests = [(obj, clip, False) for obj, clip in chunk]
+        requests += [(obj, None, True) for (obj, _clip), b in zip(chunk, baked) if b]
+        results = analyze.analyze_many(requests, method, turns, timing)
+        found += results[:len(chunk)]
+        rest = iter(results[len(chunk):])
+        befores += [next(rest) if b else None for b in baked]
+    for (obj, clip), result, before in zip(items, found, befores):
         try:
             if isinstance(result, BaseException):
                 raise result
+            if isinstance(before, core_analysis.ObjectAnalysis):
+                core_analysis.carry_kept(before, result)
             analyses.append(result)
         except analyze.NoRotationKeys as exc:
             if skipped is None:
