@@ -23,30 +23,12 @@ from mathutils import Quaternion
 
 RESULT_PATH, REPO_ROOT, ARTIFACTS = sys.argv[sys.argv.index("--") + 1:][:3]
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "gui"))
-import header_bands  # noqa: E402  (a sibling file: importable only after the line above)
-import timed_steps  # noqa: E402
+import timed_steps  # noqa: E402  (a sibling file: importable only after the line above)
 
 CMU = os.path.join(REPO_ROOT, "tests", "data", "realdata", "bvh", "cmu_12_01_walk.bvh")
 FRONT = Quaternion((0.7071, 0.7071, 0.0, 0.0))
 SIDE = Quaternion((0.5, 0.5, 0.5, 0.5))
 result = {"errors": [], "steps": {}, "blender": bpy.app.version_string}
-
-
-def _import_bvh(path: str) -> None:
-    """Blender's BVH importer as it comes; 'rU' read as 'r' on Python 3.11 (as
-    panel_layout_script.py does)."""
-    import builtins
-
-    real_open = builtins.open
-
-    def open_without_u(file, mode="r", *args, **kwargs):
-        return real_open(file, "r" if mode == "rU" else mode, *args, **kwargs)
-
-    builtins.open = open_without_u
-    try:
-        bpy.ops.import_anim.bvh(filepath=path)
-    finally:
-        builtins.open = real_open
 
 
 def _view(rotation) -> None:
@@ -81,24 +63,6 @@ def _shot(name: str) -> None:
     }
 
 
-def _sidebar_pixels(shot: str):
-    window, area, regions = timed_steps.areas()
-    ui = regions['UI']
-    image = bpy.data.images.load(shot)
-    try:
-        pixels = header_bands.blender_image_rgb(image)
-    finally:
-        bpy.data.images.remove(image)
-    return header_bands.region_pixels(pixels, [ui.x, ui.y, ui.width, ui.height], window.height)
-
-
-def _click(x: int, y: int) -> None:
-    window = timed_steps.areas()[0]
-    window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
-    window.event_simulate(type='LEFTMOUSE', value='PRESS', x=x, y=y)
-    window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=x, y=y)
-
-
 step, finish = timed_steps.stepper(result, RESULT_PATH)
 
 
@@ -106,7 +70,7 @@ def s1_setup():
     timed_steps.enable_quatbake(result)
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
-    _import_bvh(CMU)        # the importer's defaults: an armature
+    timed_steps.import_bvh(CMU)        # the importer's defaults: an armature
     rig = bpy.context.view_layer.objects.active
     rig.select_set(True)
     scene = bpy.context.scene
@@ -119,16 +83,11 @@ def s1_setup():
 
 
 def s2_click_quatbake_tab():
-    # Blender 3.4 has no Python way to pick a sidebar tab: clicked where the screenshot
-    # shows the last one (QuatBake), as panel_layout_script.py does.
     window, area, regions = timed_steps.areas()
-    ui = regions['UI']
     path = os.path.join(ARTIFACTS, "0_tabs.png")
     with bpy.context.temp_override(window=window, area=area, region=regions['WINDOW']):
         bpy.ops.screen.screenshot(filepath=path)
-    top, bottom = header_bands.tabs(_sidebar_pixels(path))[-1]
-    _click(ui.x + ui.width - header_bands.TAB_COLUMN_FROM_RIGHT,
-           ui.y + ui.height - (top + bottom) // 2)
+    timed_steps.click_last_tab(path)
 
 
 def s3_overlay_analyze_bake():

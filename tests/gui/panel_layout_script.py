@@ -33,24 +33,6 @@ result = {"errors": [], "steps": {}, "blender": bpy.app.version_string,
           "header_rgb": list(bpy.context.preferences.themes[0].view_3d.space.panelcolors.header)}
 
 
-def _import_bvh(path: str) -> None:
-    """Blender's BVH importer as it comes. Debian's 3.4.1 runs Python 3.11, where the
-    importer's open(path, 'rU') fails: 'rU' is mapped to 'r', which is what text mode
-    always does in Python 3 (as tests/blender/test_realdata_import.open_mode_ru_as_r)."""
-    import builtins
-
-    real_open = builtins.open
-
-    def open_without_u(file, mode="r", *args, **kwargs):
-        return real_open(file, "r" if mode == "rU" else mode, *args, **kwargs)
-
-    builtins.open = open_without_u
-    try:
-        bpy.ops.import_anim.bvh(filepath=path)
-    finally:
-        builtins.open = real_open
-
-
 def _shot(name: str) -> str:
     window, area, regions = timed_steps.areas()
     path = os.path.join(ARTIFACTS, name)
@@ -91,7 +73,7 @@ def s1_setup():
     timed_steps.enable_quatbake(result)
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
-    _import_bvh(CMU)        # the importer's defaults: an armature
+    timed_steps.import_bvh(CMU)        # the importer's defaults: an armature
     rig = bpy.context.view_layer.objects.active
     result["armature"] = rig.name
     rig.select_set(True)
@@ -109,35 +91,8 @@ def s1_setup():
     timed_steps.redraw()
 
 
-def _sidebar_pixels(shot: str):
-    """The sidebar's pixels of the screenshot ``shot`` (header_bands' layout)."""
-    window, area, regions = timed_steps.areas()
-    ui = regions['UI']
-    image = bpy.data.images.load(shot)
-    try:
-        pixels = header_bands.blender_image_rgb(image)
-    finally:
-        bpy.data.images.remove(image)
-    return header_bands.region_pixels(pixels, [ui.x, ui.y, ui.width, ui.height], window.height)
-
-
-def _click(x: int, y: int) -> None:
-    window = timed_steps.areas()[0]
-    window.event_simulate(type='MOUSEMOVE', value='NOTHING', x=x, y=y)
-    window.event_simulate(type='LEFTMOUSE', value='PRESS', x=x, y=y)
-    window.event_simulate(type='LEFTMOUSE', value='RELEASE', x=x, y=y)
-
-
 def s2_click_quatbake_tab():
-    # The sidebar's last tab is QuatBake (Item, Tool, View, then the add-ons'), clicked
-    # where the screenshot shows it: Blender 3.4 has no Python way to pick a tab.
-    window, area, regions = timed_steps.areas()
-    ui = regions['UI']
-    found = header_bands.tabs(_sidebar_pixels(_shot("0_tabs.png")))
-    result["tabs"] = found
-    top, bottom = found[-1]
-    _click(ui.x + ui.width - header_bands.TAB_COLUMN_FROM_RIGHT,
-           ui.y + ui.height - (top + bottom) // 2)
+    result["tabs"] = timed_steps.click_last_tab(_shot("0_tabs.png"))
 
 
 def s2a_analyze():
@@ -178,11 +133,11 @@ def s5_shot_zh_and_open_settings():
     window, area, regions = timed_steps.areas()
     ui = regions['UI']
     scale = bpy.context.preferences.system.ui_scale
-    bands = header_bands.header_bands(_sidebar_pixels(shot), result["header_rgb"], scale)
+    bands = header_bands.header_bands(timed_steps.sidebar_pixels(shot), result["header_rgb"], scale)
     result["bands_for_click"] = bands
     if len(bands) > header_bands.OVERLAY_HEADER:
         top = bands[header_bands.OVERLAY_HEADER][0] - header_bands.HEADER_PX * scale / 2
-        _click(ui.x + ui.width // 3, int(ui.y + ui.height - top))
+        timed_steps.click(ui.x + ui.width // 3, int(ui.y + ui.height - top))
         timed_steps.areas()[0].event_simulate(type='MOUSEMOVE', value='NOTHING', x=200, y=200)
     timed_steps.redraw()
 
