@@ -189,16 +189,40 @@ def angle_between(a, b) -> np.ndarray:
     unit length: atan2 of a uniformly scaled pair gives the same angle, for any
     finite non-zero norms.
     """
-    # Scale each input by its largest absolute component first: the product's
-    # terms are squares of the norms, which overflow to inf past ~1e154 (the
-    # angle came out pi) and underflow to 0 below ~1e-154 (it came out 0).
-    # After scaling every component is in [-1, 1] with one of magnitude 1.
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    a = a / _peak(a)
-    b = b / _peak(b)
-    rel = multiply(conjugate(a), b)
-    return 2.0 * np.arctan2(norm(rel[..., 1:]), np.abs(rel[..., 0]))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        w, v2 = _relative_parts(a, b)
+        angle = 2.0 * np.arctan2(np.sqrt(v2), np.abs(w))
+        # The parts' terms are products of the two norms, squared in v2: past norms of
+        # ~1e77 they overflow (the angle came out pi), under ~1e-77 they lose their
+        # digits to subnormals (it came out 0). Those few pairs are measured again
+        # scaled by their largest components (every component then in [-1, 1]); the
+        # rest, every rotation QuatBake makes or reads, need no scaling pass.
+        redo = ~(np.isfinite(v2) & np.isfinite(w) & (w * w + v2 > _TINY_PARTS))
+    if np.any(redo):
+        a, b = np.broadcast_arrays(a, b)
+        a, b = a[redo], b[redo]
+        w, v2 = _relative_parts(a / _peak(a), b / _peak(b))
+        angle = np.array(angle)
+        angle[redo] = 2.0 * np.arctan2(np.sqrt(v2), np.abs(w))
+    return angle
+
+
+# w^2 + |v|^2 of conj(a)*b is (|a| |b|)^2: below this the products lost digits.
+_TINY_PARTS = 1e-280
+
+
+def _relative_parts(a: np.ndarray, b: np.ndarray) -> tuple:
+    """(w, |v|^2) of conj(a)*b, written out: no conjugate copy and no (..., 4) product
+    array (a rig's report measures a few million of these angles)."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    w = aw * bw + ax * bx + ay * by + az * bz
+    x = aw * bx - ax * bw - (ay * bz - az * by)
+    y = aw * by - ay * bw - (az * bx - ax * bz)
+    z = aw * bz - az * bw - (ax * by - ay * bx)
+    return w, x * x + y * y + z * z
 
 
 def make_continuous(q, axis: int = 0) -> np.ndarray:
