@@ -41,7 +41,7 @@ from .pitfalls import (
     exponential_approach_many,
     float32_risk,
     gimbal,
-    jitter,
+    jitter_many,
     keys_are_dense,
     location_segments,
     location_speed,
@@ -583,6 +583,7 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
     custom_norm = quat.norm(custom).min(axis=1) if frames.size else np.ones(len(items))
     dense = keys_are_dense(keys)
     approaches = [[] for _ in items] if dense else exponential_approach_many(keys, kq)
+    jittery = jitter_many(frames, bq, b_speed)
     at_key = np.searchsorted(frames, keys)
     keys_on_frames = bool(np.all(frames[np.minimum(at_key, frames.size - 1)] == keys))
 
@@ -613,13 +614,14 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
             it, method, frames, keys, bq[i], kq[i], custom[i], deviation[i], path_dev[i],
             timing_dev[i], b_speed[i], c_speed[i], intervals, long_arcs,
             {"frames": jf, "blender_deg": jb[i], "custom_deg": jc[i]},
-            float(custom_norm[i]), kinds[i], dense, turns_setting, timing, approaches[i]))
+            float(custom_norm[i]), kinds[i], dense, turns_setting, timing, approaches[i],
+            jittery[i]))
     return out
 
 
 def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path_dev,
               timing_dev, b_speed, c_speed, intervals, long_arcs, jumps, custom_norm_min,
-              kinds, dense, turns_setting, timing, approach) -> ObjectAnalysis:
+              kinds, dense, turns_setting, timing, approach, jitter_frames) -> ObjectAnalysis:
     """One transform's ObjectAnalysis from its rows of the group's measures, with the
     pitfalls that are its own (norm drift, gimbal, wraps, float32, location, creep,
     jitter) and the sentences."""
@@ -645,7 +647,7 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
         location_segments=segs, location_speed_ratio=ratio,
         location_speed=location_speed(frames, it.positions),
         exponential_approach=approach,
-        jitter_frames=jitter(frames, bq, b_speed),
+        jitter_frames=jitter_frames,
         turns=turns_setting, timing=timing, path_deviation_deg=path_dev,
         timing_deviation_deg=timing_dev,
         max_path_deviation_deg=float(path_dev.max()) if path_dev.size else 0.0,

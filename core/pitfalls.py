@@ -264,30 +264,38 @@ def _approach_runs(kf: np.ndarray, steps: np.ndarray, ratio: np.ndarray, ok: np.
     return runs
 
 
-def jitter(frames, q, speeds_deg):
-    """Frames in back-and-forth runs: turning less than JITTER_MAX_DEG and reversing
-    the previous frame's turn, JITTER_MIN_RUN times in a row (one reversal is a
-    turning point, not jitter)."""
-    if len(q) < 3:
-        return []
-    size = speeds_deg[1:]                            # angle of each step, (n-1,)
+def jitter_many(frames, q, speeds_deg) -> list:
+    """Per transform of a group sampled at the same frames, q (b, n, 4) and speeds_deg
+    (b, n): the frames in back-and-forth runs, turning less than JITTER_MAX_DEG and
+    reversing the previous frame's turn, JITTER_MIN_RUN times in a row (one reversal is
+    a turning point, not jitter). The step directions of every transform in one pass (a
+    rig's bones: one call per bone cost more than the arithmetic); the runs are looked
+    for only in the transforms that reverse somewhere."""
+    out = [[] for _ in range(q.shape[0])]
+    if q.shape[1] < 3:
+        return out
+    size = speeds_deg[:, 1:]                         # angle of each step, (b, n-1)
     moving = size > 1e-6
-    small = (size[1:] < JITTER_MAX_DEG) & moving[1:] & moving[:-1]
-    if not small.any():
-        return []
+    small = (size[:, 1:] < JITTER_MAX_DEG) & moving[:, 1:] & moving[:, :-1]
+    rows, idx = np.nonzero(small)
+    if rows.size == 0:
+        return out
     # Direction of a step: the vector part of its relative rotation on the
     # short way (w >= 0); consecutive steps reverse when these point apart.
     # Computed only at the small steps and the steps before them.
-    idx = np.flatnonzero(small)
-    a = quat.multiply(q[idx + 1], quat.conjugate(q[idx]))        # step before
-    b = quat.multiply(q[idx + 2], quat.conjugate(q[idx + 1]))    # the small step
-    a = np.where(a[:, :1] < 0.0, -a, a)
-    b = np.where(b[:, :1] < 0.0, -b, b)
-    hit = np.zeros(small.size, dtype=bool)
-    hit[idx] = np.einsum("ij,ij->i", a[:, 1:], b[:, 1:]) < 0.0
-    if not hit.any():
-        return []
-    # Keep only runs of at least JITTER_MIN_RUN consecutive reversals.
+    before = quat.multiply(q[rows, idx + 1], quat.conjugate(q[rows, idx]))
+    step = quat.multiply(q[rows, idx + 2], quat.conjugate(q[rows, idx + 1]))
+    before = np.where(before[:, :1] < 0.0, -before, before)
+    step = np.where(step[:, :1] < 0.0, -step, step)
+    hit = np.zeros(small.shape, dtype=bool)
+    hit[rows, idx] = np.einsum("ij,ij->i", before[:, 1:], step[:, 1:]) < 0.0
+    for i in np.flatnonzero(hit.any(axis=1)):
+        out[i] = _jitter_runs(np.asarray(frames), hit[i])
+    return out
+
+
+def _jitter_runs(frames: np.ndarray, hit: np.ndarray) -> list:
+    """The frames of the runs of at least JITTER_MIN_RUN consecutive reversals."""
     edges = np.diff(np.concatenate([[0], hit.astype(np.int8), [0]]))
     starts = np.flatnonzero(edges == 1)
     ends = np.flatnonzero(edges == -1)

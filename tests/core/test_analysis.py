@@ -189,6 +189,24 @@ def test_jitter_small_back_and_forth_turns():
     assert any("jitter" in f for f in a.findings)
 
 
+def test_jitter_is_each_transforms_own_in_a_group():
+    """A rig's bones are analysed together: the shaking bone's frames are its own, and
+    a steady bone beside it, or one that shakes only from frame 11, gets its own."""
+    frames = np.arange(1, 21, dtype=float)
+    shaky = _axis_quat([0, 0, 1], 0.1 * (-1.0) ** np.arange(20))
+    steady = _axis_quat([1, 0, 0], np.linspace(0, 30, 20))
+    late = _axis_quat([0, 1, 0], np.where(np.arange(20) < 10, 2.0 * np.arange(20),
+                                          18.0 + 0.1 * (-1.0) ** np.arange(20)))
+    items = [analysis.Sampled(name, "QUATERNION", q, q) for name, q in
+             (("Steady", steady), ("Shaky", shaky), ("Late", late))]
+    got = analysis.analyze_group(frames, frames, items)
+    assert got[0].jitter_frames == []
+    assert got[1].jitter_frames == frames[2:].tolist()
+    # from frame 11 the steps reverse; the first reversal is at frame 12's step
+    assert got[2].jitter_frames and got[2].jitter_frames[0] >= 11.0
+    assert got[2].jitter_frames == [f for f in frames[2:].tolist() if f >= got[2].jitter_frames[0]]
+
+
 def test_lerp_method_shrinks_and_says_so():
     kq = _axis_quat([0, 0, 1], [0, 120])
     frames = np.arange(1, 31, dtype=float)
