@@ -277,18 +277,17 @@ def jitter_many(frames, q, speeds_deg) -> list:
     size = speeds_deg[:, 1:]                         # angle of each step, (b, n-1)
     moving = size > 1e-6
     small = (size[:, 1:] < JITTER_MAX_DEG) & moving[:, 1:] & moving[:, :-1]
-    rows, idx = np.nonzero(small)
-    if rows.size == 0:
+    if not small.any():
         return out
-    # Direction of a step: the vector part of its relative rotation on the
-    # short way (w >= 0); consecutive steps reverse when these point apart.
-    # Computed only at the small steps and the steps before them.
-    before = quat.multiply(q[rows, idx + 1], quat.conjugate(q[rows, idx]))
-    step = quat.multiply(q[rows, idx + 2], quat.conjugate(q[rows, idx + 1]))
-    before = np.where(before[:, :1] < 0.0, -before, before)
-    step = np.where(step[:, :1] < 0.0, -step, step)
-    hit = np.zeros(small.shape, dtype=bool)
-    hit[rows, idx] = np.einsum("ij,ij->i", before[:, 1:], step[:, 1:]) < 0.0
+    # Direction of each step: the vector part of its relative rotation
+    # q[j+1] conj(q[j]) on the short way (w >= 0); consecutive steps reverse when
+    # these point apart. Written out: w = q[j+1].q[j], v = w0 v1 - w1 v0 - v1 x v0.
+    q0, q1 = q[:, :-1], q[:, 1:]
+    w0, v0 = q0[..., :1], q0[..., 1:]
+    w1, v1 = q1[..., :1], q1[..., 1:]
+    direction = w0 * v1 - w1 * v0 - np.cross(v1, v0)
+    direction *= np.where(np.einsum("bij,bij->bi", q0, q1) < 0.0, -1.0, 1.0)[..., None]
+    hit = small & (np.einsum("bij,bij->bi", direction[:, :-1], direction[:, 1:]) < 0.0)
     for i in np.flatnonzero(hit.any(axis=1)):
         out[i] = _jitter_runs(np.asarray(frames), hit[i])
     return out

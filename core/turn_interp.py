@@ -65,9 +65,13 @@ def _turn_vectors(short, axis, whole) -> np.ndarray:
 
 def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
     """q_i E(s short_i) E(s 2 pi whole_i axis_i) for each sample (index, s)."""
-    a = _e(s[:, None] * short[index])
+    a = quat.multiply(q[index], _e(s[:, None] * short[index]))
+    if not np.any(whole):
+        # No whole turn anywhere (Timing: Keyed on short arcs, the report's usual
+        # case): E(0) is exactly (1, 0, 0, 0) and multiplying by it changes no bit.
+        return a
     b = _e((s * 2.0 * np.pi * whole[index])[:, None] * axis[index])
-    return quat.multiply(quat.multiply(q[index], a), b)
+    return quat.multiply(a, b)
 
 
 def _key_velocities(times, rho, breaks) -> np.ndarray:
