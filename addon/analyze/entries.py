@@ -182,10 +182,16 @@ def is_stale(scene, name: str) -> bool:
 
 
 def _frames_spanned(obj) -> int:
+    """Frames from the first rotation key to the last. Read from each curve's end keys
+    (Blender keeps a curve's keys sorted: it plays them by binary search), not from all
+    of them: after a dense bake of a rig that was 4 million keys read to count frames."""
     from .. import animdata
 
-    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
-    return int(keys[-1] - keys[0]) + 1 if keys.size and np.isfinite(keys).all() else 0
+    ends = [(kps[0].co[0], kps[-1].co[0]) for fc in animdata.rotation_fcurves(obj)
+            if fc is not None and len(kps := fc.keyframe_points)]
+    if not ends or not np.isfinite(ends).all():
+        return 0
+    return int(max(last for _first, last in ends) - min(first for first, _last in ends)) + 1
 
 
 def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str, dict]:
