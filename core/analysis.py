@@ -462,13 +462,22 @@ def _track_group(frames, bq, keys, kq, items: list) -> list:
 def _method_paths(keys, kq, trackings, kinds, setting, method, frames, timing, bq) -> np.ndarray:
     """(b, n, 4): the method's path of each transform as a bake with these settings
     makes it; the transforms with no kept turn, step or keyed timing in one
-    ``interp.interpolate_many`` call (the bake's batching), the others one by one."""
+    ``interp.interpolate_many`` call (the bake's batching), slerp's others with no step
+    in one ``turn_interp.slerp_many`` call, the rest one by one."""
     out = np.empty((len(trackings), frames.size, 4))
     plain = [i for i, (t, k) in enumerate(zip(trackings, kinds))
              if turn_interp.is_plain(t, k, setting, timing)]
     if plain:
         out[plain] = interp.interpolate_many(keys, kq[plain], frames, method)
     done = set(plain)
+    if method == "slerp":
+        turning = [i for i, k in enumerate(kinds)
+                   if i not in done and not turn_interp.has_steps(k)]
+        if turning:
+            out[turning] = turn_interp.slerp_many(
+                keys, kq[turning], [trackings[i] for i in turning],
+                [kinds[i] for i in turning], setting, frames, timing)
+        done.update(turning)
     for i, (tracking, kind) in enumerate(zip(trackings, kinds)):
         if i not in done:
             out[i] = turn_interp.interpolate_keys(keys, kq[i], tracking, kind, setting,

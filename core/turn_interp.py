@@ -64,13 +64,16 @@ def _turn_vectors(short, axis, whole) -> np.ndarray:
 
 
 def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
-    """q_i E(s short_i) E(s 2 pi whole_i axis_i) for each sample (index, s)."""
-    a = quat.multiply(q[index], _e(s[:, None] * short[index]))
+    """q_i E(s short_i) E(s 2 pi whole_i axis_i) for each sample (index, s).
+
+    One transform: q (k, 4), short and axis (k-1, 3), whole (k-1,), s (m,); or a group
+    keyed on the same frames, each with a leading (b,) axis (``slerp_many``)."""
+    a = quat.multiply(q[..., index, :], _e(s[..., None] * short[..., index, :]))
     if not np.any(whole):
         # No whole turn anywhere (Timing: Keyed on short arcs, the report's usual
         # case): E(0) is exactly (1, 0, 0, 0) and multiplying by it changes no bit.
         return a
-    b = _e((s * 2.0 * np.pi * whole[index])[:, None] * axis[index])
+    b = _e((s * 2.0 * np.pi * whole[..., index])[..., None] * axis[..., index, :])
     return quat.multiply(a, b)
 
 
@@ -203,6 +206,35 @@ def is_plain(tracking, kinds, setting: str, timing: str) -> bool:
         return False
     whole, stepped = _kept_turns(tracking, kinds, setting)
     return not (whole != 0).any() and not stepped.any()
+
+
+def slerp_many(key_times, key_quats, trackings, kinds, setting: str, sample_times,
+               timing: str = "EVEN") -> np.ndarray:
+    """(b, m, 4): :func:`interpolate_keys` with slerp of b transforms keyed on the same
+    frames, key_quats (b, k, 4), none with a stepped interval (see ``has_steps``): the
+    report's Timing: Keyed path of a rig's bones in one pass, not a call per bone."""
+    times = as_frames(key_times, "key_times")
+    q = quat.normalize(key_quats, "key_quats")
+    samples = as_frames(np.atleast_1d(sample_times), "sample_times", copy=False)
+    if times.shape[0] == 1:
+        return np.repeat(q, samples.shape[0], axis=1)
+    whole = np.stack([_kept_turns(t, k, setting)[0] for t, k in zip(trackings, kinds)])
+    short = np.stack([t.short for t in trackings])
+    axis = np.stack([t.axis for t in trackings])
+    index, u = interp.segment_params(times, samples)
+    s = np.broadcast_to(u, (q.shape[0], u.size))
+    if timing == "KEYED":
+        inside = (samples > times[0]) & (samples < times[-1])
+        progress = np.full(s.shape, np.nan)
+        for row, tracking in zip(progress, trackings):
+            row[inside] = tracking.progress_at(samples[inside])
+        s = np.where(inside & np.isfinite(progress), progress, u)
+    return _slerp_points(q, short, axis, whole.astype(np.float64), index, s)
+
+
+def has_steps(kinds) -> bool:
+    """Whether any interval of ``kinds`` (core.turns.classify) is stepped."""
+    return "step" in kinds
 
 
 def interpolate_keys(key_times, key_quats, tracking, kinds, setting: str, method: str,

@@ -396,6 +396,39 @@ def test_track_many_follows_each_rotation_of_a_batch_on_its_own():
         np.testing.assert_allclose(tr.progress[at][moving], u[moving], atol=1e-9)
 
 
+@pytest.mark.parametrize("timing", ["EVEN", "KEYED"])
+def test_slerp_many_follows_each_bones_keyed_turn_and_ease(timing):
+    """The report's slerp path of a rig's bones in one call (turn_interp.slerp_many):
+    each bone keeps its own whole turns and, with Timing: Keyed, its own ease. The
+    oracle is the construction, as above: playback = key_i * exp(e(u) turn_i / 2) with
+    e(u) a smoothstep, and what Even timing makes of it, e(u) = u."""
+    rng = np.random.default_rng(11)
+    times = np.array([1.0, 21.0, 41.0, 47.0, 80.0])
+    batch, n = 4, times.size
+    kq = quat.normalize(rng.normal(size=(batch, n, 4)))
+    whole = rng.integers(-2, 3, (batch, n - 1))
+    rel = quat.multiply(quat.conjugate(kq[:, :-1]), kq[:, 1:])
+    rel = np.where(rel[..., :1] < 0, -rel, rel)
+    short = 2 * quat.log(rel)[..., 1:]
+    axis = short / np.linalg.norm(short, axis=-1, keepdims=True)
+    turn = short + 2 * np.pi * whole[..., None] * axis
+    dense = np.linspace(times[0], times[-1], 4_000)
+    i, u = interp.segment_params(times, dense)
+    ease = u * u * (3 - 2 * u)
+    play = np.stack([quat.multiply(kq[b, i], quat.exp(0.5 * ease[:, None] * turn[b, i]))
+                     for b in range(batch)])
+    tracked = turns.track_many(times, kq, dense, play)
+    kinds = [["spin"] * (n - 1)] * batch               # every keyed turn kept
+    frames = dense[::7]
+    got = turn_interp.slerp_many(times, kq, tracked, kinds, "AUTO", frames, timing)
+    fi, fu = interp.segment_params(times, frames)
+    along = fu * fu * (3 - 2 * fu) if timing == "KEYED" else fu
+    for b in range(batch):
+        expected = _wxyz(Rotation.from_quat(np.roll(kq[b, fi], -1, axis=-1))
+                         * Rotation.from_rotvec(along[:, None] * turn[b, fi]))
+        assert _angle_deg(got[b], expected).max() < TOL_DEG, b
+
+
 def test_track_many_refuses_mismatched_shapes_with_a_sentence():
     keys = np.array([1.0, 2.0])
     with pytest.raises(ValueError, match=r"key_quats must be \(b, 2, 4\)"):
