@@ -657,10 +657,9 @@ def legend_rows(info: Legend, show_ghost: bool) -> list:
     rows = [[(None, tr("Turn speed, \u00b0/frame"), LEGEND_TEXT)],
             [(tuple(rgba), text, LEGEND_TEXT) for rgba, text in
              zip(triads.SPEED_COLORS, triads.legend_labels(info.speed_max))]]
-    for swatch, text, warning in info.lines(show_ghost):
+    for swatch, text, warning in info.lines(show_ghost, tr):
         rgba = None if swatch is None else _legend_rgba(swatch)
-        rows.append([(rgba, tr(text) if text.startswith("Keys:") else text,
-                      LEGEND_WARNING if warning else LEGEND_TEXT)])
+        rows.append([(rgba, text, LEGEND_WARNING if warning else LEGEND_TEXT)])
     return rows
 
 

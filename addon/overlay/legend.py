@@ -33,19 +33,25 @@ class Legend:
     level_spacing: dict = field(default_factory=dict)
     in_place: list[str] = field(default_factory=list)        # drawn as a turn arc
 
-    def lines(self, show_ghost: bool) -> list[tuple[str | None, str, bool]]:
+    def lines(self, show_ghost: bool, tr=str) -> list[tuple[str | None, str, bool]]:
         """What the legend says under the speed ramp, for the panel and the viewport
-        alike: (swatch property of scene.quatbake or None, text, whether it is a warning)."""
-        fixed = f", {self.fixed_long_arc_count} fixed" if self.fixed_long_arc_count else ""
-        found = [("legend_long_arc", f"Long way: {self.long_arc_count or 'none'}{fixed}",
+        alike: (swatch property of scene.quatbake or None, text, whether it is a warning).
+        ``tr`` translates each pattern before its numbers go in (pgettext_iface: every
+        line is in the interface's language, numbers and all)."""
+        fixed = tr(", {:d} fixed").format(self.fixed_long_arc_count) \
+            if self.fixed_long_arc_count else ""
+        count = f"{self.long_arc_count:d}" if self.long_arc_count else tr("none")
+        found = [("legend_long_arc", tr("Long way: {}{}").format(count, fixed),
                   bool(self.long_arc_count))]
         if show_ghost:
-            whose = "before the bake" if self.baked_objects else "Blender now"
-            found.append(("legend_ghost", f"Ghosts: {whose}", False))
+            whose = tr("before the bake") if self.baked_objects else tr("Blender now")
+            found.append(("legend_ghost", tr("Ghosts: {}").format(whose), False))
         if self.spin_count:
-            found.append((None, f"Keyed spins, kept: {self.spin_count} (green band)", False))
+            found.append((None, tr("Keyed spins, kept: {:d} (green band)").format(
+                self.spin_count), False))
         if self.step_count:
-            found.append((None, f"Stepped keys: {self.step_count} (grey band)", False))
-        found.append((None, "Keys: white \u25b3; camera view: dashes" if self.cameras
-                      else "Keys: white \u25b3", False))
+            found.append((None, tr("Stepped keys: {:d} (grey band)").format(self.step_count),
+                          False))
+        found.append((None, tr("Keys: white \u25b3; camera view: dashes") if self.cameras
+                      else tr("Keys: white \u25b3"), False))
         return found

@@ -62,11 +62,11 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     for prop, text in zip(_SPEED_SWATCHES, triads.legend_labels(info.speed_max)):
         swatches.prop(settings, prop, text="")
         numbers.label(text=text, translate=False)
-    for swatch, text, warning in info.lines(settings.overlay_show_ghost):
-        # the keys' line is a fixed sentence (translated); the others carry numbers
-        fixed_text = text.startswith("Keys:")
+    tr = bpy.app.translations.pgettext_iface
+    for swatch, text, warning in info.lines(settings.overlay_show_ghost, tr):
+        # already translated, numbers and all
         if swatch is None:
-            wrapped_label(box, context, text, panel=PANEL_NAME, translate=fixed_text)
+            wrapped_label(box, context, text, panel=PANEL_NAME, translate=False)
         else:
             _swatch_text(box, context, settings, swatch, text,
                          icon='ERROR' if warning else 'NONE')

@@ -143,6 +143,15 @@ ZH_HANS = {
     "Keys: white \u25b3": "关键帧：白色 \u25b3",
     "Turn speed, \u00b0/frame": "转动速度，\u00b0/帧",
     "Keys: white \u25b3; camera view: dashes": "关键帧：白色 \u25b3；相机视线：虚线",
+    # The legend's counts (overlay.legend.Legend.lines): patterns, the numbers put in after
+    "Long way: {}{}": "绕远路：{}{}",
+    "none": "无",
+    ", {:d} fixed": "，已修正 {:d} 处",
+    "Ghosts: {}": "虚影：{}",
+    "before the bake": "烘焙之前",
+    "Blender now": "Blender 当前",
+    "Keyed spins, kept: {:d} (green band)": "保留的关键帧旋转：{:d}（绿色带）",
+    "Stepped keys: {:d} (grey band)": "阶梯关键帧：{:d}（灰色带）",
     "Lerp is for comparisons only: pick Nlerp, Slerp or Squad to bake.":
         "Lerp 仅用于对比：请选择 Nlerp、Slerp 或 Squad 进行烘焙。",
     "Re-run": "重新运行",

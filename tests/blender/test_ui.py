@@ -97,6 +97,27 @@ def test_bake_and_revert_counts_have_chinese_translations():
     assert not missing, missing
 
 
+@pytest.mark.parametrize("baked", [False, True])
+def test_every_legend_line_is_in_chinese_numbers_and_all(baked):
+    """The overlay legend's lines (viewport corner and panel alike) are patterns
+    translated before their numbers go in: each is in the Chinese table (a missing one
+    raises here), and the Chinese lines carry the same numbers as the English ones."""
+    from quatbake.addon.overlay.legend import Legend
+
+    info = Legend(long_arc_count=3, fixed_long_arc_count=2 if baked else 0, spin_count=4,
+                  step_count=5, cameras=["Cam"], objects=["Cam"],
+                  baked_objects=["Cam"] if baked else [])
+    english = info.lines(True)
+    chinese = info.lines(True, lambda pattern: translations.ZH_HANS[pattern])
+    assert [s for s, _t, _w in english] == [s for s, _t, _w in chinese]
+    assert english[0][1] == ("Long way: 3, 2 fixed" if baked else "Long way: 3")
+    for (_s, en, _w), (_s2, zh, _w2) in zip(english, chinese):
+        assert zh != en and not any("a" <= c <= "z" for c in zh.replace("Blender", "")), zh
+        assert [c for c in en if c.isdigit()] == [c for c in zh if c.isdigit()], (en, zh)
+    none = Legend(objects=["A"]).lines(False, lambda pattern: translations.ZH_HANS[pattern])
+    assert none[0][1] == "绕远路：无"
+
+
 def test_chinese_translations_keep_format_placeholders():
     import string
     for msgid, msgstr in translations.ZH_HANS.items():
