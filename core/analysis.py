@@ -453,7 +453,7 @@ def _track_group(frames, bq, keys, kq, items: list) -> list:
     for members in same_times.values():
         times = samples[members[0]][0]
         found = turns.track_many(keys, kq[members], times,
-                                 np.stack([samples[i][1] for i in members]))
+                                 np.stack([samples[i][1] for i in members]), unit=True)
         for i, tracking in zip(members, found):
             out[i] = tracking
     return out

@@ -143,14 +143,15 @@ def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
     return track_many(key_times, q[None], sample_times, sq[None])[0]
 
 
-def track_many(key_times, key_quats, sample_times, sample_quats) -> list:
+def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = False) -> list:
     """:func:`track` of b rotations keyed on the same frames and sampled at the
     same times (a rig's bones): key_quats (b, k, 4), sample_quats (b, s, 4).
 
     Returns b Trackings. The rows (which sample belongs to which interval) are
     laid out once for all b; only the quaternion arithmetic is per rotation, in
     one numpy pass over the batch instead of b passes (a 60-bone rig: one
-    call instead of 60).
+    call instead of 60). ``unit``: both quaternion arrays are already unit and finite
+    (core.analysis normalises a group when it stacks it), so they are used as they are.
     """
     times = as_frames(key_times, "key_times")
     if times.size < 2 or np.any(np.diff(times) <= 0.0):
@@ -158,14 +159,16 @@ def track_many(key_times, key_quats, sample_times, sample_quats) -> list:
     q = np.asarray(key_quats, dtype=np.float64)
     if q.ndim != 3 or q.shape[1] != times.size:
         raise ValueError(f"track: key_quats must be (b, {times.size}, 4), got {q.shape}.")
-    q = quat.normalize(q, "key_quats")
+    if not unit:
+        q = quat.normalize(q, "key_quats")
     batch = q.shape[0]
     st = as_frames(np.atleast_1d(sample_times), "sample_times")
     sq = np.asarray(sample_quats, dtype=np.float64)
     if sq.ndim != 3 or sq.shape[0] != batch or sq.shape[1] != st.shape[0]:
         raise ValueError(f"track: {st.shape[0]} sample times for {batch} rotation(s), but "
                          f"sample quaternions of shape {sq.shape}.")
-    sq = quat.normalize(sq, "sample_quats")
+    if not unit:
+        sq = quat.normalize(sq, "sample_quats")
     inside = (st >= times[0]) & (st <= times[-1])
     if np.isin(st[inside], times).all():
         return [_keys_only(times, qb) for qb in q]
@@ -195,7 +198,7 @@ def track_many(key_times, key_quats, sample_times, sample_quats) -> list:
     row_index = np.arange(n_rows)
 
     # From here on arrays are (b, rows, ...): the batch, then the rows.
-    rel = quat.multiply(quat.conjugate(q[:, rows_seg]), u_q[:, rows_j])
+    rel = quat.multiply(quat.conjugate(q)[:, rows_seg], u_q[:, rows_j])
     rel = np.where(rel[..., :1] < 0.0, -rel, rel)    # rotation level: w >= 0
     vn = quat.norm(rel[..., 1:])
     angle = 2.0 * np.arctan2(vn, rel[..., 0])         # [0, pi]
@@ -210,8 +213,13 @@ def track_many(key_times, key_quats, sample_times, sample_quats) -> list:
     first_of = following[:, first_row]                        # (b, n_int)
     first_defined = np.where(first_of <= last_row, first_of, -1)
     use = np.where(latest >= seg_start, latest, first_defined[:, rows_seg])
-    held = np.take_along_axis(axis, np.maximum(use, 0)[..., None], axis=1)
-    axis = np.where((use >= 0)[..., None], held, np.array([0.0, 0.0, 1.0]))
+    # Only the undefined rows change (a defined row's ``use`` is itself), and each takes
+    # a defined row's axis: written in place, a few rows, not a gather of all of them.
+    b_undef, r_undef = np.nonzero(~defined)
+    source = use[b_undef, r_undef]
+    has = source >= 0
+    axis[b_undef[has], r_undef[has]] = axis[b_undef[has], source[has]]
+    axis[b_undef[~has], r_undef[~has]] = (0.0, 0.0, 1.0)
     # Axis sign continuous within each interval (a cumulative parity of flips).
     flip = np.zeros((batch, n_rows), dtype=bool)
     flip[:, 1:] = np.einsum("bij,bij->bi", axis[:, 1:], axis[:, :-1]) < 0.0
