@@ -160,6 +160,23 @@ def _turn_track(frames, bq, extra_frames, extra_quats, name: str):
     return t[order], np.concatenate([bq, eq[new]])[order]
 
 
+def _turn_speeds(frames, speeds, turn_frames, turn_quats) -> np.ndarray:
+    """``speeds_deg(turn_quats)`` of a turn track (``_turn_track``), the steps from one
+    frame to the next with nothing between taken from ``speeds`` (the group's, at
+    ``frames``: the same numbers), so only the steps next to the few in-between samples
+    are measured again (a rig's sign-flipped keys gave 178 bones a whole new pass)."""
+    at = np.searchsorted(frames, turn_frames)
+    on_frame = (at < frames.size) & (frames[np.minimum(at, frames.size - 1)] == turn_frames)
+    out = np.zeros(turn_frames.size)
+    if turn_frames.size < 2:
+        return out
+    reused = on_frame[1:] & on_frame[:-1] & (at[1:] == at[:-1] + 1)
+    out[1:][reused] = speeds[at[1:][reused]]
+    new = np.flatnonzero(~reused) + 1
+    out[new] = np.degrees(quat.angle_between(turn_quats[new - 1], turn_quats[new]))
+    return out
+
+
 def _method_label(method: str) -> str:
     return method.upper() if method in ("nlerp", "slerp", "squad") else "SLERP"
 
@@ -602,7 +619,7 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
         if it.extra_frames is not None:
             turn_frames, turn_quats = _turn_track(frames, bq[i], it.extra_frames,
                                                   it.extra_quats, it.name)
-            turned = np.cumsum(speeds_deg(turn_quats))
+            turned = np.cumsum(_turn_speeds(frames, b_speed[i], turn_frames, turn_quats))
             at_keys = np.interp(keys, turn_frames, turned)
         else:
             turn_frames, turn_quats = frames, bq[i]
