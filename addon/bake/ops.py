@@ -274,9 +274,7 @@ class QUATBAKE_OT_bake(Operator):
         remember_last_bake(context.scene, result.keys_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
         _refresh_report(self, context, baked, "Re-bake")
-        names = ", ".join(result.objects[:MAX_NAMED])
-        if len(result.objects) > MAX_NAMED:
-            names += ", ..."
+        names = _first_names(result.objects)
         summary = rpt_(
             "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
             "own interpolation: {:.3f} deg"
@@ -337,7 +335,7 @@ class QUATBAKE_OT_revert(Operator):
         reverted = transforms_named(names)
         _refresh_report(self, context, reverted, "Revert")
         self.report({'INFO'}, rpt_("Reverted {}: {}").format(transform_count(reverted, rpt_),
-                                                             ", ".join(names)))
+                                                             _first_names(names)))
         return {'FINISHED'}
 
 
@@ -390,6 +388,13 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         self.report({'INFO'}, rpt_("Converted {}: {:d} keys per channel in all").format(
             transform_count(baked, rpt_), int(result.keys_written)))
         return {'FINISHED'}
+
+
+def _first_names(names) -> str:
+    """The first MAX_NAMED names, then "...": the status line of a Rigify rig's revert
+    listed all 216 controls; the count before it says how many."""
+    shown = ", ".join(names[:MAX_NAMED])
+    return shown + ", ..." if len(names) > MAX_NAMED else shown
 
 
 def _refresh_report(operator: Operator, context, transforms, doing: str) -> None:

@@ -98,7 +98,10 @@ def test_bake_and_revert_reports_count_objects_and_bones(scene, capfd, selected,
     assert len(names) == min(objects + bones, 4) + (objects + bones > 4)
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     line = one_line(capfd, f"Reverted {count}: ")
-    assert len(line[len(f"Reverted {count}: "):].split(", ")) == objects + bones
+    # Named as the bake names them: up to four, then "..." (the count says how many).
+    names = line[len(f"Reverted {count}: "):].split(", ")
+    assert len(names) == min(objects + bones, 4) + (objects + bones > 4)
+    assert (names[-1] == "...") == (objects + bones > 4)
 
 
 @pytest.mark.parametrize("bones, wording", [
