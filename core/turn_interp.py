@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import interp, quat, turns
+from .arcs import arcs
 from .frames import as_frames
 
 # An interval turning more than this (radians, plus rounding) is split for
@@ -229,7 +230,17 @@ def slerp_many(key_times, key_quats, trackings, kinds, setting: str, sample_time
         for row, tracking in zip(progress, trackings):
             row[inside] = tracking.progress_at(samples[inside])
         s = np.where(inside & np.isfinite(progress), progress, u)
-    return _slerp_points(q, short, axis, whole.astype(np.float64), index, s)
+    if whole.any():
+        return _slerp_points(q, short, axis, whole.astype(np.float64), index, s)
+    # Short arcs only (the report's usual case): the same great circles as
+    # q_i E(s short_i), from each key towards the next on its near side, as
+    # cos(s omega) q_i + sin(s omega) e_i with the arcs found once per interval:
+    # no exponential and no quaternion product per sample.
+    start, end = q[:, :-1], q[:, 1:]
+    end = np.where(quat.dot(start, end)[..., None] < 0.0, -end, end)
+    omega, tangent = arcs(start, end)
+    angle = s * omega[:, index]
+    return np.cos(angle)[..., None] * q[:, index] + np.sin(angle)[..., None] * tangent[:, index]
 
 
 def has_steps(kinds) -> bool:

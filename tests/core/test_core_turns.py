@@ -396,8 +396,9 @@ def test_track_many_follows_each_rotation_of_a_batch_on_its_own():
         np.testing.assert_allclose(tr.progress[at][moving], u[moving], atol=1e-9)
 
 
+@pytest.mark.parametrize("turning", [True, False])
 @pytest.mark.parametrize("timing", ["EVEN", "KEYED"])
-def test_slerp_many_follows_each_bones_keyed_turn_and_ease(timing):
+def test_slerp_many_follows_each_bones_keyed_turn_and_ease(timing, turning):
     """The report's slerp path of a rig's bones in one call (turn_interp.slerp_many):
     each bone keeps its own whole turns and, with Timing: Keyed, its own ease. The
     oracle is the construction, as above: playback = key_i * exp(e(u) turn_i / 2) with
@@ -406,7 +407,8 @@ def test_slerp_many_follows_each_bones_keyed_turn_and_ease(timing):
     times = np.array([1.0, 21.0, 41.0, 47.0, 80.0])
     batch, n = 4, times.size
     kq = quat.normalize(rng.normal(size=(batch, n, 4)))
-    whole = rng.integers(-2, 3, (batch, n - 1))
+    # Without whole turns every interval is its short arc (slerp_many's other path).
+    whole = rng.integers(-2, 3, (batch, n - 1)) if turning else np.zeros((batch, n - 1), int)
     rel = quat.multiply(quat.conjugate(kq[:, :-1]), kq[:, 1:])
     rel = np.where(rel[..., :1] < 0, -rel, rel)
     short = 2 * quat.log(rel)[..., 1:]
@@ -418,7 +420,7 @@ def test_slerp_many_follows_each_bones_keyed_turn_and_ease(timing):
     play = np.stack([quat.multiply(kq[b, i], quat.exp(0.5 * ease[:, None] * turn[b, i]))
                      for b in range(batch)])
     tracked = turns.track_many(times, kq, dense, play)
-    kinds = [["spin"] * (n - 1)] * batch               # every keyed turn kept
+    kinds = [["spin" if turning else "short"] * (n - 1)] * batch   # every keyed turn kept
     frames = dense[::7]
     got = turn_interp.slerp_many(times, kq, tracked, kinds, "AUTO", frames, timing)
     fi, fu = interp.segment_params(times, frames)
