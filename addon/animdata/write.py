@@ -260,6 +260,26 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
         fc.update()
 
 
+def free_handles(fc, keys, handle_left, handle_right) -> None:
+    """Make the keys at indices ``keys`` of ``fc`` FREE on both sides, with the handles
+    given ((len(keys), 2) each: frame, value, written as float32), then ``fc.update()``.
+
+    What a Bezier bake does where Blender's re-alignment of an ALIGNED handle
+    (fc.update() recomputes one handle from the other's direction, in float32) would
+    move the curve beyond the tolerance: FREE handles are stored as given. A handful
+    of keys, so one key at a time (Blender 3.4's foreach_set ignores handle types)."""
+    kps = fc.keyframe_points
+    for i, left, right in zip(np.asarray(keys, dtype=np.int64).tolist(),
+                              np.asarray(handle_left, dtype=np.float64).reshape(-1, 2),
+                              np.asarray(handle_right, dtype=np.float64).reshape(-1, 2)):
+        kp = kps[i]
+        kp.handle_left_type = 'FREE'
+        kp.handle_right_type = 'FREE'
+        kp.handle_left = tuple(left)
+        kp.handle_right = tuple(right)
+    fc.update()
+
+
 def assign_action(obj, action, slot_identifier: str = "") -> None:
     """Make ``action`` (and its slot on 4.4+) animate ``obj``; None removes the action."""
     ad = obj.animation_data
