@@ -36,8 +36,9 @@ The curve between two keys a < b (D frames apart), per channel:
   at 0.01 deg, half at 0.1 deg.
 - every number is written explicitly: AUTO / AUTO_CLAMPED handles would be
   recomputed by Blender as soon as the curve is edited or updated, and would
-  no longer be the fit. ALIGNED handles are only re-aligned by Blender, and
-  they already are (fc.update() moves them by float32 rounding, ~1e-6).
+  no longer be the fit. ALIGNED handles are given as Blender's own re-alignment
+  leaves them (:func:`aligned_as_blender`, its float32 arithmetic), and are
+  played and written so.
 - a stepped interval (CONSTANT in the input) stays CONSTANT: its start key is
   written CONSTANT, its end key is required, nothing is fitted inside.
 
@@ -483,6 +484,52 @@ def play(frames, values, handle_left, handle_right, interpolation, times) -> np.
     return out
 
 
+def _f32(a) -> np.ndarray:
+    """float32 values (what Blender stores) held as float64."""
+    return np.asarray(a, dtype=np.float32).astype(np.float64)
+
+
+def aligned_as_blender(x, y, hlx, hly, hrx, hry, aligned):
+    """The handles (hlx, hly, hrx, hry), each (k, c), of keys at frames x (k,) with
+    values y (k, c) as Blender stores them once it has re-aligned the ALIGNED ones
+    (``aligned`` (k,), both sides), in float32 as Blender computes it (the last step
+    of BKE_nurb_handle_calc, for a selected key, as keyframe_points.add leaves them):
+    each handle's length is measured from the key, the right handle is put opposite
+    the left one at its own length, then the left one opposite that new right one.
+    Other keys' handles are only rounded to float32. Returned as float64 holding
+    float32 values.
+
+    Why: a re-alignment moves a handle by a float32 step, and in a one-frame span near
+    gimbal lock, where two Euler channels cancel, one step turned the rotation by
+    0.008 deg. The fit plays these numbers and the bake writes them as they are
+    (without fc.update(), which would re-align them again: the step is not idempotent),
+    so what is measured is what Blender stores.
+    """
+    f = np.float32
+    px = np.asarray(x, dtype=f)[:, None]
+    py = np.asarray(y, dtype=f)
+    h1x, h1y, h2x, h2y = (np.asarray(a, dtype=f) for a in (hlx, hly, hrx, hry))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        dx, dy = px - h1x, py - h1y
+        len_a = np.sqrt(dx * dx + dy * dy)
+        dx, dy = px - h2x, py - h2y
+        len_b = np.sqrt(dx * dx + dy * dy)
+        len_a = np.where(len_a == f(0.0), f(1.0), len_a)
+        len_b = np.where(len_b == f(0.0), f(1.0), len_b)
+        ratio = len_a / len_b
+        eps = f(1e-5)
+        on = np.asarray(aligned, dtype=bool)[:, None]
+        move = on & (len_a > eps)
+        inv = f(1.0) / ratio
+        h2x = np.where(move, px + inv * (px - h1x), h2x)
+        h2y = np.where(move, py + inv * (py - h1y), h2y)
+        move = on & (len_b > eps)
+        h1x = np.where(move, px + ratio * (px - h2x), h1x)
+        h1y = np.where(move, py + ratio * (py - h2y), h1y)
+    return (h1x.astype(np.float64), h1y.astype(np.float64), h2x.astype(np.float64),
+            h2y.astype(np.float64))
+
+
 class _Batch:
     """Tracks of one rotation mode, concatenated sample by sample.
 
@@ -822,12 +869,10 @@ class _Batch:
         hly = np.where(neither[:, None], y, hly)
         hry = np.where(neither[:, None], y, hry)
 
-        def f32(a):
-            return np.asarray(a, dtype=np.float32).astype(np.float64)
-
         ipo = np.where(self.step_start[keys], fcurve.CONSTANT, fcurve.BEZIER)
         free = fitted & left_fit & (so != si).any(axis=1)
-        return f32(x), f32(y), f32(hlx), f32(hly), f32(hrx), f32(hry), ipo, free
+        hlx, hly, hrx, hry = aligned_as_blender(x, y, hlx, hly, hrx, hry, ~free)
+        return _f32(x), _f32(y), hlx, hly, hrx, hry, ipo, free
 
     def play(self, keys, arrays, samples=None):
         """Closeness |cos(error / 2)| at ``samples`` (default: every sample) of

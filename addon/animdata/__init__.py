@@ -105,7 +105,6 @@ from .write import (  # noqa: F401
     copy_action_for,
     copy_linear_fcurves,
     fcurve_maker,
-    free_handles,
     new_action_for,
     new_fcurve,
     remove_action,

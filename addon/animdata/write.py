@@ -223,10 +223,12 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     identifiers; handle_type (n,): 'FREE', 'ALIGNED' ... both sides of each key.
     Every number is written as it is (float32): no AUTO handle is left for Blender to
     recompute. Extrapolation CONSTANT. Then ``fc.update()``, which sorts nothing (the
-    keys are sorted) and only re-aligns ALIGNED handles within float32 rounding, so the
-    curve is the one Blender keeps after any later update (an edit, undo).
-    ``update=False``: keys copied from a curve Blender has updated already;
-    ``handle_right_type``: the right sides' types when they differ from the left's.
+    keys are sorted) and re-aligns ALIGNED handles, moving them by float32 steps (every
+    time it runs: the step is not idempotent). ``update=False``: numbers already as
+    Blender's re-alignment leaves them (a Bezier bake's,
+    core.bezier_keys.aligned_as_blender, or keys copied from a curve Blender has
+    updated), stored exactly as given; ``handle_right_type``: the right sides' types
+    when they differ from the left's.
     """
     co = np.asarray(co, dtype=np.float64).reshape(-1, 2)
     n = co.shape[0]
@@ -258,26 +260,6 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     kps.foreach_set("interpolation", ipo.astype(_IPO_DTYPE))
     if update:
         fc.update()
-
-
-def free_handles(fc, keys, handle_left, handle_right) -> None:
-    """Make the keys at indices ``keys`` of ``fc`` FREE on both sides, with the handles
-    given ((len(keys), 2) each: frame, value, written as float32), then ``fc.update()``.
-
-    What a Bezier bake does where Blender's re-alignment of an ALIGNED handle
-    (fc.update() recomputes one handle from the other's direction, in float32) would
-    move the curve beyond the tolerance: FREE handles are stored as given. A handful
-    of keys, so one key at a time (Blender 3.4's foreach_set ignores handle types)."""
-    kps = fc.keyframe_points
-    for i, left, right in zip(np.asarray(keys, dtype=np.int64).tolist(),
-                              np.asarray(handle_left, dtype=np.float64).reshape(-1, 2),
-                              np.asarray(handle_right, dtype=np.float64).reshape(-1, 2)):
-        kp = kps[i]
-        kp.handle_left_type = 'FREE'
-        kp.handle_right_type = 'FREE'
-        kp.handle_left = tuple(left)
-        kp.handle_right = tuple(right)
-    fc.update()
 
 
 def assign_action(obj, action, slot_identifier: str = "") -> None:

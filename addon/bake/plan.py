@@ -727,25 +727,6 @@ def _played_known(keys, arrays: list, times) -> np.ndarray | None:
     return played
 
 
-def realigned_keys(plan, arrays: list) -> np.ndarray:
-    """Indices of the Bezier keys whose handles Blender re-aligned (fc.update(), in
-    float32) such that a segment they bound now plays beyond what the fit promised
-    (its tolerance less its margin). Where Euler channels cancel near gimbal lock,
-    one float32 step of a handle in a one-frame span turns the rotation by 0.008 deg
-    (a 100 x 2,000-frame benchmark scene met it). Written FREE with the fit's
-    numbers, those keys play as the fit measured them. Empty when there are none."""
-    keys = plan.bezier
-    changed = None if keys is None else _changed_keys(keys, arrays)
-    if changed is None or not changed.any():
-        return np.zeros(0, dtype=np.int64)
-    times, err = written_error(plan, arrays)
-    first, second = _bounding(keys, times[err > keys.tolerance_deg - keys.margin_deg])
-    bounding = np.zeros_like(changed)
-    bounding[first] = True
-    bounding[second] = True
-    return np.flatnonzero(bounding & changed)
-
-
 def written_error(plan, arrays: list) -> tuple[np.ndarray, np.ndarray]:
     """(times, degrees): how far Blender's playback of the rotation keys as written
     (``arrays``: per channel, the F-curve's keyframe arrays read back after the write,

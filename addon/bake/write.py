@@ -8,7 +8,7 @@ that failed, and revert (whole owners, or some of an armature's bones).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import bpy
 
@@ -27,7 +27,7 @@ from ..record import (
     set_rotation_mode,
 )
 from ..transform import AnimatedTransform, bone_path_prefix
-from .plan import measure_written, realigned_keys
+from .plan import measure_written
 from .settings import BAKED_SUFFIX, BakeIssue
 
 
@@ -124,24 +124,10 @@ def _compose_action(owner, original, slot: str, current, drop: set, carry: list)
 
 def _measure(plan, fcurves: list) -> None:
     """``plan.key_stats``: Blender's playback of the rotation keys as stored (read back
-    from ``fcurves``). Bezier keys promise the tolerance at every quarter frame: where
-    Blender's re-alignment of ALIGNED handles took a segment past what the fit measured,
-    its keys are made FREE with the fit's handles (plan.realigned_keys) and measured
-    again; still beyond the tolerance, raise (the write is undone)."""
+    from ``fcurves``). Bezier keys promise the tolerance at every quarter frame: beyond
+    it, raise (the write is undone)."""
     arrays = [animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS) for fc in fcurves]
     plan.key_stats = measure_written(plan, arrays)
-    keys = plan.bezier
-    if keys is not None and plan.key_stats["max_deg"] > keys.tolerance_deg - keys.margin_deg:
-        moved = realigned_keys(plan, arrays)
-        if moved.size:
-            for channel, fc in enumerate(fcurves):
-                _co, left, right, _ipo = keys.fcurve_arrays(channel)
-                animdata.free_handles(fc, moved, left[moved], right[moved])
-            handle_type = keys.handle_type.copy()
-            handle_type[moved] = 'FREE'
-            plan.bezier = replace(keys, handle_type=handle_type)
-            arrays = [animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS) for fc in fcurves]
-            plan.key_stats = measure_written(plan, arrays)
     tolerance_deg = plan.tolerance_deg
     worst = plan.key_stats["max_deg"]
     if plan.bezier is not None and worst > tolerance_deg:
@@ -180,8 +166,10 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                 written.append(fc)
                 if plan.bezier is not None:
                     co, left, right, ipo = plan.bezier.fcurve_arrays(i)
+                    # As the fit played them: its ALIGNED handles are Blender's own
+                    # re-alignment already, which fc.update() would move again.
                     animdata.write_bezier_keys(fc, co, left, right, ipo,
-                                               plan.bezier.handle_type)
+                                               plan.bezier.handle_type, update=False)
                 elif constant is None:
                     animdata.write_keys(fc, frames, rotation_values[:, i])
                 else:
