@@ -110,6 +110,13 @@ MAX_FIX_ROUNDS = 50
 # at most in the final playback (which stops once every sample is within 1e-13).
 CHECK_HALLEY = 4
 _PLAY_HALLEY = 12
+# How close the time solve comes (in units of the span): the playback to 1e-13, as
+# core.fcurve; the search's fits and checks to 1e-10, where a channel's value is off
+# by its slope (radians per span, tens at most) times that, 1e-9 rad, against a
+# search margin of (1 - SEARCH_SHARE) x the tolerance, 5e-4 deg at 0.01 deg. The
+# final check plays to 1e-13 whatever the search chose.
+PLAY_WITHIN = 1e-13
+CHECK_WITHIN = 1e-10
 _PLAY_BLOCK = 8192
 
 # A sample time within this many frames of a whole frame is on it.
@@ -314,11 +321,13 @@ def _bernstein(t):
     return s * s * s, 3.0 * s * s * t, 3.0 * s * t * t, t * t * t
 
 
-def _halley(c1, c2, c3, u, t, steps):
+def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
     """(t, converged): t in [0, 1] with c1 t + c2 t^2 + c3 t^3 = u (a span's time
     curve in units of the span; broadcasting arrays), Halley's method from a copy of
-    ``t``, at most ``steps`` steps, fewer once every sample is within 1e-13. In place
-    on a few work arrays (each step's temporaries would cost as much as its sums)."""
+    ``t``, at most ``steps`` steps, fewer once every sample is within ``within``.
+    ``report=False``: converged is None, and the residual after the last step is not
+    computed. In place on a few work arrays (each step's temporaries would cost as
+    much as its sums)."""
     t = np.array(np.broadcast_to(t, np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))),
                  dtype=np.float64)
     c3x3, c2x2, c3x6 = 3.0 * c3, 2.0 * c2, 6.0 * c3
@@ -330,7 +339,7 @@ def _halley(c1, c2, c3, u, t, steps):
         x += c1
         x *= t
         x -= u
-        if np.abs(x).max(initial=0.0) < 1e-13:
+        if np.abs(x).max(initial=0.0) < within:
             return t, True
         np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
         dx += c2x2
@@ -348,24 +357,26 @@ def _halley(c1, c2, c3, u, t, steps):
         x /= dx
         t -= x
         np.clip(t, 0.0, 1.0, out=t)
+    if not report:
+        return t, None
     np.multiply(c3, t, out=x)
     x += c2
     x *= t
     x += c1
     x *= t
     x -= u
-    return t, bool(np.abs(x).max(initial=0.0) < 1e-13)
+    return t, bool(np.abs(x).max(initial=0.0) < within)
 
 
 def _time(u, al, be, t, steps):
     """t with X(t) = u, X the time curve of handles at fractions al, be of the span
     (x controls 0, al, 1 - be, 1; monotonic for fractions in (0, 1)): Halley's
     method from ``t``, at most ``steps`` steps (from t = u every sample is within
-    1e-13 in four), fewer once every sample is within 1e-13."""
+    1e-13 in four), fewer once every sample is within CHECK_WITHIN."""
     c1 = 3.0 * al
     c2 = 3.0 * (1.0 - be - 2.0 * al)
     c3 = 3.0 * (al + be) - 2.0
-    return _halley(c1, c2, c3, u, t, steps)[0]
+    return _halley(c1, c2, c3, u, t, steps, CHECK_WITHIN, report=False)[0]
 
 
 def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
