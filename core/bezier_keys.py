@@ -603,8 +603,9 @@ class _Batch:
         self.cand = np.flatnonzero(self.candidate)
         # Slopes leaving a key (into the span on its right) and arriving at it:
         # one-sided at required keys, two-sided elsewhere, never across a
-        # required key (where the target may turn a corner). Computed for every
-        # candidate now, for a sub-frame key when it is added.
+        # required key (where the target may turn a corner). Computed where a span
+        # first needs them (_ensure_slopes): a stretch that one span covers asks for
+        # its two ends only, not for every whole frame inside.
         idx = np.arange(n)
         self.prev_req = np.maximum.accumulate(np.where(self.required, idx, -1))
         self.next_req = np.minimum.accumulate(np.where(self.required, idx, n)[::-1])[::-1]
@@ -612,12 +613,21 @@ class _Batch:
         self.slope_in = np.zeros_like(self.v)
         self.bend_out = np.zeros_like(self.v)       # second derivatives, the same way
         self.bend_in = np.zeros_like(self.v)
-        self.add_slopes(self.cand)
+        self.has_slopes = np.zeros(n, dtype=bool)
+
+    def _ensure_slopes(self, *samples):
+        """add_slopes where ``samples`` (arrays of sample indices) have none yet."""
+        idx = np.concatenate([np.asarray(i, dtype=np.int64).reshape(-1) for i in samples])
+        need = np.unique(idx[~self.has_slopes[idx]])
+        if need.size:
+            self.add_slopes(need)
 
     def add_slopes(self, c):
         """Fill the target's slopes and bends (first and second derivatives) at samples
-        ``c``, leaving (out) and arriving (in)."""
+        ``c``, leaving (out) and arriving (in); each sample's own numbers, whichever
+        others come with it."""
         n = self.t.size
+        self.has_slopes[c] = True
         req = self.required[c]
         lo = np.where(req, self.prev_req[np.maximum(c - 1, 0)], self.prev_req[c])
         hi = np.where(req, self.next_req[np.minimum(c + 1, n - 1)], self.next_req[c])
@@ -642,6 +652,7 @@ class _Batch:
         """For spans a -> b (s,) and their samples idx (s, n): u (1, n, s) the samples'
         fractions of the span; ya, yb, da, db (c, 1, s) the key values and slopes (in
         units of the span)."""
+        self._ensure_slopes(a, b)
         d = self.t[b] - self.t[a]
         u = (self.t[idx.T] - self.t[a]) / d
         ya, yb = self.v[a].T, self.v[b].T
@@ -857,6 +868,7 @@ class _Batch:
         fitted[:-1] = (self.track[keys[:-1]] == self.track[keys[1:]]) & ~self.step_start[keys[:-1]]
         d = np.zeros(k)
         d[:-1] = x[1:] - x[:-1]
+        self._ensure_slopes(keys)
         so, si = self.slope_out[keys], self.slope_in[keys]
         right_len = np.zeros_like(y)          # frames
         left_len = np.zeros_like(y)
