@@ -579,8 +579,9 @@ class _Batch:
         tol = np.radians(self.tolerances - self.margins)
         if (tol <= 0.0).any():
             low = int(np.argmax(tol <= 0.0))
-            raise ValueError(f"Key tolerance {float(self.tolerances[low])!r} deg is below the "
-                             f"float32 margin {self.margins[low]:.2g} deg of these channel "
+            # Four digits: at two, a margin of 0.00104 deg read "0.001", as the tolerance.
+            raise ValueError(f"Key tolerance {float(self.tolerances[low])!r} deg is not above "
+                             f"the float32 margin {self.margins[low]:.4g} deg of these channel "
                              "values.")
         self.cos_tol = np.cos(tol / 2.0)[self.track]   # |dot| of unit quaternions tol apart
         self.cos_search = np.cos(SEARCH_SHARE * tol / 2.0)[self.track]
@@ -1016,11 +1017,17 @@ class _Batch:
             b = np.concatenate((b[keep], nb))
             al = np.concatenate((al[keep], nal))
             be = np.concatenate((be[keep], nbe))
-            # Spans are independent (each depends on its own two keys only): only
-            # the new ones need playing again.
-            count = fb - fa + 1
-            first = np.cumsum(count) - count
-            samples = np.repeat(fa - first, count) + np.arange(int(count.sum()))
+            # A span depends on its own two keys only, but a key's ALIGNED handles are
+            # re-aligned together (aligned_as_blender: one side from the other): a split
+            # that changes fa's right handle changes its left one by a float32 step,
+            # and fb's right one likewise. So the new spans are played again with the
+            # span before fa and the span after fb.
+            lo = keys[np.maximum(spans - 1, 0)]
+            hi = keys[np.minimum(spans + 2, keys.size - 1)]
+            redo = np.zeros(self.t.size + 1, dtype=np.int64)
+            np.add.at(redo, lo, 1)
+            np.add.at(redo, hi + 1, -1)
+            samples = np.flatnonzero(np.cumsum(redo[:-1]) > 0)
         raise ToleranceUnreachable("bezier_keys: the final check did not converge.")
 
     def results(self, keys, arrays, close):
