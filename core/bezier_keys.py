@@ -25,7 +25,9 @@ The curve between two keys a < b (D frames apart), per channel:
   At a required key (the animator's own keys, a stepped interval's ends) each
   side takes its one-sided slope: FREE handles, because a slerp (like most
   re-bakes) turns a corner at every key it interpolates, which an aligned
-  handle could only blur over several extra keys.
+  handle could only blur over several extra keys. The same at a corner (a key
+  frame of the input that need not stay a key): where a key lands there, it
+  takes the one-sided slopes; no slope's samples reach across one.
 - handle lengths: each side and channel its own, a fraction of D in
   [LENGTH_MIN, LENGTH_MAX], fitted by least squares on FIT_SAMPLES samples of
   the span (Gauss-Newton through Blender's time solve x(t) = frame), started
@@ -61,7 +63,7 @@ does not hold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -143,7 +145,9 @@ class Track:
     +-360 wraps, 'AXIS_ANGLE'); required: frames that must be keys (the
     animator's own keys: pass them all unless the user asks otherwise), each
     one a sample time; stepped (s, 2): (start, end) frames of CONSTANT
-    intervals, both sample times (required keys; the start key is CONSTANT).
+    intervals, both sample times (required keys; the start key is CONSTANT);
+    corners: frames where the target may turn a corner but need not be keys (the
+    animator's keys when the user lets them go), each one a sample time.
     """
 
     times: np.ndarray
@@ -152,6 +156,7 @@ class Track:
     mode: str
     required: np.ndarray | None = None
     stepped: np.ndarray | None = None
+    corners: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -216,7 +221,7 @@ def _as_track(track: Track) -> Track:
         raise ValueError("bezier_keys: sample times must be finite and increasing, two or more.")
     if not np.isfinite(v).all():
         raise ValueError("bezier_keys: a channel value is NaN or infinite.")
-    return Track(t, q, v, track.mode, track.required, track.stepped)
+    return Track(t, q, v, track.mode, track.required, track.stepped, track.corners)
 
 
 def _sample_index(t: np.ndarray, frames, what: str) -> np.ndarray:
@@ -601,6 +606,13 @@ class _Batch:
                 self.required[a] = self.required[b] = True
                 self.step_start[a] = True
         self.candidate |= self.required
+        # Where slopes are one-sided and no stencil reaches across: required keys and
+        # corners (candidates too, when on a whole frame or not).
+        self.corner = self.required.copy()
+        for tr, start in zip(tracks, self.starts):
+            if tr.corners is not None and np.size(tr.corners):
+                self.corner[start + _sample_index(tr.times, tr.corners, "corner")] = True
+        self.candidate |= self.corner
         self.cand = np.flatnonzero(self.candidate)
         # Slopes leaving a key (into the span on its right) and arriving at it:
         # one-sided at required keys, two-sided elsewhere, never across a
@@ -608,8 +620,8 @@ class _Batch:
         # first needs them (_ensure_slopes): a stretch that one span covers asks for
         # its two ends only, not for every whole frame inside.
         idx = np.arange(n)
-        self.prev_req = np.maximum.accumulate(np.where(self.required, idx, -1))
-        self.next_req = np.minimum.accumulate(np.where(self.required, idx, n)[::-1])[::-1]
+        self.prev_corner = np.maximum.accumulate(np.where(self.corner, idx, -1))
+        self.next_corner = np.minimum.accumulate(np.where(self.corner, idx, n)[::-1])[::-1]
         self.slope_out = np.zeros_like(self.v)
         self.slope_in = np.zeros_like(self.v)
         self.bend_out = np.zeros_like(self.v)       # second derivatives, the same way
@@ -629,9 +641,9 @@ class _Batch:
         others come with it."""
         n = self.t.size
         self.has_slopes[c] = True
-        req = self.required[c]
-        lo = np.where(req, self.prev_req[np.maximum(c - 1, 0)], self.prev_req[c])
-        hi = np.where(req, self.next_req[np.minimum(c + 1, n - 1)], self.next_req[c])
+        req = self.corner[c]
+        lo = np.where(req, self.prev_corner[np.maximum(c - 1, 0)], self.prev_corner[c])
+        hi = np.where(req, self.next_corner[np.minimum(c + 1, n - 1)], self.next_corner[c])
         lo = np.where(c == self.starts[self.track[c]], c, np.maximum(lo, 0))
         hi = np.where(c == self.ends[self.track[c]], c, np.minimum(hi, n - 1))
         both, both2 = _derivatives(self.t, self.v, c[~req], lo[~req], hi[~req])
@@ -1071,12 +1083,30 @@ def fit_many(tracks, tolerance_deg, subframes: bool = True) -> list[BezierKeys]:
     for tol in tolerances:
         if not tol > 0.0 or not np.isfinite(tol):
             raise ValueError(f"Key tolerance {float(tol)!r} deg must be a finite angle above 0.")
-    out: list = [None] * len(checked)
+    out = _fit_all(checked, tolerances, subframes)
+    # A greedy reach that may pass a corner can end with more keys than one that keys
+    # every corner (it passes one, then needs two to come back to the motion): tracks
+    # with corners are fitted both ways, and keep the fewer keys (the corners kept on a
+    # tie: they are the animator's poses).
+    loose = [i for i, tr in enumerate(checked) if tr.corners is not None and np.size(tr.corners)]
+    if loose:
+        kept = [replace(checked[i], corners=None, required=np.union1d(
+            np.zeros(0) if checked[i].required is None else checked[i].required,
+            checked[i].corners)) for i in loose]
+        for i, res in zip(loose, _fit_all(kept, tolerances[loose], subframes)):
+            if res.frames.size <= out[i].frames.size:
+                out[i] = res
+    return out
+
+
+def _fit_all(tracks: list[Track], tolerances: np.ndarray, subframes: bool) -> list[BezierKeys]:
+    """fit_many's fit: the tracks of each rotation mode in one _Batch."""
+    out: list = [None] * len(tracks)
     modes: dict[str, list[int]] = {}
-    for i, tr in enumerate(checked):
+    for i, tr in enumerate(tracks):
         modes.setdefault(tr.mode, []).append(i)
     for mode, members in modes.items():
-        batch = _Batch([checked[i] for i in members], mode, tolerances[members], subframes)
+        batch = _Batch([tracks[i] for i in members], mode, tolerances[members], subframes)
         keys, arrays, close = batch.accept(*batch.search())
         for i, res in zip(members, batch.results(keys, arrays, close)):
             out[i] = res
@@ -1084,8 +1114,8 @@ def fit_many(tracks, tolerance_deg, subframes: bool = True) -> list[BezierKeys]:
 
 
 def fit(times, quats, values, mode: str, tolerance_deg: float, required=None,
-        stepped=None, subframes: bool = True) -> BezierKeys:
+        stepped=None, subframes: bool = True, corners=None) -> BezierKeys:
     """Few BEZIER keys for one dense bake (see Track for the arguments, fit_many
     for subframes and the module docstring for what is guaranteed)."""
-    return fit_many([Track(times, quats, values, mode, required, stepped)], tolerance_deg,
-                    subframes)[0]
+    return fit_many([Track(times, quats, values, mode, required, stepped, corners)],
+                    tolerance_deg, subframes)[0]

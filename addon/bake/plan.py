@@ -72,6 +72,7 @@ class Plan:
     dense: tuple | None = None
     required_frames: np.ndarray | None = None
     stepped_frames: np.ndarray | None = None    # (s, 2) start, end
+    corner_frames: np.ndarray | None = None     # the animator's keys, when not kept
     bezier: "bezier_keys.BezierKeys | None" = None
     location_keep: np.ndarray | None = None     # indices into frames (Bezier + location)
     key_count_before: int = 0                    # the animator's keys per rotation channel
@@ -237,7 +238,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     plan.key_count_before = int(rot_frames.shape[0])
     if dense is not None:
         plan.dense = dense
-        plan.required_frames, plan.stepped_frames = _fixed_frames(
+        plan.required_frames, plan.stepped_frames, plan.corner_frames = _fixed_frames(
             rot_frames, keyed.stepped, dense, settings)
     if pending:
         plan.pending = (rot_frames, key_quats, method, reference)
@@ -582,18 +583,21 @@ _HELD_RAD = 1e-9
 
 
 def _fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
-    """(required key frames, (s, 2) held intervals) of a Bezier fit: the animator's key
-    frames inside the baked range (unless ``keep_key_frames`` is off), and the stepped
-    intervals the method holds, clipped to the range. A stepped interval the method does
-    not hold (CONSTANT keys on some channels only) is fitted like any other, its ends kept."""
+    """(required key frames, (s, 2) held intervals, corner frames) of a Bezier fit: the
+    animator's key frames inside the baked range (unless ``keep_key_frames`` is off:
+    then they are corners, where a key may go with a handle on each side of the
+    method's turn, but need not), and the stepped intervals the method holds, clipped to
+    the range. A stepped interval the method does not hold (CONSTANT keys on some
+    channels only) is fitted like any other, its ends kept."""
     samples, target, _values = dense
     lo, hi = float(samples[0]), float(samples[-1])
     inside = rot_frames[(rot_frames >= lo) & (rot_frames <= hi)]
     # A key on every frame (mocap, a sampled import) is a recording, not the animator's
     # poses: kept, it would leave a tolerance bake nothing to thin (issue 24's walk: a
     # BVH at 1 deg kept all 16,244 keys).
-    poses = settings.keep_key_frames and not keys_are_dense(rot_frames)
-    required = inside if poses else np.zeros(0)
+    poses = not keys_are_dense(rot_frames)
+    required = inside if poses and settings.keep_key_frames else np.zeros(0)
+    corners = inside if poses and not settings.keep_key_frames else np.zeros(0)
     held = []
     for i in np.flatnonzero(stepped):
         a, b = max(float(rot_frames[i]), lo), min(float(rot_frames[i + 1]), hi)
@@ -605,13 +609,15 @@ def _fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
             held.append((a, b))
         else:
             required = np.union1d(required, [a, b])
-    return np.asarray(required, dtype=np.float64), np.asarray(held, dtype=np.float64).reshape(-1, 2)
+    return (np.asarray(required, dtype=np.float64),
+            np.asarray(held, dtype=np.float64).reshape(-1, 2),
+            np.asarray(corners, dtype=np.float64))
 
 
 def _bezier_track(plan) -> bezier_keys.Track:
     samples, target, values = plan.dense
     return bezier_keys.Track(samples, target, values, plan.out_mode, plan.required_frames,
-                             plan.stepped_frames)
+                             plan.stepped_frames, plan.corner_frames)
 
 
 def _fit_bezier(plans: list, settings: BakeSettings) -> None:
