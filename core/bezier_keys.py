@@ -615,8 +615,8 @@ class _Batch:
         self.candidate |= self.corner
         self.cand = np.flatnonzero(self.candidate)
         # Slopes leaving a key (into the span on its right) and arriving at it:
-        # one-sided at required keys, two-sided elsewhere, never across a
-        # required key (where the target may turn a corner). Computed where a span
+        # one-sided at required keys and corners, two-sided elsewhere, never across
+        # either (where the target may turn a corner). Computed where a span
         # first needs them (_ensure_slopes): a stretch that one span covers asks for
         # its two ends only, not for every whole frame inside.
         idx = np.arange(n)
