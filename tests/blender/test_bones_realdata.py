@@ -98,6 +98,43 @@ def test_bvh_armature_is_reported_per_bone_and_bakes_to_the_file(name):
         quatbake.unregister()
 
 
+@pytest.mark.parametrize("name", BVH_FILES)
+def test_bvh_armature_bezier_bake_plays_within_the_tolerance_of_the_files_slerp(name):
+    """A Bezier tolerance bake of Blender's BVH import: a key on every frame is a recording,
+    so it is thinned, and every bone's playback (frame_set with subframes, matrix_basis)
+    at every quarter frame is within the tolerance of the slerp through the file's own
+    channels (composed in the file's order; mathutils' short-arc slerp, as Blender
+    3.4.1's Python has no scipy; CHAIN_TOL_DEG for the float32 chain between the file
+    and Blender's keys)."""
+    tolerance = 0.5
+    clip, arm, scene = import_bvh(name)
+    quatbake.register()
+    try:
+        rests = {j.name: rotation_part(arm.pose.bones[j.name].bone.matrix_local)
+                 for j in clip.joints}
+        frames = 1.0 + np.arange(clip.frame_count)
+        keys = {}
+        for j in clip.joints:
+            rb = rests[j.name]
+            keys[j.name] = [mathutils.Matrix((rb.T @ C @ m @ C.T @ rb).tolist()).to_quaternion()
+                            for m in clip.rotation_matrices(j.name)]
+        result = bake.bake_objects([arm], bake.BakeSettings(
+            method='SLERP', tolerance_deg=tolerance, key_interpolation='BEZIER'))
+        assert sum(result.keys_per_object.values()) < len(clip.joints) * frames.size / 2
+        quarters = np.arange(frames[0], frames[-1] + 1e-9, 0.25)
+        for f in quarters:
+            set_frame(scene, f)
+            i = min(int(f - frames[0]), frames.size - 2)
+            u = float(f - frames[i])
+            for j in clip.joints:
+                q = keys[j.name][i].slerp(keys[j.name][i + 1], u)
+                want = np.array(q.to_matrix())
+                err = angle_deg(rotation_part(arm.pose.bones[j.name].matrix_basis), want)
+                assert err <= tolerance + CHAIN_TOL_DEG, f"{name}, {j.name}, frame {f}: {err}"
+    finally:
+        quatbake.unregister()
+
+
 def _active_animation(doc, arm) -> int:
     action = animdata.get_action(arm)
     for ai in range(len(doc.animations)):
