@@ -691,78 +691,41 @@ def _play_written(arrays: list, times) -> np.ndarray:
     return fcurve.evaluate_many(curves, times)
 
 
-def _changed_keys(keys, arrays: list) -> np.ndarray | None:
-    """(k,) bool: the keys whose stored numbers (``arrays`` read back, per channel) are
-    not the fit's float32 numbers (fc.update() re-aligns ALIGNED handles), or None when
-    the stored curves are not the fit's keys."""
-    changed = np.zeros(keys.frames.size, dtype=bool)
+def _played_known(keys, arrays: list, times) -> np.ndarray | None:
+    """(m, c) Blender's playback at ``times`` (the fit's sample times) of the channels
+    as read back, taking the fit's own playback of its float32 keys
+    (BezierKeys.played) where Blender stores exactly those numbers: only the samples
+    of a segment with a key stored otherwise are played again (none, as the bake writes
+    them without fc.update(), whose re-alignment would move ALIGNED handles by float32
+    steps). None when the fit's playback is not there."""
+    known = None if keys is None else keys.played
+    if known is None or known.shape != (np.size(times), len(arrays)):
+        return None
+    k = keys.frames.size
+    changed = np.zeros(k, dtype=bool)
     for c, a in enumerate(arrays):
         co, hl, hr, ipo = keys.fcurve_arrays(c)
         if a["co"].shape != co.shape:
             return None
         changed |= ((a["co"] != co).any(axis=1) | (a["handle_left"] != hl).any(axis=1)
                     | (a["handle_right"] != hr).any(axis=1) | (a["interpolation"] != ipo))
-    return changed
-
-
-def _bounding(keys, times) -> tuple[np.ndarray, np.ndarray]:
-    """The two keys of the segment each time plays ((m,) each: at or before it, and the
-    next; the same key at or beyond the ends)."""
-    last = keys.frames.size - 1
-    seg = np.clip(np.searchsorted(keys.frames, times, side="right") - 1, 0, last)
-    return seg, np.minimum(seg + 1, last)
-
-
-def _played_known(keys, arrays: list, times) -> np.ndarray | None:
-    """(m, c) Blender's playback at ``times`` (the fit's sample times) of the channels
-    as read back, taking the fit's own playback of its float32 keys
-    (BezierKeys.played) where Blender stores exactly those numbers: only the samples
-    of a segment with a key Blender changed (fc.update() re-aligns ALIGNED handles by
-    float32 steps) are played again. None when the fit's playback is not there."""
-    known = None if keys is None else keys.played
-    if known is None or known.shape != (np.size(times), len(arrays)):
-        return None
-    changed = _changed_keys(keys, arrays)
-    if changed is None:
-        return None
     played = known.copy()
     if changed.any():
-        first, second = _bounding(keys, times)
-        redo = changed[first] | changed[second]
+        # A sample plays its segment's two keys (or, at or beyond the ends, one).
+        seg = np.clip(np.searchsorted(keys.frames, times, side="right") - 1, 0, k - 1)
+        redo = changed[seg] | changed[np.minimum(seg + 1, k - 1)]
         played[redo] = _play_written(arrays, np.asarray(times)[redo])
     return played
 
 
-def written_error(plan, arrays: list) -> tuple[np.ndarray, np.ndarray]:
-    """(times, degrees): how far Blender's playback of the rotation keys as written
-    (``arrays``: per channel, the F-curve's keyframe arrays read back after the write,
-    animdata.KEY_FIELDS) is from the bake at every sample the bake promises: every
+def measure_written(plan, arrays: list) -> dict:
+    """How far Blender's playback of the rotation keys as written (``arrays``: per
+    channel, the F-curve's keyframe arrays read back after the write,
+    animdata.KEY_FIELDS) is from the bake, at every sample the bake promises: every
     quarter frame for Bezier keys (the method's path), every baked frame for LINEAR
     keys (the dense bake). Played as Blender does (core.fcurve per channel, then
     normalised or composed); in the written half's own space, so a delta half that
-    composes with it changes no angle."""
-    if plan.dense is not None:
-        times, target, _values = plan.dense
-        played = _played_known(plan.bezier, arrays, times)
-    else:
-        times = plan.frames
-        values = plan.rotation_values
-        target = (quat.normalize(values, "baked quaternion channels")
-                  if plan.out_mode == 'QUATERNION' else rotation.mode_values_to_quat(
-                      values, plan.out_mode))
-        played = None
-    if played is None:
-        played = _play_written(arrays, times)
-    if plan.out_mode == 'QUATERNION':
-        played = quat.normalize(played, "written quaternion channels")
-    else:
-        played = rotation.mode_values_to_quat(played, plan.out_mode)
-    return times, np.degrees(quat.angle_between(played, target))
-
-
-def measure_written(plan, arrays: list) -> dict:
-    """How far Blender's playback of the rotation keys as written is from the bake
-    (written_error), as statistics.
+    composes with it changes no angle.
 
     Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
     "samples", "sampled": "quarter frames" | "frames", "keys_before" (the animator's
@@ -771,9 +734,24 @@ def measure_written(plan, arrays: list) -> dict:
     rendered frame moves (core.pixels), and "tolerance_px" when one was asked for.
     """
     tolerance_deg = plan.tolerance_deg
-    sampled, kind = (("quarter frames", "BEZIER") if plan.dense is not None
-                     else ("frames", "LINEAR"))
-    times, err = written_error(plan, arrays)
+    if plan.dense is not None:
+        times, target, _values = plan.dense
+        sampled, kind = "quarter frames", "BEZIER"
+    else:
+        times = plan.frames
+        values = plan.rotation_values
+        target = (quat.normalize(values, "baked quaternion channels")
+                  if plan.out_mode == 'QUATERNION' else rotation.mode_values_to_quat(
+                      values, plan.out_mode))
+        sampled, kind = "frames", "LINEAR"
+    played = _played_known(plan.bezier, arrays, times) if plan.dense is not None else None
+    if played is None:
+        played = _play_written(arrays, times)
+    if plan.out_mode == 'QUATERNION':
+        played = quat.normalize(played, "written quaternion channels")
+    else:
+        played = rotation.mode_values_to_quat(played, plan.out_mode)
+    err = np.degrees(quat.angle_between(played, target))
     extra = {}
     if plan.pixels_per_radian is not None:
         per_deg = np.radians(plan.pixels_per_radian)
