@@ -28,7 +28,7 @@ import numpy as np
 import quatbake
 from quatbake.addon import animdata, bake
 
-from .common import clock, key_fcurve, since
+from .common import clock, key_fcurve, select_only, since
 
 KEY_EVERY = 50
 
@@ -79,11 +79,7 @@ def time_quatbake(objects, n_frames: int) -> tuple[float, float]:
 
 
 def time_nla_bake(objects, n_frames: int) -> float:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    bpy.context.view_layer.objects.active = objects[0]
+    select_only(objects)
     kwargs = dict(frame_start=1, frame_end=n_frames, only_selected=True, visual_keying=False,
                   bake_types={'OBJECT'})
     if "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:

@@ -63,7 +63,7 @@ from quatbake.addon.bake import plan as bake_plan
 from quatbake.core import bezier_keys
 
 from .bench_bake import build_scene
-from .common import clock, since, timed_op
+from .common import clock, select_only, since, timed_op
 
 KEY_FRAMES = [1.0, 41.0, 81.0, 121.0]
 TOLERANCES = (0.01, 0.1, 1.0)
@@ -226,11 +226,7 @@ def _click_time(n_objects: int, n_frames: int, output: str, tolerance: float) ->
     """Wall seconds of one Re-bake click (``bpy.ops.quatbake.bake()``, the Difference
     Report's refresh included) on a fresh scene, every object selected."""
     objects = build_scene(n_objects, n_frames, 0)
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    bpy.context.view_layer.objects.active = objects[0]
+    select_only(objects)
     settings = bpy.context.scene.quatbake
     settings.method = 'SLERP'
     settings.location_method = 'KEEP'

@@ -29,7 +29,7 @@ import sys
 import bpy
 
 from . import bench_bake, bench_bones
-from .common import timed_op
+from .common import select_only, timed_op
 
 RIG = (60, 1_000)
 OBJECTS = (100, 2_000)
@@ -38,21 +38,13 @@ SMOKE_RIG = (6, 200)
 SMOKE_OBJECTS = (5, 200)
 
 
-def _select_only(objects) -> None:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    bpy.context.view_layer.objects.active = objects[0]
-
-
 def _scene(kind: str, size: tuple[int, int]) -> list:
     """Fresh scene: [the rig] or the animated objects, selected, Object Mode."""
     if kind == "rig":
         objects = [bench_bones.build_rig(*size)]
     else:
         objects = bench_bake.build_scene(size[0], size[1], extra=0)
-    _select_only(objects)
+    select_only(objects)
     settings = bpy.context.scene.quatbake
     settings.method = 'SLERP'
     settings.location_method = 'KEEP' if kind == "rig" else 'LINEAR'

@@ -1,4 +1,4 @@
-"""Pieces the Blender benchmarks share: a CPU + wall clock, and bulk-keyed F-curves."""
+"""Pieces the Blender benchmarks share: a CPU + wall clock, bulk-keyed F-curves, selection."""
 from __future__ import annotations
 
 import time
@@ -54,3 +54,14 @@ def size_options(argv: list, frames: int, smoke_frames: int, repeats: int = 3) -
     elif smoke:
         repeats = 1
     return smoke, frames, repeats
+
+
+def select_only(objects) -> None:
+    """Select ``objects`` and nothing else in the view layer; the first one active.
+    bpy is imported here: the numpy-only benchmarks import this module too."""
+    import bpy
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objects[0]
