@@ -423,6 +423,12 @@ def triad_frames(frames, step: int, key_frames) -> tuple[np.ndarray, np.ndarray]
     return chosen, is_key[chosen]
 
 
+# Radians: float32 F-curves and matrices round an orientation by ~1e-7 (measured: an
+# even Euler turn's middle key scores 1.6e-8 or 0 by build); 1e-6 rad (0.00006 deg) is
+# a swerve no zoom level can show.
+KEY_CHANGE_FLOOR = 1e-6
+
+
 def key_change(frames, quats, key_frames, window: float) -> np.ndarray:
     """How much the rotation changes course at each key, radians, shape (k,).
 
@@ -430,9 +436,10 @@ def key_change(frames, quats, key_frames, window: float) -> np.ndarray:
     orientations there, key_frames (k,), window (frames, > 0): the angle between the
     key's orientation and the slerp, at the key's time, of the orientations ``window``
     frames before and after it (clipped to the samples). A key in the middle of an even
-    turn scores 0, a key where the turn stops, reverses or swerves scores its swerve:
-    the keys a reader needs to see. Measured at one fixed window, so the thinned levels
-    (``thin_keys``) choose among the same scores.
+    turn scores 0 (as does any swerve under KEY_CHANGE_FLOOR), a key where the turn
+    stops, reverses or swerves scores its swerve: the keys a reader needs to see.
+    Measured at one fixed window, so the thinned levels (``thin_keys``) choose among the
+    same scores.
     """
     t = np.asarray(frames, dtype=np.float64)
     q = quat.as_quat_array(quats, "key orientations")
@@ -445,7 +452,11 @@ def key_change(frames, quats, key_frames, window: float) -> np.ndarray:
     span = t[after] - t[before]
     u = np.where(span > 0.0, (t[at] - t[before]) / np.where(span > 0.0, span, 1.0), 0.0)
     mid = interp.slerp(q[before], q[after], u)
-    return quat.angle_between(q[at], mid)
+    swerve = quat.angle_between(q[at], mid)
+    # Below the floor a swerve is the rounding of float32 curves, not a change of
+    # course: an even turn's keys tie at 0, so thin_keys keeps the first of them on every
+    # build, rather than whichever key the rounding of this build favoured.
+    return np.where(swerve < KEY_CHANGE_FLOOR, 0.0, swerve)
 
 
 def thin_keys(key_frames, scores, spacing: float, forced=None) -> np.ndarray:

@@ -214,3 +214,29 @@ def test_the_legend_top_is_a_round_number_above_the_98th_percentile():
     # a still object: the floor, not a ramp stretched over nothing
     assert triads.legend_scale([np.zeros(10)]) == triads.LEGEND_FLOOR
     assert triads.legend_scale([]) == triads.LEGEND_FLOOR
+
+
+def test_an_even_turns_keys_tie_whatever_the_float32_rounding():
+    """The Blender 3.4 CI failure: an even turn's middle key scored 1.6e-8 in one build
+    and 0 in another (float32 curves), so a zoomed-out build drew its triad or not by
+    chance. Rounded like float32 curves, every middle key of an even turn scores 0 and
+    the thinning keeps the same keys, the first of each window."""
+    frames = np.arange(1.0, 42.0)
+    exact = _blender(Rotation.from_euler("x", np.linspace(0.0, 80.0, 41)[:, None],
+                                         degrees=True))
+    rounded = exact.astype(np.float32).astype(np.float64)
+    keys = frames[::5]
+    for q in (exact, rounded):
+        scores = triads.key_change(frames, q, keys, 5.0)
+        assert np.all(scores == 0.0), scores
+        keep = triads.thin_keys(keys, scores, 20.0)
+        window = np.floor((keys - keys[0]) / 20.0)
+        first = np.r_[True, window[1:] != window[:-1]]
+        first[-1] = True
+        np.testing.assert_array_equal(keep, first)
+    # a swerve a view can show still scores: 0.01 deg off the turn at frame 21
+    bent = exact.copy()
+    bent[20] = _blender(Rotation.from_euler("y", [0.01], degrees=True)
+                        * _scipy(exact[20:21]))[0]
+    scores = triads.key_change(frames, bent, keys, 5.0)
+    assert scores[4] == pytest.approx(np.radians(0.01), rel=1e-3)
