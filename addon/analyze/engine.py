@@ -218,33 +218,59 @@ _GROUP_SAMPLES = 200_000
 
 
 def analyze_many(requests, method: str = "slerp", turns: str = "AUTO",
-                 timing: str = "EVEN") -> list:
+                 timing: str = "EVEN", known: dict | None = None,
+                 keep: dict | None = None) -> list:
     """:func:`analyze_object` of each ``(obj, clip, original)`` in ``requests``, batched:
     every transform is read, then those analysed on the same frames and keyed on the
     same frames (a rig's bones, the bones of a bake) are compared in one
     ``core.analysis.analyze_group`` call. Returns, per request in order, its
     ObjectAnalysis or the exception analyze_object would raise for it (one
-    transform's problem never stops the others)."""
+    transform's problem never stops the others).
+
+    ``known``: analyses an earlier call kept, by ``reuse.digest`` of their inputs; a
+    request whose inputs have one of those digests is handed a copy of it, worded for
+    now, and not analysed again. ``keep``: filled with every analysis this call made or
+    reused, by digest, for a later call's ``known``."""
     from .. import animdata
 
     with animdata.read_once():
-        return _analyze_many(requests, method, turns, timing)
+        return _analyze_many(requests, method, turns, timing, known or {}, keep)
 
 
-def _analyze_many(requests, method: str, turns: str, timing: str) -> list:
+def _analyze_many(requests, method: str, turns: str, timing: str, known: dict,
+                  keep: dict | None) -> list:
     from ...core import analysis as core_analysis
+    from . import reuse
 
     out: list = [None] * len(requests)
     groups: dict = {}
     prepared: dict = {}
     located: list = []
+    digests: dict = {}
     for obj, clip, original in requests:
         try:
             located.append(_locate(obj, method, clip, turns, timing, original))
         except Exception as exc:   # handed back: the caller says what, for this transform
             located.append(exc)
+    if keep is not None or known:
+        for i, found in enumerate(located):
+            if isinstance(found, _Located):
+                try:
+                    digest = reuse.digest(found, (method, turns, timing))
+                except Exception:   # analysed as new, where it meets its own error
+                    digest = None
+                digests[i] = digest
+                analysed = known.get(digest) if digest is not None else None
+                if analysed is not None:
+                    # The same inputs as then: the same analysis, worded for now.
+                    out[i] = _finish(found, reuse.kept(analysed))
+                    located[i] = None
+                    if keep is not None:
+                        keep[digest] = analysed
     _evaluate_ahead(located)
     for i, found in enumerate(located):
+        if found is None:
+            continue               # reused above
         try:
             if isinstance(found, BaseException):
                 raise found
@@ -284,7 +310,12 @@ def _analyze_many(requests, method: str, turns: str, timing: str) -> list:
             # Its inputs are let go as soon as it is analysed: a 200-bone rig's would
             # otherwise all stay until the last group.
             read = prepared.pop(i)
-            out[i] = result if isinstance(result, BaseException) else _finish(read, result)
+            if isinstance(result, BaseException):
+                out[i] = result
+                continue
+            if keep is not None and digests.get(i) is not None:
+                keep[digests[i]] = reuse.kept(result)   # as core made it, before _finish
+            out[i] = _finish(read, result)
     return out
 
 
@@ -316,6 +347,16 @@ class _Located:
     def rotation_curves(self) -> list:
         """The keyed rotation and delta rotation channels."""
         return [fc for fc in self.rot_fcurves + self.delta_fcurves if fc is not None]
+
+    @property
+    def channels(self) -> list:
+        """The keyed rotation data paths, the transform's prefix left out (a bone's
+        ``pose.bones["..."].``): ``rotation_quaternion``, ``delta_rotation_euler`` ..."""
+        from .. import animdata
+
+        prefix = animdata.path_prefix(self.obj)
+        return sorted({fc.data_path[len(prefix):] for fc in self.rotation_curves()
+                       if len(fc.keyframe_points)})
 
     def location_curves(self) -> list:
         """The keyed location and delta location channels (``_read`` evaluates them at
@@ -463,11 +504,8 @@ def _read(found: _Located):
         obj.name, mode, quats, quats[at_keys], raw_values=raw, key_raw=raw[at_keys],
         positions=positions, key_positions=key_positions, location_key_frames=location_keys,
         stepped=stepped)
-    prefix = animdata.path_prefix(obj)
-    channels = sorted({fc.data_path[len(prefix):] for fc in rot_fcurves + delta_fcurves
-                       if fc is not None and len(fc.keyframe_points)})
-    return _Prepared(obj, clip, path, frames, keys, sampled, channels, dense_times, played_at,
-                     extra if extra.size else None,
+    return _Prepared(obj, clip, path, frames, keys, sampled, found.channels, dense_times,
+                     played_at, extra if extra.size else None,
                      lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
                      original, found.rotation_curves())
 
@@ -515,9 +553,10 @@ def _sample_between(prepared: dict, members: list) -> dict:
     return failed
 
 
-def _finish(read: _Prepared, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectAnalysis:
-    """What the add-on adds to core's analysis: the bone, the channels, and the advice
-    of clips and NLA blending."""
+def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectAnalysis:
+    """What the add-on adds to core's analysis (``read``: its ``_Prepared``, or the
+    ``_Located`` of an analysis reused): the bone, the channels, and the advice of clips,
+    NLA blending and the bake the transform plays."""
     from .. import animdata
 
     obj, clip = read.obj, read.clip

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 
 _RESULTS: dict[str, dict[str, dict]] = {}
+# Per scene: the analyses of the last Analyze, refresh or re-run, by the digest of their
+# inputs (analyze.reuse), so that the refresh after a Re-bake takes the analysis of the
+# keys before it from the Analyze click before it, and a Revert's refresh the analysis of
+# the keys it puts back. Only as many frames as a refresh analyses (REFRESH_FRAME_LIMIT):
+# beyond it nothing would take them, and a 200-bone import's would hold 700 MB.
+_ANALYSED: dict[str, dict] = {}
 
 # Verdicts (core.analysis.verdict): "long way round" (a key interval turned the long way
 # round), "visible" (FINE_DEG or more: core.analysis.NEGLIGIBLE_DEG, where the advice says
@@ -220,10 +226,17 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
             for item in analysis_targets(obj):
                 clip = item[1] if isinstance(item, tuple) else None
                 targets.append((obj, clip, clip is None and record.is_baked(obj)))
+    known = _ANALYSED.pop(scene.name, {})
+    with animdata.read_once():
+        small = sum(_frames_spanned(obj) for obj in objects) <= REFRESH_FRAME_LIMIT
+    keep: dict | None = {} if small else None
     found: dict[str, dict] = {}
     for start in range(0, len(targets), ENTRY_BATCH):
         with animdata.read_once():
-            found.update(_entries(targets[start:start + ENTRY_BATCH], method, turns, timing))
+            found.update(_entries(targets[start:start + ENTRY_BATCH], method, turns, timing,
+                                  known, keep))
+    if keep is not None:
+        _ANALYSED[scene.name] = keep
     if replace:
         _RESULTS[scene.name] = _bones_worst_first(found)
     else:
@@ -232,15 +245,17 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
     return found
 
 
-def _entries(targets: list, method: str, turns: str, timing: str) -> dict:
+def _entries(targets: list, method: str, turns: str, timing: str, known: dict,
+             keep: dict | None) -> dict:
     """The entries of ``targets`` ((obj, clip, baked) each), from one analyze_many call:
-    the analyses now, then the before-bake ones of the baked transforms. Only the
-    summaries are kept (ENTRY_BATCH)."""
+    the analyses now, then the before-bake ones of the baked transforms; those whose
+    inputs ``known`` holds an analysis of are not analysed again, and ``keep`` (when not
+    None) gets every one of them. The entries keep only the summaries (ENTRY_BATCH)."""
     from .. import animdata
 
     requests = [(obj, clip, False) for obj, clip, _baked in targets]
     requests += [(obj, None, True) for obj, _clip, baked in targets if baked]
-    analyses = analyze_many(requests, method, turns, timing)
+    analyses = analyze_many(requests, method, turns, timing, known, keep)
     befores = iter(analyses[len(targets):])
     found: dict[str, dict] = {}
     for (obj, clip, baked), current in zip(targets, analyses):
@@ -407,4 +422,5 @@ def _bones_worst_first(found: dict) -> dict:
 def forget_all() -> None:
     """Drop every stored entry (the add-on is being unregistered)."""
     _RESULTS.clear()
+    _ANALYSED.clear()
 

@@ -1,0 +1,192 @@
+"""The refresh analyses nothing twice (issue 23): after Analyze, the Re-bake's refresh takes
+the analysis of the keys before the bake from that click, and a Revert's refresh the
+analysis of the keys it puts back; a key changed since is analysed again.
+
+Runs with the bpy module and inside Blender 3.4.1 (pytest-blender). What was analysed is
+counted at ``core.analysis.analyze_group``, the one place every analysis is made; the
+figures are checked against frame_set + matrix_basis and core's slerp of the orientations
+Blender shows at the keys.
+"""
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata
+from quatbake.addon.analyze import entries
+from quatbake.core import analysis as core_analysis
+from quatbake.core import interp, quat
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+FRAMES = np.array([1.0, 41.0, 81.0])
+
+
+def _about_z(deg):
+    half = np.radians(np.asarray(deg, float)) / 2
+    return np.stack([np.cos(half), 0 * half, 0 * half, np.sin(half)], axis=-1)
+
+
+def _scene():
+    """Flip: a quaternion key's sign flipped (Bezier); Wrap: an Euler wrap (Linear);
+    Arm: a rig's bone with a flipped key. All selected, compared with slerp."""
+    keys = _about_z([0, 40, 80])
+    keys[1] *= -1.0
+    flip = scenes.make_animated_object("Flip", 'QUATERNION', FRAMES, keys, 'BEZIER')
+    wrap = scenes.make_animated_object("Wrap", 'XYZ', [1.0, 25.0],
+                                       np.radians([[0, 0, 170], [0, 0, -170]]), 'LINEAR')
+    rig = scenes.make_rig("Arm", [("upper", None, (0, 0, 0), (0, 0, 1))])
+    scenes.key_bone(rig, "upper", "rotation_quaternion", FRAMES, keys, 'QUATERNION')
+    scenes.select_only(flip, wrap, rig)
+    bpy.context.scene.quatbake.method = 'SLERP'
+    return flip, wrap, rig
+
+
+@pytest.fixture
+def analysed(monkeypatch):
+    """The names of the transforms each analyze_group call compared, call by call."""
+    calls = []
+    made = core_analysis.analyze_group
+
+    def counting(frames, keys, items, *args, **kwargs):
+        calls.append(sorted(it.name for it in items))
+        return made(frames, keys, items, *args, **kwargs)
+
+    monkeypatch.setattr(core_analysis, "analyze_group", counting)
+    return calls
+
+
+def _count(calls) -> int:
+    return sum(len(names) for names in calls)
+
+
+def _blender_max_deviation(obj) -> float:
+    """Degrees: frame_set orientation against core's slerp of the orientations Blender
+    shows at the keys, over every frame from the first key to the last."""
+    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    frames = np.arange(keys[0], keys[-1] + 1.0)
+    blender = scenes.evaluated_quats(obj, frames)
+    ours = interp.interpolate(keys, scenes.evaluated_quats(obj, keys), frames, "slerp")
+    return float(np.degrees(quat.angle_between(blender, ours)).max())
+
+
+def _without_figures(summary: dict) -> dict:
+    return {k: v for k, v in summary.items()
+            if k not in ("max_deviation_deg", "max_path_deviation_deg")}
+
+
+def test_re_bake_after_analyze_analyses_only_the_keys_it_wrote(clean_blender, analysed):
+    flip, wrap, _rig = _scene()
+    want = {o.name: _blender_max_deviation(o) for o in (flip, wrap)}
+    scene = bpy.context.scene
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    analysed_then = {name: dict(e) for name, e in entries.results(scene).items()}
+    assert _count(analysed) == 3
+    analysed.clear()
+
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    # The three baked transforms, once each: the keys the bake wrote.
+    assert _count(analysed) == 3, analysed
+    found = entries.results(scene)
+    for name, entry in found.items():
+        before, then = entry["before"], analysed_then[name]
+        assert before is not None, name
+        # The same analysis as the click's, worded for the bake it replaced.
+        assert before["max_deviation_deg"] == then["max_deviation_deg"], name
+        assert before["long_arc_segments"] == then["long_arc_segments"] != [], name
+        assert "re-bake with slerp" not in before["advice"].lower(), before["advice"]
+    for obj in (flip, wrap):
+        # Checked against Blender itself (float32 keys and matrices: ~1e-4 deg).
+        assert found[obj.name]["before"]["max_deviation_deg"] == pytest.approx(
+            want[obj.name], abs=0.01)
+
+    # What a refresh with nothing kept says: the same entries.
+    kept = {name: dict(e) for name, e in found.items()}
+    entries._ANALYSED.clear()
+    analysed.clear()
+    entries.refresh(scene, [entries.named_transform(scene, name) for name in kept], "slerp")
+    assert _count(analysed) == 6      # now the keys before the bake too
+    for name, entry in entries.results(scene).items():
+        assert _without_figures(entry["before"]) == _without_figures(kept[name]["before"])
+        # Analysed again in another group (Flip alone, or beside its neighbours): the
+        # turn is tracked through other samples, which moves the float sum by ~1e-12.
+        assert entry["before"]["max_deviation_deg"] == pytest.approx(
+            kept[name]["before"]["max_deviation_deg"], abs=1e-9)
+
+
+def _move_linear_value(flip, wrap):
+    """Wrap's last key (Linear: no handles) from -170 to 100 deg: no wrap left."""
+    fc = animdata.rotation_fcurves(wrap)[2]
+    fc.keyframe_points[1].co[1] = np.radians(100.0)
+    fc.update()
+    return wrap
+
+
+def _move_bezier_handle(flip, wrap):
+    """Flip's middle key's W handles (Free, the key where it was), pulled down."""
+    fc = animdata.rotation_fcurves(flip)[0]
+    key = fc.keyframe_points[1]
+    key.handle_left_type = key.handle_right_type = 'FREE'
+    key.handle_left[1] -= 0.8
+    key.handle_right[1] -= 0.8
+    fc.update()
+    return flip
+
+
+@pytest.mark.parametrize("edit", [_move_linear_value, _move_bezier_handle])
+def test_a_key_moved_after_analyze_is_analysed_again_at_the_bake(clean_blender, analysed,
+                                                                 edit):
+    flip, wrap, _rig = _scene()
+    scene = bpy.context.scene
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    # The same number of keys (the panel's fingerprint does not change), but what
+    # Blender plays differs.
+    obj = edit(flip, wrap)
+    then = entries.results(scene)[obj.name]["max_deviation_deg"]
+    want = _blender_max_deviation(obj)
+    assert abs(want - then) > 1.0, (want, then)       # the edit shows
+    analysed.clear()
+
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    # The edited keys analysed again, then the three baked transforms.
+    assert _count(analysed) == 4, analysed
+    before = entries.results(scene)[obj.name]["before"]
+    assert before["max_deviation_deg"] == pytest.approx(want, abs=0.01)
+
+
+def test_a_setting_changed_after_analyze_is_analysed_again_at_the_bake(clean_blender,
+                                                                       analysed):
+    _scene()
+    scene = bpy.context.scene
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    scene.quatbake.timing = 'KEYED'
+    analysed.clear()
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    assert _count(analysed) == 6, analysed
+
+
+def test_revert_takes_the_analysis_of_the_keys_it_puts_back(clean_blender, analysed):
+    _scene()
+    scene = bpy.context.scene
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    clicked = {name: dict(e) for name, e in entries.results(scene).items()}
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    analysed.clear()
+
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert analysed == []
+    found = entries.results(scene)
+    for name, entry in found.items():
+        assert not entries.is_stale(scene, name), name
+        assert entry["before"] is None
+        # The click's own analysis: every figure the same, to the bit.
+        assert entry == clicked[name], name
+
+
+def test_a_bake_past_the_refresh_limit_keeps_no_analyses(clean_blender, monkeypatch):
+    _scene()
+    scene = bpy.context.scene
+    monkeypatch.setattr(entries, "REFRESH_FRAME_LIMIT", 10)
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    assert scene.name not in entries._ANALYSED
