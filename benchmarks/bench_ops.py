@@ -5,6 +5,8 @@
 Each action is one whole ``bpy.ops`` call, as the panel's button makes it, with
 every refresh it triggers included: ``bpy.ops.quatbake.bake()`` (the bake, then
 the Difference Report's before -> after refresh), ``bpy.ops.quatbake.analyze()``,
+then the animator's loop: Re-bake clicked after Analyze (its refresh takes Analyze's
+analysis of the keys before the bake, analyze.reuse) and Revert after both, timed alone;
 and the peer ``bpy.ops.nla.bake`` on the same transforms and frames (visual
 keying off, rotation and location channels only where Blender has
 ``channel_types``), in the same run and process, on fresh scenes:
@@ -62,10 +64,20 @@ def _nla_bake(kind: str, size: tuple[int, int]) -> dict:
 
 
 def time_action(kind: str, size: tuple[int, int], action: str) -> float:
-    """Wall seconds of one click of ``action`` ('bake', 'analyze' or 'nla.bake')."""
+    """Wall seconds of one click of ``action``: 'bake', 'analyze', 'nla.bake', or the
+    animator's loop: 'bake after analyze' (Re-bake clicked after Analyze, whose analysis
+    of the keys before the bake its refresh takes) and 'revert' (Revert after Analyze and
+    Re-bake); the clicks before the one timed are not timed."""
     objects = _scene(kind, size)
     if action == "bake":
         return timed_op(bpy.ops.quatbake.bake)
+    if action == "bake after analyze":
+        timed_op(bpy.ops.quatbake.analyze)
+        return timed_op(bpy.ops.quatbake.bake)
+    if action == "revert":
+        timed_op(bpy.ops.quatbake.analyze)
+        timed_op(bpy.ops.quatbake.bake)
+        return timed_op(bpy.ops.quatbake.revert)
     if action == "analyze":
         return timed_op(bpy.ops.quatbake.analyze)
     kwargs = _nla_bake(kind, size)
@@ -80,7 +92,8 @@ def time_action(kind: str, size: tuple[int, int], action: str) -> float:
 
 def best(kind: str, size: tuple[int, int], repeats: int) -> dict:
     """Best wall seconds per action over ``repeats`` rounds, actions alternating."""
-    times = {a: float("inf") for a in ("nla.bake", "bake", "analyze")}
+    times = {a: float("inf") for a in ("nla.bake", "bake", "analyze", "bake after analyze",
+                                       "revert")}
     for _ in range(repeats):
         for action in times:
             times[action] = min(times[action], time_action(kind, size, action))
@@ -138,14 +151,17 @@ def main(argv: list[str]) -> int:
     cases = [("rig", SMOKE_RIG if smoke else RIG), ("objects", SMOKE_OBJECTS if smoke else OBJECTS)]
     print(f"Blender {bpy.app.version_string}: each action one bpy.ops call, best of {repeats} "
           "fresh scenes; ratio = nla.bake wall / ours")
+    print("Re-bake+A: Re-bake clicked after Analyze; Revert: after Analyze and Re-bake")
     print(f"{'scene':<28} {'nla.bake s':>10} {'Re-bake s':>10} {'ratio':>7} "
-          f"{'Analyze s':>10} {'ratio':>7}")
+          f"{'Analyze s':>10} {'ratio':>7} {'Re-bake+A s':>11} {'ratio':>7} {'Revert s':>9}")
     for kind, size in cases:
         t = best(kind, size, repeats)
         label = f"{size[0]} {'bones' if kind == 'rig' else 'objects'} x {size[1]:,} frames"
         print(f"{label:<28} {t['nla.bake']:>10.3f} {t['bake']:>10.3f} "
               f"{t['nla.bake'] / t['bake']:>6.1f}x {t['analyze']:>10.3f} "
-              f"{t['nla.bake'] / t['analyze']:>6.1f}x", flush=True)
+              f"{t['nla.bake'] / t['analyze']:>6.1f}x {t['bake after analyze']:>11.3f} "
+              f"{t['nla.bake'] / t['bake after analyze']:>6.1f}x {t['revert']:>9.3f}",
+              flush=True)
     mem_cases = cases + ([] if smoke else [("rig", BIG_RIG)])
     print("peak memory, one action per child process (MB: resident before the action -> "
           "largest resident size)")
