@@ -264,3 +264,22 @@ def bone_world_quats(rig, bone_name: str, frames) -> np.ndarray:
         scene.frame_set(int(f))
         out[i] = np.array(pbone.matrix_basis.to_quaternion(), dtype=np.float64)
     return out
+
+
+def quats_about_z(deg) -> np.ndarray:
+    """(n, 4) WXYZ quaternions of turns of ``deg`` degrees about Z."""
+    half = np.radians(np.asarray(deg, float)) / 2
+    return np.stack([np.cos(half), 0 * half, 0 * half, np.sin(half)], axis=-1)
+
+
+def max_deviation_from_keys(obj, method: str = "slerp") -> float:
+    """Degrees: Blender's frame_set orientation against core's ``method`` of the
+    orientations Blender shows at the rotation keys, over every frame from the first
+    key to the last (an independent figure for the report's largest difference)."""
+    from quatbake.core import interp, quat
+
+    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    frames = np.arange(keys[0], keys[-1] + 1.0)
+    blender = evaluated_quats(obj, frames)
+    ours = interp.interpolate(keys, evaluated_quats(obj, keys), frames, method)
+    return float(np.degrees(quat.angle_between(blender, ours)).max())

@@ -14,7 +14,6 @@ import pytest
 from quatbake.addon import animdata
 from quatbake.addon.analyze import entries as report_results
 from quatbake.addon.bake import presets
-from quatbake.core import interp, quat
 
 import report_schema
 import scenes
@@ -24,15 +23,10 @@ pytestmark = pytest.mark.bpy
 FRAMES = np.array([1.0, 41.0, 81.0])
 
 
-def _about_z(deg):
-    half = np.radians(np.asarray(deg, float)) / 2
-    return np.stack([np.cos(half), 0 * half, 0 * half, np.sin(half)], axis=-1)
-
-
 def _flip_and_wrap():
     """Flip: key 41's quaternion sign flipped (both intervals go the long way);
     Wrap: Z keyed 170 -> -170 degrees (one interval turns 340 instead of 20)."""
-    keys = _about_z([0, 40, 80])
+    keys = scenes.quats_about_z([0, 40, 80])
     keys[1] *= -1.0
     flip = scenes.make_animated_object("Flip", 'QUATERNION', FRAMES, keys, 'LINEAR')
     wrap = scenes.make_animated_object("Wrap", 'XYZ', [1.0, 25.0],
@@ -41,23 +35,9 @@ def _flip_and_wrap():
     return flip, wrap
 
 
-def _independent_max_deviation(obj, method="slerp") -> float:
-    """Degrees: Blender's frame_set orientation against core's ``method`` of the
-    orientations Blender shows at the keys, over every keyed frame."""
-    keys = _key_frames(obj)
-    frames = np.arange(keys[0], keys[-1] + 1.0)
-    blender = scenes.evaluated_quats(obj, frames)
-    ours = interp.interpolate(keys, scenes.evaluated_quats(obj, keys), frames, method)
-    return float(np.degrees(quat.angle_between(blender, ours)).max())
-
-
-def _key_frames(obj) -> np.ndarray:
-    return animdata.key_frames(animdata.rotation_fcurves(obj))
-
-
 def test_after_analyze_and_bake_no_stale_result_or_advice(clean_blender):
     flip, wrap = _flip_and_wrap()
-    want_before = {o.name: _independent_max_deviation(o) for o in (flip, wrap)}
+    want_before = {o.name: scenes.max_deviation_from_keys(o) for o in (flip, wrap)}
     scene = bpy.context.scene
     scene.quatbake.method = 'SLERP'
 
@@ -168,7 +148,7 @@ def test_custom_range_starts_from_the_keyed_range(clean_blender):
 
 def test_export_report_writes_html_and_json_beside_it(clean_blender, tmp_path):
     flip, wrap = _flip_and_wrap()
-    want = {o.name: _independent_max_deviation(o) for o in (flip, wrap)}
+    want = {o.name: scenes.max_deviation_from_keys(o) for o in (flip, wrap)}
     html_path = tmp_path / "shot 010 report.html"
 
     assert bpy.ops.quatbake.export_report(filepath=str(html_path),
@@ -189,7 +169,7 @@ def test_export_report_writes_html_and_json_beside_it(clean_blender, tmp_path):
 
 def test_export_report_after_a_bake_has_the_after_bake_section(clean_blender, tmp_path):
     flip, wrap = _flip_and_wrap()
-    want = {o.name: _independent_max_deviation(o) for o in (flip, wrap)}
+    want = {o.name: scenes.max_deviation_from_keys(o) for o in (flip, wrap)}
     bpy.ops.quatbake.bake()
     html_path = tmp_path / "after.html"
     bpy.ops.quatbake.export_report(filepath=str(html_path), open_in_browser=False)
@@ -270,7 +250,7 @@ def test_many_objects_are_listed_worst_first(clean_blender):
         others.append(scenes.make_animated_object(
             f"Turn{k}", 'XYZ', [1.0, 30.0], np.radians([[0, 0, 0], [0, 0, deg]])))
     scenes.select_only(flip, wrap, *others)
-    want = {o.name: _independent_max_deviation(o) for o in (flip, wrap, *others)}
+    want = {o.name: scenes.max_deviation_from_keys(o) for o in (flip, wrap, *others)}
     bpy.ops.quatbake.analyze()
     rows = bpy.context.scene.quatbake.report_rows
     names = [r.name for r in rows]

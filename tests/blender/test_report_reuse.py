@@ -14,7 +14,6 @@ import pytest
 from quatbake.addon import animdata
 from quatbake.addon.analyze import entries
 from quatbake.core import analysis as core_analysis
-from quatbake.core import interp, quat
 
 import scenes
 
@@ -23,15 +22,10 @@ pytestmark = pytest.mark.bpy
 FRAMES = np.array([1.0, 41.0, 81.0])
 
 
-def _about_z(deg):
-    half = np.radians(np.asarray(deg, float)) / 2
-    return np.stack([np.cos(half), 0 * half, 0 * half, np.sin(half)], axis=-1)
-
-
 def _scene():
     """Flip: a quaternion key's sign flipped (Bezier); Wrap: an Euler wrap (Linear);
     Arm: a rig's bone with a flipped key. All selected, compared with slerp."""
-    keys = _about_z([0, 40, 80])
+    keys = scenes.quats_about_z([0, 40, 80])
     keys[1] *= -1.0
     flip = scenes.make_animated_object("Flip", 'QUATERNION', FRAMES, keys, 'BEZIER')
     wrap = scenes.make_animated_object("Wrap", 'XYZ', [1.0, 25.0],
@@ -61,16 +55,6 @@ def _count(calls) -> int:
     return sum(len(names) for names in calls)
 
 
-def _blender_max_deviation(obj) -> float:
-    """Degrees: frame_set orientation against core's slerp of the orientations Blender
-    shows at the keys, over every frame from the first key to the last."""
-    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
-    frames = np.arange(keys[0], keys[-1] + 1.0)
-    blender = scenes.evaluated_quats(obj, frames)
-    ours = interp.interpolate(keys, scenes.evaluated_quats(obj, keys), frames, "slerp")
-    return float(np.degrees(quat.angle_between(blender, ours)).max())
-
-
 def _without_figures(summary: dict) -> dict:
     return {k: v for k, v in summary.items()
             if k not in ("max_deviation_deg", "max_path_deviation_deg")}
@@ -78,7 +62,7 @@ def _without_figures(summary: dict) -> dict:
 
 def test_re_bake_after_analyze_analyses_only_the_keys_it_wrote(clean_blender, analysed):
     flip, wrap, _rig = _scene()
-    want = {o.name: _blender_max_deviation(o) for o in (flip, wrap)}
+    want = {o.name: scenes.max_deviation_from_keys(o) for o in (flip, wrap)}
     scene = bpy.context.scene
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     analysed_then = {name: dict(e) for name, e in entries.results(scene).items()}
@@ -144,7 +128,7 @@ def test_a_key_moved_after_analyze_is_analysed_again_at_the_bake(clean_blender, 
     # Blender plays differs.
     obj = edit(flip, wrap)
     then = entries.results(scene)[obj.name]["max_deviation_deg"]
-    want = _blender_max_deviation(obj)
+    want = scenes.max_deviation_from_keys(obj)
     assert abs(want - then) > 1.0, (want, then)       # the edit shows
     analysed.clear()
 
