@@ -40,8 +40,16 @@ test-core: venv
 test-bpy: venv
 	$(PY) -m pytest tests/blender
 
+# Blender 3.4.1 segfaulted once opening the saved Rigify file (test_rigify.py, exit
+# status 245) in a run under load, and passed on its own and in the same run again:
+# a run killed by a signal (status above 128, never a failed test) runs once more,
+# saying so, as bpy 4.2's files do in test-matrix. About 1.5 minutes.
 test-blender-program: venv sysdeps
-	$(PY) -m pytest -p pytest-blender --blender-executable $(BLENDER) tests/blender
+	@$(PY) -m pytest -p pytest-blender --blender-executable $(BLENDER) tests/blender; \
+	rc=$$?; if [ $$rc -gt 128 ]; then \
+		echo "Blender $(BLENDER) crashed (exit status $$rc): running tests/blender once more"; \
+		$(PY) -m pytest -p pytest-blender --blender-executable $(BLENDER) tests/blender; \
+		rc=$$?; fi; exit $$rc
 
 # --- Long fuzzing (owner: reliability) -------------------------------------------
 # The hostile fuzz properties with the hypothesis "slow" profile: 10,000 examples
