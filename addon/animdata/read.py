@@ -55,6 +55,11 @@ def read_keyframe_arrays(fc, fields: Sequence[str] | None = None) -> dict:
     """
     held = memo.current
     if held is not None:
+        if fields and set(fields) <= set(KEY_FIELDS):
+            # One read of what an evaluation takes serves the key frames' and the steps'
+            # readers too: each curve of a rig's refresh was read three times, with
+            # ("co",), ("co", "interpolation") and KEY_FIELDS.
+            fields = KEY_FIELDS
         key = (fc.as_pointer(), tuple(fields) if fields else ())
         found = held.get(key)
         if found is None:
