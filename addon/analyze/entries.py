@@ -28,8 +28,10 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 # Per scene: the analyses of the last Analyze, refresh or re-run, by the digest of their
 # inputs (analyze.reuse), so that the refresh after a Re-bake takes the analysis of the
 # keys before it from the Analyze click before it, and a Revert's refresh the analysis of
-# the keys it puts back. Only as many frames as a refresh analyses (REFRESH_FRAME_LIMIT):
-# beyond it nothing would take them. About 11 MB per 100,000 frames (benchmarks/README).
+# the keys it puts back. Only as many frames as a refresh analyses (REFRESH_FRAME_LIMIT,
+# counted on the keys playing; a baked transform's keys before the bake are kept too, so
+# up to twice that): beyond it nothing would take them. About 11 MB per 100,000 frames
+# (benchmarks/README). Kept until the next Analyze, refresh or re-run of the scene.
 _ANALYSED: dict[str, dict] = {}
 
 # Verdicts (core.analysis.verdict): "long way round" (a key interval turned the long way
@@ -188,12 +190,14 @@ def is_stale(scene, name: str) -> bool:
 
 
 def _frames_spanned(obj) -> int:
-    """Frames from the first rotation key to the last. Read from each curve's end keys
-    (Blender keeps a curve's keys sorted: it plays them by binary search), not from all
-    of them: after a dense bake of a rig that was 4 million keys read to count frames."""
+    """Frames from the first rotation (or delta rotation) key to the last. Read from each
+    curve's end keys (Blender keeps a curve's keys sorted: it plays them by binary
+    search), not from all of them: after a dense bake of a rig that was 4 million keys
+    read to count frames. A BVH object import is keyed on delta rotation only."""
     from .. import animdata
 
-    ends = [(kps[0].co[0], kps[-1].co[0]) for fc in animdata.rotation_fcurves(obj)
+    curves = animdata.rotation_fcurves(obj) + animdata.delta_rotation_fcurves(obj)
+    ends = [(kps[0].co[0], kps[-1].co[0]) for fc in curves
             if fc is not None and len(kps := fc.keyframe_points)]
     if not ends or not np.isfinite(ends).all():
         return 0

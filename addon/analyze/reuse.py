@@ -69,15 +69,17 @@ def digest(found, settings: tuple) -> bytes | None:
             easing = animdata.read_keyframe_arrays(fc, _EASING_FIELDS)
             for name in _EASING_FIELDS:
                 h.update(easing[name].tobytes())
-    # An unkeyed channel holds the property's value (only those: a keyed one's property
-    # follows the current frame, which the analysis never reads).
+    # An unkeyed channel (no curve, or a curve without keys) holds the property's value;
+    # only those: a keyed one's property follows the current frame, which the analysis
+    # never reads. The location is read once any location curve exists (engine._read).
     unkeyed = [(found.rot_fcurves, animdata.rotation_defaults(obj, mode)),
                (found.delta_fcurves, animdata.delta_rotation_defaults(obj, mode))]
-    if animdata.has_keys(found.loc_fcurves):   # else the location is not analysed
+    if any(fc is not None for fc in found.loc_fcurves):
         unkeyed.append((found.loc_fcurves, np.concatenate(
             [animdata.location_defaults(obj), np.array(obj.delta_location, dtype=float)])))
     for fcurves, values in unkeyed:
-        h.update(np.array([v for fc, v in zip(fcurves, values) if fc is None],
+        h.update(np.array([v for fc, v in zip(fcurves, values)
+                           if fc is None or not len(fc.keyframe_points)],
                           dtype=np.float64).tobytes())
     return h.digest()
 

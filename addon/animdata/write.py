@@ -64,7 +64,8 @@ def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: 
     make = fcurve_maker(action, slot_identifier)
     bezier = enum_value("interpolation", 'BEZIER')
     for fc in fcurves:
-        keys = read_keyframe_arrays(fc, ("co", "interpolation"))
+        # A copy: inside read_once() the dict is the one every reader of this curve shares.
+        keys = dict(read_keyframe_arrays(fc, ("co", "interpolation")))
         new = make(fc.data_path, fc.array_index, group)
         if not (keys["interpolation"] == bezier).any():
             constant = keys["interpolation"] == enum_value("interpolation", 'CONSTANT')
