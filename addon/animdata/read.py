@@ -113,7 +113,7 @@ def evaluate_channels_exact(fcurves: Sequence, defaults: Sequence[float], frames
     out = np.empty((n, len(fcurves)), dtype=np.float64)
     frame_list = frames.tolist()
     for i, fc in enumerate(fcurves):
-        if fc is None:
+        if not _plays(fc):
             out[:, i] = float(defaults[i])
         else:
             out[:, i] = np.fromiter(map(fc.evaluate, frame_list), dtype=np.float64, count=n)
@@ -136,6 +136,7 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
     from ...core import fcurve as core_fcurve
 
     frames = np.asarray(frames, dtype=np.float64).ravel()
+    fcurves = [fc if _plays(fc) else None for fc in fcurves]
     ahead = _evaluated_ahead(fcurves, defaults, frames)
     if ahead is not None:
         return ahead
@@ -178,6 +179,13 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
     return out
 
 
+def _plays(fc) -> bool:
+    """Whether Blender plays ``fc`` at all: a curve with no keys and no F-modifiers is
+    skipped by its animation system (BKE_fcurve_is_empty), so its channel keeps the
+    property's value, as with no curve (``fc.evaluate`` would give 0)."""
+    return fc is not None and bool(len(fc.keyframe_points) or len(fc.modifiers))
+
+
 def evaluate_ahead(fcurves: Sequence, frames) -> None:
     """Inside read_once(): evaluate ``fcurves`` (of any transforms) at ``frames`` now, in one
     ``evaluate_channels`` call, so that curves keyed on the same frames share one solve of
@@ -187,7 +195,7 @@ def evaluate_ahead(fcurves: Sequence, frames) -> None:
     if memo.current is None or not len(fcurves):
         return
     frames = np.asarray(frames, dtype=np.float64).ravel()
-    unique = list({fc.as_pointer(): fc for fc in fcurves if fc is not None}.values())
+    unique = list({fc.as_pointer(): fc for fc in fcurves if _plays(fc)}.values())
     try:
         values = evaluate_channels(unique, [0.0] * len(unique), frames)
     except Exception:   # nothing ahead: each caller evaluates its own and meets its error

@@ -174,3 +174,30 @@ def test_a_bake_past_the_refresh_limit_keeps_no_analyses(clean_blender, monkeypa
     monkeypatch.setattr(entries, "REFRESH_FRAME_LIMIT", 10)
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     assert scene.name not in entries._ANALYSED
+
+
+def test_an_unkeyed_channels_value_changed_after_analyze_is_analysed_again(clean_blender,
+                                                                          analysed):
+    """Swing turns X and Z; its Y channel has a curve without keys, so Blender plays the
+    property's value, and setting it changes what plays (Y sits between X and Z in the
+    XYZ order) although no key moved. Also pins that the analysis reads that value, as
+    Blender plays it (it read the empty curve as 0: 19.47 deg where Blender's is 6.14)."""
+    swing = scenes.make_animated_object("Swing", 'XYZ', [1.0, 25.0],
+                                        np.radians([[0, 0, 0], [90, 0, 90]]), 'LINEAR')
+    fc = animdata.rotation_fcurves(swing)[1]
+    while len(fc.keyframe_points):
+        fc.keyframe_points.remove(fc.keyframe_points[0])
+    scenes.select_only(swing)
+    scene = bpy.context.scene
+    scene.quatbake.method = 'SLERP'
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    then = entries.results(scene)["Swing"]["max_deviation_deg"]
+    swing.rotation_euler[1] = 1.2
+    want = scenes.max_deviation_from_keys(swing)
+    assert abs(want - then) > 1.0, (want, then)
+    analysed.clear()
+
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    assert _count(analysed) == 2, analysed      # the keys before the bake, and after
+    before = entries.results(scene)["Swing"]["before"]
+    assert before["max_deviation_deg"] == pytest.approx(want, abs=0.01)
