@@ -445,17 +445,17 @@ def interpolate_many(key_times, key_quats, sample_times, method: str = "slerp") 
     for lo in range(0, b, per_block):
         hi = min(b, lo + per_block)
         qb = q[lo:hi]
-        start = qb[:, np.minimum(index, qb.shape[1] - 1)]            # hold: the last key
+        start = np.take(qb, np.minimum(index, qb.shape[1] - 1), axis=1)   # hold: the last key
         if method == "nlerp":
             step = np.zeros_like(qb)
             step[:, :-1] = qb[:, 1:] - qb[:, :-1]
-            mixed = start + u[None, :, None] * step[:, index]
+            mixed = start + u[None, :, None] * np.take(step, index, axis=1)
             out[lo:hi] = mixed / quat.norm(mixed)[..., None]
             continue
         omega, tangent = arcs(qb[:, :-1], qb[:, 1:])                  # (bb, n-1), (bb, n-1, 4)
         omega = np.concatenate([omega, np.zeros((hi - lo, 1))], axis=1)
         tangent = np.concatenate([tangent, np.zeros((hi - lo, 1, 4))], axis=1)
-        angle = u[None, :] * omega[:, index]
+        angle = u[None, :] * np.take(omega, index, axis=1)
         out[lo:hi] = (np.cos(angle)[..., None] * start
-                      + np.sin(angle)[..., None] * tangent[:, index])
+                      + np.sin(angle)[..., None] * np.take(tangent, index, axis=1))
     return out

@@ -90,16 +90,52 @@ def multiply(a, b) -> np.ndarray:
     """Hamilton product a*b (apply b, then a), shape broadcast(...) + (4,)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
     # Written into one array (not np.stack of four): the same arithmetic, a third of
     # the overhead for the many (n, 4) products of a report.
     out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.float64)
+    for rows in _blocks(a, b, out):
+        _product(*rows)
+    return out
+
+
+def _product(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
     out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
     out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
     out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
     out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
-    return out
+
+
+# Quaternions per block of the element-wise kernels (multiply, angle_between): each of
+# their dozen temporaries is then 64 KB and stays in the CPU's cache. Over a group's
+# 200,000 quaternions at once every temporary went out to memory and back: 2.5x slower
+# (11 ms against 4.4 ms per product, measured on this project's 2-core machine). The
+# same arithmetic per element, so the same bits.
+BLOCK = 8192
+
+
+def _blocks(*arrays):
+    """The same runs of at most BLOCK quaternions of each of ``arrays`` (inputs (..., 4),
+    then an output (..., 4) or (...)), as views; the arrays whole where their leading
+    shapes differ (broadcasting: small, or rare)."""
+    lead = arrays[-1].shape[:arrays[0].ndim - 1]
+    if any(x.shape[:len(lead)] != lead for x in arrays):
+        return [arrays]
+    return [tuple(x[run] for x in arrays) for run in _runs(lead)]
+
+
+def _runs(lead: tuple) -> list:
+    """Index tuples cutting leading axes ``lead`` into runs of at most BLOCK: whole rows
+    together where rows are short (a rig's (bones, frames)), a long row in pieces."""
+    size = int(np.prod(lead, dtype=np.int64))
+    if size <= BLOCK:
+        return [(Ellipsis,)]
+    row = size // lead[0]
+    if row <= BLOCK:
+        step = BLOCK // row
+        return [(slice(start, start + step),) for start in range(0, lead[0], step)]
+    return [(i,) + run for i in range(lead[0]) for run in _runs(lead[1:])]
 
 
 def conjugate(q) -> np.ndarray:
@@ -191,9 +227,16 @@ def angle_between(a, b) -> np.ndarray:
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
+    angle = np.empty(np.broadcast_shapes(a.shape, b.shape)[:-1], dtype=np.float64)
+    for rows in _blocks(a, b, angle):
+        _angle_into(*rows)
+    return angle[()] if angle.ndim == 0 else angle   # a lone pair: a scalar, as numpy gives
+
+
+def _angle_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         w, v2 = _relative_parts(a, b)
-        angle = 2.0 * np.arctan2(np.sqrt(v2), np.abs(w))
+        out[...] = 2.0 * np.arctan2(np.sqrt(v2), np.abs(w))
         # The parts' terms are products of the two norms, squared in v2: past norms of
         # ~1e77 they overflow (the angle came out pi), under ~1e-77 they lose their
         # digits to subnormals (it came out 0). Those few pairs are measured again
@@ -204,9 +247,7 @@ def angle_between(a, b) -> np.ndarray:
         a, b = np.broadcast_arrays(a, b)
         a, b = a[redo], b[redo]
         w, v2 = _relative_parts(a / _peak(a), b / _peak(b))
-        angle = np.array(angle)
-        angle[redo] = 2.0 * np.arctan2(np.sqrt(v2), np.abs(w))
-    return angle
+        out[redo] = 2.0 * np.arctan2(np.sqrt(v2), np.abs(w))
 
 
 # w^2 + |v|^2 of conj(a)*b is (|a| |b|)^2: below this the products lost digits.

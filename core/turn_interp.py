@@ -69,12 +69,14 @@ def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
 
     One transform: q (k, 4), short and axis (k-1, 3), whole (k-1,), s (m,); or a group
     keyed on the same frames, each with a leading (b,) axis (``slerp_many``)."""
-    a = quat.multiply(q[..., index, :], _e(s[..., None] * short[..., index, :]))
+    a = quat.multiply(np.take(q, index, axis=-2),
+                      _e(s[..., None] * np.take(short, index, axis=-2)))
     if not np.any(whole):
         # No whole turn anywhere (Timing: Keyed on short arcs, the report's usual
         # case): E(0) is exactly (1, 0, 0, 0) and multiplying by it changes no bit.
         return a
-    b = _e((s * 2.0 * np.pi * whole[..., index])[..., None] * axis[..., index, :])
+    b = _e((s * 2.0 * np.pi * np.take(whole, index, axis=-1))[..., None]
+           * np.take(axis, index, axis=-2))
     return quat.multiply(a, b)
 
 
@@ -239,8 +241,9 @@ def slerp_many(key_times, key_quats, trackings, kinds, setting: str, sample_time
     start, end = q[:, :-1], q[:, 1:]
     end = np.where(quat.dot(start, end)[..., None] < 0.0, -end, end)
     omega, tangent = arcs(start, end)
-    angle = s * omega[:, index]
-    return np.cos(angle)[..., None] * q[:, index] + np.sin(angle)[..., None] * tangent[:, index]
+    angle = s * np.take(omega, index, axis=1)
+    return (np.cos(angle)[..., None] * np.take(q, index, axis=1)
+            + np.sin(angle)[..., None] * np.take(tangent, index, axis=1))
 
 
 def has_steps(kinds) -> bool:

@@ -116,7 +116,7 @@ def _segment_restart(values: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
     segment's first row (``seg_start``: that row, for each row)."""
     cs = np.cumsum(values, axis=1)
     before = np.concatenate((np.zeros((values.shape[0], 1)), cs[:, :-1]), axis=1)
-    return cs - before[:, seg_start]
+    return cs - np.take(before, seg_start, axis=1)
 
 
 def track(key_times, key_quats, sample_times, sample_quats) -> Tracking:
@@ -173,14 +173,14 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     if np.isin(st[inside], times).all():
         return [_keys_only(times, qb) for qb in q]
     all_t = np.concatenate((st[inside], times))
-    all_q = np.concatenate((sq[:, inside], q), axis=1)
+    all_q = np.concatenate((np.compress(inside, sq, axis=1), q), axis=1)
     # Unique times; at a key time the key's own orientation wins (it comes last:
     # a stable sort keeps the samples before the keys).
     order = np.argsort(all_t, kind="stable")
-    all_t, all_q = all_t[order], all_q[:, order]
+    all_t, all_q = all_t[order], np.take(all_q, order, axis=1)
     last = np.ones(all_t.size, dtype=bool)
     last[:-1] = all_t[1:] != all_t[:-1]
-    u_t, u_q = all_t[last], all_q[:, last]
+    u_t, u_q = all_t[last], np.compress(last, all_q, axis=1)
     n_int = times.size - 1
     key_pos = np.searchsorted(u_t, times)
 
@@ -198,7 +198,8 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     row_index = np.arange(n_rows)
 
     # From here on arrays are (b, rows, ...): the batch, then the rows.
-    rel = quat.multiply(quat.conjugate(q)[:, rows_seg], u_q[:, rows_j])
+    rel = quat.multiply(np.take(quat.conjugate(q), rows_seg, axis=1),
+                        np.take(u_q, rows_j, axis=1))
     rel = np.where(rel[..., :1] < 0.0, -rel, rel)    # rotation level: w >= 0
     vn = quat.norm(rel[..., 1:])
     angle = 2.0 * np.arctan2(vn, rel[..., 0])         # [0, pi]
@@ -212,7 +213,7 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     following = np.minimum.accumulate(following[:, ::-1], axis=1)[:, ::-1]
     first_of = following[:, first_row]                        # (b, n_int)
     first_defined = np.where(first_of <= last_row, first_of, -1)
-    use = np.where(latest >= seg_start, latest, first_defined[:, rows_seg])
+    use = np.where(latest >= seg_start, latest, np.take(first_defined, rows_seg, axis=1))
     # Only the undefined rows change (a defined row's ``use`` is itself), and each takes
     # a defined row's axis: written in place, a few rows, not a gather of all of them.
     b_undef, r_undef = np.nonzero(~defined)
@@ -232,7 +233,7 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     steps = np.zeros((batch, n_rows))
     steps[:, 1:] = _wrap(np.diff(angle, axis=1))
     steps[:, first_row] = 0.0
-    approx = _segment_restart(steps, seg_start) + angle[:, seg_start]
+    approx = _segment_restart(steps, seg_start) + np.take(angle, seg_start, axis=1)
     unwrapped = _nearest_turn(angle, approx)
     rotvec = unwrapped[..., None] * axis              # (b, rows, 3), frame of key i
 
@@ -263,11 +264,12 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     # whole turns of the unwrapped tracking. For slerp, whose path is that
     # circle, the method's point at this progress is the closest one, so the
     # report's path deviation there is the exact distance to the path.
-    a_rows = unit_keyed[:, rows_seg]
+    a_rows = np.take(unit_keyed, rows_seg, axis=1)
     twist = 2.0 * np.arctan2(np.einsum("bij,bij->bi", rel[..., 1:], a_rows), rel[..., 0])
     approx_along = np.einsum("bij,bij->bi", rotvec, a_rows)
     along = _nearest_turn(twist, approx_along)
-    np.divide(along, keyed_angle[:, rows_seg], out=row_prog, where=moving[:, rows_seg])
+    np.divide(along, np.take(keyed_angle, rows_seg, axis=1), out=row_prog,
+              where=np.take(moving, rows_seg, axis=1))
     progress = np.full((batch, u_t.size), np.nan)
     # Duplicate end rows belong to the interval before: keep each sample's own row.
     own = np.ones(n_rows, dtype=bool)

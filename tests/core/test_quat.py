@@ -75,6 +75,37 @@ def test_angle_between_matches_scipy_magnitude():
     assert np.abs(quat.angle_between(a, b) - expected).max() < ULPS
 
 
+@pytest.mark.parametrize("shape", [
+    (quat.BLOCK + 3,),                 # one long row: a short last block
+    (5, quat.BLOCK // 2 + 1),          # rows longer than half a block: one row a block
+    (7, 3, quat.BLOCK + 5),            # rows longer than a block: cut inside a row
+    (41, 999),                         # short rows, taken several at a time
+])
+@pytest.mark.parametrize("layout", ["contiguous", "gathered", "reversed"])
+def test_multiply_and_angle_between_in_blocks_match_scipy_everywhere(shape, layout):
+    # Past quat.BLOCK quaternions the kernels run block by block: a run written to the
+    # wrong place, or a row left out, would show here against scipy, element by
+    # element, whatever the arrays' memory layout (a gather along axis 1 is laid out
+    # transposed, a reversed view has negative strides).
+    n = int(np.prod(shape))
+    a = random_unit(n, RNG_SEED + 10).reshape(shape + (4,))
+    b = random_unit(n, RNG_SEED + 11).reshape(shape + (4,))
+    if layout == "gathered" and len(shape) > 1:
+        order = np.random.default_rng(RNG_SEED).permutation(shape[1])
+        a, b = a[:, order], b[:, order]
+        assert not a.flags.c_contiguous
+    elif layout == "reversed":
+        a, b = a[::-1], b[::-1]
+    flat_a, flat_b = to_scipy(a.reshape(-1, 4)), to_scipy(b.reshape(-1, 4))
+    product = quat.multiply(a, b).reshape(-1, 4)
+    expected = (flat_a * flat_b).as_quat()[:, [3, 0, 1, 2]]
+    sign = np.where(np.sum(product * expected, axis=1) < 0.0, -1.0, 1.0)[:, None]
+    assert np.abs(product - sign * expected).max() < ULPS
+    angle = quat.angle_between(a, b)
+    assert angle.shape == shape
+    assert np.abs(angle.ravel() - (flat_a.inv() * flat_b).magnitude()).max() < ULPS
+
+
 # --------------------------------------------------------------------------
 # accuracy at the edges (50-digit reference)
 
