@@ -145,35 +145,78 @@ def _frame_text(f: float) -> str:
     return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
-def _turn_track(frames, bq, extra_frames, extra_quats, name: str):
-    """(frames, orientations) to measure turns on: ``frames`` merged with the extra samples."""
-    if extra_frames is None:
-        return frames, bq
-    ef = np.asarray(extra_frames, dtype=np.float64).reshape(-1)
-    eq = quat.normalize(extra_quats, f"Object \"{name}\" in-between orientations")
+def _turned_at_keys(frames, keys, bq, b_speed, items: list) -> list:
+    """Per item, the angle Blender has turned through by each key (deg, cumulative from
+    the first frame): the steps from frame to frame, with the item's in-between samples
+    (``extra_frames``) measured too, so that a spin between two neighbouring frames
+    counts. Items sampled at the same in-between frames (a group's, as analyze_many
+    samples them) are measured together: one merge of the frames and one angle pass for
+    all of them."""
+    out: list = [None] * len(items)
+    plain = [i for i, it in enumerate(items) if it.extra_frames is None]
+    if plain:
+        turned = np.cumsum(b_speed[plain], axis=1)
+        out_rows = _rows_at(keys, frames, turned)
+        for i, row in zip(plain, out_rows):
+            out[i] = row
+    same: dict = {}
+    for i, it in enumerate(items):
+        if it.extra_frames is not None:
+            ef = np.asarray(it.extra_frames, dtype=np.float64).reshape(-1)
+            same.setdefault(ef.tobytes(), (ef, []))[1].append(i)
+    for ef, members in same.values():
+        eqs = [_extra_orientations(items[i], ef) for i in members]
+        new = ~np.isin(ef, frames)
+        times = np.concatenate([frames, ef[new]])
+        order = np.argsort(times, kind="stable")
+        turn_frames = times[order]
+        turn_quats = np.take(np.concatenate([bq[members], np.stack(eqs)[:, new]], axis=1),
+                             order, axis=1)
+        turned = np.cumsum(_turn_speeds(frames, b_speed[members], turn_frames, turn_quats),
+                           axis=1)
+        for i, row in zip(members, _rows_at(keys, turn_frames, turned)):
+            out[i] = row
+    return out
+
+
+def _extra_orientations(item: Sampled, ef: np.ndarray) -> np.ndarray:
+    """An item's in-between orientations, unit, checked against its in-between frames."""
+    eq = quat.normalize(item.extra_quats, f"Object \"{item.name}\" in-between orientations")
     if eq.shape != (ef.size, 4) or not np.isfinite(ef).all():
-        raise ValueError(f"Object \"{name}\": {ef.size} extra frames need ({ef.size}, 4) "
+        raise ValueError(f"Object \"{item.name}\": {ef.size} extra frames need ({ef.size}, 4) "
                          f"finite orientations; got {eq.shape}.")
-    new = ~np.isin(ef, frames)
-    t = np.concatenate([frames, ef[new]])
-    order = np.argsort(t, kind="stable")
-    return t[order], np.concatenate([bq, eq[new]])[order]
+    return eq
+
+
+def _rows_at(x_new, x, rows) -> np.ndarray:
+    """np.interp(x_new, x, row) of every row of ``rows`` (b, n) at once: the same
+    straight lines between the same neighbours, ends held."""
+    if x.size == 1:
+        return np.repeat(rows[:, :1], x_new.size, axis=1)
+    right = np.clip(np.searchsorted(x, x_new, side="right"), 1, x.size - 1)
+    left = right - 1
+    span = x[right] - x[left]
+    share = np.clip((x_new - x[left]) / np.where(span > 0.0, span, 1.0), 0.0, 1.0)
+    lo, hi = np.take(rows, left, axis=1), np.take(rows, right, axis=1)
+    return np.where(share == 1.0, hi, lo + share * (hi - lo))
 
 
 def _turn_speeds(frames, speeds, turn_frames, turn_quats) -> np.ndarray:
-    """``speeds_deg(turn_quats)`` of a turn track (``_turn_track``), the steps from one
-    frame to the next with nothing between taken from ``speeds`` (the group's, at
-    ``frames``: the same numbers), so only the steps next to the few in-between samples
-    are measured again (a rig's sign-flipped keys gave 178 bones a whole new pass)."""
+    """``speeds_deg(turn_quats)`` of turn tracks (b, t, 4) on ``turn_frames``, the steps
+    from one frame to the next with nothing between taken from ``speeds`` (b, n: the
+    group's, at ``frames``: the same numbers), so only the steps next to the few
+    in-between samples are measured again (a rig's sign-flipped keys gave 178 bones a
+    whole new pass)."""
     at = np.searchsorted(frames, turn_frames)
     on_frame = (at < frames.size) & (frames[np.minimum(at, frames.size - 1)] == turn_frames)
-    out = np.zeros(turn_frames.size)
+    out = np.zeros(turn_quats.shape[:2])
     if turn_frames.size < 2:
         return out
     reused = on_frame[1:] & on_frame[:-1] & (at[1:] == at[:-1] + 1)
-    out[1:][reused] = speeds[at[1:][reused]]
+    out[:, 1:][:, reused] = np.take(speeds, at[1:][reused], axis=1)
     new = np.flatnonzero(~reused) + 1
-    out[new] = np.degrees(quat.angle_between(turn_quats[new - 1], turn_quats[new]))
+    out[:, new] = np.degrees(quat.angle_between(np.take(turn_quats, new - 1, axis=1),
+                                                np.take(turn_quats, new, axis=1)))
     return out
 
 
@@ -610,21 +653,13 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
     dense = keys_are_dense(keys)
     approaches = [[] for _ in items] if dense else exponential_approach_many(keys, kq)
     jittery = jitter_many(frames, bq, b_speed)
-    at_key = np.searchsorted(frames, keys)
-    keys_on_frames = bool(np.all(frames[np.minimum(at_key, frames.size - 1)] == keys))
+
+    turned_at_keys = _turned_at_keys(frames, keys, bq, b_speed, items)
 
     out = []
     for i, it in enumerate(items):
         tracking = trackings[i]
-        if it.extra_frames is not None:
-            turn_frames, turn_quats = _turn_track(frames, bq[i], it.extra_frames,
-                                                  it.extra_quats, it.name)
-            turned = np.cumsum(_turn_speeds(frames, b_speed[i], turn_frames, turn_quats))
-            at_keys = np.interp(keys, turn_frames, turned)
-        else:
-            turn_frames, turn_quats = frames, bq[i]
-            turned = np.cumsum(b_speed[i])
-            at_keys = turned[at_key] if keys_on_frames else np.interp(keys, frames, turned)
+        at_keys = turned_at_keys[i]
         # Kept as arrays: the dicts are made only if something reads them (core.intervals).
         intervals = Intervals(
             keys[:-1], keys[1:], at_keys[1:] - at_keys[:-1], shortest[i], b_cv[i], c_cv[i],
