@@ -71,6 +71,26 @@ def test_wheel_ten_turns_in_one_interval():
     assert _angle_deg(flat, kq[:1]).max() < 1e-6
 
 
+def test_a_whole_turn_about_another_axis_than_a_tiny_short_arc_is_the_product():
+    # Keys 5e-7 rad apart about Y, one whole turn kept about Z: a short arc too small
+    # to give the turn an axis (under SHORT_AXIS_EPS), the turn about another one (the
+    # playback's, as core.turns takes it). Two rotations about two axes do not add up
+    # into one: the path is the product q_i E(s short) E(s 2 pi whole axis), built here
+    # with scipy, and it ends on the key.
+    short = np.array([[0.0, 5e-7, 0.0]])
+    axis = np.array([[0.0, 0.0, 1.0]])
+    keys = np.array([1.0, 101.0])
+    start = Rotation.from_rotvec([0.3, -0.2, 0.9])
+    kq = _wxyz(Rotation.concatenate([start, start * Rotation.from_rotvec(short[0])]))
+    frames = np.arange(1.0, 102.0)
+    out = turn_interp.interpolate_turns(keys, kq, short, axis, [1.0], frames, "slerp")
+    s = (frames - 1.0) / 100.0
+    expected = _wxyz(start * Rotation.from_rotvec(np.outer(s, short[0]))
+                     * Rotation.from_rotvec(np.outer(s * 2.0 * np.pi, axis[0])))
+    assert _angle_deg(out, expected).max() < TOL_DEG
+    assert _angle_deg(out[-1], kq[1]) < TOL_DEG
+
+
 def test_propeller_270_kept_and_shortest_goes_back():
     key_deg = [[0, 0, 0], [0, 0, 270], [0, 0, 540]]
     keys, kq, tr, kinds = _setup_euler([1, 31, 61], key_deg)
