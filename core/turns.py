@@ -173,14 +173,16 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     if np.isin(st[inside], times).all():
         return [_keys_only(times, qb) for qb in q]
     all_t = np.concatenate((st[inside], times))
-    all_q = np.concatenate((np.compress(inside, sq, axis=1), q), axis=1)
+    # Where each time's orientation is in (samples, then keys) along axis 1: the
+    # orientations are gathered once, for the rows, not copied at every step here.
+    source = np.concatenate((np.flatnonzero(inside), st.size + np.arange(times.size)))
     # Unique times; at a key time the key's own orientation wins (it comes last:
     # a stable sort keeps the samples before the keys).
     order = np.argsort(all_t, kind="stable")
-    all_t, all_q = all_t[order], np.take(all_q, order, axis=1)
+    all_t, source = all_t[order], source[order]
     last = np.ones(all_t.size, dtype=bool)
     last[:-1] = all_t[1:] != all_t[:-1]
-    u_t, u_q = all_t[last], np.compress(last, all_q, axis=1)
+    u_t, u_source = all_t[last], source[last]
     n_int = times.size - 1
     key_pos = np.searchsorted(u_t, times)
 
@@ -199,8 +201,8 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
 
     # From here on arrays are (b, rows, ...): the batch, then the rows.
     rel = quat.multiply(np.take(quat.conjugate(q), rows_seg, axis=1),
-                        np.take(u_q, rows_j, axis=1))
-    rel = np.where(rel[..., :1] < 0.0, -rel, rel)    # rotation level: w >= 0
+                        np.take(np.concatenate((sq, q), axis=1), u_source[rows_j], axis=1))
+    np.negative(rel, out=rel, where=rel[..., :1] < 0.0)   # rotation level: w >= 0
     vn = quat.norm(rel[..., 1:])
     angle = 2.0 * np.arctan2(vn, rel[..., 0])         # [0, pi]
     defined = angle > TRACK_AXIS_EPS
