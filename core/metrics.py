@@ -95,13 +95,15 @@ def unit_step_velocities(q: np.ndarray) -> np.ndarray:
 
 def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str = "world") -> np.ndarray:
     """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1)."""
-    a, b = q[..., steps, :], q[..., steps + 1, :]
+    # np.take, not q[..., steps, :]: that gather lays a (b, n, 4) result out transposed
+    # and the products after it would stride through memory (core.quat.BLOCK).
+    a, b = np.take(q, steps, axis=-2), np.take(q, steps + 1, axis=-2)
     if frame == "world":
         rel = quat.multiply(b, quat.conjugate(a))
     else:
         rel = quat.multiply(quat.conjugate(a), b)
     # The short way: the relative rotation in the w >= 0 hemisphere.
-    rel = np.where(rel[..., :1] < 0.0, -rel, rel)
+    np.negative(rel, out=rel, where=rel[..., :1] < 0.0)
     return 2.0 * quat.log(rel)[..., 1:] / (t[steps + 1] - t[steps])[:, None]
 
 
@@ -129,8 +131,13 @@ def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
     valid = (before >= 0) & (after <= last_step)
     b = np.clip(before, 0, last_step)
     a = np.clip(after, 0, last_step)
-    # Only the two steps around each key are needed, not the whole track.
-    jump = np.linalg.norm(_step_velocity(t, q, a) - _step_velocity(t, q, b), axis=-1)
+    # Only the two steps around each key are needed, not the whole track; each once,
+    # though a step may be the one after a key and the one before the next (keys on
+    # every frame: a dense bake's).
+    steps, where = np.unique(np.concatenate((a, b)), return_inverse=True)
+    velocity = _step_velocity(t, q, steps)
+    jump = np.linalg.norm(np.take(velocity, where[:a.size], axis=-2)
+                          - np.take(velocity, where[a.size:], axis=-2), axis=-1)
     out[..., 1:-1] = np.where(valid, jump, 0.0)
     return out
 

@@ -102,7 +102,7 @@ def velocity_jumps(frames, keys, q):
     # hand it those samples (the two on either side), not the whole track.
     i = np.searchsorted(frames, keys[1:-1])
     near = np.unique(np.clip(np.concatenate([i - 2, i - 1, i, i + 1]), 0, frames.size - 1))
-    jumps = np.degrees(metrics.velocity_jumps(frames[near], q[..., near, :], keys))
+    jumps = np.degrees(metrics.velocity_jumps(frames[near], np.take(q, near, axis=-2), keys))
     return keys[1:-1].copy(), jumps[..., 1:-1]
 
 
