@@ -16,6 +16,7 @@ from quatbake.addon.analyze import entries
 from quatbake.core import analysis as core_analysis
 
 import scenes
+from test_realdata_import import import_bvh
 
 pytestmark = pytest.mark.bpy
 
@@ -201,3 +202,53 @@ def test_an_unkeyed_channels_value_changed_after_analyze_is_analysed_again(clean
     assert _count(analysed) == 2, analysed      # the keys before the bake, and after
     before = entries.results(scene)["Swing"]["before"]
     assert before["max_deviation_deg"] == pytest.approx(want, abs=0.01)
+
+
+def _keys(fc) -> bytes:
+    """A curve's keys as Blender stores them, bit for bit: frames and values (float32),
+    interpolation. Bits, not values: the BVH importer keys -0.0 where the bake writes
+    0.0, a key the refresh analyses again (it compares what it read, not what that means)."""
+    n = len(fc.keyframe_points)
+    co, ipo = np.empty(2 * n, dtype=np.float32), np.empty(n, dtype=np.int32)
+    fc.keyframe_points.foreach_get("co", co)
+    fc.keyframe_points.foreach_get("interpolation", ipo)
+    return co.tobytes() + ipo.tobytes()
+
+
+@pytest.mark.parametrize("name", ["pybvh_test1.bvh", "test_freebvh.bvh"])
+def test_a_real_bvh_rig_is_analysed_once_through_analyze_re_bake_and_revert(
+        clean_blender, analysed, name):
+    """A real mocap file as Blender's BVH importer makes it (a key on every frame, each
+    bone in its file's Euler order, the root's location keyed). Analyze analyses each
+    keyed bone once. The slerp bake of keys on every frame writes most bones' keys back
+    as they were (the path passes through every key), so its refresh analyses only the
+    bones whose stored keys it changed: their content is the digest, whoever wrote them. What
+    it shows is what a refresh with nothing kept shows. The Revert analyses nothing,
+    and its entries are Analyze's, to the bit."""
+    _clip, arm, scene = import_bvh(name)
+    scenes.select_only(arm)
+    scene.quatbake.method = 'SLERP'
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    clicked = {n: dict(e) for n, e in entries.results(scene).items()}
+    bones = len(clicked)
+    assert bones >= 18 and _count(analysed) == bones, (bones, analysed)
+    original = {(fc.data_path, fc.array_index): _keys(fc) for fc in animdata.object_fcurves(arm)}
+    analysed.clear()
+
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    changed = {fc.data_path.split('"')[1] for fc in animdata.object_fcurves(arm)
+               if _keys(fc) != original.get((fc.data_path, fc.array_index))}
+    assert _count(analysed) == len(changed) < bones, (changed, analysed)
+    found = {n: dict(e) for n, e in entries.results(scene).items()}
+    for n, entry in found.items():
+        assert entry["before"]["max_deviation_deg"] == clicked[n]["max_deviation_deg"], n
+    entries._ANALYSED.clear()
+    entries.refresh(scene, [entries.named_transform(scene, n) for n in found], "slerp")
+    for n, entry in entries.results(scene).items():
+        assert _without_figures(entry) == _without_figures(found[n]), n
+        assert entry["max_deviation_deg"] == pytest.approx(found[n]["max_deviation_deg"],
+                                                           abs=1e-9), n
+    analysed.clear()
+
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert analysed == []
