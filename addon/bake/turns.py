@@ -56,10 +56,18 @@ def plain_turns(keyed: KeyedTurns, settings: BakeSettings) -> bool:
     interval and even timing. Only then may a bone join the batched interpolation."""
     if keyed.stepped.any() or settings.timing != 'EVEN':
         return False
+    return not keeps_whole_turns(keyed, settings)
+
+
+def keeps_whole_turns(keyed: KeyedTurns, settings: BakeSettings) -> bool:
+    """Whether the bake keeps a whole turn of these keys somewhere (per turns.choose, and
+    the 180 deg ties it follows): then ``turn_interp.interpolate_keys`` with slerp and no
+    stepped interval is ``turn_interp.slerp_many``'s turning path, which a group of
+    transforms keyed on the same frames takes in one call."""
     keep = turns.choose(settings.turns, keyed.kinds)
     if settings.turns != "SHORTEST":
         keep = keep | np.array([k == "short" for k in keyed.kinds], dtype=bool)
-    return not (np.where(keep, keyed.tracking.whole, 0) != 0).any()
+    return bool((np.where(keep, keyed.tracking.whole, 0) != 0).any())
 
 
 def turn_notes(obj, rot_frames, keyed: KeyedTurns,

@@ -82,6 +82,41 @@ def test_turntable_two_turns_kept(clean_blender, method, output_mode):
                for n in notes), notes
 
 
+@pytest.mark.parametrize("timing", ['EVEN', 'KEYED'])
+def test_objects_baked_together_keep_each_ones_turns_and_location(clean_blender, timing):
+    """A selection keyed on the same frames, each spinning its own way (kept whole turns),
+    with location keys baked too: the bake interpolates them together
+    (turn_interp.slerp_many). Each plays as Blender played its keys before, and writes
+    the very keys it gets baked alone."""
+    spins = {"Spin360": [0, 360, 720], "Spin540": [0, -540, -600], "Wobble": [0, 400, 30]}
+    frames = np.arange(1.0, 102.0)
+
+    def make():
+        objects = []
+        for i, (name, z) in enumerate(spins.items()):
+            obj = _euler_z(name, [1, 51, 101], z)
+            for t, x in ((1, 0.0), (51, 2.0 + i), (101, -1.0)):
+                obj.location = (x, 0.5 * i, 0.0)
+                obj.keyframe_insert("location", frame=t)
+            objects.append(obj)
+        return objects
+
+    settings = dict(method='SLERP', timing=timing, location_method='LINEAR')
+    alone = {}
+    for obj in make():
+        bake.bake_objects([obj], bake.BakeSettings(**settings))
+        alone[obj.name] = _baked_values(obj, "rotation_euler", 2)["co"].copy()
+        bpy.data.objects.remove(obj)
+    objects = make()
+    blender = {o.name: evaluated_quats(o, frames) for o in objects}
+    result = bake.bake_objects(objects, bake.BakeSettings(**settings))
+    assert not result.skipped
+    for obj in objects:
+        assert _deg(evaluated_quats(obj, frames), blender[obj.name]).max() < TOL_DEG, obj.name
+        np.testing.assert_array_equal(_baked_values(obj, "rotation_euler", 2)["co"],
+                                      alone[obj.name])
+
+
 def test_wheel_ten_turns_kept(clean_blender):
     obj = _euler_z("Wheel", [1, 101], [0, 3600])
     frames = np.arange(1.0, 102.0)
