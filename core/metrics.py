@@ -20,6 +20,14 @@ from .rotation import EULER_ORDERS
 # orientation is ~1e-16 rad; any visible turn is far above.
 STILL_SPEED = 1e-9
 
+# angular_velocity, velocity_jumps: the shortest sample step a velocity is
+# measured across, in frames. A turn of up to 2 pi over a shorter step is a
+# velocity no float64 can hold (5e-324 frames overflows), and no file carries
+# such times: float32 frames resolve 1.2e-7 at frame 1, a 24 fps file's
+# microsecond ticks are 2.4e-5 frames apart. A billionth of a frame refuses
+# only nonsense.
+MIN_VELOCITY_STEP = 1e-9
+
 
 # ------------------------------------------------------------------ validation
 
@@ -104,7 +112,21 @@ def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str =
         rel = quat.multiply(quat.conjugate(a), b)
     # The short way: the relative rotation in the w >= 0 hemisphere.
     np.negative(rel, out=rel, where=rel[..., :1] < 0.0)
-    return 2.0 * quat.log(rel)[..., 1:] / (t[steps + 1] - t[steps])[:, None]
+    return 2.0 * quat.log(rel)[..., 1:] / _step_lengths(t, steps)[:, None]
+
+
+def _step_lengths(t: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Frames between sample j and j + 1 for each step j; raises on a step shorter
+    than MIN_VELOCITY_STEP, naming its samples."""
+    dt = np.take(t, steps + 1) - np.take(t, steps)
+    if dt.size and dt.min() < MIN_VELOCITY_STEP:
+        j = int(steps[np.argmin(dt)])
+        raise ValueError(
+            f"sample_times: sample {j + 1} at frame {t[j + 1]:g} is only {t[j + 1] - t[j]:g} frames after "
+            f"sample {j} at frame {t[j]:g}; an angular velocity needs steps of at least "
+            f"{MIN_VELOCITY_STEP:g} frames."
+        )
+    return dt
 
 
 def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:

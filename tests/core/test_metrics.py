@@ -61,6 +61,20 @@ def test_angular_velocity_world_and_body():
         metrics.angular_velocity(times[:4], q)
 
 
+def test_a_sample_step_too_short_for_a_velocity_is_refused_by_name():
+    # The CI's fuzz case: 5e-324 frames between two samples overflowed the velocity.
+    q = np.array([[0.18651688, -0.19597346, 0.9500471, 0.15561606],
+                  [-0.18651588, 0.19597446, -0.9500461, -0.15561506]])
+    with pytest.raises(ValueError, match=r"sample 1 at frame 4.9\d*e-324 .* at least 1e-09 frames"):
+        metrics.angular_velocity([0.0, 5e-324], q)
+    frames = np.array([0.0, 1.0, 1.0 + 1e-10, 2.0, 3.0])
+    track = spin([0, 0, 1], 1.0 * DEG, frames)
+    with pytest.raises(ValueError, match="sample 2 at frame 1 "):
+        metrics.velocity_jumps(frames, track, [0.0, 1.0, 3.0])
+    # At the limit itself the velocity is measured, and finite.
+    assert np.isfinite(metrics.angular_velocity([0.0, metrics.MIN_VELOCITY_STEP], q)).all()
+
+
 def test_velocity_jumps_measure_the_kink_at_a_key():
     frames = np.arange(0.0, 21.0)
     first = spin([0, 0, 1], 1.0 * DEG, frames[:11])
