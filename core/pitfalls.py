@@ -43,6 +43,11 @@ EXP_MIN_STEP_DEG = 1e-3         # steps below this are rest, not an approach
 JITTER_MAX_DEG = 0.5
 
 JITTER_MIN_RUN = 3
+# jitter_many: above this fraction of small steps, every step's direction is computed
+# once; below it, only the two steps around each small one (gathered, twice the
+# arithmetic per step). Measured on 216 x 5,001 eased tracks: all steps small, the
+# gathered way took 2.7x as long; 6% small, a fifth as long; 43%, the same.
+JITTER_SPARSE = 0.4
 
 # ... counting only segments longer than this fraction of the path's size (the
 # diagonal of the location keys' bounding box): shorter ones are holds whose keys
@@ -279,18 +284,31 @@ def jitter_many(frames, q, speeds_deg) -> list:
     small = (size[:, 1:] < JITTER_MAX_DEG) & moving[:, 1:] & moving[:, :-1]
     if not small.any():
         return out
-    # Direction of each step: the vector part of its relative rotation
-    # q[j+1] conj(q[j]) on the short way (w >= 0); consecutive steps reverse when
-    # these point apart. Written out: w = q[j+1].q[j], v = w0 v1 - w1 v0 - v1 x v0.
-    q0, q1 = q[:, :-1], q[:, 1:]
-    w0, v0 = q0[..., :1], q0[..., 1:]
-    w1, v1 = q1[..., :1], q1[..., 1:]
-    direction = w0 * v1 - w1 * v0 - np.cross(v1, v0)
-    direction *= np.where(np.einsum("bij,bij->bi", q0, q1) < 0.0, -1.0, 1.0)[..., None]
-    hit = small & (np.einsum("bij,bij->bi", direction[:, :-1], direction[:, 1:]) < 0.0)
+    if small.mean() > JITTER_SPARSE:
+        # Most steps are small (slow motion, mocap): every step's direction, once.
+        direction = _step_direction(q[:, :-1], q[:, 1:])
+        hit = small & (np.einsum("...i,...i->...", direction[:, :-1], direction[:, 1:]) < 0.0)
+    else:
+        # A few slow frames near the eases: the two steps around each small one only.
+        rows, cols = np.nonzero(small)
+        q0, q1, q2 = q[rows, cols], q[rows, cols + 1], q[rows, cols + 2]
+        reverses = np.einsum("...i,...i->...", _step_direction(q0, q1), _step_direction(q1, q2)) < 0.0
+        hit = np.zeros_like(small)
+        hit[rows[reverses], cols[reverses]] = True
     for i in np.flatnonzero(hit.any(axis=1)):
         out[i] = _jitter_runs(np.asarray(frames), hit[i])
     return out
+
+
+def _step_direction(q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+    """Direction (..., 3) of each step q0 -> q1 (..., 4): the vector part of its relative
+    rotation q1 conj(q0) on the short way (w >= 0); consecutive steps reverse when these
+    point apart. Written out: w = q1.q0, v = w0 v1 - w1 v0 - v1 x v0."""
+    w0, v0 = q0[..., :1], q0[..., 1:]
+    w1, v1 = q1[..., :1], q1[..., 1:]
+    direction = w0 * v1 - w1 * v0 - np.cross(v1, v0)
+    direction *= np.where(np.einsum("...i,...i->...", q0, q1) < 0.0, -1.0, 1.0)[..., None]
+    return direction
 
 
 def _jitter_runs(frames: np.ndarray, hit: np.ndarray) -> list:

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from quatbake.core import analysis, interp, quat, rotation
+from quatbake.core import analysis, interp, pitfalls, quat, rotation
 from quatbake.report import json_report
 
 from report_schema import validate_report
@@ -189,9 +189,12 @@ def test_jitter_small_back_and_forth_turns():
     assert any("jitter" in f for f in a.findings)
 
 
-def test_jitter_is_each_transforms_own_in_a_group():
+@pytest.mark.parametrize("sparse", [0.0, 1.0], ids=["every-step", "small-steps-only"])
+def test_jitter_is_each_transforms_own_in_a_group(sparse, monkeypatch):
     """A rig's bones are analysed together: the shaking bone's frames are its own, and
-    a steady bone beside it, or one that shakes only from frame 11, gets its own."""
+    a steady bone beside it, or one that shakes only from frame 11, gets its own. Both
+    ways of finding the reversals (pitfalls.JITTER_SPARSE) find the same frames."""
+    monkeypatch.setattr(pitfalls, "JITTER_SPARSE", sparse)
     frames = np.arange(1, 21, dtype=float)
     shaky = _axis_quat([0, 0, 1], 0.1 * (-1.0) ** np.arange(20))
     steady = _axis_quat([1, 0, 0], np.linspace(0, 30, 20))
