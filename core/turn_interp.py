@@ -8,10 +8,12 @@ of key i, at most pi) plus ``whole_i`` extra whole turns about a unit
 ``axis_i`` (see core.turns), and each method follows it:
 
 * slerp: ``q_i * E(u short_i) * E(u 2 pi whole_i axis_i)`` with
-  ``E(v) = exp(v / 2)``: constant angular speed about the interval's axis
-  (the axis is the short rotation's, so both factors commute), whole turns
-  included; written as two factors so that at u = 1 it lands on the next key
-  exactly (``E(2 pi whole axis) = +-1``) whatever the tracking's rounding;
+  ``E(v) = exp(v / 2)``: constant angular speed about the interval's axis,
+  whole turns included. Where the axis is the short rotation's (core.turns
+  makes it so), both factors commute and are taken as one rotation about
+  that axis, which lands on the next key to within rounding of its angle
+  (1e-16 of a turn per turn); elsewhere (an axis of the caller's, a short
+  arc too small to have an axis) the two factors are multiplied;
 * Squad: a cumulative cubic Bezier in the sense of Kim, Kim & Shin (1995),
   ``q_i E(b1(u) w1) E(b2(u) w2) E(b3(u) w3)`` with the cumulative Bernstein
   bases b1 = 1 - (1 - u)^3, b2 = 3u^2 - 2u^3, b3 = u^3. Each factor is an
@@ -54,6 +56,11 @@ from .frames import as_frames
 NLERP_LIMIT = np.pi + 1e-9
 NLERP_PART = np.pi / 2
 
+# slerp: whole turns about an axis within this sine of the short arc's (rounding: the
+# tracking's axis is the short arc normalised) are turned as one rotation with it; 50
+# turns 1e-12 off the axis end 3e-10 rad from the product of the two.
+PARALLEL_SIN = 1e-12
+
 
 def _e(v: np.ndarray) -> np.ndarray:
     """exp(v / 2) for full-angle rotation vectors v (..., 3): unit quaternions."""
@@ -71,16 +78,16 @@ def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
     One transform: q (k, 4), short and axis (k-1, 3), whole (k-1,), s (m,); or a group
     keyed on the same frames, each with a leading (b,) axis (``slerp_many``).
 
-    The whole turns are about the short arc's own axis (core.turns: wherever the short
-    arc has one), so the two exponentials are one, E(s rho_i) with rho_i = short_i +
+    Where the whole turns are about the short arc's own axis (core.turns: wherever the
+    short arc has one), the two exponentials are one, E(s rho_i) with rho_i = short_i +
     2 pi whole_i axis_i: a rotation about one axis, whose points are cos(s |rho_i|/2) q_i
     + sin(s |rho_i|/2) q_i (0, rho_i/|rho_i|). The tangent q_i (0, n_i) is made once per
     interval, so a sample costs a cosine, a sine and two scalings, not two exponentials
     and two products (a third of the time of the report's path on 100 objects x 2,000
-    frames). An interval whose short arc is too small to have an axis (under
-    turns.SHORT_AXIS_EPS, but not zero) and that keeps whole turns about the playback's
-    axis is a product of two rotations about different axes: those samples are taken
-    from the product itself."""
+    frames). An interval that keeps whole turns about another axis (the caller's own,
+    or the playback's where the short arc is too small to have one: under
+    turns.SHORT_AXIS_EPS, but not zero) is a product of two rotations about different
+    axes: those samples are taken from the product itself."""
     rho = _turn_vectors(short, axis, whole)                   # (..., k-1, 3)
     turn = quat.norm(rho)
     tangent = np.zeros(rho.shape[:-1] + (4,))
@@ -89,8 +96,12 @@ def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
     half = s * np.take(0.5 * turn, index, axis=-1)
     out = (np.cos(half)[..., None] * np.take(q, index, axis=-2)
            + np.sin(half)[..., None] * np.take(tangent, index, axis=-2))
+    # Two axes where the short arc is too small to have one, or where the caller's axis
+    # is not the short arc's (core.turns never gives such, interpolate_turns may be).
     short_angle = quat.norm(short)
-    two_axes = (whole != 0) & (short_angle > 0.0) & (short_angle <= turns.SHORT_AXIS_EPS)
+    off_axis = quat.norm(np.cross(short, axis)) > PARALLEL_SIN * short_angle
+    two_axes = (whole != 0) & (short_angle > 0.0) & ((short_angle <= turns.SHORT_AXIS_EPS)
+                                                     | off_axis)
     if np.any(two_axes):
         a = quat.multiply(np.take(q, index, axis=-2),
                           _e(s[..., None] * np.take(short, index, axis=-2)))

@@ -71,14 +71,20 @@ def test_wheel_ten_turns_in_one_interval():
     assert _angle_deg(flat, kq[:1]).max() < 1e-6
 
 
-def test_a_whole_turn_about_another_axis_than_a_tiny_short_arc_is_the_product():
-    # Keys 5e-7 rad apart about Y, one whole turn kept about Z: a short arc too small
-    # to give the turn an axis (under SHORT_AXIS_EPS), the turn about another one (the
-    # playback's, as core.turns takes it). Two rotations about two axes do not add up
-    # into one: the path is the product q_i E(s short) E(s 2 pi whole axis), built here
-    # with scipy, and it ends on the key.
-    short = np.array([[0.0, 5e-7, 0.0]])
-    axis = np.array([[0.0, 0.0, 1.0]])
+@pytest.mark.parametrize("short_y, axis", [
+    (5e-7, [0.0, 0.0, 1.0]),
+    (0.3, [0.0, 0.0, 1.0]),
+    (0.3, [0.0, np.cos(1e-7), np.sin(1e-7)]),
+], ids=["tiny-short-arc", "caller-axis", "axis-1e-7-off"])
+def test_a_whole_turn_about_another_axis_than_the_short_arc_is_the_product(short_y, axis):
+    # Keys short_y rad apart about Y, one whole turn kept about another axis: a short
+    # arc too small to give the turn an axis (under SHORT_AXIS_EPS; the playback's axis,
+    # as core.turns takes it), or an axis of interpolate_turns' caller that is not the
+    # short arc's. Two rotations about two axes do not add up into one: the path is the
+    # product q_i E(s short) E(s 2 pi whole axis), built here with scipy, and it ends
+    # on the key.
+    short = np.array([[0.0, short_y, 0.0]])
+    axis = np.array([axis])
     keys = np.array([1.0, 101.0])
     start = Rotation.from_rotvec([0.3, -0.2, 0.9])
     kq = _wxyz(Rotation.concatenate([start, start * Rotation.from_rotvec(short[0])]))
