@@ -117,10 +117,13 @@ BLOCK = 8192
 
 def _blocks(*arrays):
     """The same runs of at most BLOCK quaternions of each of ``arrays`` (inputs (..., 4),
-    then an output (..., 4) or (...)), as views; the arrays whole where their leading
-    shapes differ (broadcasting: small, or rare)."""
-    lead = arrays[-1].shape[:arrays[0].ndim - 1]
-    if any(x.shape[:len(lead)] != lead for x in arrays):
+    then an output (..., 4) or (...)), as views; the arrays whole where the inputs'
+    leading shapes differ from each other or from the output's (broadcasting: small, or
+    rare), since cutting one axis of each would cut different axes."""
+    *inputs, out = arrays
+    lead = inputs[0].shape[:-1]
+    if (any(x.shape[:-1] != lead for x in inputs) or out.shape[:len(lead)] != lead
+            or out.ndim > len(lead) + 1):
         return [arrays]
     return [tuple(x[run] for x in arrays) for run in _runs(lead)]
 

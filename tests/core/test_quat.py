@@ -106,6 +106,29 @@ def test_multiply_and_angle_between_in_blocks_match_scipy_everywhere(shape, layo
     assert np.abs(angle.ravel() - (flat_a.inv() * flat_b).magnitude()).max() < ULPS
 
 
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((3,), (3, 3)), ((3, 3), (3,)), ((1, 5), (3, 5)), ((3, 1), (3, 5)), ((5,), (3, 5)),
+], ids=str)
+def test_multiply_and_angle_between_in_blocks_broadcast_as_numpy_does(a_shape, b_shape,
+                                                                      monkeypatch):
+    # Blocks of 2 quaternions, so that every shape here is cut: operands of different
+    # leading shapes broadcast, element by element against scipy, as numpy pairs them.
+    monkeypatch.setattr(quat, "BLOCK", 2)
+    a = random_unit(int(np.prod(a_shape)), RNG_SEED + 12).reshape(a_shape + (4,))
+    b = random_unit(int(np.prod(b_shape)), RNG_SEED + 13).reshape(b_shape + (4,))
+    wide_a, wide_b = np.broadcast_arrays(a, b)
+    flat_a, flat_b = to_scipy(wide_a.reshape(-1, 4)), to_scipy(wide_b.reshape(-1, 4))
+    product = quat.multiply(a, b)
+    assert product.shape == wide_a.shape
+    product = product.reshape(-1, 4)
+    expected = (flat_a * flat_b).as_quat()[:, [3, 0, 1, 2]]
+    sign = np.where(np.sum(product * expected, axis=1) < 0.0, -1.0, 1.0)[:, None]
+    assert np.abs(product - sign * expected).max() < ULPS
+    angle = quat.angle_between(a, b)
+    assert angle.shape == wide_a.shape[:-1]
+    assert np.abs(angle.ravel() - (flat_a.inv() * flat_b).magnitude()).max() < ULPS
+
+
 # --------------------------------------------------------------------------
 # accuracy at the edges (50-digit reference)
 
