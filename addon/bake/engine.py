@@ -36,8 +36,9 @@ from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
 from . import cache as cache_bake
 from .plan import (
-    interpolate_pending,
+    interpolate_group,
     key_notes,
+    pending_groups,
     plan_reading,
     reduce_keys,
     set_deviations,
@@ -112,6 +113,30 @@ def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
                      f"{who} could not be baked: QuatBake failed while {doing} "
                      f"({type(exc).__name__}: {exc}), so nothing was changed; please report "
                      "this with the file.", getattr(obj, "bone_name", ""))
+
+
+def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]:
+    """(warnings, errors) of interpolating the plans left pending, a group per call; a
+    group that fails is done again plan by plan, so that an error names its transform."""
+    warnings: list[BakeIssue] = []
+    errors: list[BakeIssue] = []
+    for group in pending_groups(plans):
+        try:
+            warnings += interpolate_group(group)
+            continue
+        except Exception:   # each then on its own, below
+            pass
+        for plan in group:
+            obj = plan.obj
+            try:
+                warnings += interpolate_group([plan])
+            except ValueError as exc:
+                errors.append(BakeIssue('ERROR', obj.name, plan.target_path, None,
+                                        f"{animdata.subject(obj)}: its keys cannot be baked "
+                                        f"({exc}).", obj.bone_name))
+            except Exception as exc:   # not foreseen: one sentence, never a traceback
+                errors.append(unexpected_issue(obj, "interpolating its rotation", exc))
+    return warnings, errors
 
 
 def _nothing_baked(skipped: list[BakeIssue]) -> list[BakeIssue]:
@@ -245,7 +270,8 @@ def bake_objects(objects, settings: BakeSettings,
         order = {t.key: i for i, t in enumerate(transforms)}
         plans = sorted(plans + cache_plans, key=lambda p: order.get(p.obj.key, 0))
     if not errors:
-        warnings += interpolate_pending(plans)
+        found, errors = _interpolate_pending(plans)
+        warnings += found
     groups = _by_owner(p.obj for p in plans)
     for owner, _items in groups.values():
         errors += renamed_bone_issues(owner)

@@ -40,7 +40,14 @@ from .settings import (
     bezier_fit,
     path_samples,
 )
-from .turns import KeyedTurns, constant_keys, keeps_whole_turns, keyed_turns, plain_turns, turn_notes
+from .turns import (
+    KeyedTurns,
+    constant_keys,
+    keeps_whole_turns,
+    keyed_turns,
+    plain_turns,
+    turn_notes,
+)
 
 
 @dataclass
@@ -62,7 +69,7 @@ class Plan:
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by write_owner (Blender's evaluation)
     source_fcurves: list = field(default_factory=list)   # the source rotation channels
-    pending: "Pending | None" = None   # interpolated with its group: interpolate_pending
+    pending: "Pending | None" = None   # interpolated with its group: interpolate_group
     constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
     keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
     # A Bezier tolerance bake (issue 22): the method's path at every sample (quarter
@@ -172,7 +179,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         # machinery computes for a group in one call: plain interp.interpolate (no kept
         # turn, no step, even timing), or slerp keeping whole turns with no step
         # (turn_interp.slerp_many). Interpolated later with every other transform keyed
-        # on the same frames (interpolate_pending), its channel values too.
+        # on the same frames (interpolate_group), its channel values too.
         batched = (fcurve_cache is not None and not fit and not settings.keep_playback
                    and not into_delta and not delta_keyed and not settings.constant_speed
                    and animdata.is_identity_delta(
@@ -255,7 +262,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
 
 @dataclass
 class Pending:
-    """A rotation path left for ``interpolate_pending``: the keys, the method, the
+    """A rotation path left for ``interpolate_group``: the keys, the method, the
     reference the channel values start from, and for slerp keeping whole turns the
     keyed turns and the Turns and Timing settings (None: plain interpolation)."""
 
@@ -323,43 +330,48 @@ def _angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIs
         "Quaternion output for full precision.", obj.bone_name)]
 
 
-def interpolate_pending(plans: list) -> list[BakeIssue]:
-    """Finish the plans ``plan_reading`` left pending: interpolate every group keyed on the
-    same frames (and baked on the same frames, same method and turns) in one call,
-    ``interp.interpolate_many`` or ``turn_interp.slerp_many``, then their channel values,
-    one call per output mode."""
+def pending_groups(plans: list) -> list[list]:
+    """The plans ``plan_reading`` left pending, in groups keyed on the same frames (and
+    baked on the same frames, same method and turns), each one call of interpolate_group."""
     groups: dict = {}
     for plan in plans:
         if plan.pending is not None:
             groups.setdefault(plan.pending.group(plan.frames), []).append(plan)
+    return list(groups.values())
+
+
+def interpolate_group(group: list) -> list[BakeIssue]:
+    """Finish one of pending_groups: interpolate it in one call,
+    ``interp.interpolate_many`` or ``turn_interp.slerp_many``, then the channel values,
+    one call per output mode. Raises before any plan is changed (the engine then
+    retries each plan alone, so that an error names its transform)."""
+    first = group[0].pending
+    stacked = np.stack([p.pending.key_quats for p in group])
+    if first.keyed is None:
+        all_quats = interp.interpolate_many(first.key_frames, stacked, group[0].frames,
+                                            first.method)
+    else:
+        keyed = [p.pending.keyed for p in group]
+        all_quats = turn_interp.slerp_many(
+            first.key_frames, stacked, [k.tracking for k in keyed],
+            [k.kinds for k in keyed], first.turns, group[0].frames, first.timing)
+    by_mode: dict = {}
+    for i, p in enumerate(group):
+        by_mode.setdefault(p.out_mode, []).append(i)
+    all_values: list = [None] * len(group)
+    for mode, members in by_mode.items():
+        for i, values in zip(members, _channel_values(
+                mode, all_quats[members], [group[i].pending.reference for i in members],
+                plain=first.keyed is None and first.method in ("slerp", "nlerp"))):
+            all_values[i] = values
     issues = []
-    for group in groups.values():
-        first = group[0].pending
-        stacked = np.stack([p.pending.key_quats for p in group])
-        if first.keyed is None:
-            all_quats = interp.interpolate_many(first.key_frames, stacked, group[0].frames,
-                                                first.method)
-        else:
-            keyed = [p.pending.keyed for p in group]
-            all_quats = turn_interp.slerp_many(
-                first.key_frames, stacked, [k.tracking for k in keyed],
-                [k.kinds for k in keyed], first.turns, group[0].frames, first.timing)
-        by_mode: dict = {}
-        for i, p in enumerate(group):
-            by_mode.setdefault(p.out_mode, []).append(i)
-        all_values: list = [None] * len(group)
-        for mode, members in by_mode.items():
-            for i, values in zip(members, _channel_values(
-                    mode, all_quats[members], [group[i].pending.reference for i in members],
-                    plain=first.keyed is None and first.method in ("slerp", "nlerp"))):
-                all_values[i] = values
-        for plan, quats, values in zip(group, all_quats, all_values):
-            plan.quats = quats
-            plan.rotation_values = values
-            plan.pending = None
-            issues += _angle_warnings(plan.obj, plan.out_mode, plan.target_path or
-                                      animdata.ROTATION_PATHS[plan.out_mode][0],
-                                      plan.rotation_values)
+    for plan, values in zip(group, all_values):
+        issues += _angle_warnings(plan.obj, plan.out_mode, plan.target_path or
+                                  animdata.ROTATION_PATHS[plan.out_mode][0], values)
+    for plan, quats, values in zip(group, all_quats, all_values):
+        plan.quats = quats
+        plan.rotation_values = values
+        plan.pending = None
     return issues
 
 

@@ -602,3 +602,39 @@ def test_failure_while_writing_the_third_object_restores_all(clean_blender, monk
     monkeypatch.undo()
     assert bpy.ops.quatbake.bake(method='SQUAD') == {'FINISHED'}
     assert all(bake.can_revert(o) for o in objs)
+
+
+@pytest.mark.parametrize("fault", [ValueError, RuntimeError], ids=["ValueError", "unforeseen"])
+def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monkeypatch, fault):
+    """Objects keyed on the same frames are interpolated in one call (plan.interpolate_group);
+    when that call fails for one of them (a real exception raised from inside core's
+    interpolation, on that object's keys only), the group is done again object by object:
+    the refusal names the object, says what failed, and nothing changes."""
+    from quatbake.addon.bake import plan as bake_plan
+    from quatbake.core import rotation
+
+    small = np.radians([[0.0, 0.0, 10.0], [20.0, 10.0, 40.0], [10.0, -20.0, 60.0]])
+    objs = [_euler_object(name, values=small + shift)
+            for name, shift in (("G1", 0.0), ("G2", 0.2), ("G3", 0.4))]
+    marker = rotation.euler_to_quat(small[0] + 0.2, "XYZ")
+    real = bake_plan.interp.interpolate_many
+    calls = []
+
+    def failing(key_frames, key_quats, frames, method):
+        calls.append(len(key_quats))
+        if (np.abs(np.asarray(key_quats)[:, 0] @ marker) > 1.0 - 1e-9).any():
+            raise fault("injected: G2's interpolation failed.")
+        return real(key_frames, key_quats, frames, method)
+
+    monkeypatch.setattr(bake_plan.interp, "interpolate_many", failing)
+    if fault is ValueError:
+        message = _op_refused(objs, ['"G2"', "cannot be baked", "injected"], method='SLERP')
+    else:
+        message = _op_refused(objs, ['"G2"', "interpolating its rotation", "injected"],
+                              method='SLERP')
+    assert '"G1"' not in message and '"G3"' not in message, message
+    # One call for the group, then one per object.
+    assert calls == [3, 1, 1, 1], calls
+    monkeypatch.undo()
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    assert all(bake.can_revert(o) for o in objs)
