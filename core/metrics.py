@@ -120,10 +120,11 @@ def _step_lengths(t: np.ndarray, steps: np.ndarray) -> np.ndarray:
     than MIN_VELOCITY_STEP, naming its samples."""
     dt = np.take(t, steps + 1) - np.take(t, steps)
     if dt.size and dt.min() < MIN_VELOCITY_STEP:
+        # Frames, not indices: callers pass the samples near their keys only.
         j = int(steps[np.argmin(dt)])
         raise ValueError(
-            f"sample_times: sample {j + 1} at frame {t[j + 1]:g} is only {t[j + 1] - t[j]:g} frames after "
-            f"sample {j} at frame {t[j]:g}; an angular velocity needs steps of at least "
+            f"sample_times: the samples at frames {float(t[j])!r} and {float(t[j + 1])!r} are only "
+            f"{t[j + 1] - t[j]:g} frames apart; an angular velocity needs steps of at least "
             f"{MIN_VELOCITY_STEP:g} frames."
         )
     return dt
