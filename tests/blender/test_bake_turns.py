@@ -86,8 +86,10 @@ def test_turntable_two_turns_kept(clean_blender, method, output_mode):
 def test_objects_baked_together_keep_each_ones_turns_and_location(clean_blender, timing):
     """A selection keyed on the same frames, each spinning its own way (kept whole turns),
     with location keys baked too: the bake interpolates them together
-    (turn_interp.slerp_many). Each plays as Blender played its keys before, and writes
-    the very keys it gets baked alone."""
+    (turn_interp.slerp_many). Each plays as Blender played its keys before (LINEAR Euler
+    Z keys: the kept turns at constant speed, what slerp keeping them makes), its
+    location keys are the straight lines between its location keys (np.interp), and it
+    writes the very keys it gets baked alone."""
     spins = {"Spin360": [0, 360, 720], "Spin540": [0, -540, -600], "Wobble": [0, 400, 30]}
     frames = np.arange(1.0, 102.0)
 
@@ -115,6 +117,13 @@ def test_objects_baked_together_keep_each_ones_turns_and_location(clean_blender,
         assert _deg(evaluated_quats(obj, frames), blender[obj.name]).max() < TOL_DEG, obj.name
         np.testing.assert_array_equal(_baked_values(obj, "rotation_euler", 2)["co"],
                                       alone[obj.name])
+        i = list(spins).index(obj.name)
+        for axis, keyed in ((0, [0.0, 2.0 + i, -1.0]), (1, [0.5 * i] * 3)):
+            co = _baked_values(obj, "location", axis)["co"]
+            # float32 key values: 1e-6 units at these sizes.
+            np.testing.assert_allclose(co[:, 1], np.interp(co[:, 0], [1, 51, 101], keyed),
+                                       atol=1e-6, err_msg=f"{obj.name} location[{axis}]")
+        assert _baked_values(obj, "location", 0)["co"].shape[0] == frames.size
 
 
 def test_wheel_ten_turns_kept(clean_blender):
