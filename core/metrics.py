@@ -20,8 +20,8 @@ from .rotation import EULER_ORDERS
 # orientation is ~1e-16 rad; any visible turn is far above.
 STILL_SPEED = 1e-9
 
-# angular_velocity, velocity_jumps: the shortest sample step a velocity is
-# measured across, in frames. A turn of up to 2 pi over a shorter step is a
+# angular_velocity, velocity_jumps, speed_unevenness: the shortest sample step a
+# velocity is measured across, in frames. A turn of up to 2 pi over a shorter step is a
 # velocity no float64 can hold (5e-324 frames overflows), and no file carries
 # such times: float32 frames resolve 1.2e-7 at frame 1, a 24 fps file's
 # microsecond ticks are 2.4e-5 frames apart. A billionth of a frame refuses
@@ -202,7 +202,7 @@ def speed_unevenness(sample_times, speeds, key_times) -> np.ndarray:
     b, m = rows.shape[0], max(keys.size - 1, 0)
     if keys.size < 2 or t.size < 2:
         return np.zeros(s.shape[:-1] + (m,), dtype=np.float64)
-    rate = rows[:, 1:] / np.diff(t)
+    rate = rows[:, 1:] / _step_lengths(t, np.arange(t.size - 1))
     j, inside = _step_intervals(t, keys)
     # One bincount for every row: row r's interval j is bin r * m + j.
     bins = (j[inside] + m * np.arange(b)[:, None]).ravel()
