@@ -21,11 +21,11 @@ from .rotation import EULER_ORDERS
 STILL_SPEED = 1e-9
 
 # angular_velocity, velocity_jumps, speed_unevenness: the shortest sample step a
-# velocity is measured across, in frames. A turn of up to 2 pi over a shorter step is a
-# velocity no float64 can hold (5e-324 frames overflows), and no file carries
-# such times: float32 frames resolve 1.2e-7 at frame 1, a 24 fps file's
-# microsecond ticks are 2.4e-5 frames apart. A billionth of a frame refuses
-# only nonsense.
+# velocity is measured across, in frames. A bound of plausibility, not of overflow:
+# float64 holds a turn over a step down to ~1e-308 frames (5e-324 overflows), but no
+# file carries such times: float32 frames resolve 1.2e-7 at frame 1, a 24 fps file's
+# microsecond ticks are 2.4e-5 frames apart. A billionth of a frame refuses only
+# nonsense, and names it, where a velocity of 1e10 rad per frame would be reported.
 MIN_VELOCITY_STEP = 1e-9
 
 

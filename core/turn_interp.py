@@ -58,7 +58,8 @@ NLERP_PART = np.pi / 2
 
 # slerp: whole turns about an axis within this sine of the short arc's (rounding: the
 # tracking's axis is the short arc normalised) are turned as one rotation with it; 50
-# turns 1e-12 off the axis end 3e-10 rad from the product of the two.
+# turns 1e-12 off the axis end 3e-13 rad (a 0.3 rad short arc) to 2e-12 rad (3 rad)
+# from the product of the two.
 PARALLEL_SIN = 1e-12
 
 

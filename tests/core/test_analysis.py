@@ -210,6 +210,56 @@ def test_jitter_is_each_transforms_own_in_a_group(sparse, monkeypatch):
     assert got[2].jitter_frames == [f for f in frames[2:].tolist() if f >= got[2].jitter_frames[0]]
 
 
+def _scipy_jitter_frames(frames, q):
+    """The jitter frames by the definition (pitfalls.JITTER_*), from scipy's rotation
+    vectors of each step: a step under JITTER_MAX_DEG whose turn points against the
+    previous one's, both moving, JITTER_MIN_RUN or more such steps in a row; each named
+    by the frame it ends on."""
+    from scipy.spatial.transform import Rotation
+
+    r = Rotation.from_quat(np.asarray(q)[:, [1, 2, 3, 0]])
+    step = (r[1:] * r[:-1].inv()).as_rotvec()           # world frame, the short way
+    size = np.degrees(np.linalg.norm(step, axis=1))
+    hits = [bool(size[k + 1] < pitfalls.JITTER_MAX_DEG and size[k + 1] > 1e-6
+                 and size[k] > 1e-6 and step[k] @ step[k + 1] < 0.0)
+            for k in range(len(step) - 1)]
+    out, run = [], []
+    for k, hit in enumerate(hits + [False]):
+        if hit:
+            run.append(float(frames[k + 2]))
+            continue
+        if len(run) >= pitfalls.JITTER_MIN_RUN:
+            out += run
+        run = []
+    return out
+
+
+@pytest.mark.parametrize("sparse", [0.0, 1.0], ids=["every-step", "small-steps-only"])
+def test_jitter_is_a_reversal_of_small_turns_as_scipy_measures_it(sparse, monkeypatch):
+    """A slow turn one way is no jitter (every step small, none reversing); shakes about
+    a tilted axis on top of a slow pan, with fast steps beside them and some keys stored
+    as -q, are found on the frames scipy's step rotation vectors give, by both ways of
+    finding the reversals."""
+    pytest.importorskip("scipy")
+    monkeypatch.setattr(pitfalls, "JITTER_SPARSE", sparse)
+    rng = np.random.default_rng(7)
+    n = 120
+    frames = np.arange(1, n + 1, dtype=float)
+    slow = _axis_quat([0, 0, 1], 0.2 * np.arange(n))
+    pan = np.where(np.arange(n) < 60, 0.05 * np.arange(n), 3.0 + 4.0 * (np.arange(n) - 60))
+    shake = np.where((np.arange(n) > 20) & (np.arange(n) < 45),
+                     0.1 * (-1.0) ** np.arange(n) + rng.normal(0.0, 0.02, n), 0.0)
+    shaky = quat.multiply(_axis_quat([1, 1, 0], shake), _axis_quat([0, 0, 1], pan))
+    shaky[rng.random(n) < 0.3] *= -1.0
+    items = [analysis.Sampled(name, "QUATERNION", q, q) for name, q in
+             (("Slow", slow), ("Shaky", shaky))]
+    got = analysis.analyze_group(frames, frames, items)
+    assert got[0].jitter_frames == []
+    expected = _scipy_jitter_frames(frames, shaky)
+    assert len(expected) > 10, expected
+    assert got[1].jitter_frames == expected
+
+
 def test_lerp_method_shrinks_and_says_so():
     kq = _axis_quat([0, 0, 1], [0, 120])
     frames = np.arange(1, 31, dtype=float)

@@ -71,6 +71,12 @@ def test_a_sample_step_too_short_for_a_velocity_is_refused_by_name():
     track = spin([0, 0, 1], 1.0 * DEG, frames)
     with pytest.raises(ValueError, match="frames 1.0 and 1.0000000001 are only 1e-10 frames apart"):
         metrics.velocity_jumps(frames, track, [0.0, 1.0, 3.0])
+    # velocity_jumps measures only the steps beside its keys: the short step is named by
+    # its frames, not by where it sits among the steps measured.
+    frames = np.array([0.0, 1.0, 2.0, 3.0, 3.0 + 1e-10, 4.0])
+    track = spin([0, 0, 1], 1.0 * DEG, frames)
+    with pytest.raises(ValueError, match=r"frames 3\.0 and 3\.0000000001 are only 1e-10"):
+        metrics.velocity_jumps(frames, track, [0.0, 3.0, 4.0])
     with pytest.raises(ValueError, match="frames 0.0 and 5e-324 are only"):
         metrics.speed_unevenness([0.0, 5e-324], [0.0, 3.3e-6], [0.0, 5e-324])
     # At the limit itself the velocity is measured, and finite.
