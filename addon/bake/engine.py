@@ -26,6 +26,7 @@ restores them. Blender-version differences stay in ``animdata``.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -125,7 +126,8 @@ def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]
             warnings += interpolate_group(group)
             continue
         except Exception:   # each then on its own, below
-            pass
+            group_failure = sys.exc_info()
+        failed = len(errors)
         for plan in group:
             obj = plan.obj
             try:
@@ -136,6 +138,13 @@ def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]
                                         f"({exc}).", obj.bone_name))
             except Exception as exc:   # not foreseen: one sentence, never a traceback
                 errors.append(unexpected_issue(obj, "interpolating its rotation", exc))
+        if len(errors) == failed and len(group) > 1:
+            # Every one baked alone: the batching itself failed, a QuatBake bug the
+            # user's bake survives. On the console with its traceback, to be reported.
+            import logging
+            logging.getLogger(__name__).warning(
+                "QuatBake: interpolating %d transforms together failed, each alone did "
+                "not; please report this with the file.", len(group), exc_info=group_failure)
     return warnings, errors
 
 

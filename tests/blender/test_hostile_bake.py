@@ -607,8 +607,8 @@ def test_failure_while_writing_the_third_object_restores_all(clean_blender, monk
 @pytest.mark.parametrize("fault", [ValueError, RuntimeError], ids=["ValueError", "unforeseen"])
 def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monkeypatch, fault):
     """Objects keyed on the same frames are interpolated in one call (plan.interpolate_group);
-    when that call fails for one of them (a real exception raised from inside core's
-    interpolation, on that object's keys only), the group is done again object by object:
+    when that call fails for one of them (an exception injected into core's
+    interpolation, raised on that object's keys only), the group is done again object by object:
     the refusal names the object, says what failed, and nothing changes."""
     from quatbake.addon.bake import plan as bake_plan
     from quatbake.core import rotation
@@ -638,3 +638,31 @@ def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monk
     monkeypatch.undo()
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     assert all(bake.can_revert(o) for o in objs)
+
+
+def test_a_group_that_fails_only_together_is_baked_and_logged(clean_blender, monkeypatch,
+                                                             caplog):
+    """A failure of the batched call alone (each object bakes on its own) is QuatBake's
+    bug, not the user's: every object is baked, and the console says so, to be reported."""
+    import logging
+
+    from quatbake.addon.bake import plan as bake_plan
+
+    small = np.radians([[0.0, 0.0, 10.0], [20.0, 10.0, 40.0], [10.0, -20.0, 60.0]])
+    objs = [_euler_object(name, values=small + shift)
+            for name, shift in (("G1", 0.0), ("G2", 0.2))]
+    real = bake_plan.interp.interpolate_many
+
+    def failing(key_frames, key_quats, frames, method):
+        if len(key_quats) > 1:
+            raise IndexError("injected: the batched call failed.")
+        return real(key_frames, key_quats, frames, method)
+
+    monkeypatch.setattr(bake_plan.interp, "interpolate_many", failing)
+    scenes.select_only(*objs)
+    with caplog.at_level(logging.WARNING):
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    assert all(bake.can_revert(o) for o in objs)
+    logged = [r for r in caplog.records if "interpolating 2 transforms together failed" in
+              r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info[0] is IndexError
