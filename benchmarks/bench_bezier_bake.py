@@ -175,6 +175,8 @@ def scenes_table() -> None:
         runs += [(f"QuatBake Linear {tol:g}", dict(tolerance_deg=tol, key_interpolation='LINEAR'),
                   None) for tol in TOLERANCES]
         runs += [(f"dense + Decimate {m:g}", {}, m) for m in DECIMATE_MARGINS]
+        allowed, turn = moonshot_keys(played(obj, KEY_FRAMES))
+        bezier_keys_kept = {}
         for label, extra, margin in runs:
             obj = build(which)
             bake.bake_objects([obj], bake.BakeSettings(method='SLERP', **extra))
@@ -185,6 +187,21 @@ def scenes_table() -> None:
             whole = error_deg(played(obj, WHOLE), target_w).max()
             print(f"{which:>18} {label:>34} {keys:>5} {most:>6} {quarter:>9.4f} {whole:>9.4f}",
                   flush=True)
+            if label.startswith("QuatBake Bezier") and "free" not in label:
+                bezier_keys_kept[label.split()[-1]] = keys
+        verdicts = ", ".join(f"{tol} {n} keys {'met' if n <= allowed else 'NOT met'}"
+                             for tol, n in bezier_keys_kept.items())
+        print(f"{which:>18} {'moonshot':>34}  at most {allowed} keys ({len(KEY_FRAMES)} + one "
+              f"per 90 deg of the slerp's {turn:.0f} deg): Bezier {verdicts}", flush=True)
+
+
+def moonshot_keys(key_quats) -> tuple[int, float]:
+    """Issue 22's moonshot for keys at these orientations (w, x, y, z), one per key:
+    (the key count plus one per 90 deg the slerp through them turns, that turn in deg).
+    A slerp turns the short angle between neighbouring keys (scipy's magnitude)."""
+    rot = Rotation.from_quat(np.asarray(key_quats)[:, [1, 2, 3, 0]])
+    turn = float(np.degrees((rot[1:] * rot[:-1].inv()).magnitude().sum()))
+    return len(key_quats) + int(turn // 90.0), turn
 
 
 # ---------------------------------------------------------------- time
@@ -264,6 +281,31 @@ def time_table(n_objects: int, n_frames: int, repeats: int) -> None:
         print(f"{output:>10} {dense[0]:>7.2f} {bez[0]:>7.2f} {bez[0] / dense[0]:>5.2f}x "
               f"{bez[3]:>6.2f} {bez[3] / dense[0]:>8.2f}x {lin[0]:>7.2f} {lin[0] / dense[0]:>5.2f}x "
               f"{bez[2]:>12,} {lin[2]:>12,}", flush=True)
+    for output in ('KEEP', 'QUATERNION'):
+        moonshot_table(n_objects, n_frames, output)
+
+
+def moonshot_table(n_objects: int, n_frames: int, output: str) -> None:
+    """Issue 22's moonshot on the timing scene: each object's Bezier keys at 0.01 deg
+    against its keys plus one per 90 deg of the slerp's turn (moonshot_keys, from
+    Blender's playback at its key frames)."""
+    objects = build_scene(n_objects, n_frames, 0)
+    keyed = animdata.key_frames([fc for fc in animdata.object_fcurves(objects[0])
+                                 if fc.data_path == "rotation_euler"])
+    quats = {obj.name: [] for obj in objects}
+    for frame in keyed:
+        bpy.context.scene.frame_set(int(frame))
+        for obj in objects:
+            q = obj.matrix_world.to_quaternion()
+            quats[obj.name].append((q.w, q.x, q.y, q.z))
+    allowed = {name: moonshot_keys(q)[0] for name, q in quats.items()}
+    result = bake.bake_objects(objects, bake.BakeSettings(
+        method='SLERP', output_mode=output, tolerance_deg=0.01, key_interpolation='BEZIER'))
+    got = result.keys_per_object
+    over = sum(got[name] > most for name, most in allowed.items())
+    print(f"   moonshot, {output}: {sum(got.values()):,} Bezier keys at 0.01 deg, at most "
+          f"{sum(allowed.values()):,} ({len(keyed) * len(objects):,} keyed + one per 90 deg of "
+          f"turn); {over} of {len(objects)} objects over", flush=True)
 
 
 # ---------------------------------------------------------------- conversion

@@ -238,6 +238,21 @@ def test_with_the_animators_keys_let_go_no_more_keys_than_decimate_or_than_kept(
         assert tol < error and loose["QuatCam"] <= keys, loose
 
 
+def test_the_moonshot_the_keys_plus_one_per_90_deg_of_turn(baked):
+    """The issue's moonshot, on its three scenes: at most the animator's keys plus one
+    key per 90 deg the method's path turns (a slerp turns the short angle between
+    neighbouring key orientations, 2 acos |q1.q2|: 61, 140 and 380 deg here), with
+    Blender's playback within the tolerance of scipy's slerp at every quarter frame."""
+    tol, objects, originals, result = baked
+    for name, obj in objects.items():
+        q = np.asarray(originals[name])
+        turn = _angle_deg(q[:-1], q[1:]).sum()
+        allowed = len(KEY_FRAMES) + int(turn // 90.0)
+        assert result.keys_per_object[name] <= allowed, (name, turn, result.keys_per_object)
+        off = _angle_deg(_played(obj, QUARTERS), _slerp(KEY_FRAMES, originals[name], QUARTERS))
+        assert off.max() <= tol, (name, off.max())
+
+
 def test_the_notes_give_the_statistics_per_object_and_overall(baked):
     tol, objects, _originals, result = baked
     texts = [n.message for n in result.notes]
