@@ -111,6 +111,12 @@ class ObjectAnalysis:
     timing_deviation_deg: np.ndarray | None = None  # (n,) method at even vs Blender's timing
     max_path_deviation_deg: float = 0.0
     max_timing_deviation_deg: float = 0.0
+    # Between the frames: the largest deviation at the in-between samples (extra_frames,
+    # where a channel jumps between neighbouring keys) and its subframe. Mocap's 179 ->
+    # -179 deg wrap from one frame to the next is 0 deg off at both frames and 180 deg off
+    # half-way, where motion blur samples it; a --fail-above gate must see it.
+    max_between_deviation_deg: float = 0.0
+    worst_between_frame: float | None = None
     kinds: list = field(default_factory=list)       # per key interval (core.turns.KINDS)
     clip: str = ""     # the action analysed when it is one of several clips of the object
     bone: str = ""     # the pose bone analysed (``name`` is then its armature's)
@@ -657,6 +663,8 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
     jittery = jitter_many(frames, bq, b_speed)
 
     turned_at_keys = _turned_at_keys(frames, keys, bq, b_speed, items)
+    between = _between_deviations(keys, kq, trackings, kinds, turns_setting, method, timing,
+                                  items)
 
     out = []
     for i, it in enumerate(items):
@@ -678,13 +686,40 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
             timing_dev[i], b_speed[i], c_speed[i], intervals, long_arcs,
             {"frames": jf, "blender_deg": jb[i], "custom_deg": jc[i]},
             float(custom_norm[i]), kinds[i], dense, turns_setting, timing, approaches[i],
-            jittery[i]))
+            jittery[i], between[i]))
+    return out
+
+
+def _between_deviations(keys, kq, trackings, kinds, setting, method, timing,
+                        items: list) -> list:
+    """Per item, (largest deviation in deg, its subframe) at its in-between samples, or
+    (0.0, None) without them: Blender's orientation there against the method's path at the
+    same subframes, built as the path at the frames is (its kept turns, steps and timing).
+    Items sampled at the same in-between frames are measured together."""
+    out: list = [(0.0, None)] * len(items)
+    if keys.size < 2:
+        return out
+    same: dict = {}
+    for i, it in enumerate(items):
+        if it.extra_frames is not None:
+            ef = np.asarray(it.extra_frames, dtype=np.float64).reshape(-1)
+            if ef.size:
+                same.setdefault(ef.tobytes(), (ef, []))[1].append(i)
+    for ef, members in same.values():
+        eq = np.stack([_extra_orientations(items[i], ef) for i in members])
+        custom = _method_paths(keys, kq[members], [trackings[i] for i in members],
+                               [kinds[i] for i in members], setting, method, ef, timing, eq)
+        deviation = np.degrees(quat.angle_between(eq, custom))
+        worst = np.argmax(deviation, axis=1)
+        for row, i in enumerate(members):
+            out[i] = (float(deviation[row, worst[row]]), float(ef[worst[row]]))
     return out
 
 
 def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path_dev,
               timing_dev, b_speed, c_speed, intervals, long_arcs, jumps, custom_norm_min,
-              kinds, dense, turns_setting, timing, approach, jitter_frames) -> ObjectAnalysis:
+              kinds, dense, turns_setting, timing, approach, jitter_frames,
+              between) -> ObjectAnalysis:
     """One transform's ObjectAnalysis from its rows of the group's measures, with the
     pitfalls that are its own (norm drift, gimbal, wraps, float32, location, creep,
     jitter) and the sentences."""
@@ -718,6 +753,7 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
         kinds=kinds, dense_keys=dense,
         dense_location_keys=it.location_key_frames is not None and keys_are_dense(
             it.location_key_frames),
+        max_between_deviation_deg=between[0], worst_between_frame=between[1],
     )
     _set_advice(result)
     return result

@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from .json_report import largest_deviation
 from .svg import escape, line_chart
 
 BLENDER_COLOUR = "#d1495b"   # Blender's own interpolation: red
@@ -99,7 +100,7 @@ def _status(obj: dict) -> tuple[str, str]:
     if word:
         return ({"long way round": "bad", "visible": "warn", "to check": "warn"}.get(word, "ok"),
                 word)
-    dev = obj.get("max_deviation_deg") or 0.0
+    dev = largest_deviation(obj) or 0.0
     if dev >= FINE_DEG:
         return "warn", "visible"
     if obj.get("findings"):
@@ -111,8 +112,13 @@ def _deviation_class(obj: dict) -> str:
     """The colour of a largest-difference number: its own verdict (a 0.00 is never orange)."""
     if obj.get("long_arc_segments"):
         return "bad"
-    return "warn" if (obj.get("max_deviation_deg") or 0.0) >= FINE_DEG else "ok"
+    return "warn" if (largest_deviation(obj) or 0.0) >= FINE_DEG else "ok"
 
+
+_BETWEEN_HINT = ("Where a channel jumps between two neighbouring keys (an Euler angle "
+                 "wrapping from 179 to -179 deg, a quaternion key's flipped sign), Blender's "
+                 "playback is sampled in sixteenths of the interval too: a spin there is "
+                 "invisible at whole frames and seen by motion blur and retiming.")
 
 _DEVIATION_HINT = ("The angle between the orientation Blender plays and the compared "
                    "method's interpolation of the same keys, at the worst frame. Under "
@@ -207,6 +213,10 @@ def _object_section(obj: dict, method: str, index: int) -> str:
          f"{method} path, {_deg(obj.get('max_timing_deviation_deg'))} deg of timing"),
         (_hint("Long way round (key intervals)", _LONG_WAY_HINT), arcs),
     ]
+    if obj.get("worst_between_frame") is not None:
+        rows.insert(4, (_hint("Largest difference between frames", _BETWEEN_HINT),
+                        f"{_deg(obj.get('max_between_deviation_deg'))} deg at frame "
+                        f"{_fmt(obj['worst_between_frame'])}"))
     nd = obj.get("norm_drift")
     if nd:
         shrink = nd.get("min_norm")

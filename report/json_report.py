@@ -127,6 +127,11 @@ def object_entry(a) -> dict:
         # much is only where along it (timing); the settings the path used.
         "max_path_deviation_deg": _num(getattr(a, "max_path_deviation_deg", None), DECIMALS),
         "max_timing_deviation_deg": _num(getattr(a, "max_timing_deviation_deg", None), DECIMALS),
+        # Between the frames, where a channel jumps (a wrap between neighbouring frames).
+        "max_between_deviation_deg": _num(getattr(a, "max_between_deviation_deg", 0.0),
+                                          DECIMALS),
+        "worst_between_frame": (None if getattr(a, "worst_between_frame", None) is None
+                                else frame_value(a.worst_between_frame)),
         "turns": getattr(a, "turns", "AUTO"),
         "timing": getattr(a, "timing", "EVEN"),
         "long_arc_segments": [[frame_value(s[0]), frame_value(s[1])] for s in a.long_arc_segments],
@@ -278,8 +283,18 @@ def write_text(text: str, path) -> None:
             os.unlink(tmp)
 
 
+def largest_deviation(entry: dict) -> float | None:
+    """An entry's largest deviation, at its frames or between them (None when it has
+    none): what ``--fail-above`` judges. A wrap between two neighbouring frames is 0 deg
+    off at both and about 180 deg off half-way, where motion blur samples it."""
+    at_frames = entry.get("max_deviation_deg")
+    if at_frames is None:
+        return None
+    return max(at_frames, entry.get("max_between_deviation_deg") or 0.0)
+
+
 def max_deviation(report: dict) -> float:
-    """Largest max_deviation_deg over the report's objects (0 when none)."""
-    values = [o["max_deviation_deg"] for o in report.get("objects", [])
-              if o.get("max_deviation_deg") is not None]
-    return max(values, default=0.0)
+    """Largest deviation over the report's objects, at frames or between them (0 when
+    none)."""
+    values = [largest_deviation(o) for o in report.get("objects", [])]
+    return max((v for v in values if v is not None), default=0.0)

@@ -103,6 +103,8 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
         "max_deviation_deg": a.max_deviation_deg,
         "max_path_deviation_deg": a.max_path_deviation_deg,
         "worst_frame": a.worst_frame,
+        "max_between_deviation_deg": a.max_between_deviation_deg,
+        "worst_between_frame": a.worst_between_frame,
         "long_arc_segments": defects,
         "spins": [list(f) for f in sorted(spins)],
         "steps": len(core_analysis.intervals_of_kind(a, "step")),

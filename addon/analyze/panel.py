@@ -162,6 +162,10 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     if entry["max_deviation_deg"] >= FINE_DEG:
         extra.append(f"Off the path: {entry['max_path_deviation_deg']:.2f}\u00b0 "
                      "(the rest is timing)")
+    if (entry.get("max_between_deviation_deg") or 0.0) >= FINE_DEG:
+        # A wrap between neighbouring frames: 0 deg off at both, seen by motion blur.
+        extra.append(f"Between frames: {entry['max_between_deviation_deg']:.1f}\u00b0 at "
+                     f"frame {entry['worst_between_frame']:g}")
     if entry.get("spins"):
         extra.append("Keyed spins: " + ", ".join(f"{a:g}-{b:g}" for a, b in entry["spins"]))
     if entry.get("steps"):

@@ -198,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", metavar="OUT.json", help="write the JSON report here")
     rep.add_argument("--html", metavar="OUT.html", help="write the HTML report here")
     rep.add_argument("--fail-above", type=_degrees, metavar="DEG",
-                     help="exit 1 when any object deviates more than DEG degrees")
+                     help="exit 1 when any object deviates more than DEG degrees, at a "
+                          "frame or between frames where a channel jumps (a wrap)")
     rep.add_argument("--quiet", action="store_true", help="no progress or table")
 
     bake = sub.add_parser("bake", help="re-bake rotation (and location) keys into a new file")

@@ -21,7 +21,7 @@ from .scenes import (
     register_quatbake,
     resolve_targets,
 )
-from .tables import report_table
+from .tables import report_table, who
 
 
 def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
@@ -113,6 +113,17 @@ def report_outputs(args, path: str) -> tuple[str | None, str | None]:
     return json_out, html_out
 
 
+def _where(report: dict, worst: float) -> str:
+    """Where the largest deviation is, when it lies between frames: ' (Hips, between
+    frames, at 212.5)'; empty when it is at a frame (the table's worst column says which)."""
+    for o in report["objects"]:
+        if (o.get("worst_between_frame") is not None
+                and o.get("max_between_deviation_deg") == worst
+                and worst > (o.get("max_deviation_deg") or 0.0)):
+            return f" ({who(o)}, between frames, at {o['worst_between_frame']:g})"
+    return ""
+
+
 def run_report(args) -> int:
     path = check_blend_file(args.scene)
     json_out, html_out = report_outputs(args, path)
@@ -160,7 +171,7 @@ def run_report(args) -> int:
         return EXIT_BAD_INPUT
     worst = json_report.max_deviation(report)
     if args.fail_above is not None and worst > args.fail_above:
-        print(f"Largest deviation {worst:.2f} deg is above --fail-above {args.fail_above:g} deg.",
-              file=sys.stderr)
+        print(f"Largest deviation {worst:.2f} deg{_where(report, worst)} is above "
+              f"--fail-above {args.fail_above:g} deg.", file=sys.stderr)
         return EXIT_FAIL_ABOVE
     return EXIT_OK

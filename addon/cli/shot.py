@@ -17,7 +17,7 @@ import time
 import traceback
 
 from ...report import batch_report
-from ...report.json_report import max_deviation
+from ...report.json_report import largest_deviation, max_deviation
 from .args import build_parser
 from .headless import BadInput
 
@@ -61,13 +61,21 @@ def _namespace(command: str, shot: str, options: dict, outputs: list[str]):
     return args
 
 
+def _largest(entry: dict) -> float:
+    return largest_deviation(entry) or 0.0
+
+
 def _worst(entries: list[dict]) -> dict | None:
-    """{object, bone?, frame} of the entry with the largest max_deviation_deg."""
+    """{object, bone?, frame} of the entry with the largest deviation, at its frames or
+    between them (the frame is then the subframe)."""
     found = [e for e in entries if e.get("max_deviation_deg") is not None]
     if not found:
         return None
-    e = max(found, key=lambda e: e["max_deviation_deg"])
-    worst = {"object": e["name"], "frame": e.get("worst_frame")}
+    e = max(found, key=_largest)
+    frame = e.get("worst_frame")
+    if (e.get("max_between_deviation_deg") or 0.0) > e["max_deviation_deg"]:
+        frame = e.get("worst_between_frame")
+    worst = {"object": e["name"], "frame": frame}
     if e.get("bone"):
         worst["bone"] = e["bone"]
     if e.get("clip"):
@@ -80,7 +88,7 @@ def _advice(report: dict) -> str:
     found = [e for e in report["objects"] if e.get("max_deviation_deg") is not None]
     if not found:
         return ""
-    e = max(found, key=lambda e: e["max_deviation_deg"])
+    e = max(found, key=_largest)
     name = f"{e['name']}: {e['bone']}" if e.get("bone") else e["name"]
     return f"{name}: {e['advice']}" if e.get("advice") else ""
 
@@ -186,7 +194,8 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
     record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
     record.update(
         # What the bake changed: Blender's playback of the original keys against the bake.
-        max_deviation_deg=max((b.max_deviation_deg for b in before), default=0.0),
+        max_deviation_deg=max((max(b.max_deviation_deg, b.max_between_deviation_deg)
+                               for b in before), default=0.0),
         worst=_worst(report["objects"]),
         keys_before=sum(len(b.keys) for b in before),
         keys_after=sum(e["keys"] for e in after),

@@ -9,7 +9,8 @@ def who(entry: dict) -> str:
 
 
 def report_table(report: dict) -> str:
-    rows = [("object", "mode", "frames", "max dev", "off path", "rms", "worst", "long arcs")]
+    rows = [("object", "mode", "frames", "max dev", "off path", "rms", "worst", "between",
+             "long arcs")]
     for o in report["objects"]:
         # Keyed spins go the long way on purpose (key_intervals[*].kind, issue 11).
         spins = {tuple(iv["frames"]) for iv in o.get("key_intervals", [])
@@ -19,7 +20,8 @@ def report_table(report: dict) -> str:
         path = o.get("max_path_deviation_deg")
         rows.append((who(o), o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
                      f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
-                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", arcs))
+                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", _between(o),
+                     arcs))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     for o in report["objects"]:
@@ -27,6 +29,15 @@ def report_table(report: dict) -> str:
     for e in report.get("errors", []) + report.get("skipped", []):
         lines.append(e["message"])
     return "\n".join(lines)
+
+
+def _between(entry: dict) -> str:
+    """The largest deviation between the frames and its subframe ("180.00 at 212.5"), or
+    "-" where nothing was sampled between them."""
+    frame = entry.get("worst_between_frame")
+    if frame is None:
+        return "-"
+    return f"{entry.get('max_between_deviation_deg') or 0.0:.2f} at {frame:g}"
 
 
 def check_table(report: dict) -> str:

@@ -421,6 +421,59 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
     assert wrapped                                          # the file has wraps (tests/data/realdata/README.md: 14)
 
 
+# The sixteenths of a key interval at which the analysis samples a channel's jump
+# (addon.animdata.read.FAR_TURN_SUBSTEPS), fixed here as docs/report.md states it.
+SIXTEENTHS = np.arange(1, 16) / 16.0
+# Blender's matrices are float32 and a wrap's half-way orientation is 180 deg off the
+# slerp, where angle_between's 2*atan2 loses a little: 0.01 deg.
+BETWEEN_DEG = 0.01
+
+
+def _file_wraps(clip, name: str) -> list:
+    """Scene frame pairs (f0, f0 + 1) where one of the file's own channels jumps by more
+    than 180 deg from one file frame to the next (the object importer's frame mapping)."""
+    jumps = np.abs(np.diff(clip.euler_degrees(name), axis=0)).max(axis=1) > 180.0
+    return [(FIRST_FILE_FRAME + i, FIRST_FILE_FRAME + i + 1) for i in np.flatnonzero(jumps)]
+
+
+def _slerp_between(obj, f0: float, f1: float, shares) -> np.ndarray:
+    """mathutils' slerp (the short arc) of what Blender plays at the two whole frames, at
+    ``shares`` (wxyz); mathutils is in every runtime, scipy is not in Blender 3.4.1's."""
+    import mathutils
+
+    a, b = (mathutils.Quaternion(q) for q in _played(obj, [f0, f1]))
+    return np.array([tuple(a.slerp(b, float(t))) for t in shares])
+
+
+def test_bvh_wraps_between_frames_are_measured_there_and_fail_the_gate(clean_blender):
+    """The mocap wraps (179 -> -179 deg from one frame to the next) are 0 deg off at both
+    frames: the report measures them between the frames, against mathutils' slerp of
+    Blender's own playback at the two frames and frame_set at the subframes."""
+    _import_bvh(MOCAPBANK)
+    clip = bvh_reference.load_bvh(MOCAPBANK)
+    checked = 0
+    for obj in _joint_objects(clip):
+        wraps = _file_wraps(clip, obj.name)
+        a = addon_analyze.analyze_object(obj, "slerp")
+        if not wraps:
+            continue
+        # What scipy and frame_set find over the file's wraps, sixteenth by sixteenth.
+        worst = max(((float(_deg(_played(obj, f0 + SIXTEENTHS), _slerp_between(
+            obj, f0, f1, SIXTEENTHS)).max()), f0) for f0, f1 in wraps))
+        assert a.max_deviation_deg < 1.0        # at the whole frames nothing shows
+        assert a.max_between_deviation_deg > 90.0
+        assert a.max_between_deviation_deg >= worst[0] - BETWEEN_DEG, (obj.name, worst)
+        # The figure is the deviation at the subframe it names.
+        f = a.worst_between_frame
+        f0 = float(np.floor(f))
+        at = _deg(_played(obj, [f]), _slerp_between(obj, f0, f0 + 1.0, [f - f0]))[0]
+        assert abs(at - a.max_between_deviation_deg) < BETWEEN_DEG, (obj.name, f, at)
+        entry = json_report.object_entry(a)
+        assert json_report.largest_deviation(entry) == entry["max_between_deviation_deg"]
+        checked += 1
+    assert checked >= 2                      # LeftHip and LeftKnee wrap in this file
+
+
 @pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],
                          ids=lambda p: p.stem)
 def test_bvh_object_import_bakes_without_changing_the_capture_at_its_keys(clean_blender, path):

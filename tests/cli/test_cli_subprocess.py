@@ -99,6 +99,32 @@ def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
     assert ok.returncode == 0
 
 
+MOCAPBANK = ROOT / "tests" / "data" / "realdata" / "bvh" / "test_mocapbank.bvh"
+
+
+def test_fail_above_sees_a_mocap_wrap_between_two_frames(tmp_path):
+    """A real BVH imported as objects by Blender's importer: its wraps (179 -> -179 deg
+    from one frame to the next) are 0 deg off at every whole frame and 180 deg off
+    half-way; the gate fails on them and says where (tests/blender/test_imports checks
+    the figure against frame_set and mathutils' slerp)."""
+    blend = tmp_path / "mocap.blend"
+    built = subprocess.run([sys.executable, "-c", (
+        "import sys, bpy\n"
+        "bpy.ops.wm.read_factory_settings(use_empty=True)\n"
+        "bpy.ops.import_anim.bvh(filepath=sys.argv[1], target='OBJECT')\n"
+        "bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])\n"), str(MOCAPBANK), str(blend)],
+        capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    js = tmp_path / "r.json"
+    res = run("report", blend, "--json", js, "--fail-above", "1", "--quiet")
+    assert res.returncode == 1, res.stderr
+    assert re.search(r"Largest deviation 1[789]\d\.\d\d deg \(\w+, between frames, at "
+                     r"\d+\.\d+\) is above --fail-above 1 deg", res.stderr), res.stderr
+    objects = load_report(js)["objects"]
+    assert max(o["max_deviation_deg"] for o in objects) < 1.0     # nothing at whole frames
+    assert run("report", blend, "--fail-above", "181", "--quiet").returncode == 0
+
+
 def test_object_without_rotation_keys_is_skipped_and_the_others_carry_on(scenes, tmp_path):
     """Issue 21: no rotation keys is not an error: skipped with its reason, exit 0."""
     js = tmp_path / "r.json"
