@@ -64,6 +64,7 @@ import numpy as np
 from . import gltf_sampler, keyreduce, quat, rotation
 
 CAUSES = (
+    "not_exported",
     "timing",
     "before_first_key",
     "after_last_key",
@@ -180,6 +181,10 @@ def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray
 
 # What to do about each cause, in the order causes are checked.
 ADVICE = {
+    "not_exported": (
+        "bake it to keys before exporting (quatbake bake turns a Transform Cache into keys; "
+        "a driver or constraint: Bake Action with Visual Keying)"
+    ),
     "timing": "export at a whole frame rate (render.fps_base 1), or retime in the engine",
     "before_first_key": "key the motion on whole frames inside the exported range",
     "after_last_key": "key the motion on whole frames inside the exported range",
@@ -205,11 +210,30 @@ ADVICE = {
 }
 
 
+# A node the exporter wrote no animation for is "not exported" when Blender moves it
+# further than this from the pose the engine holds (scene units; deg: CAUSE_MIN_DEG).
+# A still object's exported pose is float32: ~1e-7 of its distance from the origin.
+NOT_EXPORTED_MIN_DISTANCE = 1e-4
+
+
+def not_exported(channel_count: int, comparison: "Comparison") -> bool:
+    """True when the file holds no animation channel for the node while Blender plays it
+    moving (the engine holds one pose): a Transform Cache constraint from a USD or
+    Alembic import, which the glTF exporter does not write, a driver, a constraint."""
+    return channel_count == 0 and (
+        comparison.max_deviation_deg >= CAUSE_MIN_DEG
+        or comparison.max_location_deviation >= NOT_EXPORTED_MIN_DISTANCE)
+
+
 def advice(causes: dict, max_deviation_deg: float) -> str:
     """One line for an object: its worst problem and what to do (causes: {cause: count})."""
     if not causes:
         return f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
     first = next(c for c in CAUSES if c in causes)
+    if first == "not_exported":
+        return (f"Not exported: the file has no animation for it, so the engine holds one "
+                f"pose, up to {max_deviation_deg:.3g} deg off Blender's playback: "
+                f"{ADVICE[first]}.")
     count = causes[first]
     more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
     return (

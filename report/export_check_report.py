@@ -25,6 +25,10 @@ SCHEMA = "quatbake.export-check/1"
 DECIMALS = 7
 
 CAUSE_TEXT = {
+    "not_exported": (
+        "the file has no animation for it while Blender plays it moving (a Transform Cache "
+        "from a USD or Alembic import, a driver, a constraint): the engine holds one pose"
+    ),
     "stepped": "STEP sampler: the player holds each key while Blender moves",
     "timing": "the exporter wrote the key times on another clock than Blender plays (fps_base)",
     "before_first_key": "before the first exported key the player holds it while Blender moves",

@@ -703,6 +703,9 @@ def _object_entry(
                 seen.add(acc)
                 data_bytes += doc.accessor_bytes.get(acc, 0)
     causes = _cause_counts(comparison)
+    if export_compare.not_exported(len(keys), comparison):
+        # No interval to blame: the whole clip is one pose in the file.
+        causes = {"not_exported": 1}
     action = animdata.get_action(obj)
     advice = export_compare.advice(causes, comparison.max_deviation_deg)
     bezier_entry = None

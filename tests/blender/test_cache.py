@@ -541,3 +541,46 @@ def test_alembic_reader_refuses_cut_and_foreign_files_by_name(clean_blender, tmp
         cache_times.alembic_sample_times(str(cut), "/Cam/Cam")
     with pytest.raises(ValueError, match=r"has no object /Cam/Ghost"):
         cache_times.alembic_sample_times(str(path), "/Cam/Ghost")
+
+
+@needs_usd
+def test_export_check_names_a_cache_camera_the_gltf_exporter_leaves_still(clean_blender,
+                                                                         tmp_path):
+    """The glTF exporter writes no animation for a Transform Cache constraint: the USD
+    camera exports still. The check says "not exported", not "plays as in Blender"; a
+    still object beside it keeps "plays as in Blender"."""
+    import json
+
+    from quatbake.addon import export_check
+    from quatbake.report import export_check_report
+
+    from gltf_spec_eval import export_for_reference
+
+    bpy.ops.wm.usd_import(filepath=str(TEAPOT))
+    cam = bpy.data.objects["mono"]
+    still = scenes.new_object("Still", 'XYZ')
+    still.rotation_euler = (0.3, 0.2, 0.1)
+    # Independently: Blender's own export holds no animation channel for the camera's node,
+    path = export_for_reference(tmp_path, [cam, still])
+    doc = json.loads(pathlib.Path(path).read_text())
+    node = next(i for i, n in enumerate(doc["nodes"]) if n.get("name") == cam.name)
+    assert not any(ch["target"].get("node") == node
+                   for anim in doc.get("animations", []) for ch in anim["channels"])
+    # while Blender plays it turning (frame_set and matrix_world).
+    scene = bpy.context.scene
+    poses = []
+    for frame in (0, 479):
+        scene.frame_set(frame)
+        poses.append(cam.matrix_world.to_quaternion())
+    turned = math.degrees(poses[0].rotation_difference(poses[1]).angle)
+    assert turned > 10.0
+    report = export_check.check_objects(bpy.context, [cam, still], {})
+    got = {o["name"]: o for o in report["objects"]}
+    entry = got["mono"]
+    assert entry["key_count"] == 0 and entry["causes"] == {"not_exported": 1}
+    assert entry["advice"].startswith("Not exported") and "quatbake bake" in entry["advice"]
+    # One pose held against two frames turned apart: at least half the turn off at one.
+    assert entry["max_deviation_deg"] >= 0.5 * turned - 1e-3
+    assert got["Still"]["causes"] == {}
+    assert got["Still"]["advice"].startswith("Plays as in Blender")
+    report_schema.validate_export_check(json.loads(export_check_report.dumps(report)))
