@@ -375,8 +375,8 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
         clips = [c.name for c in animdata.object_clips(obj)]
         if clips:
             issues.skip(f"{who} has no active action; its animation lives in NLA clips "
-                        f"({', '.join(clips)}), so it is left as it is. Name the clip to bake "
-                        "(Clip in the Re-bake panel; command line: --clips NAME).")
+                        f"({', '.join(clips)}), so it is left as it is. "
+                        f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, "bake its bones"))
         issues.skip(f"{who} has no animation, so there is nothing to bake. Key its rotation "
@@ -454,6 +454,15 @@ def _location_key_count(obj, fcurves: list) -> int:
                                    + _keyed(animdata.delta_location_fcurves(obj, fcurves))).size)
 
 
+def _name_a_clip(settings: BakeSettings) -> str:
+    """What to do with a clip in the NLA: a bake is given the clip by name; a conversion
+    (keep_playback) reads the active action only, so the clip must become it."""
+    if settings.keep_playback:
+        return ("Convert reads the active action only: assign the clip's action to it "
+                "(the Action Editor's action menu), then convert.")
+    return "Name the clip to bake it (Clip in the Re-bake panel; command line: --clips NAME)."
+
+
 def _nothing_to_bake(obj, src: Source, fcurves: list, settings: BakeSettings) -> str:
     """Why a transform without rotation keys is left as it is (keyed.nothing_to_rotate),
     with what would bake it: a location bake, or the NLA clip holding its rotation."""
@@ -470,8 +479,8 @@ def _nothing_to_bake(obj, src: Source, fcurves: list, settings: BakeSettings) ->
                                    + animdata.delta_rotation_fcurves(obj, src.mode,
                                                                      c.fcurves()))]
     if clips:
-        sentence += (f" Its NLA clips {', '.join(clips)} have rotation keys: name one to bake "
-                     "it (Clip in the Re-bake panel; command line: --clips NAME).")
+        sentence += (f" Its NLA clips {', '.join(clips)} have rotation keys. "
+                     f"{_name_a_clip(settings)}")
     return sentence
 
 

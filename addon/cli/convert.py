@@ -10,6 +10,19 @@ from .headless import BadInput, save_blend_copy
 from .scenes import load_blend, register_quatbake, resolve_targets
 
 
+def _chosen(to: str, converted) -> str:
+    """The mode the summary names: ``to`` itself, or for AUTO the Euler orders it picked
+    ("the Euler order farthest from gimbal lock: YXZ x 20, ZXY x 11")."""
+    if to != "AUTO":
+        return to
+    from collections import Counter
+
+    counts = Counter(t.rotation_mode for t in converted)
+    picked = ", ".join(f"{mode} x {n}" for mode, n in sorted(counts.items(),
+                                                            key=lambda kv: (-kv[1], kv[0])))
+    return f"the Euler order farthest from gimbal lock ({picked or 'none'})"
+
+
 def run_convert(args) -> int:
     path = check_blend_file(args.scene)
     out = check_output(args.output, "--output")
@@ -32,8 +45,10 @@ def run_convert(args) -> int:
         raise BadInput(str(exc)) from None
     save_blend_copy(bpy, out)
     if not args.quiet:
-        done = transform_count(transforms_named(result.objects))
-        print(f"Converted {done} to {args.to.upper()}: {result.keys_written} keys per channel "
+        converted = transforms_named(result.objects)
+        done = transform_count(converted)
+        print(f"Converted {done} to {_chosen(args.to.upper(), converted)}: "
+              f"{result.keys_written} keys per channel "
               f"within {args.tolerance:g} deg of Blender's playback -> {args.output}")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)

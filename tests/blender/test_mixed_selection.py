@@ -218,6 +218,19 @@ def test_nla_only_object_in_a_selection_is_named_then_baked_by_the_panels_clip(c
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+def test_nla_only_object_in_a_conversion_is_told_what_convert_can_take(clean_blender):
+    """Convert has no clip option (it reads the active action): its sentence says so, not
+    the bake's "--clips NAME"; the child is converted and the parent left as it was."""
+    parent, child = _nla_only_parent()
+    before = scenes.scene_snapshot()
+    result = bake.convert_objects([parent, child], 'QUATERNION', 0.01)
+    said = [s.message for s in result.skipped if '"Parent"' in s.message]
+    assert len(said) == 1 and "Convert reads the active action only" in said[0], said
+    assert "--clips" not in said[0] and "Re-bake panel" not in said[0]
+    assert child.rotation_mode == 'QUATERNION'
+    assert scenes.scene_snapshot()["objects"]["Parent"] == before["objects"]["Parent"]
+
+
 def test_a_selection_with_nothing_to_bake_is_refused_naming_each(clean_blender):
     parent, _child = _nla_only_parent()
     dolly = scenes.new_object("Dolly", 'XYZ')

@@ -69,7 +69,7 @@ for name in json.loads(sys.argv[3]):
     channels = [([kp.co[0] for kp in fc.keyframe_points],
                  [kp.interpolation for kp in fc.keyframe_points])
                 for fc in curves if fc.data_path.startswith("rotation")]
-    out[name] = {"quats": quats, "channels": channels}
+    out[name] = {"quats": quats, "channels": channels, "mode": obj.rotation_mode}
 print("RESULT" + json.dumps(out))
 """
 
@@ -175,6 +175,11 @@ def test_convert_keeps_what_blender_plays_in_a_new_mode(scene, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "farthest from gimbal lock" in done.stdout
     after = _read(out, times)
+    # The summary names the orders it picked, as the file holds them, not "AUTO".
+    summary = next(ln for ln in done.stdout.splitlines() if ln.startswith("Converted"))
+    assert "AUTO" not in summary, summary
+    for mode in {after[name]["mode"] for name in ("Swing", "QuatCam")}:
+        assert mode in summary, (mode, summary)
     for name in ("Swing", "QuatCam"):
         err = _angle_deg(before[name]["quats"], after[name]["quats"])
         assert err.max() <= 0.01, (name, err.max())      # the default tolerance
