@@ -478,6 +478,10 @@ class Sampled:
     extra_quats: np.ndarray | None = None
     stepped: np.ndarray | None = None
     turn_samples: tuple | None = None
+    # The in-between frames of its own jumps, where extra_frames holds a group's union
+    # (analyze_many samples a rig together): the deviation between frames is measured
+    # there only, so that it does not depend on the neighbours. None: all extra_frames.
+    own_extra_frames: np.ndarray | None = None
 
 
 def _stacked_unit(arrays: list, labels: list, rows: int) -> np.ndarray:
@@ -710,9 +714,12 @@ def _between_deviations(keys, kq, trackings, kinds, setting, method, timing,
         custom = _method_paths(keys, kq[members], [trackings[i] for i in members],
                                [kinds[i] for i in members], setting, method, ef, timing, eq)
         deviation = np.degrees(quat.angle_between(eq, custom))
-        worst = np.argmax(deviation, axis=1)
         for row, i in enumerate(members):
-            out[i] = (float(deviation[row, worst[row]]), float(ef[worst[row]]))
+            own = items[i].own_extra_frames
+            mine = np.flatnonzero(np.isin(ef, own)) if own is not None else np.arange(ef.size)
+            if mine.size:
+                at = mine[np.argmax(deviation[row, mine])]
+                out[i] = (float(deviation[row, at]), float(ef[at]))
     return out
 
 

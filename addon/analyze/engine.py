@@ -536,6 +536,7 @@ def _sample_between(prepared: dict, members: list) -> dict:
         for i in spinning:
             try:
                 prepared[i].sampled.extra_frames = extra
+                prepared[i].sampled.own_extra_frames = prepared[i].extra_frames
                 prepared[i].sampled.extra_quats = prepared[i].oriented_at(extra)
             except Exception as exc:   # its own error, as analyze_object raises it
                 failed[i] = exc

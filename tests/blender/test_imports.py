@@ -472,6 +472,14 @@ def test_bvh_wraps_between_frames_are_measured_there_and_fail_the_gate(clean_ble
         assert json_report.largest_deviation(entry) == entry["max_between_deviation_deg"]
         checked += 1
     assert checked >= 2                      # LeftHip and LeftKnee wrap in this file
+    # Analysed together, as a selection is (one union of subframes for the group), each
+    # keeps the figure it has alone: measured at its own jumps only.
+    hip, knee = bpy.data.objects["LeftHip"], bpy.data.objects["LeftKnee"]
+    together = addon_analyze.analyze_many([(hip, None, None), (knee, None, None)], "slerp")
+    for obj, a in zip((hip, knee), together):
+        alone = addon_analyze.analyze_object(obj, "slerp")
+        assert (a.max_between_deviation_deg, a.worst_between_frame) == \
+            (alone.max_between_deviation_deg, alone.worst_between_frame), obj.name
 
 
 @pytest.mark.parametrize("path", [MOCAPBANK, PYBVH1, PYBVH2, FREEBVH, CMU],

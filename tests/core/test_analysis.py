@@ -453,3 +453,41 @@ def test_on_keys_only_the_path_is_the_keys_as_computed_in_full(method, turns_set
         assert np.degrees(quat.angle_between(a.custom_quats, full)).max() < 1e-6
     assert a.max_timing_deviation_deg == 0.0
     assert a.max_path_deviation_deg == a.max_deviation_deg < 1e-6
+
+
+def _about_z(deg) -> np.ndarray:
+    half = np.radians(np.asarray(deg, dtype=np.float64)) / 2.0
+    return np.stack([np.cos(half), np.zeros_like(half), np.zeros_like(half), np.sin(half)],
+                    axis=-1)
+
+
+def test_between_frames_the_deviation_is_measured_at_the_transforms_own_subframes():
+    """Blender's orientation at subframes against the method there: scipy's slerp of the
+    keys. A group's union of subframes (a neighbour's jumps) is not measured for it."""
+    from scipy.spatial.transform import Rotation, Slerp
+
+    keys = np.array([1.0, 2.0, 11.0])
+    key_deg = np.array([0.0, 40.0, 130.0])
+    frames = np.arange(1.0, 12.0)
+    extra = np.array([1.5, 10.5])
+    slerp = Slerp(keys, Rotation.from_quat(_about_z(key_deg)[:, [1, 2, 3, 0]]))
+
+    def expected(t):
+        return slerp(t).as_quat()[..., [3, 0, 1, 2]]
+
+    # Blender 30 deg past the slerp half-way through its own jump, 80 deg at 10.5.
+    blender_extra = _about_z(np.array([20.0 + 30.0, 125.0 + 80.0]))
+    item = analysis.Sampled("A", "QUATERNION", expected(frames), _about_z(key_deg),
+                            extra_frames=extra, extra_quats=blender_extra)
+    alone = analysis.analyze_group(frames, keys, [item])[0]
+    np.testing.assert_allclose(np.degrees(quat.angle_between(expected(extra), blender_extra)),
+                               [30.0, 80.0], atol=1e-9)       # the scene as meant
+    assert abs(alone.max_between_deviation_deg - 80.0) < 1e-9
+    assert alone.worst_between_frame == 10.5
+    item.own_extra_frames = np.array([1.5])      # 10.5 is a neighbour's jump
+    own = analysis.analyze_group(frames, keys, [item])[0]
+    assert abs(own.max_between_deviation_deg - 30.0) < 1e-9 and own.worst_between_frame == 1.5
+    assert own.max_deviation_deg < 1e-9       # at whole frames Blender plays the slerp
+    nothing = analysis.analyze_group(frames, keys, [analysis.Sampled(
+        "B", "QUATERNION", expected(frames), _about_z(key_deg))])[0]
+    assert nothing.max_between_deviation_deg == 0.0 and nothing.worst_between_frame is None
