@@ -151,13 +151,34 @@ def _frame_text(f: float) -> str:
     return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
-def _turned_at_keys(frames, keys, bq, b_speed, items: list) -> list:
+def _extra_groups(items: list) -> list:
+    """The items' in-between samples as [(frames (e,), members, orientations (m, e, 4)
+    unit)], one entry per set of in-between frames: a group's items sampled at the same
+    frames (as analyze_many samples them) are normalised and measured together."""
+    same: dict = {}
+    for i, it in enumerate(items):
+        if it.extra_frames is not None:
+            ef = np.asarray(it.extra_frames, dtype=np.float64).reshape(-1)
+            same.setdefault(ef.tobytes(), (ef, []))[1].append(i)
+    out = []
+    for ef, members in same.values():
+        eqs = _stacked_unit([items[i].extra_quats for i in members],
+                            [f"Object \"{items[i].name}\" in-between orientations"
+                             for i in members], ef.size)
+        for i, eq in zip(members, eqs):
+            if eq.shape != (ef.size, 4) or not np.isfinite(ef).all():
+                raise ValueError(f"Object \"{items[i].name}\": {ef.size} extra frames need "
+                                 f"({ef.size}, 4) finite orientations; got {eq.shape}.")
+        out.append((ef, members, np.asarray(eqs)))
+    return out
+
+
+def _turned_at_keys(frames, keys, bq, b_speed, items: list, extras: list) -> list:
     """Per item, the angle Blender has turned through by each key (deg, cumulative from
     the first frame): the steps from frame to frame, with the item's in-between samples
-    (``extra_frames``) measured too, so that a spin between two neighbouring frames
-    counts. Items sampled at the same in-between frames (a group's, as analyze_many
-    samples them) are measured together: one merge of the frames and one angle pass for
-    all of them."""
+    (``extras``, from _extra_groups) measured too, so that a spin between two
+    neighbouring frames counts. Items sampled at the same in-between frames are measured
+    together: one merge of the frames and one angle pass for all of them."""
     out: list = [None] * len(items)
     plain = [i for i, it in enumerate(items) if it.extra_frames is None]
     if plain:
@@ -165,33 +186,18 @@ def _turned_at_keys(frames, keys, bq, b_speed, items: list) -> list:
         out_rows = _rows_at(keys, frames, turned)
         for i, row in zip(plain, out_rows):
             out[i] = row
-    same: dict = {}
-    for i, it in enumerate(items):
-        if it.extra_frames is not None:
-            ef = np.asarray(it.extra_frames, dtype=np.float64).reshape(-1)
-            same.setdefault(ef.tobytes(), (ef, []))[1].append(i)
-    for ef, members in same.values():
-        eqs = [_extra_orientations(items[i], ef) for i in members]
+    for ef, members, eqs in extras:
         new = ~np.isin(ef, frames)
         times = np.concatenate([frames, ef[new]])
         order = np.argsort(times, kind="stable")
         turn_frames = times[order]
-        turn_quats = np.take(np.concatenate([bq[members], np.stack(eqs)[:, new]], axis=1),
+        turn_quats = np.take(np.concatenate([bq[members], eqs[:, new]], axis=1),
                              order, axis=1)
         turned = np.cumsum(_turn_speeds(frames, b_speed[members], turn_frames, turn_quats),
                            axis=1)
         for i, row in zip(members, _rows_at(keys, turn_frames, turned)):
             out[i] = row
     return out
-
-
-def _extra_orientations(item: Sampled, ef: np.ndarray) -> np.ndarray:
-    """An item's in-between orientations, unit, checked against its in-between frames."""
-    eq = quat.normalize(item.extra_quats, f"Object \"{item.name}\" in-between orientations")
-    if eq.shape != (ef.size, 4) or not np.isfinite(ef).all():
-        raise ValueError(f"Object \"{item.name}\": {ef.size} extra frames need ({ef.size}, 4) "
-                         f"finite orientations; got {eq.shape}.")
-    return eq
 
 
 def _rows_at(x_new, x, rows) -> np.ndarray:
@@ -666,9 +672,10 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
     approaches = [[] for _ in items] if dense else exponential_approach_many(keys, kq)
     jittery = jitter_many(frames, bq, b_speed)
 
-    turned_at_keys = _turned_at_keys(frames, keys, bq, b_speed, items)
+    extras = _extra_groups(items)
+    turned_at_keys = _turned_at_keys(frames, keys, bq, b_speed, items, extras)
     between = _between_deviations(keys, kq, trackings, kinds, turns_setting, method, timing,
-                                  items)
+                                  items, extras)
 
     out = []
     for i, it in enumerate(items):
@@ -695,31 +702,35 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
 
 
 def _between_deviations(keys, kq, trackings, kinds, setting, method, timing,
-                        items: list) -> list:
-    """Per item, (largest deviation in deg, its subframe) at its in-between samples, or
-    (0.0, None) without them: Blender's orientation there against the method's path at the
-    same subframes, built as the path at the frames is (its kept turns, steps and timing).
-    Items sampled at the same in-between frames are measured together."""
+                        items: list, extras: list) -> list:
+    """Per item, (largest deviation in deg, its subframe) at the in-between samples of
+    its own jumps (own_extra_frames, else all its extra_frames), or (0.0, None) without
+    them: Blender's orientation there against the method's path at the same subframes,
+    built as the path at the frames is (its kept turns, steps and timing). Items sampled
+    at the same in-between frames (``extras``) are measured together."""
     out: list = [(0.0, None)] * len(items)
     if keys.size < 2:
         return out
-    same: dict = {}
-    for i, it in enumerate(items):
-        if it.extra_frames is not None:
-            ef = np.asarray(it.extra_frames, dtype=np.float64).reshape(-1)
-            if ef.size:
-                same.setdefault(ef.tobytes(), (ef, []))[1].append(i)
-    for ef, members in same.values():
-        eq = np.stack([_extra_orientations(items[i], ef) for i in members])
+    for ef, members, eqs in extras:
+        if not ef.size:
+            continue
         custom = _method_paths(keys, kq[members], [trackings[i] for i in members],
-                               [kinds[i] for i in members], setting, method, ef, timing, eq)
-        deviation = np.degrees(quat.angle_between(eq, custom))
+                               [kinds[i] for i in members], setting, method, ef, timing, eqs)
+        deviation = np.degrees(quat.angle_between(eqs, custom))
+        ordered = bool(np.all(ef[1:] >= ef[:-1]))   # analyze_many's union is sorted
         for row, i in enumerate(members):
             own = items[i].own_extra_frames
-            mine = np.flatnonzero(np.isin(ef, own)) if own is not None else np.arange(ef.size)
+            if own is None:
+                mine = np.arange(ef.size)
+            elif ordered:
+                own = np.asarray(own, dtype=np.float64).reshape(-1)
+                at = np.clip(np.searchsorted(ef, own), 0, ef.size - 1)
+                mine = np.unique(at[ef[at] == own])
+            else:
+                mine = np.flatnonzero(np.isin(ef, own))
             if mine.size:
-                at = mine[np.argmax(deviation[row, mine])]
-                out[i] = (float(deviation[row, at]), float(ef[at]))
+                worst = mine[np.argmax(deviation[row, mine])]
+                out[i] = (float(deviation[row, worst]), float(ef[worst]))
     return out
 
 
