@@ -470,6 +470,12 @@ def test_bvh_wraps_between_frames_are_measured_there_and_fail_the_gate(clean_ble
         assert abs(at - a.max_between_deviation_deg) < BETWEEN_DEG, (obj.name, f, at)
         entry = json_report.object_entry(a)
         assert json_report.largest_deviation(entry) == entry["max_between_deviation_deg"]
+        # The panel's entry carries it (its box says "Between frames: ..." where the
+        # frames hide it).
+        scenes.select_only(obj)
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+        panel = report_results.results(bpy.context.scene)[obj.name]
+        assert abs(panel["max_between_deviation_deg"] - a.max_between_deviation_deg) < 1e-9
         checked += 1
     assert checked >= 2                      # LeftHip and LeftKnee wrap in this file
     # Analysed together, as a selection is (one union of subframes for the group), each
