@@ -142,16 +142,20 @@ def nothing_to_rotate(obj, mode: str, fcurves=None, then: str = "",
     return f"{start}: it is keyed on {what} only, so {so}{tail}."
 
 
-def bones_only_in_clips(obj, then: str) -> str:
+def bones_only_in_clips(obj, then: str | None) -> str:
     """The armature's bones are keyed, but only in NLA clips; ``then`` says what naming
-    the clip does ("bake its bones")."""
+    the clip does ("bake its bones"), None where nothing takes a clip's name (convert
+    reads the active action only)."""
     names = [c.name for c in animdata.object_clips(obj)
              if any(fc.data_path.startswith(animdata.BONE_PATH_START) for fc in c.fcurves())]
     example = f" {names[0]}" if names else " NAME"
-    return (f"{animdata.subject(obj)} is an armature whose pose bones are keyed only in NLA "
-            f"clips ({animdata.bone_key_count(obj)} bone(s)). Name the clip to {then} "
-            f"(command line: --clips{example}), or make it the armature's active action "
-            "(Action editor).")
+    start = (f"{animdata.subject(obj)} is an armature whose pose bones are keyed only in NLA "
+             f"clips ({animdata.bone_key_count(obj)} bone(s)).")
+    if then is None:
+        return (f"{start} Convert reads the active action only: make the clip the armature's "
+                "active action (Action editor), then convert.")
+    return (f"{start} Name the clip to {then} (command line: --clips{example}), or make it "
+            "the armature's active action (Action editor).")
 
 
 def span_too_long(who: str, start: float, end: float, step: int) -> str:

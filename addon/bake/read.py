@@ -378,7 +378,7 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                         f"({', '.join(clips)}), so it is left as it is. "
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
-            issues.skip(keyed.bones_only_in_clips(obj, "bake its bones"))
+            issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
         issues.skip(f"{who} has no animation, so there is nothing to bake. Key its rotation "
                     "on two frames or more, then bake.")
     if animdata.is_read_only(src.action):
@@ -407,7 +407,7 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     if not regular_keyed and not delta_keyed:
         if animdata.bone_key_count(obj) and not getattr(obj, "bone_name", "") \
                 and not animdata.fcurves_by_bone(fcurves):
-            issues.skip(keyed.bones_only_in_clips(obj, "bake its bones"), rot_path)
+            issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)), rot_path)
         location_only = settings.location_method != 'KEEP' and _location_key_count(
             obj, fcurves) >= 2
         if not location_only:
@@ -452,6 +452,12 @@ def _location_key_count(obj, fcurves: list) -> int:
     """How many frames ``obj``'s location and delta location channels are keyed on."""
     return int(animdata.key_frames(_keyed(animdata.location_fcurves(obj, fcurves))
                                    + _keyed(animdata.delta_location_fcurves(obj, fcurves))).size)
+
+
+def _bones_clip_verb(settings: BakeSettings) -> str | None:
+    """What naming a clip does for bones keyed only in clips: a bake bakes them; a
+    conversion takes no clip (keyed.bones_only_in_clips then says so)."""
+    return None if settings.keep_playback else "bake its bones"
 
 
 def _name_a_clip(settings: BakeSettings) -> str:

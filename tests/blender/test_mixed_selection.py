@@ -231,6 +231,32 @@ def test_nla_only_object_in_a_conversion_is_told_what_convert_can_take(clean_ble
     assert scenes.scene_snapshot()["objects"]["Parent"] == before["objects"]["Parent"]
 
 
+def test_bones_keyed_only_in_a_clip_are_told_what_convert_can_take(clean_blender):
+    """An armature whose active action keys only its location, its bones keyed in an NLA
+    clip: the bake's sentence names --clips; convert's says it reads the active action."""
+    rig = scenes.make_rig("Rig", [("spine", None, (0, 0, 0), (0, 0, 1))])
+    pb = rig.pose.bones["spine"]
+    pb.rotation_mode = 'XYZ'
+    for frame, z in ((1, 0.0), (21, 1.0)):
+        pb.rotation_euler = (0.0, 0.0, z)
+        pb.keyframe_insert("rotation_euler", frame=frame)
+    walk = animdata.get_action(rig)
+    walk.name = "Walk"
+    rig.animation_data.nla_tracks.new().strips.new("Walk", 1, walk)
+    animdata.assign_action(rig, None)
+    scenes.key_channels(rig, "location", [1, 21], [[0, 0, 0], [1, 0, 0]])
+    before = scenes.scene_snapshot()
+    for run, words, not_words in (
+            (lambda: bake.convert_objects([rig], 'QUATERNION', 0.01),
+             "Convert reads the active action only", "--clips"),
+            (lambda: bake.bake_objects([rig], bake.BakeSettings()), "--clips Walk", "Convert")):
+        with pytest.raises(bake.BakeError) as info:
+            run()
+        said = " ".join(issue.message for issue in info.value.issues)
+        assert words in said and not_words not in said, said
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
 def test_a_selection_with_nothing_to_bake_is_refused_naming_each(clean_blender):
     parent, _child = _nla_only_parent()
     dolly = scenes.new_object("Dolly", 'XYZ')
