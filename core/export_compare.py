@@ -216,24 +216,39 @@ ADVICE = {
 NOT_EXPORTED_MIN_DISTANCE = 1e-4
 
 
-def not_exported(channel_count: int, comparison: "Comparison") -> bool:
-    """True when the file holds no animation channel for the node while Blender plays it
-    moving (the engine holds one pose): a Transform Cache constraint from a USD or
-    Alembic import, which the glTF exporter does not write, a driver, a constraint."""
-    return channel_count == 0 and (
-        comparison.max_deviation_deg >= CAUSE_MIN_DEG
-        or comparison.max_location_deviation >= NOT_EXPORTED_MIN_DISTANCE)
+def not_exported(paths, comparison: "Comparison") -> tuple:
+    """The channels, of ("rotation", "translation"), that the file has no animation for
+    (``paths``: the node's animated glTF paths) while Blender plays them moving: the
+    engine holds them still. A Transform Cache constraint from a USD or Alembic import,
+    which the glTF exporter does not write; a driver; a constraint."""
+    missing = []
+    if "rotation" not in paths and comparison.max_deviation_deg >= CAUSE_MIN_DEG:
+        missing.append("rotation")
+    if "translation" not in paths and \
+            comparison.max_location_deviation >= NOT_EXPORTED_MIN_DISTANCE:
+        missing.append("translation")
+    return tuple(missing)
+
+
+def not_exported_advice(missing: tuple, comparison: "Comparison") -> str:
+    """The advice of a node with ``missing`` channels (not_exported), with the figure of
+    each: degrees for the rotation, scene units for the translation."""
+    figures = []
+    if "rotation" in missing:
+        figures.append(f"up to {comparison.max_deviation_deg:.3g} deg")
+    if "translation" in missing:
+        figures.append(f"up to {comparison.max_location_deviation:.3g} scene units")
+    return (f"Not exported: the file has no {' or '.join(missing)} animation for it, so the "
+            f"engine holds it still, {' and '.join(figures)} off Blender's playback: "
+            f"{ADVICE['not_exported']}.")
 
 
 def advice(causes: dict, max_deviation_deg: float) -> str:
-    """One line for an object: its worst problem and what to do (causes: {cause: count})."""
+    """One line for an object: its worst problem and what to do (causes: {cause: count});
+    a node not exported gets not_exported_advice instead."""
     if not causes:
         return f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
     first = next(c for c in CAUSES if c in causes)
-    if first == "not_exported":
-        return (f"Not exported: the file has no animation for it, so the engine holds one "
-                f"pose, up to {max_deviation_deg:.3g} deg off Blender's playback: "
-                f"{ADVICE[first]}.")
     count = causes[first]
     more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
     return (

@@ -703,9 +703,11 @@ def _object_entry(
                 seen.add(acc)
                 data_bytes += doc.accessor_bytes.get(acc, 0)
     causes = _cause_counts(comparison)
-    if export_compare.not_exported(len(keys), comparison):
-        # No interval to blame: the whole clip is one pose in the file.
-        causes = {"not_exported": 1}
+    # A moving channel the file has no animation for: the whole clip is one pose there,
+    # counted once (no interval to blame).
+    missing = export_compare.not_exported(keys, comparison)
+    if missing:
+        causes = {"not_exported": 1, **causes}
     action = animdata.get_action(obj)
     advice = export_compare.advice(causes, comparison.max_deviation_deg)
     bezier_entry = None
@@ -716,6 +718,9 @@ def _object_entry(
                                      keys.get("rotation", 0))
         # Every frame and quarter frame: the Bezier block's judgement is the advice.
         advice = bezier_entry["advice"]
+    if missing:
+        # The first thing to fix, whatever else the keys do.
+        advice = export_compare.not_exported_advice(missing, comparison)
     entry = {
         "name": obj.name,
         "type": obj.type,

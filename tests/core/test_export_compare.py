@@ -151,3 +151,28 @@ def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
     assert "re-bake" in text and text.endswith(".")
     assert export_compare.advice({}, 4e-5).startswith("Plays as in Blender")
     assert set(export_compare.ADVICE) == set(export_compare.CAUSES)
+
+
+def test_a_moving_channel_the_file_does_not_animate_is_not_exported_with_its_own_figure():
+    """Blender turns 0 -> 90 deg and slides 0 -> 10 units over 11 frames; the engine holds
+    the first pose. Each channel the file does not animate is named with its unit."""
+    frames = np.arange(1.0, 12.0)
+    turning = _about_z(np.linspace(0.0, 90.0, frames.size))
+    still = np.repeat(_about_z([0.0]), frames.size, axis=0)
+    sliding = np.stack([np.linspace(0.0, 10.0, frames.size), np.zeros(frames.size),
+                        np.zeros(frames.size)], axis=1)
+    held = np.zeros((frames.size, 3))
+    both = export_compare.compare(frames, turning, still, sliding, held)
+    assert abs(both.max_deviation_deg - 90.0) < 1e-9
+    assert abs(both.max_location_deviation - 10.0) < 1e-9
+    assert export_compare.not_exported({}, both) == ("rotation", "translation")
+    # The file animates the rotation (the engine turns with it): only the slide is missing.
+    slide = export_compare.compare(frames, turning, turning, sliding, held)
+    missing = export_compare.not_exported({"rotation": 11}, slide)
+    assert missing == ("translation",)
+    said = export_compare.not_exported_advice(missing, slide)
+    assert said.startswith("Not exported: the file has no translation animation")
+    assert "up to 10 scene units off" in said and "deg" not in said.split(":")[1]
+    # Still in Blender too: nothing is missing, whatever the file holds.
+    calm = export_compare.compare(frames, still, still, held, held)
+    assert export_compare.not_exported({}, calm) == ()
