@@ -11,6 +11,7 @@ from quatbake.addon import animdata
 from quatbake.addon.analyze import engine, entries
 from quatbake.addon.transform import AnimatedTransform
 from quatbake.core import analysis as core_analysis
+from quatbake.core import quat
 
 import scenes
 
@@ -120,3 +121,42 @@ def test_one_bones_broken_key_leaves_the_others_analysed(clean_blender):
     for i in range(4):
         assert found[i].max_deviation_deg == pytest.approx(_slerp_deviation(rig, f"b{i}"),
                                                            abs=1e-3)
+
+
+def test_between_frames_each_transform_is_measured_at_its_own_jumps_in_a_group(
+        clean_blender):
+    """Two objects keyed on the same frames are sampled between frames at the union of
+    their jumps (one evaluation). "Wrap" turns 190 deg about X in one frame, LINEAR, which
+    Turns: Keyed follows exactly, then eases 90 deg about Z over 2-11 (Bezier); "Other"
+    jumps 200 deg about Z over 2-11. At Other's subframes Wrap's ease is degrees off an
+    even slerp: measured there, Wrap's figure would depend on its neighbour."""
+    wrap = scenes.new_object("Wrap", 'XYZ')
+    fcs = scenes.key_channels(wrap, "rotation_euler", [1, 2, 11],
+                              np.radians([[0, 0, 0], [190, 0, 0], [190, 0, 90]]))
+    for fc in fcs:
+        fc.keyframe_points[0].interpolation = 'LINEAR'
+    other = scenes.new_object("Other", 'XYZ')
+    scenes.key_channels(other, "rotation_euler", [1, 2, 11],
+                        np.radians([[0, 0, 0], [0, 0, 0], [0, 0, 200]]))
+    alone = engine.analyze_many([(wrap, None, False)], "slerp", "KEYED")[0]
+    together = engine.analyze_many([(wrap, None, False), (other, None, False)], "slerp",
+                                   "KEYED")
+    assert alone.worst_between_frame is not None and 1.0 < alone.worst_between_frame < 2.0
+    assert alone.max_between_deviation_deg < 0.01          # the keyed turn, followed
+    assert (together[0].max_between_deviation_deg, together[0].worst_between_frame) == \
+        (alone.max_between_deviation_deg, alone.worst_between_frame)
+    assert 2.0 < together[1].worst_between_frame < 11.0    # Other's own jump
+    # The neighbour's subframes are where the ease shows: Blender's playback there
+    # (frame_set + matrix_basis) against scipy's even slerp of its keys, far above 0.01.
+    from scipy.spatial.transform import Rotation, Slerp
+
+    times = np.array([4.25, 6.5, 8.75])
+    played = []
+    for t in times:
+        bpy.context.scene.frame_set(int(t), subframe=float(t % 1.0))
+        played.append(scenes.matrix_quat(wrap))
+    bpy.context.scene.frame_set(1)
+    keyed = Rotation.from_euler("xyz", np.radians([[190, 0, 0], [190, 0, 90]]))
+    even = Slerp([2.0, 11.0], keyed)(times).as_quat()[:, [3, 0, 1, 2]]
+    off = np.degrees(quat.angle_between(np.array(played), even))
+    assert off.max() > 1.0, off

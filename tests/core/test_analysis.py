@@ -491,3 +491,50 @@ def test_between_frames_the_deviation_is_measured_at_the_transforms_own_subframe
     nothing = analysis.analyze_group(frames, keys, [analysis.Sampled(
         "B", "QUATERNION", expected(frames), _about_z(key_deg))])[0]
     assert nothing.max_between_deviation_deg == 0.0 and nothing.worst_between_frame is None
+
+
+SIXTEENTHS = 1.0 + np.arange(1, 16) / 16.0
+
+
+def _between(mode, key_raw, extra_deg, turns="AUTO", timing="EVEN", stepped=None):
+    """max_between_deviation_deg of one interval, frames 1 and 2, Blender playing
+    ``extra_deg`` about Z at SIXTEENTHS (its keys: ``key_raw`` Euler about Z, deg)."""
+    key_raw = np.radians(np.array([[0.0, 0.0, z] for z in key_raw]))
+    keys = np.array([1.0, 2.0])
+    at_keys = rotation.euler_to_quat(key_raw, mode)
+    item = analysis.Sampled("A", mode, at_keys, at_keys, raw_values=key_raw, key_raw=key_raw,
+                            extra_frames=SIXTEENTHS, extra_quats=_about_z(extra_deg),
+                            stepped=stepped)
+    return analysis.analyze_group(keys, keys, [item], "slerp", turns, timing)[0]
+
+
+def test_between_frames_a_kept_spin_is_not_a_deviation_and_a_short_bake_of_it_is():
+    """Keys 0 -> 360 deg about Z one frame apart, played as keyed: Turns Auto keeps the
+    spin (no deviation between the frames), Shortest bakes it still (180 deg half-way)."""
+    spin = 360.0 * (SIXTEENTHS - 1.0)
+    kept = _between('XYZ', [0.0, 360.0], spin)
+    assert kept.max_between_deviation_deg < 1e-6, kept.max_between_deviation_deg
+    short = _between('XYZ', [0.0, 360.0], spin, turns="SHORTEST")
+    assert abs(short.max_between_deviation_deg - 180.0) < 1e-6
+    assert short.worst_between_frame == 1.5
+
+
+def test_between_frames_a_step_holds_and_keyed_timing_follows_blenders():
+    # CONSTANT: Blender holds the first key until the next frame; so does the method.
+    held = _between('XYZ', [0.0, 90.0], np.zeros(SIXTEENTHS.size), stepped=np.array([True]))
+    assert held.max_between_deviation_deg < 1e-9
+    moving = _between('XYZ', [0.0, 90.0], np.zeros(SIXTEENTHS.size))
+    # Not stepped, the method turns where Blender holds: scipy's slerp at the worst sample.
+    from scipy.spatial.transform import Rotation, Slerp
+
+    slerp = Slerp([1.0, 2.0], Rotation.from_euler("z", [[0.0], [90.0]], degrees=True))
+    expected = np.degrees(slerp(SIXTEENTHS).magnitude()).max()
+    assert abs(moving.max_between_deviation_deg - expected) < 1e-9
+    # An eased turn (90 t^2 deg): 22.5 deg off an even slerp half-way, nothing with
+    # Blender's own timing.
+    t = SIXTEENTHS - 1.0
+    eased = 90.0 * t ** 2
+    even = _between('XYZ', [0.0, 90.0], eased)
+    assert abs(even.max_between_deviation_deg - 22.5) < 1e-9 and even.worst_between_frame == 1.5
+    keyed = _between('XYZ', [0.0, 90.0], eased, timing="KEYED")
+    assert keyed.max_between_deviation_deg < 1e-6, keyed.max_between_deviation_deg
