@@ -247,12 +247,18 @@ CONSTANT_SPEED_FIX = ("re-bake with Location set to Linear or Catmull-Rom and Co
                       "on (Re-bake settings)")
 
 
+def largest_deviation_deg(a: ObjectAnalysis) -> float:
+    """The larger of the deviation at the frames and between them (a wrap between two
+    neighbouring frames is 0 deg off at both): what a verdict and a gate judge."""
+    return max(a.max_deviation_deg, a.max_between_deviation_deg)
+
+
 def within_bake_tolerance(a: ObjectAnalysis) -> bool:
     """Whether ``a`` describes the keys of a Key Tolerance bake made with the method it is
     compared with, played back within that tolerance (TOLERANCE_SLACK_DEG)."""
     return (a.bake_role == "after" and a.bake_tolerance_deg > 0.0
             and a.bake_method == a.method
-            and a.max_deviation_deg <= a.bake_tolerance_deg + TOLERANCE_SLACK_DEG)
+            and largest_deviation_deg(a) <= a.bake_tolerance_deg + TOLERANCE_SLACK_DEG)
 
 
 def _fix(a: ObjectAnalysis) -> str:
@@ -817,7 +823,7 @@ def verdict(a: ObjectAnalysis) -> str:
     if within_bake_tolerance(a):
         # Its own findings may still ask for something (the location's speeds ...).
         return VERDICT_CHECK if to_do(a) else VERDICT_WITHIN
-    if a.max_deviation_deg >= NEGLIGIBLE_DEG:
+    if largest_deviation_deg(a) >= NEGLIGIBLE_DEG:
         return VERDICT_VISIBLE
     return VERDICT_CHECK if to_do(a) else VERDICT_FINE
 

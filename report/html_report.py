@@ -112,7 +112,7 @@ def _deviation_class(obj: dict) -> str:
     """The colour of a largest-difference number: its own verdict (a 0.00 is never orange)."""
     if obj.get("long_arc_segments"):
         return "bad"
-    return "warn" if (largest_deviation(obj) or 0.0) >= FINE_DEG else "ok"
+    return "warn" if (obj.get("max_deviation_deg") or 0.0) >= FINE_DEG else "ok"
 
 
 _BETWEEN_HINT = ("Where a channel jumps between two neighbouring keys (an Euler angle "

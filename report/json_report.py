@@ -250,7 +250,7 @@ def _armatures_grouped(entries: list) -> list:
     flat = []
     for item in out:
         if isinstance(item, list):
-            flat += sorted(item, key=lambda e: -(e.get("max_deviation_deg") or 0.0))
+            flat += sorted(item, key=lambda e: -(largest_deviation(e) or 0.0))
         else:
             flat.append(item)
     return flat

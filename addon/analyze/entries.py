@@ -64,6 +64,21 @@ REFRESH_FRAME_LIMIT = 100_000
 ENTRY_BATCH = 64
 
 
+def largest(entry: dict) -> float:
+    """An entry's largest deviation, at its frames or between them (the figure the list
+    shows and sorts by: a wrap between two frames is 0 deg off at both)."""
+    return max(entry.get("max_deviation_deg") or 0.0,
+               entry.get("max_between_deviation_deg") or 0.0)
+
+
+def worst_frame(entry: dict) -> float:
+    """Where ``largest`` is: the subframe between frames when that is larger."""
+    if (entry.get("max_between_deviation_deg") or 0.0) > (entry.get("max_deviation_deg")
+                                                           or 0.0):
+        return float(entry["worst_between_frame"])
+    return float(entry["worst_frame"])
+
+
 def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:
     """"long way round", "visible", "to check" (``to_do``: findings that ask for
     something) or "fine" (see FINE_DEG). An analysis' own verdict, "within tolerance"
@@ -298,7 +313,7 @@ def _sync_rows(scene) -> None:
         row = rows.add()
         row.name = name
         row.verdict = entry.get("verdict", "error" if entry.get("error") else "")
-        row.max_deviation_deg = float(entry.get("max_deviation_deg") or 0.0)
+        row.max_deviation_deg = float(largest(entry))
     settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
@@ -344,7 +359,7 @@ def before_after(entry: dict) -> str:
     before = entry.get("before")
     if not before:
         return ""
-    text = (f"{before['max_deviation_deg']:.1f}\u00b0 -> {entry['max_deviation_deg']:.2f}\u00b0")
+    text = f"{largest(before):.1f}\u00b0 -> {largest(entry):.2f}\u00b0"
     was_long, is_long = bool(before["long_arc_segments"]), bool(entry["long_arc_segments"])
     if entry.get("verdict") == VERDICT_WITHIN:
         fixed = ", long way round fixed" if was_long else ""
@@ -356,7 +371,7 @@ def before_after(entry: dict) -> str:
     if entry.get("verdict") == VERDICT_CHECK:
         from ...core.analysis import brief
 
-        if max(before["max_deviation_deg"], entry["max_deviation_deg"]) < FINE_DEG:
+        if max(largest(before), largest(entry)) < FINE_DEG:
             # "0.0° -> 0.00°, to check: ..." read as a riddle in the window walk (issue 24):
             # the rotation was and is fine, so there is no change to tell; the panel says
             # "To check: ..." as for any entry (and a line shorter, which keeps Re-bake on
@@ -397,7 +412,7 @@ def _rank(name: str, entry: dict) -> tuple:
         return (len(VERDICT_RANK), 0.0, name)
     if entry.get("error") or entry.get("verdict") not in VERDICT_RANK:
         return (-1, 0.0, name)
-    return (VERDICT_RANK[entry["verdict"]], -entry["max_deviation_deg"], name)
+    return (VERDICT_RANK[entry["verdict"]], -largest(entry), name)
 
 
 def _bones_worst_first(found: dict) -> dict:

@@ -17,9 +17,11 @@ from ..ui.props import METHOD_ITEMS
 from .entries import (
     analyze_into,
     forget_all,
+    largest,
     named_transform,
     results,
     worst_first,
+    worst_frame,
 )
 
 # Objects named in the status line after Analyze; more are counted.
@@ -86,7 +88,7 @@ class QUATBAKE_OT_analyze(Operator):
         # Every object named (the first few), worst first: the status line once
         # named only the worst of two.
         ordered = [(n, e) for n, e in worst_first(done)]
-        parts = [f"{n} {e['max_deviation_deg']:.2f} deg ({e['verdict']})"
+        parts = [f"{n} {largest(e):.2f} deg ({e['verdict']})"
                  for n, e in ordered[:STATUS_NAMES]]
         more = len(ordered) - STATUS_NAMES
         if more > 0:
@@ -133,7 +135,9 @@ class QUATBAKE_OT_jump_to_worst(Operator):
             self.report({'ERROR'}, f"Object \"{self.object_name}\" has not been analyzed yet: "
                         "run Analyze first.")
             return {'CANCELLED'}
-        frame = float(result["worst_frame"])
+        # The subframe between frames where that is worse (a wrap from one frame to the
+        # next): the panel's "Between frames" line names it.
+        frame = worst_frame(result)
         whole = math.floor(frame)
         context.scene.frame_set(whole, subframe=frame - whole)
         if result.get("bone"):

@@ -476,6 +476,18 @@ def test_bvh_wraps_between_frames_are_measured_there_and_fail_the_gate(clean_ble
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
         panel = report_results.results(bpy.context.scene)[obj.name]
         assert abs(panel["max_between_deviation_deg"] - a.max_between_deviation_deg) < 1e-9
+        # Jump to Worst Frame goes to that subframe, the list shows and sorts by it, and
+        # a Re-bake's line says what it was.
+        assert bpy.ops.quatbake.jump_to_worst(object_name=obj.name) == {'FINISHED'}
+        scene = bpy.context.scene
+        assert abs(scene.frame_current + scene.frame_subframe - f) < 1e-4
+        row = next(r for r in scene.quatbake.report_rows if r.name == obj.name)
+        assert abs(row.max_deviation_deg - a.max_between_deviation_deg) < 1e-4   # float32
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+        baked = report_results.results(scene)[obj.name]
+        assert report_results.before_after(baked).startswith(
+            f"{a.max_between_deviation_deg:.1f}\u00b0 -> "), report_results.before_after(baked)
+        assert bpy.ops.quatbake.revert() == {'FINISHED'}
         checked += 1
     assert checked >= 2                      # LeftHip and LeftKnee wrap in this file
     # A group's members measured at their own jumps only: test_analyze_batch, where a

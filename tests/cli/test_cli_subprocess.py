@@ -115,13 +115,21 @@ def test_fail_above_sees_a_mocap_wrap_between_two_frames(tmp_path):
         "bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])\n"), str(MOCAPBANK), str(blend)],
         capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
-    js = tmp_path / "r.json"
-    res = run("report", blend, "--json", js, "--fail-above", "1", "--quiet")
+    js, page = tmp_path / "r.json", tmp_path / "r.html"
+    res = run("report", blend, "--json", js, "--html", page, "--fail-above", "1")
     assert res.returncode == 1, res.stderr
     assert re.search(r"Largest deviation 1[789]\d\.\d\d deg \(\w+, between frames, at "
                      r"\d+\.\d+\) is above --fail-above 1 deg", res.stderr), res.stderr
     objects = load_report(js)["objects"]
     assert max(o["max_deviation_deg"] for o in objects) < 1.0     # nothing at whole frames
+    # The table's "between" column and the page's row name the figure and its subframe.
+    worst = max(objects, key=lambda o: o["max_between_deviation_deg"])
+    figure = f"{worst['max_between_deviation_deg']:.2f} at {worst['worst_between_frame']:g}"
+    row = next(ln for ln in res.stdout.splitlines() if ln.startswith(worst["name"] + " "))
+    assert figure in row, (figure, row)
+    html = page.read_text()
+    assert "Largest difference between frames" in html
+    assert f"{worst['max_between_deviation_deg']:.2f} deg at frame" in html
     assert run("report", blend, "--fail-above", "181", "--quiet").returncode == 0
 
 
