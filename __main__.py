@@ -2,7 +2,8 @@
 """``python -m quatbake demo|report|bake ...`` (see addon/cli/).
 
 Also works as a script inside a Blender program, where QuatBake is not
-pip-installed: ``blender -b --python path/to/quatbake/__main__.py -- report X.blend``
+pip-installed: ``blender -b --python-exit-code 4 --python path/to/quatbake/__main__.py --
+report X.blend``
 loads this folder as the package ``quatbake`` first.
 """
 import sys

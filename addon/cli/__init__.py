@@ -8,7 +8,7 @@ Also runs inside a Blender program:
 Exit codes (docs/cli.md): 0 done; 1 ``--fail-above`` exceeded (the report is
 still written); 2 bad usage or bad input - one sentence on stderr, no
 traceback, nothing written; 3 (``batch``) some shot could not be read or
-processed, the others done. Progress goes to stderr, one percentage line per
+processed, the others done; 4 QuatBake itself failed (a bug), its traceback on stderr. Progress goes to stderr, one percentage line per
 object, silenced by ``--quiet``; tables go to stdout.
 
 bpy is imported only after the arguments are checked, so usage errors are
@@ -25,7 +25,14 @@ from __future__ import annotations
 
 import sys
 
-from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, build_parser, check_blend_file
+from .args import (
+    EXIT_BAD_INPUT,
+    EXIT_FAIL_ABOVE,
+    EXIT_INTERNAL_ERROR,
+    EXIT_OK,
+    build_parser,
+    check_blend_file,
+)
 from .bake import run_bake
 from .batch import run_batch
 from .convert import run_convert
@@ -66,6 +73,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
+    except Exception:
+        # Not bad input: a bug. Inside a Blender program an exception leaving the script
+        # would end Blender with 0 (without --python-exit-code), and a --fail-above gate
+        # would pass a shot nothing checked.
+        import traceback
+
+        traceback.print_exc()
+        print("QuatBake stopped on an unexpected error (a bug: please report it with the "
+              "traceback above); what it had not yet written is not written.",
+              file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
     finally:
         from .scenes import release_quatbake
 

@@ -12,6 +12,9 @@ EXIT_OK = 0
 EXIT_FAIL_ABOVE = 1
 EXIT_BAD_INPUT = 2
 EXIT_SHOT_FAILED = 3      # batch: some shot could not be read or processed (the others are done)
+# QuatBake itself failed (a bug): its traceback on stderr. Never 0, so a gate never passes
+# a shot nothing checked; never 1 or 2, which say something of the scene.
+EXIT_INTERNAL_ERROR = 4
 
 METHODS = ("lerp", "nlerp", "slerp", "squad")
 LOCATION_METHODS = ("keep", "linear", "catmull_rom")

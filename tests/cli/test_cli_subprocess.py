@@ -281,3 +281,18 @@ def test_arguments_parse_without_loading_blender():
         cli.build_parser().parse_args(["report", "x.blend", "--objects", "A,,B"])
     with pytest.raises(cli.BadInput, match=">= 0"):
         cli.build_parser().parse_args(["report", "x.blend", "--fail-above", "-1"])
+
+
+def test_an_unexpected_error_is_exit_4_with_its_traceback(monkeypatch, capsys):
+    """A bug in a command (here: one raising as a bug would) is not bad input (2), not over
+    --fail-above (1) and never 0: exit 4, the traceback and one sentence on stderr."""
+    from quatbake.addon import cli
+
+    def broken(args):
+        raise RuntimeError("a bug in the command")
+
+    monkeypatch.setitem(cli.COMMANDS, "report", broken)
+    assert cli.main(["report", "x.blend", "--fail-above", "1"]) == 4
+    said = capsys.readouterr().err
+    assert "Traceback" in said and "RuntimeError: a bug in the command" in said
+    assert said.rstrip().splitlines()[-1].startswith("QuatBake stopped on an unexpected error")
