@@ -503,9 +503,13 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
     if rot_frames.size < 2:
         first = next(fc for fc in key_fcs if fc is not None)
         label = animdata.channel_label(first.data_path, first.array_index)
-        issues.refuse(f"{issues.who} has a single rotation key (frame "
-                      f"{animdata.frame_label(rot_frames[0])}): there is nothing to "
-                      "interpolate. Add a second key.", label, float(rot_frames[0]))
+        # It holds one pose: nothing to interpolate, as with location keys only, so it is
+        # left as it is and the rest is baked (three of a Maya rig's joints must not stop
+        # the rig: maya_dq_weights).
+        issues.skip(f"{issues.who} has a single rotation key (frame "
+                    f"{animdata.frame_label(rot_frames[0])}): it holds that pose, so there is "
+                    "nothing to interpolate and it is left as it is (add a second key to bake "
+                    "it).", label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)
         # composes with them: Blender plays delta @ rotation.

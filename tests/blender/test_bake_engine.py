@@ -429,10 +429,23 @@ def test_action_without_a_slot_for_the_object(clean_blender):
     _refused([obj], contains=('"NoSlot"', "no slot"))
 
 
-def test_single_key(clean_blender):
-    obj = make_animated_object("One", 'QUATERNION', [12], [[1, 0, 0, 0]])
-    issue = _refused([obj], contains=('"One"', "single", "frame 12"))
+def test_single_key_is_left_as_it_is_and_the_others_baked(clean_blender):
+    """One rotation key holds a pose: nothing to interpolate. Alone, nothing is baked and
+    the sentence says why; beside a keyed object, that one is baked and this one left."""
+    one = make_animated_object("One", 'QUATERNION', [12], [[1, 0, 0, 0]])
+    before = scene_snapshot()
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([one], bake.BakeSettings())
+    issue, = info.value.issues       # nothing baked: the skip's sentence is the refusal
+    assert '"One"' in issue.message
+    assert "single rotation key (frame 12)" in issue.message
     assert issue.frame == 12.0 and issue.channel.startswith("rotation_quaternion[")
+    assert_same_snapshot(before, scene_snapshot())
+    two = _animated("Two", 'XYZ')
+    result = bake.bake_objects([one, two], bake.BakeSettings())
+    assert result.objects == ["Two"]
+    assert [s.object_name for s in result.skipped] == ["One"]
+    assert scene_snapshot()["objects"]["One"] == before["objects"]["One"]
 
 
 def test_subframe_key_is_baked_through(clean_blender):
@@ -571,8 +584,10 @@ def test_constant_speed_needs_location_keys(clean_blender):
 
 
 def test_one_bad_object_refuses_all(clean_blender):
+    # A broken key (a NaN value) refuses the whole bake; a single key is only left as it
+    # is (test_single_key_is_left_as_it_is_and_the_others_baked).
     good = _animated("Good", 'XYZ')
-    bad = make_animated_object("Bad", 'XYZ', [3], [[0, 0, 0]])
+    bad = make_animated_object("Bad", 'XYZ', [3, 9], [[0, 0, 0], [0, float("nan"), 0]])
     issue = _refused([good, bad], contains=('"Bad"',))
     assert issue.object_name == "Bad"
 

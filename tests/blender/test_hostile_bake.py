@@ -231,9 +231,13 @@ def _case_clip_only_in_the_nla():
 
 
 def _case_one_bad_among_good():
+    # A broken key refuses the whole bake (a single key is only left as it is:
+    # test_bake_engine).
     good = [_euler_object(f"Good{i}", seed_mode) for i, seed_mode in enumerate(('XYZ', 'ZYX'))]
-    bad = _euler_object("BadOne", frames=[3.0], values=EULERS[:1])
-    return good + [bad], ('"BadOne"',)
+    values = EULERS.copy()
+    values[1, 1] = np.nan
+    bad = _euler_object("BadOne", values=values, interpolation='LINEAR')
+    return good + [bad], ('"BadOne"', "rotation_euler[1]")
 
 
 BAD_INPUT = [
