@@ -37,7 +37,13 @@ from ..record import (
 )
 from .plan import Plan, _angle_warnings
 from .read import Source, _bake_frames
-from .settings import BAKED_SUFFIX, LOCATION_FLOAT32_WARN, BakeIssue, BakeSettings
+from .settings import (
+    BAKED_SUFFIX,
+    LOCATION_FLOAT32_WARN,
+    BakeIssue,
+    BakeSettings,
+    farthest_from_gimbal,
+)
 from .write import WriteUndo, _compose_action, _state, undo_write
 
 # The cache's scale may differ from the object's own by this much (relative) at a
@@ -174,6 +180,17 @@ def _local(obj, world: np.ndarray, parent: np.ndarray, times: np.ndarray, mode: 
     return q, basis[:, :3, 3] - dloc, scale
 
 
+def _output_mode(obj, mode: str, played, settings: BakeSettings) -> tuple:
+    """The mode the cache's keys are written in, as for keyed transforms
+    (settings.output_mode_for): its own, the one asked for, or for AUTO the Euler order
+    farthest from gimbal lock over Blender's playback of the cache (``played``, (n, 4))."""
+    if settings.output_mode == 'KEEP':
+        return mode, None
+    if settings.output_mode != 'AUTO':
+        return settings.output_mode, None
+    return farthest_from_gimbal(obj, played, mode)
+
+
 def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
               played) -> tuple[Plan | None, list[BakeIssue]]:
     obj, con, src = checked.obj, checked.con, checked.src
@@ -213,7 +230,9 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
         method = settings.method.lower()
         quats = turn_interp.interpolate_keys(keys, key_q, tracking, kinds, settings.turns,
                                              method, sample_times, settings.timing, None)
-        out_mode = mode if settings.output_mode == 'KEEP' else 'QUATERNION'
+        out_mode, note = _output_mode(obj, mode, dense_q, settings)
+        if note is not None:
+            issues.append(note)
         values = rotation.quat_to_mode_values_continuous(quats, out_mode)
     except (anim_cache.CacheError, ValueError) as exc:
         return None, [BakeIssue('ERROR', name, "", None,

@@ -221,6 +221,13 @@ def output_mode_for(obj, src_mode: str, fcurves, key_fcurves, settings: BakeSett
         quats = animdata.evaluate_orientation(obj, samples, src_mode, fcurves)
     except (animdata.ChannelError, ValueError):
         return (src_mode if src_mode in rotation.EULER_ORDERS else 'XYZ'), None   # refused later
+    return farthest_from_gimbal(obj, quats, src_mode)
+
+
+def farthest_from_gimbal(obj, quats, src_mode: str) -> tuple[str, BakeIssue]:
+    """The Euler order whose middle angle stays smallest over ``quats`` (Blender's
+    playback, (n, 4)), and the note naming it and the others' figures (ties: the source's
+    own order, then Blender's order of the list)."""
     orders = sorted(rotation.EULER_ORDERS, key=lambda o: o != src_mode)
     worst = {}
     for order in orders:

@@ -584,3 +584,43 @@ def test_export_check_names_a_cache_camera_the_gltf_exporter_leaves_still(clean_
     assert got["Still"]["causes"] == {}
     assert got["Still"]["advice"].startswith("Plays as in Blender")
     report_schema.validate_export_check(json.loads(export_check_report.dumps(report)))
+
+
+@needs_usd
+@pytest.mark.parametrize("mode", ['ZYX', 'AXIS_ANGLE', 'AUTO'])
+def test_convert_of_a_cache_camera_writes_the_mode_asked_for(clean_blender, mode):
+    """Convert turns the USD camera's cache into keys in the mode asked for (it wrote
+    quaternions whatever was asked), playing what the cache played: frame_set +
+    matrix_world before and after, at whole and quarter frames."""
+    from quatbake.core import quat
+
+    bpy.ops.wm.usd_import(filepath=str(TEAPOT))
+    cam = bpy.data.objects["mono"]
+    scene = bpy.context.scene
+    times = np.arange(0.0, 479.0, 0.25)[::7]       # whole and quarter frames, spread out
+
+    def played():
+        out = []
+        for t in times:
+            scene.frame_set(int(t), subframe=float(t % 1.0))
+            q = cam.matrix_world.to_quaternion()
+            out.append((q.w, q.x, q.y, q.z))
+        scene.frame_set(0)
+        return np.array(out)
+
+    before = played()
+    result = bake.convert_objects([cam], mode, 0.01)
+    assert result.objects == ["mono"]
+    if mode == 'AUTO':
+        note = next(n.message for n in result.notes if "farthest from gimbal lock" in n.message)
+        assert cam.rotation_mode in note and cam.rotation_mode in rotation_orders()
+    else:
+        assert cam.rotation_mode == mode
+    off = np.degrees(quat.angle_between(before, played()))
+    assert off.max() <= 0.01, off.max()
+    bake.revert_objects([cam])
+    assert cam.rotation_mode == 'XYZ'
+
+
+def rotation_orders():
+    return ('XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX')
