@@ -751,6 +751,24 @@ def _object_entry(
     return entry
 
 
+def _say_bones_unchecked(obj, entry: dict) -> None:
+    """An armature whose pose bones are keyed: the check compares its object only, so its
+    advice must not read as an all-clear for the bones (docs/export-check.md)."""
+    from .. import animdata
+
+    bones = animdata.bone_key_count(obj)
+    if not bones:
+        return
+    said = (f"its {bones} animated pose bone(s) are not compared: the check compares "
+            "objects (quatbake report compares the bones in Blender)")
+    entry["bones_not_compared"] = bones
+    entry["note"] = f"{entry['note']} {said[0].upper()}{said[1:]}." if entry.get("note") \
+        else f"{said[0].upper()}{said[1:]}."
+    if not entry["causes"]:
+        entry["advice"] = (f"The armature object plays as in Blender (within "
+                           f"{max(entry['max_deviation_deg'], 0.0):.2g} deg); {said}.")
+
+
 def check_objects(
     context,
     objects,
@@ -839,6 +857,7 @@ def check_objects(
             if left_out:
                 entry["left_out_animations"] = left_out
                 entry["note"] = left_out_note(left_out, unplayed[node])
+            _say_bones_unchecked(obj, entry)
             entries.append(entry)
         except ValueError as exc:
             errors.append(

@@ -558,3 +558,21 @@ def test_operator_shows_a_stash_only_object_as_not_compared(clean_blender):
     assert_same_snapshot(before, scene_snapshot())
     (message,) = [s["skipped"] for s in ops_export_check.results(bpy.context.scene).values()]
     assert message.startswith('Object "ChildEuler" is not compared') and "NLA clip" in message
+
+
+def test_an_armature_with_keyed_bones_is_no_all_clear(clean_blender):
+    """The check compares objects: an armature whose bone turns 90 deg exports a still
+    armature node, which plays right; its entry says the bones were not compared."""
+    from scenes import key_bone, make_rig
+
+    rig = make_rig("Rig", [("arm", None, (0, 0, 0), (0, 1, 0))])
+    key_bone(rig, "arm", "rotation_quaternion", [1, 21],
+             [[1, 0, 0, 0], [0.7071068, 0, 0, 0.7071068]])
+    report = export_check.check_objects(bpy.context, [rig], {})
+    entry = _by_name(report)["Rig"]
+    assert entry["max_deviation_deg"] < 0.01        # the armature object does not move
+    assert entry["bones_not_compared"] == 1
+    assert "not compared" in entry["note"]
+    assert entry["advice"].startswith("The armature object plays as in Blender")
+    assert "1 animated pose bone(s) are not compared" in entry["advice"]
+    validate_export_check(json.loads(export_check_report.dumps(report)))
