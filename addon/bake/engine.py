@@ -60,6 +60,7 @@ from .settings import (
     BakeSettings,
     has_tolerance,
     settings_issues,
+    verb,
 )
 from .turns import track_all
 from .write import (
@@ -148,7 +149,7 @@ def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]
     return warnings, errors
 
 
-def _nothing_baked(skipped: list[BakeIssue]) -> list[BakeIssue]:
+def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake") -> list[BakeIssue]:
     """The refusal when every transform was skipped: each one's sentence, as errors, after a
     first one that counts them when there are several."""
     errors = [BakeIssue('ERROR', i.object_name, i.channel, i.frame, i.message, i.bone)
@@ -158,8 +159,9 @@ def _nothing_baked(skipped: list[BakeIssue]) -> list[BakeIssue]:
     names = [f"{i.object_name}: {i.bone}" if i.bone else i.object_name for i in skipped]
     shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
     return [BakeIssue('ERROR', "", "", None,
-                      f"Nothing to bake: none of the {len(errors)} transforms ({shown}) has "
-                      f"keys QuatBake can re-bake. {skipped[0].message}")] + errors
+                      f"Nothing to {doing}: none of the {len(errors)} transforms ({shown}) "
+                      f"has keys QuatBake can {'re-bake' if doing == 'bake' else doing}. "
+                      f"{skipped[0].message}")] + errors
 
 
 def _key(item) -> tuple:
@@ -209,8 +211,8 @@ def bake_objects(objects, settings: BakeSettings,
     issues = settings_issues(settings)
     if not transforms:
         issues.insert(0, BakeIssue('ERROR', "", "", None,
-                                   "No objects to bake: select the animated objects or cameras "
-                                   "first."))
+                                   f"No objects to {verb(settings)}: select the animated "
+                                   "objects or cameras first."))
     if any(i.severity == 'ERROR' for i in issues):
         raise BakeError([i for i in issues if i.severity == 'ERROR'])
 
@@ -231,7 +233,7 @@ def bake_objects(objects, settings: BakeSettings,
         else:
             readings.append(reading)
     if not readings and not errors and not cached:
-        raise BakeError(_nothing_baked(skipped))
+        raise BakeError(_nothing_baked(skipped, verb(settings)))
     # Skipped transforms are neither planned nor written: the progress counts the others.
     total = 2 * (len(readings) + len(cached))
     keyed_all = [None] * len(readings)
@@ -377,12 +379,15 @@ def revert_objects(objects) -> list[str]:
     if not candidates:
         shown = [getattr(o, "display_name", None) or o.name for o in items]
         names = ", ".join(f"\"{n}\"" for n in shown[:3])
-        subject = f"object {names}" if len(items) == 1 else \
-            (f"objects {names}" + (" ..." if len(items) > 3 else "") if items else "selection")
+        kind = "bone" if items and all(getattr(i, "bone_name", "") for i in items) \
+            else "object"
+        subject = f"{kind} {names} shows" if len(items) == 1 else \
+            (f"{kind}s {names}" + (" ..." if len(items) > 3 else "") + " show" if items
+             else "selection shows")
         raise BakeError([BakeIssue(
             'ERROR', items[0].name if len(items) == 1 else "", "", None,
-            f"Nothing to revert: the {subject} shows no QuatBake bake. Select baked objects "
-            "(a bake made after any manual change of action).")])
+            f"Nothing to revert: the {subject} no QuatBake bake. Select what QuatBake baked; "
+            "a bake whose action was changed by hand since cannot be reverted.")])
     issues = [i for owner, _w, _n in candidates for i in renamed_bone_issues(owner)]
     if issues:
         raise BakeError(issues)

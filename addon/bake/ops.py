@@ -59,9 +59,11 @@ def _report_issues(operator: Operator, issues, severity: str) -> None:
         operator.report({severity}, issue.message)
     hidden = len(issues) - MAX_REPORTED_ISSUES
     if hidden > 0:
-        operator.report(
-            {severity}, rpt_("...and {:d} more problems; the console lists them all").format(hidden)
-        )
+        # Notes after a bake that went well are no problems.
+        text = {'INFO': "...and {:d} more notes; the console lists them all",
+                'WARNING': "...and {:d} more warnings; the console lists them all"}.get(
+            severity, "...and {:d} more problems; the console lists them all")
+        operator.report({severity}, rpt_(text).format(hidden))
         for issue in issues:
             print(f"QuatBake {issue.severity.lower()}: {issue.message}")
 

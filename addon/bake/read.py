@@ -27,6 +27,7 @@ from .settings import (
     BakeSettings,
     output_mode_for,
     path_samples,
+    verb,
 )
 
 
@@ -379,15 +380,16 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
-        issues.skip(f"{who} has no animation, so there is nothing to bake. Key its rotation "
-                    "on two frames or more, then bake.")
+        issues.skip(f"{who} has no animation, so there is nothing to {verb(settings)}. Key "
+                    f"its rotation on two frames or more, then {verb(settings)}.")
     if animdata.is_read_only(src.action):
         issues.refuse(f"{who}: its action \"{src.action.name}\" is linked from a library "
                       "or overridden, so it cannot be re-baked. Make the action local first.")
     if animdata.slot_missing(src.action, src.slot):
         issues.refuse(f"{who}: its action \"{src.action.name}\" has no slot assigned to this "
                       "object, so none of its keys animate it. Pick the object's slot in the "
-                      "Action editor (or the Object > Animation panel), then bake.")
+                      f"Action editor (or the Object > Animation panel), then "
+                      f"{verb(settings)}.")
     return src
 
 
@@ -476,7 +478,8 @@ def _nothing_to_bake(obj, src: Source, fcurves: list, settings: BakeSettings) ->
     if keyed.has_location_keys(obj, fcurves):
         if _location_key_count(obj, fcurves) < 2:
             then = "its location has a single key, so there is no path to re-bake either"
-        elif settings.location_method == 'KEEP':
+        elif settings.location_method == 'KEEP' and not settings.keep_playback:
+            # (A conversion changes the rotation only: it has no Location option.)
             then = ("Location: Linear or Catmull-Rom re-bakes its location; command line: "
                     "--location linear")
     sentence = keyed.nothing_to_rotate(obj, src.mode, fcurves, then)

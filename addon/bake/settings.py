@@ -202,6 +202,11 @@ def path_samples(frames, settings: BakeSettings):
     return np.union1d(frames, grid)
 
 
+def verb(settings: BakeSettings) -> str:
+    """What the user asked for, in the sentences: a conversion (keep_playback) or a bake."""
+    return "convert" if settings.keep_playback else "bake"
+
+
 def output_mode_for(obj, src_mode: str, fcurves, key_fcurves, settings: BakeSettings
                     ) -> tuple[str, BakeIssue | None]:
     """The rotation mode a transform is baked into, and for 'AUTO' a note saying which

@@ -64,6 +64,10 @@ ZH_HANS = {
         "缺少 QuatBake 的场景设置：请重新启用该插件",
     "...and {:d} more problems; the console lists them all":
         "……另有 {:d} 个问题；控制台中列出了全部问题",
+    "...and {:d} more notes; the console lists them all":
+        "……另有 {:d} 条说明；控制台中列出了全部说明",
+    "...and {:d} more warnings; the console lists them all":
+        "……另有 {:d} 条警告；控制台中列出了全部警告",
     "Frame step is {:d}; it must be 1 or more (1 = a key on every frame)":
         "帧步长为 {:d}；必须为 1 或更大（1 = 每帧一个关键帧）",
     "The custom frame range ends on frame {:d}, before it starts on frame {:d}: "

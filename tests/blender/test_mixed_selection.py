@@ -389,3 +389,23 @@ def test_an_exception_escaping_an_operator_becomes_one_error_report(clean_blende
     printed = capfd.readouterr()
     assert "Traceback" not in message + printed.out + printed.err
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_convert_says_convert_not_bake(clean_blender):
+    """A conversion's refusals speak of converting, and offer no Location option (convert
+    has none); a revert of objects never baked says "show"."""
+    dolly = scenes.new_object("Dolly", 'XYZ')
+    scenes.key_channels(dolly, "location", KEYS, LOCATIONS)
+    still = scenes.new_object("Still", 'XYZ')
+    with pytest.raises(bake.BakeError) as info:
+        bake.convert_objects([dolly, still], 'QUATERNION', 0.01)
+    said = " ".join(i.message for i in info.value.issues)
+    assert said.startswith("Nothing to convert: none of the 2 transforms"), said
+    assert "nothing to convert" in said and "then convert" in said
+    assert "--location" not in said and "bake" not in said.replace("QuatBake", ""), said
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([dolly, still], bake.BakeSettings())
+    assert "--location linear" in str(info.value)         # the bake's own hint stays
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([dolly, still])
+    assert 'the objects "Dolly", "Still" show no QuatBake bake' in str(info.value)
