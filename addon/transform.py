@@ -370,6 +370,15 @@ def selected_objects(context) -> list:
     return sorted(objects, key=lambda obj: obj.name)
 
 
+def no_bones_selected(context, doing: str) -> str:
+    """The sentence for Pose Mode with no pose bone selected ("" otherwise): the armature is
+    selected and keyed, so "select the animated objects" would point at the wrong thing."""
+    if getattr(context, "mode", "") != 'POSE' or getattr(context, "selected_pose_bones", None):
+        return ""
+    return (f"No pose bones are selected in Pose Mode: select the bones to {doing}, or go "
+            "back to Object Mode to take the whole armature.")
+
+
 def selected_items(context) -> list:
     """What the operators act on: in Pose Mode the selected pose bones (as
     ``transform.AnimatedTransform``), otherwise the selected objects (an armature

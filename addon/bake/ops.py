@@ -68,6 +68,17 @@ def _report_issues(operator: Operator, issues, severity: str) -> None:
             print(f"QuatBake {issue.severity.lower()}: {issue.message}")
 
 
+def _no_bones(operator: Operator, context, doing: str) -> bool:
+    """Report Pose Mode with no pose bone selected (transform.no_bones_selected); True
+    when it did, and the operator is to cancel."""
+    from ..transform import no_bones_selected
+
+    sentence = no_bones_selected(context, doing)
+    if sentence:
+        operator.report({'ERROR'}, sentence)
+    return bool(sentence)
+
+
 def _error_issues(err: Exception) -> list:
     """The issues carried by a BakeError, or one issue made from any other error."""
     from .. import bake
@@ -242,6 +253,8 @@ class QUATBAKE_OT_bake(Operator):
             self.report({'ERROR'}, message)
             return {'CANCELLED'}
 
+        if _no_bones(self, context, "bake"):
+            return {'CANCELLED'}
         objects = selected_items(context)
         progress = _Progress(getattr(context, "window_manager", None))
         try:
@@ -325,6 +338,8 @@ class QUATBAKE_OT_revert(Operator):
     def execute(self, context):
         from .. import bake
 
+        if _no_bones(self, context, "revert"):
+            return {'CANCELLED'}
         objects = selected_items(context)
         try:
             names = bake.revert_objects(objects)
@@ -374,6 +389,8 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
     def execute(self, context):
         from .. import bake
 
+        if _no_bones(self, context, "convert"):
+            return {'CANCELLED'}
         progress = _Progress(getattr(context, "window_manager", None))
         try:
             result = bake.convert_objects(selected_items(context), self.mode, self.tolerance,

@@ -670,3 +670,27 @@ def test_a_group_that_fails_only_together_is_baked_and_logged(clean_blender, mon
     logged = [r for r in caplog.records if "interpolating 2 transforms together failed" in
               r.getMessage()]
     assert len(logged) == 1 and logged[0].exc_info[0] is IndexError
+
+
+def test_pose_mode_with_no_bone_selected_says_so(clean_blender):
+    """Sweep: in Pose Mode with no bone selected the operators said "select the animated
+    objects", though the armature was selected and keyed."""
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 1, 0))])
+    scenes.key_bone(rig, "arm", "rotation_quaternion", [1, 21],
+                    [[1, 0, 0, 0], [0.7071068, 0, 0, 0.7071068]])
+    scenes.select_only(rig)
+    bpy.ops.object.mode_set(mode='POSE')
+    try:
+        bpy.ops.pose.select_all(action='DESELECT')
+        before = scenes.scene_snapshot()
+        for op, doing in ((bpy.ops.quatbake.analyze, "analyze"), (bpy.ops.quatbake.bake, "bake"),
+                          (bpy.ops.quatbake.convert_rotation_mode, "convert"),
+                          (bpy.ops.quatbake.revert, "revert")):
+            with pytest.raises(RuntimeError, match=f"No pose bones are selected in Pose Mode: "
+                                                   f"select the bones to {doing}"):
+                op()
+        scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+        bpy.ops.pose.select_all(action='SELECT')
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
