@@ -15,6 +15,7 @@ from ..ui.guard import guarded
 from ..ui.polls import has_selection
 from ..ui.props import METHOD_ITEMS
 from .entries import (
+    FINE_DEG,
     analyze_into,
     forget_all,
     largest,
@@ -26,6 +27,14 @@ from .entries import (
 
 # Objects named in the status line after Analyze; more are counted.
 STATUS_NAMES = 4
+
+
+def _at(entry: dict) -> str:
+    """" at frame 13" of an entry's worst deviation for the status line; "" when it has no
+    frame or nothing is off (a 0.00 has no worst frame to look at)."""
+    if "worst_frame" not in entry or largest(entry) < FINE_DEG:
+        return ""
+    return f" at frame {worst_frame(entry):g}"
 
 
 class QUATBAKE_OT_analyze(Operator):
@@ -92,7 +101,7 @@ class QUATBAKE_OT_analyze(Operator):
         # Every object named (the first few), worst first: the status line once
         # named only the worst of two.
         ordered = [(n, e) for n, e in worst_first(done)]
-        parts = [f"{n} {largest(e):.2f} deg ({e['verdict']})"
+        parts = [f"{n} {largest(e):.2f} deg{_at(e)} ({e['verdict']})"
                  for n, e in ordered[:STATUS_NAMES]]
         more = len(ordered) - STATUS_NAMES
         if more > 0:

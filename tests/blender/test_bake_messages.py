@@ -262,3 +262,23 @@ def test_analyze_counts_an_object_analysed_by_two_clips_once(clean_blender, capf
     line = one_line(capfd, "Analyzed 1 object: ")
     assert sorted(p.split(" ", 3)[2] for p in line.rstrip(".").split(": ", 1)[1].split("; ")) \
         == ["Spin", "Tilt"], line
+
+
+def test_analyze_status_line_names_the_worst_frame(clean_blender, capfd):
+    """Sweep: the status line named the deviation but not where; the frame is the one
+    frame_set shows Blender's playback farthest from the slerp of the two keys at."""
+    from quatbake.core import interp, quat
+
+    obj = scenes.make_animated_object("Swing", 'XYZ', [1, 21],
+                                      np.radians([[0, 0, 0], [90, 40, 120]]))
+    frames = np.arange(1.0, 22.0)
+    played = scenes.evaluated_quats(obj, frames)
+    keys = scenes.evaluated_quats(obj, [1.0, 21.0])
+    off = np.degrees(quat.angle_between(played, interp.interpolate(
+        np.array([1.0, 21.0]), keys, frames, "slerp")))
+    scenes.select_only(obj)
+    info_lines(capfd)
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    line = one_line(capfd, "Analyzed 1 object: ")
+    assert off.max() > 0.1
+    assert f"Swing {off.max():.2f} deg at frame {frames[np.argmax(off)]:g} (" in line, line
