@@ -176,7 +176,11 @@ CLIPS_HELP = ("which actions of each object: 'active' (default: the active actio
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="quatbake", description="Rotation-aware re-bake and difference "
-                     "report for Blender animation (headless).")
+                     "report for Blender animation (headless).", epilog=(
+                         "Exit codes: 0 done; 1 over --fail-above (the report is written); 2 "
+                         "bad usage or bad input (one sentence on stderr); 3 (batch) some shot "
+                         "could not be done; 4 QuatBake itself failed (a bug: the traceback is "
+                         "on stderr); 130 interrupted. See docs/cli.md."))
     sub = parser.add_subparsers(dest="command",
                                 metavar="{demo,report,bake,convert,export-check,batch}",
                                 parser_class=_Parser)
@@ -312,7 +316,8 @@ def _batch_parser(sub, commands: dict) -> None:
             "write DIR/<name>.json and .html per shot (and the baked .blend for bake), "
             "DIR/summary.json and DIR/summary.html. Exit 0: every shot done and within "
             "--fail-above; 1: some shot over --fail-above; 2: bad usage; 3: some shot could "
-            "not be read or processed (named in the summary, the others done)."))
+            "not be read or processed (named in the summary, the others done); 4: the batch "
+            "itself failed (a bug, its traceback on stderr)."))
         run.add_argument("shots", nargs="*", metavar="SHOT.blend")
         run.add_argument("--manifest", metavar="LIST.txt", help="a text file with one .blend "
                          "path per line (relative paths: from the file's folder; blank lines "
