@@ -292,3 +292,30 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
     res = run("batch", "bake", inside, "--out", tmp_path)
     assert "would replace the shot" in _one_sentence(res)
     assert sha256(inside) == digest and not (tmp_path / "summary.json").exists()
+
+
+MOCAPBANK = ROOT / "tests" / "data" / "realdata" / "bvh" / "test_mocapbank.bvh"
+
+
+def test_a_shot_whose_mocap_wraps_between_frames_is_over_at_that_subframe(tmp_path):
+    """A real BVH imported as objects: 0 deg off at every whole frame, 180 deg half-way
+    between two (a one-frame wrap). The shot is over --fail-above 1 and its worst frame is
+    the subframe the shot's own report gives (report.md: max_between_deviation_deg)."""
+    blend = tmp_path / "mocap.blend"
+    built = subprocess.run([sys.executable, "-c", (
+        "import sys, bpy\n"
+        "bpy.ops.wm.read_factory_settings(use_empty=True)\n"
+        "bpy.ops.import_anim.bvh(filepath=sys.argv[1], target='OBJECT')\n"
+        "bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])\n"), str(MOCAPBANK), str(blend)],
+        capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    out = tmp_path / "out"
+    res = run("batch", "report", blend, "--out", out, "--fail-above", "1")
+    assert res.returncode == 1, res.stderr
+    shot, = load_batch(out / "summary.json")["shots"]
+    assert shot["status"] == "over"
+    report = load_report(out / shot["outputs"]["json"])
+    worst = max(report["objects"], key=lambda o: o["max_between_deviation_deg"])
+    assert shot["max_deviation_deg"] == worst["max_between_deviation_deg"] > 90.0
+    assert shot["worst"] == {"object": worst["name"], "frame": worst["worst_between_frame"]}
+    assert max(o["max_deviation_deg"] for o in report["objects"]) < 1.0
