@@ -21,3 +21,17 @@ def run_python(code: str, *args) -> str:
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+_IMPORT_BVH_AS_OBJECTS = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_anim.bvh(filepath=sys.argv[1], target='OBJECT')
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])
+"""
+
+
+def import_bvh_as_objects(bvh, blend) -> None:
+    """Save ``blend``: a new scene with ``bvh`` imported by Blender's own importer as
+    objects (one empty per joint), in a process as a user's Blender would."""
+    run_python(_IMPORT_BVH_AS_OBJECTS, bvh, blend)

@@ -25,6 +25,7 @@ from batch_shots import (
     truncated_copy,
     worst_deviation_deg,
 )
+from cli_processes import import_bvh_as_objects
 
 from programs import require_program
 from report_schema import load_batch, load_report, validate_export_check
@@ -302,13 +303,7 @@ def test_a_shot_whose_mocap_wraps_between_frames_is_over_at_that_subframe(tmp_pa
     between two (a one-frame wrap). The shot is over --fail-above 1 and its worst frame is
     the subframe the shot's own report gives (report.md: max_between_deviation_deg)."""
     blend = tmp_path / "mocap.blend"
-    built = subprocess.run([sys.executable, "-c", (
-        "import sys, bpy\n"
-        "bpy.ops.wm.read_factory_settings(use_empty=True)\n"
-        "bpy.ops.import_anim.bvh(filepath=sys.argv[1], target='OBJECT')\n"
-        "bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])\n"), str(MOCAPBANK), str(blend)],
-        capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr
+    import_bvh_as_objects(MOCAPBANK, blend)
     out = tmp_path / "out"
     res = run("batch", "report", blend, "--out", out, "--fail-above", "1")
     assert res.returncode == 1, res.stderr

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_processes import import_bvh_as_objects
 
 from programs import require_program
 from report_schema import load_report
@@ -108,13 +109,7 @@ def test_fail_above_sees_a_mocap_wrap_between_two_frames(tmp_path):
     half-way; the gate fails on them and says where (tests/blender/test_imports checks
     the figure against frame_set and mathutils' slerp)."""
     blend = tmp_path / "mocap.blend"
-    built = subprocess.run([sys.executable, "-c", (
-        "import sys, bpy\n"
-        "bpy.ops.wm.read_factory_settings(use_empty=True)\n"
-        "bpy.ops.import_anim.bvh(filepath=sys.argv[1], target='OBJECT')\n"
-        "bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])\n"), str(MOCAPBANK), str(blend)],
-        capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr
+    import_bvh_as_objects(MOCAPBANK, blend)
     js, page = tmp_path / "r.json", tmp_path / "r.html"
     res = run("report", blend, "--json", js, "--html", page, "--fail-above", "1")
     assert res.returncode == 1, res.stderr
