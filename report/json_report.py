@@ -293,6 +293,15 @@ def largest_deviation(entry: dict) -> float | None:
     return max(at_frames, entry.get("max_between_deviation_deg") or 0.0)
 
 
+def largest_frame(entry: dict):
+    """Where ``largest_deviation`` is: the subframe between frames when that is larger,
+    else ``worst_frame`` (None when the entry has neither)."""
+    if (entry.get("max_between_deviation_deg") or 0.0) > (entry.get("max_deviation_deg")
+                                                           or 0.0):
+        return entry.get("worst_between_frame")
+    return entry.get("worst_frame")
+
+
 def max_deviation(report: dict) -> float:
     """Largest deviation over the report's objects, at frames or between them (0 when
     none)."""

@@ -67,16 +67,16 @@ ENTRY_BATCH = 64
 def largest(entry: dict) -> float:
     """An entry's largest deviation, at its frames or between them (the figure the list
     shows and sorts by: a wrap between two frames is 0 deg off at both)."""
-    return max(entry.get("max_deviation_deg") or 0.0,
-               entry.get("max_between_deviation_deg") or 0.0)
+    from ...report.json_report import largest_deviation
+
+    return largest_deviation(entry) or 0.0
 
 
 def worst_frame(entry: dict) -> float:
     """Where ``largest`` is: the subframe between frames when that is larger."""
-    if (entry.get("max_between_deviation_deg") or 0.0) > (entry.get("max_deviation_deg")
-                                                           or 0.0):
-        return float(entry["worst_between_frame"])
-    return float(entry["worst_frame"])
+    from ...report.json_report import largest_frame
+
+    return float(largest_frame(entry))
 
 
 def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:

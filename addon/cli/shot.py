@@ -17,7 +17,7 @@ import time
 import traceback
 
 from ...report import batch_report
-from ...report.json_report import largest_deviation, max_deviation
+from ...report.json_report import largest_deviation, largest_frame, max_deviation
 from .args import build_parser
 from .headless import BadInput
 
@@ -72,10 +72,7 @@ def _worst(entries: list[dict]) -> dict | None:
     if not found:
         return None
     e = max(found, key=_largest)
-    frame = e.get("worst_frame")
-    if (e.get("max_between_deviation_deg") or 0.0) > e["max_deviation_deg"]:
-        frame = e.get("worst_between_frame")
-    worst = {"object": e["name"], "frame": frame}
+    worst = {"object": e["name"], "frame": largest_frame(e)}
     if e.get("bone"):
         worst["bone"] = e["bone"]
     if e.get("clip"):

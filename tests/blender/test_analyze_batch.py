@@ -143,8 +143,11 @@ def test_between_frames_each_transform_is_measured_at_its_own_jumps_in_a_group(
                                    "KEYED")
     assert alone.worst_between_frame is not None and 1.0 < alone.worst_between_frame < 2.0
     assert alone.max_between_deviation_deg < 0.01          # the keyed turn, followed
-    assert (together[0].max_between_deviation_deg, together[0].worst_between_frame) == \
-        (alone.max_between_deviation_deg, alone.worst_between_frame)
+    # The same in the group: measured at Wrap's own subframes (1-2) only. Its deviation
+    # there is float noise, so where its largest lies is not compared, only that it is
+    # inside its own jump and as small.
+    assert 1.0 < together[0].worst_between_frame < 2.0
+    assert abs(together[0].max_between_deviation_deg - alone.max_between_deviation_deg) < 1e-6
     assert 2.0 < together[1].worst_between_frame < 11.0    # Other's own jump
     # The neighbour's subframes are where the ease shows: Blender's playback there
     # (frame_set + matrix_basis) against mathutils' even slerp of its keys (scipy is not
