@@ -57,6 +57,10 @@ VERDICT_RANK = {VERDICT_LONG_WAY: 0, VERDICT_VISIBLE: 1, VERDICT_CHECK: 2, VERDI
 # the 2-core test machine, benchmarks/bench_report.py); beyond it the entries
 # are marked out of date, with a button to re-run.
 REFRESH_FRAME_LIMIT = 100_000
+# The keys of a bake the refresh takes as written rather than reading them back
+# (animdata.recording_writes): what a refresh within REFRESH_FRAME_LIMIT can read, four
+# rotation and three location channels a frame; about 14 MB at most.
+REFRESH_KEY_LIMIT = 7 * REFRESH_FRAME_LIMIT
 
 # Transforms analysed per analyze_many call by the panel, which keeps only each one's
 # summary: a 60-bone rig in one call; 200 bones x 10,000 frames do not hold every
@@ -221,12 +225,14 @@ def _frames_spanned(obj) -> int:
     return int(max(last for _first, last in ends) - min(first for first, _last in ends)) + 1
 
 
-def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str, dict]:
+def analyze_into(scene, objects, method: str, replace: bool = False,
+                 written: dict | None = None) -> dict[str, dict]:
     """Analyse ``objects`` and store their entries for ``scene``'s panel.
 
     ``replace``: the new entries replace every earlier one (an Analyze of the
     selection); otherwise they update them (a re-run, or the refresh after a
-    bake). Returns the new entries by object name; an object that cannot be
+    bake). ``written``: the keys a bake just wrote (``animdata.recording_writes``),
+    taken as read. Returns the new entries by object name; an object that cannot be
     analysed gets ``{"error": sentence}``.
     """
     from .. import animdata, record
@@ -253,7 +259,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False) -> dict[str
     keep: dict | None = {} if small else None
     found: dict[str, dict] = {}
     for start in range(0, len(targets), ENTRY_BATCH):
-        with animdata.read_once():
+        with animdata.read_once(seed=written):
             found.update(_entries(targets[start:start + ENTRY_BATCH], method, turns, timing,
                                   known, keep))
     if keep is not None:
@@ -317,17 +323,19 @@ def _sync_rows(scene) -> None:
     settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
-def refresh(scene, objects, method: str) -> None:
+def refresh(scene, objects, method: str, written: dict | None = None) -> None:
     """After a bake or revert: re-run the report on ``objects`` so nothing stale
     is shown; when they are too long to analyse at once (REFRESH_FRAME_LIMIT),
-    mark their entries out of date instead (the panel offers a re-run)."""
+    mark their entries out of date instead (the panel offers a re-run). ``written``:
+    the keys the bake wrote, as ``animdata.recording_writes`` kept them: the analysis
+    of the baked keys takes them from there rather than reading them back."""
     from .. import animdata
 
     objects = list(objects)
-    with animdata.read_once():   # a rig's bones: its action sorted by bone once
+    with animdata.read_once(seed=written):   # a rig's bones: its action sorted by bone once
         spanned = sum(_frames_spanned(obj) for obj in objects)
     if spanned <= REFRESH_FRAME_LIMIT:
-        analyze_into(scene, objects, method)
+        analyze_into(scene, objects, method, written=written)
         return
     stored = _RESULTS.setdefault(scene.name, {})
     for obj in objects:

@@ -8,8 +8,9 @@ from typing import Iterable
 import bpy
 import numpy as np
 
+from . import memo
 from .paths import TRANSFORM_GROUP, channel_label
-from .read import read_keyframe_arrays
+from .read import KEY_FIELDS, read_keyframe_arrays
 from .versions import channelbags, enum_value, find_slot, is_slotted
 
 
@@ -202,6 +203,30 @@ def write_keys(fc, frames, values, constant=None) -> None:
     # nothing to sort, merge or re-handle; Blender's own baker skips it for the
     # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).
     # It would cost ~40% of the whole write.
+    # The handles stay where keyframe_points.add put them, at (0, 0) (read back on
+    # 3.4.1 and 5.0.1: tests/blender/test_report_reuse.py).
+    _remember(fc, co, None, None, ipo)
+
+
+def _remember(fc, co, handle_left, handle_right, ipo) -> None:
+    """Inside memo.recording_writes(): keep what ``fc`` now holds, as read_keyframe_arrays
+    reads it (float32 widened; enum values as int32); None handles: (0, 0)."""
+    held = memo.written
+    if held is None:
+        return
+    co = np.asarray(co, dtype=np.float32).astype(np.float64).reshape(-1, 2)
+    zeros = np.zeros_like(co)
+    arrays = {
+        "co": co,
+        "handle_left": zeros if handle_left is None else
+        np.asarray(handle_left, dtype=np.float32).astype(np.float64).reshape(-1, 2),
+        "handle_right": zeros if handle_right is None else
+        np.asarray(handle_right, dtype=np.float32).astype(np.float64).reshape(-1, 2),
+        "interpolation": np.asarray(ipo).astype(np.int32),
+    }
+    for array in arrays.values():
+        array.flags.writeable = False
+    held.keep((fc.as_pointer(), KEY_FIELDS), arrays, co.shape[0])
 
 
 _HANDLE_CODES: dict = {}
@@ -260,7 +285,9 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
         ipo = np.array([names[v] for v in ipo.tolist()])
     kps.foreach_set("interpolation", ipo.astype(_IPO_DTYPE))
     if update:
-        fc.update()
+        fc.update()    # it may move the handles: read them back, not what was given
+    else:
+        _remember(fc, co, handle_left, handle_right, ipo)
 
 
 def assign_action(obj, action, slot_identifier: str = "") -> None:

@@ -244,7 +244,8 @@ class QUATBAKE_OT_bake(Operator):
 
     @guarded("Re-bake")
     def execute(self, context):
-        from .. import bake
+        from .. import animdata, bake
+        from ..analyze import entries
 
         lerp = self._lerp_requested(context)
         self._fill_from_scene(context)
@@ -258,7 +259,10 @@ class QUATBAKE_OT_bake(Operator):
         objects = selected_items(context)
         progress = _Progress(getattr(context, "window_manager", None))
         try:
-            result = bake.bake_objects(objects, self.bake_settings(), progress=progress)
+            # The keys it writes are kept for the report's refresh below, which then reads
+            # none of them back from Blender.
+            with animdata.recording_writes(entries.REFRESH_KEY_LIMIT) as written:
+                result = bake.bake_objects(objects, self.bake_settings(), progress=progress)
         except (bake.BakeError, ValueError) as err:
             # The engine validates every object before writing anything, so the
             # scene is as it was: say what is wrong and stop.
@@ -288,7 +292,7 @@ class QUATBAKE_OT_bake(Operator):
         # Keys written per channel, each transform's and (last_frames_written) their sum.
         remember_last_bake(context.scene, result.keys_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
-        _refresh_report(self, context, baked, "Re-bake")
+        _refresh_report(self, context, baked, "Re-bake", written)
         names = _first_names(result.objects)
         summary = rpt_(
             "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
@@ -387,14 +391,16 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
 
     @guarded("Convert Rotation Mode")
     def execute(self, context):
-        from .. import bake
+        from .. import animdata, bake
+        from ..analyze import entries
 
         if _no_bones(self, context, "convert"):
             return {'CANCELLED'}
         progress = _Progress(getattr(context, "window_manager", None))
         try:
-            result = bake.convert_objects(selected_items(context), self.mode, self.tolerance,
-                                          progress=progress)
+            with animdata.recording_writes(entries.REFRESH_KEY_LIMIT) as written:
+                result = bake.convert_objects(selected_items(context), self.mode,
+                                              self.tolerance, progress=progress)
         except (bake.BakeError, ValueError) as err:
             _report_issues(self, _error_issues(err), 'ERROR')
             return {'CANCELLED'}
@@ -403,7 +409,7 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         _report_issues(self, list(result.warnings), 'WARNING')
         _report_issues(self, list(result.notes), 'INFO')
         baked = transforms_named(result.objects)
-        _refresh_report(self, context, baked, "Convert Rotation Mode")
+        _refresh_report(self, context, baked, "Convert Rotation Mode", written)
         self.report({'INFO'}, rpt_("Converted {}: {:d} keys per channel in all").format(
             transform_count(baked, rpt_), int(result.keys_written)))
         return {'FINISHED'}
@@ -416,15 +422,17 @@ def _first_names(names) -> str:
     return shown + ", ..." if len(names) > MAX_NAMED else shown
 
 
-def _refresh_report(operator: Operator, context, transforms, doing: str) -> None:
-    """Re-run the Difference Report on what a bake or revert changed. The bake or revert
-    is done by then: a failure here is said as a warning, and never undoes it."""
+def _refresh_report(operator: Operator, context, transforms, doing: str,
+                    written: dict | None = None) -> None:
+    """Re-run the Difference Report on what a bake or revert changed (``written``: the
+    keys the bake wrote, animdata.recording_writes). The bake or revert is done by then:
+    a failure here is said as a warning, and never undoes it."""
     from ..analyze import entries
     from ..ui import compare
 
     try:
         entries.refresh(context.scene, transforms,
-                        compare.compare_method(context.scene.quatbake))
+                        compare.compare_method(context.scene.quatbake), written)
     except Exception as exc:   # the report is a view: it must not turn a bake into a failure
         operator.report({'WARNING'}, unexpected(f"{doing} done; refreshing the Difference "
                                                 "Report", exc, "press Analyze again"))

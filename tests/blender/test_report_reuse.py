@@ -252,3 +252,103 @@ def test_a_real_bvh_rig_is_analysed_once_through_analyze_re_bake_and_revert(
 
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     assert analysed == []
+
+
+# --- The keys a bake wrote, taken as written (issue 23) -------------------------------------
+# The Re-bake's refresh takes the keys the bake just wrote from the bake
+# (animdata.recording_writes) instead of reading 1,000-key curves back from Blender.
+
+
+def _stored(fc) -> dict:
+    """What Blender holds of ``fc``'s keys, read here with foreach_get (the oracle)."""
+    kps = fc.keyframe_points
+    n = len(kps)
+    out = {}
+    for name in ("co", "handle_left", "handle_right"):
+        buf = np.empty(2 * n, dtype=np.float32)
+        kps.foreach_get(name, buf)
+        out[name] = buf.reshape(n, 2)
+    ipo = np.empty(n, dtype=np.int32)
+    kps.foreach_get("interpolation", ipo)
+    out["interpolation"] = ipo
+    return out
+
+
+def _stepped_scene():
+    """_scene's three, and Steps: quaternion keys held (Constant), which the bake writes as
+    Constant keys."""
+    flip, wrap, rig = _scene()
+    steps = scenes.make_animated_object("Steps", 'QUATERNION', FRAMES,
+                                        scenes.quats_about_z([0, 30, 90]), 'CONSTANT')
+    scenes.select_only(flip, wrap, rig, steps)
+    return flip, wrap, rig, steps
+
+
+# Dense Linear keys, Constant ones for the held keys, and a Key Tolerance bake's Linear
+# and Bezier keys (the Bezier ones written with their handles, no fc.update()).
+BAKES = [dict(), dict(tolerance=0.1, key_interpolation='LINEAR'),
+         dict(tolerance=0.1, key_interpolation='BEZIER')]
+
+
+@pytest.mark.parametrize("bake", BAKES, ids=["dense", "tolerance-linear", "tolerance-bezier"])
+def test_the_keys_a_bake_wrote_are_kept_as_blender_stores_them(clean_blender, bake):
+    owners = _stepped_scene()
+    with animdata.recording_writes(10**6) as written:
+        assert bpy.ops.quatbake.bake(**bake) == {'FINISHED'}
+    curves = {fc.as_pointer(): fc for o in owners for fc in animdata.object_fcurves(o)}
+    rotation = [fc for o in owners[:2] + owners[3:] for fc in animdata.rotation_fcurves(o)]
+    rig = owners[2]
+    rotation += animdata.rotation_fcurves(entries.named_transform(bpy.context.scene,
+                                                                  f"{rig.name}: upper"))
+    # Every baked rotation channel is kept, and only curves that exist now.
+    assert {fc.as_pointer() for fc in rotation} <= {pointer for pointer, _f in written}
+    assert {pointer for pointer, _f in written} <= set(curves)
+    constant = False
+    for (pointer, fields), kept in written.items():
+        assert fields == animdata.KEY_FIELDS
+        stored = _stored(curves[pointer])
+        for name, array in stored.items():
+            # Exactly: float32 widened to float64 is exact, enum values are integers.
+            np.testing.assert_array_equal(kept[name], array, err_msg=name)
+        constant |= bool((stored["interpolation"] == 0).any())
+    assert constant, "the held keys were written Constant"
+
+
+def test_the_refresh_reads_none_of_the_keys_the_bake_wrote(clean_blender, monkeypatch):
+    from quatbake.addon.animdata import read
+
+    _stepped_scene()
+    scene = bpy.context.scene
+    read_back = []
+    reading = read._read_keyframe_arrays
+
+    def counting(fc, fields):
+        read_back.append(fc.as_pointer())
+        return reading(fc, fields)
+
+    monkeypatch.setattr(read, "_read_keyframe_arrays", counting)
+    with animdata.recording_writes(10**6) as written:
+        assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    wrote = {pointer for pointer, _fields in written}
+    # The click (the bake, then the report's refresh of the four) read the keys before the
+    # bake, and not one of those it wrote.
+    assert wrote and read_back
+    assert not wrote & set(read_back)
+    refreshed = {name: dict(e) for name, e in entries.results(scene).items()}
+    assert len(refreshed) == 4 and all(e["before"] for e in refreshed.values())
+    read_back.clear()
+    # The refresh with nothing kept reads them back, and finds the same entries.
+    entries.refresh(scene, [entries.named_transform(scene, name) for name in refreshed],
+                    "slerp")
+    assert wrote <= set(read_back)
+    for name, entry in entries.results(scene).items():
+        assert _without_figures(entry) == _without_figures(refreshed[name]), name
+        assert entry["max_deviation_deg"] == pytest.approx(refreshed[name]["max_deviation_deg"],
+                                                           abs=1e-9)
+
+
+def test_a_bake_past_the_limit_keeps_no_keys(clean_blender):
+    _stepped_scene()
+    with animdata.recording_writes(10) as written:
+        assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    assert written.overflowed and not written
