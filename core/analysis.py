@@ -362,8 +362,9 @@ def _findings(a: ObjectAnalysis) -> list:
             f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps
     # A step's jump is the keys' intent, not a kink for Squad to smooth.
-    step_keys = {f for iv in intervals_of_kind(a, "step") for f in iv["frames"]}
-    smooth = np.array([f not in step_keys for f in jumps["frames"]], dtype=bool)
+    step_keys = [f for iv in intervals_of_kind(a, "step") for f in iv["frames"]]
+    # One isin, not a set lookup per jump: a dense bake has a jump entry on every frame.
+    smooth = ~np.isin(np.asarray(jumps["frames"], dtype=np.float64), step_keys)
     jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
     if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad" and not a.dense_keys:
         k = int(np.argmax(jump_deg))

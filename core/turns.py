@@ -349,9 +349,13 @@ def choose(setting: str, kinds) -> np.ndarray:
         raise ValueError(f"Unknown turns setting {setting!r}: use one of "
                          f"{', '.join(TURN_SETTINGS)}.")
     kinds = list(kinds)
-    if setting == "SHORTEST":
+    # The interval-by-interval test only where it can be true somewhere: a dense bake
+    # has an interval per frame, and most of a rig's bones have no spin or step at all.
+    if setting == "SHORTEST" or (setting != "KEYED" and "spin" not in kinds):
         return np.zeros(len(kinds), dtype=bool)
     if setting == "KEYED":
+        if "step" not in kinds:
+            return np.ones(len(kinds), dtype=bool)
         return np.array([k != "step" for k in kinds], dtype=bool)
     return np.array([k == "spin" for k in kinds], dtype=bool)
 
