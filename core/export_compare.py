@@ -65,6 +65,7 @@ from . import gltf_sampler, keyreduce, quat, rotation
 
 CAUSES = (
     "not_exported",
+    "inherited",
     "timing",
     "before_first_key",
     "after_last_key",
@@ -185,6 +186,7 @@ ADVICE = {
         "bake it to keys before exporting (quatbake bake turns a Transform Cache into keys; "
         "a driver or constraint: Bake Action with Visual Keying)"
     ),
+    "inherited": "fix the node above it first (its own entry names what is wrong there)",
     "timing": "export at a whole frame rate (render.fps_base 1), or retime in the engine",
     "before_first_key": "key the motion on whole frames inside the exported range",
     "after_last_key": "key the motion on whole frames inside the exported range",
@@ -241,6 +243,18 @@ def not_exported_advice(missing: tuple, comparison: "Comparison") -> str:
     return (f"Not exported: the file has no {' or '.join(missing)} animation for it, so the "
             f"engine holds it still, {' and '.join(figures)} off Blender's playback: "
             f"{ADVICE['not_exported']}.")
+
+
+def inherited_advice(parent: str, parent_deg: float, causes: dict,
+                     max_deviation_deg: float, own_deg: float) -> str:
+    """The advice of a pose bone that plays up to ``max_deviation_deg`` off because the node
+    above it (``parent``, up to ``parent_deg`` off) does: that first, then the first cause
+    of its own motion (up to ``own_deg`` off its parent), if any."""
+    own = {k: v for k, v in causes.items() if k != "inherited"}
+    then = f"; its own keys: {advice(own, own_deg)}" if own else \
+        "; its own motion plays as in Blender"
+    return (f"Follows \"{parent}\", which plays up to {parent_deg:.3g} deg off, so it is up "
+            f"to {max_deviation_deg:.3g} deg off: {ADVICE['inherited']}{then}")
 
 
 def advice(causes: dict, max_deviation_deg: float) -> str:

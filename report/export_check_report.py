@@ -29,6 +29,10 @@ CAUSE_TEXT = {
         "the file has no animation for it while Blender plays it moving (a Transform Cache "
         "from a USD or Alembic import, a driver, a constraint): the engine holds one pose"
     ),
+    "inherited": (
+        "a pose bone follows the node above it, which the player plays off: its own "
+        "motion may be right"
+    ),
     "stepped": "STEP sampler: the player holds each key while Blender moves",
     "timing": "the exporter wrote the key times on another clock than Blender plays (fps_base)",
     "before_first_key": "before the first exported key the player holds it while Blender moves",
@@ -57,6 +61,11 @@ CAUSE_TEXT = {
         "before the jump that Blender makes at once"
     ),
 }
+
+
+def entry_label(entry: dict) -> str:
+    """"Cube", or "Rig: arm" for a pose bone's entry (``name`` is its armature's)."""
+    return f"{entry['name']}: {entry['bone']}" if entry.get("bone") else entry["name"]
 
 
 def _rounded_intervals(intervals) -> list:
@@ -126,13 +135,13 @@ def _chart(obj: dict) -> str:
     if bezier and len(bezier["per_sample"]["frame"]) >= 2:
         # Bezier keys: every quarter frame (the whole frames are among them).
         ends = sorted({f for iv in bezier.get("intervals", [])[:200] for f in iv["frames"]})
-        return line_chart(f"{obj['name']}: deviation per quarter frame",
+        return line_chart(f"{entry_label(obj)}: deviation per quarter frame",
                           bezier["per_sample"]["frame"],
                           [("deviation", bezier["per_sample"]["deviation_deg"], DEVIATION_COLOUR)],
-                          y_label="deviation (deg)", keys=ends, chart_id=f"dev-{obj['name']}")
-    return line_chart(f"{obj['name']}: deviation per frame", frames,
+                          y_label="deviation (deg)", keys=ends, chart_id=f"dev-{entry_label(obj)}")
+    return line_chart(f"{entry_label(obj)}: deviation per frame", frames,
                       [("deviation", obj["per_frame"]["deviation_deg"], DEVIATION_COLOUR)],
-                      y_label="deviation (deg)", keys=ends, chart_id=f"dev-{obj['name']}")
+                      y_label="deviation (deg)", keys=ends, chart_id=f"dev-{entry_label(obj)}")
 
 
 def _bezier_html(obj: dict) -> str:
@@ -193,7 +202,8 @@ def render_html(report: dict) -> str:
     for obj in report.get("objects", []):
         causes = ", ".join(f"{k} x{v}" for k, v in obj.get("causes", {}).items()) or "none"
         out.append(
-            f"<tr><td>{escape(obj['name'])}</td><td>{escape(obj.get('interpolation') or '-')}</td>"
+            f"<tr><td>{escape(entry_label(obj))}</td>"
+            f"<td>{escape(obj.get('interpolation') or '-')}</td>"
             f"<td class='num'>{obj.get('key_count', 0)}</td>"
             f"<td class='num'>{obj.get('animation_bytes', 0)}</td>"
             f"<td class='num{' bad' if obj.get('causes') else ''}'>"
@@ -214,7 +224,8 @@ def render_html(report: dict) -> str:
             + "</ul>"
         )
     for obj in report.get("objects", []):
-        out.append(f"<h2>{escape(obj['name'])}</h2><p>{escape(obj.get('advice', ''))}</p>{_chart(obj)}")
+        out.append(f"<h2>{escape(entry_label(obj))}</h2><p>{escape(obj.get('advice', ''))}</p>"
+                   f"{_chart(obj)}")
         out.append(_bezier_html(obj))
         if obj.get("note"):
             out.append(f"<p>{escape(obj['note'])}</p>")

@@ -40,7 +40,7 @@ def run_export_check(args) -> int:
         for o in report["objects"]:
             bezier = o.get("bezier") or {}
             if bezier.get("linear_is_better") and not o["causes"]:
-                print(f"{o['name']}: {o['advice']}")
+                print(f"{export_check_report.entry_label(o)}: {o['advice']}")
     for error in report["errors"]:
         print(error["message"], file=sys.stderr)
     for skipped in report.get("skipped", []):

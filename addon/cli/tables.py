@@ -44,11 +44,11 @@ def check_table(report: dict) -> str:
     rows = [("object", "sampler", "keys", "bytes", "max dev", "worst", "causes")]
     for o in report["objects"]:
         causes = ",".join(f"{k}x{v}" for k, v in o["causes"].items()) or "-"
-        rows.append((o["name"], o["interpolation"] or "-", str(o["key_count"]),
+        rows.append((who(o), o["interpolation"] or "-", str(o["key_count"]),
                      str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
                      f"{o['worst_frame']:g}", causes))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    lines += [f"{o['name']}: {o['advice']}" for o in report["objects"] if o["causes"]]
-    lines += [f"{o['name']}: {o['note']}" for o in report["objects"] if o.get("note")]
+    lines += [f"{who(o)}: {o['advice']}" for o in report["objects"] if o["causes"]]
+    lines += [f"{who(o)}: {o['note']}" for o in report["objects"] if o.get("note")]
     return "\n".join(lines)

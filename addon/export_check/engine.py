@@ -32,6 +32,7 @@ import contextlib
 import difflib
 import os
 import tempfile
+from dataclasses import dataclass, replace
 
 import bpy
 import numpy as np
@@ -250,29 +251,44 @@ def check_frames(scene, key_frames) -> np.ndarray:
     return np.arange(start, end + 1, dtype=np.float64)
 
 
+def label(obj) -> str:
+    """An entry's key: the object's name, or "Rig: arm" for a pose bone (a transform)."""
+    bone = getattr(obj, "bone_name", "")
+    return f"{obj.name}: {bone}" if bone else obj.name
+
+
+def _world_now(obj) -> np.ndarray:
+    """(4, 4): the world matrix Blender shows now of an object, or of a pose bone
+    (``transform.AnimatedTransform``: the armature's world matrix times the bone's pose)."""
+    world = getattr(obj, "world_matrix", None)
+    return world() if callable(world) else np.array(obj.matrix_world)
+
+
 def blender_world(scene, objects, frames) -> dict:
-    """name -> Blender's world matrices (m, 4, 4) at ``frames`` (frame_set; frame restored)."""
-    out = {o.name: np.empty((frames.shape[0], 4, 4)) for o in objects}
+    """label -> Blender's world matrices (m, 4, 4) at ``frames`` of objects and pose bones
+    (frame_set; frame restored)."""
+    out = {label(o): np.empty((frames.shape[0], 4, 4)) for o in objects}
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
         for i, f in enumerate(frames):
             scene.frame_set(int(f))
             for o in objects:
-                out[o.name][i] = np.array(o.matrix_world)
+                out[label(o)][i] = _world_now(o)
     finally:
         scene.frame_set(frame, subframe=subframe)
     return out
 
 
 def blender_world_at(scene, obj, frames) -> np.ndarray:
-    """Blender's world matrices (n, 4, 4) of ``obj`` at (sub)frames (frame_set; restored)."""
+    """Blender's world matrices (n, 4, 4) of ``obj`` (an object or a pose bone) at
+    (sub)frames (frame_set; restored)."""
     out = np.empty((len(frames), 4, 4))
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
         for i, f in enumerate(frames):
             whole = int(np.floor(f))
             scene.frame_set(whole, subframe=float(f - whole))
-            out[i] = np.array(obj.matrix_world)
+            out[i] = _world_now(obj)
     finally:
         scene.frame_set(frame, subframe=subframe)
     return out
@@ -330,8 +346,8 @@ def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.nd
     out = {}
     for o in objects:
         m = np.empty((samples.shape[0], 4, 4))
-        m[whole] = whole_m[o.name][on_whole[whole]]
-        out[o.name] = m
+        m[whole] = whole_m[label(o)][on_whole[whole]]
+        out[label(o)] = m
     sub = np.flatnonzero(~whole)
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
@@ -340,7 +356,7 @@ def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.nd
             base = int(np.floor(f))
             scene.frame_set(base, subframe=float(f - base))
             for o in objects:
-                out[o.name][i] = np.array(o.matrix_world)
+                out[label(o)][i] = _world_now(o)
     finally:
         scene.frame_set(frame, subframe=subframe)
     return samples, out
@@ -614,10 +630,55 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
     return out
 
 
+def _turned_by_exporter(doc, node: int, obj) -> bool:
+    """Whether the exporter turns the node -90 deg about X with Y-up: cameras, lights and
+    the joints of pose bones (measured on 3.4.1 and 5.0.1: a bone's joint node plays its
+    world matrix times that turn, constant over time; core.gltf_axes)."""
+    return doc.nodes[node].is_camera or doc.nodes[node].is_light \
+        or bool(getattr(obj, "bone_name", ""))
+
+
+@dataclass(frozen=True)
+class Parent:
+    """The node above a pose bone's joint in the file, for the bone's own comparison: its
+    entry label ("Rig" for the armature, "Rig: root" for a joint), node index, Blender's
+    world matrices of it at the frames compared, and whether the exporter turned it."""
+
+    label: str
+    node: int
+    blender_m: np.ndarray
+    corrected: bool
+
+
+def _played(doc, node: int, times, channels, yup: bool, corrected: bool) -> np.ndarray:
+    """A player's world matrices of ``node`` at ``times`` (seconds), in Blender's space."""
+    world = gltf_pose.world_matrices(doc, [node], times, channels)[node]
+    return gltf_axes.blender_world_from_gltf(world, yup=yup, corrected=corrected)
+
+
+def _orientations(blender_m, player_m) -> tuple:
+    """(Blender's rotations, the player's, Blender's locations, the player's) of two
+    tracks of world matrices: export_compare.compare's inputs."""
+    qb, lb = gltf_pose.rotation_and_location(blender_m)
+    qp, lp = gltf_pose.rotation_and_location(player_m)
+    return qb, qp, lb, lp
+
+
+def _relative(parent_m: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(k, 4, 4): ``m`` in the space of ``parent_m`` (inverse(parent) @ m, per sample)."""
+    return np.linalg.solve(parent_m, m)
+
+
 def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
-                exporter_spf: float, bezier=None):
-    """(comparison, Blender's orientations) of the engine's playback of the file with
-    Blender's (``blender_m``) on ``frames``."""
+                exporter_spf: float, bezier=None, parent: Parent | None = None):
+    """(comparison, own comparison, Blender's orientations, how far the parent plays off
+    (deg, or None)) of the engine's playback of the file with Blender's (``blender_m``) on
+    ``frames``; without ``parent`` the comparison is its own.
+
+    With ``parent`` (a pose bone's), the figures per frame are the world's (what the engine
+    shows), and the causes are found on the bone's own motion, relative to the node above
+    it on both sides: a bone whose parent plays off is off by as much in the world, and
+    its own keys are not what to fix (``inherited``, _object_entry)."""
     from .. import animdata
 
     bad = ~np.isfinite(blender_m).all(axis=(1, 2))
@@ -629,18 +690,29 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
             "fix it first"
         )
     times = frames / fps
-    worlds = gltf_pose.world_matrices(doc, [node], times, channels)
-    corrected = doc.nodes[node].is_camera or doc.nodes[node].is_light
-    player_m = gltf_axes.blender_world_from_gltf(worlds[node], yup=yup, corrected=corrected)
+    corrected = _turned_by_exporter(doc, node, obj)
+    player_m = _played(doc, node, times, channels, yup, corrected)
+    other_m = None
+    if abs(exporter_spf * fps - 1.0) > 1e-12:
+        # The same file on the exporter's own clock: what timing alone explains.
+        other_m = _played(doc, node, frames * exporter_spf, channels, yup, corrected)
+    world = parent_off = None
+    if parent is not None:
+        world = export_compare.compare(frames, *_orientations(blender_m, player_m))
+        parent_played = _played(doc, parent.node, times, channels, yup, parent.corrected)
+        parent_dev = np.degrees(quat.angle_between(
+            *_orientations(parent.blender_m, parent_played)[:2]))
+        parent_off = float(parent_dev.max()) if parent_dev.size else 0.0
+        blender_m = _relative(parent.blender_m, blender_m)
+        player_m = _relative(parent_played, player_m)
+        if other_m is not None:
+            other_m = _relative(_played(doc, parent.node, frames * exporter_spf, channels, yup,
+                                        parent.corrected), other_m)
     qb, lb = gltf_pose.rotation_and_location(blender_m)
     qp, lp = gltf_pose.rotation_and_location(player_m)
     retimed = None
-    if abs(exporter_spf * fps - 1.0) > 1e-12:
-        # The same file on the exporter's own clock: what timing alone explains.
-        other = gltf_pose.world_matrices(doc, [node], frames * exporter_spf, channels)[node]
-        q2, _ = gltf_pose.rotation_and_location(
-            gltf_axes.blender_world_from_gltf(other, yup=yup, corrected=corrected)
-        )
+    if other_m is not None:
+        q2, _ = gltf_pose.rotation_and_location(other_m)
         retimed = np.degrees(quat.angle_between(qb, q2))
     rot = channels.get((node, "rotation"))
     key_frames = key_values = None
@@ -659,7 +731,8 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
         # the exporter may fix a flipped sign in the file, the user's keys keep it.
         source = animdata.evaluate_rotation_raw(obj, key_frames)
     key_deviation = None
-    if key_frames is not None:
+    if key_frames is not None and parent is None:
+        # (A bone's keys between frames are judged on the frames around them.)
         key_deviation = _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected)
     comparison = export_compare.compare(
         frames,
@@ -675,20 +748,26 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
         key_deviation_deg=key_deviation,
         handle_share=shares,
     )
-    return comparison, qb
+    if world is None:
+        return comparison, comparison, qb, None
+    # What the engine shows, with the causes of the bone's own motion.
+    return replace(world, intervals=comparison.intervals), comparison, qb, parent_off
 
 
 def _object_entry(
     obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup, exporter_spf: float,
-    bezier=None, quarters=None, blender_q=None,
+    bezier=None, quarters=None, blender_q=None, parent: Parent | None = None,
+    parent_q: Parent | None = None,
 ) -> dict:
-    """One object's report, compared on whole ``frames``. ``bezier`` (``bezier_keys_of``):
-    its Bezier rotation keys, compared again on ``quarters`` (Blender's playback
-    ``blender_q`` there) into the ``bezier`` block."""
+    """One object's (or pose bone's) report, compared on whole ``frames``. ``bezier``
+    (``bezier_keys_of``): its Bezier rotation keys, compared again on ``quarters``
+    (Blender's playback ``blender_q`` there) into the ``bezier`` block. ``parent``,
+    ``parent_q``: a pose bone's (``Parent``), on the frames and on the quarters."""
     from .. import animdata
 
-    comparison, _qb = _comparison(obj, node, doc, channels, frames, blender_m, fps, yup,
-                                  exporter_spf, bezier)
+    comparison, own, _qb, parent_off = _comparison(obj, node, doc, channels, frames,
+                                                   blender_m, fps, yup, exporter_spf, bezier,
+                                                   parent)
     rot = channels.get((node, "rotation"))
     interpolation = rot.sampler.interpolation if rot is not None else ""
     keys = {}
@@ -704,25 +783,35 @@ def _object_entry(
                 data_bytes += doc.accessor_bytes.get(acc, 0)
     causes = _cause_counts(comparison)
     # A moving channel the file has no animation for: the whole clip is one pose there,
-    # counted once (no interval to blame).
-    missing = export_compare.not_exported(keys, comparison)
+    # counted once (no interval to blame). A bone's own channels: its parents move it too.
+    missing = export_compare.not_exported(keys, own)
     if missing:
         causes = {"not_exported": 1, **causes}
+    inherited = parent_off is not None and parent_off >= export_compare.CAUSE_MIN_DEG
+    if inherited:
+        # Off because the node above it is: counted once, named in the advice.
+        causes = {**({"not_exported": 1} if missing else {}), "inherited": 1,
+                  **{k: v for k, v in causes.items() if k != "not_exported"}}
     action = animdata.get_action(obj)
     advice = export_compare.advice(causes, comparison.max_deviation_deg)
     bezier_entry = None
     if bezier is not None and rot is not None and quarters is not None:
-        fine, qb_fine = _comparison(obj, node, doc, channels, quarters, blender_q, fps, yup,
-                                    exporter_spf, bezier)
+        fine, _own, qb_fine, _off = _comparison(obj, node, doc, channels, quarters, blender_q,
+                                                fps, yup, exporter_spf, bezier, parent_q)
         bezier_entry = _bezier_entry(obj, bezier, fine, qb_fine, interpolation,
                                      keys.get("rotation", 0))
         # Every frame and quarter frame: the Bezier block's judgement is the advice.
         advice = bezier_entry["advice"]
+    if inherited and not missing:
+        advice = export_compare.inherited_advice(parent.label, parent_off, causes,
+                                                 comparison.max_deviation_deg,
+                                                 own.max_deviation_deg)
     if missing:
         # The first thing to fix, whatever else the keys do.
-        advice = export_compare.not_exported_advice(missing, comparison)
+        advice = export_compare.not_exported_advice(missing, own)
     entry = {
         "name": obj.name,
+        **({"bone": obj.bone_name} if getattr(obj, "bone_name", "") else {}),
         "type": obj.type,
         "rotation_mode": obj.rotation_mode,
         "action": action.name if action is not None else None,
@@ -737,6 +826,8 @@ def _object_entry(
         "rms_deviation_deg": comparison.rms_deviation_deg,
         "worst_frame": comparison.worst_frame,
         "max_location_deviation": comparison.max_location_deviation,
+        **({"own_max_deviation_deg": own.max_deviation_deg, "parent": parent.label}
+           if parent is not None else {}),
         "causes": causes,
         "advice": advice,
         "intervals": _interval_rows(comparison),
@@ -751,22 +842,73 @@ def _object_entry(
     return entry
 
 
-def _say_bones_unchecked(obj, entry: dict) -> None:
-    """An armature whose pose bones are keyed: the check compares its object only, so its
-    advice must not read as an all-clear for the bones (docs/export-check.md)."""
-    from .. import animdata
-
-    bones = animdata.bone_key_count(obj)
-    if not bones:
+def _say_bones_unchecked(obj, entry: dict, missing: list) -> None:
+    """An armature whose keyed pose bones are not all in the file (``missing``: their
+    names; the exporter's Deform Bones Only leaves out the controls of a rig): its entry
+    says how many were not compared, so its advice is no all-clear for them
+    (docs/export-check.md)."""
+    if not missing:
         return
-    said = (f"its {bones} animated pose bone(s) are not compared: the check compares "
-            "objects (quatbake report compares the bones in Blender)")
+    bones = len(missing)
+    shown = ", ".join(f"\"{n}\"" for n in missing[:3]) + (" ..." if bones > 3 else "")
+    said = (f"its {bones} animated pose bone(s) {shown} are not in the exported file, so not "
+            "compared (the exporter left them out: Deform Bones Only?)")
     entry["bones_not_compared"] = bones
     entry["note"] = f"{entry['note']} {said[0].upper()}{said[1:]}." if entry.get("note") \
         else f"{said[0].upper()}{said[1:]}."
     if not entry["causes"]:
         entry["advice"] = (f"The armature object plays as in Blender (within "
                            f"{max(entry['max_deviation_deg'], 0.0):.2g} deg); {said}.")
+
+
+def _joint_nodes(doc, node: int) -> dict:
+    """{name: index} of the nodes below ``node`` (an armature's: the joints its bones are
+    exported as, named after them), nearest first where two share a name."""
+    children = {i: n.children for i, n in enumerate(doc.nodes)}
+    found: dict = {}
+    queue = list(children[node])
+    while queue:
+        i = queue.pop(0)
+        found.setdefault(doc.nodes[i].name, i)
+        queue.extend(children[i])
+    return found
+
+
+def _bone_nodes(doc, obj, node: int) -> tuple[list, list]:
+    """([(pose bone transform, its joint node)], [names of keyed bones not in the file]) of
+    an armature exported as ``node``."""
+    from ..transform import AnimatedTransform, keyed_bone_names
+
+    names = keyed_bone_names(obj)
+    if not names:
+        return [], []
+    joints = _joint_nodes(doc, node)
+    found = [(AnimatedTransform(obj, n), joints[n]) for n in names if n in joints]
+    return found, [n for n in names if n not in joints]
+
+
+def _above(doc, obj, bone, node: int, armature_node: int) -> tuple:
+    """(what Blender plays as the node above ``bone``'s joint ``node``, that node): the
+    armature object, or the bone its parent joint is exported from (the exporter may
+    leave bones out and re-parent the rest); (None, None) for anything else."""
+    from ..transform import AnimatedTransform
+
+    up = doc.parents()[node]
+    if up == armature_node:
+        return obj, up
+    if up >= 0 and obj.pose is not None and obj.pose.bones.get(doc.nodes[up].name) is not None \
+            and _descends(doc, up, armature_node):
+        return AnimatedTransform(obj, doc.nodes[up].name), up
+    return None, None
+
+
+def _descends(doc, node: int, ancestor: int) -> bool:
+    parents = doc.parents()
+    while parents[node] >= 0:
+        node = parents[node]
+        if node == ancestor:
+            return True
+    return False
 
 
 def check_objects(
@@ -805,6 +947,7 @@ def check_objects(
             raise ExportCheckError(f"The exported file cannot be read back: {exc}") from None
         size = written_bytes(path)
     nodes, errors, skipped = {}, [], []
+    bones, missing = {}, {}      # armature name -> [(bone transform, node)] / [bone names]
     all_key_frames = []
     skip, unplayed = unplayed_animations(doc)
     for obj in objects:
@@ -829,45 +972,73 @@ def check_objects(
                             "message": skipped_sentence(obj, left_out, unplayed[node])})
             continue
         nodes[obj.name] = node
-        for c in kept:
+        # An armature's keyed pose bones, each compared at the joint node the exporter
+        # writes it as (its world matrix, so a bone follows its parents in both).
+        bones[obj.name], missing[obj.name] = _bone_nodes(doc, obj, node)
+        for c in kept + [c for a in doc.animations for c in a.channels
+                         if any(c.node == j for _t, j in bones[obj.name])]:
             # float32 seconds: 61 / 24 s comes back as frame 61.000002, which must not
             # pull frame 62 into the check.
             all_key_frames.extend(
                 np.round(c.sampler.input[[0, -1]] * fps, KEY_FRAME_DECIMALS).tolist())
     checked = [o for o in objects if o.name in nodes]
+    # Each object, then its pose bones: (object or bone transform, its node).
+    targets = [(t, n) for o in checked for t, n in [(o, nodes[o.name])] + bones[o.name]]
+    # What is above each bone's joint in the file (its parent joint's bone, or the
+    # armature), sampled too: a bone's causes are found on its own motion.
+    above = {label(t): _above(doc, obj, t, n, nodes[obj.name])
+             for obj in checked for t, n in bones[obj.name]}
+    extra = {label(a): a for a, _n in above.values() if a is not None}
+    sampled = [t for t, _n in targets] + [a for name, a in extra.items()
+                                          if name not in {label(t) for t, _n in targets}]
     frames = check_frames(scene, all_key_frames)
-    blender_m = blender_world(scene, checked, frames)
-    beziers = {o.name: b for o in checked if (b := bezier_keys_of(o)) is not None}
+    blender_m = blender_world(scene, sampled, frames)
+    beziers = {label(t): b for t, _n in targets if (b := bezier_keys_of(t)) is not None}
     quarters, blender_q = None, {}
     if beziers and frames.shape[0] >= 2:
-        quarters, blender_q = blender_world_quarters(
-            scene, [o for o in checked if o.name in beziers], frames, blender_m)
+        fine = {label(t): t for t, _n in targets if label(t) in beziers}
+        fine.update({label(a): a for name, (a, _n) in above.items()
+                     if name in beziers and a is not None})
+        quarters, blender_q = blender_world_quarters(scene, list(fine.values()), frames,
+                                                     blender_m)
     exporter_spf = exporter_seconds_per_frame(doc, scene)
     entries = []
-    for obj in checked:
+    for obj, node in targets:
         action = getattr(getattr(obj, "animation_data", None), "action", None)
-        node = nodes[obj.name]
         channels, anim = _object_channels(doc, node, action.name if action else None, skip)
+        name = label(obj)
+        parent = parent_q = None
+        if above.get(name, (None, None))[0] is not None:
+            a, n = above[name]
+            turned = bool(getattr(a, "bone_name", ""))
+            parent = Parent(label(a), n, blender_m[label(a)], turned)
+            if label(a) in blender_q:
+                parent_q = Parent(label(a), n, blender_q[label(a)], turned)
         try:
             entry = _object_entry(obj, node, doc, channels, anim, frames,
-                                  blender_m[obj.name], fps, yup, exporter_spf,
-                                  bezier=beziers.get(obj.name), quarters=quarters,
-                                  blender_q=blender_q.get(obj.name))
+                                  blender_m[name], fps, yup, exporter_spf,
+                                  bezier=beziers.get(name), quarters=quarters,
+                                  blender_q=blender_q.get(name), parent=parent,
+                                  parent_q=parent_q)
             left_out = _left_out(doc, node, skip)
             if left_out:
                 entry["left_out_animations"] = left_out
                 entry["note"] = left_out_note(left_out, unplayed[node])
-            _say_bones_unchecked(obj, entry)
+            if not getattr(obj, "bone_name", ""):
+                _say_bones_unchecked(obj, entry, missing[obj.name])
             entries.append(entry)
         except ValueError as exc:
+            what = (f"Armature \"{obj.name}\", bone \"{obj.bone_name}\""
+                    if getattr(obj, "bone_name", "") else f"Object \"{obj.name}\"")
             errors.append(
                 {
                     "object": obj.name,
-                    "message": f"Object \"{obj.name}\" cannot be checked: {str(exc).rstrip('.')}.",
+                    **({"bone": obj.bone_name} if getattr(obj, "bone_name", "") else {}),
+                    "message": f"{what} cannot be checked: {str(exc).rstrip('.')}.",
                 }
             )
         if progress is not None:
-            progress(obj.name)
+            progress(name)
     return {
         "schema": SCHEMA,
         "blender_version": bpy.app.version_string,

@@ -22,8 +22,35 @@ _RESULTS: dict = {}
 
 
 def results(scene) -> dict:
-    """Per object name: the last export check's summary in ``scene`` (empty before any run)."""
+    """Per object name ("Rig: arm" for a pose bone): the last export check's summary in
+    ``scene`` (empty before any run)."""
     return _RESULTS.get(scene.name, {})
+
+
+def _found(report: dict) -> dict:
+    """The panel's boxes: each object, each pose bone with a cause, and per armature one
+    box for its bones that play as in Blender (a Rigify rig's 200 controls would
+    otherwise be 200 boxes in the sidebar)."""
+    from ...report.export_check_report import entry_label
+
+    found: dict = {}
+    fine: dict = {}
+    for o in report["objects"]:
+        s = _summary(o)
+        if o.get("bone") and not s["causes"] and not s["linear_is_better"]:
+            fine.setdefault(o["name"], []).append((o["bone"], s))
+        else:
+            found[entry_label(o)] = s
+    for armature, bones in fine.items():
+        if len(bones) == 1:
+            bone, s = bones[0]
+            found[f"{armature}: {bone}"] = s
+            continue
+        bone, worst = max(bones, key=lambda b: b[1]["max_deviation_deg"])
+        found[f"{armature}: {len(bones)} bones"] = dict(
+            worst, key_count=max(s["key_count"] for _b, s in bones),
+            note=f"{len(bones)} pose bones play as in Blender; the farthest is \"{bone}\".")
+    return found
 
 
 def _summary(entry: dict) -> dict:
@@ -92,9 +119,10 @@ class QUATBAKE_OT_export_check(Operator):
         except export_check.ExportCheckError as exc:
             self.report({'ERROR'}, str(exc).replace("--exporter-option ", "Exporter option "))
             return {'CANCELLED'}
-        found = {o["name"]: _summary(o) for o in report["objects"]}
+        found = _found(report)
         for error in report["errors"]:
-            found[error["object"]] = {"error": error["message"]}
+            where = error["object"] + (f": {error['bone']}" if error.get("bone") else "")
+            found[where] = {"error": error["message"]}
             self.report({'WARNING'}, error["message"])
         for skipped in report.get("skipped", []):
             found[skipped["object"]] = {"skipped": skipped["message"]}
@@ -118,10 +146,13 @@ class QUATBAKE_OT_export_check(Operator):
             self.report({'ERROR'}, "None of the selected objects is in the exported glTF file.")
             return {'CANCELLED'}
         worst = max(report["objects"], key=lambda o: o["max_deviation_deg"])
+        bones = sum(1 for o in report["objects"] if o.get("bone"))
+        checked = f"{len(report['objects']) - bones} object(s)" + (
+            f" and {bones} pose bone(s)" if bones else "")
         self.report(
             {'INFO'},
-            f"Checked {len(report['objects'])} object(s): a glTF player plays "
-            f"{worst['name']} up to {worst['max_deviation_deg']:.3g} deg off Blender "
+            f"Checked {checked}: a glTF player plays "
+            f"{export_check_report.entry_label(worst)} up to {worst['max_deviation_deg']:.3g} deg off Blender "
             f"(frame {worst['worst_frame']:g}).",
         )
         return {'FINISHED'}

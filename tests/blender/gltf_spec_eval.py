@@ -102,6 +102,89 @@ def _evaluate(times, values, interpolation, t, path):
     return out / np.linalg.norm(out, axis=1, keepdims=True) if path == "rotation" else out
 
 
+def _load(gltf_path):
+    with open(gltf_path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    with open(os.path.join(os.path.dirname(gltf_path), doc["buffers"][0]["uri"]), "rb") as fh:
+        return doc, fh.read()
+
+
+def _node_rotation(doc, blob, index, times):
+    """(n, 4) x, y, z, w: a node's rotation at ``times`` (seconds), its rotation channel
+    evaluated by the spec where an animation has one, else the node's own."""
+    node = doc["nodes"][index]
+    q = np.tile(node.get("rotation", [0, 0, 0, 1]), (len(times), 1)).astype(float)
+    for anim in doc.get("animations", []):
+        for ch in anim["channels"]:
+            if ch["target"].get("node") == index and ch["target"]["path"] == "rotation":
+                s = anim["samplers"][ch["sampler"]]
+                q = _evaluate(_accessor(doc, blob, s["input"])[:, 0],
+                              _accessor(doc, blob, s["output"]), s["interpolation"], times,
+                              "rotation")
+    return q
+
+
+def reference_bone_deviation(gltf_path, rig, bones, frames, fps=24.0):
+    """bone name -> per-frame angle (deg) between Blender's world orientation of the pose
+    bone and the player's (``reference_bone_quats``)."""
+    found = reference_bone_quats(gltf_path, rig, bones, frames, fps)
+    return {b: angle_deg(player, blender) for b, (blender, player) in found.items()}
+
+
+def reference_bone_quats(gltf_path, rig, bones, frames, fps=24.0):
+    """bone name -> (Blender's world orientations, the player's), (n, 4) w-first each.
+
+    Blender's: ``frame_set``, then the rotation of ``rig.matrix_world @ pose_bone.matrix``
+    (mathutils). The player's: the spec's evaluation of the rotation of the bone's joint
+    node (the node named after the bone below the armature's node) and of every node
+    above it, composed (Hamilton products, root first; the test rigs have no scale), the
+    Y-up swizzle undone, and the exporter's turn of a bone's joint undone as for a camera
+    (right-multiplied by (sqrt(.5), sqrt(.5), 0, 0))."""
+    doc, blob = _load(gltf_path)
+    nodes = doc["nodes"]
+    parent = {c: i for i, n in enumerate(nodes) for c in n.get("children", [])}
+    scene = bpy.context.scene
+    blender = {b: [] for b in bones}
+    for f in frames:
+        scene.frame_set(int(f))
+        for b in bones:
+            q = (rig.matrix_world @ rig.pose.bones[b].matrix).to_quaternion()
+            blender[b].append([q.w, q.x, q.y, q.z])
+    times = np.asarray(frames, dtype=float) / fps
+    armature = next(i for i, n in enumerate(nodes) if n.get("name") == rig.name)
+    out = {}
+    for b in bones:
+        index = next(i for i, n in enumerate(nodes) if n.get("name") == b
+                     and _descends(parent, i, armature))
+        chain = [index]
+        while chain[-1] in parent:
+            chain.append(parent[chain[-1]])
+        world = np.tile([1.0, 0.0, 0.0, 0.0], (len(times), 1))
+        for i in reversed(chain):
+            x, y, z, w = _node_rotation(doc, blob, i, times).T
+            world = _hamilton(world, np.stack([w, x, y, z], axis=1))
+        w, x, y, z = world.T
+        q_b = np.stack([w, x, -z, y], axis=1)
+        q_b = _hamilton(q_b, np.tile([np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0], (len(q_b), 1)))
+        out[b] = (np.asarray(blender[b]), q_b)
+    return out
+
+
+def relative_deg(parent, child):
+    """Per sample, the angle (deg) between two tracks' rotations relative to their parents:
+    ``parent`` and ``child`` are (blender, player) pairs of (n, 4) w-first quaternions."""
+    conj = np.array([1.0, -1.0, -1.0, -1.0])
+    return angle_deg(_hamilton(parent[0] * conj, child[0]), _hamilton(parent[1] * conj, child[1]))
+
+
+def _descends(parent, i, ancestor):
+    while i in parent:
+        i = parent[i]
+        if i == ancestor:
+            return True
+    return False
+
+
 def reference_deviation(gltf_path, objects, frames, fps=24.0):
     """name -> per-frame angle (deg) between Blender's playback and the spec evaluation."""
     with open(gltf_path, encoding="utf-8") as fh:
@@ -119,18 +202,7 @@ def reference_deviation(gltf_path, objects, frames, fps=24.0):
     for o in objects:
         index = next(i for i, n in enumerate(doc["nodes"]) if n.get("name") == o.name)
         node = doc["nodes"][index]
-        q_g = np.tile(node.get("rotation", [0, 0, 0, 1]), (len(frames), 1)).astype(float)
-        for anim in doc.get("animations", []):
-            for ch in anim["channels"]:
-                if ch["target"].get("node") == index and ch["target"]["path"] == "rotation":
-                    s = anim["samplers"][ch["sampler"]]
-                    q_g = _evaluate(
-                        _accessor(doc, blob, s["input"])[:, 0],
-                        _accessor(doc, blob, s["output"]),
-                        s["interpolation"],
-                        np.asarray(frames) / fps,
-                        "rotation",
-                    )
+        q_g = _node_rotation(doc, blob, index, np.asarray(frames) / fps)
         # io_scene_gltf2 swizzle_yup_rotation: (w, x, y, z) -> (w, x, z, -y); undo it.
         x, y, z, w = q_g.T
         q_b = np.stack([w, x, -z, y], axis=1)

@@ -12,11 +12,18 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import export_check
+from quatbake.addon import animdata, export_check
 from quatbake.report import export_check_report
 
 from export_scenes import build_three_empties
-from gltf_spec_eval import angle_deg, export_for_reference, reference_deviation
+from gltf_spec_eval import (
+    angle_deg,
+    export_for_reference,
+    reference_bone_deviation,
+    reference_bone_quats,
+    reference_deviation,
+    relative_deg,
+)
 from report_schema import validate_export_check
 from scenes import assert_same_snapshot, scene_snapshot, select_only
 from test_realdata_import import gltf_import_options
@@ -39,7 +46,9 @@ def three_empties(clean_blender):
 
 
 def _by_name(report):
-    return {o["name"]: o for o in report["objects"]}
+    """The objects' entries by name (a pose bone's carries its armature's name and its own
+    ``bone``)."""
+    return {o["name"]: o for o in report["objects"] if not o.get("bone")}
 
 
 def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
@@ -560,19 +569,143 @@ def test_operator_shows_a_stash_only_object_as_not_compared(clean_blender):
     assert message.startswith('Object "ChildEuler" is not compared') and "NLA clip" in message
 
 
-def test_an_armature_with_keyed_bones_is_no_all_clear(clean_blender):
-    """The check compares objects: an armature whose bone turns 90 deg exports a still
-    armature node, which plays right; its entry says the bones were not compared."""
-    from scenes import key_bone, make_rig
+def _rig_with_a_flipped_bone():
+    """Rig (placed and turned): root turns 0 -> 90 -> 170 deg about Z, arm (its child)
+    0 -> 80 -> 160 deg about X with the middle key's sign flipped, so that Blender's
+    channels take the long way there; hand, unkeyed, follows. Linear quaternion keys on
+    frames 1, 11, 21, the scene's range."""
+    from scenes import key_bone, make_rig, quats_about_z
 
-    rig = make_rig("Rig", [("arm", None, (0, 0, 0), (0, 1, 0))])
-    key_bone(rig, "arm", "rotation_quaternion", [1, 21],
-             [[1, 0, 0, 0], [0.7071068, 0, 0, 0.7071068]])
-    report = export_check.check_objects(bpy.context, [rig], {})
-    entry = _by_name(report)["Rig"]
-    assert entry["max_deviation_deg"] < 0.01        # the armature object does not move
-    assert entry["bones_not_compared"] == 1
-    assert "not compared" in entry["note"]
-    assert entry["advice"].startswith("The armature object plays as in Blender")
-    assert "1 animated pose bone(s) are not compared" in entry["advice"]
+    rig = make_rig("Rig", [("root", None, (0, 0, 0), (0, 0, 1)),
+                           ("arm", "root", (0, 0, 1), (1, 0, 1.5)),
+                           ("hand", "arm", (1, 0, 1.5), (1.5, 0.5, 1.5))])
+    frames = [1, 11, 21]
+    key_bone(rig, "root", "rotation_quaternion", frames, quats_about_z([0, 90, 170]),
+             'QUATERNION', 'LINEAR')
+    half = np.radians([0.0, 80.0, 160.0]) / 2.0
+    arm = np.stack([np.cos(half), np.sin(half), 0 * half, 0 * half], axis=1)
+    arm[1] *= -1.0
+    key_bone(rig, "arm", "rotation_quaternion", frames, arm, 'QUATERNION', 'LINEAR')
+    rig.rotation_euler, rig.location = (0.3, 0.2, 0.5), (1.0, 2.0, 3.0)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 21
+    return rig
+
+
+def _bone_entries(report) -> dict:
+    return {o["bone"]: o for o in report["objects"] if o.get("bone")}
+
+
+@pytest.mark.parametrize("sampled", [True, False], ids=["sampled", "keys-as-they-are"])
+def test_pose_bones_are_compared_at_their_joint_nodes(clean_blender, tmp_path, sampled):
+    """Each keyed pose bone is an entry of its own, compared at the joint node the exporter
+    writes it as (its world matrix: the arm follows the root in both), against the spec's
+    evaluation of the file written out in gltf_spec_eval."""
+    rig = _rig_with_a_flipped_bone()
+    options = {} if sampled else {"export_force_sampling": False}
+    report = export_check.check_objects(bpy.context, [rig], options)
     validate_export_check(json.loads(export_check_report.dumps(report)))
+    bones = _bone_entries(report)
+    assert sorted(bones) == ["arm", "root"]           # hand has no keys of its own
+    assert _by_name(report)["Rig"].get("bones_not_compared") is None
+    frames = np.arange(1.0, 22.0)
+    reference = reference_bone_deviation(
+        export_for_reference(tmp_path, [rig], **options), rig, ["root", "arm"], frames)
+    for name, entry in bones.items():
+        assert entry["name"] == "Rig" and entry["type"] == 'BONE', entry
+        np.testing.assert_array_equal(entry["per_frame"]["frame"], frames)
+        np.testing.assert_allclose(entry["per_frame"]["deviation_deg"], reference[name],
+                                   atol=AGREE_DEG, err_msg=name)
+    if sampled:
+        # A key per frame: float32 keys, nothing else.
+        assert max(bones["arm"]["max_deviation_deg"], bones["root"]["max_deviation_deg"]) \
+            < SAMPLED_DEG
+    else:
+        # The player slerps the short way from the flipped key; Blender's channels went
+        # the long way round.
+        assert bones["arm"]["max_deviation_deg"] > 90.0
+        assert "sign_flip" in bones["arm"]["causes"], bones["arm"]["causes"]
+        assert bones["arm"]["advice"] and "plays as in Blender" not in bones["arm"]["advice"]
+    # The causes are found on each bone's own motion, relative to what is above it.
+    assert (bones["root"]["parent"], bones["arm"]["parent"]) == ("Rig", "Rig: root")
+    quats = reference_bone_quats(export_for_reference(tmp_path, [rig], **options), rig,
+                                 ["root", "arm"], frames)
+    own = relative_deg(quats["root"], quats["arm"])
+    assert bones["arm"]["own_max_deviation_deg"] == pytest.approx(own.max(), abs=AGREE_DEG)
+    # The root follows the armature, which plays right; the arm follows the root.
+    assert "inherited" not in bones["root"]["causes"]
+    assert ("inherited" in bones["arm"]["causes"]) == (reference["root"].max() >= 0.01)
+
+
+def _rekey(rig, bone: str, values) -> None:
+    """Give the bone's three quaternion keys (frames 1, 11, 21) new values."""
+    from quatbake.addon.transform import AnimatedTransform
+
+    for c, fc in enumerate(animdata.rotation_fcurves(AnimatedTransform(rig, bone))):
+        for key, value in zip(fc.keyframe_points, values[:, c]):
+            key.co[1] = value
+        fc.update()
+
+
+def test_a_bone_that_only_follows_its_parent_is_not_blamed(clean_blender):
+    """The root's middle key is flipped (keys as they are: the player slerps the short
+    way, Blender's channels the long way); the arm's own keys hold it still on the root:
+    the arm is as far off as the root in the world, and the fix is the root's."""
+    rig = _rig_with_a_flipped_bone()
+    half = np.radians([0.0, 80.0, 160.0]) / 2.0
+    flipped = np.stack([np.cos(half), 0 * half, 0 * half, np.sin(half)], axis=1)
+    flipped[1] *= -1.0
+    _rekey(rig, "root", flipped)
+    _rekey(rig, "arm", np.tile([1.0, 0.0, 0.0, 0.0], (3, 1)))
+    report = export_check.check_objects(bpy.context, [rig], {"export_force_sampling": False})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    bones = _bone_entries(report)
+    assert "sign_flip" in bones["root"]["causes"]
+    assert bones["root"]["max_deviation_deg"] > 90.0
+    assert bones["arm"]["causes"] == {"inherited": 1}, bones["arm"]["causes"]
+    assert bones["arm"]["max_deviation_deg"] == pytest.approx(
+        bones["root"]["max_deviation_deg"], abs=AGREE_DEG)
+    assert bones["arm"]["own_max_deviation_deg"] < 0.01
+    assert bones["arm"]["advice"].startswith('Follows "Rig: root", which plays up to')
+    assert "its own motion plays as in Blender" in bones["arm"]["advice"]
+
+def test_keyed_bones_the_exporter_leaves_out_are_counted(clean_blender):
+    """Deform Bones Only leaves out a keyed control: the armature's entry says which
+    bone was not compared, and is no all-clear for it."""
+    rig = _rig_with_a_flipped_bone()
+    rig.data.bones["arm"].use_deform = False
+    report = export_check.check_objects(bpy.context, [rig], {"export_def_bones": True})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    assert sorted(_bone_entries(report)) == ["root"]
+    entry = _by_name(report)["Rig"]
+    assert entry["bones_not_compared"] == 1
+    assert '"arm"' in entry["note"] and "not in the exported file" in entry["note"]
+    assert "not compared" in entry["advice"]
+
+
+def test_the_operator_folds_the_bones_that_play_right_and_lists_one_with_a_cause(
+        clean_blender):
+    """The panel's boxes: the armature, one box for its bones that play right (a rig's
+    hundreds of controls are not hundreds of boxes), and a box of its own for a bone a
+    player plays wrong."""
+    from quatbake.addon.export_check import ops as ops_export_check
+
+    from scenes import key_bone, quats_about_z
+
+    rig = _rig_with_a_flipped_bone()
+    key_bone(rig, "hand", "rotation_quaternion", [1, 21], quats_about_z([0, 30]),
+             'QUATERNION', 'LINEAR')
+    select_only(rig)
+    before = scene_snapshot()
+    assert bpy.ops.quatbake.export_check() == {'FINISHED'}     # sampled: all play right
+    assert_same_snapshot(before, scene_snapshot())
+    found = ops_export_check.results(bpy.context.scene)
+    assert set(found) == {"Rig", "Rig: 3 bones"}, set(found)
+    folded = found["Rig: 3 bones"]
+    assert not folded["causes"] and "3 pose bones play as in Blender" in folded["note"]
+    assert folded["max_deviation_deg"] < SAMPLED_DEG
+
+    assert bpy.ops.quatbake.export_check(
+        exporter_options="export_force_sampling=False") == {'FINISHED'}
+    found = ops_export_check.results(bpy.context.scene)
+    assert found["Rig: arm"]["causes"].get("sign_flip"), found["Rig: arm"]
+    assert found["Rig: arm"]["max_deviation_deg"] > 90.0
