@@ -1003,6 +1003,8 @@ def check_objects(
                                                      blender_m)
     exporter_spf = exporter_seconds_per_frame(doc, scene)
     entries = []
+    last_of = {o.name: (bones[o.name][-1][1] if bones[o.name] else nodes[o.name])
+               for o in checked}
     for obj, node in targets:
         action = getattr(getattr(obj, "animation_data", None), "action", None)
         channels, anim = _object_channels(doc, node, action.name if action else None, skip)
@@ -1037,8 +1039,8 @@ def check_objects(
                     "message": f"{what} cannot be checked: {str(exc).rstrip('.')}.",
                 }
             )
-        if progress is not None:
-            progress(name)
+        if progress is not None and node == last_of.get(obj.name, node):
+            progress(obj.name)      # once per object asked for: an armature after its bones
     return {
         "schema": SCHEMA,
         "blender_version": bpy.app.version_string,

@@ -10,6 +10,8 @@ Blender when the exporter writes the keys as they are (no sampling):
 
 Plus a camera (LINEAR Euler turn and a Bezier move) for the exporter's
 90-degree camera correction. Frames 1..25 at 24 fps.
+
+And a rig for the pose bones' check (``build_flipped_rig``).
 """
 
 import math
@@ -17,7 +19,7 @@ import math
 import bpy
 import numpy as np
 
-from scenes import make_animated_object
+from scenes import key_bone, make_animated_object, make_rig, quats_about_z
 
 FRAMES = (1, 25)
 
@@ -63,3 +65,23 @@ def build_three_empties(with_camera: bool = True) -> list:
         key_channels(cam, "location", [1, 25], [[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]])
         made.append(cam)
     return sorted(made, key=lambda o: o.name)
+
+
+def build_flipped_rig():
+    """Rig (placed and turned): root turns 0 -> 90 -> 170 deg about Z, arm (its child)
+    0 -> 80 -> 160 deg about X with the middle key's sign flipped, so that Blender's
+    channels take the long way there; hand, unkeyed, follows. Linear quaternion keys on
+    frames 1, 11, 21, the scene's range."""
+    rig = make_rig("Rig", [("root", None, (0, 0, 0), (0, 0, 1)),
+                           ("arm", "root", (0, 0, 1), (1, 0, 1.5)),
+                           ("hand", "arm", (1, 0, 1.5), (1.5, 0.5, 1.5))])
+    frames = [1, 11, 21]
+    key_bone(rig, "root", "rotation_quaternion", frames, quats_about_z([0, 90, 170]),
+             'QUATERNION', 'LINEAR')
+    half = np.radians([0.0, 80.0, 160.0]) / 2.0
+    arm = np.stack([np.cos(half), np.sin(half), 0 * half, 0 * half], axis=1)
+    arm[1] *= -1.0
+    key_bone(rig, "arm", "rotation_quaternion", frames, arm, 'QUATERNION', 'LINEAR')
+    rig.rotation_euler, rig.location = (0.3, 0.2, 0.5), (1.0, 2.0, 3.0)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 21
+    return rig

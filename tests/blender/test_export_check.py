@@ -15,7 +15,7 @@ import pytest
 from quatbake.addon import animdata, export_check
 from quatbake.report import export_check_report
 
-from export_scenes import build_three_empties
+from export_scenes import build_flipped_rig, build_three_empties
 from gltf_spec_eval import (
     angle_deg,
     export_for_reference,
@@ -570,26 +570,7 @@ def test_operator_shows_a_stash_only_object_as_not_compared(clean_blender):
 
 
 def _rig_with_a_flipped_bone():
-    """Rig (placed and turned): root turns 0 -> 90 -> 170 deg about Z, arm (its child)
-    0 -> 80 -> 160 deg about X with the middle key's sign flipped, so that Blender's
-    channels take the long way there; hand, unkeyed, follows. Linear quaternion keys on
-    frames 1, 11, 21, the scene's range."""
-    from scenes import key_bone, make_rig, quats_about_z
-
-    rig = make_rig("Rig", [("root", None, (0, 0, 0), (0, 0, 1)),
-                           ("arm", "root", (0, 0, 1), (1, 0, 1.5)),
-                           ("hand", "arm", (1, 0, 1.5), (1.5, 0.5, 1.5))])
-    frames = [1, 11, 21]
-    key_bone(rig, "root", "rotation_quaternion", frames, quats_about_z([0, 90, 170]),
-             'QUATERNION', 'LINEAR')
-    half = np.radians([0.0, 80.0, 160.0]) / 2.0
-    arm = np.stack([np.cos(half), np.sin(half), 0 * half, 0 * half], axis=1)
-    arm[1] *= -1.0
-    key_bone(rig, "arm", "rotation_quaternion", frames, arm, 'QUATERNION', 'LINEAR')
-    rig.rotation_euler, rig.location = (0.3, 0.2, 0.5), (1.0, 2.0, 3.0)
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 21
-    return rig
-
+    return build_flipped_rig()
 
 def _bone_entries(report) -> dict:
     return {o["bone"]: o for o in report["objects"] if o.get("bone")}

@@ -200,3 +200,37 @@ def test_real_import_with_stashed_clips_exits_0_and_names_them(tmp_path):
     assert notes == [f"note: {skipped['message']}"]
     assert "key_mismatch" not in done.stdout + done.stderr and "Traceback" not in done.stderr
     assert "<h2>Not compared</h2>" in page.read_text(encoding="utf-8")
+
+
+_BUILD_RIG = """
+import sys, bpy
+sys.path.insert(0, sys.argv[2])
+bpy.ops.wm.read_factory_settings(use_empty=True)
+from export_scenes import build_flipped_rig
+build_flipped_rig()
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_rigs_bones_are_checked_and_gate_the_exit_code(tmp_path):
+    """A rig whose arm bone has a flipped key: exported as it is, the arm plays the short
+    way, the table names it as "Rig: arm", and --fail-above fails on it."""
+    path = tmp_path / "rig.blend"
+    done = subprocess.run([sys.executable, "-c", _BUILD_RIG, str(path),
+                           str(ROOT / "tests" / "blender")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out, page = tmp_path / "rig.json", tmp_path / "rig.html"
+    done = run("export-check", path, "--json", out, "--html", page, "--exporter-option",
+               "export_force_sampling=False", "--fail-above", "1")
+    assert done.returncode == 1, done.stderr
+    report = load_check(out)
+    bones = {o["bone"]: o for o in report["objects"] if o.get("bone")}
+    assert sorted(bones) == ["arm", "root"]
+    assert bones["arm"]["max_deviation_deg"] > 90.0 and "sign_flip" in bones["arm"]["causes"]
+    table = done.stdout.splitlines()
+    assert any(line.startswith("Rig: arm ") for line in table), done.stdout
+    # One progress line for the one object asked for (its bones are part of it).
+    progress = [ln for ln in done.stderr.splitlines() if ln.startswith("export-check: ")]
+    assert len(progress) == 1, done.stderr
+    assert "Rig: arm" in page.read_text(encoding="utf-8")
