@@ -785,13 +785,12 @@ def _object_entry(
     # A moving channel the file has no animation for: the whole clip is one pose there,
     # counted once (no interval to blame). A bone's own channels: its parents move it too.
     missing = export_compare.not_exported(keys, own)
-    if missing:
-        causes = {"not_exported": 1, **causes}
     inherited = parent_off is not None and parent_off >= export_compare.CAUSE_MIN_DEG
     if inherited:
         # Off because the node above it is: counted once, named in the advice.
-        causes = {**({"not_exported": 1} if missing else {}), "inherited": 1,
-                  **{k: v for k, v in causes.items() if k != "not_exported"}}
+        causes = {"inherited": 1, **causes}
+    if missing:
+        causes = {"not_exported": 1, **causes}
     action = animdata.get_action(obj)
     advice = export_compare.advice(causes, comparison.max_deviation_deg)
     bezier_entry = None
@@ -887,23 +886,23 @@ def _bone_nodes(doc, obj, node: int) -> tuple[list, list]:
     return found, [n for n in names if n not in joints]
 
 
-def _above(doc, obj, bone, node: int, armature_node: int) -> tuple:
-    """(what Blender plays as the node above ``bone``'s joint ``node``, that node): the
-    armature object, or the bone its parent joint is exported from (the exporter may
-    leave bones out and re-parent the rest); (None, None) for anything else."""
+def _above(doc, parents: list, obj, node: int, armature_node: int) -> tuple:
+    """(what Blender plays as the node above the joint ``node`` of one of ``obj``'s bones,
+    that node): the armature object, or the bone its parent joint is exported from (the
+    exporter may leave bones out and re-parent the rest); (None, None) for anything else.
+    ``parents``: ``doc.parents()``."""
     from ..transform import AnimatedTransform
 
-    up = doc.parents()[node]
+    up = parents[node]
     if up == armature_node:
         return obj, up
     if up >= 0 and obj.pose is not None and obj.pose.bones.get(doc.nodes[up].name) is not None \
-            and _descends(doc, up, armature_node):
+            and _descends(parents, up, armature_node):
         return AnimatedTransform(obj, doc.nodes[up].name), up
     return None, None
 
 
-def _descends(doc, node: int, ancestor: int) -> bool:
-    parents = doc.parents()
+def _descends(parents: list, node: int, ancestor: int) -> bool:
     while parents[node] >= 0:
         node = parents[node]
         if node == ancestor:
@@ -975,8 +974,8 @@ def check_objects(
         # An armature's keyed pose bones, each compared at the joint node the exporter
         # writes it as (its world matrix, so a bone follows its parents in both).
         bones[obj.name], missing[obj.name] = _bone_nodes(doc, obj, node)
-        for c in kept + [c for a in doc.animations for c in a.channels
-                         if any(c.node == j for _t, j in bones[obj.name])]:
+        joints = {j for _t, j in bones[obj.name]}
+        for c in kept + [c for a in doc.animations for c in a.channels if c.node in joints]:
             # float32 seconds: 61 / 24 s comes back as frame 61.000002, which must not
             # pull frame 62 into the check.
             all_key_frames.extend(
@@ -986,13 +985,14 @@ def check_objects(
     targets = [(t, n) for o in checked for t, n in [(o, nodes[o.name])] + bones[o.name]]
     # What is above each bone's joint in the file (its parent joint's bone, or the
     # armature), sampled too: a bone's causes are found on its own motion.
-    above = {label(t): _above(doc, obj, t, n, nodes[obj.name])
+    parents = doc.parents()
+    above = {label(t): _above(doc, parents, obj, n, nodes[obj.name])
              for obj in checked for t, n in bones[obj.name]}
-    extra = {label(a): a for a, _n in above.values() if a is not None}
-    sampled = [t for t, _n in targets] + [a for name, a in extra.items()
-                                          if name not in {label(t) for t, _n in targets}]
+    sampled = {label(t): t for t, _n in targets}
+    sampled.update({label(a): a for a, _n in above.values()
+                    if a is not None and label(a) not in sampled})
     frames = check_frames(scene, all_key_frames)
-    blender_m = blender_world(scene, sampled, frames)
+    blender_m = blender_world(scene, list(sampled.values()), frames)
     beziers = {label(t): b for t, _n in targets if (b := bezier_keys_of(t)) is not None}
     quarters, blender_q = None, {}
     if beziers and frames.shape[0] >= 2:
@@ -1012,7 +1012,7 @@ def check_objects(
         parent = parent_q = None
         if above.get(name, (None, None))[0] is not None:
             a, n = above[name]
-            turned = bool(getattr(a, "bone_name", ""))
+            turned = _turned_by_exporter(doc, n, a)
             parent = Parent(label(a), n, blender_m[label(a)], turned)
             if label(a) in blender_q:
                 parent_q = Parent(label(a), n, blender_q[label(a)], turned)
