@@ -22,6 +22,7 @@ from .engine import (
 
 if TYPE_CHECKING:
     from ...core import analysis as core_analysis
+    from .. import animdata
 
 
 _RESULTS: dict[str, dict[str, dict]] = {}
@@ -226,7 +227,7 @@ def _frames_spanned(obj) -> int:
 
 
 def analyze_into(scene, objects, method: str, replace: bool = False,
-                 written: dict | None = None) -> dict[str, dict]:
+                 written: "animdata.Written | None" = None) -> dict[str, dict]:
     """Analyse ``objects`` and store their entries for ``scene``'s panel.
 
     ``replace``: the new entries replace every earlier one (an Analyze of the
@@ -323,7 +324,7 @@ def _sync_rows(scene) -> None:
     settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
-def refresh(scene, objects, method: str, written: dict | None = None) -> None:
+def refresh(scene, objects, method: str, written: "animdata.Written | None" = None) -> None:
     """After a bake or revert: re-run the report on ``objects`` so nothing stale
     is shown; when they are too long to analyse at once (REFRESH_FRAME_LIMIT),
     mark their entries out of date instead (the panel offers a re-run). ``written``:

@@ -28,7 +28,7 @@ from .channels import (  # noqa: F401
     rotation_defaults,
     rotation_fcurves,
 )
-from .memo import read_once, recording_writes  # noqa: F401
+from .memo import Written, read_once, recording_writes  # noqa: F401
 from .nla import (  # noqa: F401
     Clip,
     blending_strips,

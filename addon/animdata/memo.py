@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 current: dict | None = None
 
 
@@ -15,7 +17,7 @@ written: dict | None = None
 
 
 @contextlib.contextmanager
-def read_once(seed: dict | None = None):
+def read_once(seed: "Written | None" = None):
     """Within the block, Blender's animation data is read once: an analysis of a rig looks
     at each curve a dozen times (its keys, its values, its steps, its bounds) and at each
     action once per bone. What is handed out is read-only; nothing may change the
@@ -25,7 +27,7 @@ def read_once(seed: dict | None = None):
     outer = current
     current = {} if outer is None else outer
     if seed:
-        for key, arrays in seed.items():
+        for key, arrays in seed.arrays().items():
             current.setdefault(key, arrays)
     try:
         yield
@@ -33,26 +35,57 @@ def read_once(seed: dict | None = None):
         current = outer
 
 
-class Written(dict):
-    """What a ``recording_writes()`` block kept: {(curve pointer, fields): arrays}, or
-    nothing once more than ``max_keys`` keys were written (``overflowed``)."""
+class Written:
+    """What a ``recording_writes()`` block kept of each curve written: the arrays it was
+    filled from, by (curve pointer, fields), as ``write`` hands them over; nothing once
+    more than ``max_keys`` keys were written (``overflowed``)."""
 
     def __init__(self, max_keys: int) -> None:
-        super().__init__()
         self.room = max_keys
         self.overflowed = False
+        self._raw: dict = {}
+        self._arrays: dict | None = None
 
-    def keep(self, key, arrays: dict, count: int) -> None:
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def keep(self, key, raw: tuple, count: int) -> None:
+        """``raw``: (co, handle_left, handle_right, interpolation) as written, float32 keys
+        (the handles None where keyframe_points.add left them at (0, 0))."""
         if self.overflowed:
             return
         self.room -= count
         if self.room < 0:
             # A bake too large for the refresh to analyse (entries.REFRESH_FRAME_LIMIT):
-            # nothing is kept, so a 200-bone x 10,000-frame bake holds no copy of its keys.
-            self.clear()
+            # nothing is kept, so a 200-bone x 10,000-frame bake holds none of its keys.
+            self._raw.clear()
             self.overflowed = True
             return
-        self[key] = arrays
+        self._raw[key] = raw
+        self._arrays = None
+
+    def arrays(self) -> dict:
+        """{(curve pointer, fields): {field: array}} as read_keyframe_arrays reads the
+        curves back (float32 widened to float64, (n, 2); enum values as int32; read-only),
+        made once, when a refresh first asks."""
+        if self._arrays is None:
+            self._arrays = {key: _as_read(*raw) for key, raw in self._raw.items()}
+        return self._arrays
+
+
+def _as_read(co, handle_left, handle_right, ipo) -> dict:
+    def widened(values):
+        return np.asarray(values, dtype=np.float32).astype(np.float64).reshape(-1, 2)
+
+    co = widened(co)
+    zeros = np.zeros_like(co)
+    arrays = {"co": co,
+              "handle_left": zeros if handle_left is None else widened(handle_left),
+              "handle_right": zeros if handle_right is None else widened(handle_right),
+              "interpolation": np.asarray(ipo).astype(np.int32)}
+    for array in arrays.values():
+        array.flags.writeable = False
+    return arrays
 
 
 @contextlib.contextmanager

@@ -209,24 +209,14 @@ def write_keys(fc, frames, values, constant=None) -> None:
 
 
 def _remember(fc, co, handle_left, handle_right, ipo) -> None:
-    """Inside memo.recording_writes(): keep what ``fc`` now holds, as read_keyframe_arrays
-    reads it (float32 widened; enum values as int32); None handles: (0, 0)."""
+    """Inside memo.recording_writes(): keep the arrays ``fc`` was just filled from (float32
+    keys, interleaved or (n, 2); the interpolation's enum values; None handles: (0, 0),
+    where keyframe_points.add leaves them). Kept as they are, new arrays this module made
+    for the write: widened only if a refresh reads them (memo.Written.arrays)."""
     held = memo.written
-    if held is None:
-        return
-    co = np.asarray(co, dtype=np.float32).astype(np.float64).reshape(-1, 2)
-    zeros = np.zeros_like(co)
-    arrays = {
-        "co": co,
-        "handle_left": zeros if handle_left is None else
-        np.asarray(handle_left, dtype=np.float32).astype(np.float64).reshape(-1, 2),
-        "handle_right": zeros if handle_right is None else
-        np.asarray(handle_right, dtype=np.float32).astype(np.float64).reshape(-1, 2),
-        "interpolation": np.asarray(ipo).astype(np.int32),
-    }
-    for array in arrays.values():
-        array.flags.writeable = False
-    held.keep((fc.as_pointer(), KEY_FIELDS), arrays, co.shape[0])
+    if held is not None:
+        held.keep((fc.as_pointer(), KEY_FIELDS), (co, handle_left, handle_right, ipo),
+                  co.size // 2)
 
 
 _HANDLE_CODES: dict = {}
@@ -277,17 +267,20 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
         for kp, a, b in zip(kps, left, right):
             kp.handle_left_type = a
             kp.handle_right_type = b
-    for name, arr in (("co", co), ("handle_left", handle_left), ("handle_right", handle_right)):
-        kps.foreach_set(name, np.asarray(arr, dtype=np.float32).reshape(-1))
+    stored = [np.array(arr, dtype=np.float32).reshape(-1)    # copies: kept by _remember
+              for arr in (co, handle_left, handle_right)]
+    for name, arr in zip(("co", "handle_left", "handle_right"), stored):
+        kps.foreach_set(name, arr)
     ipo = np.asarray(interpolation)
     if ipo.dtype.kind in "US":
         names = {v: enum_value("interpolation", str(v)) for v in set(ipo.tolist())}
         ipo = np.array([names[v] for v in ipo.tolist()])
-    kps.foreach_set("interpolation", ipo.astype(_IPO_DTYPE))
+    ipo = ipo.astype(_IPO_DTYPE)
+    kps.foreach_set("interpolation", ipo)
     if update:
         fc.update()    # it may move the handles: read them back, not what was given
     else:
-        _remember(fc, co, handle_left, handle_right, ipo)
+        _remember(fc, *stored, ipo)
 
 
 def assign_action(obj, action, slot_identifier: str = "") -> None:

@@ -24,7 +24,7 @@ from .panel import draw_bake_settings, forget_last_bake, remember_last_bake
 # functions that bake: registering must not load it (measured in
 # benchmarks/bench_register.py; the first enable compiles what it imports).
 if TYPE_CHECKING:
-    from .. import bake
+    from .. import animdata, bake
 
 # `pgettext_rpt` (report context) exists from Blender 4.0; 3.4 translates
 # reports with the tooltip function.
@@ -423,7 +423,7 @@ def _first_names(names) -> str:
 
 
 def _refresh_report(operator: Operator, context, transforms, doing: str,
-                    written: dict | None = None) -> None:
+                    written: "animdata.Written | None" = None) -> None:
     """Re-run the Difference Report on what a bake or revert changed (``written``: the
     keys the bake wrote, animdata.recording_writes). The bake or revert is done by then:
     a failure here is said as a warning, and never undoes it."""

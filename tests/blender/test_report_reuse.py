@@ -301,10 +301,11 @@ def test_the_keys_a_bake_wrote_are_kept_as_blender_stores_them(clean_blender, ba
     rotation += animdata.rotation_fcurves(entries.named_transform(bpy.context.scene,
                                                                   f"{rig.name}: upper"))
     # Every baked rotation channel is kept, and only curves that exist now.
-    assert {fc.as_pointer() for fc in rotation} <= {pointer for pointer, _f in written}
-    assert {pointer for pointer, _f in written} <= set(curves)
+    kept_arrays = written.arrays()
+    assert {fc.as_pointer() for fc in rotation} <= {pointer for pointer, _f in kept_arrays}
+    assert {pointer for pointer, _f in kept_arrays} <= set(curves)
     constant = False
-    for (pointer, fields), kept in written.items():
+    for (pointer, fields), kept in kept_arrays.items():
         assert fields == animdata.KEY_FIELDS
         stored = _stored(curves[pointer])
         for name, array in stored.items():
@@ -329,7 +330,7 @@ def test_the_refresh_reads_none_of_the_keys_the_bake_wrote(clean_blender, monkey
     monkeypatch.setattr(read, "_read_keyframe_arrays", counting)
     with animdata.recording_writes(10**6) as written:
         assert bpy.ops.quatbake.bake() == {'FINISHED'}
-    wrote = {pointer for pointer, _fields in written}
+    wrote = {pointer for pointer, _fields in written.arrays()}
     # The click (the bake, then the report's refresh of the four) read the keys before the
     # bake, and not one of those it wrote.
     assert wrote and read_back
@@ -351,4 +352,4 @@ def test_a_bake_past_the_limit_keeps_no_keys(clean_blender):
     _stepped_scene()
     with animdata.recording_writes(10) as written:
         assert bpy.ops.quatbake.bake() == {'FINISHED'}
-    assert written.overflowed and not written
+    assert written.overflowed and not written.arrays()
