@@ -690,3 +690,16 @@ def test_the_operator_folds_the_bones_that_play_right_and_lists_one_with_a_cause
     found = ops_export_check.results(bpy.context.scene)
     assert found["Rig: arm"]["causes"].get("sign_flip"), found["Rig: arm"]
     assert found["Rig: arm"]["max_deviation_deg"] > 90.0
+
+
+def test_a_bone_is_placed_in_its_parents_space_as_numpy_solves_it():
+    """export_check's written-out inverse of the node above a bone, against LAPACK's
+    solve (numpy), on affine matrices with scale and shear; float64: ~1e-12."""
+    from quatbake.addon.export_check.engine import _relative
+
+    rng = np.random.default_rng(7)
+    parent, child = np.zeros((2, 200, 4, 4))
+    parent[:, :3, :], child[:, :3, :] = rng.normal(size=(2, 200, 3, 4))
+    parent[:, 3, 3] = child[:, 3, 3] = 1.0
+    np.testing.assert_allclose(_relative(parent, child), np.linalg.solve(parent, child),
+                               atol=1e-9)
