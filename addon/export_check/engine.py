@@ -22,7 +22,10 @@ and the check says, with the figures of both, when Linear keys would play
 better in the engine (``core.export_compare.linear_alternative``).
 
 Comparing world matrices makes "what the engine shows" the measure: a child
-follows its parent in both. The exported file never touches the .blend;
+follows its parent in both. Its causes are found on its own motion, relative to
+the node above it on both sides, so a parent that plays off is blamed once
+(``inherited`` below it). An armature's keyed pose bones are compared at the
+joint nodes the exporter writes them as. The exported file never touches the .blend;
 the current frame and the selection are put back afterwards.
 """
 
@@ -362,19 +365,25 @@ def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.nd
     return samples, out
 
 
-def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected) -> np.ndarray | None:
-    """Deviation (degrees) at each exported key's own time, when keys fall between frames.
+def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected,
+                   parent: "Parent | None" = None) -> np.ndarray | None:
+    """Deviation (degrees) at each exported key's own time, when keys fall between frames
+    (relative to ``parent``'s node on both sides, when given).
 
     A player plays the key itself there, so a deviation is a wrong key value.
     On whole frames the per-frame comparison already has it (None).
     """
     if np.all(np.abs(key_frames - np.round(key_frames)) < export_compare.KEY_FRAME_MATCH):
         return None
-    blender = blender_world_at(bpy.context.scene, obj, key_frames)
+    scene = bpy.context.scene
+    blender = blender_world_at(scene, obj, key_frames)
+    player = _played(doc, node, key_frames / fps, channels, yup, corrected)
+    if parent is not None:
+        blender = _relative(blender_world_at(scene, parent.entity, key_frames), blender)
+        player = _relative(_played(doc, parent.node, key_frames / fps, channels, yup,
+                                   parent.corrected), player)
     if not np.isfinite(blender).all():
         return None
-    world = gltf_pose.world_matrices(doc, [node], key_frames / fps, channels)[node]
-    player = gltf_axes.blender_world_from_gltf(world, yup=yup, corrected=corrected)
     qb, _ = gltf_pose.rotation_and_location(blender)
     qp, _ = gltf_pose.rotation_and_location(player)
     return np.degrees(quat.angle_between(qb, qp))
@@ -640,10 +649,12 @@ def _turned_by_exporter(doc, node: int, obj) -> bool:
 
 @dataclass(frozen=True)
 class Parent:
-    """The node above a pose bone's joint in the file, for the bone's own comparison: its
-    entry label ("Rig" for the armature, "Rig: root" for a joint), node index, Blender's
-    world matrices of it at the frames compared, and whether the exporter turned it."""
+    """The node above a node in the file, for the comparison of its own motion: what
+    Blender plays there (an object, or a pose bone's ``AnimatedTransform``) and its label
+    ("Rig", "Rig: root"), the node's index, Blender's world matrices of it at the frames
+    compared, and whether the exporter turned it."""
 
+    entity: object
     label: str
     node: int
     blender_m: np.ndarray
@@ -742,9 +753,9 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
         # the exporter may fix a flipped sign in the file, the user's keys keep it.
         source = animdata.evaluate_rotation_raw(obj, key_frames)
     key_deviation = None
-    if key_frames is not None and parent is None:
-        # (A bone's keys between frames are judged on the frames around them.)
-        key_deviation = _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected)
+    if key_frames is not None:
+        key_deviation = _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected,
+                                       parent)
     comparison = export_compare.compare(
         frames,
         qb,
@@ -897,28 +908,31 @@ def _bone_nodes(doc, obj, node: int) -> tuple[list, list]:
     return found, [n for n in names if n not in joints]
 
 
-def _above(doc, parents: list, obj, node: int, armature_node: int) -> tuple:
-    """(what Blender plays as the node above the joint ``node`` of one of ``obj``'s bones,
-    that node): the armature object, or the bone its parent joint is exported from (the
-    exporter may leave bones out and re-parent the rest); (None, None) for anything else.
-    ``parents``: ``doc.parents()``."""
+def _above(doc, parents: list, node: int) -> tuple:
+    """(what Blender plays as the node above ``node`` in the file, that node), or
+    (None, None) for a root or a node QuatBake cannot name: the object of that name, or,
+    for a joint, the pose bone it is exported from (the nearest node above it named after
+    an armature object holding a bone of the joint's name). The exporter may leave bones
+    out and re-parent the rest, and a child object exported without its parent is a root:
+    the file's tree is followed, not Blender's."""
     from ..transform import AnimatedTransform
 
     up = parents[node]
-    if up == armature_node:
-        return obj, up
-    if up >= 0 and obj.pose is not None and obj.pose.bones.get(doc.nodes[up].name) is not None \
-            and _descends(parents, up, armature_node):
-        return AnimatedTransform(obj, doc.nodes[up].name), up
+    if up < 0:
+        return None, None
+    name = doc.nodes[up].name
+    owner = up
+    while owner >= 0:
+        obj = bpy.data.objects.get(doc.nodes[owner].name)
+        if obj is not None:
+            if owner == up:
+                return obj, up
+            if obj.type == 'ARMATURE' and obj.pose is not None \
+                    and obj.pose.bones.get(name) is not None:
+                return AnimatedTransform(obj, name), up
+            return None, None
+        owner = parents[owner]
     return None, None
-
-
-def _descends(parents: list, node: int, ancestor: int) -> bool:
-    while parents[node] >= 0:
-        node = parents[node]
-        if node == ancestor:
-            return True
-    return False
 
 
 def check_objects(
@@ -994,11 +1008,11 @@ def check_objects(
     checked = [o for o in objects if o.name in nodes]
     # Each object, then its pose bones: (object or bone transform, its node).
     targets = [(t, n) for o in checked for t, n in [(o, nodes[o.name])] + bones[o.name]]
-    # What is above each bone's joint in the file (its parent joint's bone, or the
-    # armature), sampled too: a bone's causes are found on its own motion.
+    # What is above each node in the file (a parent object, the armature above a root
+    # bone, a bone's parent joint), sampled too: causes are found on each one's own
+    # motion, relative to it.
     parents = doc.parents()
-    above = {label(t): _above(doc, parents, obj, n, nodes[obj.name])
-             for obj in checked for t, n in bones[obj.name]}
+    above = {label(t): _above(doc, parents, n) for t, n in targets}
     sampled = {label(t): t for t, _n in targets}
     sampled.update({label(a): a for a, _n in above.values()
                     if a is not None and label(a) not in sampled})
@@ -1024,9 +1038,9 @@ def check_objects(
         if above.get(name, (None, None))[0] is not None:
             a, n = above[name]
             turned = _turned_by_exporter(doc, n, a)
-            parent = Parent(label(a), n, blender_m[label(a)], turned)
+            parent = Parent(a, label(a), n, blender_m[label(a)], turned)
             if label(a) in blender_q:
-                parent_q = Parent(label(a), n, blender_q[label(a)], turned)
+                parent_q = Parent(a, label(a), n, blender_q[label(a)], turned)
         try:
             entry = _object_entry(obj, node, doc, channels, anim, frames,
                                   blender_m[name], fps, yup, exporter_spf,

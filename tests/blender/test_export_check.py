@@ -735,3 +735,35 @@ def test_a_real_mocap_rigs_bones_against_the_spec(clean_blender, tmp_path, sampl
         assert worst > 10.0
         # Below the first bone that goes wrong, the rest follow it: they say so.
         assert sum("inherited" in e["causes"] for e in bones.values()) >= 10
+
+
+def test_a_child_object_that_only_follows_its_parent_is_not_blamed(clean_blender, tmp_path):
+    """Objects as bones: Parent's middle quaternion key is flipped (keys as they are); Child,
+    parented to it and not animated itself, is as far off in the world, and the fix is the
+    parent's. The parent's figures agree with the spec's evaluation (gltf_spec_eval)."""
+    from scenes import make_animated_object
+
+    half = np.radians([0.0, 80.0, 160.0]) / 2.0
+    keys = np.stack([np.cos(half), 0 * half, np.sin(half), 0 * half], axis=1)
+    keys[1] *= -1.0
+    parent = make_animated_object("Parent", 'QUATERNION', [1.0, 11.0, 21.0], keys, 'LINEAR')
+    child = bpy.data.objects.new("Child", None)
+    bpy.context.scene.collection.objects.link(child)
+    child.parent = parent
+    child.location, child.rotation_euler = (0.0, 2.0, 0.0), (0.4, 0.0, 0.3)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 21
+    options = {"export_force_sampling": False}
+    report = export_check.check_objects(bpy.context, [parent, child], options)
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    found = _by_name(report)
+    assert "sign_flip" in found["Parent"]["causes"] and "parent" not in found["Parent"]
+    assert found["Child"]["parent"] == "Parent"
+    assert found["Child"]["causes"] == {"inherited": 1}, found["Child"]["causes"]
+    assert found["Child"]["own_max_deviation_deg"] < 0.01
+    assert found["Child"]["advice"].startswith('Follows "Parent", which plays up to')
+    frames = np.arange(1.0, 22.0)
+    reference = reference_deviation(export_for_reference(tmp_path, [parent, child], **options),
+                                    [parent, child], frames)
+    np.testing.assert_allclose(found["Parent"]["per_frame"]["deviation_deg"],
+                               reference["Parent"], atol=AGREE_DEG)
+    assert found["Child"]["max_deviation_deg"] > 90.0
