@@ -674,7 +674,9 @@ class _Batch:
         return u[None], ya[:, None], yb[:, None], da[:, None], db[:, None]
 
     def fit(self, a, b):
-        """Handle lengths (al, be), each (s, c) fractions of the span, for spans a -> b."""
+        """Handle lengths (al, be), each (s, c) fractions of the span, for spans a -> b;
+        and (c, FIT_SAMPLES, s) the time curve's t at the fit's samples for those
+        lengths, as far as the fit solved it (a start for the check's own solve)."""
         idx, has = _spread(a, b, FIT_SAMPLES)
         u, ya, yb, da, db = self._span_data(a, b, idx)
         z = self.vT[:, idx.T]                                       # (c, n, s)
@@ -685,6 +687,7 @@ class _Batch:
         best_al, best_be = al.copy(), be.copy()
         best = np.full(al.shape, np.inf)
         t = _time(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
+        best_t = t
         for it in range(FIT_ITERATIONS):
             if it:
                 t = _time(u, al, be, t, 1)
@@ -697,6 +700,7 @@ class _Batch:
             better = sse < best
             best_al = np.where(better, al, best_al)
             best_be = np.where(better, be, best_be)
+            best_t = np.where(better, t, best_t)
             best = np.where(better, sse, best)
             if it == FIT_ITERATIONS - 1:
                 break
@@ -722,7 +726,7 @@ class _Batch:
         third = 1.0 / 3.0
         best_al = np.where(has, best_al[:, 0], third)
         best_be = np.where(has, best_be[:, 0], third)
-        return best_al.T, best_be.T
+        return best_al.T, best_be.T, best_t
 
     def _closeness(self, y, idx):
         """|cos(error / 2)| of channel values y (..., c) against the target at idx (...)."""
@@ -733,13 +737,18 @@ class _Batch:
         return np.abs(np.einsum("...i,...i->...", rotation.mode_values_to_quat(y, self.mode),
                                 target))
 
-    def _span_closeness(self, a, b, al, be, count):
+    def _span_closeness(self, a, b, al, be, count, start=None):
         """(s,) smallest |cos(error / 2)| / cos(search / 2) over ``count`` samples
-        spread inside each span (1 or more passes)."""
+        spread inside each span (1 or more passes). start: (c, count, s) a first
+        guess of the time curve's t there (the fit's, on the same samples), else u."""
         idx, _ = _spread(a, b, count)
         u, ya, yb, da, db = self._span_data(a, b, idx)
         al, be = al.T[:, None], be.T[:, None]
-        t = _time(u, al, be, np.broadcast_to(u, (al.shape[0],) + u.shape[1:]), CHECK_HALLEY)
+        if start is None:
+            start = np.broadcast_to(u, (al.shape[0],) + u.shape[1:])
+        # The solve stops once every sample is within CHECK_WITHIN: from the fit's t,
+        # which the fit has already taken to within that or close, after no step or one.
+        t = _time(u, al, be, start, CHECK_HALLEY)
         b0, b1, b2, b3 = _bernstein(t)
         y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb   # (c, n, s)
         idx = idx.T
@@ -752,12 +761,14 @@ class _Batch:
         close = self._closeness(y, idx)
         return (close / self.cos_search[idx]).min(axis=0)
 
-    def check(self, a, b, al, be):
+    def check(self, a, b, al, be, fit_t=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
         are within the search tolerance, and their worst error as a share of it
         (from the coarse samples alone where those already fail): CHECK_COARSE
-        samples first, CHECK_SAMPLES more where those pass."""
-        close = self._span_closeness(a, b, al, be, CHECK_COARSE)
+        samples first, CHECK_SAMPLES more where those pass. fit_t: the fit's time
+        curve on its samples, the coarse ones (FIT_SAMPLES == CHECK_COARSE)."""
+        same = fit_t is not None and FIT_SAMPLES == CHECK_COARSE
+        close = self._span_closeness(a, b, al, be, CHECK_COARSE, fit_t if same else None)
         fine = np.flatnonzero(close >= 1.0)
         if fine.size:
             close[fine] = np.minimum(close[fine], self._span_closeness(
@@ -799,8 +810,8 @@ class _Batch:
         while active.size:
             c, pr = cur[active], probe[active]
             a, b = self.cand[c], self.cand[pr]
-            al, be = self.fit(a, b)
-            ok, err = self.check(a, b, al, be)
+            al, be, fit_t = self.fit(a, b)
+            ok, err = self.check(a, b, al, be, fit_t)
             lo[active] = np.where(ok, pr, lo[active])
             hi[active] = np.where(ok, hi[active], pr)
             last1[active], err1[active] = last2[active], err2[active]
@@ -1024,7 +1035,7 @@ class _Batch:
             keep = ~np.isin(a, fa)
             na = np.concatenate((fa, pick))
             nb = np.concatenate((pick, fb))
-            nal, nbe = self.fit(na, nb)
+            nal, nbe, _ = self.fit(na, nb)
             a = np.concatenate((a[keep], na))
             b = np.concatenate((b[keep], nb))
             al = np.concatenate((al[keep], nal))
