@@ -562,6 +562,7 @@ class _Batch:
         self.q = np.concatenate([tr.quats for tr in tracks])
         self.v = np.concatenate([tr.values for tr in tracks])
         self.vT = np.ascontiguousarray(self.v.T)          # (c, m)
+        self.qT = np.ascontiguousarray(self.q.T)          # (4, m)
         self.played = None                                 # (m, c), see play
         sizes = np.array([tr.times.size for tr in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -728,14 +729,27 @@ class _Batch:
         best_be = np.where(has, best_be[:, 0], third)
         return best_al.T, best_be.T, best_t
 
-    def _closeness(self, y, idx):
-        """|cos(error / 2)| of channel values y (..., c) against the target at idx (...)."""
-        target = self.q[idx]
+    def _closeness(self, rows, idx):
+        """|cos(error / 2)| of channel values against the target at idx (...); rows
+        (c, ...) channel first, each channel's values a row (contiguous or not), so
+        that the quaternion is built and dotted one component at a time (no (..., 4)
+        array interleaved, no gather of the target's four components together)."""
         if self.mode == "QUATERNION":
-            return np.abs(np.einsum("...i,...i->...", y, target)) / np.sqrt(
-                np.einsum("...i,...i->...", y, y))
-        return np.abs(np.einsum("...i,...i->...", rotation.mode_values_to_quat(y, self.mode),
-                                target))
+            dot = rows[0] * self.qT[0][idx]
+            norm = rows[0] * rows[0]
+            for c in range(1, 4):
+                dot += rows[c] * self.qT[c][idx]
+                norm += rows[c] * rows[c]
+            return np.abs(dot) / np.sqrt(norm)
+        if self.mode in rotation.EULER_ORDERS:
+            parts = rotation.euler_to_quat_parts(rows[0], rows[1], rows[2], self.mode)
+        else:
+            parts = np.moveaxis(rotation.mode_values_to_quat(np.stack(rows, axis=-1),
+                                                             self.mode), -1, 0)
+        dot = parts[0] * self.qT[0][idx]
+        for c in range(1, 4):
+            dot += parts[c] * self.qT[c][idx]
+        return np.abs(dot)
 
     def _span_closeness(self, a, b, al, be, count, start=None):
         """(s,) smallest |cos(error / 2)| / cos(search / 2) over ``count`` samples
@@ -752,12 +766,6 @@ class _Batch:
         b0, b1, b2, b3 = _bernstein(t)
         y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb   # (c, n, s)
         idx = idx.T
-        # Channels last for the rotation: a view, whose channels stay rows for the Euler
-        # composition; the quaternion's sums over its channels take them in memory
-        # order, as everywhere else.
-        y = np.moveaxis(y, 0, -1)
-        if self.mode == "QUATERNION":
-            y = np.ascontiguousarray(y)
         close = self._closeness(y, idx)
         return (close / self.cos_search[idx]).min(axis=0)
 
@@ -937,7 +945,7 @@ class _Batch:
             part = samples[at:at + _PLAY_BLOCK]
             values = self._played(keys, arrays, part)
             self.played[part] = values
-            out[at:at + _PLAY_BLOCK] = self._closeness(values, part)
+            out[at:at + _PLAY_BLOCK] = self._closeness(values.T, part)
         return out
 
     def _played(self, keys, arrays, samples):

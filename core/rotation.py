@@ -120,23 +120,34 @@ def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
     ``angles`` are per axis (x, y, z) as in Blender's ``rotation_euler``; the
     order says which axis is applied first ('XYZ': X first, q = qz*qy*qx).
     """
-    (i, j, k), odd = _order_axes(order)
     e = _as_finite(angles, 3, "euler_to_quat")
+    parts = euler_to_quat_parts(e[..., 0], e[..., 1], e[..., 2], order)
+    out = np.empty(e.shape[:-1] + (4,), dtype=np.float64)
+    for c, part in enumerate(parts):
+        out[..., c] = part
+    return out
+
+
+def euler_to_quat_parts(x, y, z, order: str = "XYZ"):
+    """euler_to_quat's (w, x, y, z) as four arrays, from the angles about X, Y and Z
+    as three finite float64 arrays of one shape (not checked): for callers that hold
+    each channel in a row of its own (a channel-first array), so nothing is
+    interleaved and gathered back."""
+    (i, j, k), odd = _order_axes(order)
     # Relabel the axes so the order reads X, Y, Z (first, middle, last applied)
     # and expand q = qz * qy * qx there. An odd relabelling is a reflection: it
     # negates the angles and, mapped back, the vector part (Blender's parity).
     sign = -1.0 if odd else 1.0
-    half = 0.5 * e
-    ci, cj, ck = np.cos(half[..., i]), np.cos(half[..., j]), np.cos(half[..., k])
-    si, sj, sk = (sign * np.sin(half[..., a]) for a in (i, j, k))
+    half = [0.5 * a for a in (x, y, z)]
+    ci, cj, ck = np.cos(half[i]), np.cos(half[j]), np.cos(half[k])
+    si, sj, sk = (sign * np.sin(half[a]) for a in (i, j, k))
     cc, ss = ci * ck, si * sk
     cs, sc = ci * sk, si * ck
-    out = np.empty(e.shape[:-1] + (4,), dtype=np.float64)
-    out[..., 0] = cj * cc + sj * ss
-    out[..., 1 + i] = sign * (cj * sc - sj * cs)
-    out[..., 1 + j] = sign * (sj * cc + cj * ss)
-    out[..., 1 + k] = sign * (cj * cs - sj * sc)
-    return out
+    parts = [cj * cc + sj * ss, None, None, None]
+    parts[1 + i] = sign * (cj * sc - sj * cs)
+    parts[1 + j] = sign * (sj * cc + cj * ss)
+    parts[1 + k] = sign * (cj * cs - sj * sc)
+    return tuple(parts)
 
 
 def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GIMBAL_EPS):
