@@ -335,8 +335,8 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
     much as its sums)."""
     t = np.array(np.broadcast_to(t, np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))),
                  dtype=np.float64)
-    c3x3, c2x2, c3x6 = 3.0 * c3, 2.0 * c2, 6.0 * c3
-    x, dx, ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
+    c3x3, c2x2 = 3.0 * c3, 2.0 * c2
+    x, dx, half_ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
     for _ in range(steps):
         np.multiply(c3, t, out=x)               # x = ((c3 t + c2) t + c1) t - u
         x += c2
@@ -344,21 +344,20 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
         x += c1
         x *= t
         x -= u
-        if np.abs(x).max(initial=0.0) < within:
+        if x.size == 0 or max(x.max(), -x.min()) < within:
             return t, True
         np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
         dx += c2x2
+        np.subtract(dx, c2, out=half_ddx)       # ddx / 2 = 3 c3 t + c2
+        half_ddx *= x
         dx *= t
         dx += c1
-        np.multiply(c3x6, t, out=ddx)           # ddx = 6 c3 t + 2 c2
-        ddx += c2x2
-        ddx *= x
-        x *= dx                                 # t -= 2 x dx / max(2 dx^2 - x ddx, 1e-12)
-        x *= 2.0
+        # Halley: t -= 2 x dx / (2 dx^2 - x ddx), here with numerator and denominator
+        # halved (the same quotient, two passes fewer), the denominator kept >= 5e-13.
+        x *= dx
         dx *= dx
-        dx *= 2.0
-        dx -= ddx
-        np.maximum(dx, 1e-12, out=dx)
+        dx -= half_ddx
+        np.maximum(dx, 5e-13, out=dx)
         x /= dx
         t -= x
         np.clip(t, 0.0, 1.0, out=t)
@@ -370,7 +369,7 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
     x += c1
     x *= t
     x -= u
-    return t, bool(np.abs(x).max(initial=0.0) < within)
+    return t, bool(x.size == 0 or max(x.max(), -x.min()) < within)
 
 
 def _time(u, al, be, t, steps):
