@@ -120,6 +120,9 @@ _PLAY_HALLEY = 12
 PLAY_WITHIN = 1e-13
 CHECK_WITHIN = 1e-10
 _PLAY_BLOCK = 8192
+# A time solve goes on with its samples still outside the bound alone once they are at
+# most one in _FEW_LEFT_OF (gathering them costs a few passes, a step about twenty).
+_FEW_LEFT_OF = 8
 
 # A sample time within this many frames of a whole frame is on it.
 _WHOLE = 1e-6
@@ -332,12 +335,14 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
     ``t``, at most ``steps`` steps, fewer once every sample is within ``within``.
     ``report=False``: converged is None, and the residual after the last step is not
     computed. In place on a few work arrays (each step's temporaries would cost as
-    much as its sums)."""
-    t = np.array(np.broadcast_to(t, np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))),
-                 dtype=np.float64)
+    much as its sums). Once a few samples are left outside ``within`` (a handle at
+    its shortest or longest flattens the curve at an end, where Halley's method is
+    slowest), only those take the further steps."""
+    shape = np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))
+    t = np.array(np.broadcast_to(t, shape), dtype=np.float64)
     c3x3, c2x2 = 3.0 * c3, 2.0 * c2
     x, dx, half_ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
-    for _ in range(steps):
+    for step in range(steps):
         np.multiply(c3, t, out=x)               # x = ((c3 t + c2) t + c1) t - u
         x += c2
         x *= t
@@ -346,6 +351,14 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
         x -= u
         if x.size == 0 or max(x.max(), -x.min()) < within:
             return t, True
+        if x.size >= _FEW_LEFT_OF:
+            outside = np.abs(x, out=dx) >= within
+            if np.count_nonzero(outside) * _FEW_LEFT_OF <= x.size:
+                outside = np.flatnonzero(outside)
+                at = np.unravel_index(outside, shape)
+                picked = [_at_samples(a, at, shape) for a in (c1, c2, c3, u)]
+                t[at], converged = _halley(*picked, t[at], steps - step, within, report)
+                return t, converged
         np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
         dx += c2x2
         np.subtract(dx, c2, out=half_ddx)       # ddx / 2 = 3 c3 t + c2
@@ -370,6 +383,38 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
     x *= t
     x -= u
     return t, bool(x.size == 0 or max(x.max(), -x.min()) < within)
+
+
+def _interpolated_times(u, known_u, known_t):
+    """A first guess (c, n, s) of the time curves' t at fractions u (1, n, s) of each
+    span, from t known at other fractions of it (known_u (1, k, s) increasing,
+    known_t (c, k, s)) and at its ends (t = u at 0 and 1): linear between the
+    neighbours. t(u) is smooth, so at k = 8 the guess is off by a few 1e-3, from
+    which Halley's method reaches 1e-10 in two steps (from u: three or four)."""
+    ends = np.zeros((1, 1, u.shape[2]))
+    nodes_u = np.concatenate((ends, known_u, ends + 1.0), axis=1)
+    nodes_t = np.concatenate((np.broadcast_to(ends, (known_t.shape[0], 1, u.shape[2])), known_t,
+                              np.broadcast_to(ends + 1.0, (known_t.shape[0], 1, u.shape[2]))),
+                             axis=1)
+    # The node at or before each u (the last one's interval is [k, k + 1]).
+    below = (u[:, :, None, :] >= nodes_u[:, None, :, :]).sum(axis=2) - 1
+    below = np.clip(below, 0, nodes_u.shape[1] - 2)
+    u0 = np.take_along_axis(nodes_u, below, axis=1)
+    u1 = np.take_along_axis(nodes_u, below + 1, axis=1)
+    at = np.broadcast_to(below, (nodes_t.shape[0],) + below.shape[1:])
+    t0 = np.take_along_axis(nodes_t, at, axis=1)
+    t1 = np.take_along_axis(nodes_t, at + 1, axis=1)
+    width = u1 - u0
+    share = np.divide(u - u0, width, out=np.zeros_like(width), where=width > 0.0)
+    return t0 + (t1 - t0) * share
+
+
+def _at_samples(a, at, shape):
+    """The values at multi-indices ``at`` (a tuple of index arrays into ``shape``) of
+    ``a``, an array that broadcasts to ``shape``, without broadcasting it."""
+    a = np.asarray(a)
+    lead = len(shape) - a.ndim
+    return a[tuple(i if n > 1 else 0 for i, n in zip(at[lead:], a.shape))]
 
 
 def _time(u, al, be, t, steps):
@@ -750,23 +795,29 @@ class _Batch:
             dot += parts[c] * self.qT[c][idx]
         return np.abs(dot)
 
-    def _span_closeness(self, a, b, al, be, count, start=None):
+    def _span_closeness(self, a, b, al, be, count, start=None, known=None):
         """(s,) smallest |cos(error / 2)| / cos(search / 2) over ``count`` samples
-        spread inside each span (1 or more passes). start: (c, count, s) a first
-        guess of the time curve's t there (the fit's, on the same samples), else u."""
+        spread inside each span (1 or more passes), and (u, t) the samples' fractions
+        of the span (1, count, s) and the time curve's t there (c, count, s). The time
+        solve starts from ``start`` (c, count, s) (the fit's t on the same samples),
+        else from ``known`` (u, t) of other samples of these spans, interpolated, else
+        from u."""
         idx, _ = _spread(a, b, count)
         u, ya, yb, da, db = self._span_data(a, b, idx)
         al, be = al.T[:, None], be.T[:, None]
+        if start is None and known is not None:
+            start = _interpolated_times(u, *known)
         if start is None:
             start = np.broadcast_to(u, (al.shape[0],) + u.shape[1:])
-        # The solve stops once every sample is within CHECK_WITHIN: from the fit's t,
-        # which the fit has already taken to within that or close, after no step or one.
+        # The solve stops once every sample is within CHECK_WITHIN, wherever it starts:
+        # from the fit's t (within that or close already) after no step or one, from
+        # the interpolated t after two, from u after three or four.
         t = _time(u, al, be, start, CHECK_HALLEY)
         b0, b1, b2, b3 = _bernstein(t)
         y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb   # (c, n, s)
         idx = idx.T
         close = self._closeness(y, idx)
-        return (close / self.cos_search[idx]).min(axis=0)
+        return (close / self.cos_search[idx]).min(axis=0), (u, t)
 
     def check(self, a, b, al, be, fit_t=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
@@ -775,11 +826,13 @@ class _Batch:
         samples first, CHECK_SAMPLES more where those pass. fit_t: the fit's time
         curve on its samples, the coarse ones (FIT_SAMPLES == CHECK_COARSE)."""
         same = fit_t is not None and FIT_SAMPLES == CHECK_COARSE
-        close = self._span_closeness(a, b, al, be, CHECK_COARSE, fit_t if same else None)
+        close, (u, t) = self._span_closeness(a, b, al, be, CHECK_COARSE,
+                                             fit_t if same else None)
         fine = np.flatnonzero(close >= 1.0)
         if fine.size:
             close[fine] = np.minimum(close[fine], self._span_closeness(
-                a[fine], b[fine], al[fine], be[fine], CHECK_SAMPLES))
+                a[fine], b[fine], al[fine], be[fine], CHECK_SAMPLES,
+                known=(u[..., fine], t[..., fine]))[0])
         # cos(e / 2) against cos(s / 2) -> e / s, for the length model:
         # 1 - cos(x / 2) ~ x^2 / 8.
         cos_s = self.cos_search[a]
