@@ -391,22 +391,28 @@ def _interpolated_times(u, known_u, known_t):
     known_t (c, k, s)) and at its ends (t = u at 0 and 1): linear between the
     neighbours. t(u) is smooth, so at k = 8 the guess is off by a few 1e-3, from
     which Halley's method reaches 1e-10 in two steps (from u: three or four)."""
-    ends = np.zeros((1, 1, u.shape[2]))
-    nodes_u = np.concatenate((ends, known_u, ends + 1.0), axis=1)
-    nodes_t = np.concatenate((np.broadcast_to(ends, (known_t.shape[0], 1, u.shape[2])), known_t,
-                              np.broadcast_to(ends + 1.0, (known_t.shape[0], 1, u.shape[2]))),
-                             axis=1)
-    # The node at or before each u (the last one's interval is [k, k + 1]).
-    below = (u[:, :, None, :] >= nodes_u[:, None, :, :]).sum(axis=2) - 1
-    below = np.clip(below, 0, nodes_u.shape[1] - 2)
-    u0 = np.take_along_axis(nodes_u, below, axis=1)
-    u1 = np.take_along_axis(nodes_u, below + 1, axis=1)
-    at = np.broadcast_to(below, (nodes_t.shape[0],) + below.shape[1:])
-    t0 = np.take_along_axis(nodes_t, at, axis=1)
-    t1 = np.take_along_axis(nodes_t, at + 1, axis=1)
+    c, k, s = known_t.shape
+    n = u.shape[1]
+    # Each span's nodes, its ends included, as one sorted row for all spans: span i's
+    # fractions shifted by 2 i (they lie in [0, 1]), so one search finds every
+    # sample's node at or before it.
+    shift = 2.0 * np.arange(s)
+    nodes_u = np.empty((s, k + 2))
+    nodes_u[:, 0], nodes_u[:, -1] = shift, shift + 1.0
+    nodes_u[:, 1:-1] = known_u[0].T + shift[:, None]
+    nodes_t = np.zeros((c, s, k + 2))
+    nodes_t[:, :, -1] = 1.0
+    nodes_t[:, :, 1:-1] = np.swapaxes(known_t, 1, 2)
+    nodes_u, nodes_t = nodes_u.reshape(-1), nodes_t.reshape(c, -1)
+    at = (u[0].T + shift[:, None]).reshape(-1)                      # (s n,)
+    first = np.repeat(np.arange(s) * (k + 2), n)
+    below = first + np.clip(np.searchsorted(nodes_u, at, side="right") - 1 - first, 0, k)
+    u0, u1 = nodes_u[below], nodes_u[below + 1]
+    t0, t1 = nodes_t[:, below], nodes_t[:, below + 1]
     width = u1 - u0
-    share = np.divide(u - u0, width, out=np.zeros_like(width), where=width > 0.0)
-    return t0 + (t1 - t0) * share
+    share = np.divide(at - u0, width, out=np.zeros_like(width), where=width > 0.0)
+    guess = t0 + (t1 - t0) * share                                   # (c, s n)
+    return np.ascontiguousarray(np.swapaxes(guess.reshape(c, s, n), 1, 2))
 
 
 def _at_samples(a, at, shape):
