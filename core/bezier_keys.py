@@ -324,9 +324,24 @@ def _spread(a, b, count):
     return np.minimum(idx, np.maximum(b - 1, a + 1)[:, None]), inside > 0
 
 
-def _bernstein(t):
-    s = 1.0 - t
-    return s * s * s, 3.0 * s * s * t, 3.0 * s * t * t, t * t * t
+def _power_basis(y0, y1, y2, y3):
+    """(e1, e2, e3) of a cubic Bezier with control values y0..y3 in the power basis:
+    y(t) = y0 + e1 t + e2 t^2 + e3 t^3."""
+    return 3.0 * (y1 - y0), 3.0 * (y0 - 2.0 * y1 + y2), y3 - y0 + 3.0 * (y1 - y2)
+
+
+def _bezier_values(t, y0, y1, y2, y3):
+    """A cubic Bezier's values at parameters t, the control values y0..y3 broadcasting
+    against t (a span's, per channel: small): Horner in the power basis, six passes
+    over t's size where the Bernstein form takes seventeen."""
+    e1, e2, e3 = _power_basis(y0, y1, y2, y3)
+    y = e3 * t
+    y += e2
+    y *= t
+    y += e1
+    y *= t
+    y += y0
+    return y
 
 
 def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
@@ -742,11 +757,10 @@ class _Batch:
         for it in range(FIT_ITERATIONS):
             if it:
                 t = _time(u, al, be, t, 1)
-            b0, b1, b2, b3 = _bernstein(t)
             p1 = ya + al * da
             p2 = yb - be * db
-            y = b0 * ya + b1 * p1 + b2 * p2 + b3 * yb
-            r = y - z
+            r = _bezier_values(t, ya, p1, p2, yb)
+            r -= z
             sse = _sum(r, r)
             better = sse < best
             best_al = np.where(better, al, best_al)
@@ -755,12 +769,25 @@ class _Batch:
             best = np.where(better, sse, best)
             if it == FIT_ITERATIONS - 1:
                 break
-            s = 1.0 - t
-            dy = 3.0 * (s * s * (p1 - ya) + 2.0 * t * s * (p2 - p1) + t * t * (yb - p2))
-            dx = 3.0 * (al * s * s + 2.0 * (1.0 - al - be) * t * s + be * t * t)
-            ratio = dy / np.maximum(dx, 1e-6)
-            ja = b1 * (da - ratio)
-            jb = b2 * (ratio - db)
+            # dy/dx along the curve, and the Bernstein weights of the inner control
+            # points, 3 (1 - t)^2 t and 3 (1 - t) t^2: how y moves with each length.
+            # (x(t) = c1 t + c2 t^2 + c3 t^3 as in _time, so dx = c1 + 2 c2 t + 3 c3 t^2.)
+            e1, e2, e3 = _power_basis(ya, p1, p2, yb)
+            dy = (3.0 * e3) * t
+            dy += 2.0 * e2
+            dy *= t
+            dy += e1
+            dx = (3.0 * (3.0 * (al + be) - 2.0)) * t
+            dx += 6.0 * (1.0 - be - 2.0 * al)
+            dx *= t
+            dx += 3.0 * al
+            np.maximum(dx, 1e-6, out=dx)
+            ratio = np.divide(dy, dx, out=dy)
+            st3 = 3.0 * t * (1.0 - t)
+            ja = st3 * (1.0 - t)
+            ja *= da - ratio
+            jb = st3 * t
+            jb *= ratio - db
             a11, a12, a22 = _sum(ja, ja), _sum(ja, jb), _sum(jb, jb)
             g1, g2 = _sum(ja, r), _sum(jb, r)
             # Levenberg-Marquardt's damping, a little; a channel the lengths do not
@@ -819,8 +846,7 @@ class _Batch:
         # from the fit's t (within that or close already) after no step or one, from
         # the interpolated t after two, from u after three or four.
         t = _time(u, al, be, start, CHECK_HALLEY)
-        b0, b1, b2, b3 = _bernstein(t)
-        y = b0 * ya + b1 * (ya + al * da) + b2 * (yb - be * db) + b3 * yb   # (c, n, s)
+        y = _bezier_values(t, ya, ya + al * da, yb - be * db, yb)          # (c, n, s)
         idx = idx.T
         close = self._closeness(y, idx)
         return (close / self.cos_search[idx]).min(axis=0), (u, t)
