@@ -121,7 +121,9 @@ def euler_to_quat(angles, order: str = "XYZ") -> np.ndarray:
     order says which axis is applied first ('XYZ': X first, q = qz*qy*qx).
     """
     e = _as_finite(angles, 3, "euler_to_quat")
-    parts = euler_to_quat_parts(e[..., 0], e[..., 1], e[..., 2], order)
+    half = 0.5 * e
+    parts = _euler_quat_from_halves([np.cos(half[..., a]) for a in range(3)],
+                                    [np.sin(half[..., a]) for a in range(3)], order)
     out = np.empty(e.shape[:-1] + (4,), dtype=np.float64)
     for c, part in enumerate(parts):
         out[..., c] = part
@@ -132,15 +134,33 @@ def euler_to_quat_parts(x, y, z, order: str = "XYZ"):
     """euler_to_quat's (w, x, y, z) as four arrays, from the angles about X, Y and Z
     as three finite float64 arrays of one shape (not checked): for callers that hold
     each channel in a row of its own (a channel-first array), so nothing is
-    interleaved and gathered back."""
+    interleaved and gathered back.
+
+    The half angles' sines and cosines come from one tangent each, t = tan(angle / 4):
+    sin = 2t / (1 + t^2), cos = 2 / (1 + t^2) - 1. numpy's float64 tan is vectorised
+    where its sin and cos are not (a tenth of their time on this machine), and the
+    result is as close: each value off by a few ulps, absolutely (the error of t near
+    its pole, where t is large, is divided back out by 1 + t^2). Values agree with
+    euler_to_quat to ~1e-15."""
+    cos_half, sin_half = [], []
+    for angle in (x, y, z):
+        tan_quarter = np.tan(0.25 * angle)
+        scale = 2.0 / (1.0 + tan_quarter * tan_quarter)
+        sin_half.append(tan_quarter * scale)
+        cos_half.append(scale - 1.0)
+    return _euler_quat_from_halves(cos_half, sin_half, order)
+
+
+def _euler_quat_from_halves(cos_half, sin_half, order: str):
+    """(w, x, y, z) of the Euler rotation whose half angles about X, Y and Z have these
+    cosines and sines (lists of three arrays, by axis)."""
     (i, j, k), odd = _order_axes(order)
     # Relabel the axes so the order reads X, Y, Z (first, middle, last applied)
     # and expand q = qz * qy * qx there. An odd relabelling is a reflection: it
     # negates the angles and, mapped back, the vector part (Blender's parity).
     sign = -1.0 if odd else 1.0
-    half = [0.5 * a for a in (x, y, z)]
-    ci, cj, ck = np.cos(half[i]), np.cos(half[j]), np.cos(half[k])
-    si, sj, sk = (sign * np.sin(half[a]) for a in (i, j, k))
+    ci, cj, ck = cos_half[i], cos_half[j], cos_half[k]
+    si, sj, sk = (sign * sin_half[a] for a in (i, j, k))
     cc, ss = ci * ck, si * sk
     cs, sc = ci * sk, si * ck
     parts = [cj * cc + sj * ss, None, None, None]
