@@ -40,6 +40,21 @@ def test_euler_to_quat_matches_scipy_extrinsic(order):
     assert quat.angle_between(ours, scipy_quat(order, euler)).max() < TIGHT
 
 
+@pytest.mark.parametrize("order", rotation.EULER_ORDERS)
+def test_euler_to_quat_parts_match_scipy_far_out_and_at_the_tangents_pole(order):
+    # The parts take each half angle's sine and cosine from tan(angle / 4), whose pole
+    # is at angle = 2 pi (mod 4 pi): unrolled Euler channels pass there all the time.
+    rng = np.random.default_rng(RNG_SEED)
+    pole = 2.0 * np.pi * np.array([-3.0, -1.0, 1.0, 3.0])
+    near = (rng.choice(pole, size=(300, 3))
+            + rng.choice([0.0, 1e-15, -1e-12, 1e-9, 1e-6], size=(300, 3)))
+    euler = np.concatenate((rng.uniform(-40.0, 40.0, size=(500, 3)), near))
+    parts = np.stack(rotation.euler_to_quat_parts(euler[:, 0], euler[:, 1], euler[:, 2], order),
+                     axis=-1)
+    assert np.abs(np.linalg.norm(parts, axis=-1) - 1.0).max() < TIGHT
+    assert quat.angle_between(parts, scipy_quat(order, euler)).max() < TIGHT
+
+
 def test_euler_order_names_the_axis_applied_first():
     # 'XYZ' (90, 0, 90 deg): X first sends +Y to +Z, then Z leaves +Z alone.
     # 'ZYX' with the same values: Z first sends +Y to -X, then X leaves -X alone.
