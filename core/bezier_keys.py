@@ -688,10 +688,10 @@ class _Batch:
         idx = np.arange(n)
         self.prev_corner = np.maximum.accumulate(np.where(self.corner, idx, -1))
         self.next_corner = np.minimum.accumulate(np.where(self.corner, idx, n)[::-1])[::-1]
-        self.slope_out = np.zeros_like(self.v)
-        self.slope_in = np.zeros_like(self.v)
-        self.bend_out = np.zeros_like(self.v)       # second derivatives, the same way
-        self.bend_in = np.zeros_like(self.v)
+        self.slope_out = np.zeros(self.v.shape)
+        self.slope_in = np.zeros(self.v.shape)
+        self.bend_out = np.zeros(self.v.shape)      # second derivatives, the same way
+        self.bend_in = np.zeros(self.v.shape)
         self.has_slopes = np.zeros(n, dtype=bool)
 
     def _ensure_slopes(self, *samples):
