@@ -1147,23 +1147,30 @@ class _Batch:
 
     def results(self, keys, arrays, close):
         x, y, hlx, hly, hrx, hry, ipo, free = arrays
-        err = 2.0 * np.arccos(np.minimum(close, 1.0))
+        # Each track's worst sample: the arccos of its smallest closeness (arccos falls
+        # as the closeness rises), one per track rather than one per sample.
+        worst = 2.0 * np.arccos(np.minimum(np.minimum.reduceat(close, self.starts), 1.0))
+        first = np.searchsorted(keys, self.starts)
+        after = np.searchsorted(keys, self.ends, side="right")
+        names = np.array(INTERPOLATIONS)
         out = []
         for i, (start, end) in enumerate(zip(self.starts, self.ends)):
-            m = (keys >= start) & (keys <= end)
+            m = slice(first[i], after[i])
             out.append(BezierKeys(
                 mode=self.mode,
                 frames=x[m].copy(),
                 values=y[m].copy(),
                 handle_left=np.stack((hlx[m], hly[m]), axis=-1),
                 handle_right=np.stack((hrx[m], hry[m]), axis=-1),
-                interpolation=np.array([INTERPOLATIONS[j] for j in ipo[m]]),
+                interpolation=names[ipo[m]],
                 handle_type=np.where(free[m], "FREE", "ALIGNED"),
-                required=self.required[keys[m]].copy(),
-                max_error_deg=float(np.degrees(err[start:end + 1].max())),
+                required=self.required[keys[m]],
+                max_error_deg=float(np.degrees(worst[i])),
                 tolerance_deg=float(self.tolerances[i]),
                 margin_deg=float(self.margins[i]),
-                played=self.played[start:end + 1].copy(),
+                # A view of the batch's playback (the tracks' rows do not overlap): a
+                # copy per track was a second pass over every sample.
+                played=self.played[start:end + 1],
             ))
         return out
 
