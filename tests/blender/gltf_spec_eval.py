@@ -134,8 +134,8 @@ def reference_bone_deviation(gltf_path, rig, bones, frames, fps=24.0):
 def reference_bone_quats(gltf_path, rig, bones, frames, fps=24.0):
     """bone name -> (Blender's world orientations, the player's), (n, 4) w-first each.
 
-    Blender's: ``frame_set``, then the rotation of ``rig.matrix_world @ pose_bone.matrix``
-    (mathutils). The player's: the spec's evaluation of the rotation of the bone's joint
+    Blender's: ``frame_set`` (subframes too), then the rotation of ``rig.matrix_world @
+    pose_bone.matrix`` (mathutils). The player's: the spec's evaluation of the rotation of the bone's joint
     node (the node named after the bone below the armature's node) and of every node
     above it, composed (Hamilton products, root first; the test rigs have no scale), the
     Y-up swizzle undone, and the exporter's turn of a bone's joint undone as for a camera
@@ -146,7 +146,8 @@ def reference_bone_quats(gltf_path, rig, bones, frames, fps=24.0):
     scene = bpy.context.scene
     blender = {b: [] for b in bones}
     for f in frames:
-        scene.frame_set(int(f))
+        whole = int(np.floor(f))
+        scene.frame_set(whole, subframe=float(f - whole))
         for b in bones:
             q = (rig.matrix_world @ rig.pose.bones[b].matrix).to_quaternion()
             blender[b].append([q.w, q.x, q.y, q.z])

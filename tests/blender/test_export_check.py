@@ -767,3 +767,29 @@ def test_a_child_object_that_only_follows_its_parent_is_not_blamed(clean_blender
     np.testing.assert_allclose(found["Parent"]["per_frame"]["deviation_deg"],
                                reference["Parent"], atol=AGREE_DEG)
     assert found["Child"]["max_deviation_deg"] > 90.0
+
+
+def test_a_bezier_bake_of_a_rig_is_judged_at_quarter_frames_bone_by_bone(clean_blender,
+                                                                        tmp_path):
+    """The rig baked to few Bezier keys (Key Tolerance 0.1 deg), exported as they are
+    (CUBICSPLINE): each bone's quarter-frame figures agree with the spec's evaluation of
+    the file, bone through its parents (gltf_spec_eval)."""
+    from quatbake.addon import bake
+
+    rig = _rig_with_a_flipped_bone()
+    bake.bake_objects([rig], bake.BakeSettings(method='SLERP', tolerance_deg=0.1,
+                                               key_interpolation='BEZIER'))
+    options = {"export_force_sampling": False}
+    report = export_check.check_objects(bpy.context, [rig], options)
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    bones = _bone_entries(report)
+    assert sorted(bones) == ["arm", "root"]
+    quarters = np.arange(1.0, 21.125, 0.25)
+    path = export_for_reference(tmp_path, [rig], **options)
+    reference = reference_bone_deviation(path, rig, ["root", "arm"], quarters)
+    for name, entry in bones.items():
+        block = entry["bezier"]
+        assert block["samples_per_frame"] == 4 and block["exported_as"] == "keys", name
+        np.testing.assert_allclose(block["per_sample"]["frame"], quarters)
+        np.testing.assert_allclose(block["per_sample"]["deviation_deg"], reference[name],
+                                   atol=AGREE_DEG, err_msg=name)
