@@ -245,16 +245,24 @@ def not_exported_advice(missing: tuple, comparison: "Comparison") -> str:
             f"{ADVICE['not_exported']}.")
 
 
-def inherited_advice(parent: str, parent_deg: float, causes: dict,
-                     max_deviation_deg: float, own_deg: float) -> str:
-    """The advice of a pose bone that plays up to ``max_deviation_deg`` off because the node
-    above it (``parent``, up to ``parent_deg`` off) does: that first, then the first cause
-    of its own motion (up to ``own_deg`` off its parent), if any."""
-    own = {k: v for k, v in causes.items() if k != "inherited"}
-    then = f"; its own keys: {advice(own, own_deg)}" if own else \
+def is_off(deg: float, distance: float) -> bool:
+    """Whether a node plays off enough to name a cause: CAUSE_MIN_DEG of rotation, or
+    NOT_EXPORTED_MIN_DISTANCE scene units of location."""
+    return deg >= CAUSE_MIN_DEG or distance >= NOT_EXPORTED_MIN_DISTANCE
+
+
+def inherited_advice(parent: str, parent_deg: float, parent_distance: float,
+                     max_deviation_deg: float, own_advice: str | None) -> str:
+    """The advice of a node that plays up to ``max_deviation_deg`` off because the node
+    above it (``parent``, up to ``parent_deg`` and ``parent_distance`` scene units off)
+    does: that first, then what its own motion needs (``own_advice``; None: nothing)."""
+    off = f"{parent_deg:.3g} deg"
+    if parent_distance >= NOT_EXPORTED_MIN_DISTANCE:
+        off += f" and {parent_distance:.3g} scene units"
+    then = f"; its own keys: {own_advice}" if own_advice else \
         "; its own motion plays as in Blender"
-    return (f"Follows \"{parent}\", which plays up to {parent_deg:.3g} deg off, so it is up "
-            f"to {max_deviation_deg:.3g} deg off: {ADVICE['inherited']}{then}")
+    return (f"Follows \"{parent}\", which plays up to {off} off, so it is up to "
+            f"{max_deviation_deg:.3g} deg off: {ADVICE['inherited']}{then}")
 
 
 def advice(causes: dict, max_deviation_deg: float) -> str:

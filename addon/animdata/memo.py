@@ -64,6 +64,10 @@ class Written:
         self._raw[key] = raw
         self._arrays = None
 
+    def forget(self, key) -> None:
+        self._raw.pop(key, None)
+        self._arrays = None
+
     def arrays(self) -> dict:
         """{(curve pointer, fields): {field: array}} as read_keyframe_arrays reads the
         curves back (float32 widened to float64, (n, 2); enum values as int32; read-only),
@@ -88,12 +92,24 @@ def _as_read(co, handle_left, handle_right, ipo) -> dict:
     return arrays
 
 
+def forget_written(key) -> None:
+    """Inside recording_writes(): the curve of ``key`` (as ``write`` keeps it) no longer
+    holds what was written (an fc.update() moved its handles): it is read back."""
+    if written is not None:
+        written.forget(key)
+
+
 @contextlib.contextmanager
 def recording_writes(max_keys: int):
     """Within the block, the numbers every curve ``write`` fills is left holding are kept
     (issue 23): the refresh after a bake takes the keys the bake wrote from here
     (``read_once(seed=...)``) instead of reading 1,000-key curves back from Blender, which
-    was most of reading a rig's baked bones. Keeps nothing past ``max_keys`` keys."""
+    was most of reading a rig's baked bones. Keeps nothing past ``max_keys`` keys.
+
+    What is kept is named by the curve's address: it holds only while every curve written
+    lives unchanged until the refresh has read it (the Re-bake and Convert operators, whose
+    refresh follows the bake at once). A curve changed after its write must be forgotten
+    (``forget_written``); one freed must not be read through the seed."""
     global written
     outer = written
     written = Written(max_keys) if outer is None else outer

@@ -267,7 +267,8 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
         for kp, a, b in zip(kps, left, right):
             kp.handle_left_type = a
             kp.handle_right_type = b
-    stored = [np.array(arr, dtype=np.float32).reshape(-1)    # copies: kept by _remember
+    # Copies (np.array): inside a recording_writes() block _remember keeps them.
+    stored = [np.array(arr, dtype=np.float32).reshape(-1)
               for arr in (co, handle_left, handle_right)]
     for name, arr in zip(("co", "handle_left", "handle_right"), stored):
         kps.foreach_set(name, arr)
@@ -279,6 +280,7 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     kps.foreach_set("interpolation", ipo)
     if update:
         fc.update()    # it may move the handles: read them back, not what was given
+        memo.forget_written((fc.as_pointer(), KEY_FIELDS))
     else:
         _remember(fc, *stored, ipo)
 

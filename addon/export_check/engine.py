@@ -379,13 +379,14 @@ def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected,
     blender = blender_world_at(scene, obj, key_frames)
     player = _played(doc, node, key_frames / fps, channels, yup, corrected)
     if parent is not None:
-        blender = _relative(blender_world_at(scene, parent.entity, key_frames), blender)
-        player = _relative(_played(doc, parent.node, key_frames / fps, channels, yup,
-                                   parent.corrected), player)
+        blender, collapsed_b = _relative(blender_world_at(scene, parent.entity, key_frames),
+                                         blender)
+        player, collapsed_p = _relative(_played(doc, parent.node, key_frames / fps, channels,
+                                                yup, parent.corrected), player)
+        blender[collapsed_b | collapsed_p] = player[collapsed_b | collapsed_p] = np.eye(4)
     if not np.isfinite(blender).all():
         return None
-    qb, _ = gltf_pose.rotation_and_location(blender)
-    qp, _ = gltf_pose.rotation_and_location(player)
+    qb, qp, _lb, _lp = _orientations(blender, player)
     return np.degrees(quat.angle_between(qb, qp))
 
 
@@ -669,33 +670,60 @@ def _played(doc, node: int, times, channels, yup: bool, corrected: bool) -> np.n
 
 def _orientations(blender_m, player_m) -> tuple:
     """(Blender's rotations, the player's, Blender's locations, the player's) of two
-    tracks of world matrices: export_compare.compare's inputs."""
+    tracks of matrices: export_compare.compare's inputs. Where either is collapsed (a
+    part hidden by a zero scale) it has no rotation and shows nothing: both count as the
+    identity there, so no deviation is made up."""
+    collapsed = _collapsed(blender_m) | _collapsed(player_m)
+    if collapsed.any():
+        blender_m, player_m = blender_m.copy(), player_m.copy()
+        blender_m[collapsed, :3, :3] = player_m[collapsed, :3, :3] = np.eye(3)
     qb, lb = gltf_pose.rotation_and_location(blender_m)
     qp, lp = gltf_pose.rotation_and_location(player_m)
     return qb, qp, lb, lp
 
 
-def _relative(parent_m: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """(k, 4, 4): ``m`` in the space of ``parent_m`` (inverse(parent) @ m, per sample), for
-    affine matrices. The 3x3 inverse is written out (adjugate over determinant), not
-    LAPACK's: a batched np.linalg.solve took 14 s of a 16 s check of a 55-bone BVH rig
-    while a package install ran on the second core (the whole check about 1 s without)."""
-    a = parent_m[:, :3, :3]
+# A 3x3 part whose determinant is this small is scaled to (almost) nothing (a prop
+# hidden by a zero scale): it has no rotation, no inverse. Unit scale gives 1; a scale
+# of 1e-4 on every axis, 1e-12.
+COLLAPSED_DET = 1e-12
+
+
+def _determinants(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """((k,) determinants, (k, 3, 3) adjugates) of the 3x3 parts of (k, 4, 4) ``m``, by
+    cross products (no LAPACK: see _relative)."""
+    a = m[:, :3, :3]
     c0, c1, c2 = a[:, :, 0], a[:, :, 1], a[:, :, 2]
     adjugate = np.stack([np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)], axis=1)
-    inverse = adjugate / np.einsum("ni,ni->n", c0, adjugate[:, 0])[:, None, None]
+    return np.einsum("ni,ni->n", c0, adjugate[:, 0]), adjugate
+
+
+def _collapsed(m: np.ndarray) -> np.ndarray:
+    """(k,) bool: the 3x3 part is collapsed (COLLAPSED_DET), or not finite."""
+    return ~(np.abs(_determinants(m)[0]) > COLLAPSED_DET)
+
+
+def _relative(parent_m: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """((k, 4, 4) ``m`` in the space of ``parent_m``, inverse(parent) @ m per sample, for
+    affine matrices; (k,) bool where the parent is collapsed (COLLAPSED_DET), the result
+    the identity there). The 3x3 inverse is written out (adjugate over determinant), not
+    LAPACK's: a batched np.linalg.solve took 14 s of a 16 s check of a 55-bone BVH rig
+    while a package install ran on the second core (the whole check about 1 s without)."""
+    det, adjugate = _determinants(parent_m)
+    collapsed = ~(np.abs(det) > COLLAPSED_DET)       # NaN counts as collapsed too
+    inverse = adjugate / np.where(collapsed, 1.0, det)[:, None, None]
     out = np.zeros_like(m)
     out[:, :3, :3] = np.einsum("nij,njk->nik", inverse, m[:, :3, :3])
     out[:, :3, 3] = np.einsum("nij,nj->ni", inverse, m[:, :3, 3] - parent_m[:, :3, 3])
     out[:, 3, 3] = 1.0
-    return out
+    out[collapsed] = np.eye(4)
+    return out, collapsed
 
 
 def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
                 exporter_spf: float, bezier=None, parent: Parent | None = None):
     """(comparison, own comparison, Blender's orientations, how far the parent plays off
-    (deg, or None)) of the engine's playback of the file with Blender's (``blender_m``) on
-    ``frames``; without ``parent`` the comparison is its own.
+    ((deg, scene units), or None)) of the engine's playback of the file with Blender's
+    (``blender_m``) on ``frames``; without ``parent`` the comparison is its own.
 
     With ``parent`` (a pose bone's), the figures per frame are the world's (what the engine
     shows), and the causes are found on the bone's own motion, relative to the node above
@@ -724,18 +752,23 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
         parent_played = _played(doc, parent.node, times, channels, yup, parent.corrected)
         parent_dev = np.degrees(quat.angle_between(
             *_orientations(parent.blender_m, parent_played)[:2]))
-        parent_off = float(parent_dev.max()) if parent_dev.size else 0.0
-        blender_m = _relative(parent.blender_m, blender_m)
-        player_m = _relative(parent_played, player_m)
+        parent_loc = np.linalg.norm(parent.blender_m[:, :3, 3] - parent_played[:, :3, 3], axis=1)
+        parent_off = (float(parent_dev.max()) if parent_dev.size else 0.0,
+                      float(parent_loc.max()) if parent_loc.size else 0.0)
+        blender_m, collapsed_b = _relative(parent.blender_m, blender_m)
+        player_m, collapsed_p = _relative(parent_played, player_m)
+        # Where either side's parent is collapsed, its own motion counts as played right:
+        # the world figures still show what the engine plays there.
+        collapsed = collapsed_b | collapsed_p
+        blender_m[collapsed] = player_m[collapsed] = np.eye(4)
         if other_m is not None:
-            other_m = _relative(_played(doc, parent.node, frames * exporter_spf, channels, yup,
-                                        parent.corrected), other_m)
-    qb, lb = gltf_pose.rotation_and_location(blender_m)
-    qp, lp = gltf_pose.rotation_and_location(player_m)
+            other_m, collapsed_o = _relative(_played(doc, parent.node, frames * exporter_spf,
+                                                     channels, yup, parent.corrected), other_m)
+            other_m[collapsed_o] = blender_m[collapsed_o]
+    qb, qp, lb, lp = _orientations(blender_m, player_m)
     retimed = None
     if other_m is not None:
-        q2, _ = gltf_pose.rotation_and_location(other_m)
-        retimed = np.degrees(quat.angle_between(qb, q2))
+        retimed = np.degrees(quat.angle_between(*_orientations(blender_m, other_m)[:2]))
     rot = channels.get((node, "rotation"))
     key_frames = key_values = None
     interpolation = ""
@@ -803,18 +836,21 @@ def _object_entry(
             if acc not in seen:
                 seen.add(acc)
                 data_bytes += doc.accessor_bytes.get(acc, 0)
-    causes = _cause_counts(comparison)
+    own_causes = causes = _cause_counts(comparison)
     # A moving channel the file has no animation for: the whole clip is one pose there,
-    # counted once (no interval to blame). A bone's own channels: its parents move it too.
+    # counted once (no interval to blame). A child's own channels: its parents move it too.
     missing = export_compare.not_exported(keys, own)
-    inherited = parent_off is not None and parent_off >= export_compare.CAUSE_MIN_DEG
+    # Off because the node above it is, where it shows: counted once, named in the advice.
+    inherited = parent_off is not None and export_compare.is_off(*parent_off) \
+        and export_compare.is_off(comparison.max_deviation_deg,
+                                  comparison.max_location_deviation)
     if inherited:
-        # Off because the node above it is: counted once, named in the advice.
         causes = {"inherited": 1, **causes}
     if missing:
         causes = {"not_exported": 1, **causes}
     action = animdata.get_action(obj)
-    advice = export_compare.advice(causes, comparison.max_deviation_deg)
+    advice = export_compare.advice(own_causes, own.max_deviation_deg) if own_causes else \
+        export_compare.advice({}, comparison.max_deviation_deg)
     bezier_entry = None
     if bezier is not None and rot is not None and quarters is not None:
         fine, _own, qb_fine, _off = _comparison(obj, node, doc, channels, quarters, blender_q,
@@ -824,9 +860,11 @@ def _object_entry(
         # Every frame and quarter frame: the Bezier block's judgement is the advice.
         advice = bezier_entry["advice"]
     if inherited and not missing:
-        advice = export_compare.inherited_advice(parent.label, parent_off, causes,
+        own_says = own_causes or (bezier_entry is not None and (
+            bezier_entry.get("causes") or bezier_entry.get("linear_is_better")))
+        advice = export_compare.inherited_advice(parent.label, *parent_off,
                                                  comparison.max_deviation_deg,
-                                                 own.max_deviation_deg)
+                                                 advice if own_says else None)
     if missing:
         # The first thing to fix, whatever else the keys do.
         advice = export_compare.not_exported_advice(missing, own)
@@ -882,57 +920,62 @@ def _say_bones_unchecked(obj, entry: dict, missing: list) -> None:
                            f"{max(entry['max_deviation_deg'], 0.0):.2g} deg); {said}.")
 
 
-def _joint_nodes(doc, node: int) -> dict:
-    """{name: index} of the nodes below ``node`` (an armature's: the joints its bones are
-    exported as, named after them), nearest first where two share a name."""
-    children = {i: n.children for i, n in enumerate(doc.nodes)}
-    found: dict = {}
-    queue = list(children[node])
-    while queue:
-        i = queue.pop(0)
-        found.setdefault(doc.nodes[i].name, i)
-        queue.extend(children[i])
-    return found
+def _joints(doc) -> set:
+    """Every node the file's skins list as a joint: io_scene_gltf2 (3.4 and 5.0) writes a
+    skin for each exported armature, a mesh bound to it or not, listing the joints of its
+    bones (only its deform bones with Deform Bones Only)."""
+    return {j for skin in doc.json.get("skins", []) for j in skin.get("joints", [])}
 
 
-def _bone_nodes(doc, obj, node: int) -> tuple[list, list]:
+def _object_node(doc, name: str, joints: set) -> int | None:
+    """The node of the object ``name``: the first so named that is no joint (a bone may
+    share an object's name); None when the file has none."""
+    return next((i for i, node in enumerate(doc.nodes) if node.name == name and i not in joints),
+                None)
+
+
+def node_owners(doc, parents: list) -> dict:
+    """{node index: what Blender plays there}: each joint's pose bone
+    (``AnimatedTransform``: the bone of its name in the armature whose node is nearest
+    above it), and each other node named after an object, that object. Joints are told
+    from objects by the file's skins, not by name: an Empty parented to a rig and named
+    like one of its bones is its own node beside the bone's joint."""
+    from ..transform import AnimatedTransform
+
+    joints = _joints(doc)
+    owners: dict = {}
+    seen: set = set()
+    for i, node in enumerate(doc.nodes):
+        if i in joints or node.name in seen:
+            continue          # (the first node of a name is the object's: _object_node)
+        seen.add(node.name)
+        obj = bpy.data.objects.get(node.name)
+        if obj is not None:
+            owners[i] = obj
+    for j in joints:
+        up = parents[j]
+        while up >= 0 and up in joints:
+            up = parents[up]
+        armature = owners.get(up)
+        name = doc.nodes[j].name
+        if armature is not None and armature.type == 'ARMATURE' and armature.pose is not None \
+                and armature.pose.bones.get(name) is not None:
+            owners[j] = AnimatedTransform(armature, name)
+    return owners
+
+
+def _bone_nodes(obj, owners: dict) -> tuple[list, list]:
     """([(pose bone transform, its joint node)], [names of keyed bones not in the file]) of
-    an armature exported as ``node``."""
-    from ..transform import AnimatedTransform, keyed_bone_names
+    the armature ``obj``: its keyed bones, each at the joint the file's skin gives it."""
+    from ..transform import keyed_bone_names
 
     names = keyed_bone_names(obj)
     if not names:
         return [], []
-    joints = _joint_nodes(doc, node)
-    found = [(AnimatedTransform(obj, n), joints[n]) for n in names if n in joints]
+    joints = {t.bone_name: n for n, t in owners.items()
+              if getattr(t, "bone_name", "") and t.owner == obj}
+    found = [(owners[joints[n]], joints[n]) for n in names if n in joints]
     return found, [n for n in names if n not in joints]
-
-
-def _above(doc, parents: list, node: int) -> tuple:
-    """(what Blender plays as the node above ``node`` in the file, that node), or
-    (None, None) for a root or a node QuatBake cannot name: the object of that name, or,
-    for a joint, the pose bone it is exported from (the nearest node above it named after
-    an armature object holding a bone of the joint's name). The exporter may leave bones
-    out and re-parent the rest, and a child object exported without its parent is a root:
-    the file's tree is followed, not Blender's."""
-    from ..transform import AnimatedTransform
-
-    up = parents[node]
-    if up < 0:
-        return None, None
-    name = doc.nodes[up].name
-    owner = up
-    while owner >= 0:
-        obj = bpy.data.objects.get(doc.nodes[owner].name)
-        if obj is not None:
-            if owner == up:
-                return obj, up
-            if obj.type == 'ARMATURE' and obj.pose is not None \
-                    and obj.pose.bones.get(name) is not None:
-                return AnimatedTransform(obj, name), up
-            return None, None
-        owner = parents[owner]
-    return None, None
 
 
 def check_objects(
@@ -974,8 +1017,11 @@ def check_objects(
     bones, missing = {}, {}      # armature name -> [(bone transform, node)] / [bone names]
     all_key_frames = []
     skip, unplayed = unplayed_animations(doc)
+    parents = doc.parents()
+    owners = node_owners(doc, parents)
+    joints = _joints(doc)
     for obj in objects:
-        node = doc.node_index(obj.name)
+        node = _object_node(doc, obj.name, joints)
         if node is None:
             errors.append(
                 {
@@ -998,9 +1044,9 @@ def check_objects(
         nodes[obj.name] = node
         # An armature's keyed pose bones, each compared at the joint node the exporter
         # writes it as (its world matrix, so a bone follows its parents in both).
-        bones[obj.name], missing[obj.name] = _bone_nodes(doc, obj, node)
-        joints = {j for _t, j in bones[obj.name]}
-        for c in kept + [c for a in doc.animations for c in a.channels if c.node in joints]:
+        bones[obj.name], missing[obj.name] = _bone_nodes(obj, owners)
+        mine = {j for _t, j in bones[obj.name]}
+        for c in kept + [c for a in doc.animations for c in a.channels if c.node in mine]:
             # float32 seconds: 61 / 24 s comes back as frame 61.000002, which must not
             # pull frame 62 into the check.
             all_key_frames.extend(
@@ -1011,8 +1057,7 @@ def check_objects(
     # What is above each node in the file (a parent object, the armature above a root
     # bone, a bone's parent joint), sampled too: causes are found on each one's own
     # motion, relative to it.
-    parents = doc.parents()
-    above = {label(t): _above(doc, parents, n) for t, n in targets}
+    above = {label(t): (owners.get(parents[n]), parents[n]) for t, n in targets}
     sampled = {label(t): t for t, _n in targets}
     sampled.update({label(a): a for a, _n in above.values()
                     if a is not None and label(a) not in sampled})

@@ -135,11 +135,11 @@ def reference_bone_quats(gltf_path, rig, bones, frames, fps=24.0):
     """bone name -> (Blender's world orientations, the player's), (n, 4) w-first each.
 
     Blender's: ``frame_set`` (subframes too), then the rotation of ``rig.matrix_world @
-    pose_bone.matrix`` (mathutils). The player's: the spec's evaluation of the rotation of the bone's joint
-    node (the node named after the bone below the armature's node) and of every node
-    above it, composed (Hamilton products, root first; the test rigs have no scale), the
-    Y-up swizzle undone, and the exporter's turn of a bone's joint undone as for a camera
-    (right-multiplied by (sqrt(.5), sqrt(.5), 0, 0))."""
+    pose_bone.matrix`` (mathutils). The player's: the spec's evaluation of the rotation of
+    the bone's joint node (the skins' joint named after the bone below the armature's
+    node) and of every node above it, composed (Hamilton products, root first; the test
+    rigs have no scale), the Y-up swizzle undone, and the exporter's turn of a bone's
+    joint undone as for a camera (right-multiplied by (sqrt(.5), sqrt(.5), 0, 0))."""
     doc, blob = _load(gltf_path)
     nodes = doc["nodes"]
     parent = {c: i for i, n in enumerate(nodes) for c in n.get("children", [])}
@@ -152,10 +152,14 @@ def reference_bone_quats(gltf_path, rig, bones, frames, fps=24.0):
             q = (rig.matrix_world @ rig.pose.bones[b].matrix).to_quaternion()
             blender[b].append([q.w, q.x, q.y, q.z])
     times = np.asarray(frames, dtype=float) / fps
-    armature = next(i for i, n in enumerate(nodes) if n.get("name") == rig.name)
+    joints = {j for skin in doc.get("skins", []) for j in skin["joints"]}
+    armature = next(i for i, n in enumerate(nodes) if n.get("name") == rig.name
+                    and i not in joints)
     out = {}
     for b in bones:
-        index = next(i for i, n in enumerate(nodes) if n.get("name") == b
+        # The joint: a node the skins list, named after the bone, below the armature's
+        # node (an object may bear the bone's name too).
+        index = next(i for i in sorted(joints) if nodes[i].get("name") == b
                      and _descends(parent, i, armature))
         chain = [index]
         while chain[-1] in parent:

@@ -614,7 +614,9 @@ def test_pose_bones_are_compared_at_their_joint_nodes(clean_blender, tmp_path, s
     assert bones["arm"]["own_max_deviation_deg"] == pytest.approx(own.max(), abs=AGREE_DEG)
     # The root follows the armature, which plays right; the arm follows the root.
     assert "inherited" not in bones["root"]["causes"]
-    assert ("inherited" in bones["arm"]["causes"]) == (reference["root"].max() >= 0.01)
+    from quatbake.core.export_compare import CAUSE_MIN_DEG
+
+    assert ("inherited" in bones["arm"]["causes"]) == (reference["root"].max() >= CAUSE_MIN_DEG)
 
 
 def _rekey(rig, bone: str, values) -> None:
@@ -701,8 +703,15 @@ def test_a_bone_is_placed_in_its_parents_space_as_numpy_solves_it():
     parent, child = np.zeros((2, 200, 4, 4))
     parent[:, :3, :], child[:, :3, :] = rng.normal(size=(2, 200, 3, 4))
     parent[:, 3, 3] = child[:, 3, 3] = 1.0
-    np.testing.assert_allclose(_relative(parent, child), np.linalg.solve(parent, child),
-                               atol=1e-9)
+    found, collapsed = _relative(parent, child)
+    np.testing.assert_allclose(found, np.linalg.solve(parent, child), atol=1e-9)
+    assert not collapsed.any()
+    # A parent scaled to nothing (or not finite): no inverse; the identity, and said so.
+    parent[3, :3, :3] = 0.0
+    parent[5, 0, 0] = np.nan
+    found, collapsed = _relative(parent, child)
+    assert np.flatnonzero(collapsed).tolist() == [3, 5]
+    assert np.isfinite(found).all() and (found[[3, 5]] == np.eye(4)).all()
 
 
 @pytest.mark.parametrize("sampled", [True, False], ids=["sampled", "keys-as-they-are"])
@@ -793,3 +802,47 @@ def test_a_bezier_bake_of_a_rig_is_judged_at_quarter_frames_bone_by_bone(clean_b
         np.testing.assert_allclose(block["per_sample"]["frame"], quarters)
         np.testing.assert_allclose(block["per_sample"]["deviation_deg"], reference[name],
                                    atol=AGREE_DEG, err_msg=name)
+
+
+def test_objects_named_like_bones_are_not_taken_for_them(clean_blender):
+    """An Empty parented to the rig and named like its bone "arm", a mesh parented to the
+    bone "arm" and named like the bone "hand", and an Empty "root" in no scene at all:
+    the file's skin tells the joints from the objects. Sampled, every bone plays right,
+    and each is compared under its own parent bone."""
+    rig = build_flipped_rig()
+    scene = bpy.context.scene
+    empty = bpy.data.objects.new("arm", None)
+    scene.collection.objects.link(empty)
+    empty.parent = rig
+    mesh = bpy.data.objects.new("hand", bpy.data.meshes.new("hand"))
+    scene.collection.objects.link(mesh)
+    mesh.parent, mesh.parent_type, mesh.parent_bone = rig, 'BONE', "arm"
+    bpy.data.objects.new("root", None)          # an orphan: in no scene, not exported
+    report = export_check.check_objects(bpy.context, [rig, empty], {})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    bones = _bone_entries(report)
+    assert sorted(bones) == ["arm", "root"]
+    assert (bones["root"]["parent"], bones["arm"]["parent"]) == ("Rig", "Rig: root")
+    for name, entry in bones.items():
+        assert entry["max_deviation_deg"] < SAMPLED_DEG and not entry["causes"], entry
+    objects = _by_name(report)
+    assert objects["arm"]["node"] not in {b["node"] for b in bones.values()}
+    assert objects["arm"]["parent"] == "Rig" and not objects["arm"]["causes"]
+
+
+def test_a_bone_scaled_to_nothing_for_a_while_is_still_checked(clean_blender):
+    """The root bone scaled to 0 on frames 9-12 (a rig hiding a part), sampled export: it
+    and its child show nothing there, in Blender and in the engine; the check says they
+    play right rather than failing on a matrix with no rotation (objects alike)."""
+    rig = build_flipped_rig()
+    pose = rig.pose.bones["root"]
+    for frame, scale in ((1, 1.0), (8, 1.0), (9, 0.0), (12, 0.0), (13, 1.0)):
+        pose.scale = (scale, scale, scale)
+        pose.keyframe_insert("scale", frame=frame)
+    report = export_check.check_objects(bpy.context, [rig], {})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    assert not report["errors"], report["errors"]
+    bones = _bone_entries(report)
+    assert sorted(bones) == ["arm", "root"]
+    for name, entry in bones.items():
+        assert entry["max_deviation_deg"] < SAMPLED_DEG and not entry["causes"], (name, entry)
