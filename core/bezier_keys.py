@@ -1169,7 +1169,9 @@ class _Batch:
                 tolerance_deg=float(self.tolerances[i]),
                 margin_deg=float(self.margins[i]),
                 # A view of the batch's playback (the tracks' rows do not overlap): a
-                # copy per track was a second pass over every sample.
+                # copy per track was a second pass over every sample. Each BezierKeys kept
+                # holds the whole batch's array alive; a bake keeps all its plans (and so
+                # all of it) until it has written them anyway.
                 played=self.played[start:end + 1],
             ))
         return out
