@@ -181,11 +181,13 @@ class _Prepared:
     sampled: object            # core.analysis.Sampled
     channels: list
     dense_times: np.ndarray | None = None   # playback samples per interval it needs
+                                            # (_count_playback, for its whole group)
     played_at: object = None           # times -> Blender's orientation, sign flips followed
     extra_frames: np.ndarray | None = None   # subframes where its channels may spin
     oriented_at: object = None         # times -> Blender's orientation there
     original: bool = False             # the keys a QuatBake bake replaced
     rotation_curves: list = field(default_factory=list)   # its rotation and delta ones
+    fcurves: list = field(default_factory=list)   # every curve the transform's channels are in
 
 
 def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
@@ -285,6 +287,9 @@ def _analyze_many(requests, method: str, turns: str, timing: str, known: dict,
         else:
             out[i] = found         # a Transform Cache's analysis, already made
     for members in _chunks(groups.values(), prepared):
+        for i, exc in _count_playback(prepared, members).items():
+            out[i] = exc
+        members = [i for i in members if out[i] is None]
         for i, exc in _sample_between(prepared, members).items():
             out[i] = exc
         members = [i for i in members if out[i] is None]
@@ -476,14 +481,10 @@ def _read(found: _Located):
         location_keys = animdata.key_frames(loc_fcurves)
         key_positions = animdata.evaluate_full_location(obj, location_keys, fcurves)
 
-    stepped = dense_times = None
+    stepped = None
     if keys.size >= 2:
         keyed_fcs = rot_fcurves if animdata.has_keys(rot_fcurves) else delta_fcurves
         stepped = turn_inputs.stepped_intervals(keyed_fcs, keys)
-    # Blender's playback between the frames too where fast keyed turns need it
-    # (core.turns needs samples well under 180 deg apart): sampled by analyze_many, at
-    # times shared with the transforms analysed beside it.
-    dense_times = turn_inputs.playback_counts(obj, mode, fcurves, keys, raw[at_keys])
     composed = delta_keyed or not animdata.is_identity_delta(
         animdata.delta_rotation_defaults(obj, mode), mode)
 
@@ -504,10 +505,43 @@ def _read(found: _Located):
         obj.name, mode, quats, quats[at_keys], raw_values=raw, key_raw=raw[at_keys],
         positions=positions, key_positions=key_positions, location_key_frames=location_keys,
         stepped=stepped)
-    return _Prepared(obj, clip, path, frames, keys, sampled, found.channels, dense_times,
+    return _Prepared(obj, clip, path, frames, keys, sampled, found.channels, None,
                      played_at, extra if extra.size else None,
                      lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
-                     original, found.rotation_curves())
+                     original, found.rotation_curves(), fcurves)
+
+
+def _count_playback(prepared: dict, members: list) -> dict:
+    """Each member's ``dense_times``: the samples between its keys that following its
+    keyed turns needs (core.turns wants samples well under 180 deg apart), for the whole
+    group in one turn_inputs.playback_counts_many call (the members share their keys).
+    Returns the members whose channels could not be bounded, with the error, each
+    counted alone to find it."""
+    from ..animdata import turn_inputs
+
+    if not members:
+        return {}
+    keys = prepared[members[0]].keys
+
+    def item(i):
+        p = prepared[i]
+        return p.obj, p.sampled.rotation_mode, p.fcurves, p.sampled.key_raw
+
+    try:
+        found = turn_inputs.playback_counts_many([item(i) for i in members], keys)
+    except Exception:
+        found = None
+    failed = {}
+    for row, i in enumerate(members):
+        if found is not None:
+            prepared[i].dense_times = found[row]
+            continue
+        try:
+            prepared[i].dense_times = turn_inputs.playback_counts(*item(i)[:3], keys,
+                                                                  item(i)[3])
+        except Exception as exc:   # its own error, as analyze_object raises it
+            failed[i] = exc
+    return failed
 
 
 def _sample_between(prepared: dict, members: list) -> dict:

@@ -9,7 +9,7 @@ from mathutils import Quaternion
 
 from quatbake.addon import animdata
 from quatbake.addon.analyze import engine, entries
-from quatbake.addon.transform import AnimatedTransform
+from quatbake.addon.transform import AnimatedTransform, keyed_bone_names
 from quatbake.core import analysis as core_analysis
 from quatbake.core import quat
 
@@ -165,3 +165,54 @@ def test_between_frames_each_transform_is_measured_at_its_own_jumps_in_a_group(
     even = np.array([tuple(a.slerp(b, (t - 2.0) / 9.0)) for t in times])
     off = np.degrees(quat.angle_between(np.array(played), even))
     assert off.max() > 1.0, off
+
+
+def _playback_inputs(transforms):
+    """(obj, mode, fcurves, key_raw, keys) of each transform, as analyze.engine reads them."""
+    from quatbake.addon.analyze.engine import _locate, _read
+
+    out = []
+    for t in transforms:
+        located = _locate(t, "slerp", None, "AUTO", "EVEN", False)
+        found = _read(located)
+        out.append((t, found.sampled.rotation_mode, located.fcurves, found.sampled.key_raw,
+                    found.keys))
+    return out
+
+
+@pytest.mark.parametrize("scene", ["rig", "mocap", "baked"])
+def test_playback_counts_of_a_group_are_each_ones_own(clean_blender, scene):
+    """turn_inputs.playback_counts_many counts, per transform, the samples between its keys
+    that playback_counts counts for it alone: a rig of mixed modes and turns, a real BVH
+    rig (Euler bones, delta-free, a key on every frame) and the rig after a dense bake."""
+    from quatbake.addon.animdata import turn_inputs
+
+    if scene == "mocap":
+        from test_realdata_import import import_bvh
+
+        _clip, rig, _scene = import_bvh("pybvh_test1.bvh")
+    else:
+        rig = _rig()
+    if scene == "baked":
+        from quatbake.addon import bake
+
+        bake.bake_objects([rig], bake.BakeSettings(method='SLERP', location_method='KEEP'))
+    bones = [AnimatedTransform(rig, name) for name in keyed_bone_names(rig)]
+    inputs = _playback_inputs(bones)
+    by_keys: dict = {}
+    for item in inputs:
+        by_keys.setdefault(item[4].tobytes(), []).append(item)
+    compared, sampled = 0, 0
+    for group in by_keys.values():
+        keys = group[0][4]
+        together = turn_inputs.playback_counts_many([g[:4] for g in group], keys)
+        for (obj, mode, fcurves, key_raw, _k), counts in zip(group, together):
+            alone = turn_inputs.playback_counts(obj, mode, fcurves, keys, key_raw)
+            assert (alone is None) == (counts is None), obj
+            if alone is not None:
+                np.testing.assert_array_equal(counts, alone)
+                sampled += 1
+            compared += 1
+    assert compared == len(bones) >= 5
+    # The mocap's fast one-frame turns need samples between frames: counts, not None.
+    assert sampled > 0 or scene != "mocap"
