@@ -252,13 +252,20 @@ def is_off(deg: float, distance: float) -> bool:
 
 
 def inherited_advice(parent: str, parent_deg: float, parent_distance: float,
-                     max_deviation_deg: float, own_advice: str | None) -> str:
-    """The advice of a node that plays up to ``max_deviation_deg`` off because the node
-    above it (``parent``, up to ``parent_deg`` and ``parent_distance`` scene units off)
-    does: that first, then what its own motion needs (``own_advice``; None: nothing)."""
+                     max_deviation_deg: float, own_advice: str | None,
+                     own_deg: float = 0.0) -> str:
+    """The advice of a node that plays up to ``max_deviation_deg`` off and follows the node
+    above it (``parent``, up to ``parent_deg`` and ``parent_distance`` scene units off):
+    the larger of the two first. Its own motion, ``own_deg`` off its parent, needs
+    ``own_advice`` (None: nothing); when that is the larger, it leads and the parent is
+    named after it (a bone 180 deg off by its own flipped key under a parent 0.9 deg off
+    must not send the animator to the parent first)."""
     off = f"{parent_deg:.3g} deg"
     if parent_distance >= NOT_EXPORTED_MIN_DISTANCE:
         off += f" and {parent_distance:.3g} scene units"
+    if own_advice and own_deg >= parent_deg:
+        return (f"{own_advice.rstrip('.')}. It also follows \"{parent}\", which plays up "
+                f"to {off} off.")
     then = f"; its own keys: {own_advice}" if own_advice else \
         "; its own motion plays as in Blender"
     return (f"Follows \"{parent}\", which plays up to {off} off, so it is up to "

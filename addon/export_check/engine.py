@@ -864,7 +864,8 @@ def _object_entry(
             bezier_entry.get("causes") or bezier_entry.get("linear_is_better")))
         advice = export_compare.inherited_advice(parent.label, *parent_off,
                                                  comparison.max_deviation_deg,
-                                                 advice if own_says else None)
+                                                 advice if own_says else None,
+                                                 own.max_deviation_deg)
     if missing:
         # The first thing to fix, whatever else the keys do.
         advice = export_compare.not_exported_advice(missing, own)

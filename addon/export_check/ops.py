@@ -28,12 +28,18 @@ def results(scene) -> dict:
 
 
 def _found(report: dict) -> dict:
-    """The panel's boxes: each object, each pose bone with a cause, and per armature one
-    box for its bones that play as in Blender (a Rigify rig's 200 controls would
-    otherwise be 200 boxes in the sidebar)."""
+    """The panel's boxes, worst first (what to fix on top, as the Difference Report lists
+    them): each object, each pose bone with a cause, and per armature one box for its
+    bones that play as in Blender (a Rigify rig's 200 controls would otherwise be 200
+    boxes in the sidebar)."""
     from ...report.export_check_report import entry_label
 
     found: dict = {}
+    for error in report["errors"]:
+        where = error["object"] + (f": {error['bone']}" if error.get("bone") else "")
+        found[where] = {"error": error["message"]}
+    for skipped in report.get("skipped", []):
+        found[skipped["object"]] = {"skipped": skipped["message"]}
     fine: dict = {}
     for o in report["objects"]:
         s = _summary(o)
@@ -46,11 +52,16 @@ def _found(report: dict) -> dict:
             bone, s = bones[0]
             found[f"{armature}: {bone}"] = s
             continue
-        bone, worst = max(bones, key=lambda b: b[1]["max_deviation_deg"])
+        _bone, worst = max(bones, key=lambda b: b[1]["max_deviation_deg"])
         found[f"{armature}: {len(bones)} bones"] = dict(
-            worst, key_count=max(s["key_count"] for _b, s in bones),
-            note=f"{len(bones)} pose bones play as in Blender; the farthest is \"{bone}\".")
-    return found
+            worst, keys_text=f"Up to {max(s['key_count'] for _b, s in bones)} rotation keys "
+                             "each",
+            note=f"{len(bones)} pose bones play as in Blender, within "
+                 f"{worst['max_deviation_deg']:.2g}\u00b0.")
+    ordered = sorted(found.items(), key=lambda item: (
+        not item[1].get("error"), not item[1].get("causes"),
+        -float(item[1].get("max_deviation_deg") or 0.0)))
+    return dict(ordered)
 
 
 def _summary(entry: dict) -> dict:
@@ -119,15 +130,11 @@ class QUATBAKE_OT_export_check(Operator):
         except export_check.ExportCheckError as exc:
             self.report({'ERROR'}, str(exc).replace("--exporter-option ", "Exporter option "))
             return {'CANCELLED'}
-        found = _found(report)
         for error in report["errors"]:
-            where = error["object"] + (f": {error['bone']}" if error.get("bone") else "")
-            found[where] = {"error": error["message"]}
             self.report({'WARNING'}, error["message"])
         for skipped in report.get("skipped", []):
-            found[skipped["object"]] = {"skipped": skipped["message"]}
             self.report({'INFO'}, skipped["message"])
-        _RESULTS[context.scene.name] = found
+        _RESULTS[context.scene.name] = _found(report)
         for path, write in (
             (self.json_path, export_check_report.write_json),
             (self.html_path, export_check_report.write_html),

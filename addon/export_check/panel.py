@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The "Export Check (glTF)" sub-panel: the button, and per object the last check's
-largest difference, key count, interpolation and causes."""
-import textwrap
-
+"""The "Export Check (glTF)" sub-panel: the button, and per object (or pose bone) the
+last check's largest difference, key count, interpolation and causes, worst first
+(ops._found). Lines wrap to the sidebar's measured width (ui.texts), never cut."""
 import bpy
 from bpy.types import Panel
 
+from ..ui import texts
 from .ops import results
 
-_WRAP_CHARS = 32
+PANEL = "export_check"
 
 
 class _ExportCheckPanel:
@@ -20,33 +20,39 @@ class _ExportCheckPanel:
 
     def draw(self, context):
         layout = self.layout
+        texts.start_panel(PANEL)
         layout.operator("quatbake.export_check", icon='EXPORT')
         found = results(context.scene)
         if not found:
-            layout.label(text="Select objects and check their glTF export.")
+            texts.wrapped_label(layout, context, "Select objects and check their glTF export.",
+                                panel=PANEL)
             return
         for name, s in found.items():
             box = layout.box()
             if s.get("error") or s.get("skipped"):
-                box.label(text=name, icon='ERROR' if s.get("error") else 'INFO')
-                for line in textwrap.wrap(s.get("error") or s["skipped"], _WRAP_CHARS):
-                    box.label(text=line)
+                texts.wrapped_label(box, context, name, 'ERROR' if s.get("error") else 'INFO',
+                                    PANEL, translate=False)
+                texts.wrapped_label(box, context, s.get("error") or s["skipped"], panel=PANEL,
+                                    translate=False)
                 continue
-            box.label(text=name, icon='ERROR' if s["causes"] else 'CHECKMARK')
+            texts.wrapped_label(box, context, name, 'ERROR' if s["causes"] else 'CHECKMARK',
+                                PANEL, translate=False)
             col = box.column(align=True)
-            col.label(
-                text=f"Max deviation: {s['max_deviation_deg']:.3g} deg (frame {s['worst_frame']:g})"
-            )
-            col.label(text=f"{s['key_count']} rotation keys, {s['interpolation']}")
+            lines = [f"Max deviation {s['max_deviation_deg']:.3g}\u00b0 at frame "
+                     f"{s['worst_frame']:g}",
+                     s.get("keys_text") or f"{s['key_count']} rotation keys, "
+                                           f"{s['interpolation']}"]
             if s.get("bezier_max_deg") is not None:
-                col.label(text=f"Quarter frames: {s['bezier_max_deg']:.3g} deg")
-            for cause, count in s["causes"].items():
-                col.label(text=f"{cause}: {count} interval(s)")
+                lines.append(f"Quarter frames: {s['bezier_max_deg']:.3g}\u00b0")
+            # Counted per interval; inherited and not_exported are said by the advice.
+            lines += [f"{cause}: {count} interval(s)" for cause, count in s["causes"].items()
+                      if cause not in ("inherited", "not_exported")]
             if s["causes"] or s.get("linear_is_better"):
-                for line in textwrap.wrap(s["advice"], _WRAP_CHARS):
-                    col.label(text=line)
-            for line in textwrap.wrap(s.get("note", ""), _WRAP_CHARS):
-                col.label(text=line)
+                lines.append(s["advice"])
+            if s.get("note"):
+                lines.append(s["note"])
+            for line in lines:
+                texts.wrapped_label(col, context, line, panel=PANEL, translate=False)
 
 
 class QUATBAKE_PT_export_check(_ExportCheckPanel, Panel):
