@@ -536,9 +536,10 @@ def _count_playback(prepared: dict, members: list) -> dict:
         if found is not None:
             prepared[i].dense_times = found[row]
             continue
+        obj, mode, fcurves, key_raw = item(i)
         try:
-            prepared[i].dense_times = turn_inputs.playback_counts(*item(i)[:3], keys,
-                                                                  item(i)[3])
+            prepared[i].dense_times = turn_inputs.playback_counts(obj, mode, fcurves, keys,
+                                                                  key_raw)
         except Exception as exc:   # its own error, as analyze_object raises it
             failed[i] = exc
     return failed

@@ -42,6 +42,7 @@ import numpy as np
 
 from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
 from ...report.export_check_report import SCHEMA
+from ..transform import AnimatedTransform, keyed_bone_names
 
 # frame_set per frame evaluates the whole scene: cap the range like a bake.
 MAX_CHECK_FRAMES = 100_000
@@ -254,44 +255,32 @@ def check_frames(scene, key_frames) -> np.ndarray:
     return np.arange(start, end + 1, dtype=np.float64)
 
 
-def label(obj) -> str:
-    """An entry's key: the object's name, or "Rig: arm" for a pose bone (a transform)."""
-    bone = getattr(obj, "bone_name", "")
-    return f"{obj.name}: {bone}" if bone else obj.name
-
-
-def _world_now(obj) -> np.ndarray:
-    """(4, 4): the world matrix Blender shows now of an object, or of a pose bone
-    (``transform.AnimatedTransform``: the armature's world matrix times the bone's pose)."""
-    world = getattr(obj, "world_matrix", None)
-    return world() if callable(world) else np.array(obj.matrix_world)
-
-
-def blender_world(scene, objects, frames) -> dict:
-    """label -> Blender's world matrices (m, 4, 4) at ``frames`` of objects and pose bones
-    (frame_set; frame restored)."""
-    out = {label(o): np.empty((frames.shape[0], 4, 4)) for o in objects}
+def blender_world(scene, transforms, frames) -> dict:
+    """display name ("Cube", "Rig: arm") -> Blender's world matrices (m, 4, 4) at
+    ``frames`` of ``transforms`` (``transform.AnimatedTransform``: objects and pose bones;
+    frame_set, frame restored)."""
+    out = {t.display_name: np.empty((frames.shape[0], 4, 4)) for t in transforms}
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
         for i, f in enumerate(frames):
             scene.frame_set(int(f))
-            for o in objects:
-                out[label(o)][i] = _world_now(o)
+            for t in transforms:
+                out[t.display_name][i] = t.world_matrix()
     finally:
         scene.frame_set(frame, subframe=subframe)
     return out
 
 
-def blender_world_at(scene, obj, frames) -> np.ndarray:
-    """Blender's world matrices (n, 4, 4) of ``obj`` (an object or a pose bone) at
-    (sub)frames (frame_set; restored)."""
+def blender_world_at(scene, transform, frames) -> np.ndarray:
+    """Blender's world matrices (n, 4, 4) of ``transform`` (an object's or a pose bone's
+    ``AnimatedTransform``) at (sub)frames (frame_set; restored)."""
     out = np.empty((len(frames), 4, 4))
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
         for i, f in enumerate(frames):
             whole = int(np.floor(f))
             scene.frame_set(whole, subframe=float(f - whole))
-            out[i] = _world_now(obj)
+            out[i] = transform.world_matrix()
     finally:
         scene.frame_set(frame, subframe=subframe)
     return out
@@ -349,8 +338,8 @@ def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.nd
     out = {}
     for o in objects:
         m = np.empty((samples.shape[0], 4, 4))
-        m[whole] = whole_m[label(o)][on_whole[whole]]
-        out[label(o)] = m
+        m[whole] = whole_m[o.display_name][on_whole[whole]]
+        out[o.display_name] = m
     sub = np.flatnonzero(~whole)
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
@@ -359,7 +348,7 @@ def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.nd
             base = int(np.floor(f))
             scene.frame_set(base, subframe=float(f - base))
             for o in objects:
-                out[label(o)][i] = _world_now(o)
+                out[o.display_name][i] = o.world_matrix()
     finally:
         scene.frame_set(frame, subframe=subframe)
     return samples, out
@@ -645,13 +634,13 @@ def _turned_by_exporter(doc, node: int, obj) -> bool:
     the joints of pose bones (measured on 3.4.1 and 5.0.1: a bone's joint node plays its
     world matrix times that turn, constant over time; core.gltf_axes)."""
     return doc.nodes[node].is_camera or doc.nodes[node].is_light \
-        or bool(getattr(obj, "bone_name", ""))
+        or obj.is_bone
 
 
 @dataclass(frozen=True)
 class Parent:
     """The node above a node in the file, for the comparison of its own motion: what
-    Blender plays there (an object, or a pose bone's ``AnimatedTransform``) and its label
+    Blender plays there (an object's or a pose bone's ``AnimatedTransform``) and its label
     ("Rig", "Rig: root"), the node's index, Blender's world matrices of it at the frames
     compared, and whether the exporter turned it."""
 
@@ -871,7 +860,7 @@ def _object_entry(
         advice = export_compare.not_exported_advice(missing, own)
     entry = {
         "name": obj.name,
-        **({"bone": obj.bone_name} if getattr(obj, "bone_name", "") else {}),
+        **({"bone": obj.bone_name} if obj.is_bone else {}),
         "type": obj.type,
         "rotation_mode": obj.rotation_mode,
         "action": action.name if action is not None else None,
@@ -938,11 +927,9 @@ def _object_node(doc, name: str, joints: set) -> int | None:
 def node_owners(doc, parents: list) -> dict:
     """{node index: what Blender plays there}: each joint's pose bone
     (``AnimatedTransform``: the bone of its name in the armature whose node is nearest
-    above it), and each other node named after an object, that object. Joints are told
+    above it), and each other node named after an object, that object's. Joints are told
     from objects by the file's skins, not by name: an Empty parented to a rig and named
     like one of its bones is its own node beside the bone's joint."""
-    from ..transform import AnimatedTransform
-
     joints = _joints(doc)
     owners: dict = {}
     seen: set = set()
@@ -952,7 +939,7 @@ def node_owners(doc, parents: list) -> dict:
         seen.add(node.name)
         obj = bpy.data.objects.get(node.name)
         if obj is not None:
-            owners[i] = obj
+            owners[i] = AnimatedTransform(obj)
     for j in joints:
         up = parents[j]
         while up >= 0 and up in joints:
@@ -961,20 +948,17 @@ def node_owners(doc, parents: list) -> dict:
         name = doc.nodes[j].name
         if armature is not None and armature.type == 'ARMATURE' and armature.pose is not None \
                 and armature.pose.bones.get(name) is not None:
-            owners[j] = AnimatedTransform(armature, name)
+            owners[j] = AnimatedTransform(armature.owner, name)
     return owners
 
 
 def _bone_nodes(obj, owners: dict) -> tuple[list, list]:
     """([(pose bone transform, its joint node)], [names of keyed bones not in the file]) of
     the armature ``obj``: its keyed bones, each at the joint the file's skin gives it."""
-    from ..transform import keyed_bone_names
-
     names = keyed_bone_names(obj)
     if not names:
         return [], []
-    joints = {t.bone_name: n for n, t in owners.items()
-              if getattr(t, "bone_name", "") and t.owner == obj}
+    joints = {t.bone_name: n for n, t in owners.items() if t.is_bone and t.owner == obj}
     found = [(owners[joints[n]], joints[n]) for n in names if n in joints]
     return found, [n for n in names if n not in joints]
 
@@ -1054,21 +1038,22 @@ def check_objects(
                 np.round(c.sampler.input[[0, -1]] * fps, KEY_FRAME_DECIMALS).tolist())
     checked = [o for o in objects if o.name in nodes]
     # Each object, then its pose bones: (object or bone transform, its node).
-    targets = [(t, n) for o in checked for t, n in [(o, nodes[o.name])] + bones[o.name]]
+    targets = [(t, n) for o in checked
+               for t, n in [(AnimatedTransform(o), nodes[o.name])] + bones[o.name]]
     # What is above each node in the file (a parent object, the armature above a root
     # bone, a bone's parent joint), sampled too: causes are found on each one's own
     # motion, relative to it.
-    above = {label(t): (owners.get(parents[n]), parents[n]) for t, n in targets}
-    sampled = {label(t): t for t, _n in targets}
-    sampled.update({label(a): a for a, _n in above.values()
-                    if a is not None and label(a) not in sampled})
+    above = {t.display_name: (owners.get(parents[n]), parents[n]) for t, n in targets}
+    sampled = {t.display_name: t for t, _n in targets}
+    sampled.update({a.display_name: a for a, _n in above.values()
+                    if a is not None and a.display_name not in sampled})
     frames = check_frames(scene, all_key_frames)
     blender_m = blender_world(scene, list(sampled.values()), frames)
-    beziers = {label(t): b for t, _n in targets if (b := bezier_keys_of(t)) is not None}
+    beziers = {t.display_name: b for t, _n in targets if (b := bezier_keys_of(t)) is not None}
     quarters, blender_q = None, {}
     if beziers and frames.shape[0] >= 2:
-        fine = {label(t): t for t, _n in targets if label(t) in beziers}
-        fine.update({label(a): a for name, (a, _n) in above.items()
+        fine = {t.display_name: t for t, _n in targets if t.display_name in beziers}
+        fine.update({a.display_name: a for name, (a, _n) in above.items()
                      if name in beziers and a is not None})
         quarters, blender_q = blender_world_quarters(scene, list(fine.values()), frames,
                                                      blender_m)
@@ -1079,14 +1064,14 @@ def check_objects(
     for obj, node in targets:
         action = getattr(getattr(obj, "animation_data", None), "action", None)
         channels, anim = _object_channels(doc, node, action.name if action else None, skip)
-        name = label(obj)
+        name = obj.display_name
         parent = parent_q = None
         if above.get(name, (None, None))[0] is not None:
             a, n = above[name]
             turned = _turned_by_exporter(doc, n, a)
-            parent = Parent(a, label(a), n, blender_m[label(a)], turned)
-            if label(a) in blender_q:
-                parent_q = Parent(a, label(a), n, blender_q[label(a)], turned)
+            parent = Parent(a, a.display_name, n, blender_m[a.display_name], turned)
+            if a.display_name in blender_q:
+                parent_q = Parent(a, a.display_name, n, blender_q[a.display_name], turned)
         try:
             entry = _object_entry(obj, node, doc, channels, anim, frames,
                                   blender_m[name], fps, yup, exporter_spf,
@@ -1097,17 +1082,15 @@ def check_objects(
             if left_out:
                 entry["left_out_animations"] = left_out
                 entry["note"] = left_out_note(left_out, unplayed[node])
-            if not getattr(obj, "bone_name", ""):
-                _say_bones_unchecked(obj, entry, missing[obj.name])
+            if not obj.is_bone:
+                _say_bones_unchecked(obj.owner, entry, missing[obj.name])
             entries.append(entry)
         except ValueError as exc:
-            what = (f"Armature \"{obj.name}\", bone \"{obj.bone_name}\""
-                    if getattr(obj, "bone_name", "") else f"Object \"{obj.name}\"")
             errors.append(
                 {
                     "object": obj.name,
-                    **({"bone": obj.bone_name} if getattr(obj, "bone_name", "") else {}),
-                    "message": f"{what} cannot be checked: {str(exc).rstrip('.')}.",
+                    **({"bone": obj.bone_name} if obj.is_bone else {}),
+                    "message": f"{obj.label} cannot be checked: {str(exc).rstrip('.')}.",
                 }
             )
         if progress is not None and node == last_of.get(obj.name, node):
