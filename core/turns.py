@@ -171,7 +171,7 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
         sq = quat.normalize(sq, "sample_quats")
     inside = (st >= times[0]) & (st <= times[-1])
     if np.isin(st[inside], times).all():
-        return [_keys_only(times, qb) for qb in q]
+        return _keys_only(times, q)
     all_t = np.concatenate((st[inside], times))
     # Where each time's orientation is in (samples, then keys) along axis 1: the
     # orientations are gathered once, for the rows, not copied at every step here.
@@ -284,20 +284,24 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
                      sample_times=u_t, progress=progress[i]) for i in range(batch)]
 
 
-def _keys_only(times: np.ndarray, q: np.ndarray) -> Tracking:
-    """track() when no sample lies between the keys: each interval is its short arc
-    (nothing shows another way round), progress is known at the keys only."""
-    short = _rotvec_short(quat.multiply(quat.conjugate(q[:-1]), q[1:]))
-    angle = quat.norm(short)
+def _keys_only(times: np.ndarray, q: np.ndarray) -> list:
+    """track_many() when no sample lies between the keys (a dense bake's frames), for
+    the whole batch ``q`` (b, k, 4) in one pass: each interval is its short arc (nothing
+    shows another way round), progress is known at the keys only."""
+    short = _rotvec_short(quat.multiply(quat.conjugate(q[:, :-1]), q[:, 1:]))
+    angle = quat.norm(short)                                  # (b, k-1)
     axis = np.zeros_like(short)
-    axis[:, 2] = 1.0
-    np.divide(short, angle[:, None], out=axis, where=(angle > SHORT_AXIS_EPS)[:, None])
-    progress = np.where(np.append(angle, angle[-1]) > TRACK_AXIS_EPS, 0.0, np.nan)
-    progress[-1] = 1.0 if angle[-1] > TRACK_AXIS_EPS else np.nan
+    axis[..., 2] = 1.0
+    np.divide(short, angle[..., None], out=axis, where=(angle > SHORT_AXIS_EPS)[..., None])
+    moving = np.concatenate((angle, angle[:, -1:]), axis=1) > TRACK_AXIS_EPS
+    progress = np.where(moving, 0.0, np.nan)
+    progress[:, -1] = np.where(moving[:, -1], 1.0, np.nan)
+    degrees = np.degrees(angle)
     n = times.size - 1
-    return Tracking(short=short, axis=axis, whole=np.zeros(n, dtype=np.int64),
-                    differs=np.zeros(n, dtype=bool), keyed_deg=np.degrees(angle),
-                    short_deg=np.degrees(angle), sample_times=times.copy(), progress=progress)
+    return [Tracking(short=short[i], axis=axis[i], whole=np.zeros(n, dtype=np.int64),
+                     differs=np.zeros(n, dtype=bool), keyed_deg=degrees[i],
+                     short_deg=degrees[i], sample_times=times.copy(), progress=progress[i])
+            for i in range(q.shape[0])]
 
 
 def classify(mode: str, key_raw, differs, stepped=None) -> list:

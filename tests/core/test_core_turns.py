@@ -379,6 +379,27 @@ def test_keys_only_tracking_equals_the_general_path():
     np.testing.assert_allclose(fast.progress_at(keys), slow.progress_at(keys), atol=1e-12)
 
 
+def test_keys_only_tracking_of_a_batch_is_each_ones_general_path():
+    """A dense bake's rig is tracked keys-only in one pass: each member, one holding
+    still among them, as the general path tracks it alone."""
+    rng = np.random.default_rng(11)
+    keys = np.array([0.0, 1, 2, 5, 6])
+    kq = quat.normalize(rng.normal(size=(4, keys.size, 4)))
+    kq[2] = kq[2, :1]                                   # a bone that holds still
+    fast = turns.track_many(keys, kq, keys, kq)
+    mid = keys[:-1] + 1e-9
+    for row, tracking in zip(kq, fast):
+        slow = turns.track(keys, row, mid, interp.interpolate(keys, row, mid, "slerp"))
+        np.testing.assert_allclose(tracking.short, slow.short, atol=1e-12)
+        np.testing.assert_array_equal(tracking.whole, slow.whole)
+        np.testing.assert_array_equal(tracking.differs, slow.differs)
+        np.testing.assert_allclose(tracking.keyed_deg, slow.keyed_deg, atol=1e-9)
+        np.testing.assert_allclose(tracking.axis[tracking.short_deg > 1e-4],
+                                   slow.axis[slow.short_deg > 1e-4], atol=1e-9)
+        np.testing.assert_allclose(tracking.progress_at(keys), slow.progress_at(keys),
+                                   atol=1e-12)
+
+
 def test_track_many_follows_each_rotation_of_a_batch_on_its_own():
     """A rig's bones are tracked in one call (turns.track_many): every member of
     the batch gets the whole turns it was built with, its own constant-speed
