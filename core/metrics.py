@@ -228,7 +228,7 @@ def norm_drift(raw_quats) -> np.ndarray:
     """
     q = quat.as_quat_array(raw_quats, "norm_drift raw_quats")
     # Scaled by the largest component so a norm past ~1e154 does not square to inf.
-    peak = np.abs(q).max(axis=-1)
+    peak = quat.abs_max(q)     # np.abs(q).max(axis=-1)'s values, ~10x faster
     return 1.0 - quat.norm(q / np.where(peak > 0.0, peak, 1.0)[..., None]) * peak
 
 
