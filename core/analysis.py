@@ -665,7 +665,7 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
         timing_dev = np.degrees(quat.angle_between(custom, along))
     b_speed = speeds_deg(bq)
     b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)   # (b, k-1)
-    jf, jb = velocity_jumps(frames, keys, bq)
+    jf, jb = velocity_jumps(frames, keys, bq, unit=True)      # bq: normalised above
     if custom is kq and np.array_equal(bq, kq):
         # Blender plays the keys at the keys: the method's speeds are Blender's.
         c_speed, c_cv, jc = b_speed, b_cv, jb

@@ -103,9 +103,15 @@ def unit_step_velocities(q: np.ndarray) -> np.ndarray:
 
 def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str = "world") -> np.ndarray:
     """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1)."""
-    # np.take, not q[..., steps, :]: that gather lays a (b, n, 4) result out transposed
-    # and the products after it would stride through memory (core.quat.BLOCK).
-    a, b = np.take(q, steps, axis=-2), np.take(q, steps + 1, axis=-2)
+    if steps.size and steps[-1] - steps[0] == steps.size - 1:
+        # Consecutive steps (a dense bake's keys need every one): views, no gather.
+        a = q[..., steps[0]:steps[-1] + 1, :]
+        b = q[..., steps[0] + 1:steps[-1] + 2, :]
+    else:
+        # np.take, not q[..., steps, :]: that gather lays a (b, n, 4) result out
+        # transposed and the products after it would stride through memory
+        # (core.quat.BLOCK).
+        a, b = np.take(q, steps, axis=-2), np.take(q, steps + 1, axis=-2)
     if frame == "world":
         rel = quat.multiply(b, quat.conjugate(a))
     else:
@@ -130,7 +136,7 @@ def _step_lengths(t: np.ndarray, steps: np.ndarray) -> np.ndarray:
     return dt
 
 
-def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
+def velocity_jumps(sample_times, quats, key_times, unit: bool = False) -> np.ndarray:
     """Change of angular velocity across each key, |w_after - w_before|, (k,).
 
     Radians per frame: the C1-continuity measure. w_before is the velocity of
@@ -140,9 +146,14 @@ def velocity_jumps(sample_times, quats, key_times) -> np.ndarray:
     and keys with no sample step on one side, get 0. With samples one frame
     apart, a C1 track still shows about (angular acceleration x 1 frame).
     ``quats`` may be (b, n, 4), several tracks on the same times: (b, k) then.
+    ``unit``: they are unit and finite already (core.analysis stacks a group so), and
+    are used as they are, not normalised into a copy.
     """
     t = as_key_times(sample_times, "sample_times")
-    q = _track(quats, "velocity_jumps quats", t.size, batch=True)
+    if unit and np.shape(quats)[-2:] == (t.size, 4):
+        q = np.asarray(quats, dtype=np.float64)
+    else:
+        q = _track(quats, "velocity_jumps quats", t.size, batch=True)
     keys = as_key_times(key_times, "key_times")
     out = np.zeros(q.shape[:-2] + (keys.size,), dtype=np.float64)
     if t.size < 3 or keys.size < 3:

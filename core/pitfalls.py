@@ -98,16 +98,20 @@ def rotation_vectors(q: np.ndarray) -> np.ndarray:
     return np.degrees(metrics.angular_velocity(np.arange(len(q), dtype=np.float64), q))
 
 
-def velocity_jumps(frames, keys, q):
+def velocity_jumps(frames, keys, q, unit: bool = False):
     """Interior keys and |omega_after - omega_before| (deg/frame) at each; ``q`` (n, 4),
-    or (b, n, 4) for a group on the same frames (jumps then (b, k-2))."""
+    or (b, n, 4) for a group on the same frames (jumps then (b, k-2)); ``unit``: q is
+    unit and finite already (metrics.velocity_jumps)."""
     if keys.size < 3:
         return np.zeros(0), np.zeros(q.shape[:-2] + (0,))
     # metrics.velocity_jumps only looks at the sample steps next to each key:
-    # hand it those samples (the two on either side), not the whole track.
+    # hand it those samples (the two on either side), not the whole track; all of it,
+    # uncopied, when every frame is one of them (keys on every frame).
     i = np.searchsorted(frames, keys[1:-1])
     near = np.unique(np.clip(np.concatenate([i - 2, i - 1, i, i + 1]), 0, frames.size - 1))
-    jumps = np.degrees(metrics.velocity_jumps(frames[near], np.take(q, near, axis=-2), keys))
+    if near.size < frames.size:
+        frames, q = frames[near], np.take(q, near, axis=-2)
+    jumps = np.degrees(metrics.velocity_jumps(frames, q, keys, unit=unit))
     return keys[1:-1].copy(), jumps[..., 1:-1]
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from quatbake.core import metrics, quat, rotation
+from quatbake.core import metrics, pitfalls, quat, rotation
 
 DEG = np.pi / 180.0
 # Angles built from a few trig calls on float64: exact to ~1e-15 rad.
@@ -210,3 +210,28 @@ def test_bad_input_sentences():
         metrics.float32_risk(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="tolerance_deg"):
         metrics.long_arc_segments([0.0, 1.0], [0.0, 1.0], np.tile([1.0, 0, 0, 0], (2, 1)), np.tile([1.0, 0, 0, 0], (2, 1)), -1.0)
+
+
+def test_velocity_jumps_on_keys_at_every_frame_match_scipy():
+    """A dense bake's group: keys on every frame, so every step is measured (the steps
+    are taken as views, and ``unit`` skips the normalising copy). Oracle: scipy's
+    rotation vector of each step, R(i+1) R(i)^-1, differenced across each key."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(3)
+    frames = np.arange(1.0, 41.0)
+    rotvec = np.cumsum(rng.normal(scale=0.2, size=(3, frames.size, 3)), axis=1)
+    xyzw = np.stack([Rotation.from_rotvec(r).as_quat() for r in rotvec])
+    q = np.concatenate((xyzw[..., 3:], xyzw[..., :3]), axis=-1)       # (w, x, y, z)
+    q[:, ::3] *= -1.0                                                  # either sign
+    expected = np.zeros((3, frames.size))
+    for b in range(3):
+        r = Rotation.from_rotvec(rotvec[b])
+        w = (r[1:] * r[:-1].inv()).as_rotvec()                          # per frame
+        expected[b, 1:-1] = np.linalg.norm(w[1:] - w[:-1], axis=1)
+    np.testing.assert_allclose(metrics.velocity_jumps(frames, q, frames, unit=True), expected,
+                               atol=1e-12)
+    np.testing.assert_allclose(metrics.velocity_jumps(frames, 3.0 * q, frames), expected,
+                               atol=1e-12)
+    _, jumps = pitfalls.velocity_jumps(frames, frames, q, unit=True)
+    np.testing.assert_allclose(jumps, np.degrees(expected[:, 1:-1]), atol=1e-10)
