@@ -1,5 +1,6 @@
 """Undo/redo through a whole editing session in a real Blender window (issue 7):
-bake, undo, redo, revert, undo, redo, then bake, re-bake, undo, undo, then in Pose
+bake, undo, redo, revert, undo, redo, then bake, re-bake, undo, undo, then a Bezier
+tolerance bake and Convert Rotation Mode (issue 22) undone, redone and reverted, then in Pose
 Mode (issue 13) bake one bone, undo, redo, revert it, undo. After
 every step each keyframe (co, handles, interpolation ...), action assignment,
 slot, rotation mode and fake user must equal the state expected at that step.
@@ -19,6 +20,10 @@ SCRIPT = pathlib.Path(__file__).with_name("undo_chain_gui_script.py")
 
 CHAIN = ["bake", "undo the bake", "redo the bake", "revert", "undo the revert",
          "redo the revert", "bake again", "re-bake", "undo the re-bake", "undo the first bake",
+         "bezier tolerance bake", "undo the bezier bake", "redo the bezier bake",
+         "undo the bezier bake again", "convert to quaternion", "undo the conversion",
+         "redo the conversion", "revert the conversion", "undo the revert of the conversion",
+         "undo the conversion again",
          "pose mode: entered, nothing changed", "pose mode: bake the selected bone",
          "pose mode: undo the bone's bake", "pose mode: redo the bone's bake",
          "pose mode: revert the bone", "pose mode: undo the revert"]
@@ -30,6 +35,10 @@ chain = script_result(SCRIPT, "undo chain")
 def test_chain_ran_without_errors(chain):
     assert_ran_cleanly(chain)
     assert chain["bake_changed_actions"]
+    assert chain["bezier_keys_written"]
+    # Every object converted (the armature's bones are converted only in Pose Mode).
+    assert chain["converted_modes"] == {"Arm": 'QUATERNION', "Cam": 'QUATERNION',
+                                        "Joint": 'QUATERNION'}, chain["converted_modes"]
     # The Pose Mode part baked the selected bone only, and stayed in Pose Mode.
     assert chain["pose_mode_baked"] == ["arm.L"], chain["pose_mode_baked"]
     assert chain["pose_mode_mode"] == 'POSE'

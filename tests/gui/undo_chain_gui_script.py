@@ -5,7 +5,9 @@ test_undo_chain_gui.py:
 
 QuatBake is enabled as the add-on ``quatbake`` (a symlink the test made).
 Once the window is up, a timer runs the chain bake -> undo -> redo -> revert
--> undo -> redo, then bake -> bake -> undo, each operator with an undo push
+-> undo -> redo, then bake -> bake -> undo, then a Bezier tolerance bake -> undo ->
+redo -> undo and Convert Rotation Mode -> undo -> redo -> revert -> undo -> undo,
+each operator with an undo push
 from a 3D Viewport context (as a button press does), and records after each
 step whether every keyframe, action assignment, slot, rotation mode and
 fake user equals the expected state (scenes.scene_snapshot, pose bones included), then
@@ -106,7 +108,33 @@ def run() -> None:
     check("re-bake", ret, second, True)
     check("undo the re-bake", op(bpy.ops.ed.undo), first, True)
     check("undo the first bake", op(bpy.ops.ed.undo), original, False)
+    bezier_and_convert_chain(op, original)
     pose_mode_chain(op, original)
+
+
+def bezier_and_convert_chain(op, original) -> None:
+    """Issue 22's operators: a Bezier tolerance bake (few keys, their handles written
+    by QuatBake) and Convert Rotation Mode (rotation modes and channels replaced) are
+    undone, redone and reverted like any bake: every key, handle and mode as it was."""
+    ret = op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='SLERP', tolerance=0.05,
+             key_interpolation='BEZIER')
+    fitted = snapshot()
+    check("bezier tolerance bake", ret, fitted, True)
+    result["bezier_keys_written"] = fitted != original
+    check("undo the bezier bake", op(bpy.ops.ed.undo), original, False)
+    check("redo the bezier bake", op(bpy.ops.ed.redo), fitted, True)
+    check("undo the bezier bake again", op(bpy.ops.ed.undo), original, False)
+    ret = op(bpy.ops.quatbake.convert_rotation_mode, 'EXEC_DEFAULT', True, mode='QUATERNION')
+    converted = snapshot()
+    check("convert to quaternion", ret, converted, True)
+    result["converted_modes"] = {name: bpy.data.objects[name].rotation_mode
+                                 for name in ("Arm", "Cam", "Joint")}
+    check("undo the conversion", op(bpy.ops.ed.undo), original, False)
+    check("redo the conversion", op(bpy.ops.ed.redo), converted, True)
+    check("revert the conversion", op(bpy.ops.quatbake.revert, 'EXEC_DEFAULT', True),
+          original, False)
+    check("undo the revert of the conversion", op(bpy.ops.ed.undo), converted, True)
+    check("undo the conversion again", op(bpy.ops.ed.undo), original, False)
 
 
 def pose_mode_chain(op, original) -> None:
