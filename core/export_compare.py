@@ -180,27 +180,36 @@ def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray
     return found
 
 
-# What to do about each cause, in the order causes are checked.
+# A tolerance bake to LINEAR keys, named as the panel shows it and as the command line
+# takes it (the panel's tolerance bakes write Bezier keys unless told, the CLI's Linear):
+# the same advice reaches the Export Check panel, the JSON and the CLI's table.
+_LINEAR_BAKE = ("Re-bake with Key Tolerance 0.01 and Keys: Linear "
+                "(quatbake bake --tolerance 0.01 --keys linear)")
+
+# What to do about each cause, in the order causes are checked. Each names the panel's
+# control and the command line's option alike.
 ADVICE = {
     "not_exported": (
-        "bake it to keys before exporting (quatbake bake turns a Transform Cache into keys; "
-        "a driver or constraint: Bake Action with Visual Keying)"
+        "bake it to keys before exporting (Re-bake, or quatbake bake, turns a Transform Cache "
+        "into keys; a driver or constraint: Bake Action with Visual Keying)"
     ),
     "inherited": "fix the node above it first (its own entry names what is wrong there)",
     "timing": "export at a whole frame rate (render.fps_base 1), or retime in the engine",
     "before_first_key": "key the motion on whole frames inside the exported range",
     "after_last_key": "key the motion on whole frames inside the exported range",
-    "key_mismatch": "bake the object (quatbake bake) so the exporter writes plain keys",
+    "key_mismatch": ("bake the object (Re-bake, or quatbake bake) so the exporter writes "
+                     "plain keys"),
     "stepped": "key with Linear or Bezier interpolation, or export with sampling",
     "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
-    "turn_lost": "add keys: quatbake bake --tolerance 0.01, or export with sampling",
+    "turn_lost": f"add keys: {_LINEAR_BAKE}, or export with sampling",
     "cubic_sign_flip": (
         "bake with Keys: Linear (--keys linear) for this engine (the spec's slerp takes the "
         "short arc), or export with sampling"
     ),
-    "handle_lengths": "bake with Keys: Linear (--keys linear) for this engine, or export with sampling",
-    "cubic_vs_bezier": "quatbake bake --tolerance 0.01 (LINEAR keys), or export with sampling",
-    "linear_vs_blender": "quatbake bake --tolerance 0.01, or export with sampling",
+    "handle_lengths": ("bake with Keys: Linear (--keys linear) for this engine, or export with "
+                       "sampling"),
+    "cubic_vs_bezier": f"{_LINEAR_BAKE}, or export with sampling",
+    "linear_vs_blender": f"{_LINEAR_BAKE}, or export with sampling",
     "between_samples": (
         "on the frames themselves it plays Blender's pose; only an engine running faster "
         "than the scene's frame rate shows the in-betweens"

@@ -153,6 +153,19 @@ def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
     assert set(export_compare.ADVICE) == set(export_compare.CAUSES)
 
 
+def test_advice_that_names_a_command_names_the_panels_control_too():
+    """The advice reaches the Export Check panel as well as the CLI (the window walk saw
+    "quatbake bake --tolerance 0.01" in the sidebar): each bake it asks for is named as
+    the Re-bake panel shows it, and a tolerance bake says Keys: Linear, which the panel
+    needs (its tolerance bakes write Bezier keys unless told) and the CLI takes."""
+    for cause, text in export_compare.ADVICE.items():
+        if "quatbake bake" in text or "--" in text:
+            assert "Re-bake" in text or "Keys: Linear" in text, (cause, text)
+        if "--tolerance" in text:
+            assert "Key Tolerance" in text and "Keys: Linear" in text, (cause, text)
+            assert "--keys linear" in text, (cause, text)
+
+
 def test_a_moving_channel_the_file_does_not_animate_is_not_exported_with_its_own_figure():
     """Blender turns 0 -> 90 deg and slides 0 -> 10 units over 11 frames; the engine holds
     the first pose. Each channel the file does not animate is named with its unit."""
