@@ -300,7 +300,8 @@ def _keys_only(times: np.ndarray, q: np.ndarray) -> list:
     n = times.size - 1
     return [Tracking(short=short[i], axis=axis[i], whole=np.zeros(n, dtype=np.int64),
                      differs=np.zeros(n, dtype=bool), keyed_deg=degrees[i],
-                     short_deg=degrees[i], sample_times=times.copy(), progress=progress[i])
+                     short_deg=degrees[i].copy(), sample_times=times.copy(),
+                     progress=progress[i])
             for i in range(q.shape[0])]
 
 
