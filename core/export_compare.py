@@ -203,11 +203,11 @@ ADVICE = {
     "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
     "turn_lost": f"add keys: {_LINEAR_BAKE}, or export with sampling",
     "cubic_sign_flip": (
-        "bake with Keys: Linear (--keys linear) for this engine (the spec's slerp takes the "
-        "short arc), or export with sampling"
+        "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine (the spec's "
+        "slerp takes the short arc), or export with sampling"
     ),
-    "handle_lengths": ("bake with Keys: Linear (--keys linear) for this engine, or export with "
-                       "sampling"),
+    "handle_lengths": ("Re-bake with Keys: Linear (quatbake bake --keys linear) for this "
+                       "engine, or export with sampling"),
     "cubic_vs_bezier": f"{_LINEAR_BAKE}, or export with sampling",
     "linear_vs_blender": f"{_LINEAR_BAKE}, or export with sampling",
     "between_samples": (
@@ -616,10 +616,11 @@ def linear_advice(how: str, exported_keys: int, exported_bytes: int, bezier_max_
               f"bytes) would play {alt.max_deviation_deg:.3g} deg off at frames "
               f"({alt.max_deviation_quarter_deg:.3g} deg at quarter frames)")
     if how == "keys":
-        return (f"Bake with Keys: Linear (--keys linear) for this engine: the exporter wrote "
-                f"the {blender_keys} Bezier keys as CUBICSPLINE ({exported_bytes} bytes), which "
+        return (f"Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine: "
+                f"the exporter wrote the {blender_keys} Bezier keys as CUBICSPLINE "
+                f"({exported_bytes} bytes), which "
                 f"plays {bezier_max_deg:.3g} deg off Blender; {linear}.")
-    return (f"Bake with Keys: Linear (--keys linear) and export with "
+    return (f"Re-bake with Keys: Linear (quatbake bake --keys linear) and export with "
             f"export_force_sampling=False for this engine: the exporter sampled the "
             f"{blender_keys} Bezier keys into {exported_keys} keys ({exported_bytes} bytes, "
             f"{bezier_max_deg:.3g} deg off), as big as a dense bake; {linear}.")

@@ -102,7 +102,8 @@ def unit_step_velocities(q: np.ndarray) -> np.ndarray:
 
 
 def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str = "world") -> np.ndarray:
-    """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1)."""
+    """Angular velocity (m, 3) of the given sample steps (step j: sample j -> j+1),
+    ``steps`` sorted and unique (np.arange, np.unique: every caller's)."""
     if steps.size and steps[-1] - steps[0] == steps.size - 1:
         # Consecutive steps (a dense bake's keys need every one): views, no gather.
         a = q[..., steps[0]:steps[-1] + 1, :]
@@ -146,11 +147,12 @@ def velocity_jumps(sample_times, quats, key_times, unit: bool = False) -> np.nda
     and keys with no sample step on one side, get 0. With samples one frame
     apart, a C1 track still shows about (angular acceleration x 1 frame).
     ``quats`` may be (b, n, 4), several tracks on the same times: (b, k) then.
-    ``unit``: they are unit and finite already (core.analysis stacks a group so), and
-    are used as they are, not normalised into a copy.
+    ``unit``: the caller vouches that they are unit and finite (core.analysis normalises a
+    group when it stacks it), and they are used as they are, not normalised into a copy;
+    only their shape is checked.
     """
     t = as_key_times(sample_times, "sample_times")
-    if unit and np.shape(quats)[-2:] == (t.size, 4):
+    if unit and np.ndim(quats) in (2, 3) and np.shape(quats)[-2:] == (t.size, 4):
         q = np.asarray(quats, dtype=np.float64)
     else:
         q = _track(quats, "velocity_jumps quats", t.size, batch=True)

@@ -156,14 +156,20 @@ def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
 def test_advice_that_names_a_command_names_the_panels_control_too():
     """The advice reaches the Export Check panel as well as the CLI (the window walk saw
     "quatbake bake --tolerance 0.01" in the sidebar): each bake it asks for is named as
-    the Re-bake panel shows it, and a tolerance bake says Keys: Linear, which the panel
-    needs (its tolerance bakes write Bezier keys unless told) and the CLI takes."""
+    the Re-bake panel shows it beside the command, and a tolerance bake says Keys: Linear,
+    which the panel needs (its tolerance bakes write Bezier keys unless told) and the
+    CLI takes."""
+    asking = 0
     for cause, text in export_compare.ADVICE.items():
         if "quatbake bake" in text or "--" in text:
-            assert "Re-bake" in text or "Keys: Linear" in text, (cause, text)
+            asking += 1
+            assert "Re-bake" in text and "quatbake bake" in text, (cause, text)
+        if "--keys" in text or "--tolerance" in text:
+            assert "Keys: Linear" in text and "--keys linear" in text, (cause, text)
         if "--tolerance" in text:
-            assert "Key Tolerance" in text and "Keys: Linear" in text, (cause, text)
-            assert "--keys linear" in text, (cause, text)
+            assert "Key Tolerance" in text, (cause, text)
+    # not_exported, key_mismatch, turn_lost, linear_vs_blender and the three cubic ones.
+    assert asking >= 7
 
 
 def test_a_moving_channel_the_file_does_not_animate_is_not_exported_with_its_own_figure():

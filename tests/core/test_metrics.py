@@ -235,3 +235,17 @@ def test_velocity_jumps_on_keys_at_every_frame_match_scipy():
                                atol=1e-12)
     _, jumps = pitfalls.velocity_jumps(frames, frames, q, unit=True)
     np.testing.assert_allclose(jumps, np.degrees(expected[:, 1:-1]), atol=1e-10)
+    # Keys on a run of consecutive frames in the middle (steps 9..21, not from 0), and on
+    # a few frames (pitfalls gathers the samples beside them): the same oracle there.
+    for keys in (frames[10:21], frames[[0, 7, 8, 20, 39]]):
+        rows = np.searchsorted(frames, keys[1:-1])
+        want = np.linalg.norm(
+            np.stack([(Rotation.from_rotvec(rotvec[b][rows + 1])
+                       * Rotation.from_rotvec(rotvec[b][rows]).inv()).as_rotvec()
+                      - (Rotation.from_rotvec(rotvec[b][rows])
+                         * Rotation.from_rotvec(rotvec[b][rows - 1]).inv()).as_rotvec()
+                      for b in range(3)]), axis=-1)
+        got = metrics.velocity_jumps(frames, q, keys, unit=True)
+        np.testing.assert_allclose(got[:, 1:-1], want, atol=1e-12)
+        _, jumps = pitfalls.velocity_jumps(frames, keys, q, unit=True)
+        np.testing.assert_allclose(jumps, np.degrees(want), atol=1e-10)
