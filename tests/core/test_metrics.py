@@ -142,6 +142,22 @@ def test_float32_spacing_and_risk():
     assert not metrics.float32_risk(fast).any()
 
 
+def test_float32_risk_matches_its_definition_near_and_far_from_the_origin():
+    """Tracks at the origin and far from it, still or moving in float32's steps, each as
+    the definition has it: a move above 0 and below the float32 spacing of the larger of
+    its two coordinates, computed here from numpy's float32 np.spacing."""
+    rng = np.random.default_rng(4)
+    for scale, base in ((1e-3, 0.0), (1e-4, 1e4), (1.0, 1e4), (1e-6, 30.0), (0.0, 5.0)):
+        p = base + np.cumsum(rng.normal(scale=scale, size=(300, 3)), axis=0)
+        p[100:110] = p[99]                                     # standing still a while
+        step = np.abs(np.diff(p, axis=0))
+        spacing = np.spacing(np.maximum(np.abs(p[1:]), np.abs(p[:-1])).astype(np.float32))
+        want = np.concatenate(([False], ((step > 0.0) & (step < spacing)).any(axis=1)))
+        np.testing.assert_array_equal(metrics.float32_risk(p), want, err_msg=str((scale, base)))
+    with pytest.raises(ValueError, match="float32"):
+        metrics.float32_risk(np.array([[0.0, 0.0, 0.0], [1e39, 0.0, 0.0]]))
+
+
 def test_long_arc_flipped_sign_key_is_listed_clean_turn_is_not():
     keys = np.array([1.0, 40.0, 120.0])
     key_q = np.stack((np.array([1.0, 0, 0, 0]), spin([0, 0, 1], 60.0 * DEG, [1.0])[0], spin([0, 0, 1], 100.0 * DEG, [1.0])[0]))
