@@ -438,3 +438,25 @@ def test_the_playback_returned_is_the_final_keys_own_after_every_split():
         assert np.abs(res.played - own).max() < 1e-9
         target = Rotation.from_quat(tr.quats[:, [1, 2, 3, 0]])
         assert _errors_deg(res, tr.times, target).max() <= 0.01
+
+
+def test_derivative_weights_of_even_stencils_are_the_classic_finite_differences():
+    """The weights solved once per stencil size and kept (bezier_keys._even_weights) are
+    the textbook finite differences (Fornberg 1988), and read-only, so a caller cannot
+    change what the next fit reads: for 3 samples, centred (-1/2, 0, 1/2) and (1, -2, 1),
+    one-sided (-3/2, 2, -1/2); for 5 centred, (1/12, -2/3, 0, 2/3, -1/12) and (-1/12, 4/3,
+    -5/2, 4/3, -1/12)."""
+    three = bezier_keys._even_weights(3)
+    np.testing.assert_allclose(three[1, :, 0], [-0.5, 0.0, 0.5], atol=1e-14)
+    np.testing.assert_allclose(three[1, :, 1], [1.0, -2.0, 1.0], atol=1e-13)
+    np.testing.assert_allclose(three[0, :, 0], [-1.5, 2.0, -0.5], atol=1e-14)
+    five = bezier_keys._even_weights(5)
+    np.testing.assert_allclose(five[2, :, 0], [1 / 12, -2 / 3, 0.0, 2 / 3, -1 / 12], atol=1e-13)
+    np.testing.assert_allclose(five[2, :, 1], [-1 / 12, 4 / 3, -5 / 2, 4 / 3, -1 / 12],
+                               atol=1e-12)
+    assert bezier_keys._even_weights(5) is five and not five.flags.writeable
+    # An uneven stencil (the samples around a key between frames) is solved on its own:
+    # the first derivative of x^2 at 0 from samples at -1, 0.5, 2 is exact (0), the second 2.
+    w = bezier_keys._stencil_weights(np.array([[-1.0, 0.5, 2.0]]))
+    values = np.array([-1.0, 0.5, 2.0]) ** 2
+    np.testing.assert_allclose(values @ w[0], [0.0, 2.0], atol=1e-13)
