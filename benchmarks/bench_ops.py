@@ -17,6 +17,9 @@ keying off, rotation and location channels only where Blender has
   100 frames (Location: Linear, so both bake the same channels).
 
 The ratio is nla.bake's wall time over ours (the user waits on the wall clock).
+Beside the clicks, never instead: ``core.analysis.analyze_group`` alone on the inputs
+those clicks hand it (core_times), the part of Analyze and of the Re-bake's refresh that
+is QuatBake's own numpy.
 Peak memory: each case also runs once in a child process of its own, which
 reports its resident size before the action and the largest it reached during
 it (Linux's VmHWM, reset just before), so one action's memory does not hide in
@@ -100,6 +103,43 @@ def best(kind: str, size: tuple[int, int], repeats: int) -> dict:
     return times
 
 
+def core_times(kind: str, size: tuple[int, int], repeats: int) -> dict:
+    """Beside the clicks, never instead of them: the best seconds of
+    ``core.analysis.analyze_group`` alone, on the very inputs the clicks hand it (taken
+    by wrapping it during one Analyze and one Re-bake on a fresh scene), over
+    ``repeats`` runs each: 'analyze' (the keys as keyed) and 'after bake' (the keys the
+    bake wrote, which the Re-bake's refresh analyses)."""
+    import time
+
+    from quatbake.core import analysis
+
+    original = analysis.analyze_group
+    taken: list = []
+
+    def analyze_group(*args, **kwargs):
+        taken.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    _scene(kind, size)
+    analysis.analyze_group = analyze_group
+    try:
+        timed_op(bpy.ops.quatbake.analyze)
+        analysed = len(taken)
+        timed_op(bpy.ops.quatbake.bake)
+    finally:
+        analysis.analyze_group = original
+    out = {}
+    for name, calls in (("analyze", taken[:analysed]), ("after bake", taken[analysed:])):
+        best = float("inf")
+        for _ in range(repeats if calls else 0):
+            start = time.perf_counter()
+            for args, kwargs in calls:
+                original(*args, **kwargs)
+            best = min(best, time.perf_counter() - start)
+        out[name] = best if calls else None
+    return out
+
+
 def _status_mb(field: str) -> float:
     """A size from /proc/self/status (VmRSS: resident now, VmHWM: its peak), in MB."""
     with open("/proc/self/status") as fh:
@@ -162,6 +202,14 @@ def main(argv: list[str]) -> int:
               f"{t['nla.bake'] / t['analyze']:>6.1f}x {t['bake after analyze']:>11.3f} "
               f"{t['nla.bake'] / t['bake after analyze']:>6.1f}x {t['revert']:>9.3f}",
               flush=True)
+    print("core.analysis.analyze_group alone, on the inputs of those clicks (an internal "
+          "time, beside the clicks), best of 5:")
+    for kind, size in cases:
+        t = core_times(kind, size, 5)
+        label = f"{size[0]} {'bones' if kind == 'rig' else 'objects'} x {size[1]:,} frames"
+        print(f"{label:<28} " + "; ".join(
+            f"{name} {'-' if s is None else f'{1000 * s:.1f} ms'}" for name, s in t.items()),
+            flush=True)
     mem_cases = cases + ([] if smoke else [("rig", BIG_RIG)])
     print("peak memory, one action per child process (MB: resident before the action -> "
           "largest resident size)")
