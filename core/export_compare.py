@@ -200,7 +200,8 @@ ADVICE = {
     "key_mismatch": ("bake the object (Re-bake, or quatbake bake) so the exporter writes "
                      "plain keys"),
     "stepped": "key with Linear or Bezier interpolation, or export with sampling",
-    "sign_flip": "re-bake with QuatBake (short arc), or export with sampling",
+    "sign_flip": ("Re-bake (quatbake bake), whose keys take the short arc, or export with "
+                  "sampling"),
     "turn_lost": f"add keys: {_LINEAR_BAKE}, or export with sampling",
     "cubic_sign_flip": (
         "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine (the spec's "
@@ -281,18 +282,24 @@ def inherited_advice(parent: str, parent_deg: float, parent_distance: float,
             f"{max_deviation_deg:.3g} deg off: {ADVICE['inherited']}{then}")
 
 
-def advice(causes: dict, max_deviation_deg: float) -> str:
+def advice(causes: dict, max_deviation_deg: float, then: str | None = None) -> str:
     """One line for an object: its worst problem and what to do (causes: {cause: count});
-    a node not exported gets not_exported_advice instead."""
+    a node not exported gets not_exported_advice instead. ``then``: a sentence that says
+    what to do with its figures (linear_advice), after the rest; where the worst cause's
+    own advice asks for the same (a bake with Keys: Linear), in its place, so that the
+    panel does not say it twice."""
     if not causes:
-        return f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
+        plays = f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
+        return plays if then is None else f"{plays} {then}"
     first = next(c for c in CAUSES if c in causes)
     count = causes[first]
     more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
-    return (
-        f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off: "
-        f"{ADVICE[first]}."
-    )
+    head = f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off"
+    if then is None:
+        return f"{head}: {ADVICE[first]}."
+    if "Keys: Linear" in ADVICE[first]:
+        return f"{head}. {then}"
+    return f"{head}: {ADVICE[first]}. {then}"
 
 
 def sampled_causes(comparison: Comparison, constant_spans=()) -> Comparison:

@@ -624,8 +624,10 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
     if export_compare.linear_is_better(how, comparison.max_deviation_deg, key_count,
                                        exported_bytes, alt):
         out["linear_is_better"] = True
-        out["advice"] = (f"{out['advice']} " + export_compare.linear_advice(
-            how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys, alt))
+        out["advice"] = export_compare.advice(
+            causes, comparison.max_deviation_deg, then=export_compare.linear_advice(
+                how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys,
+                alt))
     return out
 
 

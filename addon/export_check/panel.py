@@ -2,6 +2,8 @@
 """The "Export Check (glTF)" sub-panel: the button, and per object (or pose bone) the
 last check's largest difference, key count, interpolation and causes, worst first
 (ops._found). Lines wrap to the sidebar's measured width (ui.texts), never cut."""
+import re
+
 import bpy
 from bpy.types import Panel
 
@@ -9,6 +11,18 @@ from ..ui import texts
 from .ops import results
 
 PANEL = "export_check"
+
+# The command lines an advice names beside the panel's controls: "Re-bake with Keys:
+# Linear (quatbake bake --keys linear)" and "(Re-bake, or quatbake bake)". The JSON, the
+# HTML page and the CLI's table keep them; in the sidebar they broke over four lines of
+# options cut from their values (the window walk), and the control is named already.
+_COMMAND = re.compile(r" \(quatbake [^()]*\)|, or quatbake bake,?")
+
+
+def panel_text(advice: str) -> str:
+    """``advice`` as the panel shows it: the panel's controls, without the command lines
+    named beside them."""
+    return _COMMAND.sub("", advice)
 
 
 class _ExportCheckPanel:
@@ -48,7 +62,7 @@ class _ExportCheckPanel:
             lines += [f"{cause}: {count} interval(s)" for cause, count in s["causes"].items()
                       if cause not in ("inherited", "not_exported")]
             if s["causes"] or s.get("linear_is_better"):
-                lines.append(s["advice"])
+                lines.append(panel_text(s["advice"]))
             if s.get("note"):
                 lines.append(s["note"])
             for line in lines:

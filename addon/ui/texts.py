@@ -17,6 +17,8 @@ region allows.
 """
 from __future__ import annotations
 
+import re
+
 import bpy
 
 # Pixels the sidebar's category tabs, a panel's margins and a box's padding
@@ -113,6 +115,13 @@ NO_BREAK_BEFORE = frozenset("，。、；：？！）》」』】〉…”’")
 NO_BREAK_AFTER = frozenset("（《「『【〈“‘")
 
 
+def _snake_pieces(word: str) -> list[str]:
+    """``word`` split after each inner underscore ("cubic_", "vs_", "bezier:"); pieces
+    after the first start with _GLUE so wrap() joins them without a space."""
+    pieces = re.findall(r"[^_]*_+|[^_]+$", word)
+    return pieces[:1] + [_GLUE + piece for piece in pieces[1:]]
+
+
 def _cjk_pieces(word: str) -> list[str]:
     """``word`` split before every CJK character and after every one (so a Latin run
     beside Chinese may start a line: "，16244"), never inside a Latin run, before
@@ -139,6 +148,11 @@ def wrap(context, text: str, width_px: float) -> list[str]:
         # break between any two of them (a Latin word is never cut).
         if any(ord(c) >= CJK_START for c in word) and text_width(context, word) > width_px:
             words.extend(_cjk_pieces(word))
+        elif "_" in word.strip("_") and text_width(context, word) > width_px:
+            # A snake_case name wider than the line ("cubic_vs_bezier:" in a narrow
+            # sidebar, which Blender cut to "cubic_vs_bezi..."): it may break after an
+            # underscore, the underscore ending the line.
+            words.extend(_snake_pieces(word))
         else:
             words.append(word)
     lines: list[str] = []

@@ -27,6 +27,27 @@ def test_a_word_wider_than_the_line_gets_its_own_line_uncut():
     assert lines == ["a", "supercalifragilisticexpialidocious", "b"]
 
 
+def test_a_snake_case_name_wider_than_the_line_breaks_after_an_underscore():
+    """The window walk: at a 150 px sidebar Blender cut "cubic_vs_bezier: 2 interval(s)"
+    to "cubic_vs_bezi...". A snake_case word wider than the line breaks after an
+    underscore, which ends the line; put together the lines are the text again."""
+    ctx = bpy.context
+    text = "cubic_vs_bezier: 2 interval(s)"
+    width = ui_text.text_width(ctx, "cubic_vs_") + 1.0
+    lines = ui_text.wrap(ctx, text, width)
+    # Joined again: no space after a line ending in an underscore, one after any other.
+    joined = lines[0]
+    for line in lines[1:]:
+        joined += line if joined.endswith("_") else " " + line
+    assert joined == text, lines
+    assert lines[0] == "cubic_vs_" and lines[1].startswith("bezier:"), lines
+    for line in lines:
+        assert ui_text.text_width(ctx, line) <= width or " " not in line, (line, width)
+    # Names that fit, and underscores at a word's ends, are never broken.
+    assert ui_text.wrap(ctx, text, 400.0) == [text]
+    assert ui_text.wrap(ctx, "__init__", 10.0) == ["__init__"]
+
+
 def test_chinese_breaks_between_characters():
     text = "路径颜色：物体转动的快慢，°/帧"
     lines = ui_text.wrap(bpy.context, text, 60.0)

@@ -148,9 +148,28 @@ def test_key_deviation_at_the_keys_own_times_makes_key_mismatch():
 def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
     text = export_compare.advice({"cubic_vs_bezier": 2, "sign_flip": 1}, 159.0)
     assert text.startswith("sign_flip in 1 interval(s) (and 1 other cause(s)), up to 159 deg")
-    assert "re-bake" in text and text.endswith(".")
+    assert "Re-bake" in text and text.endswith(".")
     assert export_compare.advice({}, 4e-5).startswith("Plays as in Blender")
     assert set(export_compare.ADVICE) == set(export_compare.CAUSES)
+
+
+def test_the_linear_sentence_takes_the_place_of_a_cause_advice_that_asks_the_same():
+    """linear_advice says "Re-bake with Keys: Linear" with its figures: where the worst
+    cause's own advice asks for that bake too, the line says it once (the window walk
+    saw it twice in a row); another cause's advice stays, and the sentence follows."""
+    then = "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine: figures."
+    for cause in ("cubic_sign_flip", "handle_lengths", "cubic_vs_bezier", "turn_lost"):
+        text = export_compare.advice({cause: 2}, 12.0, then=then)
+        assert text == f"{cause} in 2 interval(s), up to 12 deg off. {then}", text
+        assert text.count("Keys: Linear") == 1
+    text = export_compare.advice({"between_samples": 3}, 0.5, then=then)
+    assert text == (f"between_samples in 3 interval(s), up to 0.5 deg off: "
+                    f"{export_compare.ADVICE['between_samples']}. {then}")
+    assert export_compare.advice({}, 0.001, then=then) == \
+        f"Plays as in Blender (within 0.001 deg). {then}"
+    assert export_compare.advice({"cubic_vs_bezier": 1}, 2.0) == \
+        f"cubic_vs_bezier in 1 interval(s), up to 2 deg off: " \
+        f"{export_compare.ADVICE['cubic_vs_bezier']}."
 
 
 def test_advice_that_names_a_command_names_the_panels_control_too():

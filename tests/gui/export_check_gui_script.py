@@ -49,6 +49,14 @@ def run() -> None:
             bpy.ops.wm.call_panel('INVOKE_DEFAULT', name=panel, keep_open=False)
     override["region"].tag_redraw()
 
+    def drawn():
+        # What the Export Check panel drew (ui.texts records each line, its width and the
+        # width it had), taken once the popover has been drawn, before the quit.
+        from quatbake.addon.ui import texts
+        result["export_check_lines"] = texts.drawn_lines().get("export_check", [])
+
+    bpy.app.timers.register(drawn, first_interval=0.5)
+
     bpy.context.scene.quatbake.tolerance = 0.01
     with bpy.context.temp_override(**override):
         ret = bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method='SLERP')

@@ -34,3 +34,16 @@ def test_panels_were_drawn(gui_result):
 def test_tolerance_from_the_scene_setting_wrote_fewer_keys(gui_result):
     # Frames 1..25 baked: a dense bake writes 25 keys per channel.
     assert 2 <= gui_result["swing_keys"] < 25
+
+
+def test_the_panel_shows_the_advice_with_its_controls_and_no_command_line(gui_result):
+    """The window walk: the advice's command lines ("(quatbake bake --tolerance 0.01 --keys
+    linear)") broke over four sidebar lines, options cut from their values. The panel
+    names the Re-bake panel's controls only (the JSON and the CLI keep the commands),
+    and every line it drew fits the width it had, bar a single word."""
+    lines = gui_result["export_check_lines"]
+    text = " ".join(line for line, _width, _room in lines)
+    assert "Re-bake with Key Tolerance 0.01 and Keys: Linear" in text, text
+    assert "quatbake" not in text and "--" not in text, text
+    for line, width, room in lines:
+        assert width <= room or " " not in line, (line, width, room)
