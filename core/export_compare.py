@@ -202,7 +202,7 @@ ADVICE = {
     "stepped": "key with Linear or Bezier interpolation, or export with sampling",
     "sign_flip": ("Re-bake (quatbake bake), whose keys take the short arc, or export with "
                   "sampling"),
-    "turn_lost": f"add keys: {_LINEAR_BAKE}, or export with sampling",
+    "turn_lost": f"{_LINEAR_BAKE} to add keys, or export with sampling",
     "cubic_sign_flip": (
         "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine (the spec's "
         "slerp takes the short arc), or export with sampling"
@@ -298,7 +298,10 @@ def advice(causes: dict, max_deviation_deg: float, then: str | None = None) -> s
     if then is None:
         return f"{head}: {ADVICE[first]}."
     if "Keys: Linear" in ADVICE[first]:
-        return f"{head}. {then}"
+        # Sampling stays the other way out, as the cause's own advice offered it.
+        sampling = " Or export with sampling." if "export with sampling" in ADVICE[first] \
+            and "export_force_sampling=False" not in then else ""
+        return f"{head}. {then}{sampling}"
     return f"{head}: {ADVICE[first]}. {then}"
 
 

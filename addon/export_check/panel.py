@@ -19,10 +19,19 @@ PANEL = "export_check"
 _COMMAND = re.compile(r" \(quatbake [^()]*\)|, or quatbake bake,?")
 
 
+# What a line must not break inside, while it fits one (the window walk saw "Keys: /
+# Linear", "Key Tolerance / 0.01", "up to 98 / deg", "(208 / bytes)", "at frame / 13").
+_TOGETHER = re.compile(r"Keys: Linear|Key Tolerance [\d.]+|frames? [\d.]+"
+                       r"|[\d.]+(?:e[-+]?\d+)? (?:deg\b|bytes\b|scene units|interval\(s\)"
+                       r"|Linear keys|Bezier keys|keys\b)")
+
+
 def panel_text(advice: str) -> str:
     """``advice`` as the panel shows it: the panel's controls, without the command lines
-    named beside them."""
-    return _COMMAND.sub("", advice)
+    named beside them; a control and its value, and a figure and its unit, kept on one
+    line while they fit one (texts.KEEP_TOGETHER)."""
+    return _TOGETHER.sub(lambda m: m.group(0).replace(" ", texts.KEEP_TOGETHER),
+                         _COMMAND.sub("", advice))
 
 
 class _ExportCheckPanel:

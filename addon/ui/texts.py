@@ -140,10 +140,28 @@ def _cjk_pieces(word: str) -> list[str]:
     return pieces
 
 
+# A space that keeps its two words on one line while they fit it ("Keys: Linear",
+# "98 deg"); drawn as a space.
+KEEP_TOGETHER = "\u00a0"
+
+
+def _words(text: str, context, width_px: float) -> list[str]:
+    """``text``'s words: split at spaces, not at KEEP_TOGETHER, unless the words it
+    joins are wider than the line together (then they are words of their own)."""
+    out = []
+    for group in re.split(r"[^\S\u00a0]+", text.strip()):
+        if KEEP_TOGETHER in group and text_width(context, group) > width_px:
+            out.extend(w for w in group.split(KEEP_TOGETHER) if w)
+        elif group:
+            out.append(group)
+    return out
+
+
 def wrap(context, text: str, width_px: float) -> list[str]:
-    """``text`` split at spaces into lines at most ``width_px`` wide (words never cut)."""
+    """``text`` split at spaces into lines at most ``width_px`` wide (words never cut;
+    words joined by KEEP_TOGETHER kept on one line while they fit one)."""
     words = []
-    for word in text.split():
+    for word in _words(text, context, width_px):
         # Chinese and Japanese have no spaces: a run of such characters may
         # break between any two of them (a Latin word is never cut).
         if any(ord(c) >= CJK_START for c in word) and text_width(context, word) > width_px:

@@ -184,17 +184,23 @@ def test_the_panel_names_the_controls_and_leaves_the_command_lines_to_the_cli():
     """Every cause's advice, and the Linear sentence, as the Export Check panel shows it:
     the Re-bake panel's controls kept word for word, no command line left."""
     from quatbake.addon.export_check.panel import panel_text
+    from quatbake.addon.ui.texts import KEEP_TOGETHER
     from quatbake.core import export_compare
 
     linear = "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine: x."
     texts = [export_compare.advice({cause: 1}, 5.0) for cause in export_compare.ADVICE]
     texts.append(export_compare.advice({"between_samples": 1}, 5.0, then=linear))
     for text in texts:
-        shown = panel_text(text)
+        drawn = panel_text(text)
+        shown = drawn.replace(KEEP_TOGETHER, " ")
         assert "quatbake" not in shown and "--" not in shown, shown
         for control in ("Re-bake", "Key Tolerance 0.01", "Keys: Linear"):
             assert (control in text) == (control in shown), (control, shown)
         assert "  " not in shown and " ," not in shown and shown.endswith("."), shown
+        # A control and its value, a figure and its unit: no line break between them.
+        for together in ("Keys: Linear", "Key Tolerance 0.01", "5 deg", "1 interval(s)"):
+            if together in shown:
+                assert together.replace(" ", KEEP_TOGETHER) in drawn, (together, drawn)
     assert panel_text(export_compare.advice({"key_mismatch": 1}, 5.0)).endswith(
         "bake the object (Re-bake) so the exporter writes plain keys.")
 

@@ -48,6 +48,21 @@ def test_a_snake_case_name_wider_than_the_line_breaks_after_an_underscore():
     assert ui_text.wrap(ctx, "__init__", 10.0) == ["__init__"]
 
 
+def test_words_kept_together_share_a_line_while_they_fit_one():
+    """texts.KEEP_TOGETHER joins a control and its value ("Keys: Linear"): they move to
+    the next line together; wider than a line together, they break as plain words."""
+    ctx = bpy.context
+    glue = ui_text.KEEP_TOGETHER
+    text = f"Re-bake with Keys:{glue}Linear for this engine"
+    width = ui_text.text_width(ctx, "Re-bake with Keys:") + 1.0
+    lines = ui_text.wrap(ctx, text, width)
+    assert lines[0] == "Re-bake with" and lines[1].startswith(f"Keys:{glue}Linear"), lines
+    narrow = ui_text.text_width(ctx, "Linear") + 1.0
+    lines = ui_text.wrap(ctx, text, narrow)
+    assert "Keys:" in lines and "Linear" in lines, lines
+    assert all(glue not in line for line in lines), lines
+
+
 def test_chinese_breaks_between_characters():
     text = "路径颜色：物体转动的快慢，°/帧"
     lines = ui_text.wrap(bpy.context, text, 60.0)

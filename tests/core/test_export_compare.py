@@ -156,11 +156,13 @@ def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
 def test_the_linear_sentence_takes_the_place_of_a_cause_advice_that_asks_the_same():
     """linear_advice says "Re-bake with Keys: Linear" with its figures: where the worst
     cause's own advice asks for that bake too, the line says it once (the window walk
-    saw it twice in a row); another cause's advice stays, and the sentence follows."""
+    saw it twice in a row), sampling still offered; another cause's advice stays, and
+    the sentence follows."""
     then = "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine: figures."
     for cause in ("cubic_sign_flip", "handle_lengths", "cubic_vs_bezier", "turn_lost"):
         text = export_compare.advice({cause: 2}, 12.0, then=then)
-        assert text == f"{cause} in 2 interval(s), up to 12 deg off. {then}", text
+        assert text == (f"{cause} in 2 interval(s), up to 12 deg off. {then} Or export "
+                        "with sampling."), text
         assert text.count("Keys: Linear") == 1
     text = export_compare.advice({"between_samples": 3}, 0.5, then=then)
     assert text == (f"between_samples in 3 interval(s), up to 0.5 deg off: "
