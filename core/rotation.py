@@ -140,9 +140,9 @@ def euler_to_quat_parts(x, y, z, order: str = "XYZ"):
     sin = 2t / (1 + t^2), cos = 2 / (1 + t^2) - 1. With the numpy the tests pin (1.26,
     x86-64), float64 tan takes a tenth of the time of sin and cos (measured: 0.6 ms
     against 9-11 ms a million values, benchmarks/README.md, Bezier tolerance bake; a
-    build that vectorises sin and cos too gains less), and the result is as close: each value off by a few ulps, absolutely (the error of t near
-    its pole, where t is large, is divided back out by 1 + t^2). Values agree with
-    euler_to_quat to ~1e-15."""
+    build that vectorises sin and cos too gains less), and the result is as close: each
+    value off by a few ulps, absolutely (the error of t near its pole, where t is large,
+    is divided back out by 1 + t^2). Values agree with euler_to_quat to ~1e-15."""
     cos_half, sin_half = [], []
     for angle in (x, y, z):
         tan_quarter = np.tan(0.25 * angle)

@@ -642,15 +642,19 @@ def _turned_by_exporter(doc, node: int, obj) -> bool:
 @dataclass(frozen=True)
 class Parent:
     """The node above a node in the file, for the comparison of its own motion: what
-    Blender plays there (an object's or a pose bone's ``AnimatedTransform``) and its label
-    ("Rig", "Rig: root"), the node's index, Blender's world matrices of it at the frames
-    compared, and whether the exporter turned it."""
+    Blender plays there (an object's or a pose bone's ``AnimatedTransform``), the node's
+    index, Blender's world matrices of it at the frames compared, and whether the
+    exporter turned it."""
 
     entity: object
-    label: str
     node: int
     blender_m: np.ndarray
     corrected: bool
+
+    @property
+    def label(self) -> str:
+        """Its entry's name: "Rig", "Rig: root"."""
+        return self.entity.display_name
 
 
 def _played(doc, node: int, times, channels, yup: bool, corrected: bool) -> np.ndarray:
@@ -926,13 +930,13 @@ def _object_node(doc, name: str, joints: set) -> int | None:
                 None)
 
 
-def node_owners(doc, parents: list) -> dict:
+def node_owners(doc, parents: list, joints: set) -> dict:
     """{node index: what Blender plays there}: each joint's pose bone
     (``AnimatedTransform``: the bone of its name in the armature whose node is nearest
     above it), and each other node named after an object, that object's. Joints are told
     from objects by the file's skins, not by name: an Empty parented to a rig and named
-    like one of its bones is its own node beside the bone's joint."""
-    joints = _joints(doc)
+    like one of its bones is its own node beside the bone's joint. ``parents``:
+    ``doc.parents()``; ``joints``: ``_joints(doc)``."""
     owners: dict = {}
     seen: set = set()
     for i, node in enumerate(doc.nodes):
@@ -1005,8 +1009,8 @@ def check_objects(
     all_key_frames = []
     skip, unplayed = unplayed_animations(doc)
     parents = doc.parents()
-    owners = node_owners(doc, parents)
     joints = _joints(doc)
+    owners = node_owners(doc, parents, joints)
     for obj in objects:
         node = _object_node(doc, obj.name, joints)
         if node is None:
@@ -1071,9 +1075,9 @@ def check_objects(
         if above.get(name, (None, None))[0] is not None:
             a, n = above[name]
             turned = _turned_by_exporter(doc, n, a)
-            parent = Parent(a, a.display_name, n, blender_m[a.display_name], turned)
+            parent = Parent(a, n, blender_m[a.display_name], turned)
             if a.display_name in blender_q:
-                parent_q = Parent(a, a.display_name, n, blender_q[a.display_name], turned)
+                parent_q = Parent(a, n, blender_q[a.display_name], turned)
         try:
             entry = _object_entry(obj, node, doc, channels, anim, frames,
                                   blender_m[name], fps, yup, exporter_spf,
