@@ -221,6 +221,11 @@ ADVICE = {
     ),
 }
 
+# The causes whose advice is a bake to Keys: Linear, each also offering sampling as the
+# other way out (tests/core/test_export_compare.py reads ADVICE to hold them to it).
+ASKS_LINEAR_BAKE = frozenset({"turn_lost", "cubic_sign_flip", "handle_lengths",
+                              "cubic_vs_bezier", "linear_vs_blender"})
+
 
 # A node the exporter wrote no animation for is "not exported" when Blender moves it
 # further than this from the pose the engine holds (scene units; deg: CAUSE_MIN_DEG).
@@ -282,12 +287,14 @@ def inherited_advice(parent: str, parent_deg: float, parent_distance: float,
             f"{max_deviation_deg:.3g} deg off: {ADVICE['inherited']}{then}")
 
 
-def advice(causes: dict, max_deviation_deg: float, then: str | None = None) -> str:
+def advice(causes: dict, max_deviation_deg: float, then: str | None = None,
+           sampling_ok: bool = True) -> str:
     """One line for an object: its worst problem and what to do (causes: {cause: count});
-    a node not exported gets not_exported_advice instead. ``then``: a sentence that says
-    what to do with its figures (linear_advice), after the rest; where the worst cause's
-    own advice asks for the same (a bake with Keys: Linear), in its place, so that the
-    panel does not say it twice."""
+    a node not exported gets not_exported_advice instead. ``then``: linear_advice's
+    sentence, after the rest; where the worst cause's own advice asks for the same bake
+    (ASKS_LINEAR_BAKE), in its place, so that the panel does not say it twice, with
+    sampling still offered as that advice offered it, unless ``sampling_ok`` is False
+    (``then`` asks to export without sampling)."""
     if not causes:
         plays = f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
         return plays if then is None else f"{plays} {then}"
@@ -297,11 +304,9 @@ def advice(causes: dict, max_deviation_deg: float, then: str | None = None) -> s
     head = f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off"
     if then is None:
         return f"{head}: {ADVICE[first]}."
-    if "Keys: Linear" in ADVICE[first]:
+    if first in ASKS_LINEAR_BAKE:
         # Sampling stays the other way out, as the cause's own advice offered it.
-        sampling = " Or export with sampling." if "export with sampling" in ADVICE[first] \
-            and "export_force_sampling=False" not in then else ""
-        return f"{head}. {then}{sampling}"
+        return f"{head}. {then}{' Or export with sampling.' if sampling_ok else ''}"
     return f"{head}: {ADVICE[first]}. {then}"
 
 

@@ -627,7 +627,7 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         out["advice"] = export_compare.advice(
             causes, comparison.max_deviation_deg, then=export_compare.linear_advice(
                 how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys,
-                alt))
+                alt), sampling_ok=how != "sampled")   # sampled: it asks to export without
     return out
 
 

@@ -235,6 +235,7 @@ def test_sampled_bezier_bake_is_as_big_as_a_dense_one_and_linear_is_advised(bake
     pan_o = got["Pan"]
     assert pan_o["bezier"]["linear_is_better"] and pan_o["bezier"]["linear"]["keys"] * 2 <= dense
     assert "export_force_sampling=False" in pan_o["advice"]
+    assert "Or export with sampling" not in pan_o["advice"]   # what it asks to turn off
     assert advises_linear(pan_o["advice"]) and "61 keys" in pan_o["advice"]
     assert not got["Swing"]["bezier"]["linear_is_better"]
     assert got["Swing"]["bezier"]["linear"]["keys"] * 2 > dense

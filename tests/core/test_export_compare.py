@@ -159,11 +159,19 @@ def test_the_linear_sentence_takes_the_place_of_a_cause_advice_that_asks_the_sam
     saw it twice in a row), sampling still offered; another cause's advice stays, and
     the sentence follows."""
     then = "Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine: figures."
-    for cause in ("cubic_sign_flip", "handle_lengths", "cubic_vs_bezier", "turn_lost"):
+    asking = {cause for cause, text in export_compare.ADVICE.items() if "Keys: Linear" in text}
+    assert asking == export_compare.ASKS_LINEAR_BAKE
+    assert asking >= {"cubic_sign_flip", "handle_lengths", "cubic_vs_bezier", "turn_lost",
+                      "linear_vs_blender"}
+    for cause in asking:
+        assert "or export with sampling" in export_compare.ADVICE[cause], cause
         text = export_compare.advice({cause: 2}, 12.0, then=then)
         assert text == (f"{cause} in 2 interval(s), up to 12 deg off. {then} Or export "
                         "with sampling."), text
         assert text.count("Keys: Linear") == 1
+        # A sampled export's sentence asks to export without sampling: not offered back.
+        unsampled = export_compare.advice({cause: 2}, 12.0, then=then, sampling_ok=False)
+        assert unsampled == f"{cause} in 2 interval(s), up to 12 deg off. {then}", unsampled
     text = export_compare.advice({"between_samples": 3}, 0.5, then=then)
     assert text == (f"between_samples in 3 interval(s), up to 0.5 deg off: "
                     f"{export_compare.ADVICE['between_samples']}. {then}")
