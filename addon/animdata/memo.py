@@ -51,7 +51,7 @@ class Written:
 
     def keep(self, key, raw: tuple, count: int) -> None:
         """``raw``: (co, handle_left, handle_right, interpolation) as written, float32 keys
-        (the handles None where keyframe_points.add left them at (0, 0))."""
+        (a handle array that is ``co`` itself: each handle on its key)."""
         if self.overflowed:
             return
         self.room -= count
@@ -81,11 +81,10 @@ def _as_read(co, handle_left, handle_right, ipo) -> dict:
     def widened(values):
         return np.asarray(values, dtype=np.float32).astype(np.float64).reshape(-1, 2)
 
-    co = widened(co)
-    zeros = np.zeros_like(co)
-    arrays = {"co": co,
-              "handle_left": zeros if handle_left is None else widened(handle_left),
-              "handle_right": zeros if handle_right is None else widened(handle_right),
+    wide = widened(co)
+    arrays = {"co": wide,
+              "handle_left": wide if handle_left is co else widened(handle_left),
+              "handle_right": wide if handle_right is co else widened(handle_right),
               "interpolation": np.asarray(ipo).astype(np.int32)}
     for array in arrays.values():
         array.flags.writeable = False

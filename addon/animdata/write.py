@@ -193,8 +193,16 @@ def write_keys(fc, frames, values, constant=None) -> None:
     co = np.empty(2 * n, dtype=np.float32)
     co[0::2] = frames
     co[1::2] = values
-    kps.foreach_set("co", co)
-    # Handles are unused by LINEAR segments; update() below places them.
+    # Each handle on its key. LINEAR and CONSTANT segments never play them, but
+    # keyframe_points.add leaves them at (0, 0), and the Graph Editor's View All (Home) and
+    # View Selected frame every handle: a shot baked at frames 1001-1100 was framed from
+    # frame 0, its curves squeezed to the right (nla.bake's keys do the same). ``co_ui``
+    # moves a key and its handles by the same step, as a Graph Editor move does: from
+    # (0, 0), all three land on the key, exactly, in the one foreach_set that ``co`` took
+    # (setting both handles as well made a 100 x 2,000 frame bake a fifth slower). Set to
+    # Bezier, the keys get Blender's own AUTO_CLAMPED handles (graph.interpolation_type
+    # places them): tests/blender/test_ops_bake.py.
+    kps.foreach_set("co_ui", co)
     ipo = np.full(n, _LINEAR, dtype=_IPO_DTYPE)
     if constant is not None:
         ipo[np.asarray(constant, dtype=bool)] = enum_value("interpolation", 'CONSTANT')
@@ -203,15 +211,13 @@ def write_keys(fc, frames, values, constant=None) -> None:
     # nothing to sort, merge or re-handle; Blender's own baker skips it for the
     # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).
     # It would cost ~40% of the whole write.
-    # The handles stay where keyframe_points.add put them, at (0, 0) (read back on
-    # 3.4.1 and 5.0.1: tests/blender/test_report_reuse.py).
-    _remember(fc, co, None, None, ipo)
+    _remember(fc, co, co, co, ipo)
 
 
 def _remember(fc, co, handle_left, handle_right, ipo) -> None:
     """Inside memo.recording_writes(): keep the arrays ``fc`` was just filled from (float32
-    keys, interleaved or (n, 2); the interpolation's enum values; None handles: (0, 0),
-    where keyframe_points.add leaves them). Kept as they are, new arrays this module made
+    keys and handles, interleaved or (n, 2); the interpolation's enum values). Kept as they
+    are, new arrays this module made
     for the write: widened only if a refresh reads them (memo.Written.arrays)."""
     held = memo.written
     if held is not None:

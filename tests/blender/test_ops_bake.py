@@ -353,3 +353,62 @@ def test_engine_setting_errors_come_back_as_reports(clean_blender):
 
     _refresh()
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def _graph_view_all(keyed) -> tuple[float, float]:
+    """The frames the Graph Editor shows after View All (Home) on every key of ``keyed``:
+    the factory screen's largest area turned into a Graph Editor."""
+    window = bpy.context.window_manager.windows[0]
+    area = max(window.screen.areas, key=lambda a: a.width * a.height)
+    area.type = 'GRAPH_EDITOR'
+    region = next(r for r in area.regions if r.type == 'WINDOW')
+    scenes.select_only(keyed)
+    with bpy.context.temp_override(window=window, area=area, region=region):
+        assert bpy.ops.graph.select_all(action='SELECT') == {'FINISHED'}
+        assert bpy.ops.graph.view_all() == {'FINISHED'}
+    return region.view2d.region_to_view(0, 0)[0], \
+        region.view2d.region_to_view(region.width, 0)[0]
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(tolerance=0.1, key_interpolation='LINEAR')],
+                         ids=["dense", "tolerance-linear"])
+def test_a_baked_shot_is_framed_where_its_keys_are_and_its_keys_turn_bezier(clean_blender,
+                                                                            kwargs):
+    """A shot at frames 1001-1041 (a film pipeline's numbering), baked to Linear keys:
+    each handle sits on its key, so the Graph Editor's View All frames the shot. With
+    the handles at (0, 0), where keyframe_points.add leaves them, it framed 0-1041,
+    the curves squeezed into the right 4%. Set to Bezier, the keys get Blender's own
+    handles, and the curve still passes through them."""
+    frames = KEY_FRAMES + 1000.0
+    obj = scenes.make_animated_object("Shot", 'XYZ', frames, KEY_EULERS,
+                                      location=KEY_LOCATIONS)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = int(frames[0]), int(frames[-1])
+    scenes.select_only(obj)
+    assert bpy.ops.quatbake.bake(**kwargs) == {'FINISHED'}
+    curves = animdata.rotation_fcurves(obj)      # location: kept as keyed (Bezier)
+    assert len(curves) == 3 and all(k.interpolation == 'LINEAR'
+                                    for fc in curves for k in fc.keyframe_points)
+    for fc in curves:
+        keys = animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+        np.testing.assert_array_equal(keys["handle_left"], keys["co"], err_msg=fc.data_path)
+        np.testing.assert_array_equal(keys["handle_right"], keys["co"], err_msg=fc.data_path)
+    left, right = _graph_view_all(obj)
+    span = frames[-1] - frames[0]
+    assert frames[0] - span < left < frames[0] and frames[-1] < right < frames[-1] + span, \
+        (left, right)
+    fc = curves[2]
+    values = [k.co[1] for k in fc.keyframe_points]
+    window = bpy.context.window_manager.windows[0]
+    area = next(a for a in window.screen.areas if a.type == 'GRAPH_EDITOR')
+    region = next(r for r in area.regions if r.type == 'WINDOW')
+    with bpy.context.temp_override(window=window, area=area, region=region):
+        assert bpy.ops.graph.interpolation_type(type='BEZIER') == {'FINISHED'}
+    points = fc.keyframe_points
+    assert all(k.interpolation == 'BEZIER' for k in points)
+    for i in range(1, len(points) - 1):
+        key, before, after = points[i], points[i - 1], points[i + 1]
+        # Blender placed them: between the neighbouring keys, off the key itself.
+        assert before.co[0] < key.handle_left[0] < key.co[0] < key.handle_right[0] < \
+            after.co[0], i
+        assert fc.evaluate(key.co[0]) == pytest.approx(values[i], abs=1e-6)
