@@ -325,8 +325,11 @@ def bake_objects(objects, settings: BakeSettings,
         baked = undo.owner.quatbake.baked_action
         if previous is not None and previous != baked and previous.users == 0:
             animdata.remove_action(previous)
-            if undo.source_action is not None:   # None: a cache bake of an unkeyed object
-                baked.name = undo.source_action.name + BAKED_SUFFIX   # free again: drop ".001"
+            # The record's original: a converted bake's source was ``previous`` itself.
+            # None: a cache bake of an unkeyed object.
+            original = undo.owner.quatbake.original_action
+            if original is not None:
+                baked.name = original.name + BAKED_SUFFIX   # free again: drop ".001"
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
     for p in plans:

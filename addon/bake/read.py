@@ -38,15 +38,26 @@ class Source:
     mode: str
     rebake: bool     # True: the object shows a QuatBake bake; `action` is its original
     clip: bool = False   # True: `action` is an NLA clip, not the active action
+    # True: `action` is the bake playing now, not its original (a conversion keeps what
+    # plays); the record keeps the original, which Revert puts back. `original_mode`: the
+    # original's rotation mode, whose channels the conversion replaces too.
+    playing: bool = False
+    original_mode: str = ""
 
 
-def source_of(obj) -> Source:
+def source_of(obj, playing: bool = False) -> Source:
     """Where the keys to bake come from: the original action if QuatBake baked the owner
-    (the object, or the armature of a bone)."""
+    (the object, or the armature of a bone), so that baking again never bakes a bake.
+    ``playing`` (a conversion): the keys that play now, a bake's included; converting a
+    bake's keys must keep the bake's motion, not go back to the keys before it."""
     rec = owner_record_of(obj)
     current = animdata.get_action(obj)
     if (rec is not None and rec.original_action is not None and rec.baked_action is not None
             and current is not None and current == rec.baked_action):
+        if playing:
+            original = source_of(obj)
+            return Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, True,
+                          playing=True, original_mode=original.mode)
         if getattr(obj, "bone_name", ""):
             bone_rec = obj.quatbake
             mode = (bone_rec.original_rotation_mode if bone_rec.baked else "") or \
@@ -371,7 +382,7 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                 issues.skip(message)
             issues.refuse(message)
     else:
-        src = source_of(obj)
+        src = source_of(obj, playing=settings.keep_playback)
     if src.action is None:
         clips = [c.name for c in animdata.object_clips(obj)]
         if clips:

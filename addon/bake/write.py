@@ -220,7 +220,8 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                 t_rec.location_baked = True
             t_rec.baked_paths = "\n".join(sorted(plan.drop_paths))
         rec.baked_action = new
-        src.action.use_fake_user = True
+        if not src.playing:     # the original, kept for Revert (not a bake converted)
+            src.action.use_fake_user = True
     except BaseException:
         undo_write(undo)
         raise

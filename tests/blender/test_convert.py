@@ -135,6 +135,71 @@ def test_a_bone_converts_and_reverts_like_a_bake(clean_blender):
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+def test_converting_a_bake_keeps_the_bake_and_revert_puts_the_original_back(clean_blender):
+    """A flipped key, baked with slerp (the short way, not Blender's long way round), then
+    converted: the conversion keeps what plays, the bake's motion. It used to start again
+    from the keys before the bake, as a second bake does, and so played the long way
+    round again. Revert puts back the animator's keys and leaves no action behind."""
+    keys = _turn()
+    keys[2] *= -1.0                                     # a flipped quaternion sign
+    obj = _keyed_object("Obj", 'QUATERNION', keys, camera=False)
+    scenes.select_only(obj)
+    bpy.context.scene.frame_set(1)
+    original = scenes.scene_snapshot()
+    keyed = _played(obj, QUARTERS)
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    baked = _played(obj, QUARTERS)
+    assert _angle_deg(keyed, baked).max() > 10.0       # the bake changed the motion
+    assert bpy.ops.quatbake.convert_rotation_mode(mode='XYZ', tolerance=TOL) == {'FINISHED'}
+    assert obj.rotation_mode == 'XYZ'
+    assert _angle_deg(baked, _played(obj, QUARTERS)).max() <= TOL
+    assert {fc.data_path for fc in _rotation_fcurves(obj)} == {"rotation_euler"}
+    assert sorted(a.name for a in bpy.data.actions) == [
+        original["objects"]["Obj"][0], original["objects"]["Obj"][0] + bake.BAKED_SUFFIX]
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    bpy.context.scene.frame_set(1)
+    scenes.assert_same_snapshot(original, scenes.scene_snapshot())
+
+
+def test_a_converted_bone_keeps_its_bake_through_another_bones_re_bake(clean_blender):
+    """Two bones baked to quaternions, each then converted, one baked again: a bake of a
+    rig starts again from its original action and carries the bones it does not bake
+    from the playing one, so the other converted bone keeps the bake's motion in its new
+    mode, with no channel of the original (XYZ), the bake (QUATERNION) or the conversion
+    left beside it. Revert puts the rig's keys back."""
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1)),
+                                  ("hand", "arm", (0, 0, 1), (0, 0, 2))])
+    flipped = _turn()
+    flipped[2] *= -1.0
+    scenes.key_bone(rig, "arm", "rotation_quaternion", [1, 41, 81, 121], flipped,
+                    mode='QUATERNION')
+    scenes.key_bone(rig, "hand", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
+                    mode='XYZ')
+    from quatbake.addon import transform
+
+    arm, hand = (transform.AnimatedTransform(rig, n) for n in ("arm", "hand"))
+    times = QUARTERS[::4]
+    bpy.context.scene.frame_set(1)
+    original = scenes.scene_snapshot()
+    keyed = scenes.bone_world_quats(rig, "arm", times)
+    bake.bake_objects([arm, hand], bake.BakeSettings(method='SLERP', output_mode='QUATERNION'))
+    baked = {n: scenes.bone_world_quats(rig, n, times) for n in ("arm", "hand")}
+    assert _angle_deg(keyed, baked["arm"]).max() > 10.0
+    bake.convert_objects([arm], 'ZXY', TOL)
+    bake.convert_objects([hand], 'AXIS_ANGLE', TOL)
+    for name, mode in (("arm", 'ZXY'), ("hand", 'AXIS_ANGLE')):
+        assert rig.pose.bones[name].rotation_mode == mode
+        assert _angle_deg(baked[name], scenes.bone_world_quats(rig, name, times)).max() <= TOL
+    bake.bake_objects([arm], bake.BakeSettings(method='SQUAD'))
+    assert _angle_deg(baked["hand"], scenes.bone_world_quats(rig, "hand", times)).max() <= TOL
+    hand_paths = {fc.data_path for fc in animdata.object_fcurves(rig)
+                  if fc.data_path.startswith('pose.bones["hand"].rotation')}
+    assert hand_paths == {'pose.bones["hand"].rotation_axis_angle'}, hand_paths
+    bake.revert_objects([rig])
+    bpy.context.scene.frame_set(1)
+    scenes.assert_same_snapshot(original, scenes.scene_snapshot())
+
+
 def test_the_operator_converts_the_selection(clean_blender):
     obj = _keyed_object("Obj", 'QUATERNION', _turn(), camera=False)
     scenes.select_only(obj)
