@@ -365,12 +365,18 @@ def _findings(a: ObjectAnalysis) -> list:
     step_keys = [f for iv in intervals_of_kind(a, "step") for f in iv["frames"]]
     # One isin, not a set lookup per jump: a dense bake has a jump entry on every frame.
     smooth = ~np.isin(np.asarray(jumps["frames"], dtype=np.float64), step_keys)
-    jump_deg = np.where(smooth, jumps["blender_deg"], 0.0) if smooth.size else jumps["blender_deg"]
+    # What Squad would take away: Blender's jump beyond its own. Squad is smooth in its
+    # parameter, not in frames: between unevenly spaced keys its path jumps too, and a
+    # Squad bake played as baked jumps with it (nothing for a Squad bake to fix).
+    excess = np.asarray(jumps["blender_deg"]) - np.asarray(jumps["custom_deg"])
+    jump_deg = np.where(smooth, excess, 0.0) if smooth.size else excess
     if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad" and not a.dense_keys:
         k = int(np.argmax(jump_deg))
+        own = float(jumps["custom_deg"][k])
+        then = "SQUAD keeps it smooth" if own < 0.1 else f"SQUAD's path jumps by {own:.1f} there"
         out.append(
             f"angular velocity jumps by {jumps['blender_deg'][k]:.1f} deg/frame at key "
-            f"{_frame_text(jumps['frames'][k])}: SQUAD keeps it smooth")
+            f"{_frame_text(jumps['frames'][k])}: {then}")
     if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and on_path:
         out.append(
             f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
@@ -397,6 +403,49 @@ def kept_by_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
         return []
     return [_creep_sentence(run) + " (a bake keeps these poses)"
             for run in before.exponential_approach]
+
+
+def after_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
+    """What a baked transform's report says, from the analyses of its keys before the bake
+    (``before``) and now (``after``): a Key Tolerance bake measured against its own path
+    (measure_by_bake_path), then what the bake kept (carry_kept, whose sentences it
+    returns). The panel, the exported report and ``quatbake report`` all call it."""
+    measure_by_bake_path(before, after)
+    return carry_kept(before, after)
+
+
+def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
+    """Measure the keys of a Key Tolerance bake (``after``) against the bake's own path:
+    the method through the keys before the bake (``before.custom_quats``), where they
+    were compared with the method through the baked keys. A slerp through two points of
+    a slerp is the same slerp, so for slerp the two agree; nlerp's timing and squad's
+    tangents between a bake's sparse keys are not the bake's, and a NLERP bake played
+    within its 0.05 deg read 8 deg "visible", asking to re-bake. Only for a bake made with
+    the method both are compared with, on frames ``before`` has. Returns whether
+    ``after`` was measured again (its deviations, the path it is compared with, and its
+    findings)."""
+    if not (after.bake_role == "after" and after.bake_tolerance_deg > 0.0
+            and after.method == after.bake_method == before.method != "slerp"
+            and after.frames.size and before.frames.size):
+        return False
+    at = np.searchsorted(before.frames, after.frames)
+    if at[-1] >= before.frames.size or not np.array_equal(before.frames[at], after.frames):
+        return False
+    path = before.custom_quats[at]
+    deviation = np.degrees(quat.angle_between(after.blender_quats, path))
+    worst = int(np.argmax(deviation))
+    after.custom_quats, after.custom_speed_deg = path, before.custom_speed_deg[at]
+    after.deviation_deg = after.path_deviation_deg = deviation
+    after.timing_deviation_deg = np.zeros_like(deviation)
+    after.max_deviation_deg = after.max_path_deviation_deg = float(deviation[worst])
+    after.max_timing_deviation_deg = 0.0
+    after.rms_deviation_deg = float(np.sqrt(np.mean(deviation**2)))
+    after.worst_frame = float(after.frames[worst])
+    # The path's own velocity jumps at the keys (a Squad path's, between uneven keys).
+    _, own = velocity_jumps(after.frames, after.keys, path)
+    after.velocity_jumps = {**after.velocity_jumps, "custom_deg": own}
+    _set_advice(after)
+    return True
 
 
 def carry_kept(before: ObjectAnalysis, after: ObjectAnalysis) -> list:

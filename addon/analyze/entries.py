@@ -149,8 +149,8 @@ def _entry(obj, current, before) -> dict:
     from ...core import analysis as core_analysis
 
     if before is not None:
-        # Still something to do after the bake: the poses' creep it kept.
-        core_analysis.carry_kept(before, current)
+        # A tolerance bake measured against its own path; what the bake kept (a creep).
+        core_analysis.after_bake(before, current)
     entry = summary(current)
     entry["before"] = summary(before) if before is not None else None
     entry["fingerprint"] = fingerprint(obj)

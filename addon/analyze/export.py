@@ -59,7 +59,7 @@ def build(objects, method: str) -> dict:
             analyses.append(analyze.analyze_object(obj, method, original=baked))
             if baked:
                 now = analyze.analyze_object(obj, method)
-                core_analysis.carry_kept(analyses[-1], now)   # a creep the bake kept
+                core_analysis.after_bake(analyses[-1], now)   # its path; a creep it kept
                 after.append(json_report.after_bake_entry(analyses[-1], now))
         except analyze.NoRotationKeys as exc:
             try:

@@ -53,7 +53,7 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
             if isinstance(result, BaseException):
                 raise result
             if isinstance(before, core_analysis.ObjectAnalysis):
-                core_analysis.carry_kept(before, result)
+                core_analysis.after_bake(before, result)
             analyses.append(result)
         except analyze.NoRotationKeys as exc:
             if skipped is None:

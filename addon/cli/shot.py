@@ -146,6 +146,7 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
     after-bake section, what plays now."""
     import bpy
 
+    from ...core import analysis as core_analysis
     from ...report import html_report, json_report
     from .. import record as bake_record
     from ..analyze import engine as analyze
@@ -173,6 +174,7 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
             errors.append((getattr(t, "display_name", t.name), f"{t.name} was baked but "
                            f"cannot be reported: {exc}"))
             continue
+        core_analysis.after_bake(b, a)     # a tolerance bake against its own path
         before.append(b)
         entry = json_report.after_bake_entry(b, a)
         if getattr(t, "bone_name", ""):

@@ -538,3 +538,27 @@ def test_between_frames_a_step_holds_and_keyed_timing_follows_blenders():
     assert abs(even.max_between_deviation_deg - 22.5) < 1e-9 and even.worst_between_frame == 1.5
     keyed = _between('XYZ', [0.0, 90.0], eased, timing="KEYED")
     assert keyed.max_between_deviation_deg < 1e-6, keyed.max_between_deviation_deg
+
+
+def test_squad_is_asked_for_only_where_its_own_path_jumps_less_than_blenders():
+    """Squad is smooth in its parameter, not in frames: between unevenly spaced keys its
+    path's angular velocity jumps at a key too. Blender playing linear channels jumps
+    more there, which Squad would smooth; Blender playing the Squad path itself (a Squad
+    bake) jumps as much as Squad does, and Squad is not asked for again."""
+    from scipy.spatial.transform import Rotation
+
+    keys = np.array([1.0, 31.0, 37.0, 61.0])
+    kq = quat.normalize(np.array([_axis_quat([0, 0, 1], 0.0), _axis_quat([1, 0, 1], 90.0),
+                                  _axis_quat([0, 1, 1], 120.0), _axis_quat([1, 1, 0], 200.0)]))
+    frames = np.arange(1, 62, dtype=float)
+    path = interp.interpolate(keys, kq, frames, "squad")
+    # Independently (scipy): the path's per-frame turn changes at key 31 by more than
+    # 1 deg/frame, a lower bound of its angular velocity jump there.
+    r = Rotation.from_quat(path[:, [1, 2, 3, 0]])
+    steps = np.degrees((r[:-1].inv() * r[1:]).magnitude())
+    assert abs(steps[30] - steps[29]) > 1.0, steps[28:32]
+    baked = analysis.analyze_object("Obj", "QUATERNION", frames, path, keys, kq, "squad")
+    assert not [f for f in baked.findings if "angular velocity jumps" in f], baked.findings
+    linear = _quat_object(keys, kq, method="squad")
+    found = [f for f in linear.findings if "angular velocity jumps" in f]
+    assert found and "SQUAD" in found[0], linear.findings
