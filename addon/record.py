@@ -180,15 +180,31 @@ def can_revert(obj) -> bool:
     return current is not None and current == rec.baked_action
 
 
-def note_bake(obj, method: str, tolerance_deg: float, keys: int) -> None:
+def note_bake(obj, method: str, tolerance_deg: float, keys: int,
+              checksums: list = ()) -> None:
     """Write how the bake that just succeeded on ``obj`` was made (its method, Key
-    Tolerance in degrees, rotation keys per channel), for the Difference Report's words."""
+    Tolerance in degrees, rotation keys per channel), for the Difference Report's words,
+    and ``checksums`` of what it wrote ((data path, channels, checksum) each), so that a
+    Re-bake can tell keys edited since (baked_checksums)."""
     rec = record_of(obj)
     if rec is None:
         return
     rec.bake_method = str(method).lower()
     rec.bake_tolerance_deg = max(float(tolerance_deg), 0.0)
     rec.bake_keys = max(int(keys), 0)
+    rec.baked_checksums = "\n".join(f"{path} {count:d} {int(value):d}"
+                                     for path, count, value in checksums)
+
+
+def baked_checksums(obj) -> list:
+    """(data path, channels, checksum) of each path the last bake of ``obj`` wrote, as
+    note_bake kept them ([] when none were kept)."""
+    rec = record_of(obj)
+    out = []
+    for line in (getattr(rec, "baked_checksums", "") if rec is not None else "").splitlines():
+        path, count, value = line.split(" ")
+        out.append((path, int(count), int(value)))
+    return out
 
 
 def bake_made(obj) -> tuple[str, float, int] | None:

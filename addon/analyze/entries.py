@@ -99,9 +99,10 @@ def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:
 
 def fingerprint(obj) -> list:
     """What the result of an analysis depends on, cheap enough for every redraw:
-    the action playing, the rotation mode, the number of rotation and
-    location keys, and whether a Transform Cache plays. A bake, a revert or keying
-    changes it."""
+    the action playing, the rotation mode, the number of rotation and location keys and
+    their checksum (animdata.keys_checksum: a key moved, given another value, handle or
+    interpolation by hand changes it), and whether a Transform Cache plays. A bake, a
+    revert, keying or editing a key changes it."""
     from .. import animdata
     from ..animdata import cache
 
@@ -110,7 +111,7 @@ def fingerprint(obj) -> list:
     keys = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
     # A Transform Cache muted or enabled again changes what plays, keys or not.
     return [action.name if action is not None else "", obj.rotation_mode, keys,
-            cache.plays_cache(obj)]
+            animdata.keys_checksum(fcurves), cache.plays_cache(obj)]
 
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:

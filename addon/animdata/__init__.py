@@ -28,6 +28,7 @@ from .channels import (  # noqa: F401
     rotation_defaults,
     rotation_fcurves,
 )
+from .checksum import checksum, keys_checksum  # noqa: F401
 from .memo import Written, read_once, recording_writes  # noqa: F401
 from .nla import (  # noqa: F401
     Clip,

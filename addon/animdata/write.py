@@ -9,6 +9,7 @@ import bpy
 import numpy as np
 
 from . import memo
+from .checksum import curve_arrays
 from .paths import TRANSFORM_GROUP, channel_label
 from .read import KEY_FIELDS, read_keyframe_arrays
 from .versions import channelbags, enum_value, find_slot, is_slotted
@@ -168,8 +169,10 @@ _LINEAR = None
 _IPO_DTYPE = np.uint8 if bpy.app.version >= (4, 0, 0) else np.int8
 
 
-def write_keys(fc, frames, values, constant=None) -> None:
-    """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``.
+def write_keys(fc, frames, values, constant=None) -> tuple:
+    """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``;
+    returns the arrays stored that animdata.checksum takes (checksum.curve_arrays: as a
+    read of ``fc`` gives them).
 
     One ``keyframe_points.add`` and one ``foreach_set`` per field: no per-key
     Python work. Values are stored as float32 (Blender's F-curve type).
@@ -212,6 +215,7 @@ def write_keys(fc, frames, values, constant=None) -> None:
     # same reason (bpy_extras.anim_utils, insert_keyframes_into_new_action).
     # It would cost ~40% of the whole write.
     _remember(fc, co, co, co, ipo)
+    return curve_arrays(co, ipo, co, co)
 
 
 def _remember(fc, co, handle_left, handle_right, ipo) -> None:
@@ -237,7 +241,7 @@ def _handle_codes() -> dict:
 
 
 def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_type,
-                      update: bool = True, handle_right_type=None) -> None:
+                      update: bool = True, handle_right_type=None) -> tuple | None:
     """Write Bezier keys with the handles given into an empty ``fc`` (issue 22).
 
     co, handle_left, handle_right: (n, 2) (frame, value); interpolation (n,): enum
@@ -250,7 +254,8 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     Blender's re-alignment leaves them (a Bezier bake's,
     core.bezier_keys.aligned_as_blender, or keys copied from a curve Blender has
     updated), stored exactly as given; ``handle_right_type``: the right sides' types
-    when they differ from the left's.
+    when they differ from the left's. Returns the arrays stored that animdata.checksum
+    takes (see write_keys), or None after ``fc.update()``, which may move the handles.
     """
     co = np.asarray(co, dtype=np.float64).reshape(-1, 2)
     n = co.shape[0]
@@ -287,8 +292,9 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     if update:
         fc.update()    # it may move the handles: read them back, not what was given
         memo.forget_written((fc.as_pointer(), KEY_FIELDS))
-    else:
-        _remember(fc, *stored, ipo)
+        return None
+    _remember(fc, *stored, ipo)
+    return curve_arrays(stored[0], ipo, stored[1], stored[2])
 
 
 def assign_action(obj, action, slot_identifier: str = "") -> None:

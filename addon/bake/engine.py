@@ -335,7 +335,7 @@ def bake_objects(objects, settings: BakeSettings,
     for p in plans:
         # How this bake was made, for the Difference Report's verdict and advice.
         record.note_bake(p.obj, settings.method, getattr(p, "tolerance_deg", 0.0),
-                         int(p.written()[0].shape[0]))
+                         int(p.written()[0].shape[0]), p.checksums)
     notes += key_notes(plans)
     return BakeResult(
         objects=[p.obj.display_name for p in plans],

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import animdata, keyed
 from ..animdata import turn_inputs
-from ..record import owner_record_of, record_of
+from ..record import baked_checksums, owner_record_of, record_of
 from .settings import (
     LOCATION_FLOAT32_WARN,
     BakeIssue,
@@ -333,6 +333,8 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
     issues = _Issues(obj)
     try:
         src = _checked_source(obj, settings, issues)
+        if src.rebake and not src.playing:
+            _edited_since_bake(obj, issues)
         fcurves = _transform_fcurves(obj, src, fcurve_cache)
         channels = _rotation_channels(obj, src, fcurves, settings, issues)
         location_only = channels.pop("location_only")
@@ -352,6 +354,20 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
                       rot_frames=rot_frames, key_quats=key_quats, key_raw=raw, frames=frames,
                       start=start, end=end, issues=issues.found, location_only=location_only)
     return reading, issues.found
+
+
+def _edited_since_bake(obj, issues: _Issues) -> None:
+    """Warn when keys the last bake wrote were changed since (a key moved, a handle
+    dragged): a bake of a baked transform starts again from the keys before its first
+    bake, so it replaces those changes. The bake goes on: Ctrl+Z brings them back."""
+    for path, count, value in baked_checksums(obj):
+        curves = animdata.find_fcurves(obj, path, count)
+        if None in curves or animdata.keys_checksum(curves) != value:
+            issues.warn(f"{animdata.subject(obj)}: its baked {path} keys were changed "
+                        "since the bake. A bake starts again from the keys before the first "
+                        "bake, so this one replaced those changes (Ctrl+Z brings them back).",
+                        path)
+            return
 
 
 def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:

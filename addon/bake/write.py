@@ -160,6 +160,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
             frames, rotation_values, _location, constant = plan.written()
             written = []
+            stored = []     # the arrays written, curve by curve (for animdata.checksum)
             # A location bake (no rotation keys) writes no rotation channel.
             for i in range(0 if rotation_values is None else rotation_values.shape[1]):
                 fc = make(prefix + out_path, i, group)
@@ -168,17 +169,22 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                     co, left, right, ipo = plan.bezier.fcurve_arrays(i)
                     # As the fit played them: its ALIGNED handles are Blender's own
                     # re-alignment already, which fc.update() would move again.
-                    animdata.write_bezier_keys(fc, co, left, right, ipo,
-                                               plan.bezier.handle_type, update=False)
+                    stored += animdata.write_bezier_keys(fc, co, left, right, ipo,
+                                                         plan.bezier.handle_type, update=False)
                 elif constant is None:
-                    animdata.write_keys(fc, frames, rotation_values[:, i])
+                    stored += animdata.write_keys(fc, frames, rotation_values[:, i])
                 else:
-                    animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+                    stored += animdata.write_keys(fc, frames, rotation_values[:, i],
+                                                  constant=constant)
+            plan.checksums = [(out_path, len(written), animdata.checksum(stored))] \
+                if written else []
             loc_frames, location_values = plan.location_written()
             if location_values is not None:
+                stored = []
                 for i in range(3):
-                    animdata.write_keys(make(prefix + plan.location_path, i, group),
-                                        loc_frames, location_values[:, i])
+                    stored += animdata.write_keys(make(prefix + plan.location_path, i, group),
+                                                  loc_frames, location_values[:, i])
+                plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
             if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
                 _measure(plan, written)
         animdata.assign_action(owner, new, src.slot)

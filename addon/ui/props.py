@@ -424,6 +424,11 @@ class _StaticValuesRecord:
         name="Bake Keys", default=0, min=0,
         description="Rotation keys per channel the last bake wrote",
     )
+    baked_checksums: StringProperty(
+        name="Baked Keys Checksums", default="",
+        description="Per data path the last bake wrote: its channels and a checksum of the "
+        "keys written, so that a Re-bake can tell keys edited since (one per line)",
+    )
 
 
 class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):

@@ -289,3 +289,42 @@ def test_analyze_status_line_names_the_worst_frame(clean_blender, capfd):
     # the independent figure is (within that) the largest.
     assert abs(float(found.group(1)) - off.max()) < 0.006, (line, off.max())
     assert off[frames == float(found.group(2))][0] > off.max() - 0.006, (line, off)
+
+
+EDITED = "keys were changed since the bake"
+
+
+def _edited_warnings(result) -> list:
+    return [w for w in result.warnings if EDITED in w.message]
+
+
+def test_a_re_bake_says_when_it_replaces_keys_edited_since_the_bake(clean_blender):
+    """A bake of a baked transform starts again from the keys before the first bake: keys
+    the animator changed in the bake since (a value, a handle) are replaced, and the bake
+    says so, naming the transform and the channel. Re-baking untouched keys, another bone
+    of the rig baked in between (its keys copied into the new action), a dense bake or a
+    Bezier one, says nothing; a conversion keeps the edit and says nothing either."""
+    from quatbake.addon import bake, transform
+
+    cube = scenes.make_animated_object("Cube", 'XYZ', [1, 11, 21],
+                                       np.radians([[0, 0, 0], [0, 30, 90], [40, 0, 170]]))
+    rig = _rig("Rig", ["arm", "hand"])
+    arm, hand = (transform.AnimatedTransform(rig, n) for n in ("arm", "hand"))
+    settings = bake.BakeSettings(method='SLERP')
+    bezier = bake.BakeSettings(method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER')
+    assert not _edited_warnings(bake.bake_objects([cube, arm, hand], settings))
+    assert not _edited_warnings(bake.bake_objects([arm], bezier))
+    assert not _edited_warnings(bake.bake_objects([hand], settings))   # arm's keys copied
+    assert not _edited_warnings(bake.bake_objects([cube, arm, hand], bezier))
+    # A Bezier key's handle dragged on the bone, a key's value moved on the cube.
+    key = animdata.rotation_fcurves(arm)[1].keyframe_points[0]
+    key.handle_right_type = 'FREE'
+    key.handle_right[1] += 0.2
+    animdata.rotation_fcurves(cube)[2].keyframe_points[1].co[1] += 0.3
+    assert not _edited_warnings(bake.convert_objects([hand], 'QUATERNION'))
+    found = _edited_warnings(bake.bake_objects([cube, arm, hand], settings))
+    assert sorted((w.object_name, w.bone, w.channel) for w in found) == [
+        ("Cube", "", "rotation_euler"), ("Rig", "arm", "rotation_quaternion")], found
+    assert "Ctrl+Z" in found[0].message
+    # The keys it wrote are its own again: no warning the next time.
+    assert not _edited_warnings(bake.bake_objects([cube, arm, hand], settings))

@@ -200,7 +200,7 @@ def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(c
     def failing(fc, frames, values):
         if fc.id_data.name.startswith("RigBAction"):
             raise RuntimeError("disk full")
-        real(fc, frames, values)
+        return real(fc, frames, values)
 
     monkeypatch.setattr(animdata, "write_keys", failing)
     with pytest.raises(bake.BakeError, match="RigB"):

@@ -125,12 +125,15 @@ def test_a_key_moved_after_analyze_is_analysed_again_at_the_bake(clean_blender, 
     flip, wrap, _rig = _scene()
     scene = bpy.context.scene
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
-    # The same number of keys (the panel's fingerprint does not change), but what
-    # Blender plays differs.
+    assert not entries.is_stale(scene, flip.name) and not entries.is_stale(scene, wrap.name)
+    # The same number of keys, but what Blender plays differs: the panel says Out of
+    # date (it used to count the keys only), and the bake analyses the keys again.
     obj = edit(flip, wrap)
     then = entries.results(scene)[obj.name]["max_deviation_deg"]
     want = scenes.max_deviation_from_keys(obj)
     assert abs(want - then) > 1.0, (want, then)       # the edit shows
+    assert entries.is_stale(scene, obj.name)
+    assert not entries.is_stale(scene, (wrap if obj is flip else flip).name)
     analysed.clear()
 
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
