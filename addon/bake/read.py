@@ -450,6 +450,15 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
         out_mode, note = output_mode_for(obj, src.mode, fcurves, rot_fcs + delta_fcs, settings)
         if note is not None:
             issues.found.append(note)
+        if settings.output_mode == 'KEEP' and out_mode != obj.rotation_mode:
+            # A bake of a bake starts from the keys before it, in their own mode: said, as
+            # it turns a transform converted (or baked to Quaternion) back.
+            issues.found.append(BakeIssue(
+                'INFO', obj.name, rot_path, None,
+                f"{who} played in {obj.rotation_mode}, from an earlier bake or conversion; "
+                f"Output: Object's Mode bakes the keys before it in their own mode, "
+                f"{out_mode} (Output: Quaternion, or Convert Rotation Mode after the bake, "
+                "for another).", getattr(obj, "bone_name", "")))
     if into_delta and out_mode not in animdata.DELTA_ROTATION_PATHS:
         issues.refuse(f"{who}: only its delta rotation is keyed, and Blender has no delta "
                       f"channels for {out_mode}; convert to another mode.", rot_path)

@@ -42,8 +42,9 @@ LOCATION_ITEMS = (
 )
 
 OUTPUT_MODE_ITEMS = (
-    ('KEEP', "Object's Mode", "Write the bake in the object's own rotation mode "
-     "(Euler written continuous, no 360 degree jumps)"),
+    ('KEEP', "Object's Mode", "Write the bake in the rotation mode of the object's keys, "
+     "as it was before any QuatBake bake or conversion (Euler written continuous, no 360 "
+     "degree jumps)"),
     ('QUATERNION', "Quaternion", "Switch the object to Quaternion rotation and write "
      "quaternion keys"),
 )

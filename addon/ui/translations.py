@@ -255,9 +255,10 @@ ZH_HANS = {
     "Output": "输出",
     "Rotation mode the baked keys are written in": "烘焙关键帧所用的旋转模式",
     "Object's Mode": "物体自身模式",
-    "Write the bake in the object's own rotation mode (Euler written continuous, "
-    "no 360 degree jumps)":
-        "以物体自身的旋转模式写入（欧拉角连续写入，没有 360 度跳变）",
+    "Write the bake in the rotation mode of the object's keys, as it was before any "
+    "QuatBake bake or conversion (Euler written continuous, no 360 degree jumps)":
+        "以物体关键帧的旋转模式写入，即任何 QuatBake 烘焙或转换之前的模式（欧拉角连续写入，"
+        "没有 360 度跳变）",
     "Quaternion": "四元数",
     "Switch the object to Quaternion rotation and write quaternion keys":
         "将物体切换为四元数旋转并写入四元数关键帧",

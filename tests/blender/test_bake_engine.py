@@ -657,8 +657,13 @@ def test_rebake_switches_back_to_the_original_mode_and_reverts_exactly(clean_ble
     before = scene_snapshot()
     bake.bake_objects([obj], bake.BakeSettings(output_mode='QUATERNION', method='SQUAD'))
     assert obj.rotation_mode == 'QUATERNION'
-    bake.bake_objects([obj], bake.BakeSettings(output_mode='KEEP', method='NLERP'))
+    result = bake.bake_objects([obj], bake.BakeSettings(output_mode='KEEP', method='NLERP'))
     assert obj.rotation_mode == 'ZYX'
+    # Said, not silent (a workflow walk found a conversion turned back without a word).
+    said = [n.message for n in result.notes if "played in QUATERNION" in n.message]
+    assert len(said) == 1 and "own mode, ZYX" in said[0], result.notes
+    again = bake.bake_objects([obj], bake.BakeSettings(output_mode='KEEP', method='NLERP'))
+    assert not [n for n in again.notes if "played in" in n.message]    # ZYX already
     frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
     expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "nlerp")
     assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
