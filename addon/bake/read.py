@@ -588,9 +588,13 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
         keys = "one location key" if loc_frames.size else "no location keys"
         message = f"{who} has {keys}, so there is no path"
         if settings.constant_speed:
-            issues.refuse(message + " to travel at constant speed. Key its location on two "
-                          "frames or more, or turn Constant Speed off.", "location")
-        issues.warn(message + " to re-bake; its location is left as it is.", "location")
+            # Not broken input: a setting that does not apply to this one (a rig's FK
+            # bones beside its keyed IK controls). Its rotation is baked all the same.
+            issues.warn(message + " to travel at constant speed: its rotation is baked at "
+                        "the method's own timing and its location left as it is. Key its "
+                        "location on two frames or more to retime it too.", "location")
+        else:
+            issues.warn(message + " to re-bake; its location is left as it is.", "location")
         found["bake_location"] = False
         return found
     _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn)

@@ -577,10 +577,38 @@ def test_constant_speed_needs_a_location_method(clean_blender):
              contains=("Constant speed",))
 
 
-def test_constant_speed_needs_location_keys(clean_blender):
-    obj = _animated("CSNoLoc", 'XYZ', location=False)
-    _refused([obj], bake.BakeSettings(constant_speed=True, location_method='LINEAR'),
-             contains=('"CSNoLoc"', "location"))
+def test_constant_speed_retimes_what_has_a_path_and_bakes_the_rest_at_even_timing(
+        clean_blender):
+    """Constant Speed on a selection where one object has no location keys (a workflow
+    walk: it refused the whole bake; a rig's FK bones beside its IK controls would): the
+    one with a path is retimed along it, the other is baked at the method's own timing
+    (the slerp of its keys, as without Constant Speed), named in a warning."""
+    moving = _animated("CSLoc", 'XYZ', seed=3)
+    still = _animated("CSNoLoc", 'XYZ', seed=4, location=False)
+    key_quats = evaluated_quats(still, KEY_FRAMES)
+    corners = []
+    for f in KEY_FRAMES:
+        bpy.context.scene.frame_set(int(f))
+        corners.append(np.array(moving.location))
+    result = bake.bake_objects([moving, still], bake.BakeSettings(
+        constant_speed=True, location_method='LINEAR', method='SLERP'))
+    assert sorted(result.objects) == ["CSLoc", "CSNoLoc"]
+    said = [w for w in result.warnings if w.object_name == "CSNoLoc"]
+    assert len(said) == 1 and "constant speed" in said[0].message, result.warnings
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "slerp")
+    assert quat.angle_between(expected, evaluated_quats(still, frames)).max() < TOL_RAD
+    # The other travels its keys' polyline at one speed: at each frame, where arc length
+    # (frames from the start) x (length / frames) along it lies (float32 keys: 1e-4).
+    corners = np.array(corners)
+    lengths = np.linalg.norm(np.diff(corners, axis=0), axis=1)
+    along = np.concatenate([[0.0], np.cumsum(lengths)])
+    for f in frames:
+        s = (f - frames[0]) / (frames[-1] - frames[0]) * along[-1]
+        i = min(int(np.searchsorted(along, s, side="right")) - 1, len(lengths) - 1)
+        want = corners[i] + (s - along[i]) / lengths[i] * (corners[i + 1] - corners[i])
+        bpy.context.scene.frame_set(int(f))
+        assert np.abs(np.array(moving.location) - want).max() < 1e-4, f
 
 
 def test_one_bad_object_refuses_all(clean_blender):
