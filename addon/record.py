@@ -196,6 +196,17 @@ def note_bake(obj, method: str, tolerance_deg: float, keys: int,
                                      for path, count, value in checksums)
 
 
+def edited_since_bake(obj) -> str | None:
+    """The first data path whose keys, as the last bake of ``obj`` wrote them
+    (baked_checksums), were changed since (a key moved, a handle dragged, a channel
+    deleted); None when none was, or no checksum was kept."""
+    for path, count, value in baked_checksums(obj):
+        curves = animdata.find_fcurves(obj, path, count)
+        if None in curves or animdata.keys_checksum(curves) != value:
+            return path
+    return None
+
+
 def baked_checksums(obj) -> list:
     """(data path, channels, checksum) of each path the last bake of ``obj`` wrote, as
     note_bake kept them ([] when none were kept)."""

@@ -135,6 +135,9 @@ class ObjectAnalysis:
     bake_method: str = ""
     bake_tolerance_deg: float = 0.0
     bake_keys: int = 0
+    # "after": the baked keys were edited since the bake (a key moved, a handle dragged),
+    # so what differs may be the edits', and a re-bake would replace them.
+    bake_edited: bool = False
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
@@ -269,6 +272,9 @@ def _fix(a: ObjectAnalysis) -> str:
         return f"re-bake with {label}"
     if a.bake_role == "before":
         return f"the {label} bake replaced these keys (see after the bake)"
+    if a.bake_edited:
+        return (f"re-bake with {label}, which starts again from the keys before the bake and "
+                "replaces the keys edited since, or undo those edits")
     return f"already baked with {label}; lower the Key Tolerance or use another method"
 
 
@@ -900,16 +906,19 @@ def brief(sentence: str) -> str:
 
 
 def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0.0,
-             keys: int = 0) -> ObjectAnalysis:
+             keys: int = 0, edited: bool = False) -> ObjectAnalysis:
     """Tell ``a`` which QuatBake bake its keys belong to and word its findings again:
     ``role`` "before" (the keys the bake replaced) or "after" (the baked keys), the bake's
     ``method`` (one of core.interp.METHODS), its Key Tolerance in degrees (0: a dense bake)
     and the rotation keys it kept per channel. A defect of the method ``a`` is compared with
-    is then not "re-bake with" that method again; the keys of a Key Tolerance bake played
-    within that tolerance are a note, not a difference to fix. Returns ``a``."""
+    is then not "re-bake with" that method again, unless the baked keys were ``edited``
+    since (role "after"): a re-bake then replaces the edits, and the advice says so. The
+    keys of a Key Tolerance bake played within that tolerance are a note, not a difference
+    to fix. Returns ``a``."""
     if role not in ("before", "after"):
         raise ValueError(f"A bake's role is \"before\" or \"after\", not {role!r}.")
     a.bake_role, a.bake_method = role, str(method).lower()
     a.bake_tolerance_deg, a.bake_keys = float(tolerance_deg), int(keys)
+    a.bake_edited = bool(edited) and role == "after"
     _set_advice(a)
     return a

@@ -632,7 +632,8 @@ def _with_bake(obj, result, original: bool):
         # set_bake words core's findings again; the NLA notes added here come after them.
         extra = [f for f in result.findings if f.startswith("NLA track ")]
         method, tolerance, keys = made
+        edited = not original and record.edited_since_bake(obj) is not None
         core_analysis.set_bake(result, "before" if original else "after", method,
-                               tolerance, keys)
+                               tolerance, keys, edited)
         result.findings += extra
     return result

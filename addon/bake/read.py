@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import animdata, keyed
 from ..animdata import turn_inputs
-from ..record import baked_checksums, owner_record_of, record_of
+from ..record import edited_since_bake, owner_record_of, record_of
 from .settings import (
     LOCATION_FLOAT32_WARN,
     BakeIssue,
@@ -360,14 +360,11 @@ def _edited_since_bake(obj, issues: _Issues) -> None:
     """Warn when keys the last bake wrote were changed since (a key moved, a handle
     dragged): a bake of a baked transform starts again from the keys before its first
     bake, so it replaces those changes. The bake goes on: Ctrl+Z brings them back."""
-    for path, count, value in baked_checksums(obj):
-        curves = animdata.find_fcurves(obj, path, count)
-        if None in curves or animdata.keys_checksum(curves) != value:
-            issues.warn(f"{animdata.subject(obj)}: its baked {path} keys were changed "
-                        "since the bake. A bake starts again from the keys before the first "
-                        "bake, so this one replaced those changes (Ctrl+Z brings them back).",
-                        path)
-            return
+    path = edited_since_bake(obj)
+    if path is not None:
+        issues.warn(f"{animdata.subject(obj)}: its baked {path} keys were changed since "
+                    "the bake. A bake starts again from the keys before the first bake, so "
+                    "this one replaced those changes (Ctrl+Z brings them back).", path)
 
 
 def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:

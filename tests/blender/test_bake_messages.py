@@ -322,9 +322,14 @@ def test_a_re_bake_says_when_it_replaces_keys_edited_since_the_bake(clean_blende
     key.handle_right[1] += 0.2
     animdata.rotation_fcurves(cube)[2].keyframe_points[1].co[1] += 0.3
     assert not _edited_warnings(bake.convert_objects([hand], 'QUATERNION'))
+    # The report's advice: a re-bake replaces the edits (not "already baked").
+    from quatbake.addon.analyze import engine as analyze
+    advice = analyze.analyze_object(cube, "slerp").advice
+    assert "replaces the keys edited since" in advice, advice
     found = _edited_warnings(bake.bake_objects([cube, arm, hand], settings))
     assert sorted((w.object_name, w.bone, w.channel) for w in found) == [
         ("Cube", "", "rotation_euler"), ("Rig", "arm", "rotation_quaternion")], found
     assert "Ctrl+Z" in found[0].message
-    # The keys it wrote are its own again: no warning the next time.
+    # The keys it wrote are its own again: no warning the next time, nor that advice.
+    assert "edited since" not in analyze.analyze_object(cube, "slerp").advice
     assert not _edited_warnings(bake.bake_objects([cube, arm, hand], settings))
