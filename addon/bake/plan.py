@@ -244,10 +244,6 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     else:
         drop = {rot_path, out_path} | (delta_paths - {animdata.DELTA_ROTATION_PATHS.get(
             out_mode, ("",))[0]} if out_mode != src.mode else set())
-        if src.playing:
-            # The original's channels go too: once a later bake of the rig composes from
-            # the original, they would stay beside the conversion's (baked_paths).
-            drop.add(animdata.ROTATION_PATHS[src.original_mode][0])
     location_path = "delta_location" if loc_into_delta else "location"
     if bake_location:
         drop = drop | {location_path}

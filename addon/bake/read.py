@@ -39,10 +39,9 @@ class Source:
     rebake: bool     # True: the object shows a QuatBake bake; `action` is its original
     clip: bool = False   # True: `action` is an NLA clip, not the active action
     # True: `action` is the bake playing now, not its original (a conversion keeps what
-    # plays); the record keeps the original, which Revert puts back. `original_mode`: the
-    # original's rotation mode, whose channels the conversion replaces too.
+    # plays); the record keeps the original, `original`, which Revert puts back.
     playing: bool = False
-    original_mode: str = ""
+    original: object = None
 
 
 def source_of(obj, playing: bool = False) -> Source:
@@ -55,9 +54,8 @@ def source_of(obj, playing: bool = False) -> Source:
     if (rec is not None and rec.original_action is not None and rec.baked_action is not None
             and current is not None and current == rec.baked_action):
         if playing:
-            original = source_of(obj)
             return Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, True,
-                          playing=True, original_mode=original.mode)
+                          playing=True, original=rec.original_action)
         if getattr(obj, "bone_name", ""):
             bone_rec = obj.quatbake
             mode = (bone_rec.original_rotation_mode if bone_rec.baked else "") or \
@@ -177,9 +175,12 @@ def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
 
 
 def _blend_issue(obj, src: Source, paths: set) -> str:
-    """A sentence when NLA strips play together with the baked action on ``paths``."""
+    """A sentence when NLA strips play together with the baked action on ``paths``; a
+    strip of the action baked (or of its original, for a conversion of a bake) that the
+    active action fully replaces plays nothing."""
+    baked = {src.action.name} | ({src.original.name} if src.original is not None else set())
     blends = [b for b in animdata.blending_strips(obj, paths)
-              if not (b[2] == src.action.name and _replaces_fully(obj))]
+              if not (b[2] in baked and _replaces_fully(obj))]
     if not blends:
         return ""
     track, strip, action, channels = blends[0]

@@ -103,12 +103,13 @@ def _carried(owner, plans) -> list[tuple[str, str, list[str]]]:
     return carry
 
 
-def _compose_action(owner, original, slot: str, current, drop: set, carry: list):
-    """A copy of ``original`` without ``drop`` and with ``carry`` copied from ``current``."""
+def _compose_action(owner, original, slot: str, current, drop: set, carry: list,
+                    name: str):
+    """A copy ``name`` of ``original`` without ``drop`` and with ``carry`` copied from
+    ``current``."""
     for prefix, _group, paths in carry:
         drop = drop | {prefix + p for p in paths}
-    new, _samples = animdata.copy_action_for(owner, original, slot,
-                                             original.name + BAKED_SUFFIX, drop)
+    new, _samples = animdata.copy_action_for(owner, original, slot, name, drop)
     try:
         if carry:
             fcurves = animdata.action_fcurves(current, animdata.get_slot_identifier(owner))
@@ -150,8 +151,11 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
         drop = set()
         for plan in plans:
             drop |= {plan.obj.path_prefix + p for p in plan.drop_paths}
+        # Named after the animator's action, also when converting a bake (not
+        # "Action.quatbake.quatbake").
+        named = src.original if src.playing else src.action
         new = _compose_action(owner, src.action, src.slot, undo.action, drop,
-                              _carried(owner, plans))
+                              _carried(owner, plans), named.name + BAKED_SUFFIX)
         undo.new_action = new
         make = animdata.fcurve_maker(new, src.slot)
         for plan in plans:
@@ -224,7 +228,12 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                 # root bone's), and revert, putting back the action before, restores it.
                 t_rec.original_location = state.location
                 t_rec.location_baked = True
-            t_rec.baked_paths = "\n".join(sorted(plan.drop_paths))
+            # A conversion of a bake replaces some of that bake's channels: the paths of
+            # both stay listed, so a later bake of the rig, which composes from the
+            # original, carries them all (the bake's location too).
+            paths = set(plan.drop_paths) | (set(paths_of(t_rec.baked_paths))
+                                             if src.playing else set())
+            t_rec.baked_paths = "\n".join(sorted(paths))
         rec.baked_action = new
         if not src.playing:     # the original, kept for Revert (not a bake converted)
             src.action.use_fake_user = True
@@ -318,7 +327,8 @@ def revert_bones(obj, names: set) -> None:
     carry = [(bone_path_prefix(b.name), b.name, paths_of(b.quatbake.baked_paths)) for b in keep]
     if not rec.bones_only and rec.baked_paths:
         carry.append(("", animdata.TRANSFORM_GROUP, paths_of(rec.baked_paths)))
-    new = _compose_action(obj, original, slot, current, set(), carry)
+    new = _compose_action(obj, original, slot, current, set(), carry,
+                          original.name + BAKED_SUFFIX)
     animdata.assign_action(obj, new, slot)
     for pbone in baked_bones(obj):
         if pbone.name in names:
