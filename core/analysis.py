@@ -149,6 +149,11 @@ def _as_frames(frames, what: str) -> np.ndarray:
     return arr
 
 
+def _count(n: int, noun: str) -> str:
+    """"1 frame", "2 frames"."""
+    return f"{n:d} {noun}" if n == 1 else f"{n:d} {noun}s"
+
+
 def _frame_text(f: float) -> str:
     f = float(f)
     return str(int(f)) if f.is_integer() else f"{f:g}"
@@ -322,7 +327,8 @@ def _findings(a: ObjectAnalysis) -> list:
             f"{_frame_text(a.norm['frame'])} (per-component interpolation, not a rotation): {fix}")
     if a.gimbal_frames:
         out.append(
-            f"{len(a.gimbal_frames)} frames pass within {GIMBAL_MARGIN_DEG:g} deg of gimbal lock "
+            f"{_count(len(a.gimbal_frames), 'frame')} pass within {GIMBAL_MARGIN_DEG:g} deg "
+            "of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
             f"{_frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
     if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first \

@@ -124,7 +124,8 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
                     f"{who}: {what} channels are keyed on different frames: "
                     f"{keyed} has a key at frame {animdata.frame_label(frame)} but {label} "
                     "does not. Key all of them on the same frames, or turn on "
-                    "\"Merge Key Frames\" to bake from the union of their keys.", bone))
+                    "\"Merge Key Frames\" (command line: --merge-keys) to bake from the "
+                    "union of their keys.", bone))
                 break
     return issues, union
 

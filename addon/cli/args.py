@@ -227,6 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="retime by arc length (needs --location linear or catmull_rom)")
     _turn_arguments(bake)
     bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--merge-keys", action="store_true",
+                      help="bake a rotation (or location) whose channels are keyed on different "
+                      "frames from the union of their keys (the panel's Merge Key Frames); "
+                      "without it such a transform is refused")
     bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
                       help="keep only the keys needed for Blender's playback (and, with --keys "
                       "linear, a glTF player's slerp) to stay within DEG degrees of the bake "

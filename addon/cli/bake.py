@@ -86,6 +86,7 @@ def run_bake(args) -> int:
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
+                                 union_keys=args.merge_keys,
                                  turns=args.turns.upper(), timing=args.timing.upper(),
                                  tolerance_deg=args.tolerance, clip=clip,
                                  tolerance_px=args.tolerance_px,

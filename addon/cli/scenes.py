@@ -141,7 +141,10 @@ def resolve_bones(bpy, specs, path: str) -> list:
                            "its bones: --bones \"Rig:spine,neck\".")
         for bone in bones:
             if rig.pose is None or rig.pose.bones.get(bone) is None:
-                keyed = ", ".join(keyed_bone_names(rig)[:10]) or "none"
+                names = keyed_bone_names(rig)
+                keyed = ", ".join(names[:10]) or "none"
+                if len(names) > 10:
+                    keyed += f" and {len(names) - 10} more"
                 raise BadInput(f"--bones: armature \"{rig_name}\" has no bone \"{bone}\" "
                                f"(its keyed bones: {keyed}).")
             found.append(AnimatedTransform(rig, bone))

@@ -1,5 +1,6 @@
 """`python -m quatbake` as a pipeline runs it: a subprocess with the venv's python
 (bpy module), real .blend files, exit codes 0 / 1 / 2 and what gets written."""
+import ast
 import hashlib
 import os
 import pathlib
@@ -291,3 +292,43 @@ def test_an_unexpected_error_is_exit_4_with_its_traceback(monkeypatch, capsys):
     said = capsys.readouterr().err
     assert "Traceback" in said and "RuntimeError: a bug in the command" in said
     assert said.rstrip().splitlines()[-1].startswith("QuatBake stopped on an unexpected error")
+
+
+# An object whose rotation channels are keyed on different frames (Z also at frame 11).
+_RAGGED = """
+import sys, bpy
+obj = bpy.data.objects.new("Ragged", None)
+bpy.context.scene.collection.objects.link(obj)
+for frame, z in ((1, 0.0), (21, 1.5)):
+    obj.rotation_euler = (0.2, 0.0, z)
+    obj.keyframe_insert("rotation_euler", frame=frame)
+obj.rotation_euler = (0.2, 0.0, 3.0)
+obj.keyframe_insert("rotation_euler", index=2, frame=11)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_channels_keyed_on_different_frames_bake_with_merge_keys(tmp_path):
+    """The refusal names the option the command line has (a workflow walk read "turn on
+    Merge Key Frames", a panel setting the CLI did not offer); with it the bake takes the
+    union of the keys: every rotation channel keyed on frames 1, 11 and 21."""
+    scene, out = tmp_path / "ragged.blend", tmp_path / "baked.blend"
+    done = subprocess.run([sys.executable, "-c", _RAGGED, str(scene)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    refused = run("bake", scene, "--output", out, "--tolerance", 1, "--keys", "linear")
+    assert refused.returncode == 2 and "--merge-keys" in refused.stderr, refused.stderr
+    baked = run("bake", scene, "--output", out, "--tolerance", 1, "--keys", "linear",
+                "--merge-keys")
+    assert baked.returncode == 0, baked.stderr
+    check = subprocess.run([sys.executable, "-c", (
+        "import sys, bpy; bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); "
+        "o = bpy.data.objects['Ragged']; a = o.animation_data.action; "
+        "fcs = a.fcurves if hasattr(a, 'fcurves') and len(a.fcurves) else "
+        "a.layers[0].strips[0].channelbags[0].fcurves; "
+        "print(sorted({tuple(k.co[0] for k in fc.keyframe_points) for fc in fcs "
+        "if fc.data_path == 'rotation_euler'}))"), str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr
+    frames = ast.literal_eval(check.stdout.strip().splitlines()[-1])
+    assert len(frames) == 1 and {1.0, 11.0, 21.0} <= set(frames[0]), frames
