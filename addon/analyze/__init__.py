@@ -11,6 +11,7 @@ QuatBake's method, frame by frame, and the Difference Report made of it.
 The public names of ``engine`` and ``entries`` are forwarded here (docs/api.md).
 """
 from .engine import (  # noqa: F401
+    DRIVEN,
     NoRotationKeys,
     RangeTooLong,
     Skipped,

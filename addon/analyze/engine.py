@@ -618,7 +618,19 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
                 f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
                 "and this report compares the action alone")
         _with_bake(obj, result, read.original)
+        drivers = animdata.driver_channels(obj, paths)
+        if drivers:
+            # It decides what plays, whatever the keys: first, and the advice.
+            found = (f"{DRIVEN} {', '.join(drivers)}, which overrides its keys: what plays "
+                     "is the driver's value, and this report compares the keys alone (a "
+                     "bake refuses it: remove the driver, or bake it to keys first)")
+            result.findings.insert(0, found)
+            result.advice = found
     return result
+
+
+# How the finding of a driver on a compared channel starts.
+DRIVEN = "a driver drives"
 
 
 def _with_bake(obj, result, original: bool):

@@ -228,3 +228,19 @@ def test_operator_method_defaults_to_the_scene_and_can_be_given(clean_blender):
     got = report_results.results(scene)["Turn"]
     assert got["method"] == "nlerp"
     assert abs(got["max_deviation_deg"] - want["nlerp"]) < DEG_REPEAT_TOL
+
+
+def test_a_driven_rotation_channel_leads_the_findings(clean_blender):
+    """A driver on a compared channel decides what plays, whatever the keys (a workflow
+    walk: the report advised a re-bake, which then refused the driver). The finding that
+    says so comes first and is the advice; without a driver it is not there."""
+    obj = scenes.make_animated_object("Drv", 'XYZ', [1, 11], np.radians([[0, 0, 0],
+                                                                         [30, 0, 170]]))
+    assert analyze.DRIVEN not in analyze.analyze_object(obj, "slerp").advice
+    driver = obj.driver_add("rotation_euler", 2).driver
+    driver.expression = "frame / 10"
+    bpy.context.scene.frame_set(6)
+    assert obj.rotation_euler[2] == pytest.approx(0.6, abs=1e-6)   # the driver plays
+    a = analyze.analyze_object(obj, "slerp")
+    assert a.advice.startswith(analyze.DRIVEN) and "rotation_euler[2]" in a.advice, a.advice
+    assert a.findings[0] == a.advice
