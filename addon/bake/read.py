@@ -200,13 +200,19 @@ def _replaces_fully(obj) -> bool:
 
 def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
     """Whole frames from start to end every ``step`` (the end always included), plus every
-    key frame on a subframe in [start, end], so the bake passes through those keys too."""
+    key frame in [start, end] on a subframe, or at least ``step`` frames from the keys
+    beside it, so the bake passes through those keys too: the animator's poses stay keys
+    (a workflow walk: Step 4 cut a key at frame 1011 off the grid, 17.5 deg off its pose),
+    while keys closer together than the step (a mocap clip's, on every frame) are what the
+    step thins."""
     first, last = float(np.ceil(start)), float(np.floor(end))
     grid = np.arange(first, last + 1, step, dtype=np.float64) if last >= first else np.zeros(0)
     if grid.size and grid[-1] != last:
         grid = np.append(grid, last)   # always land on the last key / range end
     keys = np.asarray(keys, dtype=np.float64)
-    sub = keys[(keys >= start) & (keys <= end) & (keys != np.round(keys))]
+    gaps = np.diff(keys)
+    apart = (np.r_[np.inf, gaps] >= step) & (np.r_[gaps, np.inf] >= step)
+    sub = keys[(keys >= start) & (keys <= end) & ((keys != np.round(keys)) | apart)]
     ends = [v for v in (start, end) if not float(v).is_integer()]
     return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
 

@@ -226,7 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--constant-speed", action="store_true",
                       help="retime by arc length (needs --location linear or catmull_rom)")
     _turn_arguments(bake)
-    bake.add_argument("--step", type=_step, default=1, metavar="N", help="a key every N frames")
+    bake.add_argument("--step", type=_step, default=1, metavar="N",
+                      help="a key every N frames, and on each key further than N frames from "
+                      "the keys beside it (the animator's poses; a mocap clip's keys are "
+                      "thinned)")
     bake.add_argument("--merge-keys", action="store_true",
                       help="bake a rotation (or location) whose channels are keyed on different "
                       "frames from the union of their keys (the panel's Merge Key Frames); "

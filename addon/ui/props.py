@@ -207,7 +207,8 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
     frame_step: IntProperty(
         name="Step", default=1, min=1, soft_max=10,
-        description="Write a key every this many frames (1 = every frame)",
+        description="Write a key every this many frames (1 = every frame), and on each of "
+        "the animator's keys further apart than that",
     )
     compare_method: EnumProperty(
         name="Compare With", items=COMPARE_ITEMS, default='BAKE',

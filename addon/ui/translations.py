@@ -192,7 +192,9 @@ ZH_HANS = {
         "按弧长重新分配时间，使物体沿路径匀速运动；旋转随之重新定时，"
         "因此物体到达每个关键帧位置时仍处于该关键帧的朝向",
     "Step": "步长",
-    "Write a key every this many frames (1 = every frame)": "每隔这么多帧写入一个关键帧（1 = 每帧）",
+    "Write a key every this many frames (1 = every frame), and on each of the animator's "
+    "keys further apart than that":
+        "每隔这么多帧写入一个关键帧（1 = 每帧），并在间隔大于此值的每个动画师关键帧上写入",
     "Key Tolerance": "关键帧容差",
     "Degrees: keep only the keys Blender's playback (and, for Linear keys, a glTF player's "
     "slerp) needs to stay this close to the bake; 0 keeps a key on every step frame":
