@@ -131,6 +131,26 @@ class AnimatedTransform:
     def constraints(self):
         return self.target.constraints
 
+    def acting_constraints(self) -> list[str]:
+        """Names of the enabled constraints that move this transform on top of its keys: its
+        own, and for a bone the IK constraints of the bones below it whose chain reaches it
+        ("Name (on bone)"; an IK's chain of 0 reaches the root)."""
+        names = [c.name for c in self.constraints if getattr(c, "enabled", True)
+                 and not getattr(c, "mute", False)]
+        if not self.is_bone or self.owner.pose is None:
+            return names
+        for pbone in self.owner.pose.bones:
+            for con in pbone.constraints:
+                if con.type != 'IK' or getattr(con, "mute", False) or pbone.name == self.bone_name:
+                    continue
+                chain, bone, depth = con.chain_count, pbone.parent, 1
+                while bone is not None and (chain == 0 or depth < chain):
+                    if bone.name == self.bone_name:
+                        names.append(f"{con.name} (on {pbone.name})")
+                        break
+                    bone, depth = bone.parent, depth + 1
+        return names
+
     @property
     def quatbake(self):
         """The bake record: the object's (``Object.quatbake``) or the bone's (``PoseBone``)."""

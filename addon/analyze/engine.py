@@ -618,6 +618,16 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
                 f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
                 "and this report compares the action alone")
         _with_bake(obj, result, read.original)
+        from ..transform import AnimatedTransform
+
+        acting = (obj if isinstance(obj, AnimatedTransform)
+                  else AnimatedTransform(obj)).acting_constraints()
+        if acting:
+            names = ", ".join(f"\"{name}\"" for name in acting)
+            result.findings.append(
+                f"constraints ({names}) move it on top of its keys: what plays is not the "
+                "keys alone, which this report compares (a bake bakes the keys, and the "
+                "constraints still act)")
         drivers = animdata.driver_channels(obj, paths)
         if drivers:
             # It decides what plays, whatever the keys: first, and the advice.

@@ -259,13 +259,17 @@ def bake_objects(objects, settings: BakeSettings,
         notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
-            if len(obj.constraints):
-                kinds = ", ".join(f"\"{c.name}\"" for c in obj.constraints)
+            acting = obj.acting_constraints()
+            if acting:
+                # Its own, and the IK of a bone below whose chain reaches it (a workflow
+                # walk: an IK on the shoulder turned the spine, and only the shoulder was
+                # named).
+                kinds = ", ".join(f"\"{name}\"" for name in acting)
                 warnings.append(BakeIssue(
                     'WARNING', obj.name, "", None,
-                    f"{animdata.subject(obj)} has constraints ({kinds}); QuatBake baked its "
-                    "keys only, so the constraints still act on top of the baked rotation.",
-                    obj.bone_name))
+                    f"{animdata.subject(obj)} is moved by constraints ({kinds}); QuatBake "
+                    "baked its keys only, so the constraints still act on top of the baked "
+                    "rotation.", obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
     if cached:

@@ -77,7 +77,7 @@ def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
     rig.pose.bones["still"].constraints.new('IK')
     result = bake.bake_objects([transform.AnimatedTransform(rig, "still")], bake.BakeSettings())
     (warning,) = result.warnings
-    assert 'Armature "Rig", bone "still" has constraints' in warning.message
+    assert 'Armature "Rig", bone "still" is moved by constraints' in warning.message
     assert '"Copy Rotation"' in warning.message and '"IK"' in warning.message
     # The keys are baked; what plays includes the constraints, so check the F-curves.
     fcs = [fc for fc in animdata.object_fcurves(rig)
@@ -115,6 +115,36 @@ def test_parent_chain_cases_bake_their_own_channels_correctly(clean_blender, cas
         np.testing.assert_array_equal(after[key], co)
     bake.revert_objects([rig])
     scenes.assert_same_snapshot(before, evaluated_snapshot())
+
+
+def test_an_ik_chain_names_the_bones_it_moves(clean_blender):
+    """An IK on a bone moves the bones up its chain too (a workflow walk: an IK on the
+    shoulder turned the spine 176 deg, and only the shoulder was named): chain 2 reaches
+    the owner's parent, not its grandparent; a muted IK moves nothing. The bake warns for
+    each bone the chain reaches, and the report says constraints move it."""
+    from quatbake.addon.analyze import engine as analyze
+
+    rig = scenes.make_rig("Arm", [("root", None, (0, 0, 0), (0, 0, 1)),
+                                  ("upper", "root", (0, 0, 1), (0, 0, 2)),
+                                  ("lower", "upper", (0, 0, 2), (0, 0, 3))])
+    for bone in ("root", "upper", "lower"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", [1, 11],
+                        [[1, 0, 0, 0], [0.7071068, 0, 0, 0.7071068]])
+    ik = rig.pose.bones["lower"].constraints.new('IK')
+    ik.chain_count = 2
+    bones = {b: transform.AnimatedTransform(rig, b) for b in ("root", "upper", "lower")}
+    result = bake.bake_objects(list(bones.values()), bake.BakeSettings())
+    warned = {w.bone: w.message for w in result.warnings if "constraints" in w.message}
+    assert set(warned) == {"upper", "lower"}, warned
+    assert '"IK (on lower)"' in warned["upper"]
+    upper = analyze.analyze_object(bones["upper"], "slerp").findings
+    assert any("constraints" in f for f in upper), upper
+    assert not any("constraints" in f
+                   for f in analyze.analyze_object(bones["root"], "slerp").findings)
+    ik.chain_count = 0                       # to the root
+    assert bones["root"].acting_constraints() == ["IK (on lower)"]
+    ik.mute = True
+    assert not bones["upper"].acting_constraints()
 
 
 def test_bone_renamed_between_bake_and_revert_is_refused_with_the_old_name(clean_blender):
