@@ -53,7 +53,17 @@ def run_bake(args) -> int:
     if isinstance(args.clips, list):
         clip = args.clips[0]
         candidates = sorted(bpy.data.objects, key=lambda o: o.name) if every else ()
+        named = objects
         objects = [obj for obj, _c in clip_targets(objects, args.clips, candidates)]
+        if not every:
+            from .. import animdata
+
+            # Named, but without that clip: left as they are, and said (docs/cli.md).
+            having = {getattr(o, "owner", o).name for o in objects}
+            for obj in named:
+                if getattr(obj, "owner", obj).name not in having:
+                    print(f"skipped: {animdata.subject(obj)} has no clip named \"{clip}\", so "
+                          "it is left as it is.", file=sys.stderr)
     elif args.objects is None:
         # The active actions. Objects animated only by NLA clips are left for
         # --clips NAME (a bake is all or nothing: they would refuse it for all).

@@ -214,8 +214,13 @@ def clip_targets(objects, clips, candidates=()) -> list:
             seen.add(key)
             targets.append(target)
     if isinstance(clips, list) and not targets:
-        raise BadInput(f"No object has a clip named {', '.join(clips)}; name an action of the "
-                       "file (report --clips all lists every clip).")
+        if objects and not candidates:      # the objects the command named
+            names = ", ".join(f"\"{getattr(o, 'display_name', o.name)}\"" for o in objects)
+            who = f"{names} {'has' if len(objects) == 1 else 'have'} no clip named"
+        else:
+            who = "No object has a clip named"
+        raise BadInput(f"{who} {', '.join(clips)}; name an action of the file (report "
+                       "--clips all lists every clip).")
     if not targets:
         raise BadInput("No object has rotation keys in any of its clips (active actions and "
                        "NLA strips): nothing to do.")

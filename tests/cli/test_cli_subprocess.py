@@ -332,3 +332,41 @@ def test_channels_keyed_on_different_frames_bake_with_merge_keys(tmp_path):
     assert check.returncode == 0, check.stderr
     frames = ast.literal_eval(check.stdout.strip().splitlines()[-1])
     assert len(frames) == 1 and {1.0, 11.0, 21.0} <= set(frames[0]), frames
+
+
+# "Prop" plays its rotation only from an NLA clip "Run"; "Plain" keys its own action.
+_CLIPS = """
+import sys, bpy
+for name in ("Plain", "Prop"):
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, z in ((1, 0.0), (21, 3.0)):
+        obj.rotation_euler = (0.0, 0.0, z)
+        obj.keyframe_insert("rotation_euler", frame=frame)
+prop = bpy.data.objects["Prop"]
+run = prop.animation_data.action
+run.name = "Run"
+prop.animation_data.nla_tracks.new().strips.new("Run", 1, run)
+prop.animation_data.action = None
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_clip_named_with_objects_that_lack_it_names_them(tmp_path):
+    """bake --clips NAME --objects ...: an object named without that clip is named, not
+    lost: alone, the refusal names it (a workflow walk read "No object has a clip named
+    Run" while another object had it); beside one that has it, it is left as it is with
+    a skipped: line, and the other is baked."""
+    scene, out = tmp_path / "clips.blend", tmp_path / "baked.blend"
+    done = subprocess.run([sys.executable, "-c", _CLIPS, str(scene)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    alone = run("bake", scene, "--output", out, "--clips", "Run", "--objects", "Plain")
+    assert alone.returncode == 2, alone.stderr
+    assert _one_sentence(alone.stderr).startswith('"Plain" has no clip named Run'), alone.stderr
+    both = run("bake", scene, "--output", out, "--clips", "Run", "--objects", "Plain,Prop")
+    assert both.returncode == 0, both.stderr
+    skipped = [ln for ln in both.stderr.splitlines() if ln.startswith("skipped:")]
+    assert skipped == ['skipped: Object "Plain" has no clip named "Run", so it is left as '
+                       'it is.'], both.stderr
+    assert "Baked 1 object" in both.stdout, both.stdout
