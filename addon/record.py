@@ -181,25 +181,44 @@ def can_revert(obj) -> bool:
 
 
 def note_bake(obj, method: str, tolerance_deg: float, keys: int,
-              checksums: list = ()) -> None:
+              checksums: list = (), path: str = "", edited: str | None = None) -> None:
     """Write how the bake that just succeeded on ``obj`` was made (its method, Key
-    Tolerance in degrees, rotation keys per channel), for the Difference Report's words,
-    and ``checksums`` of what it wrote ((data path, channels, checksum) each), so that a
-    Re-bake can tell keys edited since (baked_checksums)."""
+    Tolerance in degrees, rotation keys per channel, and ``path``: its Turns, Timing and
+    Constant Speed, bake_path), for the Difference Report's words, and ``checksums`` of
+    what it wrote ((data path, channels, checksum) each), so that a Re-bake can tell keys
+    edited since (edited_since_bake). ``edited``: a conversion of keys edited since the
+    bake before it, which keep counting as edited."""
     rec = record_of(obj)
     if rec is None:
         return
     rec.bake_method = str(method).lower()
     rec.bake_tolerance_deg = max(float(tolerance_deg), 0.0)
     rec.bake_keys = max(int(keys), 0)
-    rec.baked_checksums = "\n".join(f"{path} {count:d} {int(value):d}"
-                                     for path, count, value in checksums)
+    rec.bake_path = path
+    lines = [f"{EDITED} {edited}"] if edited else []
+    rec.baked_checksums = "\n".join(lines + [f"{data_path} {count:d} {int(value):d}"
+                                              for data_path, count, value in checksums])
+
+
+# The first line of baked_checksums when the keys were edited before a conversion kept them.
+EDITED = "edited"
+
+
+def bake_path(obj) -> str:
+    """The Turns, Timing and Constant Speed of the QuatBake bake ``obj`` plays, as note_bake
+    wrote them ("" when unknown: a record from before they were noted)."""
+    rec = record_of(obj)
+    return getattr(rec, "bake_path", "") if rec is not None else ""
 
 
 def edited_since_bake(obj) -> str | None:
     """The first data path whose keys, as the last bake of ``obj`` wrote them
     (baked_checksums), were changed since (a key moved, a handle dragged, a channel
     deleted); None when none was, or no checksum was kept."""
+    rec = record_of(obj)
+    first = (getattr(rec, "baked_checksums", "") if rec is not None else "").split("\n")[0]
+    if first.startswith(EDITED + " "):
+        return first[len(EDITED) + 1:]
     for path, count, value in baked_checksums(obj):
         curves = animdata.find_fcurves(obj, path, count)
         if None in curves or animdata.keys_checksum(curves) != value:
@@ -213,6 +232,8 @@ def baked_checksums(obj) -> list:
     rec = record_of(obj)
     out = []
     for line in (getattr(rec, "baked_checksums", "") if rec is not None else "").splitlines():
+        if line.startswith(EDITED + " "):
+            continue
         path, count, value = line.split(" ")
         out.append((path, int(count), int(value)))
     return out

@@ -138,6 +138,9 @@ class ObjectAnalysis:
     # "after": the baked keys were edited since the bake (a key moved, a handle dragged),
     # so what differs may be the edits', and a re-bake would replace them.
     bake_edited: bool = False
+    # The path the bake's keys follow (bake_path_of: its Turns, Timing, Constant Speed);
+    # "" when unknown.
+    bake_path: str = ""
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
@@ -417,6 +420,14 @@ def kept_by_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
             for run in before.exponential_approach]
 
 
+def bake_path_of(turns_setting: str, timing: str, constant_speed: bool = False) -> str:
+    """How a bake's path is made beyond its method: the Turns and Timing settings, and
+    Constant Speed (a retiming the analysis never makes). An analysis with these Turns and
+    Timing computes the very path a bake with them (and no Constant Speed) followed."""
+    return f"{str(turns_setting).upper()} {str(timing).upper()}" + \
+        (" CONSTANT_SPEED" if constant_speed else "")
+
+
 def after_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
     """What a baked transform's report says, from the analyses of its keys before the bake
     (``before``) and now (``after``): a Key Tolerance bake measured against its own path
@@ -438,11 +449,14 @@ def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
     findings)."""
     if not (after.bake_role == "after" and after.bake_tolerance_deg > 0.0
             and after.method == after.bake_method == before.method != "slerp"
+            and after.bake_path == bake_path_of(before.turns, before.timing)
             and after.frames.size and before.frames.size):
-        return False
+        return False     # another path than the bake's (a retimed bake, other settings)
     at = np.searchsorted(before.frames, after.frames)
     if at[-1] >= before.frames.size or not np.array_equal(before.frames[at], after.frames):
         return False
+    # Core's findings as they stand, to tell the add-on's from them afterwards.
+    core = set(_findings(after))
     path = before.custom_quats[at]
     deviation = np.degrees(quat.angle_between(after.blender_quats, path))
     worst = int(np.argmax(deviation))
@@ -456,8 +470,27 @@ def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
     # The path's own velocity jumps at the keys (a Squad path's, between uneven keys).
     _, own = velocity_jumps(after.frames, after.keys, path)
     after.velocity_jumps = {**after.velocity_jumps, "custom_deg": own}
-    _set_advice(after)
+    _set_advice_keeping_extras(after, core)
     return True
+
+
+def _set_advice_keeping_extras(a: ObjectAnalysis, core: set) -> None:
+    """``_set_advice`` again, keeping the findings others put in ``a.findings`` beside
+    core's (``core``: core's own, taken before ``a`` changed; the others are the add-on's:
+    a driver first, NLA strips and constraints after): those before core's first stay
+    first, the others after; the advice is the first that asks for something (a review
+    found them dropped after a tolerance bake's re-measure)."""
+    lead = []
+    for finding in a.findings:
+        if finding in core:
+            break
+        lead.append(finding)
+    trail = [f for f in a.findings if f not in core and f not in lead]
+    _set_advice(a)
+    if lead or trail:
+        a.findings = lead + a.findings + trail
+        asks = to_do(a)
+        a.advice = asks[0] if asks else a.findings[0]
 
 
 def carry_kept(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
@@ -912,7 +945,7 @@ def brief(sentence: str) -> str:
 
 
 def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0.0,
-             keys: int = 0, edited: bool = False) -> ObjectAnalysis:
+             keys: int = 0, edited: bool = False, path: str = "") -> ObjectAnalysis:
     """Tell ``a`` which QuatBake bake its keys belong to and word its findings again:
     ``role`` "before" (the keys the bake replaced) or "after" (the baked keys), the bake's
     ``method`` (one of core.interp.METHODS), its Key Tolerance in degrees (0: a dense bake)
@@ -926,5 +959,6 @@ def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0
     a.bake_role, a.bake_method = role, str(method).lower()
     a.bake_tolerance_deg, a.bake_keys = float(tolerance_deg), int(keys)
     a.bake_edited = bool(edited) and role == "after"
+    a.bake_path = str(path)
     _set_advice(a)
     return a

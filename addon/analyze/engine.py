@@ -593,6 +593,7 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
     """What the add-on adds to core's analysis (``read``: its ``_Prepared``, or the
     ``_Located`` of an analysis reused): the bone, the channels, and the advice of clips,
     NLA blending and the bake the transform plays."""
+    from ...core import analysis as core_analysis
     from .. import animdata
 
     obj, clip = read.obj, read.clip
@@ -620,14 +621,17 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         _with_bake(obj, result, read.original)
         from ..transform import AnimatedTransform
 
+        # A rig's IK map once per block of transforms (memo.current, inside read_once()).
         acting = (obj if isinstance(obj, AnimatedTransform)
-                  else AnimatedTransform(obj)).acting_constraints()
+                  else AnimatedTransform(obj)).acting_constraints(animdata.memo.current)
         if acting:
             names = ", ".join(f"\"{name}\"" for name in acting)
             result.findings.append(
                 f"constraints ({names}) move it on top of its keys: what plays is not the "
                 "keys alone, which this report compares (a bake bakes the keys, and the "
                 "constraints still act)")
+            asks = core_analysis.to_do(result)
+            result.advice = asks[0]      # not "nothing to do" beside it
         drivers = animdata.driver_channels(obj, paths)
         if drivers:
             # It decides what plays, whatever the keys: first, and the advice.
@@ -656,6 +660,6 @@ def _with_bake(obj, result, original: bool):
         method, tolerance, keys = made
         edited = not original and record.edited_since_bake(obj) is not None
         core_analysis.set_bake(result, "before" if original else "after", method,
-                               tolerance, keys, edited)
+                               tolerance, keys, edited, record.bake_path(obj))
         result.findings += extra
     return result

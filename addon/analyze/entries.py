@@ -97,21 +97,22 @@ def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:
     return VERDICT_CHECK if to_do else VERDICT_FINE
 
 
-def fingerprint(obj) -> list:
+def fingerprint(obj, keys: bool = True) -> list:
     """What the result of an analysis depends on, cheap enough for every redraw:
     the action playing, the rotation mode, the number of rotation and location keys and
     their checksum (animdata.keys_checksum: a key moved, given another value, handle or
     interpolation by hand changes it), and whether a Transform Cache plays. A bake, a
-    revert, keying or editing a key changes it."""
+    revert, keying or editing a key changes it. ``keys`` False: the checksum left out
+    (None), for a redraw while the animation plays (_playing)."""
     from .. import animdata
     from ..animdata import cache
 
     action = animdata.get_action(obj)
     fcurves = animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj)
-    keys = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
+    count = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
     # A Transform Cache muted or enabled again changes what plays, keys or not.
-    return [action.name if action is not None else "", obj.rotation_mode, keys,
-            animdata.keys_checksum(fcurves), cache.plays_cache(obj)]
+    return [action.name if action is not None else "", obj.rotation_mode, count,
+            animdata.keys_checksum(fcurves) if keys else None, cache.plays_cache(obj)]
 
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
@@ -211,7 +212,24 @@ def is_stale(scene, name: str) -> bool:
     obj = named_transform(scene, name) if entry is not None else None
     if entry is None or obj is None:
         return True
-    return bool(entry.get("pending")) or entry.get("fingerprint") != fingerprint(obj)
+    if entry.get("pending"):
+        return True
+    then = entry.get("fingerprint")
+    if _playing():
+        # The sidebar redraws on every frame played; reading every key each time cost a
+        # 10,000-key bone 10 ms (review). Nobody edits keys while it plays.
+        now = fingerprint(obj, keys=False)
+        return then is None or [v for i, v in enumerate(then) if i != 3] != \
+            [v for i, v in enumerate(now) if i != 3]
+    return then != fingerprint(obj)
+
+
+def _playing() -> bool:
+    """Whether the animation is playing in the window drawing now."""
+    import bpy
+
+    screen = getattr(bpy.context, "screen", None)
+    return bool(getattr(screen, "is_animation_playing", False))
 
 
 def _frames_spanned(obj) -> int:

@@ -98,13 +98,15 @@ def has_keys(fcurves: Iterable) -> bool:
 
 
 def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
-    """Labels ``path[i]`` of drivers on ``obj`` whose data path is in ``data_paths``."""
+    """Labels ``path[i]`` of the drivers on ``obj`` whose data path is in ``data_paths`` and
+    that drive it: a muted driver, or one Blender found invalid, leaves the keys playing."""
     ad = obj.animation_data
     if ad is None:
         return []
     prefix = path_prefix(obj)
     wanted = {prefix + p for p in data_paths}
-    return [channel_label(d.data_path, d.array_index) for d in ad.drivers if d.data_path in wanted]
+    return [channel_label(d.data_path, d.array_index) for d in ad.drivers
+            if d.data_path in wanted and not d.mute and d.driver.is_valid]
 
 
 

@@ -59,6 +59,7 @@ from .settings import (
     BakeIssue,
     BakeSettings,
     has_tolerance,
+    path_of,
     settings_issues,
     verb,
 )
@@ -246,6 +247,7 @@ def bake_objects(objects, settings: BakeSettings,
             found = [None] * len(rotating)
         for k, keyed in zip(rotating, found):
             keyed_all[k] = keyed
+    ik_cache: dict = {}     # each rig's IK chains, found once (transform.ik_reach)
     for k, (reading, keyed) in enumerate(zip(readings, keyed_all)):
         obj = reading.obj
         try:
@@ -259,7 +261,7 @@ def bake_objects(objects, settings: BakeSettings,
         notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
-            acting = obj.acting_constraints()
+            acting = obj.acting_constraints(ik_cache)
             if acting:
                 # Its own, and the IK of a bone below whose chain reaches it (a workflow
                 # walk: an IK on the shoulder turned the spine, and only the shoulder was
@@ -339,7 +341,8 @@ def bake_objects(objects, settings: BakeSettings,
     for p in plans:
         # How this bake was made, for the Difference Report's verdict and advice.
         record.note_bake(p.obj, settings.method, getattr(p, "tolerance_deg", 0.0),
-                         int(p.written()[0].shape[0]), p.checksums)
+                         int(p.written()[0].shape[0]), p.checksums, path_of(settings),
+                         p.source.edited)
     notes += key_notes(plans)
     return BakeResult(
         objects=[p.obj.display_name for p in plans],

@@ -42,6 +42,9 @@ class Source:
     # plays); the record keeps the original, `original`, which Revert puts back.
     playing: bool = False
     original: object = None
+    # A conversion of a bake edited since (record.edited_since_bake): the data path, noted
+    # again after it, so that a later bake still says it replaces the edits.
+    edited: str | None = None
 
 
 def source_of(obj, playing: bool = False) -> Source:
@@ -200,10 +203,11 @@ def _replaces_fully(obj) -> bool:
 
 def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
     """Whole frames from start to end every ``step`` (the end always included), plus every
-    key frame in [start, end] on a subframe, or at least ``step`` frames from the keys
+    key frame in [start, end] on a subframe, or further than ``step`` frames from the keys
     beside it, so the bake passes through those keys too: the animator's poses stay keys
     (a workflow walk: Step 4 cut a key at frame 1011 off the grid, 17.5 deg off its pose),
-    while keys closer together than the step (a mocap clip's, on every frame) are what the
+    while keys as close as the step or closer (a mocap clip's on every frame; keys on twos
+    with Step 2, which would otherwise fill every frame between the grid's) are what the
     step thins."""
     first, last = float(np.ceil(start)), float(np.floor(end))
     grid = np.arange(first, last + 1, step, dtype=np.float64) if last >= first else np.zeros(0)
@@ -211,7 +215,7 @@ def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.nd
         grid = np.append(grid, last)   # always land on the last key / range end
     keys = np.asarray(keys, dtype=np.float64)
     gaps = np.diff(keys)
-    apart = (np.r_[np.inf, gaps] >= step) & (np.r_[gaps, np.inf] >= step)
+    apart = (np.r_[np.inf, gaps] > step) & (np.r_[gaps, np.inf] > step)
     sub = keys[(keys >= start) & (keys <= end) & ((keys != np.round(keys)) | apart)]
     ends = [v for v in (start, end) if not float(v).is_integer()]
     return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
@@ -343,6 +347,8 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
         src = _checked_source(obj, settings, issues)
         if src.rebake and not src.playing:
             _edited_since_bake(obj, issues)
+        elif src.playing:
+            src.edited = edited_since_bake(obj)
         fcurves = _transform_fcurves(obj, src, fcurve_cache)
         channels = _rotation_channels(obj, src, fcurves, settings, issues)
         location_only = channels.pop("location_only")

@@ -202,6 +202,14 @@ def path_samples(frames, settings: BakeSettings):
     return np.union1d(frames, grid)
 
 
+def path_of(settings: BakeSettings) -> str:
+    """The path a bake's keys follow, as core.analysis.bake_path_of words it (the record's
+    bake_path): its Turns, Timing and whether Constant Speed retimed it."""
+    from ...core.analysis import bake_path_of
+
+    return bake_path_of(settings.turns, settings.timing, settings.constant_speed)
+
+
 def verb(settings: BakeSettings) -> str:
     """What the user asked for, in the sentences: a conversion (keep_playback) or a bake."""
     return "convert" if settings.keep_playback else "bake"

@@ -426,6 +426,11 @@ class _StaticValuesRecord:
         name="Bake Keys", default=0, min=0,
         description="Rotation keys per channel the last bake wrote",
     )
+    bake_path: StringProperty(
+        name="Bake Path", default="",
+        description="The Turns, Timing and Constant Speed of the last bake (the path its keys "
+        "follow), so the report measures a Key Tolerance bake against that path",
+    )
     baked_checksums: StringProperty(
         name="Baked Keys Checksums", default="",
         description="Per data path the last bake wrote: its channels and a checksum of the "

@@ -244,3 +244,8 @@ def test_a_driven_rotation_channel_leads_the_findings(clean_blender):
     a = analyze.analyze_object(obj, "slerp")
     assert a.advice.startswith(analyze.DRIVEN) and "rotation_euler[2]" in a.advice, a.advice
     assert a.findings[0] == a.advice
+    # Muted, it drives nothing: the keys play (review).
+    obj.animation_data.drivers[0].mute = True
+    bpy.context.scene.frame_set(11)
+    assert obj.rotation_euler[2] == pytest.approx(np.radians(170.0), abs=1e-5)
+    assert analyze.DRIVEN not in analyze.analyze_object(obj, "slerp").advice

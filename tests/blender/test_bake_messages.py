@@ -322,8 +322,14 @@ def test_a_re_bake_says_when_it_replaces_keys_edited_since_the_bake(clean_blende
     key.handle_right[1] += 0.2
     animdata.rotation_fcurves(cube)[2].keyframe_points[1].co[1] += 0.3
     assert not _edited_warnings(bake.convert_objects([hand], 'QUATERNION'))
+    # The cube converted too: a conversion keeps what plays, its edit included, and the
+    # edit still counts as one for the bake after it (review: the conversion's fresh
+    # checksums hid it, and that bake replaced the edit without a word).
+    assert not _edited_warnings(bake.convert_objects([cube], 'QUATERNION'))
     # The report's advice: a re-bake replaces the edits (not "already baked").
     from quatbake.addon.analyze import engine as analyze
+    advice = analyze.analyze_object(cube, "slerp").advice
+    assert "replaces the keys edited since" in advice, advice
     advice = analyze.analyze_object(cube, "slerp").advice
     assert "replaces the keys edited since" in advice, advice
     found = _edited_warnings(bake.bake_objects([cube, arm, hand], settings))

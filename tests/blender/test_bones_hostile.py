@@ -72,13 +72,17 @@ def test_one_bad_bone_among_good_bones_and_objects_bakes_nothing(clean_blender):
 
 
 def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
+    """A constraint that acts (a Copy Rotation with its target) is named; an IK with no
+    target, which Blender does not apply, is not (review: it was)."""
     rig = make_checked_rig()
-    rig.pose.bones["still"].constraints.new('COPY_ROTATION')
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    rig.pose.bones["still"].constraints.new('COPY_ROTATION').target = target
     rig.pose.bones["still"].constraints.new('IK')
     result = bake.bake_objects([transform.AnimatedTransform(rig, "still")], bake.BakeSettings())
     (warning,) = result.warnings
     assert 'Armature "Rig", bone "still" is moved by constraints' in warning.message
-    assert '"Copy Rotation"' in warning.message and '"IK"' in warning.message
+    assert '"Copy Rotation"' in warning.message and '"IK"' not in warning.message
     # The keys are baked; what plays includes the constraints, so check the F-curves.
     fcs = [fc for fc in animdata.object_fcurves(rig)
            if fc.data_path == scenes.bone_path("still", "rotation_quaternion")]
@@ -130,7 +134,10 @@ def test_an_ik_chain_names_the_bones_it_moves(clean_blender):
     for bone in ("root", "upper", "lower"):
         scenes.key_bone(rig, bone, "rotation_quaternion", [1, 11],
                         [[1, 0, 0, 0], [0.7071068, 0, 0, 0.7071068]])
+    target = bpy.data.objects.new("Goal", None)
+    bpy.context.scene.collection.objects.link(target)
     ik = rig.pose.bones["lower"].constraints.new('IK')
+    ik.target = target
     ik.chain_count = 2
     bones = {b: transform.AnimatedTransform(rig, b) for b in ("root", "upper", "lower")}
     result = bake.bake_objects(list(bones.values()), bake.BakeSettings())
@@ -144,6 +151,10 @@ def test_an_ik_chain_names_the_bones_it_moves(clean_blender):
     ik.chain_count = 0                       # to the root
     assert bones["root"].acting_constraints() == ["IK (on lower)"]
     ik.mute = True
+    assert not bones["upper"].acting_constraints()
+    ik.mute, ik.influence = False, 0.0              # no influence: nothing acts
+    assert not bones["upper"].acting_constraints()
+    ik.influence, ik.target = 1.0, None             # no target: Blender skips it
     assert not bones["upper"].acting_constraints()
 
 

@@ -20,6 +20,7 @@ from quatbake.addon.analyze import panel as analyze_panel
 from quatbake.addon.analyze.export import saved_by
 from quatbake.addon.bake import panel as bake_panel
 
+import scenes as scenes_module
 from test_realdata_import import C, angle_deg, import_bvh, rotation_part
 
 pytestmark = pytest.mark.bpy
@@ -116,6 +117,67 @@ def test_a_nlerp_or_squad_key_tolerance_bake_reads_as_within_it(clean_blender, m
                                                                  axis=1))).max()
         # float32 keys and matrices: both figures within 1e-3 deg of each other.
         assert abs(entry["max_deviation_deg"] - independent) < 1e-3, (entry, independent)
+
+
+def _nlerp_turn(scene):
+    obj = bpy.data.objects.new("Turn", None)
+    scene.collection.objects.link(obj)
+    obj.rotation_mode = 'QUATERNION'
+    import mathutils
+    eulers = np.radians([[0, 0, 0], [80, 10, 60], [-20, 70, 170], [40, 0, 200]])
+    for frame, e in zip([1.0, 15.0, 35.0, 41.0], eulers):
+        obj.rotation_quaternion = mathutils.Euler(e).to_quaternion()
+        obj.keyframe_insert("rotation_quaternion", frame=frame)
+        obj.location = (frame * 0.1, frame * frame * 0.01, 0.0)
+        obj.keyframe_insert("location", frame=frame)
+    scene.frame_start, scene.frame_end = 1, 41
+    for other in scene.objects:
+        other.select_set(other == obj)
+    bpy.context.view_layer.objects.active = obj
+    scene.quatbake.method = 'NLERP'
+    return obj
+
+
+def test_a_constraint_on_a_nlerp_tolerance_bake_stays_in_the_report(clean_blender):
+    """Measured against its own path, a NLERP tolerance bake's report keeps what the
+    add-on found beside core (review: the re-measure dropped them): a Copy Rotation with
+    its target moves the object, so it is to check, not within tolerance."""
+    scene = bpy.context.scene
+    obj = _nlerp_turn(scene)
+    assert bpy.ops.quatbake.bake(method='NLERP', tolerance=0.05,
+                                 key_interpolation='BEZIER') == {'FINISHED'}
+    target = bpy.data.objects.new("Target", None)
+    scene.collection.objects.link(target)
+    obj.constraints.new('COPY_ROTATION').target = target
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    entry = entries.results(scene)["Turn"]
+    assert any("constraints (" in f for f in entry["findings"]), entry["findings"]
+    assert entry["verdict"] == entries.VERDICT_CHECK, entry
+
+
+def test_a_retimed_nlerp_tolerance_bake_is_not_measured_against_the_even_path(clean_blender):
+    """A NLERP tolerance bake with Constant Speed follows the location's timing, not the
+    path Analyze computes from the keys before it: measured against that path it read
+    96 deg "visible" (review). The record says how the bake was timed, and then the keys
+    are compared as any others are, with the method through themselves."""
+    from quatbake.addon import bake
+
+    scene = bpy.context.scene
+    obj = scenes_module.make_animated_object(
+        "C", 'XYZ', [1, 7, 21, 41], np.radians([[0, 0, 0], [0, 80, 30], [90, 20, 170],
+                                                [10, 0, 10]]),
+        location=np.array([[0, 0, 0], [1, 0, 0], [1.2, 0, 0], [9, 3, 0]]))
+    bake.bake_objects([obj], bake.BakeSettings(method='NLERP', tolerance_deg=0.05,
+                                               location_method='LINEAR', constant_speed=True))
+    assert obj.quatbake.bake_path.endswith("CONSTANT_SPEED")
+    for other in scene.objects:
+        other.select_set(other == obj)
+    scene.quatbake.method = 'NLERP'
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    entry = entries.results(scene)["C"]
+    # Its keys (one on every frame here) played as they are: within the tolerance.
+    assert entry["verdict"] == entries.VERDICT_WITHIN, entry
+    assert entry["max_deviation_deg"] <= 0.05, entry
 
 
 def test_a_key_tolerance_bake_reads_as_within_it_with_its_keys(clean_blender):
