@@ -215,28 +215,29 @@ def edited_since_bake(obj) -> str | None:
     """The first data path whose keys, as the last bake of ``obj`` wrote them
     (baked_checksums), were changed since (a key moved, a handle dragged, a channel
     deleted); None when none was, or no checksum was kept."""
-    rec = record_of(obj)
-    first = (getattr(rec, "baked_checksums", "") if rec is not None else "").split("\n")[0]
-    if first.startswith(EDITED + " "):
-        return first[len(EDITED) + 1:]
-    for path, count, value in baked_checksums(obj):
+    edited, kept = baked_checksums(obj)
+    if edited is not None:
+        return edited
+    for path, count, value in kept:
         curves = animdata.find_fcurves(obj, path, count)
         if None in curves or animdata.keys_checksum(curves) != value:
             return path
     return None
 
 
-def baked_checksums(obj) -> list:
-    """(data path, channels, checksum) of each path the last bake of ``obj`` wrote, as
-    note_bake kept them ([] when none were kept)."""
+def baked_checksums(obj) -> tuple[str | None, list]:
+    """What note_bake kept of the last bake of ``obj``: the data path a conversion found
+    edited (the EDITED line), or None; and (data path, channels, checksum) of each path
+    it wrote ([] when none were kept)."""
     rec = record_of(obj)
-    out = []
+    edited, out = None, []
     for line in (getattr(rec, "baked_checksums", "") if rec is not None else "").splitlines():
         if line.startswith(EDITED + " "):
+            edited = line[len(EDITED) + 1:]
             continue
         path, count, value = line.split(" ")
         out.append((path, int(count), int(value)))
-    return out
+    return edited, out
 
 
 def bake_made(obj) -> tuple[str, float, int] | None:

@@ -102,8 +102,8 @@ def fingerprint(obj, keys: bool = True) -> list:
     the action playing, the rotation mode, the number of rotation and location keys and
     their checksum (animdata.keys_checksum: a key moved, given another value, handle or
     interpolation by hand changes it), and whether a Transform Cache plays. A bake, a
-    revert, keying or editing a key changes it. ``keys`` False: the checksum left out
-    (None), for a redraw while the animation plays (_playing)."""
+    revert, keying or editing a key changes it. The checksum comes last; ``keys`` False
+    leaves it out (None), for a redraw while the animation plays (_playing)."""
     from .. import animdata
     from ..animdata import cache
 
@@ -112,7 +112,7 @@ def fingerprint(obj, keys: bool = True) -> list:
     count = sum(len(fc.keyframe_points) for fc in fcurves if fc is not None)
     # A Transform Cache muted or enabled again changes what plays, keys or not.
     return [action.name if action is not None else "", obj.rotation_mode, count,
-            animdata.keys_checksum(fcurves) if keys else None, cache.plays_cache(obj)]
+            cache.plays_cache(obj), animdata.keys_checksum(fcurves) if keys else None]
 
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
@@ -218,9 +218,7 @@ def is_stale(scene, name: str) -> bool:
     if _playing():
         # The sidebar redraws on every frame played; reading every key each time cost a
         # 10,000-key bone 10 ms (review). Nobody edits keys while it plays.
-        now = fingerprint(obj, keys=False)
-        return then is None or [v for i, v in enumerate(then) if i != 3] != \
-            [v for i, v in enumerate(now) if i != 3]
+        return then is None or then[:-1] != fingerprint(obj, keys=False)[:-1]
     return then != fingerprint(obj)
 
 
