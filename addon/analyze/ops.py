@@ -3,8 +3,6 @@
 Report's entries (``analyze.entries``); ``analyze.panel`` draws them."""
 from __future__ import annotations
 
-import math
-
 import bpy
 from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator
@@ -149,10 +147,11 @@ class QUATBAKE_OT_jump_to_worst(Operator):
                         "run Analyze first.")
             return {'CANCELLED'}
         # The subframe between frames where that is worse (a wrap from one frame to the
-        # next): the panel's "Between frames" line names it.
-        frame = worst_frame(result)
-        whole = math.floor(frame)
-        context.scene.frame_set(whole, subframe=frame - whole)
+        # next): the panel's "Between frames" line names it. It is a time of the keys;
+        # under Time Remapping the scene plays it at another frame.
+        from .. import animdata   # numpy's import waits for a click (bench_register)
+
+        animdata.show_time(context.scene, worst_frame(result))
         if result.get("bone"):
             _select_bone(context, result["object"], result["bone"])
         return {'FINISHED'}

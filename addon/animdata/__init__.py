@@ -9,7 +9,8 @@ versions store keys.
 - ``read``: keys and what Blender plays from them, in bulk, without ``frame_set``;
 - ``write``: keys and actions written in bulk;
 - ``nla``: clips (the actions strips and stashes hold) and NLA blending;
-- ``turn_inputs``: Blender's playback sampled for the turn tracking (``core.turns``).
+- ``turn_inputs``: Blender's playback sampled for the turn tracking (``core.turns``);
+- ``playhead``: the scene's frame and the action time it plays (Time Remapping).
 
 Everything above this package asks it and stays version-blind. Its public names
 are forwarded here, so ``animdata.evaluate_rotation`` reads as it always did.
@@ -58,6 +59,7 @@ from .paths import (  # noqa: F401
     path_prefix,
     subject,
 )
+from .playhead import played_time, scene_frame, show_time  # noqa: F401
 from .read import (  # noqa: F401
     FAR_TURN_SUBSTEPS,
     HUGE_QUATERNION_NORM,

@@ -155,7 +155,11 @@ def _update_current(scene, again: bool = True) -> None:
             return
         _STATE.current = _empty_arrays()
     else:
-        frame = scene.frame_current + scene.frame_subframe
+        from .. import animdata   # loaded with geometry, by the rebuild that made the samples
+
+        # The samples are in the keys' time: under Time Remapping the scene's frame
+        # plays another one.
+        frame = animdata.played_time(scene)
         size = float(settings.overlay_size)
         picked_for = (_STATE.samples, frame, size)
         last = _STATE.current_for

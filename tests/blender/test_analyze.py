@@ -142,6 +142,14 @@ def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
     scene.frame_set(1)
     assert bpy.ops.quatbake.jump_to_worst(object_name="Cam") == {'FINISHED'}
     assert scene.frame_current == int(s["worst_frame"])
+    # Under Time Remapping 1:3 the keys' frame plays at three times the scene's frame; the
+    # jump goes where Blender plays the worst frame's pose (the curves read at that time).
+    scene.render.frame_map_old, scene.render.frame_map_new = 1, 3
+    scene.frame_set(1)
+    assert bpy.ops.quatbake.jump_to_worst(object_name="Cam") == {'FINISHED'}
+    assert scene.frame_current + scene.frame_subframe == pytest.approx(3 * s["worst_frame"])
+    keyed = [fc.evaluate(s["worst_frame"]) for fc in animdata.rotation_fcurves(cam)]
+    np.testing.assert_allclose(cam.rotation_quaternion, keyed, atol=1e-6)
     with pytest.raises(RuntimeError, match='"Nobody" has not been analyzed yet'):
         bpy.ops.quatbake.jump_to_worst(object_name="Nobody")
 

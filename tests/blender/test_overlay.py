@@ -203,6 +203,14 @@ def test_current_frame_triad_follows_the_playhead(clean_blender):
         assert length == pytest.approx(triads.CURRENT_SCALE, rel=1e-5)
     scene.frame_set(100)  # outside the path: no emphasised triad
     assert overlay.cached_arrays()["current"][0].shape == (0, 3)
+    # Time Remapping 1:2 plays the keys at half the scene's frame: the triad stays on the
+    # camera as Blender places it, not on the key frame of the scene's number.
+    scene.render.frame_map_old, scene.render.frame_map_new = 1, 2
+    for frame in (2, 14, 52):
+        scene.frame_set(frame)
+        points = overlay.cached_arrays()["current"][0]
+        assert points.shape == (6, 3), frame
+        np.testing.assert_allclose(points[0], obj.matrix_world.translation, atol=1e-5)
 
 
 def test_frame_changes_do_not_rebuild_the_geometry(clean_blender):
