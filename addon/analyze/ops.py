@@ -149,7 +149,7 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         # The subframe between frames where that is worse (a wrap from one frame to the
         # next): the panel's "Between frames" line names it. It is a time of the keys;
         # under Time Remapping the scene plays it at another frame.
-        from .. import animdata   # numpy's import waits for a click (bench_register)
+        from .. import animdata  # numpy's import waits for a click (bench_register)
 
         animdata.show_time(context.scene, worst_frame(result))
         if result.get("bone"):

@@ -155,7 +155,7 @@ def _update_current(scene, again: bool = True) -> None:
             return
         _STATE.current = _empty_arrays()
     else:
-        from .. import animdata   # loaded with geometry, by the rebuild that made the samples
+        from .. import animdata  # loaded with geometry, by the rebuild that made the samples
 
         # The samples are in the keys' time: under Time Remapping the scene's frame
         # plays another one.
