@@ -177,7 +177,8 @@ class BezierKeys:
     measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
     most tolerance_deg - margin_deg. played (m, c): that playback's channel values
     at the track's sample times (what a measurement after the write need not play
-    again where Blender stores these very numbers), or None.
+    again where Blender stores these very numbers), or None; closeness (m,): its
+    |cos(error / 2)| at each sample (the error measured, sample by sample), or None.
     """
 
     mode: str
@@ -192,6 +193,7 @@ class BezierKeys:
     tolerance_deg: float
     margin_deg: float
     played: np.ndarray | None = None
+    closeness: np.ndarray | None = None
 
     def fcurve_arrays(self, channel: int):
         """(co, handle_left, handle_right, interpolation) of one channel's F-curve:
@@ -1196,6 +1198,7 @@ class _Batch:
                 # holds the whole batch's array alive; a bake keeps all its plans (and so
                 # all of it) until it has written them anyway.
                 played=self.played[start:end + 1],
+                closeness=close[start:end + 1],
             ))
         return out
 
