@@ -23,7 +23,7 @@ import json
 import os
 import struct
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -103,6 +103,20 @@ class Document:
             for child in node.children:
                 parent[child] = i
         return parent
+
+    def delayed(self, seconds: float) -> "Document":
+        """This document with every animation's key times later by ``seconds`` (an
+        exporter that slid the animation to start at 0 s, moved back to its frames)."""
+        moved: dict = {}
+
+        def later(sampler: Sampler) -> Sampler:
+            if id(sampler) not in moved:      # a sampler two channels share moves once
+                moved[id(sampler)] = replace(sampler, input=sampler.input + seconds)
+            return moved[id(sampler)]
+
+        animations = [Animation(a.name, tuple(replace(c, sampler=later(c.sampler))
+                                              for c in a.channels)) for a in self.animations]
+        return replace(self, animations=animations)
 
     def node_index(self, name: str) -> int | None:
         """Index of the first node called ``name`` (None if there is none)."""

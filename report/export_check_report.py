@@ -194,6 +194,7 @@ def render_html(report: dict) -> str:
             f"{escape(report.get('fps', ''))} fps; file {report.get('gltf_bytes', 0)} bytes; schema "
             f"{escape(report.get('schema', ''))}.</p>"
         ),
+        f"<p>{escape(report['time_note'])}</p>" if report.get("time_note") else "",
         (
             "<table><tr><th>Object</th><th>Sampler</th><th>Rotation keys</th><th>Bytes</th>"
             "<th>Max dev. (deg)</th><th>Worst frame</th><th>Causes</th></tr>"

@@ -43,6 +43,8 @@ def run_export_check(args) -> int:
                 print(f"{export_check_report.entry_label(o)}: {o['advice']}")
     for error in report["errors"]:
         print(error["message"], file=sys.stderr)
+    if report.get("time_note"):
+        print(f"note: {report['time_note']}", file=sys.stderr)
     for skipped in report.get("skipped", []):
         print(f"note: {skipped['message']}", file=sys.stderr)
     if report["errors"]:

@@ -42,6 +42,7 @@ import numpy as np
 
 from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
 from ...report.export_check_report import SCHEMA
+from .. import animdata
 from ..transform import AnimatedTransform, keyed_bone_names
 
 # frame_set per frame evaluates the whole scene: cap the range like a bake.
@@ -211,6 +212,59 @@ def export_gltf(context, objects, folder: str, options: dict, only_these: bool) 
         view_layer.objects.active = was_active
         scene.frame_set(frame, subframe=subframe)
     return path
+
+
+def negative_frames(options: dict) -> str:
+    """What the exporter does with animation before frame 0 (``export_negative_frame``):
+    'SLIDE' (its default: the animation moved to start at 0 s), 'CROP' (cut at frame 0),
+    or '' for an exporter without the option (3.4 writes their times, negative ones too)."""
+    prop = _exporter_properties().get("export_negative_frame")
+    if prop is None:
+        return ""
+    return str(options.get("export_negative_frame", prop.default))
+
+
+def _exported_start(obj) -> int | None:
+    """The frame the exporter starts ``obj``'s animation at: its F-curves' earliest key,
+    cut to a whole frame as io_scene_gltf2 does (``int(min(fcurve.range()))``)."""
+    fcurves = animdata.object_fcurves(obj)
+    starts = [fc.range()[0] for fc in fcurves if len(fc.keyframe_points)]
+    return int(min(starts)) if starts else None
+
+
+def slid_frames(doc, objects, owners: dict, spf: float) -> int:
+    """The whole frames by which the exporter slid the animation of ``objects`` to start
+    at 0 s (``negative_frames`` 'SLIDE', for animation that starts before frame 0):
+    Blender's frame f is then the file's time (f - slide) x ``spf``. Read from the file:
+    the first key time of each object's nodes (``owners``: node -> its transform) against
+    where the exporter started it; the value most objects agree on, 0 when none moved."""
+    found = []
+    for obj in objects:
+        start = _exported_start(obj)
+        if start is None or start >= 0:
+            continue
+        mine = {n for n, t in owners.items() if t.owner == obj}
+        times = [c.sampler.input[0] for a in doc.animations for c in a.channels
+                 if c.node in mine and c.sampler.input.size]
+        if times:
+            found.append(start - int(round(min(times) / spf)))
+    slides = [f for f in found if f < 0]
+    return max(set(slides), key=slides.count) if slides else 0
+
+
+def _time_note(slide: int, cropped: bool, frames) -> dict:
+    """The report's ``frame_at_0s`` and ``time_note`` when the exporter moved or cut the
+    animation before frame 0; nothing otherwise."""
+    if slide:
+        return {"frame_at_0s": float(slide), "time_note": (
+            f"The exporter slid the animation to start at 0 s (export_negative_frame "
+            f"SLIDE): an engine plays frame {slide} at 0 s, and frame f at (f + {-slide}) "
+            "/ fps; compared frame for frame.")}
+    if cropped:
+        return {"frame_at_0s": 0.0, "time_note": (
+            "The exporter cut the animation at frame 0 (export_negative_frame CROP): the "
+            f"keys before it are not in the file; compared from frame {frames[0]:g}.")}
+    return {}
 
 
 def exporter_version() -> str:
@@ -1011,6 +1065,15 @@ def check_objects(
     parents = doc.parents()
     joints = _joints(doc)
     owners = node_owners(doc, parents, joints)
+    exporter_spf = exporter_seconds_per_frame(doc, scene)
+    # Animation before frame 0: the exporter slides it to start at 0 s (its default) or
+    # cuts it there. An engine plays the slid file from 0 s, Blender's first frame; the
+    # check compares frame with frame, so the file's times are moved back (without
+    # this, every interval read as a 'key_mismatch' the keys could not fix).
+    before_zero = negative_frames(options)
+    slide = slid_frames(doc, objects, owners, exporter_spf) if before_zero == "SLIDE" else 0
+    if slide:
+        doc = doc.delayed(slide * exporter_spf)
     for obj in objects:
         node = _object_node(doc, obj.name, joints)
         if node is None:
@@ -1054,6 +1117,9 @@ def check_objects(
     sampled.update({a.display_name: a for a, _n in above.values()
                     if a is not None and a.display_name not in sampled})
     frames = check_frames(scene, all_key_frames)
+    cropped = before_zero == "CROP" and any((_exported_start(o) or 0) < 0 for o in checked)
+    if cropped and frames[-1] >= 0.0:
+        frames = frames[frames >= 0.0]      # not in the file: no engine plays them
     blender_m = blender_world(scene, list(sampled.values()), frames)
     beziers = {t.display_name: b for t, _n in targets if (b := bezier_keys_of(t)) is not None}
     quarters, blender_q = None, {}
@@ -1063,7 +1129,6 @@ def check_objects(
                      if name in beziers and a is not None})
         quarters, blender_q = blender_world_quarters(scene, list(fine.values()), frames,
                                                      blender_m)
-    exporter_spf = exporter_seconds_per_frame(doc, scene)
     entries = []
     last_of = {o.name: (bones[o.name][-1][1] if bones[o.name] else nodes[o.name])
                for o in checked}
@@ -1114,6 +1179,7 @@ def check_objects(
         "export_yup": yup,
         "gltf_bytes": size,
         "frames": [float(frames[0]), float(frames[-1])],
+        **_time_note(slide, cropped, frames),
         "objects": entries,
         "errors": errors,
         "skipped": skipped,

@@ -132,6 +132,8 @@ class QUATBAKE_OT_export_check(Operator):
             return {'CANCELLED'}
         for error in report["errors"]:
             self.report({'WARNING'}, error["message"])
+        if report.get("time_note"):
+            self.report({'INFO'}, report["time_note"])
         for skipped in report.get("skipped", []):
             self.report({'INFO'}, skipped["message"])
         _RESULTS[context.scene.name] = _found(report)

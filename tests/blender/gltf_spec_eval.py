@@ -190,8 +190,9 @@ def _descends(parent, i, ancestor):
     return False
 
 
-def reference_deviation(gltf_path, objects, frames, fps=24.0):
-    """name -> per-frame angle (deg) between Blender's playback and the spec evaluation."""
+def reference_deviation(gltf_path, objects, frames, fps=24.0, seconds=None):
+    """name -> per-frame angle (deg) between Blender's playback at ``frames`` and the spec
+    evaluation at ``seconds`` (default: frames / fps, when Blender plays them)."""
     with open(gltf_path, encoding="utf-8") as fh:
         doc = json.load(fh)
     with open(os.path.join(os.path.dirname(gltf_path), doc["buffers"][0]["uri"]), "rb") as fh:
@@ -207,7 +208,8 @@ def reference_deviation(gltf_path, objects, frames, fps=24.0):
     for o in objects:
         index = next(i for i, n in enumerate(doc["nodes"]) if n.get("name") == o.name)
         node = doc["nodes"][index]
-        q_g = _node_rotation(doc, blob, index, np.asarray(frames) / fps)
+        times = np.asarray(frames) / fps if seconds is None else np.asarray(seconds)
+        q_g = _node_rotation(doc, blob, index, times)
         # io_scene_gltf2 swizzle_yup_rotation: (w, x, y, z) -> (w, x, z, -y); undo it.
         x, y, z, w = q_g.T
         q_b = np.stack([w, x, -z, y], axis=1)

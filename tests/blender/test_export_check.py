@@ -414,6 +414,56 @@ def test_ntsc_frame_rate_drifts_and_is_called_timing(three_empties, tmp_path):
     validate_export_check(json.loads(export_check_report.dumps(report)))
 
 
+def _pre_roll():
+    """Keyed from frame -10 (a pre-roll before the shot), LINEAR: 0, 45 and 90 deg about Z."""
+    from scenes import make_animated_object
+
+    return make_animated_object("PreRoll", 'XYZ', [-10, 0, 20],
+                                np.radians([[0, 0, 0], [0, 0, 45], [0, 0, 90]]), 'LINEAR')
+
+
+def test_animation_before_frame_0_is_compared_where_an_engine_plays_it(clean_blender,
+                                                                        tmp_path):
+    """The exporter (4.2 and newer) slides animation that starts before frame 0 to start
+    at 0 s by default: every interval read as a key_mismatch, advised a re-bake."""
+    obj = _pre_roll()
+    report = export_check.check_objects(bpy.context, [obj], {})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    entry = _by_name(report)["PreRoll"]
+    frames = np.asarray(entry["per_frame"]["frame"])
+    assert frames[0] == -10.0
+    assert not entry["causes"] and entry["max_deviation_deg"] < AGREE_DEG, entry["causes"]
+    path = export_for_reference(tmp_path, [obj])
+    if "export_negative_frame" not in bpy.ops.export_scene.gltf.get_rna_type().properties:
+        # 3.4's exporter writes frame f at f / fps, negative times too.
+        assert "time_note" not in report and "frame_at_0s" not in report
+        ref = reference_deviation(path, [obj], frames)
+    else:
+        assert report["frame_at_0s"] == -10.0 and "SLIDE" in report["time_note"]
+        # The spec's evaluation of the file at (f + 10) / fps is Blender's frame f: the
+        # file starts at 0 s with frame -10's pose.
+        ref = reference_deviation(path, [obj], frames, seconds=(frames + 10.0) / 24.0)
+    assert ref["PreRoll"].max() < AGREE_DEG
+    diff = np.abs(np.asarray(entry["per_frame"]["deviation_deg"]) - ref["PreRoll"])
+    assert diff.max() < AGREE_DEG
+
+
+def test_animation_cut_at_frame_0_is_compared_from_there(clean_blender, tmp_path):
+    if "export_negative_frame" not in bpy.ops.export_scene.gltf.get_rna_type().properties:
+        pytest.skip("this exporter has no export_negative_frame (Blender 3.4)")
+    obj = _pre_roll()
+    report = export_check.check_objects(bpy.context, [obj],
+                                        {"export_negative_frame": 'CROP'})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    entry = _by_name(report)["PreRoll"]
+    frames = np.asarray(entry["per_frame"]["frame"])
+    assert frames[0] == 0.0 and report["frame_at_0s"] == 0.0 and "CROP" in report["time_note"]
+    assert not entry["causes"], entry["causes"]
+    ref = reference_deviation(export_for_reference(tmp_path, [obj], export_negative_frame='CROP'),
+                              [obj], frames)
+    assert ref["PreRoll"].max() < AGREE_DEG
+
+
 def test_a_disabled_exporter_is_a_sentence(three_empties):
     import addon_utils
 
