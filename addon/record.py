@@ -68,29 +68,9 @@ def cache_baked(obj) -> str:
     current = animdata.get_action(owner)
     return rec.cache_constraint if current is not None and current == rec.baked_action else ""
 
-_RECORD_FIELDS = ("original_action", "original_slot", "original_rotation_mode",
-                  "original_fake_user", "baked_action",
-                  # the static values before the first bake (see QUATBAKE_PG_object)
-                  "original_rotation_quaternion", "original_rotation_euler",
-                  "original_rotation_axis_angle", "original_location", "location_baked",
-                  "static_recorded",
-                  "original_delta_rotation_quaternion", "original_delta_rotation_euler",
-                  "original_delta_location", "delta_recorded",
-                  "clip_baked", "previous_action", "previous_slot", "bones_only", "baked_paths",
-                  "cache_constraint")
-
-
-# A record after revert (or before any bake): the property defaults.
-EMPTY_RECORD = (None, "", "", False, None,
-                 (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0),
-                 False, False,
-                 (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), False,
-                 False, None, "", False, "", "")
-
-
-_BONE_RECORD_FIELDS = ("baked", "baked_name", "baked_paths", "original_rotation_mode",
-                       "original_rotation_quaternion", "original_rotation_euler",
-                       "original_rotation_axis_angle", "original_location", "location_baked")
+# Not the bake's: the overlay's pin is the animator's, and stays through a revert.
+_NOT_RECORD = frozenset({"rna_type", "name", "overlay_pinned"})
+_FIELDS: dict = {}
 
 
 def record_of(obj):
@@ -98,26 +78,45 @@ def record_of(obj):
 
 
 def _fields(rec) -> tuple:
-    return _BONE_RECORD_FIELDS if hasattr(rec, "baked_name") else _RECORD_FIELDS
+    """Every field of the bake record ``rec`` (QUATBAKE_PG_object or QUATBAKE_PG_bone, as
+    ui.props declares them), in their order: one list, so a field added there is copied,
+    put back and cleared with the others (the bake's notes once stayed after a revert)."""
+    kind = type(rec)
+    if kind not in _FIELDS:
+        _FIELDS[kind] = tuple(p.identifier for p in rec.bl_rna.properties
+                              if p.identifier not in _NOT_RECORD)
+    return _FIELDS[kind]
 
 
-def get_record(obj) -> tuple:
-    """A copy of the bake record of ``obj`` (an object, or a transform: the bone's record)."""
+def get_record(obj) -> dict:
+    """A copy of the bake record of ``obj`` (an object, or a transform: the bone's record),
+    {field: value}."""
     rec = obj.quatbake
     # tuple(): a vector property is a live view of the record, not a copy.
-    return tuple(v if isinstance(v, (str, bool)) or v is None or hasattr(v, "name")
-                 else tuple(v) for v in (getattr(rec, name) for name in _fields(rec)))
+    return {name: v if isinstance(v, (str, bool, int, float)) or v is None or hasattr(v, "name")
+            else tuple(v) for name, v in ((n, getattr(rec, n)) for n in _fields(rec))}
 
 
-def set_record(obj, values: tuple) -> None:
+def set_record(obj, values: dict) -> None:
+    """Put back a record ``get_record`` copied."""
     rec = obj.quatbake
-    for name, value in zip(_fields(rec), values):
+    for name, value in values.items():
         setattr(rec, name, value)
 
 
-def clear_bone_record(rec) -> None:
-    for name in _BONE_RECORD_FIELDS:
+def clear_record(rec) -> None:
+    """Every field of the bake record ``rec`` back to its default (a revert)."""
+    for name in _fields(rec):
         rec.property_unset(name)
+
+
+def new_record(obj, **fields) -> None:
+    """Start the bake record of ``obj`` (its first bake): every field at its default but
+    those named."""
+    rec = obj.quatbake
+    clear_record(rec)
+    for name, value in fields.items():
+        setattr(rec, name, value)
 
 
 def paths_of(text: str) -> list[str]:

@@ -27,9 +27,10 @@ from ...core import path, quat, rotation, turn_interp, turns
 from .. import animdata
 from ..animdata import cache as anim_cache
 from ..record import (
-    EMPTY_RECORD,
     cache_baked,
+    clear_record,
     get_record,
+    new_record,
     record_of,
     restore_rotation_props,
     set_record,
@@ -332,11 +333,19 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                                 location_values[:, i])
         state = undo.states[0]
         animdata.assign_action(owner, new, slot)
-        set_record(owner, (src.action, slot, src.mode,
-                           fake_users.original(src.action) if src.action is not None else False,
-                           new, *state.rotation_props, state.location, True, True,
-                           *state.delta_props, True, False, None, "", False,
-                           "\n".join(sorted(plan.drop_paths)), con.name))
+        quaternion, euler, axis_angle = state.rotation_props
+        delta_quaternion, delta_euler, delta_location = state.delta_props
+        new_record(owner, original_action=src.action, original_slot=slot,
+                   original_rotation_mode=src.mode,
+                   original_fake_user=(fake_users.original(src.action)
+                                       if src.action is not None else False),
+                   baked_action=new, original_rotation_quaternion=quaternion,
+                   original_rotation_euler=euler, original_rotation_axis_angle=axis_angle,
+                   original_location=state.location, location_baked=True, static_recorded=True,
+                   original_delta_rotation_quaternion=delta_quaternion,
+                   original_delta_rotation_euler=delta_euler,
+                   original_delta_location=delta_location, delta_recorded=True,
+                   baked_paths="\n".join(sorted(plan.drop_paths)), cache_constraint=con.name)
         set_rotation_mode(owner, plan.out_mode)
         if src.action is not None:
             src.action.use_fake_user = True
@@ -394,7 +403,7 @@ def revert_cache(obj, originals) -> None:
     obj.location = location
     if con is not None:
         con.mute = False
-    set_record(obj, EMPTY_RECORD)
+    clear_record(obj.quatbake)
     if original is not None:
         originals[original.as_pointer()] -= 1
         if originals[original.as_pointer()] <= 0:

@@ -327,7 +327,7 @@ def bake_objects(objects, settings: BakeSettings,
 
     # A re-bake replaced an earlier bake: drop that action unless someone else uses it.
     for undo in done:
-        previous = undo.owner_record[4]
+        previous = undo.owner_record["baked_action"]
         baked = undo.owner.quatbake.baked_action
         if previous is not None and previous != baked and previous.users == 0:
             animdata.remove_action(previous)

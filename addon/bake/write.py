@@ -14,10 +14,10 @@ import bpy
 
 from .. import animdata
 from ..record import (
-    EMPTY_RECORD,
-    clear_bone_record,
+    clear_record,
     delta_props,
     get_record,
+    new_record,
     paths_of,
     record_of,
     restore_delta_props,
@@ -38,7 +38,7 @@ class _TransformState:
     rotation_props: tuple
     delta_props: tuple
     location: tuple
-    record: tuple
+    record: dict                 # record.get_record: the bone's or object's
 
 
 
@@ -47,7 +47,7 @@ class WriteUndo:
     owner: object                # the object whose action the bake replaced
     action: object
     slot: str
-    owner_record: tuple
+    owner_record: dict
     states: list                 # _TransformState of each transform baked
     source_action: object
     source_fake_user: bool
@@ -199,12 +199,18 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             object_state = next((st for st in undo.states if not st.transform.bone_name), None)
             props = object_state.rotation_props if object_state else rotation_props(owner)
             deltas = object_state.delta_props if object_state else delta_props(owner)
-            set_record(owner, (src.action, src.slot, src.mode if object_state else
-                                owner.rotation_mode, fake_users.original(src.action),
-                                None, *props, tuple(owner.location), False, True,
-                                *deltas, True,
-                                src.clip, undo.action if src.clip else None,
-                                undo.slot if src.clip else "", object_state is None, ""))
+            new_record(owner, original_action=src.action, original_slot=src.slot,
+                       original_rotation_mode=src.mode if object_state else owner.rotation_mode,
+                       original_fake_user=fake_users.original(src.action),
+                       original_rotation_quaternion=props[0], original_rotation_euler=props[1],
+                       original_rotation_axis_angle=props[2],
+                       original_location=tuple(owner.location), static_recorded=True,
+                       original_delta_rotation_quaternion=deltas[0],
+                       original_delta_rotation_euler=deltas[1],
+                       original_delta_location=deltas[2], delta_recorded=True,
+                       clip_baked=src.clip, previous_action=undo.action if src.clip else None,
+                       previous_slot=undo.slot if src.clip else "",
+                       bones_only=object_state is None)
         for plan, state in zip(plans, undo.states):
             t = plan.obj
             set_rotation_mode(t, plan.out_mode)
@@ -271,7 +277,7 @@ def _restore_bone(owner, pbone) -> None:
     restore_rotation_props(t, saved)
     if brec.location_baked:
         t.location = tuple(brec.original_location)
-    clear_bone_record(brec)
+    clear_record(brec)
 
 
 def revert_owner_fully(obj, originals: Counter) -> None:
@@ -310,7 +316,7 @@ def revert_owner_fully(obj, originals: Counter) -> None:
             obj.location = location
     for pbone in bones:
         _restore_bone(obj, pbone)
-    set_record(obj, EMPTY_RECORD)
+    clear_record(obj.quatbake)
     originals[original.as_pointer()] -= 1
     if originals[original.as_pointer()] <= 0:   # no other bake keeps it as its original
         original.use_fake_user = fake

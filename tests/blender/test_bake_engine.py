@@ -240,6 +240,39 @@ def test_revert_restores_everything_exactly(clean_blender, output_mode):
     assert "Nothing to revert" in str(info.value) and "Rev" in str(info.value)
 
 
+def test_revert_clears_every_field_of_the_bake_records(clean_blender):
+    """The record's fields were listed three times; the bake's notes (method, tolerance,
+    keys, path, checksums) were in none of the lists that a revert cleared."""
+    from scenes import key_bone, make_rig
+
+    obj = _animated("Noted", 'XYZ', seed=3)
+    rig = make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
+    key_bone(rig, "arm", "rotation_quaternion", KEY_FRAMES,
+             np.tile([1.0, 0.0, 0.0, 0.0], (KEY_FRAMES.size, 1)) + np.linspace(0, 1, 5)[:, None]
+             * np.array([0.0, 0.0, 0.0, 1.0]), mode='QUATERNION')
+    obj.quatbake.overlay_pinned = True        # the animator's, not the bake's
+    bake.bake_objects([obj, rig], bake.BakeSettings(method='SQUAD', tolerance_deg=0.1))
+    records = [obj.quatbake, rig.quatbake, rig.pose.bones["arm"].quatbake]
+    for rec in (obj.quatbake, rig.pose.bones["arm"].quatbake):     # each transform baked
+        assert rec.bake_method == "squad" and rec.baked_checksums, rec
+    assert sorted(bake.revert_objects([obj, rig])) == ["Noted", "Rig: arm"]
+    fresh_rig = make_rig("Fresh", [("arm", None, (0, 0, 0), (0, 0, 1))])
+    fresh = {"object": fresh_rig.quatbake, "bone": fresh_rig.pose.bones["arm"].quatbake}
+
+    def values(rec):
+        return {p.identifier: (tuple(v) if hasattr(v, "__len__") and not isinstance(v, str)
+                               else v)
+                for p in rec.bl_rna.properties
+                if p.identifier not in ("rna_type", "name", "overlay_pinned")
+                for v in [getattr(rec, p.identifier)]}
+
+    for rec in records:
+        kind = "bone" if hasattr(rec, "baked_name") else "object"
+        left = {k: v for k, v in values(rec).items() if v != values(fresh[kind])[k]}
+        assert left == {}, left
+    assert obj.quatbake.overlay_pinned
+
+
 @pytest.mark.parametrize("location_method", ('KEEP', 'CATMULL_ROM'))
 def test_revert_after_blender_evaluated_the_bake_restores_the_static_values(
         clean_blender, location_method):
