@@ -355,16 +355,30 @@ def object_is_keyed(obj, fcurves=None) -> bool:
     return any(fc.data_path in wanted and len(fc.keyframe_points) for fc in fcurves)
 
 
-def transforms_of_objects(objects) -> list[AnimatedTransform]:
+def _clip_fcurves(obj, clip: str):
+    """The F-curves of ``obj``'s clip named ``clip`` (its active action or an NLA
+    strip's), or None: no clip named, or the object has none of that name."""
+    from . import animdata
+
+    if not clip:
+        return None
+    return next((c.fcurves() for c in animdata.object_clips(obj) if c.name == clip), None)
+
+
+def transforms_of_objects(objects, clip: str = "") -> list[AnimatedTransform]:
     """What a selection of objects means: each object, and for an armature with keyed bones
-    every keyed bone (after its own channels, when those are keyed too)."""
+    every keyed bone (after its own channels, when those are keyed too). Keyed in its
+    active action, or in the clip named ``clip`` where the object has one: an armature
+    whose clip plays only in the NLA means the bones the clip keys (a walk: in Object Mode
+    a Clip bake of such a rig looked at the armature's own channels and refused)."""
     found = []
     for obj in objects:
-        bones = keyed_bone_names(obj)
+        fcurves = _clip_fcurves(obj, clip)
+        bones = keyed_bone_names(obj, fcurves)
         if not bones:
             found.append(AnimatedTransform(obj))
             continue
-        if object_is_keyed(obj):
+        if object_is_keyed(obj, fcurves):
             found.append(AnimatedTransform(obj))
         found.extend(AnimatedTransform(obj, name) for name in bones)
     return found
@@ -384,14 +398,15 @@ def selected_transforms(context) -> list[AnimatedTransform]:
     return transforms_of_objects(objects)
 
 
-def as_transforms(items) -> list[AnimatedTransform]:
-    """Objects (expanded as ``transforms_of_objects``) and transforms, in order."""
+def as_transforms(items, clip: str = "") -> list[AnimatedTransform]:
+    """Objects (expanded as ``transforms_of_objects``, keyed in ``clip`` where named) and
+    transforms, in order."""
     out = []
     for item in items:
         if isinstance(item, AnimatedTransform):
             out.append(item)
         else:
-            out.extend(transforms_of_objects([item]))
+            out.extend(transforms_of_objects([item], clip))
     return out
 
 

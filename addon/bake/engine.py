@@ -208,7 +208,7 @@ def bake_objects(objects, settings: BakeSettings,
     Returns a BakeResult (``objects``: "Cube", "Rig: spine" ...); warnings
     (e.g. constraints not baked) are in it.
     """
-    transforms = _unique(as_transforms(_unique(objects)))
+    transforms = _unique(as_transforms(_unique(objects), getattr(settings, "clip", "")))
     issues = settings_issues(settings)
     if not transforms:
         issues.insert(0, BakeIssue('ERROR', "", "", None,

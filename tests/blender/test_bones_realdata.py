@@ -271,5 +271,16 @@ def test_fox_clip_held_only_in_the_armatures_nla_is_reported_and_baked_by_name(t
         assert animdata.get_action(arm) is None
         scene.frame_set(1)
         scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+        # The Re-bake button with the panel's Clip, in Object Mode with the armature
+        # selected: the bones the clip keys (a walk: it looked at the armature's own
+        # channels, and refused with a sentence about its rotation_euler).
+        bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False)
+        scene, arm = bpy.context.scene, _armature()
+        scenes.select_only(arm)
+        assert bpy.ops.quatbake.bake(clip=walk) == {'FINISHED'}
+        assert animdata.get_action(arm).name == walk + bake.BAKED_SUFFIX
+        worst = max(angle_deg(corrections[n], k) for f in frames for n, k in
+                    k_at(f / fps).items())
+        assert worst < CHAIN_TOL_DEG, f"Walk baked by the button {worst:.2e} deg from the spec"
     finally:
         quatbake.unregister()
