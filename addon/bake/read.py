@@ -620,6 +620,22 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
     return found
 
 
+def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: float) -> None:
+    """Warn when a Custom Range leaves out keys: the bake holds the range's first and last
+    pose beyond it, as nla.bake's action does, so those keys' poses are gone from what
+    plays (a walk: Custom Range 5-25 dropped the poses at 1, 31 and 41, 81 deg off, with
+    no word)."""
+    outside = keys[(keys < start) | (keys > end)]
+    if not outside.size:
+        return
+    shown = ", ".join(animdata.frame_label(f) for f in outside[:5])
+    more = f" and {outside.size - 5} more" if outside.size > 5 else ""
+    issues.warn(f"{issues.who}: the Custom Range {start:g}-{end:g} leaves out its keys at "
+                f"{shown}{more}; the bake holds frame {start:g}'s pose before the range and "
+                f"frame {end:g}'s after it, so those poses no longer play. Widen the range to "
+                "keep them (Revert brings them back).", "", float(outside[0]))
+
+
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
                     loc_frames: np.ndarray | None, fcurve_cache: dict | None,
                     issues: _Issues) -> tuple[np.ndarray, float, float]:
@@ -636,6 +652,8 @@ def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
     if message:
         issues.refuse(message, "", start)
     all_keys = rot_frames if loc_frames is None else np.union1d(rot_frames, loc_frames)
+    if settings.frame_range is not None:
+        _say_keys_left_out(issues, all_keys, start, end)
     # Rig bones keyed on the same frames share one frame grid (and one evaluation later).
     grid_key = (start, end, step, all_keys.tobytes())
     grids = fcurve_cache.setdefault("grids", {}) if fcurve_cache is not None else {}

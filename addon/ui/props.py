@@ -243,7 +243,8 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
     use_frame_range: BoolProperty(
         name="Custom Range", default=False,
-        description="Bake a chosen frame range instead of the keyed range",
+        description="Bake a chosen frame range instead of the keyed range. Keys outside it are "
+        "not kept: the bake holds the range's first and last pose beyond it",
         update=lambda self, context: _custom_range_switched(self, context),
     )
     frame_start: IntProperty(name="Start", default=1, description="First frame to bake")

@@ -249,7 +249,9 @@ ZH_HANS = {
     "Keys per channel: {:d} dense -> {:d} within {:g} deg":
         "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
     "Custom Range": "自定义范围",
-    "Bake a chosen frame range instead of the keyed range": "烘焙指定的帧范围，而不是关键帧覆盖的范围",
+    "Bake a chosen frame range instead of the keyed range. Keys outside it are not kept: "
+    "the bake holds the range's first and last pose beyond it":
+        "烘焙指定的帧范围，而不是关键帧覆盖的范围。范围之外的关键帧不会保留：范围之前和之后保持范围首尾两帧的姿势",
     "Start": "起始",
     "First frame to bake": "烘焙的第一帧",
     "End": "结束",

@@ -196,6 +196,24 @@ def test_custom_frame_range_is_passed_on(clean_blender):
     )
 
 
+def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
+    """A walk: Custom Range 5-25 dropped the poses keyed at 1, 31 and 41 without a word.
+    The warning's claim is checked on Blender's playback: before the range the pose is
+    frame 5's, after it frame 15's."""
+    obj = _keyed("Cube")
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(5, 15)))
+    said = [w.message for w in result.warnings if "Custom Range" in w.message]
+    assert len(said) == 1 and "Custom Range 5-15 leaves out its keys at 1, 21, 41" in said[0]
+    played = scenes.evaluated_quats(obj, [1.0, 5.0, 15.0, 21.0, 41.0])
+    assert quat.angle_between(played[0], played[1]) < 1e-6
+    assert quat.angle_between(played[3], played[2]) < 1e-6
+    assert quat.angle_between(played[4], played[2]) < 1e-6
+    # A range that holds every key says nothing.
+    bake.revert_objects([obj])
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(1, 41)))
+    assert not [w for w in result.warnings if "Custom Range" in w.message]
+
+
 def test_reversed_frame_range_is_refused_and_nothing_changes(clean_blender):
     obj = _keyed("Cube")
     scenes.select_only(obj)
