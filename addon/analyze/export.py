@@ -20,6 +20,18 @@ from ..ui.polls import has_selection
 from ..ui.props import COMPARE_ITEMS
 
 
+def page_path(path: str, blend_path: str = "") -> str:
+    """Where Export Report writes its page for ``path`` as given: a folder (the file
+    browser's name left empty) gets the .blend's name (``blend_path``), or quatbake_report,
+    and .html is added when missing. (A walk: a folder made the hidden ".html" and
+    ".html.json".)"""
+    folder, name = os.path.split(path)
+    if not name or os.path.isdir(path):
+        stem = os.path.splitext(os.path.basename(blend_path))[0] or "quatbake_report"
+        path = os.path.join(path if os.path.isdir(path) else folder, stem)
+    return path if path.lower().endswith(".html") else path + ".html"
+
+
 def json_path_for(html_path: str) -> str:
     """The JSON file written beside ``html_path`` (same name, .json)."""
     return os.path.splitext(html_path)[0] + ".json"
@@ -117,9 +129,7 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
             self.report({'ERROR'}, "None of the selected objects has rotation keys to report on; "
                         "nothing was written.")
             return {'CANCELLED'}
-        html_path = bpy.path.abspath(self.filepath)
-        if not html_path.lower().endswith(".html"):
-            html_path += ".html"
+        html_path = page_path(bpy.path.abspath(self.filepath), bpy.data.filepath)
         json_path = json_path_for(html_path)
         written = []
         try:

@@ -186,6 +186,25 @@ def test_export_report_after_a_bake_has_the_after_bake_section(clean_blender, tm
     assert "After the bake" in html_path.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("saved", [False, True], ids=["unsaved", "saved"])
+def test_export_report_to_a_folder_names_the_page_after_the_file(clean_blender, tmp_path,
+                                                                 saved):
+    """A walk: the file browser's name left empty wrote the hidden ".html" and ".html.json"
+    into the folder, and said it had succeeded."""
+    _flip_and_wrap()
+    stem = "quatbake_report"
+    if saved:
+        bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "shot 010.blend"))
+        stem = "shot 010"
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    assert bpy.ops.quatbake.export_report(filepath=str(folder) + os.sep,
+                                          open_in_browser=False) == {'FINISHED'}
+    assert sorted(p.name for p in folder.iterdir()) == [f"{stem}.html", f"{stem}.json"]
+    report = report_schema.load_report(folder / f"{stem}.json")
+    assert {o["name"] for o in report["objects"]} == {"Flip", "Wrap"}
+
+
 def test_export_report_that_cannot_be_written_leaves_nothing(clean_blender, tmp_path):
     _flip_and_wrap()
     missing = tmp_path / "no such folder" / "r.html"
