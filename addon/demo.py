@@ -25,6 +25,7 @@ import numpy as np
 
 from . import animdata
 from .ui.guard import guarded
+from .ui.texts import one_line_tooltips
 
 
 def _axis_quat(axis, deg) -> np.ndarray:
@@ -157,6 +158,7 @@ class QUATBAKE_OT_demo_scene(bpy.types.Operator):
         return {'FINISHED'}
 
 
-register, unregister = bpy.utils.register_classes_factory((QUATBAKE_OT_demo_scene,))
+register, unregister = bpy.utils.register_classes_factory(
+    one_line_tooltips(QUATBAKE_OT_demo_scene))
 
 

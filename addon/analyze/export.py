@@ -18,6 +18,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..ui.guard import guarded
 from ..ui.polls import has_selection
 from ..ui.props import COMPARE_ITEMS
+from ..ui.texts import one_line_tooltips
 
 
 def page_path(path: str, blend_path: str = "") -> str:
@@ -150,5 +151,5 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
         return {'FINISHED'}
 
 
-classes = (QUATBAKE_OT_export_report,)
+classes = one_line_tooltips(QUATBAKE_OT_export_report)
 register, unregister = bpy.utils.register_classes_factory(classes)

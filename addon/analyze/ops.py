@@ -12,6 +12,7 @@ from ..ui.counts import count_phrase, tally
 from ..ui.guard import guarded
 from ..ui.polls import has_selection
 from ..ui.props import METHOD_ITEMS
+from ..ui.texts import one_line_tooltips
 from .entries import (
     FINE_DEG,
     analyze_into,
@@ -37,18 +38,17 @@ def _at(entry: dict) -> str:
 
 class QUATBAKE_OT_analyze(Operator):
     """Compare Blender's own rotation interpolation of the selected objects with the chosen
-    method. Verdicts: fine (nothing to do), to check (under 0.1 degrees, but the advice asks
-    for something), visible (0.1 degrees or more), long way round (a key interval turns more
-    than 180 degrees where less would do), within tolerance (a Key Tolerance bake played
-    within it)"""
+    method. Verdicts: fine, to check (under 0.1 deg, with advice), visible (0.1 deg or more),
+    long way round (a key interval past 180 deg), within tolerance"""
 
+    # Blender 3.4 keeps the first 240 characters of an operator's description.
     bl_idname = "quatbake.analyze"
     bl_label = "Analyze"
     bl_options = {'REGISTER'}
 
     method: EnumProperty(
         name="Method", items=METHOD_ITEMS, default='SLERP',
-        description="Interpolation to compare Blender's with (default: the scene's QuatBake method)",
+        description="Interpolation to compare Blender's with (default: the panel's Compare With)",
     )
     object_name: StringProperty(
         name="Object", default="", options={'SKIP_SAVE'},
@@ -170,7 +170,7 @@ def _select_bone(context, object_name: str, bone_name: str) -> None:
     rig.data.bones.active = rig.data.bones[bone_name]
 
 
-classes = (QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst)
+classes = one_line_tooltips(QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -18,6 +18,7 @@ from ..ui.counts import tally, transform_count, transform_pairs
 from ..ui.guard import guarded, unexpected
 from ..ui.polls import has_selection
 from ..ui.props import BAKE_METHOD_ITEMS, SETTING_NAMES, QUATBAKE_PG_settings
+from ..ui.texts import one_line_tooltips
 from .panel import draw_bake_settings, forget_last_bake, remember_last_bake
 
 # The engine (.bake, with core's interpolation) is imported inside the
@@ -389,6 +390,10 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
     def poll(cls, context) -> bool:
         return has_selection(cls, context)
 
+    def invoke(self, context, event):
+        # From the Animation menu: the mode and tolerance are chosen first (its "...").
+        return context.window_manager.invoke_props_dialog(self)
+
     @guarded("Convert Rotation Mode")
     def execute(self, context):
         from .. import animdata, bake
@@ -438,5 +443,24 @@ def _refresh_report(operator: Operator, context, transforms, doing: str,
                                                 "Report", exc, "press Analyze again"))
 
 
-classes = (QUATBAKE_OT_bake, QUATBAKE_OT_revert, QUATBAKE_OT_convert_rotation_mode)
-register, unregister = bpy.utils.register_classes_factory(classes)
+def animation_menu(self, context) -> None:
+    """Object > Animation and Pose > Animation, beside Blender's Bake Action: Convert has no
+    button in the sidebar, whose panels are sized to keep the overlay's legend on a
+    900-pixel screen (a review found it only through F3 with Developer Extras on)."""
+    self.layout.operator(QUATBAKE_OT_convert_rotation_mode.bl_idname,
+                         text="Convert Rotation Mode (QuatBake)...")
+
+
+classes = one_line_tooltips(QUATBAKE_OT_bake, QUATBAKE_OT_revert,
+                            QUATBAKE_OT_convert_rotation_mode)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register() -> None:
+    _register_classes()
+    bpy.types.VIEW3D_MT_object_animation.append(animation_menu)
+
+
+def unregister() -> None:
+    bpy.types.VIEW3D_MT_object_animation.remove(animation_menu)
+    _unregister_classes()

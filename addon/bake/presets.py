@@ -42,6 +42,7 @@ from bpy.types import Menu, Operator
 from ..ui.guard import guarded
 from ..ui.polls import has_settings
 from ..ui.props import SETTING_NAMES
+from ..ui.texts import one_line_tooltips
 
 rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
 
@@ -315,7 +316,7 @@ def draw_preset_selector(layout, context) -> None:
                 text=active_preset_label(context.scene.quatbake))
 
 
-classes = (QUATBAKE_OT_apply_preset, QUATBAKE_OT_preset_add, QUATBAKE_MT_presets)
+classes = one_line_tooltips(QUATBAKE_OT_apply_preset, QUATBAKE_OT_preset_add, QUATBAKE_MT_presets)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

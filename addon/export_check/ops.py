@@ -14,6 +14,7 @@ from bpy.types import Operator
 
 from ..ui.guard import guarded
 from ..ui.polls import poll_message
+from ..ui.texts import one_line_tooltips
 
 # The engine (.export_check: core's glTF reader and sampler) is imported when
 # the operator runs: registering must not load it (bench_register).
@@ -167,7 +168,7 @@ class QUATBAKE_OT_export_check(Operator):
         return {'FINISHED'}
 
 
-classes = (QUATBAKE_OT_export_check,)
+classes = one_line_tooltips(QUATBAKE_OT_export_check)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -202,6 +202,67 @@ ZH_HANS = {
         "所需的关键帧；0 表示每个步长帧都保留关键帧",
     "Keys": "关键帧",
     "Convert Rotation Mode": "转换旋转模式",
+    "Convert Rotation Mode (QuatBake)...": "转换旋转模式（QuatBake）...",
+    "Mode": "模式",
+    "The rotation mode to convert to": "要转换到的旋转模式",
+    "Auto (Euler)": "自动（欧拉）",
+    "The Euler order that stays farthest from gimbal lock over the clip (the bake's notes say "
+    "which)": "在整段动画中离万向节锁最远的欧拉顺序（烘焙说明会指出是哪一个）",
+    "Quaternion (WXYZ)": "四元数（WXYZ）",
+    "Axis Angle": "轴角",
+    "Axis Angle (W+XYZ)": "轴角（W+XYZ）",
+    "XYZ Euler": "XYZ 欧拉",
+    "XZY Euler": "XZY 欧拉",
+    "YXZ Euler": "YXZ 欧拉",
+    "YZX Euler": "YZX 欧拉",
+    "ZXY Euler": "ZXY 欧拉",
+    "ZYX Euler": "ZYX 欧拉",
+    "Euler angles, XYZ order": "欧拉角，XYZ 顺序",
+    "Euler angles, XZY order": "欧拉角，XZY 顺序",
+    "Euler angles, YXZ order": "欧拉角，YXZ 顺序",
+    "Euler angles, YZX order": "欧拉角，YZX 顺序",
+    "Euler angles, ZXY order": "欧拉角，ZXY 顺序",
+    "Euler angles, ZYX order": "欧拉角，ZYX 顺序",
+    "Tolerance": "容差",
+    "Degrees: Blender's playback of the converted keys stays this close to what it plays "
+    "now, at every quarter frame":
+        "度：转换后的关键帧在 Blender 中的播放与现在播放的结果之差，在每个四分之一帧处都不超过此值",
+    # Analyze, Jump to Worst Frame, the demo and Export Check
+    # Blender 3.4 keeps the first 240 characters of an operator's description.
+    "Compare Blender's own rotation interpolation of the selected objects with the chosen "
+    "method. Verdicts: fine, to check (under 0.1 deg, with advice), visible (0.1 deg or more), "
+    "long way round (a key interval past 180 deg), within tolerance":
+        "将所选物体在 Blender 中自身的旋转插值与所选方法进行比较。结论：良好、待检查（低于 0.1 度，"
+        "但有建议）、可见（0.1 度或以上）、绕远路（某个关键帧区间转过 180 度以上）、在容差内",
+    "Interpolation to compare Blender's with (default: the panel's Compare With)":
+        "与 Blender 的插值进行对比的插值方法（默认：面板中的“对比对象”）",
+    "Object": "物体",
+    "Analyze only this object (default: the selected objects)": "只分析此物体（默认：所选物体）",
+    "Jump to Worst Frame": "跳到最差帧",
+    "Set the current frame to the frame where this object deviates most":
+        "将当前帧设为该物体偏差最大的那一帧",
+    "Object whose worst frame to show": "要显示其最差帧的物体",
+    "Load Demo Scene": "加载演示场景",
+    "Add a scene with five objects, each showing one classic rotation pitfall (not baked), "
+    "and switch to it. Your own scenes stay as they are":
+        "添加一个包含五个物体的场景（未烘焙），每个物体展示一种经典的旋转陷阱，并切换到该场景。"
+        "你自己的场景保持不变",
+    "Check glTF Export": "检查 glTF 导出",
+    "Export Check (glTF)": "导出检查（glTF）",
+    "Export the selected objects with Blender's glTF exporter and measure how far a glTF "
+    "player's playback of the file is from Blender's, frame by frame":
+        "用 Blender 的 glTF 导出器导出所选物体，并逐帧测量 glTF 播放器播放该文件时与 Blender "
+        "的差距",
+    "Exporter Options": "导出器选项",
+    "Options for Blender's glTF exporter, NAME=VALUE separated by commas (e.g. "
+    "export_force_sampling=False); empty: the exporter's defaults":
+        "Blender glTF 导出器的选项，以逗号分隔的 NAME=VALUE（例如 export_force_sampling=False）；"
+        "留空：使用导出器的默认值",
+    "JSON Report": "JSON 报告",
+    "Also write the quatbake.export-check/1 JSON report here (optional)":
+        "同时将 quatbake.export-check/1 JSON 报告写到这里（可选）",
+    "HTML Report": "HTML 报告",
+    "Also write the HTML report here (optional)": "同时将 HTML 报告写到这里（可选）",
     "Convert the selected objects' (or pose bones') rotation to another mode, keeping what "
     "Blender plays now, in-betweens included, in few Bezier keys. Revert puts the original "
     "keys back":

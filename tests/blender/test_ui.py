@@ -53,33 +53,52 @@ def test_unregister_removes_the_ui(clean_blender):
 
 
 def _ui_strings() -> set:
-    """Every label and tooltip the bake UI introduces."""
+    """Every label and tooltip QuatBake introduces: each of its registered classes (panels,
+    menus, lists, property groups) and operators, with their own properties and enum
+    items, as Blender stores them (a review found a dozen untranslated: the list was kept
+    by hand), and the texts the panels draw."""
     strings = set(DRAWN_TEXT)
     # The preset menu shows the shipped presets' names translated.
     strings.update(
         bpy.path.display_name(name) for name in os.listdir(presets.SHIPPED_PRESETS_DIR)
         if name.endswith(".py")
     )
-    for cls in (bpy.types.QUATBAKE_OT_bake, bpy.types.QUATBAKE_OT_revert,
-                bpy.types.QUATBAKE_OT_apply_preset, bpy.types.QUATBAKE_MT_presets,
-                bpy.types.QUATBAKE_PT_main, bpy.types.QUATBAKE_OT_export_report,
-                bpy.types.QUATBAKE_OT_preset_add, bpy.types.QUATBAKE_PT_rebake):
-        strings.add(cls.bl_label)
-        strings.add(cls.bl_rna.description)
-    rna_props = [p for op in ("bake", "apply_preset")
-                 for p in getattr(bpy.ops.quatbake, op).get_rna_type().properties
-                 if p.identifier != "rna_type"]
-    export = bpy.ops.quatbake.export_report.get_rna_type().properties
-    rna_props += [export["method"], export["open_in_browser"]]
-    settings_rna = bpy.types.Scene.bl_rna.properties["quatbake"].fixed_type
-    rna_props += [settings_rna.properties[name] for name in SCENE_SETTINGS_SHOWN]
-    for prop in rna_props:
-        strings.update((prop.name, prop.description))
-        if prop.type == 'ENUM':
-            for item in prop.enum_items:
-                strings.update((item.name, item.description))
+    # Blender's own properties of every operator, panel, list and group: its catalogue's.
+    inherited = {"filepath", "check_existing", "filter_glob", "remove_name", "remove_active"}
+    for base in (bpy.types.Operator, bpy.types.Panel, bpy.types.UIList, bpy.types.Menu,
+                 bpy.types.PropertyGroup):
+        inherited |= {p.identifier for p in base.bl_rna.properties}
+    classes = [getattr(bpy.types, n) for n in dir(bpy.types) if n.startswith("QUATBAKE_")]
+    strings.update(getattr(cls, "bl_label", "") for cls in classes)
+    rnas = [cls.bl_rna for cls in classes]
+    operators = [getattr(bpy.ops.quatbake, op).get_rna_type() for op in dir(bpy.ops.quatbake)]
+    strings.update(rna.name for rna in operators)
+    for rna in rnas + operators:
+        strings.add(rna.description)
+        for prop in rna.properties:
+            if prop.identifier in inherited:
+                continue
+            strings.update((prop.name, prop.description))
+            if prop.type == 'ENUM':
+                for item in prop.enum_items:
+                    strings.update((item.name, item.description))
     strings.discard("")
     return strings
+
+
+def test_the_animation_menu_offers_convert_and_unregister_takes_it_away(clean_blender):
+    from quatbake.addon.bake import ops
+
+    def drawn():
+        return ops.animation_menu in getattr(bpy.types.VIEW3D_MT_object_animation.draw,
+                                             "_draw_funcs", ())
+
+    assert drawn()
+    quatbake.unregister()
+    try:
+        assert not drawn()
+    finally:
+        quatbake.register()
 
 
 def test_every_ui_string_has_a_chinese_translation(clean_blender):
