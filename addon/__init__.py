@@ -3,8 +3,9 @@
 
 Layers, each importing only the ones before it (tests/core/test_import_graph.py):
 
-1. ``animdata/``, ``transform.py``, ``record.py``, ``keyed.py``, ``lazy.py``: the storage layer.
-   Blender's animation data as arrays, version by version; one animated transform
+1. ``versions.py``, ``animdata/``, ``transform.py``, ``record.py``, ``keyed.py``, ``lazy.py``:
+   the storage layer. Every difference between releases (``versions``; where F-curves live:
+   ``animdata.actions``); Blender's animation data as arrays; one animated transform
    (an object or a pose bone); what a bake recorded; what is keyed.
 2. ``ui/``: what every panel and operator shares (settings, polls, texts, the main panel).
 3. The features, each with its engine, operators and panel: ``analyze/``,

@@ -3,7 +3,7 @@
 versions store keys.
 
 - ``paths``: the data paths of a transform's channels, and how sentences name them;
-- ``versions``: where each Blender version keeps an action's F-curves (3.4 - 4.3
+- ``actions``: where each Blender version keeps an action's F-curves (3.4 - 4.3
   ``action.fcurves``; 4.4+ slots and channelbags; 5.0 without ``action.fcurves``);
 - ``channels``: a transform's F-curves by data path, and what unkeyed channels hold;
 - ``read``: keys and what Blender plays from them, in bulk, without ``frame_set``;
@@ -15,6 +15,24 @@ versions store keys.
 Everything above this package asks it and stays version-blind. Its public names
 are forwarded here, so ``animdata.evaluate_rotation`` reads as it always did.
 """
+from .actions import (  # noqa: F401
+    HANDLE_TYPE_ENUMS,
+    KEYFRAME_ENUMS,
+    action_fcurves,
+    action_slot_count,
+    bone_selected,
+    bone_visible,
+    channelbags,
+    enum_value,
+    find_slot,
+    get_action,
+    get_slot_identifier,
+    is_slotted,
+    object_fcurves,
+    prefixed_fcurves,
+    select_bone,
+    slot_missing,
+)
 from .channels import (  # noqa: F401
     delta_location_fcurves,
     delta_rotation_defaults,
@@ -84,24 +102,6 @@ from .read import (  # noqa: F401
     played_quats_of_many,
     read_keyframe_arrays,
     rotation_values_to_quat,
-)
-from .versions import (  # noqa: F401
-    HANDLE_TYPE_ENUMS,
-    KEYFRAME_ENUMS,
-    action_fcurves,
-    action_slot_count,
-    bone_selected,
-    bone_visible,
-    channelbags,
-    enum_value,
-    find_slot,
-    get_action,
-    get_slot_identifier,
-    is_slotted,
-    object_fcurves,
-    prefixed_fcurves,
-    select_bone,
-    slot_missing,
 )
 from .write import (  # noqa: F401
     assign_action,

@@ -7,6 +7,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .actions import object_fcurves
 from .paths import (
     DELTA_LOCATION_PATH,
     DELTA_ROTATION_PATHS,
@@ -16,7 +17,6 @@ from .paths import (
     channel_label,
     path_prefix,
 )
-from .versions import object_fcurves
 
 
 def fcurves_by_bone(fcurves: Iterable) -> dict:

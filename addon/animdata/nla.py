@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .actions import action_fcurves, get_slot_identifier, is_slotted
 from .paths import path_prefix
-from .versions import action_fcurves, get_slot_identifier, is_slotted
 
 
 def nla_state(obj) -> tuple[bool, int]:

@@ -13,6 +13,7 @@ import numpy as np
 from ...core import quat as core_quat
 from ...core import rotation as core_rotation
 from . import memo
+from .actions import HANDLE_TYPE_ENUMS, KEYFRAME_ENUMS
 from .channels import (
     delta_location_fcurves,
     delta_rotation_defaults,
@@ -32,7 +33,6 @@ from .paths import (
     frame_label,
     subject,
 )
-from .versions import HANDLE_TYPE_ENUMS, KEYFRAME_ENUMS
 
 
 def key_frames(fcurves: Iterable) -> np.ndarray:

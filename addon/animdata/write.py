@@ -8,11 +8,12 @@ from typing import Iterable
 import bpy
 import numpy as np
 
+from .. import versions
 from . import memo
+from .actions import channelbags, enum_value, find_slot, is_slotted
 from .checksum import curve_arrays
 from .paths import TRANSFORM_GROUP, channel_label
 from .read import KEY_FIELDS, read_keyframe_arrays
-from .versions import channelbags, enum_value, find_slot, is_slotted
 
 
 def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable[str],
@@ -163,10 +164,8 @@ def fcurve_maker(action, slot_identifier: str):
 
 
 _LINEAR = None
-# Buffer type for foreach_set("interpolation"): any integer type stores the
-# right values, but only the one matching DNA's BezTriple.ipo (signed char up
-# to 3.x, uint8_t in 4.x+) takes the bulk path; others go item by item (~4x slower).
-_IPO_DTYPE = np.uint8 if bpy.app.version >= (4, 0, 0) else np.int8
+# Buffer type for foreach_set("interpolation"): versions.KEYFRAME_ENUM_DTYPE.
+_IPO_DTYPE = np.dtype(versions.KEYFRAME_ENUM_DTYPE)
 
 
 def write_keys(fc, frames, values, constant=None) -> tuple:
@@ -267,12 +266,12 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     kps.add(n)
     left = [str(t) for t in handle_type]
     right = left if handle_right_type is None else [str(t) for t in handle_right_type]
-    if bpy.app.version >= (4, 0, 0):
+    if versions.BULK_HANDLE_TYPES:
         codes = _handle_codes()
         for name, types in (("handle_left_type", left), ("handle_right_type", right)):
             kps.foreach_set(name, np.array([codes[t] for t in types], dtype=np.uint8))
     else:
-        # Blender 3.4's foreach_set on the handle types is silently ignored (versions.py):
+        # Blender 3.4's foreach_set on the handle types is silently ignored (versions):
         # one key at a time, before the handles are placed (the RNA update recalculates
         # them).
         for kp, a, b in zip(kps, left, right):

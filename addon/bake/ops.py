@@ -9,10 +9,10 @@ by :mod:`.bake`; this module only turns operator properties into
 from typing import TYPE_CHECKING
 
 import bpy
-from bpy.app.translations import pgettext_tip
 from bpy.props import EnumProperty, FloatProperty, StringProperty
 from bpy.types import Operator
 
+from .. import versions
 from ..transform import selected_items, selected_objects, transforms_named  # first 2: public
 from ..ui.counts import tally, transform_count, transform_pairs
 from ..ui.guard import guarded, unexpected
@@ -27,9 +27,7 @@ from .panel import draw_bake_settings, forget_last_bake, remember_last_bake
 if TYPE_CHECKING:
     from .. import animdata, bake
 
-# `pgettext_rpt` (report context) exists from Blender 4.0; 3.4 translates
-# reports with the tooltip function.
-rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
+rpt_ = versions.report_text
 
 
 # Objects named in the bake's status line; more are only counted.
@@ -129,7 +127,7 @@ LERP_REFUSED = ("The scene's method is Lerp, which is for comparisons only (Anal
 # shipped presets join them through register_preset_path (4.2+). Before that
 # the menu showed "* Missing Paths *" only, so it is not offered there; the
 # sidebar's preset menu works on every version.
-_REDO_PRESETS = {'PRESET'} if hasattr(bpy.utils, "register_preset_path") else set()
+_REDO_PRESETS = {'PRESET'} if versions.HAS_PRESET_PATHS else set()
 
 
 class QUATBAKE_OT_bake(Operator):

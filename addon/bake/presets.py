@@ -35,16 +35,16 @@ import os
 import bpy
 from bl_operators.presets import AddPresetBase
 from bpy.app.translations import pgettext_iface as iface_
-from bpy.app.translations import pgettext_tip
 from bpy.props import StringProperty
 from bpy.types import Menu, Operator
 
+from .. import versions
 from ..ui.guard import guarded
 from ..ui.polls import has_settings
 from ..ui.props import SETTING_NAMES
 from ..ui.texts import one_line_tooltips
 
-rpt_ = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
+rpt_ = versions.report_text
 
 # The add-on's root folder (the one holding ``presets/``), whatever the package
 # is called (``quatbake``, ``bl_ext.user_default.quatbake`` ...): two floors above this file.
@@ -325,13 +325,13 @@ def register() -> None:
     _register_classes()
     # Blender 4.2+: the redo panel's preset menu of quatbake.bake then lists the
     # shipped presets too. 3.4 - 4.1 have no such call (see the module docstring).
-    if hasattr(bpy.utils, "register_preset_path"):
+    if versions.HAS_PRESET_PATHS:
         _registered_preset_path = bpy.utils.register_preset_path(ADDON_ROOT)
 
 
 def unregister() -> None:
     global _registered_preset_path
-    if _registered_preset_path and hasattr(bpy.utils, "unregister_preset_path"):
+    if _registered_preset_path:
         bpy.utils.unregister_preset_path(ADDON_ROOT)
     _registered_preset_path = False
     _unregister_classes()

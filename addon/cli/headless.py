@@ -101,23 +101,18 @@ def write_all_or_none(writes) -> None:
                        f"{exc.filename}).") from None
 
 
-# The bpy module releases whose own teardown fails once a command has opened a file
-# with QuatBake registered: 4.2 crashes (segfault, exit status 139), 4.5 deadlocks
-# (a static destructor waits on its file-closing thread). Measured with 4.2.23 and
-# 4.5.15; tests/blender/test_cli_exit.py checks every module the matrix tests.
-TEARDOWN_BROKEN = ((4, 2), (4, 5))
-
-
 def exit_process(code: int) -> None:
     """End the command's process with ``code``. On a bpy module whose teardown crashes or
-    hangs (TEARDOWN_BROKEN), skip that teardown: the outputs are written and closed by
+    hangs (versions.TEARDOWN_BROKEN), skip that teardown: the outputs are written and closed by
     then, and without this a farm task hung or failed after its work was done. Inside a
     Blender program, Blender ends itself as usual."""
     try:
-        import bpy
+        import bpy  # noqa: F401 - without it, no Blender to tear down
     except ImportError:
         sys.exit(code)
-    if not bpy.app.binary_path and tuple(bpy.app.version[:2]) in TEARDOWN_BROKEN:
+    from .. import versions
+
+    if versions.teardown_broken():
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import animdata, record
-from ..animdata.versions import enum_value
+from ..animdata.actions import enum_value
 from ..transform import rig_bone_fcurves
 from ..ui.compare import compare_method
 from . import geometry

@@ -47,6 +47,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from .. import versions
 from .legend import Legend
 
 
@@ -404,12 +405,11 @@ def _log_once(message: str) -> None:
 # --------------------------------------------------------------------------
 
 def _polyline_shader_name() -> str:
-    # Built-in shader names lost their "3D_" prefix in Blender 4.0.
-    return 'POLYLINE_SMOOTH_COLOR' if bpy.app.version >= (4, 0, 0) else '3D_POLYLINE_SMOOTH_COLOR'
+    return versions.builtin_shader('POLYLINE_SMOOTH_COLOR')
 
 
 def _plain_shader_name() -> str:
-    return 'SMOOTH_COLOR' if bpy.app.version >= (4, 0, 0) else '3D_SMOOTH_COLOR'
+    return versions.builtin_shader('SMOOTH_COLOR')
 
 
 def _ensure_batches() -> None:
@@ -698,8 +698,7 @@ def _draw_legend(context, settings, font: int, scale: float) -> None:
     right = _visible_right(context, region) - LEGEND_MARGIN_PX * scale
     x0, y0 = max(0.0, right - box_w), LEGEND_MARGIN_PX * scale
     _STATE.legend_box = (x0, y0, box_w, box_h)
-    shader = gpu.shader.from_builtin(
-        'UNIFORM_COLOR' if bpy.app.version >= (4, 0, 0) else '2D_UNIFORM_COLOR')
+    shader = gpu.shader.from_builtin(versions.builtin_shader('UNIFORM_COLOR', "2D"))
 
     def rect(x, y, w, h, rgba):
         batch = batch_for_shader(shader, 'TRIS', {"pos": [(x, y), (x + w, y), (x + w, y + h),
@@ -744,10 +743,7 @@ def _draw_labels() -> None:
         if context.region is None or context.region_data is None:
             return
         scale = context.preferences.system.ui_scale
-        if bpy.app.version >= (4, 0, 0):
-            blf.size(0, round(LEGEND_LINE_PX * 0.65 * scale))
-        else:
-            blf.size(0, round(LEGEND_LINE_PX * 0.65 * scale), 72)
+        versions.font_size(0, round(LEGEND_LINE_PX * 0.65 * scale))
         _draw_legend(context, settings, 0, scale)
     except Exception:  # noqa: BLE001 - raising here would repeat on every redraw
         _log_once("QuatBake overlay: drawing the legend failed; it is skipped")
@@ -765,10 +761,7 @@ def _draw_labels() -> None:
         font = 0
         ui_scale = context.preferences.system.ui_scale
         size = round(geometry.LABEL_SIZE_PX * ui_scale)
-        if bpy.app.version >= (4, 0, 0):
-            blf.size(font, size)
-        else:
-            blf.size(font, size, 72)
+        versions.font_size(font, size)
         found = []
         for name, at in _STATE.labels:
             xy = location_3d_to_region_2d(region, rv3d, at)

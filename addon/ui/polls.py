@@ -7,9 +7,8 @@ MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on aga
 
 
 def poll_message(cls, message: str) -> None:
-    """Say why an operator is greyed out (``poll_message_set`` is 3.0+)."""
-    if hasattr(cls, "poll_message_set"):
-        cls.poll_message_set(pgettext_tip(message))
+    """Say why an operator is greyed out (the status bar's tooltip on the button)."""
+    cls.poll_message_set(pgettext_tip(message))
 
 
 def has_settings(cls, context) -> bool:

@@ -21,6 +21,8 @@ import re
 
 import bpy
 
+from .. import versions
+
 # Pixels the sidebar's category tabs, a panel's margins and a box's padding
 # take from the region's width at ui_scale 1 (measured on Blender 3.4.1's
 # screenshots at 1600x900: a 229 px sidebar leaves 166 px to a label in a
@@ -58,11 +60,7 @@ def text_width(context, text: str) -> float:
         try:
             import blf
 
-            points = _font_points(context)
-            if bpy.app.version >= (4, 0, 0):
-                blf.size(0, points)
-            else:
-                blf.size(0, points, 72)
+            versions.font_size(0, _font_points(context))
             return float(blf.dimensions(0, text)[0]) * scale
         except Exception:  # noqa: BLE001 - no font: fall back to the estimate
             pass

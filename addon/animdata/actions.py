@@ -7,7 +7,8 @@ F-curves live in a channelbag, ``action.layers[*].strips[*].channelbag(slot)``;
 ``obj.animation_data.action_slot`` says which slot animates the object. 5.0
 removed ``action.fcurves``. Every difference is detected with ``hasattr`` on
 the action (never with a version number alone), so everything else in the
-add-on asks this package and stays version-blind."""
+add-on asks this package and stays version-blind. The other differences between
+releases (GPU shaders, fonts, translations, buffers) are in ``addon/versions.py``."""
 from __future__ import annotations
 
 import bpy

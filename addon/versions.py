@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every difference between the Blender releases QuatBake runs on (3.4 to 5.x) that is
+not the shape of animation data, in one place: what differs, from which release, and the
+one name the rest of the add-on uses for it. (Where F-curves live, actions, slots and
+channelbags, is read from the data itself by ``animdata.actions``.)
+
+Imports bpy only, so every layer of the add-on may ask it.
+"""
+from __future__ import annotations
+
+import bpy
+from bpy.app.translations import pgettext_tip
+
+_FOUR = bpy.app.version >= (4, 0, 0)
+
+# foreach_set("interpolation") takes the bulk path only with a buffer of DNA's own
+# BezTriple.ipo type (signed char up to 3.x, uint8_t from 4.0); any other integer type
+# goes item by item, about 4x slower.
+KEYFRAME_ENUM_DTYPE = "uint8" if _FOUR else "int8"
+
+# Blender 3.4's foreach_get/foreach_set on the handle types read and write the wrong
+# bytes (garbage out, silently ignored in): before 4.0 they are set key by key.
+BULK_HANDLE_TYPES = _FOUR
+
+# Reports are translated in their own context from 4.0; 3.4 uses the tooltip function.
+report_text = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
+
+# Blender 4.2+ lets an add-on add a preset folder (the redo panel's preset menu then
+# lists the shipped presets); before, that menu showed "* Missing Paths *".
+HAS_PRESET_PATHS = hasattr(bpy.utils, "register_preset_path")
+
+# The bpy module releases whose own teardown fails once a command has opened a file
+# with QuatBake registered: 4.2 crashes (segfault, exit status 139), 4.5 deadlocks
+# (a static destructor waits on its file-closing thread). Measured with 4.2.23 and
+# 4.5.15; tests/blender/test_cli_exit.py checks every module the matrix tests.
+TEARDOWN_BROKEN = ((4, 2), (4, 5))
+
+
+def teardown_broken() -> bool:
+    """True in a bpy module (not a Blender program) of a TEARDOWN_BROKEN release."""
+    return not bpy.app.binary_path and tuple(bpy.app.version[:2]) in TEARDOWN_BROKEN
+
+
+def builtin_shader(name: str, space: str = "3D") -> str:
+    """The name of a built-in GPU shader (``"SMOOTH_COLOR"``): before 4.0 they began with
+    their space, ``"3D_"`` or ``"2D_"``."""
+    return name if _FOUR else f"{space}_{name}"
+
+
+def font_size(font: int, size: float) -> None:
+    """``blf.size`` in points: before 4.0 it also took the DPI (72 = as given)."""
+    import blf
+
+    if _FOUR:
+        blf.size(font, size)
+    else:
+        blf.size(font, size, 72)
