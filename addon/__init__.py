@@ -25,6 +25,7 @@ import importlib
 # tool registers nothing.
 _MODULE_NAMES = (
     "ui.props",
+    "overrides",
     "bake.ops",
     "bake.presets",
     "ui.panel",

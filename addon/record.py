@@ -173,7 +173,7 @@ def can_revert(obj) -> bool:
     # A Transform Cache bake of an object that had no action keeps None as its original.
     if rec.original_action is None and not rec.cache_constraint:
         return False
-    if animdata.is_read_only(obj):
+    if animdata.linked_sentence(obj):
         return False
     current = animdata.get_action(obj)
     return current is not None and current == rec.baked_action

@@ -42,6 +42,7 @@ from .channels import (  # noqa: F401
     find_fcurves,
     has_keys,
     is_read_only,
+    linked_sentence,
     location_defaults,
     location_fcurves,
     rotation_defaults,

@@ -16,6 +16,7 @@ from .paths import (
     bone_name_from_path,
     channel_label,
     path_prefix,
+    subject,
 )
 
 
@@ -113,5 +114,17 @@ def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
 def is_read_only(id_block) -> bool:
     """True for library-linked or library-overridden data-blocks."""
     return id_block.library is not None or id_block.override_library is not None
+
+
+def linked_sentence(obj) -> str:
+    """Why the object (or bone) ``obj`` cannot be baked when it is linked from a library
+    without an override, or "": its action cannot be assigned. An override (a show's
+    linked character) can: its action is the shot's own (addon/overrides.py)."""
+    owner = getattr(obj, "owner", obj)
+    if owner.library is None:
+        return ""
+    return (f"{subject(obj)} is linked from the library \"{owner.library.filepath}\" without "
+            "an override, so its animation cannot be changed here. Make a library override "
+            "of it (Object > Library Override > Make), or make it local, then bake.")
 
 

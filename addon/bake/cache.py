@@ -100,9 +100,8 @@ def _check(obj, settings: BakeSettings) -> tuple[_Checked | None, list[BakeIssue
         return refused(f"{who} already plays a QuatBake bake of its Transform Cache \"{baked}\" "
                        "(muted by that bake). Revert it first, then bake again.")
     con = anim_cache.playing_cache(obj)
-    if animdata.is_read_only(obj):
-        return refused(f"{who} is linked from a library or overridden, so its animation cannot "
-                       "be changed. Make it local first (Object > Relations > Make Local).")
+    if animdata.linked_sentence(obj):
+        return refused(animdata.linked_sentence(obj))
     if settings.clip:
         return refused(f"{who} is moved by its Transform Cache \"{con.name}\", not by a clip; "
                        "bake it without naming a clip.")

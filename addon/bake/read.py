@@ -388,9 +388,8 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
     if record_of(obj) is None:
         issues.refuse("QuatBake is not registered, so it cannot record what it bakes. Enable "
                       "the add-on first.")
-    if animdata.is_read_only(obj):
-        issues.refuse(f"{who} is linked from a library or overridden, so its animation "
-                      "cannot be changed. Make it local first (Object > Relations > Make Local).")
+    if animdata.linked_sentence(obj):
+        issues.refuse(animdata.linked_sentence(obj))
     tweak, _strips = animdata.nla_state(obj)
     if tweak:
         track, strip = animdata.tweaked_strip(obj)

@@ -24,7 +24,8 @@ LAYERS = {
     "quatbake.addon.record": 2,
     "quatbake.addon.keyed": 2,
     "quatbake.addon.lazy": 2,
-    "quatbake.addon.versions": 2,  # the releases' differences: imports bpy only
+    "quatbake.addon.versions": 2,
+    "quatbake.addon.overrides": 2,  # the bake record of a library override, kept  # the releases' differences: imports bpy only
     "quatbake.addon.ui": 3,
     "quatbake.addon.analyze": 4,
     "quatbake.addon.overlay": 4,
