@@ -11,6 +11,7 @@ from .scenes import (
     clips_only_note,
     clips_only_objects,
     load_blend,
+    nothing_to_do,
     register_quatbake,
     resolve_targets,
 )
@@ -46,7 +47,8 @@ def run_bake(args) -> int:
     check_options(args)
     bpy = load_blend(path)
     register_quatbake()
-    objects = resolve_targets(bpy, args)
+    # A file with no rotation keys may still have location to bake (--location).
+    objects = resolve_targets(bpy, args, empty_ok=True)
     clip = ""
     left_out = []
     every = args.objects is None and not getattr(args, "bones", None)
@@ -84,6 +86,8 @@ def run_bake(args) -> int:
 
             objects += [o for o in unrotated_objects(bpy, objects + stashed)
                         if o.type != 'ARMATURE' and has_location_keys(o)]
+        if not objects and not stashed:
+            raise nothing_to_do(bpy, args.scene)
         if not objects:
             from .. import animdata
 

@@ -18,6 +18,7 @@ from .scenes import (
     bone_keyed_sentences,
     clip_targets,
     load_blend,
+    nothing_to_do,
     register_quatbake,
     resolve_targets,
 )
@@ -130,7 +131,7 @@ def run_report(args) -> int:
     bpy = load_blend(path)
     register_quatbake()
     every = args.objects is None and not getattr(args, "bones", None)
-    objects = clip_targets(resolve_targets(bpy, args), args.clips,
+    objects = clip_targets(resolve_targets(bpy, args, empty_ok=True), args.clips,
                            sorted(bpy.data.objects, key=lambda o: o.name) if every else ())
 
     from ...report import html_report, json_report
@@ -142,14 +143,16 @@ def run_report(args) -> int:
     analyses, errors = analyse_objects(objects, args.method,
                                        Progress(len(objects), "report:", args.quiet),
                                        args.turns.upper(), args.timing.upper(), skipped)
-    if not analyses and not skipped:
-        raise BadInput(errors[0][1] if len(errors) == 1 else
-                       f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
     if args.objects is None:
         # Not errors (the exit code stays 0): armatures whose bones are keyed only in NLA
         # clips, and the report says so.
         analysed = {a.name for a in analyses}   # an armature reported from a named clip
         skipped += [(n, m) for n, m in bone_keyed_sentences(bpy) if n not in analysed]
+    if not analyses and not skipped:
+        if not errors:
+            raise nothing_to_do(bpy, path)
+        raise BadInput(errors[0][1] if len(errors) == 1 else
+                       f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
                                       file=os.path.basename(path), method=args.method,
                                       errors=errors, skipped=skipped)

@@ -151,9 +151,9 @@ def resolve_bones(bpy, specs, path: str) -> list:
     return found
 
 
-def resolve_targets(bpy, args) -> list:
+def resolve_targets(bpy, args, empty_ok: bool = False) -> list:
     """What --objects and --bones name: objects (armatures: all their keyed bones) and bones;
-    every rotation-keyed object when neither is given."""
+    every rotation-keyed object when neither is given (``empty_ok``: see resolve_objects)."""
     bones = resolve_bones(bpy, getattr(args, "bones", None), args.scene)
     if bones and args.objects is None:
         return bones
@@ -161,17 +161,25 @@ def resolve_targets(bpy, args) -> list:
         # Named clips (or all): clip_targets looks on every object of the file, so an
         # armature keyed only in its NLA is found though no active action keys it.
         return rotation_keyed_objects(bpy)
-    return resolve_objects(bpy, args.objects, args.scene) + bones
+    return resolve_objects(bpy, args.objects, args.scene, empty_ok) + bones
 
 
-def resolve_objects(bpy, names: list[str] | None, path: str) -> list:
-    """The objects named (BadInput for an unknown one) or every rotation-keyed object."""
+def nothing_to_do(bpy, path: str) -> BadInput:
+    """The refusal of a file with no rotation keys in any active action."""
+    bones = bone_keyed_sentences(bpy)
+    extra = f" {bones[0][1]}" if bones else ""
+    return BadInput(f"{path} has no object with rotation keys: nothing to do.{extra}")
+
+
+def resolve_objects(bpy, names: list[str] | None, path: str, empty_ok: bool = False) -> list:
+    """The objects named (BadInput for an unknown one) or every rotation-keyed object.
+    None of them: BadInput (nothing_to_do), or [] when ``empty_ok`` (a command that accounts
+    for what has no rotation keys itself: a shot with only a dolly, or with a rig keyed only
+    in NLA clips, is a report of skipped objects, exit 0, as docs/cli.md says)."""
     if names is None:
         objects = rotation_keyed_objects(bpy)
-        if not objects:
-            bones = bone_keyed_sentences(bpy)
-            extra = f" {bones[0][1]}" if bones else ""
-            raise BadInput(f"{path} has no object with rotation keys: nothing to do.{extra}")
+        if not objects and not empty_ok:
+            raise nothing_to_do(bpy, path)
         return objects
     objects = []
     for name in names:

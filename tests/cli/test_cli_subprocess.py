@@ -145,6 +145,55 @@ def test_object_without_rotation_keys_is_skipped_and_the_others_carry_on(scenes,
     assert skipped["message"].startswith('Object "Prop" has no keys on rotation_euler')
 
 
+_DOLLY = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+cam = bpy.data.objects.new("Dolly", bpy.data.cameras.new("Dolly"))
+bpy.context.scene.collection.objects.link(cam)
+for frame, x in ((1, 0.0), (11, 2.0), (21, 10.0)):
+    cam.location.x = x
+    cam.keyframe_insert("location", index=0, frame=frame)
+if sys.argv[2] == "still":
+    cam.animation_data_clear()
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_shot_with_only_a_dolly_is_reported_skipped_and_its_location_baked(tmp_path):
+    """A pipeline walk: a shot whose only animation is a location-keyed camera made
+    `report` exit 2 ("nothing to do"), so batch and the farm counted a valid shot as
+    failed; docs/cli.md: an object without rotation keys is skipped, exit 0, and with
+    --location a location-only object is baked. A file with no animation at all stays
+    "nothing to do" (exit 2)."""
+    dolly, still = tmp_path / "dolly.blend", tmp_path / "still.blend"
+    for path, kind in ((dolly, "dolly"), (still, "still")):
+        done = subprocess.run([sys.executable, "-c", _DOLLY, str(path), kind],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    js = tmp_path / "r.json"
+    res = run("report", dolly, "--json", js, "--quiet")
+    assert res.returncode == 0, res.stderr
+    report = load_report(js)
+    assert report["objects"] == [] and [s["object"] for s in report["skipped"]] == ["Dolly"]
+    assert report["skipped"][0]["location_keys"] == [1, 11, 21]
+    baked = tmp_path / "baked.blend"
+    res = run("bake", dolly, "--output", baked, "--location", "linear", "--quiet")
+    assert res.returncode == 0, res.stderr
+    # Linear location: frame 6 halfway between 0 and 2, frame 16 between 2 and 10.
+    played = subprocess.run([sys.executable, "-c", (
+        "import sys, bpy; bpy.ops.wm.open_mainfile(filepath=sys.argv[1]); s = bpy.context.scene;"
+        "o = bpy.data.objects['Dolly'];"
+        "print([(s.frame_set(f), round(o.location.x, 5))[1] for f in (6, 16)])"), str(baked)],
+        capture_output=True, text=True, timeout=300)
+    assert played.stdout.strip().splitlines()[-1] == "[1.0, 6.0]", played.stdout
+    res = run("bake", dolly, "--output", tmp_path / "none.blend")
+    assert res.returncode == 2 and "nothing to do" in _one_sentence(res.stderr)
+    res = run("report", still, "--json", tmp_path / "still.json")
+    assert res.returncode == 2 and "has no object with rotation keys: nothing to do" in \
+        _one_sentence(res.stderr)
+    assert not (tmp_path / "still.json").exists()
+
+
 def _corrupt(tmp_path, scenes, kind):
     target = tmp_path / f"{kind}.blend"
     if kind == "random":
