@@ -153,6 +153,13 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
     merged = run("batch", "summarize", out, "--manifest", manifest)
     assert merged.returncode == 3
     summary = load_batch(out / "summary.json")
+    # Readable by the farm's other accounts as the umask allows (a walk: mkstemp's 0600
+    # kept the summary task, run as another worker, from the shots' records).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for written in (out / "summary.json", out / "summary.html",
+                    out / "shots" / "sh010__anim.json"):
+        assert os.stat(written).st_mode & 0o777 == 0o666 & ~mask, written
     assert [(s["name"], s["status"]) for s in summary["shots"]] == [
         ("sh010__anim", "over"), ("sh020__anim", "missing"), ("sh030", "missing"),
         ("broken", "failed"), ("crash", "missing"), ("missing", "missing")]
