@@ -454,7 +454,8 @@ def _read(found: _Located):
     at_keys = np.searchsorted(frames, keys)
     rotation_at_keys = raw[at_keys]
     try:
-        quats = animdata.rotation_values_to_quat(raw, mode, frames, obj.name, path,
+        played = animdata.played_between_keys(raw, mode, frames, keys)
+        quats = animdata.rotation_values_to_quat(played, mode, frames, obj.name, path,
                                                  animdata.subject(obj))
         delta_keyed = animdata.has_keys(delta_fcurves)
         if delta_keyed or not animdata.is_identity_delta(

@@ -99,6 +99,7 @@ from .read import (  # noqa: F401
     key_error,
     key_frames,
     orientation_key_frames,
+    played_between_keys,
     played_quats,
     played_quats_of_many,
     read_keyframe_arrays,

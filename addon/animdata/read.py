@@ -294,6 +294,23 @@ def as_played(raw: np.ndarray, mode: str) -> np.ndarray:
     return raw
 
 
+def played_between_keys(raw: np.ndarray, mode: str, frames, keys) -> np.ndarray:
+    """``raw`` with its quaternions of no length at frames that are not ``keys`` as Blender
+    plays them (``as_played``): between a key and its sign-flipped twin the channels pass
+    through zero, the defect QuatBake reports and bakes away, not a broken key (a walk:
+    keys q, -q, q refused the whole report, "key a real rotation at frame 2", where there
+    was no key). A key of no length is left for rotation_values_to_quat to refuse."""
+    if mode != 'QUATERNION':
+        return raw
+    zero = np.sqrt(np.einsum("ij,ij->i", raw, raw)) < ZERO_QUATERNION_NORM
+    if not zero.any():
+        return raw
+    between = zero & ~np.isin(np.asarray(frames, dtype=np.float64), np.asarray(keys, float))
+    out = np.array(raw, dtype=np.float64, copy=True)
+    out[between] = as_played(out[between], mode)
+    return out
+
+
 def played_quats(raw: np.ndarray, mode: str) -> np.ndarray:
     """(n, 4) rotations Blender plays for raw channel values (n, 3|4) of ``mode``
     (``as_played``, then normalised or converted; ValueError on no rotation)."""
@@ -342,6 +359,9 @@ def evaluate_rotation(obj, frames, mode: str | None = None,
     """
     mode = mode or obj.rotation_mode
     raw = evaluate_rotation_raw(obj, frames, mode, fcurves, exact)
+    if mode == 'QUATERNION':
+        raw = played_between_keys(raw, mode, frames,
+                                  key_frames(rotation_fcurves(obj, mode, fcurves)))
     try:
         return rotation_values_to_quat(raw, mode, frames, obj.name, ROTATION_PATHS[mode][0],
                                    subject(obj))

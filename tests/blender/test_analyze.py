@@ -154,6 +154,26 @@ def test_operator_fills_the_summary_and_jumps_to_the_worst_frame(clean_blender):
         bpy.ops.quatbake.jump_to_worst(object_name="Nobody")
 
 
+def test_a_key_and_its_sign_flipped_twin_are_analysed_not_refused(clean_blender):
+    """A pipeline walk: keys q, -q, q (one orientation, the sign flipped) made the report
+    refuse the shot: "the quaternion at frame 2 has length 0 ... key a real rotation
+    there", at a frame with no key. Between the keys the channels pass through zero and
+    Blender pops there (its own playback, frame_set, shows it); that is the defect to
+    report. A key of no length is still refused, naming its frame."""
+    q = _axis_quat([0, 0, 1], 40.0)
+    obj = scenes.make_animated_object("QNeg", 'QUATERNION', [1, 3, 5], np.array([q, -q, q]),
+                                      'LINEAR')
+    bpy.context.scene.frame_set(2)
+    popped = float(np.degrees(quat.angle_between(scenes.matrix_quat(obj), q)))
+    assert popped > 30.0                    # Blender's own playback jumps at frame 2
+    found = analyze.analyze_object(obj, "slerp")
+    assert found.max_deviation_deg > 30.0 and found.worst_frame in (2.0, 4.0)
+    broken = scenes.make_animated_object("Zero", 'QUATERNION', [1, 3, 5],
+                                         np.array([q, [0.0, 0.0, 0.0, 0.0], q]), 'LINEAR')
+    with pytest.raises(animdata.ChannelError, match=r"at frame 3 has length 0"):
+        analyze.analyze_object(broken, "slerp")
+
+
 def _random_curve(obj, rng, n, ipo_mix):
     """A location F-curve with random keys, interpolations and FREE handles."""
     frames = np.cumsum(rng.uniform(0.5, 12.0, n))
