@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -145,6 +146,19 @@ def _same(a: str, b: str) -> bool:
 def _is_python(program: str) -> bool:
     base = os.path.basename(program).lower()
     return base.startswith("python")
+
+
+def check_blender(blender: str | None) -> None:
+    """BadInput when ``--blender`` names no program that can run (a pipeline walk: a wrong
+    path ended in a traceback and exit 4, "a bug", after making the output folder)."""
+    if blender is None:
+        return
+    found = shutil.which(blender)
+    if found is None or os.path.isdir(found):
+        why = ("is a folder" if os.path.isdir(blender) else
+               "is not executable" if os.path.exists(blender) else "does not exist")
+        raise BadInput(f"--blender {blender} {why}; give a Blender program (or a Python with "
+                       "the bpy module) that runs the shots.")
 
 
 def child_prefix(blender: str | None) -> list[str]:
@@ -316,6 +330,7 @@ def run_batch(args) -> int:
         raise BadInput(f"--index {args.index} is past the last shot: the list has {len(shots)} "
                        f"(0 to {len(shots) - 1}).")
     names = output_names(shots)
+    check_blender(args.blender)
     if args.worker is None:
         _check_inputs_kept(args.batch_command, shots, names, os.path.abspath(args.out))
     out = prepare_out(args.out)

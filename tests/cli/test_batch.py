@@ -293,6 +293,12 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
     a_file = tmp_path / "file"
     a_file.write_text("")
     assert "is a file" in _one_sentence(run("batch", "report", one, "--out", a_file))
+    # A wrong --blender was a traceback and exit 4 (a walk), with --defer-exit too.
+    for program, why in ((tmp_path / "no-blender", "does not exist"),
+                         (tmp_path, "is a folder"), (a_file, "is not executable")):
+        for extra in ((), ("--index", "0", "--defer-exit")):
+            res = run("batch", "report", one, "--out", out, "--blender", program, *extra)
+            assert res.returncode == 2 and why in _one_sentence(res), (program, res.stderr)
     assert not out.exists()
     # --out the shots' own folder: bake would write anim.blend over anim.blend.
     inside = shutil.copy(one, tmp_path / "sh.blend")
