@@ -441,23 +441,45 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
             theirs = np.stack([_playback_of_one(p, mode, known) for p in group])
         _worst_frames(group, theirs, np.stack([p.quats for p in group]))
     for plan in plans:
-        _between_steps(plan, known)
+        _between_keys(plan, known)
 
 
-def _between_steps(plan, known: dict | None) -> None:
-    """A Step bake writes Linear keys N frames apart, and Blender plays each channel in a
-    straight line between them: what the bake changed is measured at every whole frame
-    between as well (Blender's playback before against the keys' playback after), not
-    only at the keys (a workflow walk: Step 3 on a BVH clip read 0.00 deg changed and
-    played 84.7 deg off). Dense and tolerance bakes are measured elsewhere; delta and
-    Transform Cache bakes, whose playback composes other channels, are left as they are."""
+def _between_keys(plan, known: dict | None) -> None:
+    """What the bake changed between its keys, beside the keys: Blender plays each written
+    channel in a straight line from key to key, and the source keys its own way.
+
+    - A Step bake writes Linear keys N frames apart: every whole frame between (a
+      workflow walk: Step 3 on a BVH clip read 0.00 deg changed and played 84.7 deg off).
+    - Where Blender spins between two neighbouring source keys (an Euler wrap, a flipped
+      quaternion sign; animdata.far_turn_subframes), the subframes in that interval: a
+      mocap wrap from one frame to the next straightened by a dense bake read 0.00 deg on
+      the command line, where the report says 180 (a pipeline walk).
+
+    Blender's playback before against the keys' playback after. Bezier and tolerance bakes
+    are measured elsewhere; delta and Transform Cache bakes, whose playback composes other
+    channels, are left as they are."""
     frames = plan.frames
     if (plan.quats is None or plan.rotation_values is None or plan.bezier is not None
             or plan.keep is not None or plan.blender_quats is not None
             or plan.target_path not in ("", animdata.ROTATION_PATHS[plan.out_mode][0])
-            or frames.size < 2 or np.diff(frames).max() <= 1.0):
+            or frames.size < 2):
         return
-    between = np.setdiff1d(np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0), frames)
+    between = np.zeros(0)
+    if np.diff(frames).max() > 1.0:
+        between = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)
+    keyed = [fc for fc in plan.source_fcurves if fc is not None]    # None: not keyed
+    keys = animdata.key_frames(keyed)
+    # Only key intervals with no baked frame inside can hide a spin from the frames (keys
+    # on neighbouring frames, a mocap clip's); elsewhere the frames sample it already (a
+    # rig keyed every 100 frames: measuring its flipped intervals again cost a fifth of
+    # the Re-bake click).
+    bare = np.searchsorted(frames, keys[:-1], side="right") >= np.searchsorted(frames, keys[1:])
+    if bare.any():
+        spins = animdata.far_turn_subframes(plan.obj, keys, plan.source.mode, keyed)
+        inside = np.searchsorted(keys, spins, side="right") - 1
+        spins = spins[bare[np.clip(inside, 0, bare.size - 1)]]
+        between = np.union1d(between, spins[(spins > frames[0]) & (spins < frames[-1])])
+    between = np.setdiff1d(between, frames)
     if not between.size:
         return
     values = np.asarray(plan.rotation_values, dtype=np.float32).astype(np.float64)

@@ -170,13 +170,30 @@ def test_euler_wraps_take_the_short_arc(clean_blender, a, b):
                 "turn)") in _notes(result)
 
 
+def _played_at(obj, times) -> np.ndarray:
+    """Blender's playback at subframes (frame_set with its subframe), (w, x, y, z)."""
+    scene, out = bpy.context.scene, []
+    for t in times:
+        scene.frame_set(int(np.floor(t)), subframe=float(t - np.floor(t)))
+        out.append(list(obj.matrix_basis.to_quaternion()))
+    return np.array(out)
+
+
 def test_mocap_wraps_on_a_dense_clip_are_short(clean_blender):
     frames = np.arange(1.0, 21.0)
     z = (175.0 + 2.0 * (frames - 1) + 180.0) % 360.0 - 180.0    # 175, 177, 179, -179, ...
     obj = _euler_z("Mocap", frames, z)
-    _bake(obj)
+    sixteenths = np.arange(1.0, 20.0 + 1e-9, 1.0 / 16.0)
+    before = _played_at(obj, sixteenths)
+    result = _bake(obj)
     expected = _mathutils_z(175.0 + 2.0 * (frames - 1))
     assert _deg(evaluated_quats(obj, frames), expected).max() < TOL_DEG
+    # What the bake changed is the spin between frames 3 and 4 (a pipeline walk: the
+    # command line said 0.00 deg, the report 180): Blender's playback by sixteenths,
+    # before and after.
+    changed = _deg(before, _played_at(obj, sixteenths)).max()
+    assert changed > 170.0
+    assert abs(result.max_deviation_deg - changed) < 0.01
 
 
 def _flipped(name):
