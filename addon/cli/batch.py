@@ -126,7 +126,8 @@ def prepare_out(out: str) -> str:
     try:
         os.makedirs(os.path.join(full, "shots"), exist_ok=True)
     except OSError as exc:
-        raise BadInput(f"--out {out} cannot be created ({exc.strerror}).") from None
+        what = "cannot be written" if os.path.isdir(full) else "cannot be created"
+        raise BadInput(f"--out {out} {what} ({exc.strerror}).") from None
     if not os.access(full, os.W_OK) or not os.access(os.path.join(full, "shots"), os.W_OK):
         raise BadInput(f"--out {out} cannot be written: permission denied.")
     return full

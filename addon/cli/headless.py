@@ -88,7 +88,7 @@ def save_blend_copy(bpy, path: str) -> None:
 def write_all_or_none(writes) -> None:
     """Run each (write, report, path) with a path; if one fails, remove those written and
     raise BadInput: a half-written pair of reports would mislead a pipeline."""
-    written = []
+    written, path = [], None
     try:
         for write, report, path in writes:
             if path:
@@ -97,8 +97,9 @@ def write_all_or_none(writes) -> None:
     except OSError as exc:
         for done in written:
             os.unlink(done)
-        raise BadInput(f"The report could not be written ({exc.strerror}: "
-                       f"{exc.filename}).") from None
+        # A failed write() names no file (a full disk: "None"): the path being written does.
+        raise BadInput(f"The report could not be written ({exc.strerror or exc}: "
+                       f"{exc.filename or path}).") from None
 
 
 def exit_process(code: int) -> None:

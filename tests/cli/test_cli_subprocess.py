@@ -419,3 +419,22 @@ def test_a_clip_named_with_objects_that_lack_it_names_them(tmp_path):
     assert skipped == ['skipped: Object "Plain" has no clip named "Run", so it is left as '
                        'it is.'], both.stderr
     assert "Baked 1 object" in both.stdout, both.stdout
+
+
+def test_a_report_that_fills_the_disk_names_its_file(tmp_path):
+    """A pipeline walk on a full disk: "The report could not be written (No space left on
+    device: None)" (a failed write() names no file); and the page written first is gone."""
+    import errno
+
+    from quatbake.addon.cli import headless
+
+    def fill(_report, _path):       # as write() fails on a full disk: no file named
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    page, data = tmp_path / "r.html", tmp_path / "r.json"
+    with pytest.raises(headless.BadInput) as caught:
+        headless.write_all_or_none([(lambda _r, p: pathlib.Path(p).write_text("<p>"), {}, page),
+                                    (fill, {}, data)])
+    assert str(caught.value) == ("The report could not be written (No space left on device: "
+                                 f"{data}).")
+    assert not page.exists()
