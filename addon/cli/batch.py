@@ -422,17 +422,32 @@ def run_summarize(args) -> int:
     folder = os.path.join(out, "shots")
     if not os.path.isdir(out):
         raise BadInput(f"{args.out} is not a folder: give the --out DIR of the batch.")
-    found = {}
+    found, broken = {}, {}
     for entry in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         if not entry.endswith(".json") or entry.startswith("."):
             continue
+        # A shot's record that cannot be read is a shot not accounted for, said and failed
+        # (a pipeline walk: a truncated record vanished from the summary, exit 0, and one
+        # without a field was a traceback, exit 4). Our writes are atomic; a copy is not.
+        stem = entry[:-len(".json")]
         try:
             with open(os.path.join(folder, entry), encoding="utf-8") as fh:
                 record = json.load(fh)
-        except (OSError, ValueError):
-            continue       # a partial file cannot happen (atomic writes); a stray one is not ours
-        if isinstance(record, dict) and record.get("schema") == batch_report.SHOT_SCHEMA:
-            found[record["name"]] = record
+        except (OSError, ValueError) as exc:
+            broken[stem] = f"its record shots/{entry} cannot be read ({exc})."
+            continue
+        if not isinstance(record, dict) or record.get("schema") != batch_report.SHOT_SCHEMA:
+            continue       # not a shot record: some other file someone put there
+        lacking = sorted({"command", "status"} - set(record))
+        if lacking:
+            broken[stem] = f"its record shots/{entry} lacks {', '.join(lacking)}."
+            continue
+        # The other fields as a shot's record starts (a record of an older QuatBake may
+        # lack the newer ones, such as peak_memory_mb).
+        record = {**new_record(record["command"], record.get("file", stem),
+                               record.get("name", stem), record.get("index", len(found)),
+                               record.get("options", {}), None), **record}
+        found[record["name"]] = record
     if not found:
         raise BadInput(f"{args.out} has no shot results ({folder}/*.json): run batch with "
                        f"--out {args.out} first.")
@@ -440,10 +455,12 @@ def run_summarize(args) -> int:
     if len(commands) > 1:
         raise BadInput(f"{args.out} holds results of {' and '.join(commands)}; give each "
                        "command its own output folder.")
+    command, options = commands[0], next(iter(found.values()))["options"]
+    for stem, why in broken.items():
+        print(f"note: {stem}: {why}", file=sys.stderr)
     if args.manifest:
         shots = shot_list([], args.manifest)
         names = output_names(shots)
-        command, options = commands[0], next(iter(found.values()))["options"]
         records = []
         for i, (shot, name) in enumerate(zip(shots, names)):
             record = found.get(name)
@@ -452,10 +469,16 @@ def run_summarize(args) -> int:
                 record.update(status="missing", exit_code=EXIT_SHOT_FAILED,
                               message=f"{shot}: no result in {folder} (its task did not run "
                                       "or did not finish).")
+                if name in broken:
+                    record.update(status="failed", message=f"{shot}: {broken[name]}")
             records.append(dict(record, index=i))
     else:
         records = sorted(found.values(), key=lambda r: (r["index"], r["name"]))
-        command, options = commands[0], records[0]["options"]
+        last = max(r["index"] for r in records)
+        for k, (stem, why) in enumerate(sorted(broken.items())):
+            record = new_record(command, stem, stem, last + 1 + k, options, None)
+            record.update(message=f"{stem}: {why}")
+            records.append(record)
     if args.fail_above is not None:
         fail_above = args.fail_above
         records = [batch_report.judged(r, fail_above) for r in records]

@@ -171,6 +171,19 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
     summary = load_batch(out / "summary.json")
     assert [(s["name"], s["status"]) for s in summary["shots"]] == [
         ("sh010__anim", "ok"), ("broken", "failed")]
+    # A record cut short, or without its status (a walk: the first vanished from the
+    # summary with exit 0, the second was a traceback, exit 4): each shot failed, named.
+    record = (out / "shots" / "sh010__anim.json").read_text()
+    (out / "shots" / "cut.json").write_text(record[: len(record) // 2])
+    (out / "shots" / "odd.json").write_text(json.dumps(
+        {k: v for k, v in json.loads(record).items() if k != "status"} | {"name": "odd"}))
+    merged = run("batch", "summarize", out, "--fail-above", "20")
+    assert merged.returncode == 3, merged.stderr
+    summary = load_batch(out / "summary.json")
+    status = {s["name"]: (s["status"], s["message"]) for s in summary["shots"]}
+    assert status["cut"][0] == "failed" and "shots/cut.json cannot be read" in status["cut"][1]
+    assert status["odd"] == ("failed", "odd: its record shots/odd.json lacks status.")
+    assert "note: cut: its record shots/cut.json cannot be read" in merged.stderr
     _unchanged(shots)
 
 
