@@ -266,7 +266,11 @@ class Runner:
         except (OSError, ValueError):
             record = None
         if record is None or record.get("name") != self.names[i]:
-            # The process ended without recording its shot: it crashed or was killed.
+            # The process ended without recording its shot: it crashed or was killed. What
+            # it wrote before is no result (a walk: a shot killed while saving left its
+            # baked .blend, complete, beside a record of no outputs, for the next step of
+            # the pipeline to publish): removed.
+            self.clear(i)
             record = new_record(self.command, self.shots[i], self.names[i], i, self.options,
                                 self.args.fail_above)
             if code < 0:

@@ -187,6 +187,31 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
     _unchanged(shots)
 
 
+def test_a_shot_killed_after_writing_leaves_no_outputs(shots, tmp_path):
+    """A pipeline walk: a shot's Blender killed while it saved (an out-of-memory kill)
+    left its baked .blend, complete, beside a record saying "crashed, no outputs", for the
+    next step of the pipeline to publish. The shot's process here is the real command,
+    killed by SIGKILL once its outputs are written and before its record is."""
+    out = tmp_path / "out"
+    killed = tmp_path / "python-killed-after-writing"
+    killed.write_text(
+        "#!/bin/sh\n"
+        f"{sys.executable} \"$@\"\n"
+        f"rm -f {out}/shots/*.json\n"
+        "kill -9 $$\n")
+    killed.chmod(0o755)
+    res = run("batch", "bake", shots["files"][0], "--out", out, "--jobs", "1",
+              "--blender", killed)
+    assert res.returncode == 3, res.stderr
+    summary = load_batch(out / "summary.json")
+    (shot,) = summary["shots"]
+    assert shot["status"] == "crashed" and shot["outputs"] == {}
+    assert "SIGKILL" in shot["message"]
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == ["summary.html",
+                                                                    "summary.json"]
+    _unchanged(shots)
+
+
 def test_bake_writes_the_baked_file_and_its_report_and_keeps_the_input(shots, tmp_path):
     out = tmp_path / "out"
     files = shots["files"][:2]
