@@ -18,6 +18,8 @@ from .scenes import (
     bone_keyed_sentences,
     clip_targets,
     load_blend,
+    missing_library_of,
+    missing_library_sentence,
     nothing_to_do,
     register_quatbake,
     resolve_targets,
@@ -37,6 +39,14 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
 
     analyses, errors = [], []
     items = [item if isinstance(item, tuple) else (item, None) for item in objects]
+    # An object of a library that is not there is a placeholder: said as such, not
+    # analysed into "no keys" (a pipeline walk).
+    for obj, _clip in items:
+        library = missing_library_of(obj)
+        if library:
+            errors.append((getattr(obj, "display_name", obj.name),
+                           missing_library_sentence(obj, library)))
+    items = [(obj, clip) for obj, clip in items if not missing_library_of(obj)]
     found, befores = [], []
     for chunk in _by_owner(items):
         # One batched analysis per owner (an armature's bones compared together), so the
@@ -147,7 +157,12 @@ def run_report(args) -> int:
         # Not errors (the exit code stays 0): armatures whose bones are keyed only in NLA
         # clips, and the report says so.
         analysed = {a.name for a in analyses}   # an armature reported from a named clip
-        skipped += [(n, m) for n, m in bone_keyed_sentences(bpy) if n not in analysed]
+        for name, sentence in bone_keyed_sentences(bpy):
+            library = missing_library_of(bpy.data.objects[name])
+            if library:       # its bones are in the library that is not there
+                errors.append((name, missing_library_sentence(bpy.data.objects[name], library)))
+            elif name not in analysed:
+                skipped.append((name, sentence))
     if not analyses and not skipped:
         if not errors:
             raise nothing_to_do(bpy, path)

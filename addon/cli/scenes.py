@@ -3,6 +3,9 @@
 bones named by ``--bones`` and the clips named by ``--clips``."""
 from __future__ import annotations
 
+import os
+import sys
+
 from .headless import BadInput, quiet_fds
 
 
@@ -35,7 +38,39 @@ def load_blend(path: str):
                            f"{saved[0]}.{saved[1]} or later.")
         raise BadInput(f"{path} could not be read by Blender {bpy.app.version_string}: "
                        "the file is corrupt or truncated (or saved by a newer Blender).")
+    for library in missing_libraries(bpy):
+        print(f"note: {path} links \"{library}\", which is not there: what it links (a "
+              "character's rig, its actions) is missing from the scene. Map the library's "
+              "path on this machine.", file=sys.stderr)
     return bpy
+
+
+def missing_library_of(obj) -> str:
+    """The path of the missing library ``obj`` (an object or transform) comes from: linked
+    from it, overriding what it links, or its armature's data linked from it; "" if
+    none. Such an object is a placeholder: it has no bones, and its keys key nothing."""
+    bpy = import_bpy()
+    obj = getattr(obj, "owner", obj)
+    override = getattr(obj, "override_library", None)
+    for block in (obj, getattr(override, "reference", None), getattr(obj, "data", None)):
+        library = getattr(block, "library", None) if block is not None else None
+        if library is not None and not os.path.exists(bpy.path.abspath(library.filepath)):
+            return library.filepath
+    return ""
+
+
+def missing_library_sentence(obj, library: str) -> str:
+    name = getattr(obj, "display_name", None) or getattr(obj, "name", "")
+    return (f"Object \"{name}\" comes from the library \"{library}\", which is not there, so "
+            "what it animates is missing: map the library's path on this machine.")
+
+
+def missing_libraries(bpy) -> list[str]:
+    """The library files the open file links that are not on this machine (a farm worker
+    without the show's path mapped): what they link is missing, and a shot that reads as
+    "nothing to do" is in fact unreadable (a pipeline walk)."""
+    return [lib.filepath for lib in bpy.data.libraries
+            if not os.path.exists(bpy.path.abspath(lib.filepath))]
 
 
 def saved_by_version(path: str) -> tuple[int, int] | None:
@@ -166,6 +201,11 @@ def resolve_targets(bpy, args, empty_ok: bool = False) -> list:
 
 def nothing_to_do(bpy, path: str) -> BadInput:
     """The refusal of a file with no rotation keys in any active action."""
+    missing = missing_libraries(bpy)
+    if missing:
+        return BadInput(f"{path} links \"{missing[0]}\", which is not there, and has no "
+                        "object with rotation keys of its own: map the library's path on this "
+                        "machine (what it links is missing from the scene).")
     bones = bone_keyed_sentences(bpy)
     extra = f" {bones[0][1]}" if bones else ""
     return BadInput(f"{path} has no object with rotation keys: nothing to do.{extra}")

@@ -168,3 +168,20 @@ def test_a_rig_only_linked_is_refused_naming_its_library(clean_blender, tmp_path
                        r"without an override.*Make a library override"):
         bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_a_missing_library_is_named_not_taken_for_a_shot_without_keys(clean_blender, tmp_path,
+                                                                     capsys):
+    """A farm worker without the show's path mapped: the rig's library is not there. The
+    command said "no object with rotation keys ... no other keys", blaming the animation,
+    and never named the library (a pipeline walk)."""
+    from quatbake.addon import cli
+
+    shot = _shot(tmp_path)
+    (tmp_path / "lib" / "character.blend").rename(tmp_path / "elsewhere.blend")
+    code = cli.main(["report", str(shot), "--json", str(tmp_path / "r.json")])
+    said = capsys.readouterr().err
+    assert code == cli.EXIT_BAD_INPUT
+    assert "note: " in said and "character.blend\", which is not there" in said
+    assert "no other keys" not in said and "map the library's path" in said
+    assert not (tmp_path / "r.json").exists()       # nothing else to report: nothing written
