@@ -38,8 +38,42 @@ class _Parser(argparse.ArgumentParser):
 # Arguments
 # --------------------------------------------------------------------------
 
+def _names(text: str) -> list[str]:
+    """Names separated by commas, each without the spaces around it; a backslash makes the
+    next character literal (``\\,`` a comma in a name, ``\\ `` a space kept at its end,
+    ``\\\\`` a backslash), as in --bones. (A pipeline walk: objects named "Cam,A" or
+    " lead" could not be named.)"""
+    names, current, escaped = [], [], []
+    i = 0
+    while i <= len(text):
+        if i == len(text) or (text[i] == "," and not (i and _escapes(text, i))):
+            while current and current[0].isspace() and not escaped[0]:
+                current.pop(0), escaped.pop(0)
+            while current and current[-1].isspace() and not escaped[-1]:
+                current.pop(), escaped.pop()
+            names.append("".join(current))
+            current, escaped = [], []
+        elif text[i] == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            escaped.append(True)
+            i += 1
+        else:
+            current.append(text[i])
+            escaped.append(False)
+        i += 1
+    return names
+
+
+def _escapes(text: str, i: int) -> bool:
+    """Whether the character at ``i`` follows an escaping backslash (an odd run of them)."""
+    run = 0
+    while i - run - 1 >= 0 and text[i - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
 def _object_list(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",")]
+    names = _names(text)
     if not all(names):
         raise argparse.ArgumentTypeError(f"--objects {text!r} has an empty name; give names like A,B")
     return list(dict.fromkeys(names))          # each object once, in the order given
@@ -100,7 +134,7 @@ def _clips(text: str) -> str | list[str]:
     """``active``, ``all`` or a comma-separated list of clip (action) names."""
     if text in ("active", "all"):
         return text
-    names = [n.strip() for n in text.split(",")]
+    names = _names(text)
     if not all(names):
         raise argparse.ArgumentTypeError(f"--clips {text!r} has an empty name; give active, all "
                                          "or clip names like Walk,Run")

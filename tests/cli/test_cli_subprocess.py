@@ -438,3 +438,31 @@ def test_a_report_that_fills_the_disk_names_its_file(tmp_path):
     assert str(caught.value) == ("The report could not be written (No space left on device: "
                                  f"{data}).")
     assert not page.exists()
+
+
+_ODD_NAMES = """
+import sys, bpy, math
+bpy.ops.wm.read_factory_settings(use_empty=True)
+for name in ("Cam,A", " lead", "plain"):
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, z in ((1, 0.0), (11, 90.0)):
+        obj.rotation_euler.z = math.radians(z)
+        obj.keyframe_insert("rotation_euler", index=2, frame=frame)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_objects_named_with_a_comma_or_a_leading_space_can_be_named(tmp_path):
+    """A pipeline walk: --objects split every comma and stripped every space, so "Cam,A"
+    and " lead" could not be picked; a backslash escapes, as in --bones."""
+    blend = tmp_path / "names.blend"
+    done = subprocess.run([sys.executable, "-c", _ODD_NAMES, str(blend)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    js = tmp_path / "r.json"
+    res = run("report", blend, "--objects", "Cam\\,A, \\ lead", "--json", js, "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert sorted(o["name"] for o in load_report(js)["objects"]) == [" lead", "Cam,A"]
+    res = run("report", blend, "--objects", "Cam,A", "--quiet")
+    assert res.returncode == 2 and 'Object "Cam" is not in' in _one_sentence(res.stderr)
