@@ -108,6 +108,12 @@ def output_names(paths: list[str]) -> list[str]:
             return names
         for group in clashing:
             deeper = [i for i in group if depth[i] < len(parts[i][0])]
+            if len(group) > 1 and len({tuple(f.casefold() for f in parts[i][0])
+                                       for i in group}) == 1:
+                # The same folders all the way up (walk.blend, Walk.blend side by side): no
+                # folder tells them apart, so none is added (a pipeline walk: the names took
+                # the whole absolute path, which differs from worker to worker).
+                deeper = []
             if deeper:
                 for i in deeper:
                     depth[i] += 1

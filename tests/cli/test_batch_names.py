@@ -26,3 +26,12 @@ def test_summary_is_reserved_for_the_batch():
 def test_names_never_repeat_even_when_the_folders_do():
     names = output_names(["/x/a.blend", "/X/a.blend", "/x/a.BLEND"])
     assert len({n.casefold() for n in names}) == 3
+
+
+def test_names_differing_only_in_case_in_one_folder_do_not_take_its_path():
+    """A pipeline walk: walk.blend and Walk.blend side by side took every folder up to the
+    root ("tmp__walk-td__seq__walk-0"), names that change with where a worker mounts the
+    show. No folder tells them apart: they keep their stems, numbered."""
+    for root in ("/show", "/mnt/farm/projects/show"):
+        assert output_names([f"{root}/seq/walk.blend", f"{root}/seq/Walk.blend"]) == [
+            "walk-0", "Walk-1"]
