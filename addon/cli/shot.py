@@ -81,10 +81,16 @@ def _worst(entries: list[dict]) -> dict | None:
 
 
 def _advice(report: dict) -> str:
-    """The worst entry's one-line advice, as the command's table prints it."""
+    """The worst entry's one-line advice, as the command's table prints it; with nothing
+    compared, why (the first skipped entry's sentence: a pipeline walk found a shot "ok,
+    0 deg" with an empty message whose only animation was in a muted NLA track)."""
     found = [e for e in report["objects"] if e.get("max_deviation_deg") is not None]
     if not found:
-        return ""
+        skipped = report.get("skipped") or []
+        if not skipped:
+            return ""
+        more = f" (and {len(skipped) - 1} more skipped)" if len(skipped) > 1 else ""
+        return f"Nothing compared: {skipped[0]['message']}{more}"
     e = max(found, key=_largest)
     name = f"{e['name']}: {e['bone']}" if e.get("bone") else e["name"]
     return f"{name}: {e['advice']}" if e.get("advice") else ""

@@ -365,3 +365,30 @@ def test_a_shot_whose_mocap_wraps_between_frames_is_over_at_that_subframe(tmp_pa
     assert shot["max_deviation_deg"] == worst["max_between_deviation_deg"] > 90.0
     assert shot["worst"] == {"object": worst["name"], "frame": worst["worst_between_frame"]}
     assert max(o["max_deviation_deg"] for o in report["objects"]) < 1.0
+
+
+_DOLLY_ONLY = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+cam = bpy.data.objects.new("Dolly", bpy.data.cameras.new("Dolly"))
+bpy.context.scene.collection.objects.link(cam)
+for frame, x in ((1, 0.0), (21, 4.0)):
+    cam.location.x = x
+    cam.keyframe_insert("location", index=0, frame=frame)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_shot_with_nothing_to_compare_says_why_in_the_summary(tmp_path):
+    """A pipeline walk: a dolly-only shot failed the batch (exit 2 of report), and a shot
+    whose only animation was skipped read "ok, 0 deg" with an empty message."""
+    shot = tmp_path / "dolly.blend"
+    done = subprocess.run([sys.executable, "-c", _DOLLY_ONLY, str(shot)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    res = run("batch", "report", shot, "--out", out, "--jobs", "0", "--fail-above", "1")
+    assert res.returncode == 0, res.stderr
+    (entry,) = load_batch(out / "summary.json")["shots"]
+    assert entry["status"] == "ok"
+    assert entry["message"].startswith('Nothing compared: Object "Dolly" has no keys on ')
