@@ -41,4 +41,8 @@ ENGINE_NAMES = (
 # The rotation-mode conversion, a bake that keeps Blender's playback.
 CONVERT_NAMES = ("CONVERT_MODES", "CONVERT_TOLERANCE_DEG", "convert_objects")
 
-__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "convert": CONVERT_NAMES})
+# How a bake's tolerances read, for the operator and the command line alike.
+SETTINGS_NAMES = ("has_tolerance", "tolerance_words")
+
+__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "convert": CONVERT_NAMES,
+                                          "settings": SETTINGS_NAMES})

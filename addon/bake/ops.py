@@ -286,7 +286,10 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
         # A tolerance bake is counted in keys (per channel), not frames baked.
-        thinned = self.tolerance > 0.0 or self.tolerance_px > 0.0 or self.tolerance_tip > 0.0
+        from .settings import has_tolerance, tolerance_words
+
+        asked = self.bake_settings()
+        thinned = has_tolerance(asked)
         settings.last_keys_kind = self.key_interpolation if thinned else ""
         # Keys written per channel, each transform's and (last_frames_written) their sum.
         remember_last_bake(context.scene, result.keys_per_object)
@@ -306,19 +309,10 @@ class QUATBAKE_OT_bake(Operator):
                                      for i in result.skipped])
             self.report({'INFO'}, rpt_("Left as they were: {} (nothing to bake; the notes say "
                                        "why)").format(transform_count(left, rpt_)))
-        if self.tolerance > 0.0:
-            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} deg")
+        if thinned:
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {}")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
-                                                self.tolerance))
-        elif self.tolerance_px > 0.0:
-            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} px on cameras")
-            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
-                                                self.tolerance_px))
-        elif self.tolerance_tip > 0.0:
-            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {:g} scene units at "
-                          "bone tips")
-            self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
-                                                self.tolerance_tip))
+                                                tolerance_words(asked, rpt_)))
         return {'FINISHED'}
 
 

@@ -185,6 +185,22 @@ def has_tolerance(settings: BakeSettings) -> bool:
             or settings.tolerance_tip > 0.0)
 
 
+# The parts of "within ...", each a pattern the interface translates.
+TOLERANCE_PARTS = ("{:g} deg", "{:g} px on cameras", "{:g} scene units at bone tips")
+TOLERANCE_JOIN = " and "
+
+
+def tolerance_words(settings: BakeSettings, translate=lambda text: text) -> str:
+    """What a tolerance bake kept its keys within, every tolerance set ("0.5 deg and 0.02
+    scene units at bone tips": they combine, the smaller deciding); ``translate`` each
+    pattern (the operator's report). One wording for the panel's report and the command
+    line's (a review: the operator named only the first one set)."""
+    values = (settings.tolerance_deg, settings.tolerance_px, settings.tolerance_tip)
+    return translate(TOLERANCE_JOIN).join(
+        translate(part).format(value) for part, value in zip(TOLERANCE_PARTS, values)
+        if value > 0.0)
+
+
 def bezier_fit(settings: BakeSettings) -> bool:
     """True when the bake writes few Bezier keys within a tolerance."""
     return has_tolerance(settings) and settings.key_interpolation == 'BEZIER'

@@ -17,11 +17,6 @@ from .scenes import (
 )
 
 
-def _thinned(args) -> bool:
-    """Whether the bake keeps only the keys within some tolerance."""
-    return args.tolerance > 0.0 or args.tolerance_px > 0.0 or args.tolerance_tip > 0.0
-
-
 def check_options(args) -> None:
     """The bake options that do not go together (BadInput), checked before any file is read
     (``batch bake`` checks them once for every shot)."""
@@ -30,7 +25,9 @@ def check_options(args) -> None:
                        "length: give one of them.")
     if args.constant_speed and args.location == "keep":
         raise BadInput("--constant-speed retimes the path, so it needs --location linear or catmull_rom.")
-    if args.keys is not None and not _thinned(args):
+    # The options as typed, before any settings exist (a usage error imports no numpy).
+    thinned = args.tolerance > 0.0 or args.tolerance_px > 0.0 or args.tolerance_tip > 0.0
+    if args.keys is not None and not thinned:
         raise BadInput(f"--keys {args.keys} chooses the keys a --tolerance bake writes: give "
                        "--tolerance DEG (or --tolerance-px PX, --tolerance-tip DIST) too; without "
                        "it every step frame gets a LINEAR key.")
@@ -136,14 +133,9 @@ def run_bake(args) -> int:
         print(f"Baked {baked} with {args.method}: {result.frames_written} "
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
-        if _thinned(args):
-            within = " and ".join(part for part in (
-                f"{args.tolerance:g} deg" if args.tolerance > 0.0 else "",
-                f"{args.tolerance_px:g} px on cameras" if args.tolerance_px > 0.0 else "",
-                f"{args.tolerance_tip:g} scene units at bone tips" if args.tolerance_tip > 0.0
-                else "") if part)
+        if bake.has_tolerance(settings):
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
-                  f"{within} ({(args.keys or 'linear').upper()})")
+                  f"{bake.tolerance_words(settings)} ({(args.keys or 'linear').upper()})")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
         # Left as they were (no rotation keys, keys only in NLA clips ...): not errors.

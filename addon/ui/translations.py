@@ -275,8 +275,6 @@ ZH_HANS = {
     "Key Tolerance too, the smaller of the two); 0: Key Tolerance for cameras too":
         "渲染图像的像素：透视相机只保留使任何像素移动不超过此值的关键帧（由焦距、传感器适配和"
         "渲染尺寸算出；同时设置关键帧容差时取两者中较小者）；0：相机也使用关键帧容差",
-    "Keys per channel: {:d} dense -> {:d} within {:g} px on cameras":
-        "每通道关键帧：密集 {:d} -> {:d}（相机容差 {:g} 像素）",
     "Bone Tip Tolerance": "骨骼末端容差",
     "Scene units at each bone's tip: pose bones keep only the keys that move the bone's tip "
     "no more than this from the bake (the angle this distance over the bone's length, times "
@@ -285,8 +283,6 @@ ZH_HANS = {
         "每根骨骼末端的场景单位：姿态骨骼只保留使骨骼末端偏离烘焙结果不超过此距离的关键帧"
         "（角度为此距离除以骨骼长度乘以骨架的最大缩放；同时设置关键帧容差时取两者中较小者）；"
         "物体使用关键帧容差。0：骨骼也使用关键帧容差",
-    "Keys per channel: {:d} dense -> {:d} within {:g} scene units at bone tips":
-        "每通道关键帧：密集 {:d} -> {:d}（骨骼末端容差 {:g} 场景单位）",
     "What a bake with a Key Tolerance writes: few editable Bezier keys, or LINEAR keys for "
     "glTF engines":
         "带关键帧容差的烘焙写入什么：少量可编辑的贝塞尔关键帧，或供 glTF 引擎使用的线性关键帧",
@@ -307,8 +303,11 @@ ZH_HANS = {
     "{}: {:d} keys": "{}：{:d} 个关键帧",
     "{}: {:d} keys each": "{}：各 {:d} 个关键帧",
     "Total: {}, {:d} keys per channel": "总计：{}，每通道 {:d} 个关键帧",
-    "Keys per channel: {:d} dense -> {:d} within {:g} deg":
-        "每通道关键帧：密集 {:d} -> {:d}（容差 {:g} 度）",
+    "Keys per channel: {:d} dense -> {:d} within {}": "每通道关键帧：密集 {:d} -> {:d}（容差 {}）",
+    "{:g} deg": "{:g} 度",
+    "{:g} px on cameras": "相机 {:g} 像素",
+    "{:g} scene units at bone tips": "骨骼末端 {:g} 场景单位",
+    " and ": "、",
     "Custom Range": "自定义范围",
     "Bake a chosen frame range instead of the keyed range. Keys outside it are not kept: "
     "the bake holds the range's first and last pose beyond it":

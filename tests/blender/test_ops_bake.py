@@ -6,6 +6,7 @@ selection, take the scene settings as defaults, let explicit arguments win,
 report errors as text and leave the data alone, and revert restores.
 """
 import math
+import re
 
 import bpy
 import numpy as np
@@ -430,3 +431,16 @@ def test_a_baked_shot_is_framed_where_its_keys_are_and_its_keys_turn_bezier(clea
         assert before.co[0] < key.handle_left[0] < key.co[0] < key.handle_right[0] < \
             after.co[0], i
         assert fc.evaluate(key.co[0]) == pytest.approx(values[i], abs=1e-6)
+
+
+def test_the_keys_line_names_every_tolerance_set(clean_blender, capfd):
+    """A review: with a Key Tolerance and a Bone Tip Tolerance both set (the smaller of the
+    two decides), the status line named only the first; the command line named both."""
+    obj = _keyed("Cube")
+    scenes.select_only(obj)
+    capfd.readouterr()
+    assert bpy.ops.quatbake.bake(method='SLERP', tolerance=0.5, tolerance_tip=0.02) == \
+        {'FINISHED'}
+    said = capfd.readouterr().out
+    assert re.search(r"Keys per channel: \d+ dense -> \d+ within 0\.5 deg and 0\.02 scene "
+                     r"units at bone tips", said), said
