@@ -24,9 +24,7 @@ import numpy as np
 YUP_FROM_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 
 # The exporter's camera/light correction: -90 degrees about X, as a matrix.
-_H = np.sqrt(0.5)
 CAMERA_CORRECTION = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
-CAMERA_CORRECTION_QUAT = np.array([_H, -_H, 0.0, 0.0])  # (w, x, y, z)
 
 
 def _as_4x4(m: np.ndarray) -> np.ndarray:

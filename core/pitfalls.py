@@ -93,11 +93,6 @@ def speeds_deg(q: np.ndarray) -> np.ndarray:
     return out
 
 
-def rotation_vectors(q: np.ndarray) -> np.ndarray:
-    """World-frame rotation vector (deg) from each sample to the next, (n-1, 3)."""
-    return np.degrees(metrics.angular_velocity(np.arange(len(q), dtype=np.float64), q))
-
-
 def velocity_jumps(frames, keys, q, unit: bool = False):
     """Interior keys and |omega_after - omega_before| (deg/frame) at each; ``q`` (n, 4),
     or (b, n, 4) for a group on the same frames (jumps then (b, k-2)); ``unit``: q is

@@ -92,7 +92,6 @@ SPEED_COLORS = np.array(
     ],
     dtype=np.float64,
 )
-SPEED_COLOR_NAMES = ("grey-blue", "yellow", "orange", "magenta")
 LONG_ARC_COLOR = np.array([0.0, 1.0, 1.0, 1.0], dtype=np.float64)
 # Key intervals that turn the long way ON PURPOSE (core.turns "spin": kept by
 # Turns: Auto) get a thinner green band instead, and stepped (CONSTANT)

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Difference report inside Blender: read an object's channels, run core.analysis.
 
-``analyze_object(obj, method)`` is the one entry point used by the operator
-``quatbake.analyze`` (analyze.ops), the panel's results (analyze.entries) and the
-command line (``addon.cli``). It reads the F-curves through ``animdata`` (no
+``analyze_many(requests, method)`` analyses many transforms in one batched pass (the
+panel's entries, analyze.entries, and the command line's report); ``analyze_object``
+is it for one (a shot of the batch, the demo). It reads the F-curves through ``animdata`` (no
 ``frame_set``: the scene and the current frame are never touched) and hands
 arrays to ``core.analysis``. A transform a Transform Cache moves (USD, Alembic
 imports) is analysed from Blender's playback instead (``analyze.cache``: frame_set,

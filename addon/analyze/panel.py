@@ -19,10 +19,6 @@ from .entries import (
     worst_first,
 )
 
-# Characters per label line: the sidebar at its default width shows about 35.
-_WRAP_CHARS = 32
-
-
 # A tick only when nothing needs doing (issue 24): "to check" has findings to act on.
 VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_CHECK: 'INFO',
                  VERDICT_WITHIN: 'CHECKMARK', VERDICT_FINE: 'CHECKMARK',

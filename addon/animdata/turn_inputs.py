@@ -243,17 +243,6 @@ def _hull_turn(mode: str, hulls):
     return (hi - lo).sum(axis=-1)
 
 
-def frames_suffice(mode: str, key_frames, key_raw) -> bool:
-    """True when Blender's playback sampled on every whole frame already stays
-    under TRACK_STEP (with the overshoot margin) from one frame to the next, so
-    tracking needs no samples between the frames (the report's usual case)."""
-    keys = np.asarray(key_frames, dtype=np.float64)
-    if keys.size < 2:
-        return True
-    # Whole frames per interval against the samples playback_times would take.
-    return bool((np.diff(keys) >= _samples_per_interval(mode, key_raw)).all())
-
-
 def playback_times(mode: str, key_frames, key_raw, extra=None, safe=None,
                    hull_turn=None) -> np.ndarray:
     """Frames to sample Blender's playback at for tracking (sorted, keys included);
