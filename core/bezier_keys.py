@@ -9,7 +9,7 @@ values and both handles, such that Blender's own playback - each channel a
 Bezier F-curve evaluated as :mod:`core.fcurve` does it, then the quaternion
 normalised or the Euler angles composed - is within the tolerance of the
 target orientation at EVERY sample. That is measured, not estimated: the keys
-are rounded to float32 (what Blender stores) and played by :func:`play` at
+are rounded to float32 (what Blender stores) and played by :func:`bezier_play.play` at
 every sample (core.fcurve's evaluation, every channel and track at once, each
 sample's segment known; core.fcurve.evaluate_many itself where that does not
 converge); the result is returned only when its worst sample is within
@@ -69,6 +69,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import fcurve, keyreduce, quat, rotation
+from .bezier_play import (
+    PLAY_BLOCK,
+    bezier_values,
+    interpolated_times,
+    play_segments,
+    power_basis,
+    time_curve,
+)
 
 # Keys are stored as float32: the same margin as the LINEAR tolerance bake for
 # the rounding of key values (measured here anyway: the keys are rounded before
@@ -79,7 +87,6 @@ from . import fcurve, keyreduce, quat, rotation
 FLOAT32_MARGIN_DEG = keyreduce.FLOAT32_MARGIN_DEG
 FLOAT32_ARITHMETIC_ULPS = 16
 _EPS32 = float(np.finfo(np.float32).eps)
-_FLT_EPSILON = _EPS32     # C's FLT_EPSILON: Blender's flat-segment rule
 
 # Samples per candidate span: the handle lengths are fitted on FIT_SAMPLES of
 # them and the span is checked on CHECK_SAMPLES (evenly spread; all of them
@@ -109,21 +116,9 @@ DERIVATIVE_SAMPLES = 5
 # Rounds of the final check before giving up (each splits every failing span).
 MAX_FIX_ROUNDS = 50
 
-# Halley steps for the time curve in a span's check (from t = u: 1e-13 in four), and
-# at most in the final playback (which stops once every sample is within 1e-13).
+# Halley steps for the time curve in a span's check (from t = u: 1e-13 in four; how
+# close it comes: bezier_play.CHECK_WITHIN).
 CHECK_HALLEY = 4
-_PLAY_HALLEY = 12
-# How close the time solve comes (in units of the span): the playback to 1e-13, as
-# core.fcurve; the search's fits and checks to 1e-10, where a channel's value is off
-# by its slope (radians per span, tens at most) times that, 1e-9 rad, against a
-# search margin of (1 - SEARCH_SHARE) x the tolerance, 5e-4 deg at 0.01 deg. The
-# final check plays to 1e-13 whatever the search chose.
-PLAY_WITHIN = 1e-13
-CHECK_WITHIN = 1e-10
-_PLAY_BLOCK = 8192
-# A time solve goes on with its samples still outside the bound alone once they are at
-# most one in _FEW_LEFT_OF (gathering them costs a few passes, a step about twenty).
-_FEW_LEFT_OF = 8
 
 # A sample time within this many frames of a whole frame is on it.
 _WHOLE = 1e-6
@@ -349,247 +344,6 @@ def _spread(a, b, count):
     return np.minimum(idx, np.maximum(b - 1, a + 1)[:, None]), inside > 0
 
 
-def _power_basis(y0, y1, y2, y3):
-    """(e1, e2, e3) of a cubic Bezier with control values y0..y3 in the power basis:
-    y(t) = y0 + e1 t + e2 t^2 + e3 t^3."""
-    return 3.0 * (y1 - y0), 3.0 * (y0 - 2.0 * y1 + y2), y3 - y0 + 3.0 * (y1 - y2)
-
-
-def _bezier_values(t, y0, y1, y2, y3):
-    """A cubic Bezier's values at parameters t, the control values y0..y3 broadcasting
-    against t (a span's, per channel: small): Horner in the power basis, six passes
-    over t's size where the Bernstein form takes seventeen."""
-    e1, e2, e3 = _power_basis(y0, y1, y2, y3)
-    y = e3 * t
-    y += e2
-    y *= t
-    y += e1
-    y *= t
-    y += y0
-    return y
-
-
-def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
-    """(t, converged): t in [0, 1] with c1 t + c2 t^2 + c3 t^3 = u (a span's time
-    curve in units of the span; broadcasting arrays), Halley's method from a copy of
-    ``t``, at most ``steps`` steps, fewer once every sample is within ``within``.
-    ``report=False``: converged is None, and the residual after the last step is not
-    computed. In place on a few work arrays (each step's temporaries would cost as
-    much as its sums). Once a few samples are left outside ``within`` (a handle at
-    its shortest or longest flattens the curve at an end, where Halley's method is
-    slowest), only those take the further steps."""
-    shape = np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))
-    t = np.array(np.broadcast_to(t, shape), dtype=np.float64)
-    c3x3, c2x2 = 3.0 * c3, 2.0 * c2
-    x, dx, half_ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
-    for step in range(steps):
-        np.multiply(c3, t, out=x)               # x = ((c3 t + c2) t + c1) t - u
-        x += c2
-        x *= t
-        x += c1
-        x *= t
-        x -= u
-        if x.size == 0 or max(x.max(), -x.min()) < within:
-            return t, True
-        if x.size >= _FEW_LEFT_OF:
-            outside = np.abs(x, out=dx) >= within
-            if np.count_nonzero(outside) * _FEW_LEFT_OF <= x.size:
-                outside = np.flatnonzero(outside)
-                at = np.unravel_index(outside, shape)
-                picked = [_at_samples(a, at, shape) for a in (c1, c2, c3, u)]
-                t[at], converged = _halley(*picked, t[at], steps - step, within, report)
-                return t, converged
-        np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
-        dx += c2x2
-        np.subtract(dx, c2, out=half_ddx)       # ddx / 2 = 3 c3 t + c2
-        half_ddx *= x
-        dx *= t
-        dx += c1
-        # Halley: t -= 2 x dx / (2 dx^2 - x ddx), here with numerator and denominator
-        # halved (the same quotient, two passes fewer), the denominator kept >= 5e-13.
-        x *= dx
-        dx *= dx
-        dx -= half_ddx
-        np.maximum(dx, 5e-13, out=dx)
-        x /= dx
-        t -= x
-        np.clip(t, 0.0, 1.0, out=t)
-    if not report:
-        return t, None
-    np.multiply(c3, t, out=x)
-    x += c2
-    x *= t
-    x += c1
-    x *= t
-    x -= u
-    return t, bool(x.size == 0 or max(x.max(), -x.min()) < within)
-
-
-def _interpolated_times(u, known_u, known_t):
-    """A first guess (c, n, s) of the time curves' t at fractions u (1, n, s) of each
-    span, from t known at other fractions of it (known_u (1, k, s) increasing,
-    known_t (c, k, s)) and at its ends (t = u at 0 and 1): linear between the
-    neighbours. t(u) is smooth, so at k = 8 the guess is off by a few 1e-3, from
-    which Halley's method reaches 1e-10 in two steps (from u: three or four)."""
-    c, k, s = known_t.shape
-    n = u.shape[1]
-    # Each span's nodes, its ends included, as one sorted row for all spans: span i's
-    # fractions shifted by 2 i (they lie in [0, 1]), so one search finds every
-    # sample's node at or before it.
-    shift = 2.0 * np.arange(s)
-    nodes_u = np.empty((s, k + 2))
-    nodes_u[:, 0], nodes_u[:, -1] = shift, shift + 1.0
-    nodes_u[:, 1:-1] = known_u[0].T + shift[:, None]
-    nodes_t = np.zeros((c, s, k + 2))
-    nodes_t[:, :, -1] = 1.0
-    nodes_t[:, :, 1:-1] = np.swapaxes(known_t, 1, 2)
-    nodes_u, nodes_t = nodes_u.reshape(-1), nodes_t.reshape(c, -1)
-    at = (u[0].T + shift[:, None]).reshape(-1)                      # (s n,)
-    first = np.repeat(np.arange(s) * (k + 2), n)
-    below = first + np.clip(np.searchsorted(nodes_u, at, side="right") - 1 - first, 0, k)
-    u0, u1 = nodes_u[below], nodes_u[below + 1]
-    t0, t1 = nodes_t[:, below], nodes_t[:, below + 1]
-    width = u1 - u0
-    share = np.divide(at - u0, width, out=np.zeros_like(width), where=width > 0.0)
-    guess = t0 + (t1 - t0) * share                                   # (c, s n)
-    return np.ascontiguousarray(np.swapaxes(guess.reshape(c, s, n), 1, 2))
-
-
-def _at_samples(a, at, shape):
-    """The values at multi-indices ``at`` (a tuple of index arrays into ``shape``) of
-    ``a``, an array that broadcasts to ``shape``, without broadcasting it."""
-    a = np.asarray(a)
-    lead = len(shape) - a.ndim
-    return a[tuple(i if n > 1 else 0 for i, n in zip(at[lead:], a.shape))]
-
-
-def _time(u, al, be, t, steps):
-    """t with X(t) = u, X the time curve of handles at fractions al, be of the span
-    (x controls 0, al, 1 - be, 1; monotonic for fractions in (0, 1)): Halley's
-    method from ``t``, at most ``steps`` steps (from t = u every sample is within
-    1e-13 in four), fewer once every sample is within CHECK_WITHIN."""
-    c1 = 3.0 * al
-    c2 = 3.0 * (1.0 - be - 2.0 * al)
-    c3 = 3.0 * (al + be) - 2.0
-    return _halley(c1, c2, c3, u, t, steps, CHECK_WITHIN, report=False)[0]
-
-
-def _play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
-    """(m, c) channel values of F-curves sharing key frames at frames ``f`` (m,), each
-    in segment ``seg`` (m,): the key at or before it, never past ``last`` (m,), that
-    sample's curve's last key. x (k,) key frames, y (k, c) values, hlx, hly, hrx, hry
-    (k, c) handles, ipo (k,) core.fcurve enum values: what core.fcurve evaluates
-    (Blender's fcurve_eval_keyframes), all channels at once - CONSTANT segments and
-    ends, LINEAR, and BEZIER with the handle-length correction, the flat-segment rule
-    and the power basis of y(t). The segment being known, the time solve x(t) = frame
-    needs no search: Halley's method from the linear guess, in units of the span, to
-    1e-13 (tests/core/test_bezier_keys.py holds it to a bisection player and to
-    core.fcurve.evaluate_many).
-    Returns None where it does not converge, or the samples are not sorted by frame
-    (the caller asks core.fcurve)."""
-    out = y[seg].copy()                     # at or before a key, CONSTANT, and the ends
-    inside = (seg < last) & (f > x[seg])
-    lin = np.flatnonzero(inside & (ipo[seg] == fcurve.LINEAR))
-    if lin.size:
-        s = seg[lin]
-        dx = (x[s + 1] - x[s])[:, None]
-        fac = np.divide(f[lin, None] - x[s, None], dx, out=np.zeros_like(dx), where=dx != 0.0)
-        out[lin] = y[s] + (y[s + 1] - y[s]) * fac
-    bez = np.flatnonzero(inside & (ipo[seg] == fcurve.BEZIER))
-    if not bez.size:
-        return out
-    s = seg[bez]
-    # Samples come sorted by frame, so each segment's are one run: its numbers are
-    # repeated along the run (cheaper than gathering them sample by sample).
-    # Channels first, (c, n): every operation below runs along the samples.
-    runs = np.flatnonzero(np.diff(s)) + 1
-    if (s[runs] < s[runs - 1]).any():
-        return None                         # not sorted: the caller asks core.fcurve
-    segs = s[np.r_[0, runs]]
-    counts = np.diff(np.r_[0, runs, s.size])
-    # Per segment (BKE_fcurve_correct_bezpart): a handle longer than the segment is
-    # shortened along its own direction to the segment's length.
-    x0, x3 = x[segs], x[segs + 1]
-    y1, y4 = y[segs].T, y[segs + 1].T
-    hrx_, hry_, hlx_, hly_ = hrx[segs].T, hry[segs].T, hlx[segs + 1].T, hly[segs + 1].T
-    length = x3 - x0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        len1, len2 = np.abs(x0 - hrx_), np.abs(x3 - hlx_)
-        fac1 = np.where(len1 > length, length / len1, 1.0)
-        fac2 = np.where(len2 > length, length / len2, 1.0)
-    x1 = x0 - fac1 * (x0 - hrx_)
-    x2 = x3 - fac2 * (x3 - hlx_)
-    y2 = y1 - fac1 * (y1 - hry_)
-    y3 = y4 - fac2 * (y4 - hly_)
-    # Blender returns the first key's value when all four control values agree
-    # within FLT_EPSILON (T40372).
-    flat = ((np.abs(y1 - y4) < _FLT_EPSILON) & (np.abs(y2 - y3) < _FLT_EPSILON)
-            & (np.abs(y3 - y4) < _FLT_EPSILON))
-    c = y.shape[1]
-    table = np.empty((2 + 7 * c, segs.size))
-    table[0], table[1] = x0, length
-    # x(t) in units of the span: c1 t + c2 t^2 + c3 t^3 = u; y(t) in the power basis.
-    table[2:2 + c] = 3.0 * (x1 - x0) / length
-    table[2 + c:2 + 2 * c] = 3.0 * (x0 - 2.0 * x1 + x2) / length
-    table[2 + 2 * c:2 + 3 * c] = (x3 - x0 + 3.0 * (x1 - x2)) / length
-    table[2 + 3 * c:2 + 4 * c] = y1
-    table[2 + 4 * c:2 + 5 * c] = np.where(flat, 0.0, 3.0 * (y2 - y1))
-    table[2 + 5 * c:2 + 6 * c] = np.where(flat, 0.0, 3.0 * (y1 - 2.0 * y2 + y3))
-    table[2 + 6 * c:2 + 7 * c] = np.where(flat, 0.0, y4 - y1 + 3.0 * (y2 - y3))
-    g = np.repeat(table, counts, axis=1)
-    c1, c2, c3 = g[2:2 + c], g[2 + c:2 + 2 * c], g[2 + 2 * c:2 + 3 * c]
-    u = np.clip((f[bez] - g[0]) / g[1], 0.0, 1.0)[None, :]
-    t, converged = _halley(c1, c2, c3, u, u, _PLAY_HALLEY)
-    if not converged:
-        return None
-    y1, d1, d2, d3 = (g[2 + i * c:2 + (i + 1) * c] for i in range(3, 7))
-    out[bez] = (y1 + t * (d1 + t * (d2 + t * d3))).T
-    return out
-
-
-def play(frames, values, handle_left, handle_right, interpolation, times) -> np.ndarray:
-    """Blender's playback (m, c) at ``times`` (m,) of F-curves keyed on the same frames
-    with CONSTANT extrapolation (one rotation's channels, as a Bezier bake writes them):
-    frames (k,) increasing, values (k, c), handle_left / handle_right (k, c, 2) (frame,
-    value), interpolation (k,) core.fcurve enum values (CONSTANT, LINEAR or BEZIER),
-    handles on their own side of their key. The numbers core.fcurve.evaluate_many
-    gives, to ~1e-12, at a fraction of its cost (the channels share one search).
-    Raises ValueError for curves outside that shape."""
-    x = np.asarray(frames, dtype=np.float64).reshape(-1)
-    y = np.asarray(values, dtype=np.float64).reshape(x.size, -1)
-    hl = np.asarray(handle_left, dtype=np.float64).reshape(x.size, -1, 2)
-    hr = np.asarray(handle_right, dtype=np.float64).reshape(x.size, -1, 2)
-    ipo = np.asarray(interpolation, dtype=np.int64).reshape(-1)
-    if x.size == 0 or ipo.size != x.size or hl.shape != hr.shape or hl.shape[1] != y.shape[1]:
-        raise ValueError("bezier_keys.play: key arrays disagree in shape.")
-    if (np.diff(x) <= 0.0).any() or not np.isfinite(x.sum() + y.sum() + hl.sum() + hr.sum()):
-        raise ValueError("bezier_keys.play: key frames must be finite and increasing.")
-    bez = ipo[:-1] == fcurve.BEZIER
-    if (((hr[:-1, :, 0] < x[:-1, None]) | (hl[1:, :, 0] > x[1:, None])) & bez[:, None]).any():
-        raise ValueError("bezier_keys.play: a Bezier handle points backwards in time.")
-    if ((ipo[:-1] < fcurve.CONSTANT) | (ipo[:-1] > fcurve.BEZIER)).any():
-        raise ValueError("bezier_keys.play: a key uses an easing interpolation.")
-    times = np.asarray(times, dtype=np.float64).reshape(-1)
-    if (np.diff(times) < 0.0).any():
-        order = np.argsort(times, kind="stable")
-        out = np.empty((times.size, y.shape[1]))
-        out[order] = play(x, y, hl, hr, ipo, times[order])
-        return out
-    out = np.empty((times.size, y.shape[1]))
-    last = np.full(min(times.size, _PLAY_BLOCK), x.size - 1)
-    for at in range(0, times.size, _PLAY_BLOCK):
-        f = times[at:at + _PLAY_BLOCK]
-        seg = np.clip(np.searchsorted(x, f, side="right") - 1, 0, x.size - 1)
-        part = _play_segments(x, y, hl[..., 0], hl[..., 1], hr[..., 0], hr[..., 1], ipo, f,
-                              seg, last[:f.size])
-        if part is None:
-            curves = [(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], ipo, "CONSTANT")
-                      for c in range(y.shape[1])]
-            part = fcurve.evaluate_many(curves, f)
-        out[at:at + _PLAY_BLOCK] = part
-    return out
-
-
 def _f32(a) -> np.ndarray:
     """float32 values (what Blender stores) held as float64."""
     return np.asarray(a, dtype=np.float32).astype(np.float64)
@@ -777,14 +531,14 @@ class _Batch:
         al, be = al[:, None], be[:, None]
         best_al, best_be = al.copy(), be.copy()
         best = np.full(al.shape, np.inf)
-        t = _time(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
+        t = time_curve(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
         best_t = t
         for it in range(FIT_ITERATIONS):
             if it:
-                t = _time(u, al, be, t, 1)
+                t = time_curve(u, al, be, t, 1)
             p1 = ya + al * da
             p2 = yb - be * db
-            r = _bezier_values(t, ya, p1, p2, yb)
+            r = bezier_values(t, ya, p1, p2, yb)
             r -= z
             sse = _sum(r, r)
             better = sse < best
@@ -796,8 +550,8 @@ class _Batch:
                 break
             # dy/dx along the curve, and the Bernstein weights of the inner control
             # points, 3 (1 - t)^2 t and 3 (1 - t) t^2: how y moves with each length.
-            # (x(t) = c1 t + c2 t^2 + c3 t^3 as in _time, so dx = c1 + 2 c2 t + 3 c3 t^2.)
-            e1, e2, e3 = _power_basis(ya, p1, p2, yb)
+            # (x(t) = c1 t + c2 t^2 + c3 t^3 as in time_curve, so dx = c1 + 2 c2 t + 3 c3 t^2.)
+            e1, e2, e3 = power_basis(ya, p1, p2, yb)
             dy = (3.0 * e3) * t
             dy += 2.0 * e2
             dy *= t
@@ -864,14 +618,14 @@ class _Batch:
         u, ya, yb, da, db = self._span_data(a, b, idx)
         al, be = al.T[:, None], be.T[:, None]
         if start is None and known is not None:
-            start = _interpolated_times(u, *known)
+            start = interpolated_times(u, *known)
         if start is None:
             start = np.broadcast_to(u, (al.shape[0],) + u.shape[1:])
         # The solve stops once every sample is within CHECK_WITHIN, wherever it starts:
         # from the fit's t (within that or close already) after no step or one, from
         # the interpolated t after two, from u after three or four.
-        t = _time(u, al, be, start, CHECK_HALLEY)
-        y = _bezier_values(t, ya, ya + al * da, yb - be * db, yb)          # (c, n, s)
+        t = time_curve(u, al, be, start, CHECK_HALLEY)
+        y = bezier_values(t, ya, ya + al * da, yb - be * db, yb)          # (c, n, s)
         idx = idx.T
         close = self._closeness(y, idx)
         return (close / self.cos_search[idx]).min(axis=0), (u, t)
@@ -1050,16 +804,16 @@ class _Batch:
         # at once would be tens of MB per temporary, and slower in page faults than
         # in arithmetic.
         out = np.empty(samples.size)
-        for at in range(0, samples.size, _PLAY_BLOCK):
-            part = samples[at:at + _PLAY_BLOCK]
+        for at in range(0, samples.size, PLAY_BLOCK):
+            part = samples[at:at + PLAY_BLOCK]
             values = self._played(keys, arrays, part)
             self.played[part] = values
-            out[at:at + _PLAY_BLOCK] = self._closeness(values.T, part)
+            out[at:at + PLAY_BLOCK] = self._closeness(values.T, part)
         return out
 
     def _played(self, keys, arrays, samples):
         """(n, c) channel values Blender plays at ``samples`` from the float32 keys
-        (_play_segments: all channels and tracks at once)."""
+        (play_segments: all channels and tracks at once)."""
         x, y, hlx, hly, hrx, hry, ipo, _ = arrays
         ks = self.shift[self.track[keys]]
         # The segment each sample falls in: the last key of its track at or before
@@ -1069,7 +823,7 @@ class _Batch:
         first = np.searchsorted(keys, self.starts)[self.track[samples]]
         last = np.searchsorted(keys, self.ends)[self.track[samples]]
         seg = np.clip(seg, first, last)
-        out = _play_segments(x, y, hlx, hly, hrx, hry, ipo, self.t[samples], seg, last)
+        out = play_segments(x, y, hlx, hly, hrx, hry, ipo, self.t[samples], seg, last)
         return self._played_fcurve(keys, arrays, samples) if out is None else out
 
     def _played_fcurve(self, keys, arrays, samples):

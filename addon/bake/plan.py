@@ -13,6 +13,7 @@ import numpy as np
 
 from ...core import (
     bezier_keys,
+    bezier_play,
     fcurve,
     interp,
     keyreduce,
@@ -787,13 +788,13 @@ def _play_written(arrays: list, times) -> np.ndarray:
     """(m, c) Blender's playback at ``times`` of one rotation's channels as read back
     (``arrays``: per channel, animdata.KEY_FIELDS), CONSTANT extrapolation as written:
     the channels together where they are keyed on the same frames with handles on their
-    own sides (core.bezier_keys.play, the numbers of core.fcurve to ~1e-12 at a fraction
+    own sides (core.bezier_play.play, the numbers of core.fcurve to ~1e-12 at a fraction
     of its cost), each channel by core.fcurve.evaluate_many otherwise."""
     first = arrays[0]
     if all(a["co"].shape == first["co"].shape and np.array_equal(a["co"][:, 0], first["co"][:, 0])
            and np.array_equal(a["interpolation"], first["interpolation"]) for a in arrays):
         try:
-            return bezier_keys.play(first["co"][:, 0],
+            return bezier_play.play(first["co"][:, 0],
                                     np.column_stack([a["co"][:, 1] for a in arrays]),
                                     np.stack([a["handle_left"] for a in arrays], axis=1),
                                     np.stack([a["handle_right"] for a in arrays], axis=1),

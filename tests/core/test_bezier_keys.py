@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from quatbake.core import bezier_keys, interp, rotation
+from quatbake.core import bezier_keys, bezier_play, interp, rotation
 
 KEY_FRAMES = np.array([1.0, 41.0, 81.0, 121.0])
 QUARTER = 0.25
@@ -336,7 +336,7 @@ def test_the_fast_playback_is_the_bezier_curve_at_every_sample(seed):
     x, y, hl, hr, ipo = _random_curves(seed)
     # Before the first key, on keys, between them at eighth frames, after the last.
     times = np.union1d(np.arange(x[0] - 2.0, x[-1] + 2.0, 0.125), x)
-    got = bezier_keys.play(x, y, hl, hr, ipo, times)
+    got = bezier_play.play(x, y, hl, hr, ipo, times)
     names = np.where(ipo == 0, "CONSTANT", "BEZIER")
     for c in range(y.shape[1]):
         want = _play_channel(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], names, times)
@@ -357,7 +357,7 @@ def test_the_fast_playback_shortens_long_handles_and_keeps_flat_spans_flat():
     hl[9, :, 0] = x[9] - 2.5 * (x[9] - x[8])
     hr[2, :, 1] += 1.0
     times = np.arange(x[0], x[-1], 0.1)
-    got = bezier_keys.play(x, y, hl, hr, ipo, times)
+    got = bezier_play.play(x, y, hl, hr, ipo, times)
     want = fcurve.evaluate_many([(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], ipo,
                                   "CONSTANT") for c in range(y.shape[1])], times)
     # core.fcurve stops its Newton solve at 1e-12 frames (times the frame number).
@@ -371,20 +371,20 @@ def test_the_fast_playback_refuses_curves_it_cannot_play():
     backwards = hr.copy()
     backwards[4, 0, 0] = x[4] - 0.5
     with pytest.raises(ValueError, match="backwards"):
-        bezier_keys.play(x, y, hl, backwards, ipo, x)
+        bezier_play.play(x, y, hl, backwards, ipo, x)
     with pytest.raises(ValueError, match="increasing"):
-        bezier_keys.play(x[::-1], y, hl, hr, ipo, x)
+        bezier_play.play(x[::-1], y, hl, hr, ipo, x)
     easing = ipo.copy()
     easing[6] = 5
     with pytest.raises(ValueError, match="easing"):
-        bezier_keys.play(x, y, hl, hr, easing, x)
+        bezier_play.play(x, y, hl, hr, easing, x)
 
 
 def test_the_fast_playback_takes_frames_in_any_order():
     x, y, hl, hr, ipo = _random_curves(4)
     times = np.random.default_rng(4).uniform(x[0] - 1.0, x[-1] + 1.0, 500)
-    np.testing.assert_array_equal(bezier_keys.play(x, y, hl, hr, ipo, times)[np.argsort(times)],
-                                  bezier_keys.play(x, y, hl, hr, ipo, np.sort(times)))
+    np.testing.assert_array_equal(bezier_play.play(x, y, hl, hr, ipo, times)[np.argsort(times)],
+                                  bezier_play.play(x, y, hl, hr, ipo, np.sort(times)))
 
 
 def test_tracks_with_their_own_tolerances_fit_as_each_alone():
