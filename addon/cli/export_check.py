@@ -18,7 +18,7 @@ def run_export_check(args) -> int:
     bpy = load_blend(path)
     register_quatbake()
     from ...report import export_check_report
-    from ..export_check import engine as export_check
+    from .. import export_check
 
     try:
         options = export_check.parse_exporter_options(args.exporter_option)

@@ -2,16 +2,15 @@
 """The export check: the selection exported with Blender's glTF exporter, played back
 as the glTF 2.0 spec says, and compared with Blender.
 
-- ``engine``: ``check_objects``, the export and the comparison;
+- ``exporter``: Blender's glTF exporter, its options and running it;
+- ``engine``: ``check_objects``, the export's playback and the comparison;
 - ``ops``, ``panel``: the operator and the Export Check panel.
 
 The engine's public names are forwarded here, loaded on first use (``lazy``).
 """
 from ..lazy import forward
 
-ENGINE_NAMES = (
-    "MAX_CHECK_FRAMES",
-    "KEY_FRAME_DECIMALS",
+EXPORTER_NAMES = (
     "FIXED_OPTIONS",
     "REFUSED_VALUES",
     "ExportCheckError",
@@ -20,10 +19,14 @@ ENGINE_NAMES = (
     "export_gltf",
     "exporter_version",
     "written_bytes",
+)
+ENGINE_NAMES = (
+    "MAX_CHECK_FRAMES",
+    "KEY_FRAME_DECIMALS",
     "check_frames",
     "blender_world",
     "blender_world_at",
     "exporter_seconds_per_frame",
     "check_objects",
 )
-__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES})
+__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "exporter": EXPORTER_NAMES})

@@ -121,7 +121,7 @@ class QUATBAKE_OT_export_check(Operator):
     @guarded("Check glTF Export")
     def execute(self, context):
         from ...report import export_check_report
-        from . import engine as export_check
+        from .. import export_check  # the package: engine and exporter names alike
 
         pairs = [p.strip() for p in self.exporter_options.split(",") if p.strip()]
         objects = sorted(context.selected_objects, key=lambda o: o.name)
