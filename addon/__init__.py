@@ -3,7 +3,8 @@
 
 Layers, each importing only the ones before it (tests/core/test_import_graph.py):
 
-1. ``versions.py``, ``animdata/``, ``transform.py``, ``record.py``, ``keyed.py``, ``lazy.py``:
+1. ``versions.py``, ``animdata/``, ``transform.py``, ``record.py``, ``overrides.py``,
+   ``keyed.py``, ``lazy.py``:
    the storage layer. Every difference between releases (``versions``; where F-curves live:
    ``animdata.actions``); Blender's animation data as arrays; one animated transform
    (an object or a pose bone); what a bake recorded; what is keyed.

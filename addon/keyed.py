@@ -7,6 +7,8 @@ same words (no rotation keys, bones keyed only in NLA clips) and keep one frame 
 """
 from __future__ import annotations
 
+import math
+
 from . import animdata
 
 # Frames (keys per channel) beyond which a bake or an analysis is refused:
@@ -166,3 +168,23 @@ def span_too_long(who: str, start: float, end: float, step: int) -> str:
     return (f"{who}: baking frames {animdata.frame_label(start)}..{animdata.frame_label(end)} "
             f"every {int(step)} frame(s) would write about {count:,} keys per channel, more "
             f"than {MAX_FRAMES:,}. Choose a shorter frame range or a larger step.")
+
+
+# Reading every key of a huge selection on a click would stall the UI: the
+# first objects decide (the bake itself still reads them all).
+KEYED_RANGE_LIMIT = 64
+
+
+def keyed_range(objects) -> tuple[int, int] | None:
+    """(first, last) whole frames covering the rotation and location keys of
+    ``objects`` (first rounded down, last up), or None when none is keyed: where a
+    custom bake range starts from."""
+    first, last = math.inf, -math.inf
+    for obj in list(objects)[:KEYED_RANGE_LIMIT]:
+        keys = animdata.key_frames(animdata.rotation_fcurves(obj) + animdata.location_fcurves(obj))
+        keys = keys[[math.isfinite(k) for k in keys]] if keys.size else keys
+        if keys.size:
+            first, last = min(first, float(keys[0])), max(last, float(keys[-1]))
+    if not math.isfinite(first):
+        return None
+    return math.floor(first), math.ceil(last)

@@ -185,7 +185,7 @@ class QUATBAKE_OT_bake(Operator):
         if not self.properties.is_property_set("clip"):
             self.clip = getattr(settings, "clip", "")
         if not self.use_frame_range and not explicit & {"frame_start", "frame_end"}:
-            from ..ui.keyed_range import keyed_range
+            from ..keyed import keyed_range
 
             found = keyed_range(selected_objects(context))
             if found is not None:

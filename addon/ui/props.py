@@ -120,7 +120,7 @@ def _custom_range_switched(settings, context) -> None:
     """Custom Range switched on: start from the keyed range of the selection, not 1-250."""
     if not settings.use_frame_range:
         return
-    from .keyed_range import keyed_range
+    from ..keyed import keyed_range
 
     found = keyed_range(getattr(context, "selected_objects", None) or [])
     if found is not None:
