@@ -157,7 +157,7 @@ def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake") -> list[BakeIs
               for i in skipped]
     if len(errors) <= 1:
         return errors
-    names = [f"{i.object_name}: {i.bone}" if i.bone else i.object_name for i in skipped]
+    names = [i.transform_name for i in skipped]
     shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
     return [BakeIssue('ERROR', "", "", None,
                       f"Nothing to {doing}: none of the {len(errors)} transforms ({shown}) "

@@ -305,8 +305,7 @@ class QUATBAKE_OT_bake(Operator):
             settings.last_max_deviation_deg,
         ))
         if result.skipped:
-            left = transforms_named([i.object_name + (f": {i.bone}" if i.bone else "")
-                                     for i in result.skipped])
+            left = transforms_named([i.transform_name for i in result.skipped])
             self.report({'INFO'}, rpt_("Left as they were: {} (nothing to bake; the notes say "
                                        "why)").format(transform_count(left, rpt_)))
         if thinned:

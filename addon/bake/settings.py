@@ -112,6 +112,11 @@ class BakeIssue:
     message: str         # a full sentence: what is wrong, where, and what to do
     bone: str = ""       # the pose bone concerned ("" for an object's own channels)
 
+    @property
+    def transform_name(self) -> str:
+        """The transform's name as a bake's result names it: "Cube", "Rig: spine"."""
+        return f"{self.object_name}: {self.bone}" if self.bone else self.object_name
+
 
 class BakeError(Exception):
     """The bake was refused or undone; ``issues`` lists why (their severity is 'ERROR';
