@@ -66,26 +66,27 @@ def give_back(obj) -> bool:
     return True
 
 
-@persistent
-def _on_save_pre(*_args) -> None:
+def _each_override(do, failed: str) -> None:
+    """``do(obj)`` for every library override of the file; a failure is printed
+    (``failed``, with the object's name) and the others carry on: a handler must never
+    stop a save or a load."""
     for obj in bpy.data.objects:
         if _is_override(obj):
             try:
-                keep(obj)
-            except Exception as exc:  # noqa: BLE001 - a handler must never stop a save
-                print(f"QuatBake: keeping the bake record of \"{obj.name}\" failed ({exc}); "
-                      "Revert it before closing the file")
+                do(obj)
+            except Exception as exc:  # noqa: BLE001 - see above
+                print(f"QuatBake: {failed.format(obj.name)} ({exc})")
+
+
+@persistent
+def _on_save_pre(*_args) -> None:
+    _each_override(keep, "keeping the bake record of \"{}\" failed; Revert it before "
+                   "closing the file")
 
 
 @persistent
 def _on_load_post(*_args) -> None:
-    for obj in bpy.data.objects:
-        if _is_override(obj):
-            try:
-                give_back(obj)
-            except Exception as exc:  # noqa: BLE001 - a handler must never stop a load
-                print(f"QuatBake: the bake record of \"{obj.name}\" could not be read back "
-                      f"({exc})")
+    _each_override(give_back, "the bake record of \"{}\" could not be read back")
 
 
 _HANDLERS = (("save_pre", _on_save_pre), ("load_post", _on_load_post))
