@@ -104,18 +104,23 @@ class Document:
                 parent[child] = i
         return parent
 
-    def delayed(self, seconds: float) -> "Document":
-        """This document with every animation's key times later by ``seconds`` (an
-        exporter that slid the animation to start at 0 s, moved back to its frames)."""
+    def delayed(self, seconds: dict) -> "Document":
+        """This document with the key times of the channels animating each node of
+        ``seconds`` ({node: seconds}) later by that much (an exporter that slid each
+        action to start at 0 s, moved back to its frames); other channels as they are."""
         moved: dict = {}
 
-        def later(sampler: Sampler) -> Sampler:
-            if id(sampler) not in moved:      # a sampler two channels share moves once
-                moved[id(sampler)] = replace(sampler, input=sampler.input + seconds)
-            return moved[id(sampler)]
+        def later(channel: Channel) -> Channel:
+            shift = seconds.get(channel.node, 0.0)
+            if not shift:
+                return channel
+            key = (id(channel.sampler), shift)   # a sampler two channels share moves once
+            if key not in moved:
+                moved[key] = replace(channel.sampler, input=channel.sampler.input + shift)
+            return replace(channel, sampler=moved[key])
 
-        animations = [Animation(a.name, tuple(replace(c, sampler=later(c.sampler))
-                                              for c in a.channels)) for a in self.animations]
+        animations = [Animation(a.name, tuple(later(c) for c in a.channels))
+                      for a in self.animations]
         return replace(self, animations=animations)
 
     def node_index(self, name: str) -> int | None:

@@ -73,36 +73,46 @@ def _exported_start(obj) -> int | None:
     return int(min(starts)) if starts else None
 
 
-def slid_frames(doc, objects, owners: dict, spf: float) -> int:
-    """The whole frames by which the exporter slid the animation of ``objects`` to start
-    at 0 s (``negative_frames`` 'SLIDE', for animation that starts before frame 0):
-    Blender's frame f is then the file's time (f - slide) x ``spf``. Read from the file:
-    the first key time of each object's nodes (``owners``: node -> its transform) against
-    where the exporter started it; the value most objects agree on, 0 when none moved."""
-    found = []
-    for obj in objects:
-        start = _exported_start(obj)
-        if start is None or start >= 0:
-            continue
+def slid_frames(doc, owners: dict, spf: float) -> dict:
+    """{node: whole frames} by which the exporter slid each object's animation to start
+    at 0 s (``negative_frames`` 'SLIDE', when some animation starts before frame 0):
+    Blender's frame f of that node is the file's time (f - slide) x ``spf``. The exporter
+    slides each action by its own start by default (export_animation_mode ACTIONS), all of
+    them by the earliest (ACTIVE_ACTIONS): read from the file either way, each object's
+    nodes' first key time (``owners``: node -> its transform) against where the exporter
+    started it. {} when no exported animation starts before frame 0 (a review: one slide
+    for the whole file mis-timed every object the exporter had not slid)."""
+    objects = {t.owner for t in owners.values()}
+    starts = {obj: _exported_start(obj) for obj in objects}
+    if not any(s is not None and s < 0 for s in starts.values()):
+        return {}
+    out = {}
+    for obj, start in starts.items():
         mine = {n for n, t in owners.items() if t.owner == obj}
         times = [c.sampler.input[0] for a in doc.animations for c in a.channels
                  if c.node in mine and c.sampler.input.size]
-        if times:
-            found.append(start - int(round(min(times) / spf)))
-    slides = [f for f in found if f < 0]
-    return max(set(slides), key=slides.count) if slides else 0
+        if start is None or not times:
+            continue
+        slide = start - int(round(min(times) / spf))
+        if slide < 0:
+            out.update({n: slide for n in mine})
+    return out
 
 
-def _time_note(slide: int, cropped: bool, frames) -> dict:
-    """The report's ``frame_at_0s`` and ``time_note`` when the exporter moved or cut the
-    animation before frame 0; nothing otherwise."""
-    if slide:
-        return {"frame_at_0s": float(slide), "time_note": (
-            f"The exporter slid the animation to start at 0 s (export_negative_frame "
-            f"SLIDE): an engine plays frame {slide} at 0 s, and frame f at (f + {-slide}) "
-            "/ fps; compared frame for frame.")}
+def _time_note(slides: dict, owners: dict, cropped: bool, frames) -> dict:
+    """The report's ``time_note`` when the exporter moved or cut animation before frame 0
+    (each slid object's entry has its ``frame_at_0s``); nothing otherwise."""
+    if slides:
+        played = sorted({(owners[n].owner.name, s) for n, s in slides.items()},
+                        key=lambda item: item[1])
+        said = ", ".join(f"{name}'s frame {s}" for name, s in played[:5])
+        more = f" and {len(played) - 5} more" if len(played) > 5 else ""
+        return {"time_note": (
+            "The exporter slid animation that starts before frame 0 to start at 0 s "
+            f"(export_negative_frame SLIDE): an engine plays {said}{more} at 0 s; compared "
+            "frame for frame.")}
     if cropped:
-        return {"frame_at_0s": 0.0, "time_note": (
+        return {"time_note": (
             "The exporter cut the animation at frame 0 (export_negative_frame CROP): the "
             f"keys before it are not in the file; compared from frame {frames[0]:g}.")}
     return {}
@@ -889,9 +899,9 @@ def check_objects(
     # check compares frame with frame, so the file's times are moved back (without
     # this, every interval read as a 'key_mismatch' the keys could not fix).
     before_zero = negative_frames(options)
-    slide = slid_frames(doc, objects, owners, exporter_spf) if before_zero == "SLIDE" else 0
-    if slide:
-        doc = doc.delayed(slide * exporter_spf)
+    slides = slid_frames(doc, owners, exporter_spf) if before_zero == "SLIDE" else {}
+    if slides:
+        doc = doc.delayed({n: s * exporter_spf for n, s in slides.items()})
     for obj in objects:
         node = _object_node(doc, obj.name, joints)
         if node is None:
@@ -967,6 +977,8 @@ def check_objects(
                                   bezier=beziers.get(name), quarters=quarters,
                                   blender_q=blender_q.get(name), parent=parent,
                                   parent_q=parent_q)
+            if node in slides:
+                entry["frame_at_0s"] = float(slides[node])
             left_out = _left_out(doc, node, skip)
             if left_out:
                 entry["left_out_animations"] = left_out
@@ -997,7 +1009,7 @@ def check_objects(
         "export_yup": yup,
         "gltf_bytes": size,
         "frames": [float(frames[0]), float(frames[-1])],
-        **_time_note(slide, cropped, frames),
+        **_time_note(slides, owners, cropped, frames),
         "objects": entries,
         "errors": errors,
         "skipped": skipped,
