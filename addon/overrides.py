@@ -22,6 +22,10 @@ from .transform import AnimatedTransform
 # The ID property of a baked action that holds its override's record.
 KEPT = "quatbake_record"
 
+# Overrides whose record was kept (by name: an undo or a library reload replaces the
+# Python objects): the depsgraph handler looks at these alone.
+_TRACKED: set = set()
+
 
 def _is_override(obj) -> bool:
     return obj.library is None and obj.override_library is not None
@@ -48,7 +52,17 @@ def keep(obj) -> None:
     # Not a pointer to itself: the action would count as its own user, and outlive a
     # revert.
     values.pop("baked_action", None)
-    baked[KEPT] = {"object": values, "bones": bones}
+    # Its owner's: another rig given the same action is not that bake (a review).
+    baked[KEPT] = {"owner": obj.name, "object": values, "bones": bones}
+    _TRACKED.add(obj.name)
+
+
+def keep_all(objects) -> None:
+    """``keep`` for each library override among ``objects``, as a bake or a conversion
+    ends: a library reload in the same session, before any save, resets the record too."""
+    for obj in objects:
+        if _is_override(obj):
+            keep(obj)
 
 
 def give_back(obj) -> bool:
@@ -59,6 +73,8 @@ def give_back(obj) -> bool:
     if kept is None or obj.quatbake.baked_action is not None:
         return False
     kept = kept.to_dict()
+    if kept.get("owner") != obj.name:
+        return False
     set_record(obj, {**kept.get("object", {}), "baked_action": action})
     for name, values in kept.get("bones", {}).items():
         if obj.pose is not None and obj.pose.bones.get(name) is not None:
@@ -86,10 +102,33 @@ def _on_save_pre(*_args) -> None:
 
 @persistent
 def _on_load_post(*_args) -> None:
-    _each_override(give_back, "the bake record of \"{}\" could not be read back")
+    _TRACKED.clear()
+    _each_override(_give_back_and_track, "the bake record of \"{}\" could not be read back")
 
 
-_HANDLERS = (("save_pre", _on_save_pre), ("load_post", _on_load_post))
+def _give_back_and_track(obj) -> None:
+    give_back(obj)
+    if obj.quatbake.baked_action is not None:
+        _TRACKED.add(obj.name)
+
+
+@persistent
+def _on_depsgraph_update(*_args) -> None:
+    """A library reload (Outliner > Reload: the rig's file was updated) re-applies the
+    overrides and resets their records, saving nothing and opening nothing: give them back
+    at the next update (a review)."""
+    for name in list(_TRACKED):
+        obj = bpy.data.objects.get(name)
+        if obj is None or not _is_override(obj) or obj.quatbake.baked_action is not None:
+            continue
+        try:
+            give_back(obj)
+        except Exception as exc:  # noqa: BLE001 - a handler must never raise into Blender
+            print(f"QuatBake: the bake record of \"{name}\" could not be read back ({exc})")
+
+
+_HANDLERS = (("save_pre", _on_save_pre), ("load_post", _on_load_post),
+             ("depsgraph_update_post", _on_depsgraph_update))
 
 
 def register() -> None:

@@ -32,7 +32,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .. import animdata, record
+from .. import animdata, overrides, record
 from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
 from . import cache as cache_bake
@@ -343,6 +343,8 @@ def bake_objects(objects, settings: BakeSettings,
         record.note_bake(p.obj, settings.method, getattr(p, "tolerance_deg", 0.0),
                          int(p.written()[0].shape[0]), p.checksums, path_of(settings),
                          p.source.edited)
+    # A library override's record, kept on its baked action at once (addon/overrides.py).
+    overrides.keep_all({p.obj.owner.name: p.obj.owner for p in plans}.values())
     notes += key_notes(plans)
     return BakeResult(
         objects=[p.obj.display_name for p in plans],

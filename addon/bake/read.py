@@ -420,8 +420,11 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
         issues.skip(f"{who} has no animation, so there is nothing to {verb(settings)}. Key "
                     f"its rotation on two frames or more, then {verb(settings)}.")
     if animdata.is_read_only(src.action):
-        issues.refuse(f"{who}: its action \"{src.action.name}\" is linked from a library "
-                      "or overridden, so it cannot be re-baked. Make the action local first.")
+        where = (f"is linked from the library \"{src.action.library.filepath}\""
+                 if src.action.library is not None else "is a library override")
+        issues.refuse(f"{who}: its action \"{src.action.name}\" {where}, not the file's own, "
+                      "so QuatBake does not bake it. Make the action local first (the Action "
+                      "editor's button beside its name).")
     if animdata.slot_missing(src.action, src.slot):
         issues.refuse(f"{who}: its action \"{src.action.name}\" has no slot assigned to this "
                       "object, so none of its keys animate it. Pick the object's slot in the "

@@ -686,11 +686,13 @@ def test_library_linked_object(clean_blender):
         _refused([obj], contains=('"Lib"', "library"))
 
 
-def test_library_override_object(clean_blender):
+def test_library_override_object_playing_the_librarys_action(clean_blender):
+    """An override bakes (tests/blender/test_overrides.py); its action here is the
+    library's own, linked, which a bake does not take: refused, naming the library."""
     with tempfile.TemporaryDirectory() as tmp:
         obj = _linked_object(tmp).override_create(remap_local_usages=True)
         assert obj.override_library is not None
-        _refused([obj], contains=('"Lib"', "overridden"))
+        _refused([obj], contains=('"Lib"', "is linked from the library", "library.blend"))
 
 
 def test_linked_action_on_local_object(clean_blender):

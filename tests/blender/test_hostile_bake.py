@@ -281,10 +281,12 @@ def test_library_linked_object_is_refused(clean_blender):
         _op_refused([obj], ('"Lib"', "library"))
 
 
-def test_library_overridden_object_is_refused(clean_blender):
+def test_library_overridden_object_playing_the_librarys_action_is_refused(clean_blender):
+    """An override bakes (test_overrides.py); this one plays the library's own action,
+    linked, which a bake does not take: the sentence names the library."""
     with tempfile.TemporaryDirectory() as folder:
         obj = _linked_object(folder).override_create(remap_local_usages=True)
-        _op_refused([obj], ('"Lib"', "overridden"))
+        _op_refused([obj], ('"Lib"', "is linked from the library", "library with spaces"))
 
 
 def test_bad_custom_range_from_a_script_is_refused(clean_blender):

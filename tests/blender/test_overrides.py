@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import bake, overrides
+from quatbake.addon import animdata, bake, overrides
 
 import scenes
 
@@ -32,7 +32,8 @@ def _axis_quats():
                      [math.cos(b), 0, math.sin(b), 0]])
 
 
-def _library(path):
+def _library(path, keyed=False):
+    """The character's file: a rig in a collection; ``keyed``: with an action of its own."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     collection = bpy.data.collections.new("Character")
     bpy.context.scene.collection.children.link(collection)
@@ -40,6 +41,9 @@ def _library(path):
                                   ("neck", "spine", (0, 0, 1), (0, 0, 1.5))])
     bpy.context.scene.collection.objects.unlink(rig)
     collection.objects.link(rig)
+    if keyed:
+        scenes.key_bone(rig, "spine", "rotation_quaternion", KEYS, _axis_quats(),
+                        mode='QUATERNION')
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
 
@@ -185,3 +189,76 @@ def test_a_missing_library_is_named_not_taken_for_a_shot_without_keys(clean_blen
     assert "note: " in said and "character.blend\", which is not there" in said
     assert "no other keys" not in said and "map the library's path" in said
     assert not (tmp_path / "r.json").exists()       # nothing else to report: nothing written
+
+
+def test_a_library_reload_before_saving_keeps_the_record(clean_blender, tmp_path):
+    """A review: Outliner > Reload (the rig's file updated) re-applies the overrides and
+    reset the record, with no save or load to keep it: the bake played on and Revert was
+    gone for good. Kept on the baked action as the bake ends, it comes back at the next
+    update."""
+    _shot(tmp_path)
+    before = _played(FRAMES)
+    bake.bake_objects([_rig()], bake.BakeSettings(method='SLERP'))
+    bpy.data.libraries[0].reload()
+    bpy.context.view_layer.update()
+    rig = _rig()
+    assert bake.can_revert(rig) and rig.pose.bones["spine"].quatbake.baked
+    assert bake.revert_objects([rig]) == ["Rig: spine"]
+    assert _deg(_played(FRAMES), before).max() < TOL_DEG
+
+
+def _second_override(tmp_path):
+    """The shot of _shot with a second override of the character, unkeyed, holding a pose."""
+    shot = _shot(tmp_path)
+    holder = bpy.data.objects.new("Extra", None)
+    holder.instance_type = 'COLLECTION'
+    holder.instance_collection = next(c for c in bpy.data.collections if c.library is not None)
+    bpy.context.scene.collection.objects.link(holder)
+    scenes.select_only(holder)
+    bpy.ops.object.make_override_library()
+    other = next(o for o in bpy.data.objects if o.type == 'ARMATURE' and o.library is None
+                 and o != _rig())
+    return shot, other
+
+
+def test_a_rig_given_another_rigs_baked_action_does_not_take_its_record(clean_blender,
+                                                                        tmp_path):
+    """A review: a second override given the first's baked action (Link Animation Data)
+    took the first's record when the file was opened again, and its Revert put the first
+    rig's keys on it."""
+    shot, other = _second_override(tmp_path)
+    rig = _rig()
+    baked_name, other_name = rig.name, other.name
+    bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
+    other.animation_data_create()
+    animdata.assign_action(other, rig.animation_data.action, animdata.get_slot_identifier(rig))
+    assert not bake.can_revert(other)
+    bpy.ops.wm.save_as_mainfile(filepath=str(shot))
+    bpy.ops.wm.open_mainfile(filepath=str(shot))
+    assert bake.can_revert(bpy.data.objects[baked_name])
+    assert not bake.can_revert(bpy.data.objects[other_name])
+
+
+def test_an_override_playing_the_librarys_action_is_refused_naming_the_library(clean_blender,
+                                                                              tmp_path):
+    """A review: the sentence said the action "cannot be re-baked ... linked from a library
+    or overridden", on a first bake, without naming which."""
+    lib = tmp_path / "lib" / "character.blend"
+    lib.parent.mkdir()
+    _library(lib, keyed=True)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "anim.blend"))
+    with bpy.data.libraries.load(str(lib), link=True, relative=True) as (_src, dst):
+        dst.collections = ["Character"]
+    holder = bpy.data.objects.new("Character", None)
+    holder.instance_type, holder.instance_collection = 'COLLECTION', dst.collections[0]
+    bpy.context.scene.collection.objects.link(holder)
+    scenes.select_only(holder)
+    bpy.ops.object.make_override_library()
+    rig = _rig()
+    assert rig.animation_data.action.library is not None      # the library's own action
+    before = scenes.scene_snapshot()
+    with pytest.raises(bake.BakeError, match=r"its action \"RigAction\" is linked from the "
+                       r"library .*character\.blend.*not the file's own"):
+        bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
