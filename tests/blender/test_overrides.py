@@ -47,12 +47,12 @@ def _library(path, keyed=False):
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
 
-def _shot(tmp_path, override=True):
+def _shot(tmp_path, override=True, library_keyed=False):
     """A shot linking the library's character, overridden (or only linked), its spine
-    keyed in the shot; saved."""
+    keyed in the shot (``library_keyed``: the library's own action plays instead); saved."""
     lib = tmp_path / "lib" / "character.blend"
     lib.parent.mkdir()
-    _library(lib)
+    _library(lib, keyed=library_keyed)
     bpy.ops.wm.read_factory_settings(use_empty=True)
     shot = tmp_path / "shot" / "anim.blend"
     shot.parent.mkdir()
@@ -67,6 +67,7 @@ def _shot(tmp_path, override=True):
         bpy.ops.object.make_override_library()
         rig = _rig()
         assert rig.override_library is not None and rig.library is None
+    if override and not library_keyed:
         scenes.key_bone(rig, "spine", "rotation_quaternion", KEYS, _axis_quats(),
                         mode='QUATERNION')
         assert rig.animation_data.action.library is None      # the shot's own action
@@ -243,18 +244,7 @@ def test_an_override_playing_the_librarys_action_is_refused_naming_the_library(c
                                                                               tmp_path):
     """A review: the sentence said the action "cannot be re-baked ... linked from a library
     or overridden", on a first bake, without naming which."""
-    lib = tmp_path / "lib" / "character.blend"
-    lib.parent.mkdir()
-    _library(lib, keyed=True)
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "anim.blend"))
-    with bpy.data.libraries.load(str(lib), link=True, relative=True) as (_src, dst):
-        dst.collections = ["Character"]
-    holder = bpy.data.objects.new("Character", None)
-    holder.instance_type, holder.instance_collection = 'COLLECTION', dst.collections[0]
-    bpy.context.scene.collection.objects.link(holder)
-    scenes.select_only(holder)
-    bpy.ops.object.make_override_library()
+    _shot(tmp_path, library_keyed=True)
     rig = _rig()
     assert rig.animation_data.action.library is not None      # the library's own action
     before = scenes.scene_snapshot()
