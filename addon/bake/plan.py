@@ -84,6 +84,7 @@ class Plan:
     bezier: "bezier_keys.BezierKeys | None" = None
     location_keep: np.ndarray | None = None     # indices into frames (Bezier + location)
     key_count_before: int = 0                    # the animator's keys per rotation channel
+    source_keys: np.ndarray | None = None        # their frames (rotation channels)
     tolerance_deg: float = 0.0                   # set by reduce_keys (0: every key kept)
     tolerance_px: float = 0.0                    # a camera's pixel tolerance, if any
     pixels_per_radian: float | None = None       # a perspective camera's (core.pixels)
@@ -254,6 +255,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  source_fcurves=rot_fcs)
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     plan.key_count_before = int(rot_frames.shape[0])
+    plan.source_keys = rot_frames
     if dense is not None:
         plan.dense = dense
         plan.required_frames, plan.stepped_frames, plan.corner_frames = _fixed_frames(
@@ -469,7 +471,9 @@ def _between_keys(plan, known: dict | None) -> None:
     if np.diff(frames).max() > 1.0:
         between = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)
     keyed = [fc for fc in plan.source_fcurves if fc is not None]    # None: not keyed
-    keys = animdata.key_frames(keyed)
+    # The frames the reading found (not the curves read again: 100 objects' keys cost a
+    # tenth of the Re-bake click).
+    keys = plan.source_keys if plan.source_keys is not None else animdata.key_frames(keyed)
     # Only key intervals with no baked frame inside can hide a spin from the frames (keys
     # on neighbouring frames, a mocap clip's); elsewhere the frames sample it already (a
     # rig keyed every 100 frames: measuring its flipped intervals again cost a fifth of
