@@ -465,7 +465,7 @@ def _between_keys(plan, known: dict | None) -> None:
     if (plan.quats is None or plan.rotation_values is None or plan.bezier is not None
             or plan.keep is not None or plan.blender_quats is not None
             or plan.target_path not in ("", animdata.ROTATION_PATHS[plan.out_mode][0])
-            or frames.size < 2):
+            or plan.source_keys is None or frames.size < 2):
         return
     between = np.zeros(0)
     if np.diff(frames).max() > 1.0:
@@ -473,7 +473,7 @@ def _between_keys(plan, known: dict | None) -> None:
     keyed = [fc for fc in plan.source_fcurves if fc is not None]    # None: not keyed
     # The frames the reading found (not the curves read again: 100 objects' keys cost a
     # tenth of the Re-bake click).
-    keys = plan.source_keys if plan.source_keys is not None else animdata.key_frames(keyed)
+    keys = plan.source_keys
     # Only key intervals with no baked frame inside can hide a spin from the frames (keys
     # on neighbouring frames, a mocap clip's); elsewhere the frames sample it already (a
     # rig keyed every 100 frames: measuring its flipped intervals again cost a fifth of

@@ -43,33 +43,7 @@ def _names(text: str) -> list[str]:
     next character literal (``\\,`` a comma in a name, ``\\ `` a space kept at its end,
     ``\\\\`` a backslash), as in --bones. (A pipeline walk: objects named "Cam,A" or
     " lead" could not be named.)"""
-    names, current, escaped = [], [], []
-    i = 0
-    while i <= len(text):
-        if i == len(text) or (text[i] == "," and not (i and _escapes(text, i))):
-            while current and current[0].isspace() and not escaped[0]:
-                current.pop(0), escaped.pop(0)
-            while current and current[-1].isspace() and not escaped[-1]:
-                current.pop(), escaped.pop()
-            names.append("".join(current))
-            current, escaped = [], []
-        elif text[i] == "\\" and i + 1 < len(text):
-            current.append(text[i + 1])
-            escaped.append(True)
-            i += 1
-        else:
-            current.append(text[i])
-            escaped.append(False)
-        i += 1
-    return names
-
-
-def _escapes(text: str, i: int) -> bool:
-    """Whether the character at ``i`` follows an escaping backslash (an odd run of them)."""
-    run = 0
-    while i - run - 1 >= 0 and text[i - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1
+    return _split_unescaped(text, ",", strip=True)
 
 
 def _object_list(text: str) -> list[str]:
@@ -141,23 +115,34 @@ def _clips(text: str) -> str | list[str]:
     return list(dict.fromkeys(names))
 
 
-def _split_unescaped(text: str, sep: str, limit: int = -1) -> list[str]:
-    """Split at ``sep`` not preceded by a backslash; ``\\x`` stands for ``x``."""
-    parts, current, i, splits = [], [], 0, 0
+def _split_unescaped(text: str, sep: str, limit: int = -1, strip: bool = False) -> list[str]:
+    """Split at ``sep`` not preceded by a backslash; ``\\x`` stands for ``x``. ``strip``:
+    each part without the whitespace around it that no backslash escaped."""
+    parts, current, escaped, i, splits = [], [], [], 0, 0
+
+    def close():
+        while strip and current and current[0].isspace() and not escaped[0]:
+            current.pop(0), escaped.pop(0)
+        while strip and current and current[-1].isspace() and not escaped[-1]:
+            current.pop(), escaped.pop()
+        parts.append("".join(current))
+        current.clear(), escaped.clear()
+
     while i < len(text):
         c = text[i]
         if c == "\\" and i + 1 < len(text):
             current.append(text[i + 1])
+            escaped.append(True)
             i += 2
             continue
         if c == sep and (limit < 0 or splits < limit):
-            parts.append("".join(current))
-            current = []
+            close()
             splits += 1
         else:
             current.append(c)
+            escaped.append(False)
         i += 1
-    parts.append("".join(current))
+    close()
     return parts
 
 
@@ -177,7 +162,7 @@ def _bone_list(text: str) -> tuple[str, list[str]]:
             "--bones \"Rig:spine,neck\"")
     # The armature part was unescaped by the split; the bone part is split again raw.
     raw_bones = text[_raw_colon(text) + 1:]
-    bones = [b.strip() for b in _split_unescaped(raw_bones, ",")]
+    bones = _split_unescaped(raw_bones, ",", strip=True)
     if not all(bones):
         raise argparse.ArgumentTypeError(f"--bones {text!r} has an empty bone name")
     return head[0], list(dict.fromkeys(bones))

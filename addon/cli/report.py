@@ -41,12 +41,15 @@ def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO
     items = [item if isinstance(item, tuple) else (item, None) for item in objects]
     # An object of a library that is not there is a placeholder: said as such, not
     # analysed into "no keys" (a pipeline walk).
-    for obj, _clip in items:
+    present = []
+    for obj, clip in items:
         library = missing_library_of(obj)
         if library:
             errors.append((getattr(obj, "display_name", obj.name),
                            missing_library_sentence(obj, library)))
-    items = [(obj, clip) for obj, clip in items if not missing_library_of(obj)]
+        else:
+            present.append((obj, clip))
+    items = present
     found, befores = [], []
     for chunk in _by_owner(items):
         # One batched analysis per owner (an armature's bones compared together), so the

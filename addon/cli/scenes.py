@@ -49,14 +49,19 @@ def missing_library_of(obj) -> str:
     """The path of the missing library ``obj`` (an object or transform) comes from: linked
     from it, overriding what it links, or its armature's data linked from it; "" if
     none. Such an object is a placeholder: it has no bones, and its keys key nothing."""
-    bpy = import_bpy()
     obj = getattr(obj, "owner", obj)
     override = getattr(obj, "override_library", None)
     for block in (obj, getattr(override, "reference", None), getattr(obj, "data", None)):
         library = getattr(block, "library", None) if block is not None else None
-        if library is not None and not os.path.exists(bpy.path.abspath(library.filepath)):
+        if library is not None and _is_missing(library):
             return library.filepath
     return ""
+
+
+def _is_missing(library) -> bool:
+    """Whether ``library``'s file is not on this machine (its path made absolute as
+    Blender reads it, relative to the open file)."""
+    return not os.path.exists(import_bpy().path.abspath(library.filepath))
 
 
 def missing_library_sentence(obj, library: str) -> str:
@@ -69,8 +74,7 @@ def missing_libraries(bpy) -> list[str]:
     """The library files the open file links that are not on this machine (a farm worker
     without the show's path mapped): what they link is missing, and a shot that reads as
     "nothing to do" is in fact unreadable (a pipeline walk)."""
-    return [lib.filepath for lib in bpy.data.libraries
-            if not os.path.exists(bpy.path.abspath(lib.filepath))]
+    return [lib.filepath for lib in bpy.data.libraries if _is_missing(lib)]
 
 
 def saved_by_version(path: str) -> tuple[int, int] | None:
