@@ -139,13 +139,6 @@ class Comparison:
     intervals: tuple  # Interval for each interval with a cause
 
 
-def _step_angles_deg(q: np.ndarray) -> np.ndarray:
-    out = np.zeros(q.shape[0])
-    if q.shape[0] > 1:
-        out[1:] = np.degrees(quat.angle_between(q[:-1], q[1:]))
-    return out
-
-
 def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray) -> list:
     """Intervals before the first and after the last exported key where Blender differs.
 
@@ -420,8 +413,8 @@ def compare(
             if retimed_deviation_deg is None
             else np.asarray(retimed_deviation_deg, dtype=np.float64)
         )
-        steps_b = _step_angles_deg(qb)
-        steps_p = _step_angles_deg(qp)
+        steps_b = np.degrees(quat.step_angles(qb))
+        steps_p = np.degrees(quat.step_angles(qp))
         lo = np.searchsorted(f, kf[:-1], side="left")
         hi = np.searchsorted(f, kf[1:], side="right")
         for i in range(kf.shape[0] - 1):
@@ -479,7 +472,7 @@ def compare(
                 )
             )
     if key_frames is not None and len(key_frames) >= 1:
-        outside = _outside(f, dev, _step_angles_deg(qb), np.asarray(key_frames, float))
+        outside = _outside(f, dev, np.degrees(quat.step_angles(qb)), np.asarray(key_frames, float))
         intervals = sorted(outside + intervals, key=lambda iv: iv.frames[0])
     return Comparison(
         frames=f,

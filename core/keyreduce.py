@@ -120,8 +120,7 @@ class _Batch:
         sizes = np.array([len(t.frames) for t in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.ends = self.starts + sizes - 1
-        steps = np.zeros(self.f.shape[0])
-        steps[1:] = quat.angle_between(self.q[:-1], self.q[1:])
+        steps = quat.step_angles(self.q)
         steps[self.starts] = 0.0  # no turn across two tracks
         self.turn = np.cumsum(steps)
         self.boundary = np.zeros(self.f.shape[0], dtype=bool)

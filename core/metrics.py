@@ -63,10 +63,7 @@ def angular_speed(quats) -> np.ndarray:
     The first sample gets 0. Geodesic and sign-agnostic: a sample whose sign
     flips against the previous one has not turned.
     """
-    q = _track(quats, "angular_speed quats")
-    out = np.zeros(q.shape[0], dtype=np.float64)
-    out[1:] = quat.angle_between(q[:-1], q[1:])
-    return out
+    return quat.step_angles(_track(quats, "angular_speed quats"))
 
 
 def deviation(a, b) -> np.ndarray:

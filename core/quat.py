@@ -236,6 +236,16 @@ def angle_between(a, b) -> np.ndarray:
     return angle[()] if angle.ndim == 0 else angle   # a lone pair: a scalar, as numpy gives
 
 
+def step_angles(q) -> np.ndarray:
+    """Angle (radians) from each rotation of a sequence (n, 4) to the next, as (n,):
+    the first is 0, so entry i is the turn that arrives at sample i."""
+    q = np.asarray(q, dtype=np.float64)
+    out = np.zeros(q.shape[0], dtype=np.float64)
+    if q.shape[0] > 1:
+        out[1:] = angle_between(q[:-1], q[1:])
+    return out
+
+
 def _angle_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         w, v2 = _relative_parts(a, b)

@@ -321,3 +321,20 @@ def test_make_continuous_on_a_batch_matches_numpy_quaternion_unflip_rotors(axis)
 def test_make_continuous_names_a_bad_axis():
     with pytest.raises(ValueError, match="axis 2 is outside"):
         quat.make_continuous(random_unit(6).reshape(3, 2, 4), axis=2)
+
+
+def test_step_angles_are_each_samples_turn_from_the_last_as_scipy_measures_it():
+    q = random_unit(200)
+    q[50] = q[49]                      # zero step
+    q[80] = -q[79]                     # same rotation, other sign: zero step
+    tiny = Rotation.from_rotvec([0.0, 0.0, 1e-8]).as_quat()   # x, y, z, w
+    q[120] = quat.multiply(q[119], np.roll(tiny, 1))          # 1e-8 rad about z
+    steps = quat.step_angles(q)
+    xyzw = np.roll(q, -1, axis=1)
+    scipy_steps = (Rotation.from_quat(xyzw[:-1]).inv() * Rotation.from_quat(xyzw[1:])).magnitude()
+    assert steps.shape == (200,) and steps[0] == 0.0
+    # two float64 computations of the same angle: ~1e-15 rad apart, a few ulps of pi
+    np.testing.assert_allclose(steps[1:], scipy_steps, atol=1e-12)
+    assert steps[50] < 1e-15 and steps[80] < 1e-15
+    assert steps[120] == pytest.approx(1e-8, rel=1e-6)
+    assert quat.step_angles(q[:1]).tolist() == [0.0]

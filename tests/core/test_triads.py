@@ -262,20 +262,6 @@ def test_ten_thousand_triads_geometry_shapes():
     assert np.isfinite(geo.triads.points).all() and np.isfinite(geo.path.colors).all()
 
 
-def test_step_angles_match_angle_between():
-    rng = np.random.default_rng(RNG_SEED)
-    q = rng.normal(size=(200, 4))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    q[50] = q[49]                      # zero step
-    q[80] = -q[79]                     # same rotation, other sign: zero step
-    q[120] = quat.multiply(q[119], _about([1, 2, 3], 1e-6))  # tiny step
-    steps = triads._step_angles(q)
-    # same formula, different operation order: float64 rounding ~1e-15 rad
-    np.testing.assert_allclose(steps, quat.angle_between(q[:-1], q[1:]), atol=1e-14)
-    assert steps[49] == pytest.approx(0.0, abs=1e-15) and steps[79] == pytest.approx(0.0, abs=1e-15)
-    assert steps[119] == pytest.approx(np.radians(1e-6), rel=1e-6)
-
-
 def test_interval_kinds_keep_the_long_arc_band_for_defects_only():
     # One interval that turns 360 deg about Z between identical key orientations.
     frames = np.arange(0.0, 21.0)
