@@ -12,10 +12,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ...core import rotation, turns
+from ...core import interp, rotation, turns
 from .. import animdata
 
-METHODS = ('LERP', 'NLERP', 'SLERP', 'SQUAD')
+METHODS = tuple(method.upper() for method in interp.METHODS)   # 'LERP' ... 'SQUAD'
 
 
 LOCATION_METHODS = ('KEEP', 'LINEAR', 'CATMULL_ROM')

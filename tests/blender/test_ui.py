@@ -166,3 +166,26 @@ def test_interface_shows_chinese_when_chosen(clean_blender):
             quatbake.register()
     finally:
         view.language, view.use_translate_interface = old
+
+
+def test_the_panel_the_bake_and_the_command_line_offer_the_same_choices():
+    """Each choice is spelled in the panel's items, the bake's settings, core and the CLI
+    (which imports neither, so that a usage error never loads Blender): one added or
+    renamed in one place only would be offered and then refused."""
+    from quatbake.addon.bake import settings as bake
+    from quatbake.addon.cli import args as cli
+    from quatbake.core import interp, turns
+
+    def ids(items):
+        return [item[0] for item in items]
+
+    assert ids(props.METHOD_ITEMS) == list(bake.METHODS) == [m.upper() for m in interp.METHODS] \
+        == [m.upper() for m in cli.METHODS]
+    assert ids(props.LOCATION_ITEMS) == list(bake.LOCATION_METHODS) \
+        == [m.upper() for m in cli.LOCATION_METHODS]
+    assert sorted(ids(props.KEY_INTERPOLATION_ITEMS)) == sorted(bake.KEY_INTERPOLATIONS) \
+        == sorted(m.upper() for m in cli.KEY_INTERPOLATIONS)
+    assert ids(props.OUTPUT_MODE_ITEMS) == list(bake.OUTPUT_MODES)
+    assert ids(props.TURNS_ITEMS) == list(bake.TURNS) == list(turns.TURN_SETTINGS)
+    assert ids(props.TIMING_ITEMS) == list(bake.TIMINGS) == list(turns.TIMING_SETTINGS)
+    assert list(cli.CONVERT_MODES) == list(bake.CONVERT_MODES)
