@@ -4,6 +4,8 @@ as the glTF 2.0 spec says, and compared with Blender.
 
 - ``exporter``: Blender's glTF exporter, its options and running it;
 - ``engine``: ``check_objects``, the export's playback and the comparison;
+- ``timing``: the exporter's seconds per frame, and its slide or cut before frame 0;
+- ``unplayed``: the exported NLA clips Blender does not play, left out of the comparison;
 - ``ops``, ``panel``: the operator and the Export Check panel.
 
 The engine's public names are forwarded here, loaded on first use (``lazy``).
@@ -26,7 +28,8 @@ ENGINE_NAMES = (
     "check_frames",
     "blender_world",
     "blender_world_at",
-    "exporter_seconds_per_frame",
     "check_objects",
 )
-__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "exporter": EXPORTER_NAMES})
+TIMING_NAMES = ("exporter_seconds_per_frame",)
+__getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "exporter": EXPORTER_NAMES,
+                                          "timing": TIMING_NAMES})

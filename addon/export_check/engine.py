@@ -43,6 +43,7 @@ from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
 from ...report.export_check_report import SCHEMA
 from .. import animdata
 from ..transform import AnimatedTransform, keyed_bone_names
+from . import timing, unplayed
 from .exporter import (
     ExportCheckError,
     default_options,
@@ -59,63 +60,6 @@ MAX_CHECK_FRAMES = 100_000
 # Exported key times are float32 seconds: k / fps comes back a few 1e-8
 # frames off k; key frames are rounded to this many decimals.
 KEY_FRAME_DECIMALS = 4
-
-
-# --------------------------------------------------------------------------
-# Time: animation before frame 0
-
-
-def _exported_start(obj) -> int | None:
-    """The frame the exporter starts ``obj``'s animation at: its F-curves' earliest key,
-    cut to a whole frame as io_scene_gltf2 does (``int(min(fcurve.range()))``)."""
-    fcurves = animdata.object_fcurves(obj)
-    starts = [fc.range()[0] for fc in fcurves if len(fc.keyframe_points)]
-    return int(min(starts)) if starts else None
-
-
-def slid_frames(doc, owners: dict, spf: float) -> dict:
-    """{node: whole frames} by which the exporter slid each object's animation to start
-    at 0 s (``negative_frames`` 'SLIDE', when some animation starts before frame 0):
-    Blender's frame f of that node is the file's time (f - slide) x ``spf``. The exporter
-    slides each action by its own start by default (export_animation_mode ACTIONS), all of
-    them by the earliest (ACTIVE_ACTIONS): read from the file either way, each object's
-    nodes' first key time (``owners``: node -> its transform) against where the exporter
-    started it. {} when no exported animation starts before frame 0 (a review: one slide
-    for the whole file mis-timed every object the exporter had not slid)."""
-    objects = {t.owner for t in owners.values()}
-    starts = {obj: _exported_start(obj) for obj in objects}
-    if not any(s is not None and s < 0 for s in starts.values()):
-        return {}
-    out = {}
-    for obj, start in starts.items():
-        mine = {n for n, t in owners.items() if t.owner == obj}
-        times = [c.sampler.input[0] for a in doc.animations for c in a.channels
-                 if c.node in mine and c.sampler.input.size]
-        if start is None or not times:
-            continue
-        slide = start - int(round(min(times) / spf))
-        if slide < 0:
-            out.update({n: slide for n in mine})
-    return out
-
-
-def _time_note(slides: dict, owners: dict, cropped: bool, frames) -> dict:
-    """The report's ``time_note`` when the exporter moved or cut animation before frame 0
-    (each slid object's entry has its ``frame_at_0s``); nothing otherwise."""
-    if slides:
-        played = sorted({(owners[n].owner.name, s) for n, s in slides.items()},
-                        key=lambda item: item[1])
-        said = ", ".join(f"{name}'s frame {s}" for name, s in played[:5])
-        more = f" and {len(played) - 5} more" if len(played) > 5 else ""
-        return {"time_note": (
-            "The exporter slid animation that starts before frame 0 to start at 0 s "
-            f"(export_negative_frame SLIDE): an engine plays {said}{more} at 0 s; compared "
-            "frame for frame.")}
-    if cropped:
-        return {"time_note": (
-            "The exporter cut the animation at frame 0 (export_negative_frame CROP): the "
-            f"keys before it are not in the file; compared from frame {frames[0]:g}.")}
-    return {}
 
 
 # --------------------------------------------------------------------------
@@ -178,7 +122,6 @@ def bezier_keys_of(obj):
     F-curves when any of their keys is BEZIER, else None. Arrays (k, 2): frame,
     value; constant spans: (start, end) frames of every CONSTANT key (Blender holds
     it until the next key's frame)."""
-    from .. import animdata
 
     try:
         curves = [fc for fc in animdata.rotation_fcurves(obj) if fc is not None]
@@ -262,149 +205,13 @@ def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected,
 
 
 # --------------------------------------------------------------------------
-# Clips Blender does not play
-
-
-def _clip_names(clip) -> set:
-    """The names the glTF exporter may give the animation of an NLA clip: the action's
-    (io_scene_gltf2 4.x/5.x, ACTIONS mode) or its track's (3.x, and NLA_TRACKS mode)."""
-    return {clip.name, clip.track} - {""}
-
-
-def _animation_owner(doc, node: int, joints: set, parents: list):
-    """The Blender object a node is exported from: the node's own name, or for a joint
-    (a bone) the armature above it."""
-    while node in joints and parents[node] >= 0:
-        node = parents[node]
-    return bpy.data.objects.get(doc.nodes[node].name)
-
-
-def _why_not_played(obj, clip) -> str:
-    """Where the clip sits and why it does not play: 'the muted track "X"' ..."""
-    ad = obj.animation_data
-    track = ad.nla_tracks.get(clip.track) if ad is not None and clip.track else None
-    if track is None:
-        return "the NLA"
-    strip = track.strips.get(clip.strip) if clip.strip else None
-    if not ad.use_nla:
-        return f"track \"{track.name}\" (the object's NLA is switched off)"
-    if track.mute:
-        return f"the muted track \"{track.name}\""
-    if strip is not None and strip.mute:
-        return f"the muted strip \"{strip.name}\" of track \"{track.name}\""
-    return f"track \"{track.name}\" (another track is solo)"
-
-
-def unplayed_animations(doc) -> tuple[dict, dict]:
-    """({node: names}, {node: [(clip, where)]}): per node, the glTF animations that come
-    from NLA clips its Blender object does not play (``animdata.unplayed_clips``), and
-    those clips with where they sit.
-
-    Blender's glTF importer stashes every animation of a file on a muted NLA track, and
-    the exporter writes muted clips out again, one animation each: a player has them,
-    Blender plays none of them. Comparing one with Blender's playback would blame the
-    object for a clip Blender does not play; the check leaves them out instead. A name
-    that is also one of the object's played clips (its active action) is never left out.
-    """
-    from .. import animdata
-
-    joints = {j for skin in doc.json.get("skins", []) for j in skin.get("joints", [])}
-    parents = doc.parents()
-    names: dict = {}
-    clips: dict = {}
-    cache: dict = {}
-    for i in range(len(doc.nodes)):
-        obj = _animation_owner(doc, i, joints, parents)
-        if obj is None:
-            continue
-        if obj.name not in cache:
-            unplayed = animdata.unplayed_clips(obj)
-            played = set()
-            for clip in animdata.object_clips(obj):
-                if all(clip.action != c.action for c in unplayed):
-                    played |= _clip_names(clip)
-            left = set()
-            for clip in unplayed:
-                left |= _clip_names(clip)
-            cache[obj.name] = (left - played, [(c, _why_not_played(obj, c)) for c in unplayed])
-        left, unplayed = cache[obj.name]
-        if left:
-            names[i], clips[i] = left, unplayed
-    return names, clips
-
-
-def _left_out(doc, node: int, skip: dict) -> list:
-    """Names of the animations with channels on ``node`` that ``skip`` leaves out."""
-    return sorted({a.name for a in doc.animations if a.name in skip.get(node, ())
-                   and any(ch.node == node for ch in a.channels)})
-
-
-def _clip_words(clips, names) -> str:
-    """``"CubeAction" on the muted track "CubeAction"`` for the clips behind ``names``."""
-    return "; ".join(f"\"{clip.name}\" on {where}" for clip, where in clips
-                     if _clip_names(clip) & set(names))
-
-
-def _quoted(names) -> str:
-    return ", ".join(f"\"{n}\"" for n in names)
-
-
-def skipped_sentence(obj, names, clips) -> str:
-    """Why an object driven in the file only by clips Blender does not play is not compared."""
-    first = next((c.name for c, _w in clips if _clip_names(c) & set(names)), names[0])
-    return (f"Object \"{obj.name}\" is not compared: the glTF animation {_quoted(names)} "
-            f"that drives it comes from the NLA clip {_clip_words(clips, names)}, which "
-            "Blender does not play (a player plays it only when asked to). To check the clip, "
-            "make it the object's active action (Action editor, or quatbake bake --clips "
-            f"{first}) and check again.")
-
-
-def left_out_note(names, clips) -> str:
-    """The note of an object whose file also holds animations of clips Blender does not play."""
-    return (f"The glTF animation {_quoted(names)} also drives it; it comes from the NLA clip "
-            f"{_clip_words(clips, names)}, which Blender does not play, so it is left out of "
-            "this comparison.")
-
-
-# --------------------------------------------------------------------------
 # The check
-
-
-def _fps(scene) -> float:
-    return scene.render.fps / scene.render.fps_base
-
-
-def exporter_seconds_per_frame(doc, scene) -> float:
-    """The seconds per frame the exporter wrote the key times with.
-
-    Blender plays frame f at f * fps_base / fps seconds. With fps_base != 1
-    (29.97 fps is 30 / 1.001) exporters disagree: io_scene_gltf2 5.0 writes
-    f / (fps * fps_base), 3.4 writes f / fps. Of the three, the one that puts
-    the file's key times on whole frames is taken (sampled exports key whole
-    frames); Blender's own when none does or fps_base is 1.
-    """
-    fps, base = float(scene.render.fps), float(scene.render.fps_base)
-    real = base / fps
-    if abs(base - 1.0) < 1e-12:
-        return real
-    times = [c.sampler.input for a in doc.animations for c in a.channels]
-    if not times:
-        return real
-    times = np.concatenate(times)
-
-    def off_grid(spf: float) -> float:
-        frames = times / spf
-        return float(np.abs(frames - np.round(frames)).mean())
-
-    candidates = (real, 1.0 / fps, 1.0 / (fps * base))
-    best = min(candidates, key=off_grid)
-    return best if off_grid(best) < 1e-3 else real
 
 
 def _object_channels(doc, node: int, action_name: str | None, skip: dict) -> tuple[dict, str]:
     """The channels that drive ``node``: the animation named after the object's action first.
 
-    ``skip`` ({node: animation names}, ``unplayed_animations``) leaves out, on each
+    ``skip`` ({node: animation names}, ``unplayed.animations``) leaves out, on each
     node, the animations of NLA clips Blender does not play there.
     """
     names = [a.name for a in doc.animations]
@@ -606,7 +413,6 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
     shows), and the causes are found on the bone's own motion, relative to the node above
     it on both sides: a bone whose parent plays off is off by as much in the world, and
     its own keys are not what to fix (``inherited``, _object_entry)."""
-    from .. import animdata
 
     bad = ~np.isfinite(blender_m).all(axis=(1, 2))
     if bad.any():
@@ -695,7 +501,6 @@ def _object_entry(
     (``bezier_keys_of``): its Bezier rotation keys, compared again on ``quarters``
     (Blender's playback ``blender_q`` there) into the ``bezier`` block. ``parent``,
     ``parent_q``: a pose bone's (``Parent``), on the frames and on the quarters."""
-    from .. import animdata
 
     comparison, own, _qb, parent_off = _comparison(obj, node, doc, channels, frames,
                                                    blender_m, fps, yup, exporter_spf, bezier,
@@ -867,7 +672,7 @@ def check_objects(
     ``keep_folder``: export there and leave the files (default: a temporary
     folder, removed). Objects missing from the file are listed in ``errors``; objects
     driven in the file only by animations of NLA clips Blender does not play (the glTF
-    importer's muted stashes, ``unplayed_animations``) in ``skipped``, with a sentence.
+    importer's muted stashes, ``unplayed.animations``) in ``skipped``, with a sentence.
     ``silence``: a context manager around the exporter call (the command line
     passes one that swallows the exporter's log lines); ``progress(name)`` is
     called after each object. Raises ExportCheckError for bad options or a
@@ -875,7 +680,7 @@ def check_objects(
     """
     options = default_options(objects, dict(options or {}))
     scene = context.scene
-    fps = _fps(scene)
+    fps = timing.scene_fps(scene)
     yup = bool(options.get("export_yup", exporter_properties()["export_yup"].default))
     with tempfile.TemporaryDirectory(prefix="quatbake-export-check-") as tmp:
         folder = keep_folder or tmp
@@ -889,17 +694,17 @@ def check_objects(
     nodes, errors, skipped = {}, [], []
     bones, missing = {}, {}      # armature name -> [(bone transform, node)] / [bone names]
     all_key_frames = []
-    skip, unplayed = unplayed_animations(doc)
+    skip, clips_at = unplayed.animations(doc)
     parents = doc.parents()
     joints = _joints(doc)
     owners = node_owners(doc, parents, joints)
-    exporter_spf = exporter_seconds_per_frame(doc, scene)
+    exporter_spf = timing.exporter_seconds_per_frame(doc, scene)
     # Animation before frame 0: the exporter slides it to start at 0 s (its default) or
     # cuts it there. An engine plays the slid file from 0 s, Blender's first frame; the
     # check compares frame with frame, so the file's times are moved back (without
     # this, every interval read as a 'key_mismatch' the keys could not fix).
     before_zero = negative_frames(options)
-    slides = slid_frames(doc, owners, exporter_spf) if before_zero == "SLIDE" else {}
+    slides = timing.slid_frames(doc, owners, exporter_spf) if before_zero == "SLIDE" else {}
     if slides:
         doc = doc.delayed({n: s * exporter_spf for n, s in slides.items()})
     for obj in objects:
@@ -918,10 +723,10 @@ def check_objects(
             continue
         kept = [c for a in doc.animations if a.name not in skip.get(node, ())
                 for c in a.channels if c.node == node]
-        left_out = _left_out(doc, node, skip)
+        left_out = unplayed.left_out(doc, node, skip)
         if left_out and not kept:
             skipped.append({"object": obj.name,
-                            "message": skipped_sentence(obj, left_out, unplayed[node])})
+                            "message": unplayed.skipped_sentence(obj, left_out, clips_at[node])})
             continue
         nodes[obj.name] = node
         # An armature's keyed pose bones, each compared at the joint node the exporter
@@ -945,7 +750,7 @@ def check_objects(
     sampled.update({a.display_name: a for a, _n in above.values()
                     if a is not None and a.display_name not in sampled})
     frames = check_frames(scene, all_key_frames)
-    cropped = before_zero == "CROP" and any((_exported_start(o) or 0) < 0 for o in checked)
+    cropped = before_zero == "CROP" and any((timing.exported_start(o) or 0) < 0 for o in checked)
     if cropped and frames[-1] >= 0.0:
         frames = frames[frames >= 0.0]      # not in the file: no engine plays them
     blender_m = blender_world(scene, list(sampled.values()), frames)
@@ -979,10 +784,10 @@ def check_objects(
                                   parent_q=parent_q)
             if node in slides:
                 entry["frame_at_0s"] = float(slides[node])
-            left_out = _left_out(doc, node, skip)
+            left_out = unplayed.left_out(doc, node, skip)
             if left_out:
                 entry["left_out_animations"] = left_out
-                entry["note"] = left_out_note(left_out, unplayed[node])
+                entry["note"] = unplayed.left_out_note(left_out, clips_at[node])
             if not obj.is_bone:
                 _say_bones_unchecked(obj.owner, entry, missing[obj.name])
             entries.append(entry)
@@ -1009,7 +814,7 @@ def check_objects(
         "export_yup": yup,
         "gltf_bytes": size,
         "frames": [float(frames[0]), float(frames[-1])],
-        **_time_note(slides, owners, cropped, frames),
+        **timing.time_note(slides, owners, cropped, frames),
         "objects": entries,
         "errors": errors,
         "skipped": skipped,
