@@ -17,7 +17,9 @@ keying off, rotation and location channels only where Blender has
   100 frames (Location: Linear, so both bake the same channels).
 
 The ratio is nla.bake's wall time over ours (the user waits on the wall clock).
-Beside the clicks, never instead: ``core.analysis.analyze_group`` alone on the inputs
+Beside the clicks: the write floor (write_floor), the least any bake writes through
+Blender's Python API with nothing computed, which bounds how much faster than nla.bake
+any Re-bake could be; and, never instead of the clicks, ``core.analysis.analyze_group`` alone on the inputs
 those clicks hand it (core_times), the part of Analyze and of the Re-bake's refresh that
 is QuatBake's own numpy.
 Peak memory: each case also runs once in a child process of its own, which
@@ -32,6 +34,7 @@ import subprocess
 import sys
 
 import bpy
+import numpy as np
 
 from . import bench_bake, bench_bones
 from .common import select_only, timed_op
@@ -101,6 +104,50 @@ def best(kind: str, size: tuple[int, int], repeats: int) -> dict:
         for action in times:
             times[action] = min(times[action], time_action(kind, size, action))
     return times
+
+
+def write_floor(kind: str, size: tuple[int, int]) -> float:
+    """Wall seconds of the least any bake writes through Blender's Python API, with
+    nothing computed: for each transform the click bakes, a new action assigned and its
+    rotation (and, for the objects, location) channels created, each given a key on
+    every frame by one ``keyframe_points.add`` and two ``foreach_set`` (``co``,
+    ``interpolation``: LINEAR), no ``fc.update()``. Random values, made before the clock
+    starts. No undo step, no refresh, no report: a bound on any Re-bake's click from
+    below, so ``nla.bake / write_floor`` is the most a Re-bake can be faster than
+    nla.bake through this API."""
+    import time
+
+    from quatbake.addon import animdata, transform
+
+    objects = _scene(kind, size)
+    n = size[1]
+    co = np.empty(2 * n, dtype=np.float32)
+    co[0::2] = np.arange(1, n + 1)
+    co[1::2] = np.random.default_rng(0).uniform(-1.0, 1.0, n)
+    linear = np.full(n, bpy.types.Keyframe.bl_rna.properties["interpolation"]
+                     .enum_items['LINEAR'].value, dtype=np.int32)
+    if kind == "rig":
+        rig = objects[0]
+        owners = [(rig, [(transform.bone_path_prefix(b.name) + "rotation_quaternion", 4)
+                         for b in rig.pose.bones])]
+    else:
+        owners = [(obj, [("rotation_euler", 3), ("location", 3)]) for obj in objects]
+    start = time.perf_counter()
+    for obj, channels in owners:
+        action, slot = animdata.new_action_for(obj, obj.name + "Floor")
+        animdata.assign_action(obj, action, slot)
+        make = animdata.fcurve_maker(action, slot)
+        for path, count in channels:
+            for index in range(count):
+                points = make(path, index).keyframe_points
+                points.add(n)
+                points.foreach_set("co", co)
+                points.foreach_set("interpolation", linear)
+    elapsed = time.perf_counter() - start
+    written = sum(len(fc.keyframe_points) for obj, _ in owners
+                  for fc in animdata.object_fcurves(obj))
+    assert written == n * sum(count for _, channels in owners for _, count in channels), written
+    return elapsed
 
 
 def core_times(kind: str, size: tuple[int, int], repeats: int) -> dict:
@@ -202,6 +249,15 @@ def main(argv: list[str]) -> int:
               f"{t['nla.bake'] / t['analyze']:>6.1f}x {t['bake after analyze']:>11.3f} "
               f"{t['nla.bake'] / t['bake after analyze']:>6.1f}x {t['revert']:>9.3f}",
               flush=True)
+    print("the least any bake writes through Blender's Python API (write_floor: a key on "
+          "every frame of the same channels, nothing computed), best of 3, and the most a "
+          "Re-bake can then be faster than nla.bake:")
+    for kind, size in cases:
+        floor = min(write_floor(kind, size) for _ in range(3))
+        nla = min(time_action(kind, size, "nla.bake") for _ in range(repeats))
+        label = f"{size[0]} {'bones' if kind == 'rig' else 'objects'} x {size[1]:,} frames"
+        print(f"{label:<28} write floor {1000 * floor:.1f} ms, nla.bake {nla:.3f} s: at most "
+              f"{nla / floor:.1f}x", flush=True)
     print("core.analysis.analyze_group alone, on the inputs of those clicks (an internal "
           "time, beside the clicks), best of 5:")
     for kind, size in cases:
