@@ -59,7 +59,6 @@ from scipy.spatial.transform import Rotation, Slerp
 
 import quatbake
 from quatbake.addon import animdata, bake
-from quatbake.addon.bake import plan as bake_plan
 from quatbake.core import bezier_keys
 
 from .bench_bake import build_scene
@@ -207,7 +206,7 @@ def moonshot_keys(key_quats) -> tuple[int, float]:
 # ---------------------------------------------------------------- time
 
 def _timed_fit():
-    """Wrap core.bezier_keys.fit_many as the plan calls it, adding up its CPU time."""
+    """Wrap core.bezier_keys.fit_many as the bake calls it, adding up its CPU time."""
     spent = {"cpu": 0.0}
     original = bezier_keys.fit_many
 
@@ -218,7 +217,7 @@ def _timed_fit():
         finally:
             spent["cpu"] += since(start)[0]
 
-    bake_plan.bezier_keys.fit_many = fit_many
+    bezier_keys.fit_many = fit_many
     return spent, original
 
 
@@ -233,7 +232,7 @@ def _bake_time(n_objects, n_frames, settings, repeats):
             result = bake.bake_objects(objects, settings)
             cpu, wall = since(start)
         finally:
-            bake_plan.bezier_keys.fit_many = original
+            bezier_keys.fit_many = original
         if best is None or cpu < best[0]:
             best = (cpu, wall, result.keys_written, spent["cpu"])
     return best

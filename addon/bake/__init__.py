@@ -7,6 +7,8 @@ and taken back by Revert.
 - ``read``: step 1, each transform checked and its keys read;
 - ``turns``: the keyed turns of every transform, tracked together;
 - ``plan``: step 2, the keys interpolated with ``core`` and converted;
+- ``deviation``: how far Blender's own playback is from the bake;
+- ``reduce``: fewer keys within a tolerance, and what the keys written measure;
 - ``write``: step 3, the new actions written, undone on failure, reverted;
 - ``convert``: a rotation-mode conversion, a bake of Blender's own playback;
 - ``ops``, ``panel``, ``presets``: the operators, the Re-bake panel, the presets.

@@ -36,15 +36,10 @@ from .. import animdata, overrides, record
 from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
 from . import cache as cache_bake
-from .plan import (
-    interpolate_group,
-    key_notes,
-    pending_groups,
-    plan_reading,
-    reduce_keys,
-    set_deviations,
-)
+from .deviation import set_deviations
+from .plan import interpolate_group, pending_groups, plan_reading
 from .read import read_transform
+from .reduce import key_notes, reduce_keys
 from .settings import (
     ANGLE_FLOAT32_WARN,
     BAKED_SUFFIX,
@@ -99,7 +94,7 @@ class BakeResult:
     keys_dense: int = 0          # keys a dense bake writes per channel, summed over objects
     keys_written: int = 0        # keys written per channel, summed (< keys_dense with a tolerance)
     # With a tolerance: name: rotation keys written per channel, and name: the statistics
-    # of Blender's playback of them (plan.measure_written: max_deg, p99_deg, within ...).
+    # of Blender's playback of them (reduce.measure_written: max_deg, p99_deg, within ...).
     keys_per_object: dict[str, int] = field(default_factory=dict)
     key_statistics: dict[str, dict] = field(default_factory=dict)
     # 'SKIPPED' issues: the transforms left as they are (no rotation keys, keys only in NLA

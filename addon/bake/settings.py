@@ -2,8 +2,8 @@
 """What a bake is asked to do (BakeSettings), what it finds wrong (BakeIssue,
 BakeError), the limits it keeps, and the check of the settings themselves.
 
-The lowest floor of the bake package (engine -> write -> plan -> read -> turns ->
-settings): it imports none of them.
+The lowest floor of the bake package (engine -> write -> plan -> deviation, reduce ->
+read -> turns -> settings): it imports none of them.
 """
 from __future__ import annotations
 

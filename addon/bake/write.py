@@ -27,7 +27,7 @@ from ..record import (
     set_rotation_mode,
 )
 from ..transform import AnimatedTransform, bone_path_prefix
-from .plan import measure_written
+from .reduce import measure_written
 from .settings import BAKED_SUFFIX, BakeIssue
 
 

@@ -587,7 +587,7 @@ def test_the_measurement_plays_again_only_what_blender_changed_and_sees_it():
     again. Both against an independent player and mathutils' Euler composition."""
     from types import SimpleNamespace
 
-    from quatbake.addon.bake import plan as bake_plan
+    from quatbake.addon.bake import reduce as bake_reduce
     from quatbake.core import bezier_keys, rotation
 
     times = QUARTERS
@@ -633,11 +633,11 @@ def test_the_measurement_plays_again_only_what_blender_changed_and_sees_it():
 
     for moved in (0.0, 0.05):
         arrays = arrays_of(moved)
-        stats = bake_plan.measure_written(plan, arrays)
+        stats = bake_reduce.measure_written(plan, arrays)
         # Both float64: 60 bisections put t within 1e-18, the fit's solve within 1e-13.
         assert abs(stats["max_deg"] - independent_max_deg(arrays)) < 1e-7, moved
     # The moved handle shows: far more than the tolerance.
-    assert bake_plan.measure_written(plan, arrays_of(0.05))["max_deg"] > 0.05
+    assert bake_reduce.measure_written(plan, arrays_of(0.05))["max_deg"] > 0.05
 
 
 def test_a_recording_keyed_on_every_frame_is_thinned(clean_blender):

@@ -1,0 +1,451 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Step 2c of a bake: fewer keys within a tolerance (degrees, pixels of a camera's image
+or a distance at a bone's tip), Linear or Bezier, and what Blender's playback of the
+keys written measures (the statistics and the notes). Reads Blender, changes nothing.
+"""
+from __future__ import annotations
+
+import re
+
+import bpy
+import numpy as np
+
+from ...core import bezier_keys, bezier_play, fcurve, keyreduce, pixels, quat, rotation
+from ...core.pitfalls import keys_are_dense
+from .. import animdata
+from .settings import BakeError, BakeIssue, BakeSettings
+
+
+def _step_keys(constant_keys) -> np.ndarray | None:
+    """Keys a tolerance bake keeps around each step: the CONSTANT key and the one after it
+    (Blender holds, then jumps; the LINEAR check between kept keys would not know)."""
+    if constant_keys is None:
+        return None
+    fixed = np.array(constant_keys, dtype=bool)
+    fixed[1:] |= fixed[:-1]
+    return fixed
+
+
+def _still_track(plan) -> keyreduce.Track:
+    """A location bake's track for key reduction: a still rotation, so the location alone
+    decides which keys stay."""
+    n = plan.frames.shape[0]
+    still = np.tile(np.array([1.0, 0.0, 0.0, 0.0]), (n, 1))
+    return keyreduce.Track(plan.frames, still, still, 'QUATERNION', plan.location_values)
+
+
+def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
+    """Set each plan's ``tolerance_deg`` (the degrees, or for a perspective camera with
+    ``tolerance_px`` the angle that moves no pixel more than that), then its ``keep``
+    (LINEAR keys, core.keyreduce) or ``bezier`` (Bezier keys, core.bezier_keys): the
+    fewest keys within it, the plans of one tolerance at once. Plans with no tolerance
+    (not cameras, with a pixel tolerance only) keep every key. Returns warnings; raises
+    BakeError (nothing written yet) naming the transform whose keys cannot be fitted."""
+    warnings: list[BakeIssue] = []
+    for plan in plans:
+        plan.tolerance_deg = _plan_tolerance(plan, settings, warnings)
+    # Bezier plans are fitted together whatever their tolerances (core.bezier_keys takes
+    # one per track: a rig's bones at a tip distance each have their own angle, and
+    # fitting each angle on its own took 52 s for the 31-bone CMU walk); LINEAR plans
+    # are reduced per tolerance.
+    bezier = [p for p in plans if p.tolerance_deg > 0.0 and p.dense is not None]
+    if bezier:
+        _fit_bezier(bezier, settings)
+    groups: dict = {}
+    for plan in plans:
+        if plan.tolerance_deg > 0.0 and plan.dense is None:
+            groups.setdefault(plan.tolerance_deg, []).append(plan)
+    for tol, group in groups.items():
+        tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode,
+                                  p.location_values, fixed=_step_keys(p.constant_keys))
+                  if p.quats is not None else _still_track(p) for p in group]
+        for plan, keep in zip(group, keyreduce.select_keys_many(
+                tracks, tol, settings.location_tolerance)):
+            plan.keep = keep
+    return warnings
+
+
+def _camera_frames(plan) -> list:
+    """core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
+    shift it has over the baked frames (the scene's render size), [] for anything else;
+    raises ValueError for a camera whose settings make no frame."""
+    obj = plan.obj
+    owner = getattr(obj, "owner", obj)
+    cam = getattr(owner, "data", None)
+    if getattr(obj, "bone_name", "") or owner.type != 'CAMERA' or cam is None:
+        return []
+    if cam.type != 'PERSP':
+        raise ValueError(f"it is {cam.type.lower()}, and a pixel tolerance needs a "
+                         "perspective camera")
+    render = bpy.context.scene.render
+    statics = {"lens": cam.lens, "shift_x": cam.shift_x, "shift_y": cam.shift_y}
+    columns = {}
+    for fc in animdata.object_fcurves(cam):
+        if fc.data_path in statics and fc.array_index == 0:
+            columns[fc.data_path] = np.fromiter(map(fc.evaluate, plan.frames.tolist()),
+                                                dtype=np.float64, count=plan.frames.size)
+    n = plan.frames.size if columns else 1
+    table = np.column_stack([columns.get(k, np.full(n, float(v))) for k, v in statics.items()])
+    return [pixels.camera_frame(lens, cam.sensor_width, cam.sensor_height, cam.sensor_fit,
+                                render.resolution_x, render.resolution_y,
+                                render.resolution_percentage, render.pixel_aspect_x,
+                                render.pixel_aspect_y, sx, sy)
+            for lens, sx, sy in np.unique(table, axis=0)]
+
+
+def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
+    """The angle (degrees) the plan's keys may miss the bake by; sets
+    ``plan.pixels_per_radian`` for a perspective camera (the report gives pixels)."""
+    tol = settings.tolerance_deg
+    try:
+        frames = _camera_frames(plan)
+    except ValueError as exc:
+        frames = []
+        if settings.tolerance_px > 0.0:
+            warnings.append(BakeIssue(
+                'WARNING', plan.obj.name, "", None,
+                f"{animdata.subject(plan.obj)}: no pixel tolerance ({exc}); "
+                + (f"baked within {tol:g} deg instead." if tol > 0.0 else
+                   "baked with a key on every step frame (give a Key Tolerance in degrees "
+                   "for it)."), plan.obj.bone_name))
+    if frames:
+        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames)
+        if settings.tolerance_px > 0.0:
+            by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
+            plan.tolerance_px = settings.tolerance_px
+            tol = min(tol, by_px) if tol > 0.0 else by_px
+    if settings.tolerance_tip > 0.0:
+        by_tip, plan.tip_fallback = _tip_degrees(plan.obj, settings.tolerance_tip)
+        if by_tip is not None:
+            plan.tolerance_tip = settings.tolerance_tip
+            tol = min(tol, by_tip) if tol > 0.0 else by_tip
+    return tol
+
+
+# No rotation moves a tip farther than twice the bone's length, and two orientations are
+# never more than 180 deg apart: a tip tolerance of a bone shorter than it asks no more.
+_TIP_MAX_DEG = 180.0
+
+
+def tip_length(obj) -> float:
+    """A pose bone's length in the world, scene units: its rest length (armature space)
+    times the largest stretch of the armature's world matrix at the current frame (its
+    largest axis |scale|, and exact under a sheared parent too: the matrix's largest
+    singular value). The largest axis, because a rotation error can swing the tip along
+    any axis: the stretch that axis gets is what the tip moves at worst, so the angle
+    from it keeps every direction within the distance (the bone's own axis may be
+    scaled less). 0.0 for anything but a bone."""
+    name = getattr(obj, "bone_name", "")
+    owner = getattr(obj, "owner", obj)
+    bones = getattr(getattr(owner, "data", None), "bones", None)
+    bone = bones.get(name) if name and bones is not None else None
+    if bone is None:
+        return 0.0
+    stretch = np.linalg.svd(np.array(owner.matrix_world, dtype=np.float64)[:3, :3],
+                            compute_uv=False)
+    return float(bone.length) * float(stretch.max())
+
+
+def _tip_degrees(obj, distance: float) -> tuple:
+    """(the angle, degrees, that moves a pose bone's tip at most ``distance`` scene
+    units, "") or (None, why not) for a transform that is not a bone, or a bone of no
+    length in the world. A rotation by an angle a moves the tip 2 L sin(a / 2) <= L a,
+    so a = distance / L (radians) keeps it within the distance; the tip's move relative
+    to the bone's head (a parent's error moves the head as well)."""
+    if not getattr(obj, "bone_name", ""):
+        return None, "not a pose bone"
+    length = tip_length(obj)
+    if not (length > 0.0 and np.isfinite(length)):
+        return None, "of zero length in the world (its length times the armature's scale)"
+    return min(float(np.degrees(distance / length)), _TIP_MAX_DEG), ""
+
+
+# Within a stepped interval the method holds one orientation (turn_interp: Blender's
+# own playback, which holds when every channel is CONSTANT): held when no sample is
+# farther than this from the interval's first (radians; float64 noise is ~1e-15).
+_HELD_RAD = 1e-9
+
+
+def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
+    """(required key frames, (s, 2) held intervals, corner frames) of a Bezier fit: the
+    animator's key frames inside the baked range (unless ``keep_key_frames`` is off:
+    then they are corners, where a key may go with a handle on each side of the
+    method's turn, but need not), and the stepped intervals the method holds, clipped to
+    the range. A stepped interval the method does not hold (CONSTANT keys on some
+    channels only) is fitted like any other, its ends kept."""
+    samples, target, _values = dense
+    lo, hi = float(samples[0]), float(samples[-1])
+    inside = rot_frames[(rot_frames >= lo) & (rot_frames <= hi)]
+    # A key on every frame (mocap, a sampled import) is a recording, not the animator's
+    # poses: kept, it would leave a tolerance bake nothing to thin (issue 24's walk: a
+    # BVH at 1 deg kept all 16,244 keys).
+    poses = not keys_are_dense(rot_frames)
+    required = inside if poses and settings.keep_key_frames else np.zeros(0)
+    corners = inside if poses and not settings.keep_key_frames else np.zeros(0)
+    held = []
+    for i in np.flatnonzero(stepped):
+        a, b = max(float(rot_frames[i]), lo), min(float(rot_frames[i + 1]), hi)
+        if b <= a:
+            continue
+        ia, ib = np.searchsorted(samples, [a, b])
+        span = target[ia:ib + (1 if b == hi and rot_frames[i + 1] > hi else 0)]
+        if span.shape[0] and quat.angle_between(span, span[:1]).max() <= _HELD_RAD:
+            held.append((a, b))
+        else:
+            required = np.union1d(required, [a, b])
+    return (np.asarray(required, dtype=np.float64),
+            np.asarray(held, dtype=np.float64).reshape(-1, 2),
+            np.asarray(corners, dtype=np.float64))
+
+
+def _bezier_track(plan) -> bezier_keys.Track:
+    samples, target, values = plan.dense
+    return bezier_keys.Track(samples, target, values, plan.out_mode, plan.required_frames,
+                             plan.stepped_frames, plan.corner_frames)
+
+
+def _fit_bezier(plans: list, settings: BakeSettings) -> None:
+    """Bezier keys within each plan's ``tolerance_deg`` for every plan
+    (core.bezier_keys.fit_many: the tracks of one rotation mode fitted together), and the
+    location keys a LINEAR check keeps (core.keyreduce with the rotation held: Bezier keys
+    are fitted to rotation channels only)."""
+    tolerances = [p.tolerance_deg for p in plans]
+    try:
+        found = bezier_keys.fit_many([_bezier_track(p) for p in plans], tolerances)
+    except ValueError:
+        # Find whose keys (each alone), and say so; nothing is written yet.
+        for plan in plans:
+            try:
+                bezier_keys.fit_many([_bezier_track(plan)], plan.tolerance_deg)
+            except ValueError as exc:
+                raise BakeError([_fit_issue(plan, plan.tolerance_deg, exc,
+                                            settings.keep_playback)]) from None
+        raise
+    for plan, keys in zip(plans, found):
+        plan.bezier = keys
+    moving = [p for p in plans if p.location_values is not None]
+    if moving:
+        still = np.array([1.0, 0.0, 0.0, 0.0])
+        tracks = [keyreduce.Track(p.frames, np.broadcast_to(still, (p.frames.size, 4)),
+                                  np.broadcast_to(still, (p.frames.size, 4)), 'QUATERNION',
+                                  p.location_values) for p in moving]
+        # The rotation is held still here: only the location tolerance decides.
+        for plan, keep in zip(moving, keyreduce.select_keys_many(
+                tracks, min(tolerances), settings.location_tolerance)):
+            plan.location_keep = keep
+
+
+def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> BakeIssue:
+    who = animdata.subject(plan.obj)
+    path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
+    found = re.search(r"frame (-?[0-9.e+-]+)", str(exc))
+    frame = float(found.group(1)) if found else None
+    return BakeIssue(
+        'ERROR', plan.obj.name, path, frame,
+        f"{who}: no Bezier keys play within the tolerance of {tol:g} deg ({exc}). "
+        + ("Raise the tolerance" if conversion else
+           "Raise Key Tolerance, or set Keys to Linear") + "; nothing was changed.",
+        plan.obj.bone_name)
+
+
+# Per-transform statistics notes of a tolerance bake: named for this many transforms,
+# then only the line over all of them.
+MAX_KEY_NOTES = 10
+
+
+def _play_written(arrays: list, times) -> np.ndarray:
+    """(m, c) Blender's playback at ``times`` of one rotation's channels as read back
+    (``arrays``: per channel, animdata.KEY_FIELDS), CONSTANT extrapolation as written:
+    the channels together where they are keyed on the same frames with handles on their
+    own sides (core.bezier_play.play, the numbers of core.fcurve to ~1e-12 at a fraction
+    of its cost), each channel by core.fcurve.evaluate_many otherwise."""
+    first = arrays[0]
+    if all(a["co"].shape == first["co"].shape and np.array_equal(a["co"][:, 0], first["co"][:, 0])
+           and np.array_equal(a["interpolation"], first["interpolation"]) for a in arrays):
+        try:
+            return bezier_play.play(first["co"][:, 0],
+                                    np.column_stack([a["co"][:, 1] for a in arrays]),
+                                    np.stack([a["handle_left"] for a in arrays], axis=1),
+                                    np.stack([a["handle_right"] for a in arrays], axis=1),
+                                    first["interpolation"], times)
+        except ValueError:
+            pass    # keys of another shape (an easing, a handle backwards): core.fcurve
+    curves = [(a["co"], a["handle_left"], a["handle_right"], a["interpolation"], 'CONSTANT')
+              for a in arrays]
+    return fcurve.evaluate_many(curves, times)
+
+
+def _changed_keys(keys, arrays: list) -> np.ndarray | None:
+    """(k,) bool: the fit's keys (``keys``, BezierKeys) that Blender stores otherwise than
+    the fit played them (``arrays``: per channel, the keyframe arrays read back after the
+    write): none, as the bake writes them without fc.update(), whose re-alignment would
+    move ALIGNED handles by float32 steps. None when the channels hold other keys."""
+    changed = np.zeros(keys.frames.size, dtype=bool)
+    for c, a in enumerate(arrays):
+        co, hl, hr, ipo = keys.fcurve_arrays(c)
+        if a["co"].shape != co.shape:
+            return None
+        changed |= ((a["co"] != co).any(axis=1) | (a["handle_left"] != hl).any(axis=1)
+                    | (a["handle_right"] != hr).any(axis=1) | (a["interpolation"] != ipo))
+    return changed
+
+
+def _played_known(keys, arrays: list, times, changed) -> np.ndarray | None:
+    """(m, c) Blender's playback at ``times`` (the fit's sample times) of the channels
+    as read back, taking the fit's own playback of its float32 keys
+    (BezierKeys.played) where Blender stores exactly those numbers: only the samples
+    of a segment with a ``changed`` key (_changed_keys) are played again. None when the
+    fit's playback is not there."""
+    known = None if keys is None else keys.played
+    if changed is None or known is None or known.shape != (np.size(times), len(arrays)):
+        return None
+    played = known.copy()
+    if changed.any():
+        # A sample plays its segment's two keys (or, at or beyond the ends, one).
+        k = keys.frames.size
+        seg = np.clip(np.searchsorted(keys.frames, times, side="right") - 1, 0, k - 1)
+        redo = changed[seg] | changed[np.minimum(seg + 1, k - 1)]
+        played[redo] = _play_written(arrays, np.asarray(times)[redo])
+    return played
+
+
+def measure_written(plan, arrays: list) -> dict:
+    """How far Blender's playback of the rotation keys as written (``arrays``: per
+    channel, the F-curve's keyframe arrays read back after the write,
+    animdata.KEY_FIELDS) is from the bake, at every sample the bake promises: every
+    quarter frame for Bezier keys (the method's path), every baked frame for LINEAR
+    keys (the dense bake). Played as Blender does (core.fcurve per channel, then
+    normalised or composed); in the written half's own space, so a delta half that
+    composes with it changes no angle.
+
+    Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
+    "samples", "sampled": "quarter frames" | "frames", "keys_before" (the animator's
+    keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
+    and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
+    rendered frame moves (core.pixels), and "tolerance_px" when one was asked for.
+    """
+    tolerance_deg = plan.tolerance_deg
+    if plan.dense is not None:
+        times, target, _values = plan.dense
+        sampled, kind = "quarter frames", "BEZIER"
+    else:
+        times = plan.frames
+        values = plan.rotation_values
+        target = (quat.normalize(values, "baked quaternion channels")
+                  if plan.out_mode == 'QUATERNION' else rotation.mode_values_to_quat(
+                      values, plan.out_mode))
+        sampled, kind = "frames", "LINEAR"
+    keys = plan.bezier if plan.dense is not None else None
+    changed = None if keys is None else _changed_keys(keys, arrays)
+    if (changed is not None and not changed.any() and keys.closeness is not None
+            and keys.closeness.shape == (np.size(times),)):
+        # Blender stores the very keys the fit played and measured at these samples
+        # against this target: its error, sample by sample, is the measurement (to
+        # ~1e-6 deg, read from the half angle's cosine). Measuring it again cost a sixth
+        # of a quaternion Bezier bake.
+        err = np.degrees(2.0 * np.arccos(np.minimum(keys.closeness, 1.0)))
+    else:
+        played = _played_known(keys, arrays, times, changed)
+        if played is None:
+            played = _play_written(arrays, times)
+        if plan.out_mode == 'QUATERNION':
+            played = quat.normalize(played, "written quaternion channels")
+        else:
+            played = rotation.mode_values_to_quat(played, plan.out_mode)
+        err = np.degrees(quat.angle_between(played, target))
+    extra = {}
+    if plan.pixels_per_radian is not None:
+        per_deg = np.radians(plan.pixels_per_radian)
+        extra = {"max_px": float(err.max() * per_deg),
+                 "p99_px": float(np.percentile(err, 99.0) * per_deg)}
+        if plan.tolerance_px > 0.0:
+            extra["tolerance_px"] = float(plan.tolerance_px)
+    return {
+        "max_deg": float(err.max()), "p99_deg": float(np.percentile(err, 99.0)),
+        "within": float(np.mean(err <= tolerance_deg)), "samples": int(err.size),
+        "worst_frame": float(times[int(np.argmax(err))]), "sampled": sampled,
+        "keys_before": int(plan.key_count_before), "keys_dense": int(plan.frames.shape[0]),
+        "keys_written": int(arrays[0]["co"].shape[0]), "key_interpolation": kind,
+        "tolerance_deg": float(tolerance_deg), **extra,
+    }
+
+
+def _deg(value: float) -> str:
+    """An angle in degrees for a note: 4 decimals, or 2 digits below 0.0001."""
+    return f"{value:.4f}" if value >= 1e-4 or value == 0.0 else f"{value:.1e}"
+
+
+def _stats_sentence(stats: dict, tip: float = 0.0) -> str:
+    kind = "Bezier" if stats["key_interpolation"] == 'BEZIER' else "LINEAR"
+    px = "max_px" in stats
+    within = f"{stats['tolerance_deg']:.3g} deg"
+    if "tolerance_px" in stats:
+        within += f" ({stats['tolerance_px']:g} px)"
+    if tip > 0.0:
+        within += f" ({tip:g} scene units at the bone's tip)"
+    return (f"{stats['keys_written']} {kind} keys per channel (dense bake "
+            f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
+            f"at {stats['samples']} {stats['sampled']}: max {_deg(stats['max_deg'])} deg"
+            + (f" ({stats['max_px']:.3g} px)" if px else "")
+            + f", 99th percentile {_deg(stats['p99_deg'])} deg"
+            + (f" ({stats['p99_px']:.3g} px)" if px else "")
+            + f", {100.0 * stats['within']:.1f}% within {within}.")
+
+
+def key_notes(plans: list) -> list[BakeIssue]:
+    """INFO notes with the statistics of a tolerance bake (after the write: measured on
+    the keys as Blender stores them): one per transform for the first MAX_KEY_NOTES,
+    and one over all of them when there are several; one saying which transforms a Bone
+    Tip Tolerance did not apply to. A bone's tip tolerance (scene units) joins its
+    statistics as "tolerance_tip" (set here: measured after the write)."""
+    measured = [p for p in plans if p.key_stats is not None]
+    for p in measured:
+        if getattr(p, "tolerance_tip", 0.0) > 0.0:
+            p.key_stats["tolerance_tip"] = float(p.tolerance_tip)
+    out = [BakeIssue('INFO', p.obj.name, "", None,
+                     f"{animdata.subject(p.obj)}: "
+                     f"{_stats_sentence(p.key_stats, getattr(p, 'tolerance_tip', 0.0))}",
+                     p.obj.bone_name) for p in measured[:MAX_KEY_NOTES]]
+    out += _tip_fallback_notes(plans)
+    if len(measured) > 1:
+        total = sum(p.key_stats["samples"] for p in measured)
+        within = sum(p.key_stats["within"] * p.key_stats["samples"] for p in measured) / total
+        written = sum(p.key_stats["keys_written"] for p in measured)
+        dense = sum(p.key_stats["keys_dense"] for p in measured)
+        before = sum(p.key_stats["keys_before"] for p in measured)
+        worst = max(p.key_stats["max_deg"] for p in measured)
+        p99 = max(p.key_stats["p99_deg"] for p in measured)
+        tolerances = {p.key_stats["tolerance_deg"] for p in measured}
+        of = f"{tolerances.pop():.3g} deg" if len(tolerances) == 1 else "their tolerance"
+        out.append(BakeIssue(
+            'INFO', "", "", None,
+            f"All {len(measured)} transforms: {written} keys per channel in all (dense bake "
+            f"{dense}, keyed before {before}); max {_deg(worst)} deg, worst 99th percentile "
+            f"{_deg(p99)} deg, {100.0 * within:.1f}% of {total} samples within {of}."))
+    return out
+
+
+def _tip_fallback_notes(plans: list) -> list[BakeIssue]:
+    """One INFO note naming the transforms a Bone Tip Tolerance did not apply to (not
+    pose bones, or bones of no length in the world) and what they were baked within."""
+    missed = [p for p in plans if getattr(p, "tip_fallback", "")]
+    if not missed:
+        return []
+    names = [f"{animdata.subject(p.obj)} ({p.tip_fallback})" for p in missed[:3]]
+    shown = "; ".join(names) + (f"; and {len(missed) - 3} more" if len(missed) > 3 else "")
+    tolerances = {p.tolerance_deg for p in missed}
+    they, them, were = ("it", "it", "was") if len(missed) == 1 else ("they", "them", "were")
+    if tolerances == {0.0}:
+        took = (f"so {they} kept a key on every step frame (give a Key Tolerance in degrees "
+                f"for {them})")
+    elif len(tolerances) == 1:
+        took = f"so {they} {were} baked within the Key Tolerance, {tolerances.pop():.3g} deg"
+    else:
+        took = (f"so {they} {were} baked within the Key Tolerance (a camera: the Camera "
+                "Tolerance), or with every key where there is none")
+    one = missed[0] if len(missed) == 1 else None
+    return [BakeIssue(
+        'INFO', one.obj.name if one else "", "", None,
+        f"Bone Tip Tolerance applies to pose bones of some length only, not to "
+        f"{len(missed)} of the baked transforms: {shown}; {took}.",
+        one.obj.bone_name if one else "")]
