@@ -6,7 +6,7 @@ this module computes everything the report, the panel and the command line
 show. One implementation for all three.
 
 Every pitfall of the seed articles that can be seen in keyed data is measured (the
-detectors are in ``core.pitfalls``; the findings' sentences are made here):
+detectors are in ``core.pitfalls``, the findings' sentences in ``core.findings``):
 
 - the long way round (flipped quaternion sign, Euler wrap 170 -> -170 deg);
 - the shrinking of a non-normalised per-component lerp (norm drift);
@@ -30,14 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import interp, metrics, quat, turn_interp, turns
+from . import findings, interp, metrics, quat, turn_interp, turns
 from .intervals import Intervals
 from .pitfalls import (
-    GIMBAL_MARGIN_DEG,
-    JITTER_MAX_DEG,
-    NORM_DRIFT_NOTE,
     euler_wraps,
-    exponential_approach,  # noqa: F401  (analysis.exponential_approach, as before)
     exponential_approach_many,
     float32_risk,
     gimbal,
@@ -50,25 +46,9 @@ from .pitfalls import (
     velocity_jumps,
 )
 
-# A key interval whose angular speed varies more than this (coefficient of
-# variation, std/mean) is called uneven. Slerp is ~0; nlerp (LINEAR quaternion
-# channels) over 90 deg is ~0.047, over 45 deg ~0.012.
-UNEVEN_CV = 0.02
-
-
-# A deviation below this is reported as "nothing to do" (degrees). Float32
-# key storage alone gives ~1e-5 deg.
-NEGLIGIBLE_DEG = 0.1
-
-
 # Contract: an interval is a long arc when Blender turns more than 180 deg
 # and more than the shortest rotation between its keys by over this margin.
 LONG_ARC_MARGIN_DEG = 1.0
-
-
-# Location segments whose speeds (length / frames) differ by more than this
-# factor were timed by frame count, not by arc length.
-SPEED_RATIO_NOTE = 2.0
 
 
 @dataclass
@@ -150,16 +130,6 @@ def _as_frames(frames, what: str) -> np.ndarray:
     if arr.size > 1 and np.any(np.diff(arr) <= 0.0):
         raise ValueError(f"{what}: frames must be strictly increasing.")
     return arr
-
-
-def _count(n: int, noun: str) -> str:
-    """"1 frame", "2 frames"."""
-    return f"{n:d} {noun}" if n == 1 else f"{n:d} {noun}s"
-
-
-def _frame_text(f: float) -> str:
-    f = float(f)
-    return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
 def _extra_groups(items: list) -> list:
@@ -245,170 +215,6 @@ def _turn_speeds(frames, speeds, turn_frames, turn_quats) -> np.ndarray:
     return out
 
 
-def _method_label(method: str) -> str:
-    return method.upper() if method in ("nlerp", "slerp", "squad") else "SLERP"
-
-
-# Blender stores keys in float32 (~1e-5 deg on an orientation): a bake's playback measured
-# again by the analysis may exceed its Key Tolerance by that much and still be within it.
-TOLERANCE_SLACK_DEG = 1e-4
-
-# The location advice says how: Constant Speed is greyed out while Location is Keep.
-CONSTANT_SPEED_FIX = ("re-bake with Location set to Linear or Catmull-Rom and Constant Speed "
-                      "on (Re-bake settings)")
-
-
-def largest_deviation_deg(a: ObjectAnalysis) -> float:
-    """The larger of the deviation at the frames and between them (a wrap between two
-    neighbouring frames is 0 deg off at both): what a verdict and a gate judge."""
-    return max(a.max_deviation_deg, a.max_between_deviation_deg)
-
-
-def within_bake_tolerance(a: ObjectAnalysis) -> bool:
-    """Whether ``a`` describes the keys of a Key Tolerance bake made with the method it is
-    compared with, played back within that tolerance (TOLERANCE_SLACK_DEG)."""
-    return (a.bake_role == "after" and a.bake_tolerance_deg > 0.0
-            and a.bake_method == a.method
-            and largest_deviation_deg(a) <= a.bake_tolerance_deg + TOLERANCE_SLACK_DEG)
-
-
-def _fix(a: ObjectAnalysis) -> str:
-    """What to do about a rotation defect: re-bake with the method, unless a bake with that
-    method already made (or replaced) these keys."""
-    label = _method_label(a.method)
-    if a.bake_method != a.method:
-        return f"re-bake with {label}"
-    if a.bake_role == "before":
-        return f"the {label} bake replaced these keys (see after the bake)"
-    if a.bake_edited:
-        return (f"re-bake with {label}, which starts again from the keys before the bake and "
-                "replaces the keys edited since, or undo those edits")
-    return f"already baked with {label}; lower the Key Tolerance or use another method"
-
-
-def _within_sentence(a: ObjectAnalysis) -> str:
-    keys = f"its {a.bake_keys:d} keys" if a.bake_keys else "its keys"
-    return (f"Blender plays {keys} within the {a.bake_tolerance_deg:g} deg Key Tolerance of "
-            f"the {_method_label(a.method)} bake (up to {a.max_deviation_deg:.2f} deg at frame "
-            f"{_frame_text(a.worst_frame)}): nothing to do; a smaller tolerance keeps more keys")
-
-
-def _findings(a: ObjectAnalysis) -> list:
-    """Sentences, most important first; the first is the one-line advice. Those that ask
-    for nothing are also listed in ``a.notes``."""
-    fix = _fix(a)
-    within = within_bake_tolerance(a)
-    out = []
-    notes = a.notes
-    notes.clear()
-    spins = _spin_segments(a)
-    for seg in a.long_arc_segments:
-        if (seg[0], seg[1]) in spins:
-            continue      # a keyed spin, not a defect: named by _turn_findings
-        out.append(f"keys {_frame_text(seg[0])}-{_frame_text(seg[1])} take the long way: {fix}")
-    turn_first, turn_later = _turn_findings(a, spins)
-    if within:
-        # The difference is what the tolerance allowed: that, not a re-bake, is the finding.
-        turn_first = [f for f in turn_first if " is timing only " not in f]
-        out.append(_within_sentence(a))
-        notes.append(out[-1])
-    out += turn_first
-    out += [_creep_sentence(run) for run in a.exponential_approach]
-    for w in a.euler_wraps:
-        if (w["frames"][0], w["frames"][1]) in spins:
-            continue
-        out.append(
-            f"{w['channel']} wraps {w['from_deg']:.0f} -> {w['to_deg']:.0f} deg between keys "
-            f"{_frame_text(w['frames'][0])}-{_frame_text(w['frames'][1])} and turns "
-            f"{abs(w['turn_deg']):.0f} deg instead of {abs(w['short_turn_deg']):.0f}: {fix}")
-    # Shrinking channels are a path defect only when the path leaves the arc;
-    # otherwise Blender's normalising hides them (noted last, below).
-    on_path = a.max_path_deviation_deg <= NEGLIGIBLE_DEG
-    if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and not on_path:
-        out.append(
-            f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
-            f"{_frame_text(a.norm['frame'])} (per-component interpolation, not a rotation): {fix}")
-    if a.gimbal_frames:
-        out.append(
-            f"{_count(len(a.gimbal_frames), 'frame')} pass within {GIMBAL_MARGIN_DEG:g} deg "
-            "of gimbal lock "
-            f"(middle angle of {a.rotation_mode} near +-90, from frame "
-            f"{_frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
-    if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first \
-            and not within:
-        cause = ""
-        if not on_path:
-            cause = (f", {a.max_path_deviation_deg:.2f} deg of it off the {a.method} path "
-                     f"({_path_cause(a)})")
-        out.append(
-            f"Blender's curves differ from {a.method} by up to {a.max_deviation_deg:.2f} deg at "
-            f"frame {_frame_text(a.worst_frame)}{cause}: {fix}")
-    uneven = [] if a.dense_keys else [
-        iv for iv in a.intervals
-        if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
-        and iv["shortest_deg"] > 1.0 and iv.get("kind") != "step"]
-    if uneven and not within:
-        iv = max(uneven, key=lambda d: d["blender_speed_cv"])
-        out.append(
-            f"angular speed is uneven between keys {_frame_text(iv['frames'][0])}-"
-            f"{_frame_text(iv['frames'][1])} (varies {100 * iv['blender_speed_cv']:.0f}% "
-            f"around its mean): " + ("Timing: Keyed keeps that ease; Timing: Even gives "
-                                     "constant speed" if a.timing == "KEYED"
-                                     else f"{fix} for constant speed"))
-        if a.timing == "KEYED":
-            notes.append(out[-1])   # the ease the animator chose, kept
-    if (a.location_speed_ratio is not None and a.location_speed_ratio > SPEED_RATIO_NOTE
-            and not a.dense_location_keys):
-        out.append(
-            f"location segments move at speeds {a.location_speed_ratio:.1f}x apart (timed by "
-            f"frame count, not distance): {CONSTANT_SPEED_FIX}")
-    if a.float32_risk is not None and a.float32_risk["frames"]:
-        out.append(
-            f"{len(a.float32_risk['frames'])} frames move less than float32 can resolve at "
-            f"{a.float32_risk['max_coordinate']:.0f} units (step {a.float32_risk['float32_step']:.2g}): "
-            "move the animation closer to the origin")
-    if a.custom_norm_min < 1.0 - NORM_DRIFT_NOTE:
-        out.append(
-            f"{a.method} is not normalised: the orientation shrinks to length "
-            f"{a.custom_norm_min:.3f} (use NLERP or SLERP)")
-    if a.jitter_frames:
-        out.append(
-            f"{len(a.jitter_frames)} frames jitter back and forth by under {JITTER_MAX_DEG:g} deg "
-            f"(from frame {_frame_text(a.jitter_frames[0])}): thin out near-identical keys")
-    jumps = a.velocity_jumps
-    # A step's jump is the keys' intent, not a kink for Squad to smooth.
-    step_keys = [f for iv in intervals_of_kind(a, "step") for f in iv["frames"]]
-    # One isin, not a set lookup per jump: a dense bake has a jump entry on every frame.
-    smooth = ~np.isin(np.asarray(jumps["frames"], dtype=np.float64), step_keys)
-    # What Squad would take away: Blender's jump beyond its own. Squad is smooth in its
-    # parameter, not in frames: between unevenly spaced keys its path jumps too, and a
-    # Squad bake played as baked jumps with it (nothing for a Squad bake to fix).
-    excess = np.asarray(jumps["blender_deg"]) - np.asarray(jumps["custom_deg"])
-    jump_deg = np.where(smooth, excess, 0.0) if smooth.size else excess
-    if len(jump_deg) and np.max(jump_deg) > 1.0 and a.method == "squad" and not a.dense_keys:
-        k = int(np.argmax(jump_deg))
-        own = float(jumps["custom_deg"][k])
-        then = "SQUAD keeps it smooth" if own < 0.1 else f"SQUAD's path jumps by {own:.1f} there"
-        out.append(
-            f"angular velocity jumps by {jumps['blender_deg'][k]:.1f} deg/frame at key "
-            f"{_frame_text(jumps['frames'][k])}: {then}")
-    if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and on_path:
-        out.append(
-            f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
-            f"{_frame_text(a.norm['frame'])}, which Blender's normalising hides: the path "
-            "stays on the arc")
-        notes.append(out[-1])
-    notes.extend(turn_later)
-    return out + turn_later
-
-
-def _creep_sentence(run: dict) -> str:
-    return (f"keys {_frame_text(run['frames'][0])}-{_frame_text(run['frames'][1])} creep "
-            f"towards a target and stop {run['remaining_deg']:.1f} deg short (by "
-            f"{100 * (1 - run['ratio']):.0f}% of what is left per step: lerp(current, target, "
-            "dt) used as a filter): key the start and the end and interpolate once")
-
-
 def kept_by_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
     """What the keys before a bake showed about their own poses that the bake keeps and
     its keys hide: a lerp filter's creep (the poses creep, baked or not; on a key per
@@ -416,7 +222,7 @@ def kept_by_bake(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
     "nothing to do" after a bake that kept its creep."""
     if after.exponential_approach or not before.exponential_approach:
         return []
-    return [_creep_sentence(run) + " (a bake keeps these poses)"
+    return [findings.creep_sentence(run) + " (a bake keeps these poses)"
             for run in before.exponential_approach]
 
 
@@ -456,7 +262,7 @@ def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
     if at[-1] >= before.frames.size or not np.array_equal(before.frames[at], after.frames):
         return False
     # Core's findings as they stand, to tell the add-on's from them afterwards.
-    core = set(_findings(after))
+    core = set(findings.sentences(after))
     path = before.custom_quats[at]
     deviation = np.degrees(quat.angle_between(after.blender_quats, path))
     worst = int(np.argmax(deviation))
@@ -475,7 +281,7 @@ def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
 
 
 def _set_advice_keeping_extras(a: ObjectAnalysis, core: set) -> None:
-    """``_set_advice`` again, keeping the findings others put in ``a.findings`` beside
+    """``findings.set_advice`` again, keeping the findings others put in ``a.findings`` beside
     core's (``core``: core's own, taken before ``a`` changed; the others are the add-on's:
     a driver first, NLA strips and constraints after): those before core's first stay
     first, the others after; the advice is the first that asks for something (a review
@@ -486,10 +292,10 @@ def _set_advice_keeping_extras(a: ObjectAnalysis, core: set) -> None:
             break
         lead.append(finding)
     trail = [f for f in a.findings if f not in core and f not in lead]
-    _set_advice(a)
+    findings.set_advice(a)
     if lead or trail:
         a.findings = lead + a.findings + trail
-        asks = to_do(a)
+        asks = findings.to_do(a)
         a.advice = asks[0] if asks else a.findings[0]
 
 
@@ -500,71 +306,11 @@ def carry_kept(before: ObjectAnalysis, after: ObjectAnalysis) -> list:
     Returns the sentences carried."""
     kept = kept_by_bake(before, after)
     if kept:
-        quiet = verdict(after) in (VERDICT_FINE, VERDICT_WITHIN)
+        quiet = findings.verdict(after) in (findings.VERDICT_FINE, findings.VERDICT_WITHIN)
         after.findings = kept + list(after.findings)
         if quiet:
             after.advice = kept[0]
     return kept
-
-
-def _timing_cause(a: ObjectAnalysis) -> str:
-    """Why Blender's speed along the method's path varies, as far as the data tells."""
-    if a.rotation_mode == "QUATERNION" and a.norm is not None \
-            and a.norm["max_drift"] > NORM_DRIFT_NOTE:
-        return ("the quaternion channels, interpolated one by one, speed up where they "
-                "shrink, and any ease of the keys adds to it")
-    return "the keys' ease in and out"
-
-
-def intervals_of_kind(a: ObjectAnalysis, kind: str) -> list:
-    """The intervals of ``kind``; none looked at one by one when no interval is of it (a
-    baked rig has a thousand one-frame intervals per bone, rarely a spin or a step)."""
-    kinds = a.kinds or [iv.get("kind") for iv in a.intervals]
-    if kind not in kinds:
-        return []
-    return [iv for iv in a.intervals if iv.get("kind") == kind]
-
-
-def _spin_segments(a: ObjectAnalysis) -> set:
-    """(frame_a, frame_b) of the intervals whose long way is a keyed spin."""
-    return {(iv["frames"][0], iv["frames"][1]) for iv in intervals_of_kind(a, "spin")}
-
-
-def _turn_findings(a: ObjectAnalysis, spins: set) -> tuple[list, list]:
-    """(findings that lead, findings that follow) about keyed turns and timing.
-
-    Leads: a spin the Turns setting drops; a difference that is timing only
-    (Blender stays on the method's path: ease in / ease out, e.g. Bezier keys
-    or a glTF CUBICSPLINE import). Follows: spins kept as keyed.
-    """
-    first, later = [], []
-    keep = turns.choose(a.turns, a.kinds) if a.kinds else []
-    for i, iv in enumerate(a.intervals if spins else ()):
-        if (iv["frames"][0], iv["frames"][1]) not in spins:
-            continue
-        where = f"keys {_frame_text(iv['frames'][0])}-{_frame_text(iv['frames'][1])}"
-        if keep[i]:
-            later.append(f"{where} spin {iv['keyed_turn_deg']:.0f} deg as keyed (a keyed spin): "
-                         f"Turns: {a.turns.title()} keeps it")
-        else:
-            first.append(f"{where} spin {iv['keyed_turn_deg']:.0f} deg as keyed but Turns: "
-                         f"{a.turns.title()} takes the {iv['shortest_deg']:.0f} deg short arc: "
-                         "re-bake with Turns: Auto or Keyed")
-    if (a.max_deviation_deg > NEGLIGIBLE_DEG and a.max_path_deviation_deg <= NEGLIGIBLE_DEG
-            and not any(k in ("flip", "wrap") for k in a.kinds)):
-        first.append(
-            f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "
-            f"{a.max_deviation_deg:.2f} deg difference at frame {_frame_text(a.worst_frame)} is "
-            f"timing only ({_timing_cause(a)}): re-bake with Timing: Keyed to keep that "
-            "timing" + ("" if a.dense_keys else ", or Timing: Even for constant speed"))
-    return first, later
-
-
-def _path_cause(a: ObjectAnalysis) -> str:
-    """Why Blender's orientation leaves the method's path (no long way round involved)."""
-    return {"QUATERNION": "the quaternion channels, interpolated one by one, bend off the arc",
-            "AXIS_ANGLE": "the axis and angle, interpolated one by one, bend off the arc"}.get(
-        a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")
 
 
 @dataclass
@@ -874,74 +620,8 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
             it.location_key_frames),
         max_between_deviation_deg=between[0], worst_between_frame=between[1],
     )
-    _set_advice(result)
+    findings.set_advice(result)
     return result
-
-
-def _set_advice(a: ObjectAnalysis) -> None:
-    a.findings = _findings(a)
-    # The one-line advice is the first finding that asks for something, else the first note.
-    asks = to_do(a)
-    a.advice = asks[0] if asks else a.findings[0] if a.findings else (
-        f"Blender's interpolation stays within {NEGLIGIBLE_DEG:g} deg of {a.method}: nothing "
-        "to do")
-
-
-# Verdicts (the panel's, the JSON's ``verdict``, the HTML's colours). A largest difference
-# under NEGLIGIBLE_DEG nobody sees (float32 keys alone give ~1e-5 deg). Issue 24: a ✓ only
-# when nothing needs doing, so findings that ask for something ("to check": location
-# speeds, a lerp filter's creep, jitter, gimbal lock ...) are not "fine".
-VERDICT_LONG_WAY = "long way round"   # a key interval turned the long way by a defect
-VERDICT_VISIBLE = "visible"           # NEGLIGIBLE_DEG or more
-VERDICT_CHECK = "to check"            # under it, but a finding asks for something
-VERDICT_WITHIN = "within tolerance"   # a Key Tolerance bake, played within its tolerance
-VERDICT_FINE = "fine"                 # nothing to do
-VERDICTS = (VERDICT_LONG_WAY, VERDICT_VISIBLE, VERDICT_CHECK, VERDICT_WITHIN, VERDICT_FINE)
-
-
-def defect_arcs(a: ObjectAnalysis) -> list:
-    """The long arcs that are probable defects (a flipped sign, an Euler wrap), not spins
-    kept on purpose."""
-    spins = _spin_segments(a)
-    return [list(s) for s in a.long_arc_segments if (s[0], s[1]) not in spins]
-
-
-def to_do(a: ObjectAnalysis) -> list:
-    """The findings that ask for something (every finding but ``a.notes``)."""
-    return [f for f in a.findings if f not in a.notes]
-
-
-def verdict(a: ObjectAnalysis) -> str:
-    """One of VERDICTS for ``a``, worst first."""
-    if defect_arcs(a):
-        return VERDICT_LONG_WAY
-    if within_bake_tolerance(a):
-        # Its own findings may still ask for something (the location's speeds ...).
-        return VERDICT_CHECK if to_do(a) else VERDICT_WITHIN
-    if largest_deviation_deg(a) >= NEGLIGIBLE_DEG:
-        return VERDICT_VISIBLE
-    return VERDICT_CHECK if to_do(a) else VERDICT_FINE
-
-
-def brief(sentence: str) -> str:
-    """``sentence`` (a finding) cut to what the panel's box shows in a few lines at the
-    sidebar's default width (issue 24: advice boxes ran to 13 lines): without its
-    parenthesised details, the clause before a "; " that leads up to the finding, and the
-    alternatives after ", or " / "; " in what to do. The report keeps the whole sentence."""
-    out, depth = [], 0
-    for c in sentence:
-        if c == "(":
-            depth += 1
-        elif c == ")" and depth:
-            depth -= 1
-        elif not depth:
-            out.append(c)
-    text = " ".join("".join(out).split()).replace(" :", ":").replace(" ,", ",")
-    head, sep, fix = text.partition(": ")
-    if "; " in head:
-        head = head.rsplit("; ", 1)[1]
-    fix = fix.split(", or ")[0].split("; ")[0]
-    return head + sep + fix
 
 
 def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0.0,
@@ -960,5 +640,5 @@ def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0
     a.bake_tolerance_deg, a.bake_keys = float(tolerance_deg), int(keys)
     a.bake_edited = bool(edited) and role == "after"
     a.bake_path = str(path)
-    _set_advice(a)
+    findings.set_advice(a)
     return a

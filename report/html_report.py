@@ -95,7 +95,7 @@ def _status(obj: dict) -> tuple[str, str]:
     object whose rotation is fine but which has other findings says so."""
     if _defect_arcs(obj):
         return "bad", "long way round"
-    # The analysis' own verdict (core.analysis.verdict) where the report has one.
+    # The analysis' own verdict (core.findings.verdict) where the report has one.
     word = obj.get("verdict")
     if word:
         return ({"long way round": "bad", "visible": "warn", "to check": "warn"}.get(word, "ok"),

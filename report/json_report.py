@@ -190,10 +190,10 @@ def after_bake_entry(before, after) -> dict:
 
 
 def _verdict(a) -> str:
-    """core.analysis.verdict, for an analysis (anything else: "")."""
-    from ..core import analysis
+    """core.findings.verdict, for an analysis (anything else: "")."""
+    from ..core import analysis, findings
 
-    return analysis.verdict(a) if isinstance(a, analysis.ObjectAnalysis) else ""
+    return findings.verdict(a) if isinstance(a, analysis.ObjectAnalysis) else ""
 
 
 def skipped_entry(item) -> dict:

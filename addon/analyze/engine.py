@@ -594,7 +594,7 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
     """What the add-on adds to core's analysis (``read``: its ``_Prepared``, or the
     ``_Located`` of an analysis reused): the bone, the channels, and the advice of clips,
     NLA blending and the bake the transform plays."""
-    from ...core import analysis as core_analysis
+    from ...core import findings as core_findings
     from .. import animdata
 
     obj, clip = read.obj, read.clip
@@ -631,7 +631,7 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
                 f"constraints ({names}) move it on top of its keys: what plays is not the "
                 "keys alone, which this report compares (a bake bakes the keys, and the "
                 "constraints still act)")
-            asks = core_analysis.to_do(result)
+            asks = core_findings.to_do(result)
             result.advice = asks[0]      # not "nothing to do" beside it
         drivers = animdata.driver_channels(obj, paths)
         if drivers:

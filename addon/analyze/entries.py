@@ -35,8 +35,8 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 # (benchmarks/README). Kept until the next Analyze, refresh or re-run of the scene.
 _ANALYSED: dict[str, dict] = {}
 
-# Verdicts (core.analysis.verdict): "long way round" (a key interval turned the long way
-# round), "visible" (FINE_DEG or more: core.analysis.NEGLIGIBLE_DEG, where the advice says
+# Verdicts (core.findings.verdict): "long way round" (a key interval turned the long way
+# round), "visible" (FINE_DEG or more: core.findings.NEGLIGIBLE_DEG, where the advice says
 # "nothing to do" too; float32 keys alone give ~1e-5 deg), "to check" (under it, but a
 # finding asks for something: location speeds, a lerp filter's creep ...), "within
 # tolerance" (a Key Tolerance bake played within the tolerance asked for) and "fine"
@@ -89,7 +89,7 @@ def worst_frame(entry: dict) -> float:
 def verdict(max_deviation_deg: float, long_arc_segments, to_do=()) -> str:
     """"long way round", "visible", "to check" (``to_do``: findings that ask for
     something) or "fine" (see FINE_DEG). An analysis' own verdict, "within tolerance"
-    included, is core.analysis.verdict."""
+    included, is core.findings.verdict."""
     if long_arc_segments:
         return VERDICT_LONG_WAY
     if max_deviation_deg >= FINE_DEG:
@@ -116,12 +116,12 @@ def fingerprint(obj, keys: bool = True) -> list:
 
 
 def summary(a: core_analysis.ObjectAnalysis) -> dict:
-    from ...core import analysis as core_analysis
+    from ...core import findings as core_findings
 
     # Only the probable defects (a flipped sign, an Euler wrap) count as long
     # arcs here: a kept spin turns the long way on purpose.
-    spins = {tuple(iv["frames"]) for iv in core_analysis.intervals_of_kind(a, "spin")}
-    defects = core_analysis.defect_arcs(a)
+    spins = {tuple(iv["frames"]) for iv in core_findings.intervals_of_kind(a, "spin")}
+    defects = core_findings.defect_arcs(a)
     return {
         "method": a.method,
         "max_deviation_deg": a.max_deviation_deg,
@@ -131,10 +131,10 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
         "worst_between_frame": a.worst_between_frame,
         "long_arc_segments": defects,
         "spins": [list(f) for f in sorted(spins)],
-        "steps": len(core_analysis.intervals_of_kind(a, "step")),
+        "steps": len(core_findings.intervals_of_kind(a, "step")),
         "advice": a.advice,
         "findings": list(a.findings),
-        "verdict": core_analysis.verdict(a),
+        "verdict": core_findings.verdict(a),
         # The bake these keys come from: its Key Tolerance (deg, 0: dense) and the
         # rotation keys it kept per channel (0 when not a bake).
         "tolerance_deg": a.bake_tolerance_deg if a.bake_role == "after" else 0.0,
@@ -397,7 +397,7 @@ def before_after(entry: dict) -> str:
     if is_long:
         return f"{text}, still the long way round"
     if entry.get("verdict") == VERDICT_CHECK:
-        from ...core.analysis import brief
+        from ...core.findings import brief
 
         if max(largest(before), largest(entry)) < FINE_DEG:
             # "0.0° -> 0.00°, to check: ..." read as a riddle in the window walk (issue 24):
@@ -411,11 +411,11 @@ def before_after(entry: dict) -> str:
 
 def panel_sentence(entry) -> str:
     """The one sentence an entry's box shows under its name: the before -> after of a
-    bake, else the verdict and the advice (``core.analysis.brief``: a few lines at the
+    bake, else the verdict and the advice (``core.findings.brief``: a few lines at the
     sidebar's default width; the whole advice is in Jump to Worst Frame's tooltip and in
     the exported report). A plain string (a skipped entry's location finding) is cut the
     same way."""
-    from ...core.analysis import brief
+    from ...core.findings import brief
 
     if isinstance(entry, str):
         return brief(entry)

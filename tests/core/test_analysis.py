@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from quatbake.core import analysis, interp, pitfalls, quat, rotation
+from quatbake.core import analysis, findings, interp, pitfalls, quat, rotation
 from quatbake.report import json_report
 
 from report_schema import validate_report
@@ -65,7 +65,7 @@ def test_clean_short_turn_is_not_a_long_arc_but_shows_uneven_speed_and_shrinking
     # LINEAR quaternion channels = nlerp: a 90 deg turn is 45 deg apart in 4D,
     # so the chord is cos(22.5 deg) long mid-way.
     assert a.norm["min_norm"] == pytest.approx(np.cos(np.radians(22.5)), abs=1e-3)
-    assert a.intervals[0]["blender_speed_cv"] > analysis.UNEVEN_CV
+    assert a.intervals[0]["blender_speed_cv"] > findings.UNEVEN_CV
     assert a.intervals[0]["custom_speed_cv"] < 1e-9
     assert 0.5 < a.max_deviation_deg < 5
     assert any("shrink" in f for f in a.findings)
@@ -117,7 +117,7 @@ def test_lerp_used_as_a_filter_is_flagged_and_even_keys_are_not():
     assert run["remaining_deg"] == pytest.approx(90 - angles[-1], rel=1e-6)
     assert "filter" in a.advice
     even = _axis_quat([0, 0, 1], np.linspace(0, 90, 12))
-    assert analysis.exponential_approach(key_frames, even) == []
+    assert pitfalls.exponential_approach(key_frames, even) == []
 
 
 def test_a_group_analysed_together_finds_the_filter_only_where_it_is():
@@ -165,7 +165,7 @@ def test_location_timed_by_frame_count_not_distance():
     # Issue 24: it says how (Constant Speed is greyed out while Location is Keep).
     assert any("re-bake with Location set to Linear or Catmull-Rom and Constant Speed on"
                in f for f in a.findings), a.findings
-    assert analysis.verdict(a) == analysis.VERDICT_CHECK
+    assert findings.verdict(a) == findings.VERDICT_CHECK
 
 
 def test_velocity_jump_at_a_key_for_slerp_but_not_for_a_smooth_path():
@@ -347,7 +347,7 @@ def test_filter_signature_needs_decay_and_a_held_target_not_a_slowdown():
     rotation over many steps, ending short of a held target, counts."""
     def runs(steps):
         angles = _steps_to_angles(steps)
-        return analysis.exponential_approach(np.arange(1.0, angles.size + 1),
+        return pitfalls.exponential_approach(np.arange(1.0, angles.size + 1),
                                              _axis_quat([0, 0, 1], angles))
 
     slowdown = [3.7 * 0.95 ** k for k in range(5)]                  # 3.7 -> 3.0 deg/frame
@@ -393,12 +393,12 @@ def test_the_panel_gets_the_first_clause_of_long_advice():
     long = ("keys 1-59 creep towards a target and stop 8.0 deg short (by 8% of what is left "
             "per step: lerp(current, target, dt) used as a filter): key the start and the end "
             "and interpolate once")
-    assert analysis.brief(long) == ("keys 1-59 creep towards a target and stop 8.0 deg short: "
+    assert findings.brief(long) == ("keys 1-59 creep towards a target and stop 8.0 deg short: "
                                     "key the start and the end and interpolate once")
     timing = ("Blender stays within 0.00 deg of the slerp path; the 6.76 deg difference at "
               "frame 46 is timing only (the keys' ease in and out): re-bake with Timing: Keyed "
               "to keep that timing, or Timing: Even for constant speed")
-    assert analysis.brief(timing) == ("the 6.76 deg difference at frame 46 is timing only: "
+    assert findings.brief(timing) == ("the 6.76 deg difference at frame 46 is timing only: "
                                       "re-bake with Timing: Keyed to keep that timing")
 
 
@@ -415,7 +415,7 @@ def test_a_bake_with_the_compared_method_is_never_advised_again():
     assert any("re-bake with SLERP" in f for f in a.findings)
     analysis.set_bake(a, "before", "slerp")
     assert not any("re-bake with SLERP" in f for f in a.findings), a.findings
-    assert analysis.verdict(a) == analysis.VERDICT_LONG_WAY     # what the keys were
+    assert findings.verdict(a) == findings.VERDICT_LONG_WAY     # what the keys were
 
 
 @pytest.mark.parametrize("method", interp.METHODS)

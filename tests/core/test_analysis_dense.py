@@ -8,7 +8,7 @@ the keys themselves (a flipped sign, an Euler wrap) are still found.
 import numpy as np
 import pytest
 
-from quatbake.core import analysis
+from quatbake.core import analysis, pitfalls
 
 TIMING_WORDS = ("constant speed", "speeds", "creep", "filter", "uneven", "velocity")
 
@@ -39,12 +39,12 @@ def _hand_ratio(positions, moving):
 
 
 def test_dense_means_median_key_spacing_of_one_frame_or_less():
-    assert analysis.keys_are_dense(np.arange(1.0, 50.0))
-    assert analysis.keys_are_dense(np.arange(0.0, 10.0, 0.2))          # 120 fps keys at 24 fps
-    assert analysis.keys_are_dense(np.r_[np.arange(1.0, 40.0), 60.0])  # a gap or two
-    assert not analysis.keys_are_dense(np.arange(1.0, 50.0, 2.0))      # keyed on twos
-    assert not analysis.keys_are_dense([1.0, 21.0, 41.0])
-    assert not analysis.keys_are_dense([1.0])
+    assert pitfalls.keys_are_dense(np.arange(1.0, 50.0))
+    assert pitfalls.keys_are_dense(np.arange(0.0, 10.0, 0.2))          # 120 fps keys at 24 fps
+    assert pitfalls.keys_are_dense(np.r_[np.arange(1.0, 40.0), 60.0])  # a gap or two
+    assert not pitfalls.keys_are_dense(np.arange(1.0, 50.0, 2.0))      # keyed on twos
+    assert not pitfalls.keys_are_dense([1.0, 21.0, 41.0])
+    assert not pitfalls.keys_are_dense([1.0])
 
 
 def test_sampled_ease_out_gets_no_speed_advice():
@@ -129,7 +129,7 @@ def test_sampled_exponential_ease_gets_no_filter_advice():
     # the motion on dense keys, not something to re-key.
     frames = np.arange(1.0, 41.0)
     kq = _axis_quat([0, 0, 1], 90.0 * (1.0 - 0.8 ** np.arange(frames.size)))
-    assert analysis.exponential_approach(frames, kq)      # the signature is there
+    assert pitfalls.exponential_approach(frames, kq)      # the signature is there
     a = _analyze(frames, kq)
     assert a.dense_keys
     assert a.exponential_approach == []
