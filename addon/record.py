@@ -50,6 +50,23 @@ def original_channels(obj):
     return fcurves, mode or obj.rotation_mode
 
 
+def derived_paths(obj) -> set[str]:
+    """The data paths (relative to the transform ``obj``: an object, or a pose bone's
+    transform) whose channels in the baked action its owner plays are the bake's own: the
+    ones the bake wrote or replaced. Every other channel there is the animator's, as it
+    is now (keys added or changed after the bake included), so a Re-bake or a Revert takes
+    those from the baked action, and only these from the original. Empty when the
+    transform itself was not baked (a bone the rig's bake left out, an armature of which
+    only bones were baked)."""
+    if getattr(obj, "bone_name", ""):
+        rec = getattr(obj, "quatbake", None)
+        return set(paths_of(rec.baked_paths)) if rec is not None and rec.baked else set()
+    rec = record_of(getattr(obj, "owner", obj))
+    if rec is None or rec.bones_only:
+        return set()
+    return set(paths_of(rec.baked_paths))
+
+
 def is_baked(obj) -> bool:
     """Whether ``obj`` plays a QuatBake bake right now (of its keys or of its cache)."""
     return original_channels(obj) is not None or bool(cache_baked(obj))

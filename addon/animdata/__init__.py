@@ -108,7 +108,7 @@ from .read import (  # noqa: F401
 from .write import (  # noqa: F401
     assign_action,
     copy_action_for,
-    copy_linear_fcurves,
+    copy_fcurves,
     fcurve_maker,
     new_action_for,
     new_fcurve,

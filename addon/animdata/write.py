@@ -60,31 +60,70 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
     return action, samples
 
 
-def copy_linear_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str) -> None:
-    """Copy ``fcurves`` (QuatBake's own baked channels: LINEAR keys, or Bezier keys with
-    their handles and handle types; constant extrapolation) into ``action``: carries an
-    earlier bake of some bones into a new copy of the action."""
+def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | None = None
+                 ) -> None:
+    """Copy ``fcurves`` into ``action``: their keys (frames, values, interpolation, easing
+    and its back, amplitude and period, handles and handle types, as they are), their
+    extrapolation, modifiers, mute and lock; in ``group``, or (None) each in its own
+    curve's group. Carries the channels one action keeps into another: an earlier bake
+    of some bones into a new copy of the action, the keys before a bake back into the
+    action a Re-bake or a Revert composes."""
     make = fcurve_maker(action, slot_identifier)
     bezier = enum_value("interpolation", 'BEZIER')
+    simple = {enum_value("interpolation", name) for name in ('CONSTANT', 'LINEAR', 'BEZIER')}
     for fc in fcurves:
         # A copy: inside read_once() the dict is the one every reader of this curve shares.
         keys = dict(read_keyframe_arrays(fc, ("co", "interpolation")))
-        new = make(fc.data_path, fc.array_index, group)
+        own = fc.group.name if fc.group is not None else ""
+        new = make(fc.data_path, fc.array_index, own if group is None else group)
         if not (keys["interpolation"] == bezier).any():
             constant = keys["interpolation"] == enum_value("interpolation", 'CONSTANT')
             write_keys(new, keys["co"][:, 0], keys["co"][:, 1],
                        constant=constant if constant.any() else None)
+            if not set(keys["interpolation"].tolist()) <= simple:
+                new.keyframe_points.foreach_set(
+                    "interpolation", np.asarray(keys["interpolation"], dtype=_IPO_DTYPE))
+        else:
+            keys.update(read_keyframe_arrays(fc, ("handle_left", "handle_right",
+                                                  "handle_left_type", "handle_right_type")))
+            items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+            names = {item.value: item.identifier for item in items}
+            # Copied as they are: Blender has aligned these handles already, and aligning
+            # again (fc.update) would move ALIGNED ones by a float32 step.
+            write_bezier_keys(new, keys["co"], keys["handle_left"], keys["handle_right"],
+                              keys["interpolation"],
+                              [names[int(v)] for v in keys["handle_left_type"]], update=False,
+                              handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
+        if not set(keys["interpolation"].tolist()) <= simple:
+            # Back, Elastic ...: their easing and shape (QuatBake never writes them; an
+            # animator's own channel carried back may have them).
+            for name, dtype in (("easing", _IPO_DTYPE), ("back", np.float32),
+                                ("amplitude", np.float32), ("period", np.float32)):
+                values = np.empty(len(fc.keyframe_points), dtype=dtype)
+                fc.keyframe_points.foreach_get(name, values)
+                new.keyframe_points.foreach_set(name, values)
+        if new.extrapolation != fc.extrapolation:
+            new.extrapolation = fc.extrapolation
+        for modifier in fc.modifiers:
+            _copy_modifier(modifier, new.modifiers.new(modifier.type))
+        new.mute, new.lock = fc.mute, fc.lock
+
+
+# Read-only or structural: not copied one by one (a modifier's control points and its
+# generator's coefficients go through their own collections or arrays).
+_MODIFIER_SKIP = frozenset({"rna_type", "type", "is_valid", "show_expanded"})
+
+
+def _copy_modifier(source, target) -> None:
+    """Every writable setting of F-curve modifier ``source`` onto ``target``, of its type."""
+    for prop in source.bl_rna.properties:
+        if prop.is_readonly or prop.identifier in _MODIFIER_SKIP:
             continue
-        keys.update(read_keyframe_arrays(fc, ("handle_left", "handle_right",
-                                              "handle_left_type", "handle_right_type")))
-        items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
-        names = {item.value: item.identifier for item in items}
-        # Copied as they are: Blender has aligned these handles already, and aligning
-        # again (fc.update) would move ALIGNED ones by a float32 step.
-        write_bezier_keys(new, keys["co"], keys["handle_left"], keys["handle_right"],
-                          keys["interpolation"],
-                          [names[int(v)] for v in keys["handle_left_type"]], update=False,
-                          handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
+        setattr(target, prop.identifier, getattr(source, prop.identifier))
+    if source.type == 'ENVELOPE':
+        for point in source.control_points:
+            added = target.control_points.add(point.frame)
+            added.min, added.max = point.min, point.max
 
 
 def _sample(fc, frames) -> np.ndarray:

@@ -316,8 +316,8 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                           constraint=con.name)
     try:
         if src.action is not None:
-            new = _compose_action(owner, src.action, src.slot, undo.action, plan.drop_paths, [],
-                                  src.action.name + BAKED_SUFFIX)
+            new = _compose_action(owner, src.action, src.slot, plan.drop_paths,
+                                  name=src.action.name + BAKED_SUFFIX)
             slot = src.slot
         else:
             new, slot = animdata.new_action_for(owner, owner.name + BAKED_SUFFIX)

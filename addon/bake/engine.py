@@ -302,9 +302,10 @@ def bake_objects(objects, settings: BakeSettings,
     plans_written = 0
     try:
         for owner, group in owner_plans:
-            writer = cache_bake.write_cache_owner if cache_bake.is_cache_plan(group[0]) \
-                else write_owner
-            done.append(writer(owner, group, fake_users))
+            if cache_bake.is_cache_plan(group[0]):
+                done.append(cache_bake.write_cache_owner(owner, group, fake_users))
+            else:
+                done.append(write_owner(owner, group, fake_users, notes))
             plans_written += len(group)
             if progress is not None:
                 progress(len(readings) + len(cached) + plans_written, total)
@@ -328,9 +329,9 @@ def bake_objects(objects, settings: BakeSettings,
             animdata.remove_action(previous)
             # The record's original: a converted bake's source was ``previous`` itself.
             # None: a cache bake of an unkeyed object.
-            original = undo.owner.quatbake.original_action
-            if original is not None:
-                baked.name = original.name + BAKED_SUFFIX   # free again: drop ".001"
+            rec = undo.owner.quatbake
+            if rec.original_action is not None:   # free again: drop ".001"
+                baked.name = (rec.edited_from or rec.original_action.name) + BAKED_SUFFIX
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
     for p in plans:
@@ -361,7 +362,7 @@ def bake_objects(objects, settings: BakeSettings,
     )
 
 
-def revert_objects(objects) -> list[str]:
+def revert_objects(objects, notes: list | None = None) -> list[str]:
     """Undo QuatBake's bake of ``objects``: objects (the whole bake: an armature's bones
     too) and/or pose-bone transforms (only those bones; the armature's other baked bones
     stay baked).
@@ -370,8 +371,10 @@ def revert_objects(objects) -> list[str]:
     the static rotation values (and location, if baked) from before the first
     bake. Items without a bake are skipped; raises BakeError when none can be
     reverted, or (nothing changed) when a baked bone was renamed since. The
-    baked action is deleted unless something else uses it. Returns the names
-    reverted ("Cube", "Rig: spine").
+    baked action is deleted unless something else uses it. Keys the animator added or
+    changed on other channels since the bake are kept (write.revert_owner_fully says
+    how, in a sentence appended to ``notes``). Returns the names reverted ("Cube",
+    "Rig: spine").
     """
     items = _unique(objects)
     candidates = []
@@ -410,7 +413,9 @@ def revert_objects(objects) -> list[str]:
             if rec.cache_constraint:
                 cache_bake.revert_cache(obj, originals)
             else:
-                revert_owner_fully(obj, originals)
+                said = revert_owner_fully(obj, originals)
+                if said and notes is not None:
+                    notes.append(said)
         else:
             revert_bones(obj, names)
         reverted += [f"{obj.name}: {n}" for n in sorted(names)]

@@ -337,8 +337,9 @@ class QUATBAKE_OT_revert(Operator):
         if _no_bones(self, context, "revert"):
             return {'CANCELLED'}
         objects = selected_items(context)
+        notes = []
         try:
-            names = bake.revert_objects(objects)
+            names = bake.revert_objects(objects, notes)
         except (bake.BakeError, ValueError) as err:
             _report_issues(self, _error_issues(err), 'ERROR')
             return {'CANCELLED'}
@@ -347,6 +348,8 @@ class QUATBAKE_OT_revert(Operator):
         forget_last_bake(context.scene)
         reverted = transforms_named(names)
         _refresh_report(self, context, reverted, "Revert")
+        for note in notes:
+            self.report({'WARNING'}, note)
         self.report({'INFO'}, rpt_("Reverted {}: {}").format(transform_count(reverted, rpt_),
                                                              _first_names(names)))
         return {'FINISHED'}

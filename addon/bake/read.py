@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import animdata, keyed
 from ..animdata import turn_inputs
-from ..record import edited_since_bake, owner_record_of, record_of
+from ..record import derived_paths, edited_since_bake, owner_record_of, record_of
 from .settings import (
     LOCATION_FLOAT32_WARN,
     BakeIssue,
@@ -45,6 +45,14 @@ class Source:
     # A conversion of a bake edited since (record.edited_since_bake): the data path, noted
     # again after it, so that a later bake still says it replaces the edits.
     edited: str | None = None
+    # A bake of a transform whose owner plays a bake (``rebake``): that baked action and its
+    # slot. Only the bake's own channels (``derived``: record.derived_paths) come from
+    # ``action``, the original; every other channel is the animator's as it is now, in
+    # ``current``: keys added or changed after the bake (a bone keyed since, the scale)
+    # are baked and kept, not taken back to the keys before the bake.
+    current: object = None
+    current_slot: str = ""
+    derived: frozenset = frozenset()
 
 
 def source_of(obj, playing: bool = False) -> Source:
@@ -66,7 +74,9 @@ def source_of(obj, playing: bool = False) -> Source:
         else:
             mode = (rec.original_rotation_mode if not rec.bones_only else "") or \
                 obj.rotation_mode
-        return Source(rec.original_action, rec.original_slot, mode, True)
+        return Source(rec.original_action, rec.original_slot, mode, True, current=current,
+                      current_slot=animdata.get_slot_identifier(obj),
+                      derived=frozenset(derived_paths(obj)))
     return Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, False)
 
 
@@ -244,16 +254,27 @@ def _values_at_own_keys(fcurves: Sequence, frames: np.ndarray, known: dict | Non
 
 
 def _transform_fcurves(obj, src: Source, cache: dict | None) -> list:
-    """The F-curves of ``src`` that animate the transform ``obj``.
+    """The F-curves of ``src`` that animate the transform ``obj``: on a re-bake, the bake's
+    own channels (``src.derived``) from the original, the others from the bake playing.
 
     A bone's are looked up once per action for every bone of the rig (``cache``),
     so planning 200 bones does not search every F-curve of the action 200 times.
     """
-    key = (src.action.as_pointer(), src.slot)
     if cache is None:
         cache = {}
+    fcurves = _action_fcurves(obj, src.action, src.slot, cache)
+    if src.current is None:
+        return fcurves
+    derived = {obj.path_prefix + p for p in src.derived}
+    return [fc for fc in fcurves if fc.data_path in derived] + [
+        fc for fc in _action_fcurves(obj, src.current, src.current_slot, cache)
+        if fc.data_path not in derived]
+
+
+def _action_fcurves(obj, action, slot: str, cache: dict) -> list:
+    key = (action.as_pointer(), slot)
     if key not in cache:
-        fcurves = animdata.action_fcurves(src.action, src.slot)
+        fcurves = animdata.action_fcurves(action, slot)
         cache[key] = (fcurves, animdata.fcurves_by_bone(fcurves))
     fcurves, by_bone = cache[key]
     if obj.bone_name:

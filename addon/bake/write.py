@@ -16,6 +16,7 @@ from .. import animdata
 from ..record import (
     clear_record,
     delta_props,
+    derived_paths,
     get_record,
     new_record,
     paths_of,
@@ -52,6 +53,9 @@ class WriteUndo:
     source_action: object
     source_fake_user: bool
     new_action: object = None
+    # fold_changes made a new original: it, and the fake user the one before it had.
+    folded: object = None
+    folded_from_fake_user: bool = False
 
 
 def _state(t) -> _TransformState:
@@ -86,41 +90,34 @@ def renamed_bone_issues(owner) -> list[BakeIssue]:
     return issues
 
 
-def _carried(owner, plans) -> list[tuple[str, str, list[str]]]:
-    """(prefix, group, paths) of an earlier bake of ``owner``'s transforms that this bake does
-    not redo: copied as they are from the current baked action into the new one."""
-    rec = record_of(owner)
-    if rec is None or rec.baked_action is None or animdata.get_action(owner) != rec.baked_action:
-        return []
-    planned = {p.obj.bone_name for p in plans}
-    carry = []
-    if not rec.bones_only and "" not in planned and rec.baked_paths:
-        carry.append(("", animdata.TRANSFORM_GROUP, paths_of(rec.baked_paths)))
-    for pbone in baked_bones(owner):
-        if pbone.name not in planned:
-            carry.append((bone_path_prefix(pbone.name), pbone.name,
-                          paths_of(pbone.quatbake.baked_paths)))
-    return carry
+def _compose_action(owner, base, slot: str, drop: set, original=None, restore: set = frozenset(),
+                    name: str = ""):
+    """A copy ``name`` of ``base`` without the channels in ``drop`` and ``restore``, and with
+    those in ``restore`` copied from ``original`` where it has them.
 
-
-def _compose_action(owner, original, slot: str, current, drop: set, carry: list,
-                    name: str):
-    """A copy ``name`` of ``original`` without ``drop`` and with ``carry`` copied from
-    ``current``."""
-    for prefix, _group, paths in carry:
-        drop = drop | {prefix + p for p in paths}
-    new, _samples = animdata.copy_action_for(owner, original, slot, name, drop)
+    ``base`` is the action the new one grows from: on a first bake the animator's action,
+    and once the owner plays a bake, that baked action. Every channel in it but the bake's
+    own is the animator's as it is now: keys added or changed after the bake (a bone keyed
+    since, the scale, a location the bake kept) go on into the next bake, or back with a
+    Revert, where composing from the action before the bake lost them (a walk of the
+    animator's loop). ``restore``: the bake's own channels that go back to the keys before
+    the bake (a Revert's; a Re-bake's that it no longer writes, such as a location baked
+    before and now kept)."""
+    new, _samples = animdata.copy_action_for(owner, base, slot, name, set(drop) | set(restore))
     try:
-        if carry:
-            fcurves = animdata.action_fcurves(current, animdata.get_slot_identifier(owner))
-            for prefix, group, paths in carry:
-                wanted = {prefix + p for p in paths}
-                animdata.copy_linear_fcurves(new, slot, [fc for fc in fcurves
-                                                         if fc.data_path in wanted], group)
+        if restore and original is not None:
+            fcurves = animdata.action_fcurves(original, slot)
+            animdata.copy_fcurves(new, slot, [fc for fc in fcurves if fc.data_path in restore])
     except BaseException:
         animdata.remove_action(new)
         raise
     return new
+
+
+def _own_paths(owner, transforms) -> set:
+    """The full data paths of the channels the bake ``owner`` plays derived for
+    ``transforms`` (record.derived_paths, each with its prefix)."""
+    return {t.path_prefix + p for t in transforms for p in derived_paths(t)}
 
 
 def _measure(plan, fcurves: list) -> None:
@@ -139,10 +136,11 @@ def _measure(plan, fcurves: list) -> None:
             f"of {tolerance_deg:g} deg")
 
 
-def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
+def write_owner(owner, plans: list, fake_users: "FakeUsers", notes: list) -> WriteUndo:
     """Give ``owner`` one baked action holding every plan's channels (all of an armature's
     bones live in one action). The keys of a plan with a tolerance are measured
-    (``plan.key_stats``). On failure put everything back, then raise."""
+    (``plan.key_stats``). On failure put everything back, then raise. What the animator
+    should know (fold_changes' sentence) is appended to ``notes``."""
     src = plans[0].source
     undo = WriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
                      get_record(owner), [_state(p.obj) for p in plans], src.action,
@@ -153,9 +151,23 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             drop |= {plan.obj.path_prefix + p for p in plan.drop_paths}
         # Named after the animator's action, also when converting a bake (not
         # "Action.quatbake.quatbake").
-        named = src.original if src.playing else src.action
-        new = _compose_action(owner, src.action, src.slot, undo.action, drop,
-                              _carried(owner, plans), named.name + BAKED_SUFFIX)
+        named = (src.original if src.playing else src.action).name
+        if src.rebake and not src.playing:
+            fake = src.action.use_fake_user
+            said = fold_changes(owner)
+            if said:
+                undo.folded, undo.folded_from_fake_user = owner.quatbake.original_action, fake
+                notes.append(BakeIssue('INFO', owner.name, "", None, said))
+            named = owner.quatbake.edited_from or named
+            # Grown from the bake playing: the bake's own channels of these transforms
+            # go (the new bake writes them, or they go back to the keys before it).
+            own = _own_paths(owner, [p.obj for p in plans])
+            new = _compose_action(owner, undo.action, src.slot, drop,
+                                  owner.quatbake.original_action, own - drop,
+                                  named + BAKED_SUFFIX)
+        else:
+            new = _compose_action(owner, src.action, src.slot, drop,
+                                  name=named + BAKED_SUFFIX)
         undo.new_action = new
         make = animdata.fcurve_maker(new, src.slot)
         for plan in plans:
@@ -242,7 +254,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             t_rec.baked_paths = "\n".join(sorted(paths))
         rec.baked_action = new
         if not src.playing:     # the original, kept for Revert (not a bake converted)
-            src.action.use_fake_user = True
+            rec.original_action.use_fake_user = True
     except BaseException:
         undo_write(undo)
         raise
@@ -261,6 +273,10 @@ def undo_write(undo: WriteUndo) -> None:
         set_record(t, state.record)
     set_record(undo.owner, undo.owner_record)
     undo.source_action.use_fake_user = undo.source_fake_user
+    if undo.folded is not None:
+        undo.source_action.use_fake_user = undo.folded_from_fake_user
+        animdata.remove_action(undo.folded)
+        undo.folded = None
     if undo.new_action is not None:
         animdata.remove_action(undo.new_action)
         undo.new_action = None
@@ -280,9 +296,20 @@ def _restore_bone(owner, pbone) -> None:
     clear_record(brec)
 
 
-def revert_owner_fully(obj, originals: Counter) -> None:
-    """Put back the owner's original action, its static values and every baked bone's."""
+def revert_owner_fully(obj, originals: Counter) -> str:
+    """Put back the owner's original action, its static values and every baked bone's.
+
+    Where the animator keyed or changed other channels in the baked action since the bake
+    (the scale, a bone the bake left out), those are kept (fold_changes): the owner then
+    plays a copy of their action with the changes, which a sentence returned says ("" when
+    the original is the animator's own action)."""
     rec = obj.quatbake
+    fold_changes(obj)
+    said = ""
+    if rec.edited_from:
+        said = (f"{obj.name}: the keys added or changed since the bake are kept: it now plays "
+                f"\"{rec.original_action.name}\", \"{rec.edited_from}\" with those changes; "
+                f"\"{rec.edited_from}\" stays as it was before the bake.")
     original, baked = rec.original_action, rec.baked_action
     slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
     # The static values before the first bake: once Blender has evaluated the
@@ -322,19 +349,76 @@ def revert_owner_fully(obj, originals: Counter) -> None:
         original.use_fake_user = fake
     if baked.users == 0:
         animdata.remove_action(baked)
+    return said
+
+
+# The original a bake keeps once the animator keyed or changed channels in the baked
+# action: named after their action, so.
+EDITED_SUFFIX = ".edited"
+
+
+def fold_changes(owner) -> str:
+    """Keep what the animator keyed or changed since the bake, in the baked action that
+    ``owner`` plays, on any channel but the bake's own (a bone the bake left out, the
+    scale, a location the bake kept): the record's original becomes a copy of the baked
+    action with the bake's own channels as they were before the bake, named after the
+    animator's action with EDITED_SUFFIX. A Re-bake then starts from those keys, a
+    Revert puts them back, and the animator's action stays as it was (other objects may
+    play it). Returns the sentence that says so, or "" (nothing changed)."""
+    rec = owner.quatbake
+    original, baked, slot = rec.original_action, rec.baked_action, rec.original_slot
+    if original is None or baked is None or rec.clip_baked or rec.cache_constraint \
+            or animdata.get_action(owner) != baked:
+        return ""
+    own = _own_paths(owner, [AnimatedTransform(owner)] + [
+        AnimatedTransform(owner, b.name) for b in baked_bones(owner)])
+    changed = _animator_changes(original, baked, slot, own)
+    if not changed:
+        return ""
+    source = rec.edited_from or original.name
+    folded = _compose_action(owner, baked, slot, set(), original, own, source + EDITED_SUFFIX)
+    folded.use_fake_user = True
+    if recorded_originals()[original.as_pointer()] <= 1:   # no other bake keeps it
+        original.use_fake_user = rec.original_fake_user
+    rec.original_fake_user = False
+    rec.original_action, rec.edited_from = folded, source
+    shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+    return (f"{owner.name}: the keys added or changed since the bake ({shown}) are kept: "
+            f"Revert now puts back \"{folded.name}\", \"{source}\" with those changes, and "
+            f"\"{source}\" stays as it was before the bake.")
+
+
+def _animator_changes(original, baked, slot: str, own: set) -> list[str]:
+    """The channels (``scale``, ``bone "arm" rotation_euler``) other than the bake's own
+    (``own``) that differ between the action before the bake and the baked one: keyed,
+    changed or deleted by the animator since the bake."""
+    def channels(action):
+        return {(fc.data_path, fc.array_index): fc for fc in animdata.action_fcurves(action, slot)
+                if fc.data_path not in own}
+
+    def signature(fc):
+        return (animdata.keys_checksum([fc]), fc.extrapolation, fc.mute, len(fc.modifiers))
+
+    def label(path):
+        bone = animdata.bone_name_from_path(path)
+        return path if bone is None else \
+            f"bone \"{bone}\" {path[len(bone_path_prefix(bone)):]}"
+
+    before, now = channels(original), channels(baked)
+    return sorted({label(key[0]) for key in before.keys() | now.keys()
+                   if key not in before or key not in now
+                   or signature(before[key]) != signature(now[key])})
 
 
 def revert_bones(obj, names: set) -> None:
     """Revert some baked bones of ``obj`` and keep the rest of its bake: a new copy of the
-    original action with the other baked channels carried over."""
+    baked action with those bones' channels put back as they were before the bake (and
+    every channel the animator keyed or changed since kept)."""
     rec = obj.quatbake
     original, current, slot = rec.original_action, rec.baked_action, rec.original_slot
-    keep = [b for b in baked_bones(obj) if b.name not in names]
-    carry = [(bone_path_prefix(b.name), b.name, paths_of(b.quatbake.baked_paths)) for b in keep]
-    if not rec.bones_only and rec.baked_paths:
-        carry.append(("", animdata.TRANSFORM_GROUP, paths_of(rec.baked_paths)))
-    new = _compose_action(obj, original, slot, current, set(), carry,
-                          original.name + BAKED_SUFFIX)
+    own = _own_paths(obj, [AnimatedTransform(obj, name) for name in names])
+    named = (rec.edited_from or original.name) + BAKED_SUFFIX
+    new = _compose_action(obj, current, slot, set(), original, own, named)
     animdata.assign_action(obj, new, slot)
     for pbone in baked_bones(obj):
         if pbone.name in names:
@@ -342,7 +426,7 @@ def revert_bones(obj, names: set) -> None:
     rec.baked_action = new
     if current.users == 0:
         animdata.remove_action(current)
-        new.name = original.name + BAKED_SUFFIX
+        new.name = named
 
 
 class FakeUsers:

@@ -457,6 +457,12 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
         name="Original Fake User", default=False,
         description="Whether the original action had a fake user before the bake",
     )
+    edited_from: StringProperty(
+        name="Edited From", default="",
+        description="When the animator keyed or changed channels in the baked action, the "
+        "name of their action before the bake: the original is then a copy of it with "
+        "those changes (empty: the original is the animator's own action)",
+    )
     baked_action: PointerProperty(
         name="Baked Action", type=bpy.types.Action,
         description="The action QuatBake wrote for this object",

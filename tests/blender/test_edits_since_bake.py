@@ -1,0 +1,199 @@
+"""Keys the animator adds or changes in the baked action, on channels the bake did not
+write, survive a Re-bake and a Revert (a walk of the animator's loop: both composed the
+new action from the keys before the bake, and a scale keyed since, a location moved or a
+bone animated since were gone without a word).
+
+Every expectation is the animator's own numbers (the keys this test sets) or the keys as
+they were before the bake, read from the action before anything ran, and Blender's
+playback (``frame_set``) against mathutils' rotation of the keyed values.
+"""
+import bpy
+import mathutils
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata, bake, transform
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+# Baked keys are float32 and Blender builds the matrix in float32: 2e-6 rad leaves a margin
+# over the 4e-7 rad measured (tests/blender/test_bones.py).
+REPLAY_RAD = 2e-6
+
+
+def _keyed_object():
+    obj = bpy.data.objects.new("Obj", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, rotation, x in ((1, (0, 0, 0), 0.0), (21, (1.0, 0.3, 1.5), 1.0),
+                               (41, (0.2, -0.7, 3.0), 2.0)):
+        obj.rotation_euler = rotation
+        obj.keyframe_insert("rotation_euler", frame=frame)
+        obj.location = (x, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=frame)
+    scenes.select_only(obj)
+    return obj
+
+
+def _keys(obj, action=None) -> dict:
+    """{(data path, index): (n, 2) key (frame, value)} of ``action`` (default: the one
+    ``obj`` plays), for its slot."""
+    action = action or animdata.get_action(obj)
+    return {(fc.data_path, fc.array_index): np.array([tuple(k.co) for k in fc.keyframe_points])
+            for fc in animdata.action_fcurves(action, animdata.get_slot_identifier(obj))}
+
+
+def _animator_edits(obj):
+    """What an animator does after a bake: key a squash at frame 30, and move the middle
+    location key (Location: Keep left it theirs)."""
+    obj.scale = (1.0, 1.0, 0.5)
+    obj.keyframe_insert("scale", frame=30)
+    location_x = animdata.find_fcurves(obj, "location", 3)[0]
+    location_x.keyframe_points[1].co[1] = 5.0
+    location_x.update()
+
+
+def _assert_edits_kept(obj):
+    keys = _keys(obj)
+    np.testing.assert_array_equal(keys[("scale", 2)], [[30.0, 0.5]])
+    np.testing.assert_array_equal(keys[("location", 0)], [[1.0, 0.0], [21.0, 5.0], [41.0, 2.0]])
+    bpy.context.scene.frame_set(21)
+    assert obj.location.x == pytest.approx(5.0, abs=1e-6)
+    bpy.context.scene.frame_set(30)
+    assert obj.scale.z == pytest.approx(0.5, abs=1e-6)
+
+
+def test_rebake_and_revert_keep_keys_keyed_or_changed_since_the_bake(clean_blender):
+    obj = _keyed_object()
+    original = animdata.get_action(obj)
+    before = _keys(obj)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='KEEP'))
+    _animator_edits(obj)
+
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SQUAD', location_method='KEEP'))
+    _assert_edits_kept(obj)
+    said = [i.message for i in result.notes if "since the bake" in i.message]
+    assert said and "location" in said[0] and "scale" in said[0] and '"ObjAction.edited"' in said[0]
+
+    notes = []
+    assert bake.revert_objects([obj], notes) == ["Obj"]
+    _assert_edits_kept(obj)
+    plays = animdata.get_action(obj)
+    assert plays != original and plays.name == "ObjAction.edited"
+    assert notes and '"ObjAction.edited"' in notes[0] and '"ObjAction" stays' in notes[0]
+    # The rotation is the animator's keys before the bake, and their action is untouched.
+    for key in (("rotation_euler", i) for i in range(3)):
+        np.testing.assert_array_equal(_keys(obj)[key], before[key])
+    assert _keys(obj, original).keys() == before.keys()
+    for key, co in before.items():
+        np.testing.assert_array_equal(_keys(obj, original)[key], co)
+
+
+def test_revert_with_no_edits_puts_the_animators_own_action_back(clean_blender):
+    obj = _keyed_object()
+    original = animdata.get_action(obj)
+    bake.bake_objects([obj], bake.BakeSettings(location_method='LINEAR'))
+    notes = []
+    bake.revert_objects([obj], notes)
+    assert animdata.get_action(obj) == original and notes == []
+    assert [a.name for a in bpy.data.actions] == ["ObjAction"]
+
+
+def _rig():
+    rig = scenes.make_rig("Rig", [("spine", None, (0, 0, 0), (0, 0, 1)),
+                                  ("arm", "spine", (0, 0, 1), (1, 0, 1))])
+    frames = np.array([1.0, 21.0, 41.0])
+    scenes.key_bone(rig, "spine", "rotation_quaternion", frames,
+                    [[1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5], [0, 0, 0.6, 0.8]])
+    scenes.key_bone(rig, "arm", "rotation_euler", frames,
+                    [[0, 0, 0], [0, 0, 0.5], [0, 0, 1.0]], mode='XYZ')
+    return rig
+
+
+def _arm_z(rig, action=None) -> list:
+    return _keys(rig, action)[('pose.bones["arm"].rotation_euler', 2)].tolist()
+
+
+ARM_KEYED_SINCE = [[1.0, 0.0], [21.0, 0.5], [30.0, 2.0], [41.0, 1.0]]
+
+
+def test_a_bone_animated_since_the_bake_is_baked_kept_and_reverted_with_its_new_keys(
+        clean_blender):
+    rig = _rig()
+    original = animdata.get_action(rig)
+    spine = transform.AnimatedTransform(rig, "spine")
+    arm = transform.AnimatedTransform(rig, "arm")
+    bake.bake_objects([spine], bake.BakeSettings(method='SLERP'))
+    # The animator goes on with the arm, which the bake left out, in the action the rig plays.
+    rig.pose.bones["arm"].rotation_euler = (0.0, 0.0, 2.0)
+    rig.pose.bones["arm"].keyframe_insert("rotation_euler", frame=30)
+
+    bake.bake_objects([spine], bake.BakeSettings(method='SQUAD'))
+    assert _arm_z(rig) == ARM_KEYED_SINCE
+
+    # Baking the arm now bakes its keys as they are, the one at frame 30 included.
+    bake.bake_objects([arm], bake.BakeSettings(method='SLERP'))
+    bpy.context.scene.frame_set(30)
+    played = rig.pose.bones["arm"].matrix_basis.to_quaternion()
+    keyed = mathutils.Euler((0.0, 0.0, 2.0), 'XYZ').to_quaternion()
+    assert played.rotation_difference(keyed).angle < REPLAY_RAD
+
+    # Reverting the arm alone brings its keys back as the animator made them; spine stays baked.
+    bake.revert_objects([arm])
+    assert _arm_z(rig) == ARM_KEYED_SINCE
+    assert rig.pose.bones["spine"].quatbake.baked and not rig.pose.bones["arm"].quatbake.baked
+
+    notes = []
+    bake.revert_objects([rig], notes)
+    assert animdata.get_action(rig).name == "RigAction.edited" and notes
+    assert _arm_z(rig) == ARM_KEYED_SINCE
+    assert _arm_z(rig, original) == [[1.0, 0.0], [21.0, 0.5], [41.0, 1.0]]   # untouched
+    bpy.context.scene.frame_set(21)
+    spine_keyed = mathutils.Quaternion((0.5, 0.5, 0.5, 0.5))
+    assert rig.pose.bones["spine"].matrix_basis.to_quaternion().rotation_difference(
+        spine_keyed).angle < REPLAY_RAD
+
+
+def test_the_operator_says_which_action_revert_put_back(clean_blender):
+    obj = _keyed_object()
+    assert bpy.ops.quatbake.bake(location_method='KEEP') == {'FINISHED'}
+    _animator_edits(obj)
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert animdata.get_action(obj).name == "ObjAction.edited"
+    _assert_edits_kept(obj)
+
+
+def test_a_location_baked_then_kept_comes_back_as_it_was_keyed(clean_blender):
+    """A Re-bake that no longer writes a channel the bake before it wrote (Location: Linear,
+    then Keep) puts the animator's curve back from before the bake: its keys, handles,
+    interpolation and easing, extrapolation and modifiers, and so Blender's playback."""
+    obj = _keyed_object()
+    location = animdata.find_fcurves(obj, "location", 3)
+    location[0].extrapolation = 'LINEAR'
+    location[1].modifiers.new('CYCLES')
+    noise = location[1].modifiers.new('NOISE')
+    noise.strength, noise.scale, noise.phase = 0.3, 4.0, 2.5
+    for point in location[2].keyframe_points:
+        point.interpolation, point.easing = 'BOUNCE', 'EASE_IN'
+    frames = np.arange(-5.0, 60.0, 0.5)
+    scene = bpy.context.scene
+
+    def played():
+        out = []
+        for f in frames:
+            scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
+            out.append(tuple(obj.location))
+        return np.array(out)
+
+    before = played()
+    bake.bake_objects([obj], bake.BakeSettings(location_method='LINEAR'))
+    assert not np.allclose(played(), before)        # the bake did change the location
+    bake.bake_objects([obj], bake.BakeSettings(location_method='KEEP'))
+    np.testing.assert_array_equal(played(), before)
+    restored = animdata.find_fcurves(obj, "location", 3)
+    assert restored[0].extrapolation == 'LINEAR'
+    assert [(m.type, round(getattr(m, "strength", 0), 6), round(getattr(m, "phase", 0), 6))
+            for m in restored[1].modifiers] == [('CYCLES', 0, 0), ('NOISE', 0.3, 2.5)]
+    assert {(p.interpolation, p.easing) for p in restored[2].keyframe_points} == \
+        {('BOUNCE', 'EASE_IN')}
