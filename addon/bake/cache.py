@@ -38,14 +38,17 @@ from ..record import (
 )
 from .plan import Plan, _angle_warnings
 from .read import Source, _bake_frames
+from .reduce import fixed_frames
 from .settings import (
     BAKED_SUFFIX,
     LOCATION_FLOAT32_WARN,
     BakeIssue,
     BakeSettings,
+    bezier_fit,
     farthest_from_gimbal,
+    path_samples,
 )
-from .write import WriteUndo, _compose_action, _state, undo_write
+from .write import WriteUndo, _compose_action, _state, undo_write, write_plan
 
 # The cache's scale may differ from the object's own by this much (relative) at a
 # sample: float32 matrices written by other programs (0.99999994 for 1).
@@ -223,17 +226,23 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
         key_loc = local_loc[at_keys]
         loc_method = 'linear' if settings.location_method == 'KEEP' else \
             settings.location_method.lower()
-        sample_times = frames
+        # A Bezier tolerance bake computes the path at every quarter frame too, where it
+        # checks Blender's playback of its keys (settings.path_samples).
+        samples = path_samples(frames, settings)
+        sample_times = samples
         if settings.constant_speed:
-            sample_times = path.constant_speed_times(keys, key_loc, frames, loc_method)
-        location_values = path.interpolate_positions(keys, key_loc, sample_times, loc_method)
+            sample_times = path.constant_speed_times(keys, key_loc, samples, loc_method)
+        at = np.searchsorted(samples, frames)
+        location_values = path.interpolate_positions(keys, key_loc, sample_times[at],
+                                                     loc_method)
         method = settings.method.lower()
-        quats = turn_interp.interpolate_keys(keys, key_q, tracking, kinds, settings.turns,
-                                             method, sample_times, settings.timing, None)
+        path_q = turn_interp.interpolate_keys(keys, key_q, tracking, kinds, settings.turns,
+                                              method, sample_times, settings.timing, None)
         out_mode, note = _output_mode(obj, mode, dense_q, settings)
         if note is not None:
             issues.append(note)
-        values = rotation.quat_to_mode_values_continuous(quats, out_mode)
+        path_values = rotation.quat_to_mode_values_continuous(path_q, out_mode)
+        quats, values = path_q[at], path_values[at]
     except (anim_cache.CacheError, ValueError) as exc:
         return None, [BakeIssue('ERROR', name, "", None,
                                 f"{who}: its Transform Cache cannot be baked ({exc}).")]
@@ -254,6 +263,12 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
                 target_path=out_path, location_path="location",
                 blender_quats=local_q[at_frames], source_fcurves=[])
     plan.cache_constraint = con.name
+    if bezier_fit(settings):
+        # The cache's samples are its keys: on every frame a recording, thinned like any
+        # (reduce.fixed_frames); sparser, the file's poses, kept.
+        plan.dense = (samples, path_q, path_values)
+        plan.required_frames, plan.stepped_frames, plan.corner_frames = fixed_frames(
+            keys, np.zeros(max(keys.size - 1, 0), dtype=bool), plan.dense, settings)
     kept = turns.choose(settings.turns, kinds)
     for i in np.nonzero(np.asarray(kinds) != "short")[0]:
         what = "kept" if kept[i] else "baked the short way"
@@ -322,14 +337,7 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
         else:
             new, slot = animdata.new_action_for(owner, owner.name + BAKED_SUFFIX)
         undo.new_action = new
-        make = animdata.fcurve_maker(new, slot)
-        frames, rotation_values, location_values, _constant = plan.written()
-        for i in range(rotation_values.shape[1]):
-            animdata.write_keys(make(plan.target_path, i, animdata.TRANSFORM_GROUP), frames,
-                                rotation_values[:, i])
-        for i in range(3):
-            animdata.write_keys(make("location", i, animdata.TRANSFORM_GROUP), frames,
-                                location_values[:, i])
+        write_plan(animdata.fcurve_maker(new, slot), plan)
         state = undo.states[0]
         animdata.assign_action(owner, new, slot)
         quaternion, euler, axis_angle = state.rotation_props

@@ -136,6 +136,44 @@ def _measure(plan, fcurves: list) -> None:
             f"of {tolerance_deg:g} deg")
 
 
+def write_plan(make, plan) -> None:
+    """Write one plan's keys into new F-curves (``make``: animdata.fcurve_maker of the new
+    action): its rotation (LINEAR, CONSTANT steps, or Bezier keys with their handles) and
+    location, their checksums kept in ``plan.checksums``; the rotation keys of a plan with
+    a tolerance measured as Blender stores them (``_measure``: beyond a Bezier tolerance,
+    it raises)."""
+    prefix = plan.obj.path_prefix
+    group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
+    out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
+    frames, rotation_values, _location, constant = plan.written()
+    written = []
+    stored = []     # the arrays written, curve by curve (for animdata.checksum)
+    # A location bake (no rotation keys) writes no rotation channel.
+    for i in range(0 if rotation_values is None else rotation_values.shape[1]):
+        fc = make(prefix + out_path, i, group)
+        written.append(fc)
+        if plan.bezier is not None:
+            co, left, right, ipo = plan.bezier.fcurve_arrays(i)
+            # As the fit played them: its ALIGNED handles are Blender's own
+            # re-alignment already, which fc.update() would move again.
+            stored += animdata.write_bezier_keys(fc, co, left, right, ipo,
+                                                 plan.bezier.handle_type, update=False)
+        elif constant is None:
+            stored += animdata.write_keys(fc, frames, rotation_values[:, i])
+        else:
+            stored += animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+    plan.checksums = [(out_path, len(written), animdata.checksum(stored))] if written else []
+    loc_frames, location_values = plan.location_written()
+    if location_values is not None:
+        stored = []
+        for i in range(3):
+            stored += animdata.write_keys(make(prefix + plan.location_path, i, group),
+                                          loc_frames, location_values[:, i])
+        plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
+    if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
+        _measure(plan, written)
+
+
 def write_owner(owner, plans: list, fake_users: "FakeUsers", notes: list) -> WriteUndo:
     """Give ``owner`` one baked action holding every plan's channels (all of an armature's
     bones live in one action). The keys of a plan with a tolerance are measured
@@ -171,38 +209,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers", notes: list) -> Wri
         undo.new_action = new
         make = animdata.fcurve_maker(new, src.slot)
         for plan in plans:
-            prefix = plan.obj.path_prefix
-            group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
-            out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
-            frames, rotation_values, _location, constant = plan.written()
-            written = []
-            stored = []     # the arrays written, curve by curve (for animdata.checksum)
-            # A location bake (no rotation keys) writes no rotation channel.
-            for i in range(0 if rotation_values is None else rotation_values.shape[1]):
-                fc = make(prefix + out_path, i, group)
-                written.append(fc)
-                if plan.bezier is not None:
-                    co, left, right, ipo = plan.bezier.fcurve_arrays(i)
-                    # As the fit played them: its ALIGNED handles are Blender's own
-                    # re-alignment already, which fc.update() would move again.
-                    stored += animdata.write_bezier_keys(fc, co, left, right, ipo,
-                                                         plan.bezier.handle_type, update=False)
-                elif constant is None:
-                    stored += animdata.write_keys(fc, frames, rotation_values[:, i])
-                else:
-                    stored += animdata.write_keys(fc, frames, rotation_values[:, i],
-                                                  constant=constant)
-            plan.checksums = [(out_path, len(written), animdata.checksum(stored))] \
-                if written else []
-            loc_frames, location_values = plan.location_written()
-            if location_values is not None:
-                stored = []
-                for i in range(3):
-                    stored += animdata.write_keys(make(prefix + plan.location_path, i, group),
-                                                  loc_frames, location_values[:, i])
-                plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
-            if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
-                _measure(plan, written)
+            write_plan(make, plan)
         animdata.assign_action(owner, new, src.slot)
         rec = owner.quatbake
         if not src.rebake:
