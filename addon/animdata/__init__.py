@@ -54,6 +54,7 @@ from .nla import (  # noqa: F401
     Clip,
     blending_strips,
     bone_key_count,
+    clip_strip_changes,
     nla_state,
     nla_strips,
     object_clips,

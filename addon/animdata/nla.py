@@ -76,6 +76,37 @@ def object_clips(obj) -> list[Clip]:
     return clips
 
 
+def strip_changes(strip) -> list[str]:
+    """What ``strip`` does to its action beyond playing its keys at their own frames, in
+    words ("influence 0.5", "scale 2"): a bake of the clip writes the keys as they are, so
+    none of it is in what the bake plays."""
+    said = []
+    # ``influence`` counts only when animated (use_animated_influence); otherwise a strip
+    # plays at full influence whatever the value reads (often 0).
+    if strip.use_animated_influence:
+        said.append("animated influence")
+    if strip.blend_type != 'REPLACE':
+        said.append(f"blending {strip.blend_type.replace('_', ' ').title()}")
+    if abs(strip.scale - 1.0) > 1e-6:
+        said.append(f"scale {strip.scale:g}")
+    if abs(strip.repeat - 1.0) > 1e-6:
+        said.append(f"repeat {strip.repeat:g}")
+    if strip.use_reverse:
+        said.append("reversed")
+    offset = strip.frame_start - strip.action_frame_start
+    if abs(offset) > 1e-6:
+        said.append(f"moved {offset:+g} frames")
+    return said
+
+
+def clip_strip_changes(obj, action) -> list[tuple[str, str, list[str]]]:
+    """(track, strip, strip_changes) of each unmuted strip of ``obj`` playing ``action``
+    with some change."""
+    return [(track.name, strip.name, strip_changes(strip)) for track, strip in nla_strips(obj)
+            if strip.action == action and not strip.mute and not track.mute
+            and strip_changes(strip)]
+
+
 def unplayed_clips(obj) -> list[Clip]:
     """The clips of ``obj``'s NLA that Blender does not play, once each.
 

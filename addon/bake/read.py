@@ -366,6 +366,8 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
     issues = _Issues(obj)
     try:
         src = _checked_source(obj, settings, issues)
+        if settings.clip and not src.rebake:
+            _clip_strip_warning(obj, src, issues)
         if src.rebake and not src.playing:
             _edited_since_bake(obj, issues)
         elif src.playing:
@@ -389,6 +391,20 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
                       rot_frames=rot_frames, key_quats=key_quats, key_raw=raw, frames=frames,
                       start=start, end=end, issues=issues.found, location_only=location_only)
     return reading, issues.found
+
+
+def _clip_strip_warning(obj, src: Source, issues: _Issues) -> None:
+    """Warn when the NLA strip that plays the clip changes it (influence, blending, scale,
+    repeat, reversed, moved): the bake keys the clip's action as keyed, at its own frames,
+    and makes it the active action, so what plays after the bake is the action's keys, not
+    the strip's (a walk: a strip at influence 0.5 played 90 deg away after the bake)."""
+    found = animdata.clip_strip_changes(obj.owner, src.action)
+    if found:
+        track, strip, changes = found[0]
+        issues.warn(f"{animdata.subject(obj)}: the clip \"{src.action.name}\" plays in NLA strip "
+                    f"\"{strip}\" of track \"{track}\" with {', '.join(changes)}. The bake keys "
+                    "the action as keyed, at its own frames, without the strip's changes, so "
+                    "what plays after it differs; Revert puts the strip's playback back.")
 
 
 def _edited_since_bake(obj, issues: _Issues) -> None:

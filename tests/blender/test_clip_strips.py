@@ -1,0 +1,79 @@
+"""A bake of an NLA clip keys the clip's action as keyed, at its own frames. When the
+strip that plays the clip changes it (animated influence, blending, scale, repeat,
+reversed, moved), what plays after the bake differs, and the bake says so, naming the
+strip and what it does (a walk: a strip at influence 0.5 played 90 deg away after the
+bake, with nothing said). Each claim is checked on Blender's playback (frame_set +
+matrix_world) before and after the bake.
+"""
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import bake
+from quatbake.core import quat
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+FRAMES = np.arange(1.0, 82.0)
+KEYS = ([1.0, 21.0, 41.0], [[1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5], [0, 0, 0.6, 0.8]])
+
+
+def _clip_only(change):
+    obj = scenes.new_object("Clipped", 'QUATERNION')
+    scenes.key_channels(obj, "rotation_quaternion", *KEYS)
+    action = obj.animation_data.action
+    obj.animation_data.action = None
+    obj.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+    strip = obj.animation_data.nla_tracks.new().strips.new("Walk", 1, action)
+    change(strip)
+    return obj, action, strip.name     # Blender 3.4 names a new strip after its action
+
+
+def _played(obj) -> np.ndarray:
+    out = []
+    for frame in FRAMES:
+        bpy.context.scene.frame_set(int(frame))
+        out.append(tuple(obj.matrix_world.to_quaternion()))
+    return np.array(out)
+
+
+def _influence(strip):
+    strip.use_animated_influence = True
+    strip.influence = 0.5
+    for fc in strip.fcurves:
+        fc.keyframe_points.insert(1, 0.5)
+
+
+CHANGES = {
+    "animated influence": _influence,
+    "blending Add": lambda strip: setattr(strip, "blend_type", 'ADD'),
+    "scale 2": lambda strip: setattr(strip, "scale", 2.0),
+    "repeat 2": lambda strip: setattr(strip, "repeat", 2.0),
+    "reversed": lambda strip: setattr(strip, "use_reverse", True),
+    "moved +10 frames": lambda strip: setattr(strip, "frame_start", 11.0),
+}
+
+
+@pytest.mark.parametrize("said", list(CHANGES))
+def test_a_clip_whose_strip_changes_it_is_baked_with_a_warning_naming_the_change(
+        clean_blender, said):
+    obj, action, strip = _clip_only(CHANGES[said])
+    before = _played(obj)
+    result = bake.bake_objects([obj], bake.BakeSettings(clip=action.name))
+    warned = [w.message for w in result.warnings if "NLA strip" in w.message]
+    assert len(warned) == 1 and f'"{strip}"' in warned[0] and said in warned[0], warned
+    # The claim: what plays after the bake differs from the strip's playback.
+    assert np.degrees(quat.angle_between(before, _played(obj))).max() > 1.0
+
+
+def test_a_plain_strip_is_baked_without_a_warning_and_plays_the_same_on_its_keys(
+        clean_blender):
+    obj, action, _strip = _clip_only(lambda strip: None)
+    before = _played(obj)
+    result = bake.bake_objects([obj], bake.BakeSettings(clip=action.name))
+    assert not [w for w in result.warnings if "NLA strip" in w.message]
+    at_keys = np.isin(FRAMES, KEYS[0] + [81.0])
+    # float32 keys composed by Blender: 1e-4 deg
+    assert np.degrees(quat.angle_between(before, _played(obj)))[at_keys].max() < 1e-4
