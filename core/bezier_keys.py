@@ -430,7 +430,7 @@ class _Batch:
         if (tol <= 0.0).any():
             low = int(np.argmax(tol <= 0.0))
             # Four digits: at two, a margin of 0.00104 deg read "0.001", as the tolerance.
-            raise ValueError(f"Key tolerance {float(self.tolerances[low])!r} deg is not above "
+            raise ValueError(f"Key tolerance {float(self.tolerances[low]):.4g} deg is not above "
                              f"the float32 margin {self.margins[low]:.4g} deg of these channel "
                              "values.")
         self.cos_tol = np.cos(tol / 2.0)[self.track]   # |dot| of unit quaternions tol apart

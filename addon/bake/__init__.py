@@ -38,6 +38,7 @@ ENGINE_NAMES = (
     "bake_objects",
     "can_revert",
     "revert_objects",
+    "within_words",
 )
 
 # The rotation-mode conversion, a bake that keeps Blender's playback.

@@ -39,7 +39,7 @@ from . import cache as cache_bake
 from .deviation import set_deviations
 from .plan import interpolate_group, pending_groups, plan_reading
 from .read import read_transform
-from .reduce import key_notes, reduce_keys
+from .reduce import applied_tolerances, key_notes, reduce_keys, unmet_tolerances
 from .settings import (
     ANGLE_FLOAT32_WARN,
     BAKED_SUFFIX,
@@ -56,6 +56,7 @@ from .settings import (
     has_tolerance,
     path_of,
     settings_issues,
+    tolerance_words,
     verb,
 )
 from .turns import track_all
@@ -75,7 +76,7 @@ from .write import (
 __all__ = ["ANGLE_FLOAT32_WARN", "BAKED_SUFFIX", "LOCATION_FLOAT32_WARN", "LOCATION_METHODS",
            "MAX_TURN_NOTES", "METHODS", "OUTPUT_MODES", "TIMINGS", "TURNS",
            "BakeError", "BakeIssue", "BakeResult", "BakeSettings", "bake_objects", "can_revert",
-           "revert_objects"]
+           "revert_objects", "within_words"]
 
 
 
@@ -100,6 +101,23 @@ class BakeResult:
     # 'SKIPPED' issues: the transforms left as they are (no rotation keys, keys only in NLA
     # clips, no animation, not the named clip), one sentence each.
     skipped: list[BakeIssue] = field(default_factory=list)
+    # (degrees, pixels, tip distance) the keys were kept within, each 0 when it applied to
+    # no transform (reduce.applied_tolerances; all 0: no tolerance bake).
+    tolerances: tuple = (0.0, 0.0, 0.0)
+    tolerances_met: bool = True  # False: some LINEAR keys play beyond (reduce.unmet_tolerances)
+
+
+def within_words(result: BakeResult, translate=lambda text: text) -> str:
+    """What the summary says the keys of a tolerance bake are within ("within 0.5 deg"),
+    from what applied and what was measured: a tolerance that applied to no transform, or
+    LINEAR keys that float32 could not hold within it, are not claimed (a walk: "within
+    1 px on cameras" for an empty, "within 1e-09 deg" for keys measured 4.6e-06 off)."""
+    words = tolerance_words(result.tolerances, translate)
+    if not words:
+        return translate("(the tolerance applied to none of them; see the notes)")
+    if not result.tolerances_met:
+        return translate("(not all within {}; see the warnings)").format(words)
+    return translate("within {}").format(words)
 
 
 def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
@@ -342,6 +360,8 @@ def bake_objects(objects, settings: BakeSettings,
     # A library override's record, kept on its baked action at once (addon/overrides.py).
     overrides.keep_all({p.obj.owner.name: p.obj.owner for p in plans}.values())
     notes += key_notes(plans)
+    unmet = unmet_tolerances(plans)
+    warnings += unmet
     return BakeResult(
         objects=[p.obj.display_name for p in plans],
         frames_written=written,
@@ -359,6 +379,8 @@ def bake_objects(objects, settings: BakeSettings,
         key_statistics={p.obj.display_name: p.key_stats for p in plans
                         if p.key_stats is not None},
         skipped=skipped,
+        tolerances=applied_tolerances(plans),
+        tolerances_met=not unmet,
     )
 
 

@@ -286,7 +286,8 @@ class QUATBAKE_OT_bake(Operator):
         settings.last_frames_written = int(result.frames_written)
         settings.last_max_deviation_deg = float(result.max_deviation_deg)
         # A tolerance bake is counted in keys (per channel), not frames baked.
-        from .settings import has_tolerance, tolerance_words
+        from .engine import within_words
+        from .settings import has_tolerance
 
         asked = self.bake_settings()
         thinned = has_tolerance(asked)
@@ -309,9 +310,9 @@ class QUATBAKE_OT_bake(Operator):
             self.report({'INFO'}, rpt_("Left as they were: {} (nothing to bake; the notes say "
                                        "why)").format(transform_count(left, rpt_)))
         if thinned:
-            counts = rpt_("Keys per channel: {:d} dense -> {:d} within {}")
+            counts = rpt_("Keys per channel: {:d} dense -> {:d} {}")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
-                                                tolerance_words(asked, rpt_)))
+                                                within_words(result, rpt_)))
         return {'FINISHED'}
 
 

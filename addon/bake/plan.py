@@ -85,6 +85,7 @@ class Plan:
     tolerance_tip: float = 0.0                   # a pose bone's tip tolerance (scene units)
     #                                              when it set tolerance_deg (reduce._plan_tolerance)
     tip_fallback: str = ""                       # why a tip tolerance asked for did not apply
+    px_fallback: str = ""                        # why a pixel tolerance asked for did not apply
     # Set by write_owner: (data path, channels, animdata.checksum of the keys written)
     # per path, in the record so that a Re-bake sees keys edited since (read.py).
     checksums: list = field(default_factory=list)

@@ -102,12 +102,15 @@ def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
     except ValueError as exc:
         frames = []
         if settings.tolerance_px > 0.0:
+            plan.px_fallback = WARNED    # said here, with its reason, not in the notes
             warnings.append(BakeIssue(
                 'WARNING', plan.obj.name, "", None,
                 f"{animdata.subject(plan.obj)}: no pixel tolerance ({exc}); "
                 + (f"baked within {tol:g} deg instead." if tol > 0.0 else
                    "baked with a key on every step frame (give a Key Tolerance in degrees "
                    "for it)."), plan.obj.bone_name))
+    if settings.tolerance_px > 0.0 and not frames and not plan.px_fallback:
+        plan.px_fallback = "not a perspective camera"
     if frames:
         plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames)
         if settings.tolerance_px > 0.0:
@@ -240,12 +243,24 @@ def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> Ba
     path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
     found = re.search(r"frame (-?[0-9.e+-]+)", str(exc))
     frame = float(found.group(1)) if found else None
+    raise_it = "Raise the tolerance" if conversion else \
+        f"Raise {_deciding_tolerance(plan)}, or set Keys to Linear"
     return BakeIssue(
         'ERROR', plan.obj.name, path, frame,
-        f"{who}: no Bezier keys play within the tolerance of {tol:g} deg ({exc}). "
-        + ("Raise the tolerance" if conversion else
-           "Raise Key Tolerance, or set Keys to Linear") + "; nothing was changed.",
-        plan.obj.bone_name)
+        f"{who}: no Bezier keys play within the tolerance of {tol:.4g} deg ({exc}). "
+        f"{raise_it}; nothing was changed.", plan.obj.bone_name)
+
+
+def _deciding_tolerance(plan) -> str:
+    """The setting that gave ``plan`` its tolerance in degrees, as the panel and the command
+    line name it (a walk: a Camera Tolerance too small was told to raise Key Tolerance)."""
+    if plan.tolerance_px > 0.0 and np.isclose(
+            plan.tolerance_deg, np.degrees(plan.tolerance_px / plan.pixels_per_radian)):
+        return "Camera Tolerance (px) (--tolerance-px)"
+    if plan.tolerance_tip > 0.0 and np.isclose(
+            plan.tolerance_deg, _tip_degrees(plan.obj, plan.tolerance_tip)[0] or -1.0):
+        return "Bone Tip Tolerance (--tolerance-tip)"
+    return "Key Tolerance (--tolerance)"
 
 
 # Per-transform statistics notes of a tolerance bake: named for this many transforms,
@@ -392,6 +407,35 @@ def _stats_sentence(stats: dict, tip: float = 0.0) -> str:
             + f", {100.0 * stats['within']:.1f}% within {within}.")
 
 
+def applied_tolerances(plans: list) -> tuple[float, float, float]:
+    """(degrees, pixels, tip distance): each tolerance some plan was baked within, 0 for
+    one that applied to none (a Camera Tolerance with no perspective camera baked): what
+    the bake's summary says its keys are within."""
+    deg = max((p.tolerance_deg for p in plans
+               if p.tolerance_deg > 0.0 and not p.tolerance_px and not p.tolerance_tip),
+              default=0.0)
+    return (deg, max((p.tolerance_px for p in plans), default=0.0),
+            max((p.tolerance_tip for p in plans), default=0.0))
+
+
+def unmet_tolerances(plans: list) -> list[BakeIssue]:
+    """A warning for each transform whose LINEAR keys, as Blender stores them, play beyond
+    its tolerance: below float32's resolution (a few 1e-6 deg) no key holds a finer one.
+    (Bezier keys beyond theirs are refused when measured, write._measure.)"""
+    out = []
+    for p in plans:
+        stats = p.key_stats
+        if stats is None or p.bezier is not None or stats["max_deg"] <= p.tolerance_deg:
+            continue
+        out.append(BakeIssue(
+            'WARNING', p.obj.name, "", None,
+            f"{animdata.subject(p.obj)}: its LINEAR keys play up to {_deg(stats['max_deg'])} "
+            f"deg from the bake, beyond the tolerance of {p.tolerance_deg:.3g} deg: Blender "
+            "stores keys as float32, which holds no finer; raise the tolerance.",
+            p.obj.bone_name))
+    return out
+
+
 def key_notes(plans: list) -> list[BakeIssue]:
     """INFO notes with the statistics of a tolerance bake (after the write: measured on
     the keys as Blender stores them): one per transform for the first MAX_KEY_NOTES,
@@ -406,7 +450,10 @@ def key_notes(plans: list) -> list[BakeIssue]:
                      f"{animdata.subject(p.obj)}: "
                      f"{_stats_sentence(p.key_stats, getattr(p, 'tolerance_tip', 0.0))}",
                      p.obj.bone_name) for p in measured[:MAX_KEY_NOTES]]
-    out += _tip_fallback_notes(plans)
+    out += _fallback_notes(plans, "tip_fallback", "Bone Tip Tolerance",
+                           "pose bones of some length")
+    out += _fallback_notes(plans, "px_fallback", "Camera Tolerance (px)",
+                           "perspective cameras")
     if len(measured) > 1:
         total = sum(p.key_stats["samples"] for p in measured)
         within = sum(p.key_stats["within"] * p.key_stats["samples"] for p in measured) / total
@@ -425,13 +472,17 @@ def key_notes(plans: list) -> list[BakeIssue]:
     return out
 
 
-def _tip_fallback_notes(plans: list) -> list[BakeIssue]:
-    """One INFO note naming the transforms a Bone Tip Tolerance did not apply to (not
-    pose bones, or bones of no length in the world) and what they were baked within."""
-    missed = [p for p in plans if getattr(p, "tip_fallback", "")]
+# A plan's px_fallback when a warning said why already (an orthographic camera).
+WARNED = "warned"
+
+
+def _fallback_notes(plans: list, attribute: str, setting: str, applies: str) -> list[BakeIssue]:
+    """One INFO note naming the transforms a tolerance (``setting``) did not apply to
+    (``attribute`` of their plans: why not) and what they were baked within."""
+    missed = [p for p in plans if getattr(p, attribute) not in ("", WARNED)]
     if not missed:
         return []
-    names = [f"{animdata.subject(p.obj)} ({p.tip_fallback})" for p in missed[:3]]
+    names = [f"{animdata.subject(p.obj)} ({getattr(p, attribute)})" for p in missed[:3]]
     shown = "; ".join(names) + (f"; and {len(missed) - 3} more" if len(missed) > 3 else "")
     tolerances = {p.tolerance_deg for p in missed}
     they, them, were = ("it", "it", "was") if len(missed) == 1 else ("they", "them", "were")
@@ -446,6 +497,5 @@ def _tip_fallback_notes(plans: list) -> list[BakeIssue]:
     one = missed[0] if len(missed) == 1 else None
     return [BakeIssue(
         'INFO', one.obj.name if one else "", "", None,
-        f"Bone Tip Tolerance applies to pose bones of some length only, not to "
-        f"{len(missed)} of the baked transforms: {shown}; {took}.",
-        one.obj.bone_name if one else "")]
+        f"{setting} applies to {applies} only, not to {len(missed)} of the baked "
+        f"transforms: {shown}; {took}.", one.obj.bone_name if one else "")]

@@ -195,12 +195,13 @@ TOLERANCE_PARTS = ("{:g} deg", "{:g} px on cameras", "{:g} scene units at bone t
 TOLERANCE_JOIN = " and "
 
 
-def tolerance_words(settings: BakeSettings, translate=lambda text: text) -> str:
-    """What a tolerance bake kept its keys within, every tolerance set ("0.5 deg and 0.02
-    scene units at bone tips": they combine, the smaller deciding); ``translate`` each
-    pattern (the operator's report). One wording for the panel's report and the command
-    line's (a review: the operator named only the first one set)."""
-    values = (settings.tolerance_deg, settings.tolerance_px, settings.tolerance_tip)
+def tolerance_words(values: tuple, translate=lambda text: text) -> str:
+    """What a tolerance bake kept its keys within, every tolerance in ``values`` (degrees,
+    pixels, tip distance; 0: none) ("0.5 deg and 0.02 scene units at bone tips": they
+    combine, the smaller deciding); ``translate`` each pattern (the operator's report).
+    One wording for the panel's report and the command line's (a review: the operator
+    named only the first one set). The bake's result says which applied
+    (BakeResult.tolerances: a Camera Tolerance with no camera baked applied to none)."""
     return translate(TOLERANCE_JOIN).join(
         translate(part).format(value) for part, value in zip(TOLERANCE_PARTS, values)
         if value > 0.0)

@@ -134,8 +134,8 @@ def run_bake(args) -> int:
               f"frames written, largest change from Blender's interpolation "
               f"{result.max_deviation_deg:.2f} deg -> {args.output}")
         if bake.has_tolerance(settings):
-            print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} within "
-                  f"{bake.tolerance_words(settings)} ({(args.keys or 'linear').upper()})")
+            print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} "
+                  f"{bake.within_words(result)} ({(args.keys or 'linear').upper()})")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
         # Left as they were (no rotation keys, keys only in NLA clips ...): not errors.

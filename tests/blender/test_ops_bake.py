@@ -433,14 +433,23 @@ def test_a_baked_shot_is_framed_where_its_keys_are_and_its_keys_turn_bezier(clea
         assert fc.evaluate(key.co[0]) == pytest.approx(values[i], abs=1e-6)
 
 
-def test_the_keys_line_names_every_tolerance_set(clean_blender, capfd):
+def test_the_keys_line_names_every_tolerance_that_applied(clean_blender, capfd):
     """A review: with a Key Tolerance and a Bone Tip Tolerance both set (the smaller of the
-    two decides), the status line named only the first; the command line named both."""
+    two decides), the status line named only the first; the command line named both. A
+    walk: it also named a tolerance that applied to none of the transforms baked (a tip
+    tolerance on an object, which a note names instead)."""
     obj = _keyed("Cube")
-    scenes.select_only(obj)
-    capfd.readouterr()
-    assert bpy.ops.quatbake.bake(method='SLERP', tolerance=0.5, tolerance_tip=0.02) == \
-        {'FINISHED'}
-    said = capfd.readouterr().out
-    assert re.search(r"Keys per channel: \d+ dense -> \d+ within 0\.5 deg and 0\.02 scene "
-                     r"units at bone tips", said), said
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
+    scenes.key_bone(rig, "arm", "rotation_quaternion", [1.0, 21.0],
+                    [[1, 0, 0, 0], [0.6, 0, 0.8, 0]])
+    for selected, named in (([obj, rig], r"within 0\.5 deg and 0\.02 scene units at bone tips"),
+                            ([obj], r"within 0\.5 deg \(|within 0\.5 deg$")):
+        scenes.select_only(*selected)
+        capfd.readouterr()
+        assert bpy.ops.quatbake.bake(method='SLERP', tolerance=0.5, tolerance_tip=0.02) == \
+            {'FINISHED'}
+        said = capfd.readouterr().out
+        line = next(line for line in said.splitlines() if "Keys per channel" in line)
+        assert re.search(r"Keys per channel: \d+ dense -> \d+ " + named, line), line
+        assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert "Bone Tip Tolerance applies to pose bones of some length only" in said

@@ -4,6 +4,7 @@ played by a fresh Blender process at every quarter frame and compared with scipy
 Slerp of the key orientations."""
 import json
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -156,6 +157,37 @@ def test_a_pixel_tolerance_thins_the_cameras_only(scene, tmp_path):
         assert all(len(f) < 121 for f, _ipo in played[name]["channels"]), name
     # Not a camera, and no --tolerance: a key on every frame, as without either option.
     assert all(len(f) == 121 for f, _ipo in played["Swing"]["channels"])
+
+
+def test_a_pixel_tolerance_no_transform_takes_is_not_claimed(scene, tmp_path):
+    """A layout walk: --tolerance-px on an object that is not a camera wrote a key on every
+    frame and said "within 1 px on cameras", with no word of why."""
+    out = tmp_path / "swing.blend"
+    done = _run("bake", scene, "--output", out, "--objects", "Swing", "--tolerance-px", "1")
+    assert done.returncode == 0, done.stderr
+    headline = next(ln for ln in done.stdout.splitlines() if ln.startswith("Keys per channel"))
+    assert "within" not in headline and "applied to none" in headline, headline
+    assert 'Camera Tolerance (px) applies to perspective cameras only' in done.stdout
+    assert 'Object "Swing" (not a perspective camera)' in done.stdout
+    assert all(len(f) == 121 for f, _ipo in _read(out, [1.0])["Swing"]["channels"])
+
+
+def test_a_tolerance_below_float32_is_not_claimed_and_a_refusal_names_the_option(scene,
+                                                                                tmp_path):
+    """A layout walk: LINEAR keys at --tolerance 1e-9 read "within 1e-09 deg" beside their
+    own note, 12% within; the Bezier refusal of --tolerance-px 1e-9 said "Raise Key
+    Tolerance" and printed 1.8354521272550757e-11."""
+    done = _run("bake", scene, "--output", tmp_path / "fine.blend", "--objects", "EulerCam",
+                "--tolerance", "1e-9")
+    assert done.returncode == 0, done.stderr
+    headline = next(ln for ln in done.stdout.splitlines() if ln.startswith("Keys per channel"))
+    assert "not all within 1e-09 deg" in headline, headline
+    assert "its LINEAR keys play up to" in done.stderr and "float32" in done.stderr
+    refused = _run("bake", scene, "--output", tmp_path / "px.blend", "--objects", "EulerCam",
+                   "--tolerance-px", "1e-9", "--keys", "bezier")
+    assert refused.returncode == 2
+    assert "--tolerance-px" in refused.stderr and "Raise Key Tolerance" not in refused.stderr
+    assert not re.search(r"\d\.\d{6,}e", refused.stderr), refused.stderr
 
 
 def test_a_negative_pixel_tolerance_is_one_sentence(scene, tmp_path):
