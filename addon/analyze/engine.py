@@ -633,6 +633,16 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
                 "constraints still act)")
             asks = core_findings.to_do(result)
             result.advice = asks[0]      # not "nothing to do" beside it
+        held, step = animdata.stepped_channels(
+            fc for path in sorted(paths) for fc in animdata.find_fcurves(obj, path, 4))
+        if held:
+            # It explains the whole difference (holds against a smooth path): first.
+            found = (f"{STEPPED} {', '.join(held)} (a pose every {step:g} frames, held): the "
+                     "report compares those holds with the method's smooth path, and a bake "
+                     "drops the modifier and the held look with it (to keep a stepped look, "
+                     "key the poses with Constant interpolation: a bake keeps those steps)")
+            result.findings.insert(0, found)
+            result.advice = found
         drivers = animdata.driver_channels(obj, paths)
         if drivers:
             # It decides what plays, whatever the keys: first, and the advice.
@@ -646,6 +656,8 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
 
 # How the finding of a driver on a compared channel starts.
 DRIVEN = "a driver drives"
+# How the finding of a Stepped F-modifier on a compared channel starts.
+STEPPED = "a Stepped F-modifier holds"
 
 
 def _with_bake(obj, result, original: bool):

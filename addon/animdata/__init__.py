@@ -47,6 +47,7 @@ from .channels import (  # noqa: F401
     location_fcurves,
     rotation_defaults,
     rotation_fcurves,
+    stepped_channels,
 )
 from .checksum import checksum, keys_checksum  # noqa: F401
 from .memo import Written, read_once, recording_writes  # noqa: F401

@@ -110,6 +110,19 @@ def driver_channels(obj, data_paths: Iterable[str]) -> list[str]:
             if d.data_path in wanted and not d.mute and d.driver.is_valid]
 
 
+def stepped_channels(fcurves: Iterable) -> tuple[list[str], float]:
+    """(labels ``path[i]``, frame step) of the curves among ``fcurves`` (None skipped) that
+    a Stepped F-modifier holds (not muted): Blender plays each such curve's value at the
+    last step before the frame, holding the pose in between; ([], 0) when none does."""
+    labels, steps = [], set()
+    for fc in fcurves:
+        held = [m for m in (fc.modifiers if fc is not None else ()) if m.type == 'STEPPED'
+                and not m.mute]
+        if held:
+            labels.append(channel_label(fc.data_path, fc.array_index))
+            steps.add(float(held[0].frame_step))
+    return labels, (min(steps) if steps else 0.0)
+
 
 def is_read_only(id_block) -> bool:
     """True for library-linked or library-overridden data-blocks."""

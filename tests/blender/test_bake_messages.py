@@ -339,3 +339,28 @@ def test_a_re_bake_says_when_it_replaces_keys_edited_since_the_bake(clean_blende
     # The keys it wrote are its own again: no warning the next time, nor that advice.
     assert "edited since" not in analyze.analyze_object(cube, "slerp").advice
     assert not _edited_warnings(bake.bake_objects([cube, arm, hand], settings))
+
+
+def test_a_stepped_modifier_is_named_first_by_analyze_and_by_the_bake(clean_blender):
+    """A walk: poses held by a Stepped F-modifier read "15.6 deg ... timing only: re-bake
+    with Timing: Keyed", and the bake, which drops the modifier, smoothed the holds away
+    with a generic note. The holds are Blender's (frame_set: the same pose for a step),
+    and both now name the modifier and say how to keep a stepped look."""
+    from quatbake.addon import analyze, bake
+
+    obj = scenes.new_object("Held", 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", [1.0, 11.0, 21.0, 31.0, 41.0],
+                        np.radians([[0, 0, 0], [30, 10, 60], [10, -20, 120],
+                                    [40, 5, 170], [0, 30, 200]]))
+    for fc in animdata.object_fcurves(obj):
+        fc.modifiers.new('STEPPED').frame_step = 5
+    played = []
+    for frame in range(1, 11):
+        bpy.context.scene.frame_set(frame)
+        played.append(tuple(obj.matrix_world.to_quaternion()))
+    assert played[4] == played[8] and played[8] != played[9]     # frames 5-9 hold frame 5
+    result = analyze.analyze_object(obj)
+    assert result.advice.startswith("a Stepped F-modifier holds rotation_euler[0]")
+    assert "a pose every 5 frames" in result.advice and "Constant" in result.advice
+    warned = bake.bake_objects([obj], bake.BakeSettings()).warnings
+    assert any("Stepped modifier's held poses go with it" in w.message for w in warned)
