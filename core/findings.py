@@ -207,6 +207,13 @@ def sentences(a) -> list:
             "stays on the arc")
         notes.append(out[-1])
     notes.extend(turn_later)
+    if a.bake_role == "after" and a.bake_edited:
+        # Nothing to fix in them, but a Re-bake would not keep them (a walk: "fine ...
+        # nothing to do" said nothing of it; the Re-bake's warning came after the fact).
+        turn_later.append("its keys were edited since the bake: a Re-bake starts again from "
+                          "the keys before the bake and replaces those edits (Ctrl+Z brings "
+                          "them back)")
+        notes.append(turn_later[-1])
     return out + turn_later
 
 

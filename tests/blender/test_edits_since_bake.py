@@ -197,3 +197,20 @@ def test_a_location_baked_then_kept_comes_back_as_it_was_keyed(clean_blender):
             for m in restored[1].modifiers] == [('CYCLES', 0, 0), ('NOISE', 0.3, 2.5)]
     assert {(p.interpolation, p.easing) for p in restored[2].keyframe_points} == \
         {('BOUNCE', 'EASE_IN')}
+
+
+def test_analyze_says_a_rebake_would_replace_baked_keys_edited_by_hand(clean_blender):
+    """A walk: after a baked key was moved, Analyze read "fine ... nothing to do" and said
+    nothing of what a Re-bake would do to the edit (only the Re-bake's own warning did,
+    after the fact)."""
+    from quatbake.addon import analyze
+    from quatbake.core import findings
+
+    obj = _keyed_object()
+    bake.bake_objects([obj], bake.BakeSettings())
+    key = animdata.find_fcurves(obj, "rotation_euler", 3)[2].keyframe_points[10]
+    key.co[1] += 0.01
+    result = analyze.analyze_object(obj)
+    assert "edited since the bake" in result.advice and "replaces those edits" in result.advice
+    # A note, asking for nothing: the keys, a key on every frame, are still their own path.
+    assert findings.verdict(result) == findings.VERDICT_FINE
