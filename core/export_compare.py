@@ -540,7 +540,7 @@ class LinearAlternative:
 
 
 def linear_alternative(
-    frames, blender_quats, tolerance_deg: float, mode: str = "QUATERNION"
+    frames, blender_quats, tolerance_deg: float, mode: str = "QUATERNION", clock: float = 1.0
 ) -> LinearAlternative:
     """The Linear keys a ``bake --keys linear --tolerance DEG`` of what Blender plays
     would keep, computed from the data, and the engine's slerp of them measured.
@@ -558,6 +558,12 @@ def linear_alternative(
     the keys must follow too (Euler channels need more Linear keys than
     quaternions for the same turn). The channel values are those of the
     orientation given, continuous (no wraps).
+
+    ``clock``: the frame of the keys an engine plays at Blender's frame f is f * clock (1
+    when the exporter writes Blender's own seconds; at 29.97 fps io_scene_gltf2 writes
+    f / (fps * fps_base), which an engine plays 0.1% off Blender's clock, and so would
+    the Linear keys: a layout walk found them judged on Blender's clock, 7e-15 deg off,
+    where the export played them 0.79 deg off).
     """
     f = np.asarray(frames, dtype=np.float64)
     qb = quat.make_continuous(quat.normalize(blender_quats, "Blender's orientation"))
@@ -567,7 +573,7 @@ def linear_alternative(
     fw, qw = f[whole], qb[whole]
     values = rotation.quat_to_mode_values_continuous(qw, mode)
     kept = keyreduce.select_keys(fw, qw, values, mode, tolerance_deg)
-    played = gltf_sampler.evaluate(fw[kept], qw[kept], "LINEAR", f, rotation=True)
+    played = gltf_sampler.evaluate(fw[kept], qw[kept], "LINEAR", f * clock, rotation=True)
     dev = np.degrees(quat.angle_between(qb, played))
     return LinearAlternative(
         tolerance_deg=float(tolerance_deg),

@@ -179,23 +179,30 @@ def blender_world_quarters(scene, objects, frames, whole_m: dict) -> tuple[np.nd
     return samples, out
 
 
-def _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected,
-                   parent: "Parent | None" = None) -> np.ndarray | None:
-    """Deviation (degrees) at each exported key's own time, when keys fall between frames
-    (relative to ``parent``'s node on both sides, when given).
+def _key_deviation(obj, node, doc, channels, key_times, fps, exporter_spf: float, yup,
+                   corrected, parent: "Parent | None" = None) -> np.ndarray | None:
+    """Deviation (degrees) of each exported key (its own time in the file, ``key_times``)
+    from Blender's pose at the frame the exporter wrote it for (time / ``exporter_spf``),
+    when the keys fall between Blender's frames as an engine plays them (relative to
+    ``parent``'s node on both sides, when given).
 
-    A player plays the key itself there, so a deviation is a wrong key value.
+    A player plays the key itself there, so a deviation is a wrong key value. Where the
+    engine's clock is not the exporter's (29.97 fps: io_scene_gltf2 writes f / (fps *
+    fps_base)), the keys are still the right poses, at other times: timing, not a wrong
+    key (a walk read every interval there as 'key_mismatch').
     On whole frames the per-frame comparison already has it (None).
     """
-    if np.all(np.abs(key_frames - np.round(key_frames)) < export_compare.KEY_FRAME_MATCH):
+    played_frames = key_times * fps
+    if np.all(np.abs(played_frames - np.round(played_frames)) < export_compare.KEY_FRAME_MATCH):
         return None
     scene = bpy.context.scene
+    key_frames = np.round(key_times / exporter_spf, KEY_FRAME_DECIMALS)
     blender = blender_world_at(scene, obj, key_frames)
-    player = _played(doc, node, key_frames / fps, channels, yup, corrected)
+    player = _played(doc, node, key_times, channels, yup, corrected)
     if parent is not None:
         blender, collapsed_b = _relative(blender_world_at(scene, parent.entity, key_frames),
                                          blender)
-        player, collapsed_p = _relative(_played(doc, parent.node, key_frames / fps, channels,
+        player, collapsed_p = _relative(_played(doc, parent.node, key_times, channels,
                                                 yup, parent.corrected), player)
         blender[collapsed_b | collapsed_p] = player[collapsed_b | collapsed_p] = np.eye(4)
     if not np.isfinite(blender).all():
@@ -262,11 +269,13 @@ def _cause_counts(comparison) -> dict:
     return causes
 
 
-def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: int) -> dict:
+def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: int,
+                  clock: float = 1.0) -> dict:
     """The ``bezier`` block of an object with Bezier rotation keys: how the exporter
     wrote them, how the engine plays them at every quarter frame (``comparison``,
     with Blender's orientations ``qb`` there), and the Linear keys that would play
-    instead (computed from Blender's playback, ``export_compare.linear_alternative``)."""
+    instead (computed from Blender's playback, ``export_compare.linear_alternative``,
+    played on the exporter's clock: ``clock``, the keys' frame at Blender's frame 1)."""
     blender_keys, _channels, constant_spans = bezier
     how = export_compare.exported_as(interpolation, key_count, blender_keys)
     exported_bytes = key_count * export_compare.KEY_BYTES.get(interpolation, 20)
@@ -292,7 +301,7 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
     }
     try:
         alt = export_compare.linear_alternative(comparison.frames, qb, tolerance,
-                                                obj.rotation_mode)
+                                                obj.rotation_mode, clock)
     except ValueError:
         return out
     out["linear"] = {
@@ -470,8 +479,8 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
         source = animdata.evaluate_rotation_raw(obj, key_frames)
     key_deviation = None
     if key_frames is not None:
-        key_deviation = _key_deviation(obj, node, doc, channels, key_frames, fps, yup, corrected,
-                                       parent)
+        key_deviation = _key_deviation(obj, node, doc, channels, rot.sampler.input, fps,
+                                       exporter_spf, yup, corrected, parent)
     comparison = export_compare.compare(
         frames,
         qb,
@@ -538,9 +547,14 @@ def _object_entry(
         fine, _own, qb_fine, _off = _comparison(obj, node, doc, channels, quarters, blender_q,
                                                 fps, yup, exporter_spf, bezier, parent_q)
         bezier_entry = _bezier_entry(obj, bezier, fine, qb_fine, interpolation,
-                                     keys.get("rotation", 0))
-        # Every frame and quarter frame: the Bezier block's judgement is the advice.
+                                     keys.get("rotation", 0), 1.0 / (fps * exporter_spf))
+        # Every frame and quarter frame: the Bezier block's judgement is the advice. Its
+        # causes are the quarter frames'; where the entry's, the whole frames', differ,
+        # the advice says which it counts (a walk read "timing in 3 interval(s)" beside
+        # causes of 48).
         advice = bezier_entry["advice"]
+        if bezier_entry["causes"] != own_causes:
+            advice = "at quarter frames, " + advice
     if inherited and not missing:
         own_says = own_causes or (bezier_entry is not None and (
             bezier_entry.get("causes") or bezier_entry.get("linear_is_better")))
@@ -814,7 +828,7 @@ def check_objects(
         "export_yup": yup,
         "gltf_bytes": size,
         "frames": [float(frames[0]), float(frames[-1])],
-        **timing.time_note(slides, owners, cropped, frames),
+        **timing.time_note(slides, owners, cropped, frames, fps, exporter_spf),
         "objects": entries,
         "errors": errors,
         "skipped": skipped,

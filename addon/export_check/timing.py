@@ -74,20 +74,35 @@ def slid_frames(doc, owners: dict, spf: float) -> dict:
     return out
 
 
-def time_note(slides: dict, owners: dict, cropped: bool, frames) -> dict:
-    """The report's ``time_note`` when the exporter moved or cut animation before frame 0
-    (each slid object's entry has its ``frame_at_0s``); nothing otherwise."""
+def time_note(slides: dict, owners: dict, cropped: bool, frames, fps: float,
+              exporter_spf: float) -> dict:
+    """The report's ``time_note`` when the exporter wrote its key times on another clock
+    than Blender's (fps_base != 1), or moved or cut animation before frame 0 (each slid
+    object's entry has its ``frame_at_0s``); nothing otherwise."""
+    said = []
+    exporter_fps = 1.0 / exporter_spf
+    if abs(exporter_fps / fps - 1.0) > 1e-9:
+        # Every interval's cause says 'timing' or worse; the cause behind them all, once
+        # (a walk: at 29.97 fps the advice asked to key on whole frames, which they were).
+        drift = (frames[-1] - frames[0]) * abs(fps / exporter_fps - 1.0) if len(frames) else 0.0
+        said.append(
+            f"The exporter wrote the key times at {exporter_fps:.6g} frames a second where "
+            f"Blender plays {fps:.6g} (render.fps_base is not 1): an engine "
+            f"plays the animation {100.0 * abs(exporter_fps / fps - 1.0):.2g}% "
+            f"{'faster' if exporter_fps > fps else 'slower'}, {drift:.2g} frames apart by "
+            "the last frame compared. Export at a whole frame rate (render.fps_base 1), or "
+            "retime in the engine.")
     if slides:
         played = sorted({(owners[n].owner.name, s) for n, s in slides.items()},
                         key=lambda item: item[1])
-        said = ", ".join(f"{name}'s frame {s}" for name, s in played[:5])
+        named = ", ".join(f"{name}'s frame {s}" for name, s in played[:5])
         more = f" and {len(played) - 5} more" if len(played) > 5 else ""
-        return {"time_note": (
+        said.append(
             "The exporter slid animation that starts before frame 0 to start at 0 s "
-            f"(export_negative_frame SLIDE): an engine plays {said}{more} at 0 s; compared "
-            "frame for frame.")}
-    if cropped:
-        return {"time_note": (
+            f"(export_negative_frame SLIDE): an engine plays {named}{more} at 0 s; compared "
+            "frame for frame.")
+    elif cropped:
+        said.append(
             "The exporter cut the animation at frame 0 (export_negative_frame CROP): the "
-            f"keys before it are not in the file; compared from frame {frames[0]:g}.")}
-    return {}
+            f"keys before it are not in the file; compared from frame {frames[0]:g}.")
+    return {"time_note": " ".join(said)} if said else {}

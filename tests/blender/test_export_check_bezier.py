@@ -378,3 +378,33 @@ def test_operator_keeps_the_linear_advice_for_the_panel(baked):
     assert found["Pan"]["causes"] == {} and found["Pan"]["linear_is_better"]
     assert advises_linear(found["Pan"]["advice"])
     assert found["Swing"]["bezier_max_deg"] > found["Swing"]["max_deviation_deg"]
+
+
+def test_at_29_97_fps_the_check_names_the_clock_and_judges_linear_keys_on_it(clean_blender,
+                                                                             tmp_path):
+    """A layout walk at 29.97 fps (30 / 1.001), sampling off: every whole-frame interval
+    read 'key_mismatch' (report it to the exporter) though the keys are Blender's poses,
+    and the Linear keys advised were said to play 7e-15 deg off, judged on Blender's
+    clock, where the exporter's clock made a real Linear bake play 0.8 deg off. The
+    reference: a real Linear bake of the same keys, exported and played by the spec's
+    sampler at real seconds (what an engine does), against Blender's playback."""
+    swing, _pan = _scene()
+    twin, _twin_pan = _scene()
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.001     # after _scene(), which sets 24
+    _bake([swing])
+    _bake([twin], keys='LINEAR')
+    report = export_check.check_objects(bpy.context, [swing], {"export_force_sampling": False})
+    (o,) = report["objects"]
+    assert "key_mismatch" not in o["causes"], o["causes"]
+    assert "render.fps_base" in report["time_note"] and "faster" in report["time_note"]
+    doc, blob = _export(tmp_path, [twin], sampling=False)
+    whole = np.arange(FRAMES[0], FRAMES[1] + 1, dtype=float)
+    real_fps = scene.render.fps / scene.render.fps_base
+    engine = angle_deg(_played_by_engine(doc, blob, twin.name, whole, fps=real_fps),
+                       _played_by_blender(swing, whole))
+    predicted = o["bezier"]["linear"]["max_deviation_deg"]
+    # Both are the clock's drift on keys within 0.01 / 0.1 deg of the same path: the
+    # prediction (Linear keys at 0.01 deg) and the real bake (0.1 deg) within a factor of 3.
+    assert engine.max() > 0.1 and engine.max() / 3 < predicted < engine.max() * 3, \
+        (predicted, engine.max())
