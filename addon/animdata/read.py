@@ -480,6 +480,14 @@ def orientation_key_frames(obj, mode: str | None = None,
 # 360 deg turn is then seen in steps of 22.5 deg, each unambiguous (< 180 deg).
 FAR_TURN_SUBSTEPS = 16
 
+# A delta rotation keyed beside the rotation turning more than this (deg) between two
+# keys: Blender interpolates each of the two per channel and composes them, so where
+# the rotation's keys make up for the delta's turn at the keys (a bake's, on every
+# frame), the two need not agree between them. Sampled in between like a far turn (a
+# walk: a delta key stored with its sign flipped played 5.7 deg off between the frames
+# of a dense bake, which the report called fine).
+DELTA_TURN_DEG = 20.0
+
 
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
                        rotation_at_keys: np.ndarray | None = None) -> np.ndarray:
@@ -503,7 +511,8 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     if mode in DELTA_ROTATION_PATHS:
         sets.append((delta_rotation_fcurves(obj, mode, fcurves),
                      delta_rotation_defaults(obj, mode), mode, None))
-    for fcs, defaults, kind, known in sets:
+    both = len(sets) == 2 and all(has_keys(fcs) for fcs, *_rest in sets)
+    for i, (fcs, defaults, kind, known) in enumerate(sets):
         if not has_keys(fcs):
             continue
         raw = evaluate_channels(fcs, defaults, keys) if known is None else known
@@ -513,6 +522,9 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             far |= np.abs(np.diff(raw[:, 0])) > np.pi
         else:
             far |= (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
+        if both and i == 1:
+            q = played_quats(raw, kind)
+            far |= np.degrees(core_quat.angle_between(q[:-1], q[1:])) > DELTA_TURN_DEG
     idx = np.flatnonzero(far)
     if idx.size == 0:
         return np.zeros(0)
