@@ -64,6 +64,9 @@ from .write import (
     FakeUsers,
     WriteUndo,
     baked_bones,
+    drop_superseded,
+    fold_note,
+    lost_on_revert,
     recorded_originals,
     renamed_bone_issues,
     revert_bones,
@@ -323,7 +326,7 @@ def bake_objects(objects, settings: BakeSettings,
             if cache_bake.is_cache_plan(group[0]):
                 done.append(cache_bake.write_cache_owner(owner, group, fake_users))
             else:
-                done.append(write_owner(owner, group, fake_users, notes))
+                done.append(write_owner(owner, group, fake_users))
             plans_written += len(group)
             if progress is not None:
                 progress(len(readings) + len(cached) + plans_written, total)
@@ -339,8 +342,13 @@ def bake_objects(objects, settings: BakeSettings,
             f"Writing the bake of object \"{failed}\" failed ({exc}); every object was put "
             "back as it was before the bake.")]) from exc
 
-    # A re-bake replaced an earlier bake: drop that action unless someone else uses it.
+    # A re-bake replaced an earlier bake: drop that action unless someone else uses it, and
+    # an earlier copy of the animator's changes that a new one replaced (fold_changes).
     for undo in done:
+        drop_superseded(undo.owner_record["original_action"], undo.owner.quatbake)
+        if undo.folded_changes:
+            notes.append(BakeIssue('INFO', undo.owner.name, "", None,
+                                   fold_note(undo.owner, undo.folded_changes)))
         previous = undo.owner_record["baked_action"]
         baked = undo.owner.quatbake.baked_action
         if previous is not None and previous != baked and previous.users == 0:
@@ -433,6 +441,9 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
             if not rec.bones_only:
                 reverted.append(obj.name)
             if rec.cache_constraint:
+                said = lost_on_revert(obj)
+                if said and notes is not None:
+                    notes.append(said)
                 cache_bake.revert_cache(obj, originals)
             else:
                 said = revert_owner_fully(obj, originals)

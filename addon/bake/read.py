@@ -149,7 +149,7 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn) -> None:
         if fc is not None and len(fc.modifiers):
             label = animdata.channel_label(fc.data_path, fc.array_index)
             kinds = ", ".join(sorted({m.type.title() for m in fc.modifiers}))
-            held = any(m.type == 'STEPPED' for m in fc.modifiers)
+            held = any(m.type == 'STEPPED' and not m.mute for m in fc.modifiers)
             warn(f"{who}: channel {label} has F-curve modifiers ({kinds}). The "
                  "bake interpolates the values they give at the key frames over the keyed range "
                  "and drops the modifiers (the original action keeps them)"

@@ -8,7 +8,7 @@ that failed, and revert (whole owners, or some of an armature's bones).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 
@@ -53,9 +53,8 @@ class WriteUndo:
     source_action: object
     source_fake_user: bool
     new_action: object = None
-    # fold_changes made a new original: it, and the fake user the one before it had.
-    folded: object = None
-    folded_from_fake_user: bool = False
+    folded: object = None        # the new original fold_changes made, removed on undo
+    folded_changes: list = field(default_factory=list)   # what it kept (fold_note)
 
 
 def _state(t) -> _TransformState:
@@ -174,11 +173,10 @@ def write_plan(make, plan) -> None:
         _measure(plan, written)
 
 
-def write_owner(owner, plans: list, fake_users: "FakeUsers", notes: list) -> WriteUndo:
+def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
     """Give ``owner`` one baked action holding every plan's channels (all of an armature's
     bones live in one action). The keys of a plan with a tolerance are measured
-    (``plan.key_stats``). On failure put everything back, then raise. What the animator
-    should know (fold_changes' sentence) is appended to ``notes``."""
+    (``plan.key_stats``). On failure put everything back, then raise."""
     src = plans[0].source
     undo = WriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
                      get_record(owner), [_state(p.obj) for p in plans], src.action,
@@ -190,13 +188,14 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers", notes: list) -> Wri
         # Named after the animator's action, also when converting a bake (not
         # "Action.quatbake.quatbake").
         named = (src.original if src.playing else src.action).name
-        if src.rebake and not src.playing:
-            fake = src.action.use_fake_user
-            said = fold_changes(owner)
-            if said:
-                undo.folded, undo.folded_from_fake_user = owner.quatbake.original_action, fake
-                notes.append(BakeIssue('INFO', owner.name, "", None, said))
+        if src.rebake:
+            # Before this bake makes more channels its own (a conversion of a bone the
+            # bake left out): what the animator changed goes into the original first.
+            undo.folded_changes = fold_changes(owner)
+            if undo.folded_changes:
+                undo.folded = owner.quatbake.original_action
             named = owner.quatbake.edited_from or named
+        if src.rebake and not src.playing:
             # Grown from the bake playing: the bake's own channels of these transforms
             # go (the new bake writes them, or they go back to the keys before it).
             own = _own_paths(owner, [p.obj for p in plans])
@@ -254,8 +253,8 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers", notes: list) -> Wri
                 t_rec.original_location = state.location
                 t_rec.location_baked = True
             # A conversion of a bake replaces some of that bake's channels: the paths of
-            # both stay listed, so a later bake of the rig, which composes from the
-            # original, carries them all (the bake's location too).
+            # both stay listed as the bake's own (record.derived_paths), so a later bake
+            # or a Revert takes them all back from the original (the bake's location too).
             paths = set(plan.drop_paths) | (set(paths_of(t_rec.baked_paths))
                                              if src.playing else set())
             t_rec.baked_paths = "\n".join(sorted(paths))
@@ -281,7 +280,6 @@ def undo_write(undo: WriteUndo) -> None:
     set_record(undo.owner, undo.owner_record)
     undo.source_action.use_fake_user = undo.source_fake_user
     if undo.folded is not None:
-        undo.source_action.use_fake_user = undo.folded_from_fake_user
         animdata.remove_action(undo.folded)
         undo.folded = None
     if undo.new_action is not None:
@@ -311,9 +309,11 @@ def revert_owner_fully(obj, originals: Counter) -> str:
     plays a copy of their action with the changes, which a sentence returned says ("" when
     the original is the animator's own action)."""
     rec = obj.quatbake
+    before = rec.original_action
+    said = lost_on_revert(obj)
     fold_changes(obj)
-    said = ""
-    if rec.edited_from:
+    drop_superseded(before, rec)
+    if rec.edited_from and not said:
         said = (f"{obj.name}: the keys added or changed since the bake are kept: it now plays "
                 f"\"{rec.original_action.name}\", \"{rec.edited_from}\" with those changes; "
                 f"\"{rec.edited_from}\" stays as it was before the bake.")
@@ -359,47 +359,96 @@ def revert_owner_fully(obj, originals: Counter) -> str:
     return said
 
 
+def lost_on_revert(owner) -> str:
+    """A sentence naming what the animator keyed, changed or deleted in the baked action
+    since a clip bake or a Transform Cache bake of ``owner`` (which Revert takes away with
+    that action: it puts back what played before, not an action of the animator's to
+    keep the changes in), or ""."""
+    rec = owner.quatbake
+    baked = rec.baked_action
+    if baked is None or not (rec.clip_baked or rec.cache_constraint) \
+            or animdata.get_action(owner) != baked:
+        return ""
+    own = _own_paths(owner, [AnimatedTransform(owner)] + [
+        AnimatedTransform(owner, b.name) for b in baked_bones(owner)])
+    changed = _animator_changes(rec.original_action, baked, rec.original_slot, own)
+    if not changed:
+        return ""
+    shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+    kind = "clip" if rec.clip_baked else "Transform Cache"
+    return (f"{owner.name}: what was keyed, changed or deleted in the baked action since the "
+            f"{kind} bake ({shown}) went with it: Revert puts back what played before the "
+            "bake. Ctrl+Z brings it back.")
+
+
 # The original a bake keeps once the animator keyed or changed channels in the baked
 # action: named after their action, so.
 EDITED_SUFFIX = ".edited"
 
 
-def fold_changes(owner) -> str:
+def fold_changes(owner) -> list[str]:
     """Keep what the animator keyed or changed since the bake, in the baked action that
     ``owner`` plays, on any channel but the bake's own (a bone the bake left out, the
     scale, a location the bake kept): the record's original becomes a copy of the baked
     action with the bake's own channels as they were before the bake, named after the
     animator's action with EDITED_SUFFIX. A Re-bake then starts from those keys, a
     Revert puts them back, and the animator's action stays as it was (other objects may
-    play it). Returns the sentence that says so, or "" (nothing changed)."""
+    play it). Returns the channels changed ([]: none; fold_note words them once the
+    copy has its name)."""
     rec = owner.quatbake
     original, baked, slot = rec.original_action, rec.baked_action, rec.original_slot
     if original is None or baked is None or rec.clip_baked or rec.cache_constraint \
             or animdata.get_action(owner) != baked:
-        return ""
+        return []
     own = _own_paths(owner, [AnimatedTransform(owner)] + [
         AnimatedTransform(owner, b.name) for b in baked_bones(owner)])
     changed = _animator_changes(original, baked, slot, own)
     if not changed:
-        return ""
+        return []
     source = rec.edited_from or original.name
     folded = _compose_action(owner, baked, slot, set(), original, own, source + EDITED_SUFFIX)
+    # Kept like any original. The animator's own action keeps the fake user the bake gave
+    # it: the note says it stays (a review: given back its own setting, no fake user, a
+    # save dropped it). A fold made before is QuatBake's own: drop_superseded.
     folded.use_fake_user = True
-    if recorded_originals()[original.as_pointer()] <= 1:   # no other bake keeps it
-        original.use_fake_user = rec.original_fake_user
     rec.original_fake_user = False
     rec.original_action, rec.edited_from = folded, source
+    return changed
+
+
+def fold_note(owner, changed: list[str]) -> str:
+    """What a bake says after fold_changes kept ``changed`` (once the copy has its name,
+    drop_superseded)."""
+    rec = owner.quatbake
     shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
-    return (f"{owner.name}: the keys added or changed since the bake ({shown}) are kept: "
-            f"Revert now puts back \"{folded.name}\", \"{source}\" with those changes, and "
-            f"\"{source}\" stays as it was before the bake.")
+    return (f"{owner.name}: what was keyed, changed or deleted since the bake ({shown}) is "
+            f"kept: Revert now puts back \"{rec.original_action.name}\", \"{rec.edited_from}\" "
+            f"with those changes, and \"{rec.edited_from}\" stays as it was before the bake "
+            "(kept with a fake user).")
+
+
+def drop_superseded(previous, rec) -> None:
+    """Remove ``previous``, a copy fold_changes made that a later fold replaced as the
+    record's original, when nothing else uses or records it, and give its name to the new
+    one (a review: repeated re-bakes left ObjAction.edited, .edited.001 ...)."""
+    if previous is None or previous == rec.original_action or not rec.edited_from \
+            or not previous.name.startswith(rec.edited_from + EDITED_SUFFIX):
+        return
+    if previous.users - int(previous.use_fake_user) > 0 or \
+            recorded_originals()[previous.as_pointer()] > 0:
+        return
+    animdata.remove_action(previous)
+    rec.original_action.name = rec.edited_from + EDITED_SUFFIX
 
 
 def _animator_changes(original, baked, slot: str, own: set) -> list[str]:
     """The channels (``scale``, ``bone "arm" rotation_euler``) other than the bake's own
     (``own``) that differ between the action before the bake and the baked one: keyed,
-    changed or deleted by the animator since the bake."""
+    changed or deleted by the animator since the bake (``original`` None: a Transform Cache
+    bake of an object that had no action)."""
     def channels(action):
+        if action is None:
+            return {}
         return {(fc.data_path, fc.array_index): fc for fc in animdata.action_fcurves(action, slot)
                 if fc.data_path not in own}
 

@@ -512,8 +512,9 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
     )
     baked_paths: StringProperty(
         name="Baked Paths", default="",
-        description="Data paths the bake replaced (one per line), carried over when other "
-        "bones of the armature are baked or reverted",
+        description="Data paths the bake wrote or replaced (one per line): the bake's own "
+        "channels, which a Re-bake or a Revert takes from the original action; every other "
+        "channel of the baked action is the animator's",
     )
     # A bake of a Transform Cache (USD, Alembic imports): the constraint it muted, which
     # revert enables again; original_action is then the action from before (maybe None).

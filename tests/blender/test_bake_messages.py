@@ -364,3 +364,21 @@ def test_a_stepped_modifier_is_named_first_by_analyze_and_by_the_bake(clean_blen
     assert "a pose every 5 frames" in result.advice and "Constant" in result.advice
     warned = bake.bake_objects([obj], bake.BakeSettings()).warnings
     assert any("Stepped modifier's held poses go with it" in w.message for w in warned)
+
+
+def test_a_muted_stepped_modifier_is_not_said_to_hold_poses(clean_blender):
+    """A review: a muted Stepped modifier holds nothing (frame_set plays every frame
+    anew), yet the bake said its held poses would go."""
+    from quatbake.addon import analyze, bake
+
+    obj = scenes.new_object("Muted", 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", [1.0, 21.0], np.radians([[0, 0, 0], [0, 0, 90]]))
+    for fc in animdata.object_fcurves(obj):
+        fc.modifiers.new('STEPPED').mute = True
+    bpy.context.scene.frame_set(2)
+    second = obj.rotation_euler.z
+    bpy.context.scene.frame_set(3)
+    assert obj.rotation_euler.z != second            # nothing held
+    assert "Stepped" not in analyze.analyze_object(obj).advice
+    warned = bake.bake_objects([obj], bake.BakeSettings()).warnings
+    assert warned and not any("held poses" in w.message for w in warned)

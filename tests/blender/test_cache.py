@@ -664,3 +664,15 @@ def test_a_fast_alembic_pan_keeps_its_tolerance_at_every_quarter_frame(clean_ble
     assert {k.interpolation for fc in rotation for k in fc.keyframe_points} == {'BEZIER'}
     stats = next(n.message for n in result.notes if "quarter frames" in n.message)
     assert f"within {tolerance:g} deg" in stats
+
+
+@needs_alembic
+def test_a_revert_of_a_cache_bake_names_what_was_keyed_since_it(clean_blender, tmp_path):
+    """A review: the scale keyed on a cache bake's action went with the Revert, unsaid."""
+    cam, _source = _export_import(tmp_path, "flip", "abc", [1.0])
+    bake.bake_objects([cam], bake.BakeSettings())
+    cam.scale = (1.0, 1.0, 0.5)
+    cam.keyframe_insert("scale", frame=5)
+    notes = []
+    bake.revert_objects([cam], notes)
+    assert len(notes) == 1 and "Transform Cache bake (scale) went with it" in notes[0]

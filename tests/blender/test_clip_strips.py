@@ -53,6 +53,7 @@ CHANGES = {
     "repeat 2": lambda strip: setattr(strip, "repeat", 2.0),
     "reversed": lambda strip: setattr(strip, "use_reverse", True),
     "moved +10 frames": lambda strip: setattr(strip, "frame_start", 11.0),
+    "blend in 20 / out 0 frames": lambda strip: setattr(strip, "blend_in", 20.0),
 }
 
 
@@ -77,3 +78,15 @@ def test_a_plain_strip_is_baked_without_a_warning_and_plays_the_same_on_its_keys
     at_keys = np.isin(FRAMES, KEYS[0] + [81.0])
     # float32 keys composed by Blender: 1e-4 deg
     assert np.degrees(quat.angle_between(before, _played(obj)))[at_keys].max() < 1e-4
+
+
+def test_a_revert_of_a_clip_bake_names_what_was_keyed_since_it(clean_blender):
+    """A review: Revert of a clip bake takes the baked action, and the scale keyed on it
+    since, away without a word (it puts back what played before: the clip in its strip)."""
+    obj, action, _strip = _clip_only(lambda strip: None)
+    bake.bake_objects([obj], bake.BakeSettings(clip=action.name))
+    obj.scale = (1.0, 1.0, 0.5)
+    obj.keyframe_insert("scale", frame=30)
+    notes = []
+    bake.revert_objects([obj], notes)
+    assert len(notes) == 1 and "(scale) went with it" in notes[0] and "Ctrl+Z" in notes[0]

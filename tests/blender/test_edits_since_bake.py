@@ -214,3 +214,45 @@ def test_analyze_says_a_rebake_would_replace_baked_keys_edited_by_hand(clean_ble
     assert "edited since the bake" in result.advice and "replaces those edits" in result.advice
     # A note, asking for nothing: the keys, a key on every frame, are still their own path.
     assert findings.verdict(result) == findings.VERDICT_FINE
+
+
+def test_convert_then_revert_keeps_a_bone_keyed_since_the_bake(clean_blender):
+    """A review: a bone the bake left out, keyed since, then converted: the conversion made
+    its channels the bake's own, and Revert took them from the action before the bake,
+    which never had the new key."""
+    rig = _rig()
+    spine = transform.AnimatedTransform(rig, "spine")
+    arm = transform.AnimatedTransform(rig, "arm")
+    bake.bake_objects([spine], bake.BakeSettings())
+    rig.pose.bones["arm"].rotation_euler = (0.0, 0.0, 2.0)
+    rig.pose.bones["arm"].keyframe_insert("rotation_euler", frame=30)
+    bake.convert_objects([arm], 'QUATERNION', 0.01)
+    bake.revert_objects([rig])
+    assert _arm_z(rig) == ARM_KEYED_SINCE
+    bpy.context.scene.frame_set(30)
+    assert rig.pose.bones["arm"].rotation_euler.z == pytest.approx(2.0, abs=1e-6)
+
+
+def test_repeated_rebakes_keep_one_copy_and_the_original_survives_a_save(clean_blender,
+                                                                          tmp_path):
+    """A review: each Re-bake after an edit left another ObjAction.edited.00N behind, and
+    the animator's own action, given back no fake user, was gone after a save."""
+    obj = _keyed_object()
+    before = _keys(obj)
+    bake.bake_objects([obj], bake.BakeSettings())
+    for frame in (30, 31, 32):
+        obj.scale = (1.0, 1.0, 0.5)
+        obj.keyframe_insert("scale", frame=frame)
+        result = bake.bake_objects([obj], bake.BakeSettings())
+    said = [n.message for n in result.notes if "since the bake" in n.message]
+    assert said and '"ObjAction.edited"' in said[0]
+    assert sorted(a.name for a in bpy.data.actions) == [
+        "ObjAction", "ObjAction.edited", "ObjAction.quatbake"]
+    path = str(tmp_path / "saved.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    original = bpy.data.actions["ObjAction"]          # still there, as the note says
+    obj = bpy.data.objects["Obj"]
+    assert _keys(obj, original).keys() == before.keys()
+    for key, co in before.items():
+        np.testing.assert_array_equal(_keys(obj, original)[key], co)

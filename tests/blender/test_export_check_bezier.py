@@ -401,6 +401,11 @@ def test_at_29_97_fps_the_check_names_the_clock_and_judges_linear_keys_on_it(cle
     doc, blob = _export(tmp_path, [twin], sampling=False)
     whole = np.arange(FRAMES[0], FRAMES[1] + 1, dtype=float)
     real_fps = scene.render.fps / scene.render.fps_base
+    # The drift the note gives: where an engine shows the file's last key (its own time,
+    # in real seconds) against Blender's frame of that key.
+    times, _values, _ipo = _rotation_sampler(doc, blob, twin.name)
+    drift = abs(FRAMES[1] - float(times[-1]) * real_fps)
+    assert f"{drift:.2g} frames apart" in report["time_note"], (drift, report["time_note"])
     engine = angle_deg(_played_by_engine(doc, blob, twin.name, whole, fps=real_fps),
                        _played_by_blender(swing, whole))
     predicted = o["bezier"]["linear"]["max_deviation_deg"]
