@@ -668,15 +668,25 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
     pose beyond it, as nla.bake's action does, so those keys' poses are gone from what
     plays (a walk: Custom Range 5-25 dropped the poses at 1, 31 and 41, 81 deg off, with
     no word)."""
-    outside = keys[(keys < start) | (keys > end)]
-    if not outside.size:
+    before, after = keys[keys < start], keys[keys > end]
+    if not before.size and not after.size:
         return
-    shown = ", ".join(animdata.frame_label(f) for f in outside[:5])
-    more = f" and {outside.size - 5} more" if outside.size > 5 else ""
+    said = " and ".join(f"{_key_run(run)} {where}" for run, where in (
+        (before, "before it"), (after, "after it")) if run.size)
     issues.warn(f"{issues.who}: the Custom Range {start:g}-{end:g} leaves out its keys at "
-                f"{shown}{more}; the bake holds frame {start:g}'s pose before the range and "
+                f"{said}; the bake holds frame {start:g}'s pose before the range and "
                 f"frame {end:g}'s after it, so those poses no longer play. Widen the range to "
-                "keep them (Revert brings them back).", "", float(outside[0]))
+                "keep them (Revert brings them back).", "",
+                float(before[0] if before.size else after[0]))
+
+
+def _key_run(frames: np.ndarray) -> str:
+    """Key frames in words: each of a few ("1, 31"), else the span and the count ("1-99,
+    99 keys": a mocap clip's bones each listed five of hundreds, 'and 418 more')."""
+    if frames.size <= 4:
+        return ", ".join(animdata.frame_label(f) for f in frames)
+    return (f"{animdata.frame_label(frames[0])}-{animdata.frame_label(frames[-1])} "
+            f"({frames.size} keys)")
 
 
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
