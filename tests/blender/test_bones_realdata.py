@@ -284,3 +284,28 @@ def test_fox_clip_held_only_in_the_armatures_nla_is_reported_and_baked_by_name(t
         assert worst < CHAIN_TOL_DEG, f"Walk baked by the button {worst:.2e} deg from the spec"
     finally:
         quatbake.unregister()
+
+
+def test_a_custom_range_on_a_mocap_rig_is_one_warning_that_playback_bears_out():
+    """The CMU walk (31 joints, a key on every frame) with Custom Range 100-200: each bone
+    said the same sentence, 31 times, listing 'keys at 1, 2, 3, 4, 5 and 418 more'. One
+    warning now names the bones and the spans left out; Blender's playback holds frame
+    100's pose before the range and frame 200's after it, as it says."""
+    _clip, arm, scene = import_bvh("cmu_12_01_walk.bvh")
+    quatbake.register()
+    try:
+        bones = [b.name for b in arm.pose.bones]
+        result = bake.bake_objects([arm], bake.BakeSettings(frame_range=(100, 200)))
+        said = [w.message for w in result.warnings if "Custom Range" in w.message]
+        assert len(said) == 1, said
+        assert f"{len(bones)} bones (\"{bones[0]}\"" in said[0]
+        assert "before it and 201-" in said[0] and "1-99 (99 keys)" in said[0]
+        poses = {}
+        for frame in (50, 100, 200, 300):
+            set_frame(scene, frame)
+            poses[frame] = [b.matrix_basis.to_quaternion() for b in arm.pose.bones]
+        for before, first, last, after in zip(poses[50], poses[100], poses[200], poses[300]):
+            assert before.rotation_difference(first).angle < 1e-6
+            assert after.rotation_difference(last).angle < 1e-6
+    finally:
+        quatbake.unregister()
