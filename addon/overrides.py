@@ -53,7 +53,7 @@ def keep(obj) -> None:
     # revert.
     values.pop("baked_action", None)
     # Its owner's: another rig given the same action is not that bake (a review).
-    baked[KEPT] = {"owner": obj.name, "object": values, "bones": bones}
+    baked[KEPT] = {"owner": obj.name, "action": baked.name, "object": values, "bones": bones}
     _TRACKED.add(obj.name)
 
 
@@ -73,8 +73,8 @@ def give_back(obj) -> bool:
     if kept is None or obj.quatbake.baked_action is not None:
         return False
     kept = kept.to_dict()
-    if kept.get("owner") != obj.name:
-        return False
+    if kept.get("owner") != obj.name or kept.get("action", action.name) != action.name:
+        return False     # another rig's, or a copy of the baked action (not that bake)
     set_record(obj, {**kept.get("object", {}), "baked_action": action})
     for name, values in kept.get("bones", {}).items():
         if obj.pose is not None and obj.pose.bones.get(name) is not None:

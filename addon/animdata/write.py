@@ -38,6 +38,11 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
     try:
         action.name = name
         action.use_fake_user = False
+        # QuatBake's own ID properties belong to the action they were written on (an
+        # override's bake record, overrides.KEPT): a copy carrying one was taken for a
+        # bake when the file was opened again (a review: a Revert then took keys away).
+        for key in [k for k in action.keys() if k.startswith("quatbake")]:
+            del action[key]
         drop = set(drop)
         if is_slotted(action):
             for slot in [s for s in action.slots if s.identifier != slot_identifier]:

@@ -346,10 +346,6 @@ def bake_objects(objects, settings: BakeSettings,
     # A re-bake replaced an earlier bake: drop that action unless someone else uses it, and
     # an earlier copy of the animator's changes that a new one replaced (fold_changes).
     for undo in done:
-        drop_superseded(undo.owner_record["original_action"], undo.owner.quatbake)
-        if undo.folded_changes:
-            notes.append(BakeIssue('INFO', undo.owner.name, "", None,
-                                   fold_note(undo.owner, undo.folded_changes)))
         previous = undo.owner_record["baked_action"]
         baked = undo.owner.quatbake.baked_action
         if previous is not None and previous != baked and previous.users == 0:
@@ -359,6 +355,11 @@ def bake_objects(objects, settings: BakeSettings,
             rec = undo.owner.quatbake
             if rec.original_action is not None:   # free again: drop ".001"
                 baked.name = (rec.edited_from or rec.original_action.name) + BAKED_SUFFIX
+        # After the earlier bake is gone: an override's record kept on it names that copy.
+        drop_superseded(undo.owner_record["original_action"], undo.owner.quatbake)
+        if undo.folded_changes:
+            notes.append(BakeIssue('INFO', undo.owner.name, "", None,
+                                   fold_note(undo.owner, undo.folded_changes)))
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
     for p in plans:

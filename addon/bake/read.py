@@ -673,7 +673,7 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
         return
     said = " and ".join(f"{_key_run(run)} {where}" for run, where in (
         (before, "before it"), (after, "after it")) if run.size)
-    issues.warn(f"{issues.who}: the Custom Range {start:g}-{end:g} leaves out its keys at "
+    issues.warn(f"{issues.who}: the Custom Range {start:g}-{end:g} leaves out the keys at "
                 f"{said}; the bake holds frame {start:g}'s pose before the range and "
                 f"frame {end:g}'s after it, so those poses no longer play. Widen the range to "
                 "keep them (Revert brings them back).", "",

@@ -147,9 +147,10 @@ def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeI
         names = ", ".join(f"\"{i.bone}\"" for i in group[:shown]) + (
             f" and {len(group) - shown} more" if len(group) > shown else "")
         first = group[0]
-        merged.append(BakeIssue(first.severity, first.object_name, first.channel, first.frame,
+        # About the armature's bones together: no one bone, channel or frame of its own.
+        merged.append(BakeIssue(first.severity, first.object_name, "", None,
                                 f"Armature \"{first.object_name}\", {len(group)} bones "
-                                f"({names}): {item[2]}", first.bone))
+                                f"({names}): {item[2]}"))
     return merged
 
 

@@ -205,7 +205,7 @@ def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(5, 15)))
     said = [w.message for w in result.warnings if "Custom Range" in w.message]
     assert len(said) == 1 and \
-        "Custom Range 5-15 leaves out its keys at 1 before it and 21, 41 after it" in said[0]
+        "Custom Range 5-15 leaves out the keys at 1 before it and 21, 41 after it" in said[0]
     played = scenes.evaluated_quats(obj, [1.0, 5.0, 15.0, 21.0, 41.0])
     assert quat.angle_between(played[0], played[1]) < 1e-6
     assert quat.angle_between(played[3], played[2]) < 1e-6
@@ -218,7 +218,7 @@ def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
                                         np.radians(np.outer(frames, [1.0, 2.0, 3.0])))
     result = bake.bake_objects([dense], bake.BakeSettings(method='SLERP', frame_range=(10, 50)))
     said = [w.message for w in result.warnings if "Custom Range" in w.message]
-    assert "leaves out its keys at 1-9 (9 keys) before it and 51-60 (10 keys) after it" \
+    assert "leaves out the keys at 1-9 (9 keys) before it and 51-60 (10 keys) after it" \
         in said[0], said
     bake.revert_objects([dense])
     # A range that holds every key says nothing.

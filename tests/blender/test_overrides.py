@@ -252,3 +252,39 @@ def test_an_override_playing_the_librarys_action_is_refused_naming_the_library(c
                        r"library .*character\.blend.*not the file's own"):
         bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+def test_a_copy_of_the_baked_action_is_not_taken_for_the_bake_when_reopened(clean_blender,
+                                                                            tmp_path):
+    """A review: the copy Revert left playing ('RigAction.edited', the neck keyed since the
+    bake kept in it) carried the baked action's kept record; reopened, the rig read as
+    baked again, and a Revert took the spine's keys set since back to the old ones."""
+    _shot(tmp_path)
+    rig = _rig()
+    bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
+    rig.pose.bones["neck"].rotation_quaternion = (0.7071, 0.7071, 0.0, 0.0)
+    rig.pose.bones["neck"].keyframe_insert("rotation_quaternion", frame=5)
+    bake.revert_objects([rig])
+    assert animdata.get_action(rig).name.endswith(".edited")
+    assert overrides.KEPT not in animdata.get_action(rig)
+    path = str(tmp_path / "shot.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    rig = _rig()
+    assert not bake.can_revert(rig)
+    assert not [b.name for b in rig.pose.bones if b.quatbake.baked]
+
+
+def test_repeated_rebakes_of_an_override_keep_one_copy_of_the_animators_changes(
+        clean_blender, tmp_path):
+    """A review: on an override each Re-bake after an edit left another 'RigAction.edited'
+    behind, because the record kept on the bake named the copy before it."""
+    _shot(tmp_path)
+    rig = _rig()
+    bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
+    for frame in (5, 6, 7):
+        rig.pose.bones["neck"].rotation_quaternion = (0.7071, 0.7071, 0.0, 0.01 * frame)
+        rig.pose.bones["neck"].keyframe_insert("rotation_quaternion", frame=frame)
+        bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
+    local = sorted(a.name for a in bpy.data.actions if a.library is None)
+    assert [n for n in local if ".edited" in n] == ["RigAction.edited"], local
