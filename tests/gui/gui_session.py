@@ -28,6 +28,13 @@ def view3d_context() -> dict:
     return {"window": window, "area": area, "region": region}
 
 
+def snapshot() -> dict:
+    """scenes.scene_snapshot() at frame 1 (what undo steps are compared by)."""
+    import scenes
+    bpy.context.scene.frame_set(1)
+    return scenes.scene_snapshot()
+
+
 def snapshot_equal(a: dict, b: dict) -> tuple:
     """(True, "") if two scenes.scene_snapshot() results match, else (False, the difference)."""
     import scenes

@@ -12,7 +12,9 @@ pytestmark = pytest.mark.gui
 
 SCRIPT = pathlib.Path(__file__).with_name("undo_edits_gui_script.py")
 STEPS = ["re-bake keeps the scale key", "undo the re-bake", "redo the re-bake",
-         "revert plays the copy with the scale key", "undo the revert", "redo the revert"]
+         "a second re-bake keeps one copy", "undo the second re-bake",
+         "redo the second re-bake", "revert plays the copy with the scale keys",
+         "undo the revert", "redo the revert"]
 
 chain = script_result(SCRIPT, "undo edits")
 

@@ -20,15 +20,9 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gui_session  # noqa: E402  (a sibling file: importable only after the line above)
-from gui_session import snapshot_equal, view3d_context  # noqa: E402
+from gui_session import snapshot, snapshot_equal, view3d_context  # noqa: E402
 
 result = {"steps": [], "errors": []}
-
-
-def snapshot():
-    import scenes
-    bpy.context.scene.frame_set(1)
-    return scenes.scene_snapshot()
 
 
 def check(name, ret, expected, can_revert):
