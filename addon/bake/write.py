@@ -431,6 +431,8 @@ def drop_superseded(previous, rec) -> None:
     """Remove ``previous``, a copy fold_changes made that a later fold replaced as the
     record's original, when nothing else uses or records it, and give its name to the new
     one (a review: repeated re-bakes left ObjAction.edited, .edited.001 ...)."""
+    if previous is not None and not _exists(previous):
+        return    # removed already: an object duplicated after the fold shared it
     if previous is None or previous == rec.original_action or not rec.edited_from \
             or not previous.name.startswith(rec.edited_from + EDITED_SUFFIX):
         return
@@ -439,6 +441,15 @@ def drop_superseded(previous, rec) -> None:
         return
     animdata.remove_action(previous)
     rec.original_action.name = rec.edited_from + EDITED_SUFFIX
+
+
+def _exists(action) -> bool:
+    """Whether ``action`` (a Python reference) still names an action of the file."""
+    try:
+        action.name
+    except ReferenceError:
+        return False
+    return True
 
 
 def _animator_changes(original, baked, slot: str, own: set) -> list[str]:

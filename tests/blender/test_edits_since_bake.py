@@ -256,3 +256,27 @@ def test_repeated_rebakes_keep_one_copy_and_the_original_survives_a_save(clean_b
     assert _keys(obj, original).keys() == before.keys()
     for key, co in before.items():
         np.testing.assert_array_equal(_keys(obj, original)[key], co)
+
+
+def test_two_objects_sharing_a_copy_of_the_animators_changes_bake_together(clean_blender):
+    """Found reading the change once more: an object duplicated after a fold shares its
+    record's '.edited' copy; baking both after new edits removed the shared copy for the
+    first and raised a ReferenceError for the second, after the keys were written."""
+    obj = _keyed_object()
+    bake.bake_objects([obj], bake.BakeSettings())
+    obj.scale = (1.0, 1.0, 0.5)
+    obj.keyframe_insert("scale", frame=30)
+    bake.bake_objects([obj], bake.BakeSettings())
+    twin = obj.copy()                       # Shift+D: the record comes along
+    bpy.context.scene.collection.objects.link(twin)
+    twin.animation_data.action = obj.animation_data.action.copy()
+    twin.quatbake.baked_action = twin.animation_data.action
+    for each, frame in ((obj, 31), (twin, 32)):     # 0.25: exact in float32
+        each.scale = (1.0, 1.0, 0.25)
+        each.keyframe_insert("scale", frame=frame)
+    result = bake.bake_objects([obj, twin], bake.BakeSettings())
+    assert len([n for n in result.notes if "since the bake" in n.message]) == 2
+    for each, frame in ((obj, 31), (twin, 32)):
+        assert (float(frame), 0.25) in [tuple(k) for k in _keys(each)[("scale", 2)].tolist()]
+        assert bake.revert_objects([each]) == [each.name]
+        assert (float(frame), 0.25) in [tuple(k) for k in _keys(each)[("scale", 2)].tolist()]
