@@ -76,6 +76,7 @@ from .paths import (  # noqa: F401
     ChannelError,
     bone_name_from_path,
     channel_label,
+    first_of,
     frame_label,
     path_prefix,
     subject,

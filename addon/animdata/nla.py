@@ -105,9 +105,9 @@ def strip_changes(strip) -> list[str]:
 def clip_strip_changes(obj, action) -> list[tuple[str, str, list[str]]]:
     """(track, strip, strip_changes) of each unmuted strip of ``obj`` playing ``action``
     with some change."""
-    return [(track.name, strip.name, strip_changes(strip)) for track, strip in nla_strips(obj)
-            if strip.action == action and not strip.mute and not track.mute
-            and strip_changes(strip)]
+    found = [(track.name, strip.name, strip_changes(strip)) for track, strip in nla_strips(obj)
+             if strip.action == action and not strip.mute and not track.mute]
+    return [item for item in found if item[2]]
 
 
 def unplayed_clips(obj) -> list[Clip]:

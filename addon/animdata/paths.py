@@ -44,6 +44,12 @@ def frame_label(frame: float) -> str:
     return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
+def first_of(words: list, shown: int) -> str:
+    """``a, b, c and 4 more``: how messages name a list that may be long."""
+    more = f" and {len(words) - shown} more" if len(words) > shown else ""
+    return ", ".join(words[:shown]) + more
+
+
 BONE_PATH_START = 'pose.bones["'
 
 

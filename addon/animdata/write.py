@@ -79,13 +79,16 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
     for fc in fcurves:
         # A copy: inside read_once() the dict is the one every reader of this curve shares.
         keys = dict(read_keyframe_arrays(fc, ("co", "interpolation")))
+        # Back, Elastic ...: QuatBake never writes them; an animator's own channel carried
+        # back may have them, with their easing and shape.
+        dynamic = not set(keys["interpolation"].tolist()) <= simple
         own = fc.group.name if fc.group is not None else ""
         new = make(fc.data_path, fc.array_index, own if group is None else group)
         if not (keys["interpolation"] == bezier).any():
             constant = keys["interpolation"] == enum_value("interpolation", 'CONSTANT')
             write_keys(new, keys["co"][:, 0], keys["co"][:, 1],
                        constant=constant if constant.any() else None)
-            if not set(keys["interpolation"].tolist()) <= simple:
+            if dynamic:
                 new.keyframe_points.foreach_set(
                     "interpolation", np.asarray(keys["interpolation"], dtype=_IPO_DTYPE))
         else:
@@ -99,9 +102,7 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
                               keys["interpolation"],
                               [names[int(v)] for v in keys["handle_left_type"]], update=False,
                               handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
-        if not set(keys["interpolation"].tolist()) <= simple:
-            # Back, Elastic ...: their easing and shape (QuatBake never writes them; an
-            # animator's own channel carried back may have them).
+        if dynamic:
             for name, dtype in (("easing", _IPO_DTYPE), ("back", np.float32),
                                 ("amplitude", np.float32), ("period", np.float32)):
                 values = np.empty(len(fc.keyframe_points), dtype=dtype)

@@ -123,34 +123,28 @@ def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeI
     into one, naming the bones (``shown`` of them, then a count): a Custom Range on a
     31-bone mocap rig said the same sentence 31 times. Order kept (each group where its
     first was)."""
-    out: list = []
+    def said(issue):
+        """(severity, armature, what it says of the bone) of a bone's issue, or None."""
+        head = f"Armature \"{issue.object_name}\", bone \"{issue.bone}\": "
+        if issue.bone and issue.message.startswith(head):
+            return issue.severity, issue.object_name, issue.message[len(head):]
+        return None
+
     groups: dict = {}
     for issue in issues:
-        head = f"Armature \"{issue.object_name}\", bone \"{issue.bone}\": "
-        if not issue.bone or not issue.message.startswith(head):
-            out.append(issue)
-            continue
-        key = (issue.severity, issue.object_name, issue.message[len(head):])
-        if key not in groups:
-            groups[key] = []
-            out.append(key)
-        groups[key].append(issue)
+        if said(issue) is not None:
+            groups.setdefault(said(issue), []).append(issue)
     merged = []
-    for item in out:
-        if isinstance(item, BakeIssue):
-            merged.append(item)
-            continue
-        group = groups[item]
+    for issue in issues:
+        group = groups.get(said(issue), [issue])
         if len(group) == 1:
-            merged.append(group[0])
-            continue
-        names = ", ".join(f"\"{i.bone}\"" for i in group[:shown]) + (
-            f" and {len(group) - shown} more" if len(group) > shown else "")
-        first = group[0]
-        # About the armature's bones together: no one bone, channel or frame of its own.
-        merged.append(BakeIssue(first.severity, first.object_name, "", None,
-                                f"Armature \"{first.object_name}\", {len(group)} bones "
-                                f"({names}): {item[2]}"))
+            merged.append(issue)
+        elif issue is group[0]:
+            names = animdata.first_of([f"\"{i.bone}\"" for i in group], shown)
+            # About the armature's bones together: no one bone, channel or frame of its own.
+            merged.append(BakeIssue(issue.severity, issue.object_name, "", None,
+                                    f"Armature \"{issue.object_name}\", {len(group)} bones "
+                                    f"({names}): {said(issue)[2]}"))
     return merged
 
 

@@ -119,6 +119,12 @@ def _own_paths(owner, transforms) -> set:
     return {t.path_prefix + p for t in transforms for p in derived_paths(t)}
 
 
+def _all_own_paths(owner) -> set:
+    """``_own_paths`` of the owner itself and of every bone its bake rewrote."""
+    return _own_paths(owner, [AnimatedTransform(owner)] + [
+        AnimatedTransform(owner, b.name) for b in baked_bones(owner)])
+
+
 def _measure(plan, fcurves: list) -> None:
     """``plan.key_stats``: Blender's playback of the rotation keys as stored (read back
     from ``fcurves``). Bezier keys promise the tolerance at every quarter frame: beyond
@@ -369,16 +375,14 @@ def lost_on_revert(owner) -> str:
     if baked is None or not (rec.clip_baked or rec.cache_constraint) \
             or animdata.get_action(owner) != baked:
         return ""
-    own = _own_paths(owner, [AnimatedTransform(owner)] + [
-        AnimatedTransform(owner, b.name) for b in baked_bones(owner)])
-    changed = _animator_changes(rec.original_action, baked, rec.original_slot, own)
+    changed = _animator_changes(rec.original_action, baked, rec.original_slot,
+                                _all_own_paths(owner))
     if not changed:
         return ""
-    shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
     kind = "clip" if rec.clip_baked else "Transform Cache"
     return (f"{owner.name}: what was keyed, changed or deleted in the baked action since the "
-            f"{kind} bake ({shown}) went with it: Revert puts back what played before the "
-            "bake. Ctrl+Z brings it back.")
+            f"{kind} bake ({animdata.first_of(changed, 4)}) went with it: Revert puts back "
+            "what played before the bake. Ctrl+Z brings it back.")
 
 
 # The original a bake keeps once the animator keyed or changed channels in the baked
@@ -400,8 +404,7 @@ def fold_changes(owner) -> list[str]:
     if original is None or baked is None or rec.clip_baked or rec.cache_constraint \
             or animdata.get_action(owner) != baked:
         return []
-    own = _own_paths(owner, [AnimatedTransform(owner)] + [
-        AnimatedTransform(owner, b.name) for b in baked_bones(owner)])
+    own = _all_own_paths(owner)
     changed = _animator_changes(original, baked, slot, own)
     if not changed:
         return []
@@ -420,8 +423,8 @@ def fold_note(owner, changed: list[str]) -> str:
     """What a bake says after fold_changes kept ``changed`` (once the copy has its name,
     drop_superseded)."""
     rec = owner.quatbake
-    shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
-    return (f"{owner.name}: what was keyed, changed or deleted since the bake ({shown}) is "
+    return (f"{owner.name}: what was keyed, changed or deleted since the bake "
+            f"({animdata.first_of(changed, 4)}) is "
             f"kept: Revert now puts back \"{rec.original_action.name}\", \"{rec.edited_from}\" "
             f"with those changes, and \"{rec.edited_from}\" stays as it was before the bake "
             "(kept with a fake user).")
