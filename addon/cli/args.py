@@ -94,6 +94,25 @@ def _step(text: str) -> int:
     return value
 
 
+def _frame_range(text: str) -> list[int] | str:
+    """``START-END`` or ``START..END`` (Blender's own ``-f 1..10``): whole frames, either
+    may be negative (``-10..50``, ``-10--5``); or ``scene``, each file's own scene range.
+    A list, so that ``batch`` hands it to each shot's process as JSON unchanged."""
+    import re
+
+    if text.strip().lower() == "scene":
+        return "scene"
+    found = re.fullmatch(r"\s*(-?\d+)\s*(?:\.\.|-)\s*(-?\d+)\s*", text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a frame range: give START-END in "
+                                         "whole frames, like 1001-1100 (or -10..50)")
+    start, end = int(found[1]), int(found[2])
+    if end < start:
+        raise argparse.ArgumentTypeError(f"{text!r} ends on frame {end}, before it starts on "
+                                         f"frame {start}")
+    return [start, end]
+
+
 def _turn_arguments(parser) -> None:
     """--turns and --timing (issue 11), the same for report and bake."""
     parser.add_argument("--turns", choices=("auto", "shortest", "keyed"), default="auto",
@@ -249,6 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a key every N frames, and on each key further than N frames from "
                       "the keys beside it (the animator's poses; a mocap clip's keys are "
                       "thinned)")
+    bake.add_argument("--frames", type=_frame_range, default=None, metavar="START-END|scene",
+                      help="bake frames START to END (the panel's Custom Range) instead of "
+                      "each transform's keyed range, or 'scene': the file's own scene range "
+                      "(a shot's cut and handles, each shot its own in a batch). Keys outside "
+                      "it are not kept, the bake holds the range's first and last pose beyond "
+                      "it, and a warning names the keys left out (a range that starts below "
+                      "0: --frames=-10..50)")
     bake.add_argument("--merge-keys", action="store_true",
                       help="bake a rotation (or location) whose channels are keyed on different "
                       "frames from the union of their keys (the panel's Merge Key Frames); "

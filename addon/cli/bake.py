@@ -36,6 +36,18 @@ def check_options(args) -> None:
                        "object's active action, so bake one clip per output file.")
 
 
+def _frame_range(bpy, frames) -> tuple[int, int] | None:
+    """--frames as BakeSettings.frame_range: None (each transform's keyed range), the
+    range given, or the scene's (the one the file opens with, whose render settings
+    --tolerance-px reads too)."""
+    if frames is None:
+        return None
+    if frames == "scene":
+        scene = bpy.context.scene
+        return scene.frame_start, scene.frame_end
+    return frames[0], frames[1]
+
+
 def run_bake(args) -> int:
     path = check_blend_file(args.scene)
     out = check_output(args.output, "--output")
@@ -97,6 +109,7 @@ def run_bake(args) -> int:
 
     settings = bake.BakeSettings(method=args.method.upper(), location_method=args.location.upper(),
                                  constant_speed=args.constant_speed, frame_step=args.step,
+                                 frame_range=_frame_range(bpy, args.frames),
                                  union_keys=args.merge_keys,
                                  turns=args.turns.upper(), timing=args.timing.upper(),
                                  tolerance_deg=args.tolerance, clip=clip,

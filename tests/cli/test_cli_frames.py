@@ -1,0 +1,112 @@
+"""``bake --frames START-END``: the panel's Custom Range on the command line, for a farm
+that bakes a shot's cut range. Checked on Blender's playback of the saved file against
+scipy's slerp of the keyed orientations, and the holds beyond the range."""
+import json
+
+import numpy as np
+import pytest
+from cli_processes import run_python, run_quatbake
+from scipy.spatial.transform import Rotation, Slerp
+
+pytestmark = pytest.mark.bpy
+
+KEY_FRAMES = [1, 30, 60, 90]
+# XYZ Euler keys, degrees; each interval turns less than 180 deg, so Blender's way round
+# and the slerp's agree and the slerp is the whole story.
+KEY_DEGREES = [[0, 0, 0], [30, 10, 80], [60, -20, 150], [10, 40, 200]]
+
+_BUILD = """
+import sys, math, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+obj = bpy.data.objects.new("Pan", None)
+bpy.context.scene.collection.objects.link(obj)
+for frame, degrees in zip(%r, %r):
+    obj.rotation_euler = [math.radians(d) for d in degrees]
+    obj.keyframe_insert("rotation_euler", frame=frame)
+scene = bpy.context.scene
+scene.frame_start, scene.frame_end = int(sys.argv[2]), int(sys.argv[3])
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+""" % (KEY_FRAMES, KEY_DEGREES)
+
+# Blender's playback of the saved file: Pan's world orientation (x, y, z, w) at each frame,
+# and its rotation keys' frames.
+_PLAYED = """
+import json, sys
+import bpy
+bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
+obj = bpy.data.objects["Pan"]
+quats = []
+for frame in range(int(sys.argv[2]), int(sys.argv[3]) + 1):
+    bpy.context.scene.frame_set(frame)
+    q = obj.matrix_world.to_quaternion()
+    quats.append([q.x, q.y, q.z, q.w])
+from quatbake.addon import animdata
+frames = sorted({kp.co[0] for fc in animdata.object_fcurves(obj)
+                 if fc.data_path.startswith("rotation") for kp in fc.keyframe_points})
+print(json.dumps({"quats": quats, "key_frames": frames}))
+"""
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    path = tmp_path_factory.mktemp("frames") / "pan.blend"
+    run_python(_BUILD, path, 25, 65)    # the scene's own range: a shot's cut
+    return path
+
+
+def _played(blend, first: int, last: int) -> dict:
+    return json.loads(run_python(_PLAYED, blend, first, last).splitlines()[-1])
+
+
+def _angle_deg(a, b) -> np.ndarray:
+    return np.degrees((Rotation.from_quat(a).inv() * Rotation.from_quat(b)).magnitude())
+
+
+def test_frames_bakes_the_range_and_holds_its_ends_beyond_it(scene, tmp_path):
+    out = tmp_path / "baked.blend"
+    done = run_quatbake("bake", scene, "--output", out, "--frames", "20-70")
+    assert done.returncode == 0, done.stderr
+    # The keys left out are named, as the panel's warning names them.
+    assert "the Custom Range 20-70 leaves out the keys at 1 before it and 90 after it" in done.stderr, done.stderr
+    played = _played(out, 10, 80)
+    assert played["key_frames"] == list(np.arange(20.0, 71.0))
+    quats = np.array(played["quats"])
+    keyed = Slerp(KEY_FRAMES, Rotation.from_euler("xyz", KEY_DEGREES, degrees=True))
+    inside = keyed(np.arange(20, 71)).as_quat()
+    # Within the range: the slerp of the keys (float32 keys: well under 1e-3 deg).
+    assert _angle_deg(quats[10:61], inside).max() < 1e-3
+    # Beyond it: the range's first and last pose held.
+    assert _angle_deg(quats[:10], np.repeat(inside[:1], 10, axis=0)).max() < 1e-3
+    assert _angle_deg(quats[61:], np.repeat(inside[-1:], 10, axis=0)).max() < 1e-3
+
+
+def test_frames_that_are_no_range_are_refused_before_anything_is_read(scene, tmp_path):
+    out = tmp_path / "never.blend"
+    for given, said in (("70-20", "'70-20' ends on frame 20, before it starts on frame 70"),
+                        ("20", "'20' is not a frame range")):
+        done = run_quatbake("bake", scene, "--output", out, "--frames", given)
+        assert done.returncode == 2, done.stderr
+        assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert not out.exists()
+
+
+def test_batch_bake_hands_frames_to_each_shot(scene, tmp_path):
+    """Each shot's options reach its process as JSON: the range must survive the trip."""
+    folder = tmp_path / "out"
+    # A negative start is given with "=": argparse reads "-5..40" alone as an option.
+    done = run_quatbake("batch", "bake", scene, "--out", folder, "--frames=-5..40",
+                        "--jobs", "0", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert _played(folder / "pan.blend", 1, 1)["key_frames"] == list(np.arange(-5.0, 41.0))
+
+
+def test_frames_scene_takes_each_shots_own_range(scene, tmp_path):
+    """``--frames scene``: each shot baked over its own scene's Frame Start to End."""
+    other = tmp_path / "other.blend"
+    run_python(_BUILD, other, 5, 45)
+    folder = tmp_path / "out"
+    done = run_quatbake("batch", "bake", scene, other, "--out", folder, "--frames", "scene",
+                        "--jobs", "0", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert _played(folder / "pan.blend", 1, 1)["key_frames"] == list(np.arange(25.0, 66.0))
+    assert _played(folder / "other.blend", 1, 1)["key_frames"] == list(np.arange(5.0, 46.0))
