@@ -37,6 +37,7 @@ from .channels import (  # noqa: F401
     delta_location_fcurves,
     delta_rotation_defaults,
     delta_rotation_fcurves,
+    common_stepped,
     driver_channels,
     fcurves_by_bone,
     find_fcurves,
@@ -109,6 +110,7 @@ from .read import (  # noqa: F401
     rotation_values_to_quat,
 )
 from .write import (  # noqa: F401
+    add_modifier_copy,
     assign_action,
     copy_action_for,
     copy_fcurves,

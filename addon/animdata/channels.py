@@ -124,6 +124,53 @@ def stepped_channels(fcurves: Iterable) -> tuple[list[str], float]:
     return labels, (min(steps) if steps else 0.0)
 
 
+# Read-only or structural: not a modifier's settings (its control points and a
+# generator's coefficients go through their own collections or arrays).
+_MODIFIER_SKIP = frozenset({"rna_type", "type", "is_valid", "show_expanded"})
+# Settings that change nothing of what a modifier plays: its name, the panel's state.
+_UNPLAYED = frozenset({"name", "active", "show_expanded"})
+
+
+def modifier_settings(modifier) -> tuple:
+    """Every writable setting of an F-curve modifier, (name, value) in RNA order."""
+    return tuple((prop.identifier, getattr(modifier, prop.identifier))
+                 for prop in modifier.bl_rna.properties
+                 if not prop.is_readonly and prop.identifier not in _MODIFIER_SKIP)
+
+
+def common_stepped(fcurves: Iterable):
+    """The Stepped F-modifier that every curve of ``fcurves`` (None skipped) has, unmuted
+    and set alike on each, under which every key plays its own value, or None. A bake
+    puts it on the channels it writes, so that the held look stays (a blocking pass
+    animated on twos): the keys are the poses it passes through, and the steps hold its
+    path as they held the keys' curves.
+
+    None when the curves are held differently or some not at all (no one step says what
+    the written channels should hold), or when a key lies off the steps (frame 11 held at
+    frame 10's value): the bake reads the poses the modifier plays at the keys, and held
+    again those would move."""
+    found, settings = None, None
+    for fc in fcurves:
+        if fc is None:
+            continue
+        held = [m for m in fc.modifiers if m.type == 'STEPPED' and not m.mute]
+        if len(held) != 1:
+            return None
+        mine = [kv for kv in modifier_settings(held[0]) if kv[0] not in _UNPLAYED]
+        if found is None:
+            found, settings = held[0], mine
+        elif mine != settings:
+            return None
+        count = len(fc.keyframe_points)
+        co = np.empty(2 * count, dtype=np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        # Blender's own evaluation, modifiers and all: a key on a step plays its value.
+        if any(fc.evaluate(float(frame)) != value
+               for frame, value in zip(co[0::2].tolist(), co[1::2].tolist())):
+            return None
+    return found
+
+
 def is_read_only(id_block) -> bool:
     """True for library-linked or library-overridden data-blocks."""
     return id_block.library is not None or id_block.override_library is not None

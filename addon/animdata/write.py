@@ -12,6 +12,7 @@ from .. import versions
 from . import memo
 from .actions import channelbags, enum_value, find_slot, is_slotted
 from .checksum import curve_arrays
+from .channels import modifier_settings
 from .paths import TRANSFORM_GROUP, channel_label
 from .read import KEY_FIELDS, read_keyframe_arrays
 
@@ -115,17 +116,17 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
         new.mute, new.lock = fc.mute, fc.lock
 
 
-# Read-only or structural: not copied one by one (a modifier's control points and its
-# generator's coefficients go through their own collections or arrays).
-_MODIFIER_SKIP = frozenset({"rna_type", "type", "is_valid", "show_expanded"})
+def add_modifier_copy(fc, modifier) -> None:
+    """A copy of F-curve modifier ``modifier`` (of another curve) added to ``fc``."""
+    _copy_modifier(modifier, fc.modifiers.new(modifier.type))
 
 
 def _copy_modifier(source, target) -> None:
-    """Every writable setting of F-curve modifier ``source`` onto ``target``, of its type."""
-    for prop in source.bl_rna.properties:
-        if prop.is_readonly or prop.identifier in _MODIFIER_SKIP:
-            continue
-        setattr(target, prop.identifier, getattr(source, prop.identifier))
+    """Every writable setting of F-curve modifier ``source`` onto ``target``, of its type
+    (a modifier's control points and its generator's coefficients go through their own
+    collections or arrays)."""
+    for name, value in modifier_settings(source):
+        setattr(target, name, value)
     if source.type == 'ENVELOPE':
         for point in source.control_points:
             added = target.control_points.add(point.frame)

@@ -86,6 +86,10 @@ class Plan:
     #                                              when it set tolerance_deg (reduce._plan_tolerance)
     tip_fallback: str = ""                       # why a tip tolerance asked for did not apply
     px_fallback: str = ""                        # why a pixel tolerance asked for did not apply
+    # The source's Stepped F-modifier to put on the rotation (location) channels written,
+    # so that a blocking pass animated on twos stays held (Reading.held_rotation).
+    held_rotation: object = None
+    held_location: object = None
     # Set by write_owner: (data path, channels, animdata.checksum of the keys written)
     # per path, in the record so that a Re-bake sees keys edited since (read.py).
     checksums: list = field(default_factory=list)
@@ -246,7 +250,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     plan = Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=composed,
-                 source_fcurves=rot_fcs)
+                 source_fcurves=rot_fcs, held_rotation=r.held_rotation,
+                 held_location=r.held_location if bake_location else None)
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     plan.key_count_before = int(rot_frames.shape[0])
     plan.source_keys = rot_frames
@@ -312,7 +317,7 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
     location_path = "delta_location" if r.loc_into_delta else "location"
     plan = Plan(r.obj, r.src, r.src.mode, r.frames, None, location_values, {location_path},
                 None, animdata.rotation_defaults(r.obj, r.src.mode), [],
-                location_path=location_path)
+                location_path=location_path, held_location=r.held_location)
     plan.key_count_before = int(r.loc_frames.shape[0])
     return plan, issues
 

@@ -143,19 +143,28 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
     return issues, union
 
 
-def _modifier_warnings(who: str, fcurves: Sequence, warn) -> None:
-    """Warn for each channel whose F-curve modifiers will be replaced by the bake."""
+def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=None) -> None:
+    """Warn for each channel whose F-curve modifiers will be replaced by the bake.
+    ``kept``: the Stepped modifier (animdata.common_stepped) the bake puts on the channels
+    it writes, whose held look therefore stays: no warning for it alone."""
     for fc in fcurves:
-        if fc is not None and len(fc.modifiers):
-            label = animdata.channel_label(fc.data_path, fc.array_index)
-            kinds = ", ".join(sorted({m.type.title() for m in fc.modifiers}))
-            held = any(m.type == 'STEPPED' and not m.mute for m in fc.modifiers)
-            warn(f"{who}: channel {label} has F-curve modifiers ({kinds}). The "
-                 "bake interpolates the values they give at the key frames over the keyed range "
-                 "and drops the modifiers (the original action keeps them)"
-                 + ("; the Stepped modifier's held poses go with it (key the poses with Constant "
-                    "interpolation to keep a stepped look: a bake keeps those steps)."
-                    if held else "."), label)
+        if fc is None or not len(fc.modifiers):
+            continue
+        dropped = [m for m in fc.modifiers if kept is None or m.type != 'STEPPED' or m.mute]
+        if not dropped:
+            continue
+        label = animdata.channel_label(fc.data_path, fc.array_index)
+        kinds = ", ".join(sorted({m.type.title() for m in dropped}))
+        held = any(m.type == 'STEPPED' and not m.mute for m in dropped)
+        warn(f"{who}: channel {label} has F-curve modifiers ({kinds}). The "
+             "bake interpolates the values they give at the key frames over the keyed range "
+             "and drops the modifiers (the original action keeps them)"
+             + ("; the Stepped modifier's held poses go with it, since the channels are not "
+                "all held alike (give every channel the same Stepped modifier, and the bake "
+                "keeps it; or key the poses with Constant interpolation: a bake keeps those "
+                "steps)." if held else "")
+             + ("; their Stepped modifier stays on the baked channels." if kept is not None
+                else "."), label)
 
 
 def _keyed(fcurves: Sequence) -> list:
@@ -317,6 +326,10 @@ class Reading:
     issues: list             # warnings found while reading
     location_only: bool = False   # no rotation keys: only the location is baked (key_quats
     #                               None, rot_frames the location keys)
+    # The Stepped F-modifier every keyed rotation (location) channel has alike, which the
+    # bake puts on the channels it writes (animdata.common_stepped), or None.
+    held_rotation: object = None
+    held_location: object = None
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
         """What turn_inputs needs to follow Blender's playback of the keyed channels."""
@@ -497,7 +510,8 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
             issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path)
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
-    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn)
+    held = None if location_only else animdata.common_stepped(rot_fcs + delta_fcs)
+    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn, held)
     if location_only:
         out_mode = src.mode    # the rotation is left as it is
     else:
@@ -537,7 +551,7 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     return dict(rot_fcs=rot_fcs, delta_fcs=delta_fcs, into_delta=into_delta,
                 delta_keyed=delta_keyed, out_mode=out_mode, target_path=target_path,
                 rot_path=rot_path, out_path=out_path, delta_paths=delta_paths,
-                location_only=location_only)
+                location_only=location_only, held_rotation=held)
 
 
 def _location_key_count(obj, fcurves: list) -> int:
@@ -651,7 +665,8 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
             issues.warn(message + " to re-bake; its location is left as it is.", "location")
         found["bake_location"] = False
         return found
-    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn)
+    held = animdata.common_stepped(loc_fcs + dloc_fcs)
+    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn, held)
     loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
     big = float(np.abs(loc_points).max())
     if big > LOCATION_FLOAT32_WARN:
@@ -659,7 +674,7 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
                     f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
                     "slow moves there will stutter. Move the scene closer to the origin.",
                     "location")
-    found.update(loc_frames=loc_frames, loc_points=loc_points)
+    found.update(loc_frames=loc_frames, loc_points=loc_points, held_location=held)
     return found
 
 

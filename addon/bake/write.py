@@ -141,6 +141,14 @@ def _measure(plan, fcurves: list) -> None:
             f"of {tolerance_deg:g} deg")
 
 
+def _hold(fcurves: list, stepped) -> None:
+    """The source's Stepped F-modifier (``stepped``, or None) put on each written curve:
+    the held look the animator played stays (the keys under it are the bake's)."""
+    if stepped is not None:
+        for fc in fcurves:
+            animdata.add_modifier_copy(fc, stepped)
+
+
 def write_plan(make, plan) -> None:
     """Write one plan's keys into new F-curves (``make``: animdata.fcurve_maker of the new
     action): its rotation (LINEAR, CONSTANT steps, or Bezier keys with their handles) and
@@ -168,13 +176,15 @@ def write_plan(make, plan) -> None:
         else:
             stored += animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
     plan.checksums = [(out_path, len(written), animdata.checksum(stored))] if written else []
+    _hold(written, plan.held_rotation)
     loc_frames, location_values = plan.location_written()
     if location_values is not None:
-        stored = []
+        stored, located = [], []
         for i in range(3):
-            stored += animdata.write_keys(make(prefix + plan.location_path, i, group),
-                                          loc_frames, location_values[:, i])
+            located.append(make(prefix + plan.location_path, i, group))
+            stored += animdata.write_keys(located[-1], loc_frames, location_values[:, i])
         plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
+        _hold(located, plan.held_location)
     if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
         _measure(plan, written)
 

@@ -1,0 +1,125 @@
+"""A blocking pass held by a Stepped F-modifier keeps its held look through a bake.
+
+Animators block "on twos" (or fives) with a Stepped F-modifier on every channel. A bake
+that drops the modifier turns the holds into smooth motion the animator never asked for.
+When every keyed channel has the same Stepped modifier and each key lies on its steps,
+the bake puts the modifier on the channels it writes: Blender's playback then holds the
+method's path at the steps. Checked on Blender's playback (``frame_set``) against
+mathutils' slerp of the keyed orientations (Blender 3.4.1's Python has no scipy) and a
+straight line between the location keys. Runs with bpy 5.0.1 and inside Blender 3.4.1.
+"""
+import math
+
+import bpy
+import mathutils
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+KEYS = [1.0, 11.0, 21.0, 31.0, 41.0]
+EULER_DEG = [[0, 0, 0], [30, 10, 60], [10, -20, 120], [40, 5, 170], [0, 30, 200]]
+LOCATIONS = [[0, 0, 0], [1, 0, 0], [1, 2, 0], [0, 2, 1], [0, 0, 1]]
+
+
+def _blocked(name: str, offset: float):
+    """An object keyed on rotation and location at KEYS, every channel held by a Stepped
+    modifier every 5 frames from ``offset`` (1: the keys are on its steps)."""
+    obj = scenes.new_object(name, 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", KEYS, np.radians(EULER_DEG))
+    scenes.key_channels(obj, "location", KEYS, LOCATIONS)
+    for fc in animdata.object_fcurves(obj):
+        held = fc.modifiers.new('STEPPED')
+        held.frame_step, held.frame_offset = 5.0, offset
+    return obj
+
+
+def _played(obj, frames):
+    """Blender's playback: world orientation (w, x, y, z) and location per frame."""
+    quats, places = [], []
+    for frame in frames:
+        bpy.context.scene.frame_set(int(frame))
+        quats.append(list(obj.matrix_world.to_quaternion()))
+        places.append(list(obj.matrix_world.translation))
+    return np.array(quats), np.array(places)
+
+
+def _slerp(frames):
+    """The even slerp of the keyed orientations at ``frames``, by mathutils (w, x, y, z)."""
+    keyed = [mathutils.Euler([math.radians(d) for d in e], 'XYZ').to_quaternion()
+             for e in EULER_DEG]
+    out = []
+    for frame in frames:
+        i = min(int(np.searchsorted(KEYS, frame, side="right")) - 1, len(KEYS) - 2)
+        t = (frame - KEYS[i]) / (KEYS[i + 1] - KEYS[i])
+        out.append(list(keyed[i].slerp(keyed[i + 1], t)))
+    return np.array(out)
+
+
+def _angle_deg(a, b):
+    """Angles between unit quaternions (n, 4), by their chord (exact near 0, float64)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    sign = np.where(np.einsum("ij,ij->i", a, b) < 0.0, -1.0, 1.0)[:, None]
+    chord = np.linalg.norm(a - sign * b, axis=1)
+    return np.degrees(4.0 * np.arcsin(np.minimum(chord / 2.0, 1.0)))
+
+
+def test_a_bake_keeps_the_stepped_modifier_that_holds_every_channel_alike(clean_blender):
+    from quatbake.addon import analyze, bake
+
+    obj = _blocked("Blocked", offset=1.0)
+    assert "a bake keeps the modifier" in analyze.analyze_object(obj).advice
+    result = bake.bake_objects([obj], bake.BakeSettings(location_method='LINEAR'))
+    assert not any("Stepped" in w.message for w in result.warnings), result.warnings
+    curves = [fc for fc in animdata.object_fcurves(obj)
+              if fc.data_path in ("rotation_euler", "location")]
+    assert len(curves) == 6
+    for fc in curves:
+        assert [(m.type, m.frame_step, m.frame_offset, m.mute) for m in fc.modifiers] == [
+            ('STEPPED', 5.0, 1.0, False)], fc.data_path
+        assert len(fc.keyframe_points) == 41          # the bake's keys, under the modifier
+
+    frames = np.arange(1, 42)
+    quats, places = _played(obj, frames)
+    steps = 1 + 5 * ((frames - 1) // 5)              # the step each frame holds
+    # The method's path (the slerp of the keys; a straight line for Location: Linear) at
+    # the steps, held in between (float32 keys and mathutils: well under 1e-3 deg).
+    assert _angle_deg(quats, _slerp(steps)).max() < 1e-3
+    line = np.column_stack([np.interp(steps, KEYS, np.array(LOCATIONS)[:, i]) for i in range(3)])
+    assert np.abs(places - line).max() < 1e-5
+    # Held: frames 11-15 play one pose, and frame 16 the next.
+    assert _angle_deg(quats[10:15], np.repeat(quats[10:11], 5, axis=0)).max() == 0.0
+    assert _angle_deg(quats[15:16], quats[10:11])[0] > 1.0
+
+
+def test_keys_off_the_steps_keep_the_warning_and_the_modifier_goes(clean_blender):
+    """Keys at 1, 11, ... held from frame 0 every 5: frame 11 plays frame 10's value. The
+    bake reads those played poses, and held again they would move: not carried."""
+    from quatbake.addon import bake
+
+    obj = _blocked("OffSteps", offset=0.0)
+    bpy.context.scene.frame_set(11)
+    held_at_11 = tuple(obj.rotation_euler)
+    bpy.context.scene.frame_set(10)
+    assert tuple(obj.rotation_euler) == held_at_11    # frame 11 holds frame 10
+    result = bake.bake_objects([obj], bake.BakeSettings())
+    assert any("Stepped modifier's held poses go with it" in w.message
+               for w in result.warnings), result.warnings
+    assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj)
+                   if fc.data_path == "rotation_euler")
+
+
+def test_channels_held_differently_keep_the_warning(clean_blender):
+    from quatbake.addon import bake
+
+    obj = _blocked("Mixed", offset=1.0)
+    euler = [fc for fc in animdata.object_fcurves(obj) if fc.data_path == "rotation_euler"]
+    euler[2].modifiers[0].frame_step = 10.0        # Z on tens: which step would the bake keep?
+    result = bake.bake_objects([obj], bake.BakeSettings())
+    assert any("not all held alike" in w.message for w in result.warnings), result.warnings
+    assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj)
+                   if fc.data_path == "rotation_euler")
