@@ -247,26 +247,32 @@ def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
     """Measure the keys of a Key Tolerance bake (``after``) against the bake's own path:
     the method through the keys before the bake (``before.custom_quats``), where they
     were compared with the method through the baked keys. A slerp through two points of
-    a slerp is the same slerp, so for slerp the two agree; nlerp's timing and squad's
-    tangents between a bake's sparse keys are not the bake's, and a NLERP bake played
-    within its 0.05 deg read 8 deg "visible", asking to re-bake. Only for a bake made with
-    the method both are compared with, on frames ``before`` has. Returns whether
-    ``after`` was measured again (its deviations, the path it is compared with, and its
-    findings)."""
+    a slerp is the same slerp, so for slerp the two agree while the bake kept every key
+    of ``before``; nlerp's timing and squad's tangents between a bake's sparse keys are
+    not the bake's, and a NLERP bake played within its 0.05 deg read 8 deg "visible",
+    asking to re-bake. Nor is a slerp through fewer keys than the bake's path went
+    through (a mocap clip's key on every frame, thinned): a SLERP bake within 0.05 deg
+    read 3.2 deg "visible". Only for a bake made with the method both are compared with,
+    on frames ``before`` has, and not once its keys were edited (they are the animator's
+    then). Returns whether ``after`` was measured again (its deviations, the path it is
+    compared with, and its findings)."""
     if not (after.bake_role == "after" and after.bake_tolerance_deg > 0.0
-            and after.method == after.bake_method == before.method != "slerp"
+            and not after.bake_edited
+            and after.method == after.bake_method == before.method
             and after.bake_path == bake_path_of(before.turns, before.timing)
             and after.frames.size and before.frames.size):
         return False     # another path than the bake's (a retimed bake, other settings)
-    at = np.searchsorted(before.frames, after.frames)
-    if at[-1] >= before.frames.size or not np.array_equal(before.frames[at], after.frames):
+    if after.method == "slerp" and np.isin(before.keys, after.keys).all():
+        return False     # the same slerp, through the same keys and more
+    found = _path_at(before, after.frames, after.method)
+    if found is None:
         return False
+    path, speed = found
     # Core's findings as they stand, to tell the add-on's from them afterwards.
     core = set(findings.sentences(after))
-    path = before.custom_quats[at]
     deviation = np.degrees(quat.angle_between(after.blender_quats, path))
     worst = int(np.argmax(deviation))
-    after.custom_quats, after.custom_speed_deg = path, before.custom_speed_deg[at]
+    after.custom_quats, after.custom_speed_deg = path, speed
     after.deviation_deg = after.path_deviation_deg = deviation
     after.timing_deviation_deg = np.zeros_like(deviation)
     after.max_deviation_deg = after.max_path_deviation_deg = float(deviation[worst])
@@ -278,6 +284,39 @@ def measure_by_bake_path(before: ObjectAnalysis, after: ObjectAnalysis) -> bool:
     after.velocity_jumps = {**after.velocity_jumps, "custom_deg": own}
     _set_advice_keeping_extras(after, core)
     return True
+
+
+# A path that turns this far between two of its frames may have turned farther (past a
+# half turn, the slerp of its ends goes the other way): not filled in between them.
+_FAST_DEG = 90.0
+
+
+def _path_at(before: ObjectAnalysis, frames: np.ndarray, method: str) -> tuple | None:
+    """(orientations, speeds in deg per frame) of ``before``'s method path at ``frames``,
+    or None where it is not known there. Its own frames are taken as they are. A frame
+    between two of them (a Bezier bake's key on a subframe, where the keys turn too fast
+    for whole frames) only for slerp: a slerp path between two of its points, each
+    interval under a half turn, is the slerp of those points at the time's fraction
+    (the speeds then each sample's step from the one before, as analyze_group's)."""
+    known = before.frames
+    at = np.searchsorted(known, frames)
+    if at[-1] >= known.size or frames[0] < known[0]:
+        return None
+    exact = known[at] == frames
+    if exact.all():
+        return before.custom_quats[at], before.custom_speed_deg[at]
+    if method != "slerp":
+        return None
+    path = before.custom_quats[at].copy()
+    between = np.flatnonzero(~exact)
+    hi = at[between]
+    lo = hi - 1
+    if np.degrees(quat.angle_between(before.custom_quats[lo], before.custom_quats[hi])).max() \
+            >= _FAST_DEG:
+        return None
+    path[between] = interp.slerp(before.custom_quats[lo], before.custom_quats[hi],
+                                 (frames[between] - known[lo]) / (known[hi] - known[lo]))
+    return path, speeds_deg(path)
 
 
 def _set_advice_keeping_extras(a: ObjectAnalysis, core: set) -> None:
