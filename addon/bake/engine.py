@@ -394,6 +394,35 @@ def bake_objects(objects, settings: BakeSettings,
     )
 
 
+# Bones named one by one in a Revert's notes; more are one sentence for their armature.
+MAX_BONES_NAMED = 3
+
+
+def _edits_reverted(owner, whole: bool, names: set) -> list[str]:
+    """A sentence for each transform of ``owner`` a Revert puts back (the owner itself when
+    ``whole``, and its baked bones ``names``) whose baked keys were changed since the bake:
+    the keys before the bake come back without those changes, as a Re-bake says of its
+    own (a walk: a baked key moved 10 deg, then Revert said only "Reverted 1 object")."""
+    transforms = [AnimatedTransform(owner, n) for n in sorted(names)]
+    if whole and not owner.quatbake.bones_only:
+        transforms.insert(0, AnimatedTransform(owner))
+    edited = [(t, path) for t in transforms
+              if (path := record.edited_since_bake(t)) is not None]
+    then = ("Revert put back the keys from before the bake, without those changes (Ctrl+Z "
+            "brings them back).")
+    bones = [t for t, _path in edited if t.bone_name]
+    if len(bones) > MAX_BONES_NAMED:
+        # A rig's many bones in one sentence, not one each.
+        names = animdata.first_of([f"\"{t.bone_name}\"" for t in bones], MAX_BONES_NAMED)
+        edited = [(t, p) for t, p in edited if not t.bone_name]
+        return [f"{animdata.subject(t)}: its baked {p} keys were changed since the bake. {then}"
+                for t, p in edited] + [
+            f"Armature \"{owner.name}\": the baked keys of {len(bones)} bones ({names}) were "
+            f"changed since the bake. {then}"]
+    return [f"{animdata.subject(t)}: its baked {path} keys were changed since the bake. {then}"
+            for t, path in edited]
+
+
 def revert_objects(objects, notes: list | None = None) -> list[str]:
     """Undo QuatBake's bake of ``objects``: objects (the whole bake: an armature's bones
     too) and/or pose-bone transforms (only those bones; the armature's other baked bones
@@ -405,7 +434,8 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
     reverted, or (nothing changed) when a baked bone was renamed since. The
     baked action is deleted unless something else uses it. Keys the animator added or
     changed on other channels since the bake are kept (write.revert_owner_fully says
-    how, in a sentence appended to ``notes``). Returns the names reverted ("Cube",
+    how, in a sentence appended to ``notes``); changes to the baked keys themselves go
+    with the bake, also said in ``notes``. Returns the names reverted ("Cube",
     "Rig: spine").
     """
     items = _unique(objects)
@@ -436,6 +466,8 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
     reverted = []
     originals = recorded_originals()
     for obj, whole, names in candidates:
+        if notes is not None:
+            notes += _edits_reverted(obj, whole, names)
         rec = obj.quatbake
         remaining = (set(b.name for b in baked_bones(obj)) - names) or \
             (not whole and not rec.bones_only)

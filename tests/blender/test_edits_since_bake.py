@@ -155,6 +155,47 @@ def test_a_bone_animated_since_the_bake_is_baked_kept_and_reverted_with_its_new_
         spine_keyed).angle < REPLAY_RAD
 
 
+def test_revert_says_it_takes_away_changes_to_the_baked_keys(clean_blender):
+    """A walk: a baked key moved 10 deg, then Revert said only "Reverted 1 object" and the
+    edit was gone (a Re-bake says so of the same edit). The object's own edit and a bone's
+    are each named; keys left as baked say nothing."""
+    obj = _keyed_object()
+    rig = _rig()
+    bake.bake_objects([obj, rig], bake.BakeSettings())
+    baked_x = animdata.find_fcurves(obj, "rotation_euler", 3)[0]
+    baked_x.keyframe_points[20].co[1] += 0.2
+    baked_x.update()
+    arm = next(fc for fc in animdata.object_fcurves(rig)
+               if fc.data_path == transform.bone_path_prefix("arm") + "rotation_euler")
+    arm.keyframe_points[10].co[1] += 0.1
+    arm.update()
+    notes = []
+    assert bake.revert_objects([obj, rig], notes) == ["Obj", "Rig: arm", "Rig: spine"]
+    assert notes == [
+        'Object "Obj": its baked rotation_euler keys were changed since the bake. Revert put '
+        "back the keys from before the bake, without those changes (Ctrl+Z brings them back).",
+        'Armature "Rig", bone "arm": its baked rotation_euler keys were changed since the '
+        "bake. Revert put back the keys from before the bake, without those changes (Ctrl+Z "
+        "brings them back)."], notes
+
+
+def test_revert_names_a_rigs_many_edited_bones_in_one_sentence(clean_blender):
+    rig = scenes.make_rig("Rig", [(f"b{i}", None, (i, 0, 0), (i, 0, 1)) for i in range(6)])
+    for i in range(6):
+        scenes.key_bone(rig, f"b{i}", "rotation_quaternion", np.array([1.0, 21.0]),
+                        [[1, 0, 0, 0], [0, 0, 0.6, 0.8]])
+    bake.bake_objects([rig], bake.BakeSettings())
+    for fc in animdata.object_fcurves(rig):
+        if fc.array_index == 1 and not fc.data_path.startswith('pose.bones["b5"]'):
+            fc.keyframe_points[5].co[1] += 0.1
+    notes = []
+    bake.revert_objects([rig], notes)
+    assert notes == [
+        'Armature "Rig": the baked keys of 5 bones ("b0", "b1", "b2" and 2 more) were changed '
+        "since the bake. Revert put back the keys from before the bake, without those changes "
+        "(Ctrl+Z brings them back)."], notes
+
+
 def test_the_operator_says_which_action_revert_put_back(clean_blender):
     obj = _keyed_object()
     assert bpy.ops.quatbake.bake(location_method='KEEP') == {'FINISHED'}
