@@ -39,6 +39,10 @@ def convert_objects(objects, mode: str, tolerance_deg: float = CONVERT_TOLERANCE
         raise BakeError([BakeIssue('ERROR', "", "", None,
                                    f"A conversion's tolerance must be a finite angle above 0 "
                                    f"degrees (got {tolerance_deg!r}).")])
+    # Channels keyed on different frames (Z keyed once more by hand) play as well as any:
+    # a conversion keeps that playback, every channel's keys kept as key frames
+    # (union_keys). A walk found them refused, with advice (Merge Key Frames) that the
+    # conversion did not read.
     settings = BakeSettings(output_mode=mode, keep_playback=True, tolerance_deg=tolerance_deg,
-                            key_interpolation='BEZIER', turns='KEYED')
+                            key_interpolation='BEZIER', turns='KEYED', union_keys=True)
     return bake_objects(objects, settings, progress=progress)

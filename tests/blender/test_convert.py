@@ -63,6 +63,21 @@ def test_conversion_keeps_blenders_playback_at_quarter_frames(clean_blender, nam
     assert paths == {animdata.ROTATION_PATHS[to][0]}
 
 
+def test_channels_keyed_on_different_frames_convert(clean_blender):
+    """A walk: Z keyed once more by hand (frame 60) made the conversion refuse, "turn on
+    Merge Key Frames", which it did not read. Blender plays such channels like any: the
+    conversion keeps that playback, with a key on every frame any channel had."""
+    obj = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+    z = animdata.find_fcurves(obj, "rotation_euler", 3)[2]
+    z.keyframe_points.insert(60.0, math.radians(150.0))
+    before = _played(obj, QUARTERS)
+    bake.convert_objects([obj], 'QUATERNION', TOL)
+    assert _angle_deg(before, _played(obj, QUARTERS)).max() <= TOL
+    frames = {tuple(animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 0])
+              for fc in _rotation_fcurves(obj)}
+    assert len(frames) == 1 and {1.0, 41.0, 60.0, 81.0, 121.0} <= set(frames.pop())
+
+
 def test_euler_output_is_unrolled_and_whole_turns_are_kept(clean_blender):
     """Z keyed 0 -> 360 -> 720 deg in XYZ, converted to ZXY: the Z channel climbs to
     720 deg with no +-180 deg wrap between quarter frames."""
