@@ -246,7 +246,8 @@ def _frames_spanned(obj) -> int:
 
 
 def analyze_into(scene, objects, method: str, replace: bool = False,
-                 written: "animdata.Written | None" = None) -> dict[str, dict]:
+                 written: "animdata.Written | None" = None,
+                 path: tuple[str, str] | None = None) -> dict[str, dict]:
     """Analyse ``objects`` and store their entries for ``scene``'s panel.
 
     ``replace``: the new entries replace every earlier one (an Analyze of the
@@ -260,6 +261,8 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
     settings = getattr(scene, "quatbake", None)
     turns = settings.turns if settings is not None else "AUTO"
     timing = settings.timing if settings is not None else "EVEN"
+    if path is not None:
+        turns, timing = path
     # Every analysis first, in one batched call (analyze_many: a rig's bones compared
     # together), then the entries: the analysis now and, for a baked transform, of
     # the keys before its bake.
@@ -343,7 +346,8 @@ def _sync_rows(scene) -> None:
     settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
-def refresh(scene, objects, method: str, written: "animdata.Written | None" = None) -> None:
+def refresh(scene, objects, method: str, written: "animdata.Written | None" = None,
+            path: tuple[str, str] | None = None) -> None:
     """After a bake or revert: re-run the report on ``objects`` so nothing stale
     is shown; when they are too long to analyse at once (REFRESH_FRAME_LIMIT),
     mark their entries out of date instead (the panel offers a re-run). ``written``:
@@ -355,7 +359,7 @@ def refresh(scene, objects, method: str, written: "animdata.Written | None" = No
     with animdata.read_once(seed=written):   # a rig's bones: its action sorted by bone once
         spanned = sum(_frames_spanned(obj) for obj in objects)
     if spanned <= REFRESH_FRAME_LIMIT:
-        analyze_into(scene, objects, method, written=written)
+        analyze_into(scene, objects, method, written=written, path=path)
         return
     stored = _RESULTS.setdefault(scene.name, {})
     for obj in objects:

@@ -295,7 +295,10 @@ class QUATBAKE_OT_bake(Operator):
         # Keys written per channel, each transform's and (last_frames_written) their sum.
         remember_last_bake(context.scene, result.keys_per_object)
         # Close the loop: the Difference Report describes the baked objects now.
-        _refresh_report(self, context, baked, "Re-bake", written)
+        # Judged as made: its method, Turns and Timing (an argument, or the redo panel's,
+        # may differ from the sidebar's; a walk found a SQUAD bake judged against slerp).
+        _refresh_report(self, context, baked, "Re-bake", written,
+                        compare_with=(self.method, self.turns, self.timing))
         names = _first_names(result.objects)
         summary = rpt_(
             "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
@@ -423,16 +426,22 @@ def _first_names(names) -> str:
 
 
 def _refresh_report(operator: Operator, context, transforms, doing: str,
-                    written: "animdata.Written | None" = None) -> None:
+                    written: "animdata.Written | None" = None,
+                    compare_with: tuple[str, str, str] | None = None) -> None:
     """Re-run the Difference Report on what a bake or revert changed (``written``: the
-    keys the bake wrote, animdata.recording_writes). The bake or revert is done by then:
-    a failure here is said as a warning, and never undoes it."""
+    keys the bake wrote, animdata.recording_writes; ``compare_with``: the bake's method,
+    Turns and Timing, else the scene's). The bake or revert is done by then: a failure
+    here is said as a warning, and never undoes it."""
     from ..analyze import entries
     from ..ui import compare
 
+    settings = context.scene.quatbake
+    method, path = compare.compare_method(settings), None
+    if compare_with is not None:
+        method = compare.compare_method(settings, compare_with[0])
+        path = compare_with[1:]
     try:
-        entries.refresh(context.scene, transforms,
-                        compare.compare_method(context.scene.quatbake), written)
+        entries.refresh(context.scene, transforms, method, written, path)
     except Exception as exc:   # the report is a view: it must not turn a bake into a failure
         operator.report({'WARNING'}, unexpected(f"{doing} done; refreshing the Difference "
                                                 "Report", exc, "press Analyze again"))

@@ -6,8 +6,12 @@ in ``ui``, below all three features, so none of them imports another for it.
 """
 
 
-def compare_method(settings) -> str:
-    """A core.interp method name: ``settings.compare_method``, or the bake's
-    ``settings.method`` when that is 'BAKE' (the default)."""
+def compare_method(settings, baked: str | None = None) -> str:
+    """A core.interp method name: ``settings.compare_method``, or the bake's method when
+    that is 'BAKE' (the default): ``baked``, the method of the bake just made, when given
+    (a Re-bake called with its own, or changed in the redo panel), else
+    ``settings.method``."""
     chosen = getattr(settings, "compare_method", 'BAKE')
-    return (settings.method if chosen == 'BAKE' else chosen).lower()
+    if chosen != 'BAKE':
+        return chosen.lower()
+    return (baked or settings.method).lower()

@@ -119,6 +119,26 @@ def test_a_nlerp_or_squad_key_tolerance_bake_reads_as_within_it(clean_blender, m
         assert abs(entry["max_deviation_deg"] - independent) < 1e-3, (entry, independent)
 
 
+def test_the_refresh_after_a_bake_judges_the_method_it_was_made_with(clean_blender):
+    """A walk: bake(method='SQUAD') (or the redo panel's Method) with the sidebar's left
+    at SLERP refreshed the report against slerp, "8.39 deg visible ... re-bake with
+    SLERP", right after a SQUAD bake within its 0.05 deg."""
+    obj = scenes_module.make_animated_object(
+        "Swing", 'XYZ', [1, 21, 41, 61], np.radians([[0, 0, 0], [60, 20, 90],
+                                                     [10, -30, 170], [40, 10, 250]]))
+    scene = bpy.context.scene
+    for other in scene.objects:
+        other.select_set(other == obj)
+    bpy.context.view_layer.objects.active = obj
+    assert scene.quatbake.method == 'SLERP'
+    assert bpy.ops.quatbake.bake(method='SQUAD', tolerance=0.05,
+                                 key_interpolation='BEZIER') == {'FINISHED'}
+    entry = entries.results(scene)["Swing"]
+    assert entry["method"] == "squad", entry
+    assert entry["verdict"] == entries.VERDICT_WITHIN, entry
+    assert "SQUAD bake" in entry["advice"], entry["advice"]
+
+
 def _nlerp_turn(scene):
     obj = bpy.data.objects.new("Turn", None)
     scene.collection.objects.link(obj)
