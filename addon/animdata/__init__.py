@@ -34,10 +34,10 @@ from .actions import (  # noqa: F401
     slot_missing,
 )
 from .channels import (  # noqa: F401
+    common_stepped,
     delta_location_fcurves,
     delta_rotation_defaults,
     delta_rotation_fcurves,
-    common_stepped,
     driver_channels,
     fcurves_by_bone,
     find_fcurves,

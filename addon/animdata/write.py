@@ -11,8 +11,8 @@ import numpy as np
 from .. import versions
 from . import memo
 from .actions import channelbags, enum_value, find_slot, is_slotted
-from .checksum import curve_arrays
 from .channels import modifier_settings
+from .checksum import curve_arrays
 from .paths import TRANSFORM_GROUP, channel_label
 from .read import KEY_FIELDS, read_keyframe_arrays
 
