@@ -362,9 +362,12 @@ def bake_objects(objects, settings: BakeSettings,
                                    fold_note(undo.owner, undo.folded_changes)))
 
     written = int(sum(p.written()[0].shape[0] for p in plans))
+    # A conversion follows Blender's playback, no method: recorded as a slerp bake, its
+    # report read "already baked with SLERP; lower the Key Tolerance" (a walk).
+    method = PLAYBACK if settings.keep_playback else settings.method
     for p in plans:
         # How this bake was made, for the Difference Report's verdict and advice.
-        record.note_bake(p.obj, settings.method, getattr(p, "tolerance_deg", 0.0),
+        record.note_bake(p.obj, method, getattr(p, "tolerance_deg", 0.0),
                          int(p.written()[0].shape[0]), p.checksums, path_of(settings),
                          p.source.edited)
     # A library override's record, kept on its baked action at once (addon/overrides.py).
@@ -396,6 +399,10 @@ def bake_objects(objects, settings: BakeSettings,
 
 # Bones named one by one in a Revert's notes; more are one sentence for their armature.
 MAX_BONES_NAMED = 3
+
+
+# The method a conversion's record names (Convert Rotation Mode keeps what Blender played).
+PLAYBACK = "playback"
 
 
 def _edits_reverted(owner, whole: bool, names: set) -> list[str]:

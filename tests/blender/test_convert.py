@@ -78,6 +78,22 @@ def test_channels_keyed_on_different_frames_convert(clean_blender):
     assert len(frames) == 1 and {1.0, 41.0, 60.0, 81.0, 121.0} <= set(frames.pop())
 
 
+def test_a_conversion_is_not_reported_as_a_slerp_bake(clean_blender):
+    """A walk: after a conversion (which keeps Blender's Bezier playback, 7 deg off a slerp
+    through its keys) the report read "already baked with SLERP; lower the Key
+    Tolerance": the record named the default method. It names the playback now, and
+    the advice offers the slerp bake the keys never had."""
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+    bake.convert_objects([obj], 'QUATERNION', TOL)
+    found = analyze.analyze_object(obj, "slerp")
+    assert found.bake_method == "playback"
+    assert found.max_deviation_deg > 1.0                        # Bezier, not a slerp
+    assert "already baked" not in found.advice and "re-bake with SLERP" in found.advice, \
+        found.advice
+
+
 def test_euler_output_is_unrolled_and_whole_turns_are_kept(clean_blender):
     """Z keyed 0 -> 360 -> 720 deg in XYZ, converted to ZXY: the Z channel climbs to
     720 deg with no +-180 deg wrap between quarter frames."""
