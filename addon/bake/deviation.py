@@ -41,6 +41,29 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
         _worst_frames(group, theirs, np.stack([p.quats for p in group]))
     for plan in plans:
         _between_keys(plan, known)
+        _beyond_range(plan, known)
+
+
+def _beyond_range(plan, known: dict | None) -> None:
+    """What a Custom Range bake changed beyond its range: the baked keys end there, so
+    Blender holds the range's first pose before it and its last pose after it, where the
+    source keys went on moving (a pipeline walk: --frames 1-20 read "largest change 3.94
+    deg" with frames 21-40 held 149 deg away). Every whole frame and key of the source's
+    keyed span outside the range, Blender's playback before against the held pose."""
+    frames, keys = plan.frames, plan.source_keys
+    if (plan.quats is None or plan.blender_quats is not None or keys is None
+            or not keys.size or not frames.size
+            or (keys[0] >= frames[0] and keys[-1] <= frames[-1])):
+        return
+    span = np.union1d(np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0), keys)
+    before, after = span[span < frames[0]], span[span > frames[-1]]
+    times = np.concatenate([before, after])
+    held = np.concatenate([np.repeat(plan.quats[:1], before.size, axis=0),
+                           np.repeat(plan.quats[-1:], after.size, axis=0)])
+    theirs = animdata.played_quats(animdata.evaluate_channels(
+        plan.source_fcurves, plan.source_defaults, times, known), plan.source.mode)
+    plan.deviation_rad = max(plan.deviation_rad,
+                             float(quat.angle_between(theirs, held).max()))
 
 
 def _between_keys(plan, known: dict | None) -> None:

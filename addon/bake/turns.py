@@ -75,10 +75,17 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
     """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
     name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
     keep = turns.choose(settings.turns, keyed.kinds)
+    # A Custom Range bakes only the key intervals it overlaps; beyond it the range's end
+    # poses are held, and "baked the short way" would be untrue there (a pipeline walk).
+    baked = np.ones(len(keyed.kinds), dtype=bool)
+    if settings.frame_range is not None:
+        start, end = (float(v) for v in settings.frame_range)
+        baked = (rot_frames[1:] > start) & (rot_frames[:-1] < end)
     named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
     sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
     out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"{who}: {text}", bone)
-           for i, text in zip(named, sentences)]
+           for i, text in zip(named, sentences) if baked[i]]
+    named = [i for i in named if baked[i]]
     if len(out) > MAX_TURN_NOTES:
         # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
         rest = Counter(keyed.kinds[i] for i in named[MAX_TURN_NOTES:])
@@ -87,7 +94,7 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
             'INFO', name, "", None,
             f"{who}: {len(named) - MAX_TURN_NOTES} more key intervals like these "
             f"({what}); the report (Analyze, or python -m quatbake report) lists them all.", bone)]
-    steps = int(keyed.stepped.sum())
+    steps = int((keyed.stepped & baked).sum())
     if steps:
         out.append(BakeIssue(
             'INFO', name, "", None,
@@ -98,7 +105,7 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
     # frames would be written the wrong way round.
     gaps = np.diff(rot_frames)
     per_frame = keyed.tracking.keyed_deg / gaps
-    fast = np.flatnonzero(keep & (per_frame * settings.frame_step >= 180.0))
+    fast = np.flatnonzero(keep & baked & (per_frame * settings.frame_step >= 180.0))
     if fast.size:
         i = int(fast[0])
         out.append(BakeIssue(

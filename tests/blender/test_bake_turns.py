@@ -368,3 +368,13 @@ def test_a_half_turn_is_baked_the_way_blender_plays_it(clean_blender):
     bake.revert_objects([obj])
     _bake(obj, turns='SHORTEST')      # the old tie-break: the other way round
     assert _deg(evaluated_quats(obj, frames), blender).max() > 170.0
+
+
+def test_a_custom_range_says_nothing_of_the_turns_it_does_not_bake(clean_blender):
+    """A pipeline walk: --frames 1-20 noted "keys 20-40: Blender turns ... baked the 40 deg
+    short way instead", where frames 21-40 are held, not baked. Only the intervals the
+    range overlaps are named; the wrap inside it still is."""
+    obj = _euler_z("Wraps", [1, 11, 21, 31], [170, -170, 170, -170])
+    issues = bake.bake_objects([obj], bake.BakeSettings(frame_range=(1, 11))).notes
+    said = [i.message for i in issues if "keys " in i.message]
+    assert len(said) == 1 and "keys 1-11" in said[0], said

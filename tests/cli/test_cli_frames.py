@@ -80,6 +80,24 @@ def test_frames_bakes_the_range_and_holds_its_ends_beyond_it(scene, tmp_path):
     assert _angle_deg(quats[61:], np.repeat(inside[-1:], 10, axis=0)).max() < 1e-3
 
 
+def test_the_largest_change_counts_the_poses_held_beyond_the_range(scene, tmp_path):
+    """A pipeline walk: --frames 1-20 said "largest change 3.94 deg" while frames 21-40,
+    held, played 149 deg from before. The figure is the largest angle between Blender's
+    playback of the file before and after, at every whole frame the keys span."""
+    import re
+
+    out = tmp_path / "baked.blend"
+    done = run_quatbake("bake", scene, "--output", out, "--frames", "20-70")
+    assert done.returncode == 0, done.stderr
+    said = float(re.search(r"largest change from Blender's interpolation ([0-9.]+) deg",
+                           done.stdout)[1])
+    before = np.array(_played(scene, 1, 90)["quats"])
+    after = np.array(_played(out, 1, 90)["quats"])
+    changed = _angle_deg(before, after)
+    assert changed[:19].max() > 10.0 and changed[70:].max() > 10.0    # held beyond it
+    assert said == pytest.approx(changed.max(), abs=0.01)
+
+
 def test_frames_that_are_no_range_are_refused_before_anything_is_read(scene, tmp_path):
     out = tmp_path / "never.blend"
     for given, said in (("70-20", "'70-20' ends on frame 20, before it starts on frame 70"),
