@@ -670,6 +670,33 @@ def _bone_nodes(obj, owners: dict) -> tuple[list, list]:
     return found, [n for n in names if n not in joints]
 
 
+def not_evaluated(context, objects) -> list[tuple]:
+    """(object, sentence) for each of ``objects`` that the view layer's depsgraph does not
+    evaluate (disabled in viewports, or in a collection excluded from the view layer):
+    Blender's glTF exporter samples that depsgraph, so it writes such an object's stored
+    pose on every key. Its ``matrix_world`` is never evaluated either, so the file and
+    Blender "agreed" and a gate passed a file whose animation was lost (a pipeline
+    walk)."""
+    depsgraph = context.evaluated_depsgraph_get()
+    layer = context.view_layer
+    out = []
+    for obj in objects:
+        if obj.evaluated_get(depsgraph).as_pointer() != obj.as_pointer() \
+                or obj.name not in context.scene.objects:
+            continue   # evaluated (what the exporter samples moves), or not in the scene
+            #            (the exporter leaves it out: said as missing from the file)
+        if obj.name not in layer.objects:
+            where = (f"is in a collection excluded from the view layer \"{layer.name}\"",
+                     "include its collection (its checkbox in the Outliner)")
+        else:
+            where = ("is disabled in viewports (the monitor icon, its own or its "
+                     "collection's)", "enable it in viewports")
+        out.append((obj, f"Object \"{obj.name}\" {where[0]}: Blender does not evaluate it, "
+                         "so the glTF exporter writes its stored pose on every key and its "
+                         f"animation is lost; {where[1]}, then export."))
+    return out
+
+
 def check_objects(
     context,
     objects,
@@ -706,6 +733,9 @@ def check_objects(
             raise ExportCheckError(f"The exported file cannot be read back: {exc}") from None
         size = written_bytes(path)
     nodes, errors, skipped = {}, [], []
+    unevaluated = not_evaluated(context, objects)
+    errors += [{"object": obj.name, "message": message} for obj, message in unevaluated]
+    objects = [o for o in objects if o.name not in {obj.name for obj, _m in unevaluated}]
     bones, missing = {}, {}      # armature name -> [(bone transform, node)] / [bone names]
     all_key_frames = []
     skip, clips_at = unplayed.animations(doc)

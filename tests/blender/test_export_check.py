@@ -954,3 +954,52 @@ def test_a_bone_scaled_to_nothing_for_a_while_is_still_checked(clean_blender):
     assert sorted(bones) == ["arm", "root"]
     for name, entry in bones.items():
         assert entry["max_deviation_deg"] < SAMPLED_DEG and not entry["causes"], (name, entry)
+
+
+def test_objects_blender_does_not_evaluate_are_errors_not_passes(clean_blender, tmp_path):
+    """A pipeline walk: an object disabled in viewports, and one in a collection excluded
+    from the view layer, each keyed 0 -> 90 deg, read "plays as in Blender (within 0 deg)",
+    exit 0: the exporter writes their stored pose on every key, and matrix_world, never
+    evaluated either, agreed. They are errors now, and the visible one is still checked.
+    Independent check: Blender's own export of the scene, read by the spec, holds the
+    disabled one still while its F-curve turns."""
+    import math
+
+    from gltf_spec_eval import _load, _node_rotation
+
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 30
+    excluded = bpy.data.collections.new("Excluded")
+    scene.collection.children.link(excluded)
+
+    def keyed(name, collection):
+        obj = bpy.data.objects.new(name, None)
+        collection.objects.link(obj)
+        for frame, z in ((1, 0.0), (30, 90.0)):
+            obj.rotation_euler = (0.0, 0.0, math.radians(z))
+            obj.keyframe_insert("rotation_euler", frame=frame)
+        return obj
+
+    visible = keyed("Visible", scene.collection)
+    disabled = keyed("Disabled", scene.collection)
+    disabled.hide_viewport = True
+    hidden = keyed("InExcluded", excluded)
+    bpy.context.view_layer.layer_collection.children["Excluded"].exclude = True
+
+    path = str(tmp_path / "scene.gltf")
+    bpy.ops.export_scene.gltf(filepath=path, export_format='GLTF_SEPARATE')
+    doc, blob = _load(path)
+    index = next(i for i, n in enumerate(doc["nodes"]) if n["name"] == "Disabled")
+    written = _node_rotation(doc, blob, index, np.array([0.0, 29.0 / 24.0]))
+    assert angle_deg(written[:1], written[1:])[0] < 1e-6          # held still in the file
+    z = animdata.find_fcurves(disabled, "rotation_euler", 3)[2]
+    assert abs(z.evaluate(30) - z.evaluate(1)) == pytest.approx(math.pi / 2)
+
+    report = export_check.check_objects(bpy.context, [visible, disabled, hidden], {})
+    validate_export_check(json.loads(export_check_report.dumps(report)))
+    assert [o["name"] for o in report["objects"]] == ["Visible"]
+    said = {e["object"]: e["message"] for e in report["errors"]}
+    assert set(said) == {"Disabled", "InExcluded"}
+    assert "is disabled in viewports" in said["Disabled"]
+    assert 'excluded from the view layer "ViewLayer"' in said["InExcluded"]
+    assert all("animation is lost" in m for m in said.values())
