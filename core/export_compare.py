@@ -159,6 +159,11 @@ def _outside(f: np.ndarray, dev: np.ndarray, steps_b: np.ndarray, kf: np.ndarray
         if dev[j] < CAUSE_MIN_DEG:
             continue
         span = np.flatnonzero((f >= frames[0]) & (f <= frames[1]))
+        if steps_b[span[1:]].sum() < CAUSE_MIN_DEG:
+            # Blender holds still there too: what is off is the end key itself, which
+            # its own interval names (a walk: "key the motion inside the exported range"
+            # led the advice for keys the exporter wrote wrong).
+            continue
         found.append(
             Interval(
                 frames=frames,
@@ -280,10 +285,30 @@ def inherited_advice(parent: str, parent_deg: float, parent_distance: float,
             f"{max_deviation_deg:.3g} deg off: {ADVICE['inherited']}{then}")
 
 
+# Blender's glTF exporter (3.4.1 and 5.0.1 alike) turns Euler keys of any order but XYZ
+# into quaternion keys that are not Blender's pose when it writes the keys as they are
+# (export_force_sampling off): up to 4 deg on keys 10, 5, 20 deg in ZYX. Sampling
+# evaluates Blender's matrices, and quaternion keys are written as they are.
+EULER_ORDER_ADVICE = (
+    "Blender's glTF exporter writes {mode} Euler keys as quaternions that are not "
+    "Blender's pose when it does not sample them (XYZ is right): export with sampling "
+    "(export_force_sampling, its default), or bake to quaternion keys first (Re-bake with "
+    "Output: Quaternion, quatbake bake --output-mode quaternion; or Convert Rotation Mode)")
+
+
+def key_mismatch_advice(mode: str) -> str:
+    """What to do about exported keys that are not Blender's pose, for an object whose
+    rotation mode is ``mode``."""
+    if mode in rotation.EULER_ORDERS and mode != "XYZ":
+        return EULER_ORDER_ADVICE.format(mode=mode)
+    return ADVICE["key_mismatch"]
+
+
 def advice(causes: dict, max_deviation_deg: float, then: str | None = None,
-           sampling_ok: bool = True) -> str:
+           sampling_ok: bool = True, mode: str = "") -> str:
     """One line for an object: its worst problem and what to do (causes: {cause: count});
-    a node not exported gets not_exported_advice instead. ``then``: linear_advice's
+    a node not exported gets not_exported_advice instead. ``mode``: the object's rotation
+    mode (the advice for keys the exporter wrote wrong depends on it). ``then``: linear_advice's
     sentence, after the rest; where the worst cause's own advice asks for the same bake
     (ASKS_LINEAR_BAKE), in its place, so that the panel does not say it twice, with
     sampling still offered as that advice offered it, unless ``sampling_ok`` is False
@@ -295,12 +320,13 @@ def advice(causes: dict, max_deviation_deg: float, then: str | None = None,
     count = causes[first]
     more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
     head = f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off"
+    what = key_mismatch_advice(mode) if first == "key_mismatch" else ADVICE[first]
     if then is None:
-        return f"{head}: {ADVICE[first]}."
+        return f"{head}: {what}."
     if first in ASKS_LINEAR_BAKE:
         # Sampling stays the other way out, as the cause's own advice offered it.
         return f"{head}. {then}{' Or export with sampling.' if sampling_ok else ''}"
-    return f"{head}: {ADVICE[first]}. {then}"
+    return f"{head}: {what}. {then}"
 
 
 def sampled_causes(comparison: Comparison, constant_spans=()) -> Comparison:
@@ -622,19 +648,30 @@ def linear_is_better(
     return False
 
 
+def linear_mode(mode: str) -> str:
+    """The rotation mode Linear keys for an engine are baked in: the object's own, except
+    an Euler order the exporter writes wrong unsampled (EULER_ORDER_ADVICE): quaternion."""
+    return "QUATERNION" if mode in rotation.EULER_ORDERS and mode != "XYZ" else mode
+
+
 def linear_advice(how: str, exported_keys: int, exported_bytes: int, bezier_max_deg: float,
-                  blender_keys: int, alternative: LinearAlternative) -> str:
-    """The sentence that says Linear keys are the better choice, with both figures."""
+                  blender_keys: int, alternative: LinearAlternative,
+                  to_quaternion: bool = False) -> str:
+    """The sentence that says Linear keys are the better choice, with both figures.
+    ``to_quaternion``: the keys are baked as quaternions (linear_mode)."""
     alt = alternative
     linear = (f"{alt.keys} Linear keys within {alt.tolerance_deg:g} deg ({alt.animation_bytes} "
               f"bytes) would play {alt.max_deviation_deg:.3g} deg off at frames "
               f"({alt.max_deviation_quarter_deg:.3g} deg at quarter frames)")
+    bake = ("Re-bake with Keys: Linear and Output: Quaternion (quatbake bake --keys linear "
+            "--output-mode quaternion; the exporter writes this Euler order wrong unsampled)"
+            if to_quaternion else "Re-bake with Keys: Linear (quatbake bake --keys linear)")
     if how == "keys":
-        return (f"Re-bake with Keys: Linear (quatbake bake --keys linear) for this engine: "
+        return (f"{bake} for this engine: "
                 f"the exporter wrote the {blender_keys} Bezier keys as CUBICSPLINE "
                 f"({exported_bytes} bytes), which "
                 f"plays {bezier_max_deg:.3g} deg off Blender; {linear}.")
-    return (f"Re-bake with Keys: Linear (quatbake bake --keys linear) and export with "
+    return (f"{bake} and export with "
             f"export_force_sampling=False for this engine: the exporter sampled the "
             f"{blender_keys} Bezier keys into {exported_keys} keys ({exported_bytes} bytes, "
             f"{bezier_max_deg:.3g} deg off), as big as a dense bake; {linear}.")

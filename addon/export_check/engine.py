@@ -296,12 +296,14 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         "tolerance_from": source,
         "linear": None,
         "linear_is_better": False,
-        "advice": export_compare.advice(causes, comparison.max_deviation_deg),
+        "advice": export_compare.advice(causes, comparison.max_deviation_deg,
+                                        mode=obj.rotation_mode),
         "per_sample": {"frame": comparison.frames, "deviation_deg": comparison.deviation_deg},
     }
     try:
-        alt = export_compare.linear_alternative(comparison.frames, qb, tolerance,
-                                                obj.rotation_mode, clock)
+        written = export_compare.linear_mode(obj.rotation_mode)
+        alt = export_compare.linear_alternative(comparison.frames, qb, tolerance, written,
+                                                clock)
     except ValueError:
         return out
     out["linear"] = {
@@ -325,7 +327,9 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         out["advice"] = export_compare.advice(
             causes, comparison.max_deviation_deg, then=export_compare.linear_advice(
                 how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys,
-                alt), sampling_ok=how != "sampled")   # sampled: it asks to export without
+                alt, written != obj.rotation_mode),
+            sampling_ok=how != "sampled",   # sampled: it asks to export without
+            mode=obj.rotation_mode)
     return out
 
 
@@ -540,7 +544,8 @@ def _object_entry(
     if missing:
         causes = {"not_exported": 1, **causes}
     action = animdata.get_action(obj)
-    advice = export_compare.advice(own_causes, own.max_deviation_deg) if own_causes else \
+    advice = export_compare.advice(own_causes, own.max_deviation_deg,
+                                   mode=obj.rotation_mode) if own_causes else \
         export_compare.advice({}, comparison.max_deviation_deg)
     bezier_entry = None
     if bezier is not None and rot is not None and quarters is not None:

@@ -1003,3 +1003,44 @@ def test_objects_blender_does_not_evaluate_are_errors_not_passes(clean_blender, 
     assert "is disabled in viewports" in said["Disabled"]
     assert 'excluded from the view layer "ViewLayer"' in said["InExcluded"]
     assert all("animation is lost" in m for m in said.values())
+
+
+def test_an_euler_order_the_exporter_writes_wrong_is_named_with_a_way_out(clean_blender,
+                                                                         tmp_path):
+    """A pipeline walk: keys in ZYX (any order but XYZ), exported as they are, play up to
+    4 deg off: Blender's exporter turns them into wrong quaternions. The check said
+    "after_last_key ... key the motion inside the exported range" first, and a Linear bake
+    in the object's order did not help. Now: the keys are named, the way out is sampling
+    or quaternion keys, and a Linear bake to quaternions exports within its tolerance.
+    Independent figures: the spec's evaluation of Blender's own export (gltf_spec_eval)
+    against matrix_world."""
+    import math
+
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 40
+    obj = bpy.data.objects.new("Zyx", None)
+    scene.collection.objects.link(obj)
+    obj.rotation_mode = 'ZYX'
+    for frame, z in ((1, 0.0), (20, 20.0)):
+        obj.rotation_euler = (math.radians(10), math.radians(5), math.radians(z))
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    frames = np.arange(1, 41)
+    as_keyed = reference_deviation(export_for_reference(tmp_path, [obj],
+                                                        export_force_sampling=False),
+                                   [obj], frames)["Zyx"]
+    assert as_keyed.max() > 1.0                         # the exporter's wrong keys
+    report = export_check.check_objects(bpy.context, [obj], {"export_force_sampling": False})
+    entry = _by_name(report)["Zyx"]
+    assert set(entry["causes"]) == {"key_mismatch"}, entry["causes"]
+    assert abs(entry["max_deviation_deg"] - as_keyed.max()) < AGREE_DEG
+    assert "writes ZYX Euler keys" in entry["advice"] and "with sampling" in entry["advice"]
+
+    from quatbake.addon import bake
+
+    bake.bake_objects([obj], bake.BakeSettings(tolerance_deg=0.01, key_interpolation='LINEAR',
+                                               output_mode='QUATERNION'))
+    assert obj.rotation_mode == 'QUATERNION'
+    baked = reference_deviation(export_for_reference(tmp_path, [obj],
+                                                     export_force_sampling=False),
+                                [obj], frames)["Zyx"]
+    assert baked.max() <= 0.01 + SAMPLED_DEG

@@ -1,6 +1,7 @@
-"""``bake --frames START-END``: the panel's Custom Range on the command line, for a farm
-that bakes a shot's cut range. Checked on Blender's playback of the saved file against
-scipy's slerp of the keyed orientations, and the holds beyond the range."""
+"""The panel's bake settings a farm needs on the command line: ``bake --frames START-END``
+(Custom Range, a shot's cut) and ``--output-mode quaternion`` (Output). Checked on
+Blender's playback of the saved file against scipy's slerp of the keyed orientations,
+and the holds beyond the range."""
 import json
 
 import numpy as np
@@ -29,7 +30,7 @@ bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
 """ % (KEY_FRAMES, KEY_DEGREES)
 
 # Blender's playback of the saved file: Pan's world orientation (x, y, z, w) at each frame,
-# and its rotation keys' frames.
+# its rotation keys' frames and its rotation mode.
 _PLAYED = """
 import json, sys
 import bpy
@@ -43,7 +44,7 @@ for frame in range(int(sys.argv[2]), int(sys.argv[3]) + 1):
 from quatbake.addon import animdata
 frames = sorted({kp.co[0] for fc in animdata.object_fcurves(obj)
                  if fc.data_path.startswith("rotation") for kp in fc.keyframe_points})
-print(json.dumps({"quats": quats, "key_frames": frames}))
+print(json.dumps({"quats": quats, "key_frames": frames, "mode": obj.rotation_mode}))
 """
 
 
@@ -128,3 +129,15 @@ def test_frames_scene_takes_each_shots_own_range(scene, tmp_path):
     assert done.returncode == 0, done.stderr
     assert _played(folder / "pan.blend", 1, 1)["key_frames"] == list(np.arange(25.0, 66.0))
     assert _played(folder / "other.blend", 1, 1)["key_frames"] == list(np.arange(5.0, 46.0))
+
+
+def test_output_mode_quaternion_writes_quaternion_keys_that_play_the_slerp(scene, tmp_path):
+    """The panel's Output: Quaternion (Blender's glTF exporter writes Euler orders other
+    than XYZ wrong unsampled, and export-check's advice names this option)."""
+    out = tmp_path / "quats.blend"
+    done = run_quatbake("bake", scene, "--output", out, "--output-mode", "quaternion")
+    assert done.returncode == 0, done.stderr
+    played = _played(out, 1, 90)
+    assert played["mode"] == "QUATERNION" and played["key_frames"] == list(np.arange(1.0, 91.0))
+    keyed = Slerp(KEY_FRAMES, Rotation.from_euler("xyz", KEY_DEGREES, degrees=True))
+    assert _angle_deg(np.array(played["quats"]), keyed(np.arange(1, 91)).as_quat()).max() < 1e-3

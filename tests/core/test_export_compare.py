@@ -121,6 +121,30 @@ def test_frames_outside_the_exported_keys():
     assert abs(c.intervals[1].blender_turn_deg - 5.0) < 1e-6
 
 
+def test_a_wrong_last_key_where_blender_holds_still_is_no_after_last_key():
+    """A pipeline walk: keys the exporter wrote wrong, Blender still after the last one,
+    read "after_last_key ... key the motion inside the exported range" first: the
+    frames after the key are off only because the key is."""
+    blender = np.concatenate([np.linspace(0, 20, 20), np.full(5, 20.0)])
+    player = np.concatenate([np.linspace(0, 23, 20), np.full(5, 23.0)])   # last key 3 off
+    c = export_compare.compare(FRAMES, _about_z(blender), _about_z(player),
+                               key_frames=[1, 20], key_values=_about_z([0, 23]))
+    assert [(iv.frames, iv.cause) for iv in c.intervals] == [((1.0, 20.0), "key_mismatch")]
+    assert c.max_deviation_deg == pytest.approx(3.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["XZY", "YXZ", "YZX", "ZXY", "ZYX"])
+def test_keys_of_an_euler_order_the_exporter_writes_wrong_get_their_own_advice(mode):
+    said = export_compare.advice({"key_mismatch": 1}, 3.0, mode=mode)
+    assert f"writes {mode} Euler keys" in said and "export with sampling" in said
+    assert "--output-mode quaternion" in said
+    assert export_compare.linear_mode(mode) == "QUATERNION"
+    for other in ("XYZ", "QUATERNION", "AXIS_ANGLE"):
+        assert export_compare.linear_mode(other) == other
+        assert export_compare.ADVICE["key_mismatch"] in export_compare.advice(
+            {"key_mismatch": 1}, 3.0, mode=other)
+
+
 def test_an_interval_right_on_the_exporters_clock_is_timing():
     blender = np.linspace(0, 60, 25)
     late = np.linspace(0, 60, 25) * 0.98           # the player runs 2% slow
