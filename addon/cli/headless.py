@@ -17,6 +17,12 @@ class BadInput(Exception):
     """Bad usage or bad input: ``str(exc)`` is the one sentence printed on stderr."""
 
 
+class NothingToDo(BadInput):
+    """A file with no rotation keys anywhere: exit 2 for one command (most likely the
+    wrong file), but within a batch a shot with nothing to check (a locked-off camera),
+    not a failed one."""
+
+
 @contextlib.contextmanager
 def quiet_fds():
     """Silence what Blender's C code prints (file loading and saving chatter).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .headless import BadInput, quiet_fds
+from .headless import BadInput, NothingToDo, quiet_fds
 
 
 def import_bpy():
@@ -204,15 +204,20 @@ def resolve_targets(bpy, args, empty_ok: bool = False) -> list:
 
 
 def nothing_to_do(bpy, path: str) -> BadInput:
-    """The refusal of a file with no rotation keys in any active action."""
+    """The refusal of a file with no rotation keys in any active action: NothingToDo when
+    it has none anywhere; a plain BadInput when they are in a library that is not there or
+    in NLA clips only (what a batch must still count as failed: the shot is not what it
+    should be, or needs --clips)."""
     missing = missing_libraries(bpy)
     if missing:
         return BadInput(f"{path} links \"{missing[0]}\", which is not there, and has no "
                         "object with rotation keys of its own: map the library's path on this "
                         "machine (what it links is missing from the scene).")
     bones = bone_keyed_sentences(bpy)
-    extra = f" {bones[0][1]}" if bones else ""
-    return BadInput(f"{path} has no object with rotation keys: nothing to do.{extra}")
+    if bones:
+        return BadInput(f"{path} has no object with rotation keys: nothing to do. "
+                        f"{bones[0][1]}")
+    return NothingToDo(f"{path} has no object with rotation keys: nothing to do.")
 
 
 def resolve_objects(bpy, names: list[str] | None, path: str, empty_ok: bool = False) -> list:

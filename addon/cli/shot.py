@@ -19,7 +19,7 @@ import traceback
 from ...report import batch_report
 from ...report.json_report import largest_deviation, largest_frame, max_deviation
 from .args import build_parser
-from .headless import BadInput
+from .headless import BadInput, NothingToDo
 
 
 def record_path(out_dir: str, name: str) -> str:
@@ -230,6 +230,10 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
     paths = output_paths(command, out_dir, name)
     try:
         RUNNERS[command](shot, paths, options, record)
+    except NothingToDo as exc:
+        # A locked-off shot: nothing to check is not a failure of the batch (a pipeline
+        # walk: one camera-only shot failed the whole farm job, exit 3).
+        record.update(status="ok", exit_code=0, message=f"Nothing to check: {exc}")
     except BadInput as exc:
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED, message=str(exc))
     except Exception as exc:

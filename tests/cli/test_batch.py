@@ -392,3 +392,34 @@ def test_a_shot_with_nothing_to_compare_says_why_in_the_summary(tmp_path):
     (entry,) = load_batch(out / "summary.json")["shots"]
     assert entry["status"] == "ok"
     assert entry["message"].startswith('Nothing compared: Object "Dolly" has no keys on ')
+
+
+_STILL = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+cam = bpy.data.objects.new("LockedOff", bpy.data.cameras.new("LockedOff"))
+bpy.context.scene.collection.objects.link(cam)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("command", ["report", "bake", "export-check"])
+def test_a_shot_with_no_animation_at_all_does_not_fail_the_batch(tmp_path, command):
+    """A pipeline walk: a locked-off camera shot (nothing animated) made report exit 2, so
+    the batch, and the farm job, failed (exit 3). Alone the command still says "nothing to
+    do" (exit 2: most likely the wrong file); in a batch the shot has nothing to check."""
+    shot = tmp_path / "still.blend"
+    done = subprocess.run([sys.executable, "-c", _STILL, str(shot)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    alone = run(command, shot, *(["--output", tmp_path / "o.blend"] if command == "bake"
+                                 else []))
+    assert alone.returncode == 2 and "nothing to do" in alone.stderr, alone.stderr
+    out = tmp_path / "out"
+    res = run("batch", command, shot, "--out", out, "--jobs", "0", "--fail-above", "1")
+    assert res.returncode == 0, res.stderr
+    summary = load_batch(out / "summary.json")
+    (entry,) = summary["shots"]
+    assert entry["status"] == "ok" and entry["exit_code"] == 0, entry
+    assert entry["message"].startswith("Nothing to check: ") and "no object with rotation " \
+        "keys" in entry["message"], entry["message"]
