@@ -424,6 +424,23 @@ def write_summary(summary: dict, out: str, quiet: bool) -> None:
             print(f"Saved: '{path}'", flush=True)
 
 
+def _drop_older_results(found: dict, written: dict) -> None:
+    """Keep one record per shot file in ``found`` (by name), the last written: a batch run
+    again with more shots names a shot anew where stems collide (anim -> sh010__anim),
+    and the first run's record stayed beside it (a pipeline walk: one shot counted twice).
+    Each record left out is said."""
+    by_file: dict = {}
+    for name, record in found.items():
+        by_file.setdefault(os.path.abspath(str(record.get("file", name))), []).append(name)
+    for names in by_file.values():
+        names.sort(key=lambda n: written[n][0])
+        for name in names[:-1]:
+            print(f"note: shots/{written[name][1]} is an older result of the same shot as "
+                  f"shots/{written[names[-1]][1]} (an earlier batch); left out.",
+                  file=sys.stderr)
+            del found[name]
+
+
 def run_summarize(args) -> int:
     """Merge DIR/shots/*.json into DIR/summary.json and summary.html."""
     from .shot import new_record
@@ -432,7 +449,7 @@ def run_summarize(args) -> int:
     folder = os.path.join(out, "shots")
     if not os.path.isdir(out):
         raise BadInput(f"{args.out} is not a folder: give the --out DIR of the batch.")
-    found, broken = {}, {}
+    found, broken, written = {}, {}, {}
     for entry in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         if not entry.endswith(".json") or entry.startswith("."):
             continue
@@ -458,6 +475,7 @@ def run_summarize(args) -> int:
                                record.get("name", stem), record.get("index", len(found)),
                                record.get("options", {}), None), **record}
         found[record["name"]] = record
+        written[record["name"]] = (os.path.getmtime(os.path.join(folder, entry)), entry)
     if not found:
         raise BadInput(f"{args.out} has no shot results ({folder}/*.json): run batch with "
                        f"--out {args.out} first.")
@@ -468,6 +486,7 @@ def run_summarize(args) -> int:
     command, options = commands[0], next(iter(found.values()))["options"]
     for stem, why in broken.items():
         print(f"note: {stem}: {why}", file=sys.stderr)
+    _drop_older_results(found, written)
     if args.manifest:
         shots = shot_list([], args.manifest)
         names = output_names(shots)

@@ -187,6 +187,25 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
     _unchanged(shots)
 
 
+def test_summarize_counts_a_shot_once_when_an_earlier_batch_named_it_otherwise(shots,
+                                                                            tmp_path):
+    """A pipeline walk: a batch of sh010/anim.blend alone (its outputs named "anim"), then
+    one of sh010 and sh020 (their stems collide: "sh010__anim", "sh020__anim") into the
+    same folder; summarize without a manifest counted sh010 twice."""
+    folder, out = shots["folder"], tmp_path / "out"
+    one = folder / "seq" / "sh010" / "anim.blend"
+    assert run("batch", "report", one, "--out", out, "--jobs", "0").returncode in (0, 1)
+    assert (out / "shots" / "anim.json").exists()
+    both = run("batch", "report", one, folder / "seq" / "sh020" / "anim.blend", "--out", out,
+               "--jobs", "0")
+    assert both.returncode in (0, 1), both.stderr
+    merged = run("batch", "summarize", out)
+    summary = load_batch(out / "summary.json")
+    assert [s["name"] for s in summary["shots"]] == ["sh010__anim", "sh020__anim"]
+    assert "shots/anim.json is an older result of the same shot as shots/sh010__anim.json" \
+        in merged.stderr, merged.stderr
+
+
 def test_a_shot_killed_after_writing_leaves_no_outputs(shots, tmp_path):
     """A pipeline walk: a shot's Blender killed while it saved (an out-of-memory kill)
     left its baked .blend, complete, beside a record saying "crashed, no outputs", for the
