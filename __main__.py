@@ -7,6 +7,13 @@ report X.blend``
 loads this folder as the package ``quatbake`` first.
 """
 import sys
+import warnings
+
+# The farm templates start `<Python> -b -P __main__.py`, where -b is Blender's background
+# flag and, for a Python with the bpy module, its bytes-warning flag: a Python logged a
+# BytesWarning from inside bpy on every task (a pipeline walk). Nothing here compares
+# bytes with str, so those warnings are never ours.
+warnings.filterwarnings("ignore", category=BytesWarning)
 
 if __package__:
     from .addon import cli

@@ -450,6 +450,8 @@ def check_blend_file(path: str) -> str:
 
 def check_output(path: str, what: str) -> str:
     """Absolute path of a file we may create or replace, or BadInput."""
+    if not path.strip():
+        raise BadInput(f"{what} is empty: give the file to write.")
     full = os.path.abspath(path)
     folder = os.path.dirname(full)
     if os.path.isdir(full):
