@@ -76,6 +76,9 @@ def _between_keys(plan, known: dict | None) -> None:
       quaternion sign; animdata.far_turn_subframes), the subframes in that interval: a
       mocap wrap from one frame to the next straightened by a dense bake read 0.00 deg on
       the command line, where the report says 180 (a pipeline walk).
+    - The middle of every interval between neighbouring source keys with no baked frame
+      inside (a capture's key on every frame): Blender's curve bends there, the bake's
+      straight keys do not.
 
     Blender's playback before against the keys' playback after. Bezier and tolerance bakes
     are measured elsewhere; delta and Transform Cache bakes, whose playback composes other
@@ -102,7 +105,12 @@ def _between_keys(plan, known: dict | None) -> None:
         spins = animdata.far_turn_subframes(plan.obj, keys, plan.source.mode, keyed)
         inside = np.searchsorted(keys, spins, side="right") - 1
         spins = spins[bare[np.clip(inside, 0, bare.size - 1)]]
-        between = np.union1d(between, spins[(spins > frames[0]) & (spins < frames[-1])])
+        # And the middle of each such interval: Blender's curve through a key on every
+        # frame bends between them, and the bake's straight keys do not (a walk: a
+        # capture's in-betweens moved 1 deg while the bake said 0.000 deg).
+        middles = (keys[:-1][bare] + keys[1:][bare]) / 2.0
+        between = np.union1d(between, np.concatenate([spins, middles]))
+        between = between[(between > frames[0]) & (between < frames[-1])]
     between = np.setdiff1d(between, frames)
     if not between.size:
         return
