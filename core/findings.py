@@ -87,13 +87,14 @@ def _fix(a) -> str:
     """What to do about a rotation defect: re-bake with the method, unless a bake with that
     method already made (or replaced) these keys."""
     label = _method_label(a.method)
+    if a.bake_edited:
+        # Whatever made the bake: a Re-bake starts again from the keys before it.
+        return (f"re-bake with {label}, which starts again from the keys before the bake and "
+                "replaces the keys edited since, or undo those edits")
     if a.bake_method != a.method:
         return f"re-bake with {label}"
     if a.bake_role == "before":
         return f"the {label} bake replaced these keys (see after the bake)"
-    if a.bake_edited:
-        return (f"re-bake with {label}, which starts again from the keys before the bake and "
-                "replaces the keys edited since, or undo those edits")
     return f"already baked with {label}; lower the Key Tolerance or use another method"
 
 
