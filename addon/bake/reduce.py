@@ -167,6 +167,9 @@ def _tip_degrees(obj, distance: float) -> tuple:
 # own playback, which holds when every channel is CONSTANT): held when no sample is
 # farther than this from the interval's first (radians; float64 noise is ~1e-15).
 _HELD_RAD = 1e-9
+# A partly stepped interval jumps at its end when the path moves more than this (or the
+# tolerance) over its last sample: held there (fixed_frames).
+_JUMP_MIN_DEG = 1e-3
 
 
 def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
@@ -194,8 +197,16 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
         span = target[ia:ib + (1 if b == hi and rot_frames[i + 1] > hi else 0)]
         if span.shape[0] and quat.angle_between(span, span[:1]).max() <= _HELD_RAD:
             held.append((a, b))
-        else:
-            required = np.union1d(required, [a, b])
+            continue
+        required = np.union1d(required, [a, b])
+        # CONSTANT keys on some channels only: those jump on b's frame, where Bezier keys
+        # would ramp between the last sample and b (a walk: 37 deg off at 40.99, unseen
+        # at quarter frames). The last sample before b holds until b, as Blender does.
+        last = ib - 1
+        if rot_frames[i + 1] <= hi and samples[last] > a and \
+                np.degrees(quat.angle_between(target[last], target[ib])) > max(
+                    settings.tolerance_deg, _JUMP_MIN_DEG):
+            held.append((float(samples[last]), b))
     return (np.asarray(required, dtype=np.float64),
             np.asarray(held, dtype=np.float64).reshape(-1, 2),
             np.asarray(corners, dtype=np.float64))

@@ -307,6 +307,28 @@ def test_a_stepped_interval_stays_stepped(clean_blender):
     assert _angle_deg(played[moving], expected).max() <= 0.01
 
 
+def test_a_jump_of_some_channels_only_stays_on_its_keys_frame(clean_blender):
+    """A walk: key 21 CONSTANT on X only (held until 41, then a 40 deg jump on frame 41;
+    Y and Z move on). The Bezier keys ramped from 40.75 to 41, 37 deg off at 40.99, where
+    no quarter frame looks. The last sample before the jump now holds until it, as
+    Blender does: off by no more than the tolerance plus what Y and Z move in that
+    quarter frame. Measured on Blender's playback before and after (frame_set)."""
+    frames = np.array([1.0, 21.0, 41.0, 61.0])
+    values = np.radians([[0, 0, 0], [40, 10, -30], [80, -20, 60], [60, 0, 90]])
+    obj = _keyed_object("Partly", 'XYZ', values, frames, camera=False)
+    x = animdata.find_fcurves(obj, "rotation_euler", 3)[0]
+    next(k for k in x.keyframe_points if k.co[0] == 21.0).interpolation = 'CONSTANT'
+    fine = np.array([40.75, 40.8, 40.85, 40.9, 40.95, 40.99, 41.0])
+    before = _played(obj, fine)
+    assert _angle_deg(before[-2], before[-1]) > 30.0              # the jump is Blender's
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', tolerance_deg=0.05,
+                                               key_interpolation='BEZIER'))
+    after = _played(obj, fine)
+    drift = _angle_deg(before[:-1], before[:1])                   # Y, Z over the quarter
+    assert (_angle_deg(after[:-1], before[:-1]) <= 0.05 + drift + 1e-4).all()
+    assert _angle_deg(after[-2], after[-1]) > 30.0                # still a jump on 41
+
+
 def test_kept_spins_stay_kept(clean_blender):
     """Z keyed 0 -> 360 -> 720 deg (Turns: Auto keeps keyed spins): two whole turns at
     one speed, as Blender plays them, now in few Bezier keys."""
