@@ -293,7 +293,7 @@ EULER_ORDER_ADVICE = (
     "Blender's glTF exporter writes {mode} Euler keys as quaternions that are not "
     "Blender's pose when it does not sample them (XYZ is right): export with sampling "
     "(export_force_sampling, its default), or bake to quaternion keys first (Re-bake with "
-    "Output: Quaternion, quatbake bake --output-mode quaternion; or Convert Rotation Mode)")
+    "Output: Quaternion, quatbake bake --rotation-mode quaternion; or Convert Rotation Mode)")
 
 
 def key_mismatch_advice(mode: str) -> str:
@@ -664,7 +664,7 @@ def linear_advice(how: str, exported_keys: int, exported_bytes: int, bezier_max_
               f"bytes) would play {alt.max_deviation_deg:.3g} deg off at frames "
               f"({alt.max_deviation_quarter_deg:.3g} deg at quarter frames)")
     bake = ("Re-bake with Keys: Linear and Output: Quaternion (quatbake bake --keys linear "
-            "--output-mode quaternion; the exporter writes this Euler order wrong unsampled)"
+            "--rotation-mode quaternion; the exporter writes this Euler order wrong unsampled)"
             if to_quaternion else "Re-bake with Keys: Linear (quatbake bake --keys linear)")
     if how == "keys":
         return (f"{bake} for this engine: "

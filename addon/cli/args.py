@@ -275,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "it are not kept, the bake holds the range's first and last pose beyond "
                       "it, and a warning names the keys left out (a range that starts below "
                       "0: --frames=-10..50)")
-    bake.add_argument("--output-mode", choices=("keep", "quaternion"), default="keep",
+    bake.add_argument("--rotation-mode", choices=("keep", "quaternion"), default="keep",
                       help="the rotation mode the baked keys are written in (the panel's "
                       "Output): keep (default) the mode of the object's keys, or quaternion "
                       "(Blender's glTF exporter writes Euler orders other than XYZ wrong "

@@ -111,7 +111,7 @@ def run_bake(args) -> int:
                                  constant_speed=args.constant_speed, frame_step=args.step,
                                  frame_range=_frame_range(bpy, args.frames),
                                  union_keys=args.merge_keys,
-                                 output_mode=args.output_mode.upper(),
+                                 output_mode=args.rotation_mode.upper(),
                                  turns=args.turns.upper(), timing=args.timing.upper(),
                                  tolerance_deg=args.tolerance, clip=clip,
                                  tolerance_px=args.tolerance_px,

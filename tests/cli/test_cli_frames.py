@@ -1,5 +1,5 @@
 """The panel's bake settings a farm needs on the command line: ``bake --frames START-END``
-(Custom Range, a shot's cut) and ``--output-mode quaternion`` (Output). Checked on
+(Custom Range, a shot's cut) and ``--rotation-mode quaternion`` (Output). Checked on
 Blender's playback of the saved file against scipy's slerp of the keyed orientations,
 and the holds beyond the range."""
 import json
@@ -135,7 +135,7 @@ def test_output_mode_quaternion_writes_quaternion_keys_that_play_the_slerp(scene
     """The panel's Output: Quaternion (Blender's glTF exporter writes Euler orders other
     than XYZ wrong unsampled, and export-check's advice names this option)."""
     out = tmp_path / "quats.blend"
-    done = run_quatbake("bake", scene, "--output", out, "--output-mode", "quaternion")
+    done = run_quatbake("bake", scene, "--output", out, "--rotation-mode", "quaternion")
     assert done.returncode == 0, done.stderr
     played = _played(out, 1, 90)
     assert played["mode"] == "QUATERNION" and played["key_frames"] == list(np.arange(1.0, 91.0))

@@ -137,7 +137,7 @@ def test_a_wrong_last_key_where_blender_holds_still_is_no_after_last_key():
 def test_keys_of_an_euler_order_the_exporter_writes_wrong_get_their_own_advice(mode):
     said = export_compare.advice({"key_mismatch": 1}, 3.0, mode=mode)
     assert f"writes {mode} Euler keys" in said and "export with sampling" in said
-    assert "--output-mode quaternion" in said
+    assert "--rotation-mode quaternion" in said
     assert export_compare.linear_mode(mode) == "QUATERNION"
     for other in ("XYZ", "QUATERNION", "AXIS_ANGLE"):
         assert export_compare.linear_mode(other) == other
