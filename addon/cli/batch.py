@@ -486,7 +486,9 @@ def run_summarize(args) -> int:
     command, options = commands[0], next(iter(found.values()))["options"]
     for stem, why in broken.items():
         print(f"note: {stem}: {why}", file=sys.stderr)
-    _drop_older_results(found, written)
+    if not args.manifest:
+        # A manifest names each shot's record itself (output_names of its list).
+        _drop_older_results(found, written)
     if args.manifest:
         shots = shot_list([], args.manifest)
         names = output_names(shots)

@@ -204,6 +204,15 @@ def test_summarize_counts_a_shot_once_when_an_earlier_batch_named_it_otherwise(s
     assert [s["name"] for s in summary["shots"]] == ["sh010__anim", "sh020__anim"]
     assert "shots/anim.json is an older result of the same shot as shots/sh010__anim.json" \
         in merged.stderr, merged.stderr
+    # With a manifest its names decide, older or not (a review: sh010 re-run alone after
+    # the manifest's batch, its manifest record was dropped and it read "missing").
+    manifest = folder / "two.txt"
+    manifest.write_text("seq/sh010/anim.blend\nseq/sh020/anim.blend\n")
+    assert run("batch", "report", one, "--out", out, "--jobs", "0").returncode in (0, 1)
+    merged = run("batch", "summarize", out, "--manifest", manifest)
+    assert merged.returncode in (0, 1), merged.stderr
+    assert [(s["name"], s["status"] != "missing") for s in load_batch(
+        out / "summary.json")["shots"]] == [("sh010__anim", True), ("sh020__anim", True)]
 
 
 def test_a_shot_killed_after_writing_leaves_no_outputs(shots, tmp_path):
