@@ -637,16 +637,16 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         held, step = animdata.stepped_channels(compared)
         if held:
             # It explains the whole difference (holds against a smooth path): first.
-            kept = animdata.common_stepped(fc for fc in compared
-                                           if fc is not None and len(fc.keyframe_points))
+            kept, why_not = animdata.common_stepped(
+                fc for fc in compared if fc is not None and len(fc.keyframe_points))
             found = (f"{STEPPED} {', '.join(held)} (a pose every {step:g} frames, held): the "
                      "report compares those holds with the method's smooth path"
                      + (", and a bake keeps the modifier on the channels it writes, so the "
                         "held look stays" if kept is not None else
-                        ", and a bake drops the modifier and the held look with it, since "
-                        "the channels are not all held alike (give each the same Stepped "
-                        "modifier and a bake keeps it, or key the poses with Constant "
-                        "interpolation: a bake keeps those steps)"))
+                        f", and a bake drops the modifier and the held look with it, since "
+                        f"{why_not} (give each channel the same Stepped modifier with the "
+                        "keys on its steps and a bake keeps it, or key the poses with "
+                        "Constant interpolation: a bake keeps those steps)"))
             result.findings.insert(0, found)
             result.advice = found
         drivers = animdata.driver_channels(obj, paths)

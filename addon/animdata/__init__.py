@@ -49,6 +49,7 @@ from .channels import (  # noqa: F401
     rotation_defaults,
     rotation_fcurves,
     stepped_channels,
+    stepped_time,
 )
 from .checksum import checksum, keys_checksum  # noqa: F401
 from .memo import Written, read_once, recording_writes  # noqa: F401

@@ -138,37 +138,67 @@ def modifier_settings(modifier) -> tuple:
                  if not prop.is_readonly and prop.identifier not in _MODIFIER_SKIP)
 
 
-def common_stepped(fcurves: Iterable):
-    """The Stepped F-modifier that every curve of ``fcurves`` (None skipped) has, unmuted
-    and set alike on each, under which every key plays its own value, or None. A bake
-    puts it on the channels it writes, so that the held look stays (a blocking pass
-    animated on twos): the keys are the poses it passes through, and the steps hold its
-    path as they held the keys' curves.
+# Why a bake cannot keep the Stepped modifier it drops (common_stepped's second value),
+# said after "the Stepped modifier's held poses go with it, since ...".
+HELD_UNALIKE = "the channels are not all held alike"
+KEYS_OFF_STEPS = "some keys lie off its steps and play the value of the step before them"
+RANGED = "it is limited to a frame range or an influence"
 
-    None when the curves are held differently or some not at all (no one step says what
-    the written channels should hold), or when a key lies off the steps (frame 11 held at
-    frame 10's value): the bake reads the poses the modifier plays at the keys, and held
-    again those would move."""
-    found, settings = None, None
-    for fc in fcurves:
-        if fc is None:
-            continue
-        held = [m for m in fc.modifiers if m.type == 'STEPPED' and not m.mute]
-        if len(held) != 1:
-            return None
-        mine = [kv for kv in modifier_settings(held[0]) if kv[0] not in _UNPLAYED]
-        if found is None:
-            found, settings = held[0], mine
-        elif mine != settings:
-            return None
+
+def common_stepped(fcurves: Iterable) -> tuple:
+    """(modifier, why): the Stepped F-modifier that every curve of ``fcurves`` (None
+    skipped) has, unmuted and set alike on each, under which every key plays its own
+    value, with "" for why; or (None, why not: HELD_UNALIKE, KEYS_OFF_STEPS or RANGED;
+    "" when no curve has one). A bake puts that modifier on the channels it writes, so the
+    held look stays (a blocking pass animated on twos): the keys are the poses it passes
+    through, and the steps hold its path as they held the keys' curves.
+
+    Not when the curves are held differently or some not at all (no one step says what
+    the written channels should hold), when a key lies off the steps (frame 11 held at
+    frame 10's value: the bake reads the poses the modifier plays at the keys, and held
+    again those would move), or when the modifier only acts on a frame range or with an
+    influence (stepped_time follows the plain steps)."""
+    curves = [fc for fc in fcurves if fc is not None]
+    helds = [[m for m in fc.modifiers if m.type == 'STEPPED' and not m.mute] for fc in curves]
+    if not any(helds):
+        return None, ""
+    if any(len(h) != 1 for h in helds):
+        return None, HELD_UNALIKE
+    first = helds[0][0]
+    settings = _played_settings(first)
+    if any(_played_settings(h[0]) != settings for h in helds[1:]):
+        return None, HELD_UNALIKE
+    if first.use_restricted_range or first.use_influence:
+        return None, RANGED
+    for fc in curves:
         count = len(fc.keyframe_points)
         co = np.empty(2 * count, dtype=np.float32)
         fc.keyframe_points.foreach_get("co", co)
         # Blender's own evaluation, modifiers and all: a key on a step plays its value.
         if any(fc.evaluate(float(frame)) != value
                for frame, value in zip(co[0::2].tolist(), co[1::2].tolist())):
-            return None
-    return found
+            return None, KEYS_OFF_STEPS
+    return first, ""
+
+
+def _played_settings(modifier) -> list:
+    """A modifier's settings that change what it plays (not its name or panel state)."""
+    return [kv for kv in modifier_settings(modifier) if kv[0] not in _UNPLAYED]
+
+
+def stepped_time(modifier, frames) -> np.ndarray:
+    """The times a plain Stepped F-modifier (no frame range or influence: common_stepped)
+    makes its curve play at ``frames``: Blender's fcm_stepped_time, the start of each
+    step (the time less the offset, divided by the step, truncated towards zero), unless
+    the frame is before its start or after its end where those are on."""
+    frames = np.asarray(frames, dtype=np.float64)
+    step, offset = float(modifier.frame_step), float(modifier.frame_offset)
+    out = np.trunc((frames - offset) / step) * step + offset
+    if modifier.use_frame_start:
+        out = np.where(frames < modifier.frame_start, frames, out)
+    if modifier.use_frame_end:
+        out = np.where(frames > modifier.frame_end, frames, out)
+    return out
 
 
 def is_read_only(id_block) -> bool:

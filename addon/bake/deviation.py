@@ -40,8 +40,24 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
             theirs = np.stack([_playback_of_one(p, mode, known) for p in group])
         _worst_frames(group, theirs, np.stack([p.quats for p in group]))
     for plan in plans:
+        if plan.held_rotation is not None:
+            _on_the_steps(plan, known)
+            continue
         _between_keys(plan, known)
         _beyond_range(plan, known)
+
+
+def _on_the_steps(plan, known: dict | None) -> None:
+    """A plan whose written channels keep the source's Stepped modifier (held_rotation):
+    Blender plays both the source and the bake held, each at the start of its step, so
+    they are compared there (a review: compared at every frame, the held source against
+    the bake's smooth keys read 10 deg changed where nothing played otherwise)."""
+    frames = plan.frames
+    on = animdata.stepped_time(plan.held_rotation, frames) == frames
+    theirs = plan.blender_quats if plan.blender_quats is not None else \
+        _playback_of_one(plan, plan.source.mode, known)
+    plan.deviation_rad = float(quat.angle_between(theirs[on], plan.quats[on]).max()) \
+        if on.any() else 0.0
 
 
 def _beyond_range(plan, known: dict | None) -> None:

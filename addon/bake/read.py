@@ -143,28 +143,37 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
     return issues, union
 
 
-def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=None) -> None:
-    """Warn for each channel whose F-curve modifiers will be replaced by the bake.
-    ``kept``: the Stepped modifier (animdata.common_stepped) the bake puts on the channels
-    it writes, whose held look therefore stays: no warning for it alone."""
+def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=None, why_not: str = "") -> None:
+    """One warning for the channels of a transform whose F-curve modifiers the bake
+    replaces (a walk: four lines for each quaternion bone of a cycled walk). ``kept``: the
+    Stepped modifier (animdata.common_stepped) the bake puts on the channels it writes,
+    whose held look therefore stays; ``why_not``: why a Stepped modifier dropped could
+    not be kept (common_stepped's reason)."""
+    dropped = {}
     for fc in fcurves:
         if fc is None or not len(fc.modifiers):
             continue
-        dropped = [m for m in fc.modifiers if kept is None or m.type != 'STEPPED' or m.mute]
-        if not dropped:
-            continue
-        label = animdata.channel_label(fc.data_path, fc.array_index)
-        kinds = ", ".join(sorted({m.type.title() for m in dropped}))
-        held = any(m.type == 'STEPPED' and not m.mute for m in dropped)
-        warn(f"{who}: channel {label} has F-curve modifiers ({kinds}). The "
-             "bake interpolates the values they give at the key frames over the keyed range "
-             "and drops the modifiers (the original action keeps them)"
-             + ("; the Stepped modifier's held poses go with it, since the channels are not "
-                "all held alike (give every channel the same Stepped modifier, and the bake "
-                "keeps it; or key the poses with Constant interpolation: a bake keeps those "
-                "steps)." if held else "")
-             + ("; their Stepped modifier stays on the baked channels." if kept is not None
-                else "."), label)
+        mods = [m for m in fc.modifiers if kept is None or m.type != 'STEPPED' or m.mute]
+        if mods:
+            dropped[animdata.channel_label(fc.data_path, fc.array_index)] = mods
+    if not dropped:
+        return
+    labels = list(dropped)
+    kinds = ", ".join(sorted({m.type.title() for mods in dropped.values() for m in mods}))
+    held = any(m.type == 'STEPPED' and not m.mute for mods in dropped.values() for m in mods)
+    channels = (f"channel {labels[0]} has" if len(labels) == 1 else
+                f"channels {', '.join(labels)} have")
+    text = (f"{who}: {channels} F-curve modifiers ({kinds}). The bake interpolates the "
+            "values they give at the key frames over the keyed range and drops the "
+            "modifiers (the original action keeps them)")
+    if held:
+        text += (f"; the Stepped modifier's held poses go with it, since {why_not} (to keep "
+                 "a stepped look, give every channel the same Stepped modifier with the "
+                 "keys on its steps, and the bake keeps it; or key the poses with Constant "
+                 "interpolation, whose steps a bake keeps)")
+    if kept is not None:
+        text += "; their Stepped modifier stays on the baked channels"
+    warn(text + ".", labels[0])
 
 
 def _keyed(fcurves: Sequence) -> list:
@@ -510,8 +519,9 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
             issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path)
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
-    held = None if location_only else animdata.common_stepped(rot_fcs + delta_fcs)
-    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn, held)
+    held, why_not = (None, "") if location_only else \
+        animdata.common_stepped(rot_fcs + delta_fcs)
+    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn, held, why_not)
     if location_only:
         out_mode = src.mode    # the rotation is left as it is
     else:
@@ -665,8 +675,8 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
             issues.warn(message + " to re-bake; its location is left as it is.", "location")
         found["bake_location"] = False
         return found
-    held = animdata.common_stepped(loc_fcs + dloc_fcs)
-    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn, held)
+    held, why_not = animdata.common_stepped(loc_fcs + dloc_fcs)
+    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn, held, why_not)
     loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
     big = float(np.abs(loc_points).max())
     if big > LOCATION_FLOAT32_WARN:
