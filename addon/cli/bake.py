@@ -48,7 +48,8 @@ def _frame_range(bpy, frames) -> tuple[int, int] | None:
     return frames[0], frames[1]
 
 
-def run_bake(args) -> int:
+def run_bake(args, results: list | None = None) -> int:
+    """The bake command; ``results`` (batch bake's) gets the BakeResult."""
     path = check_blend_file(args.scene)
     out = check_output(args.output, "--output")
     if same_file(path, out) and not args.overwrite:
@@ -140,6 +141,8 @@ def run_bake(args) -> int:
     except bake.BakeError as exc:
         raise BadInput(str(exc)) from None
     save_blend_copy(bpy, out)
+    if results is not None:
+        results.append(result)
     for obj, names in left_out:
         print(f"note: {clips_only_note(obj, names)}", file=sys.stderr)
     if not args.quiet:

@@ -161,7 +161,8 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
     from .bake import run_bake
 
     args = _namespace("bake", shot, options, ["--output", paths["blend"]])
-    run_bake(args)
+    made: list = []
+    run_bake(args, made)
     record["outputs"] = {"blend": os.path.basename(paths["blend"])}
     baked = []
     for obj in sorted(bpy.data.objects, key=lambda o: o.name):
@@ -198,9 +199,12 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
     html_report.write_html(report, paths["html"])
     record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
     record.update(
-        # What the bake changed: Blender's playback of the original keys against the bake.
-        max_deviation_deg=max((max(b.max_deviation_deg, b.max_between_deviation_deg)
-                               for b in before), default=0.0),
+        # What the bake changed: Blender's playback of the original keys against the bake,
+        # as the analysis of those keys finds it and as the bake measured it (which counts
+        # the poses a Custom Range holds beyond it: a review found --frames under-reported
+        # here, where bake alone said 130 deg).
+        max_deviation_deg=max([made[0].max_deviation_deg] + [
+            max(b.max_deviation_deg, b.max_between_deviation_deg) for b in before]),
         worst=_worst(report["objects"]),
         keys_before=sum(len(b.keys) for b in before),
         keys_after=sum(e["keys"] for e in after),

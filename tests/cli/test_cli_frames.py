@@ -97,6 +97,14 @@ def test_the_largest_change_counts_the_poses_held_beyond_the_range(scene, tmp_pa
     changed = _angle_deg(before, after)
     assert changed[:19].max() > 10.0 and changed[70:].max() > 10.0    # held beyond it
     assert said == pytest.approx(changed.max(), abs=0.01)
+    # batch bake's record says the same (a review: it analysed the keys alone, 18.9 deg
+    # where bake said 130).
+    folder = tmp_path / "batch"
+    done = run_quatbake("batch", "bake", scene, "--out", folder, "--frames", "20-70",
+                        "--jobs", "0", "--quiet")
+    assert done.returncode == 0, done.stderr
+    record = json.loads((folder / "shots" / "pan.json").read_text())
+    assert record["max_deviation_deg"] == pytest.approx(changed.max(), abs=0.01)
 
 
 def test_frames_that_are_no_range_are_refused_before_anything_is_read(scene, tmp_path):
