@@ -36,7 +36,7 @@ from ..record import (
     set_record,
     set_rotation_mode,
 )
-from .plan import Plan, _angle_warnings
+from .plan import Plan, _angle_warnings, beyond_range
 from .read import Source, _bake_frames
 from .reduce import fixed_frames
 from .settings import (
@@ -263,6 +263,13 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
                 target_path=out_path, location_path="location",
                 blender_quats=local_q[at_frames], source_fcurves=[])
     plan.cache_constraint = con.name
+    outside = beyond_range(keys, frames)
+    if outside is not None:
+        # The cache's playback beyond a Custom Range, where the baked keys hold.
+        found = np.searchsorted(times, outside)
+        outside = outside[(found < times.size) & (times[np.minimum(found, times.size - 1)]
+                                                  == outside)]
+        plan.beyond = (outside, local_q[np.searchsorted(times, outside)])
     if bezier_fit(settings):
         # The cache's samples are its keys: on every frame a recording, thinned like any
         # (reduce.fixed_frames); sparser, the file's poses, kept.

@@ -42,9 +42,9 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
     for plan in plans:
         if plan.held_rotation is not None:
             _on_the_steps(plan, known)
-            continue
-        _between_keys(plan, known)
-        _beyond_range(plan, known)
+        else:
+            _between_keys(plan, known)
+        _beyond_range(plan)
 
 
 def _on_the_steps(plan, known: dict | None) -> None:
@@ -60,24 +60,24 @@ def _on_the_steps(plan, known: dict | None) -> None:
         if on.any() else 0.0
 
 
-def _beyond_range(plan, known: dict | None) -> None:
+def _beyond_range(plan) -> None:
     """What a Custom Range bake changed beyond its range: the baked keys end there, so
     Blender holds the range's first pose before it and its last pose after it, where the
-    source keys went on moving (a pipeline walk: --frames 1-20 read "largest change 3.94
-    deg" with frames 21-40 held 149 deg away). Every whole frame and key of the source's
-    keyed span outside the range, Blender's playback before against the held pose."""
-    frames, keys = plan.frames, plan.source_keys
-    if (plan.quats is None or plan.blender_quats is not None or keys is None
-            or not keys.size or not frames.size
-            or (keys[0] >= frames[0] and keys[-1] <= frames[-1])):
+    source went on moving (a pipeline walk: --frames 1-20 read "largest change 3.94 deg"
+    with frames 21-40 held 149 deg away). ``plan.beyond``: Blender's playback before the
+    bake there (the keyed span's whole frames and keys; a Transform Cache's samples),
+    against the held pose."""
+    if plan.beyond is None or plan.quats is None:
         return
-    span = np.union1d(np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0), keys)
-    before, after = span[span < frames[0]], span[span > frames[-1]]
-    times = np.concatenate([before, after])
-    held = np.concatenate([np.repeat(plan.quats[:1], before.size, axis=0),
-                           np.repeat(plan.quats[-1:], after.size, axis=0)])
-    theirs = animdata.played_quats(animdata.evaluate_channels(
-        plan.source_fcurves, plan.source_defaults, times, known), plan.source.mode)
+    times, theirs = plan.beyond
+    if plan.held_rotation is not None:
+        # Both held at the start of each step: compared there (_on_the_steps).
+        on = animdata.stepped_time(plan.held_rotation, times) == times
+        times, theirs = times[on], theirs[on]
+        if not times.size:
+            return
+    frames = plan.frames
+    held = np.where((times < frames[0])[:, None], plan.quats[:1], plan.quats[-1:])
     plan.deviation_rad = max(plan.deviation_rad,
                              float(quat.angle_between(theirs, held).max()))
 

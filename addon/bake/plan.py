@@ -86,6 +86,10 @@ class Plan:
     #                                              when it set tolerance_deg (reduce._plan_tolerance)
     tip_fallback: str = ""                       # why a tip tolerance asked for did not apply
     px_fallback: str = ""                        # why a pixel tolerance asked for did not apply
+    # Beyond a Custom Range: (times, Blender's orientation there before the bake), every
+    # whole frame and key of the keyed span outside the range, where the bake holds the
+    # range's end poses (deviation._beyond_range); None within the keyed range.
+    beyond: tuple | None = None
     # The source's Stepped F-modifier to put on the rotation (location) channels written,
     # so that a blocking pass animated on twos stays held (Reading.held_rotation).
     held_rotation: object = None
@@ -227,6 +231,9 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, src.mode), src.mode):
             composed = animdata.evaluate_orientation(obj, frames, src.mode, fcurves)
+        outside = beyond_range(rot_frames, frames)
+        beyond = None if outside is None else \
+            (outside, animdata.evaluate_orientation(obj, outside, src.mode, fcurves))
     except animdata.ChannelError as exc:
         err(str(exc), exc.channel, exc.frame)
         return None, issues
@@ -250,7 +257,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     plan = Plan(obj, src, out_mode, frames, values, location_values, drop, quats,
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=composed,
-                 source_fcurves=rot_fcs, held_rotation=r.held_rotation,
+                 source_fcurves=rot_fcs, held_rotation=r.held_rotation, beyond=beyond,
                  held_location=r.held_location if bake_location else None)
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     plan.key_count_before = int(rot_frames.shape[0])
@@ -300,6 +307,15 @@ def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarra
     return times, values - animdata.evaluate_channels_exact(
         animdata.delta_location_fcurves(r.obj, r.fcurves),
         np.array(r.obj.delta_location, dtype=np.float64), frames)
+
+
+def beyond_range(keys: np.ndarray, frames: np.ndarray) -> np.ndarray | None:
+    """Every whole frame and key of the span of ``keys`` outside the baked ``frames``
+    (a Custom Range narrower than the keys), or None when the frames cover it."""
+    if not keys.size or not frames.size or (keys[0] >= frames[0] and keys[-1] <= frames[-1]):
+        return None
+    span = np.union1d(np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0), keys)
+    return span[(span < frames[0]) | (span > frames[-1])]
 
 
 def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None, list]:

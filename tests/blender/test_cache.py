@@ -676,3 +676,18 @@ def test_a_revert_of_a_cache_bake_names_what_was_keyed_since_it(clean_blender, t
     notes = []
     bake.revert_objects([cam], notes)
     assert len(notes) == 1 and "Transform Cache bake (scale) went with it" in notes[0]
+
+
+@needs_alembic
+def test_a_custom_range_bake_of_a_cache_reports_the_poses_it_holds_beyond(clean_blender,
+                                                                           tmp_path):
+    """A review: a Custom Range bake of a cache camera read "largest change 0.00 deg" while
+    the frames beyond the range, held, played up to 130 deg away. The figure is the
+    largest angle between the playback before and after the bake at every whole frame."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    frames = np.arange(1.0, 10.0)
+    before = _played(cam, frames)[0]
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', frame_range=(1, 4)))
+    changed = _angle_deg(before, _played(cam, frames)[0])
+    assert changed[4:].max() > 10.0                          # held beyond frame 4
+    assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
