@@ -415,8 +415,11 @@ def _edits_reverted(owner, whole: bool, names: set) -> list[str]:
         transforms.insert(0, AnimatedTransform(owner))
     edited = [(t, path) for t in transforms
               if (path := record.edited_since_bake(t)) is not None]
-    then = ("Revert put back the keys from before the bake, without those changes (Ctrl+Z "
-            "brings them back).")
+    rec = owner.quatbake
+    back = ("the Transform Cache's playback" if rec.cache_constraint else
+            "the clip as its strip plays it" if rec.clip_baked else
+            "the keys from before the bake")
+    then = f"Revert put back {back}, without those changes (Ctrl+Z brings them back)."
     bones = [t for t, _path in edited if t.bone_name]
     if len(bones) > MAX_BONES_NAMED:
         # A rig's many bones in one sentence, not one each.

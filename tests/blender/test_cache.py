@@ -691,3 +691,18 @@ def test_a_custom_range_bake_of_a_cache_reports_the_poses_it_holds_beyond(clean_
     changed = _angle_deg(before, _played(cam, frames)[0])
     assert changed[4:].max() > 10.0                          # held beyond frame 4
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
+
+
+@needs_alembic
+def test_revert_of_an_edited_cache_bake_says_the_cache_plays_again(clean_blender, tmp_path):
+    """A review: after a baked key of a cache camera was moved, Revert said it "put back
+    the keys from before the bake"; there were none, the cache played."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    z = animdata.find_fcurves(cam, "rotation_euler", 3)[2]
+    z.keyframe_points[3].co[1] += 0.2
+    z.update()
+    notes = []
+    bake.revert_objects([cam], notes)
+    assert notes and "put back the Transform Cache's playback" in notes[0], notes
+    assert animdata.get_action(cam) is None and anim_cache.plays_cache(cam)
