@@ -480,9 +480,11 @@ def _animator_changes(original, baked, slot: str, own: set) -> list[str]:
         return (animdata.keys_checksum([fc]), fc.extrapolation, fc.mute, len(fc.modifiers))
 
     def label(path):
+        # A bone's own property ("rotation_euler") or custom one ('["IK_FK"]'), which has
+        # no dot after the bone (a walk: 'bone "hand" "IK_FK"]').
         bone = animdata.bone_name_from_path(path)
         return path if bone is None else \
-            f"bone \"{bone}\" {path[len(bone_path_prefix(bone)):]}"
+            f"bone \"{bone}\" {path[len(bone_path_prefix(bone)) - 1:].lstrip('.')}"
 
     before, now = channels(original), channels(baked)
     return sorted({label(key[0]) for key in before.keys() | now.keys()

@@ -179,6 +179,19 @@ def test_revert_says_it_takes_away_changes_to_the_baked_keys(clean_blender):
         "brings them back)."], notes
 
 
+def test_a_bones_custom_property_keyed_since_is_named_as_keyed(clean_blender):
+    """A walk: an IK/FK switch keyed on a bone after the bake was named 'bone "arm"
+    "IK_FK"]' in the Re-bake's note."""
+    rig = _rig()
+    bake.bake_objects([rig], bake.BakeSettings())
+    pose_bone = rig.pose.bones["arm"]
+    pose_bone["IK_FK"] = 1.0
+    pose_bone.keyframe_insert('["IK_FK"]', frame=10)
+    notes = [n.message for n in bake.bake_objects([rig], bake.BakeSettings()).notes
+             if "since the bake" in n.message]
+    assert notes and 'bone "arm" ["IK_FK"]' in notes[0], notes
+
+
 def test_revert_names_a_rigs_many_edited_bones_in_one_sentence(clean_blender):
     rig = scenes.make_rig("Rig", [(f"b{i}", None, (i, 0, 0), (i, 0, 1)) for i in range(6)])
     for i in range(6):
