@@ -131,24 +131,18 @@ class AnimatedTransform:
     def constraints(self):
         return self.target.constraints
 
-    def acting_constraints(self, cache: dict | None = None) -> list[str]:
+    def acting_constraints(self, cache: dict | None = None,
+                           turning: bool = True) -> list[str]:
         """Names of the constraints that move this transform on top of its keys: its own
         that act (acts), and for a bone the IK constraints of the bones below it whose
-        chain reaches it ("Name (on bone)"; ik_reach, built once per rig in ``cache``)."""
-        names = [c.name for c in self.constraints if acts(c)]
-        if self.is_bone and self.owner.pose is not None:
+        chain reaches it ("Name (on bone)"; ik_reach, built once per rig in ``cache``).
+        ``turning``: those that can change its rotation; False: those that change only its
+        location or scale (a walk: 37 warnings of a Rigify rig's face bones said their
+        Copy Location acted "on top of the baked rotation", which it never changes)."""
+        names = [c.name for c in self.constraints
+                 if acts(c) and turns_it(c) == turning]
+        if turning and self.is_bone and self.owner.pose is not None:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
-        return names
-        for pbone in self.owner.pose.bones:
-            for con in pbone.constraints:
-                if con.type != 'IK' or getattr(con, "mute", False) or pbone.name == self.bone_name:
-                    continue
-                chain, bone, depth = con.chain_count, pbone.parent, 1
-                while bone is not None and (chain == 0 or depth < chain):
-                    if bone.name == self.bone_name:
-                        names.append(f"{con.name} (on {pbone.name})")
-                        break
-                    bone, depth = bone.parent, depth + 1
         return names
 
     @property
@@ -300,6 +294,20 @@ def acts(constraint) -> bool:
     """Whether Blender applies ``constraint``: not muted, valid (its targets set) and with
     some influence (a review found a target-less one reported as moving the bone)."""
     return not constraint.mute and constraint.is_valid and constraint.influence > 0.0
+
+
+# Constraint types that change only location or scale, never the rotation (Shrinkwrap
+# too, unless it aligns to the surface's normal).
+_LOCATION_OR_SCALE = frozenset({'COPY_LOCATION', 'LIMIT_LOCATION', 'LIMIT_DISTANCE',
+                                'COPY_SCALE', 'LIMIT_SCALE', 'MAINTAIN_VOLUME', 'FLOOR',
+                                'CLAMP_TO'})
+
+
+def turns_it(constraint) -> bool:
+    """Whether ``constraint`` can change its owner's rotation."""
+    if constraint.type == 'SHRINKWRAP':
+        return bool(getattr(constraint, "use_track_normal", False))
+    return constraint.type not in _LOCATION_OR_SCALE
 
 
 def ik_reach(rig, cache: dict | None = None) -> dict:

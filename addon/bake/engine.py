@@ -278,17 +278,23 @@ def bake_objects(objects, settings: BakeSettings,
         notes += [i for i in obj_issues if i.severity == 'INFO']
         if plan is not None:
             plans.append(plan)
-            acting = obj.acting_constraints(ik_cache)
-            if acting:
-                # Its own, and the IK of a bone below whose chain reaches it (a workflow
-                # walk: an IK on the shoulder turned the spine, and only the shoulder was
-                # named).
-                kinds = ", ".join(f"\"{name}\"" for name in acting)
+            # Its own, and the IK of a bone below whose chain reaches it (a workflow
+            # walk: an IK on the shoulder turned the spine, and only the shoulder was
+            # named); each on what the bake wrote (a walk: a Copy Location was said to
+            # act on top of the baked rotation, which it never changes).
+            acting = {"rotation": [] if plan.location_only else
+                      obj.acting_constraints(ik_cache),
+                      "location": obj.acting_constraints(ik_cache, turning=False)
+                      if plan.location_values is not None else []}
+            names = acting["rotation"] + acting["location"]
+            if names:
+                kinds = ", ".join(f"\"{name}\"" for name in names)
+                what = " and ".join(k for k, found in acting.items() if found)
                 warnings.append(BakeIssue(
                     'WARNING', obj.name, "", None,
                     f"{animdata.subject(obj)} is moved by constraints ({kinds}); QuatBake "
                     "baked its keys only, so the constraints still act on top of the baked "
-                    "rotation.", obj.bone_name))
+                    f"{what}.", obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
     if cached:
