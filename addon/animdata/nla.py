@@ -172,27 +172,31 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
     """NLA strips that play together with the active action on ``data_paths``.
 
     (track, strip, action, [data paths]) for each unmuted strip on a playing
-    track (solo respected) whose action animates one of ``data_paths``. A strip
-    of the active action itself is left out when the action replaces it fully
-    (blend REPLACE, influence 1, HOLD extrapolation): the importer's stash, or
-    an action pushed down and assigned again, plays nothing the action does not.
+    track (solo respected) whose action animates one of ``data_paths``. Where the
+    active action replaces what is below it fully (blend REPLACE, influence 1, HOLD
+    extrapolation), a strip's channels that the action animates too play nothing: the
+    importer's stash, an action pushed down and assigned again, or a new layer keyed
+    over a pushed-down walk (a walk: that layer was refused, "a blend of it and the
+    action", where what plays was the layer alone).
     """
     ad = obj.animation_data
     if ad is None or not len(ad.nla_tracks) or ad.use_nla is False:
         return []
     wanted = {path_prefix(obj) + p for p in data_paths}
-    full_replace = (ad.action is not None and ad.action_blend_type == 'REPLACE'
-                    and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD')
+    replaced = set()
+    if (ad.action is not None and ad.action_blend_type == 'REPLACE'
+            and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD'):
+        replaced = {fc.data_path for fc in action_fcurves(ad.action, get_slot_identifier(obj))
+                    if fc.data_path in wanted and len(fc.keyframe_points)}
     found = []
     for track in _playing_tracks(ad):
         for strip in _action_strips(track.strips):
             if strip.mute:
                 continue
-            if full_replace and strip.action == ad.action:
-                continue
             slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
             paths = sorted({fc.data_path for fc in action_fcurves(strip.action, slot)
-                            if fc.data_path in wanted and len(fc.keyframe_points)})
+                            if fc.data_path in wanted and len(fc.keyframe_points)}
+                           - replaced)
             if paths:
                 found.append((track.name, strip.name, strip.action.name, paths))
     return found

@@ -90,3 +90,50 @@ def test_a_revert_of_a_clip_bake_names_what_was_keyed_since_it(clean_blender):
     notes = []
     bake.revert_objects([obj], notes)
     assert len(notes) == 1 and "(scale) went with it" in notes[0] and "Ctrl+Z" in notes[0]
+
+
+def _layered(location_in_base: bool):
+    """An object whose walk is pushed down to an NLA strip, with a new active action
+    (Replace, influence 1: Blender's defaults) keying the same rotation: a layer."""
+    obj = scenes.new_object("Layered", 'QUATERNION')
+    base = scenes.key_channels(obj, "rotation_quaternion", [1, 25],
+                               [[1, 0, 0, 0], [0.7071068, 0, 0, 0.7071068]])
+    if location_in_base:
+        scenes.key_channels(obj, "location", [1, 25], [[0, 0, 0], [2, 0, 0]])
+    ad = obj.animation_data
+    walk = ad.action
+    ad.nla_tracks.new().strips.new("Walk", 1, walk)
+    ad.action = None
+    scenes.key_channels(obj, "rotation_quaternion", [1, 25],
+                        [[0.9961947, 0, 0, 0.0871557], [0.8660254, 0, 0, 0.5]])
+    assert base and ad.action is not None and ad.action != walk
+    return obj
+
+
+def test_a_layer_that_replaces_a_pushed_down_action_is_baked(clean_blender):
+    """A walk: a new action keyed over a pushed-down walk (Replace, influence 1) was
+    refused, "what plays is a blend of it and the action", where Blender plays the layer
+    alone (measured: the strip muted or not, the same poses). It bakes, and plays the
+    slerp of the layer's keys (mathutils), the strip still below it."""
+    import mathutils
+
+    obj = _layered(location_in_base=False)
+    frames = np.arange(1, 26)
+    played = scenes.evaluated_quats(obj, frames)
+    obj.animation_data.nla_tracks[0].mute = True
+    assert quat.angle_between(played, scenes.evaluated_quats(obj, frames)).max() < 1e-6
+    obj.animation_data.nla_tracks[0].mute = False
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    a = mathutils.Quaternion((0.9961947, 0, 0, 0.0871557))
+    b = mathutils.Quaternion((0.8660254, 0, 0, 0.5))
+    want = np.array([tuple(a.slerp(b, (f - 1) / 24.0)) for f in frames])
+    assert quat.angle_between(scenes.evaluated_quats(obj, frames), want).max() < 1e-5
+
+
+def test_a_strip_channel_the_layer_does_not_key_still_refuses_a_location_bake(clean_blender):
+    """The strip's location plays under the layer, which keys no location: a Location
+    bake would blend with it, and is refused as before."""
+    obj = _layered(location_in_base=True)
+    with pytest.raises(bake.BakeError) as err:
+        bake.bake_objects([obj], bake.BakeSettings(location_method='LINEAR'))
+    assert 'strip "Walk"' in str(err.value) and "location" in str(err.value)
