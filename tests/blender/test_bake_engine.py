@@ -580,14 +580,23 @@ def test_active_action_also_on_an_nla_track_bakes_and_reverts(clean_blender, mut
 
 
 def test_nla_strip_of_another_action_that_blends_is_refused(clean_blender):
+    """The action plays at half influence over a strip of another action: what plays is
+    a blend of the two (measured: the strip muted or not, other poses), which the bake
+    refuses. (At Blender's defaults, Replace at full influence, the action alone plays on
+    the channels it keys: test_clip_strips.)"""
     obj = _animated("Nla", 'XYZ')
-    other = _animated("Other", 'XYZ')
+    other = _animated("Other", 'XYZ', seed=5)
     track = obj.animation_data.nla_tracks.new()
     track.name = "Walk track"
     strip = track.strips.new("Walk", 1, animdata.get_action(other))
     strip.name = "Walk"      # Blender 3.4 names a new strip after its action
     if hasattr(strip, "action_slot") and strip.action_slot is None:
         strip.action_slot = animdata.get_action(other).slots[0]
+    obj.animation_data.action_influence = 0.5
+    blended = evaluated_quats(obj, KEY_FRAMES)
+    track.mute = True
+    assert quat.angle_between(blended, evaluated_quats(obj, KEY_FRAMES)).max() > 0.01
+    track.mute = False
     issue = _refused([obj], contains=('"Nla"', 'track "Walk track"', 'strip "Walk"',
                                       "rotation_euler", "Mute"))
     assert issue.object_name == "Nla"
