@@ -34,6 +34,9 @@ from .actions import (  # noqa: F401
     slot_missing,
 )
 from .channels import (  # noqa: F401
+    CYCLES_UNALIKE,
+    HELD_UNALIKE,
+    common_cycles,
     common_stepped,
     delta_location_fcurves,
     delta_rotation_defaults,

@@ -181,6 +181,44 @@ def common_stepped(fcurves: Iterable) -> tuple:
     return first, ""
 
 
+# Cycles modes a bake keeps: the baked curve repeats (or mirrors) as the keys' did. With an
+# offset, each cycle adds the last value less the first, which for the bake's channel
+# values (quaternion signs and Euler branches chosen anew) need not be the keys' offset.
+_CYCLES_KEPT = frozenset({'REPEAT', 'MIRROR', 'NONE'})
+CYCLES_UNALIKE = "the channels do not all cycle alike"
+CYCLES_OFFSET = "it repeats with an offset, which the baked values need not share"
+CYCLES_SPANS = "the channels' keys start or end on different frames"
+
+
+def common_cycles(fcurves: Iterable) -> tuple:
+    """(modifier, why): the Cycles F-modifier that every curve of ``fcurves`` (None
+    skipped) has, unmuted, set alike, on keys that all start and end on the same frames,
+    repeating or mirroring without an offset, with "" for why; or (None, why not:
+    CYCLES_UNALIKE, RANGED, CYCLES_OFFSET or CYCLES_SPANS; "" when no curve has one). A
+    bake of exactly that span puts it on the channels it writes, so a walk cycle goes on
+    cycling past its keys (a walk: the limbs froze 124 deg off after the last key, while
+    the location, kept, cycled on)."""
+    curves = [fc for fc in fcurves if fc is not None]
+    cycles = [[m for m in fc.modifiers if m.type == 'CYCLES' and not m.mute] for fc in curves]
+    if not any(cycles):
+        return None, ""
+    if any(len(c) != 1 for c in cycles):
+        return None, CYCLES_UNALIKE
+    first = cycles[0][0]
+    settings = _played_settings(first)
+    if any(_played_settings(c[0]) != settings for c in cycles[1:]):
+        return None, CYCLES_UNALIKE
+    if first.use_restricted_range or first.use_influence:
+        return None, RANGED
+    if {first.mode_before, first.mode_after} - _CYCLES_KEPT:
+        return None, CYCLES_OFFSET
+    ends = {(fc.keyframe_points[0].co[0], fc.keyframe_points[-1].co[0]) for fc in curves
+            if len(fc.keyframe_points)}
+    if len(ends) != 1:
+        return None, CYCLES_SPANS
+    return first, ""
+
+
 def _played_settings(modifier) -> list:
     """A modifier's settings that change what it plays (not its name or panel state)."""
     return [kv for kv in modifier_settings(modifier) if kv[0] not in _UNPLAYED]

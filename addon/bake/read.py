@@ -13,7 +13,7 @@ nothing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -143,37 +143,61 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
     return issues, union
 
 
-def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=None, why_not: str = "") -> None:
+def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None) -> None:
     """One warning for the channels of a transform whose F-curve modifiers the bake
     replaces (a walk: four lines for each quaternion bone of a cycled walk). ``kept``: the
-    Stepped modifier (animdata.common_stepped) the bake puts on the channels it writes,
-    whose held look therefore stays; ``why_not``: why a Stepped modifier dropped could
-    not be kept (common_stepped's reason)."""
+    modifiers (animdata.common_stepped, common_cycles) the bake puts on the channels it
+    writes, whose look therefore stays; ``why_not``: {modifier type: why one dropped could
+    not be kept} (their reasons)."""
+    kept_types = {m.type for m in kept}
+    why_not = why_not or {}
     dropped = {}
     for fc in fcurves:
         if fc is None or not len(fc.modifiers):
             continue
-        mods = [m for m in fc.modifiers if kept is None or m.type != 'STEPPED' or m.mute]
+        mods = [m for m in fc.modifiers if m.type not in kept_types or m.mute]
         if mods:
             dropped[animdata.channel_label(fc.data_path, fc.array_index)] = mods
     if not dropped:
         return
     labels = list(dropped)
+    playing = {m.type for mods in dropped.values() for m in mods if not m.mute}
     kinds = ", ".join(sorted({m.type.title() for mods in dropped.values() for m in mods}))
-    held = any(m.type == 'STEPPED' and not m.mute for mods in dropped.values() for m in mods)
     channels = (f"channel {labels[0]} has" if len(labels) == 1 else
                 f"channels {', '.join(labels)} have")
     text = (f"{who}: {channels} F-curve modifiers ({kinds}). The bake interpolates the "
             "values they give at the key frames over the keyed range and drops the "
             "modifiers (the original action keeps them)")
-    if held:
-        text += (f"; the Stepped modifier's held poses go with it, since {why_not} (to keep "
-                 "a stepped look, give every channel the same Stepped modifier with the "
-                 "keys on its steps, and the bake keeps it; or key the poses with Constant "
-                 "interpolation, whose steps a bake keeps)")
-    if kept is not None:
-        text += "; their Stepped modifier stays on the baked channels"
+    if 'STEPPED' in playing:
+        text += (f"; the Stepped modifier's held poses go with it, since "
+                 f"{why_not.get('STEPPED', animdata.HELD_UNALIKE)} (to keep a stepped look, "
+                 "give every channel the same Stepped modifier with the keys on its steps, "
+                 "and the bake keeps it; or key the poses with Constant interpolation, whose "
+                 "steps a bake keeps)")
+    if 'CYCLES' in playing:
+        text += (f"; past the keys the motion no longer cycles, since "
+                 f"{why_not.get('CYCLES', animdata.CYCLES_UNALIKE)} (give every channel the "
+                 "same Cycles modifier, on keys that start and end together, and a bake of "
+                 "their whole range keeps it)")
+    if kept:
+        names = " and ".join(sorted(m.type.title() for m in kept))
+        text += f"; their {names} modifier stays on the baked channels"
     warn(text + ".", labels[0])
+
+
+def kept_modifiers(fcurves: Sequence) -> tuple[list, dict]:
+    """(modifiers, why_not): the Stepped and Cycles modifiers every channel of
+    ``fcurves`` shares (animdata.common_stepped, common_cycles), in the order the first
+    channel holds them, which a bake puts on the channels it writes; and, by modifier
+    type, why one that is there could not be kept."""
+    held, held_why = animdata.common_stepped(fcurves)
+    cycled, cycled_why = animdata.common_cycles(fcurves)
+    kept = [m for m in (held, cycled) if m is not None]
+    first = next((fc for fc in fcurves if fc is not None), None)
+    if first is not None and len(kept) > 1:
+        order = list(first.modifiers)
+        kept.sort(key=lambda m: next((i for i, o in enumerate(order) if o.type == m.type), 0))
+    return kept, {t: why for t, why in (('STEPPED', held_why), ('CYCLES', cycled_why)) if why}
 
 
 def _keyed(fcurves: Sequence) -> list:
@@ -335,10 +359,10 @@ class Reading:
     issues: list             # warnings found while reading
     location_only: bool = False   # no rotation keys: only the location is baked (key_quats
     #                               None, rot_frames the location keys)
-    # The Stepped F-modifier every keyed rotation (location) channel has alike, which the
-    # bake puts on the channels it writes (animdata.common_stepped), or None.
-    held_rotation: object = None
-    held_location: object = None
+    # The Stepped and Cycles F-modifiers every keyed rotation (location) channel has alike,
+    # which the bake puts on the channels it writes (kept_modifiers).
+    kept_rotation: list = field(default_factory=list)
+    kept_location: list = field(default_factory=list)
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
         """What turn_inputs needs to follow Blender's playback of the keyed channels."""
@@ -519,9 +543,8 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
             issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path)
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
-    held, why_not = (None, "") if location_only else \
-        animdata.common_stepped(rot_fcs + delta_fcs)
-    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn, held, why_not)
+    kept, why_not = ([], {}) if location_only else kept_modifiers(rot_fcs + delta_fcs)
+    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn, kept, why_not)
     if location_only:
         out_mode = src.mode    # the rotation is left as it is
     else:
@@ -561,7 +584,7 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     return dict(rot_fcs=rot_fcs, delta_fcs=delta_fcs, into_delta=into_delta,
                 delta_keyed=delta_keyed, out_mode=out_mode, target_path=target_path,
                 rot_path=rot_path, out_path=out_path, delta_paths=delta_paths,
-                location_only=location_only, held_rotation=held)
+                location_only=location_only, kept_rotation=kept)
 
 
 def _location_key_count(obj, fcurves: list) -> int:
@@ -675,8 +698,8 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
             issues.warn(message + " to re-bake; its location is left as it is.", "location")
         found["bake_location"] = False
         return found
-    held, why_not = animdata.common_stepped(loc_fcs + dloc_fcs)
-    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn, held, why_not)
+    kept, why_not = kept_modifiers(loc_fcs + dloc_fcs)
+    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn, kept, why_not)
     loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
     big = float(np.abs(loc_points).max())
     if big > LOCATION_FLOAT32_WARN:
@@ -684,7 +707,7 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
                     f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
                     "slow moves there will stutter. Move the scene closer to the origin.",
                     "location")
-    found.update(loc_frames=loc_frames, loc_points=loc_points, held_location=held)
+    found.update(loc_frames=loc_frames, loc_points=loc_points, kept_location=kept)
     return found
 
 

@@ -141,12 +141,13 @@ def _measure(plan, fcurves: list) -> None:
             f"of {tolerance_deg:g} deg")
 
 
-def _hold(fcurves: list, stepped) -> None:
-    """The source's Stepped F-modifier (``stepped``, or None) put on each written curve:
-    the held look the animator played stays (the keys under it are the bake's)."""
-    if stepped is not None:
-        for fc in fcurves:
-            animdata.add_modifier_copy(fc, stepped)
+def _keep_modifiers(fcurves: list, kept: list) -> None:
+    """The source's Stepped and Cycles F-modifiers (``kept``, in their order) put on each
+    written curve: the held look and the cycling the animator played stay (the keys
+    under them are the bake's)."""
+    for fc in fcurves:
+        for modifier in kept:
+            animdata.add_modifier_copy(fc, modifier)
 
 
 def write_plan(make, plan) -> None:
@@ -176,7 +177,7 @@ def write_plan(make, plan) -> None:
         else:
             stored += animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
     plan.checksums = [(out_path, len(written), animdata.checksum(stored))] if written else []
-    _hold(written, plan.held_rotation)
+    _keep_modifiers(written, plan.kept_rotation)
     loc_frames, location_values = plan.location_written()
     if location_values is not None:
         stored, located = [], []
@@ -184,7 +185,7 @@ def write_plan(make, plan) -> None:
             located.append(make(prefix + plan.location_path, i, group))
             stored += animdata.write_keys(located[-1], loc_frames, location_values[:, i])
         plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
-        _hold(located, plan.held_location)
+        _keep_modifiers(located, plan.kept_location)
     if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
         _measure(plan, written)
 

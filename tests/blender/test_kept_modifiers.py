@@ -1,12 +1,14 @@
-"""A blocking pass held by a Stepped F-modifier keeps its held look through a bake.
+"""F-curve modifiers a bake keeps: a blocking pass held by a Stepped modifier stays held,
+a walk cycle with a Cycles modifier goes on cycling.
 
-Animators block "on twos" (or fives) with a Stepped F-modifier on every channel. A bake
-that drops the modifier turns the holds into smooth motion the animator never asked for.
-When every keyed channel has the same Stepped modifier and each key lies on its steps,
-the bake puts the modifier on the channels it writes: Blender's playback then holds the
-method's path at the steps. Checked on Blender's playback (``frame_set``) against
-mathutils' slerp of the keyed orientations (Blender 3.4.1's Python has no scipy) and a
-straight line between the location keys. Runs with bpy 5.0.1 and inside Blender 3.4.1.
+Animators block "on twos" (or fives) with a Stepped F-modifier on every channel, and loop
+a walk with a Cycles modifier (Make Cyclic). A bake that drops them turns the holds into
+smooth motion, and freezes the limbs past the last key. When every keyed channel has the
+same modifier (the keys on a Stepped one's steps; a Cycles one on keys that start and end
+together, the bake covering them), the bake puts it on the channels it writes. Checked on
+Blender's playback (``frame_set``) against mathutils' slerp of the keyed orientations
+(Blender 3.4.1's Python has no scipy) and a straight line between the location keys. Runs
+with bpy 5.0.1 and inside Blender 3.4.1.
 """
 import math
 
@@ -126,5 +128,62 @@ def test_channels_held_differently_keep_the_warning(clean_blender):
     euler[2].modifiers[0].frame_step = 10.0        # Z on tens: which step would the bake keep?
     result = bake.bake_objects([obj], bake.BakeSettings())
     assert any("not all held alike" in w.message for w in result.warnings), result.warnings
+    assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj)
+                   if fc.data_path == "rotation_euler")
+
+
+def _walk(name: str, mode_after: str = 'REPEAT'):
+    """An object keyed over one cycle (frame 25's pose is frame 1's), a Cycles modifier on
+    every rotation and location channel, as Make Cyclic adds it."""
+    obj = scenes.new_object(name, 'XYZ')
+    frames = [1.0, 7.0, 13.0, 19.0, 25.0]
+    degrees = [[0, 0, 0], [20, 5, 40], [0, 10, 80], [-20, 5, 40], [0, 0, 0]]
+    scenes.key_channels(obj, "rotation_euler", frames, np.radians(degrees))
+    scenes.key_channels(obj, "location", frames, [[0, 0, 0], [0, 0, 0.2], [0, 0, 0],
+                                                  [0, 0, 0.2], [0, 0, 0]])
+    for fc in animdata.object_fcurves(obj):
+        fc.modifiers.new('CYCLES').mode_after = mode_after
+    return obj, frames, degrees
+
+
+def test_a_walk_cycle_goes_on_cycling_after_the_bake(clean_blender):
+    """A walk: a cycled walk's limbs froze past the last key after a bake (124 deg off),
+    while the location, kept, cycled on."""
+    from quatbake.addon import bake
+
+    obj, frames, degrees = _walk("Walk")
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    assert not any("Cycles" in w.message for w in result.warnings), result.warnings
+    for fc in animdata.object_fcurves(obj):
+        assert [m.type for m in fc.modifiers] == ['CYCLES'], fc.data_path
+    first_cycle, _ = _played(obj, np.arange(1, 26))
+    later, _ = _played(obj, np.arange(25, 74))
+    # The keys' slerp (mathutils), and the same again each cycle.
+    keyed = [mathutils.Euler([math.radians(v) for v in d], 'XYZ').to_quaternion()
+             for d in degrees]
+    want = []
+    for f in range(1, 26):
+        i = min((f - 1) // 6, 3)
+        want.append(list(keyed[i].slerp(keyed[i + 1], (f - frames[i]) / 6.0)))
+    assert _angle_deg(first_cycle, want).max() < 1e-3
+    assert _angle_deg(later, np.concatenate([first_cycle, first_cycle[1:]])).max() < 1e-3
+
+
+def test_a_cycle_with_an_offset_is_dropped_with_its_reason(clean_blender):
+    from quatbake.addon import bake
+
+    obj, _frames, _degrees = _walk("Offset", mode_after='REPEAT_OFFSET')
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    said = [w.message for w in result.warnings if "no longer cycles" in w.message]
+    assert len(said) == 1 and "repeats with an offset" in said[0], said
+
+
+def test_a_custom_range_that_is_not_the_cycle_drops_it_and_says_so(clean_blender):
+    from quatbake.addon import bake
+
+    obj, _frames, _degrees = _walk("Part")
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(1, 13)))
+    said = [w.message for w in result.warnings if "Cycles modifier is dropped" in w.message]
+    assert len(said) == 1 and "frames 1-13" in said[0] and "1-25" in said[0], said
     assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj)
                    if fc.data_path == "rotation_euler")
