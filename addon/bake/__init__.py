@@ -45,7 +45,7 @@ ENGINE_NAMES = (
 CONVERT_NAMES = ("CONVERT_MODES", "CONVERT_TOLERANCE_DEG", "convert_objects")
 
 # How a bake's tolerances read, for the operator and the command line alike.
-SETTINGS_NAMES = ("has_tolerance", "tolerance_words")
+SETTINGS_NAMES = ("has_tolerance", "merge_bone_issues", "tolerance_words")
 
 __getattr__, __dir__ = forward(__name__, {"engine": ENGINE_NAMES, "convert": CONVERT_NAMES,
                                           "settings": SETTINGS_NAMES})

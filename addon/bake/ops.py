@@ -85,7 +85,7 @@ def _error_issues(err: Exception) -> list:
     issues = list(getattr(err, "issues", None) or [])
     if not issues:
         issues = [bake.BakeIssue('ERROR', "", "", None, str(err))]
-    return issues
+    return bake.merge_bone_issues(issues)
 
 
 class _Progress:
@@ -273,10 +273,13 @@ class QUATBAKE_OT_bake(Operator):
         _report_issues(self, list(result.warnings), 'WARNING')
         # What was left as it is comes first: a rig's location-only controls, an object
         # animated only by NLA clips (Clip bakes it), one without the named clip.
-        _report_issues(self, list(result.skipped), 'INFO')
+        # One line for a rig's many bones left alike (a walk: an unanimated metarig left
+        # selected printed a hundred).
+        skipped = bake.merge_bone_issues(result.skipped)
+        _report_issues(self, skipped, 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
         settings = context.scene.quatbake
-        settings.last_turn_notes = "\n".join(n.message for n in result.skipped + result.notes)
+        settings.last_turn_notes = "\n".join(n.message for n in skipped + result.notes)
         settings.has_last_bake = True
         baked = transforms_named(result.objects)
         _, bones, rig = tally(transform_pairs(baked))

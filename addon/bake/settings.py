@@ -124,11 +124,16 @@ def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeI
     31-bone mocap rig said the same sentence 31 times. Order kept (each group where its
     first was)."""
     def said(issue):
-        """(severity, armature, what it says of the bone) of a bone's issue, or None."""
-        head = f"Armature \"{issue.object_name}\", bone \"{issue.bone}\": "
-        if issue.bone and issue.message.startswith(head):
-            return issue.severity, issue.object_name, issue.message[len(head):]
-        return None
+        """(severity, armature, what it says of the bone) of a bone's issue, or None:
+        'Armature "Rig", bone "b": leaves out ...' says "leaves out ...", and 'Armature
+        "Rig", bone "b" has no animation ...' says "each has no animation ..." (a walk:
+        an unanimated metarig left selected printed a hundred of those)."""
+        head = f"Armature \"{issue.object_name}\", bone \"{issue.bone}\""
+        if not issue.bone or not issue.message.startswith(head):
+            return None
+        rest = issue.message[len(head):]
+        return issue.severity, issue.object_name, \
+            rest[2:] if rest.startswith(": ") else "each" + rest
 
     groups: dict = {}
     for issue in issues:

@@ -464,3 +464,26 @@ def test_the_keys_line_names_every_tolerance_that_applied(clean_blender, capfd):
         assert re.search(r"Keys per channel: \d+ dense -> \d+ " + named, line), line
         assert bpy.ops.quatbake.revert() == {'FINISHED'}
     assert "Bone Tip Tolerance applies to pose bones of some length only" in said
+
+
+def test_a_rigs_unanimated_bones_are_one_note_not_one_each(clean_blender):
+    """A walk: an unanimated metarig left selected beside the keyed rig in Pose Mode
+    printed a line per bone (108 for 100 bones), and as many errors when nothing could be
+    baked. Said once for the rig, naming a few bones and counting the rest."""
+    meta = scenes.make_rig("metarig", [(f"b{i}", None, (i, 0, 0), (i, 0, 1)) for i in range(6)])
+    rig = scenes.make_rig("rig", [("arm", None, (0, 2, 0), (0, 2, 1))])
+    scenes.key_bone(rig, "arm", "rotation_quaternion", np.array([1.0, 21.0]),
+                    [[1, 0, 0, 0], [0, 0, 0.6, 0.8]])
+    scenes.select_only(meta, rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode='POSE')
+    for obj in (meta, rig):
+        for bone in obj.data.bones:
+            animdata.select_bone(obj, bone.name, True)
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
+    about_meta = [n for n in notes if "metarig" in n]
+    assert about_meta == ['Armature "metarig", 6 bones ("b0", "b1", "b2", "b3", "b4" and 1 '
+                          'more): each has no animation, so there is nothing to bake. Key its '
+                          'rotation on two frames or more, then bake.'], notes
+    bpy.ops.object.mode_set(mode='OBJECT')
