@@ -144,10 +144,12 @@ def nothing_to_rotate(obj, mode: str, fcurves=None, then: str = "",
     return f"{start}: it is keyed on {what} only, so {so}{tail}."
 
 
-def bones_only_in_clips(obj, then: str | None) -> str:
+def bones_only_in_clips(obj, then: str | None, panel_takes_clip: bool = True) -> str:
     """The armature's bones are keyed, but only in NLA clips; ``then`` says what naming
     the clip does ("bake its bones"), None where nothing takes a clip's name (convert
-    reads the active action only)."""
+    reads the active action only). ``panel_takes_clip`` False: only the command line
+    takes the clip's name (Analyze reads the active action; a walk followed the advice
+    to name the clip and found no way to in the panel)."""
     names = [c.name for c in animdata.object_clips(obj)
              if any(fc.data_path.startswith(animdata.BONE_PATH_START) for fc in c.fcurves())]
     example = f" {names[0]}" if names else " NAME"
@@ -156,6 +158,9 @@ def bones_only_in_clips(obj, then: str | None) -> str:
     if then is None:
         return (f"{start} Convert reads the active action only: make the clip the armature's "
                 "active action (Action editor), then convert.")
+    if not panel_takes_clip:
+        return (f"{start} Name the clip on the command line to {then} (--clips{example}); "
+                "in Blender, make it the armature's active action (Action editor).")
     return (f"{start} Name the clip to {then} (command line: --clips{example}), or make it "
             "the armature's active action (Action editor).")
 

@@ -120,7 +120,7 @@ def no_keys_sentence(obj, mode: str, fcurves=None) -> str:
     if animdata.bone_key_count(obj) and not getattr(obj, "bone_name", "") and not \
             animdata.fcurves_by_bone(animdata.object_fcurves(obj) if fcurves is None
                                      else fcurves):
-        return keyed.bones_only_in_clips(obj, "compare its bones")
+        return keyed.bones_only_in_clips(obj, "compare its bones", panel_takes_clip=False)
     then = "its location keys are checked on their own" if keyed.has_location_keys(
         obj, fcurves) else ""
     return keyed.nothing_to_rotate(obj, mode, fcurves, then, so="there is no rotation to compare")
