@@ -177,7 +177,9 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
     extrapolation), a strip's channels that the action animates too play nothing: the
     importer's stash, an action pushed down and assigned again, or a new layer keyed
     over a pushed-down walk (a walk: that layer was refused, "a blend of it and the
-    action", where what plays was the layer alone).
+    action", where what plays was the layer alone). Channel by channel, as Blender
+    replaces them (a path and its index; a muted curve replaces nothing), and nothing
+    while a track is soloed, when the active action does not play.
     """
     ad = obj.animation_data
     if ad is None or not len(ad.nla_tracks) or ad.use_nla is False:
@@ -185,9 +187,11 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
     wanted = {path_prefix(obj) + p for p in data_paths}
     replaced = set()
     if (ad.action is not None and ad.action_blend_type == 'REPLACE'
-            and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD'):
-        replaced = {fc.data_path for fc in action_fcurves(ad.action, get_slot_identifier(obj))
-                    if fc.data_path in wanted and len(fc.keyframe_points)}
+            and ad.action_influence >= 1.0 and ad.action_extrapolation == 'HOLD'
+            and not any(t.is_solo for t in ad.nla_tracks)):
+        replaced = {(fc.data_path, fc.array_index)
+                    for fc in action_fcurves(ad.action, get_slot_identifier(obj))
+                    if fc.data_path in wanted and len(fc.keyframe_points) and not fc.mute}
     found = []
     for track in _playing_tracks(ad):
         for strip in _action_strips(track.strips):
@@ -195,8 +199,8 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
                 continue
             slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
             paths = sorted({fc.data_path for fc in action_fcurves(strip.action, slot)
-                            if fc.data_path in wanted and len(fc.keyframe_points)}
-                           - replaced)
+                            if fc.data_path in wanted and len(fc.keyframe_points)
+                            and (fc.data_path, fc.array_index) not in replaced})
             if paths:
                 found.append((track.name, strip.name, strip.action.name, paths))
     return found

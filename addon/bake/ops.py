@@ -275,11 +275,12 @@ class QUATBAKE_OT_bake(Operator):
         # animated only by NLA clips (Clip bakes it), one without the named clip.
         # One line for a rig's many bones left alike (a walk: an unanimated metarig left
         # selected printed a hundred).
-        skipped = bake.merge_bone_issues(result.skipped)
-        _report_issues(self, skipped, 'INFO')
+        _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
         settings = context.scene.quatbake
-        settings.last_turn_notes = "\n".join(n.message for n in skipped + result.notes)
+        # The notes behind the panel's i button name every bone, one line per rig.
+        every = bake.merge_bone_issues(result.skipped, shown=len(result.skipped))
+        settings.last_turn_notes = "\n".join(n.message for n in every + result.notes)
         settings.has_last_bake = True
         baked = transforms_named(result.objects)
         _, bones, rig = tally(transform_pairs(baked))

@@ -102,7 +102,7 @@ def _layered(location_in_base: bool):
         scenes.key_channels(obj, "location", [1, 25], [[0, 0, 0], [2, 0, 0]])
     ad = obj.animation_data
     walk = ad.action
-    ad.nla_tracks.new().strips.new("Walk", 1, walk)
+    ad.nla_tracks.new().strips.new("Walk", 1, walk).name = "Walk"   # 3.4 names it after walk
     ad.action = None
     scenes.key_channels(obj, "rotation_quaternion", [1, 25],
                         [[0.9961947, 0, 0, 0.0871557], [0.8660254, 0, 0, 0.5]])
@@ -137,3 +137,38 @@ def test_a_strip_channel_the_layer_does_not_key_still_refuses_a_location_bake(cl
     with pytest.raises(bake.BakeError) as err:
         bake.bake_objects([obj], bake.BakeSettings(location_method='LINEAR'))
     assert 'strip "Walk"' in str(err.value) and "location" in str(err.value)
+
+
+@pytest.mark.parametrize("how", ["one channel keyed", "a curve muted", "a track soloed"])
+def test_a_layer_that_does_not_replace_every_channel_is_still_refused(clean_blender, how):
+    """A review: the replace rule went by data path, so a layer keying only Z over a walk
+    keying X, Y and Z baked (90 deg off what played), as did one with X's curve muted, and
+    one under a soloed track, which does not play at all. Channel by channel, as Blender
+    replaces them: measured, the strip changes what plays, and the bake is refused."""
+    obj = scenes.new_object("Mixed", 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", [1, 25], np.radians([[40, 30, 0], [10, 60, 90]]))
+    ad = obj.animation_data
+    walk = ad.action
+    track = ad.nla_tracks.new()
+    track.strips.new("Walk", 1, walk).name = "Walk"      # 3.4 names it after its action
+    ad.action = None
+    if how == "one channel keyed":
+        scenes.key_channels(obj, "rotation_euler", [1, 25], np.radians([[0], [45]]), indices=[2])
+    else:
+        scenes.key_channels(obj, "rotation_euler", [1, 25], np.radians([[0, 0, 0], [0, 0, 45]]))
+    if how == "a curve muted":
+        from quatbake.addon import animdata
+
+        next(fc for fc in animdata.object_fcurves(obj) if fc.array_index == 0).mute = True
+    if how == "a track soloed":
+        track.is_solo = True
+    frames = np.arange(1, 26)
+    played = scenes.evaluated_quats(obj, frames)
+    track.mute = True
+    track.is_solo = False
+    assert quat.angle_between(played, scenes.evaluated_quats(obj, frames)).max() > 0.1
+    track.mute = False
+    track.is_solo = how == "a track soloed"
+    with pytest.raises(bake.BakeError) as err:
+        bake.bake_objects([obj], bake.BakeSettings())
+    assert 'strip "Walk"' in str(err.value)

@@ -192,6 +192,9 @@ def _case_nla_strip():
     strip.name = "Strip"     # Blender 3.4 names a new strip after its action
     if hasattr(strip, "action_slot") and strip.action_slot is None:
         strip.action_slot = animdata.get_action(other).slots[0]
+    # At half influence the action blends with the strip (at Blender's defaults, Replace
+    # at full influence, the action alone plays on the channels it keys: no blend).
+    obj.animation_data.action_influence = 0.5
     return [obj], ('"Strips"', 'strip "Strip"', "not muted", "rotation_euler")
 
 

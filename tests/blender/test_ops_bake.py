@@ -483,7 +483,7 @@ def test_a_rigs_unanimated_bones_are_one_note_not_one_each(clean_blender):
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
     notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     about_meta = [n for n in notes if "metarig" in n]
-    assert about_meta == ['Armature "metarig", 6 bones ("b0", "b1", "b2", "b3", "b4" and 1 '
-                          'more): each has no animation, so there is nothing to bake. Key its '
+    assert about_meta == ['Armature "metarig", 6 bones ("b0", "b1", "b2", "b3", "b4", "b5"): '
+                          'each has no animation, so there is nothing to bake. Key its '
                           'rotation on two frames or more, then bake.'], notes
     bpy.ops.object.mode_set(mode='OBJECT')
