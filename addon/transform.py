@@ -132,16 +132,15 @@ class AnimatedTransform:
         return self.target.constraints
 
     def acting_constraints(self, cache: dict | None = None,
-                           turning: bool = True) -> list[str]:
-        """Names of the constraints that move this transform on top of its keys: its own
-        that act (acts), and for a bone the IK constraints of the bones below it whose
-        chain reaches it ("Name (on bone)"; ik_reach, built once per rig in ``cache``).
-        ``turning``: those that can change its rotation; False: those that change only its
-        location or scale (a walk: 37 warnings of a Rigify rig's face bones said their
-        Copy Location acted "on top of the baked rotation", which it never changes)."""
-        names = [c.name for c in self.constraints
-                 if acts(c) and turns_it(c) == turning]
-        if turning and self.is_bone and self.owner.pose is not None:
+                           moving: str = "rotation") -> list[str]:
+        """Names of the constraints that move this transform's ``moving`` ("rotation" or
+        "location") on top of its keys: its own that act (acts) and can move it
+        (moves_of), and for a bone's rotation the IK constraints of the bones below it
+        whose chain reaches it ("Name (on bone)"; ik_reach, built once per rig in
+        ``cache``). A walk: 37 warnings of a Rigify rig's face bones said their Copy
+        Location acted "on top of the baked rotation", which it never changes."""
+        names = [c.name for c in self.constraints if acts(c) and moving in moves_of(c)]
+        if moving == "rotation" and self.is_bone and self.owner.pose is not None:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
         return names
 
@@ -296,18 +295,26 @@ def acts(constraint) -> bool:
     return not constraint.mute and constraint.is_valid and constraint.influence > 0.0
 
 
-# Constraint types that change only location or scale, never the rotation (Shrinkwrap
-# too, unless it aligns to the surface's normal).
-_LOCATION_OR_SCALE = frozenset({'COPY_LOCATION', 'LIMIT_LOCATION', 'LIMIT_DISTANCE',
-                                'COPY_SCALE', 'LIMIT_SCALE', 'MAINTAIN_VOLUME', 'FLOOR',
-                                'CLAMP_TO'})
+# What each kind of constraint can move of its owner; any other (Child Of, Copy
+# Transforms, Armature, Transformation, Action, Follow Path ...) moves all three.
+_MOVES = {
+    **dict.fromkeys(('COPY_LOCATION', 'LIMIT_LOCATION', 'LIMIT_DISTANCE', 'FLOOR',
+                     'CLAMP_TO'), frozenset({"location"})),
+    **dict.fromkeys(('COPY_SCALE', 'LIMIT_SCALE', 'MAINTAIN_VOLUME'), frozenset({"scale"})),
+    **dict.fromkeys(('COPY_ROTATION', 'LIMIT_ROTATION', 'TRACK_TO', 'DAMPED_TRACK',
+                     'LOCKED_TRACK', 'IK'), frozenset({"rotation"})),
+    'STRETCH_TO': frozenset({"rotation", "scale"}),
+}
+_ALL = frozenset({"rotation", "location", "scale"})
 
 
-def turns_it(constraint) -> bool:
-    """Whether ``constraint`` can change its owner's rotation."""
+def moves_of(constraint) -> frozenset:
+    """What ``constraint`` can move of its owner: "rotation", "location", "scale"
+    (Shrinkwrap turns it too only when it aligns to the surface's normal)."""
     if constraint.type == 'SHRINKWRAP':
-        return bool(getattr(constraint, "use_track_normal", False))
-    return constraint.type not in _LOCATION_OR_SCALE
+        return frozenset({"location", "rotation"}) \
+            if getattr(constraint, "use_track_normal", False) else frozenset({"location"})
+    return _MOVES.get(constraint.type, _ALL)
 
 
 def ik_reach(rig, cache: dict | None = None) -> dict:

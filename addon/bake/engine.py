@@ -284,9 +284,9 @@ def bake_objects(objects, settings: BakeSettings,
             # act on top of the baked rotation, which it never changes).
             acting = {"rotation": [] if plan.location_only else
                       obj.acting_constraints(ik_cache),
-                      "location": obj.acting_constraints(ik_cache, turning=False)
+                      "location": obj.acting_constraints(ik_cache, moving="location")
                       if plan.location_values is not None else []}
-            names = acting["rotation"] + acting["location"]
+            names = list(dict.fromkeys(acting["rotation"] + acting["location"]))
             if names:
                 kinds = ", ".join(f"\"{name}\"" for name in names)
                 what = " and ".join(k for k, found in acting.items() if found)

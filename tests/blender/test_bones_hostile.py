@@ -120,6 +120,47 @@ def test_a_constraint_that_never_turns_the_bone_is_not_said_to_act_on_its_rotati
                                     "constraints still act on top of the baked location.")
 
 
+@pytest.mark.parametrize("kind,keyed,said", [
+    ('CHILD_OF', "location", "on top of the baked location."),
+    ('CHILD_OF', "both", "on top of the baked rotation and location."),
+    ('COPY_TRANSFORMS', "location", "on top of the baked location."),
+    ('COPY_SCALE', "both", None),
+])
+def test_constraints_are_named_for_what_they_move_of_what_the_bake_wrote(clean_blender, kind,
+                                                                          keyed, said):
+    """A review: once Copy Location stopped being said to turn the bone, Child Of and Copy
+    Transforms on a location-only control (a Rigify IK control) were named nowhere, and a
+    Copy Scale was said to act on the baked location. Measured first: the constraint
+    moves the bone (frame_set, its matrix with and without it)."""
+    rig = scenes.make_rig("Ctrl", [("ctrl", None, (0, 0, 0), (0, 0, 1))])
+    frames = np.array([1.0, 21.0])
+    scenes.key_bone(rig, "ctrl", "location", frames, [[0, 0, 0], [0, 1, 0]])
+    if keyed == "both":
+        scenes.key_bone(rig, "ctrl", "rotation_quaternion", frames,
+                        [[1, 0, 0, 0], [0, 0, 0.6, 0.8]])
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.location, target.rotation_euler, target.scale = (3, 1, 2), (0.3, 0.2, 0.5), (2, 2, 2)
+    bone = rig.pose.bones["ctrl"]
+    scene = bpy.context.scene
+    scene.frame_set(5)
+    alone = np.array(bone.matrix)
+    bone.constraints.new(kind).target = target
+    # Child Of sets its inverse on its first evaluation: it acts once the target moves.
+    bpy.context.view_layer.update()
+    target.location, target.rotation_euler, target.scale = (4, -1, 3), (0.1, 0.6, -0.4), (3, 3, 3)
+    bpy.context.view_layer.update()
+    scene.frame_set(5)
+    assert np.abs(np.array(bone.matrix) - alone).max() > 1e-3         # it acts
+    result = bake.bake_objects([transform.AnimatedTransform(rig, "ctrl")],
+                               bake.BakeSettings(location_method='LINEAR'))
+    warned = [w.message for w in result.warnings if "constraints" in w.message]
+    if said is None:
+        assert not warned, warned
+    else:
+        assert len(warned) == 1 and warned[0].endswith(said), warned
+
+
 @pytest.mark.parametrize("case", ["inherit_rotation_off", "negative_scale", "nonuniform"])
 def test_parent_chain_cases_bake_their_own_channels_correctly(clean_blender, case):
     """The bake rewrites a bone's own (local) channels; what the parent chain does on top
