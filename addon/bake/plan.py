@@ -264,9 +264,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=composed,
                  source_fcurves=rot_fcs, beyond=beyond,
-                 kept_rotation=_spanning(r.kept_rotation, frames, rot_frames, r, issues),
-                 kept_location=_spanning(r.kept_location, frames, loc_frames, r, issues)
-                 if bake_location else [])
+                 kept_rotation=r.kept_rotation,
+                 kept_location=r.kept_location if bake_location else [])
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     plan.key_count_before = int(rot_frames.shape[0])
     plan.source_keys = rot_frames
@@ -317,24 +316,6 @@ def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarra
         np.array(r.obj.delta_location, dtype=np.float64), frames)
 
 
-def _spanning(kept: list, frames: np.ndarray, keys, reading: Reading, issues: list) -> list:
-    """``kept`` (Reading.kept_rotation / kept_location) without a Cycles modifier unless
-    the baked frames span exactly the keys it repeats: another span (a Custom Range, a
-    location keyed longer) would be another cycle. Said when dropped."""
-    cycles = next((m for m in kept if m.type == 'CYCLES'), None)
-    if cycles is None or keys is None or (frames[0] == keys[0] and frames[-1] == keys[-1]):
-        return kept
-    obj = reading.obj
-    issues.append(BakeIssue(
-        'WARNING', obj.name, "", None,
-        f"{animdata.subject(obj)}: its Cycles modifier is dropped, since the bake covers "
-        f"frames {animdata.frame_label(frames[0])}-{animdata.frame_label(frames[-1])} and the "
-        f"keys it repeats span {animdata.frame_label(keys[0])}-"
-        f"{animdata.frame_label(keys[-1])}: past the baked frames the motion no longer "
-        "cycles. Bake the keys' whole range to keep it.", obj.bone_name))
-    return [m for m in kept if m is not cycles]
-
-
 def beyond_range(keys: np.ndarray, frames: np.ndarray) -> np.ndarray | None:
     """Every whole frame and key of the span of ``keys`` outside the baked ``frames``
     (a Custom Range narrower than the keys), or None when the frames cover it."""
@@ -359,8 +340,7 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
     location_path = "delta_location" if r.loc_into_delta else "location"
     plan = Plan(r.obj, r.src, r.src.mode, r.frames, None, location_values, {location_path},
                 None, animdata.rotation_defaults(r.obj, r.src.mode), [],
-                location_path=location_path,
-                kept_location=_spanning(r.kept_location, r.frames, r.loc_frames, r, issues))
+                location_path=location_path, kept_location=r.kept_location)
     plan.key_count_before = int(r.loc_frames.shape[0])
     return plan, issues
 

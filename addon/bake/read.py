@@ -185,6 +185,38 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None)
     warn(text + ".", labels[0])
 
 
+def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: dict,
+                      frames: np.ndarray, keys) -> list:
+    """The modifiers of ``kept`` (kept_modifiers) the bake keeps now that its ``frames``
+    are known, its warning said (once, true: a review found "their Cycles modifier stays"
+    beside "its Cycles modifier is dropped"):
+
+    - Cycles only when the frames span exactly the ``keys`` it repeats (a Custom Range,
+      or a location keyed longer, would be another cycle);
+    - Stepped only when every step start between the first and last frame is a baked
+      frame (a Step of 4 over steps of 2 left the held frames to the Linear keys between,
+      and the figure compared nothing there)."""
+    keep, why_not = [], dict(why_not)
+    for modifier in kept:
+        if modifier.type == 'CYCLES' and keys is not None and (
+                frames[0] != keys[0] or frames[-1] != keys[-1]):
+            why_not['CYCLES'] = (
+                f"the bake covers frames {animdata.frame_label(frames[0])}-"
+                f"{animdata.frame_label(frames[-1])} and the keys it repeats span "
+                f"{animdata.frame_label(keys[0])}-{animdata.frame_label(keys[-1])}")
+            continue
+        if modifier.type == 'STEPPED':
+            starts = np.unique(animdata.stepped_time(
+                modifier, np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)))
+            starts = starts[(starts >= frames[0]) & (starts <= frames[-1])]
+            if not np.isin(starts, frames).all():
+                why_not['STEPPED'] = "the bake's Step leaves out frames its steps hold"
+                continue
+        keep.append(modifier)
+    _modifier_warnings(issues.who, fcurves, issues.warn, keep, why_not)
+    return keep
+
+
 def kept_modifiers(fcurves: Sequence) -> tuple[list, dict]:
     """(modifiers, why_not): the Stepped and Cycles modifiers every channel of
     ``fcurves`` shares (animdata.common_stepped, common_cycles), in the order the first
@@ -435,6 +467,11 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
             location = _location_keys(obj, fcurves, settings, issues)
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
                                              fcurve_cache, issues)
+        channels["kept_rotation"] = _settle_modifiers(
+            issues, *channels.pop("rotation_modifiers"), frames, rot_frames)
+        location["kept_location"] = _settle_modifiers(
+            issues, *location.pop("location_modifiers", ([], [], {})), frames,
+            location["loc_frames"])
     except _Refused:
         return None, issues.found
     reading = Reading(obj=obj, src=src, fcurves=fcurves, **channels, **location,
@@ -543,8 +580,9 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
             issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path)
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
-    kept, why_not = ([], {}) if location_only else kept_modifiers(rot_fcs + delta_fcs)
-    _modifier_warnings(who, rot_fcs + delta_fcs, issues.warn, kept, why_not)
+    # Which modifiers the bake keeps is settled, and said, once its frames are known.
+    modifiers = (rot_fcs + delta_fcs, *(([], {}) if location_only else
+                                        kept_modifiers(rot_fcs + delta_fcs)))
     if location_only:
         out_mode = src.mode    # the rotation is left as it is
     else:
@@ -584,7 +622,7 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     return dict(rot_fcs=rot_fcs, delta_fcs=delta_fcs, into_delta=into_delta,
                 delta_keyed=delta_keyed, out_mode=out_mode, target_path=target_path,
                 rot_path=rot_path, out_path=out_path, delta_paths=delta_paths,
-                location_only=location_only, kept_rotation=kept)
+                location_only=location_only, rotation_modifiers=modifiers)
 
 
 def _location_key_count(obj, fcurves: list) -> int:
@@ -698,8 +736,7 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
             issues.warn(message + " to re-bake; its location is left as it is.", "location")
         found["bake_location"] = False
         return found
-    kept, why_not = kept_modifiers(loc_fcs + dloc_fcs)
-    _modifier_warnings(who, loc_fcs + dloc_fcs, issues.warn, kept, why_not)
+    modifiers = (loc_fcs + dloc_fcs, *kept_modifiers(loc_fcs + dloc_fcs))
     loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
     big = float(np.abs(loc_points).max())
     if big > LOCATION_FLOAT32_WARN:
@@ -707,7 +744,7 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
                     f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
                     "slow moves there will stutter. Move the scene closer to the origin.",
                     "location")
-    found.update(loc_frames=loc_frames, loc_points=loc_points, kept_location=kept)
+    found.update(loc_frames=loc_frames, loc_points=loc_points, location_modifiers=modifiers)
     return found
 
 

@@ -183,7 +183,36 @@ def test_a_custom_range_that_is_not_the_cycle_drops_it_and_says_so(clean_blender
 
     obj, _frames, _degrees = _walk("Part")
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(1, 13)))
-    said = [w.message for w in result.warnings if "Cycles modifier is dropped" in w.message]
-    assert len(said) == 1 and "frames 1-13" in said[0] and "1-25" in said[0], said
+    # Once, and true (a review: "their Cycles modifier stays" beside "it is dropped").
+    said = [w.message for w in result.warnings if "Cycles" in w.message]
+    assert len(said) == 1 and "no longer cycles, since the bake covers frames 1-13 and " \
+        "the keys it repeats span 1-25" in said[0] and "stays" not in said[0], said
     assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj)
                    if fc.data_path == "rotation_euler")
+
+
+def test_a_step_that_misses_the_held_frames_drops_the_stepped_modifier(clean_blender):
+    """A review: keys on every other frame held by steps of 2, baked with a Step of 4: the
+    frames the steps hold between the baked keys played the Linear keys' in-betweens,
+    and the bake read 7.8e-15 deg changed where 25 deg played otherwise. The modifier goes
+    (said, with the reason) and the figure is what plays differently (frame_set)."""
+    from quatbake.addon import bake
+
+    obj = scenes.new_object("Twos", 'XYZ')
+    frames = [1.0 + 2 * i for i in range(11)]
+    scenes.key_channels(obj, "rotation_euler", frames,
+                        np.radians([[3 * i, 2 * i, 17 * i] for i in range(11)]))
+    for fc in animdata.object_fcurves(obj):
+        held = fc.modifiers.new('STEPPED')
+        held.frame_step, held.frame_offset = 2.0, 1.0
+    whole = np.arange(1, 22)
+    before, _ = _played(obj, whole)
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_step=4))
+    said = [w.message for w in result.warnings if "Stepped" in w.message]
+    assert len(said) == 1 and "since the bake's Step leaves out frames its steps hold" in \
+        said[0], said
+    after, _ = _played(obj, whole)
+    assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj))
+    changed = _angle_deg(before, after)
+    assert changed.max() > 1.0
+    assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
