@@ -198,9 +198,16 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
             if strip.mute:
                 continue
             slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
-            paths = sorted({fc.data_path for fc in action_fcurves(strip.action, slot)
-                            if fc.data_path in wanted and len(fc.keyframe_points)
-                            and (fc.data_path, fc.array_index) not in replaced})
+            left: dict = {}
+            for fc in action_fcurves(strip.action, slot):
+                if (fc.data_path in wanted and len(fc.keyframe_points)
+                        and (fc.data_path, fc.array_index) not in replaced):
+                    left.setdefault(fc.data_path, set()).add(fc.array_index)
+            # A path the action keys in part is named by the indices it leaves to the
+            # strip ("rotation_euler[2]": key it too, and the action replaces the strip).
+            partly = {p for p, _i in replaced}
+            paths = [label for path in sorted(left) for label in (
+                [f"{path}[{i}]" for i in sorted(left[path])] if path in partly else [path])]
             if paths:
                 found.append((track.name, strip.name, strip.action.name, paths))
     return found

@@ -237,7 +237,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         if delta_keyed or not animdata.is_identity_delta(
                 animdata.delta_rotation_defaults(obj, src.mode), src.mode):
             composed = animdata.evaluate_orientation(obj, frames, src.mode, fcurves)
-        outside = beyond_range(rot_frames, frames)
+        outside = beyond_range(rot_frames, frames, played_span(
+            rot_frames, rot_fcs + delta_fcs, r.kept_rotation))
         beyond = None if outside is None else \
             (outside, animdata.evaluate_orientation(obj, outside, src.mode, fcurves))
     except animdata.ChannelError as exc:
@@ -316,13 +317,34 @@ def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarra
         np.array(r.obj.delta_location, dtype=np.float64), frames)
 
 
-def beyond_range(keys: np.ndarray, frames: np.ndarray) -> np.ndarray | None:
-    """Every whole frame and key of the span of ``keys`` outside the baked ``frames``
-    (a Custom Range narrower than the keys), or None when the frames cover it."""
-    if not keys.size or not frames.size or (keys[0] >= frames[0] and keys[-1] <= frames[-1]):
+def played_span(keys: np.ndarray, fcurves: list, kept: list) -> tuple[float, float]:
+    """(first, last) frame of what the source channels ``fcurves`` play differently from
+    a still pose, keyed on ``keys``, where the bake's keys (with the ``kept`` modifiers)
+    hold their end poses beyond its frames: the keys' span, a step longer under a Stepped
+    modifier (its last key plays a step after it), and a cycle longer on each side under
+    a Cycles modifier the bake drops (each cycle the same: one says how far it goes; a
+    walk: the figure left out the 66-116 deg the dropped cycle played)."""
+    first, last = float(keys[0]), float(keys[-1])
+    playing = [m for fc in fcurves if fc is not None for m in fc.modifiers if not m.mute]
+    last += max((float(m.frame_step) for m in playing if m.type == 'STEPPED'), default=0.0)
+    if any(m.type == 'CYCLES' for m in playing) and not any(m.type == 'CYCLES' for m in kept):
+        period = float(keys[-1] - keys[0])
+        first, last = first - period, last + period
+    return first, last
+
+
+def beyond_range(keys: np.ndarray, frames: np.ndarray,
+                 span: tuple[float, float] | None = None) -> np.ndarray | None:
+    """Every whole frame and key of ``span`` (default: the keys' first to last;
+    played_span) outside the baked ``frames`` (a Custom Range narrower than it, a cycle
+    the bake drops), or None when the frames cover it."""
+    if not keys.size or not frames.size:
         return None
-    span = np.union1d(np.arange(np.ceil(keys[0]), np.floor(keys[-1]) + 1.0), keys)
-    return span[(span < frames[0]) | (span > frames[-1])]
+    first, last = span if span is not None else (float(keys[0]), float(keys[-1]))
+    if first >= frames[0] and last <= frames[-1]:
+        return None
+    whole = np.union1d(np.arange(np.ceil(first), np.floor(last) + 1.0), keys)
+    return whole[(whole < frames[0]) | (whole > frames[-1])]
 
 
 def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None, list]:

@@ -175,10 +175,11 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None)
                  "and the bake keeps it; or key the poses with Constant interpolation, whose "
                  "steps a bake keeps)")
     if 'CYCLES' in playing:
-        text += (f"; past the keys the motion no longer cycles, since "
-                 f"{why_not.get('CYCLES', animdata.CYCLES_UNALIKE)} (give every channel the "
-                 "same Cycles modifier, on keys that start and end together, and a bake of "
-                 "their whole range keeps it)")
+        why = why_not.get('CYCLES', animdata.CYCLES_UNALIKE)
+        text += (f"; past the keys the motion no longer cycles, since {why}"
+                 + ("" if why.endswith(")") else
+                    " (give every channel the same Cycles modifier, on keys that start and "
+                    "end together, and a bake of their whole range keeps it)"))
     if kept:
         names = " and ".join(sorted(m.type.title() for m in kept))
         text += f"; their {names} modifier stays on the baked channels"
@@ -200,10 +201,14 @@ def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: d
     for modifier in kept:
         if modifier.type == 'CYCLES' and keys is not None and (
                 frames[0] != keys[0] or frames[-1] != keys[-1]):
+            span = (f"{animdata.frame_label(keys[0])}-{animdata.frame_label(keys[-1])}")
             why_not['CYCLES'] = (
                 f"the bake covers frames {animdata.frame_label(frames[0])}-"
-                f"{animdata.frame_label(frames[-1])} and the keys it repeats span "
-                f"{animdata.frame_label(keys[0])}-{animdata.frame_label(keys[-1])}")
+                f"{animdata.frame_label(frames[-1])} and the keys it repeats span {span}"
+                + (", and it bakes the keys, not the repeats: the frames of the range past "
+                   "them hold the keys' end pose where the cycle played on"
+                   if frames[0] < keys[0] or frames[-1] > keys[-1] else "")
+                + f" (bake the keys' range, {span}, to keep the cycle)")
             continue
         if modifier.type == 'STEPPED':
             starts = np.unique(animdata.stepped_time(
@@ -278,9 +283,30 @@ def _blend_issue(obj, src: Source, paths: set) -> str:
     track, strip, action, channels = blends[0]
     return (f"{animdata.subject(obj)}: NLA track \"{track}\", strip \"{strip}\" (action "
             f"\"{action}\") is not muted and also animates {', '.join(channels)}, so what plays "
-            "is a blend of it and the action, which QuatBake does not compute. Mute that track "
-            "(its checkbox in the NLA editor) to bake the action alone, or bake the NLA into one "
-            "action first (Object > Animation > Bake Action).")
+            f"is a blend of it and the action{_blend_reason(obj)}, which QuatBake does not "
+            "compute. Mute that track (its checkbox in the NLA editor) to bake the action "
+            "alone, key those channels (unmuted) in the action with its blend at Replace, "
+            "influence 1 "
+            "and Hold, or bake the NLA into one action first (Object > Animation > Bake "
+            "Action).")
+
+
+def _blend_reason(obj) -> str:
+    """Why the active action does not replace the strips below it, in a few words ("" when
+    its settings do, and only unkeyed channels let them through)."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return " (no active action)"
+    why = []
+    if ad.action_blend_type != 'REPLACE':
+        why.append(f"its blend is {ad.action_blend_type.replace('_', ' ').title()}")
+    if ad.action_influence < 1.0:
+        why.append(f"its influence {ad.action_influence:.3g}")
+    if ad.action_extrapolation != 'HOLD':
+        why.append(f"its extrapolation {ad.action_extrapolation.replace('_', ' ').title()}")
+    if any(t.is_solo for t in ad.nla_tracks):
+        why.append("a track is soloed")
+    return f" ({', '.join(why)})" if why else ""
 
 
 def _replaces_fully(obj) -> bool:

@@ -172,3 +172,16 @@ def test_a_layer_that_does_not_replace_every_channel_is_still_refused(clean_blen
     with pytest.raises(bake.BakeError) as err:
         bake.bake_objects([obj], bake.BakeSettings())
     assert 'strip "Walk"' in str(err.value)
+    # What lets the strip through, said (a walk: always "animates rotation_euler").
+    said = {"one channel keyed": "animates rotation_euler[0], rotation_euler[1], so",
+            "a curve muted": "animates rotation_euler[0], so",
+            "a track soloed": "(a track is soloed)"}[how]
+    assert said in str(err.value), str(err.value)
+
+
+def test_an_action_that_blends_says_how(clean_blender):
+    obj = _layered(location_in_base=False)
+    obj.animation_data.action_blend_type = 'COMBINE'
+    with pytest.raises(bake.BakeError) as err:
+        bake.bake_objects([obj], bake.BakeSettings())
+    assert "a blend of it and the action (its blend is Combine)" in str(err.value)

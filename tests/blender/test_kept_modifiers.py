@@ -170,12 +170,20 @@ def test_a_walk_cycle_goes_on_cycling_after_the_bake(clean_blender):
 
 
 def test_a_cycle_with_an_offset_is_dropped_with_its_reason(clean_blender):
+    """Dropped, said why, and the figure counts what no longer cycles (a walk: it stopped
+    at the keys, 16 deg, where 116 deg played otherwise a cycle later): the largest angle
+    between the playback before and after, a cycle before the keys to a cycle after."""
     from quatbake.addon import bake
 
     obj, _frames, _degrees = _walk("Offset", mode_after='REPEAT_OFFSET')
+    whole = np.arange(-23, 50)
+    before, _ = _played(obj, whole)
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
     said = [w.message for w in result.warnings if "no longer cycles" in w.message]
     assert len(said) == 1 and "repeats with an offset" in said[0], said
+    changed = _angle_deg(before, _played(obj, whole)[0])
+    assert changed[whole > 25].max() > 10.0
+    assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
 
 
 def test_a_custom_range_that_is_not_the_cycle_drops_it_and_says_so(clean_blender):
