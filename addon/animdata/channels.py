@@ -159,17 +159,9 @@ def common_stepped(fcurves: Iterable) -> tuple:
     again those would move), or when the modifier only acts on a frame range or with an
     influence (stepped_time follows the plain steps)."""
     curves = [fc for fc in fcurves if fc is not None]
-    helds = [[m for m in fc.modifiers if m.type == 'STEPPED' and not m.mute] for fc in curves]
-    if not any(helds):
-        return None, ""
-    if any(len(h) != 1 for h in helds):
-        return None, HELD_UNALIKE
-    first = helds[0][0]
-    settings = _played_settings(first)
-    if any(_played_settings(h[0]) != settings for h in helds[1:]):
-        return None, HELD_UNALIKE
-    if first.use_restricted_range or first.use_influence:
-        return None, RANGED
+    first, why = _shared_modifier(curves, 'STEPPED', HELD_UNALIKE)
+    if first is None:
+        return None, why
     for fc in curves:
         count = len(fc.keyframe_points)
         co = np.empty(2 * count, dtype=np.float32)
@@ -199,23 +191,33 @@ def common_cycles(fcurves: Iterable) -> tuple:
     cycling past its keys (a walk: the limbs froze 124 deg off after the last key, while
     the location, kept, cycled on)."""
     curves = [fc for fc in fcurves if fc is not None]
-    cycles = [[m for m in fc.modifiers if m.type == 'CYCLES' and not m.mute] for fc in curves]
-    if not any(cycles):
-        return None, ""
-    if any(len(c) != 1 for c in cycles):
-        return None, CYCLES_UNALIKE
-    first = cycles[0][0]
-    settings = _played_settings(first)
-    if any(_played_settings(c[0]) != settings for c in cycles[1:]):
-        return None, CYCLES_UNALIKE
-    if first.use_restricted_range or first.use_influence:
-        return None, RANGED
+    first, why = _shared_modifier(curves, 'CYCLES', CYCLES_UNALIKE)
+    if first is None:
+        return None, why
     if {first.mode_before, first.mode_after} - _CYCLES_KEPT:
         return None, CYCLES_OFFSET
     ends = {(fc.keyframe_points[0].co[0], fc.keyframe_points[-1].co[0]) for fc in curves
             if len(fc.keyframe_points)}
     if len(ends) != 1:
         return None, CYCLES_SPANS
+    return first, ""
+
+
+def _shared_modifier(curves: list, kind: str, unalike: str) -> tuple:
+    """(the first curve's modifier of type ``kind``, "") when every curve has exactly one,
+    unmuted, set alike, on no frame range or influence; else (None, why: "" when no curve
+    has one, ``unalike``, RANGED)."""
+    found = [[m for m in fc.modifiers if m.type == kind and not m.mute] for fc in curves]
+    if not any(found):
+        return None, ""
+    if any(len(mods) != 1 for mods in found):
+        return None, unalike
+    first = found[0][0]
+    settings = _played_settings(first)
+    if any(_played_settings(mods[0]) != settings for mods in found[1:]):
+        return None, unalike
+    if first.use_restricted_range or first.use_influence:
+        return None, RANGED
     return first, ""
 
 

@@ -119,17 +119,23 @@ def test_a_nlerp_or_squad_key_tolerance_bake_reads_as_within_it(clean_blender, m
         assert abs(entry["max_deviation_deg"] - independent) < 1e-3, (entry, independent)
 
 
+def _swing():
+    """An Euler swing keyed at 1, 21, 41, 61 (eased Bezier keys), alone selected."""
+    obj = scenes_module.make_animated_object(
+        "Swing", 'XYZ', [1, 21, 41, 61], np.radians([[0, 0, 0], [60, 20, 90],
+                                                     [10, -30, 170], [40, 10, 250]]))
+    for other in bpy.context.scene.objects:
+        other.select_set(other == obj)
+    bpy.context.view_layer.objects.active = obj
+    return obj
+
+
 def test_the_refresh_after_a_bake_judges_the_method_it_was_made_with(clean_blender):
     """A walk: bake(method='SQUAD') (or the redo panel's Method) with the sidebar's left
     at SLERP refreshed the report against slerp, "8.39 deg visible ... re-bake with
     SLERP", right after a SQUAD bake within its 0.05 deg."""
-    obj = scenes_module.make_animated_object(
-        "Swing", 'XYZ', [1, 21, 41, 61], np.radians([[0, 0, 0], [60, 20, 90],
-                                                     [10, -30, 170], [40, 10, 250]]))
+    _swing()
     scene = bpy.context.scene
-    for other in scene.objects:
-        other.select_set(other == obj)
-    bpy.context.view_layer.objects.active = obj
     assert scene.quatbake.method == 'SLERP'
     assert bpy.ops.quatbake.bake(method='SQUAD', tolerance=0.05,
                                  key_interpolation='BEZIER') == {'FINISHED'}
@@ -278,13 +284,8 @@ def test_baked_keys_edited_since_are_not_within_the_bakes_tolerance(clean_blende
     bake, and Analyze still read "within the 0.05 deg Key Tolerance ... nothing to do" (the
     method through the edited keys holds there too). The keys are the animator's now: no
     such claim, and the edit is what the advice says."""
-    obj = scenes_module.make_animated_object(
-        "Swing", 'XYZ', [1, 21, 41, 61], np.radians([[0, 0, 0], [60, 20, 90],
-                                                     [10, -30, 170], [40, 10, 250]]))
+    obj = _swing()
     scene = bpy.context.scene
-    for other in scene.objects:
-        other.select_set(other == obj)
-    bpy.context.view_layer.objects.active = obj
     assert bpy.ops.quatbake.bake(tolerance=0.05, key_interpolation='BEZIER') == {'FINISHED'}
     assert entries.results(scene)["Swing"]["verdict"] == entries.VERDICT_WITHIN
     scene.frame_set(35)
