@@ -614,11 +614,15 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         mode = result.rotation_mode
         paths = {read.path} | ({animdata.DELTA_ROTATION_PATHS[mode][0]}
                                if mode in animdata.DELTA_ROTATION_PATHS else set())
+        ad = getattr(getattr(obj, "owner", obj), "animation_data", None)
+        soloed = [t.name for t in ad.nla_tracks if t.is_solo] if ad is not None else []
         for track, strip, action, channels in animdata.blending_strips(obj, paths):
             result.findings.append(
                 f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
-                f"{', '.join(channels)} and is not muted: what plays blends it with the action, "
-                "and this report compares the action alone")
+                f"{', '.join(channels)} and is not muted: "
+                + (f"track \"{soloed[0]}\" is soloed, so it plays alone, not the action"
+                   if soloed else "what plays blends it with the action")
+                + ", and this report compares the action alone")
         _with_bake(obj, result, read.original)
         from ..transform import AnimatedTransform
 

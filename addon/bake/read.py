@@ -187,17 +187,18 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None)
 
 
 def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: dict,
-                      frames: np.ndarray, keys) -> list:
-    """The modifiers of ``kept`` (kept_modifiers) the bake keeps now that its ``frames``
-    are known, its warning said (once, true: a review found "their Cycles modifier stays"
-    beside "its Cycles modifier is dropped"):
+                      frames: np.ndarray, keys) -> tuple[list, np.ndarray]:
+    """(the modifiers of ``kept`` (kept_modifiers) the bake keeps now that its ``frames``
+    are known, the frames it must bake for them), its warning said (once, true: a review
+    found "their Cycles modifier stays" beside "its Cycles modifier is dropped"):
 
     - Cycles only when the frames span exactly the ``keys`` it repeats (a Custom Range,
       or a location keyed longer, would be another cycle);
-    - Stepped only when every step start between the first and last frame is a baked
-      frame (a Step of 4 over steps of 2 left the held frames to the Linear keys between,
-      and the figure compared nothing there)."""
-    keep, why_not = [], dict(why_not)
+    - Stepped with every step start between the first and last frame baked: the frames
+      the steps hold are read there, so a start the frames miss (a Step of 4 over steps of
+      2, steps offset half a frame) is baked too (a review: without, the held frames
+      played the Linear keys' in-betweens, and the figure compared nothing there)."""
+    keep, why_not, extra = [], dict(why_not), np.zeros(0)
     for modifier in kept:
         if modifier.type == 'CYCLES' and keys is not None and (
                 frames[0] != keys[0] or frames[-1] != keys[-1]):
@@ -214,12 +215,10 @@ def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: d
             starts = np.unique(animdata.stepped_time(
                 modifier, np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)))
             starts = starts[(starts >= frames[0]) & (starts <= frames[-1])]
-            if not np.isin(starts, frames).all():
-                why_not['STEPPED'] = "the bake's Step leaves out frames its steps hold"
-                continue
+            extra = np.union1d(extra, starts[~np.isin(starts, frames)])
         keep.append(modifier)
     _modifier_warnings(issues.who, fcurves, issues.warn, keep, why_not)
-    return keep
+    return keep, extra
 
 
 def kept_modifiers(fcurves: Sequence) -> tuple[list, dict]:
@@ -281,22 +280,35 @@ def _blend_issue(obj, src: Source, paths: set) -> str:
     if not blends:
         return ""
     track, strip, action, channels = blends[0]
-    return (f"{animdata.subject(obj)}: NLA track \"{track}\", strip \"{strip}\" (action "
-            f"\"{action}\") is not muted and also animates {', '.join(channels)}, so what plays "
+    who = (f"{animdata.subject(obj)}: NLA track \"{track}\", strip \"{strip}\" (action "
+           f"\"{action}\")")
+    soloed = [t.name for t in obj.animation_data.nla_tracks if t.is_solo]
+    if soloed and not src.clip:
+        # Only the soloed track plays: the action does not, so no keying of it helps (a
+        # review: "a blend of it and the action (a track is soloed)").
+        return (f"{who} plays alone, since track \"{soloed[0]}\" is soloed: the action "
+                "does not play at all. Turn Solo off (the star beside the track in the NLA "
+                "editor) to bake the action, or bake the NLA into one action first (Object > "
+                "Animation > Bake Action).")
+    if src.clip:
+        # A clip's bake: what plays is the strips together, not an active action.
+        return (f"{who} is not muted and also animates {', '.join(channels)}, so what plays "
+                f"is a blend of it and the clip \"{src.action.name}\", which QuatBake does "
+                "not compute. Mute that track (its checkbox in the NLA editor) to bake the "
+                "clip alone, or bake the NLA into one action first (Object > Animation > "
+                "Bake Action).")
+    return (f"{who} is not muted and also animates {', '.join(channels)}, so what plays "
             f"is a blend of it and the action{_blend_reason(obj)}, which QuatBake does not "
             "compute. Mute that track (its checkbox in the NLA editor) to bake the action "
             "alone, key those channels (unmuted) in the action with its blend at Replace, "
-            "influence 1 "
-            "and Hold, or bake the NLA into one action first (Object > Animation > Bake "
-            "Action).")
+            "influence 1 and Hold, or bake the NLA into one action first (Object > "
+            "Animation > Bake Action).")
 
 
 def _blend_reason(obj) -> str:
     """Why the active action does not replace the strips below it, in a few words ("" when
     its settings do, and only unkeyed channels let them through)."""
     ad = obj.animation_data
-    if ad is None or ad.action is None:
-        return " (no active action)"
     why = []
     if ad.action_blend_type != 'REPLACE':
         why.append(f"its blend is {ad.action_blend_type.replace('_', ' ').title()}")
@@ -304,8 +316,6 @@ def _blend_reason(obj) -> str:
         why.append(f"its influence {ad.action_influence:.3g}")
     if ad.action_extrapolation != 'HOLD':
         why.append(f"its extrapolation {ad.action_extrapolation.replace('_', ' ').title()}")
-    if any(t.is_solo for t in ad.nla_tracks):
-        why.append("a track is soloed")
     return f" ({', '.join(why)})" if why else ""
 
 
@@ -493,11 +503,12 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
             location = _location_keys(obj, fcurves, settings, issues)
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
                                              fcurve_cache, issues)
-        channels["kept_rotation"] = _settle_modifiers(
+        channels["kept_rotation"], held_rot = _settle_modifiers(
             issues, *channels.pop("rotation_modifiers"), frames, rot_frames)
-        location["kept_location"] = _settle_modifiers(
+        location["kept_location"], held_loc = _settle_modifiers(
             issues, *location.pop("location_modifiers", ([], [], {})), frames,
             location["loc_frames"])
+        frames = np.union1d(frames, np.union1d(held_rot, held_loc))
     except _Refused:
         return None, issues.found
     reading = Reading(obj=obj, src=src, fcurves=fcurves, **channels, **location,

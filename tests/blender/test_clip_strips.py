@@ -175,7 +175,8 @@ def test_a_layer_that_does_not_replace_every_channel_is_still_refused(clean_blen
     # What lets the strip through, said (a walk: always "animates rotation_euler").
     said = {"one channel keyed": "animates rotation_euler[0], rotation_euler[1], so",
             "a curve muted": "animates rotation_euler[0], so",
-            "a track soloed": "(a track is soloed)"}[how]
+            "a track soloed": 'plays alone, since track "NlaTrack" is soloed: the action '
+                              "does not play at all"}[how]
     assert said in str(err.value), str(err.value)
 
 
@@ -185,3 +186,25 @@ def test_an_action_that_blends_says_how(clean_blender):
     with pytest.raises(bake.BakeError) as err:
         bake.bake_objects([obj], bake.BakeSettings())
     assert "a blend of it and the action (its blend is Combine)" in str(err.value)
+
+
+def test_a_clip_that_blends_with_another_strip_is_refused_naming_the_clip(clean_blender):
+    """A review: a clip's bake refused for a strip playing beside it said "a blend of it
+    and the action (no active action)" and advised keying the action: there is none."""
+    obj = scenes.new_object("Clips", 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", [1, 25], np.radians([[40, 30, 0], [10, 60, 90]]))
+    ad = obj.animation_data
+    walk = ad.action
+    walk.name = "Walk"
+    ad.action = None
+    scenes.key_channels(obj, "rotation_euler", [1, 25], np.radians([[0, 0, 0], [0, 0, 45]]))
+    run = ad.action
+    run.name = "Run"
+    ad.action = None
+    ad.nla_tracks.new().strips.new("Walk", 1, walk).name = "Walk"
+    ad.nla_tracks.new().strips.new("Run", 1, run).name = "Run"
+    with pytest.raises(bake.BakeError) as err:
+        bake.bake_objects([obj], bake.BakeSettings(clip="Walk"))
+    said = str(err.value)
+    assert 'strip "Run"' in said and 'a blend of it and the clip "Walk"' in said, said
+    assert "the action" not in said, said

@@ -199,28 +199,39 @@ def test_a_custom_range_that_is_not_the_cycle_drops_it_and_says_so(clean_blender
                    if fc.data_path == "rotation_euler")
 
 
-def test_a_step_that_misses_the_held_frames_drops_the_stepped_modifier(clean_blender):
+def test_a_step_that_misses_the_held_frames_bakes_them_and_keeps_the_modifier(
+        clean_blender):
     """A review: keys on every other frame held by steps of 2, baked with a Step of 4: the
     frames the steps hold between the baked keys played the Linear keys' in-betweens,
-    and the bake read 7.8e-15 deg changed where 25 deg played otherwise. The modifier goes
-    (said, with the reason) and the figure is what plays differently (frame_set)."""
+    and the bake read 7.8e-15 deg changed where 25 deg played otherwise. The step starts
+    are baked too and the modifier stays, so the held poses are the method's: each a
+    slerp of the keys (mathutils), and the figure is what plays differently (frame_set).
+    Steps offset by half a frame likewise (a later review: dropped, blaming the Step)."""
     from quatbake.addon import bake
 
-    obj = scenes.new_object("Twos", 'XYZ')
-    frames = [1.0 + 2 * i for i in range(11)]
-    scenes.key_channels(obj, "rotation_euler", frames,
-                        np.radians([[3 * i, 2 * i, 17 * i] for i in range(11)]))
-    for fc in animdata.object_fcurves(obj):
-        held = fc.modifiers.new('STEPPED')
-        held.frame_step, held.frame_offset = 2.0, 1.0
-    whole = np.arange(1, 22)
-    before, _ = _played(obj, whole)
-    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_step=4))
-    said = [w.message for w in result.warnings if "Stepped" in w.message]
-    assert len(said) == 1 and "since the bake's Step leaves out frames its steps hold" in \
-        said[0], said
-    after, _ = _played(obj, whole)
-    assert not any(len(fc.modifiers) for fc in animdata.object_fcurves(obj))
-    changed = _angle_deg(before, after)
-    assert changed.max() > 1.0
-    assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
+    for offset in (1.0, 0.5):
+        obj = scenes.new_object(f"Twos{offset:g}", 'XYZ')
+        keys = [offset + 2 * i for i in range(11)]
+        degrees = [[3 * i, 2 * i, 17 * i] for i in range(11)]
+        scenes.key_channels(obj, "rotation_euler", keys, np.radians(degrees))
+        for fc in animdata.object_fcurves(obj):
+            held = fc.modifiers.new('STEPPED')
+            held.frame_step, held.frame_offset = 2.0, offset
+        whole = np.arange(2, 22)
+        before, _ = _played(obj, whole)
+        result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_step=4))
+        assert not any("Stepped" in w.message for w in result.warnings), result.warnings
+        for fc in animdata.object_fcurves(obj):
+            assert [m.type for m in fc.modifiers] == ['STEPPED']
+            baked = {kp.co[0] for kp in fc.keyframe_points}
+            assert set(keys) <= baked, sorted(baked)        # every step start baked
+        after, _ = _played(obj, whole)
+        changed = _angle_deg(before, after)
+        assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
+        # Each frame plays its step start's pose: the slerp of the keys there (on the
+        # keys themselves, the keys' own poses).
+        starts = offset + 2 * np.floor((whole - offset) / 2)
+        keyed = [mathutils.Euler([math.radians(v) for v in d], 'XYZ').to_quaternion()
+                 for d in degrees]
+        want = [list(keyed[int(round((t - offset) / 2))]) for t in starts]
+        assert _angle_deg(after, want).max() < 1e-3
