@@ -508,7 +508,10 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
         location["kept_location"], held_loc = _settle_modifiers(
             issues, *location.pop("location_modifiers", ([], [], {})), frames,
             location["loc_frames"])
-        frames = np.union1d(frames, np.union1d(held_rot, held_loc))
+        if held_rot.size or held_loc.size:
+            # A new array only then: a rig's bones share one frames array, by which the
+            # bake groups their evaluation (deviation.set_deviations).
+            frames = np.union1d(frames, np.union1d(held_rot, held_loc))
     except _Refused:
         return None, issues.found
     reading = Reading(obj=obj, src=src, fcurves=fcurves, **channels, **location,
