@@ -192,6 +192,9 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
         replaced = {(fc.data_path, fc.array_index)
                     for fc in action_fcurves(ad.action, get_slot_identifier(obj))
                     if fc.data_path in wanted and len(fc.keyframe_points) and not fc.mute}
+    # A path the action keys in part is named by the indices it leaves to a strip
+    # ("rotation_euler[2]": key it too, and the action replaces the strip).
+    partly = {p for p, _i in replaced}
     found = []
     for track in _playing_tracks(ad):
         for strip in _action_strips(track.strips):
@@ -203,9 +206,6 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
                 if (fc.data_path in wanted and len(fc.keyframe_points)
                         and (fc.data_path, fc.array_index) not in replaced):
                     left.setdefault(fc.data_path, set()).add(fc.array_index)
-            # A path the action keys in part is named by the indices it leaves to the
-            # strip ("rotation_euler[2]": key it too, and the action replaces the strip).
-            partly = {p for p, _i in replaced}
             paths = [label for path in sorted(left) for label in (
                 [f"{path}[{i}]" for i in sorted(left[path])] if path in partly else [path])]
             if paths:

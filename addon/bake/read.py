@@ -231,8 +231,9 @@ def kept_modifiers(fcurves: Sequence) -> tuple[list, dict]:
     kept = [m for m in (held, cycled) if m is not None]
     first = next((fc for fc in fcurves if fc is not None), None)
     if first is not None and len(kept) > 1:
+        # Both are the first channel's own (common_stepped and common_cycles return its).
         order = list(first.modifiers)
-        kept.sort(key=lambda m: next((i for i, o in enumerate(order) if o.type == m.type), 0))
+        kept.sort(key=order.index)
     return kept, {t: why for t, why in (('STEPPED', held_why), ('CYCLES', cycled_why)) if why}
 
 
