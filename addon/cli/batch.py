@@ -31,7 +31,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from ...report import batch_report
-from .args import EXIT_OK, EXIT_SHOT_FAILED
+from .args import EXIT_BAD_INPUT, EXIT_OK, EXIT_SHOT_FAILED
 from .headless import BadInput
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -332,6 +332,8 @@ def describe(record: dict) -> str:
 def run_batch(args) -> int:
     if args.batch_command == "summarize":
         return run_summarize(args)
+    if args.worker is not None and json.loads(args.worker).get("exporter_options_only"):
+        return _exporter_options_only(args)
     if args.batch_command == "bake":
         from .bake import check_options
 
@@ -342,6 +344,8 @@ def run_batch(args) -> int:
                        f"(0 to {len(shots) - 1}).")
     names = output_names(shots)
     check_blender(args.blender)
+    if args.worker is None:
+        check_exporter_options(args)
     if args.worker is None:
         _check_inputs_kept(args.batch_command, shots, names, os.path.abspath(args.out))
     out = prepare_out(args.out)
@@ -381,6 +385,42 @@ def run_batch(args) -> int:
         # only a crash, which a retry on another worker may cure, fails the task.
         return EXIT_SHOT_FAILED if any(r["status"] == "crashed" for r in done) else EXIT_OK
     return code
+
+
+def check_exporter_options(args) -> None:
+    """BadInput when an ``--exporter-option`` of ``batch export-check`` is not one Blender's
+    glTF exporter takes. Only a Blender process knows its exporter's options, and this one
+    never loads Blender: they are checked once, in a Blender process of their own (as the
+    shots run), before any shot or output, so a typo fails the batch with exit 2 and the
+    sentence, not every shot with exit 3 (a pipeline walk). Costs one Blender start, only
+    when options are given. Any other outcome of that process leaves the options to the
+    shots, which record what went wrong as they always do."""
+    if args.batch_command != "export-check" or not args.exporter_option:
+        return
+    cmd = [*child_prefix(args.blender), "batch", "export-check", "--out", args.out,
+           "--worker", json.dumps({"exporter_options_only": True})]
+    for option in args.exporter_option:
+        cmd += ["--exporter-option", option]
+    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          errors="replace")
+    if done.returncode == EXIT_BAD_INPUT:
+        raise BadInput(_tail(done.stderr) or "--exporter-option: Blender's glTF exporter "
+                       "does not take these options.")
+
+
+def _exporter_options_only(args) -> int:
+    """The Blender process of check_exporter_options: exit 2 with the sentence when an
+    option is not the exporter's, else 0."""
+    from .scenes import import_bpy
+
+    import_bpy()
+    from .. import export_check
+
+    try:
+        export_check.parse_exporter_options(args.exporter_option)
+    except export_check.ExportCheckError as exc:
+        raise BadInput(str(exc)) from None
+    return EXIT_OK
 
 
 def _check_inputs_kept(command: str, shots: list[str], names: list[str], out: str) -> None:
