@@ -100,6 +100,23 @@ class Plan:
     def held_rotation(self):
         """The Stepped modifier the written rotation keeps, or None."""
         return next((m for m in self.kept_rotation if m.type == 'STEPPED'), None)
+
+    @property
+    def held_frames(self) -> np.ndarray | None:
+        """Indices of ``frames`` that Blender plays the written channels at when a kept
+        Stepped modifier holds them (its step starts: every other frame holds one of
+        them), or None when every frame plays (no Stepped modifier kept, or a location
+        written that no Stepped modifier holds alike)."""
+        held = self.held_rotation
+        if held is None:
+            return None
+        starts = animdata.stepped_time(held, self.frames)
+        if self.location_values is not None:
+            moved = next((m for m in self.kept_location if m.type == 'STEPPED'), None)
+            if moved is None or not np.array_equal(
+                    animdata.stepped_time(moved, self.frames), starts):
+                return None
+        return np.flatnonzero(starts == self.frames)
     # Set by write_owner: (data path, channels, animdata.checksum of the keys written)
     # per path, in the record so that a Re-bake sees keys edited since (read.py).
     checksums: list = field(default_factory=list)
@@ -228,7 +245,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             target, out_mode, reference, GIMBAL_BAND)
         dense = None
         if fit:
-            dense = (samples, target, values)
+            dense = _played_samples(samples, target, values, r.kept_rotation)
             quats, values = quats[at], values[at]
         # Blender's own playback at the baked frames, for the "largest difference"
         # figure, when the delta half makes the per-channel evaluation of
@@ -345,6 +362,18 @@ def beyond_range(keys: np.ndarray, frames: np.ndarray,
         return None
     whole = np.union1d(np.arange(np.ceil(first), np.floor(last) + 1.0), keys)
     return whole[(whole < frames[0]) | (whole > frames[-1])]
+
+
+def _played_samples(samples, target, values, kept: list) -> tuple:
+    """(samples, target, values) a Bezier fit is held to: every sample, or under a kept
+    Stepped modifier only those at its step starts. Blender plays that curve only there,
+    held in between, so keys fitted to the quarter frames between made a blocking pass
+    (9 steps) 51 Bezier keys per channel, each quarter frame of the holds fitted."""
+    held = next((m for m in kept if m.type == 'STEPPED'), None)
+    if held is None or held.use_frame_start or held.use_frame_end:
+        return samples, target, values
+    on = animdata.stepped_time(held, samples) == samples
+    return samples[on], target[on], values[on]
 
 
 def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None, list]:

@@ -56,13 +56,33 @@ def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
         if plan.tolerance_deg > 0.0 and plan.dense is None:
             groups.setdefault(plan.tolerance_deg, []).append(plan)
     for tol, group in groups.items():
-        tracks = [keyreduce.Track(p.frames, p.quats, p.rotation_values, p.out_mode,
-                                  p.location_values, fixed=_step_keys(p.constant_keys))
-                  if p.quats is not None else _still_track(p) for p in group]
-        for plan, keep in zip(group, keyreduce.select_keys_many(
+        played = [_played_frames(p) for p in group]
+        tracks = [_linear_track(p, at) for p, at in zip(group, played)]
+        for plan, at, keep in zip(group, played, keyreduce.select_keys_many(
                 tracks, tol, settings.location_tolerance)):
-            plan.keep = keep
+            plan.keep = keep if at is None else at[keep]
     return warnings
+
+
+def _played_frames(plan) -> np.ndarray | None:
+    """Indices of the baked frames a LINEAR tolerance bake is checked at: under a kept
+    Stepped modifier its step starts alone (Plan.held_frames: Blender plays nothing
+    else, so keys between them were kept for nothing, 41 of 41 on a blocking pass held
+    every 5 frames), else None (every frame)."""
+    return plan.held_frames if plan.quats is not None else None
+
+
+def _linear_track(plan, at) -> keyreduce.Track:
+    """The keyreduce track of a LINEAR tolerance bake, at the frames ``at`` (indices, or
+    None for every baked frame)."""
+    if plan.quats is None:
+        return _still_track(plan)
+    pick = slice(None) if at is None else at
+    fixed = _step_keys(plan.constant_keys)
+    return keyreduce.Track(plan.frames[pick], plan.quats[pick], plan.rotation_values[pick],
+                           plan.out_mode,
+                           None if plan.location_values is None else plan.location_values[pick],
+                           fixed=None if fixed is None else fixed[pick])
 
 
 def _camera_frames(plan) -> list:
@@ -345,7 +365,8 @@ def measure_written(plan, arrays: list) -> dict:
     composes with it changes no angle.
 
     Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
-    "samples", "sampled": "quarter frames" | "frames", "keys_before" (the animator's
+    "samples", "sampled": "quarter frames" | "frames" | the Stepped modifier's step starts,
+    "keys_before" (the animator's
     keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
     and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
     rendered frame moves (core.pixels), and "tolerance_px" when one was asked for.
@@ -354,13 +375,22 @@ def measure_written(plan, arrays: list) -> dict:
     if plan.dense is not None:
         times, target, _values = plan.dense
         sampled, kind = "quarter frames", "BEZIER"
+        if plan.held_rotation is not None:
+            # Only its step starts play (plan._played_samples): every quarter frame holds
+            # one of them.
+            sampled = "step starts of its Stepped modifier, held between them"
     else:
         times = plan.frames
         values = plan.rotation_values
+        at = _played_frames(plan)
+        if at is not None:
+            times, values = times[at], values[at]
         target = (quat.normalize(values, "baked quaternion channels")
                   if plan.out_mode == 'QUATERNION' else rotation.mode_values_to_quat(
                       values, plan.out_mode))
         sampled, kind = "frames", "LINEAR"
+        if at is not None:
+            sampled = "step starts of its Stepped modifier, held between them"
     keys = plan.bezier if plan.dense is not None else None
     changed = None if keys is None else _changed_keys(keys, arrays)
     if (changed is not None and not changed.any() and keys.closeness is not None

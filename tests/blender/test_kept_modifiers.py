@@ -235,3 +235,61 @@ def test_a_step_that_misses_the_held_frames_bakes_them_and_keeps_the_modifier(
                  for d in degrees]
         want = [list(keyed[int(round((t - offset) / 2))]) for t in starts]
         assert _angle_deg(after, want).max() < 1e-3
+
+
+def _played_quarters(obj, quarters):
+    """Blender's playback (w, x, y, z) at quarter frames (frame_set with a subframe)."""
+    out = []
+    for t in quarters:
+        whole = int(np.floor(t))
+        bpy.context.scene.frame_set(whole, subframe=float(t - whole))
+        out.append(list(obj.matrix_world.to_quaternion()))
+    return np.array(out)
+
+
+STEP_STARTS = [1.0, 6.0, 11.0, 16.0, 21.0, 26.0, 31.0, 36.0, 41.0]   # _blocked, offset 1
+
+
+@pytest.mark.parametrize("keys", ['BEZIER', 'LINEAR'])
+def test_a_tolerance_bake_under_a_kept_stepped_modifier_keys_what_plays(clean_blender, keys):
+    """Under the kept modifier Blender plays the curve only at its step starts. The fit had
+    been held to every quarter frame between them: 41 of 41 LINEAR keys at 0.01 deg, Bezier
+    keys on quarter frames. Now at most one key per step start (the animator's five
+    included), and every quarter frame plays its step's slerp pose within the tolerance."""
+    from quatbake.addon import bake
+
+    obj = _blocked("Blocked", offset=1.0)
+    result = bake.bake_objects([obj], bake.BakeSettings(
+        method='SLERP', location_method='LINEAR', tolerance_deg=0.01, key_interpolation=keys))
+    quarters = np.arange(1.0, 41.01, 0.25)
+    steps = 1 + 5 * np.floor((quarters - 1) / 5)
+    assert _angle_deg(_played_quarters(obj, quarters), _slerp(steps)).max() < 0.01
+    for fc in animdata.object_fcurves(obj):
+        if fc.data_path != "rotation_euler":
+            continue
+        assert [m.type for m in fc.modifiers] == ['STEPPED']
+        frames = [kp.co[0] for kp in fc.keyframe_points]
+        assert set(KEYS) <= set(frames) <= set(STEP_STARTS), frames
+        if keys == 'LINEAR':
+            # Linear Euler keys between the step starts would miss the slerp (3 axes).
+            assert frames == STEP_STARTS
+    note = next(n.message for n in result.notes if "keys per channel" in n.message)
+    assert "at 9 step starts of its Stepped modifier" in note, note
+
+
+def test_a_conversion_of_a_blocking_pass_keys_only_its_steps(clean_blender):
+    """Convert to quaternions keeps what plays, every quarter frame, with keys at step
+    starts only (it wrote 51 Bezier keys per channel, 12 on quarter frames)."""
+    from quatbake.addon import bake
+
+    obj = _blocked("Blocked", offset=1.0)
+    quarters = np.arange(1.0, 41.01, 0.25)
+    before = _played_quarters(obj, quarters)
+    bake.convert_objects([obj], 'QUATERNION')
+    assert obj.rotation_mode == 'QUATERNION'
+    assert _angle_deg(before, _played_quarters(obj, quarters)).max() < 0.01
+    for fc in animdata.object_fcurves(obj):
+        if fc.data_path == "rotation_quaternion":
+            assert [m.type for m in fc.modifiers] == ['STEPPED']
+            frames = [kp.co[0] for kp in fc.keyframe_points]
+            assert set(KEYS) <= set(frames) <= set(STEP_STARTS), frames
