@@ -76,9 +76,12 @@ def run_bake(args, results: list | None = None) -> int:
                 if getattr(obj, "owner", obj).name not in having:
                     print(f"skipped: {animdata.subject(obj)} has no clip named \"{clip}\", so "
                           "it is left as it is.", file=sys.stderr)
-    elif args.objects is None:
+    elif every:
         # The active actions. Objects animated only by NLA clips are left for
         # --clips NAME (a bake is all or nothing: they would refuse it for all).
+        # Bones named with --bones are the user's choice: each goes to the bake, which
+        # bakes it, bakes its location, or leaves it as it is and says why (a docs walk:
+        # a location-only IK control was called "in NLA clips", or dropped unnamed).
         from ..keyed import has_rotation_keys
         from ..transform import keyed_bone_names
 
@@ -89,7 +92,7 @@ def run_bake(args, results: list | None = None) -> int:
         objects = [o for o in objects if active(o)]
         # Named on stderr once the bake is done: the report advises baking them too.
         left_out = clips_only_objects(bpy) if every else []
-        if args.location != "keep" and getattr(args, "bones", None) is None:
+        if args.location != "keep":
             # A location bake applies to objects keyed on location and not on rotation too.
             from ..keyed import has_location_keys
             from .report import unrotated_objects

@@ -132,3 +132,55 @@ def test_unknown_bone_exits_2_with_one_sentence_naming_the_keyed_bones(rig_blend
     assert 'armature "Rig" has no bone "nope"' in lines[0]
     assert "spine" in lines[0] and NAMED in lines[0], lines[0]
     assert not (tmp_path / "r.json").exists()
+
+
+# Plain bpy: an IK control keyed on location only beside the spine (a Rigify-like rig),
+# then what a file plays: the control's location per frame.
+_IK = _BUILD.replace("bpy.ops.wm.save_as_mainfile", """ik = rig.pose.bones["neck"]
+for f, x in ((1, 0.0), (11, 1.0), (21, 3.0)):
+    ik.location = (x, 0.0, 0.0)
+    ik.keyframe_insert("location", frame=f)
+bpy.ops.wm.save_as_mainfile""")
+_PLACES = """
+import sys, json, bpy
+bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
+rig = bpy.data.objects["Rig"]
+rows = []
+for f in range(1, 22):
+    bpy.context.scene.frame_set(f)
+    rows.append(list(rig.pose.bones["neck"].location))
+print("PLACES" + json.dumps(rows))
+"""
+
+
+def test_a_location_only_bone_named_is_baked_or_named_never_called_a_clip(tmp_path):
+    """A docs walk: ``--bones Rig:neck`` (keyed on location only, an IK control) was refused
+    as "every rotation key is in NLA clips" (the file has none), even with --location
+    linear, and beside another bone it was dropped unnamed. As docs/cli.md says: with
+    --location linear it gets a location bake (a straight line between its keys, by
+    np.interp); without, it is left as it is and named on a ``skipped:`` line."""
+    rig = tmp_path / "ik.blend"
+    done = subprocess.run([sys.executable, "-c", _IK, str(rig)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+    def places(path):
+        ran = subprocess.run([sys.executable, "-c", _PLACES, str(path)], capture_output=True,
+                             text=True, timeout=300)
+        line = next(ln for ln in ran.stdout.splitlines() if ln.startswith("PLACES"))
+        return np.array(json.loads(line[len("PLACES"):]))
+
+    before = places(rig)
+    alone = run("bake", rig, "--bones", "Rig:neck", "--location", "linear",
+                "--output", tmp_path / "alone.blend")
+    assert alone.returncode == 0, alone.stderr
+    assert "NLA" not in alone.stderr and 'Baked 1 bone of "Rig"' in alone.stdout, alone
+    line = np.interp(np.arange(1, 22), [1, 11, 21], [0.0, 1.0, 3.0])
+    assert np.abs(places(tmp_path / "alone.blend")[:, 0] - line).max() < 1e-6
+    assert np.abs(before[:, 0] - line).max() > 0.05            # Bezier: it eased before
+
+    beside = run("bake", rig, "--bones", "Rig:neck,spine", "--output", tmp_path / "b.blend")
+    assert beside.returncode == 0, beside.stderr
+    skipped = [ln for ln in beside.stderr.splitlines() if ln.startswith("skipped:")]
+    assert len(skipped) == 1 and 'bone "neck"' in skipped[0] and "location only" in skipped[0]
+    np.testing.assert_array_equal(places(tmp_path / "b.blend"), before)    # left as it was
