@@ -98,6 +98,19 @@ def _fix(a) -> str:
     return f"already baked with {label}; lower the Key Tolerance or use another method"
 
 
+def _gimbal_fix(a, fix: str) -> str:
+    """What to do about frames near gimbal lock. On the keys of a bake with the method it
+    is compared with, another bake in the same mode passes as near (the lock is in the
+    motion, not the interpolation), and a smaller Key Tolerance does not move it (a
+    real-file walk: a USD camera's bake was told to lower it): another rotation mode
+    does."""
+    if a.bake_role == "after" and not a.bake_edited and a.bake_method == a.method:
+        return (f"already baked with {_method_label(a.method)}; convert it to another "
+                "rotation mode (Convert Rotation Mode, Auto: the Euler order farthest from "
+                "gimbal lock) or key in Quaternion mode")
+    return f"{fix} or key in Quaternion mode"
+
+
 def _within_sentence(a) -> str:
     keys = f"its {a.bake_keys:d} keys" if a.bake_keys else "its keys"
     return (f"Blender plays {keys} within the {a.bake_tolerance_deg:g} deg Key Tolerance of "
@@ -145,7 +158,7 @@ def sentences(a) -> list:
             f"{_count(len(a.gimbal_frames), 'frame')} pass within {GIMBAL_MARGIN_DEG:g} deg "
             "of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
-            f"{frame_text(a.gimbal_frames[0])}): {fix} or key in Quaternion mode")
+            f"{frame_text(a.gimbal_frames[0])}): {_gimbal_fix(a, fix)}")
     if a.max_deviation_deg > NEGLIGIBLE_DEG and not a.long_arc_segments and not turn_first \
             and not within:
         cause = ""

@@ -5,8 +5,9 @@ interpolation of the cache's own samples.
 
 The keys are the file's samples (``animdata.cache.sample_frames``); the
 orientations are what Blender plays there and in between, read with
-``frame_set`` + ``matrix_world`` (world space, subframes included: every quarter
-frame, and the middle of every sample interval). ``core.analysis`` then
+``frame_set`` + ``matrix_world``, less the parent's part (the object's own space, as its
+channels play; subframes included: every quarter frame, and the middle of every sample
+interval). ``core.analysis`` then
 compares the two as for keyed channels, so the result reads like any other
 object's (panel, JSON, HTML, command line), with ``cache`` saying where the
 samples came from (JSON ``transform_cache``).
@@ -96,12 +97,12 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
         raise anim_cache.CacheError(refused, obj.name)
     mode = obj.rotation_mode
     with anim_cache.unmuted(con):
-        matrices = anim_cache.played_matrices([obj], frames)[0]
+        matrices = _basis(*anim_cache.played_matrices([obj], frames, with_parents=True)[0])
         quats = anim_cache.matrices_to_quats(matrices, who)
 
         def played(times):
-            return anim_cache.matrices_to_quats(anim_cache.played_matrices([obj], times)[0],
-                                                who)
+            return anim_cache.matrices_to_quats(
+                _basis(*anim_cache.played_matrices([obj], times, with_parents=True)[0]), who)
 
         # A USD Euler op interpolated linearly can turn far between two samples: sample
         # the playback more densely there, so core.turns follows the turn.
@@ -126,6 +127,16 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
                     "samples": int(keys.size), "sample_times": samples.how}
     result.findings.insert(0, describe(samples, int(frames.size)))
     return result
+
+
+def _basis(world: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """(n, 4, 4) the object's own part of its world matrices under its parent's part
+    (animdata.cache.played_matrices with_parents): the orientation and place its channels
+    play, delta included, as every keyed transform is analysed and as a cache bake writes
+    them. In world space (a USD camera under a parent turned 90 deg) the report of a Key
+    Tolerance bake compared the keys with the cache 90 deg apart, and its gimbal finding
+    read the world's Euler angles, not the channels'."""
+    return np.linalg.inv(parent) @ world
 
 
 def cache_analysis(obj, method: str, turns: str, timing: str, original: bool):

@@ -307,10 +307,16 @@ def test_report_of_a_public_usd_camera_against_the_files_own_values(clean_blende
     local = tr.Rotation.from_euler("y", turn_y, degrees=True) * \
         tr.Rotation.from_euler("x", turn_x, degrees=True)
     up = tr.Rotation.from_euler("x", 90.0, degrees=True)
-    expected = (up * local).as_quat()[:, [3, 0, 1, 2]]
-    assert _angle_deg(result.blender_quats, expected).max() < BETWEEN_TOL_DEG
+    # The report reads the camera's own orientation, the one its channels play and a bake
+    # writes: the file's own ops, without the parent's turn (a real-file walk: compared in
+    # the world, a Key Tolerance bake's keys read 90 deg off the cache).
+    assert _angle_deg(result.blender_quats, local.as_quat()[:, [3, 0, 1, 2]]).max() \
+        < BETWEEN_TOL_DEG
     positions = up.apply(translate)
     played, locs = _played(cam, frames[::97])
+    # ... and Blender's world, the parent's turn included.
+    assert _angle_deg(played, (up * local).as_quat()[::97][:, [3, 0, 1, 2]]).max() \
+        < BETWEEN_TOL_DEG
     np.testing.assert_allclose(locs, positions[::97], atol=1e-4)
     assert result.max_deviation_deg < 0.01      # a slow, smooth turn: slerp plays it
     assert cli.rotation_keyed_objects(bpy) == [cam]
@@ -388,6 +394,29 @@ def test_bake_of_the_public_usd_camera_under_its_parent_replays_the_cache(clean_
     assert cam.parent.name == "Cameras" and cam.constraints[0].mute
     bake.revert_objects([cam])
     assert _state(cam) == before_state
+
+
+@needs_usd
+def test_a_key_tolerance_bake_of_the_public_usd_camera_reads_what_it_plays(clean_blender):
+    """A real-file walk: after a 0.1 deg Bezier bake of the teapot camera (2 keys per
+    channel), the Difference Report read "visible", 90.02 deg: the cache was analysed in
+    the world, the keys under the parent's 90 deg turn. Now its figure is what Blender
+    plays, against scipy's slerp of the cache's own 480 samples, within the tolerance."""
+    tr = _rotation()
+    bpy.ops.wm.usd_import(filepath=str(TEAPOT))
+    cam = bpy.data.objects["mono"]
+    samples = np.arange(0.0, 480.0)
+    cached, _ = _played(cam, samples)
+    scenes.select_only(cam)
+    assert bpy.ops.quatbake.bake(tolerance=0.1, key_interpolation='BEZIER') == {'FINISHED'}
+    assert len(animdata.rotation_fcurves(cam)[0].keyframe_points) < 10
+    baked, _ = _played(cam, samples)
+    slerp = tr.Slerp(samples, tr.Rotation.from_quat(cached[:, [1, 2, 3, 0]]))(samples)
+    measured = _angle_deg(baked, slerp.as_quat()[:, [3, 0, 1, 2]])
+    entry = entries.results(bpy.context.scene)["mono"]
+    assert measured.max() < 0.1
+    assert entry["max_deviation_deg"] == pytest.approx(measured.max(), abs=1e-3)
+    assert entry["verdict"] != "visible", entry
 
 
 @needs_alembic
