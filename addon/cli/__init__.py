@@ -23,6 +23,7 @@ instant and never load Blender.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from .args import (
@@ -58,12 +59,52 @@ COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
             "convert": run_convert, "export-check": run_export_check, "batch": run_batch}
 
 
+class _ReaderGone:
+    """stdout that stops writing once its reader has gone (``report ... | head -1``,
+    ``| grep -q``): the command goes on, writes its files and exits with its own code. A
+    docs walk: the closed pipe was a traceback and exit 4, "a bug", failing a CI gate
+    whose report had passed."""
+
+    def __init__(self, stream) -> None:
+        self.stream, self.gone = stream, False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.gone = True
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (never raises for bad input)."""
     if argv is None:
         argv = sys.argv[1:]
         if "--" in argv:              # blender -b --python __main__.py -- report ...
             argv = argv[argv.index("--") + 1:]
+    stdout = sys.stdout = _ReaderGone(sys.stdout)
+    try:
+        return _run(argv)
+    finally:
+        sys.stdout = stdout.stream
+        stdout.flush()
+        if stdout.gone:
+            # What is still buffered would fail again when Python exits: to nowhere.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.stream.fileno())
+
+
+def _run(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)

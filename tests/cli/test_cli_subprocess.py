@@ -101,6 +101,33 @@ def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
     assert ok.returncode == 0
 
 
+def _with_stdout_closed(*args):
+    """The CLI with its stdout a pipe nobody reads any more (``| head -1`` once head has
+    its line): every write to it fails with EPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+    finally:
+        os.close(write)
+
+
+def test_a_reader_gone_from_stdout_leaves_the_exit_code_and_the_files(scenes, tmp_path):
+    """A docs walk: ``report ... | head -1`` was a BrokenPipeError traceback and exit 4
+    ("a bug"), failing a CI gate; the gate's own code and files stay."""
+    js = tmp_path / "r.json"
+    res = _with_stdout_closed("report", scenes["scene.blend"], "--objects", "Turn170",
+                              "--json", js, "--fail-above", "5")
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "6.76 deg is above --fail-above 5 deg" in res.stderr
+    assert load_report(js)["objects"][0]["max_deviation_deg"] > 5
+    out = tmp_path / "baked.blend"
+    res = _with_stdout_closed("bake", scenes["scene.blend"], "--output", out)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert out.exists()
+
+
 MOCAPBANK = ROOT / "tests" / "data" / "realdata" / "bvh" / "test_mocapbank.bvh"
 
 
