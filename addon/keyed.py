@@ -33,14 +33,18 @@ def has_rotation_keys(obj, fcurves=None) -> bool:
                              + animdata.delta_rotation_fcurves(obj, None, fcurves))
 
 
-def no_rotation_keys(obj, mode: str) -> str:
+def no_rotation_keys(obj, mode: str, clip: str = "") -> str:
     """``Object "Cube" has no keys on rotation_euler or delta_rotation_euler (its rotation
     mode is XYZ)``: the start of every sentence about a transform with nothing to rotate.
-    A pose bone has no delta transform, so its sentence names its rotation channel only."""
+    A pose bone has no delta transform, so its sentence names its rotation channel only.
+    ``clip``: the sentence is about that clip of it (``Clip "Up" of Object "Cube" ...``)."""
     path = animdata.ROTATION_PATHS[mode][0]
     delta = animdata.DELTA_ROTATION_PATHS.get(mode)
     also = f" or {delta[0]}" if delta and not getattr(obj, "bone_name", "") else ""
-    return f"{animdata.subject(obj)} has no keys on {path}{also} (its rotation mode is {mode})"
+    who = animdata.subject(obj)
+    if clip:
+        who = f"Clip \"{clip}\" of {who[0].lower()}{who[1:]}"
+    return f"{who} has no keys on {path}{also} (its rotation mode is {mode})"
 
 
 def keyed_paths(obj, fcurves=None) -> list[str]:
@@ -121,7 +125,7 @@ def _keyed_kinds(paths: list[str]) -> list[str]:
 
 
 def nothing_to_rotate(obj, mode: str, fcurves=None, then: str = "",
-                      so: str = "its rotation is left as it is") -> str:
+                      so: str = "its rotation is left as it is", clip: str = "") -> str:
     """One sentence: ``obj`` has no rotation keys in ``mode`` (its active action, or
     ``fcurves``), and what its keys animate instead, so it is left as it is.
 
@@ -129,19 +133,39 @@ def nothing_to_rotate(obj, mode: str, fcurves=None, then: str = "",
     mode is QUATERNION): it is keyed on location only, so its rotation is left as it is.``
     ``so`` says what follows (the analysis: "there is no rotation to compare"), ``then``
     ends the sentence in brackets (what a location-keyed transform can still get); keys
-    in another rotation mode's channels get the advice to switch the mode back.
+    in another rotation mode's channels get the advice to switch the mode back. ``clip``:
+    ``fcurves`` are that clip's, and the sentence names it.
     """
-    start = no_rotation_keys(obj, mode)
+    start = no_rotation_keys(obj, mode, clip)
     other = keys_in_other_modes(obj, mode, fcurves)
     if other:
         return (f"{start}; its keys are on {', '.join(other)}. Key its rotation, or set the "
                 "rotation mode the keys were made in.")
     kinds = _keyed_kinds(keyed_paths(obj, fcurves))
     if not kinds:
+        in_clips = _keyed_in_clips(obj) if fcurves is None else ""
+        if in_clips:
+            # A real-file walk: "no other keys" of a glTF node whose clip keys its scale.
+            return f"{start}, and {in_clips}: there is nothing to do for it."
         return f"{start} and no other keys: there is nothing to do for it."
-    what = " and ".join(kinds) if len(kinds) <= 2 else ", ".join(kinds[:-1]) + " and " + kinds[-1]
     tail = f" ({then})" if then else ""
-    return f"{start}: it is keyed on {what} only, so {so}{tail}."
+    return f"{start}: it is keyed on {_and(kinds)} only, so {so}{tail}."
+
+
+def _and(words: list) -> str:
+    return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _keyed_in_clips(obj) -> str:
+    """What the NLA clips of ``obj`` key, none of it rotation ("its NLA clip ConeAction keys
+    scale only"), or "" when they key nothing of it."""
+    clips = [c for c in animdata.object_clips(obj) if not c.active]
+    kinds = _keyed_kinds(sorted({p for c in clips for p in keyed_paths(obj, c.fcurves())}))
+    if not kinds:
+        return ""
+    names = ", ".join(c.name for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
+    return f"its NLA clip{'s' if len(clips) > 1 else ''} {names} key{'' if len(clips) > 1 else 's'} " \
+        f"{_and(kinds)} only"
 
 
 def bones_only_in_clips(obj, then: str | None, panel_takes_clip: bool = True) -> str:

@@ -698,11 +698,19 @@ def _nothing_to_bake(obj, src: Source, fcurves: list, settings: BakeSettings) ->
             # (A conversion changes the rotation only: it has no Location option.)
             then = ("Location: Linear or Catmull-Rom re-bakes its location; command line: "
                     "--location linear")
-    sentence = keyed.nothing_to_rotate(obj, src.mode, fcurves, then)
-    clips = [c.name for c in animdata.object_clips(obj) if c.action != src.action
-             and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
-                                   + animdata.delta_rotation_fcurves(obj, src.mode,
-                                                                     c.fcurves()))]
+    # A clip's bake (settings.clip) reads that clip: the sentence is about it, and the
+    # active action is named as such (a real-file walk: "Object "Cube" ... Its NLA clips
+    # CubeRotation have rotation keys", CubeRotation being its active action).
+    sentence = keyed.nothing_to_rotate(obj, src.mode, fcurves, then, clip=settings.clip)
+    rotating = [c for c in animdata.object_clips(obj) if c.action != src.action
+                and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
+                                      + animdata.delta_rotation_fcurves(obj, src.mode,
+                                                                        c.fcurves()))]
+    active = [c.name for c in rotating if c.active]
+    clips = [c.name for c in rotating if not c.active]
+    if active:
+        sentence += (f" Its active action {active[0]} has rotation keys: bake it with no Clip "
+                     "named.")
     if clips:
         sentence += (f" Its NLA clips {', '.join(clips)} have rotation keys. "
                      f"{_name_a_clip(settings)}")

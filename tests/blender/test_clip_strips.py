@@ -208,3 +208,40 @@ def test_a_clip_that_blends_with_another_strip_is_refused_naming_the_clip(clean_
     said = str(err.value)
     assert 'strip "Run"' in said and 'a blend of it and the clip "Walk"' in said, said
     assert "the action" not in said, said
+
+
+def test_a_clip_with_no_rotation_keys_is_named_and_the_active_action_is_called_so(
+        clean_blender):
+    """A real-file walk (glTF-Blender-IO's 26_nla_export_mode.blend): baking clip "Up",
+    which keys location only, of a cube whose active action keys its rotation, was refused
+    as 'Object "Cube" has no keys on rotation_euler ... Its NLA clips CubeRotation have
+    rotation keys', CubeRotation being the active action. And an object whose only clip
+    keys its scale read "no other keys"."""
+    from quatbake.addon.analyze import engine as analyze
+
+    cube = scenes.new_object("Cube", 'XYZ')
+    scenes.key_channels(cube, "location", [1.0, 11.0], [[0, 0, 0], [0, 0, 2]])
+    up = cube.animation_data.action
+    up.name = "Up"
+    cube.animation_data.action = None
+    cube.animation_data.nla_tracks.new().strips.new("Up", 1, up)
+    scenes.key_channels(cube, "rotation_euler", [1.0, 11.0], [[0, 0, 0], [0, 0, 1.5]])
+    cube.animation_data.action.name = "CubeRotation"
+    scenes.select_only(cube)
+    with pytest.raises(RuntimeError) as refused:
+        bpy.ops.quatbake.bake(clip="Up")
+    said = str(refused.value)
+    assert 'Clip "Up" of object "Cube" has no keys on rotation_euler' in said, said
+    assert "keyed on location only" in said
+    assert "Its active action CubeRotation has rotation keys" in said
+    assert "NLA clips CubeRotation" not in said
+
+    cone = scenes.new_object("Cone", 'QUATERNION')
+    scenes.key_channels(cone, "scale", [1.0, 11.0], [[1, 1, 1], [2, 2, 2]])
+    scaled = cone.animation_data.action
+    scaled.name = "ConeAction"
+    cone.animation_data.action = None
+    cone.animation_data.nla_tracks.new().strips.new("ConeAction", 1, scaled)
+    sentence = analyze.no_keys_sentence(cone, 'QUATERNION')
+    assert "no other keys" not in sentence, sentence
+    assert "its NLA clip ConeAction keys scale only" in sentence, sentence
