@@ -125,7 +125,11 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
     result.cache = {"constraint": samples.constraint, "file": os.path.basename(samples.path),
                     "format": samples.format, "object_path": samples.object_path,
                     "samples": int(keys.size), "sample_times": samples.how}
-    result.findings.insert(0, describe(samples, int(frames.size)))
+    # Where the keys come from asks for nothing: a note (a real-file walk: it alone made a
+    # cache camera "to check" at 0.00 deg, its advice "nothing to do").
+    found = describe(samples, int(frames.size))
+    result.findings.insert(0, found)
+    result.notes.insert(0, found)
     return result
 
 
