@@ -105,7 +105,8 @@ def _frame_range(text: str) -> list[int] | str:
     found = re.fullmatch(r"\s*(-?\d+)\s*(?:\.\.|-)\s*(-?\d+)\s*", text)
     if found is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a frame range: give START-END in "
-                                         "whole frames, like 1001-1100 (or -10..50)")
+                                         "whole frames, like 1001-1100 (a negative start with =: "
+                                         "--frames=-10..50)")
     start, end = int(found[1]), int(found[2])
     if end < start:
         raise argparse.ArgumentTypeError(f"{text!r} ends on frame {end}, before it starts on "
