@@ -271,6 +271,13 @@ class Runner:
                 record = json.load(fh)
         except (OSError, ValueError):
             record = None
+        interrupted = self.stopping or code in (130, -signal.SIGINT)
+        if (record is None or record.get("name") != self.names[i]) and interrupted:
+            # Ended by the user's Ctrl+C (stop, or the terminal's SIGINT to every process
+            # of the group): not done, and no crash either. A docs walk: recorded
+            # "crashed", a later summarize failed the batch with exit 3 for it.
+            self.clear(i)
+            raise KeyboardInterrupt
         if record is None or record.get("name") != self.names[i]:
             # The process ended without recording its shot: it crashed or was killed. What
             # it wrote before is no result (a walk: a shot killed while saving left its

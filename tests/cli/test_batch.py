@@ -12,8 +12,10 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from batch_shots import (
@@ -464,3 +466,32 @@ def test_a_shot_with_no_animation_at_all_does_not_fail_the_batch(tmp_path, comma
     assert entry["status"] == "ok" and entry["exit_code"] == 0, entry
     assert entry["message"].startswith("Nothing to check: ") and "no object with rotation " \
         "keys" in entry["message"], entry["message"]
+
+
+def test_ctrl_c_records_no_crash_for_the_shot_it_stops(shots, tmp_path):
+    """A docs walk: Ctrl+C while a shot ran recorded it "crashed" (its Blender stopped on
+    SIGTERM), and a later summarize failed the batch with exit 3 for a shot the user
+    stopped. The shot's Blender here is a stand-in that waits (a Python, by its name),
+    so the batch is stopped while it runs, whatever the machine's speed."""
+    waiting = tmp_path / "python-waits"
+    started = tmp_path / "started"
+    waiting.write_text(f"#!{sys.executable}\nimport pathlib, time\n"
+                       f"pathlib.Path({str(started)!r}).write_text('')\ntime.sleep(120)\n")
+    waiting.chmod(0o755)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "quatbake", "batch", "report",
+                             shots["files"][0], "--out", out, "--blender", waiting],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):
+            if started.exists():
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)
+        assert started.exists(), "the shot's process never started"
+        proc.send_signal(signal.SIGINT)             # the batch's own process, as a farm stops it
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Interrupted." in err, err
+    assert not list((out / "shots").glob("*.json")), "a stopped shot was recorded"
