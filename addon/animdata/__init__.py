@@ -49,6 +49,8 @@ from .channels import (  # noqa: F401
     linked_sentence,
     location_defaults,
     location_fcurves,
+    near_frames,
+    on_step_starts,
     rotation_defaults,
     rotation_fcurves,
     stepped_channels,

@@ -231,14 +231,46 @@ def stepped_time(modifier, frames) -> np.ndarray:
     makes its curve play at ``frames``: Blender's fcm_stepped_time, the start of each
     step (the time less the offset, divided by the step, truncated towards zero), unless
     the frame is before its start or after its end where those are on."""
+    # In float32, as Blender computes it: in float64, (21.3 - 1.3) / 5 of the float32 key
+    # and offset is 3.99999986 and truncates to the step before (16.3), where Blender's
+    # float32 quotient is 4.0 (a review: the last key of a pass held from 1.3 was taken
+    # for no step start).
     frames = np.asarray(frames, dtype=np.float64)
-    step, offset = float(modifier.frame_step), float(modifier.frame_offset)
-    out = np.trunc((frames - offset) / step) * step + offset
+    at = frames.astype(np.float32)
+    step, offset = np.float32(modifier.frame_step), np.float32(modifier.frame_offset)
+    out = (np.trunc((at - offset) / step) * step + offset).astype(np.float64)
     if modifier.use_frame_start:
         out = np.where(frames < modifier.frame_start, frames, out)
     if modifier.use_frame_end:
         out = np.where(frames > modifier.frame_end, frames, out)
     return out
+
+
+def on_step_starts(modifier, frames) -> np.ndarray:
+    """(n,) bool: which ``frames`` are times a plain Stepped modifier plays its curve at for
+    some frame of ``frames`` (the starts of their steps; outside its start and end frames
+    the frames themselves), within the float32 rounding of a frame (near_frames). Not
+    "stepped_time(f) == f": in float32 the start of a step can fall in the step before
+    (with an offset of 1.3 and a step of 5, 16.3 plays 11.3's value while 17 plays
+    16.3's), and it is still the time the step's frames play."""
+    frames = np.asarray(frames, dtype=np.float64)
+    return near_frames(frames, np.unique(stepped_time(modifier, frames)))
+
+
+def near_frames(values, frames) -> np.ndarray:
+    """(n,) bool: which ``values`` lie within float32 rounding (four float32 steps) of one
+    of ``frames`` (sorted, float64): Blender stores frames in float32, so a frame computed
+    in float64 (a key at 41.3 is 41.29999924) is the same frame a few steps away."""
+    values = np.asarray(values, dtype=np.float64)
+    frames = np.asarray(frames, dtype=np.float64)
+    if not frames.size:
+        return np.zeros(values.shape, dtype=bool)
+    at = np.searchsorted(frames, values)
+    below = frames[np.clip(at - 1, 0, frames.size - 1)]
+    above = frames[np.clip(at, 0, frames.size - 1)]
+    nearest = np.minimum(np.abs(values - below), np.abs(values - above))
+    slack = 4.0 * np.spacing(np.abs(values).astype(np.float32)).astype(np.float64)
+    return nearest <= slack
 
 
 def is_read_only(id_block) -> bool:

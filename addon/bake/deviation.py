@@ -49,15 +49,29 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
 
 def _on_the_steps(plan, known: dict | None) -> None:
     """A plan whose written channels keep the source's Stepped modifier (held_rotation):
-    Blender plays both the source and the bake held, each at the start of its step, so
-    they are compared there (a review: compared at every frame, the held source against
-    the bake's smooth keys read 10 deg changed where nothing played otherwise)."""
-    frames = plan.frames
-    on = animdata.stepped_time(plan.held_rotation, frames) == frames
+    Blender plays both the source and the bake held, each frame at the start of its step,
+    so each frame's playback before the bake (fc.evaluate: the modifier included) is
+    compared with the bake's pose at that frame's step start (a review: compared with the
+    bake's smooth keys at every frame, the held source read 10 deg changed where nothing
+    played otherwise)."""
     theirs = plan.blender_quats if plan.blender_quats is not None else \
         _playback_of_one(plan, plan.source.mode, known)
-    plan.deviation_rad = float(quat.angle_between(theirs[on], plan.quats[on]).max()) \
-        if on.any() else 0.0
+    plan.deviation_rad = float(quat.angle_between(theirs, _held_bake(plan, plan.frames)).max())
+
+
+def _held_bake(plan, times) -> np.ndarray:
+    """(m, 4) the bake's pose that Blender plays at ``times`` under the kept Stepped
+    modifier: its keys' pose at each time's step start (animdata.stepped_time, in float32
+    as Blender; a start is one of the baked frames, read.py adds the missing ones), the
+    first or last baked pose where the start lies outside the baked frames (its keys hold
+    there)."""
+    frames = plan.frames
+    starts = animdata.stepped_time(plan.held_rotation, times)
+    at = np.clip(np.searchsorted(frames, starts), 0, frames.size - 1)
+    # The nearer of the two neighbours: a start within float32 rounding of a baked frame.
+    before = np.clip(at - 1, 0, frames.size - 1)
+    at = np.where(np.abs(frames[before] - starts) < np.abs(frames[at] - starts), before, at)
+    return plan.quats[at]
 
 
 def _beyond_range(plan) -> None:
@@ -66,18 +80,16 @@ def _beyond_range(plan) -> None:
     source went on moving (a pipeline walk: --frames 1-20 read "largest change 3.94 deg"
     with frames 21-40 held 149 deg away). ``plan.beyond``: Blender's playback before the
     bake there (the keyed span's whole frames and keys; a Transform Cache's samples),
-    against the held pose."""
+    against the held pose (under a kept Stepped modifier, the pose at each time's step
+    start, which may lie inside the range: _held_bake)."""
     if plan.beyond is None or plan.quats is None:
         return
     times, theirs = plan.beyond
-    if plan.held_rotation is not None:
-        # Both held at the start of each step: compared there (_on_the_steps).
-        on = animdata.stepped_time(plan.held_rotation, times) == times
-        times, theirs = times[on], theirs[on]
-        if not times.size:
-            return
     frames = plan.frames
-    held = np.where((times < frames[0])[:, None], plan.quats[:1], plan.quats[-1:])
+    if plan.held_rotation is not None:
+        held = _held_bake(plan, times)
+    else:
+        held = np.where((times < frames[0])[:, None], plan.quats[:1], plan.quats[-1:])
     plan.deviation_rad = max(plan.deviation_rad,
                              float(quat.angle_between(theirs, held).max()))
 

@@ -110,13 +110,13 @@ class Plan:
         held = self.held_rotation
         if held is None:
             return None
-        starts = animdata.stepped_time(held, self.frames)
+        on = animdata.on_step_starts(held, self.frames)
         if self.location_values is not None:
             moved = next((m for m in self.kept_location if m.type == 'STEPPED'), None)
             if moved is None or not np.array_equal(
-                    animdata.stepped_time(moved, self.frames), starts):
+                    animdata.on_step_starts(moved, self.frames), on):
                 return None
-        return np.flatnonzero(starts == self.frames)
+        return np.flatnonzero(on)
     # Set by write_owner: (data path, channels, animdata.checksum of the keys written)
     # per path, in the record so that a Re-bake sees keys edited since (read.py).
     checksums: list = field(default_factory=list)
@@ -366,13 +366,13 @@ def beyond_range(keys: np.ndarray, frames: np.ndarray,
 
 def _played_samples(samples, target, values, kept: list) -> tuple:
     """(samples, target, values) a Bezier fit is held to: every sample, or under a kept
-    Stepped modifier only those at its step starts. Blender plays that curve only there,
-    held in between, so keys fitted to the quarter frames between made a blocking pass
+    Stepped modifier only those it plays as they are (its step starts, and any outside its
+    start and end frames). Blender plays that curve only there, held in between, so keys fitted to the quarter frames between made a blocking pass
     (9 steps) 51 Bezier keys per channel, each quarter frame of the holds fitted."""
     held = next((m for m in kept if m.type == 'STEPPED'), None)
-    if held is None or held.use_frame_start or held.use_frame_end:
+    if held is None:
         return samples, target, values
-    on = animdata.stepped_time(held, samples) == samples
+    on = animdata.on_step_starts(held, samples)
     return samples[on], target[on], values[on]
 
 

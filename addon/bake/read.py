@@ -215,7 +215,9 @@ def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: d
             starts = np.unique(animdata.stepped_time(
                 modifier, np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)))
             starts = starts[(starts >= frames[0]) & (starts <= frames[-1])]
-            extra = np.union1d(extra, starts[~np.isin(starts, frames)])
+            # A frame within float32 rounding of a start is that start: no near-duplicate
+            # key beside it.
+            extra = np.union1d(extra, starts[~animdata.near_frames(starts, frames)])
         keep.append(modifier)
     _modifier_warnings(issues.who, fcurves, issues.warn, keep, why_not)
     return keep, extra

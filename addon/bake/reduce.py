@@ -64,6 +64,16 @@ def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
     return warnings
 
 
+def _held_words(held) -> str:
+    """What a tolerance bake under the kept Stepped modifier ``held`` was measured at, after
+    "Blender's playback at N" (a review: "161 step starts" where a Start Frame left every
+    quarter frame before it playing as it is)."""
+    ranged = held.use_frame_start or held.use_frame_end
+    return ("frames its Stepped modifier plays (its step starts"
+            + (", and every frame outside its start and end frames" if ranged else "")
+            + "), held between them")
+
+
 def _played_frames(plan) -> np.ndarray | None:
     """Indices of the baked frames a LINEAR tolerance bake is checked at: under a kept
     Stepped modifier its step starts alone (Plan.held_frames: Blender plays nothing
@@ -365,7 +375,7 @@ def measure_written(plan, arrays: list) -> dict:
     composes with it changes no angle.
 
     Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
-    "samples", "sampled": "quarter frames" | "frames" | the Stepped modifier's step starts,
+    "samples", "sampled": "quarter frames" | "frames" | what a Stepped modifier plays,
     "keys_before" (the animator's
     keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
     and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
@@ -378,7 +388,7 @@ def measure_written(plan, arrays: list) -> dict:
         if plan.held_rotation is not None:
             # Only its step starts play (plan._played_samples): every quarter frame holds
             # one of them.
-            sampled = "step starts of its Stepped modifier, held between them"
+            sampled = _held_words(plan.held_rotation)
     else:
         times = plan.frames
         values = plan.rotation_values
@@ -390,7 +400,7 @@ def measure_written(plan, arrays: list) -> dict:
                       values, plan.out_mode))
         sampled, kind = "frames", "LINEAR"
         if at is not None:
-            sampled = "step starts of its Stepped modifier, held between them"
+            sampled = _held_words(plan.held_rotation)
     keys = plan.bezier if plan.dense is not None else None
     changed = None if keys is None else _changed_keys(keys, arrays)
     if (changed is not None and not changed.any() and keys.closeness is not None
