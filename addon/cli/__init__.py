@@ -60,7 +60,7 @@ COMMANDS = {"demo": run_demo, "report": run_report, "bake": run_bake,
 
 
 class _ReaderGone:
-    """stdout that stops writing once its reader has gone (``report ... | head -1``,
+    """stdout (or stderr) that stops writing once its reader has gone (``report ... | head -1``,
     ``| grep -q``): the command goes on, writes its files and exits with its own code. A
     docs walk: the closed pipe was a traceback and exit 4, "a bug", failing a CI gate
     whose report had passed."""
@@ -93,15 +93,17 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:]
         if "--" in argv:              # blender -b --python __main__.py -- report ...
             argv = argv[argv.index("--") + 1:]
-    stdout = sys.stdout = _ReaderGone(sys.stdout)
+    # stderr too: `2>&1 | head` closes both (a review).
+    streams = sys.stdout, sys.stderr = _ReaderGone(sys.stdout), _ReaderGone(sys.stderr)
     try:
         return _run(argv)
     finally:
-        sys.stdout = stdout.stream
-        stdout.flush()
-        if stdout.gone:
-            # What is still buffered would fail again when Python exits: to nowhere.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.stream.fileno())
+        sys.stdout, sys.stderr = (s.stream for s in streams)
+        for stream in streams:
+            stream.flush()
+            if stream.gone:
+                # What is still buffered would fail again when Python exits: to nowhere.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.stream.fileno())
 
 
 def _run(argv: list[str]) -> int:

@@ -101,14 +101,16 @@ def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
     assert ok.returncode == 0
 
 
-def _with_stdout_closed(*args):
-    """The CLI with its stdout a pipe nobody reads any more (``| head -1`` once head has
-    its line): every write to it fails with EPIPE."""
+def _with_stdout_closed(*args, stderr_too=False):
+    """The CLI with its stdout (and with ``stderr_too`` its stderr: ``2>&1 | head -1``) a
+    pipe nobody reads any more, once head has its line: every write to it fails with
+    EPIPE."""
     read, write = os.pipe()
     os.close(read)
     try:
         return subprocess.run([sys.executable, "-m", "quatbake", *map(str, args)], stdout=write,
-                              stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+                              stderr=write if stderr_too else subprocess.PIPE, text=True,
+                              cwd=ROOT, timeout=300)
     finally:
         os.close(write)
 
@@ -126,6 +128,11 @@ def test_a_reader_gone_from_stdout_leaves_the_exit_code_and_the_files(scenes, tm
     res = _with_stdout_closed("bake", scenes["scene.blend"], "--output", out)
     assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
     assert out.exists()
+    # Both gone (2>&1 | head): exit 1 was the uncaught error's, and no report was written.
+    js.unlink()
+    res = _with_stdout_closed("report", scenes["scene.blend"], "--objects", "Turn170",
+                              "--json", js, "--fail-above", "7", stderr_too=True)
+    assert res.returncode == 0 and js.exists()
 
 
 MOCAPBANK = ROOT / "tests" / "data" / "realdata" / "bvh" / "test_mocapbank.bvh"
