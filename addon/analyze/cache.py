@@ -84,7 +84,8 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
     cache that cannot be read, or one that spans more than MAX_PLAYBACK_FRAMES.
     """
     from ...core import analysis as core_analysis
-    from ...core import rotation
+    from ...core import quat, rotation
+    from .. import animdata
     from ..animdata import cache as anim_cache
 
     con = con if con is not None else anim_cache.playing_cache(obj)
@@ -108,8 +109,13 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
         # the playback more densely there, so core.turns follows the turn.
         dense_t, dense_q = anim_cache.refined_times(frames, quats, played)
     # The channel values a bake would write in the object's mode, continuous along
-    # what Blender plays: the keyed-turn rule (core.turns.classify) reads them.
-    dense_raw = rotation.quat_to_mode_values_continuous(dense_q, mode)
+    # what Blender plays: the keyed-turn rule (core.turns.classify) and the gimbal check
+    # read them. Blender plays delta @ rotation, so the channels are the delta's inverse
+    # times the orientation, as the bake writes them (a review: with a delta rotation
+    # the gimbal check read other angles than the bake's).
+    delta = animdata.evaluate_delta_rotation(obj, dense_t, mode)
+    channel_q = quat.make_continuous(quat.multiply(quat.conjugate(delta), dense_q))
+    dense_raw = rotation.quat_to_mode_values_continuous(channel_q, mode)
     at_frames = np.searchsorted(dense_t, frames)
     raw = dense_raw[at_frames]
     at_keys = np.searchsorted(frames, keys)
