@@ -143,7 +143,11 @@ def nothing_to_rotate(obj, mode: str, fcurves=None, then: str = "",
                 "rotation mode the keys were made in.")
     kinds = _keyed_kinds(keyed_paths(obj, fcurves))
     if not kinds:
-        in_clips = _keyed_in_clips(obj) if fcurves is None else ""
+        rotating, in_clips = _keyed_in_clips(obj, mode) if fcurves is None else ([], "")
+        if rotating:
+            return (f"{start} in its active action; {_clips_words(rotating)} its rotation "
+                    "keys: name the clip to compare or bake it (Clip in the Re-bake panel; "
+                    "command line: --clips NAME).")
         if in_clips:
             # A real-file walk: "no other keys" of a glTF node whose clip keys its scale.
             return f"{start}, and {in_clips}: there is nothing to do for it."
@@ -156,15 +160,25 @@ def _and(words: list) -> str:
     return " and ".join(words) if len(words) <= 2 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _keyed_in_clips(obj) -> str:
-    """What the NLA clips of ``obj`` key, none of it rotation ("its NLA clip ConeAction keys
-    scale only"), or "" when they key nothing of it."""
-    clips = [c for c in animdata.object_clips(obj) if not c.active]
-    kinds = _keyed_kinds(sorted({p for c in clips for p in keyed_paths(obj, c.fcurves())}))
-    if not kinds:
-        return ""
+def _clips_words(clips: list) -> str:
+    """"its NLA clip Walk holds" / "its NLA clips Walk, Run hold" (three named at most)."""
     names = ", ".join(c.name for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
-    return f"its NLA clip{'s' if len(clips) > 1 else ''} {names} key{'' if len(clips) > 1 else 's'} " \
+    return f"its NLA clips {names} hold" if len(clips) > 1 else f"its NLA clip {names} holds"
+
+
+def _keyed_in_clips(obj, mode: str) -> tuple[list, str]:
+    """(the NLA clips of ``obj`` that key its rotation in ``mode``, and what the clips that
+    key something else key: "its NLA clip ConeAction keys scale only", or "")."""
+    clips = [c for c in animdata.object_clips(obj) if not c.active]
+    rotating = [c for c in clips if has_rotation_keys(obj, c.fcurves())]
+    keyed = [(c, keyed_paths(obj, c.fcurves())) for c in clips]
+    keyed = [(c, paths) for c, paths in keyed if paths]
+    kinds = _keyed_kinds(sorted({p for _c, paths in keyed for p in paths}))
+    if not kinds:
+        return rotating, ""
+    names = ", ".join(c.name for c, _p in keyed[:3]) + (" ..." if len(keyed) > 3 else "")
+    many = len(keyed) > 1
+    return rotating, f"its NLA clip{'s' if many else ''} {names} key{'' if many else 's'} " \
         f"{_and(kinds)} only"
 
 

@@ -91,7 +91,7 @@ def run_bake(args, results: list | None = None) -> int:
         stashed = [o for o in objects if not active(o)]
         objects = [o for o in objects if active(o)]
         # Named on stderr once the bake is done: the report advises baking them too.
-        left_out = clips_only_objects(bpy) if every else []
+        left_out = clips_only_objects(bpy)
         if args.location != "keep":
             # A location bake applies to objects keyed on location and not on rotation too.
             from ..keyed import has_location_keys

@@ -245,3 +245,13 @@ def test_a_clip_with_no_rotation_keys_is_named_and_the_active_action_is_called_s
     sentence = analyze.no_keys_sentence(cone, 'QUATERNION')
     assert "no other keys" not in sentence, sentence
     assert "its NLA clip ConeAction keys scale only" in sentence, sentence
+    # Its rotation in a clip (a review: "keys rotation_euler only: nothing to do").
+    spin = scenes.new_object("Spin", 'XYZ')
+    scenes.key_channels(spin, "rotation_euler", [1.0, 11.0], [[0, 0, 0], [0, 0, 3.0]])
+    turning = spin.animation_data.action
+    turning.name = "SpinClip"
+    spin.animation_data.action = None
+    spin.animation_data.nla_tracks.new().strips.new("SpinClip", 1, turning)
+    sentence = analyze.no_keys_sentence(spin, 'XYZ')
+    assert "its NLA clip SpinClip holds its rotation keys: name the clip" in sentence, sentence
+    assert "nothing to do" not in sentence
