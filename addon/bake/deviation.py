@@ -85,6 +85,8 @@ def _beyond_range(plan) -> None:
     if plan.beyond is None or plan.quats is None:
         return
     times, theirs = plan.beyond
+    if not times.size:
+        return     # a step shorter than a frame played past the last key: no frame there
     frames = plan.frames
     if plan.held_rotation is not None:
         held = _held_bake(plan, times)

@@ -116,7 +116,7 @@ class Plan:
             if moved is None or not np.array_equal(
                     animdata.on_step_starts(moved, self.frames), on):
                 return None
-        return np.flatnonzero(on)
+        return np.flatnonzero(_with_ends(on))
     # Set by write_owner: (data path, channels, animdata.checksum of the keys written)
     # per path, in the record so that a Re-bake sees keys edited since (read.py).
     checksums: list = field(default_factory=list)
@@ -225,6 +225,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         if settings.keep_playback:
             # A rotation-mode conversion: what Blender plays now, in-betweens included.
             quats = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
+            quats = _step_poses(quats, times, r.kept_rotation)
             target = _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
         elif not pending:
             quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking,
@@ -364,6 +365,27 @@ def beyond_range(keys: np.ndarray, frames: np.ndarray,
     return whole[(whole < frames[0]) | (whole > frames[-1])]
 
 
+def _step_poses(quats, times, kept: list):
+    """A conversion's playback ``quats`` at ``times`` with, under a kept Stepped modifier,
+    each step start given the pose its step's frames play: the last time of its step's.
+    That is the curve's value at the start, which the converted curve must have there;
+    Blender's playback at the start itself can be the step before's (in float32, with an
+    offset of 1.3, 16.3 plays 11.3's pose while 16.5 to 21.25 play 16.3's: a review found
+    a conversion 38 deg off there, its note 100% within)."""
+    held = next((m for m in kept if m.type == 'STEPPED'), None)
+    if held is None or not len(times):
+        return quats
+    starts = animdata.stepped_time(held, times)
+    on = np.flatnonzero(animdata.on_step_starts(held, times))
+    # The last time playing each start (starts never decrease along sorted times).
+    at = np.asarray(times, dtype=np.float64)[on]
+    slack = 4.0 * np.spacing(np.abs(at).astype(np.float32)).astype(np.float64)
+    last = np.searchsorted(starts, at + slack, side="right") - 1
+    out = quats.copy()
+    out[on] = quats[np.maximum(last, on)]
+    return out
+
+
 def _played_samples(samples, target, values, kept: list) -> tuple:
     """(samples, target, values) a Bezier fit is held to: every sample, or under a kept
     Stepped modifier only those it plays as they are (its step starts, and any outside its
@@ -372,8 +394,19 @@ def _played_samples(samples, target, values, kept: list) -> tuple:
     held = next((m for m in kept if m.type == 'STEPPED'), None)
     if held is None:
         return samples, target, values
-    on = animdata.on_step_starts(held, samples)
+    on = _with_ends(animdata.on_step_starts(held, samples))
     return samples[on], target[on], values[on]
+
+
+def _with_ends(on: np.ndarray) -> np.ndarray:
+    """``on`` with the first and the last baked frame set: the keys end there, and Blender
+    holds them beyond, where steps that start outside the frames play them (a review: a
+    Custom Range 8-33 under steps from 1 kept keys 11 to 31, and frames before 11 played
+    11's pose, 19 deg from 8's)."""
+    on = on.copy()
+    if on.size:
+        on[0] = on[-1] = True
+    return on
 
 
 def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None, list]:

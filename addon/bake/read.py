@@ -212,8 +212,11 @@ def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: d
                 + f" (bake the keys' range, {span}, to keep the cycle)")
             continue
         if modifier.type == 'STEPPED':
-            starts = np.unique(animdata.stepped_time(
-                modifier, np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)))
+            # The starts every quarter frame plays (a step of half a frame from 0.5 starts
+            # on 9.5, which no whole frame plays: a review found it neither baked nor
+            # measured, 0.23 deg off at 9.75).
+            grid = np.arange(np.ceil(frames[0] * 4.0), np.floor(frames[-1] * 4.0) + 1.0) / 4.0
+            starts = np.unique(animdata.stepped_time(modifier, grid))
             starts = starts[(starts >= frames[0]) & (starts <= frames[-1])]
             # A frame within float32 rounding of a start is that start: no near-duplicate
             # key beside it.
