@@ -219,6 +219,10 @@ ADVICE = {
     ),
 }
 
+# How the advice of a cause that sampling cures ends (advice leaves it out for an export
+# that was sampled).
+SAMPLING_TOO = ", or export with sampling"
+
 # The causes whose advice is a bake to Keys: Linear, each also offering sampling as the
 # other way out (tests/core/test_export_compare.py reads ADVICE to hold them to it).
 ASKS_LINEAR_BAKE = frozenset({"turn_lost", "cubic_sign_flip", "handle_lengths",
@@ -312,7 +316,7 @@ def advice(causes: dict, max_deviation_deg: float, then: str | None = None,
     sentence, after the rest; where the worst cause's own advice asks for the same bake
     (ASKS_LINEAR_BAKE), in its place, so that the panel does not say it twice, with
     sampling still offered as that advice offered it, unless ``sampling_ok`` is False
-    (``then`` asks to export without sampling)."""
+    (the export was sampled, or ``then`` asks to export without sampling)."""
     if not causes:
         plays = f"Plays as in Blender (within {max(max_deviation_deg, 0.0):.2g} deg)."
         return plays if then is None else f"{plays} {then}"
@@ -321,6 +325,10 @@ def advice(causes: dict, max_deviation_deg: float, then: str | None = None,
     more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
     head = f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off"
     what = key_mismatch_advice(mode) if first == "key_mismatch" else ADVICE[first]
+    if not sampling_ok:
+        # The export was sampled already (a walk: a sampled pan was told "or export with
+        # sampling").
+        what = what.removesuffix(SAMPLING_TOO)
     if then is None:
         return f"{head}: {what}."
     if first in ASKS_LINEAR_BAKE:

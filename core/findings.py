@@ -112,8 +112,10 @@ def _gimbal_fix(a, fix: str) -> str:
 
 
 def _within_sentence(a) -> str:
+    # "tolerance", not "Key Tolerance": a Camera (px) or Bone Tip Tolerance gives the angle
+    # too (a walk read "the 0.0128933 deg Key Tolerance" after a pixel bake).
     keys = f"its {a.bake_keys:d} keys" if a.bake_keys else "its keys"
-    return (f"Blender plays {keys} within the {a.bake_tolerance_deg:g} deg Key Tolerance of "
+    return (f"Blender plays {keys} within the {a.bake_tolerance_deg:.3g} deg tolerance of "
             f"the {_method_label(a.method)} bake (up to {a.max_deviation_deg:.2f} deg at frame "
             f"{frame_text(a.worst_frame)}): nothing to do; a smaller tolerance keeps more keys")
 

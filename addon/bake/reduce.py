@@ -97,8 +97,11 @@ def _linear_track(plan, at) -> keyreduce.Track:
 
 def _camera_frames(plan) -> list:
     """core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
-    shift it has over the baked frames (the scene's render size), [] for anything else;
-    raises ValueError for a camera whose settings make no frame."""
+    shift it has where its keys are checked (every quarter frame for Bezier keys: a snap
+    zoom keyed between frames was read at the frames alone, a walk), for the render size
+    of each scene that holds the camera (a file opening on another scene than the shot's
+    gave its render size, a walk: 3 px where 1 was asked), [] for anything else; raises
+    ValueError for a camera whose settings make no frame."""
     obj = plan.obj
     owner = getattr(obj, "owner", obj)
     cam = getattr(owner, "data", None)
@@ -107,20 +110,39 @@ def _camera_frames(plan) -> list:
     if cam.type != 'PERSP':
         raise ValueError(f"it is {cam.type.lower()}, and a pixel tolerance needs a "
                          "perspective camera")
-    render = bpy.context.scene.render
+    times = plan.dense[0] if plan.dense is not None else plan.frames
     statics = {"lens": cam.lens, "shift_x": cam.shift_x, "shift_y": cam.shift_y}
     columns = {}
     for fc in animdata.object_fcurves(cam):
         if fc.data_path in statics and fc.array_index == 0:
-            columns[fc.data_path] = np.fromiter(map(fc.evaluate, plan.frames.tolist()),
-                                                dtype=np.float64, count=plan.frames.size)
-    n = plan.frames.size if columns else 1
+            columns[fc.data_path] = np.fromiter(map(fc.evaluate, times.tolist()),
+                                                dtype=np.float64, count=times.size)
+    n = times.size if columns else 1
     table = np.column_stack([columns.get(k, np.full(n, float(v))) for k, v in statics.items()])
+    scenes = list(getattr(owner, "users_scene", ())) or [bpy.context.scene]
     return [pixels.camera_frame(lens, cam.sensor_width, cam.sensor_height, cam.sensor_fit,
                                 render.resolution_x, render.resolution_y,
                                 render.resolution_percentage, render.pixel_aspect_x,
                                 render.pixel_aspect_y, sx, sy)
+            for render in {id(sc.render): sc.render for sc in scenes}.values()
             for lens, sx, sy in np.unique(table, axis=0)]
+
+
+def _parent_anisotropy(owner) -> float:
+    """How much the parent's part of ``owner``'s world matrix can widen an angle: its
+    largest stretch over its smallest (1 without a parent, or under a uniform scale). A
+    turn of the object's own channels by a turns its view by up to that times a under a
+    parent scaled unevenly (a walk: a camera under an empty scaled (1, 1, 4) moved 2.2 px
+    in a 1 px bake). At the current frame, as tip_length reads the armature's scale."""
+    parent = getattr(owner, "parent", None)
+    if parent is None:
+        return 1.0
+    part = (np.array(parent.matrix_world, dtype=np.float64)
+            @ np.array(owner.matrix_parent_inverse, dtype=np.float64))[:3, :3]
+    stretch = np.linalg.svd(part, compute_uv=False)
+    if not (stretch[-1] > 0.0 and np.isfinite(stretch).all()):
+        return 1.0
+    return float(stretch[0] / stretch[-1])
 
 
 def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
@@ -142,15 +164,20 @@ def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
     if settings.tolerance_px > 0.0 and not frames and not plan.px_fallback:
         plan.px_fallback = "not a perspective camera"
     if frames:
-        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames)
+        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames) * \
+            _parent_anisotropy(getattr(plan.obj, "owner", plan.obj))
         if settings.tolerance_px > 0.0:
             by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
-            plan.tolerance_px = settings.tolerance_px
+            # Named only when it decides: "within 0.005 deg (1 px)" read where 0.005 deg
+            # was 0.64 px (a walk).
+            if not tol > 0.0 or by_px <= tol:
+                plan.tolerance_px = settings.tolerance_px
             tol = min(tol, by_px) if tol > 0.0 else by_px
     if settings.tolerance_tip > 0.0:
         by_tip, plan.tip_fallback = _tip_degrees(plan.obj, settings.tolerance_tip)
         if by_tip is not None:
-            plan.tolerance_tip = settings.tolerance_tip
+            if not tol > 0.0 or by_tip <= tol:
+                plan.tolerance_tip = settings.tolerance_tip
             tol = min(tol, by_tip) if tol > 0.0 else by_tip
     return tol
 

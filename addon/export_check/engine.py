@@ -297,7 +297,7 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         "linear": None,
         "linear_is_better": False,
         "advice": export_compare.advice(causes, comparison.max_deviation_deg,
-                                        mode=obj.rotation_mode),
+                                        sampling_ok=how != "sampled", mode=obj.rotation_mode),
         "per_sample": {"frame": comparison.frames, "deviation_deg": comparison.deviation_deg},
     }
     try:

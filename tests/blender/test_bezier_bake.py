@@ -553,6 +553,91 @@ def test_a_pixel_tolerance_keeps_every_pixel_of_the_render_within_it(clean_blend
     assert any("px" in n.message and "SwingCam" in n.message for n in result.notes)
 
 
+def _worst_px(scene, cam, key_q, parent=None):
+    """The most any point of the frame moves, in pixels of ``scene``'s render, at any
+    quarter frame: ``cam`` against a camera posed on the slerp of ``key_q`` under the same
+    parent (Blender's own projection, world_to_camera_view)."""
+    reference = bpy.data.objects.new("Reference", cam.data)
+    scene.collection.objects.link(reference)
+    if parent is not None:
+        reference.parent = parent
+        reference.matrix_parent_inverse = cam.matrix_parent_inverse.copy()
+    reference.rotation_mode = 'QUATERNION'
+    worst = 0.0
+    for t, q in zip(QUARTERS, _slerp(KEY_FRAMES, key_q, QUARTERS)):
+        scene.frame_set(int(math.floor(t)), subframe=float(t - math.floor(t)))
+        reference.rotation_quaternion = q
+        bpy.context.view_layer.update()
+        points = _frame_points(scene, reference)
+        moved = np.linalg.norm(_image_px(scene, cam, points) - _image_px(scene, reference, points),
+                               axis=1)
+        worst = max(worst, float(moved.max()))
+    return worst
+
+
+def test_a_pixel_tolerance_holds_under_an_unevenly_scaled_parent(clean_blender):
+    """A layout walk: under an empty scaled (1, 1, 4) a 1 px bake moved the image 2.2 px,
+    the camera's own turn widened by the parent's stretch. Measured as above, with the
+    reference camera under the same parent."""
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    scene.render.resolution_percentage = 100
+    rig = bpy.data.objects.new("Stretch", None)
+    scene.collection.objects.link(rig)
+    rig.scale = (1.0, 1.0, 4.0)
+    cam = _keyed_object("StretchedCam", 'XYZ', np.radians(SWING))
+    cam.parent = rig
+    cam.data.lens, cam.data.sensor_fit = 50.0, 'AUTO'
+    key_q = []                                 # its own channels: the slerp the bake follows
+    for frame in KEY_FRAMES:
+        scene.frame_set(int(frame))
+        key_q.append(list(cam.matrix_basis.to_quaternion()))
+    key_q = np.array(key_q)
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
+                                                        key_interpolation='BEZIER'))
+    assert result.key_statistics["StretchedCam"]["max_px"] <= 1.0
+    assert _worst_px(scene, cam, key_q, parent=rig) <= 1.0
+
+
+def test_a_pixel_tolerance_takes_the_cameras_own_scene_and_its_zoom_between_frames(
+        clean_blender):
+    """A layout walk: the render size came from the scene the file opened on (960 px),
+    not the shot's that holds the camera (3840 px), and a snap zoom keyed between frames
+    (300 mm at 60.5) was read at the frames alone (35 mm). The angle of one pixel at the
+    centre, atan(sensor / width / lens), bounds the tolerance from above."""
+    edit = bpy.context.scene
+    edit.render.resolution_x, edit.render.resolution_y = 960, 540
+    cam = _keyed_object("ShotCam", 'XYZ', np.radians(SWING))
+    cam.data.lens, cam.data.sensor_width, cam.data.sensor_fit = 35.0, 36.0, 'HORIZONTAL'
+    for frame, lens in ((1.0, 35.0), (60.0, 35.0), (60.5, 300.0), (61.0, 35.0)):
+        cam.data.lens = lens
+        cam.data.keyframe_insert("lens", frame=frame)
+    shot = bpy.data.scenes.new("Shot")
+    shot.render.resolution_x, shot.render.resolution_y = 3840, 2160
+    shot.render.resolution_percentage = 100
+    shot.collection.objects.link(cam)
+    edit.collection.objects.unlink(cam)
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
+                                                        key_interpolation='BEZIER'))
+    one_px = math.degrees(math.atan(36.0 / 3840.0 / 300.0))
+    assert result.key_statistics["ShotCam"]["tolerance_deg"] <= one_px
+
+
+def test_a_degree_tolerance_finer_than_the_pixel_one_is_not_called_a_pixel(clean_blender):
+    """A layout walk: --tolerance-px 1 with --tolerance 0.005 read "within 0.005 deg (1 px)"
+    where 0.005 deg was 0.64 px: the finer one decides, and only it is named."""
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    cam = _keyed_object("BothCam", 'XYZ', np.radians(SWING))
+    cam.data.lens, cam.data.sensor_fit = 50.0, 'AUTO'
+    result = bake.bake_objects([cam], bake.BakeSettings(
+        method='SLERP', tolerance_px=1.0, tolerance_deg=0.005, key_interpolation='BEZIER'))
+    stats = result.key_statistics["BothCam"]
+    assert stats["tolerance_deg"] == pytest.approx(0.005) and "tolerance_px" not in stats
+    note = next(n.message for n in result.notes if "keys per channel" in n.message)
+    assert "within 0.005 deg." in note, note
+
+
 def test_an_orthographic_camera_gets_a_warning_not_a_pixel_tolerance(clean_blender):
     objects = _issue_scenes()
     cam = objects["QuatCam"]

@@ -206,6 +206,19 @@ def test_the_linear_sentence_takes_the_place_of_a_cause_advice_that_asks_the_sam
         f"{export_compare.ADVICE['cubic_vs_bezier']}."
 
 
+def test_an_export_sampled_already_is_not_told_to_export_with_sampling():
+    """A layout walk: a sampled export of a flipped pan read "... the short arc, or export
+    with sampling". Every cause whose advice offers sampling drops it there, and keeps the
+    rest of its advice."""
+    offering = [c for c, text in export_compare.ADVICE.items() if "export with sampling" in text]
+    assert "sign_flip" in offering and "stepped" in offering
+    for cause in offering:
+        text = export_compare.advice({cause: 1}, 3.0, sampling_ok=False)
+        assert "sampling" not in text, text
+        assert text.startswith(f"{cause} in 1 interval(s), up to 3 deg off: ") and \
+            text.endswith(".") and len(text) > len(f"{cause} in 1 interval(s), up to 3 deg off: .")
+
+
 def test_advice_that_names_a_command_names_the_panels_control_too():
     """The advice reaches the Export Check panel as well as the CLI (the window walk saw
     "quatbake bake --tolerance 0.01" in the sidebar): each bake it asks for is named as
