@@ -532,19 +532,7 @@ def test_a_pixel_tolerance_keeps_every_pixel_of_the_render_within_it(clean_blend
     # One pixel spans 0.0215 deg at the centre; the corners move more, so a little less.
     assert 0.017 < stats["tolerance_deg"] < 0.0215
     assert result.keys_per_object["Swing"] == 121          # every frame: no tolerance for it
-    reference = bpy.data.objects.new("Reference", cam.data)
-    scene.collection.objects.link(reference)
-    reference.rotation_mode = 'QUATERNION'
-    path = _slerp(KEY_FRAMES, key_q, QUARTERS)
-    worst = 0.0
-    for t, q in zip(QUARTERS, path):
-        scene.frame_set(int(math.floor(t)), subframe=float(t - math.floor(t)))
-        reference.rotation_quaternion = q
-        bpy.context.view_layer.update()
-        points = _frame_points(scene, reference)
-        moved = np.linalg.norm(_image_px(scene, cam, points) - _image_px(scene, reference, points),
-                               axis=1)
-        worst = max(worst, float(moved.max()))
+    worst = _worst_px(scene, cam, key_q)
     assert worst <= 1.0
     # The reported pixels bound what Blender's projection shows, up to its float32
     # arithmetic: ~1e-6 of the image's 1920 px.

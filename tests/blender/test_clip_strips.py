@@ -210,6 +210,18 @@ def test_a_clip_that_blends_with_another_strip_is_refused_naming_the_clip(clean_
     assert "the action" not in said, said
 
 
+def _in_a_clip_only(name: str, mode: str, path: str, values, clip: str):
+    """An object whose ``path`` is keyed at frames 1 and 11 in an action named ``clip``
+    that only an NLA strip plays (no active action)."""
+    obj = scenes.new_object(name, mode)
+    scenes.key_channels(obj, path, [1.0, 11.0], values)
+    action = obj.animation_data.action
+    action.name = clip
+    obj.animation_data.action = None
+    obj.animation_data.nla_tracks.new().strips.new(clip, 1, action)
+    return obj
+
+
 def test_a_clip_with_no_rotation_keys_is_named_and_the_active_action_is_called_so(
         clean_blender):
     """A real-file walk (glTF-Blender-IO's 26_nla_export_mode.blend): baking clip "Up",
@@ -236,22 +248,12 @@ def test_a_clip_with_no_rotation_keys_is_named_and_the_active_action_is_called_s
     assert "Its active action CubeRotation has rotation keys" in said
     assert "NLA clips CubeRotation" not in said
 
-    cone = scenes.new_object("Cone", 'QUATERNION')
-    scenes.key_channels(cone, "scale", [1.0, 11.0], [[1, 1, 1], [2, 2, 2]])
-    scaled = cone.animation_data.action
-    scaled.name = "ConeAction"
-    cone.animation_data.action = None
-    cone.animation_data.nla_tracks.new().strips.new("ConeAction", 1, scaled)
+    cone = _in_a_clip_only("Cone", 'QUATERNION', "scale", [[1, 1, 1], [2, 2, 2]], "ConeAction")
     sentence = analyze.no_keys_sentence(cone, 'QUATERNION')
     assert "no other keys" not in sentence, sentence
     assert "its NLA clip ConeAction keys scale only" in sentence, sentence
     # Its rotation in a clip (a review: "keys rotation_euler only: nothing to do").
-    spin = scenes.new_object("Spin", 'XYZ')
-    scenes.key_channels(spin, "rotation_euler", [1.0, 11.0], [[0, 0, 0], [0, 0, 3.0]])
-    turning = spin.animation_data.action
-    turning.name = "SpinClip"
-    spin.animation_data.action = None
-    spin.animation_data.nla_tracks.new().strips.new("SpinClip", 1, turning)
+    spin = _in_a_clip_only("Spin", 'XYZ', "rotation_euler", [[0, 0, 0], [0, 0, 3.0]], "SpinClip")
     sentence = analyze.no_keys_sentence(spin, 'XYZ')
     assert "its NLA clip SpinClip holds its rotation keys: name the clip" in sentence, sentence
     assert "nothing to do" not in sentence

@@ -306,11 +306,7 @@ def test_steps_from_an_offset_float32_cannot_hold_exactly_keep_every_pose(clean_
     from quatbake.addon import bake
 
     offset, keyed = 1.3, [1.3 + 10 * i for i in range(5)]
-    obj = scenes.new_object("Offset", 'XYZ')
-    scenes.key_channels(obj, "rotation_euler", keyed, np.radians(EULER_DEG))
-    for fc in animdata.object_fcurves(obj):
-        held = fc.modifiers.new('STEPPED')
-        held.frame_step, held.frame_offset = 5.0, offset
+    obj = _held("Offset", keyed, 5.0, offset)
     quarters = np.arange(1.5, 46.0, 0.25)
     before = _played_quarters(obj, quarters)
     tolerance = dict(tolerance_deg=0.01, key_interpolation=keys) if keys else {}
@@ -330,6 +326,17 @@ def test_steps_from_an_offset_float32_cannot_hold_exactly_keep_every_pose(clean_
     assert result.max_deviation_deg == pytest.approx(_angle_deg(before, after).max(), abs=1e-3)
     frames = [kp.co[0] for kp in animdata.object_fcurves(obj)[0].keyframe_points]
     assert frames[-1] == pytest.approx(41.3, abs=1e-5), frames      # the last pose kept
+
+
+def _held(name: str, keyed, step: float, offset: float):
+    """An XYZ object keyed EULER_DEG at ``keyed``, every rotation channel held by a Stepped
+    modifier of ``step`` frames from ``offset``."""
+    obj = scenes.new_object(name, 'XYZ')
+    scenes.key_channels(obj, "rotation_euler", keyed, np.radians(EULER_DEG))
+    for fc in animdata.object_fcurves(obj):
+        held = fc.modifiers.new('STEPPED')
+        held.frame_step, held.frame_offset = step, offset
+    return obj
 
 
 def _blender_step_starts(quarters, step: float, offset: float) -> np.ndarray:
@@ -360,12 +367,7 @@ def test_a_conversion_under_steps_from_1_3_keeps_the_pose_each_step_plays(clean_
     after the conversion what it played before (frame_set)."""
     from quatbake.addon import bake
 
-    keyed = [1.3 + 10 * i for i in range(5)]
-    obj = scenes.new_object("Offset", 'XYZ')
-    scenes.key_channels(obj, "rotation_euler", keyed, np.radians(EULER_DEG))
-    for fc in animdata.object_fcurves(obj):
-        held = fc.modifiers.new('STEPPED')
-        held.frame_step, held.frame_offset = 5.0, 1.3
+    obj = _held("Offset", [1.3 + 10 * i for i in range(5)], 5.0, 1.3)
     quarters = np.arange(1.5, 46.0, 0.25)
     before = _played_quarters(obj, quarters)
     result = bake.convert_objects([obj], 'QUATERNION')
@@ -400,12 +402,8 @@ def test_half_frame_steps_bake_and_play_their_starts_between_frames(clean_blende
     measured (0.23 deg off at 9.75)."""
     from quatbake.addon import bake
 
-    obj = scenes.new_object("Half", 'XYZ')
     keyed = [0.5 + 10 * i for i in range(5)]
-    scenes.key_channels(obj, "rotation_euler", keyed, np.radians(EULER_DEG))
-    for fc in animdata.object_fcurves(obj):
-        held = fc.modifiers.new('STEPPED')
-        held.frame_step, held.frame_offset = 0.5, 0.0
+    obj = _held("Half", keyed, 0.5, 0.0)
     quarters = np.arange(0.5, 45.0, 0.25)
     before = _played_quarters(obj, quarters)
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
