@@ -86,6 +86,8 @@ class Plan:
     #                                              when it set tolerance_deg (reduce._plan_tolerance)
     tip_fallback: str = ""                       # why a tip tolerance asked for did not apply
     px_fallback: str = ""                        # why a pixel tolerance asked for did not apply
+    decided_by: str = "deg"                      # the tolerance that gave tolerance_deg:
+    #                                              "deg", "px" or "tip" (reduce._plan_tolerance)
     # Beyond a Custom Range: (times, Blender's orientation there before the bake), every
     # whole frame and key of the keyed span outside the range, where the bake holds the
     # range's end poses (deviation._beyond_range); None within the keyed range.

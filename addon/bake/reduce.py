@@ -168,16 +168,16 @@ def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
             _parent_anisotropy(getattr(plan.obj, "owner", plan.obj))
         if settings.tolerance_px > 0.0:
             by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
-            # Named only when it decides: "within 0.005 deg (1 px)" read where 0.005 deg
-            # was 0.64 px (a walk).
-            if not tol > 0.0 or by_px <= tol:
-                plan.tolerance_px = settings.tolerance_px
+            plan.tolerance_px = settings.tolerance_px
+            if not tol > 0.0 or by_px < tol:
+                plan.decided_by = "px"
             tol = min(tol, by_px) if tol > 0.0 else by_px
     if settings.tolerance_tip > 0.0:
         by_tip, plan.tip_fallback = _tip_degrees(plan.obj, settings.tolerance_tip)
         if by_tip is not None:
-            if not tol > 0.0 or by_tip <= tol:
-                plan.tolerance_tip = settings.tolerance_tip
+            plan.tolerance_tip = settings.tolerance_tip
+            if not tol > 0.0 or by_tip < tol:
+                plan.decided_by = "tip"
             tol = min(tol, by_tip) if tol > 0.0 else by_tip
     return tol
 
@@ -468,13 +468,16 @@ def _deg(value: float) -> str:
     return f"{value:.4f}" if value >= 1e-4 or value == 0.0 else f"{value:.1e}"
 
 
-def _stats_sentence(stats: dict, tip: float = 0.0) -> str:
+def _stats_sentence(stats: dict, tip: float = 0.0, decided_by: str = "px") -> str:
+    """``decided_by``: which tolerance gave the angle ("deg", "px", "tip"); only that one
+    is put beside the degrees, as what they amount to (a walk: "within 0.005 deg (1 px)"
+    where 0.005 deg, the finer, was 0.64 px)."""
     kind = "Bezier" if stats["key_interpolation"] == 'BEZIER' else "LINEAR"
     px = "max_px" in stats
     within = f"{stats['tolerance_deg']:.3g} deg"
-    if "tolerance_px" in stats:
+    if "tolerance_px" in stats and decided_by == "px":
         within += f" ({stats['tolerance_px']:g} px)"
-    if tip > 0.0:
+    if tip > 0.0 and decided_by == "tip":
         within += f" ({tip:g} scene units at the bone's tip)"
     return (f"{stats['keys_written']} {kind} keys per channel (dense bake "
             f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
@@ -490,8 +493,7 @@ def applied_tolerances(plans: list) -> tuple[float, float, float]:
     one that applied to none (a Camera Tolerance with no perspective camera baked): what
     the bake's summary says its keys are within."""
     deg = max((p.tolerance_deg for p in plans
-               if p.tolerance_deg > 0.0 and not p.tolerance_px and not p.tolerance_tip),
-              default=0.0)
+               if p.tolerance_deg > 0.0 and p.decided_by == "deg"), default=0.0)
     return (deg, max((p.tolerance_px for p in plans), default=0.0),
             max((p.tolerance_tip for p in plans), default=0.0))
 
@@ -526,7 +528,7 @@ def key_notes(plans: list) -> list[BakeIssue]:
             p.key_stats["tolerance_tip"] = float(p.tolerance_tip)
     out = [BakeIssue('INFO', p.obj.name, "", None,
                      f"{animdata.subject(p.obj)}: "
-                     f"{_stats_sentence(p.key_stats, getattr(p, 'tolerance_tip', 0.0))}",
+                     f"{_stats_sentence(p.key_stats, p.tolerance_tip, p.decided_by)}",
                      p.obj.bone_name) for p in measured[:MAX_KEY_NOTES]]
     out += _fallback_notes(plans, "tip_fallback", "Bone Tip Tolerance",
                            "pose bones of some length")

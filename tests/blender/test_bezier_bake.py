@@ -613,7 +613,10 @@ def test_a_pixel_tolerance_takes_the_cameras_own_scene_and_its_zoom_between_fram
 
 def test_a_degree_tolerance_finer_than_the_pixel_one_is_not_called_a_pixel(clean_blender):
     """A layout walk: --tolerance-px 1 with --tolerance 0.005 read "within 0.005 deg (1 px)"
-    where 0.005 deg was 0.64 px: the finer one decides, and only it is named."""
+    where 0.005 deg was 0.64 px, and the bake's line "within 1 px on cameras": the finer
+    one decides, the note puts no pixels beside its degrees, and the line names both."""
+    from quatbake.addon.bake.engine import within_words
+
     scene = bpy.context.scene
     scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
     cam = _keyed_object("BothCam", 'XYZ', np.radians(SWING))
@@ -621,9 +624,11 @@ def test_a_degree_tolerance_finer_than_the_pixel_one_is_not_called_a_pixel(clean
     result = bake.bake_objects([cam], bake.BakeSettings(
         method='SLERP', tolerance_px=1.0, tolerance_deg=0.005, key_interpolation='BEZIER'))
     stats = result.key_statistics["BothCam"]
-    assert stats["tolerance_deg"] == pytest.approx(0.005) and "tolerance_px" not in stats
+    assert stats["tolerance_deg"] == pytest.approx(0.005)
     note = next(n.message for n in result.notes if "keys per channel" in n.message)
     assert "within 0.005 deg." in note, note
+    said = within_words(result)
+    assert "0.005 deg" in said and "1 px" in said, said
 
 
 def test_an_orthographic_camera_gets_a_warning_not_a_pixel_tolerance(clean_blender):
