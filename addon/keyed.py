@@ -19,9 +19,10 @@ from . import animdata
 MAX_FRAMES = 2_000_000
 
 
-def has_rotation_keys(obj, fcurves=None) -> bool:
-    """True when ``obj``'s rotation or delta rotation channels (of its rotation mode) have
-    keys, in its active action or in ``fcurves`` (a clip's); without ``fcurves``, also when
+def has_rotation_keys(obj, fcurves=None, mode: str | None = None) -> bool:
+    """True when ``obj``'s rotation or delta rotation channels (of ``mode``, by default its
+    rotation mode) have keys, in its active action or in ``fcurves`` (a clip's); without
+    ``fcurves``, also when
     a Transform Cache constraint moves it (a USD or Alembic import: its samples are the
     keys the report compares and the bake writes, animdata.cache)."""
     # Imported here: registering the add-on must not load the cache readers.
@@ -29,8 +30,8 @@ def has_rotation_keys(obj, fcurves=None) -> bool:
 
     if fcurves is None and cache.plays_cache(obj):
         return True
-    return animdata.has_keys(animdata.rotation_fcurves(obj, None, fcurves)
-                             + animdata.delta_rotation_fcurves(obj, None, fcurves))
+    return animdata.has_keys(animdata.rotation_fcurves(obj, mode, fcurves)
+                             + animdata.delta_rotation_fcurves(obj, mode, fcurves))
 
 
 def no_rotation_keys(obj, mode: str, clip: str = "") -> str:
@@ -161,22 +162,27 @@ def _and(words: list) -> str:
 
 
 def _clips_words(clips: list) -> str:
-    """"its NLA clip Walk holds" / "its NLA clips Walk, Run hold" (three named at most)."""
-    names = ", ".join(c.name for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
+    """"its NLA clip Walk holds" / "its NLA clips Walk, Run hold"."""
+    names = _three_names(clips)
     return f"its NLA clips {names} hold" if len(clips) > 1 else f"its NLA clip {names} holds"
+
+
+def _three_names(clips: list) -> str:
+    """The clips' names, three at most, then " ..."."""
+    return ", ".join(c.name for c in clips[:3]) + (" ..." if len(clips) > 3 else "")
 
 
 def _keyed_in_clips(obj, mode: str) -> tuple[list, str]:
     """(the NLA clips of ``obj`` that key its rotation in ``mode``, and what the clips that
     key something else key: "its NLA clip ConeAction keys scale only", or "")."""
     clips = [c for c in animdata.object_clips(obj) if not c.active]
-    rotating = [c for c in clips if has_rotation_keys(obj, c.fcurves())]
+    rotating = [c for c in clips if has_rotation_keys(obj, c.fcurves(), mode)]
     keyed = [(c, keyed_paths(obj, c.fcurves())) for c in clips]
     keyed = [(c, paths) for c, paths in keyed if paths]
     kinds = _keyed_kinds(sorted({p for _c, paths in keyed for p in paths}))
     if not kinds:
         return rotating, ""
-    names = ", ".join(c.name for c, _p in keyed[:3]) + (" ..." if len(keyed) > 3 else "")
+    names = _three_names([c for c, _p in keyed])
     many = len(keyed) > 1
     return rotating, f"its NLA clip{'s' if many else ''} {names} key{'' if many else 's'} " \
         f"{_and(kinds)} only"

@@ -258,19 +258,32 @@ def on_step_starts(modifier, frames) -> np.ndarray:
 
 
 def near_frames(values, frames) -> np.ndarray:
-    """(n,) bool: which ``values`` lie within float32 rounding (four float32 steps) of one
-    of ``frames`` (sorted, float64): Blender stores frames in float32, so a frame computed
-    in float64 (a key at 41.3 is 41.29999924) is the same frame a few steps away."""
+    """(n,) bool: which ``values`` lie within float32 rounding (frame_slack) of one of
+    ``frames`` (sorted, float64): Blender stores frames in float32, so a frame computed in
+    float64 (a key at 41.3 is 41.29999924) is the same frame a few steps away."""
     values = np.asarray(values, dtype=np.float64)
     frames = np.asarray(frames, dtype=np.float64)
     if not frames.size:
         return np.zeros(values.shape, dtype=bool)
-    at = np.searchsorted(frames, values)
-    below = frames[np.clip(at - 1, 0, frames.size - 1)]
-    above = frames[np.clip(at, 0, frames.size - 1)]
-    nearest = np.minimum(np.abs(values - below), np.abs(values - above))
-    slack = 4.0 * np.spacing(np.abs(values).astype(np.float32)).astype(np.float64)
-    return nearest <= slack
+    nearest = frames[nearest_frame(values, frames)]
+    return np.abs(values - nearest) <= frame_slack(values)
+
+
+def nearest_frame(values, frames) -> np.ndarray:
+    """(n,) the index into ``frames`` (sorted, not empty) of the frame nearest each of
+    ``values``."""
+    values = np.asarray(values, dtype=np.float64)
+    frames = np.asarray(frames, dtype=np.float64)
+    at = np.clip(np.searchsorted(frames, values), 0, frames.size - 1)
+    before = np.clip(at - 1, 0, frames.size - 1)
+    return np.where(np.abs(frames[before] - values) < np.abs(frames[at] - values), before, at)
+
+
+def frame_slack(values) -> np.ndarray:
+    """(n,) how far a frame computed in float64 may lie from the same frame as Blender
+    stores it, in float32: four float32 steps at each of ``values``."""
+    values = np.asarray(values, dtype=np.float64)
+    return 4.0 * np.spacing(np.abs(values).astype(np.float32)).astype(np.float64)
 
 
 def is_read_only(id_block) -> bool:

@@ -65,13 +65,9 @@ def _held_bake(plan, times) -> np.ndarray:
     as Blender; a start is one of the baked frames, read.py adds the missing ones), the
     first or last baked pose where the start lies outside the baked frames (its keys hold
     there)."""
-    frames = plan.frames
     starts = animdata.stepped_time(plan.held_rotation, times)
-    at = np.clip(np.searchsorted(frames, starts), 0, frames.size - 1)
-    # The nearer of the two neighbours: a start within float32 rounding of a baked frame.
-    before = np.clip(at - 1, 0, frames.size - 1)
-    at = np.where(np.abs(frames[before] - starts) < np.abs(frames[at] - starts), before, at)
-    return plan.quats[at]
+    # The nearest baked frame: a start within float32 rounding of one, or beyond the ends.
+    return plan.quats[animdata.nearest_frame(starts, plan.frames)]
 
 
 def _beyond_range(plan) -> None:

@@ -101,7 +101,7 @@ class Plan:
     @property
     def held_rotation(self):
         """The Stepped modifier the written rotation keeps, or None."""
-        return next((m for m in self.kept_rotation if m.type == 'STEPPED'), None)
+        return _stepped(self.kept_rotation)
 
     @property
     def held_frames(self) -> np.ndarray | None:
@@ -114,7 +114,7 @@ class Plan:
             return None
         on = animdata.on_step_starts(held, self.frames)
         if self.location_values is not None:
-            moved = next((m for m in self.kept_location if m.type == 'STEPPED'), None)
+            moved = _stepped(self.kept_location)
             if moved is None or not np.array_equal(
                     animdata.on_step_starts(moved, self.frames), on):
                 return None
@@ -367,6 +367,11 @@ def beyond_range(keys: np.ndarray, frames: np.ndarray,
     return whole[(whole < frames[0]) | (whole > frames[-1])]
 
 
+def _stepped(kept: list):
+    """The Stepped modifier among ``kept`` (Reading.kept_rotation, kept_location), or None."""
+    return next((m for m in kept if m.type == 'STEPPED'), None)
+
+
 def _step_poses(quats, times, kept: list):
     """A conversion's playback ``quats`` at ``times`` with, under a kept Stepped modifier,
     each step start given the pose its step's frames play: the last time of its step's.
@@ -374,15 +379,14 @@ def _step_poses(quats, times, kept: list):
     Blender's playback at the start itself can be the step before's (in float32, with an
     offset of 1.3, 16.3 plays 11.3's pose while 16.5 to 21.25 play 16.3's: a review found
     a conversion 38 deg off there, its note 100% within)."""
-    held = next((m for m in kept if m.type == 'STEPPED'), None)
+    held = _stepped(kept)
     if held is None or not len(times):
         return quats
     starts = animdata.stepped_time(held, times)
     on = np.flatnonzero(animdata.on_step_starts(held, times))
     # The last time playing each start (starts never decrease along sorted times).
     at = np.asarray(times, dtype=np.float64)[on]
-    slack = 4.0 * np.spacing(np.abs(at).astype(np.float32)).astype(np.float64)
-    last = np.searchsorted(starts, at + slack, side="right") - 1
+    last = np.searchsorted(starts, at + animdata.frame_slack(at), side="right") - 1
     out = quats.copy()
     out[on] = quats[np.maximum(last, on)]
     return out
@@ -391,9 +395,10 @@ def _step_poses(quats, times, kept: list):
 def _played_samples(samples, target, values, kept: list) -> tuple:
     """(samples, target, values) a Bezier fit is held to: every sample, or under a kept
     Stepped modifier only those it plays as they are (its step starts, and any outside its
-    start and end frames). Blender plays that curve only there, held in between, so keys fitted to the quarter frames between made a blocking pass
-    (9 steps) 51 Bezier keys per channel, each quarter frame of the holds fitted."""
-    held = next((m for m in kept if m.type == 'STEPPED'), None)
+    start and end frames). Blender plays that curve only there, held in between, so keys
+    fitted to the quarter frames between made a blocking pass (9 steps) 51 Bezier keys per
+    channel, each quarter frame of the holds fitted."""
+    held = _stepped(kept)
     if held is None:
         return samples, target, values
     on = _with_ends(animdata.on_step_starts(held, samples))

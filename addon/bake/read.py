@@ -708,9 +708,7 @@ def _nothing_to_bake(obj, src: Source, fcurves: list, settings: BakeSettings) ->
     # CubeRotation have rotation keys", CubeRotation being its active action).
     sentence = keyed.nothing_to_rotate(obj, src.mode, fcurves, then, clip=settings.clip)
     rotating = [c for c in animdata.object_clips(obj) if c.action != src.action
-                and animdata.has_keys(animdata.rotation_fcurves(obj, src.mode, c.fcurves())
-                                      + animdata.delta_rotation_fcurves(obj, src.mode,
-                                                                        c.fcurves()))]
+                and keyed.has_rotation_keys(obj, c.fcurves(), src.mode)]
     active = [c.name for c in rotating if c.active]
     clips = [c.name for c in rotating if not c.active]
     if active:
