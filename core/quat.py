@@ -12,6 +12,9 @@ import numpy as np
 # Below this norm a quaternion carries no usable direction: dividing by it would
 # amplify float64 rounding (~1e-16) past 1e-6, so it is refused, not normalised.
 ZERO_NORM = 1e-12
+# Squared norms that quat.normalize measures without scaling: far from float64's
+# overflow (1e308) and underflow (1e-308), and above ZERO_NORM squared (1e-24).
+_SAFE_SQUARED = (1e-20, 1e200)
 
 # Below this rotation angle (radians) the log/exp series replace sin(a)/a, whose
 # division would lose all digits; 1e-8 keeps the series error under 1e-17.
@@ -60,6 +63,13 @@ def normalize(q, what: str = "quaternion") -> np.ndarray:
     turning it into identity would hide a broken key.
     """
     arr = as_quat_array(q, what)
+    # Where every squared norm is well inside float64's range (every quaternion a
+    # bake or a report meets), the norm is measured as it is: three passes fewer
+    # than the scaled measurement below, 15 -> 6 ms for 800,000 quaternions.
+    squared = np.einsum("...i,...i->...", arr, arr)
+    if ((squared > _SAFE_SQUARED[0]) & (squared < _SAFE_SQUARED[1])).all():
+        arr /= np.sqrt(squared)[..., None]
+        return arr
     # Squaring overflows to inf past a norm of ~1e154 (a key of norm 1e300
     # would come out as the zero quaternion): measure each quaternion scaled
     # by its largest component, which is exact in float64 (a power-free divide).
@@ -279,19 +289,22 @@ def _relative_parts(a: np.ndarray, b: np.ndarray) -> tuple:
     return w, x * x + y * y + z * z
 
 
-def make_continuous(q, axis: int = 0) -> np.ndarray:
+def make_continuous(q, axis: int = 0, copy: bool = True) -> np.ndarray:
     """Hemisphere continuity (shortest arc) of key sequences (..., 4).
 
     The sequence runs along ``axis`` of the leading dimensions (the ``...``):
     0 by default, so an (n, 4) array is one sequence of n keys and an
     (n, m, 4) array is m sequences of n keys; ``axis=1`` (or -1) reads the same
     array as n sequences of m keys, as numpy-quaternion's ``unflip_rotors``
-    does by default. Returns a copy where each key's sign is chosen so that its
-    dot product with the previous (already corrected) key of its sequence is
-    >= 0; only signs change. Vectorised: a key is flipped when an odd number of
+    does by default. Returns a copy (``copy=False``: q itself, changed, where it
+    is a float64 array) where each key's sign is chosen so that its dot product
+    with the previous (already corrected) key of its sequence is >= 0; only signs
+    change. Vectorised: a key is flipped when an odd number of
     sign changes precede it in its sequence.
     """
-    arr = np.array(q, dtype=np.float64, copy=True)
+    # copy=False: in place where q is a float64 array already (a caller's own fresh
+    # one: a bake's 800,000 quaternions copied once more cost 3-5 ms).
+    arr = np.array(q, dtype=np.float64) if copy else np.asarray(q, dtype=np.float64)
     # A lone quaternion (shape (4,)) is trivially continuous; without the ndim
     # check its four components were taken for four keys (IndexError).
     if arr.ndim < 2:

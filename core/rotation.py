@@ -528,7 +528,7 @@ def quat_to_mode_values_continuous(q, mode: str, reference=None, lock_tolerance=
     if mode != "QUATERNION":
         return quat_to_euler_continuous(q, mode, reference, lock_tolerance)
     qa = _as_sequence(quat.normalize(q, "quat_to_mode_values_continuous"), "quat_to_mode_values_continuous")
-    out = quat.make_continuous(qa)
+    out = quat.make_continuous(qa, copy=False)      # qa is normalize's own new array
     if reference is not None:
         ref = quat.as_quat_array(reference, "quat_to_mode_values_continuous reference")
         if ref.shape != (4,):
@@ -548,7 +548,8 @@ def quat_to_mode_values_continuous_many(q, mode: str, references=None, lock_tole
         return np.stack([quat_to_mode_values_continuous(
             seq, mode, None if references is None else references[k], lock_tolerance)
             for k, seq in enumerate(q)])
-    out = quat.make_continuous(quat.normalize(q, "quat_to_mode_values_continuous"), axis=1)
+    out = quat.make_continuous(quat.normalize(q, "quat_to_mode_values_continuous"), axis=1,
+                               copy=False)
     if references is not None:
         ref = np.asarray(references, dtype=np.float64)
         if ref.shape != (q.shape[0], 4):
