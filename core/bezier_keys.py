@@ -195,7 +195,10 @@ class BezierKeys:
         (k, 2), (k, 2), (k, 2), (k,) core.fcurve enum values, as core.fcurve.evaluate
         takes them (and foreach_set writes them)."""
         co = np.column_stack((self.frames, self.values[:, channel]))
-        ipo = np.array([INTERPOLATIONS.index(s) for s in self.interpolation], dtype=np.int64)
+        match = np.asarray(self.interpolation)[:, None] == np.array(INTERPOLATIONS)
+        if not match.any(axis=1).all():
+            raise ValueError(f"BezierKeys: interpolation other than {', '.join(INTERPOLATIONS)}.")
+        ipo = np.argmax(match, axis=1).astype(np.int64)
         return co, self.handle_left[:, channel].copy(), self.handle_right[:, channel].copy(), ipo
 
 
@@ -265,13 +268,14 @@ def _even_weights(n: int) -> np.ndarray:
     return weights
 
 
-def _derivatives(t, v, point, lo, hi):
-    """(dv/dt, d2v/dt2), each (k, c), at samples ``point`` (k,): the polynomial
+def _derivatives(t, vT, point, lo, hi):
+    """(dv/dt, d2v/dt2), each (k, c), of the values vT (c, m) (channels first) at
+    samples ``point`` (k,): the polynomial
     through the DERIVATIVE_SAMPLES samples nearest the point within [lo, hi]
     (fewer if the stretch is shorter; one-sided when lo or hi is the point),
     differentiated there. Evenly spaced stencils come in n shapes (where the
     point sits), whose weights are solved once; any other, on its own."""
-    first = np.zeros((point.size, v.shape[1]))
+    first = np.zeros((point.size, vT.shape[0]))
     second = np.zeros_like(first)
     size = np.minimum(DERIVATIVE_SAMPLES, hi - lo + 1)
     start = np.clip(point - size // 2, lo, hi - size + 1)
@@ -292,9 +296,9 @@ def _derivatives(t, v, point, lo, hi):
         if not even.all():
             weights = np.concatenate((weights, _stencil_weights(shape[~even])))
         w = weights[which]                                             # (r, n, 2)
-        vals = v[nodes]                                                # (r, n, c)
-        first[rows] = np.einsum("rn,rnc->rc", w[..., 0], vals) / h[:, None]
-        second[rows] = np.einsum("rn,rnc->rc", w[..., 1], vals) / (h * h)[:, None]
+        vals = vT[:, nodes]                                            # (c, r, n)
+        first[rows] = np.einsum("rn,crn->rc", w[..., 0], vals) / h[:, None]
+        second[rows] = np.einsum("rn,crn->rc", w[..., 1], vals) / (h * h)[:, None]
     return first, second
 
 
@@ -403,14 +407,19 @@ class _Batch:
         self.subframes = subframes
         self.tracks = tracks
         self.t = np.concatenate([tr.times for tr in tracks])
-        self.q = np.concatenate([tr.quats for tr in tracks])
-        self.v = np.concatenate([tr.values for tr in tracks])
-        self.vT = np.ascontiguousarray(self.v.T)          # (c, m)
-        self.qT = np.ascontiguousarray(self.q.T)          # (4, m)
-        self.played = None                                 # (m, c), see play
         sizes = np.array([tr.times.size for tr in tracks])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.ends = self.starts + sizes - 1
+        # The channel values and the target, channels first (c, m) and (4, m): every
+        # pass over the samples runs along a row. Written there track by track (a
+        # concatenation and then its transpose were two more arrays of the samples'
+        # size, each a first touch of every page).
+        self.vT = np.empty((tracks[0].values.shape[1], self.t.size))
+        self.qT = np.empty((4, self.t.size))
+        for tr, start in zip(tracks, self.starts):
+            self.vT[:, start:start + tr.times.size] = tr.values.T
+            self.qT[:, start:start + tr.times.size] = tr.quats.T
+        self.played = None                                 # (m, c), see play
         self.track = np.repeat(np.arange(len(tracks)), sizes)
         # One increasing time over all tracks: each shifted by whole frames (exact
         # in float64, for float32 frames too) to start two frames after the last.
@@ -464,50 +473,63 @@ class _Batch:
         # either (where the target may turn a corner). Computed where a span
         # first needs them (slopes): a stretch that one span covers asks for its two
         # ends only, not for every whole frame inside.
-        idx = np.arange(n)
-        self.prev_corner = np.maximum.accumulate(np.where(self.corner, idx, -1))
-        self.next_corner = np.minimum.accumulate(np.where(self.corner, idx, n)[::-1])[::-1]
-        # The samples that have slopes (sorted) and their rows: slope out, slope in,
-        # bend out, bend in (second derivatives, the same way), each (rows, c). Kept
-        # compact: four (samples, c) tables written at one sample in a hundred touched
-        # every page of them, 22 ms of page faults for 100 quaternion tracks x 8,000
-        # samples, more than the derivatives themselves.
-        self.slope_at = np.zeros(0, dtype=np.int64)
-        self.slope_rows = np.zeros((4, 0, self.v.shape[1]))
+        self.corners = np.flatnonzero(self.corner)
+        # Each sample's row in the slope table (-1: none yet) and the table's rows: slope
+        # out, slope in, bend out, bend in (second derivatives, the same way), each
+        # (rows, c). Kept compact: four (samples, c) tables written at one sample in a
+        # hundred touched every page of them, 22 ms of page faults for 100 quaternion
+        # tracks x 8,000 samples, more than the derivatives themselves.
+        self.slope_row = np.full(n, -1, dtype=np.int32)
+        self.slope_rows = np.empty((4, max(64, self.cand.size // 8), self.vT.shape[0]))
+        self.slope_count = 0
 
     def slopes(self, samples):
         """(slope out, slope in, bend out, bend in), each (k, c), at sample indices
         ``samples`` (k,), computed (add_slopes) where they are first asked for."""
         samples = np.asarray(samples, dtype=np.int64).reshape(-1)
-        pos = np.searchsorted(self.slope_at, samples)
-        found = self.slope_at[np.minimum(pos, self.slope_at.size - 1)] == samples \
-            if self.slope_at.size else np.zeros(samples.size, dtype=bool)
-        if not found.all():
-            self.add_slopes(np.unique(samples[~found]))
-            pos = np.searchsorted(self.slope_at, samples)
-        return self.slope_rows[:, pos]
+        rows = self.slope_row[samples]
+        missing = rows < 0
+        if missing.any():
+            self.add_slopes(np.unique(samples[missing]))
+            rows = self.slope_row[samples]
+        return self.slope_rows[:, rows]
 
     def add_slopes(self, c):
         """The target's slopes and bends (first and second derivatives) at samples
-        ``c`` (sorted, none of them in the table yet), leaving (out) and arriving
+        ``c`` (unique, none of them in the table yet), leaving (out) and arriving
         (in); each sample's own numbers, whichever others come with it."""
         n = self.t.size
         req = self.corner[c]
-        lo = np.where(req, self.prev_corner[np.maximum(c - 1, 0)], self.prev_corner[c])
-        hi = np.where(req, self.next_corner[np.minimum(c + 1, n - 1)], self.next_corner[c])
+        lo = self._prev_corner(np.where(req, np.maximum(c - 1, 0), c))
+        hi = self._next_corner(np.where(req, np.minimum(c + 1, n - 1), c))
         lo = np.where(c == self.starts[self.track[c]], c, np.maximum(lo, 0))
         hi = np.where(c == self.ends[self.track[c]], c, np.minimum(hi, n - 1))
-        rows = np.empty((4, c.size, self.v.shape[1]))
-        both, both2 = _derivatives(self.t, self.v, c[~req], lo[~req], hi[~req])
+        first, count = self.slope_count, self.slope_count + c.size
+        if count > self.slope_rows.shape[1]:
+            grown = np.empty((4, max(count, 2 * self.slope_rows.shape[1]), self.vT.shape[0]))
+            grown[:, :first] = self.slope_rows[:, :first]
+            self.slope_rows = grown
+        rows = self.slope_rows[:, first:count]
+        both, both2 = _derivatives(self.t, self.vT, c[~req], lo[~req], hi[~req])
         rows[0, ~req] = rows[1, ~req] = both
         rows[2, ~req] = rows[3, ~req] = both2
         r = c[req]
-        rows[0, req], rows[2, req] = _derivatives(self.t, self.v, r, r, np.maximum(hi[req], r))
-        rows[1, req], rows[3, req] = _derivatives(self.t, self.v, r, np.minimum(lo[req], r), r)
-        at = np.concatenate((self.slope_at, c))
-        order = np.argsort(at, kind="stable")
-        self.slope_at = at[order]
-        self.slope_rows = np.concatenate((self.slope_rows, rows), axis=1)[:, order]
+        rows[0, req], rows[2, req] = _derivatives(self.t, self.vT, r, r, np.maximum(hi[req], r))
+        rows[1, req], rows[3, req] = _derivatives(self.t, self.vT, r, np.minimum(lo[req], r), r)
+        self.slope_row[c] = np.arange(first, count, dtype=np.int32)
+        self.slope_count = count
+
+    def _prev_corner(self, i):
+        """The last corner at or before each sample index ``i`` (-1 where none)."""
+        k = np.searchsorted(self.corners, i, side="right") - 1
+        return np.where(k >= 0, self.corners[np.maximum(k, 0)], -1)
+
+    def _next_corner(self, i):
+        """The first corner at or after each sample index ``i`` (the sample count where
+        none)."""
+        k = np.searchsorted(self.corners, i, side="left")
+        return np.where(k < self.corners.size,
+                        self.corners[np.minimum(k, self.corners.size - 1)], self.t.size)
 
     # ------------------------------------------------------------------ one span
 
@@ -521,7 +543,7 @@ class _Batch:
         units of the span)."""
         d = self.t[b] - self.t[a]
         u = (self.t[idx.T] - self.t[a]) / d
-        ya, yb = self.v[a].T, self.v[b].T
+        ya, yb = self.vT[:, a], self.vT[:, b]
         da = (self.slopes(a)[0] * d[:, None]).T
         db = (self.slopes(b)[1] * d[:, None]).T
         return u[None], ya[:, None], yb[:, None], da[:, None], db[:, None]
@@ -680,7 +702,7 @@ class _Batch:
         last1, last2 = cur.copy(), cur.copy()
         err1, err2 = np.zeros(ga.size), np.zeros(ga.size)
         probe = end.copy()                    # the first try: the whole stretch
-        channels = self.v.shape[1]
+        channels = self.vT.shape[0]
         best_al = np.full((ga.size, channels), 1.0 / 3.0)
         best_be = best_al.copy()
         spans = []
@@ -766,7 +788,7 @@ class _Batch:
         (unused where the span is CONSTANT or between two tracks)."""
         k = keys.size
         x = self.t[keys]
-        y = self.v[keys]
+        y = self.vT[:, keys].T
         fitted = np.zeros(k, dtype=bool)     # the span leaving key i is a fitted Bezier
         fitted[:-1] = (self.track[keys[:-1]] == self.track[keys[1:]]) & ~self.step_start[keys[:-1]]
         d = np.zeros(k)
@@ -803,32 +825,38 @@ class _Batch:
         """Closeness |cos(error / 2)| at ``samples`` (default: every sample) of
         Blender's playback of the float32 keys (see _played); the channel values
         played are kept in ``self.played`` (m, c)."""
-        if samples is None:
-            samples = np.arange(self.t.size)
         if self.played is None:
-            self.played = np.empty_like(self.v)
+            self.played = np.empty((self.t.size, self.vT.shape[0]))
+        count = self.t.size if samples is None else samples.size
+        # Where each sample's track begins and ends among the keys, and the keys'
+        # frames shifted as the tracks are (see __init__): once for every block.
+        key_ends = (self.shift[self.track[keys]] + arrays[0], np.searchsorted(keys, self.starts),
+                np.searchsorted(keys, self.ends))
         # In blocks whose temporaries stay in the processor's cache: a rig's samples
         # at once would be tens of MB per temporary, and slower in page faults than
-        # in arithmetic.
-        out = np.empty(samples.size)
-        for at in range(0, samples.size, PLAY_BLOCK):
-            part = samples[at:at + PLAY_BLOCK]
-            values = self._played(keys, arrays, part)
+        # in arithmetic. Every sample played: blocks as slices, so that storing them
+        # and reading the target there copy rows rather than gather them.
+        out = np.empty(count)
+        for at in range(0, count, PLAY_BLOCK):
+            part = (slice(at, min(at + PLAY_BLOCK, count)) if samples is None
+                    else samples[at:at + PLAY_BLOCK])
+            values = self._played(keys, arrays, part, key_ends)
             self.played[part] = values
             out[at:at + PLAY_BLOCK] = self._closeness(values.T, part)
         return out
 
-    def _played(self, keys, arrays, samples):
-        """(n, c) channel values Blender plays at ``samples`` from the float32 keys
-        (play_segments: all channels and tracks at once)."""
+    def _played(self, keys, arrays, samples, key_ends):
+        """(n, c) channel values Blender plays at ``samples`` (indices or a slice)
+        from the float32 keys (play_segments: all channels and tracks at once);
+        ``key_ends``: the keys' shifted frames and each track's first and last key."""
         x, y, hlx, hly, hrx, hry, ipo, _ = arrays
-        ks = self.shift[self.track[keys]]
+        shifted, first_key, last_key = key_ends
         # The segment each sample falls in: the last key of its track at or before
         # its frame (compared by frame, as Blender does; frames shifted per track,
         # exact in float64, so one search for all).
-        seg = np.searchsorted(x + ks, self.global_t[samples], side="right") - 1
-        first = np.searchsorted(keys, self.starts)[self.track[samples]]
-        last = np.searchsorted(keys, self.ends)[self.track[samples]]
+        seg = np.searchsorted(shifted, self.global_t[samples], side="right") - 1
+        track = self.track[samples]
+        first, last = first_key[track], last_key[track]
         seg = np.clip(seg, first, last)
         out = play_segments(x, y, hlx, hly, hrx, hry, ipo, self.t[samples], seg, last)
         return self._played_fcurve(keys, arrays, samples) if out is None else out
@@ -851,7 +879,7 @@ class _Batch:
     def accept(self, a, b, al, be):
         """Keys and handles that Blender plays within the tolerance at every sample:
         the searched spans, split where the full check fails."""
-        channels = self.v.shape[1]
+        channels = self.vT.shape[0]
         close = np.empty(self.t.size)
         samples = None                      # every sample first, then the new spans'
         for _ in range(MAX_FIX_ROUNDS):
