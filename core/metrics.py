@@ -29,6 +29,25 @@ STILL_SPEED = 1e-9
 MIN_VELOCITY_STEP = 1e-9
 
 
+def percentile(values, q: float) -> float:
+    """np.percentile(values, q) of finite values (its default, the linear method of
+    Hyndman and Fan's seventh definition), from the two order statistics around it
+    (np.partition). np.percentile's own bookkeeping is most of its time on a bake's
+    8,000 samples (55 us of 65); a Bezier bake of 100 objects asks for two each."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    if v.size == 0:
+        raise ValueError("percentile of no values.")
+    virtual = (v.size - 1) * (q / 100.0)
+    below = min(max(int(np.floor(virtual)), 0), v.size - 1)
+    above = min(below + 1, v.size - 1)
+    gamma = virtual - below
+    part = np.partition(v, [below, above]) if above != below else np.partition(v, below)
+    a, b = part[below], part[above]
+    step = b - a
+    # From the nearer end, as numpy interpolates.
+    return float(b - step * (1.0 - gamma) if gamma >= 0.5 else a + step * gamma)
+
+
 # ------------------------------------------------------------------ validation
 
 

@@ -10,7 +10,7 @@ import re
 import bpy
 import numpy as np
 
-from ...core import bezier_keys, bezier_play, fcurve, keyreduce, pixels, quat, rotation
+from ...core import bezier_keys, bezier_play, fcurve, keyreduce, metrics, pixels, quat, rotation
 from ...core.pitfalls import keys_are_dense
 from .. import animdata
 from .settings import BakeError, BakeIssue, BakeSettings
@@ -450,11 +450,11 @@ def measure_written(plan, arrays: list) -> dict:
     if plan.pixels_per_radian is not None:
         per_deg = np.radians(plan.pixels_per_radian)
         extra = {"max_px": float(err.max() * per_deg),
-                 "p99_px": float(np.percentile(err, 99.0) * per_deg)}
+                 "p99_px": metrics.percentile(err, 99.0) * float(per_deg)}
         if plan.tolerance_px > 0.0:
             extra["tolerance_px"] = float(plan.tolerance_px)
     return {
-        "max_deg": float(err.max()), "p99_deg": float(np.percentile(err, 99.0)),
+        "max_deg": float(err.max()), "p99_deg": metrics.percentile(err, 99.0),
         "within": float(np.mean(err <= tolerance_deg)), "samples": int(err.size),
         "worst_frame": float(times[int(np.argmax(err))]), "sampled": sampled,
         "keys_before": int(plan.key_count_before), "keys_dense": int(plan.frames.shape[0]),

@@ -265,3 +265,20 @@ def test_velocity_jumps_on_keys_at_every_frame_match_scipy():
         np.testing.assert_allclose(got[:, 1:-1], want, atol=1e-12)
         _, jumps = pitfalls.velocity_jumps(frames, keys, q, unit=True)
         np.testing.assert_allclose(jumps, np.degrees(want), atol=1e-10)
+
+
+def test_percentile_is_numpys_linear_percentile():
+    """The bake's p99 figure comes from two order statistics (np.partition); numpy's
+    np.percentile (default linear method) is the reference, on sizes from one value
+    up, ties, and both ends."""
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        n = int(rng.integers(1, 2_000))
+        values = rng.normal(size=n) * 10.0 ** rng.uniform(-6, 6)
+        if trial % 3 == 0:
+            values = np.round(values, 1)        # ties
+        for q in (0.0, 1.0, 37.3, 50.0, 99.0, 99.9, 100.0):
+            assert metrics.percentile(values, q) == pytest.approx(
+                float(np.percentile(values, q)), rel=1e-12, abs=0.0)
+    with pytest.raises(ValueError, match="no values"):
+        metrics.percentile(np.zeros(0), 99.0)
