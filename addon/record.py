@@ -15,6 +15,30 @@ from . import animdata
 from .transform import AnimatedTransform
 
 
+def original_slot(record) -> str:
+    """The identifier now of the slot of the record's original action that animated the
+    owner (the animator may have renamed it since the bake; animdata.slot_now)."""
+    return animdata.slot_now(record.original_action, record.original_slot,
+                             record.original_slot_handle)
+
+
+def previous_slot(record) -> str:
+    """The same for the action a clip bake replaced as the active one."""
+    return animdata.slot_now(record.previous_action, record.previous_slot,
+                             record.previous_slot_handle)
+
+
+def baked_slot(owner) -> str:
+    """The slot of the baked action that ``owner`` plays: the one assigned to it (the
+    animator may have renamed it since the bake: a walk's Revert then read the baked action
+    under the old name, found none of the scale keys added since, and dropped them); the
+    original's where it no longer plays the bake (the bake copied the original's slot)."""
+    rec = owner.quatbake
+    if rec.baked_action is not None and animdata.get_action(owner) == rec.baked_action:
+        return animdata.get_slot_identifier(owner)
+    return original_slot(rec)
+
+
 def original_channels(obj):
     """(F-curves, rotation mode) of the action a QuatBake bake replaced, or None.
 
@@ -43,10 +67,10 @@ def original_channels(obj):
     if prefix:
         # A bone's own channels, as object_fcurves gives them: each lookup by data path
         # would otherwise scan every bone's curves (a 60-bone rig's 420, per lookup).
-        fcurves = animdata.prefixed_fcurves(record.original_action, record.original_slot,
+        fcurves = animdata.prefixed_fcurves(record.original_action, original_slot(record),
                                             prefix)
     else:
-        fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+        fcurves = animdata.action_fcurves(record.original_action, original_slot(record))
     return fcurves, mode or obj.rotation_mode
 
 

@@ -31,7 +31,9 @@ from .actions import (  # noqa: F401
     object_fcurves,
     prefixed_fcurves,
     select_bone,
+    slot_handle,
     slot_missing,
+    slot_now,
 )
 from .channels import (  # noqa: F401
     CYCLES_UNALIKE,

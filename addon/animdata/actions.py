@@ -54,6 +54,28 @@ def find_slot(action, slot_identifier: str):
     return None
 
 
+def slot_handle(action, slot_identifier: str) -> int:
+    """The handle of ``action``'s slot ``slot_identifier`` (-1: no such slot, or before
+    4.4): unlike the identifier, it stays when the animator renames the slot."""
+    if action is None or not is_slotted(action) or not slot_identifier:
+        return -1
+    slot = find_slot(action, slot_identifier)
+    return int(getattr(slot, "handle", -1)) if slot is not None else -1
+
+
+def slot_now(action, slot_identifier: str, handle: int) -> str:
+    """The identifier now of the slot of ``action`` recorded as ``slot_identifier`` with
+    ``handle`` (slot_handle): the identifier changes with the slot's name, the handle does
+    not (a walk: a Revert after the animator renamed the slot assigned no slot at all, and
+    the object stopped moving). The recorded identifier where the handle is unknown or gone."""
+    if action is None or handle < 0 or not is_slotted(action):
+        return slot_identifier
+    for slot in action.slots:
+        if getattr(slot, "handle", None) == handle:
+            return slot.identifier
+    return slot_identifier
+
+
 def channelbags(action, slot_identifier: str) -> list:
     """Every channelbag of ``action`` holding keys for the slot (usually one)."""
     slot = find_slot(action, slot_identifier) if slot_identifier else None

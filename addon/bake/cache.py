@@ -31,6 +31,7 @@ from ..record import (
     clear_record,
     get_record,
     new_record,
+    original_slot,
     record_of,
     restore_rotation_props,
     set_record,
@@ -350,6 +351,7 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
         quaternion, euler, axis_angle = state.rotation_props
         delta_quaternion, delta_euler, delta_location = state.delta_props
         new_record(owner, original_action=src.action, original_slot=slot,
+                   original_slot_handle=animdata.slot_handle(src.action, slot),
                    original_rotation_mode=src.mode,
                    original_fake_user=(fake_users.original(src.action)
                                        if src.action is not None else False),
@@ -410,7 +412,7 @@ def revert_cache(obj, originals) -> None:
              tuple(rec.original_rotation_axis_angle))
     mode, location, fake = rec.original_rotation_mode, tuple(rec.original_location), \
         rec.original_fake_user
-    animdata.assign_action(obj, original, rec.original_slot)
+    animdata.assign_action(obj, original, original_slot(rec))
     if mode and obj.rotation_mode != mode:
         obj.rotation_mode = mode
     restore_rotation_props(obj, saved)

@@ -20,7 +20,8 @@ import numpy as np
 
 from .. import animdata, keyed
 from ..animdata import turn_inputs
-from ..record import derived_paths, edited_since_bake, owner_record_of, record_of
+from ..record import (derived_paths, edited_since_bake, original_slot, owner_record_of,
+                      record_of)
 from .settings import (
     LOCATION_FLOAT32_WARN,
     BakeIssue,
@@ -74,7 +75,7 @@ def source_of(obj, playing: bool = False) -> Source:
         else:
             mode = (rec.original_rotation_mode if not rec.bones_only else "") or \
                 obj.rotation_mode
-        return Source(rec.original_action, rec.original_slot, mode, True, current=current,
+        return Source(rec.original_action, original_slot(rec), mode, True, current=current,
                       current_slot=animdata.get_slot_identifier(obj),
                       derived=frozenset(derived_paths(obj)))
     return Source(current, animdata.get_slot_identifier(obj), obj.rotation_mode, False)

@@ -14,12 +14,15 @@ import bpy
 
 from .. import animdata
 from ..record import (
+    baked_slot,
     clear_record,
     delta_props,
     derived_paths,
     get_record,
     new_record,
+    original_slot,
     paths_of,
+    previous_slot,
     record_of,
     restore_delta_props,
     restore_rotation_props,
@@ -90,9 +93,10 @@ def renamed_bone_issues(owner) -> list[BakeIssue]:
 
 
 def _compose_action(owner, base, slot: str, drop: set, original=None, restore: set = frozenset(),
-                    name: str = ""):
-    """A copy ``name`` of ``base`` without the channels in ``drop`` and ``restore``, and with
-    those in ``restore`` copied from ``original`` where it has them.
+                    name: str = "", restore_slot: str | None = None):
+    """A copy ``name`` of ``base`` (its slot ``slot``, which the copy keeps) without the
+    channels in ``drop`` and ``restore``, and with those in ``restore`` copied from
+    ``original`` (its slot ``restore_slot``, default ``slot``) where it has them.
 
     ``base`` is the action the new one grows from: on a first bake the animator's action,
     and once the owner plays a bake, that baked action. Every channel in it but the bake's
@@ -105,7 +109,8 @@ def _compose_action(owner, base, slot: str, drop: set, original=None, restore: s
     new, _samples = animdata.copy_action_for(owner, base, slot, name, set(drop) | set(restore))
     try:
         if restore and original is not None:
-            fcurves = animdata.action_fcurves(original, slot)
+            fcurves = animdata.action_fcurves(original, slot if restore_slot is None
+                                              else restore_slot)
             animdata.copy_fcurves(new, slot, [fc for fc in fcurves if fc.data_path in restore])
     except BaseException:
         animdata.remove_action(new)
@@ -212,21 +217,24 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             if undo.folded_changes:
                 undo.folded = owner.quatbake.original_action
             named = owner.quatbake.edited_from or named
+        slot = src.slot
         if src.rebake and not src.playing:
-            # Grown from the bake playing: the bake's own channels of these transforms
-            # go (the new bake writes them, or they go back to the keys before it).
+            # Grown from the bake playing, under the slot the owner plays it with (renamed
+            # since, maybe): the bake's own channels of these transforms go (the new bake
+            # writes them, or they go back to the keys before it).
             own = _own_paths(owner, [p.obj for p in plans])
-            new = _compose_action(owner, undo.action, src.slot, drop,
+            slot = undo.slot
+            new = _compose_action(owner, undo.action, slot, drop,
                                   owner.quatbake.original_action, own - drop,
-                                  named + BAKED_SUFFIX)
+                                  named + BAKED_SUFFIX, original_slot(owner.quatbake))
         else:
-            new = _compose_action(owner, src.action, src.slot, drop,
+            new = _compose_action(owner, src.action, slot, drop,
                                   name=named + BAKED_SUFFIX)
         undo.new_action = new
-        make = animdata.fcurve_maker(new, src.slot)
+        make = animdata.fcurve_maker(new, slot)
         for plan in plans:
             write_plan(make, plan)
-        animdata.assign_action(owner, new, src.slot)
+        animdata.assign_action(owner, new, slot)
         rec = owner.quatbake
         if not src.rebake:
             # The action-level record, and the object's static values before this (first)
@@ -235,6 +243,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             props = object_state.rotation_props if object_state else rotation_props(owner)
             deltas = object_state.delta_props if object_state else delta_props(owner)
             new_record(owner, original_action=src.action, original_slot=src.slot,
+                       original_slot_handle=animdata.slot_handle(src.action, src.slot),
                        original_rotation_mode=src.mode if object_state else owner.rotation_mode,
                        original_fake_user=fake_users.original(src.action),
                        original_rotation_quaternion=props[0], original_rotation_euler=props[1],
@@ -245,6 +254,8 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                        original_delta_location=deltas[2], delta_recorded=True,
                        clip_baked=src.clip, previous_action=undo.action if src.clip else None,
                        previous_slot=undo.slot if src.clip else "",
+                       previous_slot_handle=(animdata.slot_handle(undo.action, undo.slot)
+                                             if src.clip else -1),
                        bones_only=object_state is None)
         for plan, state in zip(plans, undo.states):
             t = plan.obj
@@ -335,7 +346,7 @@ def revert_owner_fully(obj, originals: Counter) -> str:
                 f"\"{rec.original_action.name}\", \"{rec.edited_from}\" with those changes; "
                 f"\"{rec.edited_from}\" stays as it was before the bake.")
     original, baked = rec.original_action, rec.baked_action
-    slot, mode, fake = rec.original_slot, rec.original_rotation_mode, rec.original_fake_user
+    slot, mode, fake = original_slot(rec), rec.original_rotation_mode, rec.original_fake_user
     # The static values before the first bake: once Blender has evaluated the
     # bake it has written baked values into them, and the ones the original
     # action does not animate (rotation_quaternion of an Euler object baked
@@ -354,7 +365,7 @@ def revert_owner_fully(obj, originals: Counter) -> str:
     if rec.clip_baked:
         # A clip bake made the baked clip the active action: put back what was
         # active before (possibly nothing); the clip stays where it was, in the NLA.
-        animdata.assign_action(obj, rec.previous_action, rec.previous_slot)
+        animdata.assign_action(obj, rec.previous_action, previous_slot(rec))
     else:
         animdata.assign_action(obj, original, slot)
     if not rec.bones_only:
@@ -386,8 +397,8 @@ def lost_on_revert(owner) -> str:
     if baked is None or not (rec.clip_baked or rec.cache_constraint) \
             or animdata.get_action(owner) != baked:
         return ""
-    changed = _animator_changes(rec.original_action, baked, rec.original_slot,
-                                _all_own_paths(owner))
+    changed = _animator_changes(rec.original_action, baked, original_slot(rec),
+                                _all_own_paths(owner), baked_slot(owner))
     if not changed:
         return ""
     kind = "clip" if rec.clip_baked else "Transform Cache"
@@ -411,22 +422,27 @@ def fold_changes(owner) -> list[str]:
     play it). Returns the channels changed ([]: none; fold_note words them once the
     copy has its name)."""
     rec = owner.quatbake
-    original, baked, slot = rec.original_action, rec.baked_action, rec.original_slot
+    original, baked = rec.original_action, rec.baked_action
     if original is None or baked is None or rec.clip_baked or rec.cache_constraint \
             or animdata.get_action(owner) != baked:
         return []
     own = _all_own_paths(owner)
-    changed = _animator_changes(original, baked, slot, own)
+    slot, playing = original_slot(rec), baked_slot(owner)
+    changed = _animator_changes(original, baked, slot, own, playing)
     if not changed:
         return []
     source = rec.edited_from or original.name
-    folded = _compose_action(owner, baked, slot, set(), original, own, source + EDITED_SUFFIX)
+    folded = _compose_action(owner, baked, playing, set(), original, own,
+                             source + EDITED_SUFFIX, slot)
     # Kept like any original. The animator's own action keeps the fake user the bake gave
     # it: the note says it stays (a review: given back its own setting, no fake user, a
     # save dropped it). A fold made before is QuatBake's own: drop_superseded.
     folded.use_fake_user = True
     rec.original_fake_user = False
     rec.original_action, rec.edited_from = folded, source
+    # The copy's slot is the one the owner plays the bake with.
+    rec.original_slot = playing
+    rec.original_slot_handle = animdata.slot_handle(folded, playing)
     return changed
 
 
@@ -466,12 +482,12 @@ def _exists(action) -> bool:
     return True
 
 
-def _animator_changes(original, baked, slot: str, own: set) -> list[str]:
+def _animator_changes(original, baked, slot: str, own: set, baked_slot: str) -> list[str]:
     """The channels (``scale``, ``bone "arm" rotation_euler``) other than the bake's own
-    (``own``) that differ between the action before the bake and the baked one: keyed,
-    changed or deleted by the animator since the bake (``original`` None: a Transform Cache
-    bake of an object that had no action)."""
-    def channels(action):
+    (``own``) that differ between the action before the bake (its slot ``slot``) and the
+    baked one (``baked_slot``): keyed, changed or deleted by the animator since the bake
+    (``original`` None: a Transform Cache bake of an object that had no action)."""
+    def channels(action, slot):
         if action is None:
             return {}
         return {(fc.data_path, fc.array_index): fc for fc in animdata.action_fcurves(action, slot)
@@ -487,7 +503,7 @@ def _animator_changes(original, baked, slot: str, own: set) -> list[str]:
         return path if bone is None else \
             f"bone \"{bone}\" {path[len(bone_path_prefix(bone)) - 1:].lstrip('.')}"
 
-    before, now = channels(original), channels(baked)
+    before, now = channels(original, slot), channels(baked, baked_slot)
     return sorted({label(key[0]) for key in before.keys() | now.keys()
                    if key not in before or key not in now
                    or signature(before[key]) != signature(now[key])})
@@ -498,10 +514,10 @@ def revert_bones(obj, names: set) -> None:
     baked action with those bones' channels put back as they were before the bake (and
     every channel the animator keyed or changed since kept)."""
     rec = obj.quatbake
-    original, current, slot = rec.original_action, rec.baked_action, rec.original_slot
+    original, current, slot = rec.original_action, rec.baked_action, baked_slot(obj)
     own = _own_paths(obj, [AnimatedTransform(obj, name) for name in names])
     named = (rec.edited_from or original.name) + BAKED_SUFFIX
-    new = _compose_action(obj, current, slot, set(), original, own, named)
+    new = _compose_action(obj, current, slot, set(), original, own, named, original_slot(rec))
     animdata.assign_action(obj, new, slot)
     for pbone in baked_bones(obj):
         if pbone.name in names:

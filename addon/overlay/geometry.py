@@ -271,12 +271,12 @@ def _is_camera(obj) -> bool:
 
 def _original_bone_channels(t):
     """(fcurves, rotation mode) of a baked bone's original channels, or None."""
-    record = t.owner_record
-    if record is None or record.original_action is None or record.baked_action is None:
+    rec = t.owner_record
+    if rec is None or rec.original_action is None or rec.baked_action is None:
         return None
-    if animdata.get_action(t) != record.baked_action or not t.quatbake.baked:
+    if animdata.get_action(t) != rec.baked_action or not t.quatbake.baked:
         return None
-    fcurves = animdata.action_fcurves(record.original_action, record.original_slot)
+    fcurves = animdata.action_fcurves(rec.original_action, record.original_slot(rec))
     return fcurves, t.quatbake.original_rotation_mode or t.rotation_mode
 
 

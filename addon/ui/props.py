@@ -453,6 +453,11 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
         description="Identifier of the original action's slot that animated this object "
         "(Blender 4.4+; empty before)",
     )
+    original_slot_handle: IntProperty(
+        name="Original Slot Handle", default=-1,
+        description="Handle of that slot (Blender 4.4+; -1 before, or unknown): renaming a "
+        "slot changes its identifier, not its handle",
+    )
     original_fake_user: BoolProperty(
         name="Original Fake User", default=False,
         description="Whether the original action had a fake user before the bake",
@@ -503,6 +508,10 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
     previous_slot: StringProperty(
         name="Previous Slot", default="",
         description="Slot identifier of previous_action (Blender 4.4+)",
+    )
+    previous_slot_handle: IntProperty(
+        name="Previous Slot Handle", default=-1,
+        description="Handle of that slot (Blender 4.4+; -1 before, or unknown)",
     )
     # Armatures: the baked action also holds (or only holds) baked bones'
     # channels; each baked bone keeps its own record (QUATBAKE_PG_bone).
