@@ -49,7 +49,8 @@ from .settings import (
     farthest_from_gimbal,
     path_samples,
 )
-from .write import WriteUndo, _compose_action, _state, undo_write, write_plan
+from .write import (WriteUndo, _compose_action, _state, others_signature, undo_write,
+                    write_plan)
 
 # The cache's scale may differ from the object's own by this much (relative) at a
 # sample: float32 matrices written by other programs (0.99999994 for 1).
@@ -362,6 +363,7 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                    original_delta_rotation_euler=delta_euler,
                    original_delta_location=delta_location, delta_recorded=True,
                    baked_paths="\n".join(sorted(plan.drop_paths)), cache_constraint=con.name)
+        owner.quatbake.others_signature = others_signature(owner)
         set_rotation_mode(owner, plan.out_mode)
         if src.action is not None:
             src.action.use_fake_user = True

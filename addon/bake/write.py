@@ -7,6 +7,7 @@ that failed, and revert (whole owners, or some of an armature's bones).
 """
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -287,6 +288,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                                              if src.playing else set())
             t_rec.baked_paths = "\n".join(sorted(paths))
         rec.baked_action = new
+        rec.others_signature = others_signature(owner)
         if not src.playing:     # the original, kept for Revert (not a bake converted)
             rec.original_action.use_fake_user = True
     except BaseException:
@@ -395,7 +397,7 @@ def lost_on_revert(owner) -> str:
     rec = owner.quatbake
     baked = rec.baked_action
     if baked is None or not (rec.clip_baked or rec.cache_constraint) \
-            or animdata.get_action(owner) != baked:
+            or animdata.get_action(owner) != baked or _untouched_since_bake(owner):
         return ""
     changed = _animator_changes(rec.original_action, baked, original_slot(rec),
                                 _all_own_paths(owner), baked_slot(owner))
@@ -425,6 +427,8 @@ def fold_changes(owner) -> list[str]:
     original, baked = rec.original_action, rec.baked_action
     if original is None or baked is None or rec.clip_baked or rec.cache_constraint \
             or animdata.get_action(owner) != baked:
+        return []
+    if _untouched_since_bake(owner):
         return []
     own = _all_own_paths(owner)
     slot, playing = original_slot(rec), baked_slot(owner)
@@ -482,6 +486,33 @@ def _exists(action) -> bool:
     return True
 
 
+def others_signature(owner) -> str:
+    """What the channels of ``owner``'s baked action other than the bake's own are now: the
+    data path, index and _channel_signature of each, hashed (record.others_signature)."""
+    rec = owner.quatbake
+    if rec.baked_action is None:
+        return ""
+    own = _all_own_paths(owner)
+    found = sorted((fc.data_path, fc.array_index, _channel_signature(fc)) for fc in
+                   animdata.action_fcurves(rec.baked_action, baked_slot(owner))
+                   if fc.data_path not in own)
+    return hashlib.sha1(repr(found).encode()).hexdigest()
+
+
+def _untouched_since_bake(owner) -> bool:
+    """Whether the animator's channels in the baked action are as the bake left them. The
+    action before the bake may have changed all the same: another object sharing it (a
+    walk: B keyed on in the shared action, and Reverting A kept B's edits as A's, in a copy
+    A then played instead of the shared action, with a warning naming A)."""
+    recorded = owner.quatbake.others_signature
+    return bool(recorded) and recorded == others_signature(owner)
+
+
+def _channel_signature(fc) -> tuple:
+    """What makes a channel play otherwise: its keys, extrapolation, mute and modifiers."""
+    return (animdata.keys_checksum([fc]), fc.extrapolation, fc.mute, len(fc.modifiers))
+
+
 def _animator_changes(original, baked, slot: str, own: set, baked_slot: str) -> list[str]:
     """The channels (``scale``, ``bone "arm" rotation_euler``) other than the bake's own
     (``own``) that differ between the action before the bake (its slot ``slot``) and the
@@ -493,9 +524,6 @@ def _animator_changes(original, baked, slot: str, own: set, baked_slot: str) -> 
         return {(fc.data_path, fc.array_index): fc for fc in animdata.action_fcurves(action, slot)
                 if fc.data_path not in own}
 
-    def signature(fc):
-        return (animdata.keys_checksum([fc]), fc.extrapolation, fc.mute, len(fc.modifiers))
-
     def label(path):
         # A bone's own property ("rotation_euler") or custom one ('["IK_FK"]'), which has
         # no dot after the bone (a walk: 'bone "hand" "IK_FK"]').
@@ -506,7 +534,7 @@ def _animator_changes(original, baked, slot: str, own: set, baked_slot: str) -> 
     before, now = channels(original, slot), channels(baked, baked_slot)
     return sorted({label(key[0]) for key in before.keys() | now.keys()
                    if key not in before or key not in now
-                   or signature(before[key]) != signature(now[key])})
+                   or _channel_signature(before[key]) != _channel_signature(now[key])})
 
 
 def revert_bones(obj, names: set) -> None:
@@ -523,6 +551,7 @@ def revert_bones(obj, names: set) -> None:
         if pbone.name in names:
             _restore_bone(obj, pbone)
     rec.baked_action = new
+    rec.others_signature = others_signature(obj)
     if current.users == 0:
         animdata.remove_action(current)
         new.name = named

@@ -462,6 +462,13 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
         name="Original Fake User", default=False,
         description="Whether the original action had a fake user before the bake",
     )
+    others_signature: StringProperty(
+        name="Others' Signature", default="",
+        description="The channels of the baked action other than the bake's own (the "
+        "animator's, copied from the original), as the bake left them: when they differ "
+        "now, the animator changed them since and a Revert keeps them; when only the "
+        "original differs, another object sharing it was animated on (empty: unknown)",
+    )
     edited_from: StringProperty(
         name="Edited From", default="",
         description="When the animator keyed or changed channels in the baked action, the "

@@ -1,9 +1,15 @@
-"""A slot renamed after a bake (Blender 4.4+ slotted actions): a slot's identifier follows
-its name, its handle stays. A walk of shared and slotted actions found a Revert that read
-the baked action under the old identifier (the animator's scale keys added since were
-dropped without a word, and a Re-bake failed with "has no slot"), and one that assigned
-the original action with no slot at all (the object stopped moving). The oracle is
-Blender's playback (frame_set + matrix_basis) before the bake, and the scale it plays."""
+"""What the animator does to actions after a bake, and what Revert and Re-bake make of it.
+
+A walk of shared and slotted actions found:
+- a slot renamed after a bake (4.4+: a slot's identifier follows its name, its handle
+  stays): a Revert read the baked action under the old identifier, so the scale keys
+  added since were dropped without a word (and a Re-bake failed with "has no slot"), or
+  assigned the original action with no slot at all (the object stopped moving);
+- one action shared by two objects, animated on through the other after the bake: a
+  Revert took those edits for the baked object's own, kept them in a copy that it then
+  played instead of the shared action, and said so.
+The oracle is Blender's playback (frame_set + matrix_basis) before the bake, and the
+scale it plays."""
 import bpy
 import numpy as np
 import pytest
@@ -70,5 +76,28 @@ def test_revert_finds_the_original_slot_renamed_since_the_bake(clean_blender):
     bake.revert_objects([a])
     assert animdata.get_action(a) == action
     assert animdata.get_slot_identifier(a) == "OBHero"
+    after = evaluated_quats(a, FRAMES)
+    assert quat.angle_between(after, before).max() < SAME_RAD
+
+
+def test_edits_through_another_user_of_the_action_are_not_taken_for_the_bakes(clean_blender):
+    """A and B play one action (on 4.4+ through the same slot); A is baked, B is keyed on
+    in the shared action. Reverting A gives it the shared action back, B's keys and all:
+    nothing of A's changed since its bake, so there is nothing to keep apart or to say."""
+    a = _wrapping("A")
+    action = animdata.get_action(a)
+    b = new_object("B")
+    animdata.assign_action(b, action, animdata.get_slot_identifier(a))
+    fake_before = action.use_fake_user
+    before = evaluated_quats(a, FRAMES)
+    bake.bake_objects([a], bake.BakeSettings(method='SLERP'))
+    b.scale = (3.0, 3.0, 3.0)
+    b.keyframe_insert("scale", frame=21)          # into the shared action
+    notes = []
+    assert bake.revert_objects([a], notes) == ["A"]
+    assert animdata.get_action(a) == action and not notes, notes
+    assert _scale_at(a, 21) == _scale_at(b, 21) == (3.0, 3.0, 3.0)
+    assert not [x.name for x in bpy.data.actions if x.name.endswith(".edited")]
+    assert action.use_fake_user == fake_before
     after = evaluated_quats(a, FRAMES)
     assert quat.angle_between(after, before).max() < SAME_RAD
