@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import turns
+from .frames import label as frame_text
+from .frames import span as frame_span
 from .pitfalls import GIMBAL_MARGIN_DEG, JITTER_MAX_DEG, NORM_DRIFT_NOTE
 
 # A key interval whose angular speed varies more than this (coefficient of
@@ -55,11 +57,6 @@ VERDICTS = (VERDICT_LONG_WAY, VERDICT_VISIBLE, VERDICT_CHECK, VERDICT_WITHIN, VE
 def _count(n: int, noun: str) -> str:
     """"1 frame", "2 frames"."""
     return f"{n:d} {noun}" if n == 1 else f"{n:d} {noun}s"
-
-
-def frame_text(f: float) -> str:
-    f = float(f)
-    return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
 def _method_label(method: str) -> str:
@@ -132,7 +129,7 @@ def sentences(a) -> list:
     for seg in a.long_arc_segments:
         if (seg[0], seg[1]) in spins:
             continue      # a keyed spin, not a defect: named by _turn_findings
-        out.append(f"keys {frame_text(seg[0])}-{frame_text(seg[1])} take the long way: {fix}")
+        out.append(f"keys {frame_span(seg[0], seg[1])} take the long way: {fix}")
     turn_first, turn_later = _turn_findings(a, spins)
     if within:
         # The difference is what the tolerance allowed: that, not a re-bake, is the finding.
@@ -146,7 +143,7 @@ def sentences(a) -> list:
             continue
         out.append(
             f"{w['channel']} wraps {w['from_deg']:.0f} -> {w['to_deg']:.0f} deg between keys "
-            f"{frame_text(w['frames'][0])}-{frame_text(w['frames'][1])} and turns "
+            f"{frame_span(w['frames'][0], w['frames'][1])} and turns "
             f"{abs(w['turn_deg']):.0f} deg instead of {abs(w['short_turn_deg']):.0f}: {fix}")
     # Shrinking channels are a path defect only when the path leaves the arc;
     # otherwise Blender's normalising hides them (noted last, below).
@@ -188,8 +185,8 @@ def sentences(a) -> list:
     if uneven and not within:
         iv = max(uneven, key=lambda d: d["blender_speed_cv"])
         out.append(
-            f"angular speed is uneven between keys {frame_text(iv['frames'][0])}-"
-            f"{frame_text(iv['frames'][1])} (varies {100 * iv['blender_speed_cv']:.0f}% "
+            f"angular speed is uneven between keys "
+            f"{frame_span(iv['frames'][0], iv['frames'][1])} (varies {100 * iv['blender_speed_cv']:.0f}% "
             f"around its mean): " + ("Timing: Keyed keeps that ease; Timing: Even gives "
                                      "constant speed" if a.timing == "KEYED"
                                      else f"{fix} for constant speed"))
@@ -248,7 +245,7 @@ def sentences(a) -> list:
 
 
 def creep_sentence(run: dict) -> str:
-    return (f"keys {frame_text(run['frames'][0])}-{frame_text(run['frames'][1])} creep "
+    return (f"keys {frame_span(run['frames'][0], run['frames'][1])} creep "
             f"towards a target and stop {run['remaining_deg']:.1f} deg short (by "
             f"{100 * (1 - run['ratio']):.0f}% of what is left per step: lerp(current, target, "
             "dt) used as a filter): key the start and the end and interpolate once")
@@ -289,7 +286,7 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
     for i, iv in enumerate(a.intervals if spins else ()):
         if (iv["frames"][0], iv["frames"][1]) not in spins:
             continue
-        where = f"keys {frame_text(iv['frames'][0])}-{frame_text(iv['frames'][1])}"
+        where = f"keys {frame_span(iv['frames'][0], iv['frames'][1])}"
         if keep[i]:
             later.append(f"{where} spin {iv['keyed_turn_deg']:.0f} deg as keyed (a keyed spin): "
                          f"Turns: {a.turns.title()} keeps it")

@@ -10,6 +10,19 @@ from __future__ import annotations
 import numpy as np
 
 
+def label(frame: float) -> str:
+    """A frame in a sentence: ``12`` for whole frames, ``12.5`` otherwise."""
+    f = float(frame)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
+def span(first: float, last: float) -> str:
+    """Frames ``first`` to ``last`` in a sentence: ``1-100``, and ``-10 to 20`` where one is
+    negative (a walk: keys of an FBX clip at frames -4999999 to -9 read "-4999999--9")."""
+    a, b = label(first), label(last)
+    return f"{a} to {b}" if float(first) < 0.0 or float(last) < 0.0 else f"{a}-{b}"
+
+
 def as_frames(values, what: str, *, copy: bool = True, item: str = "entry") -> np.ndarray:
     """``values`` as a float64 (n,) array of frames, checked 1-D and finite.
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quat
-from .frames import as_frames
+from .frames import as_frames, span
 from .rotation import EULER_ORDERS
 
 TURN_SETTINGS = ("AUTO", "SHORTEST", "KEYED")
@@ -372,11 +372,6 @@ _CAUSE = {
 }
 
 
-def _frame(f) -> str:
-    f = float(f)
-    return str(int(f)) if f.is_integer() else f"{f:g}"
-
-
 def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
     """Sentences for every interval baked differently from what the keys play, and
     every kept spin. ``keep`` is :func:`choose`'s result for ``setting``."""
@@ -385,10 +380,9 @@ def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
     for i, kind in enumerate(kinds):
         if kind not in _CAUSE:
             continue
-        a, b = _frame(key_times[i]), _frame(key_times[i + 1])
         turn = tracking.keyed_deg[i]
         short = tracking.short_deg[i]
-        head = f"keys {a}-{b}: Blender turns {turn:.0f} deg ({_CAUSE[kind]})"
+        head = f"keys {span(key_times[i], key_times[i + 1])}: Blender turns {turn:.0f} deg ({_CAUSE[kind]})"
         # Plain words (issue 24: "baked as the 20 deg short arc; Turns: Keyed keeps it" left
         # the reader to guess what "it" was): what the bake did, then the setting that
         # would do the other thing.

@@ -5,6 +5,7 @@ import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
+from ...core.frames import span
 from .entries import (
     FINE_DEG,
     VERDICT_CHECK,
@@ -165,7 +166,7 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
         extra.append(f"Between frames: {entry['max_between_deviation_deg']:.1f}\u00b0 at "
                      f"frame {entry['worst_between_frame']:g}")
     if entry.get("spins"):
-        extra.append("Keyed spins: " + ", ".join(f"{a:g}-{b:g}" for a, b in entry["spins"]))
+        extra.append("Keyed spins: " + ", ".join(span(a, b) for a, b in entry["spins"]))
     if entry.get("steps"):
         extra.append(f"Stepped intervals: {entry['steps']:d}")
     if extra:

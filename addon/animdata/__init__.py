@@ -89,6 +89,7 @@ from .paths import (  # noqa: F401
     channel_label,
     first_of,
     frame_label,
+    frame_span,
     path_prefix,
     subject,
 )

@@ -4,6 +4,9 @@
 Names only: no Blender data is touched here."""
 from __future__ import annotations
 
+from ...core.frames import label as frame_label  # noqa: F401  (animdata.frame_label)
+from ...core.frames import span as frame_span  # noqa: F401  (animdata.frame_span)
+
 # rotation_mode -> (data path, channel count). Index 0 of quaternion is W and of
 # axis-angle is the angle, as in Blender.
 ROTATION_PATHS: dict[str, tuple[str, int]] = {
@@ -36,12 +39,6 @@ class ChannelError(ValueError):
 def channel_label(data_path: str, index: int) -> str:
     """``rotation_quaternion[2]``: how messages name a channel."""
     return f"{data_path}[{index}]"
-
-
-def frame_label(frame: float) -> str:
-    """``12`` for whole frames, ``12.5`` otherwise."""
-    f = float(frame)
-    return str(int(f)) if f.is_integer() else f"{f:g}"
 
 
 def first_of(words: list, shown: int) -> str:

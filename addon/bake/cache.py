@@ -49,8 +49,7 @@ from .settings import (
     farthest_from_gimbal,
     path_samples,
 )
-from .write import (WriteUndo, _compose_action, _state, others_signature, undo_write,
-                    write_plan)
+from .write import WriteUndo, _compose_action, _state, others_signature, undo_write, write_plan
 
 # The cache's scale may differ from the object's own by this much (relative) at a
 # sample: float32 matrices written by other programs (0.99999994 for 1).

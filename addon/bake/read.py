@@ -20,8 +20,7 @@ import numpy as np
 
 from .. import animdata, keyed
 from ..animdata import turn_inputs
-from ..record import (derived_paths, edited_since_bake, original_slot, owner_record_of,
-                      record_of)
+from ..record import derived_paths, edited_since_bake, original_slot, owner_record_of, record_of
 from .settings import (
     LOCATION_FLOAT32_WARN,
     BakeIssue,
@@ -203,10 +202,10 @@ def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: d
     for modifier in kept:
         if modifier.type == 'CYCLES' and keys is not None and (
                 frames[0] != keys[0] or frames[-1] != keys[-1]):
-            span = (f"{animdata.frame_label(keys[0])}-{animdata.frame_label(keys[-1])}")
+            span = animdata.frame_span(keys[0], keys[-1])
             why_not['CYCLES'] = (
-                f"the bake covers frames {animdata.frame_label(frames[0])}-"
-                f"{animdata.frame_label(frames[-1])} and the keys it repeats span {span}"
+                f"the bake covers frames {animdata.frame_span(frames[0], frames[-1])} and the "
+                f"keys it repeats span {span}"
                 + (", and it bakes the keys, not the repeats: the frames of the range past "
                    "them hold the keys' end pose where the cycle played on"
                    if frames[0] < keys[0] or frames[-1] > keys[-1] else "")
@@ -811,8 +810,8 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
         return
     said = " and ".join(f"{_key_run(run)} {where}" for run, where in (
         (before, "before it"), (after, "after it")) if run.size)
-    issues.warn(f"{issues.who}: the Custom Range {start:g}-{end:g} leaves out the keys at "
-                f"{said}; the bake holds frame {start:g}'s pose before the range and "
+    issues.warn(f"{issues.who}: the Custom Range {animdata.frame_span(start, end)} leaves out "
+                f"the keys at {said}; the bake holds frame {start:g}'s pose before the range and "
                 f"frame {end:g}'s after it, so those poses no longer play. Widen the range to "
                 "keep them (Revert brings them back).", "",
                 float(before[0] if before.size else after[0]))
@@ -823,8 +822,7 @@ def _key_run(frames: np.ndarray) -> str:
     99 keys": a mocap clip's bones each listed five of hundreds, 'and 418 more')."""
     if frames.size <= 4:
         return ", ".join(animdata.frame_label(f) for f in frames)
-    return (f"{animdata.frame_label(frames[0])}-{animdata.frame_label(frames[-1])} "
-            f"({frames.size} keys)")
+    return f"{animdata.frame_span(frames[0], frames[-1])} ({frames.size} keys)"
 
 
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,

@@ -2,6 +2,8 @@
 """The plain-text tables the commands print on stdout."""
 from __future__ import annotations
 
+from ...core.frames import span
+
 
 def who(entry: dict) -> str:
     name = f"{entry['name']}: {entry['bone']}" if entry.get("bone") else entry["name"]
@@ -15,10 +17,10 @@ def report_table(report: dict) -> str:
         # Keyed spins go the long way on purpose (key_intervals[*].kind, issue 11).
         spins = {tuple(iv["frames"]) for iv in o.get("key_intervals", [])
                  if iv.get("kind") == "spin"}
-        arcs = ",".join(f"{a:g}-{b:g}" + (" spin" if (a, b) in spins else "")
+        arcs = ",".join(span(a, b) + (" spin" if (a, b) in spins else "")
                         for a, b in o["long_arc_segments"]) or "-"
         path = o.get("max_path_deviation_deg")
-        rows.append((who(o), o["rotation_mode"], f"{o['frames'][0]:g}-{o['frames'][1]:g}",
+        rows.append((who(o), o["rotation_mode"], span(*o["frames"][:2]),
                      f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
                      f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", _between(o),
                      arcs))

@@ -221,6 +221,15 @@ def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
     assert "leaves out the keys at 1-9 (9 keys) before it and 51-60 (10 keys) after it" \
         in said[0], said
     bake.revert_objects([dense])
+    # Keys before frame 0 (an FBX clip's pre-roll, at -4999999 to -9 in a walk's file): the
+    # span in words, not "-30--21".
+    early = scenes.make_animated_object("Early", 'XYZ', np.arange(-30.0, 11.0),
+                                        np.radians(np.outer(np.arange(41.0), [1.0, 0.0, 0.0])))
+    result = bake.bake_objects([early], bake.BakeSettings(method='SLERP', frame_range=(-20, 5)))
+    said = [w.message for w in result.warnings if "Custom Range" in w.message]
+    assert "Custom Range -20 to 5 leaves out the keys at -30 to -21 (10 keys) before it and " \
+        "6-10 (5 keys) after it" in said[0], said
+    bake.revert_objects([early])
     # A range that holds every key says nothing.
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(1, 41)))
     assert not [w for w in result.warnings if "Custom Range" in w.message]
