@@ -20,6 +20,7 @@ from .actions import (  # noqa: F401
     KEYFRAME_ENUMS,
     action_fcurves,
     action_slot_count,
+    all_fcurves,
     bone_selected,
     bone_visible,
     channelbags,

@@ -105,6 +105,14 @@ def action_fcurves(action, slot_identifier: str = "") -> list:
     return list(action.fcurves)
 
 
+def all_fcurves(action) -> list:
+    """Every F-curve of ``action``, whichever slot it animates."""
+    if not is_slotted(action):
+        return list(action.fcurves)
+    return [fc for layer in action.layers for strip in layer.strips
+            for bag in getattr(strip, "channelbags", ()) for fc in bag.fcurves]
+
+
 def object_fcurves(obj) -> list:
     """The F-curves that animate ``obj`` (its slot's channelbag on 4.4+); for a pose bone's
     transform only those under its data-path prefix."""

@@ -228,6 +228,37 @@ def test_a_shot_with_only_a_dolly_is_reported_skipped_and_its_location_baked(tmp
     assert not (tmp_path / "still.json").exists()
 
 
+_UNPLAYED = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+cube = bpy.data.objects.new("Cube", None)
+bpy.context.scene.collection.objects.link(cube)
+for frame, z in ((1, 0.0), (11, 1.5)):
+    cube.rotation_euler.z = z
+    cube.keyframe_insert("rotation_euler", frame=frame)
+layer = cube.animation_data.action
+layer.name = "Cube|Take 001|Layer1"
+layer.use_fake_user = True
+cube.animation_data.action = None
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_rotation_keys_that_no_object_plays_are_named(tmp_path):
+    """A walk of FBX imports: Blender's importer puts a Maya animation layer's keys in an
+    action nothing plays, and `report` said only "nothing to do". It still is (exit 2),
+    and the sentence names the action that holds the keys."""
+    shot = tmp_path / "layers.blend"
+    done = subprocess.run([sys.executable, "-c", _UNPLAYED, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    res = run("report", shot)
+    assert res.returncode == 2
+    said = _one_sentence(res.stderr)
+    assert "nothing to do" in said and 'The rotation keys of "Cube|Take 001|Layer1" play ' \
+        "on no object" in said, said
+
+
 def _corrupt(tmp_path, scenes, kind):
     target = tmp_path / f"{kind}.blend"
     if kind == "random":
