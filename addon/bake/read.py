@@ -596,7 +596,9 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                       "so QuatBake does not bake it. Make the action local first (the Action "
                       "editor's button beside its name).")
     if animdata.slot_missing(src.action, src.slot):
-        issues.refuse(f"{who}: its action \"{src.action.name}\" has no slot assigned to this "
+        # None of its keys play: nothing to bake, as the report skips it (a walk: the bake
+        # refused the whole selection where the report went on with the others).
+        issues.skip(f"{who}: its action \"{src.action.name}\" has no slot assigned to this "
                       "object, so none of its keys animate it. Pick the object's slot in the "
                       f"Action editor (or the Object > Animation panel), then "
                       f"{verb(settings)}.")

@@ -482,6 +482,13 @@ def test_action_without_a_slot_for_the_object(clean_blender):
         pytest.skip("actions have no slots before Blender 4.4")
     obj.animation_data.action_slot = None
     _refused([obj], contains=('"NoSlot"', "no slot"))
+    # Beside a keyed object it is left as it is and the other one baked, as the report
+    # skips it (a walk: the bake refused both).
+    live = _animated("Live", 'XYZ')
+    result = bake.bake_objects([obj, live], bake.BakeSettings())
+    assert result.objects == ["Live"]
+    skipped, = result.skipped
+    assert skipped.object_name == "NoSlot" and "no slot" in skipped.message
 
 
 def test_single_key_is_left_as_it_is_and_the_others_baked(clean_blender):
