@@ -31,11 +31,17 @@ def previous_slot(record) -> str:
 def baked_slot(owner) -> str:
     """The slot of the baked action that ``owner`` plays: the one assigned to it (the
     animator may have renamed it since the bake: a walk's Revert then read the baked action
-    under the old name, found none of the scale keys added since, and dropped them); the
-    original's where it no longer plays the bake (the bake copied the original's slot)."""
+    under the old name, found none of the scale keys added since, and dropped them); with
+    none assigned, the baked action's only slot; else the original's (the bake copied the
+    original's slot)."""
     rec = owner.quatbake
-    if rec.baked_action is not None and animdata.get_action(owner) == rec.baked_action:
-        return animdata.get_slot_identifier(owner)
+    baked = rec.baked_action
+    if baked is not None and animdata.get_action(owner) == baked:
+        assigned = animdata.get_slot_identifier(owner)
+        if assigned:
+            return assigned
+        if animdata.is_slotted(baked) and len(baked.slots) == 1:
+            return baked.slots[0].identifier
     return original_slot(rec)
 
 

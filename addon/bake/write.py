@@ -211,12 +211,18 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
         # Named after the animator's action, also when converting a bake (not
         # "Action.quatbake.quatbake").
         named = (src.original if src.playing else src.action).name
+        # The signature of the animator's channels is taken again after this write only
+        # where nothing of theirs is left to find: untouched since the bake, or folded
+        # into the original just now. A clip bake folds nothing: its edits stay to be
+        # named when a Revert takes them away (a review: refreshed, they were not).
+        fresh_signature = not src.rebake or _untouched_since_bake(owner)
         if src.rebake:
             # Before this bake makes more channels its own (a conversion of a bone the
             # bake left out): what the animator changed goes into the original first.
             undo.folded_changes = fold_changes(owner)
             if undo.folded_changes:
                 undo.folded = owner.quatbake.original_action
+                fresh_signature = True
             named = owner.quatbake.edited_from or named
         slot = src.slot
         if src.rebake and not src.playing:
@@ -224,7 +230,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             # since, maybe): the bake's own channels of these transforms go (the new bake
             # writes them, or they go back to the keys before it).
             own = _own_paths(owner, [p.obj for p in plans])
-            slot = undo.slot
+            slot = baked_slot(owner)
             new = _compose_action(owner, undo.action, slot, drop,
                                   owner.quatbake.original_action, own - drop,
                                   named + BAKED_SUFFIX, original_slot(owner.quatbake))
@@ -288,7 +294,8 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                                              if src.playing else set())
             t_rec.baked_paths = "\n".join(sorted(paths))
         rec.baked_action = new
-        rec.others_signature = others_signature(owner)
+        if fresh_signature:
+            rec.others_signature = others_signature(owner)
         if not src.playing:     # the original, kept for Revert (not a bake converted)
             rec.original_action.use_fake_user = True
     except BaseException:
@@ -513,10 +520,10 @@ def _channel_signature(fc) -> tuple:
     return (animdata.keys_checksum([fc]), fc.extrapolation, fc.mute, len(fc.modifiers))
 
 
-def _animator_changes(original, baked, slot: str, own: set, baked_slot: str) -> list[str]:
+def _animator_changes(original, baked, slot: str, own: set, playing: str) -> list[str]:
     """The channels (``scale``, ``bone "arm" rotation_euler``) other than the bake's own
     (``own``) that differ between the action before the bake (its slot ``slot``) and the
-    baked one (``baked_slot``): keyed, changed or deleted by the animator since the bake
+    baked one (the slot ``playing``): keyed, changed or deleted by the animator since the bake
     (``original`` None: a Transform Cache bake of an object that had no action)."""
     def channels(action, slot):
         if action is None:
@@ -531,7 +538,7 @@ def _animator_changes(original, baked, slot: str, own: set, baked_slot: str) -> 
         return path if bone is None else \
             f"bone \"{bone}\" {path[len(bone_path_prefix(bone)) - 1:].lstrip('.')}"
 
-    before, now = channels(original, slot), channels(baked, baked_slot)
+    before, now = channels(original, slot), channels(baked, playing)
     return sorted({label(key[0]) for key in before.keys() | now.keys()
                    if key not in before or key not in now
                    or _channel_signature(before[key]) != _channel_signature(now[key])})
@@ -543,6 +550,9 @@ def revert_bones(obj, names: set) -> None:
     every channel the animator keyed or changed since kept)."""
     rec = obj.quatbake
     original, current, slot = rec.original_action, rec.baked_action, baked_slot(obj)
+    # The animator's edits in the baked action stay to be found by the whole Revert (a
+    # review: a signature taken again here hid a key added since, and it was lost).
+    fresh_signature = _untouched_since_bake(obj)
     own = _own_paths(obj, [AnimatedTransform(obj, name) for name in names])
     named = (rec.edited_from or original.name) + BAKED_SUFFIX
     new = _compose_action(obj, current, slot, set(), original, own, named, original_slot(rec))
@@ -551,7 +561,8 @@ def revert_bones(obj, names: set) -> None:
         if pbone.name in names:
             _restore_bone(obj, pbone)
     rec.baked_action = new
-    rec.others_signature = others_signature(obj)
+    if fresh_signature:
+        rec.others_signature = others_signature(obj)
     if current.users == 0:
         animdata.remove_action(current)
         new.name = named

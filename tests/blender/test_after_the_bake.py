@@ -15,9 +15,17 @@ import numpy as np
 import pytest
 
 from quatbake.addon import animdata, bake
+from quatbake.addon.transform import AnimatedTransform
 from quatbake.core import quat
 
-from scenes import evaluated_quats, key_channels, make_animated_object, new_object
+from scenes import (
+    evaluated_quats,
+    key_bone,
+    key_channels,
+    make_animated_object,
+    make_rig,
+    new_object,
+)
 
 pytestmark = pytest.mark.bpy
 
@@ -101,3 +109,60 @@ def test_edits_through_another_user_of_the_action_are_not_taken_for_the_bakes(cl
     assert action.use_fake_user == fake_before
     after = evaluated_quats(a, FRAMES)
     assert quat.angle_between(after, before).max() < SAME_RAD
+
+
+def _hand_y(rig, frame):
+    bpy.context.scene.frame_set(frame)
+    return round(rig.pose.bones["hand"].matrix_basis.to_euler().y, 5)
+
+
+def test_a_key_added_since_the_bake_stays_through_a_bone_revert_and_the_rigs(clean_blender):
+    """A review of the edit signature: a Revert of one baked bone took the signature of the
+    animator's channels again while a key added since (on a bone the bake left out) was
+    still in the baked action, so the whole Revert found nothing to keep and lost it."""
+    rig = make_rig("Rig", [(name, None, (0, 0, i), (0, 0, i + 1))
+                           for i, name in enumerate(("spine", "arm", "hand"))])
+    for name in ("spine", "arm", "hand"):
+        key_bone(rig, name, "rotation_euler", [1, 11, 21],
+                 np.radians([[0, 0, 0], [0, 0, 170], [0, 0, -170]]), mode='XYZ')
+    bake.bake_objects([AnimatedTransform(rig, "spine"), AnimatedTransform(rig, "arm")],
+                      bake.BakeSettings(method='SLERP'))
+    hand = rig.pose.bones["hand"]
+    hand.rotation_euler = (0.0, 1.0, 0.0)
+    hand.keyframe_insert("rotation_euler", frame=30)
+    bake.revert_objects([AnimatedTransform(rig, "arm")])
+    assert _hand_y(rig, 30) == 1.0
+    notes = []
+    bake.revert_objects([rig], notes)
+    assert _hand_y(rig, 30) == 1.0
+    assert notes and "kept" in notes[0], notes
+
+
+def test_a_clip_bakes_edits_are_named_when_a_revert_after_a_rebake_takes_them(clean_blender):
+    """A review: a Re-bake of a clip took the signature again with the scale keyed since
+    in it; the Revert, which puts back what played before the clip bake, then took the
+    scale keys without a word."""
+    obj = make_animated_object("Clipped", 'QUATERNION', [1, 21, 41],
+                               [[1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5], [0, 0, 0.6, 0.8]])
+    action = animdata.get_action(obj)
+    obj.animation_data.action = None
+    obj.animation_data.nla_tracks.new().strips.new("Walk", 1, action)
+    bake.bake_objects([obj], bake.BakeSettings(clip=action.name))
+    obj.scale = (1.0, 1.0, 0.5)
+    obj.keyframe_insert("scale", frame=30)
+    bake.bake_objects([obj], bake.BakeSettings(method='SQUAD', clip=action.name))
+    notes = []
+    bake.revert_objects([obj], notes)
+    assert any("(scale) went with it" in note for note in notes), notes
+
+
+def test_a_rebake_finds_the_baked_action_with_no_slot_assigned(clean_blender):
+    """A review: with the baked action's slot unassigned, a Re-bake read it under no slot
+    and failed ("has no slot \"\""); it takes the baked action's only slot."""
+    obj = _wrapping("A")
+    _slotted_or_skip(obj)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    obj.animation_data.action_slot = None
+    bake.bake_objects([obj], bake.BakeSettings(method='SQUAD'))
+    assert animdata.get_slot_identifier(obj) == "OBA"
+    assert animdata.rotation_fcurves(obj)
