@@ -35,6 +35,7 @@ from .actions import (  # noqa: F401
     slot_handle,
     slot_missing,
     slot_now,
+    unplayed_rotation_actions,
 )
 from .channels import (  # noqa: F401
     CYCLES_UNALIKE,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bpy
 
 from . import memo
-from .paths import BONE_PATH_START, bone_name_from_path, path_prefix
+from .paths import BONE_PATH_START, ROTATION_DATA_PATHS, bone_name_from_path, path_prefix
 
 KEYFRAME_ENUMS = ("interpolation", "easing", "type")
 # Blender 3.4's foreach_get/foreach_set on these two enums read and write the
@@ -111,6 +111,18 @@ def all_fcurves(action) -> list:
         return list(action.fcurves)
     return [fc for layer in action.layers for strip in layer.strips
             for bag in getattr(strip, "channelbags", ()) for fc in bag.fcurves]
+
+
+def unplayed_rotation_actions() -> list[str]:
+    """The names of the file's actions with rotation keys that nothing uses (an object's
+    action, an NLA strip, an Action constraint: a fake user only). Blender's FBX importer
+    puts each Maya animation layer's keys in such an action and leaves the object's own
+    with no keys (a walk read "nothing to do" with no word of where the keys were)."""
+    return [a.name for a in sorted(bpy.data.actions, key=lambda a: a.name)
+            if a.users - int(a.use_fake_user) == 0 and any(
+                len(fc.keyframe_points) and
+                fc.data_path.rsplit(".", 1)[-1] in ROTATION_DATA_PATHS
+                for fc in all_fcurves(a))]
 
 
 def object_fcurves(obj) -> list:

@@ -110,8 +110,8 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
         i = int(fast[0])
         out.append(BakeIssue(
             'WARNING', name, "", float(rot_frames[i]),
-            f"{who}: keys {animdata.frame_label(rot_frames[i])}-"
-            f"{animdata.frame_label(rot_frames[i + 1])} turn {per_frame[i]:.0f} deg per frame, "
+            f"{who}: keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn "
+            f"{per_frame[i]:.0f} deg per frame, "
             f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
             "cannot show that turn. Lower Step (or space the keys further apart).", bone))
     return out

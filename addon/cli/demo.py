@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ...core.frames import span
 from .headless import BadInput, Progress, save_blend_copy
 from .scenes import import_bpy
 
@@ -58,8 +59,8 @@ def run(out_dir: str, quiet: bool = False) -> int:
     if not quiet:
         rows = [("object", "pitfall", "max dev", "long arcs", "after re-bake")]
         for a, b in zip(before, after):
-            arcs = ",".join(f"{x:g}-{y:g}" for x, y in a.long_arc_segments) or "-"
-            after_arcs = ",".join(f"{x:g}-{y:g}" for x, y in b.long_arc_segments) or "none"
+            arcs = ",".join(span(x, y) for x, y in a.long_arc_segments) or "-"
+            after_arcs = ",".join(span(x, y) for x, y in b.long_arc_segments) or "none"
             rows.append((a.name, problems[a.name], f"{a.max_deviation_deg:.1f} deg", arcs,
                          f"long arcs {after_arcs}, max dev {b.max_deviation_deg:.2f} deg"))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

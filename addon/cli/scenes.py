@@ -154,27 +154,6 @@ def rotation_keyed_objects(bpy) -> list:
     return sorted(found, key=lambda o: o.name)
 
 
-def unplayed_rotation_actions(bpy) -> list[str]:
-    """The names of the file's actions with rotation keys that no object plays, as its
-    active action or in an NLA strip: Blender's FBX importer puts each Maya animation
-    layer's keys in such an action and leaves the object's own with no keys (a walk
-    read "nothing to do" with no word of where the keys were)."""
-    from .. import animdata
-
-    played = set()
-    for obj in bpy.data.objects:
-        ad = obj.animation_data
-        if ad is None:
-            continue
-        actions = [ad.action] + [s.action for t in ad.nla_tracks for s in t.strips]
-        played |= {a.as_pointer() for a in actions if a is not None}
-    return [a.name for a in sorted(bpy.data.actions, key=lambda a: a.name)
-            if a.as_pointer() not in played and any(
-                len(fc.keyframe_points) and
-                fc.data_path.rsplit(".", 1)[-1] in animdata.ROTATION_DATA_PATHS
-                for fc in animdata.all_fcurves(a))]
-
-
 def bone_keyed_sentences(bpy) -> list[tuple[str, str]]:
     """(name, sentence) for each armature whose pose bones are keyed only in NLA clips."""
     from .. import animdata
@@ -238,10 +217,10 @@ def nothing_to_do(bpy, path: str) -> BadInput:
     if bones:
         return BadInput(f"{path} has no object with rotation keys: nothing to do. "
                         f"{bones[0][1]}")
-    unplayed = unplayed_rotation_actions(bpy)
-    if unplayed:
-        from .. import animdata
+    from .. import animdata
 
+    unplayed = animdata.unplayed_rotation_actions()
+    if unplayed:
         names = animdata.first_of([f"\"{name}\"" for name in unplayed], 3)
         return NothingToDo(f"{path} has no object with rotation keys: nothing to do. The "
                            f"rotation keys of {names} play on no object: assign one as an "
