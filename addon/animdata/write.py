@@ -214,7 +214,7 @@ _LINEAR = None
 _IPO_DTYPE = np.dtype(versions.KEYFRAME_ENUM_DTYPE)
 
 
-def write_keys(fc, frames, values, constant=None) -> tuple:
+def write_keys(fc, frames, values, constant=None, extrapolation: str = 'CONSTANT') -> tuple:
     """Write keys (frames[i], values[i]) with LINEAR interpolation into an empty ``fc``;
     returns the arrays stored that animdata.checksum takes (checksum.curve_arrays: as a
     read of ``fc`` gives them).
@@ -222,7 +222,7 @@ def write_keys(fc, frames, values, constant=None) -> tuple:
     One ``keyframe_points.add`` and one ``foreach_set`` per field: no per-key
     Python work. Values are stored as float32 (Blender's F-curve type).
     ``constant`` (n,) bool, optional: keys written CONSTANT instead (a hold
-    until the next key: stepped keys stay stepped).
+    until the next key: stepped keys stay stepped). ``extrapolation``: the curve's.
     """
     global _LINEAR
     if _LINEAR is None:
@@ -233,10 +233,10 @@ def write_keys(fc, frames, values, constant=None) -> tuple:
     kps = fc.keyframe_points
     if len(kps):
         raise ValueError(f"F-curve {channel_label(fc.data_path, fc.array_index)} is not empty.")
-    if fc.extrapolation != 'CONSTANT':
+    if fc.extrapolation != extrapolation:
         # Set before the keys exist: this property's RNA update re-sorts the keys
         # and recalculates every handle, which would double the cost of update().
-        fc.extrapolation = 'CONSTANT'
+        fc.extrapolation = extrapolation
     kps.add(n)
     co = np.empty(2 * n, dtype=np.float32)
     co[0::2] = frames
@@ -286,14 +286,15 @@ def _handle_codes() -> dict:
 
 
 def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_type,
-                      update: bool = True, handle_right_type=None) -> tuple | None:
+                      update: bool = True, handle_right_type=None,
+                      extrapolation: str = 'CONSTANT') -> tuple | None:
     """Write Bezier keys with the handles given into an empty ``fc`` (issue 22).
 
     co, handle_left, handle_right: (n, 2) (frame, value); interpolation (n,): enum
     values (core.fcurve's CONSTANT 0 / LINEAR 1 / BEZIER 2, which are Blender's) or
     identifiers; handle_type (n,): 'FREE', 'ALIGNED' ... both sides of each key.
     Every number is written as it is (float32): no AUTO handle is left for Blender to
-    recompute. Extrapolation CONSTANT. Then ``fc.update()``, which sorts nothing (the
+    recompute. Extrapolation ``extrapolation``. Then ``fc.update()``, which sorts nothing (the
     keys are sorted) and re-aligns ALIGNED handles, moving them by float32 steps (every
     time it runs: the step is not idempotent). ``update=False``: numbers already as
     Blender's re-alignment leaves them (a Bezier bake's,
@@ -307,8 +308,8 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     kps = fc.keyframe_points
     if len(kps):
         raise ValueError(f"F-curve {channel_label(fc.data_path, fc.array_index)} is not empty.")
-    if fc.extrapolation != 'CONSTANT':
-        fc.extrapolation = 'CONSTANT'   # before the keys exist (see write_keys)
+    if fc.extrapolation != extrapolation:
+        fc.extrapolation = extrapolation   # before the keys exist (see write_keys)
     kps.add(n)
     left = [str(t) for t in handle_type]
     right = left if handle_right_type is None else [str(t) for t in handle_right_type]

@@ -97,6 +97,9 @@ class Plan:
     # cycles (Reading.kept_rotation).
     kept_rotation: list = field(default_factory=list)
     kept_location: list = field(default_factory=list)
+    # Per rotation channel written, its extrapolation: the source channel's where it is the
+    # same channel and the bake covers its keys (extrapolation_kept), else CONSTANT.
+    extrapolation: list = field(default_factory=list)
 
     @property
     def held_rotation(self):
@@ -150,6 +153,42 @@ class Plan:
         if self.location_values is None or self.location_keep is None:
             return self.frames, self.location_values
         return self.frames[self.location_keep], self.location_values[self.location_keep]
+
+
+def extrapolation_kept(obj, rot_fcs: list, same_channels: bool, frames: np.ndarray,
+                       rot_frames: np.ndarray) -> tuple[list, list]:
+    """(per rotation channel written, its extrapolation; issues): a source channel with
+    Linear extrapolation that is not flat at an end goes on moving beyond its keys. Where
+    the bake writes the same channels over the keys' own range, the baked ones extrapolate
+    alike, from the bake's own slope at its ends (a walk: a propeller keyed for one turn
+    with Linear extrapolation stopped turning after its last key, 144 deg off at the next
+    frames, and the bake said 0.00 deg). Where it writes other channels (a conversion,
+    another rotation mode, the delta channels), or another range, the motion beyond the
+    keys is not kept: the baked keys hold their end poses, and a warning says so."""
+    moving = [fc is not None and fc.extrapolation == 'LINEAR' and _moves_beyond(fc)
+              for fc in rot_fcs]
+    if not any(moving):
+        return [], []
+    same_range = frames[0] == rot_frames[0] and frames[-1] == rot_frames[-1]
+    if same_channels and same_range:
+        return [fc.extrapolation if fc is not None else 'CONSTANT' for fc in rot_fcs], []
+    channels = ", ".join(animdata.channel_label(fc.data_path, fc.array_index)
+                         for fc, m in zip(rot_fcs, moving) if m)
+    why = ("the bake's range is not the keys'" if not same_range else
+           "the channels written are others, whose Linear extrapolation would not turn alike")
+    return [], [BakeIssue(
+        'WARNING', obj.name, "", float(rot_frames[-1]),
+        f"{animdata.subject(obj)} turns on beyond its keys ({channels}: Linear "
+        f"extrapolation), and the baked keys hold their end poses there ({why}). Key the "
+        "motion where it should play, or bake the keys' own range in their own rotation "
+        "mode, which keeps the extrapolation.", obj.bone_name)]
+
+
+def _moves_beyond(fc) -> bool:
+    """Whether the curve ``fc`` changes beyond its first or last key (its extrapolation)."""
+    first, last = fc.range()
+    return (fc.evaluate(first - 1.0) != fc.evaluate(first)
+            or fc.evaluate(last + 1.0) != fc.evaluate(last))
 
 
 def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSettings,
@@ -287,6 +326,9 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  source_fcurves=rot_fcs, beyond=beyond,
                  kept_rotation=r.kept_rotation,
                  kept_location=r.kept_location if bake_location else [])
+    plan.extrapolation, said = extrapolation_kept(obj, rot_fcs, out_mode == src.mode and
+                                                  not into_delta, frames, rot_frames)
+    issues += said
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     plan.key_count_before = int(rot_frames.shape[0])
     plan.source_keys = rot_frames

@@ -172,16 +172,17 @@ def write_plan(make, plan) -> None:
     for i in range(0 if rotation_values is None else rotation_values.shape[1]):
         fc = make(prefix + out_path, i, group)
         written.append(fc)
+        extrapolation = plan.extrapolation[i] if plan.extrapolation else 'CONSTANT'
         if plan.bezier is not None:
             co, left, right, ipo = plan.bezier.fcurve_arrays(i)
             # As the fit played them: its ALIGNED handles are Blender's own
             # re-alignment already, which fc.update() would move again.
             stored += animdata.write_bezier_keys(fc, co, left, right, ipo,
-                                                 plan.bezier.handle_type, update=False)
-        elif constant is None:
-            stored += animdata.write_keys(fc, frames, rotation_values[:, i])
+                                                 plan.bezier.handle_type, update=False,
+                                                 extrapolation=extrapolation)
         else:
-            stored += animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant)
+            stored += animdata.write_keys(fc, frames, rotation_values[:, i], constant=constant,
+                                          extrapolation=extrapolation)
     plan.checksums = [(out_path, len(written), animdata.checksum(stored))] if written else []
     _keep_modifiers(written, plan.kept_rotation)
     loc_frames, location_values = plan.location_written()
