@@ -4,7 +4,6 @@ A walk of time settings: a propeller keyed for one turn with Linear extrapolatio
 that it spins through the shot, stopped turning after its last key once re-baked (every
 baked curve was written CONSTANT), 144 deg off at frame 15, and the bake said 0.00 deg.
 The oracle is Blender's playback (frame_set + matrix_basis) before the bake."""
-import bpy
 import numpy as np
 import pytest
 
