@@ -344,9 +344,14 @@ def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.nd
     if grid.size and grid[-1] != last:
         grid = np.append(grid, last)   # always land on the last key / range end
     keys = np.asarray(keys, dtype=np.float64)
-    gaps = np.diff(keys)
-    apart = (np.r_[np.inf, gaps] > step) & (np.r_[gaps, np.inf] > step)
-    sub = keys[(keys >= start) & (keys <= end) & ((keys != np.round(keys)) | apart)]
+    # A whole-frame key's neighbours are the whole-frame keys beside it: a subframe key
+    # next to it (a snap keyed at 10 and 10.5) does not make it one of a dense run (a
+    # walk: Step 2 kept 10.5 and dropped the key at 10, 60 deg off its pose).
+    whole = keys[keys == np.round(keys)]
+    gaps = np.diff(whole)
+    apart = whole[(np.r_[np.inf, gaps] > step) & (np.r_[gaps, np.inf] > step)]
+    sub = np.union1d(keys[keys != np.round(keys)], apart)
+    sub = sub[(sub >= start) & (sub <= end)]
     ends = [v for v in (start, end) if not float(v).is_integer()]
     return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
 
@@ -812,9 +817,10 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
         return
     said = " and ".join(f"{_key_run(run)} {where}" for run, where in (
         (before, "before it"), (after, "after it")) if run.size)
+    first, last = animdata.frame_label(start), animdata.frame_label(end)
     issues.warn(f"{issues.who}: the Custom Range {animdata.frame_span(start, end)} leaves out "
-                f"the keys at {said}; the bake holds frame {start:g}'s pose before the range and "
-                f"frame {end:g}'s after it, so those poses no longer play. Widen the range to "
+                f"the keys at {said}; the bake holds frame {first}'s pose before the range and "
+                f"frame {last}'s after it, so those poses no longer play. Widen the range to "
                 "keep them (Revert brings them back).", "",
                 float(before[0] if before.size else after[0]))
 

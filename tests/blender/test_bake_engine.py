@@ -828,3 +828,7 @@ def test_step_frames_keep_the_keys_further_apart_than_the_step():
     np.testing.assert_array_equal(_bake_frames(2, 20, 2, twos), np.arange(2.0, 21.0, 2.0))
     np.testing.assert_array_equal(_bake_frames(1, 9, 4, np.array([1.0, 4.5, 9.0])),
                                   [1, 4.5, 5, 9])
+    # A snap keyed at 10 and 10.5: the whole-frame key is as far from the whole-frame
+    # keys beside it as ever, and stays (a walk: Step 2 dropped it, 60 deg off its pose).
+    np.testing.assert_array_equal(_bake_frames(1, 20, 2, np.array([1.0, 10.0, 10.5, 20.0])),
+                                  [1, 3, 5, 7, 9, 10, 10.5, 11, 13, 15, 17, 19, 20])
