@@ -11,9 +11,11 @@ import numpy as np
 
 
 def label(frame: float) -> str:
-    """A frame in a sentence: ``12`` for whole frames, ``12.5`` otherwise."""
+    """A frame in a sentence: ``12`` for whole frames, ``12.5`` otherwise (to a thousandth:
+    a subframe read from float32 keys is 12.100000381...). Never %g's six digits, which
+    made frame 100009.5 "100010" and frame 1000001 "1.000001e+06" (a walk)."""
     f = float(frame)
-    return str(int(f)) if f.is_integer() else f"{f:g}"
+    return str(int(f)) if f.is_integer() else f"{f:.3f}".rstrip("0").rstrip(".")
 
 
 def span(first: float, last: float) -> str:

@@ -7,6 +7,7 @@ import bpy
 from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator
 
+from ...core.frames import label
 from ..ui.compare import compare_method
 from ..ui.counts import count_phrase, tally
 from ..ui.guard import guarded
@@ -33,7 +34,7 @@ def _at(entry: dict) -> str:
     frame or nothing is off (a 0.00 has no worst frame to look at)."""
     if "worst_frame" not in entry or largest(entry) < FINE_DEG:
         return ""
-    return f" at frame {worst_frame(entry):g}"
+    return f" at frame {label(worst_frame(entry))}"
 
 
 class QUATBAKE_OT_analyze(Operator):

@@ -5,7 +5,7 @@ import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
-from ...core.frames import span
+from ...core.frames import label, span
 from .entries import (
     FINE_DEG,
     VERDICT_CHECK,
@@ -164,7 +164,7 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
         # seen by motion blur); where the frames show as much, the line would only take
         # the room the legend and Re-bake need on a 900-pixel screen.
         extra.append(f"Between frames: {entry['max_between_deviation_deg']:.1f}\u00b0 at "
-                     f"frame {entry['worst_between_frame']:g}")
+                     f"frame {label(entry['worst_between_frame'])}")
     if entry.get("spins"):
         extra.append("Keyed spins: " + ", ".join(span(a, b) for a, b in entry["spins"]))
     if entry.get("steps"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ...core.frames import label
 from .args import (
     EXIT_BAD_INPUT,
     EXIT_FAIL_ABOVE,
@@ -134,7 +135,7 @@ def _where(report: dict, worst: float) -> str:
         if (o.get("worst_between_frame") is not None
                 and o.get("max_between_deviation_deg") == worst
                 and worst > (o.get("max_deviation_deg") or 0.0)):
-            return f" ({who(o)}, between frames, at {o['worst_between_frame']:g})"
+            return f" ({who(o)}, between frames, at {label(o['worst_between_frame'])})"
     return ""
 
 

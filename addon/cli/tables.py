@@ -2,7 +2,7 @@
 """The plain-text tables the commands print on stdout."""
 from __future__ import annotations
 
-from ...core.frames import span
+from ...core.frames import label, span
 
 
 def who(entry: dict) -> str:
@@ -22,7 +22,7 @@ def report_table(report: dict) -> str:
         path = o.get("max_path_deviation_deg")
         rows.append((who(o), o["rotation_mode"], span(*o["frames"][:2]),
                      f"{o['max_deviation_deg']:.2f}", "-" if path is None else f"{path:.2f}",
-                     f"{o['rms_deviation_deg']:.2f}", f"{o['worst_frame']:g}", _between(o),
+                     f"{o['rms_deviation_deg']:.2f}", label(o['worst_frame']), _between(o),
                      arcs))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -39,7 +39,7 @@ def _between(entry: dict) -> str:
     frame = entry.get("worst_between_frame")
     if frame is None:
         return "-"
-    return f"{entry.get('max_between_deviation_deg') or 0.0:.2f} at {frame:g}"
+    return f"{entry.get('max_between_deviation_deg') or 0.0:.2f} at {label(frame)}"
 
 
 def check_table(report: dict) -> str:
@@ -48,7 +48,7 @@ def check_table(report: dict) -> str:
         causes = ",".join(f"{k}x{v}" for k, v in o["causes"].items()) or "-"
         rows.append((who(o), o["interpolation"] or "-", str(o["key_count"]),
                      str(o["animation_bytes"]), f"{o['max_deviation_deg']:.4g}",
-                     f"{o['worst_frame']:g}", causes))
+                     label(o['worst_frame']), causes))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines += [f"{who(o)}: {o['advice']}" for o in report["objects"] if o["causes"]]

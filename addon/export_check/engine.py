@@ -40,6 +40,7 @@ import bpy
 import numpy as np
 
 from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
+from ...core.frames import label
 from ...report.export_check_report import SCHEMA
 from .. import animdata
 from ..transform import AnimatedTransform, keyed_bone_names
@@ -431,7 +432,7 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
     if bad.any():
         frame = frames[int(np.argmax(bad))]
         raise ValueError(
-            f"Blender's own playback of it is not finite at frame {frame:g} (a NaN "
+            f"Blender's own playback of it is not finite at frame {label(frame)} (a NaN "
             "or infinite key?); `python -m quatbake report` names the broken key, "
             "fix it first"
         )

@@ -12,6 +12,7 @@ import bpy
 from bpy.props import StringProperty
 from bpy.types import Operator
 
+from ...core.frames import label
 from ..ui.guard import guarded
 from ..ui.polls import poll_message
 from ..ui.texts import one_line_tooltips
@@ -163,7 +164,7 @@ class QUATBAKE_OT_export_check(Operator):
             {'INFO'},
             f"Checked {checked}: a glTF player plays "
             f"{export_check_report.entry_label(worst)} up to {worst['max_deviation_deg']:.3g} deg off Blender "
-            f"(frame {worst['worst_frame']:g}).",
+            f"(frame {label(worst['worst_frame'])}).",
         )
         return {'FINISHED'}
 

@@ -7,6 +7,7 @@ import re
 import bpy
 from bpy.types import Panel
 
+from ...core.frames import label
 from ..ui import texts
 from .ops import results
 
@@ -62,7 +63,7 @@ class _ExportCheckPanel:
                                 PANEL, translate=False)
             col = box.column(align=True)
             lines = [f"Max deviation {s['max_deviation_deg']:.3g}\u00b0 at frame "
-                     f"{s['worst_frame']:g}",
+                     f"{label(s['worst_frame'])}",
                      s.get("keys_text") or f"{s['key_count']} rotation keys, "
                                            f"{s['interpolation']}"]
             if s.get("bezier_max_deg") is not None:

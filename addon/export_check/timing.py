@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.frames import label
 from .. import animdata
 
 
@@ -107,5 +108,5 @@ def time_note(slides: dict, owners: dict, cropped: bool, frames, fps: float,
     elif cropped:
         said.append(
             "The exporter cut the animation at frame 0 (export_negative_frame CROP): the "
-            f"keys before it are not in the file; compared from frame {frames[0]:g}.")
+            f"keys before it are not in the file; compared from frame {label(frames[0])}.")
     return {"time_note": " ".join(said)} if said else {}

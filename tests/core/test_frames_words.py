@@ -13,3 +13,11 @@ def test_a_span_with_a_negative_frame_reads_with_to():
     assert frames.span(2.5, 10) == "2.5-10"
     assert frames.span(-4999999, -9) == "-4999999 to -9"
     assert frames.span(-10, 20) == "-10 to 20"
+
+
+def test_a_large_frame_keeps_its_digits():
+    """A walk: %g wrote frame 100009.5 as "100010" and frame 1000001 as "1.000001e+06"."""
+    assert frames.label(100009.5) == "100009.5"
+    assert frames.label(1000001.0) == "1000001"
+    assert frames.label(12.100000381469727) == "12.1"     # a float32 subframe
+    assert frames.span(100000, 100009.5) == "100000-100009.5"
