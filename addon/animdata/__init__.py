@@ -95,7 +95,7 @@ from .paths import (  # noqa: F401
     path_prefix,
     subject,
 )
-from .playhead import played_time, scene_frame, show_time  # noqa: F401
+from .playhead import action_time, played_time, scene_frame, show_time  # noqa: F401
 from .read import (  # noqa: F401
     FAR_TURN_SUBSTEPS,
     HUGE_QUATERNION_NORM,

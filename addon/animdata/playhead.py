@@ -20,6 +20,11 @@ def played_time(scene) -> float:
     return (scene.frame_current + scene.frame_subframe) * _framelen(scene)
 
 
+def action_time(scene, frame: float) -> float:
+    """The action time Blender plays at scene frame ``frame``."""
+    return frame * _framelen(scene)
+
+
 def scene_frame(scene, time: float) -> float:
     """The scene frame (subframe included) at which Blender plays action ``time``."""
     return time / _framelen(scene)

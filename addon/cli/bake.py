@@ -2,6 +2,7 @@
 """``bake``: re-bake a file's rotations and save the result as a new .blend."""
 from __future__ import annotations
 
+import math
 import sys
 
 from .args import EXIT_OK, check_blend_file, check_output, same_file
@@ -43,8 +44,15 @@ def _frame_range(bpy, frames) -> tuple[int, int] | None:
     if frames is None:
         return None
     if frames == "scene":
+        # In action time, where the keys are: under Time Remapping (Old 100, New 50) the
+        # scene's frames 1-50 play the actions' 2-100 (a walk: the bake keyed 1-50 and held
+        # the second half of the move, 79 deg off at the scene's last frame).
+        from .. import animdata
+
         scene = bpy.context.scene
-        return scene.frame_start, scene.frame_end
+        # Whole frames (a range is), outward: the shot's first and last frames are in it.
+        return (math.floor(animdata.action_time(scene, scene.frame_start)),
+                math.ceil(animdata.action_time(scene, scene.frame_end)))
     return frames[0], frames[1]
 
 

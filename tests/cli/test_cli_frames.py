@@ -149,3 +149,26 @@ def test_output_mode_quaternion_writes_quaternion_keys_that_play_the_slerp(scene
     assert played["mode"] == "QUATERNION" and played["key_frames"] == list(np.arange(1.0, 91.0))
     keyed = Slerp(KEY_FRAMES, Rotation.from_euler("xyz", KEY_DEGREES, degrees=True))
     assert _angle_deg(np.array(played["quats"]), keyed(np.arange(1, 91)).as_quat()).max() < 1e-3
+
+
+_REMAP = """
+import sys, bpy
+bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
+scene = bpy.context.scene
+scene.render.frame_map_old, scene.render.frame_map_new = 100, 50
+scene.frame_start, scene.frame_end = 1, 45
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[2])
+"""
+
+
+def test_frames_scene_is_the_scenes_range_in_the_actions_time(scene, tmp_path):
+    """A walk: under Time Remapping (Old 100, New 50) the scene's frames 1-45 play the
+    action's 2-90, and `--frames scene` baked the action's 1-45, holding the second half
+    of the move. Blender evaluates actions at scene frame x old / new."""
+    remapped = tmp_path / "remapped.blend"
+    run_python(_REMAP, scene, remapped)
+    out = tmp_path / "baked.blend"
+    done = run_quatbake("bake", remapped, "--output", out, "--frames", "scene")
+    assert done.returncode == 0, done.stderr
+    keys = _played(out, 1, 1)["key_frames"]
+    assert (keys[0], keys[-1]) == (1 * 100 / 50, 45 * 100 / 50)
