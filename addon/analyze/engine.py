@@ -450,6 +450,9 @@ def _read(found: _Located):
                                           found.fcurves, found.mode)
     path, rot_fcurves, delta_fcurves = found.path, found.rot_fcurves, found.delta_fcurves
     keys, frames = found.keys, found.frames
+    cut = animdata.keys_on_one_frame(obj, rot_fcurves + delta_fcurves)
+    if cut is not None:
+        raise cut
     raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
     at_keys = np.searchsorted(frames, keys)
     rotation_at_keys = raw[at_keys]

@@ -115,6 +115,7 @@ from .read import (  # noqa: F401
     is_identity_delta,
     key_error,
     key_frames,
+    keys_on_one_frame,
     orientation_key_frames,
     played_between_keys,
     played_quats,

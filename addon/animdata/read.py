@@ -414,6 +414,29 @@ def _non_finite_key(obj, fcs) -> ChannelError | None:
     return None
 
 
+def keys_on_one_frame(obj, fcs) -> ChannelError | None:
+    """The error naming the first channel of ``fcs`` with two keys on one frame (None: no
+    such channel). Blender plays a jump there, from the one to the other (a cut keyed with
+    Auto-Merge off, or by a script), which neither a comparison nor a bake through that
+    frame can follow: a walk read it as "timing only", and the bake smoothed the cut over
+    the keys before it (106.7 deg at frame 9 where Blender played 26.7)."""
+    for fc in fcs:
+        if fc is None or len(fc.keyframe_points) < 2:
+            continue
+        co = read_keyframe_arrays(fc, ("co",))["co"]
+        same = np.flatnonzero(co[1:, 0] == co[:-1, 0])
+        if not same.size:
+            continue
+        row = int(same[0])
+        frame, label = float(co[row, 0]), channel_label(fc.data_path, fc.array_index)
+        return ChannelError(
+            f"{subject(obj)}: channel {label} has two keys on frame {frame_label(frame)} "
+            f"({co[row, 1]:.4g} and {co[row + 1, 1]:.4g}), where Blender jumps from the one "
+            "to the other. Delete one of them, or move one off that frame (a cut between "
+            "two subframes is followed as keyed).", obj.name, label, frame)
+    return None
+
+
 def evaluate_location(obj, frames, fcurves: Iterable | None = None,
                       exact: bool = False) -> np.ndarray:
     """(n, 3) locations Blender evaluates from ``obj``'s location channels at ``frames``."""

@@ -120,6 +120,9 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
         # them to its frames, so it passes through every key (_bake_frames).
         frames = co[:, 0]
         frames_per_channel.append((label, frames))
+    cut = animdata.keys_on_one_frame(obj, fcurves)
+    if cut is not None:
+        issues.append(BakeIssue('ERROR', name, cut.channel, cut.frame, str(cut), bone))
     if issues or not frames_per_channel:
         return issues, np.zeros(0)
     first = frames_per_channel[0][1]

@@ -277,3 +277,33 @@ def test_a_driven_rotation_channel_leads_the_findings(clean_blender):
     bpy.context.scene.frame_set(11)
     assert obj.rotation_euler[2] == pytest.approx(np.radians(170.0), abs=1e-5)
     assert analyze.DRIVEN not in analyze.analyze_object(obj, "slerp").advice
+
+
+def test_two_keys_on_one_frame_are_named_by_the_report_and_the_bake(clean_blender):
+    """A walk of time settings: Z keyed 30 then 120 deg both on frame 10 (a script's keys,
+    or Auto-Merge off) is a cut: Blender jumps there (its own playback, frame_set, shows
+    it). The report read it as "timing only" and the bake smoothed the cut away; both now
+    name the channel and the frame, and the bake changes nothing."""
+    from quatbake.addon import bake
+
+    obj = scenes.new_object("Cut", 'XYZ')
+    fc = scenes.key_channels(obj, "rotation_euler", [1, 20], [[0, 0, 0], [0, 0, 2.3]],
+                             'LINEAR', indices=[2])[0]
+    fc.keyframe_points.add(2)
+    frames_values = [(1, 0.0), (10, np.radians(30)), (10, np.radians(120)), (20, 2.3)]
+    fc.keyframe_points.foreach_set("co", [v for pair in frames_values for v in pair])
+    for kp in fc.keyframe_points:
+        kp.interpolation = 'LINEAR'
+    assert [kp.co[0] for kp in fc.keyframe_points] == [1, 10, 10, 20]
+    scene = bpy.context.scene
+    scene.frame_set(9, subframe=0.99)
+    just_before = obj.matrix_world.to_euler().z
+    scene.frame_set(10)
+    assert np.degrees(obj.matrix_world.to_euler().z - just_before) > 80.0   # the jump
+    with pytest.raises(animdata.ChannelError, match=r"rotation_euler\[2\] has two keys on "
+                                                    r"frame 10 \(0\.5236 and 2\.094\)"):
+        analyze.analyze_object(obj, "slerp")
+    before = scenes.scene_snapshot()
+    with pytest.raises(bake.BakeError, match="two keys on frame 10"):
+        bake.bake_objects([obj], bake.BakeSettings())
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
