@@ -143,11 +143,11 @@ def summary(a: core_analysis.ObjectAnalysis) -> dict:
     }
 
 
-def _entry(obj, current, before) -> dict:
-    """The panel's entry for ``obj`` (or one of its NLA clips) from its analysis now
+def _entry(obj, current, before, clip=None) -> dict:
+    """The panel's entry for ``obj`` (or its NLA clip ``clip``) from its analysis now
     (``current``) and, when it plays a QuatBake bake, the analysis of the keys before
     the bake (``before``, else None). ``object`` names the object (the entry's key
-    may be "Cube / Walk" for a clip)."""
+    may be "Cube / Walk" for a clip), ``clip`` the clip's action ("" for none)."""
     from ...core import analysis as core_analysis
 
     if before is not None:
@@ -157,6 +157,7 @@ def _entry(obj, current, before) -> dict:
     entry["before"] = summary(before) if before is not None else None
     entry["fingerprint"] = fingerprint(obj)
     entry["object"], entry["bone"] = obj.name, getattr(obj, "bone_name", "")
+    entry["clip"] = clip.name if clip is not None else ""
     return entry
 
 
@@ -314,7 +315,7 @@ def _entries(targets: list, method: str, turns: str, timing: str, known: dict,
         # The before analysis failing fails the entry, as its own analysis would.
         problem = next((a for a in (current, before) if isinstance(a, BaseException)), None)
         if problem is None:
-            found[label] = _entry(obj, current, before)
+            found[label] = _entry(obj, current, before, clip)
         elif isinstance(problem, NoRotationKeys):
             # Not an error: nothing to compare (a location-only control, say).
             try:

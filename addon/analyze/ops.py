@@ -152,7 +152,11 @@ class QUATBAKE_OT_jump_to_worst(Operator):
         # under Time Remapping the scene plays it at another frame.
         from .. import animdata  # numpy's import waits for a click (bench_register)
 
-        animdata.show_time(context.scene, worst_frame(result))
+        time = worst_frame(result)
+        owner = bpy.data.objects.get(result.get("object", ""))
+        if result.get("clip") and owner is not None:
+            time = animdata.clip_time(owner, result["clip"], time)
+        animdata.show_time(context.scene, time)
         if result.get("bone"):
             _select_bone(context, result["object"], result["bone"])
         return {'FINISHED'}

@@ -59,6 +59,24 @@ def nla_strips(obj) -> list:
     return [(track, strip) for track in ad.nla_tracks for strip in _action_strips(track.strips)]
 
 
+def clip_time(obj, clip_name: str, time: float) -> float:
+    """The NLA time at which ``obj``'s first playing strip of the action ``clip_name``
+    plays that action's ``time`` (its first repeat; a reversed strip from its end), or
+    ``time`` itself where the action is the active one or no strip plays it. A clip is
+    analysed in its action's own time: a walk's Jump to Worst went to frame 5, before a
+    strip placed at 101 with scale 2, where another pose played (21.9 deg away)."""
+    ad = obj.animation_data
+    if ad is None or (ad.action is not None and ad.action.name == clip_name):
+        return time
+    for track, strip in nla_strips(obj):
+        if strip.action is None or strip.action.name != clip_name or strip.mute or track.mute:
+            continue
+        start, end = strip.action_frame_start, strip.action_frame_end
+        at = min(max(time, start), end)
+        return strip.frame_start + ((end - at) if strip.use_reverse else (at - start)) * strip.scale
+    return time
+
+
 def object_clips(obj) -> list[Clip]:
     """The active action first (if any), then each other action in the NLA, once each."""
     ad = obj.animation_data

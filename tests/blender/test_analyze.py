@@ -6,7 +6,7 @@ import pytest
 
 from quatbake.addon import analyze, animdata
 from quatbake.addon.analyze import entries as report_results
-from quatbake.core import fcurve, interp, quat
+from quatbake.core import fcurve, interp, quat, rotation
 from quatbake.report import json_report
 
 import scenes
@@ -307,3 +307,33 @@ def test_two_keys_on_one_frame_are_named_by_the_report_and_the_bake(clean_blende
     with pytest.raises(bake.BakeError, match="two keys on frame 10"):
         bake.bake_objects([obj], bake.BakeSettings())
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
+@pytest.mark.parametrize("strip_props", [{"scale": 2.0}, {"use_reverse": True, "repeat": 2.0}])
+def test_jump_to_worst_of_a_clip_goes_where_its_strip_plays_it(clean_blender, strip_props):
+    """A walk: a clip is analysed in its action's own time, and Jump to Worst went to that
+    frame (5), before the strip placed at 101, where another pose played. It goes where
+    the strip plays the worst frame: Blender's playback there is the action's own pose at
+    it (its curves read by fc.evaluate)."""
+    obj = scenes.make_animated_object("Clip", 'XYZ', [1, 11, 21, 31],
+                                      np.radians([[0, 0, 0], [0, 0, 90], [40, 0, 170],
+                                                  [40, 60, 250]]))
+    action = animdata.get_action(obj)
+    obj.animation_data.action = None
+    strip = obj.animation_data.nla_tracks.new().strips.new(action.name, 101, action)
+    for name, value in strip_props.items():
+        setattr(strip, name, value)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 200
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    with bpy.context.temp_override(selected_objects=[obj]):
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    label = f"Clip / {action.name}"
+    worst = report_results.results(scene)[label]["worst_frame"]
+    assert bpy.ops.quatbake.jump_to_worst(object_name=label) == {'FINISHED'}
+    assert 101 <= scene.frame_current <= strip.frame_end
+    channels = sorted(animdata.action_fcurves(action, animdata.strip_slot_identifier(strip)),
+                      key=lambda fc: fc.array_index)
+    own = rotation.euler_to_quat([fc.evaluate(worst) for fc in channels], "XYZ")
+    assert float(quat.angle_between(scenes.matrix_quat(obj), own)) < 1e-5
