@@ -67,9 +67,9 @@ from .memo import Written, read_once, recording_writes  # noqa: F401
 from .nla import (  # noqa: F401
     Clip,
     blending_strips,
-    clip_time,
     bone_key_count,
     clip_strip_changes,
+    clip_time,
     nla_state,
     nla_strips,
     object_clips,
