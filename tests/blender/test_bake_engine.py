@@ -419,12 +419,12 @@ def test_failure_on_second_object_restores_the_first(clean_blender, monkeypatch)
     real = animdata.write_keys
     calls = {"n": 0}
 
-    def failing(fc, frames, values):
+    def failing(fc, frames, values, **options):
         calls["n"] += 1
         # Object 0 writes 3 Euler + 3 location channels; object 1 fails mid-way.
         if calls["n"] == 8:
             raise RuntimeError("disk full (injected)")
-        return real(fc, frames, values)
+        return real(fc, frames, values, **options)
 
     monkeypatch.setattr(animdata, "write_keys", failing)
     with pytest.raises(bake.BakeError) as info:

@@ -306,10 +306,10 @@ def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(c
     actions = {a.name for a in bpy.data.actions}
     real = animdata.write_keys
 
-    def failing(fc, frames, values):
+    def failing(fc, frames, values, **options):
         if fc.id_data.name.startswith("RigBAction"):
             raise RuntimeError("disk full")
-        return real(fc, frames, values)
+        return real(fc, frames, values, **options)
 
     monkeypatch.setattr(animdata, "write_keys", failing)
     with pytest.raises(bake.BakeError, match="RigB"):
