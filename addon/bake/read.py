@@ -336,25 +336,21 @@ def _replaces_fully(obj) -> bool:
 
 def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
     """Whole frames from start to end every ``step`` (the end always included), plus every
-    key frame in [start, end] on a subframe, or further than ``step`` frames from the keys
+    key frame in [start, end] on a subframe, or further than ``step`` frames from a key
     beside it, so the bake passes through those keys too: the animator's poses stay keys
     (a workflow walk: Step 4 cut a key at frame 1011 off the grid, 17.5 deg off its pose),
-    while keys as close as the step or closer (a mocap clip's on every frame; keys on twos
-    with Step 2, which would otherwise fill every frame between the grid's) are what the
-    step thins."""
+    while keys with keys as close as the step on both sides, inside a dense run (a mocap
+    clip's on every frame; keys on twos with Step 2, which would otherwise fill every frame
+    between the grid's), are what the step thins. One close key is not a run: a snap keyed
+    at 10 and 10.5 kept 10.5 and lost the key at 10, 60 deg off its pose (a walk)."""
     first, last = float(np.ceil(start)), float(np.floor(end))
     grid = np.arange(first, last + 1, step, dtype=np.float64) if last >= first else np.zeros(0)
     if grid.size and grid[-1] != last:
         grid = np.append(grid, last)   # always land on the last key / range end
     keys = np.asarray(keys, dtype=np.float64)
-    # A whole-frame key's neighbours are the whole-frame keys beside it: a subframe key
-    # next to it (a snap keyed at 10 and 10.5) does not make it one of a dense run (a
-    # walk: Step 2 kept 10.5 and dropped the key at 10, 60 deg off its pose).
-    whole = keys[keys == np.round(keys)]
-    gaps = np.diff(whole)
-    apart = whole[(np.r_[np.inf, gaps] > step) & (np.r_[gaps, np.inf] > step)]
-    sub = np.union1d(keys[keys != np.round(keys)], apart)
-    sub = sub[(sub >= start) & (sub <= end)]
+    gaps = np.diff(keys)
+    apart = (np.r_[np.inf, gaps] > step) | (np.r_[gaps, np.inf] > step)
+    sub = keys[(keys >= start) & (keys <= end) & ((keys != np.round(keys)) | apart)]
     ends = [v for v in (start, end) if not float(v).is_integer()]
     return np.union1d(np.union1d(grid, sub), np.asarray(ends, dtype=np.float64))
 

@@ -814,15 +814,19 @@ def test_a_baked_euler_curve_through_gimbal_lock_is_never_further_from_its_last_
 
 
 def test_step_frames_keep_the_keys_further_apart_than_the_step():
-    """Which keys a Step bake keeps beside its grid: those further than the step from the
-    keys beside them (the animator's poses), not keys as close as the step or closer (a
-    mocap clip's; keys on twos with Step 2, which would otherwise fill every frame), and
-    every subframe key."""
+    """Which keys a Step bake keeps beside its grid: those further than the step from a key
+    beside them (the animator's poses), not those inside a dense run, with keys as close as
+    the step on both sides (a mocap clip's; keys on twos with Step 2, which would
+    otherwise fill every frame), and every subframe key."""
     from quatbake.addon.bake.read import _bake_frames
 
     np.testing.assert_array_equal(_bake_frames(1, 21, 4, np.array([1.0, 10.0, 21.0])),
                                   [1, 5, 9, 10, 13, 17, 21])
+    # Two keys a frame apart (a quick move) are two poses, not a run.
     np.testing.assert_array_equal(_bake_frames(1, 21, 4, np.array([1.0, 10.0, 11.0, 21.0])),
+                                  [1, 5, 9, 10, 11, 13, 17, 21])
+    # A run: every key on every frame from 1 to 21, thinned to the grid.
+    np.testing.assert_array_equal(_bake_frames(1, 21, 4, np.arange(1.0, 22.0)),
                                   [1, 5, 9, 13, 17, 21])
     twos = np.arange(1.0, 22.0, 2.0)
     np.testing.assert_array_equal(_bake_frames(2, 20, 2, twos), np.arange(2.0, 21.0, 2.0))
