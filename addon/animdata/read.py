@@ -415,8 +415,9 @@ def _non_finite_key(obj, fcs) -> ChannelError | None:
 
 
 def keys_on_one_frame(obj, fcs) -> ChannelError | None:
-    """The error naming the first channel of ``fcs`` with two keys on one frame (None: no
-    such channel). Blender plays a jump there, from the one to the other (a cut keyed with
+    """The error naming the first channel of ``fcs`` with two keys of different values on
+    one frame (None: no such channel; two keys alike there play as one). Blender plays a
+    jump there, from the one to the other (a cut keyed with
     Auto-Merge off, or by a script), which neither a comparison nor a bake through that
     frame can follow: a walk read it as "timing only", and the bake smoothed the cut over
     the keys before it (106.7 deg at frame 9 where Blender played 26.7)."""
@@ -424,7 +425,7 @@ def keys_on_one_frame(obj, fcs) -> ChannelError | None:
         if fc is None or len(fc.keyframe_points) < 2:
             continue
         co = read_keyframe_arrays(fc, ("co",))["co"]
-        same = np.flatnonzero(co[1:, 0] == co[:-1, 0])
+        same = np.flatnonzero((co[1:, 0] == co[:-1, 0]) & (co[1:, 1] != co[:-1, 1]))
         if not same.size:
             continue
         row = int(same[0])

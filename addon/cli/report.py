@@ -170,8 +170,11 @@ def run_report(args) -> int:
     if not analyses and not skipped:
         if not errors:
             raise nothing_to_do(bpy, path)
+        # Why each failed is its own sentence (no rotation keys, a broken key, a cut): the
+        # first one said in full (a walk read "has no rotation keys" for two keys on a frame).
         raise BadInput(errors[0][1] if len(errors) == 1 else
-                       f"None of the objects has rotation keys: {', '.join(n for n, _ in errors)}.")
+                       f"None of the {len(errors)} objects could be analysed "
+                       f"({', '.join(n for n, _ in errors)}); the first: {errors[0][1]}")
     report = json_report.build_report(analyses, blender_version=bpy.app.version_string,
                                       file=os.path.basename(path), method=args.method,
                                       errors=errors, skipped=skipped)

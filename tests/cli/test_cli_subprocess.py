@@ -270,6 +270,38 @@ def test_rotation_keys_that_no_object_plays_are_named(tmp_path):
     assert "nothing to do" in said["constraint"] and "Layer1" not in said["constraint"], said
 
 
+_CUTS = """
+import sys, math, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+for name in ("CutA", "CutB"):
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.keyframe_insert("rotation_euler", frame=1)
+    fc = obj.animation_data.action.fcurves.find("rotation_euler", index=2) if hasattr(
+        obj.animation_data.action, "fcurves") and not hasattr(obj.animation_data.action, "layers") \
+        else [f for f in obj.animation_data.action.layers[0].strips[0].channelbags[0].fcurves
+              if f.data_path == "rotation_euler" and f.array_index == 2][0]
+    fc.keyframe_points.add(2)
+    fc.keyframe_points.foreach_set("co", [1, 0.0, 10, 0.5, 10, 2.0])
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_report_of_objects_that_all_fail_names_why(tmp_path):
+    """A walk: two objects each with a cut (two keys of different values on one frame)
+    read "None of the objects has rotation keys", which they have; the command now says
+    none could be analysed, and why the first could not."""
+    shot = tmp_path / "cuts.blend"
+    done = subprocess.run([sys.executable, "-c", _CUTS, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    res = run("report", shot, "--quiet")
+    assert res.returncode == 2
+    said = _one_sentence(res.stderr)
+    assert "None of the 2 objects could be analysed (CutA, CutB); the first: " in said, said
+    assert "rotation_euler[2] has two keys on frame 10" in said, said
+
+
 def _corrupt(tmp_path, scenes, kind):
     target = tmp_path / f"{kind}.blend"
     if kind == "random":
