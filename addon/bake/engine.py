@@ -37,7 +37,7 @@ from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms
 from . import cache as cache_bake
 from .deviation import set_deviations
-from .plan import interpolate_group, pending_groups, plan_reading
+from .plan import interpolate_group, pending_groups, plan_reading, settle_extrapolation
 from .read import read_transform
 from .reduce import applied_tolerances, key_notes, reduce_keys, unmet_tolerances
 from .settings import (
@@ -322,6 +322,9 @@ def bake_objects(objects, settings: BakeSettings,
     set_deviations(plans, fcurve_cache.get("keys"))
     if has_tolerance(settings):
         warnings += reduce_keys(plans, settings)
+    for plan in plans:
+        if not cache_bake.is_cache_plan(plan):
+            warnings += settle_extrapolation(plan)
 
     owner_plans = [(owner, [p for p in plans if p.obj.owner == owner])
                    for owner, _items in groups.values()]

@@ -97,8 +97,7 @@ class Plan:
     # cycles (Reading.kept_rotation).
     kept_rotation: list = field(default_factory=list)
     kept_location: list = field(default_factory=list)
-    # Per rotation channel written, its extrapolation: the source channel's where it is the
-    # same channel and the bake covers its keys (extrapolation_kept), else CONSTANT.
+    # Per rotation channel written, its extrapolation (settle_extrapolation; none: CONSTANT).
     extrapolation: list = field(default_factory=list)
 
     @property
@@ -155,40 +154,67 @@ class Plan:
         return self.frames[self.location_keep], self.location_values[self.location_keep]
 
 
-def extrapolation_kept(obj, rot_fcs: list, same_channels: bool, frames: np.ndarray,
-                       rot_frames: np.ndarray) -> tuple[list, list]:
-    """(per rotation channel written, its extrapolation; issues): a source channel with
-    Linear extrapolation that is not flat at an end goes on moving beyond its keys. Where
-    the bake writes the same channels over the keys' own range, the baked ones extrapolate
-    alike, from the bake's own slope at its ends (a walk: a propeller keyed for one turn
-    with Linear extrapolation stopped turning after its last key, 144 deg off at the next
-    frames, and the bake said 0.00 deg). Where it writes other channels (a conversion,
-    another rotation mode, the delta channels), or another range, the motion beyond the
-    keys is not kept: the baked keys hold their end poses, and a warning says so."""
-    moving = [fc is not None and fc.extrapolation == 'LINEAR' and _moves_beyond(fc)
-              for fc in rot_fcs]
-    if not any(moving):
-        return [], []
-    same_range = frames[0] == rot_frames[0] and frames[-1] == rot_frames[-1]
-    if same_channels and same_range:
-        return [fc.extrapolation if fc is not None else 'CONSTANT' for fc in rot_fcs], []
-    channels = ", ".join(animdata.channel_label(fc.data_path, fc.array_index)
-                         for fc, m in zip(rot_fcs, moving) if m)
-    why = ("the bake's range is not the keys'" if not same_range else
-           "the channels written are others, whose Linear extrapolation would not turn alike")
-    return [], [BakeIssue(
-        'WARNING', obj.name, "", float(rot_frames[-1]),
+# How far a baked channel's slope at an end may be from the slope Blender extrapolates
+# the keyed channel at (per frame: radians or quaternion units): float32 keys one frame
+# apart (values up to ~10) give slopes good to ~2e-6; over 100 frames beyond the keys
+# that is 2e-4 rad (0.01 deg).
+SLOPE_MATCH = 2e-6
+
+
+def settle_extrapolation(plan: Plan) -> list[BakeIssue]:
+    """Linear extrapolation of the keyed rotation channels, where it moves them beyond their
+    keys (a propeller keyed for one turn that spins on through the shot: a walk found it
+    frozen after its last key once re-baked, 144 deg off, the bake saying 0.00 deg). Kept
+    (``plan.extrapolation``) where it is kept exactly: the bake writes the keyed channels
+    themselves, a key on every frame of the keys' own range, and each channel's slope at
+    both of its ends is the one Blender extrapolates the keyed channel at (a review: a
+    quaternion's components, a Bezier key's handle, or a last key held Constant extrapolate
+    otherwise than a baked curve would). Elsewhere the baked keys hold their end poses
+    beyond the keys, and a warning names the channels that went on."""
+    fcs = plan.source_fcurves
+    slopes = [_extrapolated_slopes(fc) for fc in fcs]
+    moving = [fc for fc, (before, after) in zip(fcs, slopes) if before or after]
+    if not moving or plan.rotation_values is None:
+        return []
+    values, frames, keys = plan.rotation_values, plan.frames, plan.source_keys
+    exact = (plan.out_mode == plan.source.mode and not plan.target_path.startswith("delta")
+             and plan.bezier is None and plan.keep is None
+             and (plan.constant_keys is None or not plan.constant_keys.any())
+             and plan.tolerance_deg == 0.0 and frames.size >= 2 and keys is not None
+             and frames[0] == keys[0] and frames[-1] == keys[-1]
+             and values.shape[1] == len(fcs))
+    if exact:
+        start = (values[1] - values[0]) / (frames[1] - frames[0])
+        end = (values[-1] - values[-2]) / (frames[-1] - frames[-2])
+        for c, (before, after) in enumerate(slopes):
+            for baked, wanted in ((start[c], before), (end[c], after)):
+                if abs(baked - wanted) > SLOPE_MATCH * (1.0 + abs(wanted)):
+                    exact = False
+    if exact:
+        plan.extrapolation = ['LINEAR' if any(s) else 'CONSTANT' for s in slopes]
+        return []
+    channels = ", ".join(animdata.channel_label(fc.data_path, fc.array_index) for fc in moving)
+    obj = plan.obj
+    return [BakeIssue(
+        'WARNING', obj.name, "", float(frames[-1]),
         f"{animdata.subject(obj)} turns on beyond its keys ({channels}: Linear "
-        f"extrapolation), and the baked keys hold their end poses there ({why}). Key the "
-        "motion where it should play, or bake the keys' own range in their own rotation "
-        "mode, which keeps the extrapolation.", obj.bone_name)]
+        "extrapolation), and the baked keys hold their end poses there: only a dense bake of "
+        "the keys' own range in their rotation mode, whose ends turn as Blender extrapolates, "
+        "keeps that. Key the motion over the frames it should play.", obj.bone_name)]
 
 
-def _moves_beyond(fc) -> bool:
-    """Whether the curve ``fc`` changes beyond its first or last key (its extrapolation)."""
+def _extrapolated_slopes(fc) -> tuple[float, float]:
+    """(before the first key, after the last) per frame at which Blender extrapolates the
+    curve ``fc`` (0.0: it holds there, or is not keyed). Read from Blender's own evaluation
+    one frame beyond each end, which follows each end key's interpolation (a Constant last
+    key holds whatever the curve's extrapolation); a curve with modifiers is left to them
+    (a kept Cycles modifier repeats the baked keys as it did the animator's)."""
+    if fc is None or fc.extrapolation != 'LINEAR' or len(fc.modifiers) \
+            or len(fc.keyframe_points) < 2:
+        return 0.0, 0.0
     first, last = fc.range()
-    return (fc.evaluate(first - 1.0) != fc.evaluate(first)
-            or fc.evaluate(last + 1.0) != fc.evaluate(last))
+    return (fc.evaluate(first) - fc.evaluate(first - 1.0),
+            fc.evaluate(last + 1.0) - fc.evaluate(last))
 
 
 def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSettings,
@@ -326,9 +352,6 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  source_fcurves=rot_fcs, beyond=beyond,
                  kept_rotation=r.kept_rotation,
                  kept_location=r.kept_location if bake_location else [])
-    plan.extrapolation, said = extrapolation_kept(obj, rot_fcs, out_mode == src.mode and
-                                                  not into_delta, frames, rot_frames)
-    issues += said
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     plan.key_count_before = int(rot_frames.shape[0])
     plan.source_keys = rot_frames
