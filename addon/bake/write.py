@@ -212,12 +212,9 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
         # Named after the animator's action, also when converting a bake (not
         # "Action.quatbake.quatbake").
         named = (src.original if src.playing else src.action).name
-        # The signature of the animator's channels is taken again after this write only
-        # where nothing of theirs is left to find: untouched since the bake, or folded
-        # into the original just now. A clip bake folds nothing: its edits stay to be
-        # named when a Revert takes them away (a review: refreshed, they were not).
-        fresh_signature = not src.rebake or _untouched_since_bake(owner)
+        fresh_signature = True
         if src.rebake:
+            fresh_signature = _nothing_left_to_find(owner)
             # Before this bake makes more channels its own (a conversion of a bone the
             # bake left out): what the animator changed goes into the original first.
             undo.folded_changes = fold_changes(owner)
@@ -516,6 +513,24 @@ def _untouched_since_bake(owner) -> bool:
     return bool(recorded) and recorded == others_signature(owner)
 
 
+def _nothing_left_to_find(owner) -> bool:
+    """Whether the signature of the animator's channels may be taken again at a write that
+    keeps the baked action's other channels (a Re-bake, a bone's Revert): only where
+    nothing of theirs is left to find later. Untouched since the bake; or, for a record
+    with no signature yet (an older QuatBake's), no change against the action before the
+    bake. A clip or Transform Cache bake compares nothing (fold_changes folds none of
+    theirs): its edits stay to be named when a Revert takes them away (a review: a
+    signature taken again there hid them, and a bone's Revert lost a key added since)."""
+    rec = owner.quatbake
+    if _untouched_since_bake(owner):
+        return True
+    if rec.others_signature or rec.clip_baked or rec.cache_constraint \
+            or rec.original_action is None or rec.baked_action is None:
+        return False
+    return not _animator_changes(rec.original_action, rec.baked_action, original_slot(rec),
+                                 _all_own_paths(owner), baked_slot(owner))
+
+
 def _channel_signature(fc) -> tuple:
     """What makes a channel play otherwise: its keys, extrapolation, mute and modifiers."""
     return (animdata.keys_checksum([fc]), fc.extrapolation, fc.mute, len(fc.modifiers))
@@ -553,7 +568,7 @@ def revert_bones(obj, names: set) -> None:
     original, current, slot = rec.original_action, rec.baked_action, baked_slot(obj)
     # The animator's edits in the baked action stay to be found by the whole Revert (a
     # review: a signature taken again here hid a key added since, and it was lost).
-    fresh_signature = _untouched_since_bake(obj)
+    fresh_signature = _nothing_left_to_find(obj)
     own = _own_paths(obj, [AnimatedTransform(obj, name) for name in names])
     named = (rec.edited_from or original.name) + BAKED_SUFFIX
     new = _compose_action(obj, current, slot, set(), original, own, named, original_slot(rec))

@@ -166,3 +166,23 @@ def test_a_rebake_finds_the_baked_action_with_no_slot_assigned(clean_blender):
     bake.bake_objects([obj], bake.BakeSettings(method='SQUAD'))
     assert animdata.get_slot_identifier(obj) == "OBA"
     assert animdata.rotation_fcurves(obj)
+
+
+def test_a_rebake_gives_an_older_record_its_signature(clean_blender):
+    """A review: a record written before the signature existed (empty) was never given one
+    by a Re-bake, so a Revert after the other user of the shared action keyed on took its
+    keys for the baked object's, as before the signature. A Re-bake that finds nothing of
+    the animator's changed (against the action before the bake) takes the signature."""
+    a = _wrapping("A")
+    action = animdata.get_action(a)
+    b = new_object("B")
+    animdata.assign_action(b, action, animdata.get_slot_identifier(a))
+    bake.bake_objects([a], bake.BakeSettings(method='SLERP'))
+    a.quatbake.others_signature = ""              # as an older QuatBake wrote the record
+    bake.bake_objects([a], bake.BakeSettings(method='SQUAD'))
+    assert a.quatbake.others_signature
+    b.scale = (3.0, 3.0, 3.0)
+    b.keyframe_insert("scale", frame=21)
+    notes = []
+    bake.revert_objects([a], notes)
+    assert animdata.get_action(a) == action and not notes, notes
