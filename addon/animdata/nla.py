@@ -73,7 +73,13 @@ def clip_time(obj, clip_name: str, time: float) -> float:
             continue
         start, end = strip.action_frame_start, strip.action_frame_end
         at = min(max(time, start), end)
-        return strip.frame_start + ((end - at) if strip.use_reverse else (at - start)) * strip.scale
+        offset = (end - at) if strip.use_reverse else (at - start)
+        if offset >= end - start and strip.repeat > 1.0:
+            # The first repeat's last frame plays the next repeat's first: the action's end
+            # (its start, reversed) plays as such at the strip's end only (a review: the
+            # jump landed 20 deg off).
+            return strip.frame_end
+        return strip.frame_start + offset * strip.scale
     return time
 
 

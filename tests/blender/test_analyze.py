@@ -341,3 +341,23 @@ def test_jump_to_worst_of_a_clip_goes_where_its_strip_plays_it(clean_blender, st
                       key=lambda fc: fc.array_index)
     own = rotation.euler_to_quat([fc.evaluate(worst) for fc in channels], "XYZ")
     assert float(quat.angle_between(scenes.matrix_quat(obj), own)) < 1e-5
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_clips_end_frame_maps_to_where_a_repeated_strip_plays_it(clean_blender, reverse):
+    """A review: in a strip repeated twice, the first repeat's last frame plays the second
+    repeat's first, so the action's end (its start, reversed) mapped there played 20 deg
+    off. Blender's playback there is the action's own pose at that frame."""
+    obj = scenes.make_animated_object("Rep", 'XYZ', [5, 15, 25],
+                                      np.radians([[0, 0, 0], [0, 0, 90], [0, 0, 20]]))
+    action = animdata.get_action(obj)
+    obj.animation_data.action = None
+    strip = obj.animation_data.nla_tracks.new().strips.new(action.name, 101, action)
+    strip.scale, strip.repeat, strip.use_reverse = 2.0, 2.0, reverse
+    channels = sorted(animdata.action_fcurves(action, animdata.strip_slot_identifier(strip)),
+                      key=lambda fc: fc.array_index)
+    for time in (5.0, 12.5, 25.0):
+        frame = animdata.clip_time(obj, action.name, time)
+        bpy.context.scene.frame_set(int(frame), subframe=frame % 1.0)
+        own = rotation.euler_to_quat([fc.evaluate(time) for fc in channels], "XYZ")
+        assert float(quat.angle_between(scenes.matrix_quat(obj), own)) < 1e-5, (time, frame)
