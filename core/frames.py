@@ -11,11 +11,15 @@ import numpy as np
 
 
 def label(frame: float) -> str:
-    """A frame in a sentence: ``12`` for whole frames, ``12.5`` otherwise (to a thousandth:
-    a subframe read from float32 keys is 12.100000381...). Never %g's six digits, which
-    made frame 100009.5 "100010" and frame 1000001 "1.000001e+06" (a walk)."""
+    """A frame in a sentence: ``12`` for whole frames, ``12.5`` otherwise, to a millionth
+    (a subframe read from float32 keys is 12.100000381...; a cut keyed at 12.9996 is not
+    13). Never %g's six significant digits, which made frame 100009.5 "100010" and frame
+    1000001 "1.000001e+06" (a walk)."""
     f = float(frame)
-    return str(int(f)) if f.is_integer() else f"{f:.3f}".rstrip("0").rstrip(".")
+    if f.is_integer():
+        return str(int(f))
+    text = f"{f:.6f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def span(first: float, last: float) -> str:

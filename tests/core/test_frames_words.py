@@ -21,3 +21,11 @@ def test_a_large_frame_keeps_its_digits():
     assert frames.label(1000001.0) == "1000001"
     assert frames.label(12.100000381469727) == "12.1"     # a float32 subframe
     assert frames.span(100000, 100009.5) == "100000-100009.5"
+
+
+def test_a_subframe_next_to_a_frame_is_not_that_frame():
+    """A review: to a thousandth, 12.9996 read "13" and a cut at 12.9996-13 "13-13"."""
+    assert frames.label(12.9996) == "12.9996"
+    assert frames.span(12.9996, 13) == "12.9996-13"
+    assert frames.label(-0.0004) == "-0.0004"
+    assert frames.label(-1e-9) == "0"
