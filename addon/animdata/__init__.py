@@ -103,6 +103,7 @@ from .read import (  # noqa: F401
     KEY_FIELDS,
     ZERO_QUATERNION_NORM,
     as_played,
+    cut_in_keys,
     evaluate_ahead,
     evaluate_channels,
     evaluate_channels_exact,

@@ -424,18 +424,25 @@ def keys_on_one_frame(obj, fcs) -> ChannelError | None:
     for fc in fcs:
         if fc is None or len(fc.keyframe_points) < 2:
             continue
-        co = read_keyframe_arrays(fc, ("co",))["co"]
-        same = np.flatnonzero((co[1:, 0] == co[:-1, 0]) & (co[1:, 1] != co[:-1, 1]))
-        if not same.size:
-            continue
-        row = int(same[0])
-        frame, label = float(co[row, 0]), channel_label(fc.data_path, fc.array_index)
-        return ChannelError(
-            f"{subject(obj)}: channel {label} has two keys on frame {frame_label(frame)} "
-            f"({co[row, 1]:.4g} and {co[row + 1, 1]:.4g}), where Blender jumps from the one "
-            "to the other. Delete one of them, or move one off that frame (a cut between "
-            "two subframes is followed as keyed).", obj.name, label, frame)
+        cut = cut_in_keys(obj, fc, read_keyframe_arrays(fc, ("co",))["co"])
+        if cut is not None:
+            return cut
     return None
+
+
+def cut_in_keys(obj, fc, co: np.ndarray) -> ChannelError | None:
+    """keys_on_one_frame for the one curve ``fc`` whose keys ``co`` (n, 2) are read already
+    (the bake's checks of its keys hold them)."""
+    same = np.flatnonzero((co[1:, 0] == co[:-1, 0]) & (co[1:, 1] != co[:-1, 1]))
+    if not same.size:
+        return None
+    row = int(same[0])
+    frame, label = float(co[row, 0]), channel_label(fc.data_path, fc.array_index)
+    return ChannelError(
+        f"{subject(obj)}: channel {label} has two keys on frame {frame_label(frame)} "
+        f"({co[row, 1]:.4g} and {co[row + 1, 1]:.4g}), where Blender jumps from the one "
+        "to the other. Delete one of them, or move one off that frame (a cut between "
+        "two subframes is followed as keyed).", obj.name, label, frame)
 
 
 def evaluate_location(obj, frames, fcurves: Iterable | None = None,

@@ -101,28 +101,25 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
         # One sum first (any NaN or inf makes it non-finite; an overflow only takes the
         # slower exact look below): hundreds of bones' channels are checked per bake.
         label = animdata.channel_label(fc.data_path, fc.array_index)
-        if np.isfinite(co.sum() + data["handle_left"].sum() + data["handle_right"].sum()):
-            frames_per_channel.append((label, co[:, 0]))
-            continue
-        finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
-                                            axis=1)).all(axis=1)
-        if not finite.all():
-            row = int(np.argmin(finite))
-            frame = float(co[row, 0]) if np.isfinite(co[row, 0]) else None
-            where = f"at frame {animdata.frame_label(frame)}" if frame is not None else \
-                f"(key number {row + 1})"
-            issues.append(BakeIssue(
-                'ERROR', name, label, frame,
-                f"{who}: channel {label} has a key {where} whose value or handle "
-                "is not a number. Fix or delete that key, then bake again.", bone))
-            continue
+        if not np.isfinite(co.sum() + data["handle_left"].sum() + data["handle_right"].sum()):
+            finite = np.isfinite(np.concatenate((co, data["handle_left"], data["handle_right"]),
+                                                axis=1)).all(axis=1)
+            if not finite.all():
+                row = int(np.argmin(finite))
+                frame = float(co[row, 0]) if np.isfinite(co[row, 0]) else None
+                where = f"at frame {animdata.frame_label(frame)}" if frame is not None else \
+                    f"(key number {row + 1})"
+                issues.append(BakeIssue(
+                    'ERROR', name, label, frame,
+                    f"{who}: channel {label} has a key {where} whose value or handle "
+                    "is not a number. Fix or delete that key, then bake again.", bone))
+                continue
         # Subframe keys (a 30 fps clip imported at 24 fps) are fine: the bake adds
         # them to its frames, so it passes through every key (_bake_frames).
-        frames = co[:, 0]
-        frames_per_channel.append((label, frames))
-    cut = animdata.keys_on_one_frame(obj, fcurves)
-    if cut is not None:
-        issues.append(BakeIssue('ERROR', name, cut.channel, cut.frame, str(cut), bone))
+        frames_per_channel.append((label, co[:, 0]))
+        cut = animdata.cut_in_keys(obj, fc, co)
+        if cut is not None:
+            issues.append(BakeIssue('ERROR', name, label, cut.frame, str(cut), bone))
     if issues or not frames_per_channel:
         return issues, np.zeros(0)
     first = frames_per_channel[0][1]
