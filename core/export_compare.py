@@ -409,8 +409,8 @@ def compare(
     component order: only angles between them are used).
     ``source_key_quats`` (n, 4): Blender's own quaternion channel values at
     the key frames, raw (for objects in QUATERNION mode; None otherwise): a
-    negative dot between two of them, or between two exported keys, is a
-    flipped sign in the user's keys.
+    negative dot between two of them is a flipped sign in the user's keys (one
+    between two exported keys only is the exporter's, see ``classify``).
     ``retimed_deviation_deg`` (m,): the deviation when the file is played on
     the exporter's own seconds-per-frame instead of Blender's (given when the
     two differ): an interval that plays right that way is ``timing``.
@@ -472,12 +472,12 @@ def compare(
                     if abs(f[p] - kf[i]) < KEY_FRAME_MATCH
                     or abs(f[p] - kf[i + 1]) < KEY_FRAME_MATCH
                 ]
-            flipped = bool(
-                src is not None
-                and (
-                    float(np.dot(src[i], src[i + 1])) < 0.0 or float(np.dot(kv[i], kv[i + 1])) < 0.0
-                )
-            )
+            # A flip in the user's keys is one in Blender's own channels. The exported
+            # keys may change hemisphere where Blender's do not (the exporter writes each
+            # sampled or CUBICSPLINE key w >= 0): a slerp takes the short arc anyway, and
+            # a cubic's flip is cubic_sign_flip (file_flipped below), which a Linear bake
+            # cures where a Re-bake's short-arc keys would be flipped again.
+            flipped = bool(src is not None and float(np.dot(src[i], src[i + 1])) < 0.0)
             key_angle = float(
                 np.degrees(
                     quat.angle_between(

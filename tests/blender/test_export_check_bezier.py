@@ -367,6 +367,52 @@ def test_an_unrolled_euler_wrap_exported_as_cubicspline_turns_the_other_way(
     assert o["advice"].startswith("cubic_sign_flip") and "--keys linear" in o["advice"]
 
 
+def test_a_hemisphere_change_the_exporter_made_is_not_called_a_flip_of_the_keys(
+        clean_blender, tmp_path):
+    """Quaternion keys turning 0 -> 170 -> 340 -> 500 deg about Z, each stored in the
+    hemisphere of the one before (every dot positive: Blender plays the short way). The
+    exporter writes each key with w >= 0, so the file changes hemisphere where Blender's
+    keys do not. As CUBICSPLINE the spec's cubic turns the other way there: the cause is
+    the exporter's (cubic_sign_flip, cured by Linear keys), not a flip in the user's keys,
+    which a Re-bake's short-arc keys would not cure. Sampled, the slerp takes the short arc:
+    no flip is named at all."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = FRAMES
+    keys = []
+    for deg in (0.0, 170.0, 340.0, 500.0):
+        q = mathutils.Quaternion((0.0, 0.0, 1.0), math.radians(deg))
+        if keys and q.dot(keys[-1]) < 0.0:
+            q.negate()
+        keys.append(q)
+    turn = _keyed("Turn", 'QUATERNION', keys)
+    channels = np.array([[fc.evaluate(f) for fc in animdata.rotation_fcurves(turn)]
+                         for f in KEY_FRAMES])
+    assert (np.sum(channels[:-1] * channels[1:], axis=1) > 0.0).all()   # no flip in Blender
+    doc, blob = _export(tmp_path, [turn], sampling=False)
+    times, values, interpolation = _rotation_sampler(doc, blob, "Turn")
+    assert interpolation == "CUBICSPLINE"
+    stored = values[1::3]
+    dots = np.sum(stored[:-1] * stored[1:], axis=1)
+    flipped = [[float(a), float(b)] for a, b, d in zip(times[:-1] * 24, times[1:] * 24, dots)
+               if d < 0]
+    assert flipped, dots  # the file holds q then -q'
+    assert _reference(doc, blob, turn, QUARTERS).max() > 90.0
+    report = export_check.check_objects(bpy.context, [turn], {"export_force_sampling": False})
+    (o,) = report["objects"]
+    assert "sign_flip" not in o["causes"], o["causes"]
+    got = [iv["frames"] for iv in o["intervals"] if iv["cause"] == "cubic_sign_flip"]
+    np.testing.assert_allclose(got, flipped, atol=1e-3)  # float32 seconds
+    assert o["advice"].startswith("cubic_sign_flip") and "--keys linear" in o["advice"]
+    sampled = export_check.check_objects(bpy.context, [turn], {"export_force_sampling": True})
+    (o,) = sampled["objects"]
+    doc, blob = _export(tmp_path, [turn], sampling=True, name="sampled.gltf")
+    stored = _rotation_sampler(doc, blob, "Turn")[1]
+    assert (np.sum(stored[:-1] * stored[1:], axis=1) < 0.0).any()  # w >= 0 here too
+    causes = {iv["cause"] for iv in o["intervals"]} | set(o["causes"])
+    assert not causes & {"sign_flip", "cubic_sign_flip"}, causes
+    assert "short arc" not in (o["advice"] or "")
+
+
 def test_operator_keeps_the_linear_advice_for_the_panel(baked):
     swing, pan = baked
     select_only(swing, pan)

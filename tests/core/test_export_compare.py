@@ -76,6 +76,23 @@ def test_causes_in_their_order():
     assert [iv.cause for iv in c.intervals] == ["sign_flip"]
 
 
+def test_a_hemisphere_change_in_the_file_alone_is_not_a_flip_of_the_users_keys():
+    """Blender's channels keep one hemisphere (the user's keys take the short arc); the
+    exporter wrote the second key as -q (w >= 0). A slerp does not see the sign: the
+    interval is Blender's curve against the slerp. A cubic runs through -q: the exporter's
+    cubic_sign_flip. Neither is sign_flip, whose cure (a Re-bake) changes nothing here."""
+    blender = _about_z(np.linspace(0, 60, 25))
+    player = _about_z(np.linspace(0, 60, 25) + np.sin(np.linspace(0, np.pi, 25)))
+    source = _about_z([0, 60])
+    written = source * [[1], [-1]]
+    for interpolation, cause in (("LINEAR", "linear_vs_blender"),
+                                 ("CUBICSPLINE", "cubic_sign_flip")):
+        c = export_compare.compare(FRAMES, blender, player, key_frames=[1, 25],
+                                   key_values=written, interpolation=interpolation,
+                                   source_key_quats=source)
+        assert [iv.cause for iv in c.intervals] == [cause]
+
+
 def test_small_deviations_get_no_cause_and_intervals_are_split_at_keys():
     base = np.linspace(0, 100, 25)
     wobble = np.where(FRAMES > 13, 5.0 * np.sin((FRAMES - 13) / 12 * np.pi), 0.004)
