@@ -97,8 +97,11 @@ class Plan:
     # cycles (Reading.kept_rotation).
     kept_rotation: list = field(default_factory=list)
     kept_location: list = field(default_factory=list)
-    # Per rotation channel written, its extrapolation (settle_extrapolation; none: CONSTANT).
+    # Per rotation (location) channel written, its extrapolation (settle_extrapolation;
+    # none: CONSTANT).
     extrapolation: list = field(default_factory=list)
+    location_extrapolation: list = field(default_factory=list)
+    source_location_fcurves: list = field(default_factory=list)   # of the path written
 
     @property
     def held_rotation(self):
@@ -162,45 +165,80 @@ SLOPE_MATCH = 2e-6
 
 
 def settle_extrapolation(plan: Plan) -> list[BakeIssue]:
-    """Linear extrapolation of the keyed rotation channels, where it moves them beyond their
-    keys (a propeller keyed for one turn that spins on through the shot: a walk found it
-    frozen after its last key once re-baked, 144 deg off, the bake saying 0.00 deg). Kept
-    (``plan.extrapolation``) where it is kept exactly: the bake writes the keyed channels
-    themselves, a key on every frame of the keys' own range, and each channel's slope at
-    both of its ends is the one Blender extrapolates the keyed channel at (a review: a
-    quaternion's components, a Bezier key's handle, or a last key held Constant extrapolate
-    otherwise than a baked curve would). Elsewhere the baked keys hold their end poses
-    beyond the keys, and a warning names the channels that went on."""
-    fcs = plan.source_fcurves
+    """Linear extrapolation of the keyed channels, where it moves them beyond their keys (a
+    propeller keyed for one turn that spins on through the shot: a walk found it frozen
+    after its last key once re-baked, 144 deg off, the bake saying 0.00 deg; a car keyed
+    at two places that drives on, stopped by a location bake). Kept (``plan.extrapolation``,
+    ``plan.location_extrapolation``) where it is kept exactly: each written channel's slope
+    at both of its ends is the one Blender extrapolates the keyed channel at, and the
+    written keys span the keyed ones (a review: a quaternion's components, a Bezier key's
+    handle, or a last key held Constant extrapolate otherwise than a baked curve would).
+    For the rotation, only the keyed channels themselves, a key on every frame of the
+    keys' own range. Elsewhere the baked keys hold their end poses beyond the keys, and a
+    warning names the channels that went on."""
+    issues = []
+    if plan.rotation_values is not None:
+        fcs = plan.source_fcurves
+        values, frames, keys = plan.rotation_values, plan.frames, plan.source_keys
+        same = (plan.out_mode == plan.source.mode and not plan.target_path.startswith("delta")
+                and plan.bezier is None and plan.keep is None
+                and (plan.constant_keys is None or not plan.constant_keys.any())
+                and plan.tolerance_deg == 0.0 and keys is not None and frames.size >= 2
+                and frames[0] == keys[0] and frames[-1] == keys[-1]
+                and values.shape[1] == len(fcs))
+        plan.extrapolation, moving = _settled(fcs, frames, values, same)
+        if moving:
+            issues.append(_went_on(plan, moving, "turns", "poses", (
+                "only a dense bake of the keys' own range in their rotation mode, whose ends "
+                "turn as Blender extrapolates, keeps that")))
+    if plan.location_values is not None:
+        frames, values = plan.location_written()
+        plan.location_extrapolation, moving = _settled(plan.source_location_fcurves, frames,
+                                                       values, frames.size >= 2)
+        if moving:
+            issues.append(_went_on(plan, moving, "moves", "positions", (
+                "Location: Linear keeps that where the keys at each end are Linear")))
+    return issues
+
+
+def _settled(fcs: list, frames: np.ndarray, values: np.ndarray, same: bool) -> tuple:
+    """(extrapolation per written channel, the keyed channels that move beyond their keys
+    and whose motion the written keys do not keep); ``fcs``: the keyed channels, one per
+    written column of ``values`` at ``frames`` (None where not keyed); ``same``: whether
+    the written channels can keep it at all."""
     slopes = [_extrapolated_slopes(fc) for fc in fcs]
     moving = [fc for fc, (before, after) in zip(fcs, slopes) if before or after]
-    if not moving or plan.rotation_values is None:
-        return []
-    values, frames, keys = plan.rotation_values, plan.frames, plan.source_keys
-    exact = (plan.out_mode == plan.source.mode and not plan.target_path.startswith("delta")
-             and plan.bezier is None and plan.keep is None
-             and (plan.constant_keys is None or not plan.constant_keys.any())
-             and plan.tolerance_deg == 0.0 and frames.size >= 2 and keys is not None
-             and frames[0] == keys[0] and frames[-1] == keys[-1]
-             and values.shape[1] == len(fcs))
+    if not moving:
+        return [], []
+    exact = same and values.shape[1] == len(fcs)
     if exact:
         start = (values[1] - values[0]) / (frames[1] - frames[0])
         end = (values[-1] - values[-2]) / (frames[-1] - frames[-2])
-        for c, (before, after) in enumerate(slopes):
+        for c, (fc, (before, after)) in enumerate(zip(fcs, slopes)):
+            if fc is not None and (before or after):
+                first, last = fc.range()
+                exact = exact and frames[0] <= first and frames[-1] >= last
             for baked, wanted in ((start[c], before), (end[c], after)):
                 if abs(baked - wanted) > SLOPE_MATCH * (1.0 + abs(wanted)):
                     exact = False
     if exact:
-        plan.extrapolation = ['LINEAR' if any(s) else 'CONSTANT' for s in slopes]
-        return []
+        return ['LINEAR' if any(s) else 'CONSTANT' for s in slopes], []
+    return [], moving
+
+
+def _went_on(plan: Plan, moving: list, verb: str, held: str, keeps: str) -> BakeIssue:
+    """The warning that ``moving`` channels went on beyond their keys and the baked ones
+    hold their end ``held`` there."""
     channels = ", ".join(animdata.channel_label(fc.data_path, fc.array_index) for fc in moving)
     obj = plan.obj
-    return [BakeIssue(
-        'WARNING', obj.name, "", float(frames[-1]),
-        f"{animdata.subject(obj)} turns on beyond its keys ({channels}: Linear "
-        "extrapolation), and the baked keys hold their end poses there: only a dense bake of "
-        "the keys' own range in their rotation mode, whose ends turn as Blender extrapolates, "
-        "keeps that. Key the motion over the frames it should play.", obj.bone_name)]
+    # The frame named: the last baked one where a channel goes on after its keys, else the
+    # first (only the stretch before the keys moves).
+    after = any(_extrapolated_slopes(fc)[1] for fc in moving)
+    return BakeIssue(
+        'WARNING', obj.name, "", float(plan.frames[-1 if after else 0]),
+        f"{animdata.subject(obj)} {verb} on beyond its keys ({channels}: Linear "
+        f"extrapolation), and the baked keys hold their end {held} there: {keeps}. Key the "
+        "motion over the frames it should play.", obj.bone_name)
 
 
 def _extrapolated_slopes(fc) -> tuple[float, float]:
@@ -353,6 +391,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  kept_rotation=r.kept_rotation,
                  kept_location=r.kept_location if bake_location else [])
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
+    if bake_location:
+        plan.source_location_fcurves = _location_sources(r)
     plan.key_count_before = int(rot_frames.shape[0])
     plan.source_keys = rot_frames
     if dense is not None:
@@ -481,6 +521,14 @@ def _with_ends(on: np.ndarray) -> np.ndarray:
     return on
 
 
+def _location_sources(r: Reading) -> list:
+    """The keyed channels of the location path a bake writes (location, or delta_location
+    where only that is keyed), from the action read."""
+    if r.loc_into_delta:
+        return animdata.delta_location_fcurves(r.obj, r.fcurves)
+    return animdata.location_fcurves(r.obj, r.fcurves)
+
+
 def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None, list]:
     """The bake of a transform keyed on location and not on rotation (a Rigify IK control):
     its location path re-baked as ``settings`` say, its rotation left as it is."""
@@ -496,7 +544,8 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
     location_path = "delta_location" if r.loc_into_delta else "location"
     plan = Plan(r.obj, r.src, r.src.mode, r.frames, None, location_values, {location_path},
                 None, animdata.rotation_defaults(r.obj, r.src.mode), [],
-                location_path=location_path, kept_location=r.kept_location)
+                location_path=location_path, kept_location=r.kept_location,
+                source_location_fcurves=_location_sources(r))
     plan.key_count_before = int(r.loc_frames.shape[0])
     return plan, issues
 

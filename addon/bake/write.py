@@ -190,7 +190,10 @@ def write_plan(make, plan) -> None:
         stored, located = [], []
         for i in range(3):
             located.append(make(prefix + plan.location_path, i, group))
-            stored += animdata.write_keys(located[-1], loc_frames, location_values[:, i])
+            extrapolation = (plan.location_extrapolation[i] if plan.location_extrapolation
+                             else 'CONSTANT')
+            stored += animdata.write_keys(located[-1], loc_frames, location_values[:, i],
+                                          extrapolation=extrapolation)
         plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
         _keep_modifiers(located, plan.kept_location)
     if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation

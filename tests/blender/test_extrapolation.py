@@ -4,6 +4,7 @@ A walk of time settings: a propeller keyed for one turn with Linear extrapolatio
 that it spins through the shot, stopped turning after its last key once re-baked (every
 baked curve was written CONSTANT), 144 deg off at frame 15, and the bake said 0.00 deg.
 The oracle is Blender's playback (frame_set + matrix_basis) before the bake."""
+import bpy
 import numpy as np
 import pytest
 
@@ -62,7 +63,8 @@ def test_a_last_key_held_constant_stays_held_after_the_bake(clean_blender):
     before = evaluated_quats(obj, after_end)
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
     assert quat.angle_between(evaluated_quats(obj, after_end), before).max() < 2e-6
-    assert [w for w in result.warnings if "beyond its keys" in w.message], result.warnings
+    said = [w for w in result.warnings if "beyond its keys" in w.message]
+    assert len(said) == 1 and said[0].frame == 1.0, result.warnings   # where it went on
 
 
 def test_quaternion_components_extrapolated_are_not_kept_but_named(clean_blender):
@@ -80,3 +82,61 @@ def test_quaternion_components_extrapolated_are_not_kept_but_named(clean_blender
     assert len(said) == 1 and "rotation_quaternion[3]" in said[0], result.warnings
     held = evaluated_quats(obj, [25.0, 40.0])
     assert quat.angle_between(held, np.repeat(last, 2, axis=0)).max() < 2e-6
+
+
+def _locations(obj, frames) -> np.ndarray:
+    """(n, 3): ``frame_set`` each frame, then the translation of ``matrix_basis``."""
+    scene = bpy.context.scene
+    out = np.empty((len(frames), 3))
+    for i, f in enumerate(frames):
+        scene.frame_set(int(f))
+        out[i] = obj.matrix_basis.translation
+    return out
+
+
+def _car(location, interpolation):
+    """A quarter turn about Z and ``location`` (n, 3) keyed at frames 1, 6, 11 (n = 3) or
+    1, 11 (n = 2), the location channels extrapolated Linear: it drives on."""
+    frames = [1, 6, 11] if len(location) == 3 else [1, 11]
+    turn = np.radians(np.linspace(0.0, 90.0, len(frames)))
+    obj = make_animated_object("Car", 'XYZ', frames, [[0.0, 0.0, z] for z in turn],
+                               interpolation=interpolation, location=location)
+    for fc in animdata.location_fcurves(obj):
+        fc.extrapolation = 'LINEAR'
+    return obj
+
+
+def test_a_linear_location_bake_keeps_the_drive_beyond_the_keys(clean_blender):
+    """A walk: a car keyed at two places with Linear extrapolation drives on through the
+    shot; a location bake wrote its channels Constant and it stopped at its last key (10
+    units short at frame 21, 88 at frame 99), with no word."""
+    obj = _car([[0.0, 0.0, 0.0], [10.0, 5.0, 0.0]], 'LINEAR')
+    before = _locations(obj, BEYOND)
+    assert np.abs(before[1] - before[0]).max() > 10.0          # it does drive on
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
+    assert not [w for w in result.warnings if "beyond its keys" in w.message], result.warnings
+    # Float32 keys one frame apart give the slope to ~1e-6 units per frame (values up to
+    # 10), so the position drifts by that much per frame beyond the last key (11).
+    off = np.abs(_locations(obj, BEYOND) - before).max(axis=1)
+    assert (off <= 2e-6 * (BEYOND - 10.0)).all(), off
+    # A Re-bake reads the animator's keys from the action kept before the first bake.
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
+    assert not [w for w in result.warnings if "beyond its keys" in w.message], result.warnings
+    off = np.abs(_locations(obj, BEYOND) - before).max(axis=1)
+    assert (off <= 2e-6 * (BEYOND - 10.0)).all(), off
+
+
+def test_a_location_bake_that_cannot_keep_it_holds_and_names_the_channels(clean_blender):
+    """Bezier keys extrapolate along their end handles; a Catmull-Rom path leaves its end
+    keys at another slope. The baked keys hold their end positions, and the warning names
+    the location channels that went on (not the rotation's, which hold)."""
+    obj = _car([[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [10.0, 0.0, 0.0]], 'BEZIER')
+    before = _locations(obj, [11.0, 30.0])
+    assert before[1, 0] - before[0, 0] > 1.0
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP',
+                                                        location_method='CATMULL_ROM'))
+    said = [w.message for w in result.warnings if "beyond its keys" in w.message]
+    assert len(said) == 1 and "location[0]" in said[0] and "rotation" not in said[0], said
+    assert "hold their end positions" in said[0]
+    held = _locations(obj, [11.0, 30.0, 99.0])
+    np.testing.assert_allclose(held, np.repeat(before[:1], 3, axis=0), rtol=0, atol=1e-6)
