@@ -64,12 +64,13 @@ def clip_time(obj, clip_name: str, time: float) -> float:
     plays that action's ``time`` (its first repeat; a reversed strip from its end), or
     ``time`` itself where the action is the active one or no strip plays it. A clip is
     analysed in its action's own time: a walk's Jump to Worst went to frame 5, before a
-    strip placed at 101 with scale 2, where another pose played (21.9 deg away)."""
+    strip placed at 101 with scale 2, where another pose played (21.9 deg away). Only
+    tracks that play count: the soloed one when a track is soloed, else the unmuted."""
     ad = obj.animation_data
     if ad is None or (ad.action is not None and ad.action.name == clip_name):
         return time
-    for track, strip in nla_strips(obj):
-        if strip.action is None or strip.action.name != clip_name or strip.mute or track.mute:
+    for strip in (s for track in _playing_tracks(ad) for s in _action_strips(track.strips)):
+        if strip.action.name != clip_name or strip.mute:
             continue
         start, end = strip.action_frame_start, strip.action_frame_end
         at = min(max(time, start), end)

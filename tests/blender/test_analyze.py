@@ -361,3 +361,28 @@ def test_a_clips_end_frame_maps_to_where_a_repeated_strip_plays_it(clean_blender
         bpy.context.scene.frame_set(int(frame), subframe=frame % 1.0)
         own = rotation.euler_to_quat([fc.evaluate(time) for fc in channels], "XYZ")
         assert float(quat.angle_between(scenes.matrix_quat(obj), own)) < 1e-5, (time, frame)
+
+
+def test_a_clips_frame_maps_to_the_strip_that_plays_under_a_soloed_track(clean_blender):
+    """A strip of the clip on a track that does not play (another track soloed, or the
+    track muted) is not where Jump to Worst goes: the soloed track's strip plays it."""
+    obj = scenes.make_animated_object("Solo", 'XYZ', [5, 15, 25],
+                                      np.radians([[0, 0, 0], [0, 0, 90], [0, 0, 20]]))
+    action = animdata.get_action(obj)
+    obj.animation_data.action = None
+    tracks = obj.animation_data.nla_tracks
+    tracks.new().strips.new(action.name, 101, action)
+    muted = tracks.new()
+    muted.strips.new(action.name, 201, action)
+    muted.mute = True
+    soloed = tracks.new()
+    soloed.strips.new(action.name, 301, action)
+    soloed.is_solo = True
+    channels = sorted(animdata.action_fcurves(action, animdata.strip_slot_identifier(
+        soloed.strips[0])), key=lambda fc: fc.array_index)
+    for time in (5.0, 12.5, 25.0):
+        frame = animdata.clip_time(obj, action.name, time)
+        assert 301.0 <= frame <= 321.0, frame
+        bpy.context.scene.frame_set(int(frame), subframe=frame % 1.0)
+        own = rotation.euler_to_quat([fc.evaluate(time) for fc in channels], "XYZ")
+        assert float(quat.angle_between(scenes.matrix_quat(obj), own)) < 1e-5, (time, frame)
