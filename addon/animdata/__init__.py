@@ -113,6 +113,7 @@ from .read import (  # noqa: F401
     evaluate_orientation,
     evaluate_rotation,
     evaluate_rotation_raw,
+    extrapolated_slopes,
     far_turn_subframes,
     is_identity_delta,
     key_error,

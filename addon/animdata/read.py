@@ -491,6 +491,20 @@ def is_identity_delta(values: np.ndarray, mode: str) -> bool:
     return not np.any(values[:3]) if mode != 'AXIS_ANGLE' else True
 
 
+def extrapolated_slopes(fc) -> tuple[float, float]:
+    """(before the first key, after the last) per frame at which Blender extrapolates the
+    curve ``fc`` (0.0: it holds there, or is not keyed). Read from Blender's own evaluation
+    one frame beyond each end, which follows each end key's interpolation (a Constant last
+    key holds whatever the curve's extrapolation); a curve with modifiers is left to them
+    (a kept Cycles modifier repeats the baked keys as it did the animator's)."""
+    if fc is None or fc.extrapolation != 'LINEAR' or len(fc.modifiers) \
+            or len(fc.keyframe_points) < 2:
+        return 0.0, 0.0
+    first, last = fc.range()
+    return (fc.evaluate(first) - fc.evaluate(first - 1.0),
+            fc.evaluate(last + 1.0) - fc.evaluate(last))
+
+
 def evaluate_full_location(obj, frames, fcurves: Iterable | None = None,
                            exact: bool = False) -> np.ndarray:
     """(n, 3) location + delta_location, as Blender composes them."""

@@ -186,7 +186,7 @@ def settle_extrapolation(plan: Plan) -> list[BakeIssue]:
                 and plan.tolerance_deg == 0.0 and keys is not None and frames.size >= 2
                 and frames[0] == keys[0] and frames[-1] == keys[-1]
                 and values.shape[1] == len(fcs))
-        plan.extrapolation, moving = _settled(fcs, frames, values, same)
+        plan.extrapolation, moving = _settled(fcs, frames, values, same, per_channel=False)
         if moving:
             issues.append(_went_on(plan, moving, "turns", "poses", (
                 "only a dense bake of the keys' own range in their rotation mode, whose ends "
@@ -194,36 +194,46 @@ def settle_extrapolation(plan: Plan) -> list[BakeIssue]:
     if plan.location_values is not None:
         frames, values = plan.location_written()
         plan.location_extrapolation, moving = _settled(plan.source_location_fcurves, frames,
-                                                       values, frames.size >= 2)
+                                                       values, frames.size >= 2,
+                                                       per_channel=True)
         if moving:
             issues.append(_went_on(plan, moving, "moves", "positions", (
-                "Location: Linear keeps that where the keys at each end are Linear")))
+                "a location bake keeps Linear extrapolation only where its path leaves each "
+                "end at the keys' own slope (Location: Linear, Linear keys at the ends, no "
+                "Constant Speed)")))
     return issues
 
 
-def _settled(fcs: list, frames: np.ndarray, values: np.ndarray, same: bool) -> tuple:
+def _settled(fcs: list, frames: np.ndarray, values: np.ndarray, same: bool,
+             per_channel: bool) -> tuple:
     """(extrapolation per written channel, the keyed channels that move beyond their keys
     and whose motion the written keys do not keep); ``fcs``: the keyed channels, one per
     written column of ``values`` at ``frames`` (None where not keyed); ``same``: whether
-    the written channels can keep it at all."""
-    slopes = [_extrapolated_slopes(fc) for fc in fcs]
-    moving = [fc for fc, (before, after) in zip(fcs, slopes) if before or after]
+    the written channels can keep it at all. A channel that holds beyond its keys is kept
+    by a written one that holds (Constant), whatever its slopes. ``per_channel``: each
+    moving channel kept or not on its own (a location's axes), else all or none (the
+    channels of one rotation compose: some extrapolated and some held would play neither
+    what Blender played nor the held pose)."""
+    slopes = [animdata.extrapolated_slopes(fc) for fc in fcs]
+    moving = [c for c, (before, after) in enumerate(slopes) if before or after]
     if not moving:
         return [], []
-    exact = same and values.shape[1] == len(fcs)
-    if exact:
+    kept = set()
+    if same and values.shape[1] == len(fcs):
         start = (values[1] - values[0]) / (frames[1] - frames[0])
         end = (values[-1] - values[-2]) / (frames[-1] - frames[-2])
-        for c, (fc, (before, after)) in enumerate(zip(fcs, slopes)):
-            if fc is not None and (before or after):
-                first, last = fc.range()
-                exact = exact and frames[0] <= first and frames[-1] >= last
-            for baked, wanted in ((start[c], before), (end[c], after)):
-                if abs(baked - wanted) > SLOPE_MATCH * (1.0 + abs(wanted)):
-                    exact = False
-    if exact:
-        return ['LINEAR' if any(s) else 'CONSTANT' for s in slopes], []
-    return [], moving
+        for c in moving:
+            first, last = fcs[c].range()
+            if (frames[0] <= first and frames[-1] >= last and all(
+                    abs(baked - wanted) <= SLOPE_MATCH * (1.0 + abs(wanted))
+                    for baked, wanted in ((start[c], slopes[c][0]), (end[c], slopes[c][1])))):
+                kept.add(c)
+    if not per_channel and len(kept) < len(moving):
+        kept = set()
+    if not kept:
+        return [], [fcs[c] for c in moving]
+    extrapolation = ['LINEAR' if c in kept else 'CONSTANT' for c in range(len(fcs))]
+    return extrapolation, [fcs[c] for c in moving if c not in kept]
 
 
 def _went_on(plan: Plan, moving: list, verb: str, held: str, keeps: str) -> BakeIssue:
@@ -233,26 +243,12 @@ def _went_on(plan: Plan, moving: list, verb: str, held: str, keeps: str) -> Bake
     obj = plan.obj
     # The frame named: the last baked one where a channel goes on after its keys, else the
     # first (only the stretch before the keys moves).
-    after = any(_extrapolated_slopes(fc)[1] for fc in moving)
+    after = any(animdata.extrapolated_slopes(fc)[1] for fc in moving)
     return BakeIssue(
         'WARNING', obj.name, "", float(plan.frames[-1 if after else 0]),
         f"{animdata.subject(obj)} {verb} on beyond its keys ({channels}: Linear "
         f"extrapolation), and the baked keys hold their end {held} there: {keeps}. Key the "
         "motion over the frames it should play.", obj.bone_name)
-
-
-def _extrapolated_slopes(fc) -> tuple[float, float]:
-    """(before the first key, after the last) per frame at which Blender extrapolates the
-    curve ``fc`` (0.0: it holds there, or is not keyed). Read from Blender's own evaluation
-    one frame beyond each end, which follows each end key's interpolation (a Constant last
-    key holds whatever the curve's extrapolation); a curve with modifiers is left to them
-    (a kept Cycles modifier repeats the baked keys as it did the animator's)."""
-    if fc is None or fc.extrapolation != 'LINEAR' or len(fc.modifiers) \
-            or len(fc.keyframe_points) < 2:
-        return 0.0, 0.0
-    first, last = fc.range()
-    return (fc.evaluate(first) - fc.evaluate(first - 1.0),
-            fc.evaluate(last + 1.0) - fc.evaluate(last))
 
 
 def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSettings,

@@ -510,6 +510,8 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
             location = _location_keys(obj, fcurves, settings, issues)
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
                                              fcurve_cache, issues)
+        if location["bake_location"] and not location_only:
+            _extrapolated_ends(obj, fcurves, location, frames)
         channels["kept_rotation"], held_rot = _settle_modifiers(
             issues, *channels.pop("rotation_modifiers"), frames, rot_frames)
         location["kept_location"], held_loc = _settle_modifiers(
@@ -801,6 +803,25 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
                     "location")
     found.update(loc_frames=loc_frames, loc_points=loc_points, location_modifiers=modifiers)
     return found
+
+
+def _extrapolated_ends(obj, fcurves: list, location: dict, frames: np.ndarray) -> None:
+    """Where the bake runs past the location keys (the rotation keyed longer) and a
+    location channel moves on there (Linear extrapolation), Blender's positions at the
+    bake's ends join the path's points: the path holds beyond its points, and a car keyed
+    at frames 10-30 stopped there in a bake of 1-40 where Blender drove it on (a walk: 1.8
+    units off at frame 1)."""
+    loc_frames = location["loc_frames"]
+    ends = [f for f in (float(frames[0]), float(frames[-1]))
+            if f < loc_frames[0] or f > loc_frames[-1]]
+    keyed = [fc for fc in animdata.location_fcurves(obj, fcurves)
+             + animdata.delta_location_fcurves(obj, fcurves) if fc is not None]
+    if not ends or any(len(fc.modifiers) for fc in keyed) or not any(
+            any(animdata.extrapolated_slopes(fc)) for fc in keyed):
+        return
+    loc_frames = np.union1d(loc_frames, ends)
+    location["loc_frames"] = loc_frames
+    location["loc_points"] = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
 
 
 def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: float) -> None:

@@ -140,3 +140,44 @@ def test_a_location_bake_that_cannot_keep_it_holds_and_names_the_channels(clean_
     assert "hold their end positions" in said[0]
     held = _locations(obj, [11.0, 30.0, 99.0])
     np.testing.assert_allclose(held, np.repeat(before[:1], 3, axis=0), rtol=0, atol=1e-6)
+
+
+def test_each_location_channel_keeps_its_own_extrapolation(clean_blender):
+    """A walk: only Y extrapolated Linear (X moving, Constant extrapolation); Y's kept slope
+    was lost because X's ends, which hold, were held to Y's rule, and all three channels
+    came out Constant (Y -1 and 2 at frames 0 and 40 became 0 and 1.5)."""
+    obj = _car([[0.0, 0.0, 0.0], [2.0, 1.0, 0.0], [4.0, 1.5, 0.0]], 'LINEAR')
+    x, y, _z = animdata.location_fcurves(obj)
+    x.extrapolation = 'CONSTANT'
+    outside = np.array([-10.0, 0.0, 20.0, 40.0])
+    before = _locations(obj, outside)
+    assert np.ptp(before[:2, 1]) > 1.0 and np.ptp(before[2:, 1]) > 1.0   # Y goes on
+    assert before[0, 0] == before[1, 0] and before[2, 0] == before[3, 0]  # X holds
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
+    assert not [w for w in result.warnings if "beyond its keys" in w.message], result.warnings
+    # float32 keys one frame apart: ~2e-7 units per frame of slope (values up to 4).
+    off = np.abs(_locations(obj, outside) - before).max(axis=1)
+    assert (off <= 1e-6 + 2e-7 * np.abs(outside - 6.0)).all(), off
+
+
+def test_a_bake_longer_than_the_location_keys_follows_the_drive_there(clean_blender):
+    """A walk: location keyed at 1-11 with Linear extrapolation, the rotation at 1-41. The
+    bake covers 1-41, and its location path held after frame 11 where Blender drove on
+    (the car 30 units short at frame 41)."""
+    obj = _car([[0.0, 0.0, 0.0], [10.0, 5.0, 0.0]], 'LINEAR')
+    obj.rotation_euler = (0.0, 0.0, 2.0)
+    obj.keyframe_insert("rotation_euler", frame=41)
+    inside_and_beyond = np.array([11.0, 20.0, 41.0, 60.0])
+    before = _locations(obj, inside_and_beyond)
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
+    assert not [w for w in result.warnings if "beyond its keys" in w.message], result.warnings
+    off = np.abs(_locations(obj, inside_and_beyond) - before).max(axis=1)
+    assert (off <= 2e-6 * (inside_and_beyond - 10.0)).all(), off
+
+
+def test_constant_speed_says_why_the_drive_beyond_the_keys_stops(clean_blender):
+    obj = _car([[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [10.0, 0.0, 0.0]], 'LINEAR')
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR',
+                                                        constant_speed=True))
+    said = [w.message for w in result.warnings if "beyond its keys" in w.message]
+    assert len(said) == 1 and "no Constant Speed" in said[0], said
