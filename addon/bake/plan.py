@@ -76,6 +76,8 @@ class Plan:
     corner_frames: np.ndarray | None = None     # the animator's keys, when not kept
     bezier: "bezier_keys.BezierKeys | None" = None
     location_keep: np.ndarray | None = None     # indices into frames (Bezier + location)
+    location_constant: np.ndarray | None = None  # (n, 3) bool: each axis's keys written
+    #                                              CONSTANT (where the keyed axis holds)
     key_count_before: int = 0                    # the animator's keys per rotation channel
     source_keys: np.ndarray | None = None        # their frames (rotation channels)
     tolerance_deg: float = 0.0                   # set by reduce.reduce_keys (0: every key kept)
@@ -148,13 +150,13 @@ class Plan:
         return self.frames[self.keep], rot, loc, const
 
     def location_written(self) -> tuple:
-        """(frames, location values) of the location keys to write, or (frames, None)."""
-        if self.bezier is None:
-            frames, _rot, loc, _const = self.written()
-            return frames, loc
-        if self.location_values is None or self.location_keep is None:
-            return self.frames, self.location_values
-        return self.frames[self.location_keep], self.location_values[self.location_keep]
+        """(frames, location values, constant (n, 3) bool or None) of the location keys to
+        write, or (frames, None, None)."""
+        at = self.keep if self.bezier is None else self.location_keep
+        if self.location_values is None or at is None:
+            return self.frames, self.location_values, self.location_constant
+        constant = None if self.location_constant is None else self.location_constant[at]
+        return self.frames[at], self.location_values[at], constant
 
 
 # How far a baked channel's slope at an end may be from the slope Blender extrapolates
@@ -192,7 +194,7 @@ def settle_extrapolation(plan: Plan) -> list[BakeIssue]:
                 "only a dense bake of the keys' own range in their rotation mode, whose ends "
                 "turn as Blender extrapolates, keeps that")))
     if plan.location_values is not None:
-        frames, values = plan.location_written()
+        frames, values, _constant = plan.location_written()
         plan.location_extrapolation, moving = _settled(plan.source_location_fcurves, frames,
                                                        values, frames.size >= 2,
                                                        per_channel=True)
@@ -286,23 +288,14 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         samples = path_samples(frames, settings)
         at = np.searchsorted(samples, frames)
         times = samples
-        location_values = None
+        location_values = location_constant = None
         if bake_location:
             loc_method = settings.location_method.lower()
             if settings.constant_speed:
                 # One time map for both: each key orientation is reached where the
                 # object stands at that key, at whatever frame it now gets there.
                 times = path.constant_speed_times(loc_frames, loc_points, samples, loc_method)
-            location_values = path.interpolate_positions(loc_frames, loc_points, times[at],
-                                                         loc_method)
-            # What the other half (delta or regular location) plays after the bake.
-            if loc_into_delta:
-                location_values = location_values - animdata.evaluate_location(
-                    obj, frames, fcurves, exact=True)
-            else:
-                location_values = location_values - animdata.evaluate_channels_exact(
-                    animdata.delta_location_fcurves(obj, fcurves),
-                    np.array(obj.delta_location, dtype=np.float64), frames)
+            location_values, location_constant = _positions(r, times[at], frames, loc_method)
         blender = None
         if keyed.stepped.any():
             blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
@@ -385,7 +378,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  target_path=target_path, location_path=location_path, blender_quats=composed,
                  source_fcurves=rot_fcs, beyond=beyond,
                  kept_rotation=r.kept_rotation,
-                 kept_location=r.kept_location if bake_location else [])
+                 kept_location=r.kept_location if bake_location else [],
+                 location_constant=location_constant)
     plan.constant_keys = constant_keys(frames, rot_frames, keyed.stepped)
     if bake_location:
         plan.source_location_fcurves = _location_sources(r)
@@ -422,20 +416,46 @@ class Pending:
 
 
 def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarray) -> tuple:
-    """(times, location values) at the baked ``frames``: the location path sampled there
-    (at arc-length times with constant speed), minus what the other half (delta or
-    regular location) plays after the bake."""
+    """(times, location values, constant (n, 3) bool or None) at the baked ``frames``: the
+    location path sampled there (at arc-length times with constant speed); see
+    _positions."""
     r = reading
     loc_method = settings.location_method.lower()
     times = frames
     if settings.constant_speed:
         times = path.constant_speed_times(r.loc_frames, r.loc_points, frames, loc_method)
-    values = path.interpolate_positions(r.loc_frames, r.loc_points, times, loc_method)
+    return (times, *_positions(r, times, frames, loc_method))
+
+
+def _positions(r: Reading, times: np.ndarray, frames: np.ndarray, method: str) -> tuple:
+    """(location values (n, 3), constant (n, 3) bool or None) to write at ``frames``: the
+    location path at path ``times`` (the frames, or their arc-length times), each axis
+    held where its keys hold (``r.loc_holds``: a blocking pass keyed Constant glided
+    between its poses once baked, while its rotation stayed stepped), minus what the
+    other half (delta or regular location) plays after the bake. ``constant``: the
+    frames each axis holds from, written CONSTANT so that it jumps on the next key's
+    frame."""
+    values = path.interpolate_positions(r.loc_frames, r.loc_points, times, method)
+    constant = None
+    for axis, spans in enumerate(r.loc_holds):
+        if not spans.size:
+            continue
+        # The hold each time falls in (the last one starting at or before it), if any.
+        at = np.searchsorted(spans[:, 0], times, side="right") - 1
+        held = (at >= 0) & (times < spans[np.maximum(at, 0), 1])
+        if not held.any():
+            continue
+        starts = spans[at[held], 0]
+        values[held, axis] = path.interpolate_positions(r.loc_frames, r.loc_points, starts,
+                                                        method)[:, axis]
+        if constant is None:
+            constant = np.zeros(values.shape, dtype=bool)
+        constant[held, axis] = True
     if r.loc_into_delta:
-        return times, values - animdata.evaluate_location(r.obj, frames, r.fcurves, exact=True)
-    return times, values - animdata.evaluate_channels_exact(
+        return values - animdata.evaluate_location(r.obj, frames, r.fcurves, exact=True), constant
+    return values - animdata.evaluate_channels_exact(
         animdata.delta_location_fcurves(r.obj, r.fcurves),
-        np.array(r.obj.delta_location, dtype=np.float64), frames)
+        np.array(r.obj.delta_location, dtype=np.float64), frames), constant
 
 
 def played_span(keys: np.ndarray, fcurves: list, kept: list) -> tuple[float, float]:
@@ -531,7 +551,7 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
     r = reading
     issues: list[BakeIssue] = list(r.issues)
     try:
-        _times, location_values = _baked_positions(r, settings, r.frames)
+        _times, location_values, location_constant = _baked_positions(r, settings, r.frames)
     except (animdata.ChannelError, ValueError) as exc:
         issues.append(BakeIssue('ERROR', r.obj.name, "location", None,
                                 f"{animdata.subject(r.obj)}: its location keys cannot be "
@@ -541,7 +561,7 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
     plan = Plan(r.obj, r.src, r.src.mode, r.frames, None, location_values, {location_path},
                 None, animdata.rotation_defaults(r.obj, r.src.mode), [],
                 location_path=location_path, kept_location=r.kept_location,
-                source_location_fcurves=_location_sources(r))
+                source_location_fcurves=_location_sources(r), location_constant=location_constant)
     plan.key_count_before = int(r.loc_frames.shape[0])
     return plan, issues
 

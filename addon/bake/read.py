@@ -438,6 +438,9 @@ class Reading:
     # which the bake puts on the channels it writes (kept_modifiers).
     kept_rotation: list = field(default_factory=list)
     kept_location: list = field(default_factory=list)
+    # Per location axis, (h, 2) (start, end) frames where its keys hold (CONSTANT keys: a
+    # blocking pass), which the location bake keeps held (plan._path_positions).
+    loc_holds: list = field(default_factory=list)
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
         """What turn_inputs needs to follow Blender's playback of the keyed channels."""
@@ -768,7 +771,7 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
     bake_location, loc_frames, loc_points, loc_into_delta): location + delta_location,
     written back into the one that is keyed."""
     found = dict(bake_location=settings.location_method != 'KEEP', loc_frames=None,
-                 loc_points=None, loc_into_delta=False)
+                 loc_points=None, loc_into_delta=False, loc_holds=[])
     if not found["bake_location"]:
         return found
     who = issues.who
@@ -801,8 +804,24 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
                     f"float32 keys are only {float(np.spacing(np.float32(big))):.2g} apart; "
                     "slow moves there will stutter. Move the scene closer to the origin.",
                     "location")
-    found.update(loc_frames=loc_frames, loc_points=loc_points, location_modifiers=modifiers)
+    found.update(loc_frames=loc_frames, loc_points=loc_points, location_modifiers=modifiers,
+                 loc_holds=_holds(loc_fcs if any(loc_fcs) else dloc_fcs))
     return found
+
+
+def _holds(fcurves: list) -> list:
+    """Per channel (None: not keyed), the (h, 2) start and end frames of its CONSTANT
+    segments: Blender holds the key's value from its frame until the next key's."""
+    constant = animdata.enum_value("interpolation", "CONSTANT")
+    out = []
+    for fc in fcurves:
+        spans = np.zeros((0, 2))
+        if fc is not None and len(fc.keyframe_points) >= 2:
+            keys = animdata.read_keyframe_arrays(fc, ("co", "interpolation"))
+            held = np.flatnonzero(keys["interpolation"][:-1] == constant)
+            spans = np.column_stack((keys["co"][held, 0], keys["co"][held + 1, 0]))
+        out.append(spans)
+    return out
 
 
 def _extrapolated_ends(obj, fcurves: list, location: dict, frames: np.ndarray) -> None:

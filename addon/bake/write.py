@@ -185,15 +185,17 @@ def write_plan(make, plan) -> None:
                                           extrapolation=extrapolation)
     plan.checksums = [(out_path, len(written), animdata.checksum(stored))] if written else []
     _keep_modifiers(written, plan.kept_rotation)
-    loc_frames, location_values = plan.location_written()
+    loc_frames, location_values, loc_constant = plan.location_written()
     if location_values is not None:
         stored, located = [], []
         for i in range(3):
             located.append(make(prefix + plan.location_path, i, group))
             extrapolation = (plan.location_extrapolation[i] if plan.location_extrapolation
                              else 'CONSTANT')
-            stored += animdata.write_keys(located[-1], loc_frames, location_values[:, i],
-                                          extrapolation=extrapolation)
+            stored += animdata.write_keys(
+                located[-1], loc_frames, location_values[:, i],
+                constant=None if loc_constant is None else loc_constant[:, i],
+                extrapolation=extrapolation)
         plan.checksums.append((plan.location_path, 3, animdata.checksum(stored)))
         _keep_modifiers(located, plan.kept_location)
     if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
