@@ -109,6 +109,9 @@ class BakeResult:
     # no transform (reduce.applied_tolerances; all 0: no tolerance bake).
     tolerances: tuple = (0.0, 0.0, 0.0)
     tolerances_met: bool = True  # False: some LINEAR keys play beyond (reduce.unmet_tolerances)
+    # Transforms whose rotation was written: none when every one baked is location only (a
+    # rig's IK controls), whose "largest difference" (rotation only) then says nothing.
+    rotations_written: int = 0
 
 
 def within_words(result: BakeResult, translate=lambda text: text) -> str:
@@ -403,6 +406,7 @@ def bake_objects(objects, settings: BakeSettings,
         skipped=skipped,
         tolerances=applied_tolerances(plans),
         tolerances_met=not unmet,
+        rotations_written=sum(not p.location_only for p in plans),
     )
 
 

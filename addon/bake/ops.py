@@ -304,14 +304,19 @@ class QUATBAKE_OT_bake(Operator):
         _refresh_report(self, context, baked, "Re-bake", written,
                         compare_with=(self.method, self.turns, self.timing))
         names = _first_names(result.objects)
-        summary = rpt_(
-            "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
-            "own interpolation: {:.3f} deg"
-        )
-        self.report({'INFO'}, summary.format(
-            transform_count(baked, rpt_), names, settings.last_frames_written,
-            settings.last_max_deviation_deg,
-        ))
+        if result.rotations_written:
+            summary = rpt_(
+                "Baked {} ({}), {:d} keys per channel in all; largest difference from "
+                "Blender's own interpolation: {:.3f} deg"
+            ).format(transform_count(baked, rpt_), names, settings.last_frames_written,
+                     settings.last_max_deviation_deg)
+        else:
+            # Location only (a rig's IK controls): no rotation was written to compare.
+            summary = rpt_(
+                "Baked the location of {} ({}), {:d} keys per channel in all; the rotation "
+                "is left as it is"
+            ).format(transform_count(baked, rpt_), names, settings.last_frames_written)
+        self.report({'INFO'}, summary)
         if result.skipped:
             left = transforms_named([i.transform_name for i in result.skipped])
             self.report({'INFO'}, rpt_("Left as they were: {} (nothing to bake; the notes say "
@@ -414,6 +419,7 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         finally:
             progress.end()
         _report_issues(self, list(result.warnings), 'WARNING')
+        _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
         baked = transforms_named(result.objects)
         _refresh_report(self, context, baked, "Convert Rotation Mode", written)

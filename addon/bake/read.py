@@ -744,10 +744,14 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
         # It holds one pose: nothing to interpolate, as with location keys only, so it is
         # left as it is and the rest is baked (three of a Maya rig's joints must not stop
         # the rig: maya_dq_weights).
+        # A conversion says so too: the rig would otherwise come out in two modes without
+        # a word (a walk: three of maya_dq_weights' joints stayed QUATERNION).
+        left = (f"it is left in {src.mode} (add a second key to convert it)"
+                if settings.keep_playback else
+                "it is left as it is (add a second key to bake it)")
         issues.skip(f"{issues.who} has a single rotation key (frame "
                     f"{animdata.frame_label(rot_frames[0])}): it holds that pose, so there is "
-                    "nothing to interpolate and it is left as it is (add a second key to bake "
-                    "it).", label, float(rot_frames[0]))
+                    f"nothing to interpolate and {left}.", label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)
         # composes with them: Blender plays delta @ rotation.

@@ -158,9 +158,15 @@ def run_bake(args, results: list | None = None) -> int:
         print(f"note: {clips_only_note(obj, names)}", file=sys.stderr)
     if not args.quiet:
         baked = transform_count(transforms_named(result.objects))
-        print(f"Baked {baked} with {args.method}: {result.frames_written} "
-              f"frames written, largest change from Blender's interpolation "
-              f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        if result.rotations_written:
+            print(f"Baked {baked} with {args.method}: {result.frames_written} "
+                  f"frames written, largest change from Blender's interpolation "
+                  f"{result.max_deviation_deg:.2f} deg -> {args.output}")
+        else:
+            # Location only: no rotation method applied, no rotation change to measure.
+            print(f"Baked the location of {baked} (--location {args.location}): "
+                  f"{result.frames_written} frames written; the rotation is left as it is "
+                  f"-> {args.output}")
         if bake.has_tolerance(settings):
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} "
                   f"{bake.within_words(result)} ({(args.keys or 'linear').upper()})")

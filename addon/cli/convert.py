@@ -48,10 +48,13 @@ def run_convert(args) -> int:
         converted = transforms_named(result.objects)
         done = transform_count(converted)
         print(f"Converted {done} to {_chosen(args.to.upper(), converted)}: "
-              f"{result.keys_written} keys per channel "
+              f"{result.keys_written} keys per channel in all "
               f"within {args.tolerance:g} deg of Blender's playback -> {args.output}")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
+        # Left in their mode (a single key, no rotation keys): not errors, but said.
+        for issue in result.skipped:
+            print(f"skipped: {issue.message}", file=sys.stderr)
         for issue in result.notes:
             print(f"note: {issue.message}")
     return EXIT_OK

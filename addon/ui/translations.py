@@ -134,9 +134,12 @@ ZH_HANS = {
     "Open the page in the web browser once written": "写出后在网页浏览器中打开该页面",
     "What Blender's own interpolation is compared with": "Blender 自身插值的对比对象",
     "Largest change from Blender's own: {:.2f}\u00b0": "与 Blender 自身插值的最大变化：{:.2f}\u00b0",
-    "Baked {} ({}), {:d} keys per channel in all; largest difference from Blender's "
-    "own interpolation: {:.3f} deg":
+    "Baked {} ({}), {:d} keys per channel in all; largest difference from "
+    "Blender's own interpolation: {:.3f} deg":
         "已烘焙 {}（{}），共每通道 {:d} 个关键帧；与 Blender 自身插值的最大差异：{:.3f} 度",
+    "Baked the location of {} ({}), {:d} keys per channel in all; the rotation "
+    "is left as it is":
+        "已烘焙 {}（{}）的位置，共每通道 {:d} 个关键帧；旋转保持不变",
     "The scene's method is Lerp, which is for comparisons only (Analyze and the "
     "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake":
         "场景的方法是 Lerp，它仅用于对比（分析和叠加显示）：请在“重新烘焙”面板中选择 "

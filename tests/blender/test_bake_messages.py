@@ -382,3 +382,29 @@ def test_a_muted_stepped_modifier_is_not_said_to_hold_poses(clean_blender):
     assert "Stepped" not in analyze.analyze_object(obj).advice
     warned = bake.bake_objects([obj], bake.BakeSettings()).warnings
     assert warned and not any("held poses" in w.message for w in warned)
+
+
+def test_a_location_only_bake_says_so_and_claims_no_rotation_figure(clean_blender, capfd,
+                                                                    tmp_path):
+    """A walk: a dolly keyed on location only, re-baked with Location: Linear and Constant
+    Speed, moved up to 2.4 units, and both the operator and the command line said "largest
+    difference ... 0.000 deg" (rotation only), the command line "with slerp", a method
+    that was not used. Both now say the location was baked and the rotation left."""
+    obj = scenes.new_object("Dolly", 'XYZ')
+    scenes.key_channels(obj, "location", [1, 11, 31], [[0, 0, 0], [1, 0, 0], [6, 2, 0]])
+    scenes.select_only(obj)
+    settings = bpy.context.scene.quatbake
+    settings.location_method, settings.constant_speed = 'LINEAR', True
+    info_lines(capfd)
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    line = one_line(capfd, "Baked the location of 1 object (Dolly), ")
+    assert line.endswith("the rotation is left as it is") and "deg" not in line, line
+    blend, out = tmp_path / "dolly.blend", tmp_path / "baked.blend"
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    capfd.readouterr()
+    assert cli.main(["bake", str(blend), "--output", str(out), "--location", "linear"]) == \
+        cli.EXIT_OK
+    said = capfd.readouterr().out
+    assert "Baked the location of 1 object (--location linear)" in said, said
+    assert "slerp" not in said and "deg" not in said, said

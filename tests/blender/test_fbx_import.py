@@ -278,3 +278,35 @@ def _report_and_bake(name, items, tmp_path):
                              np.array(mathutils.Quaternion(quats[0]).to_matrix()))
             assert held < SLERP_TOL_DEG, f"{name} {t.display_name}: {held:.2e} deg"
     scene.frame_set(1)
+
+
+def test_convert_names_the_single_key_joints_it_leaves_in_their_mode(tmp_path, capsys):
+    """A walk: `convert --to zxy` of maya_dq_weights said "Converted 3 bones" and nothing
+    else, while joint1, joint3 and joint6 (one rotation key each, as imported) stayed
+    QUATERNION: the rig came out in two modes without a word. Each is now a
+    `skipped:` line naming its mode; the others are converted."""
+    name = "maya_dq_weights_7500_binary.fbx"
+    doc = import_fbx(name)
+    single = sorted(t.bone_name for _m, t in keyed_models(doc)
+                    if len(animdata.key_frames(_rotation_fcurves(t))) < 2)
+    assert single == ["joint1", "joint3", "joint6"], single
+    blend, out = tmp_path / "imported.blend", tmp_path / "zxy.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    import quatbake
+
+    quatbake.register()
+    try:
+        capsys.readouterr()
+        assert cli.main(["convert", str(blend), "--to", "zxy", "--output", str(out)]) == \
+            cli.EXIT_OK
+        said = capsys.readouterr().err
+    finally:
+        quatbake.unregister()
+    skipped = [ln for ln in said.splitlines() if ln.startswith("skipped:")]
+    assert len(skipped) == 3 and all("left in QUATERNION" in ln for ln in skipped), said
+    assert all(any(f'"{bone}"' in ln for ln in skipped) for bone in single), skipped
+    bpy.ops.wm.open_mainfile(filepath=str(out), load_ui=False)
+    modes = {pb.name: pb.rotation_mode for o in bpy.data.objects if o.type == 'ARMATURE'
+             for pb in o.pose.bones}
+    assert {b: modes[b] for b in single} == dict.fromkeys(single, 'QUATERNION'), modes
+    assert {b for b, m in modes.items() if m == 'ZXY'} == {"joint2", "joint4", "joint5"}, modes
