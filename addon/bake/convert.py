@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .. import animdata
+from ..transform import as_transforms
 from .engine import BakeResult, bake_objects
 from .settings import CONVERT_MODES, BakeError, BakeIssue, BakeSettings
 
@@ -45,4 +47,51 @@ def convert_objects(objects, mode: str, tolerance_deg: float = CONVERT_TOLERANCE
     # conversion did not read.
     settings = BakeSettings(output_mode=mode, keep_playback=True, tolerance_deg=tolerance_deg,
                             key_interpolation='BEZIER', turns='KEYED', union_keys=True)
-    return bake_objects(objects, settings, progress=progress)
+    before = {t.display_name: (t, t.rotation_mode, _read_actions(t.owner))
+              for t in as_transforms(objects)}
+    result = bake_objects(objects, settings, progress=progress)
+    result.warnings += _clips_left_behind(result.objects, before)
+    return result
+
+
+def _read_actions(owner) -> set:
+    """The names of the actions a conversion of ``owner`` reads and writes: its active
+    action and, after a bake, the animator's action kept under it (the NLA stash a glTF
+    import makes of the active clip too holds it)."""
+    action = animdata.get_action(owner)
+    names = {action.name} if action is not None else set()
+    kept = getattr(getattr(owner, "quatbake", None), "original_action", None)
+    if kept is not None:
+        names.add(kept.name)
+    return names
+
+
+def _clips_left_behind(converted: list[str], before: dict) -> list[BakeIssue]:
+    """A warning per object whose other clips (its NLA's actions: a game rig's Walk and
+    Run beside the active Survey) key the rotation mode a conversion left: the mode is the
+    transform's, shared by every action, so those clips no longer turn it (a walk: Fox.glb
+    converted to ZXY, its Walk clip played every bone still, up to 101 deg off). The
+    conversion reads and writes the active action only."""
+    stale: dict = {}
+    for name in converted:
+        transform, mode, read = before.get(name, (None, None, ()))
+        if transform is None or transform.rotation_mode == mode:
+            continue
+        path = transform.path_prefix + animdata.ROTATION_PATHS[mode][0]
+        for clip in animdata.object_clips(transform.owner):
+            if clip.active or clip.name in read:
+                continue
+            if any(fc.data_path == path and len(fc.keyframe_points)
+                   for fc in animdata.action_fcurves(clip.action, clip.slot)):
+                stale.setdefault(transform.owner.name, {}).setdefault(clip.name, mode)
+    issues = []
+    for owner, clips in stale.items():
+        named = ", ".join(f'"{c}"' for c in clips)
+        modes = " / ".join(sorted(set(clips.values())))
+        issues.append(BakeIssue(
+            'WARNING', owner, "", None,
+            f'Object "{owner}": its other clips {named} key {modes} rotations, which the '
+            "converted transforms no longer play (a rotation mode belongs to the object or "
+            f"bone, not to an action). To convert a clip too, make it the active action, set "
+            f"the rotation mode back to {modes} and Convert; or Revert."))
+    return issues

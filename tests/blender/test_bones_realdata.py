@@ -7,6 +7,8 @@ QuatBake, and checked against an independent reading of the file
 spec's sampler with the importer's constant bone correction. Runs with bpy
 5.0.1 and inside Blender 3.4.1.
 """
+import math
+
 import bpy
 import mathutils
 import numpy as np
@@ -307,5 +309,35 @@ def test_a_custom_range_on_a_mocap_rig_is_one_warning_that_playback_bears_out():
         for before, first, last, after in zip(poses[50], poses[100], poses[200], poses[300]):
             assert before.rotation_difference(first).angle < 1e-6
             assert after.rotation_difference(last).angle < 1e-6
+    finally:
+        quatbake.unregister()
+
+
+def test_converting_the_fox_names_the_clips_its_bones_no_longer_play():
+    """A walk: Fox.glb converted to ZXY (its active clip) said nothing of its other clips,
+    which key rotation_quaternion: once one of them is made active, the ZXY bones do not
+    turn (the Walk clip played every bone still, up to 101 deg off). The warning names
+    them (the importer's actions for the file's other animations), and the Walk clip does
+    play still after the conversion, as the warning says."""
+    doc, scene = import_gltf("Fox.glb", 24)
+    quatbake.register()
+    try:
+        arm = _armature()
+        active = animdata.get_action(arm).name
+        others = {find_action(doc, i, arm).name for i in range(len(doc.animations))} - {active}
+        assert len(others) == 2, others
+        result = bake.convert_objects([arm], 'ZXY')
+        said = [w.message for w in result.warnings if "other clips" in w.message]
+        assert len(said) == 1 and all(f'"{name}"' in said[0] for name in others), said
+        assert f'"{active}"' not in said[0] and "QUATERNION" in said[0], said
+        walk = next(n for n in others if n.startswith("Walk"))
+        animdata.assign_action(arm, bpy.data.actions[walk], "")
+        poses = []
+        for frame in (1, 5, 9):
+            set_frame(scene, frame)
+            poses.append([pb.matrix_basis.to_quaternion() for pb in arm.pose.bones])
+        still = max(math.degrees(a.rotation_difference(b).angle)
+                    for a, b in zip(poses[0], poses[-1]))
+        assert still < 1e-6, still    # what the warning is about
     finally:
         quatbake.unregister()
