@@ -411,6 +411,28 @@ def test_tracks_with_their_own_tolerances_fit_as_each_alone():
         bezier_keys.fit_many(tracks, [0.1, 0.2])
 
 
+def test_euler_tracks_of_every_order_fit_together_as_each_alone():
+    """Tracks of the six Euler orders (a rig converted to AUTO, each bone to its own order)
+    are fitted in one search: each gets the keys it gets fitted alone, and Blender's
+    playback of them (played here by bisection, composed by scipy in the track's order)
+    stays within the tolerance of the target."""
+    orders = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"]
+    tracks, targets = [], []
+    for k, order in enumerate(orders):
+        (track,), (target,) = _random_tracks(1, 101, order, seed=20 + k)
+        tracks.append(track)
+        targets.append(target)
+    together = bezier_keys.fit_many(tracks, 0.01)
+    for track, target, got in zip(tracks, targets, together):
+        alone = bezier_keys.fit_many([track], 0.01)[0]
+        assert got.mode == track.mode
+        np.testing.assert_array_equal(got.frames, alone.frames)   # the same keys chosen
+        # Values of the same arithmetic on differently shaped arrays (see above): 1e-12.
+        np.testing.assert_allclose(got.values, alone.values, rtol=0.0, atol=1e-12)
+        err = _errors_deg(got, track.times, target)
+        assert err.max() <= 0.01 and abs(err.max() - got.max_error_deg) < 1e-5
+
+
 def test_the_playback_returned_is_the_final_keys_own_after_every_split():
     """A key's ALIGNED handles are re-aligned together, as Blender does (one from the
     other, in float32), so splitting the span on one side of a key moves the handle
