@@ -91,7 +91,9 @@ def _clips_left_behind(converted: list[str], before: dict) -> list[BakeIssue]:
         issues.append(BakeIssue(
             'WARNING', owner, "", None,
             f'Object "{owner}": its other clips {named} key {modes} rotations, which the '
-            "converted transforms no longer play (a rotation mode belongs to the object or "
-            f"bone, not to an action). To convert a clip too, make it the active action, set "
-            f"the rotation mode back to {modes} and Convert; or Revert."))
+            "converted transforms no longer play as keyed (a rotation mode belongs to the "
+            "object or bone, not to an action). To convert a clip too, first give this "
+            "converted action a fake user (a later conversion removes an action nothing "
+            f"uses), then make the clip the active action, set the rotation mode back to "
+            f"{modes} and Convert; Revert undoes the last conversion only. Or Revert now."))
     return issues

@@ -249,7 +249,8 @@ def _went_on(plan: Plan, moving: list, verb: str, held: str, keeps: str) -> Bake
     return BakeIssue(
         'WARNING', obj.name, "", float(plan.frames[-1 if after else 0]),
         f"{animdata.subject(obj)} {verb} on beyond its keys ({channels}: Linear "
-        f"extrapolation), and the baked keys hold their end {held} there: {keeps}. Key the "
+        f"extrapolation), and the baked keys hold their end {held} beyond the baked frames: "
+        f"{keeps}. Key the "
         "motion over the frames it should play.", obj.bone_name)
 
 
@@ -429,13 +430,16 @@ def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarra
 
 def _positions(r: Reading, times: np.ndarray, frames: np.ndarray, method: str) -> tuple:
     """(location values (n, 3), constant (n, 3) bool or None) to write at ``frames``: the
-    location path at path ``times`` (the frames, or their arc-length times), each axis
-    held where its keys hold (``r.loc_holds``: a blocking pass keyed Constant glided
-    between its poses once baked, while its rotation stayed stepped), minus what the
-    other half (delta or regular location) plays after the bake. ``constant``: the
-    frames each axis holds from, written CONSTANT so that it jumps on the next key's
-    frame."""
+    location path at path ``times`` (the frames, or their arc-length times) minus what the
+    other half (delta or regular location) plays after the bake, each axis held where its
+    keys hold (``r.loc_holds``: a blocking pass keyed Constant glided between its poses
+    once baked, while its rotation stayed stepped). A hold keeps the written half's own
+    value from the hold's start: the other half, keyed on, moves on under it as Blender
+    plays them (a review: held as a sum, a delta_location moving under a held location
+    stood still, 4.5 units off). ``constant``: the frames each axis holds from, written
+    CONSTANT so that it jumps on the next key's frame."""
     values = path.interpolate_positions(r.loc_frames, r.loc_points, times, method)
+    values -= _other_half(r, frames)
     constant = None
     for axis, spans in enumerate(r.loc_holds):
         if not spans.size:
@@ -446,16 +450,23 @@ def _positions(r: Reading, times: np.ndarray, frames: np.ndarray, method: str) -
         if not held.any():
             continue
         starts = spans[at[held], 0]
-        values[held, axis] = path.interpolate_positions(r.loc_frames, r.loc_points, starts,
-                                                        method)[:, axis]
+        values[held, axis] = (
+            path.interpolate_positions(r.loc_frames, r.loc_points, starts, method)[:, axis]
+            - _other_half(r, starts)[:, axis])
         if constant is None:
             constant = np.zeros(values.shape, dtype=bool)
         constant[held, axis] = True
+    return values, constant
+
+
+def _other_half(r: Reading, frames: np.ndarray) -> np.ndarray:
+    """(n, 3) what the location half a location bake leaves (delta_location, or location
+    when the bake writes delta_location) plays at ``frames``."""
     if r.loc_into_delta:
-        return values - animdata.evaluate_location(r.obj, frames, r.fcurves, exact=True), constant
-    return values - animdata.evaluate_channels_exact(
+        return animdata.evaluate_location(r.obj, frames, r.fcurves, exact=True)
+    return animdata.evaluate_channels_exact(
         animdata.delta_location_fcurves(r.obj, r.fcurves),
-        np.array(r.obj.delta_location, dtype=np.float64), frames), constant
+        np.array(r.obj.delta_location, dtype=np.float64), frames)
 
 
 def played_span(keys: np.ndarray, fcurves: list, kept: list) -> tuple[float, float]:
@@ -562,7 +573,7 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
                 None, animdata.rotation_defaults(r.obj, r.src.mode), [],
                 location_path=location_path, kept_location=r.kept_location,
                 source_location_fcurves=_location_sources(r), location_constant=location_constant)
-    plan.key_count_before = int(r.loc_frames.shape[0])
+    plan.key_count_before = int(r.rot_frames.shape[0])   # the keys (not the bake's ends)
     return plan, issues
 
 

@@ -513,7 +513,7 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
             location = _location_keys(obj, fcurves, settings, issues)
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
                                              fcurve_cache, issues)
-        if location["bake_location"] and not location_only:
+        if location["bake_location"]:
             _extrapolated_ends(obj, fcurves, location, frames)
         channels["kept_rotation"], held_rot = _settle_modifiers(
             issues, *channels.pop("rotation_modifiers"), frames, rot_frames)

@@ -26,12 +26,34 @@ def _step_keys(constant_keys) -> np.ndarray | None:
     return fixed
 
 
+def _location_steps(plan) -> np.ndarray | None:
+    """Keys a tolerance bake keeps around each location hold's jump: the last held key and
+    the one after it (a review: the key after a hold was dropped where the motion after it
+    lined up with the held value, and the hold lasted until a later key, 105 units off).
+    Every key inside a hold is written CONSTANT (plan._positions), so any of them kept
+    holds its value."""
+    held = plan.location_constant
+    if held is None:
+        return None
+    held = held.any(axis=1)
+    last = held & ~np.r_[held[1:], False]
+    return last | np.r_[False, last[:-1]]
+
+
+def _either(a, b):
+    """The union of two optional key masks."""
+    if a is None or b is None:
+        return b if a is None else a
+    return a | b
+
+
 def _still_track(plan) -> keyreduce.Track:
     """A location bake's track for key reduction: a still rotation, so the location alone
     decides which keys stay."""
     n = plan.frames.shape[0]
     still = np.tile(np.array([1.0, 0.0, 0.0, 0.0]), (n, 1))
-    return keyreduce.Track(plan.frames, still, still, 'QUATERNION', plan.location_values)
+    return keyreduce.Track(plan.frames, still, still, 'QUATERNION', plan.location_values,
+                           fixed=_location_steps(plan))
 
 
 def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
@@ -88,7 +110,7 @@ def _linear_track(plan, at) -> keyreduce.Track:
     if plan.quats is None:
         return _still_track(plan)
     pick = slice(None) if at is None else at
-    fixed = _step_keys(plan.constant_keys)
+    fixed = _either(_step_keys(plan.constant_keys), _location_steps(plan))
     return keyreduce.Track(plan.frames[pick], plan.quats[pick], plan.rotation_values[pick],
                            plan.out_mode,
                            None if plan.location_values is None else plan.location_values[pick],
@@ -296,10 +318,7 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
         plan.bezier = keys
     moving = [p for p in plans if p.location_values is not None]
     if moving:
-        still = np.array([1.0, 0.0, 0.0, 0.0])
-        tracks = [keyreduce.Track(p.frames, np.broadcast_to(still, (p.frames.size, 4)),
-                                  np.broadcast_to(still, (p.frames.size, 4)), 'QUATERNION',
-                                  p.location_values) for p in moving]
+        tracks = [_still_track(p) for p in moving]
         # The rotation is held still here: only the location tolerance decides.
         for plan, keep in zip(moving, keyreduce.select_keys_many(
                 tracks, min(tolerances), settings.location_tolerance)):

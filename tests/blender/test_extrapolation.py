@@ -11,7 +11,7 @@ import pytest
 from quatbake.addon import animdata, bake
 from quatbake.core import quat
 
-from scenes import evaluated_quats, make_animated_object
+from scenes import evaluated_quats, key_channels, make_animated_object, new_object
 
 pytestmark = pytest.mark.bpy
 
@@ -181,3 +181,21 @@ def test_constant_speed_says_why_the_drive_beyond_the_keys_stops(clean_blender):
                                                         constant_speed=True))
     said = [w.message for w in result.warnings if "beyond its keys" in w.message]
     assert len(said) == 1 and "no Constant Speed" in said[0], said
+
+
+def test_a_location_only_bake_over_a_wider_range_follows_the_drive(clean_blender):
+    """A review: location keyed alone at 10-30 with Linear extrapolation, baked over a
+    Custom Range 1-40: the path held before 10 and after 30 inside the range, where
+    Blender drove on (6 units off at frame 40)."""
+    obj = new_object("Dolly", 'XYZ')
+    key_channels(obj, "location", [10, 20, 30], [[0.0, 0.0, 0.0], [2.0, 1.0, 0.0],
+                                                 [4.0, 1.5, 0.0]], 'LINEAR')
+    for fc in animdata.location_fcurves(obj):
+        fc.extrapolation = 'LINEAR'
+    inside = np.array([1.0, 5.0, 35.0, 40.0])
+    before = _locations(obj, inside)
+    result = bake.bake_objects([obj], bake.BakeSettings(location_method='LINEAR',
+                                                        frame_range=(1, 40)))
+    off = np.abs(_locations(obj, inside) - before).max(axis=1)
+    assert (off <= 1e-6).all(), off
+    assert not [w for w in result.warnings if "beyond its keys" in w.message], result.warnings

@@ -75,3 +75,36 @@ def test_a_tolerance_bake_keeps_the_holds_too(clean_blender, keys):
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR',
                                                tolerance_deg=0.01, key_interpolation=keys))
     np.testing.assert_allclose(_locations(obj, QUARTERS), before, rtol=0, atol=1e-6)
+
+
+def test_a_tolerance_bake_keeps_the_key_that_ends_a_hold(clean_blender):
+    """A review: X held at 0 from frame 1 (a Constant key), then 10 at frame 10 and 110 at
+    20 (Linear). The motion after the jump lines up with the held value, and a tolerance
+    bake dropped frame 10's key: the hold lasted until frame 20 (105 units off at 19.5)."""
+    obj = new_object("Jump", 'XYZ')
+    key_channels(obj, "location", [1, 10, 20], [[0.0, 0.0, 0.0], [10.0, 0.0, 0.0],
+                                                [110.0, 0.0, 0.0]], 'LINEAR')
+    animdata.location_fcurves(obj)[0].keyframe_points[0].interpolation = 'CONSTANT'
+    times = np.arange(1.0, 20.25, 0.25)
+    before = _locations(obj, times)
+    for keys in ('LINEAR', 'BEZIER'):
+        bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR',
+                                                   tolerance_deg=0.01, key_interpolation=keys))
+        # float32 keys of values up to 110: 1e-5.
+        np.testing.assert_allclose(_locations(obj, times), before, rtol=0, atol=1e-5,
+                                   err_msg=keys)
+        bake.revert_objects([obj])
+
+
+def test_a_held_location_over_a_moving_delta_location_holds_its_own_half(clean_blender):
+    """A review: location X held (Constant keys 0, 2, 4) while delta_location X moves
+    (Linear 0, 5, 10). Held as their sum, the bake stood the object still where Blender
+    moved it by the delta (4.5 units off at frame 10): the location holds its own value
+    and the delta moves on under it."""
+    obj = _blocking()
+    key_channels(obj, "delta_location", KEYS, [[0.0, 0.0, 0.0], [5.0, 0.0, 0.0],
+                                               [10.0, 0.0, 0.0]], 'LINEAR')
+    before = _locations(obj, QUARTERS)
+    assert np.ptp(before[(QUARTERS >= 1) & (QUARTERS < 11), 0]) > 4.0   # the delta moves it
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
+    np.testing.assert_allclose(_locations(obj, QUARTERS), before, rtol=0, atol=1e-6)
