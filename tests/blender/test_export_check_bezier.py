@@ -336,6 +336,21 @@ def test_stepped_bezier_bake_is_sampled_by_the_exporter_and_linear_would_not_hel
     assert not advises_linear(o["advice"])
 
 
+def _cubic_flips(tmp_path, obj):
+    """(doc, blob, [[frame, frame] ...]): ``obj`` exported without sampling (CUBICSPLINE,
+    read from the .bin) and the intervals whose two stored keys have a negative dot
+    product, in frames at 24 fps; there must be one."""
+    doc, blob = _export(tmp_path, [obj], sampling=False)
+    times, values, interpolation = _rotation_sampler(doc, blob, obj.name)
+    assert interpolation == "CUBICSPLINE"
+    keys = values[1::3]
+    dots = np.sum(keys[:-1] * keys[1:], axis=1)
+    flipped = [[float(a), float(b)] for a, b, d in zip(times[:-1] * 24, times[1:] * 24, dots)
+               if d < 0]
+    assert flipped, dots  # the file itself holds q then -q'
+    return doc, blob, flipped
+
+
 def test_an_unrolled_euler_wrap_exported_as_cubicspline_turns_the_other_way(
         clean_blender, tmp_path):
     """The issue's Euler camera pan through the wrap (170 -> -170 deg), on an empty: the
@@ -349,14 +364,7 @@ def test_an_unrolled_euler_wrap_exported_as_cubicspline_turns_the_other_way(
     _bake([pan])
     report = export_check.check_objects(bpy.context, [pan], {"export_force_sampling": False})
     (o,) = report["objects"]
-    doc, blob = _export(tmp_path, [pan], sampling=False)
-    times, values, interpolation = _rotation_sampler(doc, blob, "EulerPan")
-    assert interpolation == "CUBICSPLINE"
-    keys = values[1::3]
-    dots = np.sum(keys[:-1] * keys[1:], axis=1)
-    flipped = [[float(a), float(b)] for a, b, d in zip(times[:-1] * 24, times[1:] * 24, dots)
-               if d < 0]
-    assert flipped, dots  # the file itself holds q then -q'
+    doc, blob, flipped = _cubic_flips(tmp_path, pan)
     ref = _reference(doc, blob, pan, QUARTERS)
     assert ref.max() > 90.0  # the engine turns the other way round
     b = o["bezier"]
@@ -388,14 +396,7 @@ def test_a_hemisphere_change_the_exporter_made_is_not_called_a_flip_of_the_keys(
     channels = np.array([[fc.evaluate(f) for fc in animdata.rotation_fcurves(turn)]
                          for f in KEY_FRAMES])
     assert (np.sum(channels[:-1] * channels[1:], axis=1) > 0.0).all()   # no flip in Blender
-    doc, blob = _export(tmp_path, [turn], sampling=False)
-    times, values, interpolation = _rotation_sampler(doc, blob, "Turn")
-    assert interpolation == "CUBICSPLINE"
-    stored = values[1::3]
-    dots = np.sum(stored[:-1] * stored[1:], axis=1)
-    flipped = [[float(a), float(b)] for a, b, d in zip(times[:-1] * 24, times[1:] * 24, dots)
-               if d < 0]
-    assert flipped, dots  # the file holds q then -q'
+    doc, blob, flipped = _cubic_flips(tmp_path, turn)
     assert _reference(doc, blob, turn, QUARTERS).max() > 90.0
     report = export_check.check_objects(bpy.context, [turn], {"export_force_sampling": False})
     (o,) = report["objects"]
