@@ -162,12 +162,23 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None)
         return
     labels = list(dropped)
     playing = {m.type for mods in dropped.values() for m in mods if not m.mute}
-    kinds = ", ".join(sorted({m.type.title() for mods in dropped.values() for m in mods}))
+    muted = {m.type for mods in dropped.values() for m in mods if m.mute}
+    kinds = ", ".join(sorted(t.title() for t in playing))
     channels = (f"channel {labels[0]} has" if len(labels) == 1 else
                 f"channels {', '.join(labels)} have")
+    quiet = ", ".join(sorted(t.title() for t in muted))
+    if not playing:
+        # A walk: a muted Noise modifier was said to be baked in and dropped, as a playing
+        # one is; it changes nothing Blender plays.
+        warn(f"{who}: {channels} muted F-curve modifiers ({quiet}), which change nothing "
+             "Blender plays; the baked channels go without them (the original action keeps "
+             "them).", labels[0])
+        return
     text = (f"{who}: {channels} F-curve modifiers ({kinds}). The bake interpolates the "
             "values they give at the key frames over the keyed range and drops the "
             "modifiers (the original action keeps them)")
+    if muted:
+        text += f"; the muted ones ({quiet}) change nothing Blender plays"
     if 'STEPPED' in playing:
         text += (f"; the Stepped modifier's held poses go with it, since "
                  f"{why_not.get('STEPPED', animdata.HELD_UNALIKE)} (to keep a stepped look, "

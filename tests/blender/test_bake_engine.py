@@ -383,6 +383,23 @@ def test_fcurve_modifiers_warn_and_keys_include_them(clean_blender):
     assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
 
 
+def test_a_muted_modifier_is_said_to_change_nothing(clean_blender):
+    """A walk: a muted Noise modifier was said to be baked in at the key frames and
+    dropped, as a playing one is; it plays nothing, and the baked keys are the
+    modifier-free keys' slerp (Blender's orientation at the keys with it muted)."""
+    obj = _animated("Quiet", 'XYZ', seed=13)
+    noise = animdata.rotation_fcurves(obj)[1].modifiers.new('NOISE')
+    noise.strength, noise.mute = 0.5, True
+    key_quats = evaluated_quats(obj, KEY_FRAMES)
+    result = bake.bake_objects([obj], bake.BakeSettings(turns='SHORTEST'))
+    said = [w.message for w in result.warnings]
+    assert len(said) == 1 and "muted F-curve modifiers (Noise)" in said[0], said
+    assert "change nothing" in said[0] and "interpolates" not in said[0], said
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1)
+    expected = interp.interpolate(KEY_FRAMES, key_quats, frames, "slerp")
+    assert quat.angle_between(expected, evaluated_quats(obj, frames)).max() < TOL_RAD
+
+
 def test_union_keys(clean_blender):
     obj = new_object("Union", 'XYZ')
     key_channels(obj, "rotation_euler", [1, 10, 20], [[0.0], [1.0], [0.0]], indices=[0])
