@@ -450,7 +450,7 @@ class Reading:
     kept_rotation: list = field(default_factory=list)
     kept_location: list = field(default_factory=list)
     # Per location axis, (h, 2) (start, end) frames where its keys hold (CONSTANT keys: a
-    # blocking pass), which the location bake keeps held (plan._path_positions).
+    # blocking pass), which the location bake keeps held (plan._positions).
     loc_holds: list = field(default_factory=list)
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
