@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import animdata
+from ..record import record_of
 from ..transform import as_transforms
 from .engine import BakeResult, bake_objects
 from .settings import CONVERT_MODES, BakeError, BakeIssue, BakeSettings
@@ -60,7 +61,7 @@ def _read_actions(owner) -> set:
     import makes of the active clip too holds it)."""
     action = animdata.get_action(owner)
     names = {action.name} if action is not None else set()
-    kept = getattr(getattr(owner, "quatbake", None), "original_action", None)
+    kept = getattr(record_of(owner), "original_action", None)
     if kept is not None:
         names.add(kept.name)
     return names
@@ -73,17 +74,23 @@ def _clips_left_behind(converted: list[str], before: dict) -> list[BakeIssue]:
     converted to ZXY, its Walk clip played every bone still, up to 101 deg off). The
     conversion reads and writes the active action only."""
     stale: dict = {}
+    keyed: dict = {}     # (owner, clip) -> the data paths the clip keys, read once
     for name in converted:
         transform, mode, read = before.get(name, (None, None, ()))
         if transform is None or transform.rotation_mode == mode:
             continue
         path = transform.path_prefix + animdata.ROTATION_PATHS[mode][0]
-        for clip in animdata.object_clips(transform.owner):
+        owner = transform.owner
+        for clip in animdata.object_clips(owner):
             if clip.active or clip.name in read:
                 continue
-            if any(fc.data_path == path and len(fc.keyframe_points)
-                   for fc in animdata.action_fcurves(clip.action, clip.slot)):
-                stale.setdefault(transform.owner.name, {}).setdefault(clip.name, mode)
+            paths = keyed.get((owner.name, clip.name))
+            if paths is None:
+                paths = keyed[owner.name, clip.name] = {
+                    fc.data_path for fc in animdata.action_fcurves(clip.action, clip.slot)
+                    if len(fc.keyframe_points)}
+            if path in paths:
+                stale.setdefault(owner.name, {}).setdefault(clip.name, mode)
     issues = []
     for owner, clips in stale.items():
         named = ", ".join(f'"{c}"' for c in clips)
