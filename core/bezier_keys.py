@@ -221,8 +221,8 @@ def _as_track(track: Track) -> Track:
         raise ValueError(
             f"bezier_keys: {t.size} sample times need quats ({t.size}, 4) and {track.mode} "
             f"values ({t.size}, {c}); got {q.shape} and {v.shape}.")
-    if t.size < 2 or not np.isfinite(t).all() or (np.diff(t) <= 0.0).any():
-        raise ValueError("bezier_keys: sample times must be finite and increasing, two or more.")
+    if t.size < 1 or not np.isfinite(t).all() or (np.diff(t) <= 0.0).any():
+        raise ValueError("bezier_keys: sample times must be finite and increasing, one or more.")
     if not np.isfinite(v).all():
         raise ValueError("bezier_keys: a channel value is NaN or infinite.")
     return Track(t, q, v, track.mode, track.required, track.stepped, track.corners)
@@ -1044,7 +1044,16 @@ def fit_many(tracks, tolerance_deg, subframes: bool = True) -> list[BezierKeys]:
     for tol in tolerances:
         if not tol > 0.0 or not np.isfinite(tol):
             raise ValueError(f"Key tolerance {float(tol)!r} deg must be a finite angle above 0.")
-    out = _fit_all(checked, tolerances, subframes)
+    # One sample is one pose (a conversion of a single-key transform): one key, nothing
+    # to fit; the rest are fitted together.
+    out: list = [None] * len(checked)
+    moving = [i for i, tr in enumerate(checked) if tr.times.size > 1]
+    for i, tr in enumerate(checked):
+        if tr.times.size == 1:
+            out[i] = _one_key(tr, float(tolerances[i]))
+    for i, res in zip(moving, _fit_all([checked[i] for i in moving], tolerances[moving],
+                                       subframes)):
+        out[i] = res
     # A greedy reach that may pass a corner can end with more keys than one that keys
     # every corner (it passes one, then needs two to come back to the motion): tracks
     # with corners are fitted both ways, and keep the fewer keys (the corners kept on a
@@ -1058,6 +1067,29 @@ def fit_many(tracks, tolerance_deg, subframes: bool = True) -> list[BezierKeys]:
             if res.frames.size <= out[i].frames.size:
                 out[i] = res
     return out
+
+
+def _one_key(track: Track, tolerance_deg: float) -> BezierKeys:
+    """The key of a one-sample track: its values as float32, flat handles a frame to
+    either side (Blender plays one key as its value whatever the handles, under Constant
+    extrapolation; flat, an animator's next key starts from a held pose). Its error is
+    measured like any fit's: the float32 values' orientation against the target."""
+    values = _f32(track.values)
+    error = quat.angle_between(rotation.mode_values_to_quat(values, track.mode), track.quats)
+    close = np.cos(0.5 * error)
+    margin = margin_deg(track.values)
+    if np.degrees(error[0]) > tolerance_deg - margin:
+        raise ToleranceUnreachable(
+            f"bezier_keys: the pose at frame {track.times[0]:g} rounded to float32 is beyond "
+            f"the tolerance of {tolerance_deg:g} deg.")
+    frame = track.times[:1]
+    side = np.stack((np.broadcast_to(frame[:, None], values.shape), values), axis=-1)
+    return BezierKeys(
+        mode=track.mode, frames=frame.copy(), values=values,
+        handle_left=side - np.array([1.0, 0.0]), handle_right=side + np.array([1.0, 0.0]),
+        interpolation=np.array(["BEZIER"]), handle_type=np.array(["ALIGNED"]),
+        required=np.ones(1, dtype=bool), max_error_deg=float(np.degrees(error[0])),
+        tolerance_deg=tolerance_deg, margin_deg=margin, played=values, closeness=close)
 
 
 def _fit_all(tracks: list[Track], tolerances: np.ndarray, subframes: bool) -> list[BezierKeys]:

@@ -497,8 +497,10 @@ def extrapolated_slopes(fc) -> tuple[float, float]:
     one frame beyond each end, which follows each end key's interpolation (a Constant last
     key holds whatever the curve's extrapolation); a curve with modifiers is left to them
     (a kept Cycles modifier repeats the baked keys as it did the animator's)."""
+    # One key extrapolates too: along its handles when Bezier (a conversion of a single
+    # key held a pose Blender turned 94 deg away from, ten frames on).
     if fc is None or fc.extrapolation != 'LINEAR' or len(fc.modifiers) \
-            or len(fc.keyframe_points) < 2:
+            or not len(fc.keyframe_points):
         return 0.0, 0.0
     first, last = fc.range()
     return (fc.evaluate(first) - fc.evaluate(first - 1.0),

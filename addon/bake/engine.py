@@ -258,7 +258,8 @@ def bake_objects(objects, settings: BakeSettings,
     # Skipped transforms are neither planned nor written: the progress counts the others.
     total = 2 * (len(readings) + len(cached))
     keyed_all = [None] * len(readings)
-    rotating = [k for k, r in enumerate(readings) if not r.location_only]
+    rotating = [k for k, r in enumerate(readings)
+                if not r.location_only and r.rot_frames.size > 1]
     if not errors:
         try:
             found = track_all([readings[k] for k in rotating], settings,

@@ -278,7 +278,9 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     method = settings.method.lower()
     fit = bezier_fit(settings)
     try:
-        if keyed is None:
+        if rot_frames.size == 1:   # a conversion's single pose (read.py): no turn to track
+            keyed = KeyedTurns(None, [], np.zeros(0, dtype=bool))
+        elif keyed is None:
             keyed = keyed_turns(r, settings)
         if keyed.stepped.any():
             # A step jumps on its key's frame: that frame is baked whatever the Step.

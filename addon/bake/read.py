@@ -749,20 +749,18 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
     if key_issues:
         issues.found += key_issues
         raise _Refused
-    if rot_frames.size < 2:
+    # It holds one pose: nothing to interpolate, as with location keys only, so a bake
+    # leaves it as it is and bakes the rest (three of a Maya rig's joints must not stop
+    # the rig: maya_dq_weights). A conversion writes that pose in the new mode, one key
+    # (core.bezier_keys: one sample, one key): a walk found the rig's three joints left
+    # QUATERNION, the rig in two modes.
+    if rot_frames.size < 2 and not settings.keep_playback:
         first = next(fc for fc in key_fcs if fc is not None)
         label = animdata.channel_label(first.data_path, first.array_index)
-        # It holds one pose: nothing to interpolate, as with location keys only, so it is
-        # left as it is and the rest is baked (three of a Maya rig's joints must not stop
-        # the rig: maya_dq_weights).
-        # A conversion says so too: the rig would otherwise come out in two modes without
-        # a word (a walk: three of maya_dq_weights' joints stayed QUATERNION).
-        left = (f"it is left in {src.mode} (add a second key to convert it)"
-                if settings.keep_playback else
-                "it is left as it is (add a second key to bake it)")
         issues.skip(f"{issues.who} has a single rotation key (frame "
                     f"{animdata.frame_label(rot_frames[0])}): it holds that pose, so there is "
-                    f"nothing to interpolate and {left}.", label, float(rot_frames[0]))
+                    "nothing to interpolate and it is left as it is (add a second key to "
+                    "bake it).", label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)
         # composes with them: Blender plays delta @ rotation.

@@ -498,9 +498,12 @@ def _stats_sentence(stats: dict, tip: float = 0.0, decided_by: str = "px") -> st
         within += f" ({stats['tolerance_px']:g} px)"
     if tip > 0.0 and decided_by == "tip":
         within += f" ({tip:g} scene units at the bone's tip)"
-    return (f"{stats['keys_written']} {kind} keys per channel (dense bake "
+    # One key: a single-key transform converted (convert.py), its pose played at its frame.
+    keys = "key" if stats["keys_written"] == 1 else "keys"
+    where = "its key" if stats["samples"] == 1 else f"{stats['samples']} {stats['sampled']}"
+    return (f"{stats['keys_written']} {kind} {keys} per channel (dense bake "
             f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
-            f"at {stats['samples']} {stats['sampled']}: max {_deg(stats['max_deg'])} deg"
+            f"at {where}: max {_deg(stats['max_deg'])} deg"
             + (f" ({stats['max_px']:.3g} px)" if px else "")
             + f", 99th percentile {_deg(stats['p99_deg'])} deg"
             + (f" ({stats['p99_px']:.3g} px)" if px else "")

@@ -147,6 +147,73 @@ def test_stepped_keys_stay_stepped(clean_blender):
         assert at[21.0] == constant and not ((co["co"][:, 0] > 21) & (co["co"][:, 0] < 41)).any()
 
 
+def _single_key(name: str, mode: str, quat, frame: float = 10.0):
+    """An empty keyed once, at ``frame``, in ``mode`` to the orientation ``quat``."""
+    import mathutils
+
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.rotation_mode = mode
+    q = mathutils.Quaternion(quat)
+    if mode == 'QUATERNION':
+        obj.rotation_quaternion = q
+    elif mode == 'AXIS_ANGLE':
+        axis, angle = q.to_axis_angle()
+        obj.rotation_axis_angle = (angle, *axis)
+    else:
+        obj.rotation_euler = q.to_euler(mode)
+    obj.keyframe_insert(animdata.ROTATION_PATHS[mode][0], frame=frame)
+    return obj
+
+
+SINGLE = [('XYZ', 'QUATERNION'), ('QUATERNION', 'ZXY'), ('AXIS_ANGLE', 'YXZ'),
+          ('ZYX', 'AXIS_ANGLE')]
+
+
+@pytest.mark.parametrize("mode,to", SINGLE, ids=[f"{a} to {b}" for a, b in SINGLE])
+def test_a_single_key_converts_to_one_key_of_the_same_pose(clean_blender, mode, to):
+    """A walk: a transform keyed once (three of a Maya rig's joints) stayed in its mode
+    while the rest converted. A single key holds one pose: it becomes one key in the new
+    mode, on its frame, and Blender plays the same pose at every frame (mathutils'
+    matrix_world before and after); Revert puts the mode and the key back."""
+    one = _single_key("One", mode, (0.6, -0.2, 0.7, 0.3))
+    two = _keyed_object("Two", 'XYZ', np.radians(SWING), camera=False)
+    times = np.array([1.0, 10.0, 47.25, 121.0])
+    before = _played(one, times)
+    bpy.context.scene.frame_set(1)
+    snapshot = scenes.scene_snapshot()
+    result = bake.convert_objects([one, two], to, TOL)
+    assert sorted(result.objects) == ["One", "Two"] and not result.skipped
+    assert one.rotation_mode == to and two.rotation_mode == to
+    assert _angle_deg(before, _played(one, times)).max() <= TOL
+    curves = _rotation_fcurves(one)
+    assert {fc.data_path for fc in curves} == {animdata.ROTATION_PATHS[to][0]}
+    assert [[tuple(k.co) for k in fc.keyframe_points] for fc in curves] == \
+        [[(10.0, pytest.approx(fc.keyframe_points[0].co[1]))] for fc in curves]
+    assert result.keys_per_object["One"] == 1
+    bake.revert_objects([one, two])
+    bpy.context.scene.frame_set(1)
+    scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+
+
+def test_a_single_key_that_blender_extrapolates_is_named(clean_blender):
+    """One Bezier key with sloped handles under Linear extrapolation turns on both sides
+    of it (Blender extrapolates along the handles); the converted key holds its pose, so
+    the conversion says which channels went on (a review: held 94 deg off ten frames on,
+    in silence)."""
+    one = _single_key("One", 'XYZ', (0.9, 0.1, 0.3, 0.2))
+    for fc in _rotation_fcurves(one):
+        fc.extrapolation = 'LINEAR'
+        key = fc.keyframe_points[0]
+        key.handle_left_type = key.handle_right_type = 'FREE'
+        key.handle_left = (9.0, key.co[1] - 0.1)
+        key.handle_right = (11.0, key.co[1] + 0.1)
+    result = bake.convert_objects([one], 'QUATERNION', TOL)
+    warning, = result.warnings
+    assert "turns on beyond its keys" in warning.message
+    assert "rotation_euler[0], rotation_euler[1], rotation_euler[2]" in warning.message
+
+
 def test_a_bone_converts_and_reverts_like_a_bake(clean_blender):
     rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
     scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),

@@ -280,16 +280,29 @@ def _report_and_bake(name, items, tmp_path):
     scene.frame_set(1)
 
 
-def test_convert_names_the_single_key_joints_it_leaves_in_their_mode(tmp_path, capsys):
-    """A walk: `convert --to zxy` of maya_dq_weights said "Converted 3 bones" and nothing
-    else, while joint1, joint3 and joint6 (one rotation key each, as imported) stayed
-    QUATERNION: the rig came out in two modes without a word. Each is now a
-    `skipped:` line naming its mode; the others are converted."""
+def test_convert_turns_the_single_key_joints_too(tmp_path, capsys):
+    """A walk: `convert --to zxy` of maya_dq_weights left joint1, joint3 and joint6 (one
+    rotation key each, as imported) QUATERNION, so the rig came out in two modes; the
+    stop after named them. A single key is one pose: each is now converted to one ZXY key
+    on its frame, and Blender plays the pose it played before, at its key and elsewhere
+    (Constant extrapolation), checked on matrix_basis before and after."""
     name = "maya_dq_weights_7500_binary.fbx"
     doc = import_fbx(name)
-    single = sorted(t.bone_name for _m, t in keyed_models(doc)
+    items = keyed_models(doc)
+    single = sorted(t.bone_name for _m, t in items
                     if len(animdata.key_frames(_rotation_fcurves(t))) < 2)
     assert single == ["joint1", "joint3", "joint6"], single
+    scene = bpy.context.scene
+    frames = (float(scene.frame_start), float(scene.frame_end), 2.5)
+    before = {}
+    for _m, t in items:
+        if t.bone_name in single:
+            key = float(animdata.key_frames(_rotation_fcurves(t))[0])
+            poses = []
+            for f in (key,) + frames:
+                set_frame(scene, f)
+                poses.append(basis_rotation(t))
+            before[t.bone_name] = (key, poses)
     blend, out = tmp_path / "imported.blend", tmp_path / "zxy.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
     import quatbake
@@ -302,11 +315,19 @@ def test_convert_names_the_single_key_joints_it_leaves_in_their_mode(tmp_path, c
         said = capsys.readouterr().err
     finally:
         quatbake.unregister()
-    skipped = [ln for ln in said.splitlines() if ln.startswith("skipped:")]
-    assert len(skipped) == 3 and all("left in QUATERNION" in ln for ln in skipped), said
-    assert all(any(f'"{bone}"' in ln for ln in skipped) for bone in single), skipped
+    assert "skipped:" not in said, said
     bpy.ops.wm.open_mainfile(filepath=str(out), load_ui=False)
-    modes = {pb.name: pb.rotation_mode for o in bpy.data.objects if o.type == 'ARMATURE'
-             for pb in o.pose.bones}
-    assert {b: modes[b] for b in single} == dict.fromkeys(single, 'QUATERNION'), modes
-    assert {b for b, m in modes.items() if m == 'ZXY'} == {"joint2", "joint4", "joint5"}, modes
+    scene = bpy.context.scene
+    rig, = (o for o in bpy.data.objects if o.type == 'ARMATURE')
+    modes = {pb.name: pb.rotation_mode for pb in rig.pose.bones}
+    assert {b for b, m in modes.items() if m == 'ZXY'} == \
+        {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6"}, modes
+    for bone, (key, poses) in before.items():
+        t = AnimatedTransform(rig, bone)
+        written = _rotation_fcurves(t)
+        assert [fc.data_path for fc in written] == [f'pose.bones["{bone}"].rotation_euler'] * 3
+        assert all([k.co[0] for k in fc.keyframe_points] == [key] for fc in written), bone
+        for f, pose in zip((key,) + frames, poses):
+            set_frame(scene, f)
+            off = angle_deg(basis_rotation(t), pose)
+            assert off < 0.01, f"{bone} at frame {f}: {off:.2e} deg from before"

@@ -331,6 +331,33 @@ def _random_curves(seed, n_keys=30, channels=3):
             hl.astype(f32).astype(float), hr.astype(f32).astype(float), ipo)
 
 
+@pytest.mark.parametrize("mode", ["QUATERNION", "ZXY", "AXIS_ANGLE"])
+def test_one_sample_is_one_key_of_that_pose(mode):
+    """A single-key transform converted (addon/bake/convert.py): one sample, one key on
+    its frame, flat handles, its error measured against scipy's rotation of the float32
+    values; tracks of one sample fit beside others as each alone."""
+    pose = Rotation.from_euler("xyz", [0.4, -1.1, 2.7])
+    q = _wxyz(pose)[None]
+    values = rotation.quat_to_mode_values_continuous(q, mode)
+    one = bezier_keys.Track(np.array([12.0]), q, values, mode)
+    times = np.arange(1.0, 11.0, QUARTER)
+    still = bezier_keys.Track(times, np.tile(q, (times.size, 1)),
+                              np.tile(values, (times.size, 1)), mode)
+    res, other = bezier_keys.fit_many([one, still], 0.01)
+    assert list(res.frames) == [12.0] and list(res.interpolation) == ["BEZIER"]
+    assert np.array_equal(res.values, values.astype(np.float32).astype(np.float64))
+    assert np.array_equal(res.handle_left[0, :, 0], [11.0] * values.shape[1])
+    assert np.array_equal(res.handle_right[0, :, 0], [13.0] * values.shape[1])
+    assert np.array_equal(res.handle_left[0, :, 1], res.values[0])
+    assert np.array_equal(res.handle_right[0, :, 1], res.values[0])
+    stored = rotation.mode_values_to_quat(res.values, mode)
+    off = np.degrees((Rotation.from_quat(stored[:, [1, 2, 3, 0]]).inv() * pose).magnitude())
+    assert res.max_error_deg == pytest.approx(off[0], abs=1e-6)
+    assert res.max_error_deg < 1e-4
+    assert list(other.frames) == list(bezier_keys.fit(
+        times, still.quats, still.values, mode, 0.01).frames)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_fast_playback_is_the_bezier_curve_at_every_sample(seed):
     x, y, hl, hr, ipo = _random_curves(seed)
