@@ -266,7 +266,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     into_delta, delta_keyed, out_mode = r.into_delta, r.delta_keyed, r.out_mode
     target_path, rot_path, out_path, delta_paths = (r.target_path, r.rot_path, r.out_path,
                                                     r.delta_paths)
-    bake_location, loc_frames, loc_points = r.bake_location, r.loc_frames, r.loc_points
+    bake_location, loc_frames = r.bake_location, r.loc_frames
     loc_into_delta, rot_frames, key_quats = r.loc_into_delta, r.rot_frames, r.key_quats
     frames, start, end = r.frames, r.start, r.end
     name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
@@ -297,7 +297,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             if settings.constant_speed:
                 # One time map for both: each key orientation is reached where the
                 # object stands at that key, at whatever frame it now gets there.
-                times = path.constant_speed_times(loc_frames, loc_points, samples, loc_method)
+                times = path.constant_speed_times(loc_frames, _path_points(r), samples,
+                                                  loc_method)
             location_values, location_constant = _positions(r, times[at], frames, loc_method)
         blender = None
         if keyed.stepped.any():
@@ -426,7 +427,7 @@ def _baked_positions(reading: Reading, settings: BakeSettings, frames: np.ndarra
     loc_method = settings.location_method.lower()
     times = frames
     if settings.constant_speed:
-        times = path.constant_speed_times(r.loc_frames, r.loc_points, frames, loc_method)
+        times = path.constant_speed_times(r.loc_frames, _path_points(r), frames, loc_method)
     return (times, *_positions(r, times, frames, loc_method))
 
 
@@ -440,8 +441,9 @@ def _positions(r: Reading, times: np.ndarray, frames: np.ndarray, method: str) -
     plays them (a review: held as a sum, a delta_location moving under a held location
     stood still, 4.5 units off). ``constant``: the frames each axis holds from, written
     CONSTANT so that it jumps on the next key's frame."""
-    values = path.interpolate_positions(r.loc_frames, r.loc_points, times, method)
-    values -= _other_half(r, frames)
+    points = _path_points(r)
+    values = path.interpolate_positions(r.loc_frames, points, times, method)
+    values += _jumps(r, times) - _other_half(r, frames)
     constant = None
     for axis, spans in enumerate(r.loc_holds):
         if not spans.size:
@@ -453,12 +455,37 @@ def _positions(r: Reading, times: np.ndarray, frames: np.ndarray, method: str) -
             continue
         starts = spans[at[held], 0]
         values[held, axis] = (
-            path.interpolate_positions(r.loc_frames, r.loc_points, starts, method)[:, axis]
-            - _other_half(r, starts)[:, axis])
+            path.interpolate_positions(r.loc_frames, points, starts, method)[:, axis]
+            + _jumps(r, starts)[:, axis] - _other_half(r, starts)[:, axis])
         if constant is None:
             constant = np.zeros(values.shape, dtype=bool)
         constant[held, axis] = True
     return values, constant
+
+
+def _jumps(r: Reading, times: np.ndarray) -> np.ndarray:
+    """(n, 3) how far the half a location bake leaves has jumped by ``times``: the sum of
+    its jumps at the ends of its holds (``r.other_holds``: a delta_location keyed
+    Constant) up to each time. Blender plays them as jumps of the sum; a path through the
+    sums (0, 10, 15 where the location keys 0, 5, 10 and the delta jumps 5 at the middle
+    key) ran the location ahead to meet each jump (a review: 4.5 units off a frame
+    before it). So the path goes through the points without the jumps
+    (``_path_points``), and each jump is the delta's own, on its frame."""
+    out = np.zeros((np.size(times), 3))
+    for axis, spans in enumerate(r.other_holds):
+        if not spans.size:
+            continue
+        size = (_other_half(r, spans[:, 1]) - _other_half(r, spans[:, 0]))[:, axis]
+        order = np.argsort(spans[:, 1])
+        done = np.searchsorted(spans[order, 1], times, side="right")
+        out[:, axis] = np.r_[0.0, np.cumsum(size[order])][done]
+    return out
+
+
+def _path_points(r: Reading) -> np.ndarray:
+    """The location path's points: location + delta_location at the location keys, less
+    the jumps the delta makes by then (``_jumps``)."""
+    return r.loc_points - _jumps(r, r.loc_frames)
 
 
 def _other_half(r: Reading, frames: np.ndarray) -> np.ndarray:

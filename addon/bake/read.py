@@ -452,6 +452,9 @@ class Reading:
     # Per location axis, (h, 2) (start, end) frames where its keys hold (CONSTANT keys: a
     # blocking pass), which the location bake keeps held (plan._positions).
     loc_holds: list = field(default_factory=list)
+    # The same for the half the bake leaves (delta_location under a keyed location): its
+    # jumps at the ends of its holds are its own, kept out of the path (plan._jumps).
+    other_holds: list = field(default_factory=list)
 
     def track_request(self, settings: BakeSettings) -> turn_inputs.TrackRequest:
         """What turn_inputs needs to follow Blender's playback of the keyed channels."""
@@ -784,7 +787,7 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
     bake_location, loc_frames, loc_points, loc_into_delta): location + delta_location,
     written back into the one that is keyed."""
     found = dict(bake_location=settings.location_method != 'KEEP', loc_frames=None,
-                 loc_points=None, loc_into_delta=False, loc_holds=[])
+                 loc_points=None, loc_into_delta=False, loc_holds=[], other_holds=[])
     if not found["bake_location"]:
         return found
     who = issues.who
@@ -818,7 +821,8 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
                     "slow moves there will stutter. Move the scene closer to the origin.",
                     "location")
     found.update(loc_frames=loc_frames, loc_points=loc_points, location_modifiers=modifiers,
-                 loc_holds=_holds(loc_fcs if any(loc_fcs) else dloc_fcs))
+                 loc_holds=_holds(loc_fcs if any(loc_fcs) else dloc_fcs),
+                 other_holds=_holds(dloc_fcs) if any(loc_fcs) else [])
     return found
 
 

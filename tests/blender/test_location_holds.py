@@ -108,3 +108,28 @@ def test_a_held_location_over_a_moving_delta_location_holds_its_own_half(clean_b
     assert np.ptp(before[(QUARTERS >= 1) & (QUARTERS < 11), 0]) > 4.0   # the delta moves it
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='LINEAR'))
     np.testing.assert_allclose(_locations(obj, QUARTERS), before, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("method,tolerance", [('LINEAR', 0.0), ('CATMULL_ROM', 0.0),
+                                              ('LINEAR', 0.01)])
+def test_a_delta_location_that_jumps_under_a_moving_location_keeps_its_jump(clean_blender,
+                                                                           method, tolerance):
+    """Location X moves (Linear 0, 5, 10 at frames 1, 11, 21) while delta_location X is keyed
+    Constant (0 at 1, 5 at 11 and 21): Blender plays a steady move that jumps 5 units at
+    frame 11. Baked along the path of their sums (0, 10, 15), the location ran ahead to
+    meet the jump: 2.5 units off at frame 6. The path now leaves the jump to the delta
+    and follows the location's own points (0, 5, 10: a straight line either way)."""
+    obj = new_object("Dolly", 'XYZ')
+    key_channels(obj, "rotation_euler", [1, 21], np.radians([[0, 0, 0], [0, 0, 90]]), 'LINEAR')
+    key_channels(obj, "location", KEYS, [[0.0, 0.0, 0.0], [5.0, 0.0, 0.0], [10.0, 0.0, 0.0]],
+                 'LINEAR')
+    key_channels(obj, "delta_location", KEYS, [[0.0, 0.0, 0.0], [5.0, 0.0, 0.0],
+                                               [5.0, 0.0, 0.0]], 'CONSTANT')
+    before = _locations(obj, QUARTERS)
+    assert before[QUARTERS == 11.0, 0] - before[QUARTERS == 10.75, 0] > 5.0   # the jump
+    result = bake.bake_objects([obj], bake.BakeSettings(
+        method='SLERP', location_method=method, tolerance_deg=tolerance))
+    assert not result.warnings, result.warnings
+    # float32 keys of values up to 15: 2e-6 (a Key Tolerance bake too: its location
+    # tolerance keeps the keys of a straight move exact).
+    np.testing.assert_allclose(_locations(obj, QUARTERS), before, rtol=0, atol=2e-6)
