@@ -1078,10 +1078,14 @@ def _one_key(track: Track, tolerance_deg: float) -> BezierKeys:
     error = quat.angle_between(rotation.mode_values_to_quat(values, track.mode), track.quats)
     close = np.cos(0.5 * error)
     margin = margin_deg(track.values)
+    if tolerance_deg <= margin:   # as _Batch says it
+        raise ValueError(f"Key tolerance {tolerance_deg:.4g} deg is not above the float32 "
+                         f"margin {margin:.4g} deg of these channel values.")
     if np.degrees(error[0]) > tolerance_deg - margin:
         raise ToleranceUnreachable(
-            f"bezier_keys: the pose at frame {track.times[0]:g} rounded to float32 is beyond "
-            f"the tolerance of {tolerance_deg:g} deg.")
+            f"bezier_keys: the pose at frame {track.times[0]:g} rounded to float32 is "
+            f"{np.degrees(error[0]):.4g} deg off, beyond the tolerance of {tolerance_deg:.4g} "
+            f"deg less the float32 margin {margin:.4g} deg.")
     frame = track.times[:1]
     side = np.stack((np.broadcast_to(frame[:, None], values.shape), values), axis=-1)
     return BezierKeys(

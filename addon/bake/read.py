@@ -607,8 +607,11 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
-        issues.skip(f"{who} has no animation, so there is nothing to {verb(settings)}. Key "
-                    f"its rotation on two frames or more, then {verb(settings)}.")
+        issues.skip(f"{who} has no animation, so there is nothing to convert: Blender's "
+                    "Rotation Mode menu (Object or Bone properties) converts an unkeyed "
+                    "rotation itself." if settings.keep_playback else
+                    f"{who} has no animation, so there is nothing to bake. Key its rotation on "
+                    "two frames or more, then bake.")
     if animdata.is_read_only(src.action):
         where = (f"is linked from the library \"{src.action.library.filepath}\""
                  if src.action.library is not None else "is a library override")
@@ -756,14 +759,22 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
     # leaves it as it is and bakes the rest (three of a Maya rig's joints must not stop
     # the rig: maya_dq_weights). A conversion writes that pose in the new mode, one key
     # (core.bezier_keys: one sample, one key): a walk found the rig's three joints left
-    # QUATERNION, the rig in two modes.
-    if rot_frames.size < 2 and not settings.keep_playback:
-        first = next(fc for fc in key_fcs if fc is not None)
-        label = animdata.channel_label(first.data_path, first.array_index)
-        issues.skip(f"{issues.who} has a single rotation key (frame "
-                    f"{animdata.frame_label(rot_frames[0])}): it holds that pose, so there is "
-                    "nothing to interpolate and it is left as it is (add a second key to "
-                    "bake it).", label, float(rot_frames[0]))
+    # QUATERNION, the rig in two modes. Unless Blender turns it away from its key: then
+    # one key cannot play it, and the conversion leaves it too (a review: a camera shake,
+    # one key under Noise, converted to a still camera, 66 deg off).
+    if rot_frames.size < 2:
+        moves = _single_key_moves(key_fcs) if settings.keep_playback else ""
+        if moves or not settings.keep_playback:
+            first = next(fc for fc in key_fcs if fc is not None)
+            label = animdata.channel_label(first.data_path, first.array_index)
+            at = f"{issues.who} has a single rotation key (frame " \
+                 f"{animdata.frame_label(rot_frames[0])})"
+            issues.skip(f"{at}, and {moves} turns it away from that pose, so one key in "
+                        f"another mode cannot play it: it is left in {src.mode}. Key the "
+                        "motion on two frames or more to convert it." if moves else
+                        f"{at}: it holds that pose, so there is nothing to interpolate and it "
+                        "is left as it is (add a second key to bake it).",
+                        label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)
         # composes with them: Blender plays delta @ rotation.
@@ -780,6 +791,22 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
     except animdata.ChannelError as exc:
         issues.refuse(str(exc), exc.channel, exc.frame)
     return rot_frames, key_quats, raw
+
+
+def _single_key_moves(fcurves: list) -> str:
+    """What moves a channel keyed once away from its key (a modifier other than Stepped or
+    Cycles, which hold one key still; Linear extrapolation along a Bezier key's handles),
+    named for a sentence, or "" when each channel holds its key's value."""
+    for fc in fcurves:
+        if fc is None:
+            continue
+        label = animdata.channel_label(fc.data_path, fc.array_index)
+        moving = [m for m in fc.modifiers if not m.mute and m.type not in ('STEPPED', 'CYCLES')]
+        if moving:
+            return f"the {moving[0].type.title()} modifier on {label}"
+        if any(animdata.extrapolated_slopes(fc)):
+            return f"Linear extrapolation along its handles ({label})"
+    return ""
 
 
 def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) -> dict:

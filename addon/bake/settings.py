@@ -285,10 +285,12 @@ def output_mode_for(obj, src_mode: str, fcurves, key_fcurves, settings: BakeSett
     if settings.output_mode != 'AUTO':
         return settings.output_mode, None
     frames = animdata.key_frames(key_fcurves)
-    if frames.size < 2:
+    if not frames.size:
         return (src_mode if src_mode in rotation.EULER_ORDERS else 'XYZ'), None
-    samples = path_samples(frames[[0, -1]], BakeSettings(tolerance_deg=1.0,
-                                                         key_interpolation='BEZIER'))
+    # One key (a conversion's single pose): that pose alone (a review: a quaternion keyed
+    # once went to XYZ at 89 deg, in silence, where YXZ is 0.3 deg from the lock's middle).
+    samples = frames if frames.size == 1 else path_samples(
+        frames[[0, -1]], BakeSettings(tolerance_deg=1.0, key_interpolation='BEZIER'))
     try:
         quats = animdata.evaluate_orientation(obj, samples, src_mode, fcurves)
     except (animdata.ChannelError, ValueError):

@@ -196,22 +196,62 @@ def test_a_single_key_converts_to_one_key_of_the_same_pose(clean_blender, mode, 
     scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
 
 
-def test_a_single_key_that_blender_extrapolates_is_named(clean_blender):
-    """One Bezier key with sloped handles under Linear extrapolation turns on both sides
-    of it (Blender extrapolates along the handles); the converted key holds its pose, so
-    the conversion says which channels went on (a review: held 94 deg off ten frames on,
-    in silence)."""
-    one = _single_key("One", 'XYZ', (0.9, 0.1, 0.3, 0.2))
-    for fc in _rotation_fcurves(one):
+def _sloped(obj) -> None:
+    """Each rotation key given sloped FREE handles under Linear extrapolation."""
+    for fc in _rotation_fcurves(obj):
         fc.extrapolation = 'LINEAR'
         key = fc.keyframe_points[0]
         key.handle_left_type = key.handle_right_type = 'FREE'
         key.handle_left = (9.0, key.co[1] - 0.1)
         key.handle_right = (11.0, key.co[1] + 0.1)
-    result = bake.convert_objects([one], 'QUATERNION', TOL)
-    warning, = result.warnings
-    assert "turns on beyond its keys" in warning.message
-    assert "rotation_euler[0], rotation_euler[1], rotation_euler[2]" in warning.message
+
+
+def _noisy(obj) -> None:
+    """A camera shake: Noise on each rotation channel."""
+    for fc in _rotation_fcurves(obj):
+        fc.modifiers.new('NOISE').strength = 0.5
+
+
+@pytest.mark.parametrize("moving,named", [
+    (_sloped, "Linear extrapolation along its handles (rotation_euler[0])"),
+    (_noisy, "the Noise modifier on rotation_euler[0]")], ids=["extrapolated", "noise"])
+def test_a_single_key_that_blender_turns_away_from_is_left_in_its_mode(clean_blender, moving,
+                                                                       named):
+    """A review: one key under Noise (a camera shake), or a Bezier key under Linear
+    extrapolation along its handles, plays more than one pose; written as one key it
+    stood still (66 and 174 deg off) while the note said 100% within 0.01 deg. It is left
+    in its mode, named with what moves it, and plays as before; the others convert."""
+    one = _single_key("One", 'XYZ', (0.9, 0.1, 0.3, 0.2))
+    moving(one)
+    two = _keyed_object("Two", 'XYZ', np.radians(SWING), camera=False)
+    times = np.array([1.0, 10.0, 30.5, 90.0])
+    before = _played(one, times)
+    assert _angle_deg(before[:1], before[2:]).max() > 1.0          # it does move
+    result = bake.convert_objects([one, two], 'QUATERNION', TOL)
+    assert result.objects == ["Two"] and two.rotation_mode == 'QUATERNION'
+    skipped, = result.skipped
+    assert named in skipped.message and "left in XYZ" in skipped.message, skipped.message
+    assert one.rotation_mode == 'XYZ'
+    assert _angle_deg(before, _played(one, times)).max() == 0.0
+
+
+def test_auto_picks_the_order_of_a_single_pose_farthest_from_gimbal_lock(clean_blender):
+    """A review: a quaternion keyed once at Euler XYZ (20, 89, 30) deg went to XYZ, its
+    middle angle 1 deg from gimbal lock, with no note; the same pose keyed twice gets the order
+    farthest from the lock, and a note. mathutils' Euler decomposition of that pose gives
+    each order's middle angle."""
+    import mathutils
+
+    pose = mathutils.Euler(np.radians([20.0, 89.0, 30.0]), 'XYZ').to_quaternion()
+    one = _single_key("One", 'QUATERNION', tuple(pose))
+    result = bake.convert_objects([one], 'AUTO', TOL)
+    chosen = one.rotation_mode
+    # The middle angle is the one about the order's second axis.
+    middle = {o: abs(math.degrees(getattr(pose.to_euler(o), o[1].lower())))
+              for o in ('XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX')}
+    assert middle[chosen] == pytest.approx(min(middle.values()), abs=1e-6), (chosen, middle)
+    assert middle[chosen] < 1.0
+    assert any(chosen in n.message for n in result.notes), result.notes
 
 
 def test_a_bone_converts_and_reverts_like_a_bake(clean_blender):
