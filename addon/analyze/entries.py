@@ -347,6 +347,25 @@ def _sync_rows(scene) -> None:
     settings.report_index = min(settings.report_index, max(len(rows) - 1, 0))
 
 
+def _carry_fingerprints(scene, objects) -> None:
+    """The entries of the other bones of a rig whose bones were just baked or reverted:
+    the bake copies their keys as they were into the rig's new action, so their analyses
+    still hold, but their fingerprints named the old action, and a walk found every one of
+    them "out of date" after a Re-bake of one bone. Each whose keys, mode and cache are
+    unchanged (all of its fingerprint but the action's name) takes the new fingerprint."""
+    owners = {getattr(obj, "owner", obj).name for obj in objects}
+    done = {result_label(obj) for obj in objects}
+    for name, entry in results(scene).items():
+        then = entry.get("fingerprint")
+        if name in done or then is None or entry.get("clip") or entry.get("pending") \
+                or entry.get("object") not in owners:
+            continue
+        obj = named_transform(scene, name)
+        now = fingerprint(obj) if obj is not None else None
+        if now is not None and then[1:] == now[1:]:
+            entry["fingerprint"] = now
+
+
 def refresh(scene, objects, method: str, written: "animdata.Written | None" = None,
             path: tuple[str, str] | None = None) -> None:
     """After a bake or revert: re-run the report on ``objects`` so nothing stale
@@ -357,6 +376,7 @@ def refresh(scene, objects, method: str, written: "animdata.Written | None" = No
     from .. import animdata
 
     objects = list(objects)
+    _carry_fingerprints(scene, objects)
     with animdata.read_once(seed=written):   # a rig's bones: its action sorted by bone once
         spanned = sum(_frames_spanned(obj) for obj in objects)
     if spanned <= REFRESH_FRAME_LIMIT:

@@ -281,3 +281,31 @@ def test_many_objects_are_listed_worst_first(clean_blender):
         # float32 keys and matrix_basis: ~1e-4 deg (as test_analyze)
         assert row.max_deviation_deg == pytest.approx(want[row.name], abs=0.01)
 
+
+
+def test_a_re_bake_of_one_bone_leaves_the_other_bones_results_current(clean_blender):
+    """A walk: Analyze a rig, Re-bake one bone in Pose Mode: every other bone's entry said
+    "out of date" (the rig's action was renamed by the bake; their keys were copied as
+    they were). They stay current, and a key edited on one of them still marks it."""
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1)),
+                                  ("leg", None, (1, 0, 0), (1, 0, 1))])
+    keys = scenes.quats_about_z([0, 40, 80])
+    keys[1] *= -1.0
+    for bone in ("arm", "leg"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", FRAMES, keys, mode='QUATERNION')
+    scene = bpy.context.scene
+    scenes.select_only(rig)
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    bpy.ops.object.mode_set(mode='POSE')
+    for b in rig.data.bones:
+        animdata.select_bone(rig, b.name, b.name == "arm")
+    rig.data.bones.active = rig.data.bones["arm"]
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    found = report_results.results(scene)
+    assert found["Rig: arm"]["before"] is not None and found["Rig: leg"]["before"] is None
+    assert not report_results.is_stale(scene, "Rig: arm")
+    assert not report_results.is_stale(scene, "Rig: leg")
+    leg = next(fc for fc in animdata.object_fcurves(rig)
+               if fc.data_path == scenes.bone_path("leg", "rotation_quaternion"))
+    leg.keyframe_points.insert(60.0, 0.5)
+    assert report_results.is_stale(scene, "Rig: leg")
