@@ -669,6 +669,13 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
                 f"Output: Object's Mode bakes the keys before it in their own mode, "
                 f"{out_mode} (Output: Quaternion, or Convert Rotation Mode after the bake, "
                 "for another).", getattr(obj, "bone_name", "")))
+        if settings.keep_playback and out_mode == src.mode:
+            # A walk: a rig converted to Quaternion re-fitted the bones already in it
+            # (4 keys became 7, 0.008 deg moved), and again on every conversion after.
+            why = (", the Euler order farthest from gimbal lock here"
+                   if settings.output_mode == 'AUTO' else "")
+            issues.skip(f"{who} is already in {out_mode}{why}: there is nothing to convert, "
+                        "and its keys are left as they are.", rot_path)
     if into_delta and out_mode not in animdata.DELTA_ROTATION_PATHS:
         issues.refuse(f"{who}: only its delta rotation is keyed, and Blender has no delta "
                       f"channels for {out_mode}; convert to another mode.", rot_path)

@@ -321,7 +321,7 @@ def test_a_re_bake_says_when_it_replaces_keys_edited_since_the_bake(clean_blende
     key.handle_right_type = 'FREE'
     key.handle_right[1] += 0.2
     animdata.rotation_fcurves(cube)[2].keyframe_points[1].co[1] += 0.3
-    assert not _edited_warnings(bake.convert_objects([hand], 'QUATERNION'))
+    assert not _edited_warnings(bake.convert_objects([hand], 'ZXY'))
     # The cube converted too: a conversion keeps what plays, its edit included, and the
     # edit still counts as one for the bake after it (review: the conversion's fresh
     # checksums hid it, and that bake replaced the edit without a word).

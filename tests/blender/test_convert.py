@@ -254,6 +254,30 @@ def test_auto_picks_the_order_of_a_single_pose_farthest_from_gimbal_lock(clean_b
     assert any(chosen in n.message for n in result.notes), result.notes
 
 
+def test_a_transform_already_in_the_mode_is_left_as_it_is(clean_blender):
+    """A Rigify walk: converting a rig to Quaternion re-fitted the bones already in it (4
+    keys became 7, playing 0.008 deg off), and again on each conversion after. Such a
+    transform is skipped, named, its keys and action untouched; the others convert."""
+    already = _keyed_object("Already", 'QUATERNION', _turn(), camera=False)
+    other = _keyed_object("Other", 'XYZ', np.radians(SWING), camera=False)
+    action = animdata.get_action(already)
+    keys = [animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+            for fc in _rotation_fcurves(already)]
+    result = bake.convert_objects([already, other], 'QUATERNION', TOL)
+    assert result.objects == ["Other"] and other.rotation_mode == 'QUATERNION'
+    skipped, = result.skipped
+    assert skipped.message.startswith('Object "Already" is already in QUATERNION'), skipped
+    assert animdata.get_action(already) == action
+    after = [animdata.read_keyframe_arrays(fc, ("co", "handle_left", "handle_right"))
+             for fc in _rotation_fcurves(already)]
+    for was, now in zip(keys, after, strict=True):
+        for field in was:
+            np.testing.assert_array_equal(now[field], was[field])
+    with pytest.raises(bake.BakeError) as info:     # nothing else selected: refused
+        bake.convert_objects([already], 'QUATERNION', TOL)
+    assert "already in QUATERNION" in str(info.value)
+
+
 def test_a_bone_converts_and_reverts_like_a_bake(clean_blender):
     rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
     scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
