@@ -117,6 +117,15 @@ def _within_sentence(a) -> str:
             f"{frame_text(a.worst_frame)}): nothing to do; a smaller tolerance keeps more keys")
 
 
+def _length(norm: dict) -> str:
+    """How the raw quaternion channels leave length 1, for a sentence: "shrink to length
+    0.389" or "grow to length 1.286", whichever is farther from 1 (``norm["frame"]`` is
+    that one's; a walk: keys scaled up by hand read "shrink to length 1.000")."""
+    if norm["max_norm"] - 1.0 > 1.0 - norm["min_norm"]:
+        return f"grow to length {norm['max_norm']:.3f}"
+    return f"shrink to length {norm['min_norm']:.3f}"
+
+
 def sentences(a) -> list:
     """Sentences, most important first; the first is the one-line advice. Those that ask
     for nothing are also listed in ``a.notes``."""
@@ -150,7 +159,7 @@ def sentences(a) -> list:
     on_path = a.max_path_deviation_deg <= NEGLIGIBLE_DEG
     if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and not on_path:
         out.append(
-            f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
+            f"the quaternion channels {_length(a.norm)} near frame "
             f"{frame_text(a.norm['frame'])} (per-component interpolation, not a rotation): {fix}")
     if a.gimbal_frames:
         out.append(
@@ -229,7 +238,7 @@ def sentences(a) -> list:
             f"{frame_text(jumps['frames'][k])}: {then}")
     if a.norm is not None and a.norm["max_drift"] > NORM_DRIFT_NOTE and on_path:
         out.append(
-            f"the quaternion channels shrink to length {a.norm['min_norm']:.3f} near frame "
+            f"the quaternion channels {_length(a.norm)} near frame "
             f"{frame_text(a.norm['frame'])}, which Blender's normalising hides: the path "
             "stays on the arc")
         notes.append(out[-1])
@@ -255,8 +264,10 @@ def _timing_cause(a) -> str:
     """Why Blender's speed along the method's path varies, as far as the data tells."""
     if a.rotation_mode == "QUATERNION" and a.norm is not None \
             and a.norm["max_drift"] > NORM_DRIFT_NOTE:
-        return ("the quaternion channels, interpolated one by one, speed up where they "
-                "shrink, and any ease of the keys adds to it")
+        where = "slow down where they grow" if _length(a.norm).startswith("grow") else \
+            "speed up where they shrink"
+        return (f"the quaternion channels, interpolated one by one, {where}, and any ease "
+                "of the keys adds to it")
     return "the keys' ease in and out"
 
 

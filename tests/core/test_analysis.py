@@ -71,6 +71,20 @@ def test_clean_short_turn_is_not_a_long_arc_but_shows_uneven_speed_and_shrinking
     assert any("shrink" in f for f in a.findings)
 
 
+def test_channels_that_grow_are_said_to_grow():
+    """A walk: W of the middle key raised by hand, so the raw channels reach length 1.3
+    there; the sentence read "shrink to length 1.000". The length named is the largest,
+    computed here with numpy from the linear channels, and the frame is its key's."""
+    kq = _axis_quat([0, 0, 1], [0, 10, 20])
+    kq[1] *= 1.3
+    a = _quat_object(np.array([1.0, 11.0, 21.0]), kq)
+    frames = np.arange(1.0, 22.0)
+    longest = np.linalg.norm(_linear_channels([1.0, 11.0, 21.0], kq, frames), axis=1).max()
+    said = [f for f in a.findings if "quaternion channels" in f]
+    assert any(f"grow to length {longest:.3f} near frame 11" in f for f in said), said
+    assert not any("shrink" in f for f in said), said
+
+
 def test_euler_wrap_170_to_minus_170_is_a_long_arc_and_a_wrap():
     key_frames = np.array([1.0, 25.0])
     key_raw = np.radians([[0, 0, 170], [0, 0, -170]])
