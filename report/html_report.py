@@ -364,6 +364,21 @@ def page_subject(report: dict) -> str:
     return shown or where
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _counted(objects: list) -> str:
+    """What the report's rows are: "2 objects", "8 bones", "1 object and 8 bones" (a walk:
+    a rig's 8 bones read "8 object(s)")."""
+    bones = sum(1 for o in objects if o.get("bone"))
+    parts = [_plural(len(objects) - bones, "object")] if len(objects) > bones or not bones \
+        else []
+    if bones:
+        parts.append(_plural(bones, "bone"))
+    return " and ".join(parts)
+
+
 def render_html(report: dict) -> str:
     """The HTML page (a str) for a report dict."""
     method = report.get("method", "")
@@ -374,7 +389,7 @@ def render_html(report: dict) -> str:
            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
            f"<h1>{escape(title)}</h1>",
            f'<p class="meta">{_blenders(report)} &middot; compared with '
-           f'<b>{escape(method)}</b> &middot; {len(objects)} object(s) &middot; schema '
+           f'<b>{escape(method)}</b> &middot; {_counted(objects)} &middot; schema '
            f'{escape(report.get("schema", ""))}</p>']
     if objects:
         out.append(

@@ -423,8 +423,11 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         _report_issues(self, list(result.notes), 'INFO')
         baked = transforms_named(result.objects)
         _refresh_report(self, context, baked, "Convert Rotation Mode", written)
-        self.report({'INFO'}, rpt_("Converted {}: {:d} keys per channel in all").format(
-            transform_count(baked, rpt_), int(result.keys_written)))
+        # One key: a single-key transform converted alone (a walk: "1 keys per channel").
+        converted = (rpt_("Converted {}: one key per channel") if result.keys_written == 1
+                     else rpt_("Converted {}: {:d} keys per channel in all"))
+        self.report({'INFO'}, converted.format(transform_count(baked, rpt_),
+                                               int(result.keys_written)))
         return {'FINISHED'}
 
 

@@ -334,7 +334,8 @@ def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> Ba
         f"Raise {_deciding_tolerance(plan)}, or set Keys to Linear"
     return BakeIssue(
         'ERROR', plan.obj.name, path, frame,
-        f"{who}: no Bezier keys play within the tolerance of {tol:.4g} deg ({exc}). "
+        f"{who}: no Bezier keys play within the tolerance of {tol:.4g} deg "
+        f"({str(exc).rstrip('.')}). "
         f"{raise_it}; nothing was changed.", plan.obj.bone_name)
 
 

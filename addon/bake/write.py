@@ -355,7 +355,7 @@ def revert_owner_fully(obj, originals: Counter) -> str:
     drop_superseded(before, rec)
     if rec.edited_from and not said:
         said = (f"{obj.name}: the keys added or changed since the bake are kept: it now plays "
-                f"\"{rec.original_action.name}\", \"{rec.edited_from}\" with those changes; "
+                f"\"{rec.original_action.name}\" (\"{rec.edited_from}\" with those changes); "
                 f"\"{rec.edited_from}\" stays as it was before the bake.")
     original, baked = rec.original_action, rec.baked_action
     slot, mode, fake = original_slot(rec), rec.original_rotation_mode, rec.original_fake_user
@@ -466,8 +466,8 @@ def fold_note(owner, changed: list[str]) -> str:
     rec = owner.quatbake
     return (f"{owner.name}: what was keyed, changed or deleted since the bake "
             f"({animdata.first_of(changed, 4)}) is "
-            f"kept: Revert now puts back \"{rec.original_action.name}\", \"{rec.edited_from}\" "
-            f"with those changes, and \"{rec.edited_from}\" stays as it was before the bake "
+            f"kept: Revert now puts back \"{rec.original_action.name}\" (\"{rec.edited_from}\" "
+            f"with those changes), and \"{rec.edited_from}\" stays as it was before the bake "
             "(kept with a fake user).")
 
 

@@ -159,8 +159,13 @@ def run_bake(args, results: list | None = None) -> int:
     if not args.quiet:
         baked = transform_count(transforms_named(result.objects))
         if result.rotations_written:
-            print(f"Baked {baked} with {args.method}: {result.frames_written} "
-                  f"frames written, largest change from Blender's interpolation "
+            # A tolerance bake writes keys on some frames only (a walk: "29 frames
+            # written" for 29 Bezier keys per channel).
+            written = (f"{result.keys_written} keys per channel written"
+                       if bake.has_tolerance(settings) else
+                       f"{result.frames_written} frames written")
+            print(f"Baked {baked} with {args.method}: {written}, "
+                  f"largest change from Blender's interpolation "
                   f"{result.max_deviation_deg:.2f} deg -> {args.output}")
         else:
             # Location only: no rotation method applied, no rotation change to measure.

@@ -10,6 +10,10 @@ from .headless import BadInput, save_blend_copy
 from .scenes import load_blend, register_quatbake, resolve_targets
 
 
+def _keys(count: int) -> str:
+    return "1 key" if count == 1 else f"{count} keys"
+
+
 def _chosen(to: str, converted) -> str:
     """The mode the summary names: ``to`` itself, or for AUTO the Euler orders it picked
     ("the Euler order farthest from gimbal lock: YXZ x 20, ZXY x 11")."""
@@ -48,7 +52,7 @@ def run_convert(args) -> int:
         converted = transforms_named(result.objects)
         done = transform_count(converted)
         print(f"Converted {done} to {_chosen(args.to.upper(), converted)}: "
-              f"{result.keys_written} keys per channel in all "
+              f"{_keys(result.keys_written)} per channel in all "
               f"within {args.tolerance:g} deg of Blender's playback -> {args.output}")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)

@@ -272,6 +272,7 @@ ZH_HANS = {
         "将所选物体（或姿态骨骼）的旋转转换为另一种模式，保留 Blender 当前播放的运动（包括中间帧），"
         "写成少量贝塞尔关键帧。“还原”可恢复原关键帧",
     "Converted {}: {:d} keys per channel in all": "已转换 {}：共每通道 {:d} 个关键帧",
+    "Converted {}: one key per channel": "已转换 {}：每通道 1 个关键帧",
     "Camera Tolerance (px)": "相机容差（像素）",
     "Pixels of the rendered image: perspective cameras keep only the keys that move no "
     "pixel more than this (worked out from the lens, sensor fit and render size; with a "

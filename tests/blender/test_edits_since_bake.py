@@ -75,6 +75,9 @@ def test_rebake_and_revert_keep_keys_keyed_or_changed_since_the_bake(clean_blend
     _assert_edits_kept(obj)
     said = [i.message for i in result.notes if "since the bake" in i.message]
     assert said and "location" in said[0] and "scale" in said[0] and '"ObjAction.edited"' in said[0]
+    # One action, and what it is (a walk read 'puts back "ObjAction.edited", "ObjAction"
+    # with those changes' as two).
+    assert 'puts back "ObjAction.edited" ("ObjAction" with those changes)' in said[0], said
 
     notes = []
     assert bake.revert_objects([obj], notes) == ["Obj"]
@@ -82,6 +85,7 @@ def test_rebake_and_revert_keep_keys_keyed_or_changed_since_the_bake(clean_blend
     plays = animdata.get_action(obj)
     assert plays != original and plays.name == "ObjAction.edited"
     assert notes and '"ObjAction.edited"' in notes[0] and '"ObjAction" stays' in notes[0]
+    assert 'plays "ObjAction.edited" ("ObjAction" with those changes)' in notes[0], notes
     # The rotation is the animator's keys before the bake, and their action is untouched.
     for key in (("rotation_euler", i) for i in range(3)):
         np.testing.assert_array_equal(_keys(obj)[key], before[key])

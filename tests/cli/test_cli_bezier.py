@@ -125,6 +125,11 @@ def test_bezier_bake_plays_within_the_tolerance_at_quarter_frames(scene, key_ori
         assert len(frames) == 1, (name, frames)        # every channel on the same frames
         assert set(KEY_FRAMES) <= set(frames.pop())     # the animator's keys kept
         assert all(set(ipo) == {"BEZIER"} for _f, ipo in played[name]["channels"])
+    # The headline counts keys, read back from the file (a walk: "29 frames written" for
+    # 29 Bezier keys per channel).
+    written = sum(len(played[name]["channels"][0][0]) for name in NAMES)
+    headline = next(ln for ln in done.stdout.splitlines() if ln.startswith("Baked"))
+    assert f": {written} keys per channel written, largest change" in headline, headline
 
 
 def test_tolerance_alone_still_writes_linear_keys(scene, tmp_path):
@@ -187,6 +192,7 @@ def test_a_tolerance_below_float32_is_not_claimed_and_a_refusal_names_the_option
                    "--tolerance-px", "1e-9", "--keys", "bezier")
     assert refused.returncode == 2
     assert "--tolerance-px" in refused.stderr and "Raise Key Tolerance" not in refused.stderr
+    assert ".)." not in refused.stderr, refused.stderr       # a walk: "...values.). Raise"
     assert not re.search(r"\d\.\d{6,}e", refused.stderr), refused.stderr
 
 

@@ -217,3 +217,14 @@ def test_the_title_names_what_was_analysed_then_the_file():
     assert html_report.page_subject(bones) == "walk (unsaved file)"
     many = {"file": "", "objects": [{"name": f"Obj{i}"} for i in range(5)]}
     assert html_report.page_subject(many) == "Obj0, Obj1, Obj2 and 2 more"
+
+
+def test_the_header_counts_objects_and_bones_apart():
+    """A walk: a rig's 8 bones read "8 object(s)" in the header."""
+    report = _flipped_report()
+    assert " &middot; 1 object &middot; " in html_report.render_html(report)
+    row = report["objects"][0]
+    report["objects"] = [dict(row, name=f"Rig: b{i}", bone=f"b{i}") for i in range(8)]
+    assert " &middot; 8 bones &middot; " in html_report.render_html(report)
+    report["objects"].append(dict(row))
+    assert " &middot; 1 object and 8 bones &middot; " in html_report.render_html(report)
