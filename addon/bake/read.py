@@ -525,8 +525,12 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
             rot_frames, key_quats, raw = _rotation_keys(obj, src, fcurves, channels, settings,
                                                         known, issues)
             location = _location_keys(obj, fcurves, settings, issues)
+        keyed_fcs = channels["rot_fcs"] + channels["delta_fcs"] + (
+            _keyed(animdata.location_fcurves(obj, fcurves))
+            + _keyed(animdata.delta_location_fcurves(obj, fcurves))
+            if location["bake_location"] else [])
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
-                                             fcurve_cache, issues)
+                                             fcurve_cache, issues, keyed_fcs)
         if location["bake_location"]:
             _extrapolated_ends(obj, fcurves, location, frames)
         channels["kept_rotation"], held_rot = _settle_modifiers(
@@ -894,12 +898,17 @@ def _extrapolated_ends(obj, fcurves: list, location: dict, frames: np.ndarray) -
     location["loc_points"] = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
 
 
-def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: float) -> None:
+def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: float,
+                       fcurves: Sequence = ()) -> None:
     """Warn when a Custom Range leaves out keys: the bake holds the range's first and last
     pose beyond it, as nla.bake's action does, so those keys' poses are gone from what
     plays (a walk: Custom Range 5-25 dropped the poses at 1, 31 and 41, 81 deg off, with
-    no word)."""
+    no word). Not a key whose pose the range's end holds anyway: every keyed channel of
+    ``fcurves`` the same there (a Rigify walk: a Constant key at 1 held through frame 20,
+    the start of 20-100, was said to be gone)."""
     before, after = keys[keys < start], keys[keys > end]
+    before = before[_pose_differs(fcurves, before, start)]
+    after = after[_pose_differs(fcurves, after, end)]
     if not before.size and not after.size:
         return
     said = " and ".join(f"{_key_run(run)} {where}" for run, where in (
@@ -912,6 +921,16 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
                 float(before[0] if before.size else after[0]))
 
 
+def _pose_differs(fcurves: Sequence, keys: np.ndarray, at: float) -> np.ndarray:
+    """(k,) bool: whether Blender plays any of ``fcurves`` otherwise at each of ``keys``
+    than at frame ``at`` (each channel's value, exactly: a held value is the same float)."""
+    curves = [fc for fc in fcurves if fc is not None]
+    if not keys.size or not curves:
+        return np.ones(keys.size, dtype=bool)
+    values = animdata.evaluate_channels_exact(curves, np.zeros(len(curves)), np.append(keys, at))
+    return (values[:-1] != values[-1]).any(axis=1)
+
+
 def _key_run(frames: np.ndarray) -> str:
     """Key frames in words: each of a few ("1, 31"), else the span and the count ("1-99,
     99 keys": a mocap clip's bones each listed five of hundreds, 'and 418 more')."""
@@ -922,7 +941,8 @@ def _key_run(frames: np.ndarray) -> str:
 
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
                     loc_frames: np.ndarray | None, fcurve_cache: dict | None,
-                    issues: _Issues) -> tuple[np.ndarray, float, float]:
+                    issues: _Issues, keyed_fcs: Sequence = ()
+                    ) -> tuple[np.ndarray, float, float]:
     """(frames, start, end): the custom range or the keyed one, every step frame plus
     the keys; refused past keyed.MAX_FRAMES."""
     if settings.frame_range is not None:
@@ -937,7 +957,7 @@ def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
         issues.refuse(message, "", start)
     all_keys = rot_frames if loc_frames is None else np.union1d(rot_frames, loc_frames)
     if settings.frame_range is not None:
-        _say_keys_left_out(issues, all_keys, start, end)
+        _say_keys_left_out(issues, all_keys, start, end, keyed_fcs)
     # Rig bones keyed on the same frames share one frame grid (and one evaluation later).
     grid_key = (start, end, step, all_keys.tobytes())
     grids = fcurve_cache.setdefault("grids", {}) if fcurve_cache is not None else {}

@@ -197,6 +197,23 @@ def test_custom_frame_range_is_passed_on(clean_blender):
     )
 
 
+def test_a_custom_range_does_not_name_a_held_key_whose_pose_still_plays(clean_blender):
+    """A Rigify walk: a blocking key at frame 1 (Constant) holds through frame 20, the
+    start of Custom Range 20-50; the warning said its pose "no longer plays", while frame
+    20 played it before and after the bake. Blender's playback decides: the key at 1 is
+    not named, the one at 60 (a new pose after the range) is."""
+    obj = scenes.make_animated_object("Block", 'XYZ', [1.0, 30.0, 60.0],
+                                      np.radians([[0, 0, 0], [0, 0, 40], [0, 0, 80]]),
+                                      'CONSTANT')
+    played = scenes.evaluated_quats(obj, [1.0, 20.0, 50.0, 60.0])
+    assert quat.angle_between(played[0], played[1]) < 1e-6            # 1's pose at 20
+    assert quat.angle_between(played[2], played[3]) > 0.1             # 60's is new
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(20, 50)))
+    said = [w.message for w in result.warnings if "Custom Range" in w.message]
+    assert len(said) == 1 and "leaves out the keys at 60 after it" in said[0], said
+    assert quat.angle_between(scenes.evaluated_quats(obj, [1.0])[0], played[0]) < 1e-6
+
+
 def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
     """A walk: Custom Range 5-25 dropped the poses keyed at 1, 31 and 41 without a word.
     The warning's claim is checked on Blender's playback: before the range the pose is
