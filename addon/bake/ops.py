@@ -277,27 +277,13 @@ class QUATBAKE_OT_bake(Operator):
         # selected printed a hundred).
         _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
-        settings = context.scene.quatbake
-        # The notes behind the panel's i button name every bone, one line per rig.
-        every = bake.merge_bone_issues(result.skipped, shown=len(result.skipped))
-        settings.last_turn_notes = "\n".join(n.message for n in every + result.notes)
-        settings.has_last_bake = True
-        baked = transforms_named(result.objects)
-        _, bones, rig = tally(transform_pairs(baked))
-        settings.last_objects_baked = len(result.objects)
-        settings.last_bones_baked = bones
-        settings.last_bones_rig = rig
-        settings.last_frames_written = int(result.frames_written)
-        settings.last_max_deviation_deg = float(result.max_deviation_deg)
         # A tolerance bake is counted in keys (per channel), not frames baked.
         from .engine import within_words
         from .settings import has_tolerance
 
-        asked = self.bake_settings()
-        thinned = has_tolerance(asked)
-        settings.last_keys_kind = self.key_interpolation if thinned else ""
-        # Keys written per channel, each transform's and (last_frames_written) their sum.
-        remember_last_bake(context.scene, result.keys_per_object)
+        thinned = has_tolerance(self.bake_settings())
+        settings = _remember(context, result, self.key_interpolation if thinned else "")
+        baked = transforms_named(result.objects)
         # Close the loop: the Difference Report describes the baked objects now.
         # Judged as made: its method, Turns and Timing (an argument, or the redo panel's,
         # may differ from the sidebar's; a walk found a SQUAD bake judged against slerp).
@@ -421,6 +407,9 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         _report_issues(self, list(result.warnings), 'WARNING')
         _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
+        # The panel's last bake and its notes (the i button), as after a Re-bake: the
+        # status line pointed at notes that only the console had (a Rigify walk).
+        _remember(context, result, 'BEZIER')
         baked = transforms_named(result.objects)
         _refresh_report(self, context, baked, "Convert Rotation Mode", written)
         # One key: a single-key transform converted alone (a walk: "1 keys per channel").
@@ -429,6 +418,29 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         self.report({'INFO'}, converted.format(transform_count(baked, rpt_),
                                                int(result.keys_written)))
         return {'FINISHED'}
+
+
+def _remember(context, result, keys_kind: str):
+    """The Re-bake panel's record of the last bake (or conversion) ``result``: what it
+    wrote per transform and in all, and its notes behind the i button, which name every
+    bone, one line per rig. ``keys_kind``: the keys' interpolation for a tolerance bake,
+    "" for a key on every frame. Returns the scene's settings."""
+    from .. import bake
+
+    settings = context.scene.quatbake
+    every = bake.merge_bone_issues(result.skipped, shown=len(result.skipped))
+    settings.last_turn_notes = "\n".join(n.message for n in every + result.notes)
+    settings.has_last_bake = True
+    _, bones, rig = tally(transform_pairs(transforms_named(result.objects)))
+    settings.last_objects_baked = len(result.objects)
+    settings.last_bones_baked = bones
+    settings.last_bones_rig = rig
+    settings.last_frames_written = int(result.frames_written)
+    settings.last_max_deviation_deg = float(result.max_deviation_deg)
+    settings.last_keys_kind = keys_kind
+    # Keys written per channel, each transform's and (last_frames_written) their sum.
+    remember_last_bake(context.scene, result.keys_per_object)
+    return settings
 
 
 def _first_names(names) -> str:

@@ -409,6 +409,13 @@ def test_the_operator_converts_the_selection(clean_blender):
     assert bpy.ops.quatbake.convert_rotation_mode(mode='YXZ', tolerance=TOL) == {'FINISHED'}
     assert obj.rotation_mode == 'YXZ'
     assert _angle_deg(before, _played(obj, QUARTERS)).max() <= TOL
+    # A Rigify walk: the status line said "the console lists them all", and the panel's
+    # notes (the i button) kept the last Re-bake's, or none. They are the conversion's,
+    # and the panel's last bake counts the keys in the file.
+    settings = bpy.context.scene.quatbake
+    assert settings.has_last_bake and "Bezier keys per channel" in settings.last_turn_notes
+    written = len(_rotation_fcurves(obj)[0].keyframe_points)
+    assert settings.last_frames_written == written and settings.last_keys_kind == 'BEZIER'
 
 
 def test_bad_input_is_refused_and_nothing_changes(clean_blender):
