@@ -106,19 +106,22 @@ def _between_keys(plan, known: dict | None) -> None:
       inside (a capture's key on every frame): Blender's curve bends there, the bake's
       straight keys do not.
 
-    Blender's playback before against the keys' playback after. Bezier and tolerance bakes
-    are measured elsewhere; delta and Transform Cache bakes, whose playback composes other
-    channels, are left as they are."""
+    Blender's playback before against the keys' playback after, composed with the delta
+    rotation (or the rotation, under a delta bake) where one plays beside them (a pipeline
+    walk: a BVH imported as objects keys delta_rotation_euler, and its straightened wraps
+    read 0.00 deg). Bezier and tolerance bakes are measured elsewhere; Transform Cache
+    bakes are left as they are."""
     frames = plan.frames
+    composed = plan.blender_quats is not None
     if (plan.quats is None or plan.rotation_values is None or plan.bezier is not None
-            or plan.keep is not None or plan.blender_quats is not None
-            or plan.target_path not in ("", animdata.ROTATION_PATHS[plan.out_mode][0])
+            or plan.keep is not None or (composed and plan.fcurves is None)
             or plan.source_keys is None or frames.size < 2):
         return
     between = np.zeros(0)
     if np.diff(frames).max() > 1.0:
         between = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)
-    keyed = [fc for fc in plan.source_fcurves if fc is not None]    # None: not keyed
+    # None: not keyed. With a delta, its channels too (far_turn_subframes finds them).
+    keyed = plan.fcurves if composed else [fc for fc in plan.source_fcurves if fc is not None]
     # The frames the reading found (not the curves read again: 100 objects' keys cost a
     # tenth of the Re-bake click).
     keys = plan.source_keys
@@ -148,8 +151,20 @@ def _between_keys(plan, known: dict | None) -> None:
         held = np.asarray(plan.constant_keys, dtype=bool)[left]   # a stepped key holds
         raw[held] = values[left[held]]
     ours = animdata.played_quats(raw, plan.out_mode)
-    theirs = animdata.played_quats(animdata.evaluate_channels(
-        plan.source_fcurves, plan.source_defaults, between, known), plan.source.mode)
+    if composed:
+        # The half the bake leaves plays on as it is (as plan._target_quats wrote for).
+        obj, mode, fcurves = plan.obj, plan.out_mode, plan.fcurves
+        if plan.target_path.startswith("delta"):
+            ours = quat.multiply(ours, animdata.evaluate_rotation(obj, between, mode, fcurves,
+                                                                  exact=True))
+        else:
+            ours = quat.multiply(animdata.evaluate_delta_rotation(obj, between, mode, fcurves,
+                                                                  exact=True), ours)
+        theirs = animdata.evaluate_orientation(obj, between, plan.source.mode, fcurves,
+                                               exact=True)
+    else:
+        theirs = animdata.played_quats(animdata.evaluate_channels(
+            plan.source_fcurves, plan.source_defaults, between, known), plan.source.mode)
     plan.deviation_rad = max(plan.deviation_rad,
                              float(quat.angle_between(theirs, ours).max()))
 

@@ -63,6 +63,10 @@ class Plan:
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by write_owner (Blender's evaluation)
     source_fcurves: list = field(default_factory=list)   # the source rotation channels
+    # Every F-curve of the transform the bake reads (its delta channels too), where a
+    # delta composes with the rotation (``blender_quats`` set): what the deviation
+    # between the keys plays (deviation._between_keys).
+    fcurves: list | None = None
     pending: "Pending | None" = None   # interpolated with its group: interpolate_group
     constant_keys: np.ndarray | None = None  # (n,) bool: baked keys written CONSTANT (steps)
     keep: np.ndarray | None = None       # indices into frames to write (None: all of them)
@@ -381,6 +385,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                  animdata.rotation_defaults(obj, src.mode), [fc is not None for fc in rot_fcs],
                  target_path=target_path, location_path=location_path, blender_quats=composed,
                  source_fcurves=rot_fcs, beyond=beyond,
+                 fcurves=fcurves if composed is not None else None,
                  kept_rotation=r.kept_rotation,
                  kept_location=r.kept_location if bake_location else [],
                  location_constant=location_constant)

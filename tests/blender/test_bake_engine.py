@@ -357,6 +357,40 @@ def test_max_deviation_is_the_difference_from_blenders_own(clean_blender):
     assert result.max_deviation_deg == pytest.approx(measured, abs=1e-3)
 
 
+@pytest.mark.parametrize("static", [(0.0, 0.0, 0.0), (0.3, -0.2, 0.5)],
+                         ids=["delta only", "over a turned rotation"])
+def test_a_wrap_straightened_on_delta_channels_is_in_the_largest_change(clean_blender,
+                                                                        static):
+    """A pipeline walk: a BVH imported as objects keys delta_rotation_euler on every frame;
+    a dense bake straightened its 170 -> -170 deg wraps (Blender spins 340 deg within the
+    frame) and said "largest change 0.00 deg", while the same keys on rotation_euler said
+    180. The figure is Blender's playback before against after (frame_set with subframes,
+    1/64 of a frame), the rotation composed in both."""
+    frames = np.arange(1.0, 9.0)
+    z = np.radians([130.0, 150.0, 170.0, -170.0, -150.0, -130.0, -110.0, -90.0])
+    obj = new_object("Hip", 'XYZ')
+    obj.rotation_euler = static
+    key_channels(obj, "delta_rotation_euler", frames,
+                 np.column_stack([np.full(8, 0.2), np.zeros(8), z]), 'LINEAR')
+    scene = bpy.context.scene
+    times = np.arange(1.0, 8.0 + 1e-9, 1.0 / 64.0)
+
+    def played():
+        out = []
+        for t in times:
+            scene.frame_set(int(np.floor(t)), subframe=float(t - np.floor(t)))
+            q = obj.matrix_world.to_quaternion()
+            out.append((q.w, q.x, q.y, q.z))
+        return np.array(out)
+
+    before = played()
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    changed = np.degrees(quat.angle_between(before, played()).max())
+    assert changed > 170.0                             # the wrap, straightened
+    # Both sample the wrap's middle (3.5: 1/64 and QuatBake's 1/16 grids); float32: 1e-3.
+    assert result.max_deviation_deg == pytest.approx(changed, abs=1e-3)
+
+
 def test_constraints_warn_but_bake(clean_blender):
     obj = _animated("Con", 'XYZ', seed=12)
     obj.constraints.new('LIMIT_ROTATION')
