@@ -32,6 +32,7 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
             groups.setdefault(key, []).append(plan)
         else:
             _worst_frames([plan], plan.blender_quats[None], plan.quats[None])
+            plan.played_before = plan.blender_quats
     for (_frames, mode, _width), group in groups.items():
         try:
             theirs = _blender_playback(group, mode, known)
@@ -39,6 +40,8 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
             # Not a rotation somewhere (an F-modifier's value, say): find whose, and say so.
             theirs = np.stack([_playback_of_one(p, mode, known) for p in group])
         _worst_frames(group, theirs, np.stack([p.quats for p in group]))
+        for plan, before in zip(group, theirs):
+            plan.played_before = before    # a tolerance bake's keys are measured on it
     for plan in plans:
         if plan.held_rotation is not None:
             _on_the_steps(plan, known)

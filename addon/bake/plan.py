@@ -62,6 +62,8 @@ class Plan:
     location_path: str = "location"      # location data path written (regular or delta)
     blender_quats: np.ndarray | None = None   # Blender's orientation at `frames` (delta cases)
     deviation_rad: float = 0.0           # set by write_owner (Blender's evaluation)
+    played_before: np.ndarray | None = None   # Blender's orientation at `frames` before
+    #                                           the bake (deviation.set_deviations)
     source_fcurves: list = field(default_factory=list)   # the source rotation channels
     # Every F-curve of the transform the bake reads (its delta channels too), where a
     # delta composes with the rotation (``blender_quats`` set): what the deviation

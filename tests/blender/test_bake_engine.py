@@ -391,6 +391,31 @@ def test_a_wrap_straightened_on_delta_channels_is_in_the_largest_change(clean_bl
     assert result.max_deviation_deg == pytest.approx(changed, abs=1e-3)
 
 
+@pytest.mark.parametrize("keys", ['BEZIER', 'LINEAR', 'convert'])
+def test_a_tolerance_bakes_largest_change_counts_what_its_keys_play(clean_blender, keys):
+    """A pipeline walk: a 0.5 deg Bezier bake of the CMU walk (a key on every frame, where
+    the slerp path is Blender's own playback at the frames) said "largest change 0.00
+    deg" and passed a batch's --fail-above 0.1, while it played 0.497 deg off. The figure
+    is Blender's playback before against after at every frame (frame_set), where the
+    thinned keys play within the tolerance of the path, not on it; a conversion too."""
+    rng = np.random.default_rng(5)
+    frames = np.arange(1.0, 61.0)
+    obj = make_animated_object("Capture", 'XYZ', frames,
+                               np.cumsum(rng.uniform(-0.05, 0.05, (frames.size, 3)), axis=0),
+                               'LINEAR')
+    before = evaluated_quats(obj, frames)
+    if keys == 'convert':
+        result = bake.convert_objects([obj], 'QUATERNION', 0.5)
+    else:
+        result = bake.bake_objects([obj], bake.BakeSettings(
+            method='SLERP', tolerance_deg=0.5, key_interpolation=keys))
+    changed = np.degrees(quat.angle_between(before, evaluated_quats(obj, frames)).max())
+    assert 0.05 < changed <= 0.5                        # thinned, within the tolerance
+    assert result.keys_written < frames.size
+    # float32 keys and matrices on both sides: 1e-4 deg.
+    assert result.max_deviation_deg == pytest.approx(changed, abs=1e-4)
+
+
 def test_constraints_warn_but_bake(clean_blender):
     obj = _animated("Con", 'XYZ', seed=12)
     obj.constraints.new('LIMIT_ROTATION')
