@@ -435,10 +435,15 @@ def transforms_named(names) -> list[AnimatedTransform]:
         if obj is not None:
             out.append(AnimatedTransform(obj))
             continue
-        owner, sep, bone = name.partition(": ")
-        rig = bpy.data.objects.get(owner) if sep else None
-        if rig is not None and rig.pose is not None and rig.pose.bones.get(bone):
-            out.append(AnimatedTransform(rig, bone))
+        # The armature's name may hold ": " too (a pipeline walk: "Rïg: Ünïcode: mixamorig:Hips"
+        # was split after "Rïg", and "Baked 0 objects" printed): each place is tried.
+        at = name.find(": ")
+        while at >= 0:
+            rig, bone = bpy.data.objects.get(name[:at]), name[at + 2:]
+            if rig is not None and rig.pose is not None and rig.pose.bones.get(bone):
+                out.append(AnimatedTransform(rig, bone))
+                break
+            at = name.find(": ", at + 1)
     return out
 
 

@@ -408,3 +408,23 @@ def test_a_location_only_bake_says_so_and_claims_no_rotation_figure(clean_blende
     said = capfd.readouterr().out
     assert "Baked the location of 1 object (--location linear)" in said, said
     assert "slerp" not in said and "deg" not in said, said
+
+
+def test_a_rig_whose_name_holds_a_colon_is_counted(clean_blender, tmp_path, capsys):
+    """A pipeline walk: a rig named "Rïg: Ünïcode" (mixamo bones "mixamorig:Hips") baked
+    and converted fine, but the summaries said "Baked 0 objects" and "Converted 0
+    objects": a bone's name "Rïg: Ünïcode: mixamorig:Hips" was split after "Rïg"."""
+    rig = scenes.make_rig("Rïg: Ünïcode", [("mixamorig:Hips", None, (0, 0, 0), (0, 0, 1)),
+                                            ("mixamorig:Spine", None, (0, 0, 1), (0, 0, 2))])
+    for bone in ("mixamorig:Hips", "mixamorig:Spine"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", [1, 11, 21],
+                        scenes.quats_about_z([0, 40, 80]), mode='QUATERNION')
+    blend = tmp_path / "rig.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    capsys.readouterr()
+    assert cli.main(["bake", str(blend), "--output", str(tmp_path / "baked.blend"),
+                     "--method", "slerp"]) == cli.EXIT_OK
+    assert 'Baked 2 bones of "Rïg: Ünïcode" with slerp: ' in capsys.readouterr().out
+    assert cli.main(["convert", str(blend), "--to", "zxy", "--output",
+                     str(tmp_path / "zxy.blend")]) == cli.EXIT_OK
+    assert 'Converted 2 bones of "Rïg: Ünïcode" to ZXY' in capsys.readouterr().out
