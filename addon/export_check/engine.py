@@ -125,7 +125,12 @@ def bezier_keys_of(obj):
     it until the next key's frame)."""
 
     try:
-        curves = [fc for fc in animdata.rotation_fcurves(obj) if fc is not None]
+        # The delta rotation's too: Blender plays delta @ rotation, and the BVH importer
+        # keys objects on delta_rotation_euler (a pipeline walk: its in-frame wraps were
+        # judged at whole frames only, "plays as in Blender", where rotation_euler's read
+        # turn_lost, 180 deg off).
+        curves = [fc for fc in animdata.rotation_fcurves(obj)
+                  + animdata.delta_rotation_fcurves(obj) if fc is not None]
     except (KeyError, AttributeError):
         return None
     if not curves or not any(k.interpolation == 'BEZIER' for fc in curves

@@ -460,3 +460,36 @@ def test_at_29_97_fps_the_check_names_the_clock_and_judges_linear_keys_on_it(cle
     # prediction (Linear keys at 0.01 deg) and the real bake (0.1 deg) within a factor of 3.
     assert engine.max() > 0.1 and engine.max() / 3 < predicted < engine.max() * 3, \
         (predicted, engine.max())
+
+
+def test_bezier_keys_on_delta_channels_are_judged_at_quarter_frames(clean_blender):
+    """A pipeline walk: Blender's BVH importer keys objects on delta_rotation_euler; their
+    170 -> -170 deg wraps (Blender spins 340 deg within a frame) were judged at whole
+    frames only, "plays as in Blender", where the same keys on rotation_euler read
+    turn_lost, 180 deg off. The exporter samples a pose per frame, which a player slerps:
+    Blender's playback at quarter frames (frame_set) against mathutils' slerp of
+    Blender's own poses at the frames is what the bezier block must find."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 8
+    obj = bpy.data.objects.new("Hip", None)
+    scene.collection.objects.link(obj)
+    z = [130.0, 150.0, 170.0, -170.0, -150.0, -130.0, -110.0, -90.0]
+    for frame, deg in enumerate(z, start=1):
+        obj.delta_rotation_euler = (0.2, 0.0, math.radians(deg))
+        obj.keyframe_insert("delta_rotation_euler", frame=frame)
+    quarters = np.arange(1.0, 8.0 + 1e-9, 0.25)
+    played = []
+    for t in quarters:
+        scene.frame_set(int(math.floor(t)), subframe=float(t - math.floor(t)))
+        played.append(obj.matrix_world.to_quaternion())
+    whole = played[::4]
+    # (Quaternion.angle runs to 360: the rotation's angle is the smaller way round.)
+    turns = [math.degrees(p.rotation_difference(
+        whole[int(t) - 1].slerp(whole[min(int(t), 7)], t - math.floor(t))).angle)
+        for t, p in zip(quarters, played)]
+    expected = max(min(a, 360.0 - a) for a in turns)
+    assert expected > 170.0
+    report = export_check.check_objects(bpy.context, [obj], {})
+    (o,) = report["objects"]
+    assert o["bezier"]["max_deviation_deg"] == pytest.approx(expected, abs=0.01)
+    assert "turn_lost" in o["advice"], o["advice"]
