@@ -215,7 +215,6 @@ class Runner:
         self.options = {d: getattr(args, d) for d in args.command_options}
         self.prefix = child_prefix(args.blender)
         self.lock = threading.Lock()
-        self.done = 0
         self.running: set = set()
         self.stopping = False
 
@@ -306,13 +305,13 @@ class Runner:
                 proc.terminate()
 
     # -- what the user sees ----------------------------------------------------
-    def finished(self, record: dict, position: int | None = None) -> None:
+    def finished(self, record: dict, position: int) -> None:
+        """One line per finished shot, named by its place in the manifest (a pipeline walk:
+        numbered in the order they finished, the first shot printed as "shot 2/9")."""
         with self.lock:
-            self.done += 1
             if self.args.quiet:
                 return
-            number = self.done if position is None else position
-            print(f"shot {number}/{len(self.shots)} {record['name']}: {describe(record)}",
+            print(f"shot {position}/{len(self.shots)} {record['name']}: {describe(record)}",
                   file=sys.stderr, flush=True)
             for output in record.get("outputs", {}).values():
                 print(f"Saved: '{os.path.join(self.out, output)}'", flush=True)
@@ -365,7 +364,7 @@ def run_batch(args) -> int:
     if jobs == 0:
         for i in chosen:
             records[i] = runner.run_in_process(i)
-            runner.finished(records[i], i + 1 if args.index is not None else None)
+            runner.finished(records[i], i + 1)
     else:
         pool = ThreadPoolExecutor(max_workers=min(jobs, len(chosen)))
         try:
@@ -373,7 +372,7 @@ def run_batch(args) -> int:
             for future in as_completed(futures):
                 i = futures[future]
                 records[i] = future.result()
-                runner.finished(records[i], i + 1 if args.index is not None else None)
+                runner.finished(records[i], i + 1)
         except KeyboardInterrupt:
             runner.stop()
             pool.shutdown(wait=True, cancel_futures=True)

@@ -9,7 +9,7 @@ from .args import EXIT_BAD_INPUT, EXIT_FAIL_ABOVE, EXIT_OK, check_blend_file
 from .headless import BadInput, Progress, quiet_fds, write_all_or_none
 from .report import report_outputs
 from .scenes import load_blend, register_quatbake, resolve_objects
-from .tables import check_table
+from .tables import check_table, past
 
 
 def run_export_check(args) -> int:
@@ -51,7 +51,7 @@ def run_export_check(args) -> int:
         return EXIT_BAD_INPUT
     worst = export_check_report.max_deviation(report)
     if args.fail_above is not None and worst > args.fail_above:
-        print(f"Largest deviation {worst:.4g} deg is above --fail-above {args.fail_above:g} deg.",
-              file=sys.stderr)
+        print(f"Largest deviation {past(worst, args.fail_above)} deg is above --fail-above "
+              f"{args.fail_above:g} deg.", file=sys.stderr)
         return EXIT_FAIL_ABOVE
     return EXIT_OK

@@ -25,7 +25,7 @@ from .scenes import (
     register_quatbake,
     resolve_targets,
 )
-from .tables import report_table, who
+from .tables import past, report_table, who
 
 
 def analyse_objects(objects, method: str, progress: Progress, turns: str = "AUTO",
@@ -196,7 +196,7 @@ def run_report(args) -> int:
         return EXIT_BAD_INPUT
     worst = json_report.max_deviation(report)
     if args.fail_above is not None and worst > args.fail_above:
-        print(f"Largest deviation {worst:.2f} deg{_where(report, worst)} is above "
-              f"--fail-above {args.fail_above:g} deg.", file=sys.stderr)
+        print(f"Largest deviation {past(worst, args.fail_above)} deg{_where(report, worst)} "
+              f"is above --fail-above {args.fail_above:g} deg.", file=sys.stderr)
         return EXIT_FAIL_ABOVE
     return EXIT_OK

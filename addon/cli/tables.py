@@ -5,6 +5,16 @@ from __future__ import annotations
 from ...core.frames import label, span
 
 
+def past(worst: float, limit: float) -> str:
+    """``worst`` (degrees) with as many decimals, two at least, as tell it from the
+    --fail-above ``limit`` it is above (a pipeline walk: "Largest deviation 6.59 deg is
+    above --fail-above 6.59 deg", for 6.594)."""
+    places = 2
+    while places < 6 and round(worst, places) <= limit:
+        places += 1
+    return f"{worst:.{places}f}"
+
+
 def who(entry: dict) -> str:
     name = f"{entry['name']}: {entry['bone']}" if entry.get("bone") else entry["name"]
     return f"{name} / {entry['clip']}" if entry.get("clip") else name

@@ -112,8 +112,10 @@ def test_pool_reports_every_shot_and_names_the_broken_ones(shots, tmp_path):
         record = load_batch(out / "shots" / f"{name}.json", record=True)
         assert record["status"] == by[name]["status"] and record["command"] == "report"
     # Progress: one line per finished shot on stderr; a Saved: line per output on stdout.
+    # Each names its place in the manifest, whichever order they finish in.
     progress = [ln for ln in res.stderr.splitlines() if ln.startswith("shot ")]
-    assert [int(re.match(r"shot (\d+)/6 ", ln).group(1)) for ln in progress] == [1, 2, 3, 4, 5, 6]
+    places = {re.match(r"shot (\d+)/6 (\S+):", ln).groups() for ln in progress}
+    assert places == {(str(k + 1), name) for k, name in enumerate(NAMES)}, progress
     saved = re.findall(r"^Saved: '(.*)'$", res.stdout, re.M)
     assert sorted(saved) == sorted(
         [str(out / f"{n}.{k}") for n in NAMES[:3] for k in ("json", "html")]

@@ -91,6 +91,18 @@ def test_report_defaults_to_every_rotation_keyed_object_and_quiet_is_silent(scen
     assert report["method"] == "squad"
 
 
+def test_the_worst_is_told_from_the_limit_it_is_above():
+    """A pipeline walk: "Largest deviation 6.59 deg is above --fail-above 6.59 deg" (the
+    worst was 6.594): as many decimals, two at least, as tell them apart."""
+    from quatbake.addon.cli.tables import past
+
+    assert past(6.594, 6.59) == "6.594"
+    assert past(6.5901, 6.59) == "6.5901"
+    assert past(6.757092, 5.0) == "6.76"
+    assert past(0.1234567, 0.123456) == "0.1235"
+    assert past(1.0000001, 1.0) == "1.000000"          # six at most
+
+
 def test_fail_above_exits_1_and_still_writes_the_report(scenes, tmp_path):
     js = tmp_path / "r.json"
     res = run("report", scenes["scene.blend"], "--objects", "Turn170", "--json", js, "--fail-above", "5")
