@@ -36,6 +36,13 @@ def load_blend(path: str):
             raise BadInput(f"{path} was saved by Blender {saved[0]}.{saved[1]}, newer than this "
                            f"Blender {bpy.app.version_string}, which cannot read it: use Blender "
                            f"{saved[0]}.{saved[1]} or later.")
+        if saved is None and _zstd_unread(path):
+            # A pipeline walk: a 3.4.1 farm worker given 5.0 shots called each "corrupt".
+            raise BadInput(f"{path} could not be read by Blender {bpy.app.version_string}. It "
+                           "is compressed with Zstandard, as Blender 3.0 and later save "
+                           "files, and this Blender's Python has no zstandard module to read "
+                           "which version saved it: most likely a newer Blender, so open it "
+                           "with that one; otherwise the file is corrupt or truncated.")
         raise BadInput(f"{path} could not be read by Blender {bpy.app.version_string}: "
                        "the file is corrupt or truncated (or saved by a newer Blender).")
     for library in missing_libraries(bpy):
@@ -43,6 +50,21 @@ def load_blend(path: str):
               "character's rig, its actions) is missing from the scene. Map the library's "
               "path on this machine.", file=sys.stderr)
     return bpy
+
+
+def _zstd_unread(path: str) -> bool:
+    """Whether ``path`` is Zstandard-compressed and this Python cannot decompress it to read
+    its header (saved_by_version: Debian's Blender 3.4.1 has no zstandard module)."""
+    try:
+        with open(path, "rb") as fh:
+            if not fh.read(4).startswith(b"\x28\xb5\x2f\xfd"):
+                return False
+        import zstandard  # noqa: F401
+    except ImportError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def missing_library_of(obj) -> str:

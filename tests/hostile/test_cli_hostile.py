@@ -107,7 +107,9 @@ def test_file_from_blender_34_is_reported_and_baked_by_bpy_50(files, tmp_path):
 
 
 @pytest.mark.parametrize("key, words", [
-    ("v50", "newer Blender"),                    # zstd: Debian's 3.4.1 has no zstandard module
+    # zstd: Debian's 3.4.1 has no zstandard module to read the header (a pipeline walk:
+    # the sentence said "corrupt or truncated" first).
+    ("v50", "compressed with Zstandard, as Blender 3.0 and later save files"),
     ("v50_plain", "saved by Blender 5.0"),       # plain: the header names the version
 ])
 def test_file_from_bpy_50_in_blender_34_exits_2_naming_the_cause(files, tmp_path, key, words):
