@@ -620,9 +620,12 @@ def linear_alternative(
 
 def exported_as(interpolation: str, exported_keys: int, blender_keys: int) -> str:
     """How the exporter wrote Bezier rotation keys: 'keys' (CUBICSPLINE at Blender's own
-    keys), 'sampled' (a key per sampled frame, more keys than Blender has), or
-    'other' (a STEP or LINEAR sampler on the keys themselves)."""
-    if exported_keys > blender_keys:
+    keys), 'sampled' (a key per sampled frame: more keys than Blender has, or as many
+    where Blender keys every frame, a capture's, in a LINEAR or STEP sampler), or 'other'
+    (a STEP or LINEAR sampler on fewer keys). A pipeline walk: a capture exported with
+    sampling read 'other', and its advice offered "or export with sampling"."""
+    if exported_keys > blender_keys or (exported_keys == blender_keys
+                                        and interpolation != "CUBICSPLINE"):
         return "sampled"
     if interpolation == "CUBICSPLINE":
         return "keys"

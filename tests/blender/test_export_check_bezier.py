@@ -493,3 +493,8 @@ def test_bezier_keys_on_delta_channels_are_judged_at_quarter_frames(clean_blende
     (o,) = report["objects"]
     assert o["bezier"]["max_deviation_deg"] == pytest.approx(expected, abs=0.01)
     assert "turn_lost" in o["advice"], o["advice"]
+    # A key on every frame, exported with sampling (the default): as many keys as
+    # Blender's, and sampling is not offered again (the walk: 'other', "or export with
+    # sampling").
+    assert o["bezier"]["exported_as"] == "sampled"
+    assert "export with sampling" not in o["advice"], o["advice"]
