@@ -31,6 +31,7 @@ from .turns import (
     KeyedTurns,
     constant_keys,
     keeps_whole_turns,
+    kept_long_way,
     keyed_turns,
     plain_turns,
     turn_notes,
@@ -373,7 +374,9 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     if values is not None:
         issues += _angle_warnings(obj, out_mode, target_path, values)
 
-    if not settings.keep_playback:     # a conversion turns as Blender plays the keys
+    if settings.keep_playback:     # a conversion turns as Blender plays the keys
+        issues += kept_long_way(obj, rot_frames, keyed)
+    else:
         issues += turn_notes(obj, rot_frames, keyed, settings)
     if into_delta:
         drop = delta_paths

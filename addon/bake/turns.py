@@ -117,6 +117,28 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
     return out
 
 
+# What each way round the long way is, for a conversion's note.
+_LONG_WAY = {"flip": "a quaternion key's sign flipped", "wrap": "an Euler angle wrapping past 180 deg"}
+
+
+def kept_long_way(obj, rot_frames, keyed: KeyedTurns) -> list[BakeIssue]:
+    """A conversion's note where it kept the long way round, as Blender plays the keys (a
+    flipped sign, an Euler wrap): it keeps the motion, so the Difference Report after it
+    no longer sees those keys, and a Re-bake, which starts from the keys before it, turns
+    the short way (a Rigify walk: 180 deg changed by the Re-bake, nothing said before)."""
+    long = [i for i, kind in enumerate(keyed.kinds) if kind in _LONG_WAY]
+    if not long:
+        return []
+    spans = ", ".join(animdata.frame_span(rot_frames[i], rot_frames[i + 1]) for i in long[:4])
+    if len(long) > 4:
+        spans += f" and {len(long) - 4} more"
+    why = " or ".join(_LONG_WAY[k] for k in sorted({keyed.kinds[i] for i in long}))
+    return [BakeIssue(
+        'INFO', obj.name, "", float(rot_frames[long[0]]),
+        f"{animdata.subject(obj)}: converted as Blender plays it, the long way round between "
+        f"keys {spans} ({why}); a Re-bake with Slerp takes the short way.", obj.bone_name)]
+
+
 def constant_keys(frames, rot_frames, stepped) -> np.ndarray | None:
     """(n,) bool: the last baked frame before the end of each step, written CONSTANT so
     the jump happens exactly on the key's frame (and not ramped in between)."""

@@ -278,6 +278,24 @@ def test_a_transform_already_in_the_mode_is_left_as_it_is(clean_blender):
     assert "already in QUATERNION" in str(info.value)
 
 
+def test_a_conversion_says_where_it_kept_the_long_way_round(clean_blender):
+    """A Rigify walk: converting kept a torso's 170 -> -170 deg wrap (340 deg, as Blender
+    plays it) without a word; Analyze then saw no long way in the new keys, and the
+    Re-bake after, from the keys before the conversion, turned it 180 deg the other way.
+    The conversion names the keys it kept so; a clean turn gets no such note."""
+    wrap = _keyed_object("Wrap", 'XYZ', np.radians([[0, 0, 0], [0, 0, 90], [0, 0, 170],
+                                                   [0, 0, -170]]), camera=False)
+    clean = _keyed_object("Clean", 'XYZ', np.radians([[0, 0, 0], [10, 20, 30], [20, 10, 40],
+                                                      [0, 0, 0]]), camera=False)
+    before = _played(wrap, QUARTERS)
+    result = bake.convert_objects([wrap, clean], 'QUATERNION', TOL)
+    assert _angle_deg(before, _played(wrap, QUARTERS)).max() <= TOL    # the wrap kept
+    said = [n.message for n in result.notes if "long way round" in n.message]
+    assert len(said) == 1 and said[0].startswith('Object "Wrap": converted as Blender plays '
+                                                 'it, the long way round between keys 81-121'), said
+    assert "Euler angle wrapping past 180 deg" in said[0]
+
+
 def test_a_bone_converts_and_reverts_like_a_bake(clean_blender):
     rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
     scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
