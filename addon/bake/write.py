@@ -59,6 +59,9 @@ class WriteUndo:
     new_action: object = None
     folded: object = None        # the new original fold_changes made, removed on undo
     folded_changes: list = field(default_factory=list)   # what it kept (fold_note)
+    # (bone name, record) of each bone an earlier bake the owner no longer plays rewrote,
+    # cleared by this one (write_owner), put back on undo.
+    abandoned: list = field(default_factory=list)
 
 
 def _state(t) -> _TransformState:
@@ -227,6 +230,15 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
                 undo.folded = owner.quatbake.original_action
                 fresh_signature = True
             named = owner.quatbake.edited_from or named
+        if not src.rebake:
+            # A first bake, or one after the animator made another action active by hand:
+            # an earlier bake's bone records (the bones it rewrote, their modes before) are
+            # no longer what plays. Kept, a Revert after this bake took those bones back
+            # too (a walk: Spine, baked in Walk and not keyed in Run, was set back to
+            # Quaternion by the Revert of a Run conversion, 80 deg off).
+            for bone in baked_bones(owner):
+                undo.abandoned.append((bone.name, get_record(bone)))
+                clear_record(bone.quatbake)
         slot = src.slot
         if src.rebake and not src.playing:
             # Grown from the bake playing, under the slot the owner plays it with (renamed
@@ -318,6 +330,8 @@ def undo_write(undo: WriteUndo) -> None:
         restore_delta_props(t, state.delta_props)
         set_record(t, state.record)
     set_record(undo.owner, undo.owner_record)
+    for name, record in undo.abandoned:
+        set_record(undo.owner.pose.bones[name], record)
     undo.source_action.use_fake_user = undo.source_fake_user
     if undo.folded is not None:
         animdata.remove_action(undo.folded)

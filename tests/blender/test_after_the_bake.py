@@ -186,3 +186,35 @@ def test_a_rebake_gives_an_older_record_its_signature(clean_blender):
     notes = []
     bake.revert_objects([a], notes)
     assert animdata.get_action(a) == action and not notes, notes
+
+
+def test_a_bake_after_switching_actions_by_hand_reverts_only_its_own_bones(clean_blender):
+    """A walk, following docs/convert.md: convert Walk (Hips, Spine) to XYZ, keep it (a fake
+    user), make Run (Hips, Head) active by hand, set Hips back to Quaternion, convert
+    again, Revert. The Revert also took back Spine, which only the first conversion had
+    rewritten: set to Quaternion (80 deg off in the converted Walk), with a warning that
+    its keys had changed. Spine is left as the second conversion found it."""
+    rig = make_rig("Rig", [("Hips", None, (0, 0, 0), (0, 0, 1)),
+                           ("Spine", "Hips", (0, 0, 1), (0, 0, 2)),
+                           ("Head", "Spine", (0, 0, 2), (0, 0, 3))])
+    turn = quat.normalize(np.array([[1.0, 0, 0, 0], [0.7, 0.7, 0, 0], [0, 1.0, 0, 0]]))
+    for bone in ("Hips", "Spine"):
+        key_bone(rig, bone, "rotation_quaternion", [1, 11, 21], turn, mode='QUATERNION')
+    walk = animdata.get_action(rig)
+    run, slot = animdata.new_action_for(rig, "Run")
+    bake.convert_objects([rig], 'XYZ')
+    animdata.get_action(rig).use_fake_user = True
+    animdata.assign_action(rig, run, slot)
+    for bone in ("Hips", "Head"):
+        key_bone(rig, bone, "rotation_quaternion", [1, 11, 21], turn[::-1], mode='QUATERNION')
+    rig.pose.bones["Spine"].rotation_mode = 'XYZ'     # as the first conversion left it
+    spine = AnimatedTransform(rig, "Spine")
+    bake.convert_objects([rig], 'ZXY')
+    assert [rig.pose.bones[b].rotation_mode for b in ("Hips", "Spine", "Head")] == \
+        ['ZXY', 'XYZ', 'ZXY']
+    notes = []
+    assert sorted(bake.revert_objects([rig], notes)) == ["Rig: Head", "Rig: Hips"]
+    assert animdata.get_action(rig) == run
+    assert spine.rotation_mode == 'XYZ' and rig.pose.bones["Hips"].rotation_mode == 'QUATERNION'
+    assert not [n for n in notes if "Spine" in n], notes
+    assert walk.name == "RigAction"
