@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ...core import quat
+from ...core import bezier_play, fcurve, quat
 from .. import animdata
 from .settings import BakeError, BakeIssue
 
@@ -17,7 +17,10 @@ from .settings import BakeError, BakeIssue
 def set_deviations(plans: list, known: dict | None = None) -> None:
     """``deviation_rad`` of each plan: the largest geodesic angle (radians) between
     Blender's own interpolation of the source rotation channels and the bake, at the baked
-    frames.
+    frames (and between them: _between_keys; beyond a Custom Range: _beyond_range).
+    Called after reduce.reduce_keys: a thinned plan (a Key Tolerance's) does not play its
+    path but its keys, which written_change measures once written; here it gets only
+    Blender's playback before (``played_before``) and what lies beyond its range.
 
     Blender's side comes from ``animdata.evaluate_channels`` (Blender's curves in numpy,
     to float32 precision; fc.evaluate for anything it does not cover), every plan on the
@@ -41,13 +44,99 @@ def set_deviations(plans: list, known: dict | None = None) -> None:
             theirs = np.stack([_playback_of_one(p, mode, known) for p in group])
         _worst_frames(group, theirs, np.stack([p.quats for p in group]))
         for plan, before in zip(group, theirs):
-            plan.played_before = before    # a tolerance bake's keys are measured on it
+            plan.played_before = before
     for plan in plans:
-        if plan.held_rotation is not None:
+        if thinned(plan):
+            # A review: measured as the path (a dense bake's keys) at the half frames, a
+            # 0.5 deg Bezier bake that played 0.497 deg off read 10.41 deg.
+            plan.deviation_rad = 0.0
+        elif plan.held_rotation is not None:
             _on_the_steps(plan, known)
         else:
             _between_keys(plan, known)
         _beyond_range(plan)
+
+
+def thinned(plan) -> bool:
+    """Whether a Key Tolerance left ``plan`` fewer keys than its frames, or Bezier keys:
+    Blender then plays those keys, within the tolerance of the path, not the path."""
+    return plan.quats is not None and (plan.bezier is not None or plan.keep is not None)
+
+
+def written_change(plan, arrays: list, played, times) -> None:
+    """``deviation_rad`` of a thinned plan, once written: Blender's playback before against
+    its keys' as written (``arrays``: per written channel, its keyframe arrays; ``played``:
+    their values at ``times``, the samples measure_written played, or None), at the baked
+    frames (under a kept Stepped modifier, each at its step start) and between the source
+    keys where the frames cannot see a turn (``between_times``), the half the bake leaves
+    composed with them (``compose``). Keeps what _beyond_range found. A pipeline walk: a
+    0.5 deg Bezier bake of the CMU walk said 0.00 deg changed and passed a batch's
+    --fail-above 0.1, while it played 0.497 deg off."""
+    if not thinned(plan) or plan.played_before is None:
+        return
+    frames = plan.frames
+    held = plan.held_rotation
+    samples = frames if held is None else animdata.stepped_time(held, frames)
+    at = np.minimum(np.searchsorted(times, samples), len(times) - 1) \
+        if played is not None and len(times) else None
+    if at is not None and np.array_equal(times[at], samples):
+        values = played[at]      # the fit's (or measure_written's) own playback
+    else:
+        values = play_written(arrays, samples)
+    ours = compose(plan, animdata.played_quats(values, plan.out_mode), frames)
+    worst = float(quat.angle_between(plan.played_before, ours).max())
+    between = between_times(plan) if held is None else np.zeros(0)
+    if between.size:
+        ours = compose(plan, animdata.played_quats(play_written(arrays, between),
+                                                   plan.out_mode), between)
+        worst = max(worst, float(quat.angle_between(_played_before_at(plan, between),
+                                                    ours).max()))
+    plan.deviation_rad = max(plan.deviation_rad, worst)
+
+
+def play_written(arrays: list, times) -> np.ndarray:
+    """(m, c) Blender's playback at ``times`` of one rotation's channels as read back
+    (``arrays``: per channel, animdata.KEY_FIELDS), CONSTANT extrapolation as written:
+    the channels together where they are keyed on the same frames with handles on their
+    own sides (core.bezier_play.play, the numbers of core.fcurve to ~1e-12 at a fraction
+    of its cost), each channel by core.fcurve.evaluate_many otherwise."""
+    first = arrays[0]
+    if all(a["co"].shape == first["co"].shape and np.array_equal(a["co"][:, 0], first["co"][:, 0])
+           and np.array_equal(a["interpolation"], first["interpolation"]) for a in arrays):
+        try:
+            return bezier_play.play(first["co"][:, 0],
+                                    np.column_stack([a["co"][:, 1] for a in arrays]),
+                                    np.stack([a["handle_left"] for a in arrays], axis=1),
+                                    np.stack([a["handle_right"] for a in arrays], axis=1),
+                                    first["interpolation"], times)
+        except ValueError:
+            pass    # keys of another shape (an easing, a handle backwards): core.fcurve
+    curves = [(a["co"], a["handle_left"], a["handle_right"], a["interpolation"], 'CONSTANT')
+              for a in arrays]
+    return fcurve.evaluate_many(curves, times)
+
+
+def compose(plan, written, times) -> np.ndarray:
+    """Blender's orientation (m, 4) at ``times`` from the written half's ``written`` (m, 4):
+    composed with the half the bake leaves, which plays on as it is (plan._target_quats
+    wrote for it), where a delta composes (``plan.blender_quats`` set): delta @ rotation."""
+    if plan.blender_quats is None or plan.fcurves is None:
+        return written
+    obj, mode, fcurves = plan.obj, plan.out_mode, plan.fcurves
+    if plan.target_path.startswith("delta"):
+        return quat.multiply(written, animdata.evaluate_rotation(obj, times, mode, fcurves,
+                                                                 exact=True))
+    return quat.multiply(animdata.evaluate_delta_rotation(obj, times, mode, fcurves,
+                                                          exact=True), written)
+
+
+def _played_before_at(plan, times, known: dict | None = None) -> np.ndarray:
+    """Blender's playback of the source keys at ``times`` (m, 4), the delta composed."""
+    if plan.blender_quats is not None:
+        return animdata.evaluate_orientation(plan.obj, times, plan.source.mode, plan.fcurves,
+                                             exact=True)
+    return animdata.played_quats(animdata.evaluate_channels(
+        plan.source_fcurves, plan.source_defaults, times, known), plan.source.mode)
 
 
 def _on_the_steps(plan, known: dict | None) -> None:
@@ -95,9 +184,8 @@ def _beyond_range(plan) -> None:
                              float(quat.angle_between(theirs, held).max()))
 
 
-def _between_keys(plan, known: dict | None) -> None:
-    """What the bake changed between its keys, beside the keys: Blender plays each written
-    channel in a straight line from key to key, and the source keys its own way.
+def between_times(plan) -> np.ndarray:
+    """Where a bake's change can hide between its frames, beside them:
 
     - A Step bake writes Linear keys N frames apart: every whole frame between (a
       workflow walk: Step 3 on a BVH clip read 0.00 deg changed and played 84.7 deg off).
@@ -109,17 +197,12 @@ def _between_keys(plan, known: dict | None) -> None:
       inside (a capture's key on every frame): Blender's curve bends there, the bake's
       straight keys do not.
 
-    Blender's playback before against the keys' playback after, composed with the delta
-    rotation (or the rotation, under a delta bake) where one plays beside them (a pipeline
-    walk: a BVH imported as objects keys delta_rotation_euler, and its straightened wraps
-    read 0.00 deg). Bezier and tolerance bakes are measured elsewhere; Transform Cache
-    bakes are left as they are."""
+    Empty where the plan cannot tell (a Transform Cache's, no source keys)."""
     frames = plan.frames
     composed = plan.blender_quats is not None
-    if (plan.quats is None or plan.rotation_values is None or plan.bezier is not None
-            or plan.keep is not None or (composed and plan.fcurves is None)
+    if (plan.rotation_values is None or (composed and plan.fcurves is None)
             or plan.source_keys is None or frames.size < 2):
-        return
+        return np.zeros(0)
     between = np.zeros(0)
     if np.diff(frames).max() > 1.0:
         between = np.arange(np.ceil(frames[0]), np.floor(frames[-1]) + 1.0)
@@ -143,9 +226,22 @@ def _between_keys(plan, known: dict | None) -> None:
         middles = (keys[:-1][bare] + keys[1:][bare]) / 2.0
         between = np.union1d(between, np.concatenate([spins, middles]))
         between = between[(between > frames[0]) & (between < frames[-1])]
-    between = np.setdiff1d(between, frames)
+    return np.setdiff1d(between, frames)
+
+
+def _between_keys(plan, known: dict | None) -> None:
+    """What a bake with a key on each frame changed between them (``between_times``):
+    Blender plays each written channel in a straight line from key to key, and the source
+    keys its own way. Blender's playback before against the keys' after, composed with
+    the delta rotation (or the rotation, under a delta bake) where one plays beside them
+    (a pipeline walk: a BVH imported as objects keys delta_rotation_euler, and its
+    straightened wraps read 0.00 deg). Thinned plans: written_change."""
+    if plan.quats is None:
+        return
+    between = between_times(plan)
     if not between.size:
         return
+    frames = plan.frames
     values = np.asarray(plan.rotation_values, dtype=np.float32).astype(np.float64)
     left = np.searchsorted(frames, between, side="right") - 1
     raw = np.stack([np.interp(between, frames, values[:, c])
@@ -153,21 +249,8 @@ def _between_keys(plan, known: dict | None) -> None:
     if plan.constant_keys is not None:
         held = np.asarray(plan.constant_keys, dtype=bool)[left]   # a stepped key holds
         raw[held] = values[left[held]]
-    ours = animdata.played_quats(raw, plan.out_mode)
-    if composed:
-        # The half the bake leaves plays on as it is (as plan._target_quats wrote for).
-        obj, mode, fcurves = plan.obj, plan.out_mode, plan.fcurves
-        if plan.target_path.startswith("delta"):
-            ours = quat.multiply(ours, animdata.evaluate_rotation(obj, between, mode, fcurves,
-                                                                  exact=True))
-        else:
-            ours = quat.multiply(animdata.evaluate_delta_rotation(obj, between, mode, fcurves,
-                                                                  exact=True), ours)
-        theirs = animdata.evaluate_orientation(obj, between, plan.source.mode, fcurves,
-                                               exact=True)
-    else:
-        theirs = animdata.played_quats(animdata.evaluate_channels(
-            plan.source_fcurves, plan.source_defaults, between, known), plan.source.mode)
+    ours = compose(plan, animdata.played_quats(raw, plan.out_mode), between)
+    theirs = _played_before_at(plan, between, known)
     plan.deviation_rad = max(plan.deviation_rad,
                              float(quat.angle_between(theirs, ours).max()))
 

@@ -321,11 +321,12 @@ def bake_objects(objects, settings: BakeSettings,
         errors += renamed_bone_issues(owner)
     if errors:
         raise BakeError(errors)
-    # The largest difference from Blender's own playback, at the baked frames: every plan
-    # in one evaluation (a rig's bones keyed on the same frames share one solve).
-    set_deviations(plans, fcurve_cache.get("keys"))
     if has_tolerance(settings):
         warnings += reduce_keys(plans, settings)
+    # The largest difference from Blender's own playback, at the baked frames: every plan
+    # in one evaluation (a rig's bones keyed on the same frames share one solve). After
+    # the keys are thinned: those plans' keys are measured once written (written_change).
+    set_deviations(plans, fcurve_cache.get("keys"))
     for plan in plans:
         if not cache_bake.is_cache_plan(plan):
             warnings += settle_extrapolation(plan)

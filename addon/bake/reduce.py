@@ -10,9 +10,10 @@ import re
 import bpy
 import numpy as np
 
-from ...core import bezier_keys, bezier_play, fcurve, keyreduce, metrics, pixels, quat, rotation
+from ...core import bezier_keys, keyreduce, metrics, pixels, quat, rotation
 from ...core.pitfalls import keys_are_dense
 from .. import animdata
+from .deviation import play_written, written_change
 from .settings import BakeError, BakeIssue, BakeSettings
 
 
@@ -356,28 +357,6 @@ def _deciding_tolerance(plan) -> str:
 MAX_KEY_NOTES = 10
 
 
-def _play_written(arrays: list, times) -> np.ndarray:
-    """(m, c) Blender's playback at ``times`` of one rotation's channels as read back
-    (``arrays``: per channel, animdata.KEY_FIELDS), CONSTANT extrapolation as written:
-    the channels together where they are keyed on the same frames with handles on their
-    own sides (core.bezier_play.play, the numbers of core.fcurve to ~1e-12 at a fraction
-    of its cost), each channel by core.fcurve.evaluate_many otherwise."""
-    first = arrays[0]
-    if all(a["co"].shape == first["co"].shape and np.array_equal(a["co"][:, 0], first["co"][:, 0])
-           and np.array_equal(a["interpolation"], first["interpolation"]) for a in arrays):
-        try:
-            return bezier_play.play(first["co"][:, 0],
-                                    np.column_stack([a["co"][:, 1] for a in arrays]),
-                                    np.stack([a["handle_left"] for a in arrays], axis=1),
-                                    np.stack([a["handle_right"] for a in arrays], axis=1),
-                                    first["interpolation"], times)
-        except ValueError:
-            pass    # keys of another shape (an easing, a handle backwards): core.fcurve
-    curves = [(a["co"], a["handle_left"], a["handle_right"], a["interpolation"], 'CONSTANT')
-              for a in arrays]
-    return fcurve.evaluate_many(curves, times)
-
-
 def _changed_keys(keys, arrays: list) -> np.ndarray | None:
     """(k,) bool: the fit's keys (``keys``, BezierKeys) that Blender stores otherwise than
     the fit played them (``arrays``: per channel, the keyframe arrays read back after the
@@ -408,7 +387,7 @@ def _played_known(keys, arrays: list, times, changed) -> np.ndarray | None:
         k = keys.frames.size
         seg = np.clip(np.searchsorted(keys.frames, times, side="right") - 1, 0, k - 1)
         redo = changed[seg] | changed[np.minimum(seg + 1, k - 1)]
-        played[redo] = _play_written(arrays, np.asarray(times)[redo])
+        played[redo] = play_written(arrays, np.asarray(times)[redo])
     return played
 
 
@@ -457,12 +436,12 @@ def measure_written(plan, arrays: list) -> dict:
         # ~1e-6 deg, read from the half angle's cosine). Measuring it again cost a sixth
         # of a quaternion Bezier bake.
         err = np.degrees(2.0 * np.arccos(np.minimum(keys.closeness, 1.0)))
-        _change_at_frames(plan, times, keys.played)
+        written_change(plan, arrays, keys.played, times)
     else:
         played = _played_known(keys, arrays, times, changed)
         if played is None:
-            played = _play_written(arrays, times)
-        _change_at_frames(plan, times, played)
+            played = play_written(arrays, times)
+        written_change(plan, arrays, played, times)
         if plan.out_mode == 'QUATERNION':
             played = quat.normalize(played, "written quaternion channels")
         else:
@@ -483,28 +462,6 @@ def measure_written(plan, arrays: list) -> dict:
         "keys_written": int(arrays[0]["co"].shape[0]), "key_interpolation": kind,
         "tolerance_deg": float(tolerance_deg), **extra,
     }
-
-
-def _change_at_frames(plan, times: np.ndarray, played: np.ndarray | None) -> None:
-    """What a tolerance bake changed, at its frames, into ``plan.deviation_rad``: Blender's
-    playback before (``plan.played_before``) against the written keys' (``played``: their
-    channel values at ``times``, which hold the frames), the half the bake leaves composed
-    as it is with the path. The keys play within the tolerance of the path, not on it: a
-    pipeline walk's 0.5 deg Bezier bake of the CMU walk said 0.00 deg changed, played
-    0.497 deg off, and passed a batch's --fail-above 0.1."""
-    before, frames = plan.played_before, plan.frames
-    if before is None or played is None or plan.quats is None:
-        return
-    at = np.minimum(np.searchsorted(times, frames), len(times) - 1)
-    if not np.array_equal(times[at], frames):
-        return      # a Stepped modifier plays only its step starts (measured as they play)
-    after = animdata.played_quats(played[at], plan.out_mode)
-    path = animdata.played_quats(plan.rotation_values, plan.out_mode)   # the written half's
-    if plan.target_path.startswith("delta"):     # delta @ rotation: the delta is written
-        full = quat.multiply(quat.multiply(after, quat.conjugate(path)), plan.quats)
-    else:
-        full = quat.multiply(plan.quats, quat.multiply(quat.conjugate(path), after))
-    plan.deviation_rad = max(plan.deviation_rad, float(quat.angle_between(before, full).max()))
 
 
 def _deg(value: float) -> str:

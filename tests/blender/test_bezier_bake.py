@@ -698,6 +698,7 @@ def test_the_measurement_plays_again_only_what_blender_changed_and_sees_it():
     fit = bezier_keys.fit(times, target, values, 'XYZ', 0.01, required=KEY_FRAMES)
     assert fit.played is not None
     plan = SimpleNamespace(dense=(times, target, values), bezier=fit, tolerance_deg=0.01,
+                           played_before=None, quats=None, keep=None,
                            out_mode='XYZ', frames=np.arange(1.0, 122.0), key_count_before=4,
                            pixels_per_radian=None, tolerance_px=0.0, rotation_values=None,
                            held_rotation=None)
