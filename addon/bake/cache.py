@@ -237,8 +237,14 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
         location_values = path.interpolate_positions(keys, key_loc, sample_times[at],
                                                      loc_method)
         method = settings.method.lower()
-        path_q = turn_interp.interpolate_keys(keys, key_q, tracking, kinds, settings.turns,
-                                              method, sample_times, settings.timing, None)
+        if settings.keep_playback:
+            # A conversion keeps what Blender plays between the samples too: a USD camera's
+            # Euler angles interpolated one by one (a walk: slerped, its conversion played
+            # 24.7 deg off at frame 21.5 while it said 0.01).
+            path_q = played(sample_times)
+        else:
+            path_q = turn_interp.interpolate_keys(keys, key_q, tracking, kinds, settings.turns,
+                                                  method, sample_times, settings.timing, None)
         out_mode, note = _output_mode(obj, mode, dense_q, settings)
         if note is not None:
             issues.append(note)
@@ -402,13 +408,38 @@ def _drop_empty_animation_data(obj) -> None:
         obj.animation_data_clear()
 
 
+def baked_constraint(obj):
+    """The Transform Cache constraint a cache bake of ``obj`` muted: by the name it had, or
+    the one muted Transform Cache constraint there is (renamed since: a walk found it left
+    muted by the Revert); None when it is gone."""
+    con = anim_cache.constraint_named(obj, obj.quatbake.cache_constraint)
+    if con is None:
+        muted = [c for c in obj.constraints if c.type == 'TRANSFORM_CACHE' and c.mute]
+        con = muted[0] if len(muted) == 1 else None
+    return con
+
+
+def constraint_gone_issues(obj) -> list[BakeIssue]:
+    """Why a cache bake of ``obj`` cannot be reverted: its constraint was deleted since (a
+    walk: the Revert then deleted the bake, the camera's only animation, and said it was
+    done)."""
+    if not obj.quatbake.cache_constraint or baked_constraint(obj) is not None:
+        return []
+    return [BakeIssue(
+        'ERROR', obj.name, "", None,
+        f"{animdata.subject(obj)}: the Transform Cache constraint "
+        f"\"{obj.quatbake.cache_constraint}\" that its bake muted is gone, so a Revert would "
+        "leave it with no animation; nothing was changed. Bring the constraint back (Ctrl+Z) "
+        "to revert, or keep the bake.")]
+
+
 def revert_cache(obj, originals) -> None:
     """Revert a cache bake: the constraint enabled again, the action from before (maybe
     none), the rotation mode, static rotation and location from before, the baked action
     deleted unless something else uses it. ``originals``: write.recorded_originals()."""
     rec = obj.quatbake
     original, baked = rec.original_action, rec.baked_action
-    con = anim_cache.constraint_named(obj, rec.cache_constraint)
+    con = baked_constraint(obj)
     saved = (tuple(rec.original_rotation_quaternion), tuple(rec.original_rotation_euler),
              tuple(rec.original_rotation_axis_angle))
     mode, location, fake = rec.original_rotation_mode, tuple(rec.original_location), \

@@ -485,7 +485,8 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
             'ERROR', items[0].name if len(items) == 1 else "", "", None,
             f"Nothing to revert: the {subject} no QuatBake bake. Select what QuatBake baked; "
             "a bake whose action was changed by hand since cannot be reverted.")])
-    issues = [i for owner, _w, _n in candidates for i in renamed_bone_issues(owner)]
+    issues = [i for owner, _w, _n in candidates
+              for i in renamed_bone_issues(owner) + cache_bake.constraint_gone_issues(owner)]
     if issues:
         raise BakeError(issues)
     reverted = []

@@ -770,3 +770,45 @@ def test_revert_of_an_edited_cache_bake_says_the_cache_plays_again(clean_blender
     bake.revert_objects([cam], notes)
     assert notes and "put back the Transform Cache's playback" in notes[0], notes
     assert animdata.get_action(cam) is None and anim_cache.plays_cache(cam)
+
+
+@needs_usd
+def test_convert_of_a_usd_camera_keeps_its_euler_playback_between_samples(clean_blender,
+                                                                         tmp_path):
+    """A walk: a USD camera (rotateXYZ samples, which Blender plays Euler angle by angle
+    between them) converted to Quaternion said "within 0.01 deg" and played up to 24.7
+    deg off at frame 21.5: its path slerped the samples. Blender's playback before and
+    after (frame_set + matrix_world) at every quarter frame."""
+    cam, _source = _export_import(tmp_path, "wrap", "usda", [1.0])
+    quarters = np.arange(1.0, 9.0 + 1e-9, 0.25)
+    before = _played(cam, quarters)[0]
+    bake.convert_objects([cam], 'QUATERNION', 0.01)
+    off = _angle_deg(before, _played(cam, quarters)[0])
+    assert off.max() <= 0.01, (off.max(), quarters[np.argmax(off)])
+
+
+@needs_alembic
+def test_revert_refuses_when_the_muted_cache_constraint_is_gone(clean_blender, tmp_path):
+    """A walk: bake a cache camera, delete its (muted) Transform Cache constraint, Revert:
+    it said "Reverted" and deleted the bake, the camera's only animation (178.9 deg off).
+    It refuses, naming the constraint, and changes nothing. Renamed instead, the
+    constraint is found and enabled again (the walk found it left muted)."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    frames = np.arange(1.0, 10.0)
+    before = _played(cam, frames)[0]
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    baked = animdata.get_action(cam)
+    con = cam.constraints[0]
+    name = con.name
+    con.name = "Renamed"
+    bake.revert_objects([cam])
+    assert animdata.get_action(cam) is None and not cam.constraints["Renamed"].mute
+    np.testing.assert_allclose(_played(cam, frames)[0], before, atol=1e-6)
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    baked = animdata.get_action(cam)
+    cam.constraints.remove(cam.constraints["Renamed"])
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([cam])
+    assert '"Renamed"' in str(info.value) and "is gone" in str(info.value)
+    assert animdata.get_action(cam) == baked and baked.name in bpy.data.actions
+    assert name != "Renamed"
