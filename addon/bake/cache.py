@@ -167,7 +167,26 @@ def _check(obj, settings: BakeSettings) -> tuple[_Checked | None, list[BakeIssue
     if message:
         return refused(message)
     src = Source(action, slot, obj.rotation_mode, False)
-    return _Checked(obj, con, samples, src, frames, times), []
+    warnings = []
+    if samples.how != "file":
+        # A walk: a 40-frame binary USD camera in a 20-frame scene baked 20 keys and said
+        # "0.000 deg"; frames 21-40 then played 129 deg off.
+        warnings.append(BakeIssue(
+            'WARNING', name, "", None,
+            f"{who}: {samples.how}. The bake keys those frames only: set the scene's frame "
+            "range to the file's first, or what the cache plays beyond it is lost."))
+    left = keys[(keys < start) | (keys > end)]
+    if left.size:
+        # As for keys (read._say_keys_left_out): a walk found a cache's samples dropped
+        # by a Custom Range without a word.
+        warnings.append(BakeIssue(
+            'WARNING', name, "", float(left[0]),
+            f"{who}: the Custom Range {animdata.frame_span(start, end)} leaves out "
+            f"{left.size} of its Transform Cache's {keys.size} samples; the bake holds frame "
+            f"{animdata.frame_label(start)}'s pose before the range and frame "
+            f"{animdata.frame_label(end)}'s after it. Widen the range to keep them (Revert "
+            "brings the cache back)."))
+    return _Checked(obj, con, samples, src, frames, times), warnings
 
 
 def _local(obj, world: np.ndarray, parent: np.ndarray, times: np.ndarray, mode: str):
@@ -270,6 +289,7 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
                 target_path=out_path, location_path="location",
                 blender_quats=local_q[at_frames], source_fcurves=[])
     plan.cache_constraint = con.name
+    plan.between_played = (dense_t, dense_q)
     outside = beyond_range(keys, frames)
     if outside is not None:
         # The cache's playback beyond a Custom Range, where the baked keys hold.

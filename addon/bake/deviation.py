@@ -131,7 +131,11 @@ def compose(plan, written, times) -> np.ndarray:
 
 
 def _played_before_at(plan, times, known: dict | None = None) -> np.ndarray:
-    """Blender's playback of the source keys at ``times`` (m, 4), the delta composed."""
+    """Blender's playback of the source keys at ``times`` (m, 4), the delta composed (a
+    Transform Cache's: as read, ``plan.between_played``)."""
+    if plan.between_played is not None:
+        known_times, quats = plan.between_played
+        return quats[np.searchsorted(known_times, times)]
     if plan.blender_quats is not None:
         return animdata.evaluate_orientation(plan.obj, times, plan.source.mode, plan.fcurves,
                                              exact=True)
@@ -197,8 +201,15 @@ def between_times(plan) -> np.ndarray:
       inside (a capture's key on every frame): Blender's curve bends there, the bake's
       straight keys do not.
 
-    Empty where the plan cannot tell (a Transform Cache's, no source keys)."""
+    A Transform Cache's: every time its playback was read at between the frames, densely
+    where it turns far (a walk: a USD camera's 180 deg wrap between two samples,
+    straightened by the bake, read "largest change 0.00 deg"). Empty where the plan cannot
+    tell (no source keys)."""
     frames = plan.frames
+    if plan.between_played is not None:
+        times = plan.between_played[0]
+        inside = times[(times > frames[0]) & (times < frames[-1])]
+        return np.setdiff1d(inside, frames)
     composed = plan.blender_quats is not None
     if (plan.rotation_values is None or (composed and plan.fcurves is None)
             or plan.source_keys is None or frames.size < 2):

@@ -65,6 +65,10 @@ class Plan:
     deviation_rad: float = 0.0           # set by write_owner (Blender's evaluation)
     played_before: np.ndarray | None = None   # Blender's orientation at `frames` before
     #                                           the bake (deviation.set_deviations)
+    # A Transform Cache's playback before the bake, (times, (m, 4)), sampled densely where
+    # it turns far between frames (anim_cache.refined_times): where its change between
+    # the baked frames is measured (deviation.between_times).
+    between_played: tuple | None = None
     source_fcurves: list = field(default_factory=list)   # the source rotation channels
     # Every F-curve of the transform the bake reads (its delta channels too), where a
     # delta composes with the rotation (``blender_quats`` set): what the deviation

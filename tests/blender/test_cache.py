@@ -221,6 +221,11 @@ def test_binary_usd_takes_the_scene_range_and_says_so(clean_blender, tmp_path):
     assert "binary USD" in samples.how and "1..9" in samples.how
     result = analyze.analyze_object(cam, "slerp")
     assert "binary USD" in result.findings[0]
+    # The bake says so too (a walk: a 40-frame file in a 20-frame scene lost 21-40, 129
+    # deg off, with "0.000 deg" said).
+    baked = bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    said = [w.message for w in baked.warnings if "binary USD" in w.message]
+    assert len(said) == 1 and "set the scene's frame range to the file's" in said[0], said
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -755,6 +760,9 @@ def test_a_custom_range_bake_of_a_cache_reports_the_poses_it_holds_beyond(clean_
     changed = _angle_deg(before, _played(cam, frames)[0])
     assert changed[4:].max() > 10.0                          # held beyond frame 4
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
+    # And says which samples it leaves out, as for keys (a walk: nothing was said).
+    said = [w.message for w in result.warnings if "Custom Range" in w.message]
+    assert len(said) == 1 and "leaves out 5 of its Transform Cache's 9 samples" in said[0], said
 
 
 @needs_alembic
@@ -812,3 +820,29 @@ def test_revert_refuses_when_the_muted_cache_constraint_is_gone(clean_blender, t
     assert '"Renamed"' in str(info.value) and "is gone" in str(info.value)
     assert animdata.get_action(cam) == baked and baked.name in bpy.data.actions
     assert name != "Renamed"
+
+
+@needs_usd
+def test_a_bake_that_straightens_a_usd_wrap_between_samples_says_how_far(clean_blender,
+                                                                         tmp_path):
+    """A walk: Blender's USD exporter writes rotateXYZ wrapped to +-180, which Blender
+    plays the long way round between two samples; the bake takes the short way there and
+    said "largest change 0.00 deg" (its frames are the samples). The figure is Blender's
+    playback before against after between the samples too (frame_set every 1/32 frame)."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 9
+    pan = scenes.new_object("Cam", 'XYZ', data=bpy.data.cameras.new("Cam"))
+    scenes.key_channels(pan, "rotation_euler", [1.0, 9.0],
+                        np.radians([[80.0, 0.0, 0.0], [80.0, 0.0, 300.0]]), 'LINEAR')
+    path = str(tmp_path / "pan.usda")
+    bpy.ops.wm.usd_export(filepath=path, export_animation=True)
+    _empty_scene()
+    bpy.ops.wm.usd_import(filepath=path)
+    cam = bpy.data.objects["Cam"]
+    fine = np.arange(1.0, 9.0 + 1e-9, 1.0 / 32.0)
+    before = _played(cam, fine)[0]
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    changed = _angle_deg(before, _played(cam, fine)[0])
+    assert changed.max() > 90.0 and _angle_deg(before[::32], _played(cam, fine[::32])[0]).max() < 1e-3
+    # Its samples bisect the turn to a few degrees; the 1/32 grid is as fine.
+    assert result.max_deviation_deg == pytest.approx(changed.max(), abs=3.0)
