@@ -309,3 +309,16 @@ def test_a_re_bake_of_one_bone_leaves_the_other_bones_results_current(clean_blen
                if fc.data_path == scenes.bone_path("leg", "rotation_quaternion"))
     leg.keyframe_points.insert(60.0, 0.5)
     assert report_results.is_stale(scene, "Rig: leg")
+
+
+def test_a_delta_rotation_keyed_since_the_analysis_marks_it_out_of_date(clean_blender):
+    """A review: the entries' fingerprints read rotation and location keys only, so a delta
+    rotation edited since the analysis (into a wrap: 180 deg the long way) left the entry
+    current once a bake of another bone no longer renamed its way out of it."""
+    flip, _wrap = _flip_and_wrap()
+    scene = bpy.context.scene
+    bpy.ops.quatbake.analyze()
+    assert not report_results.is_stale(scene, "Flip")
+    flip.delta_rotation_quaternion = (0.0, 0.0, 0.0, 1.0)
+    flip.keyframe_insert("delta_rotation_quaternion", frame=1)
+    assert report_results.is_stale(scene, "Flip")
