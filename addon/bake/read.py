@@ -18,6 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ...core import quat
 from .. import animdata, keyed
 from ..animdata import turn_inputs
 from ..record import derived_paths, edited_since_bake, original_slot, owner_record_of, record_of
@@ -525,12 +526,15 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
             rot_frames, key_quats, raw = _rotation_keys(obj, src, fcurves, channels, settings,
                                                         known, issues)
             location = _location_keys(obj, fcurves, settings, issues)
-        keyed_fcs = channels["rot_fcs"] + channels["delta_fcs"] + (
-            _keyed(animdata.location_fcurves(obj, fcurves))
-            + _keyed(animdata.delta_location_fcurves(obj, fcurves))
-            if location["bake_location"] else [])
+        def pose(times, obj=obj, fcurves=fcurves, mode=src.mode,
+                 moved=location["bake_location"]):
+            """What the bake writes plays at ``times``: (orientations, positions or None)."""
+            return (animdata.evaluate_orientation(obj, times, mode, fcurves, exact=True),
+                    animdata.evaluate_full_location(obj, times, fcurves, exact=True)
+                    if moved else None)
+
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
-                                             fcurve_cache, issues, keyed_fcs)
+                                             fcurve_cache, issues, pose)
         if location["bake_location"]:
             _extrapolated_ends(obj, fcurves, location, frames)
         channels["kept_rotation"], held_rot = _settle_modifiers(
@@ -899,16 +903,17 @@ def _extrapolated_ends(obj, fcurves: list, location: dict, frames: np.ndarray) -
 
 
 def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: float,
-                       fcurves: Sequence = ()) -> None:
+                       pose=None) -> None:
     """Warn when a Custom Range leaves out keys: the bake holds the range's first and last
     pose beyond it, as nla.bake's action does, so those keys' poses are gone from what
     plays (a walk: Custom Range 5-25 dropped the poses at 1, 31 and 41, 81 deg off, with
-    no word). Not a key whose pose the range's end holds anyway: every keyed channel of
-    ``fcurves`` the same there (a Rigify walk: a Constant key at 1 held through frame 20,
-    the start of 20-100, was said to be gone)."""
+    no word). Not a key whose pose the range's end holds anyway (a Rigify walk: a Constant
+    key at 1 held through frame 20, the start of 20-100, was said to be gone): ``pose``,
+    read_transform's, tells (_pose_differs)."""
     before, after = keys[keys < start], keys[keys > end]
-    before = before[_pose_differs(fcurves, before, start)]
-    after = after[_pose_differs(fcurves, after, end)]
+    if pose is not None:
+        before = before[_pose_differs(pose, before, start)]
+        after = after[_pose_differs(pose, after, end)]
     if not before.size and not after.size:
         return
     said = " and ".join(f"{_key_run(run)} {where}" for run, where in (
@@ -921,14 +926,23 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
                 float(before[0] if before.size else after[0]))
 
 
-def _pose_differs(fcurves: Sequence, keys: np.ndarray, at: float) -> np.ndarray:
-    """(k,) bool: whether Blender plays any of ``fcurves`` otherwise at each of ``keys``
-    than at frame ``at`` (each channel's value, exactly: a held value is the same float)."""
-    curves = [fc for fc in fcurves if fc is not None]
-    if not keys.size or not curves:
-        return np.ones(keys.size, dtype=bool)
-    values = animdata.evaluate_channels_exact(curves, np.zeros(len(curves)), np.append(keys, at))
-    return (values[:-1] != values[-1]).any(axis=1)
+# Closer than this (radians, scene units), two poses are one: float32 channels give the
+# same pose to ~1e-7 from another key's numbers (-q, a whole turn more).
+SAME_POSE = 1e-6
+
+
+def _pose_differs(pose, keys: np.ndarray, at: float) -> np.ndarray:
+    """(k,) bool: whether Blender plays another pose at each of ``keys`` than at frame
+    ``at`` (``pose(times)``: orientations and positions or None), a quaternion key and its
+    negative, an angle and a whole turn more being one pose (a review: compared channel by
+    channel, they were said to be lost)."""
+    if not keys.size:
+        return np.ones(0, dtype=bool)
+    quats, places = pose(np.append(keys, at))
+    differs = quat.angle_between(quats[:-1], quats[-1]) > SAME_POSE
+    if places is not None:
+        differs |= np.abs(places[:-1] - places[-1]).max(axis=1) > SAME_POSE
+    return differs
 
 
 def _key_run(frames: np.ndarray) -> str:
@@ -941,7 +955,7 @@ def _key_run(frames: np.ndarray) -> str:
 
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
                     loc_frames: np.ndarray | None, fcurve_cache: dict | None,
-                    issues: _Issues, keyed_fcs: Sequence = ()
+                    issues: _Issues, pose=None
                     ) -> tuple[np.ndarray, float, float]:
     """(frames, start, end): the custom range or the keyed one, every step frame plus
     the keys; refused past keyed.MAX_FRAMES."""
@@ -957,7 +971,7 @@ def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
         issues.refuse(message, "", start)
     all_keys = rot_frames if loc_frames is None else np.union1d(rot_frames, loc_frames)
     if settings.frame_range is not None:
-        _say_keys_left_out(issues, all_keys, start, end, keyed_fcs)
+        _say_keys_left_out(issues, all_keys, start, end, pose)
     # Rig bones keyed on the same frames share one frame grid (and one evaluation later).
     grid_key = (start, end, step, all_keys.tobytes())
     grids = fcurve_cache.setdefault("grids", {}) if fcurve_cache is not None else {}

@@ -214,6 +214,25 @@ def test_a_custom_range_does_not_name_a_held_key_whose_pose_still_plays(clean_bl
     assert quat.angle_between(scenes.evaluated_quats(obj, [1.0])[0], played[0]) < 1e-6
 
 
+@pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ'])
+def test_a_custom_range_does_not_name_a_key_of_the_same_pose_in_other_numbers(clean_blender,
+                                                                             mode):
+    """A review: a key at frame 1 stored as the negative of the quaternion at frame 10 (or
+    an Euler angle a whole turn more), the start of Custom Range 10-20: the same pose,
+    said to be lost (its numbers differ). Blender's playback (mathutils) agrees it is one
+    pose; no key is named."""
+    if mode == 'QUATERNION':
+        q0 = scenes.quats_about_z([30])[0]
+        values = np.array([-q0, q0, scenes.quats_about_z([70])[0]])
+    else:
+        values = np.radians([[0, 0, 390], [0, 0, 30], [0, 0, 70]])
+    obj = scenes.make_animated_object("Same", mode, [1.0, 10.0, 20.0], values, 'LINEAR')
+    played = scenes.evaluated_quats(obj, [1.0, 10.0])
+    assert quat.angle_between(played[0], played[1]) < 1e-6
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(10, 20)))
+    assert not [w.message for w in result.warnings if "Custom Range" in w.message]
+
+
 def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
     """A walk: Custom Range 5-25 dropped the poses keyed at 1, 31 and 41 without a word.
     The warning's claim is checked on Blender's playback: before the range the pose is
