@@ -615,11 +615,12 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
-        issues.skip(f"{who} has no animation, so there is nothing to convert: Blender's "
-                    "Rotation Mode menu (Object or Bone properties) converts an unkeyed "
-                    "rotation itself." if settings.keep_playback else
-                    f"{who} has no animation, so there is nothing to bake. Key its rotation on "
-                    "two frames or more, then bake.")
+        if settings.keep_playback:
+            then = ("convert: Blender's Rotation Mode menu (Object or Bone properties) "
+                    "converts an unkeyed rotation itself.")
+        else:
+            then = "bake. Key its rotation on two frames or more, then bake."
+        issues.skip(f"{who} has no animation, so there is nothing to {then}")
     if animdata.is_read_only(src.action):
         where = (f"is linked from the library \"{src.action.library.filepath}\""
                  if src.action.library is not None else "is a library override")
@@ -784,12 +785,14 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
             label = animdata.channel_label(first.data_path, first.array_index)
             at = f"{issues.who} has a single rotation key (frame " \
                  f"{animdata.frame_label(rot_frames[0])})"
-            issues.skip(f"{at}, and {moves} turns it away from that pose, so one key in "
-                        f"another mode cannot play it: it is left in {src.mode}. Key the "
-                        "motion on two frames or more to convert it." if moves else
-                        f"{at}: it holds that pose, so there is nothing to interpolate and it "
-                        "is left as it is (add a second key to bake it).",
-                        label, float(rot_frames[0]))
+            if moves:
+                why = (f"{at}, and {moves} turns it away from that pose, so one key in another "
+                       f"mode cannot play it: it is left in {src.mode}. Key the motion on two "
+                       "frames or more to convert it.")
+            else:
+                why = (f"{at}: it holds that pose, so there is nothing to interpolate and it is "
+                       "left as it is (add a second key to bake it).")
+            issues.skip(why, label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)
         # composes with them: Blender plays delta @ rotation.
@@ -816,9 +819,13 @@ def _single_key_moves(fcurves: list) -> str:
         if fc is None:
             continue
         label = animdata.channel_label(fc.data_path, fc.array_index)
-        moving = [m for m in fc.modifiers if not m.mute and m.type not in ('STEPPED', 'CYCLES')]
+        # At influence 0 a modifier changes nothing (a review: such a Noise was refused).
+        moving = [m for m in fc.modifiers if not m.mute and m.type not in ('STEPPED', 'CYCLES')
+                  and not (m.use_influence and m.influence == 0.0)]
         if moving:
-            return f"the {moving[0].type.title()} modifier on {label}"
+            # Blender's own name ("Built-In Function", where .title() read "Fngenerator").
+            kind = moving[0].bl_rna.properties["type"].enum_items[moving[0].type].name
+            return f"the {kind} modifier on {label}"
         if any(animdata.extrapolated_slopes(fc)):
             return f"Linear extrapolation along its handles ({label})"
     return ""

@@ -212,9 +212,16 @@ def _noisy(obj) -> None:
         fc.modifiers.new('NOISE').strength = 0.5
 
 
+def _sine(obj) -> None:
+    """A built-in function (sine) on X: Blender names it "Built-In Function"."""
+    _rotation_fcurves(obj)[0].modifiers.new('FNGENERATOR')
+
+
 @pytest.mark.parametrize("moving,named", [
     (_sloped, "Linear extrapolation along its handles (rotation_euler[0])"),
-    (_noisy, "the Noise modifier on rotation_euler[0]")], ids=["extrapolated", "noise"])
+    (_noisy, "the Noise modifier on rotation_euler[0]"),
+    (_sine, "the Built-In Function modifier on rotation_euler[0]")],
+    ids=["extrapolated", "noise", "function"])
 def test_a_single_key_that_blender_turns_away_from_is_left_in_its_mode(clean_blender, moving,
                                                                        named):
     """A review: one key under Noise (a camera shake), or a Bezier key under Linear
@@ -233,6 +240,20 @@ def test_a_single_key_that_blender_turns_away_from_is_left_in_its_mode(clean_ble
     assert named in skipped.message and "left in XYZ" in skipped.message, skipped.message
     assert one.rotation_mode == 'XYZ'
     assert _angle_deg(before, _played(one, times)).max() == 0.0
+
+
+def test_a_single_key_under_a_modifier_at_no_influence_converts(clean_blender):
+    """A review: Noise at influence 0 changes nothing, yet the single key was left in its
+    mode as if it moved. It converts, and plays as before (mathutils, matrix_world)."""
+    one = _single_key("One", 'XYZ', (0.9, 0.1, 0.3, 0.2))
+    for fc in _rotation_fcurves(one):
+        noise = fc.modifiers.new('NOISE')
+        noise.strength, noise.use_influence, noise.influence = 2.0, True, 0.0
+    times = np.array([1.0, 10.0, 37.5])
+    before = _played(one, times)
+    result = bake.convert_objects([one], 'QUATERNION', TOL)
+    assert result.objects == ["One"] and one.rotation_mode == 'QUATERNION'
+    assert _angle_deg(before, _played(one, times)).max() <= TOL
 
 
 def test_auto_picks_the_order_of_a_single_pose_farthest_from_gimbal_lock(clean_blender):
