@@ -162,8 +162,11 @@ def sentences(a) -> list:
             f"the quaternion channels {_length(a.norm)} near frame "
             f"{frame_text(a.norm['frame'])} (per-component interpolation, not a rotation): {fix}")
     if a.gimbal_frames:
+        # Counted in whole frames: a cache's samples are quarter frames too (a walk: "103
+        # frames" for 103 samples over 26 frames).
+        near = np.unique(np.floor(np.asarray(a.gimbal_frames, dtype=np.float64))).size
         out.append(
-            f"{_count(len(a.gimbal_frames), 'frame')} pass within {GIMBAL_MARGIN_DEG:g} deg "
+            f"{_count(near, 'frame')} pass within {GIMBAL_MARGIN_DEG:g} deg "
             "of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
             f"{frame_text(a.gimbal_frames[0])}): {_gimbal_fix(a, fix)}")

@@ -133,9 +133,10 @@ def _check(obj, settings: BakeSettings) -> tuple[_Checked | None, list[BakeIssue
         return refused(str(exc))
     keys = samples.frames
     if keys.size < 2:
-        reason = samples.how if samples.how != "file" else "one sample"
-        return refused(f"{who}: its Transform Cache \"{con.name}\" has a single sample "
-                       f"({reason}): there is nothing to interpolate or bake.")
+        # (A walk read "a single sample (one sample)": the file's own count says no more.)
+        reason = f" ({samples.how})" if samples.how != "file" else ""
+        return refused(f"{who}: its Transform Cache \"{con.name}\" has a single sample"
+                       f"{reason}: there is nothing to interpolate or bake.")
     paths = {animdata.ROTATION_PATHS[obj.rotation_mode][0], "location"}
     if settings.output_mode != 'KEEP':
         paths.add("rotation_quaternion")

@@ -576,3 +576,21 @@ def test_squad_is_asked_for_only_where_its_own_path_jumps_less_than_blenders():
     linear = _quat_object(keys, kq, method="squad")
     found = [f for f in linear.findings if "angular velocity jumps" in f]
     assert found and "SQUAD" in found[0], linear.findings
+
+
+def test_gimbal_lock_is_counted_in_frames_not_samples():
+    """A walk: a cache camera sampled at quarter frames read "103 frames pass within 5 deg
+    of gimbal lock" for 103 samples over 26 frames. The count is of whole frames, here
+    from numpy's own test of the middle angle."""
+    frames = np.arange(1.0, 11.0, 0.25)
+    raw = np.radians(np.column_stack([np.zeros(frames.size), np.linspace(80.0, 95.0, frames.size),
+                                      np.zeros(frames.size)]))
+    quats = rotation.euler_to_quat(raw, "XYZ")
+    key_frames = frames[[0, -1]]
+    a = analysis.analyze_object("Cam", "XYZ", frames, quats, key_frames, quats[[0, -1]],
+                                "slerp", raw_values=raw, key_raw=raw[[0, -1]])
+    near = frames[np.abs(np.degrees(raw[:, 1]) - 90.0) < 5.0]
+    expected = np.unique(np.floor(near)).size
+    said = [f for f in a.findings if "gimbal lock" in f]
+    assert said and said[0].startswith(f"{expected} frames pass within 5 deg"), said
+    assert expected < near.size
