@@ -266,11 +266,15 @@ def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
     rec = owner_record_of(obj)   # a bone's clip is its armature's action
     current = source_of(obj)
     clips = animdata.object_clips(obj)
+    # A bone the bake left out is on a rig that plays it: it shows no bake of its own (a
+    # walk: "2 bones ("Hips", "Spine"): each shows a QuatBake bake of "Run"", which keyed
+    # no Spine).
+    shows = "its armature plays" if obj.bone_name and not record_of(obj).baked else "it shows"
     if not any(c.name == clip_name for c in clips) and not (
             current.rebake and rec.original_action.name == clip_name):
         names = ", ".join(f"\"{c.name}\"" for c in clips) or "none"
-        baked = (f" It shows a QuatBake bake of \"{rec.original_action.name}\": revert it "
-                 "before baking another clip." if current.rebake else "")
+        baked = (f" {shows.capitalize()} a QuatBake bake of \"{rec.original_action.name}\": "
+                 "revert it before baking another clip." if current.rebake else "")
         return None, (f"{animdata.subject(obj)} has no clip \"{clip_name}\" (its clips: "
                       f"{names}), so it is left as it is. Name one of its actions, in the NLA "
                       "editor or the Action editor, or clear the Clip to bake its active "
@@ -279,7 +283,7 @@ def _clip_source(obj, clip_name: str) -> tuple[Source | None, str, bool]:
         if rec.original_action.name == clip_name:
             return current, "", False
         # One bake record per object: a second clip would lose the first bake's original.
-        return None, (f"{animdata.subject(obj)} shows a QuatBake bake of "
+        return None, (f"{animdata.subject(obj)}: {shows} a QuatBake bake of "
                       f"\"{rec.original_action.name}\"; revert it before baking the clip "
                       f"\"{clip_name}\"."), False
     clip = next(c for c in clips if c.name == clip_name)

@@ -257,3 +257,30 @@ def test_a_clip_with_no_rotation_keys_is_named_and_the_active_action_is_called_s
     sentence = analyze.no_keys_sentence(spin, 'XYZ')
     assert "its NLA clip SpinClip holds its rotation keys: name the clip" in sentence, sentence
     assert "nothing to do" not in sentence
+
+
+def test_a_bone_the_bake_left_out_is_not_said_to_show_it(clean_blender):
+    """A game-rig walk: after the rig's Walk was baked (Hips, Spine), a bake of its clip
+    Run was refused for Hips, Spine and Head alike, each said to "show a QuatBake bake
+    of Walk", though Head was never baked: the rig plays it. Head's sentence says so."""
+    from quatbake.addon import animdata
+    from quatbake.addon.transform import AnimatedTransform
+
+    rig = scenes.make_rig("Rig", [("Hips", None, (0, 0, 0), (0, 0, 1)),
+                                  ("Spine", "Hips", (0, 0, 1), (0, 0, 2)),
+                                  ("Head", "Spine", (0, 0, 2), (0, 0, 3))])
+    for bone in ("Hips", "Head"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", *KEYS, mode='QUATERNION')
+    run = animdata.get_action(rig)
+    rig.animation_data.action = None
+    for bone in ("Hips", "Spine"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", *KEYS, mode='QUATERNION')
+    rig.animation_data.nla_tracks.new().strips.new("Run", 1, run).mute = False
+    rig.animation_data.nla_tracks[0].mute = True
+    bake.bake_objects([rig], bake.BakeSettings(method='SLERP'))
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([AnimatedTransform(rig, b) for b in ("Hips", "Head")],
+                          bake.BakeSettings(method='SLERP', clip=run.name))
+    said = {i.bone: i.message for i in info.value.issues}
+    assert "it shows a QuatBake bake of" in said["Hips"], said
+    assert "its armature plays a QuatBake bake of" in said["Head"], said
