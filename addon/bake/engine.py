@@ -448,6 +448,22 @@ def _edits_reverted(owner, whole: bool, names: set) -> list[str]:
             for t, path in edited]
 
 
+def _switched_away(items) -> str:
+    """How to get back to a bake the animator left by making another action active by hand
+    (a game-rig walk: Revert said only that it could not, and the bake's action, which
+    nothing used any more, was not named)."""
+    for item in items:
+        owner = getattr(item, "owner", item)
+        rec = getattr(owner, "quatbake", None)
+        baked = getattr(rec, "baked_action", None)
+        playing = animdata.get_action(owner)
+        if baked is not None and playing != baked:
+            now = f"\"{playing.name}\"" if playing is not None else "no action"
+            return (f" \"{owner.name}\" plays {now}, not its bake \"{baked.name}\": make "
+                    f"\"{baked.name}\" its active action again (Action editor) to revert it.")
+    return ""
+
+
 def revert_objects(objects, notes: list | None = None) -> list[str]:
     """Undo QuatBake's bake of ``objects``: objects (the whole bake: an armature's bones
     too) and/or pose-bone transforms (only those bones; the armature's other baked bones
@@ -484,7 +500,8 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
         raise BakeError([BakeIssue(
             'ERROR', items[0].name if len(items) == 1 else "", "", None,
             f"Nothing to revert: the {subject} no QuatBake bake. Select what QuatBake baked; "
-            "a bake whose action was changed by hand since cannot be reverted.")])
+            "a bake whose action was changed by hand since cannot be reverted."
+            + _switched_away(items))])
     issues = [i for owner, _w, _n in candidates
               for i in renamed_bone_issues(owner) + cache_bake.constraint_gone_issues(owner)]
     if issues:

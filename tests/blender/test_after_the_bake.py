@@ -218,3 +218,22 @@ def test_a_bake_after_switching_actions_by_hand_reverts_only_its_own_bones(clean
     assert spine.rotation_mode == 'XYZ' and rig.pose.bones["Hips"].rotation_mode == 'QUATERNION'
     assert not [n for n in notes if "Spine" in n], notes
     assert walk.name == "RigAction"
+
+
+def test_a_revert_after_a_hand_switch_says_how_to_get_back(clean_blender):
+    """A game-rig walk: bake, make another action active by hand, Revert: refused, saying
+    only that a bake changed by hand cannot be reverted. It names the action playing and
+    the bake to make active again; done so, the Revert works."""
+    obj = _wrapping("Cube")
+    original = animdata.get_action(obj)
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    baked = animdata.get_action(obj)
+    other, slot = animdata.new_action_for(obj, "Other")
+    animdata.assign_action(obj, other, slot)
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([obj])
+    said = str(info.value)
+    assert f'"Cube" plays "Other", not its bake "{baked.name}": make "{baked.name}" its ' \
+        "active action again" in said, said
+    animdata.assign_action(obj, baked, animdata.get_slot_identifier(obj) or slot)
+    assert bake.revert_objects([obj]) == ["Cube"] and animdata.get_action(obj) == original
