@@ -305,13 +305,16 @@ def _blend_issue(obj, src: Source, paths: set) -> str:
     who = (f"{animdata.subject(obj)}: NLA track \"{track}\", strip \"{strip}\" (action "
            f"\"{action}\")")
     soloed = [t.name for t in obj.animation_data.nla_tracks if t.is_solo]
-    if soloed and not src.clip:
-        # Only the soloed track plays: the action does not, so no keying of it helps (a
-        # review: "a blend of it and the action (a track is soloed)").
-        return (f"{who} plays alone, since track \"{soloed[0]}\" is soloed: the action "
+    if soloed:
+        # Only the soloed track plays: the action (or the clip) does not, so no keying of
+        # it helps (a review: "a blend of it and the action (a track is soloed)"), and
+        # muting the track neither (a walk: a soloed track plays muted, and the clip's
+        # bake was refused again with "is not muted").
+        baked_one = f"the clip \"{src.action.name}\"" if src.clip else "the action"
+        return (f"{who} plays alone, since track \"{soloed[0]}\" is soloed: {baked_one} "
                 "does not play at all. Turn Solo off (the star beside the track in the NLA "
-                "editor) to bake the action, or bake the NLA into one action first (Object > "
-                "Animation > Bake Action).")
+                f"editor) to bake {baked_one}, or bake the NLA into one action first "
+                "(Object > Animation > Bake Action).")
     if src.clip:
         # A clip's bake: what plays is the strips together, not an active action.
         return (f"{who} is not muted and also animates {', '.join(channels)}, so what plays "

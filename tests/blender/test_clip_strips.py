@@ -208,6 +208,17 @@ def test_a_clip_that_blends_with_another_strip_is_refused_naming_the_clip(clean_
     said = str(err.value)
     assert 'strip "Run"' in said and 'a blend of it and the clip "Walk"' in said, said
     assert "the action" not in said, said
+    # Run's track soloed: only it plays, muted or not (a walk: "Mute that track", then
+    # the same refusal once muted). Blender's playback shows the Walk clip does not play.
+    run_track = ad.nla_tracks[1]
+    run_track.is_solo, run_track.mute = True, True
+    bpy.context.scene.frame_set(25)
+    assert abs(obj.matrix_world.to_euler().z - np.radians(45.0)) < 1e-5      # Run's pose
+    with pytest.raises(bake.BakeError) as err:
+        bake.bake_objects([obj], bake.BakeSettings(clip="Walk"))
+    said = str(err.value)
+    assert 'plays alone, since track "' in said and 'the clip "Walk" does not play' in said
+    assert "Turn Solo off" in said and "Mute that track" not in said, said
 
 
 def _in_a_clip_only(name: str, mode: str, path: str, values, clip: str):
