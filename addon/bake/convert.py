@@ -72,8 +72,10 @@ def _clips_left_behind(converted: list[str], before: dict) -> list[BakeIssue]:
     Run beside the active Survey) key the rotation mode a conversion left: the mode is the
     transform's, shared by every action, so those clips no longer turn it (a walk: Fox.glb
     converted to ZXY, its Walk clip played every bone still, up to 101 deg off). The
-    conversion reads and writes the active action only."""
-    stale: dict = {}
+    conversion reads and writes the active action only. The transforms each clip keys so
+    are named: set back, a converted bone the clip does not key would break the converted
+    action (a game-rig walk: Spine, 80 deg off)."""
+    stale: dict = {}     # owner -> clip -> {transform's name: its old mode}
     keyed: dict = {}     # (owner, clip) -> the data paths the clip keys, read once
     for name in converted:
         transform, mode, read = before.get(name, (None, None, ()))
@@ -90,17 +92,27 @@ def _clips_left_behind(converted: list[str], before: dict) -> list[BakeIssue]:
                     fc.data_path for fc in animdata.action_fcurves(clip.action, clip.slot)
                     if len(fc.keyframe_points)}
             if path in paths:
-                stale.setdefault(owner.name, {}).setdefault(clip.name, mode)
+                who = transform.bone_name or transform.owner.name
+                stale.setdefault(owner.name, {}).setdefault(clip.name, {})[who] = mode
     issues = []
     for owner, clips in stale.items():
         named = ", ".join(f'"{c}"' for c in clips)
-        modes = " / ".join(sorted(set(clips.values())))
+        modes = " / ".join(sorted({m for keys in clips.values() for m in keys.values()}))
+        which = "; ".join(f'"{clip}": {_names(keys)}' for clip, keys in clips.items())
         issues.append(BakeIssue(
             'WARNING', owner, "", None,
-            f'Object "{owner}": its other clips {named} key {modes} rotations, which the '
-            "converted transforms no longer play as keyed (a rotation mode belongs to the "
-            "object or bone, not to an action). To convert a clip too, first give this "
-            "converted action a fake user (a later conversion removes an action nothing "
-            f"uses), then make the clip the active action, set the rotation mode back to "
-            f"{modes} and Convert; Revert undoes the last conversion only. Or Revert now."))
+            f'Object "{owner}": its other clips {named} key {modes} rotations ({which}), '
+            "which the converted transforms no longer play as keyed (a rotation mode belongs "
+            "to the object or bone, not to an action). To convert a clip too, in Blender: "
+            "first give this converted action a fake user (a later conversion removes an "
+            "action nothing uses), then make the clip the active action, set the rotation "
+            f"mode of the transforms named for it back to {modes} (only those: another "
+            "converted one would no longer play the converted action) and Convert them; "
+            "Revert undoes the last conversion only. Or Revert now."))
     return issues
+
+
+def _names(keys: dict) -> str:
+    """A clip's transforms for the warning: the first few by name, then how many more."""
+    names = [f'"{n}"' for n in keys]
+    return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")

@@ -317,6 +317,49 @@ def test_a_conversion_says_where_it_kept_the_long_way_round(clean_blender):
     assert "Euler angle wrapping past 180 deg" in said[0]
 
 
+def test_the_clips_left_behind_are_named_with_their_bones_and_the_advice_works(
+        clean_blender):
+    """A game-rig walk: Walk (Hips, Spine) converted to XYZ warned that the clip Run keys
+    QUATERNION, and advised setting "the rotation mode" back: set back on both converted
+    bones, the converted Walk played Spine 80 deg off. The warning names the bones Run
+    keys (Hips; Head is not converted, Spine not keyed there); the advice followed (a fake
+    user, Run made active, Hips set back, Hips converted) leaves Walk playing as before and
+    Run converted too (pose_bone.matrix_basis, before and after)."""
+    from quatbake.addon import transform
+
+    rig = scenes.make_rig("Rig", [("Hips", None, (0, 0, 0), (0, 0, 1)),
+                                  ("Spine", "Hips", (0, 0, 1), (0, 0, 2)),
+                                  ("Head", "Spine", (0, 0, 2), (0, 0, 3))])
+    turn = _pan_quats([0.0, 60.0, 130.0, 200.0])
+    for bone in ("Hips", "Head"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", [1, 41, 81, 121], turn,
+                        mode='QUATERNION')
+    run, run_slot = animdata.get_action(rig), animdata.get_slot_identifier(rig)
+    run.name = "Run"
+    rig.animation_data.action = None
+    for bone in ("Hips", "Spine"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", [1, 41, 81, 121], turn[::-1],
+                        mode='QUATERNION')
+    track = rig.animation_data.nla_tracks.new()
+    track.strips.new("Run", 1, run)
+    track.mute = True
+    times = QUARTERS[::4]
+    walk_before = {b: scenes.bone_world_quats(rig, b, times) for b in ("Hips", "Spine")}
+    result = bake.convert_objects([rig], 'XYZ', TOL)
+    said = [w.message for w in result.warnings if "other clips" in w.message]
+    assert len(said) == 1 and '("Run": "Hips")' in said[0], said
+    walk, walk_slot = animdata.get_action(rig), animdata.get_slot_identifier(rig)
+    walk.use_fake_user = True
+    animdata.assign_action(rig, run, run_slot)
+    rig.pose.bones["Hips"].rotation_mode = 'QUATERNION'
+    run_before = scenes.bone_world_quats(rig, "Hips", times)
+    bake.convert_objects([transform.AnimatedTransform(rig, "Hips")], 'XYZ', TOL)
+    assert _angle_deg(run_before, scenes.bone_world_quats(rig, "Hips", times)).max() <= TOL
+    animdata.assign_action(rig, walk, walk_slot)
+    for bone, before in walk_before.items():
+        assert _angle_deg(before, scenes.bone_world_quats(rig, bone, times)).max() <= TOL, bone
+
+
 def test_a_bone_converts_and_reverts_like_a_bake(clean_blender):
     rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
     scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
