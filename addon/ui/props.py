@@ -134,15 +134,22 @@ CLIP_SEARCH_LIMIT = 64
 
 def _clip_suggestions(_settings, context, edit_text):
     """The Clip field's suggestions: the actions of the selected objects' NLA tracks and
-    their active actions, once each, those matching what is typed."""
+    their active actions, once each, those matching what is typed. The bake an object
+    plays is suggested as the clip it was made from, which a Re-bake of that clip bakes
+    again (a game-rig walk: "Run.quatbake" was offered, a bake of a bake)."""
     from .. import animdata
 
     typed = (edit_text or "").lower()
     names = []
     for obj in list(getattr(context, "selected_objects", None) or [])[:CLIP_SEARCH_LIMIT]:
+        rec = getattr(obj, "quatbake", None)
         for clip in animdata.object_clips(obj):
-            if clip.name not in names and typed in clip.name.lower():
-                names.append(clip.name)
+            name = clip.name
+            if rec is not None and rec.baked_action is not None \
+                    and clip.action == rec.baked_action and rec.original_action is not None:
+                name = rec.original_action.name
+            if name not in names and typed in name.lower():
+                names.append(name)
     return names
 
 

@@ -295,3 +295,20 @@ def test_a_bone_the_bake_left_out_is_not_said_to_show_it(clean_blender):
     said = {i.bone: i.message for i in info.value.issues}
     assert "it shows a QuatBake bake of" in said["Hips"], said
     assert "its armature plays a QuatBake bake of" in said["Head"], said
+
+
+def test_the_clip_field_suggests_a_bakes_source_not_the_bake(clean_blender):
+    """A game-rig walk: after a bake, the Clip field offered "Walk.quatbake", QuatBake's own
+    bake, as a clip to bake. It offers the clip the bake was made from, which a Re-bake of
+    that clip bakes again from its keys; the stashed clips are offered as before."""
+    from quatbake.addon.ui import props
+
+    obj, action, strip = _clip_only(lambda strip: None)
+    obj.animation_data.action = action
+    obj.animation_data.nla_tracks[0].mute = True
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    scenes.select_only(obj)
+    offered = props._clip_suggestions(None, bpy.context, "")
+    assert offered == [action.name], offered
+    assert bake.bake_objects([obj], bake.BakeSettings(method='SLERP', clip=offered[0])).objects \
+        == ["Clipped"]
