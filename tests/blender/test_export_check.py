@@ -1044,3 +1044,30 @@ def test_an_euler_order_the_exporter_writes_wrong_is_named_with_a_way_out(clean_
                                                      export_force_sampling=False),
                                 [obj], frames)["Zyx"]
     assert baked.max() <= 0.01 + SAMPLED_DEG
+
+
+def test_two_left_out_clips_are_named_in_the_plural(clean_blender, tmp_path):
+    """A game-rig walk: 'The glTF animation "Idle", "Run" also drives it; it comes from
+    ...'. Two clips left out are spoken of as two; the file names both animations."""
+    from quatbake.addon import bake
+
+    from oracles import gltf_reference as gr
+
+    bpy.ops.import_scene.gltf(filepath=str(PARENT_INVERSE_GLTF), **gltf_import_options())
+    obj = bpy.data.objects["ChildEuler"]
+    (track,) = obj.animation_data.nla_tracks
+    clip = track.strips[0].action
+    second = obj.animation_data.nla_tracks.new()
+    second.strips.new("Again", 1, clip.copy())
+    second.mute = True
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', clip=clip.name))
+    report = export_check.check_objects(bpy.context, [obj], {}, only_these=True,
+                                        keep_folder=str(tmp_path))
+    (entry,) = report["objects"]
+    names = entry["left_out_animations"]
+    assert len(names) == 2, names
+    exported = {a.name for a in gr.load_gltf(tmp_path / "export_check.gltf").animations}
+    assert set(names) <= exported
+    assert entry["note"].startswith("The glTF animations ") and " also drive it; they come " \
+        "from the NLA clips " in entry["note"] and "so they are left out" in entry["note"], \
+        entry["note"]
