@@ -622,6 +622,12 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
+        idle = _idle_cache(obj)
+        if idle:
+            # A walk: a muted Transform Cache (or one with no file) was told "has no
+            # animation ... Key its rotation on two frames or more".
+            issues.skip(f"{who} has no keys, and {idle}, so it moves nothing: there is "
+                        f"nothing to {verb(settings)}.")
         if settings.keep_playback:
             then = ("convert: Blender's Rotation Mode menu (Object or Bone properties) "
                     "converts an unkeyed rotation itself.")
@@ -816,6 +822,23 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
     except animdata.ChannelError as exc:
         issues.refuse(str(exc), exc.channel, exc.frame)
     return rot_frames, key_quats, raw
+
+
+def _idle_cache(obj) -> str:
+    """Why ``obj``'s Transform Cache constraint plays nothing, said to be fixed ("" when it
+    has none): muted, at no influence, or reading no file or object."""
+    from ..animdata import cache as anim_cache
+
+    for con in anim_cache.cache_constraints(obj):
+        name = f"its Transform Cache \"{con.name}\""
+        if con.mute:
+            return f"{name} is muted (unmute it to bake the cache)"
+        if con.influence <= 0.0:
+            return f"{name} has influence 0 (set it to 1 to bake the cache)"
+        if con.cache_file is None or not con.object_path:
+            return (f"{name} reads no {'file' if con.cache_file is None else 'object path'} "
+                    "(pick one in the constraint to bake the cache)")
+    return ""
 
 
 def _single_key_moves(fcurves: list) -> str:

@@ -846,3 +846,24 @@ def test_a_bake_that_straightens_a_usd_wrap_between_samples_says_how_far(clean_b
     assert changed.max() > 90.0 and _angle_deg(before[::32], _played(cam, fine[::32])[0]).max() < 1e-3
     # Its samples bisect the turn to a few degrees; the 1/32 grid is as fine.
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=3.0)
+
+
+@needs_alembic
+def test_a_bake_of_an_idle_cache_names_it_not_the_keys(clean_blender, tmp_path):
+    """A walk: a camera whose Transform Cache was muted (or reads no file) was told it "has
+    no animation ... Key its rotation on two frames or more": the constraint is named, with
+    what would make it play. Nothing is changed."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    con = cam.constraints[0]
+    con.mute = True
+    before = scenes.scene_snapshot()
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([cam], bake.BakeSettings())
+    said = str(info.value)
+    assert f'its Transform Cache "{con.name}" is muted (unmute it to bake the cache)' in said
+    assert "Key its rotation" not in said, said
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    con.mute = False
+    con.object_path = ""
+    with pytest.raises(bake.BakeError, match="reads no object path"):
+        bake.bake_objects([cam], bake.BakeSettings())
