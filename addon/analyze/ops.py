@@ -95,7 +95,16 @@ class QUATBAKE_OT_analyze(Operator):
                 self.report({'WARNING'}, "None of the selected objects has rotation keys to "
                             f"analyze; {len(skipped)} skipped (see the Difference Report).")
                 return {'FINISHED'}
-            self.report({'ERROR'}, "None of the selected objects has rotation keys to analyze.")
+            errors = [e for e in found.values() if e.get("error")]
+            if errors:
+                # Each said why above (a walk: a cache camera whose file is missing, then
+                # "None of the selected objects has rotation keys", which it had not to
+                # have: its cache animates it).
+                self.report({'ERROR'}, f"None of the selected objects could be analysed "
+                            f"({len(errors)} failed; the warnings above say why).")
+            else:
+                self.report({'ERROR'}, "None of the selected objects has rotation keys to "
+                            "analyze.")
             return {'CANCELLED'}
         # Every object named (the first few), worst first: the status line once
         # named only the worst of two.

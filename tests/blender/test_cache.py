@@ -867,3 +867,22 @@ def test_a_bake_of_an_idle_cache_names_it_not_the_keys(clean_blender, tmp_path):
     con.object_path = ""
     with pytest.raises(bake.BakeError, match="reads no object path"):
         bake.bake_objects([cam], bake.BakeSettings())
+
+
+@needs_alembic
+def test_analyze_of_a_cache_whose_file_is_gone_does_not_say_it_has_no_keys(clean_blender,
+                                                                           tmp_path):
+    """A walk: Analyze of a cache camera whose file went missing warned of the file, then
+    ended "None of the selected objects has rotation keys to analyze", which is not why."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    cam.constraints[0].cache_file.filepath = str(tmp_path / "gone.abc")
+    scenes.select_only(cam)
+    with pytest.raises(RuntimeError) as raised:
+        bpy.ops.quatbake.analyze()
+    said = str(raised.value)
+    assert "None of the selected objects could be analysed (1 failed" in said, said
+    assert "has rotation keys" not in said, said
+    from quatbake.addon.analyze import entries
+
+    (entry,) = entries.results(bpy.context.scene).values()
+    assert "gone.abc, which is missing" in entry["error"], entry
