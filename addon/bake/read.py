@@ -615,13 +615,21 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
     else:
         src = source_of(obj, playing=settings.keep_playback)
     if src.action is None:
-        clips = [c.name for c in animdata.object_clips(obj)]
+        every = animdata.object_clips(obj)
+        # Only a clip with rotation keys (or location keys, for a location bake) is worth
+        # naming: a walk was told to name a clip that keys only scale.
+        clips = [c.name for c in every if keyed.has_rotation_keys(obj, c.fcurves()) or (
+            settings.location_method != 'KEEP' and keyed.has_location_keys(obj, c.fcurves()))]
         if clips:
             issues.skip(f"{who} has no active action; its animation lives in NLA clips "
                         f"({', '.join(clips)}), so it is left as it is. "
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
+        if every:
+            issues.skip(f"{who} has no active action, and its NLA clips "
+                        f"({', '.join(c.name for c in every)}) key no rotation, so there is "
+                        f"nothing to {verb(settings)}.")
         idle = _idle_cache(obj)
         if idle:
             # A walk: a muted Transform Cache (or one with no file) was told "has no

@@ -312,3 +312,18 @@ def test_the_clip_field_suggests_a_bakes_source_not_the_bake(clean_blender):
     assert offered == [action.name], offered
     assert bake.bake_objects([obj], bake.BakeSettings(method='SLERP', clip=offered[0])).objects \
         == ["Clipped"]
+
+
+def test_a_clip_that_keys_no_rotation_is_not_offered_to_bake(clean_blender):
+    """A game-rig walk: an object whose only clip keys scale was told "Name the clip to
+    bake it", which would bake nothing. It is told its clips key no rotation."""
+    obj = scenes.new_object("Tetrahedron", 'XYZ')
+    scenes.key_channels(obj, "scale", [1.0, 11.0], [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+    action = obj.animation_data.action
+    obj.animation_data.action = None
+    obj.animation_data.nla_tracks.new().strips.new("Grow", 1, action)
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    said = str(info.value)
+    assert f"its NLA clips ({action.name}) key no rotation, so there is nothing to bake" \
+        in said and "Name the clip" not in said, said
