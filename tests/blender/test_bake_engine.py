@@ -61,6 +61,26 @@ def _animated(name, mode, seed=0, location=True, interpolation='BEZIER'):
     return make_animated_object(name, mode, KEY_FRAMES, _values(mode, rng), interpolation, loc)
 
 
+def _capture(name: str, frames, step: float, seed: int):
+    """An XYZ object keyed LINEAR on every one of ``frames``, a random walk of up to
+    ``step`` radians per key on each axis (a capture's keys)."""
+    rng = np.random.default_rng(seed)
+    return make_animated_object(name, 'XYZ', frames, np.cumsum(
+        rng.uniform(-step, step, (len(frames), 3)), axis=0), 'LINEAR')
+
+
+def _world_quats(obj, times) -> np.ndarray:
+    """(n, 4) Blender's playback: frame_set at each time (whole frame + subframe), then
+    matrix_world's rotation."""
+    scene = bpy.context.scene
+    out = []
+    for t in times:
+        scene.frame_set(int(np.floor(t)), subframe=float(t - np.floor(t)))
+        q = obj.matrix_world.to_quaternion()
+        out.append((q.w, q.x, q.y, q.z))
+    return np.array(out)
+
+
 def _baked_frames(obj):
     fc = next(fc for fc in animdata.rotation_fcurves(obj) if fc is not None)
     return animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 0]
@@ -130,11 +150,8 @@ def test_a_step_bake_reports_what_it_changed_between_its_keys(clean_blender):
     bake reports is the largest angle between Blender's playback before and after at any
     whole frame (frame_set both times), not 0 at the keys (a workflow walk: 0.00 deg
     reported, 84.7 deg played)."""
-    rng = np.random.default_rng(12)
     frames = np.arange(1.0, 31.0)
-    obj = make_animated_object("Clip", 'XYZ', frames,
-                               np.cumsum(rng.uniform(-0.6, 0.6, (frames.size, 3)), axis=0),
-                               'LINEAR')
+    obj = _capture("Clip", frames, 0.6, seed=12)
     before = evaluated_quats(obj, frames)
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_step=3))
     assert len(_baked_frames(obj)) < frames.size            # thinned
@@ -372,20 +389,10 @@ def test_a_wrap_straightened_on_delta_channels_is_in_the_largest_change(clean_bl
     obj.rotation_euler = static
     key_channels(obj, "delta_rotation_euler", frames,
                  np.column_stack([np.full(8, 0.2), np.zeros(8), z]), 'LINEAR')
-    scene = bpy.context.scene
     times = np.arange(1.0, 8.0 + 1e-9, 1.0 / 64.0)
-
-    def played():
-        out = []
-        for t in times:
-            scene.frame_set(int(np.floor(t)), subframe=float(t - np.floor(t)))
-            q = obj.matrix_world.to_quaternion()
-            out.append((q.w, q.x, q.y, q.z))
-        return np.array(out)
-
-    before = played()
+    before = _world_quats(obj, times)
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
-    changed = np.degrees(quat.angle_between(before, played()).max())
+    changed = np.degrees(quat.angle_between(before, _world_quats(obj, times)).max())
     assert changed > 170.0                             # the wrap, straightened
     # Both sample the wrap's middle (3.5: 1/64 and QuatBake's 1/16 grids); float32: 1e-3.
     assert result.max_deviation_deg == pytest.approx(changed, abs=1e-3)
@@ -398,11 +405,8 @@ def test_a_tolerance_bakes_largest_change_counts_what_its_keys_play(clean_blende
     deg" and passed a batch's --fail-above 0.1, while it played 0.497 deg off. The figure
     is Blender's playback before against after at every frame (frame_set), where the
     thinned keys play within the tolerance of the path, not on it; a conversion too."""
-    rng = np.random.default_rng(5)
     frames = np.arange(1.0, 61.0)
-    obj = make_animated_object("Capture", 'XYZ', frames,
-                               np.cumsum(rng.uniform(-0.05, 0.05, (frames.size, 3)), axis=0),
-                               'LINEAR')
+    obj = _capture("Capture", frames, 0.05, seed=5)
     before = evaluated_quats(obj, frames)
     if keys == 'convert':
         result = bake.convert_objects([obj], 'QUATERNION', 0.5)
@@ -436,21 +440,11 @@ def test_a_bezier_bakes_largest_change_is_not_the_dense_paths(clean_blender, del
         obj.delta_rotation_quaternion = mathutils.Euler((0.4, -0.3, 0.9)).to_quaternion()
     key_channels(obj, "delta_rotation_quaternion" if delta == "only" else "rotation_quaternion",
                  frames, quats, 'LINEAR')
-    scene = bpy.context.scene
     quarters = np.arange(1.0, 30.0 + 1e-9, 0.25)
-
-    def played():
-        out = []
-        for t in quarters:
-            scene.frame_set(int(np.floor(t)), subframe=float(t - np.floor(t)))
-            q = obj.matrix_world.to_quaternion()
-            out.append((q.w, q.x, q.y, q.z))
-        return np.array(out)
-
-    before = played()
+    before = _world_quats(obj, quarters)
     result = bake.bake_objects([obj], bake.BakeSettings(
         method='SLERP', output_mode='XYZ', tolerance_deg=0.5, key_interpolation='BEZIER'))
-    moved = np.degrees(quat.angle_between(before, played()))
+    moved = np.degrees(quat.angle_between(before, _world_quats(obj, quarters)))
     whole = moved[::4]
     assert 0.05 < moved.max() <= 0.5
     # float32 keys and matrices on both sides: 1e-4 deg.
