@@ -708,6 +708,17 @@ def not_evaluated(context, objects) -> list[tuple]:
     return out
 
 
+def _animation_mode(options: dict) -> str:
+    """The exporter's animation mode for ``options`` (its default when not given): ACTIONS
+    writes each action on its own, SCENE what the scene plays. Blender 3.x's exporter has
+    no such option: it writes actions (and NLA strips) on their own."""
+    given = options.get("export_animation_mode")
+    if given is not None:
+        return str(given)
+    prop = exporter_properties().get("export_animation_mode")
+    return str(prop.default) if prop is not None else "ACTIONS"
+
+
 def check_objects(
     context,
     objects,
@@ -762,8 +773,13 @@ def check_objects(
     slides = timing.slid_frames(doc, owners, exporter_spf) if before_zero == "SLIDE" else {}
     if slides:
         doc = doc.delayed({n: s * exporter_spf for n, s in slides.items()})
+    mode = _animation_mode(options)
     for obj in objects:
         node = _object_node(doc, obj.name, joints)
+        blended = unplayed.nla_plays_sentence(obj, mode)
+        if blended and node is not None:
+            skipped.append({"object": obj.name, "message": blended})
+            continue
         if node is None:
             errors.append(
                 {

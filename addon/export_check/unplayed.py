@@ -119,3 +119,35 @@ def left_out_note(names, clips) -> str:
     return (f"{what[0].upper()}{what[1:]} also {drive} it; {come} from the NLA {clip} "
             f"{_clip_words(clips, names)}, which Blender does not play, so {left} left out of "
             "this comparison.")
+
+
+# The transform channels whose NLA blend the check looks for (an armature's bones' too).
+_TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion",
+                    "rotation_axis_angle", "scale")
+
+
+def nla_plays_sentence(obj, mode: str) -> str:
+    """Why ``obj`` is not compared when Blender plays its NLA with (or instead of) the
+    active action while the exporter writes each action on its own (``mode``, the
+    exporter's animation mode: all but SCENE): a soloed track, or an unmuted strip that
+    keys a channel the action does not replace. "" otherwise. A game-rig walk: with Run's
+    track soloed, Blender played Run and the check compared the file's Walk, "key_mismatch
+    176.9 deg, bake the object"; with it unmuted, Head turned 150 deg and went unmentioned."""
+    ad = obj.animation_data
+    if mode == "SCENE" or ad is None or not ad.use_nla:
+        return ""
+    keyed = {fc.data_path for clip in animdata.object_clips(obj) if not clip.active
+             for fc in clip.fcurves() if fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS}
+    blends = animdata.blending_strips(obj, sorted(keyed)) if keyed else []
+    if not blends:
+        return ""
+    track, strip, action, _paths = blends[0]
+    soloed = any(t.is_solo for t in ad.nla_tracks)
+    how = ("is soloed, so Blender plays it instead of the active action" if soloed else
+           "is not muted, so Blender plays it with the active action")
+    return (f"Object \"{obj.name}\" is not compared: its NLA track \"{track}\" (strip "
+            f"\"{strip}\", action \"{action}\") {how}, which the exporter writes as an "
+            "animation of its own: no one glTF animation plays what Blender plays. Mute the "
+            "track (or turn Solo off) to check the active action, or bake the NLA into one "
+            "action first (Object > Animation > Bake Action).")
+

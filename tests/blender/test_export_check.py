@@ -6,6 +6,7 @@ exporter's swizzle undone by hand, and ``frame_set`` + ``matrix_world``.
 """
 
 import json
+import math
 import pathlib
 
 import bpy
@@ -1071,3 +1072,45 @@ def test_two_left_out_clips_are_named_in_the_plural(clean_blender, tmp_path):
     assert entry["note"].startswith("The glTF animations ") and " also drive it; they come " \
         "from the NLA clips " in entry["note"] and "so they are left out" in entry["note"], \
         entry["note"]
+
+
+@pytest.mark.parametrize("how", ["unmuted", "soloed"])
+def test_an_object_whose_nla_blends_is_not_compared_with_one_animation(clean_blender, how):
+    """A game-rig walk: with Run's track soloed, Blender played Run and the check compared
+    the file's Walk ("key_mismatch 176.9 deg, bake the object"); with the track unmuted,
+    Blender turned the object by it, unmentioned. The exporter writes each action on its
+    own, so no one animation plays what Blender plays: the object is named as not
+    compared, and why. Blender's playback (frame_set) shows the strip moving it."""
+    from quatbake.addon.export_check.exporter import exporter_properties
+
+    obj = bpy.data.objects.new("Blend", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, x in ((1, 0.0), (21, 2.0)):
+        obj.location = (x, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=frame)
+    walk = obj.animation_data.action
+    obj.animation_data.action = None
+    for frame, deg in ((1, 0.0), (21, 90.0)):
+        obj.rotation_euler = (0.0, 0.0, math.radians(deg))
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    run = obj.animation_data.action
+    obj.animation_data.action = walk
+    track = obj.animation_data.nla_tracks.new()
+    track.strips.new("Run", 1, run)
+    track.is_solo = how == "soloed"
+    bpy.context.scene.frame_set(21)
+    assert abs(obj.matrix_world.to_euler().z - math.radians(90.0)) < 1e-5   # Run plays
+    bpy.context.scene.frame_set(1)
+    report = export_check.check_objects(bpy.context, [obj], {}, only_these=True)
+    assert report["objects"] == []
+    (skipped,) = report["skipped"]
+    said = skipped["message"]
+    word = "is soloed" if how == "soloed" else "is not muted"
+    assert said.startswith('Object "Blend" is not compared: its NLA track') and word in said
+    assert "Mute the track (or turn Solo off)" in said, said
+    if "export_animation_mode" in exporter_properties():
+        # The exporter's SCENE mode writes what plays: compared then.
+        report = export_check.check_objects(bpy.context, [obj],
+                                            {"export_animation_mode": 'SCENE'},
+                                            only_these=True)
+        assert [o["name"] for o in report["objects"]] == ["Blend"], report["skipped"]
