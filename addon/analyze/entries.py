@@ -102,9 +102,9 @@ def fingerprint(obj, keys: bool = True) -> list:
     the action playing, the rotation mode, the number of rotation, delta rotation and
     location keys and their checksum (animdata.keys_checksum: a key moved, given another
     value, handle or interpolation by hand changes it), and whether a Transform Cache
-    plays. A bake, a
-    revert, keying or editing a key changes it. The checksum comes last; ``keys`` False
-    leaves it out (None), for a redraw while the animation plays (_playing)."""
+    plays. A bake, a revert, keying or editing a key changes it. The checksum comes last;
+    ``keys`` False leaves it out (None), for a redraw while the animation plays
+    (_playing)."""
     from .. import animdata
     from ..animdata import cache
 
