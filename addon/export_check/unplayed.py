@@ -92,33 +92,31 @@ def _quoted(names) -> str:
     return ", ".join(f"\"{n}\"" for n in names)
 
 
-def _animations(names) -> tuple[str, str, str, str]:
-    """("the glTF animation "A"", "drives", "comes", "clip") or the plural, for ``names``
-    (a walk: 'The glTF animation "Idle", "Run" also drives it; it comes from ...')."""
-    if len(names) == 1:
-        return f"the glTF animation {_quoted(names)}", "drives", "it comes", "clip"
-    return f"the glTF animations {_quoted(names)}", "drive", "they come", "clips"
+def _number(names, one: str, many: str) -> str:
+    """``one`` for a single animation name, ``many`` for several (a walk: 'The glTF
+    animation "Idle", "Run" also drives it; it comes from ...')."""
+    return one if len(names) == 1 else many
 
 
 def skipped_sentence(obj, names, clips) -> str:
     """Why an object driven in the file only by clips Blender does not play is not compared."""
     first = next((c.name for c, _w in clips if _clip_names(c) & set(names)), names[0])
-    what, drive, _come, clip = _animations(names)
-    come, it = ("comes", "it") if len(names) == 1 else ("come", "them")
-    return (f"Object \"{obj.name}\" is not compared: {what} that {drive} it {come} from the "
-            f"NLA {clip} {_clip_words(clips, names)}, which Blender does not play (a player "
-            f"plays {it} only when asked to). To check a clip, "
-            "make it the object's active action (Action editor, or quatbake bake --clips "
-            f"{first}) and check again.")
+    return (f"Object \"{obj.name}\" is not compared: the glTF "
+            f"{_number(names, 'animation', 'animations')} {_quoted(names)} that "
+            f"{_number(names, 'drives', 'drive')} it {_number(names, 'comes', 'come')} from "
+            f"the NLA {_number(names, 'clip', 'clips')} {_clip_words(clips, names)}, which "
+            f"Blender does not play (a player plays {_number(names, 'it', 'them')} only when "
+            "asked to). To check a clip, make it the object's active action (Action editor, "
+            f"or quatbake bake --clips {first}) and check again.")
 
 
 def left_out_note(names, clips) -> str:
     """The note of an object whose file also holds animations of clips Blender does not play."""
-    what, drive, come, clip = _animations(names)
-    left = "it is" if len(names) == 1 else "they are"
-    return (f"{what[0].upper()}{what[1:]} also {drive} it; {come} from the NLA {clip} "
-            f"{_clip_words(clips, names)}, which Blender does not play, so {left} left out of "
-            "this comparison.")
+    return (f"The glTF {_number(names, 'animation', 'animations')} {_quoted(names)} also "
+            f"{_number(names, 'drives', 'drive')} it; {_number(names, 'it comes', 'they come')} "
+            f"from the NLA {_number(names, 'clip', 'clips')} {_clip_words(clips, names)}, which "
+            f"Blender does not play, so {_number(names, 'it is', 'they are')} left out of this "
+            "comparison.")
 
 
 # The transform channels whose NLA blend the check looks for (an armature's bones' too).
