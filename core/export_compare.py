@@ -249,9 +249,10 @@ def not_exported(paths, comparison: "Comparison") -> tuple:
     return tuple(missing)
 
 
-def not_exported_advice(missing: tuple, comparison: "Comparison") -> str:
+def not_exported_advice(missing: tuple, comparison: "Comparison", fix: str = "") -> str:
     """The advice of a node with ``missing`` channels (not_exported), with the figure of
-    each: degrees for the rotation, scene units for the translation."""
+    each: degrees for the rotation, scene units for the translation. ``fix``: what to do,
+    where the usual bake would not put it in the file."""
     figures = []
     if "rotation" in missing:
         figures.append(f"up to {comparison.max_deviation_deg:.3g} deg")
@@ -259,7 +260,7 @@ def not_exported_advice(missing: tuple, comparison: "Comparison") -> str:
         figures.append(f"up to {comparison.max_location_deviation:.3g} scene units")
     return (f"Not exported: the file has no {' or '.join(missing)} animation for it, so the "
             f"engine holds it still, {' and '.join(figures)} off Blender's playback: "
-            f"{ADVICE['not_exported']}.")
+            f"{fix or ADVICE['not_exported']}.")
 
 
 def is_off(deg: float, distance: float) -> bool:

@@ -514,12 +514,14 @@ def _comparison(obj, node: int, doc, channels, frames, blender_m, fps, yup,
 def _object_entry(
     obj, node: int, doc, channels, anim: str, frames, blender_m, fps, yup, exporter_spf: float,
     bezier=None, quarters=None, blender_q=None, parent: Parent | None = None,
-    parent_q: Parent | None = None,
+    parent_q: Parent | None = None, missing_fix: str = "",
 ) -> dict:
     """One object's (or pose bone's) report, compared on whole ``frames``. ``bezier``
     (``bezier_keys_of``): its Bezier rotation keys, compared again on ``quarters``
     (Blender's playback ``blender_q`` there) into the ``bezier`` block. ``parent``,
-    ``parent_q``: a pose bone's (``Parent``), on the frames and on the quarters."""
+    ``parent_q``: a pose bone's (``Parent``), on the frames and on the quarters.
+    ``missing_fix``: the advice for channels the file has no animation for, where it is
+    not the usual bake (the exporter's NLA_TRACKS mode left the action out)."""
 
     comparison, own, _qb, parent_off = _comparison(obj, node, doc, channels, frames,
                                                    blender_m, fps, yup, exporter_spf, bezier,
@@ -575,7 +577,7 @@ def _object_entry(
                                                  own.max_deviation_deg)
     if missing:
         # The first thing to fix, whatever else the keys do.
-        advice = export_compare.not_exported_advice(missing, own)
+        advice = export_compare.not_exported_advice(missing, own, missing_fix)
     entry = {
         "name": obj.name,
         **({"bone": obj.bone_name} if obj.is_bone else {}),
@@ -774,9 +776,17 @@ def check_objects(
     if slides:
         doc = doc.delayed({n: s * exporter_spf for n, s in slides.items()})
     mode = _animation_mode(options)
+    # The exporter's NLA_TRACKS mode writes tracks, as their strips place them: a track
+    # that holds the active action moved whole is compared moved back.
+    tracks = {o.name: unplayed.tracks_export(o) for o in objects} \
+        if mode == "NLA_TRACKS" else {}
+    moved = {n: -r.shift * exporter_spf for name, r in tracks.items() if r.shift
+             for n, t in owners.items() if t.owner.name == name}
+    if moved:
+        doc = doc.delayed(moved)
     for obj in objects:
         node = _object_node(doc, obj.name, joints)
-        blended = unplayed.nla_plays_sentence(obj, mode)
+        blended = tracks[obj.name].skip if tracks else unplayed.nla_plays_sentence(obj, mode)
         if blended and node is not None:
             skipped.append({"object": obj.name, "message": blended})
             continue
@@ -838,7 +848,10 @@ def check_objects(
                for o in checked}
     for obj, node in targets:
         action = getattr(getattr(obj, "animation_data", None), "action", None)
-        channels, anim = _object_channels(doc, node, action.name if action else None, skip)
+        reading = tracks.get(obj.name)
+        compared = reading.animation if reading is not None and reading.animation else \
+            action.name if action else None
+        channels, anim = _object_channels(doc, node, compared, skip)
         name = obj.display_name
         parent = parent_q = None
         if above.get(name, (None, None))[0] is not None:
@@ -852,7 +865,8 @@ def check_objects(
                                   blender_m[name], fps, yup, exporter_spf,
                                   bezier=beziers.get(name), quarters=quarters,
                                   blender_q=blender_q.get(name), parent=parent,
-                                  parent_q=parent_q)
+                                  parent_q=parent_q,
+                                  missing_fix=reading.missing_fix if reading else "")
             if node in slides:
                 entry["frame_at_0s"] = float(slides[node])
             left_out = unplayed.left_out(doc, node, skip)
@@ -885,7 +899,8 @@ def check_objects(
         "export_yup": yup,
         "gltf_bytes": size,
         "frames": [float(frames[0]), float(frames[-1])],
-        **timing.time_note(slides, owners, cropped, frames, fps, exporter_spf),
+        **timing.time_note(slides, owners, cropped, frames, fps, exporter_spf,
+                           [r.note for o, r in tracks.items() if r.note and o in nodes]),
         "objects": entries,
         "errors": errors,
         "skipped": skipped,

@@ -76,11 +76,12 @@ def slid_frames(doc, owners: dict, spf: float) -> dict:
 
 
 def time_note(slides: dict, owners: dict, cropped: bool, frames, fps: float,
-              exporter_spf: float) -> dict:
+              exporter_spf: float, moved: list | None = None) -> dict:
     """The report's ``time_note`` when the exporter wrote its key times on another clock
-    than Blender's (fps_base != 1), or moved or cut animation before frame 0 (each slid
-    object's entry has its ``frame_at_0s``); nothing otherwise."""
-    said = []
+    than Blender's (fps_base != 1), moved or cut animation before frame 0 (each slid
+    object's entry has its ``frame_at_0s``), or wrote NLA tracks whose strips move the
+    active action (``moved``: a sentence each); nothing otherwise."""
+    said = list(moved or [])
     exporter_fps = 1.0 / exporter_spf
     if abs(exporter_fps / fps - 1.0) > 1e-9:
         # Every interval's cause says 'timing' or worse; the cause behind them all, once

@@ -124,6 +124,13 @@ _TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion",
                     "rotation_axis_angle", "scale")
 
 
+def _has_nla_tracks_mode() -> bool:
+    from .exporter import exporter_properties
+
+    prop = exporter_properties().get("export_animation_mode")
+    return prop is not None and "NLA_TRACKS" in {i.identifier for i in prop.enum_items}
+
+
 def nla_plays_sentence(obj, mode: str) -> str:
     """Why ``obj`` is not compared when Blender plays its NLA with (or instead of) the
     active action while the exporter writes each action on its own (``mode``, the
@@ -142,10 +149,110 @@ def nla_plays_sentence(obj, mode: str) -> str:
     track, strip, action, _paths = blends[0]
     soloed = any(t.is_solo for t in ad.nla_tracks)
     how = ("is soloed, so Blender plays it instead of the active action" if soloed else
-           "is not muted, so Blender plays it with the active action")
+           "is not muted, so Blender plays it with the active action" if ad.action else
+           "is not muted, so Blender plays it")
     return (f"Object \"{obj.name}\" is not compared: its NLA track \"{track}\" (strip "
             f"\"{strip}\", action \"{action}\") {how}, which the exporter writes as an "
-            "animation of its own: no one glTF animation plays what Blender plays. Mute the "
-            "track (or turn Solo off) to check the active action, or bake the NLA into one "
-            "action first (Object > Animation > Bake Action).")
+            "animation of its own: no one glTF animation plays what Blender plays. "
+            + ("Mute the track (or turn Solo off) to check the active action, or bake"
+               if ad.action else "Export in NLA_TRACKS mode, which writes each track as its "
+               "strips place it, or bake" if _has_nla_tracks_mode() else "Bake")
+            + " the NLA into one action first (Object > Animation > Bake Action).")
 
+
+
+class TracksExport:
+    """What the exporter's NLA_TRACKS mode writes of an object, against what Blender plays.
+
+    That mode writes one animation per NLA track, named after the track and timed as its
+    strips place their actions in the scene, muted tracks included, and never the active
+    action. ``animation``: the file's animation that holds what Blender plays (None: the
+    usual choice, the animation named after the action). ``skip``: why the object is not
+    compared. ``missing_fix``: the advice where the file holds none of what Blender plays.
+    A game-rig walk: Fox.glb's importer stashes each clip on a track whose strip starts a
+    frame after its keys; the check compared the track with the active action and blamed
+    the one-frame shift on the keys ("key_mismatch, bake the object")."""
+
+    def __init__(self, animation: str | None = None, skip: str = "", missing_fix: str = "",
+                 shift: float = 0.0, note: str = ""):
+        self.animation = animation
+        self.skip = skip
+        self.missing_fix = missing_fix
+        self.shift = shift      # frames the file's animation plays later than Blender
+        self.note = note        # the report's time_note sentence on that shift
+
+
+def _same_timing(strip, action, shift: float = 0.0) -> bool:
+    """Whether ``strip`` plays all of ``action``'s keys at the action's own frames, moved
+    by ``shift`` frames."""
+    first, last = action.frame_range
+    return (abs(strip.frame_start - strip.action_frame_start - shift) < 1e-4
+            and abs(strip.scale - 1.0) < 1e-6 and abs(strip.repeat - 1.0) < 1e-6
+            and not strip.use_reverse
+            and strip.action_frame_start <= first + 1e-4
+            and strip.action_frame_end >= last - 1e-4)
+
+
+def tracks_export(obj) -> TracksExport:
+    """The NLA_TRACKS reading of ``obj`` (``TracksExport``)."""
+    ad = obj.animation_data
+    if ad is None:
+        return TracksExport()
+    action = ad.action
+    own = action is not None and any(
+        fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS and len(fc.keyframe_points)
+        and not fc.mute for fc in animdata.object_fcurves(obj))
+    soloed = any(t.is_solo for t in ad.nla_tracks)
+    keyed = {fc.data_path for clip in animdata.object_clips(obj) if not clip.active
+             for fc in clip.fcurves() if fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS}
+    playing = animdata.blending_strips(obj, sorted(keyed)) if keyed else []
+    tracks = sorted({track for track, _s, _a, _p in playing})
+    if own and not soloed:
+        if playing:
+            return TracksExport(skip=(
+                f"Object \"{obj.name}\" is not compared: Blender plays its active action "
+                f"\"{action.name}\" with NLA track \"{tracks[0]}\", and the exporter's "
+                "NLA_TRACKS mode writes each track as an animation of its own and not the "
+                "active action: no one glTF animation plays what Blender plays. Bake the NLA "
+                "into one action and push it down to a track (Object > Animation > Bake "
+                "Action, then Push Down), or export in ACTIONS mode."))
+        slot = animdata.get_slot_identifier(obj)
+        holders = [(track, strip) for track, strip in animdata.nla_strips(obj)
+                   if strip.action == action
+                   and (not slot or animdata.strip_slot_identifier(strip) == slot)]
+        for track, strip in holders:
+            if _same_timing(strip, action):
+                return TracksExport(animation=track.name)
+        for track, strip in holders:
+            # Moved whole (Blender's glTF importer starts each stash a frame after its
+            # keys): compared frame for frame with the action, the move said once.
+            shift = strip.frame_start - strip.action_frame_start
+            if _same_timing(strip, action, shift):
+                frames = f"{abs(shift):g} frame{'' if abs(shift) == 1 else 's'}"
+                return TracksExport(animation=track.name, shift=shift, note=(
+                    f"The exporter's NLA_TRACKS mode writes \"{obj.name}\"'s NLA track "
+                    f"\"{track.name}\", whose strip plays action \"{action.name}\" "
+                    f"{frames} {'later' if shift > 0 else 'earlier'} than Blender plays it "
+                    f"as the active action (the action's frame {strip.action_frame_start:g} "
+                    f"at frame {strip.frame_start:g}): an engine plays it that much "
+                    f"{'later' if shift > 0 else 'earlier'}; compared frame for frame with "
+                    "the action."))
+        if holders:
+            track, strip = holders[0]
+            return TracksExport(skip=(
+                f"Object \"{obj.name}\" is not compared: the exporter's NLA_TRACKS mode "
+                f"writes NLA track \"{track.name}\", whose strip \"{strip.name}\" plays "
+                f"action \"{action.name}\" on other frames than Blender plays it as the "
+                "active action (scaled, repeated, reversed or cut), which no bake of the keys "
+                "changes. To check the keys, export in ACTIONS mode."))
+        return TracksExport(missing_fix=(
+            f"the exporter's NLA_TRACKS mode writes NLA tracks only, and the active action "
+            f"\"{action.name}\" is on none: push it down to a track (Action editor: Push "
+            "Down), or export in ACTIONS mode"))
+    if len(tracks) > 1:
+        return TracksExport(skip=(
+            f"Object \"{obj.name}\" is not compared: Blender plays NLA tracks "
+            f"{_quoted(tracks)} together, and the exporter's NLA_TRACKS mode writes each "
+            "as an animation of its own: no one glTF animation plays what Blender plays. "
+            "Bake the NLA into one action first (Object > Animation > Bake Action)."))
+    return TracksExport(animation=tracks[0] if tracks else None)

@@ -1074,6 +1074,128 @@ def test_two_left_out_clips_are_named_in_the_plural(clean_blender, tmp_path):
         entry["note"]
 
 
+FOX_GLB = PARENT_INVERSE_GLTF.parent / "Fox.glb"
+
+
+def _nla_tracks_mode():
+    from quatbake.addon.export_check.exporter import exporter_properties
+
+    if "NLA_TRACKS" not in {i.identifier for i in exporter_properties().get(
+            "export_animation_mode", bpy.types.Object.bl_rna.properties["type"]).enum_items}:
+        pytest.skip("this Blender's glTF exporter has no NLA_TRACKS mode")
+    return {"export_animation_mode": 'NLA_TRACKS'}
+
+
+def test_nla_tracks_mode_compares_a_stash_moved_a_frame_with_its_action(clean_blender,
+                                                                        tmp_path):
+    """A game-rig walk: exported in NLA_TRACKS mode, Fox.glb's active clip Survey comes from
+    its importer's stash, a track whose strip starts a frame after the keys. The check
+    compared that track with the active action and blamed the frame on the keys
+    ("key_mismatch in 82 intervals, up to 1.3 deg: bake the object"). The file's own key
+    times show the frame; the bones are compared with it moved back, and the move is said."""
+    from oracles import gltf_reference as gr
+
+    options = _nla_tracks_mode()
+    bpy.ops.import_scene.gltf(filepath=str(FOX_GLB), **gltf_import_options())
+    rig = next(o for o in bpy.data.objects if o.type == 'ARMATURE')
+    assert rig.animation_data.action.name == "Survey"
+    report = export_check.check_objects(bpy.context, [rig], options, only_these=True,
+                                        keep_folder=str(tmp_path))
+    doc = gr.load_gltf(tmp_path / "export_check.gltf")
+    survey = next(a for a in doc.animations if a.name == "Survey")
+    first = min(float(c.times[0]) for c in survey.channels)
+    assert abs(first * 24.0 - 1.0) < 1e-4, first       # the track: a frame after the keys
+    bones = [o for o in report["objects"] if o.get("bone")]
+    assert len(bones) >= 20 and report["skipped"] == [], report["skipped"]
+    worst = max(o["max_deviation_deg"] for o in bones)
+    assert worst < 2 * SAMPLED_DEG, worst     # float32 keys: the frame is not blamed
+    assert not any(o["causes"] for o in bones), [o["causes"] for o in bones if o["causes"]]
+    note = report["time_note"]
+    assert 'NLA track "Survey"' in note and "1 frame later" in note, note
+
+
+def _tracks_scene(case: str):
+    """An empty keyed 0 -> 90 deg about Z over frames 1-21 (its action "Turn"), set up as
+    ``case``: the active action alone, on one unmuted track and no active action, on two
+    unmuted tracks, or active with a muted stash that plays it twice as slow."""
+    obj = bpy.data.objects.new("Tracks", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, deg in ((1, 0.0), (21, 90.0)):
+        obj.rotation_euler = (0.0, 0.0, math.radians(deg))
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    ad = obj.animation_data
+    turn = ad.action
+    turn.name = "Turn"
+    if case in ("one track", "two tracks"):
+        ad.action = None
+        ad.nla_tracks.new().strips.new("Turn", 1, turn)
+        if case == "two tracks":
+            other = turn.copy()
+            other.name = "Lean"
+            ad.nla_tracks.new().strips.new("Lean", 1, other)
+    elif case == "scaled stash":
+        track = ad.nla_tracks.new()
+        track.strips.new("Turn", 1, turn).scale = 2.0
+        track.mute = True
+    return obj
+
+
+def test_an_nla_track_with_no_active_action_is_not_said_to_play_with_one(clean_blender):
+    """A track that plays with no active action was "not muted, so Blender plays it with
+    the active action", and the advice was to mute it "to check the active action": there
+    was none. The exporter's default mode writes the action at its own frames, so the
+    object is still not compared; the sentence says what plays and what to do."""
+    obj = _tracks_scene("one track")
+    assert obj.animation_data.action is None
+    report = export_check.check_objects(bpy.context, [obj], {}, only_these=True)
+    (skipped,) = report["skipped"]
+    said = skipped["message"]
+    assert "is not muted, so Blender plays it," in said and "active action" not in said, said
+    assert "Bake the NLA into one action" in said or "Export in NLA_TRACKS mode" in said, said
+
+
+@pytest.mark.parametrize("case", ["action alone", "one track", "two tracks", "scaled stash"])
+def test_nla_tracks_mode_is_judged_by_what_it_writes(clean_blender, tmp_path, case):
+    """The exporter's NLA_TRACKS mode writes each track as its strips place it and never the
+    active action. Before, an unmuted track with no active action was "not compared ... plays
+    it with the active action" (there was none, and the file held what Blender plays), and
+    an active action on no track was told to bake, which writes another action the mode
+    leaves out too. Blender's playback (frame_set) and the file's animations (read back)
+    show each case."""
+    from oracles import gltf_reference as gr
+
+    options = _nla_tracks_mode()
+    obj = _tracks_scene(case)
+    bpy.context.scene.frame_set(21)
+    turned = math.degrees(obj.matrix_world.to_euler().z)
+    bpy.context.scene.frame_set(1)
+    report = export_check.check_objects(bpy.context, [obj], options, only_these=True,
+                                        keep_folder=str(tmp_path))
+    written = {a.name for a in gr.load_gltf(tmp_path / "export_check.gltf").animations}
+    if case == "action alone":
+        assert written == set() and abs(turned - 90.0) < 1e-4
+        (entry,) = report["objects"]
+        assert "not_exported" in entry["causes"]
+        assert "NLA_TRACKS mode writes NLA tracks only" in entry["advice"] and \
+            "Push Down" in entry["advice"] and "Re-bake" not in entry["advice"], \
+            entry["advice"]
+    elif case == "one track":
+        assert len(written) == 1 and abs(turned - 90.0) < 1e-4
+        (entry,) = report["objects"]
+        assert report["skipped"] == [] and entry["causes"] == {}, entry["causes"]
+        assert entry["max_deviation_deg"] < SAMPLED_DEG
+    else:
+        assert report["objects"] == []
+        (skipped,) = report["skipped"]
+        said = skipped["message"]
+        assert said.startswith('Object "Tracks" is not compared: '), said
+        if case == "two tracks":
+            assert len(written) == 2 and "NLA tracks " in said and "together" in said, said
+        else:
+            assert abs(turned - 90.0) < 1e-4 and "on other frames" in said and \
+                "export in ACTIONS mode" in said, said
+
+
 @pytest.mark.parametrize("how", ["unmuted", "soloed"])
 def test_an_object_whose_nla_blends_is_not_compared_with_one_animation(clean_blender, how):
     """A game-rig walk: with Run's track soloed, Blender played Run and the check compared
