@@ -148,6 +148,14 @@ def nla_plays_sentence(obj, mode: str) -> str:
         return ""
     track, strip, action, _paths = blends[0]
     soloed = any(t.is_solo for t in ad.nla_tracks)
+    if len(blends) == 1 and not _keys_transforms(obj):
+        # One strip and no active action over it (pushed down, an NLA-only import): the
+        # exporter writes its action, which plays what Blender plays where the strip
+        # keeps the action's frames (a review: such an object went unchecked).
+        found = next(s for t, s in animdata.nla_strips(obj) if t.name == track
+                     and s.name == strip)
+        if _same_timing(found, found.action):
+            return ""
     how = ("is soloed, so Blender plays it instead of the active action" if soloed else
            "is not muted, so Blender plays it with the active action" if ad.action else
            "is not muted, so Blender plays it")
@@ -193,15 +201,20 @@ def _same_timing(strip, action, shift: float = 0.0) -> bool:
             and strip.action_frame_end >= last - 1e-4)
 
 
+def _keys_transforms(obj) -> bool:
+    """Whether ``obj``'s active action keys a transform channel (its bones' included)."""
+    return obj.animation_data.action is not None and any(
+        fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS and len(fc.keyframe_points)
+        and not fc.mute for fc in animdata.object_fcurves(obj))
+
+
 def tracks_export(obj) -> TracksExport:
     """The NLA_TRACKS reading of ``obj`` (``TracksExport``)."""
     ad = obj.animation_data
     if ad is None:
         return TracksExport()
     action = ad.action
-    own = action is not None and any(
-        fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS and len(fc.keyframe_points)
-        and not fc.mute for fc in animdata.object_fcurves(obj))
+    own = _keys_transforms(obj)
     soloed = any(t.is_solo for t in ad.nla_tracks)
     keyed = {fc.data_path for clip in animdata.object_clips(obj) if not clip.active
              for fc in clip.fcurves() if fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS}
