@@ -32,6 +32,7 @@ from ..record import (
     get_record,
     new_record,
     original_slot,
+    paths_of,
     record_of,
     restore_rotation_props,
     set_record,
@@ -388,7 +389,10 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                    original_delta_rotation_quaternion=delta_quaternion,
                    original_delta_rotation_euler=delta_euler,
                    original_delta_location=delta_location, delta_recorded=True,
-                   baked_paths="\n".join(sorted(plan.drop_paths)), cache_constraint=con.name)
+                   baked_paths="\n".join(sorted(plan.drop_paths)), cache_constraint=con.name,
+                   cache_muted_before="\n".join(
+                       c.name for c in anim_cache.cache_constraints(owner)
+                       if c.mute and c != con))
         owner.quatbake.others_signature = others_signature(owner)
         set_rotation_mode(owner, plan.out_mode)
         if src.action is not None:
@@ -431,11 +435,15 @@ def _drop_empty_animation_data(obj) -> None:
 
 def baked_constraint(obj):
     """The Transform Cache constraint a cache bake of ``obj`` muted: by the name it had, or
-    the one muted Transform Cache constraint there is (renamed since: a walk found it left
-    muted by the Revert); None when it is gone."""
-    con = anim_cache.constraint_named(obj, obj.quatbake.cache_constraint)
+    the one muted Transform Cache constraint there is that was not muted already when it
+    was baked (renamed since: a walk found it left muted by the Revert); None when it is
+    gone (a review: the user's muted alternate take was taken for it)."""
+    rec = obj.quatbake
+    con = anim_cache.constraint_named(obj, rec.cache_constraint)
     if con is None:
-        muted = [c for c in obj.constraints if c.type == 'TRANSFORM_CACHE' and c.mute]
+        before = set(paths_of(rec.cache_muted_before))
+        muted = [c for c in anim_cache.cache_constraints(obj)
+                 if c.mute and c.name not in before]
         con = muted[0] if len(muted) == 1 else None
     return con
 

@@ -822,6 +822,35 @@ def test_revert_refuses_when_the_muted_cache_constraint_is_gone(clean_blender, t
     assert name != "Renamed"
 
 
+@needs_alembic
+def test_revert_never_takes_the_users_muted_cache_for_the_baked_one(clean_blender, tmp_path):
+    """A review: beside the baked Transform Cache, the user's alternate take, a second one
+    muted before the bake. With the baked one deleted, Revert took the alternate take for
+    it renamed: enabled it, deleted the bake (the camera's only animation) and said it was
+    done. It refuses; renamed, the baked one is still found, the take left muted."""
+    cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    frames = np.arange(1.0, 10.0)
+    baked_con = cam.constraints[0]
+    take = cam.constraints.new('TRANSFORM_CACHE')
+    take.name, take.cache_file, take.object_path = \
+        "AltTake", baked_con.cache_file, baked_con.object_path
+    take.mute = True
+    before = _played(cam, frames)[0]
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    cam.constraints[baked_con.name].name = "Renamed"
+    bake.revert_objects([cam])
+    assert cam.constraints["AltTake"].mute and not cam.constraints["Renamed"].mute
+    np.testing.assert_allclose(_played(cam, frames)[0], before, atol=1e-6)
+    bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
+    baked = animdata.get_action(cam)
+    cam.constraints.remove(cam.constraints["Renamed"])
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([cam])
+    assert "is gone" in str(info.value), str(info.value)
+    assert cam.constraints["AltTake"].mute
+    assert animdata.get_action(cam) == baked and baked.name in bpy.data.actions
+
+
 @needs_usd
 def test_a_bake_that_straightens_a_usd_wrap_between_samples_says_how_far(clean_blender,
                                                                          tmp_path):
