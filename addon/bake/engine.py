@@ -171,8 +171,9 @@ def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]
 
 
 def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake") -> list[BakeIssue]:
-    """The refusal when every transform was skipped: each one's sentence, as errors, after a
-    first one that counts them when there are several."""
+    """The refusal when every transform was skipped: each one's sentence, as errors, the
+    first in one that counts them when there are several (a walk: the first bone's sentence
+    was said twice, in the count and after it)."""
     errors = [BakeIssue('ERROR', i.object_name, i.channel, i.frame, i.message, i.bone)
               for i in skipped]
     if len(errors) <= 1:
@@ -182,7 +183,7 @@ def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake") -> list[BakeIs
     return [BakeIssue('ERROR', "", "", None,
                       f"Nothing to {doing}: none of the {len(errors)} transforms ({shown}) "
                       f"has keys QuatBake can {'re-bake' if doing == 'bake' else doing}. "
-                      f"{skipped[0].message}")] + errors
+                      f"{skipped[0].message}")] + errors[1:]
 
 
 def _key(item) -> tuple:
@@ -254,6 +255,11 @@ def bake_objects(objects, settings: BakeSettings,
         else:
             readings.append(reading)
     if not readings and not errors and not cached:
+        if all(i.done for i in skipped):
+            # Every transform is already as asked (a review: a conversion run again on a
+            # show's shots failed, exit 2, where it had nothing to do): nothing changed.
+            return BakeResult(objects=[], frames_written=0, max_deviation_deg=0.0,
+                              skipped=skipped)
         raise BakeError(_nothing_baked(skipped, verb(settings)))
     # Skipped transforms are neither planned nor written: the progress counts the others.
     total = 2 * (len(readings) + len(cached))

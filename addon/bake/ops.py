@@ -404,6 +404,13 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
             return {'CANCELLED'}
         finally:
             progress.end()
+        if not result.objects:
+            # Every one already in the mode: nothing changed, no undo step.
+            _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
+            self.report({'INFO'}, rpt_("Nothing to convert: every selected transform is "
+                                       "already in {}").format(
+                rpt_("the Euler order Auto picks") if self.mode == 'AUTO' else self.mode))
+            return {'CANCELLED'}
         _report_issues(self, list(result.warnings), 'WARNING')
         _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')

@@ -499,9 +499,11 @@ class _Issues:
         self.err(message, channel, frame)
         raise _Refused
 
-    def skip(self, message, channel="", frame=None):
-        """Nothing to bake here: leave the transform as it is, say why, bake the others."""
-        self.found.append(BakeIssue('SKIPPED', self.name, channel, frame, message, self.bone))
+    def skip(self, message, channel="", frame=None, done=False):
+        """Nothing to bake here: leave the transform as it is, say why, bake the others.
+        ``done``: it is already as asked (``BakeIssue.done``)."""
+        self.found.append(BakeIssue('SKIPPED', self.name, channel, frame, message, self.bone,
+                                    done))
         raise _Refused
 
     def refuse_if_any(self) -> None:
@@ -705,7 +707,7 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
             why = (", the Euler order farthest from gimbal lock here"
                    if settings.output_mode == 'AUTO' else "")
             issues.skip(f"{who} is already in {out_mode}{why}: there is nothing to convert, "
-                        "and its keys are left as they are.", rot_path)
+                        "and its keys are left as they are.", rot_path, done=True)
     if into_delta and out_mode not in animdata.DELTA_ROTATION_PATHS:
         issues.refuse(f"{who}: only its delta rotation is keyed, and Blender has no delta "
                       f"channels for {out_mode}; convert to another mode.", rot_path)

@@ -48,7 +48,14 @@ def run_convert(args) -> int:
     except bake.BakeError as exc:
         raise BadInput(str(exc)) from None
     save_blend_copy(bpy, out)
-    if not args.quiet:
+    if not args.quiet and not result.objects:
+        mode = args.to.upper()
+        print(f"Nothing to convert: every transform is already in "
+              f"{'the Euler order auto picks' if mode == 'AUTO' else mode}; the scene is saved "
+              f"unchanged -> {args.output}")
+        for issue in result.skipped:
+            print(f"skipped: {issue.message}", file=sys.stderr)
+    elif not args.quiet:
         converted = transforms_named(result.objects)
         done = transform_count(converted)
         print(f"Converted {done} to {_chosen(args.to.upper(), converted)}: "

@@ -227,6 +227,23 @@ def test_convert_keeps_what_blender_plays_in_a_new_mode(scene, tmp_path):
     assert before["EulerCam"]["channels"] == after["EulerCam"]["channels"]
 
 
+def test_convert_with_everything_already_in_the_mode_succeeds_unchanged(scene, tmp_path):
+    """A review: a conversion run again on a shot whose transforms were all converted
+    already exited 2 ("there is nothing to convert") and wrote no file, so a pipeline that
+    converts every shot stopped there. Nothing to do is no failure: exit 0, the copy
+    written, its keys those of the file read independently before."""
+    times = np.arange(1.0, 121.125, 0.25)
+    before = _read(scene, times)
+    out = tmp_path / "same.blend"
+    done = _run("convert", scene, "--to", "quaternion", "--output", out, "--objects", "QuatCam")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Nothing to convert: every transform is already in "
+                                  "QUATERNION"), done.stdout
+    assert '"QuatCam" is already in QUATERNION' in done.stderr, done.stderr
+    after = _read(out, times)
+    assert after["QuatCam"]["channels"] == before["QuatCam"]["channels"]
+
+
 def test_convert_refuses_an_unknown_mode_in_one_sentence(scene, tmp_path):
     done = _run("convert", scene, "--to", "sideways", "--output", tmp_path / "x.blend")
     assert done.returncode == 2
