@@ -70,45 +70,38 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
                  ) -> None:
     """Copy ``fcurves`` into ``action``: their keys (frames, values, interpolation, easing
     and its back, amplitude and period, handles and handle types, as they are), their
-    extrapolation, modifiers, mute and lock; in ``group``, or (None) each in its own
-    curve's group. Carries the channels one action keeps into another: an earlier bake
-    of some bones into a new copy of the action, the keys before a bake back into the
-    action a Re-bake or a Revert composes."""
+    auto smoothing, extrapolation, modifiers, mute and lock; in ``group``, or (None) each
+    in its own curve's group. Carries the channels one action keeps into another: an
+    earlier bake of some bones into a new copy of the action, the keys before a bake back
+    into the action a Re-bake or a Revert composes.
+
+    Every key's handles and easing settings are copied, Bezier or not: they wait for the
+    animator's switch to Bezier or Back, and a curve's auto smoothing shapes its handles at
+    the next edit (a walk: a Revert's copy lost them, and the next key nudge moved the curve
+    1.69 deg otherwise than on the animator's own action)."""
     make = fcurve_maker(action, slot_identifier)
-    bezier = enum_value("interpolation", 'BEZIER')
-    simple = {enum_value("interpolation", name) for name in ('CONSTANT', 'LINEAR', 'BEZIER')}
+    items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+    names = {item.value: item.identifier for item in items}
     for fc in fcurves:
         # A copy: inside read_once() the dict is the one every reader of this curve shares.
-        keys = dict(read_keyframe_arrays(fc, ("co", "interpolation")))
-        # Back, Elastic ...: QuatBake never writes them; an animator's own channel carried
-        # back may have them, with their easing and shape.
-        dynamic = not set(keys["interpolation"].tolist()) <= simple
+        keys = dict(read_keyframe_arrays(fc, ("co", "interpolation", "handle_left",
+                                              "handle_right", "handle_left_type",
+                                              "handle_right_type")))
         own = fc.group.name if fc.group is not None else ""
         new = make(fc.data_path, fc.array_index, own if group is None else group)
-        if not (keys["interpolation"] == bezier).any():
-            constant = keys["interpolation"] == enum_value("interpolation", 'CONSTANT')
-            write_keys(new, keys["co"][:, 0], keys["co"][:, 1],
-                       constant=constant if constant.any() else None)
-            if dynamic:
-                new.keyframe_points.foreach_set(
-                    "interpolation", np.asarray(keys["interpolation"], dtype=_IPO_DTYPE))
-        else:
-            keys.update(read_keyframe_arrays(fc, ("handle_left", "handle_right",
-                                                  "handle_left_type", "handle_right_type")))
-            items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
-            names = {item.value: item.identifier for item in items}
-            # Copied as they are: Blender has aligned these handles already, and aligning
-            # again (fc.update) would move ALIGNED ones by a float32 step.
-            write_bezier_keys(new, keys["co"], keys["handle_left"], keys["handle_right"],
-                              keys["interpolation"],
-                              [names[int(v)] for v in keys["handle_left_type"]], update=False,
-                              handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
-        if dynamic:
-            for name, dtype in (("easing", _IPO_DTYPE), ("back", np.float32),
-                                ("amplitude", np.float32), ("period", np.float32)):
-                values = np.empty(len(fc.keyframe_points), dtype=dtype)
-                fc.keyframe_points.foreach_get(name, values)
-                new.keyframe_points.foreach_set(name, values)
+        if new.auto_smoothing != fc.auto_smoothing:
+            new.auto_smoothing = fc.auto_smoothing
+        # Copied as they are: Blender has aligned these handles already, and aligning
+        # again (fc.update) would move ALIGNED ones by a float32 step.
+        write_bezier_keys(new, keys["co"], keys["handle_left"], keys["handle_right"],
+                          keys["interpolation"],
+                          [names[int(v)] for v in keys["handle_left_type"]], update=False,
+                          handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
+        for name, dtype in (("easing", _IPO_DTYPE), ("back", np.float32),
+                            ("amplitude", np.float32), ("period", np.float32)):
+            values = np.empty(len(fc.keyframe_points), dtype=dtype)
+            fc.keyframe_points.foreach_get(name, values)
+            new.keyframe_points.foreach_set(name, values)
         if new.extrapolation != fc.extrapolation:
             new.extrapolation = fc.extrapolation
         for modifier in fc.modifiers:

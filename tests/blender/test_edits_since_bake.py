@@ -94,6 +94,47 @@ def test_rebake_and_revert_keep_keys_keyed_or_changed_since_the_bake(clean_blend
         np.testing.assert_array_equal(_keys(obj, original)[key], co)
 
 
+_KEY_FIELDS = ("co", "handle_left", "handle_right", "handle_left_type", "handle_right_type",
+               "interpolation", "easing", "back", "amplitude", "period")
+
+
+def _curve_fields(fc) -> tuple:
+    """Everything of an F-curve a copy must keep, read from Blender key by key."""
+    return (fc.auto_smoothing, fc.extrapolation,
+            [tuple(tuple(v) if hasattr(v, "__len__") and not isinstance(v, str) else v
+                   for v in (getattr(k, name) for name in _KEY_FIELDS))
+             for k in fc.keyframe_points])
+
+
+def test_the_copy_revert_puts_back_keeps_every_curve_and_key_setting(clean_blender):
+    """A walk: after edits since a bake, Revert puts back a copy of the animator's action
+    whose rotation curves were rebuilt, and lost what playback does not show yet: a
+    curve's Auto Smoothing (None became Continuous Acceleration), the handles and handle
+    types of keys that are not Bezier (collapsed onto the key) and a Bezier key's Back,
+    Amplitude and Period. The animator's next key nudge then moved the curve 1.69 deg
+    otherwise than on their own action. Read field by field, the copy is the original."""
+    obj = _keyed_object()
+    original = animdata.get_action(obj)
+    x, y, z = animdata.find_fcurves(obj, "rotation_euler", 3)
+    x.auto_smoothing, y.auto_smoothing = 'NONE', 'CONT_ACCEL'
+    for k in y.keyframe_points:        # linear keys whose handles wait for a Bezier switch
+        k.interpolation = 'LINEAR'
+        k.handle_left_type = k.handle_right_type = 'FREE'
+        k.handle_left = (k.co[0] - 3.0, k.co[1] + 0.4)
+        k.handle_right = (k.co[0] + 5.0, k.co[1] - 0.2)
+    z.keyframe_points[1].back, z.keyframe_points[1].amplitude = 2.5, 0.75
+    z.keyframe_points[1].period = 3.5
+    z.keyframe_points[0].easing = 'EASE_OUT'
+    before = [_curve_fields(fc) for fc in (x, y, z)]
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='KEEP'))
+    _animator_edits(obj)
+    bake.revert_objects([obj], [])
+    assert animdata.get_action(obj) != original       # the copy with the edits
+    after = [_curve_fields(fc) for fc in animdata.find_fcurves(obj, "rotation_euler", 3)]
+    for was, now in zip(before, after, strict=True):
+        assert now == was
+
+
 def test_revert_with_no_edits_puts_the_animators_own_action_back(clean_blender):
     obj = _keyed_object()
     original = animdata.get_action(obj)
