@@ -968,7 +968,7 @@ def _say_keys_left_out(issues: _Issues, keys: np.ndarray, start: float, end: flo
     first, last = animdata.frame_label(start), animdata.frame_label(end)
     issues.warn(f"{issues.who}: the Custom Range {animdata.frame_span(start, end)} leaves out "
                 f"the keys at {said}; the bake holds frame {first}'s pose before the range and "
-                f"frame {last}'s after it, so those poses no longer play. Widen the range to "
+                f"frame {last}'s after it, so what those keys play is gone. Widen the range to "
                 "keep them (Revert brings them back).", "",
                 float(before[0] if before.size else after[0]))
 
@@ -979,17 +979,25 @@ SAME_POSE = 1e-6
 
 
 def _pose_differs(pose, keys: np.ndarray, at: float) -> np.ndarray:
-    """(k,) bool: whether Blender plays another pose at each of ``keys`` than at frame
-    ``at`` (``pose(times)``: orientations and positions or None), a quaternion key and its
-    negative, an angle and a whole turn more being one pose (a review: compared channel by
-    channel, they were said to be lost)."""
+    """(k,) bool: whether Blender plays another pose than at frame ``at`` somewhere from
+    ``at`` to each of ``keys`` (all on one side of it), at the keys and every frame between
+    (``pose(times)``: orientations and positions or None). A key held Constant from the
+    range's end plays nothing lost, and a quaternion key and its negative, an angle and a
+    whole turn more, are one pose (a review: compared channel by channel, they were said to
+    be lost); a whole turn keyed between them is lost motion (a second review: a turntable
+    keyed 360 -> 720 after the range went unsaid, 180 deg off)."""
     if not keys.size:
         return np.ones(0, dtype=bool)
-    quats, places = pose(np.append(keys, at))
+    far = keys[-1] if keys[-1] > at else keys[0]
+    step = 1.0 if far > at else -1.0
+    times = np.union1d(keys, np.arange(at + step, far, step))
+    times = times[np.argsort(np.abs(times - at))]      # outward from ``at``
+    quats, places = pose(np.append(times, at))
     differs = quat.angle_between(quats[:-1], quats[-1]) > SAME_POSE
     if places is not None:
         differs |= np.abs(places[:-1] - places[-1]).max(axis=1) > SAME_POSE
-    return differs
+    by_then = np.logical_or.accumulate(differs)
+    return by_then[np.searchsorted(np.abs(times - at), np.abs(keys - at))]
 
 
 def _key_run(frames: np.ndarray) -> str:

@@ -215,22 +215,45 @@ def test_a_custom_range_does_not_name_a_held_key_whose_pose_still_plays(clean_bl
 
 
 @pytest.mark.parametrize("mode", ['QUATERNION', 'XYZ'])
-def test_a_custom_range_does_not_name_a_key_of_the_same_pose_in_other_numbers(clean_blender,
-                                                                             mode):
-    """A review: a key at frame 1 stored as the negative of the quaternion at frame 10 (or
-    an Euler angle a whole turn more), the start of Custom Range 10-20: the same pose,
-    said to be lost (its numbers differ). Blender's playback (mathutils) agrees it is one
-    pose; no key is named."""
+def test_a_custom_range_names_a_key_of_the_same_pose_only_for_the_turn_to_it(clean_blender,
+                                                                            mode):
+    """A review: a key at frame 1 stored as the negative of the quaternion at frame 10, the
+    start of Custom Range 10-20: the same pose, and Blender plays it all the way (its
+    channels scale one orientation), yet it was said to be lost. Not named. A second
+    review: an Euler angle a whole turn more is the same pose too, but Blender turns a whole
+    turn from it to frame 10, which the bake's hold takes away; it is named again, as a
+    turntable's key a turn past the range's end is. Blender's playback (mathutils) shows
+    both."""
     if mode == 'QUATERNION':
         q0 = scenes.quats_about_z([30])[0]
         values = np.array([-q0, q0, scenes.quats_about_z([70])[0]])
     else:
         values = np.radians([[0, 0, 390], [0, 0, 30], [0, 0, 70]])
     obj = scenes.make_animated_object("Same", mode, [1.0, 10.0, 20.0], values, 'LINEAR')
-    played = scenes.evaluated_quats(obj, [1.0, 10.0])
+    played = scenes.evaluated_quats(obj, [1.0, 10.0, 4.0])
     assert quat.angle_between(played[0], played[1]) < 1e-6
+    turns = quat.angle_between(played[2], played[1]) > 1.0      # 120 deg away at frame 4
+    assert turns == (mode == 'XYZ')
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(10, 20)))
-    assert not [w.message for w in result.warnings if "Custom Range" in w.message]
+    said = [w.message for w in result.warnings if "Custom Range" in w.message]
+    if mode == 'QUATERNION':
+        assert not said
+    else:
+        assert len(said) == 1 and "leaves out the keys at 1 before it" in said[0], said
+
+
+def test_a_custom_range_names_a_turntables_key_a_whole_turn_past_its_end(clean_blender):
+    """A review: a turntable keyed 0 -> 360 -> 720 deg at 1, 25, 49 (Linear), baked over
+    Custom Range 1-25: the key at 49 is frame 25's pose, so nothing was said, while the
+    bake held still where Blender turned (180 deg off at frame 37, mathutils)."""
+    obj = scenes.make_animated_object("Turntable", 'XYZ', [1.0, 25.0, 49.0],
+                                      np.radians([[0, 0, 0], [0, 0, 360], [0, 0, 720]]),
+                                      'LINEAR')
+    before = scenes.evaluated_quats(obj, [37.0])
+    result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(1, 25)))
+    said = [w.message for w in result.warnings if "Custom Range" in w.message]
+    assert len(said) == 1 and "leaves out the keys at 49 after it" in said[0], said
+    assert quat.angle_between(scenes.evaluated_quats(obj, [37.0])[0], before[0]) > 3.0
 
 
 def test_a_custom_range_says_which_keys_it_leaves_out(clean_blender):
