@@ -134,38 +134,88 @@ def _camera_frames(plan) -> list:
         raise ValueError(f"it is {cam.type.lower()}, and a pixel tolerance needs a "
                          "perspective camera")
     times = plan.dense[0] if plan.dense is not None else plan.frames
-    statics = {"lens": cam.lens, "shift_x": cam.shift_x, "shift_y": cam.shift_y}
+    statics = {name: float(getattr(cam, name)) for name in _LENS}
     columns = {}
     for fc in animdata.object_fcurves(cam):
         if fc.data_path in statics and fc.array_index == 0:
             columns[fc.data_path] = np.fromiter(map(fc.evaluate, times.tolist()),
                                                 dtype=np.float64, count=times.size)
     n = times.size if columns else 1
-    table = np.column_stack([columns.get(k, np.full(n, float(v))) for k, v in statics.items()])
+    table = np.column_stack([columns.get(k, np.full(n, v)) for k, v in statics.items()])
+    if _lens_played_otherwise(cam):
+        table = np.vstack([table, _played_lens(cam, times)])
     scenes = list(getattr(owner, "users_scene", ())) or [bpy.context.scene]
-    return [pixels.camera_frame(lens, cam.sensor_width, cam.sensor_height, cam.sensor_fit,
+    return [pixels.camera_frame(lens, width, height, cam.sensor_fit,
                                 render.resolution_x, render.resolution_y,
                                 render.resolution_percentage, render.pixel_aspect_x,
                                 render.pixel_aspect_y, sx, sy)
             for render in {id(sc.render): sc.render for sc in scenes}.values()
-            for lens, sx, sy in np.unique(table, axis=0)]
+            for lens, width, height, sx, sy in np.unique(table, axis=0)]
 
 
-def _parent_anisotropy(owner) -> float:
-    """How much the parent's part of ``owner``'s world matrix can widen an angle: its
-    largest stretch over its smallest (1 without a parent, or under a uniform scale). A
-    turn of the object's own channels by a turns its view by up to that times a under a
-    parent scaled unevenly (a walk: a camera under an empty scaled (1, 1, 4) moved 2.2 px
-    in a 1 px bake). At the current frame, as tip_length reads the armature's scale."""
-    parent = getattr(owner, "parent", None)
-    if parent is None:
+# The camera settings a pixel's angle depends on, as core.pixels.camera_frame takes them.
+_LENS = ("lens", "sensor_width", "sensor_height", "shift_x", "shift_y")
+
+
+def _lens_played_otherwise(cam) -> bool:
+    """Whether Blender plays ``cam``'s lens, sensor or shift by more than its active
+    action's curves: a driver (a dolly zoom's), an NLA strip. A walk: a driven lens read
+    at the current frame kept 0.9 px where Blender's playback moved 10 px."""
+    ad = cam.animation_data
+    if ad is None:
+        return False
+    if any(d.data_path in _LENS for d in ad.drivers):
+        return True
+    return bool(ad.use_nla and len(ad.nla_tracks))
+
+
+def _at_whole_frames(times, read) -> list:
+    """``read()`` at every whole scene frame that action ``times`` span, as Blender plays
+    them (scene.frame_set: drivers, NLA, parents and constraints; the frame restored)."""
+    scene = bpy.context.scene
+    frames = animdata.scene_frame(scene, np.asarray(times, dtype=np.float64))
+    whole = np.arange(np.floor(frames.min()), np.ceil(frames.max()) + 1.0)
+    now = (scene.frame_current, scene.frame_subframe)
+    out = []
+    try:
+        for frame in whole.tolist():
+            scene.frame_set(int(frame))
+            out.append(read())
+    finally:
+        scene.frame_set(now[0], subframe=now[1])
+    return out
+
+
+def _played_lens(cam, times) -> np.ndarray:
+    """(n, 5) rows of ``_LENS`` as Blender plays them at every whole frame the keys span."""
+    rows = _at_whole_frames(times, lambda: [float(getattr(cam, name)) for name in _LENS])
+    return np.array(rows, dtype=np.float64).reshape(-1, len(_LENS))
+
+
+def _parent_anisotropy(owner, times) -> float:
+    """How much what is above ``owner``'s own channels in its world matrix can widen an
+    angle: its largest stretch over its smallest, the most over every whole frame of
+    ``times`` (1 with no parent and no constraint, or under a uniform scale). A turn of
+    the object's own channels by a turns its view by up to that times a under a parent
+    scaled unevenly (a walk: a camera under an empty scaled (1, 1, 4) moved 2.2 px in a
+    1 px bake). What is above is the world matrix over the object's own (matrix_world @
+    matrix_basis^-1): a parent bone's stretch and a Child Of's scale count too, and an
+    animated one at each frame (a walk: read at the current frame and from the parent
+    object alone, a crane's stretched arm bone gave 3 px in a 1 px bake)."""
+    if getattr(owner, "parent", None) is None and not len(getattr(owner, "constraints", ())):
         return 1.0
-    part = (np.array(parent.matrix_world, dtype=np.float64)
-            @ np.array(owner.matrix_parent_inverse, dtype=np.float64))[:3, :3]
-    stretch = np.linalg.svd(part, compute_uv=False)
-    if not (stretch[-1] > 0.0 and np.isfinite(stretch).all()):
-        return 1.0
-    return float(stretch[0] / stretch[-1])
+
+    def stretch():
+        basis = np.array(owner.matrix_basis, dtype=np.float64)
+        if abs(np.linalg.det(basis[:3, :3])) < 1e-12:
+            return 1.0
+        part = (np.array(owner.matrix_world, dtype=np.float64) @ np.linalg.inv(basis))[:3, :3]
+        values = np.linalg.svd(part, compute_uv=False)
+        if not (values[-1] > 0.0 and np.isfinite(values).all()):
+            return 1.0
+        return float(values[0] / values[-1])
+
+    return max(_at_whole_frames(times, stretch), default=1.0)
 
 
 def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
@@ -188,7 +238,8 @@ def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
         plan.px_fallback = "not a perspective camera"
     if frames:
         plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames) * \
-            _parent_anisotropy(getattr(plan.obj, "owner", plan.obj))
+            _parent_anisotropy(getattr(plan.obj, "owner", plan.obj),
+                               plan.dense[0] if plan.dense is not None else plan.frames)
         if settings.tolerance_px > 0.0:
             by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
             plan.tolerance_px = settings.tolerance_px

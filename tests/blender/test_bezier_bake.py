@@ -541,14 +541,16 @@ def test_a_pixel_tolerance_keeps_every_pixel_of_the_render_within_it(clean_blend
     assert any("px" in n.message and "SwingCam" in n.message for n in result.notes)
 
 
-def _worst_px(scene, cam, key_q, parent=None):
+def _worst_px(scene, cam, key_q, parent=None, bone=""):
     """The most any point of the frame moves, in pixels of ``scene``'s render, at any
     quarter frame: ``cam`` against a camera posed on the slerp of ``key_q`` under the same
-    parent (Blender's own projection, world_to_camera_view)."""
+    parent (its ``bone``, if given) (Blender's own projection, world_to_camera_view)."""
     reference = bpy.data.objects.new("Reference", cam.data)
     scene.collection.objects.link(reference)
     if parent is not None:
         reference.parent = parent
+        if bone:
+            reference.parent_type, reference.parent_bone = 'BONE', bone
         reference.matrix_parent_inverse = cam.matrix_parent_inverse.copy()
     reference.rotation_mode = 'QUATERNION'
     worst = 0.0
@@ -656,6 +658,86 @@ def test_a_zoom_takes_the_pixel_tolerance_of_its_longest_lens(clean_blender):
     # One pixel at the centre of the 80 mm frame: atan(36 / 1920 / 80); over the frame less.
     centre_80 = math.degrees(math.atan(36.0 / 1920.0 / 80.0))
     assert 0.9 * centre_80 < tol < centre_80
+
+
+@pytest.mark.parametrize("how", ["driver", "nla", "sensor"])
+def test_a_lens_played_by_a_driver_nla_or_sensor_takes_its_longest(clean_blender, how):
+    """A camera walk: the lens was read from the active action only, so a driven lens (a
+    dolly zoom), a lens keyed in an NLA strip, or a keyed sensor width (36 -> 4 mm) kept
+    the tolerance of the lens at rest: "0.86 px" where Blender's playback moved 10 px.
+    The longest focal length over the sensor Blender plays bounds the tolerance: one pixel
+    at the frame's centre, atan(sensor / width / lens), from the values frame_set shows."""
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    scene.render.resolution_percentage = 100
+    cam = _keyed_object("Zoom", 'XYZ', np.radians(SWING))
+    data = cam.data
+    data.lens, data.sensor_width, data.sensor_fit = 40.0, 36.0, 'HORIZONTAL'
+    if how == "driver":
+        driver = data.driver_add("lens").driver
+        driver.expression = "40 + 2 * frame"
+    elif how == "nla":
+        for frame, lens in ((1, 40.0), (61, 250.0), (121, 40.0)):
+            data.lens = lens
+            data.keyframe_insert("lens", frame=frame)
+        action = data.animation_data.action
+        data.animation_data.action = None
+        data.animation_data.nla_tracks.new().strips.new("Zoom", 1, action)
+        data.lens = 40.0
+    else:
+        for frame, width in ((1, 36.0), (61, 4.0), (121, 36.0)):
+            data.sensor_width = width
+            data.keyframe_insert("sensor_width", frame=frame)
+    played = []
+    for frame in range(1, 122):
+        scene.frame_set(frame)
+        played.append(data.sensor_width / data.lens)
+    scene.frame_set(1)
+    finest = math.degrees(math.atan(min(played) / 1920.0))
+    assert finest < 0.5 * math.degrees(math.atan(36.0 / 1920.0 / 40.0))   # it does zoom
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
+                                                        key_interpolation='BEZIER'))
+    assert result.key_statistics["Zoom"]["tolerance_deg"] <= finest * 1.0001
+
+
+@pytest.mark.parametrize("how", ["bone", "keyed scale"])
+def test_a_pixel_tolerance_holds_under_a_stretched_bone_or_a_parent_scaled_later(
+        clean_blender, how):
+    """A camera walk: a camera on a crane's bone stretched (1, 4, 1) moved 2.3 px in a 1 px
+    bake (the parent's stretch was read from the armature object, not its bone), and under
+    an empty whose scale is keyed to (1, 1, 4) after the current frame, 1.5 px (read at the
+    current frame). Blender's projection of the frame (world_to_camera_view) against a
+    camera on the slerp path under the same parent, at every quarter frame."""
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    scene.render.resolution_percentage = 100
+    cam = _keyed_object("CraneCam", 'XYZ', np.radians(SWING))
+    cam.data.lens, cam.data.sensor_fit = 50.0, 'AUTO'
+    if how == "bone":
+        parent = scenes.make_rig("Crane", [("arm", None, (0, 0, 0), (0, 1, 0))])
+        parent.pose.bones["arm"].scale = (1.0, 4.0, 1.0)
+        cam.parent, cam.parent_type, cam.parent_bone = parent, 'BONE', "arm"
+    else:
+        parent = bpy.data.objects.new("Grow", None)
+        scene.collection.objects.link(parent)
+        parent.keyframe_insert("scale", frame=60)
+        parent.scale = (1.0, 1.0, 4.0)
+        parent.keyframe_insert("scale", frame=61)
+        cam.parent = parent
+    scene.frame_set(1)
+    key_q = []                                 # its own channels: the slerp the bake follows
+    for frame in KEY_FRAMES:
+        scene.frame_set(int(frame))
+        key_q.append(list(cam.matrix_basis.to_quaternion()))
+    key_q = np.array(key_q)
+    scene.frame_set(1)
+    result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
+                                                        key_interpolation='BEZIER'))
+    assert result.key_statistics["CraneCam"]["max_px"] <= 1.0
+    reference_parent = parent
+    worst = _worst_px(scene, cam, key_q, parent=reference_parent,
+                      bone="arm" if how == "bone" else "")
+    assert worst <= 1.0, worst
 
 
 # ---------------------------------------------------------------- the measurement after the write
