@@ -534,6 +534,11 @@ FAR_TURN_SUBSTEPS = 16
 # walk: a delta key stored with its sign flipped played 5.7 deg off between the frames
 # of a dense bake, which the report called fine).
 DELTA_TURN_DEG = 20.0
+# Keys a frame apart or closer turning more than this: whole frames see nothing between
+# them, where Blender interpolates each channel on its own and slerp does not (a walk:
+# mocap turning 103 deg in a frame played 23 deg off slerp at frame 58.5, and the report
+# said Blender stays within 0.1 deg of slerp). Sampled in between like a far turn.
+NEAR_TURN_DEG = 20.0
 
 
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
@@ -543,7 +548,8 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     An Euler (or axis-angle angle) channel changing by more than pi between
     neighbouring keys, or a quaternion key whose sign is flipped against the
     previous one, turns the object the long way round; sampled only at whole
-    frames, two keys one frame apart would hide that spin. Returns the
+    frames, two keys one frame apart would hide that spin. Keys a frame apart turning
+    far (NEAR_TURN_DEG) hide how far Blender's channels stray from slerp. Returns the
     FAR_TURN_SUBSTEPS - 1 evenly spaced subframes of each such interval (sorted).
     ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
     them already (evaluated with the frames around them), so they are not evaluated again.
@@ -572,6 +578,10 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
         if both and i == 1:
             q = played_quats(raw, kind)
             far |= np.degrees(core_quat.angle_between(q[:-1], q[1:])) > DELTA_TURN_DEG
+        near = np.diff(keys) <= 1.0 + 1e-9
+        if i == 0 and near.any():
+            q = played_quats(raw, kind)
+            far |= near & (np.degrees(core_quat.angle_between(q[:-1], q[1:])) > NEAR_TURN_DEG)
     idx = np.flatnonzero(far)
     if idx.size == 0:
         return np.zeros(0)
