@@ -80,10 +80,21 @@ def within_bake_tolerance(a) -> bool:
             and largest_deviation_deg(a) <= a.bake_tolerance_deg + TOLERANCE_SLACK_DEG)
 
 
+# The method a conversion's record names (addon/bake/engine.PLAYBACK): it kept Blender's
+# playback in another rotation mode.
+CONVERTED = "playback"
+
+
 def _fix(a) -> str:
     """What to do about a rotation defect: re-bake with the method, unless a bake with that
     method already made (or replaced) these keys."""
     label = _method_label(a.method)
+    if a.bake_method == CONVERTED and not a.bake_edited:
+        # A walk: a bone converted away from gimbal lock was told to re-bake, which went
+        # back to the keys' own mode and its gimbal lock, whose advice was to convert.
+        return (f"re-bake with {label}, which starts again from the keys before the "
+                "conversion, in their own rotation mode (Output: Quaternion keeps clear of "
+                "gimbal lock)")
     if a.bake_edited:
         # Whatever made the bake: a Re-bake starts again from the keys before it.
         return (f"re-bake with {label}, which starts again from the keys before the bake and "
@@ -102,9 +113,10 @@ def _gimbal_fix(a, fix: str) -> str:
     real-file walk: a USD camera's bake was told to lower it): another rotation mode
     does."""
     if a.bake_role == "after" and not a.bake_edited and a.bake_method == a.method:
-        return (f"already baked with {_method_label(a.method)}; convert it to another "
-                "rotation mode (Convert Rotation Mode, Auto: the Euler order farthest from "
-                "gimbal lock) or key in Quaternion mode")
+        return (f"already baked with {_method_label(a.method)}; bake it again with Output: "
+                "Quaternion (the same path, no gimbal lock), or convert it to another rotation "
+                "mode (Convert Rotation Mode, Auto: the Euler order farthest from gimbal "
+                "lock) or key in Quaternion mode")
     return f"{fix} or key in Quaternion mode"
 
 

@@ -92,6 +92,39 @@ def test_a_conversion_is_not_reported_as_a_slerp_bake(clean_blender):
     assert found.max_deviation_deg > 1.0                        # Bezier, not a slerp
     assert "already baked" not in found.advice and "re-bake with SLERP" in found.advice, \
         found.advice
+    # A walk: followed with Output: Object's Mode, that Re-bake went back to the keys'
+    # own mode (and its gimbal lock); the advice says so and how to keep clear.
+    assert "before the conversion, in their own rotation mode" in found.advice and \
+        "Output: Quaternion" in found.advice, found.advice
+
+
+def test_the_advice_near_gimbal_lock_leads_somewhere(clean_blender):
+    """A walk: a slerp bake near gimbal lock was told to convert; converted, to re-bake
+    with SLERP; re-baked, back in the old mode, to convert again. Followed step by step,
+    the advice now ends: after a slerp bake it offers Output: Quaternion, and that bake
+    plays slerp (mathutils', at every frame) with nothing left to do."""
+    import mathutils
+
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = scenes.make_animated_object(
+        "Near", 'XYZ', [1.0, 21.0, 41.0],
+        np.radians([[0, 80, 0], [60, 89.5, 30], [120, 80, 60]]), 'BEZIER')
+    key_q = _played(obj, np.array([1.0, 21.0, 41.0]))
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    found = analyze.analyze_object(obj, "slerp")
+    assert found.gimbal_frames and "bake it again with Output: Quaternion" in found.advice, \
+        found.advice
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode='QUATERNION'))
+    found = analyze.analyze_object(obj, "slerp")
+    assert obj.rotation_mode == 'QUATERNION' and not found.gimbal_frames
+    assert "nothing to do" in found.advice, found.advice
+    frames = np.arange(1.0, 42.0)
+    keys = [mathutils.Quaternion(q) for q in key_q]
+    slerp = [keys[0 if f <= 21.0 else 1].slerp(keys[1 if f <= 21.0 else 2],
+                                               ((f - 1.0) % 20.0) / 20.0 if f not in (21.0, 41.0)
+                                               else 1.0) for f in frames]
+    assert _angle_deg(np.array([list(q) for q in slerp]), _played(obj, frames)).max() < 1e-3
 
 
 def test_euler_output_is_unrolled_and_whole_turns_are_kept(clean_blender):
