@@ -465,7 +465,7 @@ def _switched_away(items) -> str:
         playing = animdata.get_action(owner)
         if baked is not None and playing != baked:
             now = f"\"{playing.name}\"" if playing is not None else "no action"
-            return (f" \"{owner.name}\" plays {now}, not its bake \"{baked.name}\": make "
+            return (f": \"{owner.name}\" plays {now}, not its bake \"{baked.name}\". Make "
                     f"\"{baked.name}\" its active action again (Action editor) to revert it.")
     return ""
 
@@ -505,9 +505,9 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
              else "selection shows")
         raise BakeError([BakeIssue(
             'ERROR', items[0].name if len(items) == 1 else "", "", None,
-            f"Nothing to revert: the {subject} no QuatBake bake. Select what QuatBake baked; "
-            "a bake whose action was changed by hand since cannot be reverted."
-            + _switched_away(items))])
+            f"Nothing to revert: the {subject} no QuatBake bake"
+            + (_switched_away(items) or " (never baked, or reverted already). Select what "
+               "QuatBake baked."))])
     issues = [i for owner, _w, _n in candidates
               for i in renamed_bone_issues(owner) + cache_bake.constraint_gone_issues(owner)]
     if issues:

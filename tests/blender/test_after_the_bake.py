@@ -233,7 +233,7 @@ def test_a_revert_after_a_hand_switch_says_how_to_get_back(clean_blender):
     with pytest.raises(bake.BakeError) as info:
         bake.revert_objects([obj])
     said = str(info.value)
-    assert f'"Cube" plays "Other", not its bake "{baked.name}": make "{baked.name}" its ' \
+    assert f'"Cube" plays "Other", not its bake "{baked.name}". Make "{baked.name}" its ' \
         "active action again" in said, said
     animdata.assign_action(obj, baked, animdata.get_slot_identifier(obj) or slot)
     assert bake.revert_objects([obj]) == ["Cube"] and animdata.get_action(obj) == original
