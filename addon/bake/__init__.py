@@ -38,6 +38,7 @@ ENGINE_NAMES = (
     "bake_objects",
     "can_revert",
     "revert_objects",
+    "location_words",
     "within_words",
 )
 

@@ -127,6 +127,18 @@ def within_words(result: BakeResult, translate=lambda text: text) -> str:
     return translate("within {}").format(words)
 
 
+def location_words(result: BakeResult, translate=lambda text: text) -> str:
+    """What the summary of a tolerance bake adds when the location kept other keys than
+    the rotation (Bezier rotation keys beside LINEAR location ones): "; location 480
+    LINEAR keys per channel", summed as the rotation's are; "" otherwise."""
+    stats = [s for s in result.key_statistics.values()
+             if s.get("location_keys", s["keys_written"]) != s["keys_written"]]
+    if not stats:
+        return ""
+    return translate("; location {:d} LINEAR keys per channel").format(
+        sum(s["location_keys"] for s in stats))
+
+
 def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
     """An exception QuatBake did not foresee, as the one sentence naming the transform that
     the user sees instead of a traceback."""

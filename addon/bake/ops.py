@@ -278,7 +278,7 @@ class QUATBAKE_OT_bake(Operator):
         _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
         # A tolerance bake is counted in keys (per channel), not frames baked.
-        from .engine import within_words
+        from .engine import location_words, within_words
         from .settings import has_tolerance
 
         thinned = has_tolerance(self.bake_settings())
@@ -310,7 +310,8 @@ class QUATBAKE_OT_bake(Operator):
         if thinned:
             counts = rpt_("Keys per channel: {:d} dense -> {:d} {}")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
-                                                within_words(result, rpt_)))
+                                                within_words(result, rpt_))
+                        + location_words(result, rpt_))
         return {'FINISHED'}
 
 

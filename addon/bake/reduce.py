@@ -131,8 +131,8 @@ def _camera_frames(plan) -> list:
     if getattr(obj, "bone_name", "") or owner.type != 'CAMERA' or cam is None:
         return []
     if cam.type != 'PERSP':
-        raise ValueError(f"it is {cam.type.lower()}, and a pixel tolerance needs a "
-                         "perspective camera")
+        kind = {'ORTHO': "orthographic", 'PANO': "panoramic"}.get(cam.type, cam.type.lower())
+        raise ValueError(f"it is {kind}, and a pixel tolerance needs a perspective camera")
     times = plan.dense[0] if plan.dense is not None else plan.frames
     statics = {name: float(getattr(cam, name)) for name in _LENS}
     columns = {}
@@ -511,8 +511,19 @@ def measure_written(plan, arrays: list) -> dict:
         "worst_frame": float(times[int(np.argmax(err))]), "sampled": sampled,
         "keys_before": int(plan.key_count_before), "keys_dense": int(plan.frames.shape[0]),
         "keys_written": int(arrays[0]["co"].shape[0]), "key_interpolation": kind,
-        "tolerance_deg": float(tolerance_deg), **extra,
+        "tolerance_deg": float(tolerance_deg), **extra, **_location_keys(plan),
     }
+
+
+def _location_keys(plan) -> dict:
+    """{"location_keys": n} when the bake writes the location on other frames than the
+    rotation: with Bezier rotation keys the location keeps its own LINEAR keys (a USD
+    camera's spiral: 2 rotation keys, 480 location ones, and the summary said "2 keys per
+    channel written"). {} otherwise."""
+    frames, values, _constant = plan.location_written()
+    if values is None:
+        return {}
+    return {"location_keys": int(np.size(frames))}
 
 
 def _deg(value: float) -> str:
@@ -534,7 +545,10 @@ def _stats_sentence(stats: dict, tip: float = 0.0, decided_by: str = "px") -> st
     # One key: a single-key transform converted (convert.py), its pose played at its frame.
     keys = "key" if stats["keys_written"] == 1 else "keys"
     where = "its key" if stats["samples"] == 1 else f"{stats['samples']} {stats['sampled']}"
-    return (f"{stats['keys_written']} {kind} {keys} per channel (dense bake "
+    location = ""
+    if stats.get("location_keys", stats["keys_written"]) != stats["keys_written"]:
+        location = f", location {stats['location_keys']} LINEAR"
+    return (f"{stats['keys_written']} {kind} {keys} per channel{location} (dense bake "
             f"{stats['keys_dense']}, keyed before {stats['keys_before']}); Blender's playback "
             f"at {where}: max {_deg(stats['max_deg'])} deg"
             + (f" ({stats['max_px']:.3g} px)" if px else "")

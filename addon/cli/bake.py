@@ -174,7 +174,8 @@ def run_bake(args, results: list | None = None) -> int:
                   f"-> {args.output}")
         if bake.has_tolerance(settings):
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} "
-                  f"{bake.within_words(result)} ({(args.keys or 'linear').upper()})")
+                  f"{bake.within_words(result)} ({(args.keys or 'linear').upper()})"
+                  f"{bake.location_words(result)}")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
         # Left as they were (no rotation keys, keys only in NLA clips ...): not errors.

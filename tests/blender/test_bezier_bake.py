@@ -371,6 +371,16 @@ def test_location_is_baked_as_few_linear_keys_beside_bezier_rotation(clean_blend
             (np.array([2, 1, 0]), np.array([3, 3, 1]))
         assert np.abs(np.array(obj.matrix_world.translation) - (a + u * (b - a))).max() < 2e-4
     assert result.key_statistics["Mover"]["key_interpolation"] == 'BEZIER'
+    # A USD walk: 2 rotation keys beside 480 location ones read "2 keys per channel". The
+    # location's own count, as its curves hold it, is said beside the rotation's.
+    rotation_keys = len(_rotation_fcurves(obj)[0].keyframe_points)
+    location_keys = len(loc_fcs[0].keyframe_points)
+    assert rotation_keys != location_keys
+    note = next(n.message for n in result.notes if "keys per channel" in n.message)
+    assert f"{rotation_keys} Bezier keys per channel, location {location_keys} LINEAR" \
+        in note, note
+    assert bake.location_words(result) == \
+        f"; location {location_keys} LINEAR keys per channel"
 
 
 # ---------------------------------------------------------------- bad input, revert, undo
