@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.words import counted
 from . import animdata
 
 # Frames (keys per channel) beyond which a bake or an analysis is refused:
@@ -198,7 +199,7 @@ def bones_only_in_clips(obj, then: str | None, panel_takes_clip: bool = True) ->
              if any(fc.data_path.startswith(animdata.BONE_PATH_START) for fc in c.fcurves())]
     example = f" {names[0]}" if names else " NAME"
     start = (f"{animdata.subject(obj)} is an armature whose pose bones are keyed only in NLA "
-             f"clips ({animdata.bone_key_count(obj)} bone(s)).")
+             f"clips ({counted(animdata.bone_key_count(obj), 'bone')}).")
     if then is None:
         return (f"{start} Convert reads the active action only: make the clip the armature's "
                 "active action (Action editor), then convert.")
@@ -215,7 +216,7 @@ def span_too_long(who: str, start: float, end: float, step: int) -> str:
     if count <= MAX_FRAMES:
         return ""
     return (f"{who}: baking frames {animdata.frame_label(start)}..{animdata.frame_label(end)} "
-            f"every {int(step)} frame(s) would write about {count:,} keys per channel, more "
+            f"every {counted(int(step), 'frame')} would write about {count:,} keys per channel, more "
             f"than {MAX_FRAMES:,}. Choose a shorter frame range or a larger step.")
 
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import gltf_sampler, keyreduce, quat, rotation
+from .words import counted
 
 CAUSES = (
     "not_exported",
@@ -323,8 +324,8 @@ def advice(causes: dict, max_deviation_deg: float, then: str | None = None,
         return plays if then is None else f"{plays} {then}"
     first = next(c for c in CAUSES if c in causes)
     count = causes[first]
-    more = f" (and {len(causes) - 1} other cause(s))" if len(causes) > 1 else ""
-    head = f"{first} in {count} interval(s){more}, up to {max_deviation_deg:.3g} deg off"
+    more = f" (and {counted(len(causes) - 1, 'other cause')})" if len(causes) > 1 else ""
+    head = f"{first} in {counted(count, 'interval')}{more}, up to {max_deviation_deg:.3g} deg off"
     what = key_mismatch_advice(mode) if first == "key_mismatch" else ADVICE[first]
     if not sampling_ok:
         # The export was sampled already (a walk: a sampled pan was told "or export with

@@ -405,7 +405,7 @@ def render_html(report: dict) -> str:
                 armature = obj["name"]
                 count = sum(1 for o in objects if o.get("bone") and o["name"] == armature)
                 out.append(f'<tr class="armature"><th colspan="9">Armature {escape(armature)} '
-                           f'&middot; {count} bone(s), worst first</th></tr>')
+                           f'&middot; {_plural(count, "bone")}, worst first</th></tr>')
             elif not obj.get("bone"):
                 armature = None
             cls = _deviation_class(obj)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...core.words import counted
+
 if TYPE_CHECKING:
     from ...core import analysis as core_analysis
 
@@ -64,9 +66,10 @@ def describe(samples, compared: int) -> str:
     span = (f"frames {animdata.frame_label(frames[0])} to {animdata.frame_label(frames[-1])}"
             if frames.size > 1 else f"frame {animdata.frame_label(frames[0])}")
     steps = np.unique(np.round(np.diff(frames), 6)) if frames.size > 1 else np.zeros(0)
-    every = f", every {steps[0]:g} frame(s)" if steps.size == 1 else ""
+    every = (f", every {steps[0]:g} frame{'' if steps[0] == 1 else 's'}"
+             if steps.size == 1 else "")
     text = (f"Plays Transform Cache \"{samples.constraint}\" ({os.path.basename(samples.path)}"
-            f", {samples.format} {samples.object_path}): {frames.size} sample(s), {span}"
+            f", {samples.format} {samples.object_path}): {counted(frames.size, 'sample')}, {span}"
             f"{every}; Blender's playback of the cache is compared with the method at "
             f"{compared} frames and subframes")
     if samples.how != "file":

@@ -125,9 +125,12 @@ def _check(obj, settings: BakeSettings) -> tuple[_Checked | None, list[BakeIssue
     later = anim_cache.constraints_after(obj, con)
     if later:
         names = ", ".join(f"\"{c.name}\"" for c in later)
-        return refused(f"{who}: constraint(s) {names} act after its Transform Cache "
-                       f"\"{con.name}\"; QuatBake bakes the cache alone, so they would act "
-                       "twice. Mute or apply them first, then bake.")
+        which = "constraints" if len(later) > 1 else "constraint"
+        acts = "act" if len(later) > 1 else "acts"
+        return refused(f"{who}: {which} {names} {acts} after its Transform Cache "
+                       f"\"{con.name}\"; QuatBake bakes the cache alone, so "
+                       f"{'they' if len(later) > 1 else 'it'} would act twice. Mute or apply "
+                       f"{'them' if len(later) > 1 else 'it'} first, then bake.")
     try:
         samples = anim_cache.sample_frames(obj, con)
     except anim_cache.CacheError as exc:

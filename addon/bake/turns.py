@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core import turns
+from ...core.words import counted
 from .. import animdata
 from ..animdata import turn_inputs
 from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings
@@ -98,7 +99,7 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
     if steps:
         out.append(BakeIssue(
             'INFO', name, "", None,
-            f"{who}: {steps} stepped interval(s) (CONSTANT keys) kept stepped: "
+            f"{who}: {counted(steps, 'stepped interval')} (CONSTANT keys) kept stepped: "
             "held until the next key, then the jump on that key's frame, as Blender plays "
             "them.", bone))
     # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked

@@ -41,6 +41,7 @@ import numpy as np
 
 from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
 from ...core.frames import label
+from ...core.words import counted
 from ...report.export_check_report import SCHEMA
 from .. import animdata
 from ..transform import AnimatedTransform, keyed_bone_names
@@ -620,7 +621,8 @@ def _say_bones_unchecked(obj, entry: dict, missing: list) -> None:
         return
     bones = len(missing)
     shown = ", ".join(f"\"{n}\"" for n in missing[:3]) + (" ..." if bones > 3 else "")
-    said = (f"its {bones} animated pose bone(s) {shown} are not in the exported file, so not "
+    said = (f"its {counted(bones, 'animated pose bone')} {shown} "
+            f"{'is' if bones == 1 else 'are'} not in the exported file, so not "
             "compared (the exporter left them out: Deform Bones Only?)")
     entry["bones_not_compared"] = bones
     entry["note"] = f"{entry['note']} {said[0].upper()}{said[1:]}." if entry.get("note") \

@@ -13,6 +13,7 @@ from bpy.props import StringProperty
 from bpy.types import Operator
 
 from ...core.frames import label
+from ...core.words import counted
 from ..ui.guard import guarded
 from ..ui.polls import poll_message
 from ..ui.texts import one_line_tooltips
@@ -158,8 +159,8 @@ class QUATBAKE_OT_export_check(Operator):
             return {'CANCELLED'}
         worst = max(report["objects"], key=lambda o: o["max_deviation_deg"])
         bones = sum(1 for o in report["objects"] if o.get("bone"))
-        checked = f"{len(report['objects']) - bones} object(s)" + (
-            f" and {bones} pose bone(s)" if bones else "")
+        checked = counted(len(report['objects']) - bones, "object") + (
+            f" and {counted(bones, 'pose bone')}" if bones else "")
         self.report(
             {'INFO'},
             f"Checked {checked}: a glTF player plays "

@@ -8,6 +8,7 @@ import bpy
 from bpy.types import Panel
 
 from ...core.frames import label
+from ...core.words import counted
 from ..ui import texts
 from .ops import results
 
@@ -23,7 +24,7 @@ _COMMAND = re.compile(r" \(quatbake [^()]*\)|, or quatbake bake,?")
 # What a line must not break inside, while it fits one (the window walk saw "Keys: /
 # Linear", "Key Tolerance / 0.01", "up to 98 / deg", "(208 / bytes)", "at frame / 13").
 _TOGETHER = re.compile(r"Keys: Linear|Key Tolerance [\d.]+|frames? [\d.]+"
-                       r"|[\d.]+(?:e[-+]?\d+)? (?:deg\b|bytes\b|scene units|interval\(s\)"
+                       r"|[\d.]+(?:e[-+]?\d+)? (?:deg\b|bytes\b|scene units|intervals?\b"
                        r"|Linear keys|Bezier keys|keys\b)")
 
 
@@ -69,7 +70,8 @@ class _ExportCheckPanel:
             if s.get("bezier_max_deg") is not None:
                 lines.append(f"Quarter frames: {s['bezier_max_deg']:.3g}\u00b0")
             # Counted per interval; inherited and not_exported are said by the advice.
-            lines += [f"{cause}: {count} interval(s)" for cause, count in s["causes"].items()
+            lines += [f"{cause}: {counted(count, 'interval')}"
+                      for cause, count in s["causes"].items()
                       if cause not in ("inherited", "not_exported")]
             if s["causes"] or s.get("linear_is_better"):
                 lines.append(panel_text(s["advice"]))

@@ -255,7 +255,7 @@ def test_constant_keys_stay_stepped(clean_blender, frame_step):
     for k in range(1, len(keys)):
         before = math.degrees(fc.evaluate(keys[k] - 0.5))
         assert abs(before - z[k - 1]) < 1e-3
-    assert any("3 stepped interval(s)" in n for n in _notes(result))
+    assert any("3 stepped intervals" in n for n in _notes(result))
 
 
 def test_mixed_constant_and_linear_channels_follow_blender(clean_blender):

@@ -223,7 +223,7 @@ def test_cli_report_rows_per_bone_worst_first_and_bones_option(clean_blender, tm
     assert cli.main(["report", str(scene), "--json", str(out), "--html", str(html),
                      "--quiet"]) == cli.EXIT_OK
     page = html.read_text(encoding="utf-8")
-    assert page.count("Armature Rig") == 1 and "4 bone(s), worst first" in page
+    assert page.count("Armature Rig") == 1 and "4 bones, worst first" in page
     report = load_report(out)        # validated against the JSON Schema
     rows = report["objects"]
     assert [r["name"] for r in rows] == ["Rig"] * 4
@@ -490,7 +490,7 @@ def test_cli_report_lists_an_armature_keyed_only_in_nla_clips_under_skipped(clea
     assert [r["name"] for r in report["objects"]] == ["Cube"]
     (skipped,) = report["skipped"]
     assert skipped["object"] == "Rig"
-    assert "pose bones are keyed only in NLA clips (4 bone(s))" in skipped["message"]
+    assert "pose bones are keyed only in NLA clips (4 bones)" in skipped["message"]
     assert "active action" in skipped["message"]
 
 

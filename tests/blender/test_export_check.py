@@ -64,7 +64,7 @@ def test_keys_as_they_are_play_far_off_with_the_right_causes(three_empties):
     assert wind["key_count"] == 2 and wind["interpolation"] == "LINEAR"
     assert abs(wind["max_deviation_deg"] - 180.0) < 0.01 and wind["worst_frame"] == 13
     assert [(iv["frames"], iv["cause"]) for iv in wind["intervals"]] == [([1, 25], "turn_lost")]
-    assert wind["advice"].startswith("turn_lost in 1 interval(s)") and "--tolerance" in wind["advice"]
+    assert wind["advice"].startswith("turn_lost in 1 interval,") and "--tolerance" in wind["advice"]
     assert abs(wind["intervals"][0]["blender_turn_deg"] - 360.0) < 0.01
     # Swing: the 170 -> -170 interval (frames 9-17) is Blender's long way round.
     assert swing["max_deviation_deg"] > 90.0
@@ -199,7 +199,7 @@ def test_the_panel_names_the_controls_and_leaves_the_command_lines_to_the_cli():
             assert (control in text) == (control in shown), (control, shown)
         assert "  " not in shown and " ," not in shown and shown.endswith("."), shown
         # A control and its value, a figure and its unit: no line break between them.
-        for together in ("Keys: Linear", "Key Tolerance 0.01", "5 deg", "1 interval(s)"):
+        for together in ("Keys: Linear", "Key Tolerance 0.01", "5 deg", "1 interval"):
             if together in shown:
                 assert together.replace(" ", KEEP_TOGETHER) in drawn, (together, drawn)
     assert panel_text(export_compare.advice({"key_mismatch": 1}, 5.0)).endswith(

@@ -32,7 +32,7 @@ def test_a_snake_case_name_wider_than_the_line_breaks_after_an_underscore():
     to "cubic_vs_bezi...". A snake_case word wider than the line breaks after an
     underscore, which ends the line; put together the lines are the text again."""
     ctx = bpy.context
-    text = "cubic_vs_bezier: 2 interval(s)"
+    text = "cubic_vs_bezier: 2 intervals"
     width = ui_text.text_width(ctx, "cubic_vs_") + 1.0
     lines = ui_text.wrap(ctx, text, width)
     # Joined again: no space after a line ending in an underscore, one after any other.

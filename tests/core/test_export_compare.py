@@ -188,7 +188,7 @@ def test_key_deviation_at_the_keys_own_times_makes_key_mismatch():
 
 def test_advice_names_the_first_cause_in_check_order_and_what_to_do():
     text = export_compare.advice({"cubic_vs_bezier": 2, "sign_flip": 1}, 159.0)
-    assert text.startswith("sign_flip in 1 interval(s) (and 1 other cause(s)), up to 159 deg")
+    assert text.startswith("sign_flip in 1 interval (and 1 other cause), up to 159 deg")
     assert "Re-bake" in text and text.endswith(".")
     assert export_compare.advice({}, 4e-5).startswith("Plays as in Blender")
     assert set(export_compare.ADVICE) == set(export_compare.CAUSES)
@@ -207,19 +207,19 @@ def test_the_linear_sentence_takes_the_place_of_a_cause_advice_that_asks_the_sam
     for cause in asking:
         assert "or export with sampling" in export_compare.ADVICE[cause], cause
         text = export_compare.advice({cause: 2}, 12.0, then=then)
-        assert text == (f"{cause} in 2 interval(s), up to 12 deg off. {then} Or export "
+        assert text == (f"{cause} in 2 intervals, up to 12 deg off. {then} Or export "
                         "with sampling."), text
         assert text.count("Keys: Linear") == 1
         # A sampled export's sentence asks to export without sampling: not offered back.
         unsampled = export_compare.advice({cause: 2}, 12.0, then=then, sampling_ok=False)
-        assert unsampled == f"{cause} in 2 interval(s), up to 12 deg off. {then}", unsampled
+        assert unsampled == f"{cause} in 2 intervals, up to 12 deg off. {then}", unsampled
     text = export_compare.advice({"between_samples": 3}, 0.5, then=then)
-    assert text == (f"between_samples in 3 interval(s), up to 0.5 deg off: "
+    assert text == (f"between_samples in 3 intervals, up to 0.5 deg off: "
                     f"{export_compare.ADVICE['between_samples']}. {then}")
     assert export_compare.advice({}, 0.001, then=then) == \
         f"Plays as in Blender (within 0.001 deg). {then}"
     assert export_compare.advice({"cubic_vs_bezier": 1}, 2.0) == \
-        f"cubic_vs_bezier in 1 interval(s), up to 2 deg off: " \
+        f"cubic_vs_bezier in 1 interval, up to 2 deg off: " \
         f"{export_compare.ADVICE['cubic_vs_bezier']}."
 
 
@@ -232,8 +232,8 @@ def test_an_export_sampled_already_is_not_told_to_export_with_sampling():
     for cause in offering:
         text = export_compare.advice({cause: 1}, 3.0, sampling_ok=False)
         assert "sampling" not in text, text
-        assert text.startswith(f"{cause} in 1 interval(s), up to 3 deg off: ") and \
-            text.endswith(".") and len(text) > len(f"{cause} in 1 interval(s), up to 3 deg off: .")
+        assert text.startswith(f"{cause} in 1 interval, up to 3 deg off: ") and \
+            text.endswith(".") and len(text) > len(f"{cause} in 1 interval, up to 3 deg off: .")
 
 
 def test_advice_that_names_a_command_names_the_panels_control_too():
