@@ -15,6 +15,7 @@ from . import turns
 from .frames import label as frame_text
 from .frames import span as frame_span
 from .pitfalls import GIMBAL_MARGIN_DEG, JITTER_MAX_DEG, NORM_DRIFT_NOTE
+from .words import counted
 
 # A key interval whose angular speed varies more than this (coefficient of
 # variation, std/mean) is called uneven. Slerp is ~0; nlerp (LINEAR quaternion
@@ -56,7 +57,12 @@ VERDICTS = (VERDICT_LONG_WAY, VERDICT_VISIBLE, VERDICT_CHECK, VERDICT_WITHIN, VE
 
 def _count(n: int, noun: str) -> str:
     """"1 frame", "2 frames"."""
-    return f"{n:d} {noun}" if n == 1 else f"{n:d} {noun}s"
+    return counted(int(n), noun)
+
+
+def _verb(n: int, one: str, many: str) -> str:
+    """The verb after ``_count(n, ...)``: "1 frame passes", "2 frames pass"."""
+    return one if n == 1 else many
 
 
 def _method_label(method: str) -> str:
@@ -178,7 +184,8 @@ def sentences(a) -> list:
         # frames" for 103 samples over 26 frames).
         near = np.unique(np.floor(np.asarray(a.gimbal_frames, dtype=np.float64))).size
         out.append(
-            f"{_count(near, 'frame')} pass within {GIMBAL_MARGIN_DEG:g} deg "
+            f"{_count(near, 'frame')} {_verb(near, 'passes', 'pass')} within "
+            f"{GIMBAL_MARGIN_DEG:g} deg "
             "of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
             f"{frame_text(a.gimbal_frames[0])}): {_gimbal_fix(a, fix)}")
@@ -223,7 +230,9 @@ def sentences(a) -> list:
             f"frame count, not distance): {CONSTANT_SPEED_FIX}")
     if a.float32_risk is not None and a.float32_risk["frames"]:
         out.append(
-            f"{len(a.float32_risk['frames'])} frames move less than float32 can resolve at "
+            f"{_count(len(a.float32_risk['frames']), 'frame')} "
+            f"{_verb(len(a.float32_risk['frames']), 'moves', 'move')} less than float32 can "
+            "resolve at "
             f"{a.float32_risk['max_coordinate']:.0f} units (step {a.float32_risk['float32_step']:.2g}): "
             "move the animation closer to the origin")
     if a.custom_norm_min < 1.0 - NORM_DRIFT_NOTE:
@@ -232,7 +241,9 @@ def sentences(a) -> list:
             f"{a.custom_norm_min:.3f} (use NLERP or SLERP)")
     if a.jitter_frames:
         out.append(
-            f"{len(a.jitter_frames)} frames jitter back and forth by under {JITTER_MAX_DEG:g} deg "
+            f"{_count(len(a.jitter_frames), 'frame')} "
+            f"{_verb(len(a.jitter_frames), 'jitters', 'jitter')} back and forth by under "
+            f"{JITTER_MAX_DEG:g} deg "
             f"(from frame {frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps
     # A step's jump is the keys' intent, not a kink for Squad to smooth.
@@ -320,8 +331,12 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
             first.append(f"{where} spin {iv['keyed_turn_deg']:.0f} deg as keyed but Turns: "
                          f"{a.turns.title()} takes the {iv['shortest_deg']:.0f} deg short arc: "
                          "re-bake with Turns: Auto or Keyed")
+    # Not beside a long way round: Bezier handles that wind a channel past its keys (a
+    # report walk: keyed 0 -> 20 deg, Blender turns 450) are off the path, whatever the
+    # progress along it says.
     if (a.max_deviation_deg > NEGLIGIBLE_DEG and a.max_path_deviation_deg <= NEGLIGIBLE_DEG
-            and not any(k in ("flip", "wrap") for k in a.kinds)):
+            and not any(k in ("flip", "wrap") for k in a.kinds)
+            and not len(a.long_arc_segments)):
         first.append(
             f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "
             f"{a.max_deviation_deg:.2f} deg difference at frame {frame_text(a.worst_frame)} is "

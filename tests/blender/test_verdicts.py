@@ -520,3 +520,31 @@ def test_a_dense_bake_of_a_capture_reports_what_it_changed_between_frames(clean_
     assert changed[0::2].max() < 1e-3                     # the frames keep their poses
     assert changed.max() > 0.5                            # the half frames do not
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
+
+
+def test_a_curve_wound_past_its_keys_is_not_called_timing_only(clean_blender):
+    """A report walk: Z keyed 0 -> 20 deg with free handles that wind the curve (Blender
+    turns 450 deg between the keys, counted here from its playback with frame_set). The
+    report led with the long way round, then said Blender "stays within 0.00 deg of the
+    slerp path ... timing only: re-bake with Timing: Keyed", which keeps none of it."""
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = scenes_module.make_animated_object("Overshoot", 'XYZ', [1, 21],
+                                             np.radians([[0, 0, 0], [0, 0, 20]]))
+    (z,) = [fc for fc in animdata.object_fcurves(obj) if fc.array_index == 2]
+    first, last = z.keyframe_points
+    first.handle_right_type = last.handle_left_type = 'FREE'
+    first.handle_right, last.handle_left = (15.0, math.radians(400)), (6.0, math.radians(-380))
+    scene = bpy.context.scene
+    turned, previous = 0.0, None
+    for f in np.arange(1.0, 21.0 + 1e-9, 0.125):
+        scene.frame_set(int(f), subframe=float(f - int(f)))
+        q = obj.matrix_world.to_quaternion()
+        if previous is not None:
+            turned += math.degrees(previous.rotation_difference(q).angle)
+        previous = q
+    assert turned > 360.0, turned
+    found = analyze.analyze_object(obj, "slerp")
+    assert len(found.long_arc_segments) == 1
+    said = " ".join(found.findings)
+    assert "take the long way" in said and "timing only" not in said, said

@@ -594,3 +594,17 @@ def test_gimbal_lock_is_counted_in_frames_not_samples():
     said = [f for f in a.findings if "gimbal lock" in f]
     assert said and said[0].startswith(f"{expected} frames pass within 5 deg"), said
     assert expected < near.size
+
+
+def test_one_frame_near_gimbal_lock_is_said_in_the_singular():
+    """A report walk: "1 frame pass within 5 deg of gimbal lock". One whole frame within
+    the margin (numpy's own test of the middle angle) passes; the verb agrees."""
+    frames = np.arange(1.0, 22.0)
+    middle = np.r_[np.linspace(60.0, 86.0, 11), np.linspace(80.0, 60.0, 10)]
+    raw = np.radians(np.column_stack([np.zeros(frames.size), middle, np.zeros(frames.size)]))
+    quats = rotation.euler_to_quat(raw, "XYZ")
+    a = analysis.analyze_object("Cam", "XYZ", frames, quats, frames[[0, -1]], quats[[0, -1]],
+                                "slerp", raw_values=raw, key_raw=raw[[0, -1]])
+    assert (np.abs(middle - 90.0) < 5.0).sum() == 1
+    said = [f for f in a.findings if "gimbal lock" in f]
+    assert said and said[0].startswith("1 frame passes within 5 deg"), said

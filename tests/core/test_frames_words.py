@@ -29,3 +29,13 @@ def test_a_subframe_next_to_a_frame_is_not_that_frame():
     assert frames.span(12.9996, 13) == "12.9996-13"
     assert frames.label(-0.0004) == "-0.0004"
     assert frames.label(-1e-9) == "0"
+
+
+def test_counts_are_said_in_words():
+    """Walks read "4 stepped interval(s)" and "8 object(s)": one, or several."""
+    from quatbake.core.words import counted
+
+    assert counted(1, "interval") == "1 interval"
+    assert counted(0, "interval") == "0 intervals"
+    assert counted(3, "stepped interval") == "3 stepped intervals"
+    assert counted(2, "child", "children") == "2 children"
