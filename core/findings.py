@@ -335,7 +335,7 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
     # report walk: keyed 0 -> 20 deg, Blender turns 450) are off the path, whatever the
     # progress along it says.
     if (a.max_deviation_deg > NEGLIGIBLE_DEG and a.max_path_deviation_deg <= NEGLIGIBLE_DEG
-            and not any(k in ("flip", "wrap") for k in a.kinds)
+            and not any(k in ("flip", "wrap", "euler") for k in a.kinds)
             and not len(a.long_arc_segments)):
         first.append(
             f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "

@@ -99,7 +99,7 @@ LONG_ARC_COLOR = np.array([0.0, 1.0, 1.0, 1.0], dtype=np.float64)
 KEPT_SPIN_COLOR = np.array([0.35, 0.9, 0.35, 0.8], dtype=np.float64)
 STEP_COLOR = np.array([0.7, 0.7, 0.7, 0.8], dtype=np.float64)
 # Kinds (core.turns.KINDS) the cyan long-arc band may mark: the probable defects.
-DEFECT_KINDS = ("flip", "wrap")
+DEFECT_KINDS = ("flip", "wrap", "euler")
 
 # A key interval is "long arc" when Blender's interpolation sweeps this much
 # more angle (radians) than the shortest arc between the two key orientations.
@@ -722,7 +722,7 @@ def build_overlay(
     long_arc_quats: (n, 4) orientations checked for the long way round (default
     ghost_quats, else quats); speed_max: the legend maximum (degrees per frame),
     default the largest speed along this path; interval_kinds: the kind of each
-    key interval (core.turns.KINDS, (k-1,)) or None: only "flip" and "wrap"
+    key interval (core.turns.KINDS, (k-1,)) or None: only the defects (DEFECT_KINDS)
     intervals get the long-arc band, "spin" and "step" get the ``kept`` band;
     long_arc_mask: (k-1,) bool per interval of the key frames inside ``frames``,
     when the caller measured the long way round on denser samples (a spin

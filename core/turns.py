@@ -16,8 +16,10 @@ is pure numpy on arrays the add-on reads from Blender:
 * :func:`classify` names each interval: "short" (keys and playback agree),
   "flip" (a quaternion key with its sign flipped: the long way round), "wrap"
   (an Euler or axis-angle channel jumping across +-180 deg between values
-  inside +-180), "spin" (channel values that move on past +-180: a keyed turn)
-  and "step" (CONSTANT keys: a hold, then a jump);
+  inside +-180), "euler" (Euler channels that each move less than 180 deg but,
+  interpolated one by one, turn the rotation the long way: near gimbal lock), "spin"
+  (channel values that move on past +-180: a keyed turn) and "step" (CONSTANT keys: a
+  hold, then a jump);
 * :func:`choose` picks the turn each interval is baked with for the setting
   'SHORTEST', 'KEYED' or 'AUTO';
 * :func:`describe` writes the sentences the bake and the report show.
@@ -45,7 +47,7 @@ from .rotation import EULER_ORDERS, nearest_turn, wrap_angle
 
 TURN_SETTINGS = ("AUTO", "SHORTEST", "KEYED")
 TIMING_SETTINGS = ("EVEN", "KEYED")
-KINDS = ("short", "flip", "wrap", "spin", "step")
+KINDS = ("short", "flip", "wrap", "euler", "spin", "step")
 
 # A keyed turn counts as different from the short arc when it turns this many
 # degrees more (the contract's long-arc margin): a 180.3 deg interval keyed
@@ -298,7 +300,7 @@ def _keys_only(times: np.ndarray, q: np.ndarray) -> list:
 
 
 def classify(mode: str, key_raw, differs, stepped=None) -> list:
-    """Kind of each key interval: "short", "flip", "wrap", "spin" or "step".
+    """Kind of each key interval: "short", "flip", "wrap", "euler", "spin" or "step".
 
     mode: Blender's rotation mode; key_raw (k, 3|4): the channel values at the
     keys (radians; axis-angle's index 0 is the angle); differs (k-1,) from
@@ -334,7 +336,9 @@ def _differing_kind(mode: str, raw, i: int) -> str:
     if past and not wrapped:
         return "spin"
     if mode in EULER_ORDERS:
-        return "wrap"
+        # No channel wraps: the channels together turn the long way (a report walk read
+        # "Euler wrap" for (45, 88, 10) -> (-30, 0, 175), where none crosses 180).
+        return "wrap" if wrapped else "euler"
     # Axis-angle turning the long way with no angle past 180: the axis reversed
     # between the keys (the axis-angle sign flip).
     return "wrap" if wrapped else "flip"
@@ -360,6 +364,7 @@ def choose(setting: str, kinds) -> np.ndarray:
 _CAUSE = {
     "flip": "a flipped quaternion sign",
     "wrap": "an Euler wrap",
+    "euler": "Euler channels interpolated one by one",
     "spin": "a keyed spin",
 }
 

@@ -82,7 +82,8 @@ def _defect_arcs(obj: dict) -> list:
 
 
 _KIND_LABELS = {"flip": "long way round (flipped sign)", "wrap": "long way round (Euler wrap)",
-                "spin": "keyed spin", "step": "stepped"}
+                "euler": "long way round (Euler channels)", "spin": "keyed spin",
+                "step": "stepped"}
 
 
 # The panel's verdict thresholds (addon/analyze/entries.FINE_DEG, docs/panel.md): a largest

@@ -21,7 +21,7 @@ from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings
 @dataclass
 class KeyedTurns:
     tracking: turns.Tracking
-    kinds: list              # per key interval: "short" | "flip" | "wrap" | "spin" | "step"
+    kinds: list              # per key interval: "short" | "flip" | "wrap" | "euler" | "spin" | "step"
     stepped: np.ndarray      # (k-1,) bool
 
 
@@ -82,7 +82,7 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
     if settings.frame_range is not None:
         start, end = (float(v) for v in settings.frame_range)
         baked = (rot_frames[1:] > start) & (rot_frames[:-1] < end)
-    named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "spin")]
+    named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "euler", "spin")]
     sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
     out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"{who}: {text}", bone)
            for i, text in zip(named, sentences) if baked[i]]
@@ -119,7 +119,8 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
 
 
 # What each way round the long way is, for a conversion's note.
-_LONG_WAY = {"flip": "a quaternion key's sign flipped", "wrap": "an Euler angle wrapping past 180 deg"}
+_LONG_WAY = {"flip": "a quaternion key's sign flipped", "wrap": "an Euler angle wrapping past 180 deg",
+             "euler": "Euler channels interpolated one by one"}
 
 
 def kept_long_way(obj, rot_frames, keyed: KeyedTurns) -> list[BakeIssue]:

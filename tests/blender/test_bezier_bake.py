@@ -793,7 +793,8 @@ def test_the_measurement_plays_again_only_what_blender_changed_and_sees_it():
                            played_before=None, quats=None, keep=None,
                            out_mode='XYZ', frames=np.arange(1.0, 122.0), key_count_before=4,
                            pixels_per_radian=None, tolerance_px=0.0, rotation_values=None,
-                           held_rotation=None)
+                           held_rotation=None,
+                           location_written=lambda: (np.arange(1.0, 122.0), None, None))
 
     def arrays_of(moved_handle=0.0):
         out = []
