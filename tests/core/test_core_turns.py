@@ -504,3 +504,17 @@ def test_track_many_refuses_mismatched_shapes_with_a_sentence():
     with pytest.raises(ValueError, match="3 sample times for 1 rotation"):
         turns.track_many(keys, [[[1, 0, 0, 0], [1, 0, 0, 0]]], [1.0, 1.5, 2.0],
                          np.ones((1, 2, 4)))
+
+
+def test_euler_channels_that_turn_the_long_way_without_a_wrap_are_kind_euler():
+    """A report walk: keys (45, 88, 10) -> (-30, 0, 175) deg turn the long way (scipy: the
+    channels' straight lines sum to 236 deg of turn against a 140 deg short arc), though no
+    channel moves 180 deg; the JSON called it an "Euler wrap". Its own kind, a defect."""
+    key_deg = [[45.0, 88.0, 10.0], [-30.0, 0.0, 175.0]]
+    along = Rotation.from_euler("xyz", np.linspace(*np.array(key_deg), 2001), degrees=True)
+    turned = np.degrees((along[1:] * along[:-1].inv()).magnitude().sum())
+    short = np.degrees((along[-1] * along[0].inv()).magnitude())
+    assert turned > 180.0 > short and (np.abs(np.diff(key_deg, axis=0)) < 180.0).all()
+    _keys, _kq, _tr, kinds = _setup_euler([1.0, 21.0], key_deg)
+    assert kinds == ["euler"]
+    assert not turns.choose("AUTO", kinds).any()        # baked the short arc, as a wrap is
