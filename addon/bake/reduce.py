@@ -118,18 +118,24 @@ def _linear_track(plan, at) -> keyreduce.Track:
                            fixed=None if fixed is None else fixed[pick])
 
 
-def _camera_frames(plan) -> list:
-    """core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
-    shift it has where its keys are checked (every quarter frame for Bezier keys: a snap
-    zoom keyed between frames was read at the frames alone, a walk), for the render size
-    of each scene that holds the camera (a file opening on another scene than the shot's
-    gave its render size, a walk: 3 px where 1 was asked), [] for anything else; raises
-    ValueError for a camera whose settings make no frame."""
+def _camera_frames(plan, played: bool = False) -> tuple[list, float]:
+    """(core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
+    shift it has where its keys are checked, the stretch above its own channels) or ([],
+    1.0) for anything else; raises ValueError for a camera whose settings make no frame.
+
+    The lens from the camera's own curves at every sample checked (every quarter frame for
+    Bezier keys: a snap zoom keyed between frames was read at the frames alone, a walk);
+    for the render size of each scene that holds the camera (a file opening on another
+    scene than the shot's gave its render size, a walk: 3 px where 1 was asked).
+    ``played`` (a pixel tolerance asked for): also as Blender plays the shot
+    (``_played_camera``), where a driver or the NLA moves the lens or something above the
+    camera may stretch its view; else the stretch at the current frame (the figures in
+    pixels beside a tolerance in degrees promise nothing)."""
     obj = plan.obj
     owner = getattr(obj, "owner", obj)
     cam = getattr(owner, "data", None)
     if getattr(obj, "bone_name", "") or owner.type != 'CAMERA' or cam is None:
-        return []
+        return [], 1.0
     if cam.type != 'PERSP':
         kind = {'ORTHO': "orthographic", 'PANO': "panoramic"}.get(cam.type, cam.type.lower())
         raise ValueError(f"it is {kind}, and a pixel tolerance needs a perspective camera")
@@ -142,19 +148,29 @@ def _camera_frames(plan) -> list:
                                                 dtype=np.float64, count=times.size)
     n = times.size if columns else 1
     table = np.column_stack([columns.get(k, np.full(n, v)) for k, v in statics.items()])
-    if _lens_played_otherwise(cam):
-        table = np.vstack([table, _played_lens(cam, times)])
+    lens, stretch = (_lens_played_otherwise(cam), _stretch_may_move(owner)) if played \
+        else (False, False)
+    anisotropy = _stretch(owner)
+    if lens or stretch:
+        rows, stretches = _played_camera(owner, times, lens)
+        if lens:
+            table = np.vstack([table, rows])
+        anisotropy = max([anisotropy, *stretches])
     scenes = list(getattr(owner, "users_scene", ())) or [bpy.context.scene]
     return [pixels.camera_frame(lens, width, height, cam.sensor_fit,
                                 render.resolution_x, render.resolution_y,
                                 render.resolution_percentage, render.pixel_aspect_x,
                                 render.pixel_aspect_y, sx, sy)
             for render in {id(sc.render): sc.render for sc in scenes}.values()
-            for lens, width, height, sx, sy in np.unique(table, axis=0)]
+            for lens, width, height, sx, sy in np.unique(table, axis=0)], anisotropy
 
 
 # The camera settings a pixel's angle depends on, as core.pixels.camera_frame takes them.
 _LENS = ("lens", "sensor_width", "sensor_height", "shift_x", "shift_y")
+
+# The most whole frames a pixel tolerance plays a shot at (frame_set), evenly spread with
+# both ends: a heavy shot costs 33 ms a frame (a review: 100 s for 3,000 frames).
+MAX_PLAYED_FRAMES = 240
 
 
 def _lens_played_otherwise(cam) -> bool:
@@ -169,61 +185,86 @@ def _lens_played_otherwise(cam) -> bool:
     return bool(ad.use_nla and len(ad.nla_tracks))
 
 
-def _at_whole_frames(times, read) -> list:
-    """``read()`` at every whole scene frame that action ``times`` span, as Blender plays
-    them (scene.frame_set: drivers, NLA, parents and constraints; the frame restored)."""
-    scene = bpy.context.scene
-    frames = animdata.scene_frame(scene, np.asarray(times, dtype=np.float64))
-    whole = np.arange(np.floor(frames.min()), np.ceil(frames.max()) + 1.0)
-    now = (scene.frame_current, scene.frame_subframe)
-    out = []
-    try:
-        for frame in whole.tolist():
-            scene.frame_set(int(frame))
-            out.append(read())
-    finally:
-        scene.frame_set(now[0], subframe=now[1])
-    return out
+def _stretch_may_move(owner) -> bool:
+    """Whether what is above ``owner``'s own channels may stretch differently over the
+    shot: a constraint, a parent bone (its pose), or a parent with animation or
+    constraints of its own, up the chain."""
+    if len(getattr(owner, "constraints", ())) or getattr(owner, "parent_type", "") == 'BONE':
+        return True
+    parent = getattr(owner, "parent", None)
+    while parent is not None:
+        if parent.animation_data is not None or len(parent.constraints) or \
+                getattr(parent, "parent_type", "") == 'BONE':
+            return True
+        parent = parent.parent
+    return False
 
 
-def _played_lens(cam, times) -> np.ndarray:
-    """(n, 5) rows of ``_LENS`` as Blender plays them at every whole frame the keys span."""
-    rows = _at_whole_frames(times, lambda: [float(getattr(cam, name)) for name in _LENS])
-    return np.array(rows, dtype=np.float64).reshape(-1, len(_LENS))
-
-
-def _parent_anisotropy(owner, times) -> float:
+def _stretch(owner) -> float:
     """How much what is above ``owner``'s own channels in its world matrix can widen an
-    angle: its largest stretch over its smallest, the most over every whole frame of
-    ``times`` (1 with no parent and no constraint, or under a uniform scale). A turn of
+    angle now: its largest stretch over its smallest (1 under a uniform scale). A turn of
     the object's own channels by a turns its view by up to that times a under a parent
     scaled unevenly (a walk: a camera under an empty scaled (1, 1, 4) moved 2.2 px in a
     1 px bake). What is above is the world matrix over the object's own (matrix_world @
-    matrix_basis^-1): a parent bone's stretch and a Child Of's scale count too, and an
-    animated one at each frame (a walk: read at the current frame and from the parent
-    object alone, a crane's stretched arm bone gave 3 px in a 1 px bake)."""
+    matrix_basis^-1): a parent bone's stretch and a Child Of's scale count too (a walk: a
+    crane's stretched arm bone gave 3 px in a 1 px bake)."""
     if getattr(owner, "parent", None) is None and not len(getattr(owner, "constraints", ())):
         return 1.0
+    basis = np.array(owner.matrix_basis, dtype=np.float64)
+    if abs(np.linalg.det(basis[:3, :3])) < 1e-12:
+        return 1.0
+    part = (np.array(owner.matrix_world, dtype=np.float64) @ np.linalg.inv(basis))[:3, :3]
+    values = np.linalg.svd(part, compute_uv=False)
+    if not (values[-1] > 0.0 and np.isfinite(values).all()):
+        return 1.0
+    return float(values[0] / values[-1])
 
-    def stretch():
-        basis = np.array(owner.matrix_basis, dtype=np.float64)
-        if abs(np.linalg.det(basis[:3, :3])) < 1e-12:
-            return 1.0
-        part = (np.array(owner.matrix_world, dtype=np.float64) @ np.linalg.inv(basis))[:3, :3]
-        values = np.linalg.svd(part, compute_uv=False)
-        if not (values[-1] > 0.0 and np.isfinite(values).all()):
-            return 1.0
-        return float(values[0] / values[-1])
 
-    return max(_at_whole_frames(times, stretch), default=1.0)
+def _evaluated(layer):
+    """``layer``'s depsgraph brought up to date (made first for a scene not shown yet: a
+    file opened on another scene has none for the shot's)."""
+    if layer.depsgraph is None:
+        layer.update()
+    depsgraph = layer.depsgraph
+    depsgraph.update()
+    return depsgraph
+
+
+def _played_camera(owner, times, lens: bool) -> tuple[np.ndarray, list]:
+    """((n, 5) rows of ``_LENS`` when ``lens``, [stretch] per frame) as Blender plays the
+    camera's shot: its scene (the one holding it, whichever the file opens on: a review
+    found a parent's later stretch read as none from another scene) evaluated at whole
+    frames of ``times``' span, MAX_PLAYED_FRAMES at most (scene.frame_set and its view
+    layer's depsgraph: drivers, NLA, parents, constraints; the frame restored)."""
+    scenes = list(getattr(owner, "users_scene", ()))
+    scene = bpy.context.scene if not scenes or bpy.context.scene in scenes else scenes[0]
+    frames = animdata.scene_frame(scene, np.asarray(times, dtype=np.float64))
+    whole = np.arange(np.floor(frames.min()), np.ceil(frames.max()) + 1.0)
+    if whole.size > MAX_PLAYED_FRAMES:
+        whole = np.unique(np.round(np.linspace(whole[0], whole[-1], MAX_PLAYED_FRAMES)))
+    layer = next((v for v in scene.view_layers if owner.name in v.objects), scene.view_layers[0])
+    now = (scene.frame_current, scene.frame_subframe)
+    rows, stretches = [], []
+    try:
+        for frame in whole.tolist():
+            scene.frame_set(int(frame))
+            played = owner.evaluated_get(_evaluated(layer))
+            if lens:
+                rows.append([float(getattr(played.data, name)) for name in _LENS])
+            stretches.append(_stretch(played))
+    finally:
+        scene.frame_set(now[0], subframe=now[1])
+        _evaluated(layer)
+    return np.array(rows, dtype=np.float64).reshape(-1, len(_LENS)), stretches
 
 
 def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
     """The angle (degrees) the plan's keys may miss the bake by; sets
     ``plan.pixels_per_radian`` for a perspective camera (the report gives pixels)."""
     tol = settings.tolerance_deg
+    stretch = 1.0
     try:
-        frames = _camera_frames(plan)
+        frames, stretch = _camera_frames(plan, played=settings.tolerance_px > 0.0)
     except ValueError as exc:
         frames = []
         if settings.tolerance_px > 0.0:
@@ -237,9 +278,7 @@ def _plan_tolerance(plan, settings: BakeSettings, warnings: list) -> float:
     if settings.tolerance_px > 0.0 and not frames and not plan.px_fallback:
         plan.px_fallback = "not a perspective camera"
     if frames:
-        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames) * \
-            _parent_anisotropy(getattr(plan.obj, "owner", plan.obj),
-                               plan.dense[0] if plan.dense is not None else plan.frames)
+        plan.pixels_per_radian = max(pixels.pixels_per_radian(f) for f in frames) * stretch
         if settings.tolerance_px > 0.0:
             by_px = float(np.degrees(settings.tolerance_px / plan.pixels_per_radian))
             plan.tolerance_px = settings.tolerance_px

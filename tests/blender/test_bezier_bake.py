@@ -710,14 +710,17 @@ def test_a_lens_played_by_a_driver_nla_or_sensor_takes_its_longest(clean_blender
     assert result.key_statistics["Zoom"]["tolerance_deg"] <= finest * 1.0001
 
 
-@pytest.mark.parametrize("how", ["bone", "keyed scale"])
+@pytest.mark.parametrize("how", ["bone", "keyed scale", "keyed scale, other scene"])
 def test_a_pixel_tolerance_holds_under_a_stretched_bone_or_a_parent_scaled_later(
         clean_blender, how):
     """A camera walk: a camera on a crane's bone stretched (1, 4, 1) moved 2.3 px in a 1 px
     bake (the parent's stretch was read from the armature object, not its bone), and under
     an empty whose scale is keyed to (1, 1, 4) after the current frame, 1.5 px (read at the
-    current frame). Blender's projection of the frame (world_to_camera_view) against a
-    camera on the slerp path under the same parent, at every quarter frame."""
+    current frame). A review: with the file open on another scene than the shot's, the
+    stretch was read as none again (2.4 px). Blender's projection of the frame
+    (world_to_camera_view) against a camera on the slerp path under the same parent, at
+    every quarter frame (measured in the scene shown, where the shot's objects are linked
+    after the bake)."""
     scene = bpy.context.scene
     scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
     scene.render.resolution_percentage = 100
@@ -741,9 +744,20 @@ def test_a_pixel_tolerance_holds_under_a_stretched_bone_or_a_parent_scaled_later
         key_q.append(list(cam.matrix_basis.to_quaternion()))
     key_q = np.array(key_q)
     scene.frame_set(1)
+    shown = []
+    if how.endswith("other scene"):
+        shot = bpy.data.scenes.new("Shot")
+        shot.render.resolution_x, shot.render.resolution_y = 1920, 1080
+        shot.render.resolution_percentage = 100
+        for obj in (cam, parent):
+            shot.collection.objects.link(obj)
+            scene.collection.objects.unlink(obj)
+        shown = [cam, parent]
     result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0,
                                                         key_interpolation='BEZIER'))
     assert result.key_statistics["CraneCam"]["max_px"] <= 1.0
+    for obj in shown:
+        scene.collection.objects.link(obj)
     reference_parent = parent
     worst = _worst_px(scene, cam, key_q, parent=reference_parent,
                       bone="arm" if how == "bone" else "")
@@ -932,3 +946,37 @@ def test_aligned_handles_are_given_as_blenders_own_realignment_leaves_them(clean
     # Blender does move most aligned handles (else this test would show nothing) and
     # never a FREE one.
     assert moved[aligned].mean() > 0.5 and not moved[~aligned].any()
+
+
+def test_a_long_parented_shot_is_played_a_bounded_number_of_frames(clean_blender):
+    """A review: any tolerance bake of a parented camera played every frame of the shot
+    (frame_set), 100 s for 3,000 frames of a heavy scene where it took 1 s before. A
+    tolerance in degrees plays none; one in pixels at most MAX_PLAYED_FRAMES (and puts the
+    frame back). Counted by Blender's own frame-change handler."""
+    from quatbake.addon.bake import reduce as bake_reduce
+
+    scene = bpy.context.scene
+    scene.frame_end = 3000
+    rig = bpy.data.objects.new("Crane", None)
+    scene.collection.objects.link(rig)
+    rig.keyframe_insert("scale", frame=1)
+    rig.scale = (1.0, 1.0, 3.0)
+    rig.keyframe_insert("scale", frame=3000)
+    cam = _keyed_object("LongCam", 'XYZ', np.radians(SWING), frames=[1.0, 1000.0, 2000.0, 3000.0])
+    cam.parent = rig
+    scene.frame_set(17)
+    played = []
+
+    def count(scene_, *_args):
+        played.append(scene_.frame_current)
+
+    bpy.app.handlers.frame_change_post.append(count)
+    try:
+        bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_deg=0.1))
+        assert played == []
+        bake.revert_objects([cam])
+        bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0))
+    finally:
+        bpy.app.handlers.frame_change_post.remove(count)
+    assert 0 < len(played) <= bake_reduce.MAX_PLAYED_FRAMES + 1
+    assert scene.frame_current == 17
