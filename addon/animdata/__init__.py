@@ -73,6 +73,7 @@ from .nla import (  # noqa: F401
     nla_state,
     nla_strips,
     object_clips,
+    strip_changes,
     strip_slot_identifier,
     tweaked_strip,
     unplayed_clips,

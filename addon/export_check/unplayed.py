@@ -148,17 +148,21 @@ def nla_plays_sentence(obj, mode: str) -> str:
         return ""
     track, strip, action, _paths = blends[0]
     soloed = any(t.is_solo for t in ad.nla_tracks)
+    changes = []
     if len(blends) == 1 and not _keys_transforms(obj):
         # One strip and no active action over it (pushed down, an NLA-only import): the
         # exporter writes its action, which plays what Blender plays where the strip
         # keeps the action's frames (a review: such an object went unchecked).
         found = next(s for t, s in animdata.nla_strips(obj) if t.name == track
                      and s.name == strip)
-        if _same_timing(found, found.action):
+        if _plays_as_keyed(found, found.action):
             return ""
+        changes = _changes(found)
     how = ("is soloed, so Blender plays it instead of the active action" if soloed else
            "is not muted, so Blender plays it with the active action" if ad.action else
            "is not muted, so Blender plays it")
+    if len(blends) == 1 and not _keys_transforms(obj) and changes:
+        how += f" with {', '.join(changes)}"
     return (f"Object \"{obj.name}\" is not compared: its NLA track \"{track}\" (strip "
             f"\"{strip}\", action \"{action}\") {how}, which the exporter writes as an "
             "animation of its own: no one glTF animation plays what Blender plays. "
@@ -190,13 +194,20 @@ class TracksExport:
         self.note = note        # the report's time_note sentence on that shift
 
 
-def _same_timing(strip, action, shift: float = 0.0) -> bool:
-    """Whether ``strip`` plays all of ``action``'s keys at the action's own frames, moved
-    by ``shift`` frames."""
+def _changes(strip) -> list[str]:
+    """What ``strip`` does to its action's keys besides moving them (animdata's words:
+    "blend in 10 / out 0 frames", "animated influence", "scale 2" ...)."""
+    return [c for c in animdata.strip_changes(strip) if not c.startswith("moved")]
+
+
+def _plays_as_keyed(strip, action, shift: float = 0.0) -> bool:
+    """Whether ``strip`` plays all of ``action``'s keys as they are, at the action's own
+    frames moved by ``shift`` frames: no blend in or out, influence, other blending, scale,
+    repeat or reverse (a review: a pushed-down strip fading in over 10 frames was compared
+    with its action and blamed on the keys, 7.8 deg)."""
     first, last = action.frame_range
     return (abs(strip.frame_start - strip.action_frame_start - shift) < 1e-4
-            and abs(strip.scale - 1.0) < 1e-6 and abs(strip.repeat - 1.0) < 1e-6
-            and not strip.use_reverse
+            and not _changes(strip)
             and strip.action_frame_start <= first + 1e-4
             and strip.action_frame_end >= last - 1e-4)
 
@@ -234,13 +245,13 @@ def tracks_export(obj) -> TracksExport:
                    if strip.action == action
                    and (not slot or animdata.strip_slot_identifier(strip) == slot)]
         for track, strip in holders:
-            if _same_timing(strip, action):
+            if _plays_as_keyed(strip, action):
                 return TracksExport(animation=track.name)
         for track, strip in holders:
             # Moved whole (Blender's glTF importer starts each stash a frame after its
             # keys): compared frame for frame with the action, the move said once.
             shift = strip.frame_start - strip.action_frame_start
-            if _same_timing(strip, action, shift):
+            if _plays_as_keyed(strip, action, shift):
                 frames = f"{abs(shift):g} frame{'' if abs(shift) == 1 else 's'}"
                 return TracksExport(animation=track.name, shift=shift, note=(
                     f"The exporter's NLA_TRACKS mode writes \"{obj.name}\"'s NLA track "
@@ -252,20 +263,23 @@ def tracks_export(obj) -> TracksExport:
                     "the action."))
         if holders:
             track, strip = holders[0]
+            how = ", ".join(_changes(strip)) or "cut to part of its keys"
             return TracksExport(skip=(
                 f"Object \"{obj.name}\" is not compared: the exporter's NLA_TRACKS mode "
                 f"writes NLA track \"{track.name}\", whose strip \"{strip.name}\" plays "
-                f"action \"{action.name}\" on other frames than Blender plays it as the "
-                "active action (scaled, repeated, reversed or cut), which no bake of the keys "
-                "changes. To check the keys, export in ACTIONS mode."))
+                f"action \"{action.name}\" otherwise than Blender plays it as the active "
+                f"action ({how}), which no bake of the keys changes. To check the keys, "
+                "export in ACTIONS mode."))
         return TracksExport(missing_fix=(
             f"the exporter's NLA_TRACKS mode writes NLA tracks only, and the active action "
             f"\"{action.name}\" is on none: push it down to a track (Action editor: Push "
             "Down), or export in ACTIONS mode"))
     if len(tracks) > 1:
+        # Not "each as an animation of its own": the exporter merges a track that blends
+        # Add or Combine into the one below (a review).
         return TracksExport(skip=(
             f"Object \"{obj.name}\" is not compared: Blender plays NLA tracks "
-            f"{_quoted(tracks)} together, and the exporter's NLA_TRACKS mode writes each "
-            "as an animation of its own: no one glTF animation plays what Blender plays. "
-            "Bake the NLA into one action first (Object > Animation > Bake Action)."))
+            f"{_quoted(tracks)} together, and the check compares one track's animation at "
+            "a time. Bake the NLA into one action first (Object > Animation > Bake "
+            "Action)."))
     return TracksExport(animation=tracks[0] if tracks else None)
