@@ -267,9 +267,10 @@ def bake_objects(objects, settings: BakeSettings,
         else:
             readings.append(reading)
     if not readings and not errors and not cached:
-        if all(i.done for i in skipped):
-            # Every transform is already as asked (a review: a conversion run again on a
-            # show's shots failed, exit 2, where it had nothing to do): nothing changed.
+        if any(i.done for i in skipped):
+            # Some transform is already as asked and the others have nothing to do (a
+            # review: a conversion run again on a show's shots failed, exit 2; a second
+            # review: on any rig with IK controls keyed on location only): nothing changed.
             return BakeResult(objects=[], frames_written=0, max_deviation_deg=0.0,
                               skipped=skipped)
         raise BakeError(_nothing_baked(skipped, verb(settings)))

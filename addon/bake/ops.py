@@ -408,8 +408,8 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
         if not result.objects:
             # Every one already in the mode: nothing changed, no undo step.
             _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
-            self.report({'INFO'}, rpt_("Nothing to convert: every selected transform is "
-                                       "already in {}").format(
+            self.report({'INFO'}, rpt_("Nothing to convert: each selected transform is "
+                                       "already in {} or has no rotation keys").format(
                 rpt_("the Euler order Auto picks") if self.mode == 'AUTO' else self.mode))
             return {'CANCELLED'}
         _report_issues(self, list(result.warnings), 'WARNING')

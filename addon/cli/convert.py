@@ -50,9 +50,10 @@ def run_convert(args) -> int:
     save_blend_copy(bpy, out)
     if not args.quiet and not result.objects:
         mode = args.to.upper()
-        print(f"Nothing to convert: every transform is already in "
-              f"{'the Euler order auto picks' if mode == 'AUTO' else mode}; the scene is saved "
-              f"unchanged -> {args.output}")
+        print(f"Nothing to convert: each transform is already in "
+              f"{'the Euler order auto picks' if mode == 'AUTO' else mode} or has no rotation "
+              f"keys to convert (skipped: says which); the scene is saved unchanged -> "
+              f"{args.output}")
         for issue in result.skipped:
             print(f"skipped: {issue.message}", file=sys.stderr)
     elif not args.quiet:

@@ -309,8 +309,8 @@ ZH_HANS = {
     "Total: {}, {:d} keys per channel": "总计：{}，每通道 {:d} 个关键帧",
     "Keys per channel: {:d} dense -> {:d} {}": "每通道关键帧：密集 {:d} -> {:d} {}",
     "; location {:d} LINEAR keys per channel": "；位置每通道 {:d} 个线性关键帧",
-    "Nothing to convert: every selected transform is already in {}":
-        "无需转换：所选变换均已是 {}",
+    "Nothing to convert: each selected transform is already in {} or has no rotation keys":
+        "无需转换：所选变换均已是 {} 或没有旋转关键帧",
     "the Euler order Auto picks": "自动选取的欧拉顺序",
     "within {}": "（容差 {}）",
     "(not all within {}; see the warnings)": "（并非全部在 {} 内；见警告）",

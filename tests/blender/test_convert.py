@@ -339,6 +339,27 @@ def test_a_transform_already_in_the_mode_is_left_as_it_is(clean_blender):
     scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
 
 
+def test_a_rig_converted_again_beside_location_only_controls_does_nothing(clean_blender):
+    """A review: a rig whose rotated bones were all converted already, beside an IK control
+    keyed on location only (as every production rig has), was refused ("Nothing to
+    convert: none of the 2 transforms ..."), exit 2 on the command line. Nothing to do is
+    no failure: both named, nothing changed, no undo step."""
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1)),
+                                  ("ik", None, (1, 0, 0), (1, 0, 1))])
+    scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
+                    mode='XYZ')
+    scenes.key_bone(rig, "ik", "location", [1, 121], np.array([[0, 0, 0], [0, 1, 0]]))
+    bpy.context.scene.frame_set(1)
+    snapshot = scenes.scene_snapshot()
+    result = bake.convert_objects([rig], 'XYZ', TOL)
+    assert result.objects == [] and len(result.skipped) == 2, result.skipped
+    assert any("already in XYZ" in i.message for i in result.skipped)
+    scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+    scenes.select_only(rig)
+    assert bpy.ops.quatbake.convert_rotation_mode(mode='XYZ', tolerance=TOL) == {'CANCELLED'}
+    scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+
+
 def test_a_conversion_says_where_it_kept_the_long_way_round(clean_blender):
     """A Rigify walk: converting kept a torso's 170 -> -170 deg wrap (340 deg, as Blender
     plays it) without a word; Analyze then saw no long way in the new keys, and the

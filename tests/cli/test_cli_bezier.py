@@ -237,7 +237,7 @@ def test_convert_with_everything_already_in_the_mode_succeeds_unchanged(scene, t
     out = tmp_path / "same.blend"
     done = _run("convert", scene, "--to", "quaternion", "--output", out, "--objects", "QuatCam")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Nothing to convert: every transform is already in "
+    assert done.stdout.startswith("Nothing to convert: each transform is already in "
                                   "QUATERNION"), done.stdout
     assert '"QuatCam" is already in QUATERNION' in done.stderr, done.stderr
     after = _read(out, times)
