@@ -32,7 +32,6 @@ from ..record import (
     get_record,
     new_record,
     original_slot,
-    paths_of,
     record_of,
     restore_rotation_props,
     set_record,
@@ -392,10 +391,7 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                    original_delta_rotation_quaternion=delta_quaternion,
                    original_delta_rotation_euler=delta_euler,
                    original_delta_location=delta_location, delta_recorded=True,
-                   baked_paths="\n".join(sorted(plan.drop_paths)), cache_constraint=con.name,
-                   cache_muted_before="\n".join(
-                       c.name for c in anim_cache.cache_constraints(owner)
-                       if c.mute and c != con))
+                   baked_paths="\n".join(sorted(plan.drop_paths)), cache_constraint=con.name)
         owner.quatbake.others_signature = others_signature(owner)
         set_rotation_mode(owner, plan.out_mode)
         if src.action is not None:
@@ -437,18 +433,11 @@ def _drop_empty_animation_data(obj) -> None:
 
 
 def baked_constraint(obj):
-    """The Transform Cache constraint a cache bake of ``obj`` muted: by the name it had, or
-    the one muted Transform Cache constraint there is that was not muted already when it
-    was baked (renamed since: a walk found it left muted by the Revert); None when it is
-    gone (a review: the user's muted alternate take was taken for it)."""
-    rec = obj.quatbake
-    con = anim_cache.constraint_named(obj, rec.cache_constraint)
-    if con is None:
-        before = set(paths_of(rec.cache_muted_before))
-        muted = [c for c in anim_cache.cache_constraints(obj)
-                 if c.mute and c.name not in before]
-        con = muted[0] if len(muted) == 1 else None
-    return con
+    """The Transform Cache constraint a cache bake of ``obj`` muted, by the name it had;
+    None when none has it. Never another one taken for it renamed: two reviews found the
+    user's own muted alternate take enabled and the bake deleted, whether it was muted
+    before the bake or after, so a renamed one is asked back under its name."""
+    return anim_cache.constraint_named(obj, obj.quatbake.cache_constraint)
 
 
 def constraint_gone_issues(obj) -> list[BakeIssue]:
@@ -460,9 +449,10 @@ def constraint_gone_issues(obj) -> list[BakeIssue]:
     return [BakeIssue(
         'ERROR', obj.name, "", None,
         f"{animdata.subject(obj)}: the Transform Cache constraint "
-        f"\"{obj.quatbake.cache_constraint}\" that its bake muted is gone, so a Revert would "
-        "leave it with no animation; nothing was changed. Bring the constraint back (Ctrl+Z) "
-        "to revert, or keep the bake.")]
+        f"\"{obj.quatbake.cache_constraint}\" that its bake muted is gone (deleted or "
+        "renamed), so a Revert would leave it with no animation; nothing was changed. Name "
+        f"it \"{obj.quatbake.cache_constraint}\" again, or bring it back (Ctrl+Z), to "
+        "revert, or keep the bake.")]
 
 
 def revert_cache(obj, originals) -> None:

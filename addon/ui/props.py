@@ -546,14 +546,6 @@ class QUATBAKE_PG_object(_StaticValuesRecord, bpy.types.PropertyGroup):
         description="The Transform Cache constraint whose playback the bake turned into keys "
         "(muted by the bake, enabled again by revert)",
     )
-    # The other Transform Cache constraints muted when it was baked (one per line): the
-    # user's own, which a revert must not take for the baked one renamed since (a review:
-    # a muted alternate take was enabled and the bake deleted).
-    cache_muted_before: StringProperty(
-        name="Caches Muted Before", default="",
-        description="The other Transform Cache constraints that were muted when the bake "
-        "muted its own (one per line); a revert leaves them as they are",
-    )
     # Not bake state: the overlay's pin (overlay.geometry reads it).
     overlay_pinned: BoolProperty(
         name="Pin in Overlay", default=False,
