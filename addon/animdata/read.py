@@ -537,8 +537,11 @@ DELTA_TURN_DEG = 20.0
 # Keys a frame apart or closer turning more than this: whole frames see nothing between
 # them, where Blender interpolates each channel on its own and slerp does not (a walk:
 # mocap turning 103 deg in a frame played 23 deg off slerp at frame 58.5, and the report
-# said Blender stays within 0.1 deg of slerp). Sampled in between like a far turn.
+# said Blender stays within 0.1 deg of slerp). Sampled at quarter frames between them,
+# where motion blur samples (a review: sixteenths made a capture turning fast on every
+# frame twice as slow to report).
 NEAR_TURN_DEG = 20.0
+NEAR_TURN_SUBSTEPS = 4
 
 
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
@@ -548,9 +551,10 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     An Euler (or axis-angle angle) channel changing by more than pi between
     neighbouring keys, or a quaternion key whose sign is flipped against the
     previous one, turns the object the long way round; sampled only at whole
-    frames, two keys one frame apart would hide that spin. Keys a frame apart turning
-    far (NEAR_TURN_DEG) hide how far Blender's channels stray from slerp. Returns the
-    FAR_TURN_SUBSTEPS - 1 evenly spaced subframes of each such interval (sorted).
+    frames, two keys one frame apart would hide that spin: FAR_TURN_SUBSTEPS - 1 evenly
+    spaced subframes of each such interval. Keys a frame apart turning far (NEAR_TURN_DEG:
+    the rotation's own keys or its delta's, a BVH import's objects) hide how far Blender's
+    channels stray from slerp: NEAR_TURN_SUBSTEPS - 1 of each. Returns them all, sorted.
     ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
     them already (evaluated with the frames around them), so they are not evaluated again.
     """
@@ -559,6 +563,8 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     if keys.size < 2:
         return np.zeros(0)
     far = np.zeros(keys.size - 1, dtype=bool)
+    fast = np.zeros(keys.size - 1, dtype=bool)
+    adjacent = np.diff(keys) <= 1.0 + 1e-9
     sets = [(rotation_fcurves(obj, mode, fcurves), rotation_defaults(obj, mode), mode,
              rotation_at_keys)]
     if mode in DELTA_ROTATION_PATHS:
@@ -575,16 +581,18 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             far |= np.abs(np.diff(raw[:, 0])) > np.pi
         else:
             far |= (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
-        if both and i == 1:
+        if (both and i == 1) or adjacent.any():
             q = played_quats(raw, kind)
-            far |= np.degrees(core_quat.angle_between(q[:-1], q[1:])) > DELTA_TURN_DEG
-        near = np.diff(keys) <= 1.0 + 1e-9
-        if i == 0 and near.any():
-            q = played_quats(raw, kind)
-            far |= near & (np.degrees(core_quat.angle_between(q[:-1], q[1:])) > NEAR_TURN_DEG)
-    idx = np.flatnonzero(far)
-    if idx.size == 0:
-        return np.zeros(0)
-    u = np.arange(1, FAR_TURN_SUBSTEPS) / FAR_TURN_SUBSTEPS
-    sub = keys[idx, None] + (keys[idx + 1] - keys[idx])[:, None] * u[None, :]
-    return np.unique(sub.ravel())
+            turned = np.degrees(core_quat.angle_between(q[:-1], q[1:]))
+            if both and i == 1:
+                far |= turned > DELTA_TURN_DEG
+            fast |= adjacent & (turned > NEAR_TURN_DEG)
+    return np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
+                                     _inside(keys, fast & ~far, NEAR_TURN_SUBSTEPS)]))
+
+
+def _inside(keys: np.ndarray, which: np.ndarray, steps: int) -> np.ndarray:
+    """``steps`` - 1 evenly spaced subframes inside each key interval ``which`` picks."""
+    idx = np.flatnonzero(which)
+    u = np.arange(1, steps) / steps
+    return (keys[idx, None] + (keys[idx + 1] - keys[idx])[:, None] * u[None, :]).ravel()

@@ -107,17 +107,17 @@ def test_a_capture_turning_far_in_a_frame_is_reported_off_slerp_between_the_fram
     between the two (motion blur samples there), yet the report said "stays within 0.1 deg
     of slerp: nothing to do" (a key on every frame: whole frames see nothing between).
     Blender's playback (frame_set with subframes, matrix_basis) against mathutils' slerp
-    of its poses at 58 and 59, at the sixteenths the analysis samples."""
+    of its poses at 58 and 59, at the quarter frames the analysis samples."""
     _clip, arm, scene = import_bvh("pybvh_test1.bvh")
     quatbake.register()
     try:
         bone = arm.pose.bones["RightForeArm"]
         poses = []
-        for f in np.arange(58.0, 59.0 + 1e-9, 1.0 / 16.0):
+        for f in np.arange(58.0, 59.0 + 1e-9, 0.25):
             set_frame(scene, f)
             poses.append(bone.matrix_basis.to_quaternion())
-        worst = max(math.degrees(poses[0].slerp(poses[-1], k / 16.0).rotation_difference(
-            poses[k]).angle) for k in range(17))
+        worst = max(math.degrees(poses[0].slerp(poses[-1], k / 4.0).rotation_difference(
+            poses[k]).angle) for k in range(5))
         assert worst > 10.0, worst
         (found,) = [t for t in transform.transforms_of_objects([arm])
                     if t.bone_name == "RightForeArm"]

@@ -548,3 +548,31 @@ def test_a_curve_wound_past_its_keys_is_not_called_timing_only(clean_blender):
     assert len(found.long_arc_segments) == 1
     said = " ".join(found.findings)
     assert "take the long way" in said and "timing only" not in said, said
+
+
+@pytest.mark.parametrize("path", ["rotation_euler", "delta_rotation_euler"])
+def test_keys_a_frame_apart_turning_far_are_measured_between_on_delta_channels_too(
+        clean_blender, path):
+    """A review: keys one frame apart turning 138 deg play 19 deg off slerp between them;
+    the report said so for rotation_euler and "nothing to do" for the same keys on
+    delta_rotation_euler (Blender's BVH importer keys objects there). Blender's playback
+    (frame_set at quarter frames, matrix_world) against mathutils' slerp of its poses at
+    frames 2 and 3."""
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = bpy.data.objects.new("Fast", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, deg in ((1, (0, 0, 0)), (2, (0, 0, 0)), (3, (80, -60, 70)), (4, (80, -60, 70))):
+        setattr(obj, path, [math.radians(d) for d in deg])
+        obj.keyframe_insert(path, frame=frame)
+    scene = bpy.context.scene
+    poses = []
+    for k in range(5):
+        scene.frame_set(2, subframe=k / 4.0) if k < 4 else scene.frame_set(3)
+        poses.append(obj.matrix_world.to_quaternion())
+    worst = max(math.degrees(poses[0].slerp(poses[4], k / 4.0).rotation_difference(
+        poses[k]).angle) for k in range(5))
+    assert worst > 10.0, worst
+    found = analyze.analyze_object(obj, "slerp")
+    assert found.max_between_deviation_deg == pytest.approx(worst, abs=0.01)
+    assert 2.0 < found.worst_between_frame < 3.0
