@@ -97,8 +97,10 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
                           keys["interpolation"],
                           [names[int(v)] for v in keys["handle_left_type"]], update=False,
                           handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
+        # The key's type too: a Breakdown or an Extreme stays one (a review).
         for name, dtype in (("easing", _IPO_DTYPE), ("back", np.float32),
-                            ("amplitude", np.float32), ("period", np.float32)):
+                            ("amplitude", np.float32), ("period", np.float32),
+                            ("type", _IPO_DTYPE)):
             values = np.empty(len(fc.keyframe_points), dtype=dtype)
             fc.keyframe_points.foreach_get(name, values)
             new.keyframe_points.foreach_set(name, values)
@@ -314,9 +316,13 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
         # Blender 3.4's foreach_set on the handle types is silently ignored (versions):
         # one key at a time, before the handles are placed (the RNA update recalculates
         # them).
+        # Only where they differ from a new key's: each set recalculates (a review: a copy of
+        # 200,000 Linear keys went from 0.03 to 0.41 s).
         for kp, a, b in zip(kps, left, right):
-            kp.handle_left_type = a
-            kp.handle_right_type = b
+            if kp.handle_left_type != a:
+                kp.handle_left_type = a
+            if kp.handle_right_type != b:
+                kp.handle_right_type = b
     # Copies (np.array): inside a recording_writes() block _remember keeps them.
     stored = [np.array(arr, dtype=np.float32).reshape(-1)
               for arr in (co, handle_left, handle_right)]
