@@ -468,13 +468,19 @@ def _edits_reverted(owner, whole: bool, names: set) -> list[str]:
 
 
 def _switched_away(items) -> str:
-    """How to get back to a bake the animator left by making another action active by hand
-    (a game-rig walk: Revert said only that it could not, and the bake's action, which
-    nothing used any more, was not named)."""
+    """Why a bake of ``items`` cannot be reverted, where one shows: the animator made
+    another action active by hand (a game-rig walk: Revert said only that it could not,
+    and the bake's action, which nothing used any more, was not named), the original
+    action was deleted since (a review: "never baked, or reverted already" for an object
+    playing its bake). "" when none shows a bake."""
     for item in items:
         owner = getattr(item, "owner", item)
         rec = getattr(owner, "quatbake", None)
         baked = getattr(rec, "baked_action", None)
+        if baked is not None and rec.original_action is None and not rec.cache_constraint:
+            return (f": \"{owner.name}\" plays its bake \"{baked.name}\", but the action from "
+                    "before it was deleted since, so there is nothing to put back; the bake "
+                    "stays.")
         playing = animdata.get_action(owner)
         if baked is not None and playing != baked:
             now = f"\"{playing.name}\"" if playing is not None else "no action"

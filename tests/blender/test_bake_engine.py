@@ -258,6 +258,16 @@ def test_revert_restores_everything_exactly(clean_blender, output_mode):
     # A walk: a second Revert read "a bake whose action was changed by hand since cannot
     # be reverted", as if the animator's edits stood in the way.
     assert "reverted already" in str(info.value) and "by hand" not in str(info.value)
+    # A review: with the action from before the bake deleted since, that sentence was
+    # wrong too (the object plays its bake); it says what is missing.
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    baked = animdata.get_action(obj)
+    bpy.data.actions.remove(obj.quatbake.original_action)
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([obj])
+    said = str(info.value)
+    assert f'plays its bake "{baked.name}"' in said and "was deleted since" in said, said
+    assert animdata.get_action(obj) == baked
 
 
 def test_revert_clears_every_field_of_the_bake_records(clean_blender):
