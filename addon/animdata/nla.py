@@ -110,7 +110,11 @@ def strip_changes(strip) -> list[str]:
     # plays at full influence whatever the value reads (often 0).
     if strip.use_animated_influence:
         said.append("animated influence")
-    if strip.use_auto_blend or strip.blend_in > 1e-6 or strip.blend_out > 1e-6:
+    if strip.use_animated_time:
+        said.append("animated strip time")
+    # Auto Blend In/Out sets blend_in and blend_out from the strips around it: none, and it
+    # blends nothing (a review: a lone strip with it on was said to blend).
+    if strip.blend_in > 1e-6 or strip.blend_out > 1e-6:
         said.append("blending in and out" if strip.use_auto_blend else
                     f"blend in {strip.blend_in:g} / out {strip.blend_out:g} frames")
     if strip.blend_type != 'REPLACE':

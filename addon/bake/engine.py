@@ -477,15 +477,15 @@ def _switched_away(items) -> str:
         owner = getattr(item, "owner", item)
         rec = getattr(owner, "quatbake", None)
         baked = getattr(rec, "baked_action", None)
-        if baked is not None and rec.original_action is None and not rec.cache_constraint:
-            return (f": \"{owner.name}\" plays its bake \"{baked.name}\", but the action from "
-                    "before it was deleted since, so there is nothing to put back; the bake "
-                    "stays.")
         playing = animdata.get_action(owner)
         if baked is not None and playing != baked:
             now = f"\"{playing.name}\"" if playing is not None else "no action"
-            return (f": \"{owner.name}\" plays {now}, not its bake \"{baked.name}\". Make "
+            return (f"\"{owner.name}\" plays {now}, not its bake \"{baked.name}\". Make "
                     f"\"{baked.name}\" its active action again (Action editor) to revert it.")
+        if baked is not None and rec.original_action is None and not rec.cache_constraint:
+            return (f"\"{owner.name}\" plays its bake \"{baked.name}\", but the action from "
+                    "before it was deleted since, so there is nothing to put back; the bake "
+                    "stays.")
     return ""
 
 
@@ -524,9 +524,9 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
              else "selection shows")
         raise BakeError([BakeIssue(
             'ERROR', items[0].name if len(items) == 1 else "", "", None,
-            f"Nothing to revert: the {subject} no QuatBake bake"
-            + (_switched_away(items) or " (never baked, or reverted already). Select what "
-               "QuatBake baked."))])
+            "Nothing to revert: " + (_switched_away(items) or (
+                f"the {subject} no QuatBake bake (never baked, or reverted already). Select "
+                "what QuatBake baked.")))])
     issues = [i for owner, _w, _n in candidates
               for i in renamed_bone_issues(owner) + cache_bake.constraint_gone_issues(owner)]
     if issues:

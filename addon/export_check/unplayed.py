@@ -158,7 +158,8 @@ def nla_plays_sentence(obj, mode: str) -> str:
         if _plays_as_keyed(found, found.action):
             return ""
         changes = _changes(found)
-    how = ("is soloed, so Blender plays it instead of the active action" if soloed else
+    how = ("is soloed, so Blender plays it instead of the active action"
+           if soloed and ad.action else "is soloed, so Blender plays it" if soloed else
            "is not muted, so Blender plays it with the active action" if ad.action else
            "is not muted, so Blender plays it")
     if len(blends) == 1 and not _keys_transforms(obj) and changes:

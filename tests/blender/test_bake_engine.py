@@ -268,6 +268,11 @@ def test_revert_restores_everything_exactly(clean_blender, output_mode):
     said = str(info.value)
     assert f'plays its bake "{baked.name}"' in said and "was deleted since" in said, said
     assert animdata.get_action(obj) == baked
+    # Another action made active too: what plays comes first (a second review).
+    animdata.assign_action(obj, bpy.data.actions.new("Other"), "")
+    with pytest.raises(bake.BakeError) as info:
+        bake.revert_objects([obj])
+    assert 'plays "Other", not its bake' in str(info.value), str(info.value)
 
 
 def test_revert_clears_every_field_of_the_bake_records(clean_blender):

@@ -1251,7 +1251,8 @@ def test_an_object_whose_nla_blends_is_not_compared_with_one_animation(clean_ble
         assert [o["name"] for o in report["objects"]] == ["Blend"], report["skipped"]
 
 
-@pytest.mark.parametrize("case", ["blend in", "influence", "stash blends in", "add on top"])
+@pytest.mark.parametrize("case", ["blend in", "influence", "strip time", "stash blends in",
+                                  "add on top"])
 def test_a_strip_that_changes_its_action_is_not_blamed_on_the_keys(clean_blender, case):
     """A review: since a pushed-down strip is compared with its action, one that fades in
     over 10 frames (or plays at an animated influence) read "key_mismatch, up to 7.8 deg:
@@ -1260,7 +1261,8 @@ def test_a_strip_that_changes_its_action_is_not_blamed_on_the_keys(clean_blender
     be written as an animation of its own (the exporter merges it into the one below).
     Blender's playback (frame_set) shows the strip changing what the keys play; each is
     named as not compared, with what the strip does."""
-    obj = _tracks_scene("one track" if case in ("blend in", "influence") else "action alone")
+    obj = _tracks_scene("one track" if case in ("blend in", "influence", "strip time")
+                        else "action alone")
     ad = obj.animation_data
     if case == "stash blends in":
         track = ad.nla_tracks.new()
@@ -1283,7 +1285,13 @@ def test_a_strip_that_changes_its_action_is_not_blamed_on_the_keys(clean_blender
         strip = ad.nla_tracks[0].strips[0]
         if case == "blend in":
             strip.blend_in = 10.0
+        elif case == "strip time":                    # a review: retimed, not blamed
+            strip.use_animated_time = True
+            for frame, time in ((1, 1.0), (21, 11.0)):
+                strip.strip_time = time
+                strip.keyframe_insert("strip_time", frame=frame)
         else:
+            strip.use_animated_time = False
             strip.use_animated_influence = True
             strip.influence = 0.5
             strip.keyframe_insert("influence", frame=1)
@@ -1305,6 +1313,21 @@ def test_a_strip_that_changes_its_action_is_not_blamed_on_the_keys(clean_blender
     (skipped,) = report["skipped"]
     said = skipped["message"]
     words = {"blend in": "blend in 10", "influence": "animated influence",
-             "stash blends in": "blend in 10", "add on top": "together"}[case]
+             "strip time": "animated strip time", "stash blends in": "blend in 10",
+             "add on top": "together"}[case]
     assert said.startswith('Object "Tracks" is not compared') and words in said, said
     assert "writes each as an animation of its own" not in said, said
+
+
+def test_a_lone_strip_with_auto_blend_plays_its_keys_and_is_compared(clean_blender, tmp_path):
+    """A review: Auto Blend In/Out on a strip with no neighbours blends nothing (Blender
+    plays the keys as they are), yet the strip was said to blend and the object left
+    unchecked. The spec's evaluation of the file agrees with the check's figure."""
+    obj = _tracks_scene("one track")
+    obj.animation_data.nla_tracks[0].strips[0].use_auto_blend = True
+    report = export_check.check_objects(bpy.context, [obj], {}, only_these=True)
+    assert report["skipped"] == [], report["skipped"]
+    (entry,) = report["objects"]
+    spec = reference_deviation(export_for_reference(tmp_path, [obj]), [obj],
+                               np.arange(1, 22, dtype=float))["Tracks"]
+    assert entry["max_deviation_deg"] < SAMPLED_DEG and spec.max() < SAMPLED_DEG
