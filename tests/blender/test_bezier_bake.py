@@ -951,8 +951,9 @@ def test_aligned_handles_are_given_as_blenders_own_realignment_leaves_them(clean
 def test_a_long_parented_shot_is_played_a_bounded_number_of_frames(clean_blender):
     """A review: any tolerance bake of a parented camera played every frame of the shot
     (frame_set), 100 s for 3,000 frames of a heavy scene where it took 1 s before. A
-    tolerance in degrees plays none; one in pixels at most MAX_PLAYED_FRAMES (and puts the
-    frame back). Counted by Blender's own frame-change handler."""
+    tolerance in degrees plays none; one in pixels at most MAX_PLAYED_FRAMES, and the four
+    frames from each key of the parent's (and puts the frame back). Counted by Blender's
+    own frame-change handler."""
     from quatbake.addon.bake import reduce as bake_reduce
 
     scene = bpy.context.scene
@@ -978,5 +979,35 @@ def test_a_long_parented_shot_is_played_a_bounded_number_of_frames(clean_blender
         bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0))
     finally:
         bpy.app.handlers.frame_change_post.remove(count)
-    assert 0 < len(played) <= bake_reduce.MAX_PLAYED_FRAMES + 1
+    assert 0 < len(played) <= bake_reduce.MAX_PLAYED_FRAMES + 4 * 2 + 1
     assert scene.frame_current == 17
+
+
+def test_a_parents_stretch_keyed_between_the_spread_frames_is_read(clean_blender):
+    """A review: a 3,000-frame shot plays at most MAX_PLAYED_FRAMES spread frames, and a
+    parent's scale keyed up to (1, 1, 20) and back over frames 1508-1518, between two of
+    them, went unread: 2.4 px in a 1 px bake. The keys of what is above the camera are
+    played too: the tolerance is the unparented camera's over the stretch (20), within a
+    hundredth."""
+    scene = bpy.context.scene
+    scene.render.resolution_x, scene.render.resolution_y = 1920, 1080
+    scene.render.resolution_percentage = 100
+    scene.frame_end = 3000
+    frames = [1.0, 1000.0, 2000.0, 3000.0]
+    cam = _keyed_object("SpikeCam", 'XYZ', np.radians(SWING), frames=frames)
+    cam.data.lens, cam.data.sensor_fit = 50.0, 'AUTO'
+    alone = bake.bake_objects([cam], bake.BakeSettings(
+        method='SLERP', tolerance_px=1.0, key_interpolation='BEZIER'))
+    bake.revert_objects([cam])
+    parent = bpy.data.objects.new("Spike", None)
+    scene.collection.objects.link(parent)
+    for frame, z in ((1508, 1.0), (1513, 20.0), (1518, 1.0)):
+        parent.scale = (1.0, 1.0, z)
+        parent.keyframe_insert("scale", frame=frame)
+    cam.parent = parent
+    scene.frame_set(1)
+    spiked = bake.bake_objects([cam], bake.BakeSettings(
+        method='SLERP', tolerance_px=1.0, key_interpolation='BEZIER'))
+    ratio = alone.key_statistics["SpikeCam"]["tolerance_deg"] / \
+        spiked.key_statistics["SpikeCam"]["tolerance_deg"]
+    assert ratio == pytest.approx(20.0, rel=0.01), ratio
