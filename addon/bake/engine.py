@@ -267,10 +267,11 @@ def bake_objects(objects, settings: BakeSettings,
         else:
             readings.append(reading)
     if not readings and not errors and not cached:
-        if any(i.done for i in skipped):
-            # Some transform is already as asked and the others have nothing to do (a
+        if all(i.done for i in skipped) and any(i.done == "mode" for i in skipped):
+            # Some transform is already as asked and the others have no rotation keys (a
             # review: a conversion run again on a show's shots failed, exit 2; a second
             # review: on any rig with IK controls keyed on location only): nothing changed.
+            # Keys the run could not reach (in NLA clips ...) still refuse it (a third).
             return BakeResult(objects=[], frames_written=0, max_deviation_deg=0.0,
                               skipped=skipped)
         raise BakeError(_nothing_baked(skipped, verb(settings)))

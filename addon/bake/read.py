@@ -499,9 +499,9 @@ class _Issues:
         self.err(message, channel, frame)
         raise _Refused
 
-    def skip(self, message, channel="", frame=None, done=False):
+    def skip(self, message, channel="", frame=None, done=""):
         """Nothing to bake here: leave the transform as it is, say why, bake the others.
-        ``done``: it is already as asked (``BakeIssue.done``)."""
+        ``done``: why there is nothing to do (``BakeIssue.done``)."""
         self.found.append(BakeIssue('SKIPPED', self.name, channel, frame, message, self.bone,
                                     done))
         raise _Refused
@@ -680,7 +680,10 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
         location_only = settings.location_method != 'KEEP' and _location_key_count(
             obj, fcurves) >= 2
         if not location_only:
-            issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path)
+            idle = not any(keyed.has_rotation_keys(obj, clip.fcurves())
+                           for clip in animdata.object_clips(getattr(obj, "owner", obj)))
+            issues.skip(_nothing_to_bake(obj, src, fcurves, settings), rot_path,
+                        done="idle" if idle else "")
     # BVH object imports key only the delta channels: the bake then writes there.
     into_delta = delta_keyed and not regular_keyed
     # Which modifiers the bake keeps is settled, and said, once its frames are known.
@@ -707,7 +710,7 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
             why = (", the Euler order farthest from gimbal lock here"
                    if settings.output_mode == 'AUTO' else "")
             issues.skip(f"{who} is already in {out_mode}{why}: there is nothing to convert, "
-                        "and its keys are left as they are.", rot_path, done=True)
+                        "and its keys are left as they are.", rot_path, done="mode")
     if into_delta and out_mode not in animdata.DELTA_ROTATION_PATHS:
         issues.refuse(f"{who}: only its delta rotation is keyed, and Blender has no delta "
                       f"channels for {out_mode}; convert to another mode.", rot_path)

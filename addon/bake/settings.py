@@ -111,8 +111,10 @@ class BakeIssue:
     frame: float | None  # the frame concerned, if any
     message: str         # a full sentence: what is wrong, where, and what to do
     bone: str = ""       # the pose bone concerned ("" for an object's own channels)
-    done: bool = False   # SKIPPED because it is already as asked (a conversion to its
-    #                      own mode): nothing to do, which is no failure
+    # SKIPPED with nothing to do, which is no failure: "mode", already as asked (a
+    # conversion to its own mode); "idle", no rotation keys in any clip (a rig's IK
+    # control keyed on location). "" for any other skip.
+    done: str = ""
 
     @property
     def transform_name(self) -> str:

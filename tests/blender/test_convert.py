@@ -360,6 +360,22 @@ def test_a_rig_converted_again_beside_location_only_controls_does_nothing(clean_
     scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
 
 
+def test_rotation_keys_a_conversion_cannot_reach_still_refuse_it(clean_blender):
+    """A review: beside an object already in the mode, one keyed only in an NLA clip (no
+    active action) was passed over with "each is already in QUATERNION or has no rotation
+    keys", exit 0, its keys unconverted. Only transforms with no rotation keys at all join
+    the ones already in the mode in doing nothing; this refuses, naming it."""
+    already = _keyed_object("Already", 'QUATERNION', _turn(), camera=False)
+    clip = _keyed_object("Clip", 'XYZ', np.radians(SWING), camera=False)
+    action = clip.animation_data.action
+    clip.animation_data.action = None
+    clip.animation_data.nla_tracks.new().strips.new("Swing", 1, action)
+    with pytest.raises(bake.BakeError) as info:
+        bake.convert_objects([already, clip], 'QUATERNION', TOL)
+    said = " ".join(i.message for i in info.value.issues)
+    assert 'Object "Clip"' in said and "NLA" in said, said
+
+
 def test_a_conversion_says_where_it_kept_the_long_way_round(clean_blender):
     """A Rigify walk: converting kept a torso's 170 -> -170 deg wrap (340 deg, as Blender
     plays it) without a word; Analyze then saw no long way in the new keys, and the
