@@ -676,8 +676,15 @@ def node_owners(doc, parents: list, joints: set) -> dict:
 
 def _bone_nodes(obj, owners: dict) -> tuple[list, list]:
     """([(pose bone transform, its joint node)], [names of keyed bones not in the file]) of
-    the armature ``obj``: its keyed bones, each at the joint the file's skin gives it."""
+    the armature ``obj``: its keyed bones, each at the joint the file's skin gives it. With
+    no active action, the bones its playing NLA clips key (a review: an action pushed down
+    was checked as the armature object alone, "plays as in Blender", no bone compared)."""
     names = keyed_bone_names(obj)
+    if not names and getattr(obj.animation_data, "action", None) is None:
+        unplayed = {c.action.as_pointer() for c in animdata.unplayed_clips(obj)}
+        names = keyed_bone_names(obj, [fc for c in animdata.object_clips(obj)
+                                       if c.action.as_pointer() not in unplayed
+                                       for fc in c.fcurves()])
     if not names:
         return [], []
     joints = {t.bone_name: n for n, t in owners.items() if t.is_bone and t.owner == obj}

@@ -1331,3 +1331,26 @@ def test_a_lone_strip_with_auto_blend_plays_its_keys_and_is_compared(clean_blend
     spec = reference_deviation(export_for_reference(tmp_path, [obj]), [obj],
                                np.arange(1, 22, dtype=float))["Tracks"]
     assert entry["max_deviation_deg"] < SAMPLED_DEG and spec.max() < SAMPLED_DEG
+
+
+def test_an_armature_played_by_a_pushed_down_action_has_its_bones_compared(clean_blender):
+    """A review: a rig whose action was pushed down to one strip (no active action) read
+    "Plays as in Blender" for the armature object alone, its turning bone never compared.
+    The bones its playing strip keys are compared, here within the float32 of a sampled
+    export (Blender's playback: the bone turns 90 deg by frame 21)."""
+    import scenes
+
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 1, 0))])
+    scenes.key_bone(rig, "arm", "rotation_euler", [1, 21],
+                    np.radians([[0, 0, 0], [0, 0, 90]]), mode='XYZ')
+    ad = rig.animation_data
+    action = ad.action
+    ad.action = None
+    ad.nla_tracks.new().strips.new("Turn", 1, action)
+    bpy.context.scene.frame_set(21)
+    assert abs(math.degrees(rig.pose.bones["arm"].matrix_basis.to_euler().z) - 90.0) < 1e-3
+    bpy.context.scene.frame_set(1)
+    report = export_check.check_objects(bpy.context, [rig], {}, only_these=True)
+    bones = [o for o in report["objects"] if o.get("bone") == "arm"]
+    assert len(bones) == 1, [(o["name"], o.get("bone")) for o in report["objects"]]
+    assert bones[0]["max_deviation_deg"] < SAMPLED_DEG and bones[0]["causes"] == {}
