@@ -619,13 +619,17 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
                                if mode in animdata.DELTA_ROTATION_PATHS else set())
         ad = getattr(getattr(obj, "owner", obj), "animation_data", None)
         soloed = [t.name for t in ad.nla_tracks if t.is_solo] if ad is not None else []
-        for track, strip, action, channels in animdata.blending_strips(obj, paths):
-            result.findings.append(
-                f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also animates "
-                f"{', '.join(channels)} and is not muted: "
-                + (f"track \"{soloed[0]}\" is soloed, so it plays alone, not the action"
-                   if soloed else "what plays blends it with the action")
-                + ", and this report compares the action alone")
+        blends = [f"NLA track \"{track}\", strip \"{strip}\" (action \"{action}\") also "
+                  f"animates {', '.join(channels)} and is not muted: "
+                  + (f"track \"{soloed[0]}\" is soloed, so it plays alone, not the action"
+                     if soloed else "what plays blends it with the action")
+                  + ", and this report compares the action alone"
+                  for track, strip, action, channels in animdata.blending_strips(obj, paths)]
+        if blends:
+            # It decides what plays, as a driver does: first, and the advice (a report
+            # walk: the summary said "timing only" of the action, the strip came last).
+            result.findings[:0] = blends
+            result.advice = blends[0]
         _with_bake(obj, result, read.original)
         from ..transform import AnimatedTransform
 

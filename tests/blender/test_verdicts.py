@@ -576,3 +576,32 @@ def test_keys_a_frame_apart_turning_far_are_measured_between_on_delta_channels_t
     found = analyze.analyze_object(obj, "slerp")
     assert found.max_between_deviation_deg == pytest.approx(worst, abs=0.01)
     assert 2.0 < found.worst_between_frame < 3.0
+
+
+def test_an_nla_strip_playing_with_the_action_leads_the_findings(clean_blender):
+    """A report walk: beside an active action turning Z, an unmuted strip keying X plays
+    with it (frame_set: X turns 30 deg), while the report compares the action alone; its
+    summary gave the action's advice, the strip's finding came last. What decides the
+    playback comes first, as a driver's does."""
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = bpy.data.objects.new("Blend", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, deg in ((1, 0.0), (21, 90.0)):           # Z alone: the strip's X is not replaced
+        obj.rotation_euler = (0.0, 0.0, math.radians(deg))
+        obj.keyframe_insert("rotation_euler", index=2, frame=frame)
+    ad = obj.animation_data
+    turn = ad.action
+    ad.action = None
+    for frame, deg in ((1, 0.0), (21, 30.0)):
+        obj.rotation_euler = (math.radians(deg), 0.0, 0.0)
+        obj.keyframe_insert("rotation_euler", index=0, frame=frame)
+    lean = ad.action
+    ad.action = turn
+    ad.nla_tracks.new().strips.new("Lean", 1, lean)
+    bpy.context.scene.frame_set(21)
+    assert abs(math.degrees(obj.matrix_world.to_euler().x) - 30.0) < 1e-3
+    bpy.context.scene.frame_set(1)
+    found = analyze.analyze_object(obj, "slerp")
+    assert found.findings[0].startswith('NLA track "') and "Lean" in found.findings[0]
+    assert found.advice == found.findings[0], found.advice
