@@ -603,5 +603,6 @@ def test_an_nla_strip_playing_with_the_action_leads_the_findings(clean_blender):
     assert abs(math.degrees(obj.matrix_world.to_euler().x) - 30.0) < 1e-3
     bpy.context.scene.frame_set(1)
     found = analyze.analyze_object(obj, "slerp")
-    assert found.findings[0].startswith('NLA track "') and "Lean" in found.findings[0]
+    assert found.findings[0].startswith('NLA track "') and \
+        f'(action "{lean.name}")' in found.findings[0], found.findings
     assert found.advice == found.findings[0], found.advice
