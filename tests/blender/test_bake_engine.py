@@ -740,8 +740,10 @@ def test_nla_strip_of_another_action_that_blends_is_refused(clean_blender):
                                       "rotation_euler", "Mute"))
     assert issue.object_name == "Nla"
     from quatbake.addon import analyze
-    finding = analyze.analyze_object(obj).findings[-1]    # the report says so too
+    found = analyze.analyze_object(obj)        # the report says so too, first and as advice
+    finding = found.findings[0]
     assert 'strip "Walk"' in finding and "compares the action alone" in finding
+    assert found.advice == finding
     track.mute = True     # what the sentence says to do: then the bake goes ahead
     bake.bake_objects([obj], bake.BakeSettings())
     assert bake.can_revert(obj)
