@@ -954,7 +954,7 @@ def test_a_long_parented_shot_is_played_a_bounded_number_of_frames(clean_blender
     tolerance in degrees plays none; one in pixels at most MAX_PLAYED_FRAMES, and the four
     frames from each key of the parent's (and puts the frame back). Counted by Blender's
     own frame-change handler."""
-    from quatbake.addon.bake import reduce as bake_reduce
+    from quatbake.addon.bake import camera as bake_camera
 
     scene = bpy.context.scene
     scene.frame_end = 3000
@@ -979,7 +979,7 @@ def test_a_long_parented_shot_is_played_a_bounded_number_of_frames(clean_blender
         bake.bake_objects([cam], bake.BakeSettings(method='SLERP', tolerance_px=1.0))
     finally:
         bpy.app.handlers.frame_change_post.remove(count)
-    assert 0 < len(played) <= bake_reduce.MAX_PLAYED_FRAMES + 4 * 2 + 1
+    assert 0 < len(played) <= bake_camera.MAX_PLAYED_FRAMES + 4 * 2 + 1
     assert scene.frame_current == 17
 
 
