@@ -15,7 +15,7 @@ from . import turns
 from .frames import label as frame_text
 from .frames import span as frame_span
 from .pitfalls import GIMBAL_MARGIN_DEG, JITTER_MAX_DEG, NORM_DRIFT_NOTE
-from .words import counted
+from .words import counted, either
 
 # A key interval whose angular speed varies more than this (coefficient of
 # variation, std/mean) is called uneven. Slerp is ~0; nlerp (LINEAR quaternion
@@ -60,9 +60,6 @@ def _count(n: int, noun: str) -> str:
     return counted(int(n), noun)
 
 
-def _verb(n: int, one: str, many: str) -> str:
-    """The verb after ``_count(n, ...)``: "1 frame passes", "2 frames pass"."""
-    return one if n == 1 else many
 
 
 def _method_label(method: str) -> str:
@@ -184,7 +181,7 @@ def sentences(a) -> list:
         # frames" for 103 samples over 26 frames).
         near = np.unique(np.floor(np.asarray(a.gimbal_frames, dtype=np.float64))).size
         out.append(
-            f"{_count(near, 'frame')} {_verb(near, 'passes', 'pass')} within "
+            f"{_count(near, 'frame')} {either(near, 'passes', 'pass')} within "
             f"{GIMBAL_MARGIN_DEG:g} deg "
             "of gimbal lock "
             f"(middle angle of {a.rotation_mode} near +-90, from frame "
@@ -231,7 +228,7 @@ def sentences(a) -> list:
     if a.float32_risk is not None and a.float32_risk["frames"]:
         out.append(
             f"{_count(len(a.float32_risk['frames']), 'frame')} "
-            f"{_verb(len(a.float32_risk['frames']), 'moves', 'move')} less than float32 can "
+            f"{either(len(a.float32_risk['frames']), 'moves', 'move')} less than float32 can "
             "resolve at "
             f"{a.float32_risk['max_coordinate']:.0f} units (step {a.float32_risk['float32_step']:.2g}): "
             "move the animation closer to the origin")
@@ -242,7 +239,7 @@ def sentences(a) -> list:
     if a.jitter_frames:
         out.append(
             f"{_count(len(a.jitter_frames), 'frame')} "
-            f"{_verb(len(a.jitter_frames), 'jitters', 'jitter')} back and forth by under "
+            f"{either(len(a.jitter_frames), 'jitters', 'jitter')} back and forth by under "
             f"{JITTER_MAX_DEG:g} deg "
             f"(from frame {frame_text(a.jitter_frames[0])}): thin out near-identical keys")
     jumps = a.velocity_jumps

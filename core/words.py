@@ -4,6 +4,12 @@
 from __future__ import annotations
 
 
+def either(count: int, one: str, many: str) -> str:
+    """``one`` when ``count`` is 1, else ``many``: the verb or pronoun after a count
+    ("1 frame passes", "2 frames pass")."""
+    return one if count == 1 else many
+
+
 def counted(count: int, word: str, many: str | None = None) -> str:
     """``count`` and ``word``, plural unless ``count`` is 1: ``many``, or ``word`` + "s"."""
     return f"{count} {word if count == 1 else (many or word + 's')}"

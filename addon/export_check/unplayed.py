@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bpy
 
+from ...core.words import either
 from .. import animdata
 
 
@@ -95,7 +96,7 @@ def _quoted(names) -> str:
 def _number(names, one: str, many: str) -> str:
     """``one`` for a single animation name, ``many`` for several (a walk: 'The glTF
     animation "Idle", "Run" also drives it; it comes from ...')."""
-    return one if len(names) == 1 else many
+    return either(len(names), one, many)
 
 
 def skipped_sentence(obj, names, clips) -> str:
@@ -149,7 +150,8 @@ def nla_plays_sentence(obj, mode: str) -> str:
     track, strip, action, _paths = blends[0]
     soloed = any(t.is_solo for t in ad.nla_tracks)
     changes = []
-    if len(blends) == 1 and not _keys_transforms(obj):
+    lone = len(blends) == 1 and not _keys_transforms(obj)
+    if lone:
         # One strip and no active action over it (pushed down, an NLA-only import): the
         # exporter writes its action, which plays what Blender plays where the strip
         # keeps the action's frames (a review: such an object went unchecked).
@@ -162,7 +164,7 @@ def nla_plays_sentence(obj, mode: str) -> str:
            if soloed and ad.action else "is soloed, so Blender plays it" if soloed else
            "is not muted, so Blender plays it with the active action" if ad.action else
            "is not muted, so Blender plays it")
-    if len(blends) == 1 and not _keys_transforms(obj) and changes:
+    if lone and changes:
         how += f" with {', '.join(changes)}"
     return (f"Object \"{obj.name}\" is not compared: its NLA track \"{track}\" (strip "
             f"\"{strip}\", action \"{action}\") {how}, which the exporter writes as an "
