@@ -468,7 +468,7 @@ def _edits_reverted(owner, whole: bool, names: set) -> list[str]:
             for t, path in edited]
 
 
-def _switched_away(items) -> str:
+def _why_not_revertable(items) -> str:
     """Why a bake of ``items`` cannot be reverted, where one shows: the animator made
     another action active by hand (a game-rig walk: Revert said only that it could not,
     and the bake's action, which nothing used any more, was not named), the original
@@ -525,7 +525,7 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
              else "selection shows")
         raise BakeError([BakeIssue(
             'ERROR', items[0].name if len(items) == 1 else "", "", None,
-            "Nothing to revert: " + (_switched_away(items) or (
+            "Nothing to revert: " + (_why_not_revertable(items) or (
                 f"the {subject} no QuatBake bake (never baked, or reverted already). Select "
                 "what QuatBake baked.")))])
     issues = [i for owner, _w, _n in candidates
