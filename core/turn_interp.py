@@ -278,6 +278,64 @@ def slerp_many(key_times, key_quats, trackings, kinds, setting: str, sample_time
             + np.sin(angle)[..., None] * np.take(tangent, index, axis=1))
 
 
+def arc_distances(key_times, key_quats, trackings, kinds, setting: str,
+                  sample_times, quats) -> np.ndarray:
+    """(b, m) radians from each rotation ``quats`` (b, m, 4) to the slerp path its
+    sample's key interval draws (b transforms keyed on the same frames, key_quats
+    (b, k, 4), as :func:`slerp_many` builds it with ``setting``): the nearest point of
+    the arc, wherever along it, not the path's point at some fraction. nlerp and lerp
+    draw the same arcs (their chords are normalised onto them); Squad does not.
+
+    A kept whole turn makes the arc the whole circle of its axis. NaN where the path
+    is not one arc: a stepped interval, whole turns about another axis than the short
+    arc's (core.turns.SHORT_AXIS_EPS), and samples outside the keyed range (the path
+    there is the end key held)."""
+    times = as_frames(key_times, "key_times")
+    q = quat.normalize(key_quats, "key_quats")
+    samples = as_frames(np.atleast_1d(sample_times), "sample_times", copy=False)
+    r = np.asarray(quats, dtype=np.float64)
+    out = np.full(r.shape[:2], np.nan)
+    if times.size < 2:
+        return out
+    kept = [_kept_turns(t, k, setting) for t, k in zip(trackings, kinds)]
+    whole = np.stack([w for w, _stepped in kept]).astype(np.float64)        # (b, k-1)
+    stepped = np.stack([s for _whole, s in kept])
+    short = np.stack([t.short for t in trackings])
+    axis = np.stack([t.axis for t in trackings])
+    short_angle = quat.norm(short)
+    off_axis = quat.norm(np.cross(short, axis)) > PARALLEL_SIN * short_angle
+    one_arc = ~stepped & ~((whole != 0) & (short_angle > 0.0)
+                           & ((short_angle <= turns.SHORT_AXIS_EPS) | off_axis))
+    rho = _turn_vectors(short, axis, whole)
+    turn = quat.norm(rho)
+    unit = np.zeros_like(rho)
+    np.divide(rho, turn[..., None], out=unit, where=(turn > 0.0)[..., None])
+    # The arc of interval i is the unit quaternions cos(p) q_i + sin(p) t_i, p in
+    # [0, |rho_i| / 2], t_i = q_i (0, n_i) (n_i its axis): a plane's great circle.
+    tangent = quat.multiply(q[:, :-1], np.concatenate((np.zeros(unit.shape[:-1] + (1,)),
+                                                       unit), axis=-1))
+    index, _u = interp.segment_params(times, samples)
+    start, along = np.take(q, index, axis=1), np.take(tangent, index, axis=1)
+    a = np.einsum("...i,...i->...", r, start)
+    b = np.einsum("...i,...i->...", r, along)
+    # |a cos p + b sin p| peaks at p* = atan2(b, a) (mod pi): if the arc reaches p*, the
+    # distance is the part of the sample off the arc's plane; else the nearer end's.
+    half = 0.5 * np.take(turn, index, axis=1)
+    on_arc = (np.mod(np.arctan2(b, a), np.pi) <= half) | (half >= np.pi)
+    off_plane = quat.norm(r - a[..., None] * start - b[..., None] * along)
+    distance = 2.0 * np.arctan2(off_plane, np.hypot(a, b))
+    ends = ~on_arc
+    if ends.any():       # rare: Blender leaves the arc past its ends (the long way round)
+        h = half[ends][..., None]
+        end = np.cos(h) * start[ends] + np.sin(h) * along[ends]
+        distance[ends] = np.minimum(quat.angle_between(r[ends], start[ends]),
+                                    quat.angle_between(r[ends], end))
+    inside = (samples >= times[0]) & (samples <= times[-1])
+    usable = inside[None, :] & np.take(one_arc, index, axis=1)
+    out[usable] = distance[usable]
+    return out
+
+
 def has_steps(kinds) -> bool:
     """Whether any interval of ``kinds`` (core.turns.classify) is stepped."""
     return "step" in kinds
