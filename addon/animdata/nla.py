@@ -117,7 +117,12 @@ def strip_changes(strip) -> list[str]:
     if strip.blend_in > 1e-6 or strip.blend_out > 1e-6:
         said.append("blending in and out" if strip.use_auto_blend else
                     f"blend in {strip.blend_in:g} / out {strip.blend_out:g} frames")
-    if strip.blend_type != 'REPLACE':
+    # Combine onto nothing (no strip plays under it) is the strip's own values: Blender
+    # combines onto each channel's default (location and Euler 0, the identity
+    # quaternion and axis-angle, scale 1). A review: a lone Combine strip was said to change
+    # what its keys play. Add, Subtract and Multiply onto those defaults change it.
+    if strip.blend_type != 'REPLACE' and not (strip.blend_type == 'COMBINE'
+                                              and _over_nothing(strip)):
         said.append(f"blending {strip.blend_type.replace('_', ' ').title()}")
     if abs(strip.scale - 1.0) > 1e-6:
         said.append(f"scale {strip.scale:g}")
@@ -129,6 +134,24 @@ def strip_changes(strip) -> list[str]:
     if abs(offset) > 1e-6:
         said.append(f"moved {offset:+g} frames")
     return said
+
+
+def _over_nothing(strip) -> bool:
+    """Whether no strip plays under ``strip``: no unmuted strip on a playing track below
+    its own (Blender evaluates the NLA from the bottom track up)."""
+    obj = strip.id_data
+    ad = getattr(obj, "animation_data", None)
+    if ad is None:
+        return False
+    tracks = list(ad.nla_tracks)
+    own = next((i for i, track in enumerate(tracks)
+                if any(s.as_pointer() == strip.as_pointer()
+                       for s in _action_strips(track.strips))), None)
+    if own is None:
+        return False
+    playing = {t.as_pointer() for t in _playing_tracks(ad)}
+    return not any(t.as_pointer() in playing and any(not s.mute for s in t.strips)
+                   for t in tracks[:own])
 
 
 def clip_strip_changes(obj, action) -> list[tuple[str, str, list[str]]]:

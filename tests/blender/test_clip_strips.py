@@ -80,6 +80,19 @@ def test_a_plain_strip_is_baked_without_a_warning_and_plays_the_same_on_its_keys
     assert np.degrees(quat.angle_between(before, _played(obj)))[at_keys].max() < 1e-4
 
 
+def test_a_lone_combine_strip_is_baked_without_a_warning_and_plays_the_same(clean_blender):
+    """A review: a lone strip blending Combine was said to change its keys. Blender combines
+    it onto each channel's default (the identity quaternion): the same poses, measured on
+    its playback before and after the bake."""
+    obj, action, _strip = _clip_only(lambda strip: setattr(strip, "blend_type", 'COMBINE'))
+    before = _played(obj)
+    result = bake.bake_objects([obj], bake.BakeSettings(clip=action.name))
+    assert not [w for w in result.warnings if "NLA strip" in w.message]
+    at_keys = np.isin(FRAMES, KEYS[0] + [81.0])
+    # float32 keys composed by Blender, Combine's quaternion product: 1e-3 deg
+    assert np.degrees(quat.angle_between(before, _played(obj)))[at_keys].max() < 1e-3
+
+
 def test_a_revert_of_a_clip_bake_names_what_was_keyed_since_it(clean_blender):
     """A review: Revert of a clip bake takes the baked action, and the scale keyed on it
     since, away without a word (it puts back what played before: the clip in its strip)."""

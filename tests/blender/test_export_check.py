@@ -1335,6 +1335,29 @@ def test_a_lone_strip_with_auto_blend_plays_its_keys_and_is_compared(clean_blend
     assert entry["max_deviation_deg"] < SAMPLED_DEG and spec.max() < SAMPLED_DEG
 
 
+def test_a_lone_strip_blending_combine_plays_its_keys_and_is_compared(clean_blender,
+                                                                        tmp_path):
+    """A review: a lone strip blending Combine was said to change its keys and the object
+    left unchecked. Blender combines it onto the channels' defaults: its keys as they are
+    (frame_set agrees with the action's own curve), and the spec's evaluation of the file
+    agrees with the check's figure."""
+    obj = _tracks_scene("one track")
+    strip = obj.animation_data.nla_tracks[0].strips[0]
+    strip.blend_type = 'COMBINE'
+    (z,) = [fc for fc in animdata.action_fcurves(strip.action,
+                                                 animdata.strip_slot_identifier(strip))
+            if fc.data_path == "rotation_euler" and fc.array_index == 2]
+    bpy.context.scene.frame_set(13)
+    assert abs(obj.matrix_world.to_euler().z - z.evaluate(13.0)) < 1e-6
+    bpy.context.scene.frame_set(1)
+    report = export_check.check_objects(bpy.context, [obj], {}, only_these=True)
+    assert report["skipped"] == [], report["skipped"]
+    (entry,) = report["objects"]
+    spec = reference_deviation(export_for_reference(tmp_path, [obj]), [obj],
+                               np.arange(1, 22, dtype=float))["Tracks"]
+    assert entry["max_deviation_deg"] < SAMPLED_DEG and spec.max() < SAMPLED_DEG
+
+
 def test_an_armature_played_by_a_pushed_down_action_has_its_bones_compared(clean_blender):
     """A review: a rig whose action was pushed down to one strip (no active action) read
     "Plays as in Blender" for the armature object alone, its turning bone never compared.
