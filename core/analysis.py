@@ -33,6 +33,7 @@ import numpy as np
 from . import findings, interp, metrics, quat, turn_interp, turns
 from .intervals import Intervals
 from .pitfalls import (
+    axis_reversals,
     euler_wraps,
     exponential_approach_many,
     float32_risk,
@@ -121,6 +122,8 @@ class ObjectAnalysis:
     # The path the bake's keys follow (bake_path_of: its Turns, Timing, Constant Speed);
     # "" when unknown.
     bake_path: str = ""
+    # Axis-angle key intervals whose axes point apart (pitfalls.axis_reversals).
+    axis_reversals: list = field(default_factory=list)
 
 
 def _as_frames(frames, what: str) -> np.ndarray:
@@ -667,6 +670,7 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
         dense_location_keys=it.location_key_frames is not None and keys_are_dense(
             it.location_key_frames),
         max_between_deviation_deg=between[0], worst_between_frame=between[1],
+        axis_reversals=axis_reversals(mode, keys, it.key_raw),
     )
     findings.set_advice(result)
     return result

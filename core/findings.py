@@ -344,6 +344,12 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
 
 def _path_cause(a) -> str:
     """Why Blender's orientation leaves the method's path (no long way round involved)."""
+    reversed_at = [iv for iv in a.axis_reversals if iv[0] <= a.worst_frame <= iv[1]] or \
+        a.axis_reversals
+    if reversed_at:
+        first, last = reversed_at[0]
+        return (f"the axis reverses between keys {frame_span(first, last)}, and the axis and "
+                "angle, interpolated one by one, swing back through no rotation")
     return {"QUATERNION": "the quaternion channels, interpolated one by one, bend off the arc",
             "AXIS_ANGLE": "the axis and angle, interpolated one by one, bend off the arc"}.get(
         a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")

@@ -550,7 +550,8 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
 
     An Euler (or axis-angle angle) channel changing by more than pi between
     neighbouring keys, or a quaternion key whose sign is flipped against the
-    previous one, turns the object the long way round; sampled only at whole
+    previous one, turns the object the long way round (an axis-angle axis reversed
+    swings it back through no rotation); sampled only at whole
     frames, two keys one frame apart would hide that spin: FAR_TURN_SUBSTEPS - 1 evenly
     spaced subframes of each such interval. Keys a frame apart turning far (NEAR_TURN_DEG:
     the rotation's own keys or its delta's, a BVH import's objects) hide how far Blender's
@@ -579,6 +580,9 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             far |= np.einsum("ij,ij->i", raw[:-1], raw[1:]) < 0.0
         elif kind == 'AXIS_ANGLE':
             far |= np.abs(np.diff(raw[:, 0])) > np.pi
+            # Axes pointing apart: the axis passes near zero, Blender swings back through
+            # no rotation (core.pitfalls.axis_reversals), between the frames of adjacent keys.
+            far |= np.einsum("ij,ij->i", raw[:-1, 1:], raw[1:, 1:]) < 0.0
         else:
             far |= (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
         if (both and i == 1) or adjacent.any():

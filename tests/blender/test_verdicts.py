@@ -578,6 +578,47 @@ def test_keys_a_frame_apart_turning_far_are_measured_between_on_delta_channels_t
     assert 2.0 < found.worst_between_frame < 3.0
 
 
+@pytest.mark.parametrize("apart", [20, 1])
+def test_an_axis_angle_key_with_its_axis_reversed_is_named_and_measured_between(
+        clean_blender, apart):
+    """The last note: 40 deg about +Z keyed before -50 deg about -Z (the next pose, 10 deg
+    on) swings back through no rotation, and the report called it "the axis and angle
+    bend off the arc". It names the reversed axis; with the keys a frame apart (a capture)
+    it measures the swing between them, which whole frames hide. Blender's playback
+    (frame_set at quarter frames, matrix_world) against mathutils' slerp of the two
+    keys' poses."""
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = bpy.data.objects.new("Axis", None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.rotation_mode = 'AXIS_ANGLE'
+    end = 1 + apart
+    for frame, value in ((1, (math.radians(40), 0, 0, 1)), (end, (math.radians(-50), 0, 0, -1))):
+        obj.rotation_axis_angle = value
+        obj.keyframe_insert("rotation_axis_angle", frame=frame)
+    for fc in animdata.object_fcurves(obj):
+        for key in fc.keyframe_points:
+            key.interpolation = 'LINEAR'
+    scene = bpy.context.scene
+    times = np.arange(1.0, end + 1e-9, 0.25)
+    poses = []
+    for t in times:
+        scene.frame_set(int(t), subframe=float(t - int(t)))
+        poses.append(obj.matrix_world.to_quaternion())
+    off = [math.degrees(poses[0].slerp(poses[-1], (t - 1) / apart).rotation_difference(p).angle)
+           for t, p in zip(times, poses)]
+    worst = max(off)
+    assert worst > 40.0, worst
+    found = analyze.analyze_object(obj, "slerp")
+    said = " ".join(found.findings)
+    if apart == 1:
+        assert found.max_between_deviation_deg == pytest.approx(worst, abs=0.01)
+        return
+    whole = [o for t, o in zip(times, off) if t == int(t)]
+    assert found.max_deviation_deg == pytest.approx(max(whole), abs=0.01)
+    assert "the axis reverses between keys 1-21" in said, said
+
+
 def test_an_nla_strip_playing_with_the_action_leads_the_findings(clean_blender):
     """A report walk: beside an active action turning Z, an unmuted strip keying X plays
     with it (frame_set: X turns 30 deg), while the report compares the action alone; its
