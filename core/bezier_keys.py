@@ -123,6 +123,14 @@ CHECK_HALLEY = 4
 # A sample time within this many frames of a whole frame is on it.
 _WHOLE = 1e-6
 
+# A span of quaternion keys turns at most this far (deg): past 180 deg the Difference
+# Report, and any reader of the keys, takes it for the long way round (four channels
+# cannot spin on purpose: a sign flipped). A four-turn spin baked to Output: Quaternion
+# at 1 deg kept a key per turn, which Blender played within the tolerance and the report
+# after it called 180 deg off. The margin covers the tolerance and float32 (Blender's
+# playback of the span turns within the tolerance of the target's turn).
+MAX_SPAN_TURN_DEG = 150.0
+
 INTERPOLATIONS = ("CONSTANT", "LINEAR", "BEZIER")   # index = core.fcurve's enum value
 
 
@@ -480,6 +488,7 @@ class _Batch:
                 self.corner[start + _sample_index(tr.times, tr.corners, "corner")] = True
         self.candidate |= self.corner
         self.cand = np.flatnonzero(self.candidate)
+        self.travel = self._travel()
         # Slopes leaving a key (into the span on its right) and arriving at it:
         # one-sided at required keys and corners, two-sided elsewhere, never across
         # either (where the target may turn a corner). Computed where a span
@@ -494,6 +503,24 @@ class _Batch:
         self.slope_row = np.full(n, -1, dtype=np.int32)
         self.slope_rows = np.empty((4, max(64, self.cand.size // 8), self.vT.shape[0]))
         self.slope_count = 0
+
+    def _travel(self) -> np.ndarray:
+        """(m,) degrees the target turns from the batch's first sample, for quaternion
+        tracks (MAX_SPAN_TURN_DEG bounds a span's share of it); nondecreasing across
+        tracks too (spans never cross one). Zero for Euler and axis-angle tracks: their
+        angle channels keyed past 180 deg are a spin to any reader (0 -> 1440 deg stays
+        one span, as the animator keyed it)."""
+        if self.mode != "QUATERNION":
+            return np.zeros(self.t.size)
+        step = np.degrees(quat.angle_between(self.qT[:, :-1].T, self.qT[:, 1:].T))
+        return np.concatenate(([0.0], np.cumsum(step)))
+
+    def _reach(self, cur, end):
+        """The farthest candidate ordinal a span from ordinal ``cur`` may end on: within
+        MAX_SPAN_TURN_DEG of travel, one candidate at least, ``end`` at most."""
+        travel = self.travel[self.cand]
+        far = np.searchsorted(travel, travel[cur] + MAX_SPAN_TURN_DEG, side="right") - 1
+        return np.minimum(np.maximum(far, cur + 1), end)
 
     # The slope table's rows: what slope() takes as ``kind``.
     SLOPE_OUT, SLOPE_IN, BEND_OUT, BEND_IN = range(4)
@@ -730,12 +757,13 @@ class _Batch:
         cur = np.searchsorted(self.cand, ga)
         end = np.searchsorted(self.cand, gb)
         lo = cur.copy()                       # farthest ordinal known to pass from cur
-        hi = end + 1                          # nearest ordinal known not to
+        limit = self._reach(cur, end)         # the farthest a span may end
+        hi = limit + 1                        # nearest ordinal known not to
         # The last two tries since the key at cur: ordinal and error (share of
         # the search tolerance); none yet: ordinal cur.
         last1, last2 = cur.copy(), cur.copy()
         err1, err2 = np.zeros(ga.size), np.zeros(ga.size)
-        probe = end.copy()                    # the first try: the whole stretch
+        probe = limit.copy()                  # the first try: as far as may be
         channels = self.vT.shape[0]
         best_al = np.full((ga.size, channels), 1.0 / 3.0)
         best_be = best_al.copy()
@@ -766,14 +794,15 @@ class _Batch:
                 reach = frame[lo[done]] - frame[cur[done]]
                 cur[done] = lo[done]
                 lo[done] = cur[done]
-                hi[done] = end[done] + 1
+                limit = self._reach(cur[done], end[done])
+                hi[done] = limit + 1
                 last1[done] = last2[done] = cur[done]
                 # Next: as far as the last span reached (all the rest when that
                 # is nearly all of it).
                 rest = frame[end[done]] - frame[cur[done]]
                 far = np.where(rest <= 1.25 * reach, frame[end[done]], frame[cur[done]] + reach)
                 probe[done] = np.clip(np.searchsorted(frame, far - 1e-9), cur[done] + 1,
-                                      end[done])
+                                      limit)
             if g.size:
                 probe[g] = self._next_try(frame, cur[g], lo[g], hi[g], end[g], last1[g],
                                           err1[g], last2[g], err2[g])

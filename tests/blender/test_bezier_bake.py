@@ -1011,3 +1011,49 @@ def test_a_parents_stretch_keyed_between_the_spread_frames_is_read(clean_blender
     ratio = alone.key_statistics["SpikeCam"]["tolerance_deg"] / \
         spiked.key_statistics["SpikeCam"]["tolerance_deg"]
     assert ratio == pytest.approx(20.0, rel=0.01), ratio
+
+
+@pytest.mark.parametrize("output", ['QUATERNION', 'AXIS_ANGLE', 'KEEP'])
+def test_no_span_of_quaternion_keys_turns_past_half_a_turn(clean_blender, output):
+    """A four-turn spin over 40 frames (Euler Z keyed 0 -> 1440 deg, kept: Turns: Auto)
+    baked at 1 deg to Output: Quaternion kept a key per turn. Blender played it within the
+    tolerance, and the report after it read 180 deg off, "the long way", since a span of
+    quaternion keys turning past half a turn is a flipped sign to any reader. Every such
+    span turns less than 180 deg now (Blender's playback, frame_set at quarter frames);
+    Euler and axis-angle keys keep the spin in one span (channels past 180 deg are a spin
+    to any reader). Each within 1 deg of the constant-speed spin, and the report after the
+    bake finds no long way round. Measured with mathutils alone (Blender 3.4.1's Python has no scipy)."""
+    from quatbake.addon.analyze import engine as analyze
+    from quatbake.core import findings
+
+    obj = bpy.data.objects.new("Spin", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, z in ((1, 0.0), (41, 1440.0)):
+        obj.rotation_euler = (0.3, 0.0, math.radians(z))
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    bake.bake_objects([obj], bake.BakeSettings(
+        method='SLERP', output_mode=output, tolerance_deg=1.0, key_interpolation='BEZIER'))
+    times = np.arange(1.0, 41.0 + 1e-9, 0.25)
+    scene = bpy.context.scene
+    played = []
+    for t in times:
+        scene.frame_set(int(t), subframe=float(t - int(t)))
+        played.append(obj.matrix_world.to_quaternion())
+    spin = [mathutils.Euler((0.3, 0.0, math.radians(1440.0 * (t - 1) / 40))).to_quaternion()
+            for t in times]
+    def apart(a, b):        # deg between two rotations, either sign
+        return math.degrees(2.0 * math.acos(min(1.0, abs(a.dot(b)))))
+
+    assert max(apart(a, b) for a, b in zip(spin, played)) < 1.0 + FLOAT32_DEG
+    steps = np.array([apart(a, b) for a, b in zip(played[:-1], played[1:])])
+    keys = animdata.key_frames([fc for fc in animdata.object_fcurves(obj)
+                                if fc.data_path.startswith("rotation")])
+    turned = [steps[(times[:-1] >= a) & (times[1:] <= b)].sum()
+              for a, b in zip(keys[:-1], keys[1:])]
+    assert sum(turned) == pytest.approx(1440.0, abs=5.0)
+    if output == 'QUATERNION':
+        assert max(turned) < 180.0, turned
+    elif output == 'KEEP':     # Z keyed past 180 deg: a spin, one span as the animator keyed it
+        assert len(turned) == 1, turned
+    after = analyze.analyze_object(obj, "slerp")
+    assert findings.defect_arcs(after) == [] and after.max_deviation_deg < 1.0, after.findings
