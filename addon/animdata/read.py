@@ -180,10 +180,12 @@ def evaluate_channels(fcurves: Sequence, defaults: Sequence[float], frames,
 
 
 def _plays(fc) -> bool:
-    """Whether Blender plays ``fc`` at all: a curve with no keys and no F-modifiers is
-    skipped by its animation system (BKE_fcurve_is_empty), so its channel keeps the
-    property's value, as with no curve (``fc.evaluate`` would give 0)."""
-    return fc is not None and bool(len(fc.keyframe_points) or len(fc.modifiers))
+    """Whether Blender plays ``fc`` at all: a muted curve, and one with no keys and no
+    F-modifiers (BKE_fcurve_is_empty), are skipped by its animation system, so the
+    channel keeps the property's value, as with no curve (``fc.evaluate`` would give the
+    curve's). A convert walk: a muted Y channel was read as playing, and the conversion,
+    which said 100% within 0.01 deg, played 65 deg off."""
+    return fc is not None and not fc.mute and bool(len(fc.keyframe_points) or len(fc.modifiers))
 
 
 def evaluate_ahead(fcurves: Sequence, frames) -> None:

@@ -78,6 +78,18 @@ def test_channels_keyed_on_different_frames_convert(clean_blender):
     assert len(frames) == 1 and {1.0, 41.0, 60.0, 81.0, 121.0} <= set(frames.pop())
 
 
+@pytest.mark.parametrize("to", ['QUATERNION', 'ZXY'])
+def test_a_muted_channel_is_converted_as_blender_plays_it(clean_blender, to):
+    """A convert walk: Y muted (Blender plays its static value, not its keys) was read as
+    playing, and the conversion, which said 100% within 0.01 deg, played 65 deg off."""
+    obj = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+    animdata.find_fcurves(obj, "rotation_euler", 3)[1].mute = True
+    obj.rotation_euler[1] = math.radians(45.0)
+    before = _played(obj, QUARTERS)
+    bake.convert_objects([obj], to, TOL)
+    assert _angle_deg(before, _played(obj, QUARTERS)).max() <= TOL
+
+
 def test_a_conversion_is_not_reported_as_a_slerp_bake(clean_blender):
     """A walk: after a conversion (which keeps Blender's Bezier playback, 7 deg off a slerp
     through its keys) the report read "already baked with SLERP; lower the Key
