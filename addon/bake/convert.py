@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import bpy
+
 from .. import animdata
 from ..record import record_of
 from ..transform import as_transforms
@@ -46,8 +48,13 @@ def convert_objects(objects, mode: str, tolerance_deg: float = CONVERT_TOLERANCE
     # a conversion keeps that playback, every channel's keys kept as key frames
     # (union_keys). A walk found them refused, with advice (Merge Key Frames) that the
     # conversion did not read.
+    # What moves beyond its keys inside the scene's frames (Linear extrapolation, a
+    # Cycles modifier: a turntable) is converted over them too: a walk found it still
+    # after its last key, 139 deg off within the shot, with a warning --quiet hid.
+    scene = bpy.context.scene
     settings = BakeSettings(output_mode=mode, keep_playback=True, tolerance_deg=tolerance_deg,
-                            key_interpolation='BEZIER', turns='KEYED', union_keys=True)
+                            key_interpolation='BEZIER', turns='KEYED', union_keys=True,
+                            playback_range=(float(scene.frame_start), float(scene.frame_end)))
     before = {t.display_name: (t, t.rotation_mode, _read_actions(t.owner))
               for t in as_transforms(objects)}
     result = bake_objects(objects, settings, progress=progress)

@@ -260,8 +260,8 @@ def _went_on(plan: Plan, moving: list, verb: str, held: str, keeps: str) -> Bake
     return BakeIssue(
         'WARNING', obj.name, "", float(plan.frames[-1 if after else 0]),
         f"{animdata.subject(obj)} {verb} on beyond its keys ({channels}: Linear "
-        f"extrapolation), and the baked keys hold their end {held} beyond the baked frames: "
-        f"{keeps}. Key the "
+        f"extrapolation), and the baked keys hold their end {held} beyond the baked frames "
+        f"({animdata.frame_span(plan.frames[0], plan.frames[-1])}): {keeps}. Key the "
         "motion over the frames it should play.", obj.bone_name)
 
 

@@ -144,12 +144,14 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
     return issues, union
 
 
-def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None) -> None:
+def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None,
+                       frames: np.ndarray | None = None) -> None:
     """One warning for the channels of a transform whose F-curve modifiers the bake
     replaces (a walk: four lines for each quaternion bone of a cycled walk). ``kept``: the
     modifiers (animdata.common_stepped, common_cycles) the bake puts on the channels it
     writes, whose look therefore stays; ``why_not``: {modifier type: why one dropped could
-    not be kept} (their reasons)."""
+    not be kept} (their reasons); ``frames``: those baked, named where they reach past the
+    keys (a conversion of what turns on beyond them, over the scene's frames)."""
     kept_types = {m.type for m in kept}
     why_not = why_not or {}
     dropped = {}
@@ -175,8 +177,13 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None)
              "Blender plays; the baked channels go without them (the original action keeps "
              "them).", labels[0])
         return
+    keys = [fc.range() for fc in fcurves if fc is not None and len(fc.keyframe_points)]
+    past = frames is not None and frames.size and keys and (
+        frames[0] < min(k[0] for k in keys) or frames[-1] > max(k[1] for k in keys))
+    where = (f"frames {animdata.frame_span(frames[0], frames[-1])}" if past else
+             "the keyed range")
     text = (f"{who}: {channels} F-curve modifiers ({kinds}). The bake interpolates the "
-            "values they give at the key frames over the keyed range and drops the "
+            f"values they give at the key frames over {where} and drops the "
             "modifiers (the original action keeps them)")
     if muted:
         text += f"; the muted ones ({quiet}) change nothing Blender plays"
@@ -188,7 +195,8 @@ def _modifier_warnings(who: str, fcurves: Sequence, warn, kept=(), why_not=None)
                  "steps a bake keeps)")
     if 'CYCLES' in playing:
         why = why_not.get('CYCLES', animdata.CYCLES_UNALIKE)
-        text += (f"; past the keys the motion no longer cycles, since {why}"
+        text += (f"; past {'those frames' if past else 'the keys'} the motion no longer "
+                 f"cycles, since {why}"
                  + ("" if why.endswith(")") else
                     " (give every channel the same Cycles modifier, on keys that start and "
                     "end together, and a bake of their whole range keeps it)"))
@@ -234,7 +242,7 @@ def _settle_modifiers(issues: _Issues, fcurves: Sequence, kept: list, why_not: d
             # key beside it.
             extra = np.union1d(extra, starts[~animdata.near_frames(starts, frames)])
         keep.append(modifier)
-    _modifier_warnings(issues.who, fcurves, issues.warn, keep, why_not)
+    _modifier_warnings(issues.who, fcurves, issues.warn, keep, why_not, frames)
     return keep, extra
 
 
@@ -1011,6 +1019,35 @@ def _key_run(frames: np.ndarray) -> str:
     return f"{animdata.frame_span(frames[0], frames[-1])} ({frames.size} keys)"
 
 
+# Frames of a playback range beyond the keys looked at for motion, at most (spread evenly,
+# the range's ends and the frames next to the keys among them).
+MOVING_SAMPLES = 64
+
+
+def _moving_range(start: float, end: float, playback: tuple, pose) -> tuple[float, float]:
+    """(start, end) widened to each end of ``playback`` where ``pose`` (what Blender plays:
+    orientations, positions) moves there beyond the keyed ``start`` .. ``end`` (Linear
+    extrapolation, a Cycles, Generator or Noise modifier): a convert walk found a
+    turntable keyed 1-20 still from frame 21 on, 139 deg off at frame 48 of the scene."""
+    first, last = (float(v) for v in playback)
+    widened = [start, end]
+    for side, at, far in ((0, start, min(first, start)), (1, end, max(last, end))):
+        if far == at:
+            continue
+        step = 1.0 if far > at else -1.0
+        beyond = np.arange(at + step, far + step / 2, step)
+        if beyond.size > MOVING_SAMPLES:
+            beyond = beyond[np.unique(np.linspace(0, beyond.size - 1, MOVING_SAMPLES)
+                                      .round().astype(int))]
+        quats, places = pose(np.append(beyond, at))
+        moves = quat.angle_between(quats[:-1], quats[-1]) > SAME_POSE
+        if places is not None:
+            moves |= np.abs(places[:-1] - places[-1]).max(axis=1) > SAME_POSE
+        if moves.any():
+            widened[side] = far
+    return widened[0], widened[1]
+
+
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
                     loc_frames: np.ndarray | None, fcurve_cache: dict | None,
                     issues: _Issues, pose=None
@@ -1023,6 +1060,8 @@ def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
         start, end = float(rot_frames[0]), float(rot_frames[-1])
         if loc_frames is not None:
             start, end = min(start, float(loc_frames[0])), max(end, float(loc_frames[-1]))
+        if settings.playback_range is not None and pose is not None:
+            start, end = _moving_range(start, end, settings.playback_range, pose)
     step = int(settings.frame_step)
     message = keyed.span_too_long(issues.who, start, end, step)
     if message:

@@ -89,6 +89,11 @@ class BakeSettings:
     keep_key_frames: bool = True     # Bezier: the animator's own key frames stay keys
     keep_playback: bool = False      # True: the path is Blender's own playback of the keys
     #                                  (a rotation-mode conversion), not the method's
+    playback_range: tuple[float, float] | None = None   # with frame_range None: a
+    #                                  transform whose pose moves beyond its keys inside
+    #                                  these frames (Linear extrapolation, a Cycles or
+    #                                  Noise modifier) is baked over them too; a conversion
+    #                                  gives the scene's range (a turntable went still)
     tolerance_px: float = 0.0        # > 0: perspective cameras keep only the keys within this
     #                                  many pixels of the rendered image (from the lens, sensor
     #                                  fit and render size; the smaller with tolerance_deg)

@@ -90,6 +90,35 @@ def test_a_muted_channel_is_converted_as_blender_plays_it(clean_blender, to):
     assert _angle_deg(before, _played(obj, QUARTERS)).max() <= TOL
 
 
+@pytest.mark.parametrize("beyond", ["Linear extrapolation", "Cycles with offset"])
+def test_what_turns_on_beyond_its_keys_is_converted_over_the_scene(clean_blender, beyond):
+    """A convert walk: a turntable keyed 1-20 (Linear extrapolation, or a Cycles modifier
+    repeating with offset) in a 48-frame shot was converted over its keys only and stood
+    still after frame 20, 139 deg off at frame 48, with a warning --quiet hid. It is
+    converted over the scene's frames now; one that holds beyond its keys gains no key
+    there. Blender's playback before and after, at quarter frames of the scene."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 48
+    turner = _keyed_object("Turner", 'XYZ', np.radians([[0, 0, 0], [30, 0, 60], [0, 10, 90]]),
+                           frames=np.array([1.0, 10.0, 20.0]), camera=False)
+    for fc in animdata.find_fcurves(turner, "rotation_euler", 3):
+        if beyond == "Linear extrapolation":
+            fc.extrapolation = 'LINEAR'
+        else:
+            fc.modifiers.new('CYCLES').mode_after = 'REPEAT_OFFSET'
+    still = _keyed_object("Still", 'XYZ', np.radians([[0, 0, 0], [30, 0, 60], [0, 10, 90]]),
+                          frames=np.array([1.0, 10.0, 20.0]), camera=False)
+    quarters = np.arange(1.0, 48.0 + 1e-9, 0.25)
+    before = [_played(obj, quarters) for obj in (turner, still)]
+    assert _angle_deg(before[0][-1:], before[1][-1:]).max() > 10.0   # the turntable turns on
+    bake.convert_objects([turner, still], 'QUATERNION', TOL)
+    for obj, then in zip((turner, still), before):
+        assert _angle_deg(then, _played(obj, quarters)).max() <= TOL, obj.name
+    ends = {obj.name: animdata.read_keyframe_arrays(_rotation_fcurves(obj)[0], ("co",))[
+        "co"][[0, -1], 0].tolist() for obj in (turner, still)}
+    assert ends == {"Turner": [1.0, 48.0], "Still": [1.0, 20.0]}, ends
+
+
 def test_a_conversion_is_not_reported_as_a_slerp_bake(clean_blender):
     """A walk: after a conversion (which keeps Blender's Bezier playback, 7 deg off a slerp
     through its keys) the report read "already baked with SLERP; lower the Key
