@@ -80,6 +80,7 @@ def save_blend_copy(bpy, path: str) -> None:
     try:
         with quiet_fds():
             bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True)
+            _check_readable(bpy, tmp)
         os.replace(tmp, path)
     except (OSError, RuntimeError) as exc:
         reason = getattr(exc, "strerror", None) or "Blender could not save it"
@@ -89,6 +90,19 @@ def save_blend_copy(bpy, path: str) -> None:
         for leftover in (tmp, tmp + "1"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
+
+
+def _check_readable(bpy, path: str) -> None:
+    """Raise OSError unless Blender reads ``path`` back as a .blend (its data-blocks listed,
+    nothing loaded). A farm walk: on a full disk Blender 5.0.1's save returned FINISHED
+    after a short write, and the bake said done over a file no Blender opens ("Missing DNA
+    block")."""
+    try:
+        with bpy.data.libraries.load(path) as (_found, _wanted):
+            pass
+    except OSError as exc:
+        raise OSError(0, "Blender cannot read back what it saved: the disk may be full") \
+            from exc
 
 
 def write_all_or_none(writes) -> None:

@@ -384,6 +384,49 @@ def test_bake_writes_a_new_file_and_never_touches_its_input(scenes, tmp_path):
     assert all(o["long_arc_segments"] == [] for o in after["objects"])
 
 
+_SMALL = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+cam = bpy.data.objects.new("Cam", None)
+bpy.context.scene.collection.objects.link(cam)
+cam.rotation_mode = 'QUATERNION'
+for frame, q in ((1, (1, 0, 0, 0)), (21, (-0.3, 0, 0, -0.954))):   # a flipped sign
+    cam.rotation_quaternion = q
+    cam.keyframe_insert("rotation_quaternion", frame=frame)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_bake_whose_file_is_cut_short_says_so_and_leaves_nothing(tmp_path):
+    """A farm walk: on a full disk Blender 5.0.1's save said FINISHED after a short write,
+    and the bake exited 0 over a file no Blender opens ("Missing DNA block"). Here the
+    process may write no file past 60% of the input's size (RLIMIT_FSIZE; Python ignores
+    SIGXFSZ, so the write fails as on a full disk; no bytecode written, which the limit
+    would cut too): exit 2, one sentence, no file, the input untouched."""
+    import resource
+
+    src = tmp_path / "shot.blend"
+    made = subprocess.run([sys.executable, "-c", _SMALL, str(src)], capture_output=True,
+                          text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    before = _sha(src)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    limit = int(src.stat().st_size * 0.6)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    res = subprocess.run([sys.executable, "-m", "quatbake", "bake", str(src), "--output",
+                          str(out_dir / "baked.blend"), "--quiet"], capture_output=True,
+                         text=True, cwd=ROOT, timeout=300, preexec_fn=limited,
+                         env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    said = _one_sentence(res.stderr)
+    assert "cannot be written" in said and "nothing was written" in said, said
+    assert list(out_dir.iterdir()) == [] and _sha(src) == before
+
+
 def test_bake_over_its_input_only_with_overwrite(scenes, tmp_path):
     copy = tmp_path / "copy.blend"
     copy.write_bytes(scenes["plain.blend"].read_bytes())
