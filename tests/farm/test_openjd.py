@@ -72,3 +72,31 @@ def test_openjd_run_makes_one_task_per_shot_then_the_summary(tmp_path):
     assert f"Saved: '{out / 'anim.json'}'" in log
     for path, digest in digests.items():
         assert sha256(path) == digest
+
+
+@pytest.mark.bpy
+@pytest.mark.parametrize("python", ["bpy module", "Blender 3.4.1"])
+def test_a_quatbake_folder_missing_on_the_workers_fails_every_task(tmp_path, python):
+    """A pipeline walk: with the QuatBake parameter mistyped, Blender (the template's
+    default Python) said it could not open __main__.py and ended with 0, so every task
+    and the summary passed and the job "ended successfully" with nothing checked. Each
+    task now ends with 4 and says where it looked; the job fails."""
+    from programs import require_program
+
+    exe = sys.executable if python == "bpy module" else require_program(
+        "blender", "to run the template's tasks inside Blender 3.4.1")
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    build([sys.executable], folder, {"seq/sh010/anim.blend": SHOTS["seq/sh010/anim.blend"]})
+    manifest = folder / "shots.txt"
+    manifest.write_text("seq/sh010/anim.blend\n")
+    missing = tmp_path / "no_such_quatbake"
+    res = openjd("run", TEMPLATE, "--step", "Shot", "-p", f"Manifest={manifest}",
+                 "-p", "Shots=0", "-p", f"OutputDir={tmp_path / 'out'}",
+                 "-p", f"Python={exe}", "-p", f"QuatBake={missing}")
+    log = res.stdout + res.stderr
+    exits = [line.split("exited with code:")[1].split()[0]
+             for line in log.splitlines() if "exited with code:" in line]
+    assert exits == ["4"], log[-3000:]
+    assert res.returncode != 0
+    assert f"QuatBake's __main__.py is not in {missing}" in log, log[-3000:]
