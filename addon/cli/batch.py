@@ -354,6 +354,8 @@ def run_batch(args) -> int:
         check_exporter_options(args)
     if args.worker is None:
         _check_inputs_kept(args.batch_command, shots, names, os.path.abspath(args.out))
+        chosen_names = names if args.index is None else [names[args.index]]
+        _check_no_folders(args.batch_command, chosen_names, os.path.abspath(args.out))
     out = prepare_out(args.out)
     if args.worker is not None:
         return run_worker(args, shots, out)
@@ -444,6 +446,19 @@ def _check_inputs_kept(command: str, shots: list[str], names: list[str], out: st
             if hit is not None:
                 raise BadInput(f"--out {out} would replace the shot {hit} with an output; "
                                "choose another output folder (inputs are never modified).")
+
+
+def _check_no_folders(command: str, names: list[str], out: str) -> None:
+    """BadInput, before any shot runs, where a folder sits on a path a shot's output or
+    record is written to: a pipeline walk saw the batch stop mid-way on a traceback (exit
+    4, no summary) when out/flip.json was a folder."""
+    from .shot import output_paths, record_path
+
+    for name in names:
+        for target in [record_path(out, name), *output_paths(command, out, name).values()]:
+            if os.path.isdir(target):
+                raise BadInput(f"{target} is a folder, where shot \"{name}\" writes a file: "
+                               "move or rename it; nothing was run.")
 
 
 def run_worker(args, shots: list[str], out: str) -> int:

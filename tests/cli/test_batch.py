@@ -389,6 +389,19 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
     res = run("batch", "bake", inside, "--out", tmp_path)
     assert "would replace the shot" in _one_sentence(res)
     assert sha256(inside) == digest and not (tmp_path / "summary.json").exists()
+    # A folder where a shot's report (or its record) goes stopped the batch mid-way on a
+    # traceback, exit 4, no summary (a pipeline walk): refused before any shot runs.
+    for where in (f"{pathlib.Path(one).stem}.json", f"shots/{pathlib.Path(one).stem}.json"):
+        blocked = tmp_path / "blocked"
+        shutil.rmtree(blocked, ignore_errors=True)
+        (blocked / where).mkdir(parents=True)
+        for extra in ((), ("--index", "0", "--defer-exit")):
+            res = run("batch", "report", one, "--out", blocked, *extra)
+            said = _one_sentence(res)
+            assert res.returncode == 2 and "is a folder" in said and "nothing was run" in said, \
+                (where, extra, res.stderr)
+            assert sorted(str(p.relative_to(blocked)) for p in blocked.rglob("*")) == sorted(
+                {where, str(pathlib.Path(where).parent)} - {"."}), where
 
 
 MOCAPBANK = ROOT / "tests" / "data" / "realdata" / "bvh" / "test_mocapbank.bvh"
