@@ -731,6 +731,17 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     # A location bake leaves the rotation as it is: only the location is written.
     driven_paths = location_paths if location_only else \
         {rot_path, out_path} | delta_paths | location_paths
+    if not location_only and out_mode != src.mode:
+        # The mode itself keyed or driven sets it back on playback, and the keys written in
+        # the new mode never play (a convert walk: 107 deg off, FINISHED, nothing said).
+        driven_paths = driven_paths | {"rotation_mode"}
+        mode_path = animdata.path_prefix(obj) + "rotation_mode"
+        if any(fc.data_path == mode_path and len(fc.keyframe_points) and not fc.mute
+               for fc in fcurves):
+            issues.err(f"{who}: its rotation mode is keyed, and on playback those keys set it "
+                       f"back to {src.mode}, so keys written in {out_mode} would never play. "
+                       "Delete the rotation mode's keys (or mute that channel) first.",
+                       "rotation_mode")
     for label in animdata.driver_channels(obj, driven_paths):
         issues.err(f"{who}: channel {label} has a driver, which overrides any keys "
                    "QuatBake writes. Remove the driver (or bake it to keys) first.", label)

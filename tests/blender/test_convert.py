@@ -627,5 +627,31 @@ def test_bad_input_is_refused_and_nothing_changes(clean_blender):
         scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+@pytest.mark.parametrize("bone", [False, True])
+def test_a_keyed_rotation_mode_is_refused_and_nothing_changes(clean_blender, bone):
+    """A convert walk: the rotation mode keyed once (an F-curve on rotation_mode) set it
+    back to XYZ on playback, so the converted keys never played: 107 deg off on an
+    object, 114 on a bone, FINISHED and nothing said. Refused, naming it; Blender's
+    playback (frame_set) and the file stay as they were."""
+    from quatbake.addon import transform
+
+    if bone:
+        rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
+        scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
+                        mode='XYZ')
+        rig.pose.bones["arm"].keyframe_insert("rotation_mode", frame=1)
+        target = transform.AnimatedTransform(rig, "arm")
+    else:
+        target = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+        target.keyframe_insert("rotation_mode", frame=1)
+    bpy.context.scene.frame_set(1)
+    before = scenes.scene_snapshot()
+    with pytest.raises(bake.BakeError) as refused:
+        bake.convert_objects([target], 'QUATERNION', TOL)
+    said = str(refused.value)
+    assert "its rotation mode is keyed" in said and "back to XYZ" in said, said
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
 def test_the_command_line_knows_the_same_modes():
     assert cli_args.CONVERT_MODES == bake.CONVERT_MODES
