@@ -144,6 +144,22 @@ class AnimatedTransform:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
         return names
 
+    def mode_following_constraints(self) -> list[str]:
+        """Names of its acting constraints whose Euler order is the owner's rotation mode
+        (Default): a Limit Rotation or Copy Rotation, or a Transformation mapping onto
+        rotation. A conversion to another mode changes what they do (a convert walk: a
+        bone's Limit Rotation on X limited other angles in ZXY, 45 deg off in the world)."""
+        found = []
+        for con in self.constraints:
+            if not acts(con):
+                continue
+            if con.type in ('LIMIT_ROTATION', 'COPY_ROTATION') and con.euler_order == 'AUTO':
+                found.append(con.name)
+            elif con.type == 'TRANSFORM' and con.map_to == 'ROTATION' and \
+                    con.to_euler_order == 'AUTO':
+                found.append(con.name)
+        return found
+
     @property
     def quatbake(self):
         """The bake record: the object's (``Object.quatbake``) or the bone's (``PoseBone``)."""

@@ -319,6 +319,20 @@ def bake_objects(objects, settings: BakeSettings,
                     f"{animdata.subject(obj)} is moved by constraints ({kinds}); QuatBake "
                     "baked its keys only, so the constraints still act on top of the baked "
                     f"{what}.", obj.bone_name))
+            following = [] if plan.location_only or plan.out_mode == obj.rotation_mode else \
+                obj.mode_following_constraints()
+            if following:
+                kinds = ", ".join(f"\"{name}\"" for name in following)
+                many = len(following) > 1
+                it, its = ("they", "their") if many else ("it", "its")
+                warnings.append(BakeIssue(
+                    'WARNING', obj.name, "", None,
+                    f"{animdata.subject(obj)}: constraint{'s' if many else ''} {kinds} "
+                    f"take{'' if many else 's'} {its} Euler order from the rotation mode "
+                    f"(Euler Order: Default), which goes from {obj.rotation_mode} to "
+                    f"{plan.out_mode}: {it} now act{'' if many else 's'} on other angles and "
+                    f"move{'' if many else 's'} it otherwise. Set {its} Euler Order to "
+                    f"{obj.rotation_mode} to keep what {it} did.", obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
     if cached:

@@ -653,5 +653,28 @@ def test_a_keyed_rotation_mode_is_refused_and_nothing_changes(clean_blender, bon
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+def test_a_constraint_whose_euler_order_is_the_rotation_mode_is_named(clean_blender):
+    """A convert walk: a Limit Rotation on X with Euler Order: Default limits the owner's
+    own order's angles; converted XYZ -> YXZ it limited others, and the constrained pose
+    moved 26 deg in the world with only "constraints still act on top" said. Named, with
+    what keeps it; one with its own order is not (Blender's playback, matrix_world)."""
+    obj = _keyed_object("Obj", 'XYZ', np.radians([[0, 0, 0], [60, 40, 90], [0, 45, 0],
+                                                   [30, -35, 20]]), camera=False)
+    limited = obj.constraints.new('LIMIT_ROTATION')
+    limited.use_limit_x, limited.min_x, limited.max_x = True, math.radians(-15), math.radians(15)
+    frames = QUARTERS[::4]
+    world_before = _played(obj, frames)             # matrix_world: the constraint applied
+    result = bake.convert_objects([obj], 'YXZ', TOL)
+    said = [w.message for w in result.warnings if "Euler Order: Default" in w.message]
+    assert len(said) == 1 and '"Limit Rotation"' in said[0] and "to XYZ" in said[0], said
+    # The claim: the constrained pose moved.
+    assert _angle_deg(world_before, _played(obj, frames)).max() > 1.0
+    bake.revert_objects([obj])
+    limited.euler_order = 'XYZ'
+    result = bake.convert_objects([obj], 'YXZ', TOL)
+    assert not [w for w in result.warnings if "Euler Order: Default" in w.message]
+    assert _angle_deg(world_before, _played(obj, frames)).max() <= TOL
+
+
 def test_the_command_line_knows_the_same_modes():
     assert cli_args.CONVERT_MODES == bake.CONVERT_MODES
