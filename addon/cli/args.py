@@ -416,6 +416,9 @@ def _batch_parser(sub, commands: dict) -> None:
     summ.add_argument("out", metavar="DIR")
     summ.add_argument("--manifest", metavar="LIST.txt", help="the shots expected: each one "
                       "without a result in DIR is listed as missing (exit 3)")
+    summ.add_argument("--shots", metavar="RANGE", help="with --manifest: only these of its "
+                      "shots are expected, 0-based, as the farm job ran them: 0-39, 0-39:2, "
+                      "3,7")
     summ.add_argument("--fail-above", type=_degrees, metavar="DEG", help="exit 1 when some "
                       "shot deviates more than DEG degrees (default: the --fail-above the shots "
                       "ran with)")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -502,6 +503,29 @@ def _drop_older_results(found: dict, written: dict) -> None:
             del found[name]
 
 
+def shot_range(text: str, count: int) -> list[int]:
+    """The 0-based shot indices of a range as a farm job gives them (Open Job
+    Description's: "0-39", "0-39:2", "3,7", "5"), each in 0 .. count - 1, sorted and once
+    each; BadInput saying what is wrong otherwise. A pipeline walk: a job running every
+    other shot (0-39:2) always failed its summary, which expected all forty."""
+    picked = set()
+    for part in text.replace(" ", "").split(","):
+        match = re.fullmatch(r"(\d+)(?:-(\d+)(?::(\d+))?)?", part)
+        if not match:
+            raise BadInput(f"--shots {text}: {part or 'an empty part'} is not a shot number "
+                           "or range (write 0-39, 0-39:2 or 3,7).")
+        first = int(match[1])
+        last = int(match[2]) if match[2] is not None else first
+        step = int(match[3]) if match[3] is not None else 1
+        if last < first or step < 1:
+            raise BadInput(f"--shots {text}: {part} runs backwards or by a step below 1.")
+        if last >= count:
+            raise BadInput(f"--shots {text}: shot {last} is past the manifest's last shot "
+                           f"(it lists {count}: 0 to {count - 1}).")
+        picked.update(range(first, last + 1, step))
+    return sorted(picked)
+
+
 def run_summarize(args) -> int:
     """Merge DIR/shots/*.json into DIR/summary.json and summary.html."""
     from .shot import new_record
@@ -550,11 +574,16 @@ def run_summarize(args) -> int:
     if not args.manifest:
         # A manifest names each shot's record itself (output_names of its list).
         _drop_older_results(found, written)
+    if args.shots and not args.manifest:
+        raise BadInput("--shots picks shots of the --manifest: give both.")
     if args.manifest:
         shots = shot_list([], args.manifest)
         names = output_names(shots)
+        chosen = (shot_range(args.shots, len(shots)) if args.shots
+                  else range(len(shots)))
         records = []
-        for i, (shot, name) in enumerate(zip(shots, names)):
+        for i in chosen:
+            shot, name = shots[i], names[i]
             record = found.get(name)
             if record is None:
                 record = new_record(command, shot, name, i, options, None)

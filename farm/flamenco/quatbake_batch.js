@@ -58,7 +58,8 @@ function compileJob(job) {
         exeArgs: "{blenderArgs}",
         argsBefore: quatbake.concat(["summarize"]),
         blendfile: settings.output_dir,
-        args: ["--manifest", settings.manifest,
+        // --shots: the summary expects the shots the job runs, not the whole manifest.
+        args: ["--manifest", settings.manifest, "--shots", settings.shots,
                "--fail-above", String(settings.fail_above === undefined ? 180 : settings.fail_above)],
     }));
 

@@ -169,6 +169,19 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
         ("broken", "failed"), ("crash", "missing"), ("missing", "missing")]
     assert summary["fail_above_deg"] == 10                     # the one the shots ran with
     assert "did not run or did not finish" in _by_name(summary)["sh030"]["message"]
+    # The farm job's own range (a pipeline walk: a job of every other shot, 0-5:3, always
+    # failed its summary on the shots it never ran): only those are expected.
+    picked = run("batch", "summarize", out, "--manifest", manifest, "--shots", "0-5:3")
+    assert picked.returncode == 3, picked.stderr               # broken.blend is shot 3
+    assert [(s["name"], s["status"], s["index"]) for s in load_batch(
+        out / "summary.json")["shots"]] == [("sh010__anim", "over", 0), ("broken", "failed", 3)]
+    assert run("batch", "summarize", out, "--manifest", manifest, "--shots", "0",
+               "--fail-above", "20").returncode == 0
+    for bad, says in (("0-6", "past the manifest's last shot"), ("4-2", "runs backwards"),
+                      ("all", "is not a shot number"), ("0-5:0", "step below 1")):
+        assert says in _one_sentence(run("batch", "summarize", out, "--manifest", manifest,
+                                         "--shots", bad)), bad
+    assert "give both" in _one_sentence(run("batch", "summarize", out, "--shots", "0"))
     # Without the manifest: the shots that have results; a higher --fail-above passes sh010.
     alone = run("batch", "summarize", out, "--fail-above", "20")
     assert alone.returncode == 3

@@ -114,7 +114,8 @@ def test_one_blender_task_per_shot_then_the_summary(tmp_path):
     p = summary["commands"][0]["parameters"]
     argv = p["argsBefore"] + [p["blendfile"]] + p["args"]
     assert argv[argv.index("--") + 1:] == ["batch", "summarize", "/show/qc", "--manifest",
-                                           "/show/shots.txt", "--fail-above", "180"]
+                                           "/show/shots.txt", "--shots", SETTINGS["shots"],
+                                           "--fail-above", "180"]
 
 
 @pytest.mark.parametrize("bad, says", [({"command": "render"}, "command must be one of"),

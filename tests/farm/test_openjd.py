@@ -100,3 +100,28 @@ def test_a_quatbake_folder_missing_on_the_workers_fails_every_task(tmp_path, pyt
     assert exits == ["4"], log[-3000:]
     assert res.returncode != 0
     assert f"QuatBake's __main__.py is not in {missing}" in log, log[-3000:]
+
+
+@pytest.mark.bpy
+def test_a_job_of_some_shots_is_summarized_on_those_shots(tmp_path):
+    """A pipeline walk: docs/farm.md offers 0-39:2 for every other shot, and the summary
+    then failed the job (exit 3) on the shots it was never asked to run. The Summary step
+    passes the job's Shots range: here shot 0 alone, over FailAbove (exit 1), the broken
+    shot 1 not run and not missing."""
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    build([sys.executable], folder, {"seq/sh010/anim.blend": SHOTS["seq/sh010/anim.blend"]})
+    truncated_copy(folder / "seq" / "sh010" / "anim.blend", folder / "broken.blend")
+    manifest = folder / "shots.txt"
+    manifest.write_text("seq/sh010/anim.blend\nbroken.blend\n")
+    out = tmp_path / "out"
+    res = openjd("run", TEMPLATE, "--step", "Summary", "--run-dependencies",
+                 "-p", f"Manifest={manifest}", "-p", "Shots=0", "-p", f"OutputDir={out}",
+                 "-p", f"Python={sys.executable}", "-p", f"QuatBake={ROOT}",
+                 "-p", "FailAbove=10")
+    log = res.stdout + res.stderr
+    exits = [line.split("exited with code:")[1].split()[0]
+             for line in log.splitlines() if "exited with code:" in line]
+    assert exits == ["0", "1"], log[-3000:]
+    summary = load_batch(out / "summary.json")
+    assert [(s["name"], s["status"]) for s in summary["shots"]] == [("anim", "over")]
