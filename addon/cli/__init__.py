@@ -113,9 +113,11 @@ def _run(argv: list[str]) -> int:
     except BadInput as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from .headless import Terminated
+
         print("Interrupted.", file=sys.stderr)
-        return 130
+        return 143 if isinstance(exc, Terminated) else 130
     except Exception:
         # Not bad input: a bug. Inside a Blender program an exception leaving the script
         # would end Blender with 0 (without --python-exit-code), and a --fail-above gate

@@ -370,6 +370,11 @@ def run_batch(args) -> int:
             runner.finished(records[i], i + 1)
     else:
         pool = ThreadPoolExecutor(max_workers=min(jobs, len(chosen)))
+        # SIGTERM stops the shots as Ctrl+C does (a pipeline walk: `timeout`, or a farm
+        # cancelling the batch's process alone, left its shots running, writing outputs
+        # after the batch had gone). Only the main thread may set a handler.
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminate) if main else None
         try:
             futures = {pool.submit(runner.run_child, i): i for i in chosen}
             for future in as_completed(futures):
@@ -380,6 +385,9 @@ def run_batch(args) -> int:
             runner.stop()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
         pool.shutdown()
     done = [records[i] for i in chosen]
     if args.index is None:
@@ -394,6 +402,12 @@ def run_batch(args) -> int:
         # only a crash, which a retry on another worker may cure, fails the task.
         return EXIT_SHOT_FAILED if any(r["status"] == "crashed" for r in done) else EXIT_OK
     return code
+
+
+def _terminate(_signum, _frame) -> None:
+    from .headless import Terminated
+
+    raise Terminated
 
 
 def check_exporter_options(args) -> None:

@@ -66,6 +66,11 @@ class Progress:
                   flush=True)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, a farm cancelling the task's process) while a batch runs its
+    shots: stopped as Ctrl+C stops them, and the command exits 143 (128 + SIGTERM)."""
+
+
 def save_blend_copy(bpy, path: str) -> None:
     """Save the open file to ``path`` through a temporary file (no half-written .blend, no .blend1)."""
     folder = os.path.dirname(path)

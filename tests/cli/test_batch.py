@@ -496,11 +496,14 @@ def test_a_shot_with_no_animation_at_all_does_not_fail_the_batch(tmp_path, comma
         "keys" in entry["message"], entry["message"]
 
 
-def test_ctrl_c_records_no_crash_for_the_shot_it_stops(shots, tmp_path):
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_records_no_crash_for_the_shot_it_stops(shots, tmp_path, how):
     """A docs walk: Ctrl+C while a shot ran recorded it "crashed" (its Blender stopped on
     SIGTERM), and a later summarize failed the batch with exit 3 for a shot the user
     stopped. The shot's Blender here is a stand-in that waits (a Python, by its name),
-    so the batch is stopped while it runs, whatever the machine's speed."""
+    so the batch is stopped while it runs, whatever the machine's speed. A pipeline walk:
+    SIGTERM to the batch alone (`timeout`, a farm's cancel) left its shots running; they
+    are stopped too (exit 143), the stand-in with them."""
     waiting = tmp_path / "python-waits"
     started = tmp_path / "started"
     waiting.write_text(f"#!{sys.executable}\nimport pathlib, time\n"
@@ -517,9 +520,19 @@ def test_ctrl_c_records_no_crash_for_the_shot_it_stops(shots, tmp_path):
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.1)
         assert started.exists(), "the shot's process never started"
-        proc.send_signal(signal.SIGINT)             # the batch's own process, as a farm stops it
+        # The batch's own process only, as a farm stops it.
+        proc.send_signal(getattr(signal, how))
         _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == 130 and "Interrupted." in err, err
+    assert proc.returncode == {"SIGINT": 130, "SIGTERM": 143}[how] and "Interrupted." in err, err
     assert not list((out / "shots").glob("*.json")), "a stopped shot was recorded"
+    # The shot's process went with it: no process left running the stand-in (Linux /proc).
+    left = []
+    for cmdline in pathlib.Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(waiting).encode() in cmdline.read_bytes():
+                left.append(cmdline.parent.name)
+        except OSError:
+            pass                                    # ended while looked at
+    assert left == [], left
