@@ -87,7 +87,8 @@ def shot_list(shots: list[str], manifest: str | None) -> list[str]:
 
 def output_names(paths: list[str]) -> list[str]:
     """Each shot's output name: its stem, with parent folders where stems collide (see
-    the module's docstring). Unique ignoring case, and never ``summary``."""
+    the module's docstring). Unique ignoring case, never ``summary``, never hidden (no
+    leading dot)."""
     parts = []
     for p in paths:
         pure = pathlib.PurePath(p)
@@ -97,7 +98,9 @@ def output_names(paths: list[str]) -> list[str]:
 
     def name(i):
         folders, stem = parts[i]
-        return SEPARATOR.join(folders[len(folders) - depth[i]:] + [stem])
+        # Never a leading dot: summarize passes over hidden files (a share's "._x.json"),
+        # and a pipeline walk saw .sh010.blend done by batch and missing in the summary.
+        return SEPARATOR.join(folders[len(folders) - depth[i]:] + [stem]).lstrip(".") or "shot"
 
     names = [name(i) for i in range(len(paths))]
     while True:

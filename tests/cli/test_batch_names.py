@@ -35,3 +35,12 @@ def test_names_differing_only_in_case_in_one_folder_do_not_take_its_path():
     for root in ("/show", "/mnt/farm/projects/show"):
         assert output_names([f"{root}/seq/walk.blend", f"{root}/seq/Walk.blend"]) == [
             "walk-0", "Walk-1"]
+
+
+def test_a_hidden_shot_gets_a_name_summarize_reads():
+    """A pipeline walk: .sh010.blend was done by batch ("2 ok") and missing from the farm's
+    summary, which passes over hidden records (a share's "._x.json"). No name starts with
+    a dot; one that would collide with its neighbour is numbered."""
+    assert output_names(["/show/.sh010.blend", "/show/sh020.blend"]) == ["sh010", "sh020"]
+    names = output_names(["/show/.sh010.blend", "/show/sh010.blend"])
+    assert len(set(names)) == 2 and not any(n.startswith(".") for n in names), names
