@@ -501,6 +501,25 @@ def write_summary(summary: dict, out: str, quiet: bool) -> None:
             raise BadInput(f"{path} cannot be written ({exc.strerror}).") from None
         if not quiet:
             print(f"Saved: '{path}'", flush=True)
+    if summary["exit_code"]:
+        # Never silenced, as a single command's --fail-above sentence (a pipeline walk: a
+        # quiet batch exited 3 with nothing on stderr).
+        print(_verdict(summary, os.path.join(out, "summary.json")), file=sys.stderr, flush=True)
+
+
+def _verdict(summary: dict, path: str) -> str:
+    """One sentence on why the batch does not pass: how many shots of each bad status,
+    the first few named."""
+    parts = []
+    for status, words in (("over", "over --fail-above"), ("failed", "failed"),
+                          ("crashed", "crashed"), ("missing", "missing")):
+        names = [s["name"] for s in summary["shots"] if s["status"] == status]
+        if names:
+            shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+            parts.append(f"{len(names)} {words} ({shown})")
+    total = len(summary["shots"])
+    return (f"batch: {'; '.join(parts)} of {total} shot{'s' if total != 1 else ''}; see "
+            f"{path}.")
 
 
 def _drop_older_results(found: dict, written: dict) -> None:

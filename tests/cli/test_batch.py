@@ -177,6 +177,13 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
         out / "summary.json")["shots"]] == [("sh010__anim", "over", 0), ("broken", "failed", 3)]
     assert run("batch", "summarize", out, "--manifest", manifest, "--shots", "0",
                "--fail-above", "20").returncode == 0
+    # Why it does not pass, one sentence never silenced (a pipeline walk: a --quiet batch
+    # exited 3 with nothing said).
+    quiet = run("batch", "summarize", out, "--manifest", manifest, "--shots", "0-5:3",
+                "--quiet")
+    assert quiet.returncode == 3 and quiet.stdout == "" and quiet.stderr == (
+        f"batch: 1 over --fail-above (sh010__anim); 1 failed (broken) of 2 shots; see "
+        f"{out / 'summary.json'}.\n")
     for bad, says in (("0-6", "past the manifest's last shot"), ("4-2", "runs backwards"),
                       ("all", "is not a shot number"), ("0-5:0", "step below 1")):
         assert says in _one_sentence(run("batch", "summarize", out, "--manifest", manifest,
