@@ -113,7 +113,7 @@ def _report(shot: str, paths: dict, options: dict, record: dict) -> None:
     report = _read(paths["json"])
     record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
     record.update(
-        max_deviation_deg=max_deviation(report),
+        max_deviation_deg=_compared_largest(report),
         worst=_worst(report["objects"]),
         keys_before=sum(len(o["keys"]) for o in report["objects"]),
         blender_version=report["blender_version"])
@@ -128,12 +128,19 @@ def _export_check(shot: str, paths: dict, options: dict, record: dict) -> None:
     report = _read(paths["json"])
     record["outputs"] = {k: os.path.basename(p) for k, p in paths.items()}
     record.update(
-        max_deviation_deg=max_deviation(report),
+        max_deviation_deg=_compared_largest(report),
         worst=_worst(report["objects"]),
         # The rotation keys the exporter wrote (the glTF's, not Blender's).
         keys_after=sum(o["key_count"] for o in report["objects"]),
         blender_version=report["blender_version"])
     _finish(record, code, report)
+
+
+def _compared_largest(report: dict) -> float | None:
+    """The report's largest deviation, or None where it compared nothing (a pipeline
+    walk: an export-check shot with nothing compared read 0.0 in the summary, as if
+    checked and fine)."""
+    return max_deviation(report) if report["objects"] else None
 
 
 def _finish(record: dict, code: int, report: dict) -> None:

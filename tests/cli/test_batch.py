@@ -501,6 +501,43 @@ def test_a_shot_with_no_animation_at_all_does_not_fail_the_batch(tmp_path, comma
     assert entry["status"] == "ok" and entry["exit_code"] == 0, entry
     assert entry["message"].startswith("Nothing to check: ") and "no object with rotation " \
         "keys" in entry["message"], entry["message"]
+    # Nothing compared is no figure (a pipeline walk read 0.0, as if checked and fine).
+    assert entry["max_deviation_deg"] is None, entry
+
+
+_NOT_COMPARED = """
+import sys, math, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+obj = bpy.data.objects.new("Blend", None)
+bpy.context.scene.collection.objects.link(obj)
+for frame, deg in ((1, 0.0), (21, 30.0)):      # a lean about X, pushed down to a track
+    obj.rotation_euler = (math.radians(deg), 0.0, 0.0)
+    obj.keyframe_insert("rotation_euler", index=0, frame=frame)
+ad = obj.animation_data
+lean, ad.action = ad.action, None
+ad.nla_tracks.new().strips.new("Lean", 1, lean)
+for frame, deg in ((1, 0.0), (21, 90.0)):      # the active action turns Z over it
+    obj.rotation_euler = (0.0, 0.0, math.radians(deg))
+    obj.keyframe_insert("rotation_euler", index=2, frame=frame)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_shot_whose_objects_are_all_left_uncompared_has_no_figure(tmp_path):
+    """A pipeline walk: an export-check shot whose only object was not compared (an NLA
+    strip plays with its action, which no one glTF animation holds) read 0.0 deg in the
+    summary, as if checked and fine. It has no figure (null), and its record says why."""
+    shot = tmp_path / "blend.blend"
+    done = subprocess.run([sys.executable, "-c", _NOT_COMPARED, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    res = run("batch", "export-check", shot, "--out", out, "--jobs", "0")
+    summary = load_batch(out / "summary.json")
+    (entry,) = summary["shots"]
+    report = json.loads((out / entry["outputs"]["json"]).read_text())
+    assert report["objects"] == [] and report["skipped"], report
+    assert entry["max_deviation_deg"] is None, (entry, res.stderr)
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
