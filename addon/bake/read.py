@@ -745,6 +745,16 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     for label in animdata.driver_channels(obj, driven_paths):
         issues.err(f"{who}: channel {label} has a driver, which overrides any keys "
                    "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
+    # Locked channels are the animator's "leave these alone" (a convert walk: locked
+    # rotation curves were replaced, 3 keys by 8, and came back unlocked).
+    prefix = animdata.path_prefix(obj)
+    locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in fcurves
+              if fc.lock and fc.data_path[len(prefix):] in driven_paths
+              and fc.data_path.startswith(prefix) and len(fc.keyframe_points)]
+    if locked:
+        issues.err(f"{who}: channel{'s' if len(locked) > 1 else ''} {', '.join(locked)} "
+                   f"{'are' if len(locked) > 1 else 'is'} locked (the Graph Editor's lock), "
+                   "which QuatBake would replace. Unlock them first.", locked[0])
     blend = _blend_issue(obj, src, driven_paths)
     if blend:
         issues.err(blend)

@@ -676,5 +676,21 @@ def test_a_constraint_whose_euler_order_is_the_rotation_mode_is_named(clean_blen
     assert _angle_deg(world_before, _played(obj, frames)).max() <= TOL
 
 
+def test_locked_channels_are_refused_and_nothing_changes(clean_blender):
+    """A convert walk: rotation curves locked in the Graph Editor were replaced (3 keys
+    by 8) and came back unlocked. A locked channel is the animator's "leave it": refused,
+    naming it, for a bake as for a conversion."""
+    obj = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+    animdata.find_fcurves(obj, "rotation_euler", 3)[2].lock = True
+    bpy.context.scene.frame_set(1)
+    before = scenes.scene_snapshot()
+    for run in (lambda: bake.convert_objects([obj], 'ZXY', TOL),
+                lambda: bake.bake_objects([obj], bake.BakeSettings())):
+        with pytest.raises(bake.BakeError) as refused:
+            run()
+        assert "rotation_euler[2] is locked" in str(refused.value), str(refused.value)
+        scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+
+
 def test_the_command_line_knows_the_same_modes():
     assert cli_args.CONVERT_MODES == bake.CONVERT_MODES
