@@ -545,15 +545,19 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
     # the nearest (Blender turning the long way round, 216 deg, is at most 108 deg from
     # the short arc, 180 deg from its point at the same fraction). Elsewhere (Squad, a
     # step, outside the keys) that point's.
-    if along is custom:
-        path_dev, timing_dev = deviation, np.zeros_like(deviation)
+    timing_dev = np.zeros_like(deviation) if along is custom else \
+        np.degrees(quat.angle_between(custom, along))
+    if method != "squad" and keys.size > 1 and along is not kq:
+        path_dev = np.degrees(turn_interp.arc_distances(keys, kq, trackings, kinds,
+                                                        turns_setting, frames, bq))
+        elsewhere = np.isnan(path_dev)
+        if elsewhere.any():
+            path_dev[elsewhere] = np.degrees(quat.angle_between(bq[elsewhere],
+                                                                along[elsewhere]))
+    elif along is custom:
+        path_dev = deviation
     else:
         path_dev = np.degrees(quat.angle_between(bq, along))
-        timing_dev = np.degrees(quat.angle_between(custom, along))
-    if method != "squad" and keys.size > 1 and along is not kq:
-        nearest = np.degrees(turn_interp.arc_distances(keys, kq, trackings, kinds,
-                                                       turns_setting, frames, bq))
-        path_dev = np.where(np.isnan(nearest), path_dev, nearest)
     b_speed = speeds_deg(bq)
     b_cv = metrics.speed_unevenness(frames, np.radians(b_speed), keys)   # (b, k-1)
     jf, jb = velocity_jumps(frames, keys, bq, unit=True)      # bq: normalised above

@@ -318,15 +318,21 @@ def arc_distances(key_times, key_quats, trackings, kinds, setting: str,
     start, along = np.take(q, index, axis=1), np.take(tangent, index, axis=1)
     a = np.einsum("...i,...i->...", r, start)
     b = np.einsum("...i,...i->...", r, along)
-    # |a cos p + b sin p| peaks at p* = atan2(b, a) (mod pi): if the arc reaches p*, the
+    # |a cos p + b sin p| peaks at p* = atan2(b, a) (mod pi). If the arc reaches p*, the
     # distance is the part of the sample off the arc's plane; else the nearer end's.
-    half = 0.5 * np.take(turn, index, axis=1)
-    on_arc = (np.mod(np.arctan2(b, a), np.pi) <= half) | (half >= np.pi)
-    off_plane = quat.norm(r - a[..., None] * start - b[..., None] * along)
-    distance = 2.0 * np.arctan2(off_plane, np.hypot(a, b))
+    # p* <= half, both in [0, pi), is sin(half - p*) >= 0: with (a, b) turned to b >= 0,
+    # b cos(half) <= a sin(half). A whole turn kept reaches every p*.
+    half = 0.5 * turn
+    cos_h, sin_h = np.take(np.cos(half), index, axis=1), np.take(np.sin(half), index, axis=1)
+    on_arc = (np.abs(b) * cos_h <= np.where(b < 0.0, -a, a) * sin_h) \
+        | np.take(half >= np.pi, index, axis=1)
+    # r is unit: the square of its part off the plane is 1 - a^2 - b^2 (rounding leaves it
+    # at most 1e-6 deg off near zero, against the report's 0.01 deg).
+    plane = a * a + b * b
+    distance = 2.0 * np.arctan2(np.sqrt(np.maximum(1.0 - plane, 0.0)), np.sqrt(plane))
     ends = ~on_arc
     if ends.any():       # rare: Blender leaves the arc past its ends (the long way round)
-        h = half[ends][..., None]
+        h = np.take(half, index, axis=1)[ends][..., None]
         end = np.cos(h) * start[ends] + np.sin(h) * along[ends]
         distance[ends] = np.minimum(quat.angle_between(r[ends], start[ends]),
                                     quat.angle_between(r[ends], end))
