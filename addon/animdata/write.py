@@ -109,6 +109,13 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
         for modifier in fc.modifiers:
             _copy_modifier(modifier, new.modifiers.new(modifier.type))
         new.mute, new.lock = fc.mute, fc.lock
+        # Its colour in the Graph Editor too (a convert walk: a reverted bone's curves came
+        # back Auto Rainbow where they were XYZ to RGB).
+        if new.color_mode != fc.color_mode:
+            new.color_mode = fc.color_mode
+        if fc.color_mode == 'CUSTOM':
+            new.color = fc.color
+        new.hide, new.select = fc.hide, fc.select
 
 
 def add_modifier_copy(fc, modifier) -> None:

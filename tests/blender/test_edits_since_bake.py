@@ -100,7 +100,7 @@ _KEY_FIELDS = ("co", "handle_left", "handle_right", "handle_left_type", "handle_
 
 def _curve_fields(fc) -> tuple:
     """Everything of an F-curve a copy must keep, read from Blender key by key."""
-    return (fc.auto_smoothing, fc.extrapolation,
+    return (fc.auto_smoothing, fc.extrapolation, fc.color_mode, tuple(fc.color), fc.hide,
             [tuple(tuple(v) if hasattr(v, "__len__") and not isinstance(v, str) else v
                    for v in (getattr(k, name) for name in _KEY_FIELDS))
              for k in fc.keyframe_points])
@@ -113,7 +113,8 @@ def test_the_copy_revert_puts_back_keeps_every_curve_and_key_setting(clean_blend
     types of keys that are not Bezier (collapsed onto the key) and a Bezier key's Back,
     Amplitude and Period. The animator's next key nudge then moved the curve 1.69 deg
     otherwise than on their own action. A review: a Breakdown or Extreme key came back
-    a Keyframe. Read field by field, the copy is the original."""
+    a Keyframe. A convert walk: the curves' Graph Editor colours changed. Read field by
+    field, the copy is the original."""
     obj = _keyed_object()
     original = animdata.get_action(obj)
     x, y, z = animdata.find_fcurves(obj, "rotation_euler", 3)
@@ -127,6 +128,10 @@ def test_the_copy_revert_puts_back_keeps_every_curve_and_key_setting(clean_blend
     z.keyframe_points[1].period = 3.5
     z.keyframe_points[0].easing = 'EASE_OUT'
     x.keyframe_points[1].type, x.keyframe_points[2].type = 'BREAKDOWN', 'EXTREME'
+    # A convert walk: a reverted bone's curves came back Auto Rainbow where they were
+    # XYZ to RGB; one with a colour of its own, and one hidden, stay so.
+    x.color_mode, y.color_mode = 'AUTO_RGB', 'CUSTOM'
+    y.color, z.hide = (0.9, 0.2, 0.1), True
     before = [_curve_fields(fc) for fc in (x, y, z)]
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='KEEP'))
     _animator_edits(obj)
