@@ -518,15 +518,36 @@ class _Batch:
         step = np.degrees(quat.angle_between(self.qT[:, :-1].T, self.qT[:, 1:].T))
         return np.concatenate(([0.0], np.cumsum(step)))
 
+    def _limits(self, samples):
+        """The turn a span starting at each of ``samples`` may make (deg, see _reach)."""
+        tolerance = self.tolerances[self.track[samples]]
+        return np.minimum(MAX_SPAN_TURN_DEG, 180.0 - SPAN_TURN_MARGIN_DEG - 2.0 * tolerance)
+
+    def _turning_far(self, keys) -> np.ndarray:
+        """(m,) bool: for each span between ``keys`` whose target turns past its limit
+        (quaternion tracks; a span the search could not shorten, between two whole frames a
+        fast turn crosses: a camera's 340 deg in one frame kept by a conversion, which the
+        report then read as the long way round), the sample half-way along its turn,
+        where the final check splits it. None for spans with no sample inside."""
+        marked = np.zeros(self.t.size, dtype=bool)
+        if self.mode != "QUATERNION" or keys.size < 2:
+            return marked
+        a, b = keys[:-1], keys[1:]
+        fitted = (self.track[a] == self.track[b]) & ~self.step_start[a] & (b - a > 1)
+        far = fitted & (self.travel[b] - self.travel[a] > self._limits(a))
+        if far.any():
+            a, b = a[far], b[far]
+            middle = np.searchsorted(self.travel, 0.5 * (self.travel[a] + self.travel[b]))
+            marked[np.clip(middle, a + 1, b - 1)] = True
+        return marked
+
     def _reach(self, cur, end):
         """The farthest candidate ordinal a span from ordinal ``cur`` may end on: within
         MAX_SPAN_TURN_DEG of travel (less for a large tolerance), one candidate at least,
         ``end`` at most."""
         travel = self.travel[self.cand]
-        tolerance = self.tolerances[self.track[self.cand[cur]]]
-        limit = np.minimum(MAX_SPAN_TURN_DEG,
-                           180.0 - SPAN_TURN_MARGIN_DEG - 2.0 * tolerance)
-        far = np.searchsorted(travel, travel[cur] + limit, side="right") - 1
+        far = np.searchsorted(travel, travel[cur] + self._limits(self.cand[cur]),
+                              side="right") - 1
         return np.minimum(np.maximum(far, cur + 1), end)
 
     # The slope table's rows: what slope() takes as ``kind``.
@@ -965,7 +986,7 @@ class _Batch:
                 close = self.play(keys, arrays)
             else:
                 close[samples] = self.play(keys, arrays, samples)
-            bad = close < self.cos_tol
+            bad = (close < self.cos_tol) | self._turning_far(keys)
             if not bad.any():
                 return keys, arrays, close
             # Failing spans (by their left key) and their worst sample.

@@ -692,5 +692,27 @@ def test_locked_channels_are_refused_and_nothing_changes(clean_blender):
         scenes.assert_same_snapshot(before, scenes.scene_snapshot())
 
 
+def test_a_long_way_round_kept_in_one_frame_is_not_read_as_a_flip_after(clean_blender):
+    """A cache investigation: an Euler wrap 170 -> -170 deg from frame 10 to 11 (Blender
+    turns 340 deg in that frame), converted to quaternion keys as Blender plays it, left a
+    span of them turning past half a turn (10-10.75), and the report after the conversion
+    said "take the long way: re-bake". Each span turns less than half a turn now; the
+    playback is kept at every quarter frame (frame_set)."""
+    from quatbake.addon.analyze import engine as analyze
+    from quatbake.core import findings
+
+    obj = _keyed_object("Cam", 'XYZ', np.radians([[80, 0, 150], [85, 0, 170], [85, 0, -170],
+                                                   [80, 0, -150]]),
+                        frames=np.array([1.0, 10.0, 11.0, 40.0]), camera=False)
+    quarters = np.arange(1.0, 40.0 + 1e-9, 0.25)
+    before = _played(obj, quarters)
+    turned = _angle_deg(before[:-1], before[1:])
+    assert turned[(quarters[:-1] >= 10.0) & (quarters[1:] <= 11.0)].sum() > 300.0
+    bake.convert_objects([obj], 'QUATERNION', TOL)
+    assert _angle_deg(before, _played(obj, quarters)).max() <= TOL
+    after = analyze.analyze_object(obj, "slerp")
+    assert findings.defect_arcs(after) == [], after.findings
+
+
 def test_the_command_line_knows_the_same_modes():
     assert cli_args.CONVERT_MODES == bake.CONVERT_MODES
