@@ -226,10 +226,11 @@ class Runner:
     def clear(self, i: int) -> None:
         """Remove what an earlier run left of shot ``i``, so a shot that fails now shows no
         outputs of the last time (a retried farm task starts clean too)."""
-        from .shot import output_paths, record_path
+        from .shot import output_paths, partial_path, record_path
 
-        for path in [record_path(self.out, self.names[i]),
-                     *output_paths(self.command, self.out, self.names[i]).values()]:
+        name = self.names[i]
+        for path in [record_path(self.out, name), partial_path(self.out, name),
+                     *output_paths(self.command, self.out, name).values()]:
             try:
                 os.unlink(path)
             except FileNotFoundError:

@@ -32,6 +32,12 @@ def output_paths(command: str, out_dir: str, name: str) -> dict:
     return {kind: os.path.join(out_dir, f"{name}.{kind}") for kind in kinds}
 
 
+def partial_path(out_dir: str, name: str) -> str:
+    """Where a bake shot's .blend is written before it takes its own name (run_shot):
+    hidden, and not a .blend to a glob."""
+    return os.path.join(out_dir, f".quatbake-{name}.blend.part")
+
+
 def peak_memory_mb() -> float | None:
     """This process's peak resident memory so far, in MB (None where unknown: Windows)."""
     try:
@@ -238,7 +244,13 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
     """
     start = time.monotonic()
     record = new_record(command, shot, name, index, options, fail_above)
-    paths = output_paths(command, out_dir, name)
+    final = output_paths(command, out_dir, name)
+    paths = dict(final)
+    if "blend" in paths:
+        # Baked under a hidden name, which it leaves only beside its record: a farm
+        # cancelling the task while it wrote the reports left a whole baked .blend with no
+        # record, for a publish step to pick up (a pipeline walk).
+        paths["blend"] = partial_path(out_dir, name)
     try:
         RUNNERS[command](shot, paths, options, record)
     except NothingToDo as exc:
@@ -251,9 +263,11 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
         traceback.print_exc()
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
                       message=f"{command} failed on {shot} ({type(exc).__name__}: {exc}).")
+    if paths != final and os.path.exists(paths["blend"]):
+        os.replace(paths["blend"], final["blend"])
     # Only what is there now: a command that refused the shot wrote nothing.
-    record["outputs"] = {k: v for k, v in record["outputs"].items()
-                         if os.path.exists(os.path.join(out_dir, v))}
+    record["outputs"] = {k: os.path.basename(final[k]) for k in record["outputs"]
+                         if os.path.exists(final[k])}
     record = batch_report.judged(record, fail_above)
     record["seconds"] = round(time.monotonic() - start, 3)
     record["peak_memory_mb"] = peak_memory_mb()

@@ -289,6 +289,40 @@ def test_bake_writes_the_baked_file_and_its_report_and_keeps_the_input(shots, tm
     _unchanged(shots)
 
 
+_KILLED_WHILE_REPORTING = """
+import os, sys
+from quatbake.addon.cli import shot
+from quatbake.report import html_report
+
+def killed(*_args, **_kwargs):   # the farm's SIGKILL, as the task writes its page
+    os._exit(137)
+
+html_report.write_html = killed
+shot.run_shot("bake", sys.argv[1], sys.argv[2], "anim", 0, {}, None)
+"""
+
+
+def test_a_bake_shot_killed_while_reporting_leaves_no_baked_file_to_publish(shots, tmp_path):
+    """A pipeline walk: a farm cancelled a bake task (SIGKILL) after its .blend was saved,
+    while it wrote the reports, and left a whole baked .blend with no record, for a publish
+    step to pick up. The .blend takes its name only beside its record; a retry of the shot
+    clears what the killed one left."""
+    out = tmp_path / "out"
+    (out / "shots").mkdir(parents=True)
+    killed = subprocess.run([sys.executable, "-c", _KILLED_WHILE_REPORTING,
+                             str(shots["files"][0]), str(out)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=600)
+    assert killed.returncode == 137, killed.stderr
+    left = sorted(p.name for p in out.rglob("*") if p.is_file())
+    assert not [n for n in left if n.endswith(".blend")], left
+    assert not list((out / "shots").glob("*.json")), left
+    res = run("batch", "bake", shots["files"][0], "--out", out, "--jobs", "1", "--index", "0")
+    assert res.returncode == 0, res.stderr
+    # --index: a farm task, no summary.
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
+        "anim.blend", "anim.html", "anim.json", "shots/anim.json"]
+
+
 def test_export_check_records_what_the_exported_file_plays(shots, tmp_path):
     out = tmp_path / "out"
     res = run("batch", "export-check", shots["files"][1], "--out", out, "--jobs", "1")
