@@ -102,8 +102,11 @@ def _advice(report: dict) -> str:
     return f"{name}: {e['advice']}" if e.get("advice") else ""
 
 
-def _errors(report: dict) -> str:
-    return " ".join(e["message"] for e in report.get("errors", []))
+def _errors(report: dict, record: dict) -> str:
+    """The report's errors, led by the shot's file (a pipeline walk: a NaN key's sentence
+    named its object, not which of the show's files holds it)."""
+    said = " ".join(e["message"] for e in report.get("errors", []))
+    return f"{record['file']}: {said}" if said else ""
 
 
 def _read(path: str) -> dict:
@@ -156,7 +159,8 @@ def _finish(record: dict, code: int, report: dict) -> None:
         record.update(status="ok", exit_code=0, message=_advice(report))
     else:
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
-                      message=_errors(report) or f"{record['command']} exited with code {code}.")
+                      message=_errors(report, record)
+                      or f"{record['file']}: {record['command']} exited with code {code}.")
 
 
 def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
@@ -224,7 +228,7 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
         blender_version=bpy.app.version_string)
     if errors:
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
-                      message=_errors(report))
+                      message=_errors(report, record))
     else:
         record.update(status="ok", exit_code=0,
                       message=f"Baked {transform_count(baked)} with {args.method}: largest "
@@ -258,11 +262,14 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
         # walk: one camera-only shot failed the whole farm job, exit 3).
         record.update(status="ok", exit_code=0, message=f"Nothing to check: {exc}")
     except BadInput as exc:
-        record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED, message=str(exc))
+        # Led by the file where the sentence does not name it (a NaN key's names its object).
+        said = str(exc) if shot in str(exc) else f"{shot}: {exc}"
+        record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED, message=said)
     except Exception as exc:
         traceback.print_exc()
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
-                      message=f"{command} failed on {shot} ({type(exc).__name__}: {exc}).")
+                      message=f"{command} failed on {shot} ({type(exc).__name__}: "
+                              f"{str(exc).rstrip('.')}).")
     if paths != final and os.path.exists(paths["blend"]):
         os.replace(paths["blend"], final["blend"])
     # Only what is there now: a command that refused the shot wrote nothing.

@@ -323,6 +323,35 @@ def test_a_bake_shot_killed_while_reporting_leaves_no_baked_file_to_publish(shot
         "anim.blend", "anim.html", "anim.json", "shots/anim.json"]
 
 
+_NAN_KEY = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+obj = bpy.data.objects.new("Cam", None)
+bpy.context.scene.collection.objects.link(obj)
+for frame in (1, 21):
+    obj.keyframe_insert("rotation_euler", frame=frame)
+curve = [fc for fc in bpy.data.actions[0].layers[0].strips[0].channelbags[0].fcurves
+         if fc.array_index == 2][0] if bpy.app.version >= (4, 4) else \
+    bpy.data.actions[0].fcurves[2]
+curve.keyframe_points[1].co = (21.0, float("nan"))
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_failed_shot_names_its_file(tmp_path):
+    """A pipeline walk: a shot with a NaN key failed with its object's sentence only; the
+    summary's message is to name the file (docs/cli.md), among forty of a show's."""
+    shot = tmp_path / "sh040.blend"
+    made = subprocess.run([sys.executable, "-c", _NAN_KEY, str(shot)], capture_output=True,
+                          text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "out"
+    run("batch", "report", shot, "--out", out, "--jobs", "0")
+    (entry,) = load_batch(out / "summary.json")["shots"]
+    assert entry["status"] == "failed" and entry["message"].startswith(f"{shot}: "), entry
+    assert "Cam" in entry["message"] and ".." not in entry["message"], entry["message"]
+
+
 def test_export_check_records_what_the_exported_file_plays(shots, tmp_path):
     out = tmp_path / "out"
     res = run("batch", "export-check", shots["files"][1], "--out", out, "--jobs", "1")
