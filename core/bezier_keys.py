@@ -127,12 +127,12 @@ _WHOLE = 1e-6
 # Report, and any reader of the keys, takes it for the long way round (four channels
 # cannot spin on purpose: a sign flipped). A four-turn spin baked to Output: Quaternion
 # at 1 deg kept a key per turn, which Blender played within the tolerance and the report
-# after it called 180 deg off. Less twice the track's tolerance and SPAN_TURN_MARGIN_DEG
-# where that is less: Blender's playback of a span is within the tolerance of the target
-# at both of its ends. (150 deg cost the timing benchmark's quaternion bake a third more
-# keys, on spans the report read right.)
+# after it called 180 deg off. Whatever the tolerance: the keys are the target's poses,
+# and a playback that turned a whole turn otherwise than the target between them would
+# be 180 deg from it somewhere (a loop of rotations that makes a whole turn leaves the
+# ball of those under 180 deg). (A review: a cap lowered by twice the tolerance made a
+# looser tolerance keep more keys, a key per frame for a short bone's tip tolerance.)
 MAX_SPAN_TURN_DEG = 170.0
-SPAN_TURN_MARGIN_DEG = 2.0
 
 INTERPOLATIONS = ("CONSTANT", "LINEAR", "BEZIER")   # index = core.fcurve's enum value
 
@@ -518,11 +518,6 @@ class _Batch:
         step = np.degrees(quat.angle_between(self.qT[:, :-1].T, self.qT[:, 1:].T))
         return np.concatenate(([0.0], np.cumsum(step)))
 
-    def _limits(self, samples):
-        """The turn a span starting at each of ``samples`` may make (deg, see _reach)."""
-        tolerance = self.tolerances[self.track[samples]]
-        return np.minimum(MAX_SPAN_TURN_DEG, 180.0 - SPAN_TURN_MARGIN_DEG - 2.0 * tolerance)
-
     def _turning_far(self, keys) -> np.ndarray:
         """(m,) bool: for each span between ``keys`` whose target turns past its limit
         (quaternion tracks; a span the search could not shorten, between two whole frames a
@@ -534,7 +529,7 @@ class _Batch:
             return marked
         a, b = keys[:-1], keys[1:]
         fitted = (self.track[a] == self.track[b]) & ~self.step_start[a] & (b - a > 1)
-        far = fitted & (self.travel[b] - self.travel[a] > self._limits(a))
+        far = fitted & (self.travel[b] - self.travel[a] > MAX_SPAN_TURN_DEG)
         if far.any():
             a, b = a[far], b[far]
             middle = np.searchsorted(self.travel, 0.5 * (self.travel[a] + self.travel[b]))
@@ -543,11 +538,9 @@ class _Batch:
 
     def _reach(self, cur, end):
         """The farthest candidate ordinal a span from ordinal ``cur`` may end on: within
-        MAX_SPAN_TURN_DEG of travel (less for a large tolerance), one candidate at least,
-        ``end`` at most."""
+        MAX_SPAN_TURN_DEG of travel, one candidate at least, ``end`` at most."""
         travel = self.travel[self.cand]
-        far = np.searchsorted(travel, travel[cur] + self._limits(self.cand[cur]),
-                              side="right") - 1
+        far = np.searchsorted(travel, travel[cur] + MAX_SPAN_TURN_DEG, side="right") - 1
         return np.minimum(np.maximum(far, cur + 1), end)
 
     # The slope table's rows: what slope() takes as ``kind``.

@@ -1057,3 +1057,37 @@ def test_no_span_of_quaternion_keys_turns_past_half_a_turn(clean_blender, output
         assert len(turned) == 1, turned
     after = analyze.analyze_object(obj, "slerp")
     assert findings.defect_arcs(after) == [] and after.max_deviation_deg < 1.0, after.findings
+
+
+def test_a_looser_tolerance_keeps_no_more_quaternion_keys(clean_blender):
+    """A review: the half-turn cap on a span was lowered by twice the tolerance, so the
+    four-turn spin kept 11 keys at 1 deg, 15 at 30 deg and one on every frame at 60 deg.
+    The cap holds whatever the tolerance (the keys are the poses; a playback a whole turn
+    off between them would be 180 deg from the path somewhere): no more keys for a looser
+    tolerance, and no span of quaternion keys turning past half a turn (frame_set)."""
+    counts = []
+    for tolerance in (1.0, 30.0, 60.0):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        obj = bpy.data.objects.new("Spin", None)
+        bpy.context.scene.collection.objects.link(obj)
+        for frame, z in ((1, 0.0), (41, 1440.0)):
+            obj.rotation_euler = (0.3, 0.0, math.radians(z))
+            obj.keyframe_insert("rotation_euler", frame=frame)
+        bake.bake_objects([obj], bake.BakeSettings(
+            method='SLERP', output_mode='QUATERNION', tolerance_deg=tolerance,
+            key_interpolation='BEZIER'))
+        keys = animdata.key_frames([fc for fc in animdata.object_fcurves(obj)
+                                    if fc.data_path == "rotation_quaternion"])
+        counts.append(keys.size)
+        scene = bpy.context.scene
+        played = []
+        for t in np.arange(1.0, 41.0 + 1e-9, 0.25):
+            scene.frame_set(int(t), subframe=float(t - int(t)))
+            played.append(obj.matrix_world.to_quaternion())
+        times = np.arange(1.0, 41.0 + 1e-9, 0.25)
+        steps = np.array([math.degrees(2.0 * math.acos(min(1.0, abs(a.dot(b)))))
+                          for a, b in zip(played[:-1], played[1:])])
+        turned = [steps[(times[:-1] >= a) & (times[1:] <= b)].sum()
+                  for a, b in zip(keys[:-1], keys[1:])]
+        assert max(turned) < 180.0, (tolerance, turned)
+    assert counts == sorted(counts, reverse=True) and counts[-1] < 41, counts
