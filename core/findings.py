@@ -342,14 +342,23 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
     return first, later
 
 
+# Axis-angle keys' axes this far apart (deg) pass through zero when interpolated.
+OPPOSITE_AXES_DEG = 179.0
+
+
 def _path_cause(a) -> str:
     """Why Blender's orientation leaves the method's path (no long way round involved)."""
-    reversed_at = [iv for iv in a.axis_reversals if iv[0] <= a.worst_frame <= iv[1]] or \
-        a.axis_reversals
-    if reversed_at:
-        first, last = reversed_at[0]
-        return (f"the axis reverses between keys {frame_span(first, last)}, and the axis and "
-                "angle, interpolated one by one, swing back through no rotation")
+    # Only the interval the worst frame is in (a review: a small reversal elsewhere was
+    # named as the cause).
+    here = [r for r in a.axis_reversals if r["frames"][0] <= a.worst_frame <= r["frames"][1]]
+    if here:
+        first, last = here[0]["frames"]
+        apart = here[0]["apart_deg"]
+        # Opposite axes pass through zero: no rotation on the way (a review: axes 110 deg
+        # apart, both at 30 deg, were said to do so, and never came within 30 deg of it).
+        through = ", back through no rotation" if apart >= OPPOSITE_AXES_DEG else ""
+        return (f"the axis turns {apart:.0f} deg between keys {frame_span(first, last)}, and "
+                f"the axis and angle, interpolated one by one, swing off the arc{through}")
     return {"QUATERNION": "the quaternion channels, interpolated one by one, bend off the arc",
             "AXIS_ANGLE": "the axis and angle, interpolated one by one, bend off the arc"}.get(
         a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")

@@ -131,16 +131,21 @@ def euler_wraps(mode, key_frames, key_raw):
 
 
 def axis_reversals(mode, key_frames, key_raw) -> list:
-    """[frame_a, frame_b] of each key interval whose axis-angle keys have axes pointing
-    apart (more than 90 deg): Blender interpolates the axis channel by channel, through
-    (or near) zero, so the object swings back through no rotation. The axis-angle form of
-    a flipped sign: 40 deg about +Z keyed before -50 deg about -Z (10 deg on) turns back
-    40 deg and forward 50, and the long-way test cannot see it (the turn is short)."""
+    """{frames: [a, b], apart_deg} of each key interval whose axis-angle keys have axes
+    pointing apart (more than 90 deg): Blender interpolates the axis channel by channel,
+    through (or near) zero, and the rotation swings off the arc, back through no rotation
+    where the axes are opposite. The axis-angle form of a flipped sign: 40 deg about +Z
+    keyed before -50 deg about -Z (10 deg on) turns back 40 deg and forward 50, and the
+    long-way test cannot see it (the turn is short)."""
     if mode != "AXIS_ANGLE" or key_raw is None or len(key_raw) < 2:
         return []
     axes = np.asarray(key_raw, dtype=np.float64)[:, 1:4]
-    apart = np.einsum("ij,ij->i", axes[:-1], axes[1:]) < 0.0
-    return [[float(key_frames[i]), float(key_frames[i + 1])] for i in np.flatnonzero(apart)]
+    cos = np.einsum("ij,ij->i", axes[:-1], axes[1:])
+    lengths = np.linalg.norm(axes[:-1], axis=1) * np.linalg.norm(axes[1:], axis=1)
+    apart = np.degrees(np.arccos(np.clip(cos / np.where(lengths > 0.0, lengths, 1.0),
+                                         -1.0, 1.0)))
+    return [{"frames": [float(key_frames[i]), float(key_frames[i + 1])],
+             "apart_deg": float(apart[i])} for i in np.flatnonzero(cos < 0.0)]
 
 
 def gimbal(mode, frames, raw):

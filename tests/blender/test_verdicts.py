@@ -616,7 +616,33 @@ def test_an_axis_angle_key_with_its_axis_reversed_is_named_and_measured_between(
         return
     whole = [o for t, o in zip(times, off) if t == int(t)]
     assert found.max_deviation_deg == pytest.approx(max(whole), abs=0.01)
-    assert "the axis reverses between keys 1-21" in said, said
+    assert "the axis turns 180 deg between keys 1-21" in said, said
+    assert "back through no rotation" in said, said
+
+
+def test_an_axis_turned_part_way_is_named_without_passing_no_rotation(clean_blender):
+    """A review: axes 110 deg apart, both at 30 deg, were said to swing "back through no
+    rotation", which Blender's playback never comes within 30 deg of (frame_set); and a
+    small reversal at keys 1-3 was named as the cause of a deviation at keys 21-41."""
+    from quatbake.addon.analyze import engine as analyze
+
+    obj = bpy.data.objects.new("Axis", None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.rotation_mode = 'AXIS_ANGLE'
+    apart = math.radians(110.0)
+    for frame, axis in ((1, (0.0, 0.0, 1.0)), (21, (math.sin(apart), 0.0, math.cos(apart)))):
+        obj.rotation_axis_angle = (math.radians(30.0), *axis)
+        obj.keyframe_insert("rotation_axis_angle", frame=frame)
+    nearest = min(math.degrees(_played_at(obj, f).angle) for f in range(1, 22))
+    assert nearest > 25.0, nearest
+    said = " ".join(analyze.analyze_object(obj, "slerp").findings)
+    assert "the axis turns 110 deg between keys 1-21" in said, said
+    assert "no rotation" not in said, said
+
+
+def _played_at(obj, frame):
+    bpy.context.scene.frame_set(frame)
+    return obj.matrix_world.to_quaternion()
 
 
 def test_an_nla_strip_playing_with_the_action_leads_the_findings(clean_blender):

@@ -608,3 +608,26 @@ def test_one_frame_near_gimbal_lock_is_said_in_the_singular():
     assert (np.abs(middle - 90.0) < 5.0).sum() == 1
     said = [f for f in a.findings if "gimbal lock" in f]
     assert said and said[0].startswith("1 frame passes within 5 deg"), said
+
+
+def test_an_axis_reversal_is_named_only_for_the_interval_it_is_in():
+    """A review: a small axis reversal at keys 1-3 was named as the cause of a deviation at
+    keys 21-41. Blender's playback of axis-angle keys made independently (each channel
+    interpolated linearly, the axis normalised, scipy's rotation vectors)."""
+    from scipy.spatial.transform import Rotation
+
+    keys = np.array([1.0, 3.0, 21.0, 41.0])
+    raw = np.array([[0.05, 0.0, 0.0, 1.0], [0.05, 0.0, 0.0, -1.0],       # reversed, tiny
+                    [0.3, 0.0, 0.0, -1.0], [2.6, 1.0, 0.0, 0.0]])        # a far swing
+    frames = np.arange(1.0, 42.0)
+    channels = np.column_stack([np.interp(frames, keys, raw[:, c]) for c in range(4)])
+    lengths = np.linalg.norm(channels[:, 1:], axis=1)
+    vectors = channels[:, :1] * channels[:, 1:] / np.where(lengths > 0, lengths, 1.0)[:, None]
+    played = Rotation.from_rotvec(vectors).as_quat()[:, [3, 0, 1, 2]]
+    at_keys = played[np.searchsorted(frames, keys)]
+    a = analysis.analyze_object("Axis", "AXIS_ANGLE", frames, played, keys, at_keys, "slerp",
+                                key_raw=raw)
+    assert 21.0 < a.worst_frame < 41.0
+    assert [r["frames"] for r in a.axis_reversals] == [[1.0, 3.0]]
+    said = " ".join(a.findings)
+    assert "axis turns" not in said and "bend off the arc" in said, said
