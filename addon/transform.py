@@ -144,19 +144,30 @@ class AnimatedTransform:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
         return names
 
-    def mode_following_constraints(self) -> list[str]:
-        """Names of its acting constraints whose Euler order is the owner's rotation mode
-        (Default): a Limit Rotation or Copy Rotation, or a Transformation mapping onto
-        rotation. A conversion to another mode changes what they do (a convert walk: a
-        bone's Limit Rotation on X limited other angles in ZXY, 45 deg off in the world)."""
+    def mode_following_constraints(self, mode: str) -> list[str]:
+        """Names of its acting constraints that work on Euler angles in the order of its
+        rotation mode (Euler Order: Default) and would work on others in ``mode``: a Limit
+        Rotation limiting an axis, a Copy Rotation copying some axes, mixing or inverting,
+        a Transformation onto rotation. A quaternion or axis-angle mode counts as XYZ, as
+        Blender takes it. A convert walk: a bone's Limit Rotation on X limited other angles
+        in ZXY, 45 deg off in the world; a review: XYZ -> Quaternion changes nothing."""
+        if euler_order_of(mode) == euler_order_of(self.rotation_mode):
+            return []
         found = []
         for con in self.constraints:
             if not acts(con):
                 continue
-            if con.type in ('LIMIT_ROTATION', 'COPY_ROTATION') and con.euler_order == 'AUTO':
-                found.append(con.name)
-            elif con.type == 'TRANSFORM' and con.map_to == 'ROTATION' and \
-                    con.to_euler_order == 'AUTO':
+            if con.type == 'LIMIT_ROTATION' and con.euler_order == 'AUTO':
+                follows = con.use_limit_x or con.use_limit_y or con.use_limit_z
+            elif con.type == 'COPY_ROTATION' and con.euler_order == 'AUTO':
+                # Every axis, none inverted, the rotations combined whole: no angles.
+                follows = not (con.use_x and con.use_y and con.use_z and con.mix_mode in
+                               ('REPLACE', 'BEFORE', 'AFTER') and not (
+                                   con.invert_x or con.invert_y or con.invert_z))
+            else:
+                follows = con.type == 'TRANSFORM' and con.map_to == 'ROTATION' and \
+                    con.to_euler_order == 'AUTO'
+            if follows:
                 found.append(con.name)
         return found
 
@@ -303,6 +314,12 @@ def _pose_by_blender(bone, basis, parent_pose) -> np.ndarray:
                 parent_matrix_local=bone.parent.matrix_local)
         out[i] = np.array(matrix, dtype=np.float64)
     return out
+
+
+def euler_order_of(mode: str) -> str:
+    """The Euler order Blender's constraints take for rotation mode ``mode`` (Euler Order:
+    Default): the mode's own, XYZ for quaternion and axis-angle."""
+    return mode if len(mode) == 3 else 'XYZ'
 
 
 def acts(constraint) -> bool:

@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import animdata, overrides, record
 from ..record import can_revert
-from ..transform import AnimatedTransform, as_transforms
+from ..transform import AnimatedTransform, as_transforms, euler_order_of
 from . import cache as cache_bake
 from .deviation import set_deviations
 from .plan import interpolate_group, pending_groups, plan_reading, settle_extrapolation
@@ -221,6 +221,13 @@ def _by_owner(items) -> dict:
     return groups
 
 
+def _order(mode: str) -> str:
+    """The Euler order constraints take in rotation mode ``mode``, in words: "ZXY", or
+    "XYZ (as in QUATERNION)"."""
+    order = euler_order_of(mode)
+    return order if order == mode else f"{order} (as in {mode})"
+
+
 def bake_objects(objects, settings: BakeSettings,
                  progress: Callable[[int, int], None] | None = None) -> BakeResult:
     """Re-bake the rotation (and location) keys of ``objects`` with ``settings``.
@@ -319,8 +326,8 @@ def bake_objects(objects, settings: BakeSettings,
                     f"{animdata.subject(obj)} is moved by constraints ({kinds}); QuatBake "
                     "baked its keys only, so the constraints still act on top of the baked "
                     f"{what}.", obj.bone_name))
-            following = [] if plan.location_only or plan.out_mode == obj.rotation_mode else \
-                obj.mode_following_constraints()
+            following = [] if plan.location_only else \
+                obj.mode_following_constraints(plan.out_mode)
             if following:
                 kinds = ", ".join(f"\"{name}\"" for name in following)
                 many = len(following) > 1
@@ -329,10 +336,12 @@ def bake_objects(objects, settings: BakeSettings,
                     'WARNING', obj.name, "", None,
                     f"{animdata.subject(obj)}: constraint{'s' if many else ''} {kinds} "
                     f"take{'' if many else 's'} {its} Euler order from the rotation mode "
-                    f"(Euler Order: Default), which goes from {obj.rotation_mode} to "
-                    f"{plan.out_mode}: {it} now act{'' if many else 's'} on other angles and "
+                    f"(Euler Order: Default), which goes from {_order(obj.rotation_mode)} "
+                    f"to {_order(plan.out_mode)}: {it} now act{'' if many else 's'} on other "
+                    f"angles and "
                     f"move{'' if many else 's'} it otherwise. Set {its} Euler Order to "
-                    f"{obj.rotation_mode} to keep what {it} did.", obj.bone_name))
+                    f"{euler_order_of(obj.rotation_mode)} to keep what {it} did.",
+                    obj.bone_name))
         if progress is not None:
             progress(k + 1, total)
     if cached:

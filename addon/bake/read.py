@@ -550,8 +550,13 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
                     animdata.evaluate_full_location(obj, times, fcurves, exact=True)
                     if moved else None)
 
+        # A Cycles modifier the bake keeps on what it writes repeats it beyond the keys as
+        # it repeated the keys: no frame beyond them is baked (a review: a walk cycle
+        # converted over the scene's 250 frames lost its modifier, 161 keys a channel).
+        keeps_cycle = any(m.type == 'CYCLES' for m in channels["rotation_modifiers"][1])
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
-                                             fcurve_cache, issues, pose)
+                                             fcurve_cache, issues, pose,
+                                             widen=not keeps_cycle)
         if location["bake_location"]:
             _extrapolated_ends(obj, fcurves, location, frames)
         channels["kept_rotation"], held_rot = _settle_modifiers(
@@ -746,10 +751,14 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
         issues.err(f"{who}: channel {label} has a driver, which overrides any keys "
                    "QuatBake writes. Remove the driver (or bake it to keys) first.", label)
     # Locked channels are the animator's "leave these alone" (a convert walk: locked
-    # rotation curves were replaced, 3 keys by 8, and came back unlocked).
+    # rotation curves were replaced, 3 keys by 8, and came back unlocked). Those the bake
+    # rewrites: what it writes, and on a change of mode the old mode's and the deltas (a
+    # review: a locked delta beside a same-mode bake, which leaves it, was refused).
+    rewritten = location_paths if location_only else {target_path} | location_paths | (
+        {rot_path} | delta_paths if out_mode != src.mode else set())
     prefix = animdata.path_prefix(obj)
     locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in fcurves
-              if fc.lock and fc.data_path[len(prefix):] in driven_paths
+              if fc.lock and fc.data_path[len(prefix):] in rewritten
               and fc.data_path.startswith(prefix) and len(fc.keyframe_points)]
     if locked:
         issues.err(f"{who}: channel{'s' if len(locked) > 1 else ''} {', '.join(locked)} "
@@ -1071,17 +1080,18 @@ def _moving_range(start: float, end: float, playback: tuple, pose) -> tuple[floa
 
 def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
                     loc_frames: np.ndarray | None, fcurve_cache: dict | None,
-                    issues: _Issues, pose=None
+                    issues: _Issues, pose=None, widen: bool = True
                     ) -> tuple[np.ndarray, float, float]:
-    """(frames, start, end): the custom range or the keyed one, every step frame plus
-    the keys; refused past keyed.MAX_FRAMES."""
+    """(frames, start, end): the custom range or the keyed one (``widen``: to
+    settings.playback_range where the pose moves there beyond the keys), every step frame
+    plus the keys; refused past keyed.MAX_FRAMES."""
     if settings.frame_range is not None:
         start, end = (float(v) for v in settings.frame_range)
     else:
         start, end = float(rot_frames[0]), float(rot_frames[-1])
         if loc_frames is not None:
             start, end = min(start, float(loc_frames[0])), max(end, float(loc_frames[-1]))
-        if settings.playback_range is not None and pose is not None:
+        if settings.playback_range is not None and pose is not None and widen:
             start, end = _moving_range(start, end, settings.playback_range, pose)
     step = int(settings.frame_step)
     message = keyed.span_too_long(issues.who, start, end, step)

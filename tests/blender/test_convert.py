@@ -108,15 +108,25 @@ def test_what_turns_on_beyond_its_keys_is_converted_over_the_scene(clean_blender
             fc.modifiers.new('CYCLES').mode_after = 'REPEAT_OFFSET'
     still = _keyed_object("Still", 'XYZ', np.radians([[0, 0, 0], [30, 0, 60], [0, 10, 90]]),
                           frames=np.array([1.0, 10.0, 20.0]), camera=False)
+    # A walk cycle (a review: converted over the scene, it lost its Cycles modifier, 161
+    # keys a channel, 82 deg off past the scene): its plain Cycles modifier repeats the
+    # converted keys as it did the animator's, so its keys' range is converted alone.
+    cycle = _keyed_object("Cycle", 'XYZ', np.radians([[0, 0, 0], [30, 0, 60], [0, 0, 0]]),
+                          frames=np.array([1.0, 10.0, 19.0]), camera=False)
+    for fc in animdata.find_fcurves(cycle, "rotation_euler", 3):
+        fc.modifiers.new('CYCLES')
+    objects = (turner, still, cycle)
     quarters = np.arange(1.0, 48.0 + 1e-9, 0.25)
-    before = [_played(obj, quarters) for obj in (turner, still)]
+    before = [_played(obj, quarters) for obj in objects]
     assert _angle_deg(before[0][-1:], before[1][-1:]).max() > 10.0   # the turntable turns on
-    bake.convert_objects([turner, still], 'QUATERNION', TOL)
-    for obj, then in zip((turner, still), before):
+    bake.convert_objects(list(objects), 'QUATERNION', TOL)
+    for obj, then in zip(objects, before):
         assert _angle_deg(then, _played(obj, quarters)).max() <= TOL, obj.name
     ends = {obj.name: animdata.read_keyframe_arrays(_rotation_fcurves(obj)[0], ("co",))[
-        "co"][[0, -1], 0].tolist() for obj in (turner, still)}
-    assert ends == {"Turner": [1.0, 48.0], "Still": [1.0, 20.0]}, ends
+        "co"][[0, -1], 0].tolist() for obj in objects}
+    assert ends == {"Turner": [1.0, 48.0], "Still": [1.0, 20.0], "Cycle": [1.0, 19.0]}, ends
+    assert all(m.type == 'CYCLES' for fc in _rotation_fcurves(cycle) for m in fc.modifiers)
+    assert all(len(fc.modifiers) == 1 for fc in _rotation_fcurves(cycle))
 
 
 def test_a_conversion_is_not_reported_as_a_slerp_bake(clean_blender):
@@ -674,6 +684,17 @@ def test_a_constraint_whose_euler_order_is_the_rotation_mode_is_named(clean_blen
     result = bake.convert_objects([obj], 'YXZ', TOL)
     assert not [w for w in result.warnings if "Euler Order: Default" in w.message]
     assert _angle_deg(world_before, _played(obj, frames)).max() <= TOL
+    # A review: warned where nothing changes. Blender takes XYZ for a quaternion (and
+    # axis-angle) mode, and a Limit Rotation limiting no axis limits nothing.
+    bake.revert_objects([obj])
+    limited.euler_order = 'AUTO'
+    for to, limit_x in (('QUATERNION', True), ('AXIS_ANGLE', True), ('ZXY', False)):
+        limited.use_limit_x = limit_x
+        before_here = _played(obj, frames)
+        result = bake.convert_objects([obj], to, TOL)
+        assert not [w for w in result.warnings if "Euler Order: Default" in w.message], to
+        assert _angle_deg(before_here, _played(obj, frames)).max() <= TOL, to
+        bake.revert_objects([obj])
 
 
 def test_locked_channels_are_refused_and_nothing_changes(clean_blender):
@@ -690,6 +711,20 @@ def test_locked_channels_are_refused_and_nothing_changes(clean_blender):
             run()
         assert "rotation_euler[2] is locked" in str(refused.value), str(refused.value)
         scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    # A locked delta beside them (a review): a bake in the same mode leaves the delta as
+    # it is, and goes on; a conversion rewrites it, and is refused.
+    animdata.find_fcurves(obj, "rotation_euler", 3)[2].lock = False
+    scenes.key_channels(obj, "delta_rotation_euler", [1, 41, 81, 121],
+                        [[0, 0, 0.1], [0, 0, 0.2], [0, 0, 0.2], [0, 0, 0.3]])
+    delta = animdata.find_fcurves(obj, "delta_rotation_euler", 3)[2]
+    delta.lock = True
+    with pytest.raises(bake.BakeError) as refused:
+        bake.convert_objects([obj], 'ZXY', TOL)
+    assert "delta_rotation_euler[2] is locked" in str(refused.value), str(refused.value)
+    bake.bake_objects([obj], bake.BakeSettings())
+    kept = animdata.find_fcurves(obj, "delta_rotation_euler", 3)[2]
+    assert kept.lock and animdata.read_keyframe_arrays(kept, ("co",))["co"][:, 0].tolist() \
+        == [1.0, 41.0, 81.0, 121.0]
 
 
 def test_a_long_way_round_kept_in_one_frame_is_not_read_as_a_flip_after(clean_blender):
