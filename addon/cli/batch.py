@@ -546,7 +546,7 @@ def shot_range(text: str, count: int) -> list[int]:
     each; BadInput saying what is wrong otherwise. A pipeline walk: a job running every
     other shot (0-39:2) always failed its summary, which expected all forty."""
     picked = set()
-    for part in text.replace(" ", "").split(","):
+    for part in re.sub(r"\s", "", text).split(","):
         match = re.fullmatch(r"(\d+)(?:-(\d+)(?::(\d+))?)?", part)
         if not match:
             raise BadInput(f"--shots {text}: {part or 'an empty part'} is not a shot number "

@@ -177,6 +177,9 @@ def test_index_runs_one_shot_and_summarize_merges_them(shots, tmp_path):
         out / "summary.json")["shots"]] == [("sh010__anim", "over", 0), ("broken", "failed", 3)]
     assert run("batch", "summarize", out, "--manifest", manifest, "--shots", "0",
                "--fail-above", "20").returncode == 0
+    # Any whitespace, as Flamenco's own parser of the same setting takes it (a review).
+    assert run("batch", "summarize", out, "--manifest", manifest, "--shots", "0,\t3",
+               "--fail-above", "20").returncode == 3
     # Why it does not pass, one sentence never silenced (a pipeline walk: a --quiet batch
     # exited 3 with nothing said).
     quiet = run("batch", "summarize", out, "--manifest", manifest, "--shots", "0-5:3",
