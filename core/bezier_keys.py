@@ -157,7 +157,9 @@ class Track:
     one a sample time; stepped (s, 2): (start, end) frames of CONSTANT
     intervals, both sample times (required keys; the start key is CONSTANT);
     corners: frames where the target may turn a corner but need not be keys (the
-    animator's keys when the user lets them go), each one a sample time.
+    animator's keys when the user lets them go), each one a sample time; recorded: the
+    key frames of a recording (a key on every frame: mocap, a sampled import), which the
+    fit thins, and keys as they are where thinning would keep more than them.
     """
 
     times: np.ndarray
@@ -167,6 +169,7 @@ class Track:
     required: np.ndarray | None = None
     stepped: np.ndarray | None = None
     corners: np.ndarray | None = None
+    recorded: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,8 @@ def _as_track(track: Track) -> Track:
         raise ValueError("bezier_keys: sample times must be finite and increasing, one or more.")
     if not np.isfinite(v).all():
         raise ValueError("bezier_keys: a channel value is NaN or infinite.")
-    return Track(t, q, v, track.mode, track.required, track.stepped, track.corners)
+    return Track(t, q, v, track.mode, track.required, track.stepped, track.corners,
+                 track.recorded)
 
 
 def _sample_index(t: np.ndarray, frames, what: str) -> np.ndarray:
@@ -1115,6 +1119,18 @@ def fit_many(tracks, tolerance_deg, subframes: bool = True) -> list[BezierKeys]:
             checked[i].corners)) for i in loose]
         for i, res in zip(loose, _fit_all(kept, tolerances[loose], subframes)):
             if res.frames.size <= out[i].frames.size:
+                out[i] = res
+    # A recording thinned to more keys than it had (a tight tolerance on a fast one: a walk
+    # found 10 keys a frame apart fitted with 18, 8 of them between frames): its own keys,
+    # each with a handle on either side of the method's turn there, kept where fewer.
+    grown = [i for i, tr in enumerate(checked) if tr.recorded is not None
+             and 0 < np.size(tr.recorded) < out[i].frames.size]
+    if grown:
+        kept = [replace(checked[i], recorded=None, required=np.union1d(
+            np.zeros(0) if checked[i].required is None else checked[i].required,
+            checked[i].recorded)) for i in grown]
+        for i, res in zip(grown, _fit_all(kept, tolerances[grown], subframes)):
+            if res.frames.size < out[i].frames.size:
                 out[i] = res
     return out
 

@@ -305,7 +305,8 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
         # The cache's samples are its keys: on every frame a recording, thinned like any
         # (reduce.fixed_frames); sparser, the file's poses, kept.
         plan.dense = (samples, path_q, path_values)
-        plan.required_frames, plan.stepped_frames, plan.corner_frames = fixed_frames(
+        (plan.required_frames, plan.stepped_frames, plan.corner_frames,
+         plan.recorded_frames) = fixed_frames(
             keys, np.zeros(max(keys.size - 1, 0), dtype=bool), plan.dense, settings)
     kept = turns.choose(settings.turns, kinds)
     for i in np.nonzero(np.asarray(kinds) != "short")[0]:

@@ -85,6 +85,7 @@ class Plan:
     required_frames: np.ndarray | None = None
     stepped_frames: np.ndarray | None = None    # (s, 2) start, end
     corner_frames: np.ndarray | None = None     # the animator's keys, when not kept
+    recorded_frames: np.ndarray | None = None   # a recording's keys (one on every frame)
     bezier: "bezier_keys.BezierKeys | None" = None
     location_keep: np.ndarray | None = None     # indices into frames (Bezier + location)
     location_constant: np.ndarray | None = None  # (n, 3) bool: each axis's keys written
@@ -405,7 +406,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     plan.source_keys = rot_frames
     if dense is not None:
         plan.dense = dense
-        plan.required_frames, plan.stepped_frames, plan.corner_frames = fixed_frames(
+        (plan.required_frames, plan.stepped_frames, plan.corner_frames,
+         plan.recorded_frames) = fixed_frames(
             rot_frames, keyed.stepped, dense, settings)
     if pending:
         pending.reference = reference

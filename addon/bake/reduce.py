@@ -203,7 +203,8 @@ _JUMP_MIN_DEG = 1e-3
 
 
 def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
-    """(required key frames, (s, 2) held intervals, corner frames) of a Bezier fit: the
+    """(required key frames, (s, 2) held intervals, corner frames, a recording's key
+    frames) of a Bezier fit: the
     animator's key frames inside the baked range (unless ``keep_key_frames`` is off:
     then they are corners, where a key may go with a handle on each side of the
     method's turn, but need not), and the stepped intervals the method holds, clipped to
@@ -218,6 +219,7 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
     poses = not keys_are_dense(rot_frames)
     required = inside if poses and settings.keep_key_frames else np.zeros(0)
     corners = inside if poses and not settings.keep_key_frames else np.zeros(0)
+    recorded = np.zeros(0) if poses else inside
     held = []
     for i in np.flatnonzero(stepped):
         a, b = max(float(rot_frames[i]), lo), min(float(rot_frames[i + 1]), hi)
@@ -239,13 +241,13 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
             held.append((float(samples[last]), b))
     return (np.asarray(required, dtype=np.float64),
             np.asarray(held, dtype=np.float64).reshape(-1, 2),
-            np.asarray(corners, dtype=np.float64))
+            np.asarray(corners, dtype=np.float64), np.asarray(recorded, dtype=np.float64))
 
 
 def _bezier_track(plan) -> bezier_keys.Track:
     samples, target, values = plan.dense
     return bezier_keys.Track(samples, target, values, plan.out_mode, plan.required_frames,
-                             plan.stepped_frames, plan.corner_frames)
+                             plan.stepped_frames, plan.corner_frames, plan.recorded_frames)
 
 
 def _fit_bezier(plans: list, settings: BakeSettings) -> None:
