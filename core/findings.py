@@ -201,11 +201,19 @@ def sentences(a) -> list:
         # Off between the frames only (keys on every frame, a delta rotation keyed beside
         # the rotation that turns far): the verdict counts it, so the advice must say it (a
         # walk read "visible" over "nothing to do").
+        # After a Key Tolerance bake of this method, its keys are what strays (a tolerance
+        # walk: advised the very bake just made, on a capture whose Bezier keys overshoot
+        # between the quarter frames that bake holds).
+        tolerance_bake = (a.bake_role == "after" and a.bake_tolerance_deg > 0.0
+                          and a.bake_method == a.method and not a.bake_edited)
+        fix_between = ("its Key Tolerance bake holds quarter frames, and its keys stray "
+                       "between them: re-bake with a smaller Key Tolerance, or Keys: Linear"
+                       if tolerance_bake else "bake with a Key Tolerance and Keys: Bezier, "
+                       "which holds it at every quarter frame")
         out.append(
             f"between frames Blender plays up to {between:.2f} deg off {a.method} (frame "
             f"{frame_text(a.worst_between_frame)}, where motion blur samples), on the frames "
-            f"{a.max_deviation_deg:.2f} deg: bake with a Key Tolerance and Keys: Bezier, which "
-            "holds it at every quarter frame")
+            f"{a.max_deviation_deg:.2f} deg: {fix_between}")
     uneven = [] if a.dense_keys else [
         iv for iv in a.intervals
         if iv["blender_speed_cv"] is not None and iv["blender_speed_cv"] > UNEVEN_CV
