@@ -122,6 +122,8 @@ class ObjectAnalysis:
     # The path the bake's keys follow (bake_path_of: its Turns, Timing, Constant Speed);
     # "" when unknown.
     bake_path: str = ""
+    # The interpolation of a Key Tolerance bake's keys ("BEZIER", "LINEAR"; "" unknown).
+    bake_interpolation: str = ""
     # Axis-angle key intervals whose axes point apart (pitfalls.axis_reversals).
     axis_reversals: list = field(default_factory=list)
 
@@ -681,7 +683,8 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
 
 
 def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0.0,
-             keys: int = 0, edited: bool = False, path: str = "") -> ObjectAnalysis:
+             keys: int = 0, edited: bool = False, path: str = "",
+             interpolation: str = "") -> ObjectAnalysis:
     """Tell ``a`` which QuatBake bake its keys belong to and word its findings again:
     ``role`` "before" (the keys the bake replaced) or "after" (the baked keys), the bake's
     ``method`` (one of core.interp.METHODS), its Key Tolerance in degrees (0: a dense bake)
@@ -689,12 +692,14 @@ def set_bake(a: ObjectAnalysis, role: str, method: str, tolerance_deg: float = 0
     is then not "re-bake with" that method again, unless the baked keys were ``edited``
     since (role "after"): a re-bake then replaces the edits, and the advice says so. The
     keys of a Key Tolerance bake played within that tolerance are a note, not a difference
-    to fix. Returns ``a``."""
+    to fix. ``interpolation``: the baked keys' (BEZIER or LINEAR), for the advice between
+    frames. Returns ``a``."""
     if role not in ("before", "after"):
         raise ValueError(f"A bake's role is \"before\" or \"after\", not {role!r}.")
     a.bake_role, a.bake_method = role, str(method).lower()
     a.bake_tolerance_deg, a.bake_keys = float(tolerance_deg), int(keys)
     a.bake_edited = bool(edited) and role == "after"
     a.bake_path = str(path)
+    a.bake_interpolation = str(interpolation).upper()
     findings.set_advice(a)
     return a

@@ -204,12 +204,16 @@ def sentences(a) -> list:
         # After a Key Tolerance bake of this method, its keys are what strays (a tolerance
         # walk: advised the very bake just made, on a capture whose Bezier keys overshoot
         # between the quarter frames that bake holds).
-        tolerance_bake = (a.bake_role == "after" and a.bake_tolerance_deg > 0.0
-                          and a.bake_method == a.method and not a.bake_edited)
-        fix_between = ("its Key Tolerance bake holds quarter frames, and its keys stray "
-                       "between them: re-bake with a smaller Key Tolerance, or Keys: Linear"
-                       if tolerance_bake else "bake with a Key Tolerance and Keys: Bezier, "
-                       "which holds it at every quarter frame")
+        # Bezier keys of a Key Tolerance bake are held at quarter frames and stray only
+        # between them, which no bake of QuatBake's holds (a dense bake's Linear keys stray
+        # more); Linear keys are held at whole frames, and Keys: Bezier holds more.
+        bezier_bake = (a.bake_role == "after" and a.bake_tolerance_deg > 0.0
+                       and a.bake_method == a.method and not a.bake_edited
+                       and a.bake_interpolation == "BEZIER")
+        fix_between = ("the Bezier keys of its Key Tolerance bake, held at every quarter "
+                       "frame, stray between them" if bezier_bake else
+                       "bake with a Key Tolerance and Keys: Bezier, which holds it at every "
+                       "quarter frame")
         out.append(
             f"between frames Blender plays up to {between:.2f} deg off {a.method} (frame "
             f"{frame_text(a.worst_between_frame)}, where motion blur samples), on the frames "
@@ -350,10 +354,6 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
     return first, later
 
 
-# Axis-angle keys' axes this far apart (deg) pass through zero when interpolated.
-OPPOSITE_AXES_DEG = 179.0
-
-
 def _path_cause(a) -> str:
     """Why Blender's orientation leaves the method's path (no long way round involved)."""
     # Only the interval the worst frame is in (a review: a small reversal elsewhere was
@@ -361,12 +361,11 @@ def _path_cause(a) -> str:
     here = [r for r in a.axis_reversals if r["frames"][0] <= a.worst_frame <= r["frames"][1]]
     if here:
         first, last = here[0]["frames"]
-        apart = here[0]["apart_deg"]
-        # Opposite axes pass through zero: no rotation on the way (a review: axes 110 deg
-        # apart, both at 30 deg, were said to do so, and never came within 30 deg of it).
-        through = ", back through no rotation" if apart >= OPPOSITE_AXES_DEG else ""
-        return (f"the axis turns {apart:.0f} deg between keys {frame_span(first, last)}, and "
-                f"the axis and angle, interpolated one by one, swing off the arc{through}")
+        # Whether it passes no rotation on the way depends on the angles too (a review: axes
+        # 179.5 deg apart at 30 deg never came within 30 deg of it): not said.
+        return (f"the axis turns {here[0]['apart_deg']:.0f} deg between keys "
+                f"{frame_span(first, last)}, and the axis and angle, interpolated one by one, "
+                "swing off the arc")
     return {"QUATERNION": "the quaternion channels, interpolated one by one, bend off the arc",
             "AXIS_ANGLE": "the axis and angle, interpolated one by one, bend off the arc"}.get(
         a.rotation_mode, "the Euler channels, interpolated one by one, wobble off the arc")

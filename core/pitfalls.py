@@ -133,8 +133,9 @@ def euler_wraps(mode, key_frames, key_raw):
 def axis_reversals(mode, key_frames, key_raw) -> list:
     """{frames: [a, b], apart_deg} of each key interval whose axis-angle keys have axes
     pointing apart (more than 90 deg): Blender interpolates the axis channel by channel,
-    through (or near) zero, and the rotation swings off the arc, back through no rotation
-    where the axes are opposite. The axis-angle form of a flipped sign: 40 deg about +Z
+    through (or near) zero, and the rotation swings off the arc (back through no rotation
+    where the axis passes zero with the angle). The axis-angle form of a flipped sign: 40
+    deg about +Z
     keyed before -50 deg about -Z (10 deg on) turns back 40 deg and forward 50, and the
     long-way test cannot see it (the turn is short)."""
     if mode != "AXIS_ANGLE" or key_raw is None or len(key_raw) < 2:

@@ -677,6 +677,17 @@ DRIVEN = "a driver drives"
 STEPPED = "a Stepped F-modifier holds"
 
 
+def _interpolation(obj) -> str:
+    """The interpolation of the first rotation key ``obj`` plays ("BEZIER", "LINEAR" ...;
+    a Key Tolerance bake writes one kind), "" without one."""
+    from .. import animdata
+
+    for fc in animdata.rotation_fcurves(obj) + animdata.delta_rotation_fcurves(obj):
+        if fc is not None and len(fc.keyframe_points):
+            return fc.keyframe_points[0].interpolation
+    return ""
+
+
 def _with_bake(obj, result, original: bool):
     """``result`` told which QuatBake bake ``obj`` plays (record.bake_made), so its advice
     never asks for that bake again: ``original`` analyses the keys the bake replaced."""
@@ -690,6 +701,8 @@ def _with_bake(obj, result, original: bool):
         method, tolerance, keys = made
         edited = not original and record.edited_since_bake(obj) is not None
         core_analysis.set_bake(result, "before" if original else "after", method,
-                               tolerance, keys, edited, record.bake_path(obj))
+                               tolerance, keys, edited, record.bake_path(obj),
+                               _interpolation(obj) if tolerance > 0.0 and not original
+                               else "")
         result.findings += extra
     return result

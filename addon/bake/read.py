@@ -553,7 +553,12 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
         # A Cycles modifier the bake keeps on what it writes repeats it beyond the keys as
         # it repeated the keys: no frame beyond them is baked (a review: a walk cycle
         # converted over the scene's 250 frames lost its modifier, 161 keys a channel).
-        keeps_cycle = any(m.type == 'CYCLES' for m in channels["rotation_modifiers"][1])
+        # Only one that repeats both ways without end: one limited to some repeats, or
+        # none before, leaves the keys' own extrapolation to play (a review: 120 deg off).
+        keeps_cycle = any(m.type == 'CYCLES' and 'NONE' not in (m.mode_before, m.mode_after)
+                          and m.cycles_before == 0 and m.cycles_after == 0
+                          and not m.use_restricted_range
+                          for m in channels["rotation_modifiers"][1])
         frames, start, end = _frames_to_bake(obj, settings, rot_frames, location["loc_frames"],
                                              fcurve_cache, issues, pose,
                                              widen=not keeps_cycle)
@@ -753,17 +758,11 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     # Locked channels are the animator's "leave these alone" (a convert walk: locked
     # rotation curves were replaced, 3 keys by 8, and came back unlocked). Those the bake
     # rewrites: what it writes, and on a change of mode the old mode's and the deltas (a
-    # review: a locked delta beside a same-mode bake, which leaves it, was refused).
-    rewritten = location_paths if location_only else {target_path} | location_paths | (
-        {rot_path} | delta_paths if out_mode != src.mode else set())
-    prefix = animdata.path_prefix(obj)
-    locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in fcurves
-              if fc.lock and fc.data_path[len(prefix):] in rewritten
-              and fc.data_path.startswith(prefix) and len(fc.keyframe_points)]
-    if locked:
-        issues.err(f"{who}: channel{'s' if len(locked) > 1 else ''} {', '.join(locked)} "
-                   f"{'are' if len(locked) > 1 else 'is'} locked (the Graph Editor's lock), "
-                   "which QuatBake would replace. Unlock them first.", locked[0])
+    # review: a locked delta beside a same-mode bake, which leaves it, was refused); the
+    # location's are checked where the location bake knows what it writes.
+    if not location_only:
+        _refuse_locked(obj, fcurves, {target_path} | (
+            {rot_path} | delta_paths if out_mode != src.mode else set()), issues)
     blend = _blend_issue(obj, src, driven_paths)
     if blend:
         issues.err(blend)
@@ -774,6 +773,19 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
                 delta_keyed=delta_keyed, out_mode=out_mode, target_path=target_path,
                 rot_path=rot_path, out_path=out_path, delta_paths=delta_paths,
                 location_only=location_only, rotation_modifiers=modifiers)
+
+
+def _refuse_locked(obj, fcurves: list, paths: set, issues: _Issues) -> None:
+    """An error naming the keyed channels of ``paths`` locked in the Graph Editor."""
+    prefix = animdata.path_prefix(obj)
+    locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in fcurves
+              if fc.lock and fc.data_path.startswith(prefix)
+              and fc.data_path[len(prefix):] in paths and len(fc.keyframe_points)]
+    if locked:
+        many = len(locked) > 1
+        issues.err(f"{issues.who}: channel{'s' if many else ''} {', '.join(locked)} "
+                   f"{'are' if many else 'is'} locked (the Graph Editor's lock), which "
+                   "QuatBake would replace. Unlock them first.", locked[0])
 
 
 def _location_key_count(obj, fcurves: list) -> int:
@@ -942,6 +954,9 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
             issues.warn(message + " to re-bake; its location is left as it is.", "location")
         found["bake_location"] = False
         return found
+    _refuse_locked(obj, fcurves, {"delta_location" if found["loc_into_delta"] else "location"},
+                   issues)
+    issues.refuse_if_any()
     modifiers = (loc_fcs + dloc_fcs, *kept_modifiers(loc_fcs + dloc_fcs))
     loc_points = animdata.evaluate_full_location(obj, loc_frames, fcurves, exact=True)
     big = float(np.abs(loc_points).max())

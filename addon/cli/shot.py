@@ -270,13 +270,15 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
                       message=f"{command} failed on {shot} ({type(exc).__name__}: "
                               f"{str(exc).rstrip('.')}).")
-    if paths != final and os.path.exists(paths["blend"]):
-        os.replace(paths["blend"], final["blend"])
     # Only what is there now: a command that refused the shot wrote nothing.
     record["outputs"] = {k: os.path.basename(final[k]) for k in record["outputs"]
-                         if os.path.exists(final[k])}
+                         if os.path.exists(paths[k])}
     record = batch_report.judged(record, fail_above)
     record["seconds"] = round(time.monotonic() - start, 3)
     record["peak_memory_mb"] = peak_memory_mb()
     batch_report.write_text(batch_report.dumps(record), record_path(out_dir, name))
+    # The record first: a task stopped between the two leaves a record whose .blend is
+    # missing (a retry clears both), never a .blend nobody recorded (a review).
+    if paths != final and os.path.exists(paths["blend"]):
+        os.replace(paths["blend"], final["blend"])
     return record

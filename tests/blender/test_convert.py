@@ -115,7 +115,14 @@ def test_what_turns_on_beyond_its_keys_is_converted_over_the_scene(clean_blender
                           frames=np.array([1.0, 10.0, 19.0]), camera=False)
     for fc in animdata.find_fcurves(cycle, "rotation_euler", 3):
         fc.modifiers.new('CYCLES')
-    objects = (turner, still, cycle)
+    # One repeat only, then the keys' Linear extrapolation (a review: converted over its
+    # keys as a loop, 120 deg off after the repeat, nothing said).
+    limited = _keyed_object("Limited", 'XYZ', np.radians([[0, 0, 0], [30, 0, 60], [0, 10, 90]]),
+                            frames=np.array([1.0, 10.0, 20.0]), camera=False)
+    for fc in animdata.find_fcurves(limited, "rotation_euler", 3):
+        fc.extrapolation = 'LINEAR'
+        fc.modifiers.new('CYCLES').cycles_after = 1
+    objects = (turner, still, cycle, limited)
     quarters = np.arange(1.0, 48.0 + 1e-9, 0.25)
     before = [_played(obj, quarters) for obj in objects]
     assert _angle_deg(before[0][-1:], before[1][-1:]).max() > 10.0   # the turntable turns on
@@ -124,7 +131,8 @@ def test_what_turns_on_beyond_its_keys_is_converted_over_the_scene(clean_blender
         assert _angle_deg(then, _played(obj, quarters)).max() <= TOL, obj.name
     ends = {obj.name: animdata.read_keyframe_arrays(_rotation_fcurves(obj)[0], ("co",))[
         "co"][[0, -1], 0].tolist() for obj in objects}
-    assert ends == {"Turner": [1.0, 48.0], "Still": [1.0, 20.0], "Cycle": [1.0, 19.0]}, ends
+    assert ends == {"Turner": [1.0, 48.0], "Still": [1.0, 20.0], "Cycle": [1.0, 19.0],
+                    "Limited": [1.0, 48.0]}, ends
     assert all(m.type == 'CYCLES' for fc in _rotation_fcurves(cycle) for m in fc.modifiers)
     assert all(len(fc.modifiers) == 1 for fc in _rotation_fcurves(cycle))
 
@@ -725,6 +733,31 @@ def test_locked_channels_are_refused_and_nothing_changes(clean_blender):
     kept = animdata.find_fcurves(obj, "delta_rotation_euler", 3)[2]
     assert kept.lock and animdata.read_keyframe_arrays(kept, ("co",))["co"][:, 0].tolist() \
         == [1.0, 41.0, 81.0, 121.0]
+    bake.revert_objects([obj])
+
+
+def test_locked_location_channels_refuse_only_a_bake_that_rewrites_them(clean_blender):
+    """A review: a location bake was refused for a locked delta_location it leaves (it
+    writes location, which is keyed), and for a single locked location key, which it
+    leaves as it is too. Refused where it would rewrite them, naming them."""
+    obj = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+    scenes.key_channels(obj, "location", [1, 121], [[0, 0, 0], [2, 0, 0]])
+    scenes.key_channels(obj, "delta_location", [1, 121], [[0, 0, 0], [0, 1, 0]])
+    settings = bake.BakeSettings(location_method='LINEAR')
+    for fc in animdata.find_fcurves(obj, "delta_location", 3):
+        fc.lock = True
+    bake.bake_objects([obj], settings)              # writes location; the delta is left
+    assert all(fc.lock for fc in animdata.find_fcurves(obj, "delta_location", 3))
+    bake.revert_objects([obj])
+    animdata.find_fcurves(obj, "location", 3)[0].lock = True
+    with pytest.raises(bake.BakeError) as refused:
+        bake.bake_objects([obj], settings)
+    assert "location[0] is locked" in str(refused.value), str(refused.value)
+    single = _keyed_object("Single", 'XYZ', np.radians(SWING), camera=False)
+    scenes.key_channels(single, "location", [1], [[0, 0, 0]])
+    animdata.find_fcurves(single, "location", 3)[0].lock = True
+    result = bake.bake_objects([single], settings)   # one key: its location is left
+    assert any("location is left as it is" in w.message for w in result.warnings)
 
 
 def test_a_long_way_round_kept_in_one_frame_is_not_read_as_a_flip_after(clean_blender):

@@ -617,7 +617,6 @@ def test_an_axis_angle_key_with_its_axis_reversed_is_named_and_measured_between(
     whole = [o for t, o in zip(times, off) if t == int(t)]
     assert found.max_deviation_deg == pytest.approx(max(whole), abs=0.01)
     assert "the axis turns 180 deg between keys 1-21" in said, said
-    assert "back through no rotation" in said, said
 
 
 def test_an_axis_turned_part_way_is_named_without_passing_no_rotation(clean_blender):
