@@ -295,25 +295,30 @@ def test_bake_writes_the_baked_file_and_its_report_and_keeps_the_input(shots, tm
 _KILLED_WHILE_REPORTING = """
 import os, sys
 from quatbake.addon.cli import shot
-from quatbake.report import html_report
+from quatbake.report import batch_report, html_report
 
-def killed(*_args, **_kwargs):   # the farm's SIGKILL, as the task writes its page
+def killed(*_args, **_kwargs):   # the farm's SIGKILL, at that point of the task
     os._exit(137)
 
-html_report.write_html = killed
+if sys.argv[3] == "page":
+    html_report.write_html = killed
+else:                            # judging the shot, just before its record is written
+    shot.batch_report.judged = killed
 shot.run_shot("bake", sys.argv[1], sys.argv[2], "anim", 0, {}, None)
 """
 
 
-def test_a_bake_shot_killed_while_reporting_leaves_no_baked_file_to_publish(shots, tmp_path):
+@pytest.mark.parametrize("when", ["page", "judged"])
+def test_a_bake_shot_killed_while_reporting_leaves_no_baked_file_to_publish(shots, tmp_path,
+                                                                            when):
     """A pipeline walk: a farm cancelled a bake task (SIGKILL) after its .blend was saved,
     while it wrote the reports, and left a whole baked .blend with no record, for a publish
-    step to pick up. The .blend takes its name only beside its record; a retry of the shot
-    clears what the killed one left."""
+    step to pick up. The .blend takes its name only once its record is written (a review:
+    a kill just before the record did it again); a retry clears what the killed one left."""
     out = tmp_path / "out"
     (out / "shots").mkdir(parents=True)
     killed = subprocess.run([sys.executable, "-c", _KILLED_WHILE_REPORTING,
-                             str(shots["files"][0]), str(out)], capture_output=True,
+                             str(shots["files"][0]), str(out), when], capture_output=True,
                             text=True, cwd=ROOT, timeout=600)
     assert killed.returncode == 137, killed.stderr
     left = sorted(p.name for p in out.rglob("*") if p.is_file())
