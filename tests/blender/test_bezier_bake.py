@@ -1013,6 +1013,16 @@ def test_a_parents_stretch_keyed_between_the_spread_frames_is_read(clean_blender
     assert ratio == pytest.approx(20.0, rel=0.01), ratio
 
 
+def _four_turn_spin():
+    """An object tilted 0.3 rad about X, Euler Z keyed 0 -> 1440 deg over frames 1-41."""
+    obj = bpy.data.objects.new("Spin", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, z in ((1, 0.0), (41, 1440.0)):
+        obj.rotation_euler = (0.3, 0.0, math.radians(z))
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    return obj
+
+
 @pytest.mark.parametrize("output", ['QUATERNION', 'AXIS_ANGLE', 'KEEP'])
 def test_no_span_of_quaternion_keys_turns_past_half_a_turn(clean_blender, output):
     """A four-turn spin over 40 frames (Euler Z keyed 0 -> 1440 deg, kept: Turns: Auto)
@@ -1026,11 +1036,7 @@ def test_no_span_of_quaternion_keys_turns_past_half_a_turn(clean_blender, output
     from quatbake.addon.analyze import engine as analyze
     from quatbake.core import findings
 
-    obj = bpy.data.objects.new("Spin", None)
-    bpy.context.scene.collection.objects.link(obj)
-    for frame, z in ((1, 0.0), (41, 1440.0)):
-        obj.rotation_euler = (0.3, 0.0, math.radians(z))
-        obj.keyframe_insert("rotation_euler", frame=frame)
+    obj = _four_turn_spin()
     bake.bake_objects([obj], bake.BakeSettings(
         method='SLERP', output_mode=output, tolerance_deg=1.0, key_interpolation='BEZIER'))
     times = np.arange(1.0, 41.0 + 1e-9, 0.25)
@@ -1068,11 +1074,7 @@ def test_a_looser_tolerance_keeps_no_more_quaternion_keys(clean_blender):
     counts = []
     for tolerance in (1.0, 30.0, 60.0):
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        obj = bpy.data.objects.new("Spin", None)
-        bpy.context.scene.collection.objects.link(obj)
-        for frame, z in ((1, 0.0), (41, 1440.0)):
-            obj.rotation_euler = (0.3, 0.0, math.radians(z))
-            obj.keyframe_insert("rotation_euler", frame=frame)
+        obj = _four_turn_spin()
         bake.bake_objects([obj], bake.BakeSettings(
             method='SLERP', output_mode='QUATERNION', tolerance_deg=tolerance,
             key_interpolation='BEZIER'))
