@@ -148,7 +148,7 @@ class AnimatedTransform:
         """Names of its acting constraints that work on Euler angles in the order of its
         rotation mode (Euler Order: Default) and would work on others in ``mode``: a Limit
         Rotation limiting an axis, a Copy Rotation copying some axes, mixing or inverting,
-        a Transformation onto rotation. A quaternion or axis-angle mode counts as XYZ, as
+        a Transformation onto rotation or from a target's rotation. A quaternion or axis-angle mode counts as XYZ, as
         Blender takes it. A convert walk: a bone's Limit Rotation on X limited other angles
         in ZXY, 45 deg off in the world; a review: XYZ -> Quaternion changes nothing."""
         if euler_order_of(mode) == euler_order_of(self.rotation_mode):
@@ -165,8 +165,11 @@ class AnimatedTransform:
                                ('REPLACE', 'BEFORE', 'AFTER') and not (
                                    con.invert_x or con.invert_y or con.invert_z))
             else:
-                follows = con.type == 'TRANSFORM' and con.map_to == 'ROTATION' and \
-                    con.to_euler_order == 'AUTO'
+                # Onto rotation, or from a target's rotation read in the owner's order (a
+                # review: mapped onto location, it moved the owner 1.7 units).
+                follows = con.type == 'TRANSFORM' and (
+                    (con.map_to == 'ROTATION' and con.to_euler_order == 'AUTO')
+                    or (con.map_from == 'ROTATION' and con.from_rotation_mode == 'AUTO'))
             if follows:
                 found.append(con.name)
         return found

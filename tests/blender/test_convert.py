@@ -782,5 +782,29 @@ def test_a_long_way_round_kept_in_one_frame_is_not_read_as_a_flip_after(clean_bl
     assert findings.defect_arcs(after) == [], after.findings
 
 
+def test_a_transformation_from_a_targets_rotation_is_named_when_the_order_changes(
+        clean_blender):
+    """A review: a Transformation constraint mapping a target's rotation onto location,
+    Euler order Default, reads the target's angles in the owner's order; converted XYZ ->
+    ZXY, the owner moved 1.7 units with nothing said. Named now; Blender's playback
+    (frame_set, matrix_world) shows the move."""
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.rotation_euler = (math.radians(30), math.radians(50), math.radians(70))
+    obj = _keyed_object("Obj", 'XYZ', np.radians(SWING), camera=False)
+    mapped = obj.constraints.new('TRANSFORM')
+    mapped.target, mapped.map_from, mapped.map_to = target, 'ROTATION', 'LOCATION'
+    mapped.from_max_x_rot, mapped.to_max_x = math.radians(90), 5.0
+    mapped.from_max_y_rot, mapped.to_max_y = math.radians(90), 5.0
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    before = obj.matrix_world.translation.copy()
+    result = bake.convert_objects([obj], 'ZXY', TOL)
+    scene.frame_set(1)
+    assert (obj.matrix_world.translation - before).length > 0.1
+    said = [w.message for w in result.warnings if "Euler Order: Default" in w.message]
+    assert len(said) == 1 and '"Transformation"' in said[0], said
+
+
 def test_the_command_line_knows_the_same_modes():
     assert cli_args.CONVERT_MODES == bake.CONVERT_MODES
