@@ -322,7 +322,7 @@ def _pose_by_blender(bone, basis, parent_pose) -> np.ndarray:
 def euler_order_of(mode: str) -> str:
     """The Euler order Blender's constraints take for rotation mode ``mode`` (Euler Order:
     Default): the mode's own, XYZ for quaternion and axis-angle."""
-    return mode if len(mode) == 3 else 'XYZ'
+    return mode if mode in core_rotation.EULER_ORDERS else 'XYZ'
 
 
 def acts(constraint) -> bool:

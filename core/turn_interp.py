@@ -73,6 +73,16 @@ def _turn_vectors(short, axis, whole) -> np.ndarray:
     return short + (2.0 * np.pi * np.asarray(whole, dtype=np.float64))[..., None] * axis
 
 
+def _two_axes(short, axis, whole) -> np.ndarray:
+    """Per interval, whether its turn is two rotations about different axes: whole turns
+    kept about another axis than the short arc's (the caller's own, or the playback's where
+    the short arc is too small to have one: under turns.SHORT_AXIS_EPS, but not zero)."""
+    short_angle = quat.norm(short)
+    off_axis = quat.norm(np.cross(short, axis)) > PARALLEL_SIN * short_angle
+    return (whole != 0) & (short_angle > 0.0) & ((short_angle <= turns.SHORT_AXIS_EPS)
+                                                 | off_axis)
+
+
 def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
     """q_i E(s short_i) E(s 2 pi whole_i axis_i) for each sample (index, s).
 
@@ -99,10 +109,7 @@ def _slerp_points(q, short, axis, whole, index, s) -> np.ndarray:
            + np.sin(half)[..., None] * np.take(tangent, index, axis=-2))
     # Two axes where the short arc is too small to have one, or where the caller's axis
     # is not the short arc's (core.turns never gives such, interpolate_turns may be).
-    short_angle = quat.norm(short)
-    off_axis = quat.norm(np.cross(short, axis)) > PARALLEL_SIN * short_angle
-    two_axes = (whole != 0) & (short_angle > 0.0) & ((short_angle <= turns.SHORT_AXIS_EPS)
-                                                     | off_axis)
+    two_axes = _two_axes(short, axis, whole)
     if np.any(two_axes):
         a = quat.multiply(np.take(q, index, axis=-2),
                           _e(s[..., None] * np.take(short, index, axis=-2)))
@@ -302,10 +309,7 @@ def arc_distances(key_times, key_quats, trackings, kinds, setting: str,
     stepped = np.stack([s for _whole, s in kept])
     short = np.stack([t.short for t in trackings])
     axis = np.stack([t.axis for t in trackings])
-    short_angle = quat.norm(short)
-    off_axis = quat.norm(np.cross(short, axis)) > PARALLEL_SIN * short_angle
-    one_arc = ~stepped & ~((whole != 0) & (short_angle > 0.0)
-                           & ((short_angle <= turns.SHORT_AXIS_EPS) | off_axis))
+    one_arc = ~stepped & ~_two_axes(short, axis, whole)
     rho = _turn_vectors(short, axis, whole)
     turn = quat.norm(rho)
     unit = np.zeros_like(rho)
