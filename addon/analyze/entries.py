@@ -275,11 +275,11 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
     # Each action's data paths and each curve's keys are read from Blender once per block
     # (nothing here changes them); a block per batch, so that a dense 200-bone import's
     # keys are not all held at once.
+    clip_name = settings.clip if settings is not None else ""
     with animdata.read_once():
         targets = []
         for obj in objects:
-            # The object itself, or its NLA clips when only they hold rotation keys.
-            for item in analysis_targets(obj):
+            for item in _targets(obj, clip_name):
                 clip = item[1] if isinstance(item, tuple) else None
                 targets.append((obj, clip, clip is None and record.is_baked(obj)))
     known = _ANALYSED.pop(scene.name, {})
@@ -296,9 +296,33 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
     if replace:
         _RESULTS[scene.name] = _bones_worst_first(found)
     else:
-        _RESULTS.setdefault(scene.name, {}).update(found)
+        # A transform's entries under other names describe what it no longer shows: its
+        # clip's, after a bake of that clip ("Cube / Run" beside the bake's "Cube"), or
+        # the bake's, after a Revert while the Clip field names a clip.
+        analysed = {(obj.name, getattr(obj, "bone_name", "")) for obj, _c, _b in targets}
+        kept = _RESULTS.setdefault(scene.name, {})
+        for name in [n for n, e in kept.items() if n not in found
+                     and (e.get("object"), e.get("bone", "")) in analysed]:
+            del kept[name]
+        kept.update(found)
     _sync_rows(scene)
     return found
+
+
+def _targets(obj, clip_name: str) -> list:
+    """What the panel analyses of ``obj``: the clip the Re-bake panel's Clip field names,
+    where ``obj`` has it and shows no bake (what a Re-bake would bake: an earlier walk
+    read the active action's "fine" and then baked the clip); otherwise the object itself,
+    or its NLA clips when only they hold rotation keys (``analysis_targets``). A baked
+    object shows its bake, whichever clip it came from."""
+    from .. import animdata, record
+
+    if clip_name and not record.is_baked(obj):
+        owner = getattr(obj, "owner", obj)
+        clip = next((c for c in animdata.object_clips(owner) if c.name == clip_name), None)
+        if clip is not None:
+            return [obj] if clip.active else [(obj, clip)]
+    return analysis_targets(obj)
 
 
 def _entries(targets: list, method: str, turns: str, timing: str, known: dict,

@@ -72,7 +72,8 @@ class QUATBAKE_OT_analyze(Operator):
         if sentence:
             self.report({'ERROR'}, sentence)
             return {'CANCELLED'}
-        transforms = as_transforms(selected_items(context))
+        # An armature means the bones keyed in the Clip field's clip, as for Re-bake.
+        transforms = as_transforms(selected_items(context), scene.quatbake.clip)
         if self.object_name:
             obj = named_transform(scene, self.object_name)
             if obj is None:

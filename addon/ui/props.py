@@ -278,9 +278,9 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     # Not in SETTING_NAMES: presets do not store which action a shot bakes.
     clip: StringProperty(
         name="Clip", default="", search=_clip_suggestions,
-        description="Bake this NLA clip (an action's name) of the selected objects that have "
-        "it, for objects animated only by NLA clips (a glTF import's parent, say); the others "
-        "are left as they are. Empty: the active actions",
+        description="Bake and analyze this NLA clip (an action's name) of the selected objects "
+        "that have it, for objects animated only by NLA clips (a glTF import's parent, say); "
+        "the others are left as they are. Empty: the active actions",
     )
     preset_name: StringProperty(
         name="Preset", default="",

@@ -340,3 +340,58 @@ def test_a_clip_that_keys_no_rotation_is_not_offered_to_bake(clean_blender):
     said = str(info.value)
     assert f"its NLA clips ({action.name}) key no rotation, so there is nothing to bake" \
         in said and "Name the clip" not in said, said
+
+
+def test_analyze_reads_the_clip_the_rebake_panel_names(clean_blender):
+    """The Clip field chose what Re-bake bakes, but Analyze kept reporting the active
+    action (an earlier walk): an animator read the Idle's "fine" and baked the Run. With
+    the field set, an object holding that clip is analysed on it; the largest difference
+    is checked against Blender's playback of the clip's keys (made active on a copy
+    before the NLA is set up) and scipy's slerp of them."""
+    from scipy.spatial.transform import Rotation, Slerp
+
+    from quatbake.addon.analyze.entries import largest, results
+
+    # Run: a 40 deg turn about Z keyed with its sign flipped, so Blender's channels
+    # take the long way; Idle: a 10 deg turn keyed plainly.
+    run_keys = ([1.0, 21.0], scenes.quats_about_z([0.0, 40.0]) * [[1.0], [-1.0]])
+    cube = scenes.new_object("Cube", 'QUATERNION')
+    scenes.key_channels(cube, "rotation_quaternion", *run_keys, interpolation='LINEAR')
+    frames = np.arange(1.0, 22.0)
+    played = scenes.evaluated_quats(cube, frames)
+    slerp = Slerp([1.0, 21.0], Rotation.from_quat(run_keys[1][:, [1, 2, 3, 0]]))(frames)
+    expected = np.degrees((Rotation.from_quat(played[:, [1, 2, 3, 0]]) * slerp.inv())
+                          .magnitude()).max()
+    assert expected > 100.0       # the long way: the case the entry must show
+    run = cube.animation_data.action
+    run.name = "Run"
+    run.use_fake_user = True
+    cube.animation_data.action = None
+    scenes.key_channels(cube, "rotation_quaternion", [1.0, 21.0],
+                        scenes.quats_about_z([0.0, 10.0]))
+    cube.animation_data.action.name = "Idle"
+    track = cube.animation_data.nla_tracks.new()
+    track.strips.new("Run", 1, run)
+    track.mute = True              # a stash: the Run does not play beside the Idle
+    scenes.select_only(cube)
+    settings = bpy.context.scene.quatbake
+
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    assert list(results(bpy.context.scene)) == ["Cube"]          # the Idle, as before
+    settings.clip = "Run"
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    found = results(bpy.context.scene)
+    assert list(found) == ["Cube / Run"]
+    assert largest(found["Cube / Run"]) == pytest.approx(expected, abs=0.05)
+
+    # The bake of the clip replaces its entry: one row, the bake's, before -> after; a
+    # Revert puts the clip's back (the Clip field still names it). Before, the clip's row
+    # stayed listed "out of date" beside the bake's, and the bake's beside the clip's.
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    found = results(bpy.context.scene)
+    assert list(found) == ["Cube"]
+    assert largest(found["Cube"]["before"]) == pytest.approx(expected, abs=0.05)
+    assert largest(found["Cube"]) < 0.01
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert list(results(bpy.context.scene)) == ["Cube / Run"]
+    assert [row.name for row in settings.report_rows] == ["Cube / Run"]
