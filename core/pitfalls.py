@@ -130,6 +130,26 @@ def euler_wraps(mode, key_frames, key_raw):
     return out
 
 
+def far_intervals(mode, key_raw) -> np.ndarray:
+    """Per key interval of ``key_raw`` (the channels' values at the keys, in ``mode``),
+    whether Blender's channels can turn it the long way round between the two keys: a
+    quaternion key whose sign is flipped against the previous one, an Euler or axis-angle
+    angle changing by more than pi, or axis-angle axes pointing apart (``axis_reversals``).
+    Whole frames cannot tell such a turn from a short one when the keys are a frame apart,
+    so a caller samples these intervals between frames."""
+    raw = np.asarray(key_raw, dtype=np.float64)
+    if mode == "QUATERNION":
+        return np.einsum("ij,ij->i", raw[:-1], raw[1:]) < 0.0
+    if mode == "AXIS_ANGLE":
+        return (np.abs(np.diff(raw[:, 0])) > np.pi) | (_axes_dot(raw[:, 1:4]) < 0.0)
+    return (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
+
+
+def _axes_dot(axes: np.ndarray) -> np.ndarray:
+    """Dot product of each axis with the next: negative where they point apart."""
+    return np.einsum("ij,ij->i", axes[:-1], axes[1:])
+
+
 def axis_reversals(mode, key_frames, key_raw) -> list:
     """{frames: [a, b], apart_deg} of each key interval whose axis-angle keys have axes
     pointing apart (more than 90 deg): Blender interpolates the axis channel by channel,
@@ -141,7 +161,7 @@ def axis_reversals(mode, key_frames, key_raw) -> list:
     if mode != "AXIS_ANGLE" or key_raw is None or len(key_raw) < 2:
         return []
     axes = np.asarray(key_raw, dtype=np.float64)[:, 1:4]
-    cos = np.einsum("ij,ij->i", axes[:-1], axes[1:])
+    cos = _axes_dot(axes)
     lengths = np.linalg.norm(axes[:-1], axis=1) * np.linalg.norm(axes[1:], axis=1)
     apart = np.degrees(np.arccos(np.clip(cos / np.where(lengths > 0.0, lengths, 1.0),
                                          -1.0, 1.0)))

@@ -10,6 +10,7 @@ from typing import Iterable, Sequence
 import bpy
 import numpy as np
 
+from ...core import pitfalls
 from ...core import quat as core_quat
 from ...core import rotation as core_rotation
 from . import memo
@@ -578,15 +579,7 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
         if not has_keys(fcs):
             continue
         raw = evaluate_channels(fcs, defaults, keys) if known is None else known
-        if kind == 'QUATERNION':
-            far |= np.einsum("ij,ij->i", raw[:-1], raw[1:]) < 0.0
-        elif kind == 'AXIS_ANGLE':
-            far |= np.abs(np.diff(raw[:, 0])) > np.pi
-            # Axes pointing apart: the axis passes near zero, Blender swings back through
-            # no rotation (core.pitfalls.axis_reversals), between the frames of adjacent keys.
-            far |= np.einsum("ij,ij->i", raw[:-1, 1:], raw[1:, 1:]) < 0.0
-        else:
-            far |= (np.abs(np.diff(raw, axis=0)) > np.pi).any(axis=1)
+        far |= pitfalls.far_intervals(kind, raw)
         if (both and i == 1) or adjacent.any():
             q = played_quats(raw, kind)
             turned = np.degrees(core_quat.angle_between(q[:-1], q[1:]))

@@ -139,32 +139,17 @@ def nla_plays_sentence(obj, mode: str) -> str:
     keys a channel the action does not replace. "" otherwise. A game-rig walk: with Run's
     track soloed, Blender played Run and the check compared the file's Walk, "key_mismatch
     176.9 deg, bake the object"; with it unmuted, Head turned 150 deg and went unmentioned."""
+    found = _playing_strip(obj, mode)
+    if found is None:
+        return ""
+    track, strip, action, changes = found
     ad = obj.animation_data
-    if mode == "SCENE" or ad is None or not ad.use_nla:
-        return ""
-    keyed = {fc.data_path for clip in animdata.object_clips(obj) if not clip.active
-             for fc in clip.fcurves() if fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS}
-    blends = animdata.blending_strips(obj, sorted(keyed)) if keyed else []
-    if not blends:
-        return ""
-    track, strip, action, _paths = blends[0]
     soloed = any(t.is_solo for t in ad.nla_tracks)
-    changes = []
-    lone = len(blends) == 1 and not _keys_transforms(obj)
-    if lone:
-        # One strip and no active action over it (pushed down, an NLA-only import): the
-        # exporter writes its action, which plays what Blender plays where the strip
-        # keeps the action's frames (a review: such an object went unchecked).
-        found = next(s for t, s in animdata.nla_strips(obj) if t.name == track
-                     and s.name == strip)
-        if _plays_as_keyed(found, found.action):
-            return ""
-        changes = _changes(found)
     how = ("is soloed, so Blender plays it instead of the active action"
            if soloed and ad.action else "is soloed, so Blender plays it" if soloed else
            "is not muted, so Blender plays it with the active action" if ad.action else
            "is not muted, so Blender plays it")
-    if lone and changes:
+    if changes:
         how += f" with {', '.join(changes)}"
     return (f"Object \"{obj.name}\" is not compared: its NLA track \"{track}\" (strip "
             f"\"{strip}\", action \"{action}\") {how}, which the exporter writes as an "
@@ -174,6 +159,31 @@ def nla_plays_sentence(obj, mode: str) -> str:
                "strips place it, or bake" if _has_nla_tracks_mode() else "Bake")
             + " the NLA into one action first (Object > Animation > Bake Action).")
 
+
+def _playing_strip(obj, mode: str):
+    """(track, strip, action, changes) of the first NLA strip Blender plays on a transform
+    channel of ``obj`` beside (or instead of) what the exporter writes in ``mode``; None
+    when there is none. ``changes``: what a lone strip does to its action's keys, for
+    the sentence."""
+    ad = obj.animation_data
+    if mode == "SCENE" or ad is None or not ad.use_nla:
+        return None
+    keyed = {fc.data_path for clip in animdata.object_clips(obj) if not clip.active
+             for fc in clip.fcurves() if fc.data_path.rsplit(".", 1)[-1] in _TRANSFORM_PATHS}
+    blends = animdata.blending_strips(obj, sorted(keyed)) if keyed else []
+    if not blends:
+        return None
+    track, strip, action, _paths = blends[0]
+    if len(blends) > 1 or _keys_transforms(obj):
+        return track, strip, action, []
+    # One strip and no active action over it (pushed down, an NLA-only import): the
+    # exporter writes its action, which plays what Blender plays where the strip keeps
+    # the action's frames (a review: such an object went unchecked).
+    found = next(s for t, s in animdata.nla_strips(obj) if t.name == track
+                 and s.name == strip)
+    if _plays_as_keyed(found, found.action):
+        return None
+    return track, strip, action, _changes(found)
 
 
 class TracksExport:

@@ -649,3 +649,21 @@ def test_an_axis_reversal_is_named_only_for_the_interval_it_is_in():
     assert [r["frames"] for r in a.axis_reversals] == [[1.0, 3.0]]
     said = " ".join(a.findings)
     assert "axis turns" not in said and "bend off the arc" in said, said
+
+
+def test_far_intervals_are_the_long_way_in_each_mode():
+    """The intervals Blender's channels turn the long way (or through no rotation), key by
+    key, in each mode: known answers built with scipy, one far and one near interval each."""
+    from scipy.spatial.transform import Rotation
+
+    q = Rotation.from_euler("xyz", [[10, 20, 30], [15, 25, 35], [20, 30, 40]], degrees=True)
+    wxyz = q.as_quat()[:, [3, 0, 1, 2]]
+    wxyz[2] *= -1.0                                   # the same rotation, its sign flipped
+    assert pitfalls.far_intervals("QUATERNION", wxyz).tolist() == [False, True]
+    euler = np.radians([[0, 0, 170], [0, 0, -170], [0, 0, -150]])  # a wrap, then 20 deg
+    assert pitfalls.far_intervals("XYZ", euler).tolist() == [True, False]
+    # 40 deg about +Z, -50 deg about -Z (the same side, the axis reversed), then 60 about -Z.
+    axis_angle = np.array([[np.radians(40), 0, 0, 1], [np.radians(-50), 0, 0, -1],
+                           [np.radians(60), 0, 0, -1]])
+    assert pitfalls.far_intervals("AXIS_ANGLE", axis_angle).tolist() == [True, False]
+    assert pitfalls.far_intervals("AXIS_ANGLE", [[0, 0, 0, 1], [3.5, 0, 0, 1]]).tolist() == [True]
