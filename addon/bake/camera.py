@@ -14,9 +14,9 @@ from .. import animdata
 
 
 def camera_frames(plan, played: bool = False) -> tuple[list, float]:
-    """(core.pixels.CameraFrame of a perspective camera's plan at each distinct lens and
-    shift it has where its keys are checked, the stretch above its own channels) or ([],
-    1.0) for anything else; raises ValueError for a camera whose settings make no frame.
+    """(core.pixels.CameraFrame of a perspective camera's plan for each render size, holding
+    each distinct lens and shift it has where its keys are checked, the stretch above its
+    own channels) or ([], 1.0) for anything else; raises ValueError for a camera whose settings make no frame.
 
     The lens from the camera's own curves at every sample checked (every quarter frame for
     Bezier keys: a snap zoom keyed between frames was read at the frames alone, a walk);
@@ -52,12 +52,12 @@ def camera_frames(plan, played: bool = False) -> tuple[list, float]:
             table = np.vstack([table, rows])
         anisotropy = max([anisotropy, *stretches])
     scenes = list(getattr(owner, "users_scene", ())) or [bpy.context.scene]
+    lens, width, height, sx, sy = np.unique(table, axis=0).T
     return [pixels.camera_frame(lens, width, height, cam.sensor_fit,
                                 render.resolution_x, render.resolution_y,
                                 render.resolution_percentage, render.pixel_aspect_x,
                                 render.pixel_aspect_y, sx, sy)
-            for render in {id(sc.render): sc.render for sc in scenes}.values()
-            for lens, width, height, sx, sy in np.unique(table, axis=0)], anisotropy
+            for render in {id(sc.render): sc.render for sc in scenes}.values()], anisotropy
 
 
 # The camera settings a pixel's angle depends on, as core.pixels.camera_frame takes them.

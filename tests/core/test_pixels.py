@@ -83,3 +83,26 @@ def test_bad_camera_values_are_refused_by_name(bad):
                 resolution_x=1920, resolution_y=1080) | bad
     with pytest.raises(ValueError):
         pixels.camera_frame(**args)
+
+
+def test_a_keyed_lens_is_bounded_by_its_worst_value():
+    """A frame of arrays (a zoom keyed over the shot, read at every quarter frame): the
+    tolerance keeps every value's image within the pixels, and is set by the worst of
+    them. Checked by the projection above at each value on its own."""
+    lens = np.array([12.0, 24.0, 50.0, 85.0, 135.0])
+    shift = np.array([0.0, 0.1, 0.0, -0.2, 0.0])
+    frame = pixels.camera_frame(lens, np.full(5, 36.0), np.full(5, 24.0), "AUTO", 1920, 1080,
+                                shift_x=shift)
+    px = 1.5
+    angle = np.radians(pixels.tolerance_degrees(frame, px))
+    moved = [_projected_move_px(pixels.camera_frame(f, 36.0, 24.0, "AUTO", 1920, 1080,
+                                                    shift_x=s), angle, _axes())
+             for f, s in zip(lens, shift)]
+    assert max(moved) <= px * (1.0 + 1e-3)
+    assert max(moved) >= 0.97 * px
+    assert np.argmax(moved) == 4       # the longest lens moves the image most per radian
+
+
+def test_a_bad_value_among_a_keyed_lens_is_named():
+    with pytest.raises(ValueError, match="lens is 0.0"):
+        pixels.camera_frame(np.array([35.0, 0.0]), 36.0, 24.0, "AUTO", 1920, 1080)
