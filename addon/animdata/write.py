@@ -69,7 +69,8 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
 def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | None = None
                  ) -> None:
     """Copy ``fcurves`` into ``action``: their keys (frames, values, interpolation, easing
-    and its back, amplitude and period, handles and handle types, as they are), their
+    and its back, amplitude and period, handles and handle types, as they are, and their
+    selection), their
     auto smoothing, extrapolation, modifiers, mute and lock; in ``group``, or (None) each
     in its own curve's group. Carries the channels one action keeps into another: an
     earlier bake of some bones into a new copy of the action, the keys before a bake back
@@ -97,10 +98,13 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
                           keys["interpolation"],
                           [names[int(v)] for v in keys["handle_left_type"]], update=False,
                           handle_right_type=[names[int(v)] for v in keys["handle_right_type"]])
-        # The key's type too: a Breakdown or an Extreme stays one (a review).
+        # The key's type too: a Breakdown or an Extreme stays one (a review); and which keys
+        # and handles the animator had selected (an undo walk: every key came back
+        # selected, as Blender makes new keys).
         for name, dtype in (("easing", _IPO_DTYPE), ("back", np.float32),
                             ("amplitude", np.float32), ("period", np.float32),
-                            ("type", _IPO_DTYPE)):
+                            ("type", _IPO_DTYPE), ("select_control_point", bool),
+                            ("select_left_handle", bool), ("select_right_handle", bool)):
             values = np.empty(len(fc.keyframe_points), dtype=dtype)
             fc.keyframe_points.foreach_get(name, values)
             new.keyframe_points.foreach_set(name, values)

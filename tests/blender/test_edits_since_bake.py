@@ -95,7 +95,8 @@ def test_rebake_and_revert_keep_keys_keyed_or_changed_since_the_bake(clean_blend
 
 
 _KEY_FIELDS = ("co", "handle_left", "handle_right", "handle_left_type", "handle_right_type",
-               "interpolation", "easing", "back", "amplitude", "period", "type")
+               "interpolation", "easing", "back", "amplitude", "period", "type",
+               "select_control_point", "select_left_handle", "select_right_handle")
 
 
 def _curve_fields(fc) -> tuple:
@@ -113,8 +114,8 @@ def test_the_copy_revert_puts_back_keeps_every_curve_and_key_setting(clean_blend
     types of keys that are not Bezier (collapsed onto the key) and a Bezier key's Back,
     Amplitude and Period. The animator's next key nudge then moved the curve 1.69 deg
     otherwise than on their own action. A review: a Breakdown or Extreme key came back
-    a Keyframe. A convert walk: the curves' Graph Editor colours changed. Read field by
-    field, the copy is the original."""
+    a Keyframe. A convert walk: the curves' Graph Editor colours changed. An undo walk: the
+    keys' selection. Read field by field, the copy is the original."""
     obj = _keyed_object()
     original = animdata.get_action(obj)
     x, y, z = animdata.find_fcurves(obj, "rotation_euler", 3)
@@ -132,6 +133,12 @@ def test_the_copy_revert_puts_back_keeps_every_curve_and_key_setting(clean_blend
     # XYZ to RGB; one with a colour of its own, and one hidden, stay so.
     x.color_mode, y.color_mode = 'AUTO_RGB', 'CUSTOM'
     y.color, z.hide = (0.9, 0.2, 0.1), True
+    # An undo walk: the animator's selection came back every key selected (the middle
+    # key alone here, one handle of it on Z).
+    for fc in (x, y, z):
+        for i, k in enumerate(fc.keyframe_points):
+            k.select_control_point = k.select_left_handle = k.select_right_handle = i == 1
+    z.keyframe_points[1].select_right_handle = False
     before = [_curve_fields(fc) for fc in (x, y, z)]
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', location_method='KEEP'))
     _animator_edits(obj)
