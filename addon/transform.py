@@ -144,6 +144,19 @@ class AnimatedTransform:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
         return names
 
+    def overriding_constraints(self) -> list[str]:
+        """Names of its acting constraints that set its rotation whatever its keys: a Track
+        To, a Copy Rotation of every axis replacing it, a Copy Transforms replacing it, at
+        full influence. Its rotation keys never play, so neither a comparison of them nor a
+        bake of them changes what is seen (a triage: a Track To camera's report advised a
+        re-bake for 177 deg its image never showed)."""
+        return [c.name for c in self.constraints if acts(c) and c.influence >= 1.0 and (
+            c.type == 'TRACK_TO'
+            or (c.type == 'COPY_ROTATION' and c.mix_mode == 'REPLACE'
+                and c.use_x and c.use_y and c.use_z
+                and not (c.invert_x or c.invert_y or c.invert_z))
+            or (c.type == 'COPY_TRANSFORMS' and c.mix_mode == 'REPLACE'))]
+
     def mode_following_constraints(self, mode: str) -> list[str]:
         """Names of its acting constraints that work on Euler angles in the order of its
         rotation mode (Euler Order: Default) and would work on others in ``mode``: a Limit

@@ -636,7 +636,18 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         # A rig's IK map once per block of transforms (memo.current, inside read_once()).
         acting = (obj if isinstance(obj, AnimatedTransform)
                   else AnimatedTransform(obj)).acting_constraints(animdata.memo.current)
-        if acting:
+        overriding = (obj if isinstance(obj, AnimatedTransform)
+                      else AnimatedTransform(obj)).overriding_constraints()
+        if overriding:
+            # Its keys never play: first, and the advice, as a driver's (no re-bake helps).
+            names = ", ".join(f"\"{name}\"" for name in overriding)
+            found = (f"{OVERRIDDEN} ({names}) at full influence, whatever its keys: they "
+                     "never play, so this comparison of them is not seen, and a bake "
+                     "changes nothing seen either (mute the constraint, or lower its "
+                     "influence, to see the keys)")
+            result.findings.insert(0, found)
+            result.advice = found
+        elif acting:
             names = ", ".join(f"\"{name}\"" for name in acting)
             result.findings.append(
                 f"constraints ({names}) move it on top of its keys: what plays is not the "
@@ -673,6 +684,8 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
 
 # How the finding of a driver on a compared channel starts.
 DRIVEN = "a driver drives"
+# How the finding of a constraint that replaces the rotation starts.
+OVERRIDDEN = "constraints set its rotation"
 # How the finding of a Stepped F-modifier on a compared channel starts.
 STEPPED = "a Stepped F-modifier holds"
 

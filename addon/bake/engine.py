@@ -318,7 +318,16 @@ def bake_objects(objects, settings: BakeSettings,
                       "location": obj.acting_constraints(ik_cache, moving="location")
                       if plan.location_values is not None else []}
             names = list(dict.fromkeys(acting["rotation"] + acting["location"]))
-            if names:
+            overriding = [] if plan.location_only else obj.overriding_constraints()
+            if overriding:
+                kinds = ", ".join(f"\"{name}\"" for name in overriding)
+                warnings.append(BakeIssue(
+                    'WARNING', obj.name, "", None,
+                    f"{animdata.subject(obj)}: constraints ({kinds}) set its rotation at "
+                    "full influence, whatever its keys, so neither the keys before this bake "
+                    "nor the baked ones play: the bake changes nothing seen (mute the "
+                    "constraint, or lower its influence, to see the keys).", obj.bone_name))
+            elif names:
                 kinds = ", ".join(f"\"{name}\"" for name in names)
                 what = " and ".join(k for k, found in acting.items() if found)
                 warnings.append(BakeIssue(

@@ -21,6 +21,7 @@ from test_bones import (
 )
 
 from quatbake.addon import animdata, bake, transform
+from quatbake.core import quat
 
 import scenes
 
@@ -73,7 +74,8 @@ def test_one_bad_bone_among_good_bones_and_objects_bakes_nothing(clean_blender):
 
 def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
     """A constraint that acts (a Copy Rotation with its target) is named; an IK with no
-    target, which Blender does not apply, is not (review: it was)."""
+    target, which Blender does not apply, is not (review: it was). The Copy Rotation
+    replaces every axis at full influence, so the bake says its keys never play."""
     rig = make_checked_rig()
     target = bpy.data.objects.new("Target", None)
     bpy.context.scene.collection.objects.link(target)
@@ -81,7 +83,8 @@ def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
     rig.pose.bones["still"].constraints.new('IK')
     result = bake.bake_objects([transform.AnimatedTransform(rig, "still")], bake.BakeSettings())
     (warning,) = result.warnings
-    assert 'Armature "Rig", bone "still" is moved by constraints' in warning.message
+    assert ('Armature "Rig", bone "still": constraints ("Copy Rotation") set its rotation '
+            "at full influence") in warning.message
     assert '"Copy Rotation"' in warning.message and '"IK"' not in warning.message
     # The keys are baked; what plays includes the constraints, so check the F-curves.
     fcs = [fc for fc in animdata.object_fcurves(rig)
@@ -319,3 +322,56 @@ def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(c
     scenes.assert_same_snapshot(before, evaluated_snapshot())
     assert not any(b.quatbake.baked for r in (rig_a, rig_b) for b in r.pose.bones)
     bake.bake_objects([cam, rig_a, rig_b], bake.BakeSettings())    # a retry works
+
+
+@pytest.mark.parametrize("kind,overrides", [
+    ('TRACK_TO', True), ('COPY_ROTATION', True), ('COPY_ROTATION_X_ONLY', False),
+    ('DAMPED_TRACK', False),
+])
+def test_a_constraint_that_sets_the_rotation_leads_the_report_and_the_bake_says_so(
+        clean_blender, kind, overrides):
+    """A triage: a Track To camera's report led with "keys 41-61 take the long way:
+    re-bake with SLERP" (177 deg its image never showed) and named the constraint
+    fourth. Measured first on Blender's playback (frame_set, matrix_world): with the
+    rotation channels muted, what plays is the same where the constraint sets the
+    rotation, and differs where it works on the keys' rotation (Damped Track, a Copy
+    Rotation of one axis)."""
+    from quatbake.addon.analyze import engine as analyze
+
+    cam = scenes.new_object("Cam", 'XYZ')
+    scenes.key_channels(cam, "rotation_euler", [1.0, 21.0],
+                        np.radians([[80.0, 0.0, 170.0], [60.0, 40.0, -170.0]]))
+    target = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(target)
+    target.location = (3.0, 4.0, 1.0)
+    con = cam.constraints.new(kind.replace("_X_ONLY", ""))
+    con.target = target
+    if kind == 'COPY_ROTATION_X_ONLY':
+        con.use_y = con.use_z = False
+    def world(frames=np.arange(1.0, 22.0)):
+        out = []
+        for frame in frames:
+            bpy.context.scene.frame_set(int(frame))
+            out.append(np.array(cam.matrix_world.to_quaternion(), dtype=np.float64))
+        return np.array(out)
+
+    played = world()
+    for fc in animdata.rotation_fcurves(cam):
+        fc.mute = True
+    cam.rotation_euler = (0.0, 0.0, 0.0)
+    still = world()
+    for fc in animdata.rotation_fcurves(cam):
+        fc.mute = False
+    keys_play = quat.angle_between(played, still).max() > 1e-3
+    assert keys_play != overrides
+
+    result = analyze.analyze_object(cam)
+    said = [w.message for w in bake.bake_objects([cam], bake.BakeSettings()).warnings
+            if "constraints" in w.message]
+    if overrides:
+        assert result.advice == result.findings[0]
+        assert result.advice.startswith(analyze.OVERRIDDEN) and f'"{con.name}"' in result.advice
+        assert len(said) == 1 and "the bake changes nothing seen" in said[0]
+    else:
+        assert not any(f.startswith(analyze.OVERRIDDEN) for f in result.findings)
+        assert len(said) == 1 and "still act on top of the baked rotation" in said[0]
