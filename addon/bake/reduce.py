@@ -83,8 +83,35 @@ def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
         tracks = [_linear_track(p, at) for p, at in zip(group, played)]
         for plan, at, keep in zip(group, played, keyreduce.select_keys_many(
                 tracks, tol, settings.location_tolerance)):
-            plan.keep = keep if at is None else at[keep]
+            plan.keep = _one_key_per_hold(plan, keep if at is None else at[keep])
     return warnings
+
+
+def _one_key_per_hold(plan, keep: np.ndarray) -> np.ndarray:
+    """``keep`` without the CONSTANT key that ends a hold where the kept key before it
+    holds the same pose, that key written CONSTANT instead: one key per hold, as the
+    animator keyed it (a triage: AnimatedTriangle_STEP's five stepped keys came back as
+    nine, a LINEAR key at each hold's start and a CONSTANT one on its last frame). Blender
+    plays the same: the pose held from the first key to the next kept one, the jump on
+    its frame. A location baked beside it must hold alike (written CONSTANT there, the
+    same values), else the pair stays."""
+    const = plan.constant_keys
+    if const is None or plan.rotation_values is None or len(keep) < 2:
+        return keep
+    loc, loc_held = plan.location_values, plan.location_constant
+    drop = []
+    for before, end in zip(keep[:-1], keep[1:]):
+        if not const[end] or const[before] \
+                or not np.array_equal(plan.rotation_values[before], plan.rotation_values[end]):
+            continue
+        if loc is not None and not (loc_held is not None and loc_held[end].all()
+                                    and np.array_equal(loc[before], loc[end])):
+            continue
+        const[before] = True
+        if loc is not None:
+            loc_held[before] = True
+        drop.append(end)
+    return np.setdiff1d(keep, drop) if drop else keep
 
 
 def _held_words(held) -> str:

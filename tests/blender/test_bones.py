@@ -424,13 +424,17 @@ def test_stepped_bone_keys_stay_stepped_and_a_tolerance_bake_thins_bone_keys(cle
     assert angle_rad(scenes.bone_world_quats(rig, "step", frames), played_before).max() \
         < REPLAY_RAD
     assert any(n.bone == "step" and "stepped" in n.message for n in result.notes)
-    # Integer frames alone cannot tell a step from a ramp: the baked key before each jump
-    # is CONSTANT (the ramp would show between frames 10 and 11).
+    # Integer frames alone cannot tell a step from a ramp: each hold is one CONSTANT key,
+    # as keyed (a triage: a LINEAR key at its start and a CONSTANT one on its last frame),
+    # and half a frame before each jump the channel still holds the key's value.
     prefix = transform.bone_path_prefix("step")
     for fc in animdata.object_fcurves(rig):
         if fc.data_path.startswith(prefix):
             held = {float(k.co[0]): k.interpolation for k in fc.keyframe_points}
-            assert held[10.0] == 'CONSTANT' and held[20.0] == 'CONSTANT', held
+            assert held == {1.0: 'CONSTANT', 11.0: 'CONSTANT', 21.0: held[21.0]}, held
+            for start, end in ((1, 11), (11, 21)):
+                value = step_keys[1][step_keys[0].index(start)][fc.array_index]
+                assert fc.evaluate(end - 0.5) == pytest.approx(value, abs=1e-6)
     # The gliding bone: Slerp between its two keys within the 0.1 deg tolerance (plus the
     # float32 replay margin), from far fewer keys than the 41 of a dense bake.
     reference = slerp_reference(glide_keys[0], key_quats('QUATERNION', glide_keys[1]), frames)

@@ -70,6 +70,29 @@ def test_step_keys_stay_stepped_after_a_bake(clean_blender, monkeypatch):
         assert _deg(before, held) < SPEC_TOL_DEG
 
 
+@pytest.mark.parametrize("key_interpolation", ['LINEAR', 'BEZIER'])
+def test_a_tolerance_bake_keeps_a_key_per_step(clean_blender, monkeypatch, key_interpolation):
+    """A triage: a Linear tolerance bake of the file's five STEP keys wrote nine per
+    channel, a LINEAR key at each hold's start and a CONSTANT one on its last frame. Each
+    hold is one CONSTANT key, at the file's own key times, and plays the spec's STEP
+    sampler at every quarter frame."""
+    obj, channel = _import("AnimatedTriangle_STEP.gltf", monkeypatch)
+    keys = channel.times * FPS
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', tolerance_deg=0.1,
+                                               key_interpolation=key_interpolation))
+    for fc in animdata.rotation_fcurves(obj):
+        frames = [k.co[0] for k in fc.keyframe_points]
+        assert frames == pytest.approx(keys, abs=1e-4)
+        assert [k.interpolation for k in fc.keyframe_points][:-1] == ['CONSTANT'] * (len(keys) - 1)
+    quarters = np.arange(keys[0], keys[-1] + 0.01, 0.25)
+    spec = gr.gltf_to_blender_quat(channel.evaluate(quarters / FPS))
+    played = []
+    for frame in quarters:
+        bpy.context.scene.frame_set(int(np.floor(frame)), subframe=float(frame % 1.0))
+        played.append(np.array(obj.matrix_basis.to_quaternion(), dtype=np.float64))
+    assert _deg(np.array(played), spec).max() < SPEC_TOL_DEG
+
+
 def test_cubicspline_ease_is_timing_and_keyed_timing_keeps_it(clean_blender, monkeypatch):
     obj, channel = _import("01_cs_rotate.gltf", monkeypatch)
     assert channel.interpolation == "CUBICSPLINE"
