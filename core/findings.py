@@ -150,9 +150,17 @@ def sentences(a) -> list:
     notes = a.notes
     notes.clear()
     spins = _spin_segments(a)
+    kept = _kept_long_ways(a)
     for seg in a.long_arc_segments:
         if (seg[0], seg[1]) in spins:
             continue      # a keyed spin, not a defect: named by _turn_findings
+        if (seg[0], seg[1]) in kept:
+            # The method's path keeps it too: re-baking with the method does not help (a
+            # report walk: "re-bake with SLERP", and the bake kept the 340 deg turn).
+            out.append(f"keys {frame_span(seg[0], seg[1])} take the long way "
+                       f"({turns.CAUSES[kept[seg[0], seg[1]]]}), and Turns: Keyed keeps it: "
+                       "re-bake with Turns: Auto for the short arc")
+            continue
         out.append(f"keys {frame_span(seg[0], seg[1])} take the long way: {fix}")
     turn_first, turn_later = _turn_findings(a, spins)
     if within:
@@ -163,7 +171,7 @@ def sentences(a) -> list:
     out += turn_first
     out += [creep_sentence(run) for run in a.exponential_approach]
     for w in a.euler_wraps:
-        if (w["frames"][0], w["frames"][1]) in spins:
+        if (w["frames"][0], w["frames"][1]) in spins or (w["frames"][0], w["frames"][1]) in kept:
             continue
         out.append(
             f"{w['channel']} wraps {w['from_deg']:.0f} -> {w['to_deg']:.0f} deg between keys "
@@ -320,6 +328,19 @@ def _spin_segments(a) -> set:
     return {(iv["frames"][0], iv["frames"][1]) for iv in intervals_of_kind(a, "spin")}
 
 
+def _kept_long_ways(a) -> dict:
+    """{(frame_a, frame_b): kind} of the intervals that take the long way by a defect (a
+    flipped sign, an Euler wrap, Euler channels) and that the Turns setting keeps as keyed
+    (Turns: Keyed): the method's path takes the long way with Blender, so they are no
+    difference from it, and a bake of this setting keeps them."""
+    if a.turns != "KEYED" or not a.kinds:
+        return {}
+    keep = turns.choose(a.turns, a.kinds)
+    return {(iv["frames"][0], iv["frames"][1]): iv["kind"]
+            for i, iv in enumerate(a.intervals)
+            if keep[i] and iv.get("kind") in ("flip", "wrap", "euler")}
+
+
 def _turn_findings(a, spins: set) -> tuple[list, list]:
     """(findings that lead, findings that follow) about keyed turns and timing.
 
@@ -342,10 +363,11 @@ def _turn_findings(a, spins: set) -> tuple[list, list]:
                          "re-bake with Turns: Auto or Keyed")
     # Not beside a long way round: Bezier handles that wind a channel past its keys (a
     # report walk: keyed 0 -> 20 deg, Blender turns 450) are off the path, whatever the
-    # progress along it says.
+    # progress along it says. Beside a kept spin it is (a report walk: a 720 deg spin
+    # keyed with Bezier ease, 69 deg of timing, was told nothing to change).
     if (a.max_deviation_deg > NEGLIGIBLE_DEG and a.max_path_deviation_deg <= NEGLIGIBLE_DEG
             and not any(k in ("flip", "wrap", "euler") for k in a.kinds)
-            and not len(a.long_arc_segments)):
+            and not defect_arcs(a)):
         first.append(
             f"Blender stays within {a.max_path_deviation_deg:.2f} deg of the {a.method} path; the "
             f"{a.max_deviation_deg:.2f} deg difference at frame {frame_text(a.worst_frame)} is "
@@ -381,9 +403,9 @@ def set_advice(a) -> None:
 
 
 def defect_arcs(a) -> list:
-    """The long arcs that are probable defects (a flipped sign, an Euler wrap), not spins
-    kept on purpose."""
-    spins = _spin_segments(a)
+    """The long arcs that are probable defects (a flipped sign, an Euler wrap) the method's
+    path does not take too: not spins kept on purpose, nor what Turns: Keyed keeps."""
+    spins = _spin_segments(a) | set(_kept_long_ways(a))
     return [list(s) for s in a.long_arc_segments if (s[0], s[1]) not in spins]
 
 

@@ -361,7 +361,7 @@ def choose(setting: str, kinds) -> np.ndarray:
     return np.array([k == "spin" for k in kinds], dtype=bool)
 
 
-_CAUSE = {
+CAUSES = {
     "flip": "a flipped quaternion sign",
     "wrap": "an Euler wrap",
     "euler": "Euler channels interpolated one by one",
@@ -375,11 +375,11 @@ def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
     out = []
     keep = np.asarray(keep, dtype=bool)
     for i, kind in enumerate(kinds):
-        if kind not in _CAUSE:
+        if kind not in CAUSES:
             continue
         turn = tracking.keyed_deg[i]
         short = tracking.short_deg[i]
-        head = f"keys {span(key_times[i], key_times[i + 1])}: Blender turns {turn:.0f} deg ({_CAUSE[kind]})"
+        head = f"keys {span(key_times[i], key_times[i + 1])}: Blender turns {turn:.0f} deg ({CAUSES[kind]})"
         # Plain words (issue 24: "baked as the 20 deg short arc; Turns: Keyed keeps it" left
         # the reader to guess what "it" was): what the bake did, then the setting that
         # would do the other thing.

@@ -94,13 +94,14 @@ FINE_DEG = 0.1
 def _status(obj: dict) -> tuple[str, str]:
     """(CSS class, word) for an object: long way round, visible, or fine; an
     object whose rotation is fine but which has other findings says so."""
-    if _defect_arcs(obj):
-        return "bad", "long way round"
-    # The analysis' own verdict (core.findings.verdict) where the report has one.
+    # The analysis' own verdict (core.findings.verdict) where the report has one: it knows
+    # which long ways the Turns setting keeps.
     word = obj.get("verdict")
     if word:
         return ({"long way round": "bad", "visible": "warn", "to check": "warn"}.get(word, "ok"),
                 word)
+    if _defect_arcs(obj):
+        return "bad", "long way round"
     dev = largest_deviation(obj) or 0.0
     if dev >= FINE_DEG:
         return "warn", "visible"
@@ -110,8 +111,10 @@ def _status(obj: dict) -> tuple[str, str]:
 
 
 def _deviation_class(obj: dict) -> str:
-    """The colour of a largest-difference number: its own verdict (a 0.00 is never orange)."""
-    if obj.get("long_arc_segments"):
+    """The colour of a largest-difference number: red with its verdict's long way round
+    (a report walk: a kept spin's 0.00 was red), else orange from the visible size (a 0.00
+    is never orange)."""
+    if _status(obj)[1] == "long way round":
         return "bad"
     return "warn" if (obj.get("max_deviation_deg") or 0.0) >= FINE_DEG else "ok"
 

@@ -228,3 +228,26 @@ def test_the_header_counts_objects_and_bones_apart():
     assert " &middot; 8 bones &middot; " in html_report.render_html(report)
     report["objects"].append(dict(row))
     assert " &middot; 1 object and 8 bones &middot; " in html_report.render_html(report)
+
+
+def test_a_kept_spin_is_not_coloured_as_a_long_way_round():
+    """A report walk: a spin keyed 0 -> 360 deg and played evenly (verdict fine, 0.00 deg)
+    had its largest difference in red, the colour of a long way round; the colour follows
+    the verdict."""
+    keys = np.array([1.0, 41.0])
+    key_raw = np.radians([[0, 0, 0], [0, 0, 360]])
+    frames = np.arange(1, 42, dtype=float)
+    raw = np.zeros((frames.size, 3))
+    raw[:, 2] = np.radians(9.0 * (frames - 1.0))
+    from quatbake.core import rotation
+
+    a = analysis.analyze_object("Spin", "XYZ", frames, rotation.euler_to_quat(raw, "XYZ"), keys,
+                                rotation.euler_to_quat(key_raw, "XYZ"), "slerp", raw_values=raw,
+                                key_raw=key_raw)
+    report = validate_report(json_report.build_report([a], blender_version="5.0.1",
+                                                      file="spin.blend", method="slerp"))
+    (obj,) = report["objects"]
+    assert obj["verdict"] == "fine" and obj["long_arc_segments"] == [[1.0, 41.0]]
+    page = html_report.render_html(report)
+    cell = re.search(r'<td class="num (\w+)">0\.00</td>', page)
+    assert cell is not None and cell.group(1) == "ok", page[:2000]
