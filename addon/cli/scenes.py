@@ -202,10 +202,7 @@ def resolve_bones(bpy, specs, path: str) -> list:
                            "its bones: --bones \"Rig:spine,neck\".")
         for bone in bones:
             if rig.pose is None or rig.pose.bones.get(bone) is None:
-                names = keyed_bone_names(rig)
-                keyed = ", ".join(names[:10]) or "none"
-                if len(names) > 10:
-                    keyed += f" and {len(names) - 10} more"
+                keyed = _some(keyed_bone_names(rig))
                 raise BadInput(f"--bones: armature \"{rig_name}\" has no bone \"{bone}\" "
                                f"(its keyed bones: {keyed}).")
             found.append(AnimatedTransform(rig, bone))
@@ -264,10 +261,22 @@ def resolve_objects(bpy, names: list[str] | None, path: str, empty_ok: bool = Fa
     for name in names:
         obj = bpy.data.objects.get(name)
         if obj is None:
-            keyed = ", ".join(o.name for o in rotation_keyed_objects(bpy)[:10]) or "none"
+            keyed = _some([o.name for o in rotation_keyed_objects(bpy)])
             raise BadInput(f"Object \"{name}\" is not in {path} (objects with rotation keys: {keyed}).")
         objects.append(obj)
     return objects
+
+
+# Names a refusal lists of what could have been meant; more are counted.
+SHOWN_NAMES = 10
+
+
+def _some(names: list) -> str:
+    """The first SHOWN_NAMES of ``names``, "and N more" for the rest (a report walk: the
+    objects' list stopped at ten without a word), or "none"."""
+    shown = ", ".join(names[:SHOWN_NAMES]) or "none"
+    more = len(names) - SHOWN_NAMES
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def clip_targets(objects, clips, candidates=()) -> list:

@@ -33,6 +33,18 @@ def test_unknown_object_is_one_sentence_naming_what_is_there(clean_blender):
     assert str(err.value) == 'Object "Ghost" is not in s.blend (objects with rotation keys: Arm, Cam).'
 
 
+def test_an_unknown_object_among_many_counts_the_ones_not_named(clean_blender):
+    """A report walk: with 13 keyed objects the list stopped at ten without a word."""
+    for i in range(13):
+        scenes.make_animated_object(f"Obj{i:02d}", 'XYZ', [1, 11], np.radians([[0, 0, 0],
+                                                                              [0, 0, 40]]))
+    with pytest.raises(cli.BadInput) as err:
+        cli.resolve_objects(bpy, ["Nope"], "s.blend")
+    names = ", ".join(f"Obj{i:02d}" for i in range(10))
+    assert str(err.value) == (f'Object "Nope" is not in s.blend (objects with rotation keys: '
+                              f"{names} and 3 more).")
+
+
 def test_objects_without_rotation_keys_become_report_errors(clean_blender):
     _scene()
     objs = cli.resolve_objects(bpy, ["Dolly", "Arm", "Plain"], "s.blend")

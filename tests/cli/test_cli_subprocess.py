@@ -314,6 +314,35 @@ def test_a_report_of_objects_that_all_fail_names_why(tmp_path):
     assert "rotation_euler[2] has two keys on frame 10" in said, said
 
 
+_DEMO_AND_CUT = """
+import sys, bpy
+from quatbake.addon import demo
+demo.build_scene()
+obj = bpy.data.objects.new("CutA", None)
+bpy.context.scene.collection.objects.link(obj)
+obj.keyframe_insert("rotation_euler", frame=1)
+from quatbake.addon import animdata
+fc = [f for f in animdata.object_fcurves(obj) if f.data_path == "rotation_euler"
+      and f.array_index == 2][0]
+fc.keyframe_points.add(2)
+fc.keyframe_points.foreach_set("co", [1, 0.0, 10, 0.5, 10, 2.0])
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_fail_above_is_said_beside_an_object_that_cannot_be_analysed(tmp_path):
+    """A report walk: an object under errors (exit 2) silenced the --fail-above sentence
+    about another one, which is 6.76 deg off (the gate's test above)."""
+    shot = tmp_path / "mixed.blend"
+    done = subprocess.run([sys.executable, "-c", _DEMO_AND_CUT, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    res = run("report", shot, "--objects", "Turn170,CutA", "--fail-above", "5", "--quiet")
+    assert res.returncode == 2
+    assert "rotation_euler[2] has two keys on frame 10" in res.stderr, res.stderr
+    assert "6.76 deg is above --fail-above 5 deg" in res.stderr, res.stderr
+
+
 def _corrupt(tmp_path, scenes, kind):
     target = tmp_path / f"{kind}.blend"
     if kind == "random":
