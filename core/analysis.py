@@ -379,6 +379,11 @@ class Sampled:
     # (analyze_many samples a rig together): the deviation between frames is measured
     # there only, so that it does not depend on the neighbours. None: all extra_frames.
     own_extra_frames: np.ndarray | None = None
+    # Its keys are the samples of a recording whatever their spacing (a Transform Cache:
+    # its samples at the file's rate, 1.25 frames apart at 30 fps): no timing advice, as
+    # for dense keys (a triage: a 24 Hz Alembic dolly was told Constant Speed at 25, 30
+    # and 48 fps, not at 12 and 24).
+    recorded: bool = False
 
 
 def _stacked_unit(arrays: list, labels: list, rows: int) -> np.ndarray:
@@ -458,7 +463,7 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
                    method: str = "slerp", raw_values=None, key_raw=None, positions=None,
                    key_positions=None, location_key_frames=None, extra_frames=None,
                    extra_quats=None, turns_setting: str = "AUTO", timing: str = "EVEN",
-                   stepped=None, turn_samples=None) -> ObjectAnalysis:
+                   stepped=None, turn_samples=None, recorded: bool = False) -> ObjectAnalysis:
     """Compare Blender's orientation per frame with QuatBake's ``method`` on the same keys.
 
     frames: (n,) frames, increasing; blender_quats: (n, 4) Blender's orientation
@@ -478,12 +483,13 @@ def analyze_object(name: str, rotation_mode: str, frames, blender_quats, key_fra
     stepped (k-1,) bool marks CONSTANT intervals (followed, never deviation);
     turn_samples (times (s,), quats (s, 4)): Blender's orientation at extra
     frames inside the key intervals, to follow its keyed turns more densely
-    than ``frames`` (consecutive samples must stay under 180 deg apart).
+    than ``frames`` (consecutive samples must stay under 180 deg apart); recorded:
+    the keys are a recording's samples whatever their spacing (``Sampled.recorded``).
     Raises ValueError (naming what) on inconsistent input.
     """
     item = Sampled(name, rotation_mode, blender_quats, key_quats, raw_values, key_raw,
                    positions, key_positions, location_key_frames, extra_frames, extra_quats,
-                   stepped, turn_samples)
+                   stepped, turn_samples, recorded=recorded)
     return analyze_group(frames, key_frames, [item], method, turns_setting, timing)[0]
 
 
@@ -600,8 +606,8 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
             it, method, frames, keys, bq[i], kq[i], custom[i], deviation[i], path_dev[i],
             timing_dev[i], b_speed[i], c_speed[i], intervals, long_arcs,
             {"frames": jf, "blender_deg": jb[i], "custom_deg": jc[i]},
-            float(custom_norm[i]), kinds[i], dense, turns_setting, timing, approaches[i],
-            jittery[i], between[i]))
+            float(custom_norm[i]), kinds[i], dense or it.recorded, turns_setting, timing,
+            [] if it.recorded else approaches[i], jittery[i], between[i]))
     return out
 
 
@@ -673,8 +679,8 @@ def _assemble(it: Sampled, method, frames, keys, bq, kq, custom, deviation, path
         max_path_deviation_deg=float(path_dev.max()) if path_dev.size else 0.0,
         max_timing_deviation_deg=float(timing_dev.max()) if timing_dev.size else 0.0,
         kinds=kinds, dense_keys=dense,
-        dense_location_keys=it.location_key_frames is not None and keys_are_dense(
-            it.location_key_frames),
+        dense_location_keys=it.location_key_frames is not None and (
+            it.recorded or keys_are_dense(it.location_key_frames)),
         max_between_deviation_deg=between[0], worst_between_frame=between[1],
         axis_reversals=axis_reversals(mode, keys, it.key_raw),
     )

@@ -128,7 +128,8 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
         raw_values=raw, key_raw=raw[at_keys], positions=positions,
         key_positions=positions[at_keys], location_key_frames=keys,
         turns_setting=turns, timing=timing,
-        turn_samples=(dense_t, dense_q) if dense_t.size > frames.size else None)
+        turn_samples=(dense_t, dense_q) if dense_t.size > frames.size else None,
+        recorded=True)
     result.bone = ""
     result.channels = []
     result.cache = {"constraint": samples.constraint, "file": os.path.basename(samples.path),

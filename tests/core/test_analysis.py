@@ -151,6 +151,33 @@ def test_an_eased_kept_spin_is_timing_only():
     assert any("spin 720 deg as keyed" in f for f in a.findings)
 
 
+def test_a_recordings_samples_get_no_timing_advice_whatever_their_spacing():
+    """A triage: a 24 Hz Alembic dolly eased in and out, imported at 30 fps (samples 1.25
+    frames apart), was told its location segments move at speeds thousands of times
+    apart, "re-bake with Constant Speed"; at 24 fps (a sample a frame) it was not. A
+    recording's samples (``recorded``) are its motion at any spacing."""
+    keys = 1.0 + 1.25 * np.arange(33)
+    frames = np.arange(1.0, keys[-1] + 1.0)
+    u = (frames - 1.0) / (frames[-1] - 1.0)
+    positions = np.zeros((frames.size, 3))
+    positions[:, 0] = 10.0 * (3 * u ** 2 - 2 * u ** 3)        # eased in and out
+    key_positions = np.zeros((keys.size, 3))
+    uk = (keys - 1.0) / (keys[-1] - 1.0)
+    key_positions[:, 0] = 10.0 * (3 * uk ** 2 - 2 * uk ** 3)
+    q = np.tile([1.0, 0.0, 0.0, 0.0], (frames.size, 1))
+    qk = np.tile([1.0, 0.0, 0.0, 0.0], (keys.size, 1))
+    runs = {recorded: analysis.analyze_object(
+        "Dolly", "XYZ", frames, q, keys, qk, "slerp", positions=positions,
+        key_positions=key_positions, location_key_frames=keys, recorded=recorded)
+        for recorded in (False, True)}
+    # The segments' speeds: the first and the middle of the ease, from the samples.
+    steps = np.linalg.norm(np.diff(key_positions, axis=0), axis=1)
+    assert steps.max() / steps[steps > 0].min() > 3.0
+    assert any("location segments move at speeds" in f for f in runs[False].findings)
+    assert not any("location segments" in f for f in runs[True].findings), runs[True].findings
+    assert runs[True].dense_keys and runs[True].dense_location_keys
+
+
 def test_gimbal_proximity_uses_the_middle_axis_of_the_order():
     key_frames = np.array([1.0, 11.0])
     key_raw = np.radians([[0, 80, 0], [0, 89, 10]])        # Y is XYZ's middle axis
