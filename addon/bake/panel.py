@@ -6,6 +6,8 @@ Like every QuatBake panel it is registered twice, under the 3D Viewport's and th
 Graph Editor's main panel (``ui.panel``). It names the operators by their idname, so
 the operators (``bake.ops``) import this module and not the other way round.
 """
+import json
+
 import bpy
 from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
@@ -18,23 +20,28 @@ from .presets import draw_preset_selector
 # registering must not load it (measured in benchmarks/bench_register.py).
 
 
-# Per scene name: {object name: frames baked} of the last bake (the panel's
-# per-object lines; the totals are scene settings, saved with the file).
-_LAST_BAKE: dict[str, dict[str, int]] = {}
-
-
 def last_bake(scene) -> dict[str, int]:
-    """{object name: rotation keys written per channel} of the last bake in ``scene`` this
-    session (their sum is the total's keys)."""
-    return _LAST_BAKE.get(scene.name, {})
+    """{object name: rotation keys written per channel} of the last bake in ``scene`` (their
+    sum is the total's keys). A scene setting, as the totals are, so that undo and a
+    saved file keep the two together (an undo walk: after Ctrl+Z the lines named the
+    bake undone; in a file opened again they were gone, "Last bake:" and nothing)."""
+    settings = getattr(scene, "quatbake", None)
+    if settings is None or not settings.has_last_bake or not settings.last_bake_keys:
+        return {}
+    try:
+        found = json.loads(settings.last_bake_keys)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def remember_last_bake(scene, frames_per_object: dict[str, int]) -> None:
-    _LAST_BAKE[scene.name] = dict(frames_per_object)
+    scene.quatbake.last_bake_keys = json.dumps({str(k): int(v)
+                                                for k, v in frames_per_object.items()})
 
 
 def forget_last_bake(scene) -> None:
-    _LAST_BAKE.pop(scene.name, None)
+    scene.quatbake.last_bake_keys = ""
 
 
 def draw_method_row(layout, data) -> None:
@@ -238,7 +245,12 @@ class _RebakePanel:
         more = ["..."] if len(per_object) > _LISTED_BAKED else []
         col = layout.column(align=True)
         head = iface_("Last bake") + ":"
-        if not groups or groups[0][0]:          # the first group is a rig: it has a header
+        if not groups:
+            # A file saved before the lines were kept with it: the total alone.
+            wrapped_label(col, context, f"{head} {last_bake_total(settings)}.",
+                          icon='CHECKMARK', panel=PANEL_NAME, translate=False)
+            return
+        if groups[0][0]:                        # the first group is a rig: it has a header
             wrapped_label(col, context, head, icon='CHECKMARK', panel=PANEL_NAME,
                           translate=False)
             head = ""

@@ -314,6 +314,12 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         name="Frames Written", default=0, min=0,
         description="Frames the last bake wrote keys on, summed over the baked objects",
     )
+    # JSON {transform name: rotation keys per channel}: the panel's lines (bake.panel).
+    last_bake_keys: StringProperty(
+        name="Keys per Transform", default="",
+        description="The last bake's keys per channel for each transform it wrote, as JSON "
+        "(the Re-bake panel's lines; their sum is Frames Written)",
+    )
     last_keys_kind: StringProperty(
         name="Keys Written", default="",
         description="'BEZIER' or 'LINEAR' when the last bake kept only the keys within a "

@@ -86,3 +86,31 @@ def test_the_last_bake_lines_group_bones_under_their_armature(clean_blender):
     # keyed 1..21: 21 frames each, the bones under the rig by their own names
     assert by_group[RIG] == {BONES[0]: 21, BONES[1]: 21}
     assert by_group[groups.OBJECTS] == {"Cube": 21, f"{RIG}: {BONES[0]}x": 21}
+
+
+def test_the_last_bake_lines_are_saved_with_the_file_and_go_with_a_revert(clean_blender,
+                                                                          tmp_path):
+    """An undo walk: the lines were kept in the session only, so a file saved after a bake
+    and opened again drew "Last bake:" and nothing (the totals, scene settings, were
+    saved), and after Ctrl+Z of a later bake the lines named the bake undone. They are a
+    scene setting now, saved and undone with the totals. The keys counted from the
+    F-curves the bake wrote."""
+    from quatbake.addon import animdata
+
+    _scene()
+    with bpy.context.temp_override(selected_objects=list(bpy.context.selected_objects)):
+        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    cube = bpy.data.objects["Cube"]
+    written = {len(fc.keyframe_points) for fc in animdata.rotation_fcurves(cube)}
+    path = str(tmp_path / "baked.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bake_panel.last_bake(bpy.context.scene) == {}
+    bpy.ops.wm.open_mainfile(filepath=path)
+    scene = bpy.context.scene
+    per_object = bake_panel.last_bake(scene)
+    assert len(per_object) == 4 and {per_object["Cube"]} == written
+    assert sum(per_object.values()) == scene.quatbake.last_frames_written
+    scenes.select_only(bpy.data.objects["Cube"])
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert bake_panel.last_bake(scene) == {} and not scene.quatbake.has_last_bake
