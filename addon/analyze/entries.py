@@ -34,6 +34,12 @@ _RESULTS: dict[str, dict[str, dict]] = {}
 # up to twice that): beyond it nothing would take them. About 11 MB per 100,000 frames
 # (benchmarks/README). Kept until the next Analyze, refresh or re-run of the scene.
 _ANALYSED: dict[str, dict] = {}
+# Per scene: {entry name: the entries a later analysis replaced, newest first}, so that
+# after Ctrl+Z or redo the analysis of the keys back in place is shown again (an undo
+# walk: after undoing a Revert the list, which undo restores, read "fine 0.00" and every
+# box "Out of date: the keys changed since this analysis"). EARLIER_KEPT a name.
+_EARLIER: dict[str, dict[str, list]] = {}
+EARLIER_KEPT = 4
 
 # Verdicts (core.findings.verdict): "long way round" (a key interval turned the long way
 # round), "visible" (FINE_DEG or more: core.findings.NEGLIGIBLE_DEG, where the advice says
@@ -191,12 +197,13 @@ def unexpected_sentence(obj, doing: str, exc: BaseException) -> str:
             "the file.")
 
 
-def named_transform(scene, name: str):
+def named_transform(scene, name: str, entry: dict | None = None):
     """The object, or the pose bone's transform, an entry ``name`` (or an object name)
-    stands for; None when it is gone."""
+    stands for; None when it is gone. ``entry``: that entry, when it is not (or no longer)
+    among the results."""
     from ..transform import AnimatedTransform
 
-    entry = results(scene).get(name) or {}
+    entry = entry or results(scene).get(name) or {}
     obj = scene.objects.get(entry.get("object", name))
     bone = entry.get("bone", "")
     if obj is None or not bone:
@@ -294,6 +301,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
     if keep is not None:
         _ANALYSED[scene.name] = keep
     if replace:
+        _keep_earlier(scene.name, _RESULTS.get(scene.name, {}))
         _RESULTS[scene.name] = _bones_worst_first(found)
     else:
         # A transform's entries under other names describe what it no longer shows: its
@@ -301,8 +309,10 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
         # the bake's, after a Revert while the Clip field names a clip.
         analysed = {(obj.name, getattr(obj, "bone_name", "")) for obj, _c, _b in targets}
         kept = _RESULTS.setdefault(scene.name, {})
-        for name in [n for n, e in kept.items() if n not in found
-                     and (e.get("object"), e.get("bone", "")) in analysed]:
+        gone = [n for n, e in kept.items() if n not in found
+                and (e.get("object"), e.get("bone", "")) in analysed]
+        _keep_earlier(scene.name, {n: kept[n] for n in [*gone, *found] if n in kept})
+        for name in gone:
             del kept[name]
         kept.update(found)
     _sync_rows(scene)
@@ -392,7 +402,8 @@ def _carry_fingerprints(scene, objects) -> None:
         obj = named_transform(scene, name)
         now = fingerprint(obj) if obj is not None else None
         if now is not None and then[1:] == now[1:]:
-            entry["fingerprint"] = now
+            _keep_earlier(scene.name, {name: entry})     # an undo brings the action back
+            results(scene)[name] = dict(entry, fingerprint=now)
 
 
 def refresh(scene, objects, method: str, written: "animdata.Written | None" = None,
@@ -412,11 +423,50 @@ def refresh(scene, objects, method: str, written: "animdata.Written | None" = No
         analyze_into(scene, objects, method, written=written, path=path)
         return
     stored = _RESULTS.setdefault(scene.name, {})
+    _keep_earlier(scene.name, {result_label(obj): stored[result_label(obj)]
+                               for obj in objects if result_label(obj) in stored})
     for obj in objects:
         label = result_label(obj)
         stored[label] = dict(stored.get(label, {"error": ""}), pending=True, object=obj.name,
                              bone=getattr(obj, "bone_name", ""))
     _sync_rows(scene)
+
+
+def _keep_earlier(scene_name: str, replaced: dict) -> None:
+    """Keep the entries ``replaced`` (by name) for ``follow_undo``, newest first."""
+    earlier = _EARLIER.setdefault(scene_name, {})
+    for name, entry in replaced.items():
+        if entry.get("pending") or entry.get("fingerprint") is None:
+            continue       # describes no keys an undo could bring back
+        kept = earlier.setdefault(name, [])
+        kept.insert(0, entry)
+        del kept[EARLIER_KEPT:]
+
+
+def follow_undo(scene) -> None:
+    """After an undo or redo step: each entry, and each row of the list (which undo
+    restores), whose analysis does not describe its transform's keys now takes the
+    earlier one that does, where one was kept (``_EARLIER``); the one it replaces is kept
+    in its turn. An entry with none stays as it is, out of date."""
+    settings = getattr(scene, "quatbake", None)
+    earlier = _EARLIER.get(scene.name)
+    if settings is None or not earlier:
+        return
+    current = _RESULTS.setdefault(scene.name, {})
+    rows = [row.name for row in settings.report_rows]
+    for name in dict.fromkeys([*current, *rows]):
+        candidates = earlier.get(name)
+        if not candidates or (name in current and not is_stale(scene, name)):
+            continue
+        obj = named_transform(scene, name, candidates[0])
+        now = fingerprint(obj) if obj is not None else None
+        match = next((e for e in candidates if e.get("fingerprint") == now), None)
+        if match is None:
+            continue
+        candidates.remove(match)
+        if name in current:
+            _keep_earlier(scene.name, {name: current[name]})
+        current[name] = match
 
 
 def degrees_text(value: float) -> str:
@@ -526,4 +576,5 @@ def forget_all() -> None:
     """Drop every stored entry (the add-on is being unregistered)."""
     _RESULTS.clear()
     _ANALYSED.clear()
+    _EARLIER.clear()
 

@@ -4,6 +4,7 @@ Report's entries (``analyze.entries``); ``analyze.panel`` draws them."""
 from __future__ import annotations
 
 import bpy
+from bpy.app.handlers import persistent
 from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator
 
@@ -17,6 +18,7 @@ from ..ui.texts import one_line_tooltips
 from .entries import (
     FINE_DEG,
     analyze_into,
+    follow_undo,
     forget_all,
     largest,
     named_transform,
@@ -189,10 +191,38 @@ classes = one_line_tooltips(QUATBAKE_OT_analyze, QUATBAKE_OT_jump_to_worst)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
+@persistent
+def _on_undo_redo(*_args) -> None:
+    """Each scene's entries follow the keys an undo or redo step brings back."""
+    try:
+        for scene in bpy.data.scenes:
+            follow_undo(scene)
+    except Exception:  # noqa: BLE001 - a handler must never raise into Blender
+        print("QuatBake: following the undo step in the Difference Report failed")
+
+
+@persistent
+def _on_load_post(*_args) -> None:
+    """Another file: the entries of the one before describe nothing in it (they were kept
+    by scene name, and a new file's "Scene" showed them, out of date)."""
+    forget_all()
+
+
+_HANDLERS = (("undo_post", _on_undo_redo), ("redo_post", _on_undo_redo),
+             ("load_post", _on_load_post))
+
+
 def register() -> None:
     _register_classes()
+    for name, func in _HANDLERS:
+        getattr(bpy.app.handlers, name).append(func)
 
 
 def unregister() -> None:
+    for name, func in _HANDLERS:
+        handlers = getattr(bpy.app.handlers, name)
+        for existing in [h for h in handlers if getattr(h, "__qualname__", None)
+                         == func.__qualname__ and h.__module__ == func.__module__]:
+            handlers.remove(existing)
     _unregister_classes()
     forget_all()

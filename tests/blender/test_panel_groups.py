@@ -106,6 +106,7 @@ def test_the_last_bake_lines_are_saved_with_the_file_and_go_with_a_revert(clean_
     bpy.ops.wm.save_as_mainfile(filepath=path)
     bpy.ops.wm.read_homefile(use_empty=True)
     assert bake_panel.last_bake(bpy.context.scene) == {}
+    assert entries.results(bpy.context.scene) == {}    # the bake's entries: not this file's
     bpy.ops.wm.open_mainfile(filepath=path)
     scene = bpy.context.scene
     per_object = bake_panel.last_bake(scene)

@@ -49,6 +49,16 @@ def test_chain_ran_without_errors(chain):
     assert chain["pose_mode_mode"] == 'POSE'
 
 
+def test_undoing_a_revert_shows_the_analysis_of_the_bake_again(chain):
+    """An undo walk: after Ctrl+Z of a Revert the list (restored by undo) read the bake's
+    verdicts and every box "Out of date: the keys changed since this analysis"; the
+    analysis of the bake's keys, kept when the Revert replaced it, is shown again."""
+    state = chain["report_after_undoing_the_revert"]
+    assert set(state["entries"]) == set(state["rows"]) and len(state["rows"]) >= 4, state
+    for name, (stale, verdict) in state["entries"].items():
+        assert not stale and verdict == state["rows"][name], (name, state)
+
+
 @pytest.mark.parametrize("step", CHAIN)
 def test_each_step_leaves_the_expected_keyframes(chain, step):
     found = {s["name"]: s for s in chain["steps"]}

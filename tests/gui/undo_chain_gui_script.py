@@ -92,6 +92,7 @@ def run() -> None:
     check("redo the bake", op(bpy.ops.ed.redo), baked, True)
     check("revert", op(bpy.ops.quatbake.revert, 'EXEC_DEFAULT', True), original, False)
     check("undo the revert", op(bpy.ops.ed.undo), baked, True)
+    result["report_after_undoing_the_revert"] = report_state()
     check("redo the revert", op(bpy.ops.ed.redo), original, False)
 
     ret = op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='NLERP', frame_step=4)
@@ -104,6 +105,17 @@ def run() -> None:
     check("undo the first bake", op(bpy.ops.ed.undo), original, False)
     bezier_and_convert_chain(op, original)
     pose_mode_chain(op, original)
+
+
+def report_state() -> dict:
+    """The Difference Report now: each entry's name, whether it is out of date, its
+    verdict, and the list's rows (which undo restores with the scene)."""
+    from quatbake.addon.analyze import entries
+
+    scene = bpy.context.scene
+    return {"entries": {name: [entries.is_stale(scene, name), entry.get("verdict")]
+                        for name, entry in entries.results(scene).items()},
+            "rows": {row.name: row.verdict for row in scene.quatbake.report_rows}}
 
 
 def bezier_and_convert_chain(op, original) -> None:
