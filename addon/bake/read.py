@@ -868,6 +868,14 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
             else:
                 why = (f"{at}: it holds that pose, so there is nothing to interpolate and it is "
                        "left as it is (add a second key to bake it).")
+                if src.rebake and obj.rotation_mode != src.mode:
+                    # A plain Re-bake after a conversion starts again from the keys before
+                    # it, in their mode: the rig would be left in two (a triage: three of a
+                    # Maya rig's joints stayed XYZ beside three back in QUATERNION).
+                    why = why[:-1] + (f" It keeps the {obj.rotation_mode} its conversion "
+                                      f"gave it, where this bake starts again from the keys "
+                                      f"in {src.mode}: Revert it to put its own {src.mode} "
+                                      "key back.")
             issues.skip(why, label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)

@@ -288,6 +288,24 @@ def test_a_single_key_converts_to_one_key_of_the_same_pose(clean_blender, mode, 
     scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
 
 
+def test_a_rebake_after_a_conversion_names_the_single_key_it_leaves_converted(clean_blender):
+    """A triage (maya_dq_weights): after a conversion to XYZ, a plain Re-bake starts again
+    from the keys before it, so the two-key transform goes back to QUATERNION, while the
+    single-key one, left as it is, stays XYZ: the rig in two modes, without a word. Its
+    note now says so and how to put its own key back (Revert, then the modes agree)."""
+    one = _single_key("One", 'QUATERNION', (0.6, -0.2, 0.7, 0.3))
+    two = _keyed_object("Two", 'QUATERNION', _turn(), camera=False)
+    bake.convert_objects([one, two], 'XYZ', TOL)
+    result = bake.bake_objects([one, two], bake.BakeSettings(method='SLERP'))
+    assert (one.rotation_mode, two.rotation_mode) == ('XYZ', 'QUATERNION')
+    (left,) = [i.message for i in result.skipped]
+    assert 'Object "One" has a single rotation key' in left
+    assert ("keeps the XYZ its conversion gave it, where this bake starts again from the "
+            "keys in QUATERNION: Revert it to put its own QUATERNION key back.") in left, left
+    bake.revert_objects([one])
+    assert one.rotation_mode == 'QUATERNION'
+
+
 def _sloped(obj) -> None:
     """Each rotation key given sloped FREE handles under Linear extrapolation."""
     for fc in _rotation_fcurves(obj):
