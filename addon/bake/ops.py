@@ -290,7 +290,15 @@ class QUATBAKE_OT_bake(Operator):
         _refresh_report(self, context, baked, "Re-bake", written,
                         compare_with=(self.method, self.turns, self.timing))
         names = _first_names(result.objects)
-        if result.rotations_written:
+        if result.rotations_written and location_words(result):
+            # The rotation's keys, named so where the location kept others (a triage: "2
+            # keys per channel in all" beside 480 location keys).
+            summary = rpt_(
+                "Baked {} ({}), {:d} rotation keys per channel in all; largest difference "
+                "from Blender's own interpolation: {:.3f} deg"
+            ).format(transform_count(baked, rpt_), names, settings.last_frames_written,
+                     settings.last_max_deviation_deg)
+        elif result.rotations_written:
             summary = rpt_(
                 "Baked {} ({}), {:d} keys per channel in all; largest difference from "
                 "Blender's own interpolation: {:.3f} deg"

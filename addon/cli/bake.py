@@ -161,7 +161,10 @@ def run_bake(args, results: list | None = None) -> int:
         if result.rotations_written:
             # A tolerance bake writes keys on some frames only (a walk: "29 frames
             # written" for 29 Bezier keys per channel).
-            written = (f"{result.keys_written} keys per channel written"
+            # The rotation's keys, named so where the location kept others (a triage: a
+            # USD camera's "2 keys per channel written" beside 480 location keys).
+            rotation = " rotation" if bake.location_words(result) else ""
+            written = (f"{result.keys_written}{rotation} keys per channel written"
                        if bake.has_tolerance(settings) else
                        f"{result.frames_written} frames written")
             print(f"Baked {baked} with {args.method}: {written}, "

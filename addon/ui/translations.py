@@ -137,6 +137,9 @@ ZH_HANS = {
     "Baked {} ({}), {:d} keys per channel in all; largest difference from "
     "Blender's own interpolation: {:.3f} deg":
         "已烘焙 {}（{}），共每通道 {:d} 个关键帧；与 Blender 自身插值的最大差异：{:.3f} 度",
+    "Baked {} ({}), {:d} rotation keys per channel in all; largest difference "
+    "from Blender's own interpolation: {:.3f} deg":
+        "已烘焙 {}（{}），共每通道 {:d} 个旋转关键帧；与 Blender 自身插值的最大差异：{:.3f} 度",
     "Baked the location of {} ({}), {:d} keys per channel in all; the rotation "
     "is left as it is":
         "已烘焙 {}（{}）的位置，共每通道 {:d} 个关键帧；旋转保持不变",

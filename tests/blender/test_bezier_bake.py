@@ -383,6 +383,30 @@ def test_location_is_baked_as_few_linear_keys_beside_bezier_rotation(clean_blend
         f"; location {location_keys} LINEAR keys per channel"
 
 
+def test_the_clicks_summary_says_the_count_is_the_rotations(clean_blender, capfd):
+    """A triage: a USD camera's tolerance bake said "2 keys per channel in all" beside 480
+    location keys. With a location baked to other keys, the count is called the
+    rotation's; the numbers are the F-curves' own."""
+    obj = scenes.new_object("Mover", 'XYZ')
+    frames = np.array([1.0, 21.0, 41.0])
+    scenes.key_channels(obj, "rotation_euler", frames, np.radians(SWING[:3]))
+    scenes.key_channels(obj, "location", frames, [[0, 0, 0], [2, 1, 0], [3, 3, 1]])
+    scenes.select_only(obj)
+    settings = bpy.context.scene.quatbake
+    settings.location_method, settings.tolerance = 'CATMULL_ROM', 0.01
+    settings.key_interpolation = 'BEZIER'
+    capfd.readouterr()
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    said = capfd.readouterr().out
+    rotation_keys = len(_rotation_fcurves(obj)[0].keyframe_points)
+    location_keys = len([fc for fc in animdata.object_fcurves(obj)
+                         if fc.data_path == "location"][0].keyframe_points)
+    assert rotation_keys != location_keys
+    assert f"Baked 1 object (Mover), {rotation_keys} rotation keys per channel in all" in said, \
+        said
+    assert f"location {location_keys} LINEAR keys per channel" in said, said
+
+
 # ---------------------------------------------------------------- bad input, revert, undo
 
 def test_a_tolerance_under_float32_is_refused_by_name_and_nothing_changes(clean_blender):
