@@ -307,10 +307,15 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
         # A transform's entries under other names describe what it no longer shows: its
         # clip's, after a bake of that clip ("Cube / Run" beside the bake's "Cube"), or
         # the bake's, after a Revert while the Clip field names a clip.
+        # And an armature's own row that only said why its bones were not compared (keyed
+        # only in NLA clips), once they are (a triage: after a Clip bake of such a rig it
+        # stayed beside its bones' rows, current).
         analysed = {(obj.name, getattr(obj, "bone_name", "")) for obj, _c, _b in targets}
+        rigs = {name for name, bone in analysed if bone}
         kept = _RESULTS.setdefault(scene.name, {})
         gone = [n for n, e in kept.items() if n not in found
-                and (e.get("object"), e.get("bone", "")) in analysed]
+                and ((e.get("object"), e.get("bone", "")) in analysed
+                     or (e.get("skipped") and not e.get("bone") and e.get("object") in rigs))]
         _keep_earlier(scene.name, {n: kept[n] for n in [*gone, *found] if n in kept})
         for name in gone:
             del kept[name]

@@ -395,3 +395,39 @@ def test_analyze_reads_the_clip_the_rebake_panel_names(clean_blender):
     assert bpy.ops.quatbake.revert() == {'FINISHED'}
     assert list(results(bpy.context.scene)) == ["Cube / Run"]
     assert [row.name for row in settings.report_rows] == ["Cube / Run"]
+
+
+def test_an_armatures_why_row_goes_once_a_clip_bake_compares_its_bones(clean_blender):
+    """A triage: an armature whose bones are keyed only in an NLA clip has one row saying
+    so; after a Re-bake of that clip (the Clip field) its bones' rows came and the
+    armature's stayed beside them, current. Each baked bone is checked on Blender's
+    playback (frame_set, the pose bone's matrix) against scipy's slerp of its keys."""
+    from scipy.spatial.transform import Rotation, Slerp
+
+    from quatbake.addon.analyze.entries import results
+
+    rig = scenes.make_rig("Rig", [("a", None, (0, 0, 0), (0, 0, 1)),
+                                  ("b", "a", (0, 0, 1), (0, 0, 2))])
+    keys = scenes.quats_about_z([0.0, 40.0]) * [[1.0], [-1.0]]
+    for bone in ("a", "b"):
+        scenes.key_bone(rig, bone, "rotation_quaternion", [1.0, 21.0], keys, mode='QUATERNION')
+    walk = rig.animation_data.action
+    walk.name = "Walk"
+    rig.animation_data.action = None
+    rig.animation_data.nla_tracks.new().strips.new("Walk", 1, walk)
+    scenes.select_only(rig)
+    scene = bpy.context.scene
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    assert list(results(scene)) == ["Rig"] and results(scene)["Rig"].get("skipped")
+    scene.quatbake.clip = "Walk"
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    assert sorted(results(scene)) == ["Rig: a", "Rig: b"]
+    frames = np.arange(1.0, 22.0)
+    slerp = Slerp([1.0, 21.0], Rotation.from_quat(keys[:, [1, 2, 3, 0]]))(frames)
+    for bone in ("a", "b"):
+        played = []
+        for frame in frames:
+            scene.frame_set(int(frame))
+            played.append(np.array(rig.pose.bones[bone].matrix_basis.to_quaternion()))
+        off = Rotation.from_quat(np.array(played)[:, [1, 2, 3, 0]]) * slerp.inv()
+        assert np.degrees(off.magnitude()).max() < 1e-3
