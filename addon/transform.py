@@ -139,23 +139,50 @@ class AnimatedTransform:
         whose chain reaches it ("Name (on bone)"; ik_reach, built once per rig in
         ``cache``). A walk: 37 warnings of a Rigify rig's face bones said their Copy
         Location acted "on top of the baked rotation", which it never changes."""
-        names = [c.name for c in self.constraints if acts(c) and moving in moves_of(c)]
+        # One whose influence or mute is keyed or driven acts somewhere in the shot, whatever
+        # it reads at the current frame (a review: keyed 1 -> 0, read at its last frame).
+        animated = self._animated_constraint_paths(cache)
+        names = [c.name for c in self.constraints if moving in moves_of(c) and (
+            acts(c) or (c.is_valid and _animated(c, animated)))]
         if moving == "rotation" and self.is_bone and self.owner.pose is not None:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
         return names
 
-    def overriding_constraints(self) -> list[str]:
+    def overriding_constraints(self, cache: dict | None = None) -> list[str]:
         """Names of its acting constraints that set its rotation whatever its keys: a Track
         To, a Copy Rotation of every axis replacing it, a Copy Transforms replacing it, at
-        full influence. Its rotation keys never play, so neither a comparison of them nor a
-        bake of them changes what is seen (a triage: a Track To camera's report advised a
-        re-bake for 177 deg its image never showed)."""
-        return [c.name for c in self.constraints if acts(c) and c.influence >= 1.0 and (
-            c.type == 'TRACK_TO'
-            or (c.type == 'COPY_ROTATION' and c.mix_mode == 'REPLACE'
-                and c.use_x and c.use_y and c.use_z
-                and not (c.invert_x or c.invert_y or c.invert_z))
-            or (c.type == 'COPY_TRANSFORMS' and c.mix_mode == 'REPLACE'))]
+        full influence that no key or driver changes over the shot. Its rotation keys never
+        play, so neither a comparison of them nor a bake of them changes what is seen (a
+        triage: a Track To camera's report advised a re-bake for 177 deg its image never
+        showed). An object's in World space only: its Local space starts from its own
+        channels, so the keys still play there (a review); a bone's Local space starts from
+        its rest pose."""
+        animated = self._animated_constraint_paths(cache)
+        return [c.name for c in self.constraints
+                if acts(c) and c.influence >= 1.0
+                and (self.is_bone or c.owner_space == 'WORLD')
+                and not _animated(c, animated)
+                and (c.type == 'TRACK_TO'
+                     or (c.type == 'COPY_ROTATION' and c.mix_mode == 'REPLACE'
+                         and c.use_x and c.use_y and c.use_z)
+                     or (c.type == 'COPY_TRANSFORMS' and c.mix_mode == 'REPLACE'))]
+
+    def _animated_constraint_paths(self, cache: dict | None = None) -> set:
+        """The data paths, without this transform's prefix, of its constraint settings a
+        key or a driver changes (``constraints["Track To"].influence`` ...). The owner's
+        curves and drivers are scanned once per ``cache`` (a rig's bones share them)."""
+        ad = self.owner.animation_data
+        if ad is None or not len(self.constraints):
+            return set()
+        key = ("constraint_paths", self.owner.as_pointer())
+        paths = cache.get(key) if cache is not None else None
+        if paths is None:
+            paths = [p for p in [fc.data_path for fc in animdata.object_fcurves(self.owner)]
+                     + [d.data_path for d in ad.drivers] if "constraints[" in p]
+            if cache is not None:
+                cache[key] = paths
+        prefix = self.path_prefix + "constraints["
+        return {p[len(self.path_prefix):] for p in paths if p.startswith(prefix)}
 
     def mode_following_constraints(self, mode: str) -> list[str]:
         """Names of its acting constraints that work on Euler angles in the order of its
@@ -336,6 +363,12 @@ def euler_order_of(mode: str) -> str:
     """The Euler order Blender's constraints take for rotation mode ``mode`` (Euler Order:
     Default): the mode's own, XYZ for quaternion and axis-angle."""
     return mode if mode in core_rotation.EULER_ORDERS else 'XYZ'
+
+
+def _animated(constraint, paths: set) -> bool:
+    """Whether ``constraint``'s influence or mute is among ``paths``
+    (``AnimatedTransform._animated_constraint_paths``)."""
+    return any(f'constraints["{constraint.name}"].{p}' in paths for p in ("influence", "mute"))
 
 
 def acts(constraint) -> bool:

@@ -634,10 +634,9 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         from ..transform import AnimatedTransform
 
         # A rig's IK map once per block of transforms (memo.current, inside read_once()).
-        acting = (obj if isinstance(obj, AnimatedTransform)
-                  else AnimatedTransform(obj)).acting_constraints(animdata.memo.current)
-        overriding = (obj if isinstance(obj, AnimatedTransform)
-                      else AnimatedTransform(obj)).overriding_constraints()
+        transform = obj if isinstance(obj, AnimatedTransform) else AnimatedTransform(obj)
+        acting = transform.acting_constraints(animdata.memo.current)
+        overriding = transform.overriding_constraints(animdata.memo.current)
         if overriding:
             # Its keys never play: first, and the advice, as a driver's (no re-bake helps).
             names = ", ".join(f"\"{name}\"" for name in overriding)

@@ -318,7 +318,7 @@ def bake_objects(objects, settings: BakeSettings,
                       "location": obj.acting_constraints(ik_cache, moving="location")
                       if plan.location_values is not None else []}
             names = list(dict.fromkeys(acting["rotation"] + acting["location"]))
-            overriding = [] if plan.location_only else obj.overriding_constraints()
+            overriding = [] if plan.location_only else obj.overriding_constraints(ik_cache)
             if overriding:
                 kinds = ", ".join(f"\"{name}\"" for name in overriding)
                 warnings.append(BakeIssue(

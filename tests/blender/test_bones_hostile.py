@@ -324,19 +324,41 @@ def test_write_failing_on_the_second_rig_puts_the_first_rig_and_an_object_back(c
     bake.bake_objects([cam, rig_a, rig_b], bake.BakeSettings())    # a retry works
 
 
-@pytest.mark.parametrize("kind,overrides", [
-    ('TRACK_TO', True), ('COPY_ROTATION', True), ('COPY_ROTATION_X_ONLY', False),
-    ('DAMPED_TRACK', False),
-])
+def _keyed_influence(con):
+    con.influence = 1.0
+    con.keyframe_insert("influence", frame=1)
+    con.influence = 0.0
+    con.keyframe_insert("influence", frame=21)
+
+
+SETTINGS = {
+    "TRACK_TO": ('TRACK_TO', None, True),
+    "COPY_ROTATION": ('COPY_ROTATION', None, True),
+    "COPY_ROTATION inverted": ('COPY_ROTATION', lambda c: setattr(c, "invert_x", True), True),
+    "COPY_ROTATION of X only": ('COPY_ROTATION',
+                                lambda c: (setattr(c, "use_y", False),
+                                           setattr(c, "use_z", False)), False),
+    "DAMPED_TRACK": ('DAMPED_TRACK', None, False),
+    "TRACK_TO in Local space": ('TRACK_TO', lambda c: setattr(c, "owner_space", 'LOCAL'), False),
+    "COPY_TRANSFORMS in Local space": ('COPY_TRANSFORMS',
+                                       lambda c: setattr(c, "owner_space", 'LOCAL'), False),
+    "TRACK_TO with keyed influence": ('TRACK_TO', _keyed_influence, False),
+}
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
 def test_a_constraint_that_sets_the_rotation_leads_the_report_and_the_bake_says_so(
-        clean_blender, kind, overrides):
+        clean_blender, setting):
     """A triage: a Track To camera's report led with "keys 41-61 take the long way:
     re-bake with SLERP" (177 deg its image never showed) and named the constraint
     fourth. Measured first on Blender's playback (frame_set, matrix_world): with the
     rotation channels muted, what plays is the same where the constraint sets the
     rotation, and differs where it works on the keys' rotation (Damped Track, a Copy
-    Rotation of one axis)."""
+    Rotation of one axis) or lets them through (a review: an object's Local space starts
+    from its own channels; an influence keyed from 1 to 0)."""
     from quatbake.addon.analyze import engine as analyze
+
+    kind, change, overrides = SETTINGS[setting]
 
     cam = scenes.new_object("Cam", 'XYZ')
     scenes.key_channels(cam, "rotation_euler", [1.0, 21.0],
@@ -344,10 +366,10 @@ def test_a_constraint_that_sets_the_rotation_leads_the_report_and_the_bake_says_
     target = bpy.data.objects.new("Target", None)
     bpy.context.scene.collection.objects.link(target)
     target.location = (3.0, 4.0, 1.0)
-    con = cam.constraints.new(kind.replace("_X_ONLY", ""))
+    con = cam.constraints.new(kind)
     con.target = target
-    if kind == 'COPY_ROTATION_X_ONLY':
-        con.use_y = con.use_z = False
+    if change is not None:
+        change(con)
     def world(frames=np.arange(1.0, 22.0)):
         out = []
         for frame in frames:
