@@ -129,7 +129,7 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
         key_positions=positions[at_keys], location_key_frames=keys,
         turns_setting=turns, timing=timing,
         turn_samples=(dense_t, dense_q) if dense_t.size > frames.size else None,
-        recorded=True)
+        recorded=_recording(samples))
     result.bone = ""
     result.channels = []
     result.cache = {"constraint": samples.constraint, "file": os.path.basename(samples.path),
@@ -141,6 +141,26 @@ def analyze_cache(obj, method: str = "slerp", turns: str = "AUTO", timing: str =
     result.findings.insert(0, found)
     result.notes.insert(0, found)
     return result
+
+
+# An Alembic cache sampled this often or more (per second of the file) is a recording
+# whatever the scene's frame rate: a 24 Hz capture read in a 30 fps scene has its samples
+# 1.25 frames apart, and was told "re-bake with Constant Speed" (a triage), where read at
+# 24 fps it was not. Sparser samples (a camera cached at 8 Hz) keep the timing advice.
+RECORDING_HZ = 24.0
+
+
+def _recording(samples) -> bool:
+    """Whether a cache's samples are a recording (core.analysis.Sampled.recorded): an
+    Alembic file's at RECORDING_HZ or faster. A USD file's time codes are scene frames,
+    whose spacing core judges as it does keys'."""
+    if samples.format != "Alembic" or samples.frames.size < 2:
+        return False
+    import bpy
+
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    seconds = float(np.median(np.diff(samples.frames))) / fps
+    return seconds <= 1.0 / RECORDING_HZ + 1e-9
 
 
 def _basis(world: np.ndarray, parent: np.ndarray) -> np.ndarray:

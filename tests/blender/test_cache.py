@@ -898,3 +898,61 @@ def test_analyze_of_a_cache_whose_file_is_gone_does_not_say_it_has_no_keys(clean
 
     (entry,) = entries.results(bpy.context.scene).values()
     assert "gone.abc, which is missing" in entry["error"], entry
+
+
+SPEED_FINDING = "location segments move at speeds"
+
+
+@needs_alembic
+@pytest.mark.parametrize("fps_in", [12, 24, 30, 48])
+def test_a_24_hz_alembic_dolly_is_a_recording_at_any_scene_rate(clean_blender, tmp_path,
+                                                               fps_in):
+    """A triage: a dolly eased in and out, cached by Blender's Alembic exporter at 24 fps,
+    read in a 25, 30 or 48 fps scene (samples over a frame apart) was told "location
+    segments move at speeds 2304x apart: re-bake with Constant Speed", and at 12 or 24 fps
+    not. Its samples are a recording at every rate. The premise, from the importer's
+    samples: the file's segments move at very different speeds."""
+    scene = bpy.context.scene
+    scene.render.fps = 24
+    dolly = bpy.data.objects.new("Dolly", None)
+    scene.collection.objects.link(dolly)
+    dolly.location = (0.0, 0.0, 0.0)
+    dolly.keyframe_insert("location", frame=1)
+    dolly.location = (10.0, 0.0, 0.0)
+    dolly.keyframe_insert("location", frame=49)        # Bezier: eased in and out
+    path = str(tmp_path / "dolly.abc")
+    bpy.ops.wm.alembic_export(filepath=path, start=1, end=49)
+    _empty_scene()
+    scene.render.fps = fps_in
+    bpy.ops.wm.alembic_import(filepath=path)
+    cached = bpy.data.objects["Dolly"]
+    con = anim_cache.playing_cache(cached)
+    frames = anim_cache.sample_frames(cached, con).frames
+    np.testing.assert_allclose(np.diff(frames), fps_in / 24.0, atol=1e-6)
+    x = []
+    for f in frames:
+        scene.frame_set(int(np.floor(f)), subframe=float(f % 1.0))
+        x.append(cached.matrix_world.translation.x)
+    steps = np.abs(np.diff(x))
+    assert steps.max() / steps[steps > 1e-6].min() > 10.0
+    found = analyze.analyze_object(cached, "slerp")
+    assert not any(SPEED_FINDING in f for f in found.findings), found.findings
+
+
+@needs_usd
+def test_a_sparse_usd_cache_keeps_its_constant_speed_advice(clean_blender, tmp_path):
+    """A review: marking every cache a recording silenced the advice for a camera sampled
+    at frames 1, 11 and 21 (1 unit, then 10, in the same ten frames: the file's own
+    samples), which is keyed motion, not a capture."""
+    path = tmp_path / "dolly.usda"
+    path.write_text('#usda 1.0\n(\n    startTimeCode = 1\n    endTimeCode = 21\n'
+                    '    timeCodesPerSecond = 24\n    upAxis = "Z"\n)\n'
+                    'def Xform "Dolly"\n{\n'
+                    '    double3 xformOp:translate.timeSamples = '
+                    '{ 1: (0, 0, 0), 11: (1, 0, 0), 21: (11, 0, 0) }\n'
+                    '    uniform token[] xformOpOrder = ["xformOp:translate"]\n}\n')
+    _empty_scene()
+    bpy.ops.wm.usd_import(filepath=str(path))
+    cached = bpy.data.objects["Dolly"]
+    found = analyze.analyze_object(cached, "slerp")
+    assert any(f"{SPEED_FINDING} 10.0x apart" in f for f in found.findings), found.findings
