@@ -330,12 +330,15 @@ def _targets(obj, clip_name: str) -> list:
     read the active action's "fine" and then baked the clip); otherwise the object itself,
     or its NLA clips when only they hold rotation keys (``analysis_targets``). A baked
     object shows its bake, whichever clip it came from."""
-    from .. import animdata, record
+    from .. import animdata, keyed, record
 
     if clip_name and not record.is_baked(obj):
         owner = getattr(obj, "owner", obj)
         clip = next((c for c in animdata.object_clips(owner) if c.name == clip_name), None)
-        if clip is not None:
+        # A clip that does not key this transform's rotation (a bone selected in Pose
+        # Mode beside the clip's bones) leaves it to its active action, as Object Mode's
+        # selection does (a review: it read "no keys: nothing to do" of a keyed bone).
+        if clip is not None and keyed.has_rotation_keys(obj, clip.fcurves()):
             return [obj] if clip.active else [(obj, clip)]
     return analysis_targets(obj)
 

@@ -431,3 +431,49 @@ def test_an_armatures_why_row_goes_once_a_clip_bake_compares_its_bones(clean_ble
             played.append(np.array(rig.pose.bones[bone].matrix_basis.to_quaternion()))
         off = Rotation.from_quat(np.array(played)[:, [1, 2, 3, 0]]) * slerp.inv()
         assert np.degrees(off.magnitude()).max() < 1e-3
+
+
+def test_a_bone_the_clip_does_not_key_is_analysed_on_its_active_action(clean_blender):
+    """A review: with the Clip field naming a clip that keys bone A only, Analyze of bone B
+    selected in Pose Mode read "no keys: nothing to do" (B is keyed in the active Idle)
+    and dropped B's row. B is analysed on its active action, as Object Mode's selection
+    does; the figure checked against Blender's playback of B and scipy's slerp."""
+    from scipy.spatial.transform import Rotation, Slerp
+
+    from quatbake.addon.analyze.entries import largest, results
+
+    rig = scenes.make_rig("Rig", [("A", None, (0, 0, 0), (0, 0, 1)),
+                                  ("B", "A", (0, 0, 1), (0, 0, 2))])
+    flipped = scenes.quats_about_z([0.0, 40.0]) * [[1.0], [-1.0]]
+    scenes.key_bone(rig, "A", "rotation_quaternion", [1.0, 21.0], flipped, mode='QUATERNION')
+    run = rig.animation_data.action
+    run.name, run.use_fake_user = "Run", True
+    rig.animation_data.action = None
+    scenes.key_bone(rig, "B", "rotation_quaternion", [1.0, 21.0], flipped, mode='QUATERNION')
+    rig.animation_data.action.name = "Idle"
+    track = rig.animation_data.nla_tracks.new()
+    track.strips.new("Run", 1, run)
+    track.mute = True
+    scene = bpy.context.scene
+    frames = np.arange(1.0, 22.0)
+    played = []
+    for frame in frames:
+        scene.frame_set(int(frame))
+        played.append(np.array(rig.pose.bones["B"].matrix_basis.to_quaternion()))
+    slerp = Slerp([1.0, 21.0], Rotation.from_quat(flipped[:, [1, 2, 3, 0]]))(frames)
+    expected = np.degrees((Rotation.from_quat(np.array(played)[:, [1, 2, 3, 0]])
+                           * slerp.inv()).magnitude()).max()
+    from quatbake.addon import animdata
+
+    scenes.select_only(rig)
+    bpy.ops.object.mode_set(mode='POSE')
+    try:
+        for bone in rig.data.bones:
+            animdata.select_bone(rig, bone.name, bone.name == "B")
+        scene.quatbake.clip = "Run"
+        assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    finally:
+        bpy.ops.object.mode_set(mode='OBJECT')
+    found = results(scene)
+    assert list(found) == ["Rig: B"], list(found)
+    assert largest(found["Rig: B"]) == pytest.approx(expected, abs=0.05)
