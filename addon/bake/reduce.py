@@ -89,18 +89,20 @@ def reduce_keys(plans: list, settings: BakeSettings) -> list[BakeIssue]:
 
 def _one_key_per_hold(plan, keep: np.ndarray) -> np.ndarray:
     """``keep`` without the CONSTANT key that ends a hold where the kept key before it
-    holds the same pose, that key written CONSTANT instead: one key per hold, as the
-    animator keyed it (a triage: AnimatedTriangle_STEP's five stepped keys came back as
-    nine, a LINEAR key at each hold's start and a CONSTANT one on its last frame). Blender
-    plays the same: the pose held from the first key to the next kept one, the jump on
-    its frame. A location baked beside it must hold alike (written CONSTANT there, the
-    same values), else the pair stays."""
+    holds the same pose; that key is marked CONSTANT instead, in ``plan.constant_keys``
+    (and ``plan.location_constant``), in place. One key per hold, as the animator keyed
+    it (a triage: AnimatedTriangle_STEP's five stepped keys came back as nine, a LINEAR
+    key at each hold's start and a CONSTANT one on its last frame). Blender plays the
+    same: the pose held from the first key to the next kept one, the jump on its frame.
+    A location baked beside it must hold alike (CONSTANT there, the same values), else
+    the pair stays; so does the last key, which ends the action's range (a review: a
+    Custom Range ending inside a hold came back one hold short)."""
     const = plan.constant_keys
-    if const is None or plan.rotation_values is None or len(keep) < 2:
+    if const is None or plan.rotation_values is None or len(keep) < 3:
         return keep
     loc, loc_held = plan.location_values, plan.location_constant
     drop = []
-    for before, end in zip(keep[:-1], keep[1:]):
+    for before, end in zip(keep[:-2], keep[1:-1]):
         if not const[end] or const[before] \
                 or not np.array_equal(plan.rotation_values[before], plan.rotation_values[end]):
             continue

@@ -113,3 +113,27 @@ def test_cubicspline_ease_is_timing_and_keyed_timing_keeps_it(clean_blender, mon
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', timing='KEYED'))
     assert _deg(evaluated_quats(obj, frames), blender).max() < 0.1
     assert _deg(evaluated_quats(obj, frames), spec).max() < 0.1
+
+
+def test_a_custom_range_ending_inside_a_hold_keeps_its_last_key(clean_blender):
+    """A review: a Linear tolerance bake with a Custom Range ending inside a CONSTANT hold
+    wrote its keys up to the hold's start (1-11), where the range asked for ends at 16, as
+    the dense bake's keys do: what reads the action's range (an NLA strip, an export)
+    lost five frames. Checked against the range asked for and the keys' own values."""
+    from scenes import new_object
+
+    obj = new_object("A", 'XYZ')
+    for frame, z in ((1, 0.0), (11, 30.0), (21, 60.0)):
+        obj.rotation_euler = (0.0, 0.0, np.radians(z))
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    for fc in animdata.object_fcurves(obj):
+        for key in fc.keyframe_points:
+            key.interpolation = 'CONSTANT'
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', frame_range=(1, 16),
+                                               tolerance_deg=0.1, key_interpolation='LINEAR'))
+    z = animdata.rotation_fcurves(obj)[2]
+    frames = [k.co[0] for k in z.keyframe_points]
+    assert frames[0] == 1.0 and frames[-1] == 16.0, frames
+    assert tuple(obj.animation_data.action.frame_range) == (1.0, 16.0)
+    for frame, value in ((5.5, 0.0), (11.0, 30.0), (15.75, 30.0)):
+        assert np.degrees(z.evaluate(frame)) == pytest.approx(value, abs=1e-4)
