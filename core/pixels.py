@@ -114,8 +114,8 @@ def _number(value):
 def pixels_per_radian(frame: CameraFrame) -> float:
     """The most any pixel of the frame moves (pixels) per radian of camera turn, over
     every axis of the turn and, for a frame of arrays, over each of its values (a keyed
-    lens: one call for its frame at every quarter frame, where a call each made a
-    2,000-frame zoom's bake 46x slower than a fixed lens's).
+    lens: one call for its frame at every quarter frame, where a call each made the
+    click of a 2,000-frame zoom's bake 65-69x a fixed lens's).
 
     With d = (x, y, -f), a turn about X moves d by dd = (0, -f, -y), about Y by (f, 0, x),
     about Z by (y, -x, 0), so M in mm is [[-xy/f, f + x^2/f, y], [-f - y^2/f, xy/f, -x]],
@@ -147,5 +147,7 @@ def tolerance_degrees(frame: CameraFrame, pixels: float) -> float:
 
 
 def centre_degrees_per_pixel(frame: CameraFrame) -> float:
-    """The angle (degrees) one pixel at the centre of an unshifted frame spans across."""
-    return float(np.degrees(np.arctan(frame.width_mm / frame.width_px / frame.lens)))
+    """The angle (degrees) one pixel at the centre of an unshifted frame spans across (an
+    array for a frame of arrays)."""
+    return _number(np.degrees(np.arctan(np.asarray(frame.width_mm) / frame.width_px
+                                        / np.asarray(frame.lens))))

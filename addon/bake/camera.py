@@ -16,7 +16,8 @@ from .. import animdata
 def camera_frames(plan, played: bool = False) -> tuple[list, float]:
     """(core.pixels.CameraFrame of a perspective camera's plan for each render size, holding
     each distinct lens and shift it has where its keys are checked, the stretch above its
-    own channels) or ([], 1.0) for anything else; raises ValueError for a camera whose settings make no frame.
+    own channels) or ([], 1.0) for anything else; raises ValueError for a camera whose
+    settings make no frame.
 
     The lens from the camera's own curves at every sample checked (every quarter frame for
     Bezier keys: a snap zoom keyed between frames was read at the frames alone, a walk);
@@ -52,11 +53,11 @@ def camera_frames(plan, played: bool = False) -> tuple[list, float]:
             table = np.vstack([table, rows])
         anisotropy = max([anisotropy, *stretches])
     scenes = list(getattr(owner, "users_scene", ())) or [bpy.context.scene]
-    lens, width, height, sx, sy = np.unique(table, axis=0).T
+    lens, width, height, shift_x, shift_y = np.unique(table, axis=0).T
     return [pixels.camera_frame(lens, width, height, cam.sensor_fit,
                                 render.resolution_x, render.resolution_y,
                                 render.resolution_percentage, render.pixel_aspect_x,
-                                render.pixel_aspect_y, sx, sy)
+                                render.pixel_aspect_y, shift_x, shift_y)
             for render in {id(sc.render): sc.render for sc in scenes}.values()], anisotropy
 
 
