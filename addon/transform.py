@@ -140,10 +140,12 @@ class AnimatedTransform:
         ``cache``). A walk: 37 warnings of a Rigify rig's face bones said their Copy
         Location acted "on top of the baked rotation", which it never changes."""
         # One whose influence or mute is keyed or driven acts somewhere in the shot, whatever
-        # it reads at the current frame (a review: keyed 1 -> 0, read at its last frame).
+        # it reads at the current frame (a review: keyed 1 -> 0, read at its last frame);
+        # a muted one with a keyed influence does not (a second review).
         animated = self._animated_constraint_paths(cache)
         names = [c.name for c in self.constraints if moving in moves_of(c) and (
-            acts(c) or (c.is_valid and _animated(c, animated)))]
+            acts(c) or (c.is_valid and (_animated(c, animated, ("mute",)) or (
+                not c.mute and _animated(c, animated, ("influence",))))))]
         if moving == "rotation" and self.is_bone and self.owner.pose is not None:
             names += ik_reach(self.owner, cache).get(self.bone_name, [])
         return names
@@ -154,13 +156,16 @@ class AnimatedTransform:
         full influence that no key or driver changes over the shot. Its rotation keys never
         play, so neither a comparison of them nor a bake of them changes what is seen (a
         triage: a Track To camera's report advised a re-bake for 177 deg its image never
-        showed). An object's in World space only: its Local space starts from its own
-        channels, so the keys still play there (a review); a bone's Local space starts from
-        its rest pose."""
+        showed). An object's in World space, or in Local space under a parent: without one
+        its Local space starts from its own channels, so the keys still play there (a
+        review; a second review: under a parent they never do); a bone's Local space starts
+        from its rest pose."""
         animated = self._animated_constraint_paths(cache)
+        parented = getattr(self.owner, "parent", None) is not None
         return [c.name for c in self.constraints
                 if acts(c) and c.influence >= 1.0
-                and (self.is_bone or c.owner_space == 'WORLD')
+                and (self.is_bone or c.owner_space == 'WORLD'
+                     or (c.owner_space == 'LOCAL' and parented))
                 and not _animated(c, animated)
                 and (c.type == 'TRACK_TO'
                      or (c.type == 'COPY_ROTATION' and c.mix_mode == 'REPLACE'
@@ -365,10 +370,12 @@ def euler_order_of(mode: str) -> str:
     return mode if mode in core_rotation.EULER_ORDERS else 'XYZ'
 
 
-def _animated(constraint, paths: set) -> bool:
-    """Whether ``constraint``'s influence or mute is among ``paths``
-    (``AnimatedTransform._animated_constraint_paths``)."""
-    return any(f'constraints["{constraint.name}"].{p}' in paths for p in ("influence", "mute"))
+def _animated(constraint, paths: set, settings=("influence", "mute")) -> bool:
+    """Whether any of ``constraint``'s ``settings`` is among ``paths``
+    (``AnimatedTransform._animated_constraint_paths``), its name escaped as Blender writes
+    it in a data path (a review: a quote in the name hid a keyed influence)."""
+    name = bpy.utils.escape_identifier(constraint.name)
+    return any(f'constraints["{name}"].{p}' in paths for p in settings)
 
 
 def acts(constraint) -> bool:

@@ -331,6 +331,19 @@ def _keyed_influence(con):
     con.keyframe_insert("influence", frame=21)
 
 
+def _local_under_a_parent(con):
+    con.owner_space = 'LOCAL'
+    parent = bpy.data.objects.new("Parent", None)
+    bpy.context.scene.collection.objects.link(parent)
+    parent.rotation_euler = (0.3, -0.2, 0.5)
+    con.id_data.parent = parent
+
+
+def _quoted_name_keyed(con):
+    con.name = 'Track "Cam"'
+    _keyed_influence(con)
+
+
 SETTINGS = {
     "TRACK_TO": ('TRACK_TO', None, True),
     "COPY_ROTATION": ('COPY_ROTATION', None, True),
@@ -343,6 +356,10 @@ SETTINGS = {
     "COPY_TRANSFORMS in Local space": ('COPY_TRANSFORMS',
                                        lambda c: setattr(c, "owner_space", 'LOCAL'), False),
     "TRACK_TO with keyed influence": ('TRACK_TO', _keyed_influence, False),
+    "TRACK_TO in Local space under a parent": ('TRACK_TO', _local_under_a_parent, True),
+    "COPY_ROTATION in Local space under a parent": ('COPY_ROTATION', _local_under_a_parent,
+                                                    True),
+    "TRACK_TO named with a quote, keyed influence": ('TRACK_TO', _quoted_name_keyed, False),
 }
 
 
