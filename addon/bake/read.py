@@ -872,10 +872,9 @@ def _rotation_keys(obj, src: Source, fcurves: list, channels: dict, settings: Ba
                     # A plain Re-bake after a conversion starts again from the keys before
                     # it, in their mode: the rig would be left in two (a triage: three of a
                     # Maya rig's joints stayed XYZ beside three back in QUATERNION).
-                    why = why[:-1] + (f" It keeps the {obj.rotation_mode} its conversion "
-                                      f"gave it, where this bake starts again from the keys "
-                                      f"in {src.mode}: Revert it to put its own {src.mode} "
-                                      "key back.")
+                    why += (f" It stays in {obj.rotation_mode}, where this bake starts again "
+                            f"from the keys in {src.mode}: Revert it to put its own "
+                            f"{src.mode} key back.")
             issues.skip(why, label, float(rot_frames[0]))
     try:
         # The keys' own values are the orientation only when no delta (keyed or static)

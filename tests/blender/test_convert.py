@@ -300,8 +300,9 @@ def test_a_rebake_after_a_conversion_names_the_single_key_it_leaves_converted(cl
     assert (one.rotation_mode, two.rotation_mode) == ('XYZ', 'QUATERNION')
     (left,) = [i.message for i in result.skipped]
     assert 'Object "One" has a single rotation key' in left
-    assert ("keeps the XYZ its conversion gave it, where this bake starts again from the "
-            "keys in QUATERNION: Revert it to put its own QUATERNION key back.") in left, left
+    assert ("(add a second key to bake it). It stays in XYZ, where this bake starts again "
+            "from the keys in QUATERNION: Revert it to put its own QUATERNION key back.") \
+        in left, left
     bake.revert_objects([one])
     assert one.rotation_mode == 'QUATERNION'
 
