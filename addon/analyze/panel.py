@@ -17,6 +17,7 @@ from .entries import (
     is_stale,
     panel_sentence,
     results,
+    row_figures,
     worst_first,
 )
 
@@ -102,13 +103,14 @@ class QUATBAKE_UL_report(bpy.types.UIList):
     def draw_item(self, context, layout, data, item, icon, active_data, active_prop, index=0):
         from ..ui.texts import name_and_figure
 
-        icon = VERDICT_ICONS.get(item.verdict, 'ERROR')
         entry = results(context.scene).get(item.name, {})
+        verdict, figure = row_figures(context.scene, item)
+        icon = VERDICT_ICONS.get(verdict, 'ERROR')
         name = entry_group(entry, item.name)[1]    # a bone's own name: its group says the rig
-        if item.verdict not in VERDICT_ICONS or item.verdict == VERDICT_SKIPPED:
+        if verdict not in VERDICT_ICONS or verdict == VERDICT_SKIPPED:
             layout.label(text=name, icon=icon, translate=False)
             return
-        name_and_figure(layout, context, name, f"{item.max_deviation_deg:.1f}\u00b0", icon,
+        name_and_figure(layout, context, name, f"{figure:.1f}\u00b0", icon,
                         _LIST_FIGURES.get(_group_index(self.list_id), False), panel=ROWS_PANEL)
 
 
