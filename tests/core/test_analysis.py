@@ -85,15 +85,19 @@ def test_channels_that_grow_are_said_to_grow():
     assert not any("shrink" in f for f in said), said
 
 
-def test_euler_wrap_170_to_minus_170_is_a_long_arc_and_a_wrap():
+def _euler_wrap(turns: str = "AUTO"):
+    """Z keyed 170 -> -170 deg over frames 1-25 on Linear channels (Blender turns 340)."""
     key_frames = np.array([1.0, 25.0])
     key_raw = np.radians([[0, 0, 170], [0, 0, -170]])
     frames = np.arange(1, 26, dtype=float)
     raw = _linear_channels(key_frames, key_raw, frames)
-    bq = rotation.euler_to_quat(raw, "XYZ")
-    kq = rotation.euler_to_quat(key_raw, "XYZ")
-    a = analysis.analyze_object("EulerCam", "XYZ", frames, bq, key_frames, kq, "slerp",
-                                raw_values=raw, key_raw=key_raw)
+    return analysis.analyze_object("EulerCam", "XYZ", frames, rotation.euler_to_quat(raw, "XYZ"),
+                                   key_frames, rotation.euler_to_quat(key_raw, "XYZ"), "slerp",
+                                   raw_values=raw, key_raw=key_raw, turns_setting=turns)
+
+
+def test_euler_wrap_170_to_minus_170_is_a_long_arc_and_a_wrap():
+    a = _euler_wrap()
     assert a.long_arc_segments == [[1.0, 25.0]]
     assert a.intervals[0]["blender_turn_deg"] == pytest.approx(340, abs=1e-6)
     assert a.intervals[0]["shortest_deg"] == pytest.approx(20, abs=1e-9)
@@ -107,17 +111,7 @@ def test_a_wrap_turns_keyed_keeps_is_named_with_the_setting_that_fixes_it():
     Blender (no difference), yet the verdict read "long way round" and the advice
     "re-bake with SLERP", a bake that keeps the 340 deg. The advice now names Turns: Auto
     and the verdict asks to check; with Turns: Auto the wrap is a difference, as before."""
-    key_frames = np.array([1.0, 25.0])
-    key_raw = np.radians([[0, 0, 170], [0, 0, -170]])
-    frames = np.arange(1, 26, dtype=float)
-    raw = _linear_channels(key_frames, key_raw, frames)
-    bq = rotation.euler_to_quat(raw, "XYZ")
-    kq = rotation.euler_to_quat(key_raw, "XYZ")
-    runs = {turns: analysis.analyze_object("EulerCam", "XYZ", frames, bq, key_frames, kq,
-                                           "slerp", raw_values=raw, key_raw=key_raw,
-                                           turns_setting=turns)
-            for turns in ("KEYED", "AUTO")}
-    keyed, auto = runs["KEYED"], runs["AUTO"]
+    keyed, auto = _euler_wrap("KEYED"), _euler_wrap("AUTO")
     assert keyed.max_deviation_deg < 1e-6 and keyed.long_arc_segments == [[1.0, 25.0]]
     assert keyed.advice == ("keys 1-25 take the long way (an Euler wrap), and Turns: Keyed "
                             "keeps it: re-bake with Turns: Auto for the short arc")
