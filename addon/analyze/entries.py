@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The Difference Report's results as the panel shows them: one entry per object
 (or bone, or NLA clip) with its verdict and, after a bake, the analysis before it;
-stored per scene by name, re-run after a bake or revert, sorted worst first.
+stored per scene by name, re-run after a bake or revert, sorted worst first; the
+entries a later analysis replaced are kept a while, so that an undo or redo step shows
+again the one that describes the keys back in place (``follow_undo``).
 
 Plain values keyed by scene and object name: no RNA references survive an undo,
 so the panel looks objects up by name.
