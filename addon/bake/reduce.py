@@ -104,16 +104,27 @@ def _one_key_per_hold(plan, keep: np.ndarray) -> np.ndarray:
     drop = []
     for before, end in zip(keep[:-2], keep[1:-1]):
         if not const[end] or const[before] \
-                or not np.array_equal(plan.rotation_values[before], plan.rotation_values[end]):
+                or not _same(plan.rotation_values[before], plan.rotation_values[end]):
             continue
         if loc is not None and not (loc_held is not None and loc_held[end].all()
-                                    and np.array_equal(loc[before], loc[end])):
+                                    and _same(loc[before], loc[end])):
             continue
         const[before] = True
         if loc is not None:
             loc_held[before] = True
         drop.append(end)
     return np.setdiff1d(keep, drop) if drop else keep
+
+
+# Two baked values of one held pose are the same within this (radians, scene units): a
+# hold's frames come from one orientation, but a vectorised conversion may round the
+# last bit differently from one array position to the next on some CPUs, far below the
+# float32 the keys are written in.
+HOLD_SAME = 1e-9
+
+
+def _same(a, b) -> bool:
+    return bool(np.all(np.abs(np.asarray(a) - np.asarray(b)) <= HOLD_SAME))
 
 
 def _held_words(held) -> str:
