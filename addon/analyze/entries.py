@@ -473,10 +473,19 @@ def follow_undo(scene) -> None:
     """After an undo or redo step: each entry, and each row of the list (which undo
     restores), whose analysis does not describe its transform's keys now takes the
     earlier one that does, where one was kept (``_EARLIER``); the one it replaces is kept
-    in its turn. An entry with none stays as it is, out of date."""
+    in its turn. An entry with none stays as it is, out of date. The list then lists
+    every entry (_list_every_entry)."""
     settings = getattr(scene, "quatbake", None)
+    if settings is None:
+        return
+    _follow_keys(scene, settings)
+    _list_every_entry(scene, settings)
+
+
+def _follow_keys(scene, settings) -> None:
+    """follow_undo's entries: each takes the kept one that describes its keys now."""
     earlier = _EARLIER.get(scene.name)
-    if settings is None or not earlier:
+    if not earlier:
         return
     current = _RESULTS.setdefault(scene.name, {})
     rows = [row.name for row in settings.report_rows]
@@ -504,6 +513,23 @@ def follow_undo(scene) -> None:
         if name in current:
             _keep_earlier(scene.name, {name: current[name]})
         current[name] = match
+
+
+def _list_every_entry(scene, settings) -> None:
+    """After an undo step the list's rows are the step's, the entries the session's: an
+    undo to before the first Analyze (no undo step) left no rows, and the panel then drew
+    the boxes of three of the entries only (the last stop's undo walk: four objects
+    analysed, three to be seen). The rows are listed again, worst first, each restored row keeping its own figures (what
+    its entry says when that describes no keys now: ``row_figures``)."""
+    found = results(scene)
+    rows = settings.report_rows
+    if not found or {row.name for row in rows} >= set(found):
+        return
+    kept = {row.name: (row.verdict, row.max_deviation_deg) for row in rows}
+    _sync_rows(scene)
+    for row in rows:
+        if row.name in kept:
+            row.verdict, row.max_deviation_deg = kept[row.name]
 
 
 def degrees_text(value: float) -> str:

@@ -49,3 +49,12 @@ def test_after_the_redo_the_rows_are_the_entries(steps):
     assert all(r["row"] is not None and r["current"] for r in found.values()), found
     for name, row in found.items():
         assert row["row"] == row["entry"], (name, row)
+
+
+def test_after_the_undo_every_entry_is_listed(steps):
+    """The undo goes back to before the first Analyze (no undo step), whose rows were
+    none: the panel drew the boxes of three of the four entries, the fourth nowhere. The
+    list lists them all again."""
+    found = {s["name"]: s for s in steps["steps"]}["undo the bake"]["rows"]
+    assert len(found) == 4, found
+    assert all(r["row"] is not None for r in found.values()), found
