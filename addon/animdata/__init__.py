@@ -128,6 +128,7 @@ from .read import (  # noqa: F401
     rotation_values_to_quat,
 )
 from .write import (  # noqa: F401
+    Rewrite,
     add_modifier_copy,
     assign_action,
     copy_action_for,

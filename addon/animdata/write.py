@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import versions
 from . import memo
-from .actions import channelbags, enum_value, find_slot, is_slotted
+from .actions import action_fcurves, channelbags, enum_value, find_slot, is_slotted
 from .channels import modifier_settings
 from .checksum import curve_arrays
-from .paths import TRANSFORM_GROUP, channel_label
+from .paths import TRANSFORM_GROUP, bone_name_from_path, channel_label
 from .read import KEY_FIELDS, read_keyframe_arrays
 
 
@@ -66,13 +66,150 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
     return action, samples
 
 
-def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | None = None
-                 ) -> None:
+class Rewrite:
+    """Writing over the channels ``replaced`` (data paths) of ``action``, a copy being
+    composed (slot ``slot_identifier``), so that each channel keeps its place and its
+    keys' selection: ``make`` (an fcurve_maker) hands a writer the copy's own curve of
+    that channel, emptied, where it has one, and a new curve where it has none
+    (``make_copy`` likewise, for copy_fcurves, which copies a selection of its own);
+    ``finish`` removes the replaced curves no writer took, puts a new curve where those
+    were in its group, and selects the written keys on the frames where the animator had
+    keys selected, and no others.
+
+    Blender adds a curve at the end of its group and a group at the end of the action,
+    and (4.4+) removes a group once it is empty. Removed and made again, a baked object's
+    rotation came below its scale, and every baked bone's group went to the bottom of the
+    Dope Sheet; and new keys come selected, so after a bake every baked key was (a walk:
+    5 of a Rigify rig's 12 keyed controls baked, their groups listed last, each of their
+    keys selected where the animator had selected one; a Revert of two bones moved their
+    groups again)."""
+
+    def __init__(self, action, slot_identifier: str, replaced: set):
+        self.action, self.slot = action, slot_identifier
+        self._new = fcurve_maker(action, slot_identifier)
+        self._old = {(fc.data_path, fc.array_index): fc
+                     for fc in action_fcurves(action, slot_identifier)
+                     if fc.data_path in replaced}
+        self._replaced = set(replaced)
+        self._made: list = []            # (curve, its group, keep_selection): made anew
+        self._rewritten: list = []       # (curve, frames of its keys selected before)
+
+    def make(self, data_path: str, index: int, group: str = TRANSFORM_GROUP):
+        return self._take(data_path, index, group, keep_selection=True)
+
+    def make_copy(self, data_path: str, index: int, group: str = TRANSFORM_GROUP):
+        return self._take(data_path, index, group, keep_selection=False)
+
+    def _take(self, data_path, index, group, keep_selection: bool):
+        fc = self._old.pop((data_path, index), None)
+        if fc is None:
+            fc = self._new(data_path, index, group)
+            self._made.append((fc, _group_of(fc), keep_selection))
+            return fc
+        if keep_selection:
+            self._rewritten.append((fc, _selected_frames(fc)))
+        fc.keyframe_points.clear()
+        for modifier in list(fc.modifiers):
+            fc.modifiers.remove(modifier)
+        # As a new curve has them: the writer's keys play and can be edited (its group,
+        # colour and visibility stay the animator's).
+        fc.mute = fc.lock = False
+        return fc
+
+    def finish(self, kept: list) -> None:
+        """Remove the replaced curves no writer took, and place and select what was
+        written (see the class). ``kept``: the curves of the action composed from, in its
+        order."""
+        gone = {key: _group_of(fc) for key, fc in self._old.items()}
+        selected: dict = {}     # per bone (None: the object), the frames selected
+        for fc in self._old.values():
+            selected.setdefault(bone_name_from_path(fc.data_path), []).append(
+                _selected_frames(fc))
+        _remove_fcurves(self.action, self.slot, list(self._old.values()))
+        self._old.clear()
+        for fc, frames in self._rewritten:
+            _select_on(fc, frames)
+        for fc, _group, keep_selection in self._made:
+            # A conversion's new channel: the frames selected on the ones it replaces.
+            bone = bone_name_from_path(fc.data_path)
+            if keep_selection and bone in selected:
+                _select_on(fc, np.concatenate(selected[bone]))
+        self._place_made(kept, gone)
+
+    def _place_made(self, kept: list, gone: dict) -> None:
+        """In a group where a curve was made anew, the channels that came after the first
+        of those removed (``gone``: their groups) go out and are copied back from ``kept``,
+        after it (a conversion's quaternion where the Euler angles were)."""
+        made_in = {group for _fc, group, _keep in self._made}
+        moved, seen = set(), set()
+        for fc in kept:
+            group = _group_of(fc)
+            if group not in made_in:
+                continue
+            if (fc.data_path, fc.array_index) in gone:
+                seen.add(group)
+            elif group in seen and fc.data_path not in self._replaced:
+                moved.add(fc.data_path)
+        if moved:
+            _remove_fcurves(self.action, self.slot, [
+                fc for fc in action_fcurves(self.action, self.slot) if fc.data_path in moved])
+            copy_fcurves(self.action, self.slot, [fc for fc in kept if fc.data_path in moved])
+
+
+def _selected_frames(fc) -> np.ndarray:
+    """The frames of ``fc``'s selected keys."""
+    kps = fc.keyframe_points
+    selected = np.zeros(len(kps), dtype=bool)
+    kps.foreach_get("select_control_point", selected)
+    if not selected.any():
+        return np.zeros(0)
+    # Read here, not through read_keyframe_arrays: inside read_once() that would keep the
+    # keys this curve is about to lose for every later reader.
+    co = np.empty(2 * len(kps), dtype=np.float32)
+    kps.foreach_get("co", co)
+    return co[0::2][selected]
+
+
+def _select_on(fc, frames: np.ndarray) -> None:
+    """Select ``fc``'s keys on ``frames`` (and their handles), and deselect every other."""
+    kps = fc.keyframe_points
+    n = len(kps)
+    if frames.size:
+        co = np.empty(2 * n, dtype=np.float32)
+        kps.foreach_get("co", co)
+        selected = np.isin(co[0::2], frames)
+    else:
+        selected = np.zeros(n, dtype=bool)
+    for name in ("select_control_point", "select_left_handle", "select_right_handle"):
+        kps.foreach_set(name, selected)
+
+
+def _group_of(fc) -> str | None:
+    return fc.group.name if fc.group is not None else None
+
+
+def _remove_fcurves(action, slot_identifier: str, fcurves: list) -> None:
+    """Remove ``fcurves`` from ``action`` (from its slot's channelbag on 4.4+)."""
+    if not fcurves:
+        return
+    if not is_slotted(action):
+        for fc in fcurves:
+            action.fcurves.remove(fc)
+        return
+    doomed = {fc.as_pointer() for fc in fcurves}
+    for bag in channelbags(action, slot_identifier):
+        for fc in [f for f in bag.fcurves if f.as_pointer() in doomed]:
+            bag.fcurves.remove(fc)
+
+
+def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | None = None,
+                 make=None) -> None:
     """Copy ``fcurves`` into ``action``: their keys (frames, values, interpolation, easing
     and its back, amplitude and period, handles and handle types, as they are, and their
     selection), their
     auto smoothing, extrapolation, modifiers, mute and lock; in ``group``, or (None) each
-    in its own curve's group. Carries the channels one action keeps into another: an
+    in its own curve's group; each into the curve ``make`` gives (default: a new one at
+    its group's end; Rewrite.make: the channel's own, in its place). Carries the channels one action keeps into another: an
     earlier bake of some bones into a new copy of the action, the keys before a bake back
     into the action a Re-bake or a Revert composes.
 
@@ -80,7 +217,7 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
     animator's switch to Bezier or Back, and a curve's auto smoothing shapes its handles at
     the next edit (a walk: a Revert's copy lost them, and the next key nudge moved the curve
     1.69 deg otherwise than on the animator's own action)."""
-    make = fcurve_maker(action, slot_identifier)
+    make = make or fcurve_maker(action, slot_identifier)
     items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
     names = {item.value: item.identifier for item in items}
     for fc in fcurves:

@@ -369,14 +369,19 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                           src.action.use_fake_user if src.action is not None else False,
                           constraint=con.name)
     try:
+        def fill(make):
+            # (On failure _compose_action removes the new action.)
+            write_plan(make, plan)
+
         if src.action is not None:
-            new = _compose_action(owner, src.action, src.slot, plan.drop_paths,
-                                  name=src.action.name + BAKED_SUFFIX)
             slot = src.slot
+            new = _compose_action(owner, src.action, src.slot, plan.drop_paths,
+                                  name=src.action.name + BAKED_SUFFIX, fill=fill)
+            undo.new_action = new
         else:
             new, slot = animdata.new_action_for(owner, owner.name + BAKED_SUFFIX)
-        undo.new_action = new
-        write_plan(animdata.fcurve_maker(new, slot), plan)
+            undo.new_action = new
+            fill(animdata.fcurve_maker(new, slot))
         state = undo.states[0]
         animdata.assign_action(owner, new, slot)
         quaternion, euler, axis_angle = state.rotation_props

@@ -97,10 +97,13 @@ def renamed_bone_issues(owner) -> list[BakeIssue]:
 
 
 def _compose_action(owner, base, slot: str, drop: set, original=None, restore: set = frozenset(),
-                    name: str = "", restore_slot: str | None = None):
+                    name: str = "", restore_slot: str | None = None, fill=None):
     """A copy ``name`` of ``base`` (its slot ``slot``, which the copy keeps) without the
     channels in ``drop`` and ``restore``, and with those in ``restore`` copied from
-    ``original`` (its slot ``restore_slot``, default ``slot``) where it has them.
+    ``original`` (its slot ``restore_slot``, default ``slot``) where it has them, then
+    ``fill(make)`` where given: the bake's writing of its own channels, each made by
+    ``make``. Every channel written keeps the place of the one it replaces
+    (animdata.Rewrite).
 
     ``base`` is the action the new one grows from: on a first bake the animator's action,
     and once the owner plays a bake, that baked action. Every channel in it but the bake's
@@ -110,12 +113,17 @@ def _compose_action(owner, base, slot: str, drop: set, original=None, restore: s
     animator's loop). ``restore``: the bake's own channels that go back to the keys before
     the bake (a Revert's; a Re-bake's that it no longer writes, such as a location baked
     before and now kept)."""
-    new, _samples = animdata.copy_action_for(owner, base, slot, name, set(drop) | set(restore))
+    new, _samples = animdata.copy_action_for(owner, base, slot, name, set())
     try:
+        rewrite = animdata.Rewrite(new, slot, set(drop) | set(restore))
         if restore and original is not None:
             fcurves = animdata.action_fcurves(original, slot if restore_slot is None
                                               else restore_slot)
-            animdata.copy_fcurves(new, slot, [fc for fc in fcurves if fc.data_path in restore])
+            animdata.copy_fcurves(new, slot, [fc for fc in fcurves if fc.data_path in restore],
+                                  make=rewrite.make_copy)
+        if fill is not None:
+            fill(rewrite.make)
+        rewrite.finish(animdata.action_fcurves(base, slot))
     except BaseException:
         animdata.remove_action(new)
         raise
@@ -246,16 +254,19 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             # writes them, or they go back to the keys before it).
             own = _own_paths(owner, [p.obj for p in plans])
             slot = baked_slot(owner)
-            new = _compose_action(owner, undo.action, slot, drop,
-                                  owner.quatbake.original_action, own - drop,
-                                  named + BAKED_SUFFIX, original_slot(owner.quatbake))
+            base, original, restore = undo.action, owner.quatbake.original_action, own - drop
+            restore_slot = original_slot(owner.quatbake)
         else:
-            new = _compose_action(owner, src.action, slot, drop,
-                                  name=named + BAKED_SUFFIX)
+            base, original, restore, restore_slot = src.action, None, set(), None
+
+        def fill(make):
+            # (On failure _compose_action removes the new action.)
+            for plan in plans:
+                write_plan(make, plan)
+
+        new = _compose_action(owner, base, slot, drop, original, restore, named + BAKED_SUFFIX,
+                              restore_slot, fill=fill)
         undo.new_action = new
-        make = animdata.fcurve_maker(new, slot)
-        for plan in plans:
-            write_plan(make, plan)
         animdata.assign_action(owner, new, slot)
         rec = owner.quatbake
         if not src.rebake:

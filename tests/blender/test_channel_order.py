@@ -1,0 +1,139 @@
+"""The channels keep their order in the Dope Sheet and the Graph Editor through a bake and
+a Revert, and the keys their selection (walks: after a bake, and after a Revert that kept
+the animator's changes, an object's rotation came below its scale; a baked bone's group
+went to the bottom of the rig's, and every baked key came selected).
+
+The expectation is the animator's action itself: its curves' order, read before anything
+ran, with the baked rotation (Euler or quaternion) in the place of the rotation it
+replaces; and the frames of the keys the test selects.
+"""
+import bpy
+import numpy as np
+import pytest
+
+from quatbake.addon import animdata, bake, transform
+
+import scenes
+
+pytestmark = pytest.mark.bpy
+
+ROTATIONS = ("rotation_euler", "rotation_quaternion", "rotation_axis_angle")
+
+
+def _order(owner, action=None) -> list:
+    """[(group, data path with any rotation named "rotation")] of ``action`` (default: the
+    one ``owner`` plays), one per curve, in the action's order."""
+    action = action or animdata.get_action(owner)
+    out = []
+    for fc in animdata.action_fcurves(action, animdata.get_slot_identifier(owner)):
+        path = fc.data_path
+        for name in ROTATIONS:
+            path = path.replace(name, "rotation")
+        out.append((fc.group.name if fc.group is not None else "", path))
+    return out
+
+
+def _compact(order: list) -> list:
+    """One entry per channel (its curves together), as the Dope Sheet lists them."""
+    return [item for i, item in enumerate(order) if i == 0 or order[i - 1] != item]
+
+
+def _keyed_object():
+    obj = bpy.data.objects.new("Obj", None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, z, x in ((1, 0.0, 0.0), (21, 3.0, 1.0), (41, -3.0, 2.0)):
+        obj.location = (x, 0.0, 0.0)
+        obj.rotation_euler = (0.3, 0.0, z)
+        obj.scale = (1.0, 1.0, 1.0 + x)
+        for path in ("location", "rotation_euler", "scale"):
+            # In its group, as the I key keys it (from a script, Blender 3.4 leaves none).
+            obj.keyframe_insert(path, frame=frame, group="Object Transforms")
+    scenes.select_only(obj)
+    return obj
+
+
+@pytest.mark.parametrize("output", ['KEEP', 'QUATERNION'])
+def test_a_bake_and_a_revert_after_edits_keep_the_objects_channel_order(clean_blender,
+                                                                        output):
+    obj = _keyed_object()
+    keyed = _compact(_order(obj))
+    assert keyed == [("Object Transforms", p) for p in ("location", "rotation", "scale")]
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode=output))
+    assert _compact(_order(obj)) == keyed
+
+    # The animator moves a scale key in the baked action: Revert keeps it, in a copy.
+    scale_z = animdata.find_fcurves(obj, "scale", 3)[2]
+    scale_z.keyframe_points[1].co[1] = 4.0
+    scale_z.update()
+    bake.revert_objects([obj], [])
+    assert animdata.get_action(obj).name == "ObjAction.edited"
+    assert _compact(_order(obj)) == keyed
+    # ...with every curve's keys, the moved one as moved.
+    assert [k.co[1] for k in animdata.find_fcurves(obj, "scale", 3)[2].keyframe_points] \
+        == pytest.approx([1.0, 4.0, 3.0])
+
+
+def _rig():
+    """Three bones keyed in order: spine and arm their rotation alone, hand its location,
+    rotation and scale (a group each)."""
+    rig = scenes.make_rig("Rig", [("spine", None, (0, 0, 0), (0, 0, 1)),
+                                  ("arm", "spine", (0, 0, 1), (1, 0, 1)),
+                                  ("hand", "arm", (1, 0, 1), (1.3, 0, 1))])
+    frames = np.array([1.0, 21.0, 41.0])
+    turns = [[1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5], [0, 0, 0.6, 0.8]]
+    scenes.key_bone(rig, "spine", "rotation_quaternion", frames, turns)
+    scenes.key_bone(rig, "arm", "rotation_quaternion", frames, turns)
+    scenes.key_bone(rig, "hand", "location", frames, [[0, 0, 0], [0, 1, 0], [0, 0, 1]])
+    scenes.key_bone(rig, "hand", "rotation_quaternion", frames, turns)
+    scenes.key_bone(rig, "hand", "scale", frames, [[1, 1, 1], [1, 2, 1], [1, 1, 3]])
+    return rig
+
+
+@pytest.mark.parametrize("output", ['KEEP', 'XYZ'])
+def test_baked_and_reverted_bones_keep_their_groups_and_channels_in_order(clean_blender,
+                                                                           output):
+    rig = _rig()
+    keyed = _compact(_order(rig))
+    assert [g for g, _p in keyed] == ["spine", "arm", "hand", "hand", "hand"]
+    assert [p for g, p in keyed if g == "hand"] == [f'pose.bones["hand"].{c}' for c in
+                                                    ("location", "rotation", "scale")]
+    spine, arm, hand = (transform.AnimatedTransform(rig, b) for b in ("spine", "arm", "hand"))
+    settings = bake.BakeSettings(method='SLERP', output_mode=output)
+    # The first bone alone: its group, emptied and made again, went to the end.
+    bake.bake_objects([spine], settings)
+    assert _compact(_order(rig)) == keyed
+    bake.bake_objects([arm, hand], settings)
+    assert _compact(_order(rig)) == keyed
+    bake.revert_objects([spine, hand])
+    assert not rig.pose.bones["spine"].quatbake.baked and rig.pose.bones["arm"].quatbake.baked
+    assert _compact(_order(rig)) == keyed
+    bake.revert_objects([rig])
+    assert _compact(_order(rig)) == keyed
+
+
+def _selected(fc) -> list:
+    return [k.co[0] for k in fc.keyframe_points
+            if k.select_control_point or k.select_left_handle or k.select_right_handle]
+
+
+@pytest.mark.parametrize("output, tolerance", [('KEEP', 0.0), ('KEEP', 0.01),
+                                               ('QUATERNION', 0.0)])
+def test_the_baked_keys_are_selected_where_the_animator_had_keys_selected(clean_blender,
+                                                                          output, tolerance):
+    obj = _keyed_object()
+    for fc in animdata.action_fcurves(animdata.get_action(obj), animdata.get_slot_identifier(obj)):
+        for k in fc.keyframe_points:
+            on = fc.data_path == "rotation_euler" and fc.array_index == 2 and k.co[0] == 21.0
+            k.select_control_point = k.select_left_handle = k.select_right_handle = on
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode=output,
+                                               tolerance_deg=tolerance))
+    path = "rotation_quaternion" if output == 'QUATERNION' else "rotation_euler"
+    rotation = animdata.find_fcurves(obj, path, 4 if output == 'QUATERNION' else 3)
+    assert all(len(fc.keyframe_points) > 3 for fc in rotation) or tolerance
+    if output == 'QUATERNION':
+        # New channels: the frames selected on the Euler angles they replace.
+        assert [_selected(fc) for fc in rotation] == [[21.0]] * 4
+    else:
+        assert [_selected(fc) for fc in rotation] == [[], [], [21.0]]
+    for path in ("location", "scale"):
+        assert [_selected(fc) for fc in animdata.find_fcurves(obj, path, 3)] == [[]] * 3
