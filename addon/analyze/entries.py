@@ -304,7 +304,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
     with animdata.read_once():
         targets = []
         for obj in objects:
-            for item in _targets(obj, clip_name):
+            for item in panel_targets(obj, clip_name):
                 clip = item[1] if isinstance(item, tuple) else None
                 targets.append((obj, clip, clip is None and record.is_baked(obj)))
     known = _ANALYSED.pop(scene.name, {})
@@ -342,7 +342,7 @@ def analyze_into(scene, objects, method: str, replace: bool = False,
     return found
 
 
-def _targets(obj, clip_name: str) -> list:
+def panel_targets(obj, clip_name: str) -> list:
     """What the panel analyses of ``obj``: the clip the Re-bake panel's Clip field names,
     where ``obj`` has it and shows no bake (what a Re-bake would bake: an earlier walk
     read the active action's "fine" and then baked the clip); otherwise the object itself,

@@ -53,25 +53,31 @@ def saved_by(data) -> str:
     return f"{major}.{minor}"
 
 
-def build(objects, method: str) -> dict:
+def build(objects, method: str, clip_name: str = "", turns: str = "AUTO",
+          timing: str = "EVEN") -> dict:
     """The report dict for ``objects`` (schema quatbake.report/1, with
-    ``saved_by_blender`` and ``after_bake`` added). An armature stands for its keyed
-    bones (``transform.as_transforms``); a transform without rotation keys is listed
-    under ``skipped`` with its reason and location findings."""
+    ``saved_by_blender`` and ``after_bake`` added): what the Difference Report analyses
+    of them (entries.panel_targets: an armature stands for its keyed bones, the clip
+    ``clip_name`` where a transform has it), compared with the method's path under
+    ``turns`` and ``timing``. A transform without rotation keys is listed under
+    ``skipped`` with its reason and location findings."""
     from ...core import analysis as core_analysis
     from ...report import json_report
     from .. import animdata, record
     from ..transform import as_transforms
     from . import engine as analyze
-    from .entries import unexpected_sentence
+    from .entries import panel_targets, unexpected_sentence
 
     analyses, errors, after, skipped = [], [], [], []
-    for obj in as_transforms(objects):
-        baked = record.is_baked(obj)
+    targets = [t for obj in as_transforms(objects, clip_name)
+               for t in panel_targets(obj, clip_name)]
+    for obj, clip in (t if isinstance(t, tuple) else (t, None) for t in targets):
+        baked = clip is None and record.is_baked(obj)
         try:
-            analyses.append(analyze.analyze_object(obj, method, original=baked))
+            analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
+                                                   timing=timing, original=baked))
             if baked:
-                now = analyze.analyze_object(obj, method)
+                now = analyze.analyze_object(obj, method, turns=turns, timing=timing)
                 core_analysis.after_bake(analyses[-1], now)   # its path; a creep it kept
                 after.append(json_report.after_bake_entry(analyses[-1], now))
         except analyze.NoRotationKeys as exc:
@@ -117,13 +123,23 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
     @guarded("Export Report")
     def execute(self, context):
         from ...report import html_report, json_report
+        from ..transform import no_bones_selected, selected_items
         from ..ui import compare
 
         settings = context.scene.quatbake
         method = (compare.compare_method(settings) if self.method == 'BAKE'
                   else self.method.lower())
-        objects = sorted(context.selected_objects, key=lambda o: o.name)
-        report = build(objects, method)
+        sentence = no_bones_selected(context, "report on")
+        if sentence:
+            self.report({'ERROR'}, sentence)
+            return {'CANCELLED'}
+        # What Analyze takes (a walk: in Pose Mode the panel listed the 2 bones selected
+        # and the page all 12 of the rig's): the selected pose bones in Pose Mode, the
+        # Clip field's clip, the Turns and Timing of the scene.
+        items = selected_items(context)
+        if context.mode != 'POSE':
+            items = sorted(items, key=lambda o: o.name)
+        report = build(items, method, settings.clip, settings.turns, settings.timing)
         for error in report["errors"]:
             self.report({'WARNING'}, error["message"])
         if not report["objects"] and not report.get("skipped"):

@@ -186,6 +186,40 @@ def test_export_report_after_a_bake_has_the_after_bake_section(clean_blender, tm
     assert "After the bake" in html_path.read_text(encoding="utf-8")
 
 
+def test_export_report_in_pose_mode_reports_the_selected_bones(clean_blender, tmp_path):
+    """A walk: in Pose Mode with two of a rig's bones selected, the panel listed those two
+    and the page every keyed bone of the rig."""
+    rig = scenes.make_rig("Rig", [(name, None, (i, 0, 0), (i, 0, 1))
+                                  for i, name in enumerate(("a", "b", "c"))])
+    keys = scenes.quats_about_z([0, 40, 80])
+    keys[1] *= -1.0
+    for name in ("a", "b", "c"):
+        scenes.key_bone(rig, name, "rotation_quaternion", FRAMES, keys, mode='QUATERNION')
+    scenes.select_only(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode='POSE')
+    for name in ("a", "b", "c"):
+        animdata.select_bone(rig, name, name != "b")
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    listed = set(report_results.results(bpy.context.scene))
+    assert len(listed) == 2
+
+    page = tmp_path / "bones.html"
+    assert bpy.ops.quatbake.export_report(filepath=str(page), open_in_browser=False) \
+        == {'FINISHED'}
+    report = report_schema.load_report(tmp_path / "bones.json")
+    assert listed == {"Rig: a", "Rig: c"}
+    assert sorted((o["name"], o["bone"]) for o in report["objects"]) == [("Rig", "a"),
+                                                                         ("Rig", "c")]
+    # None selected: said, as Analyze says it, and nothing written.
+    for name in ("a", "c"):
+        animdata.select_bone(rig, name, False)
+    with pytest.raises(RuntimeError, match="No pose bones are selected"):
+        bpy.ops.quatbake.export_report(filepath=str(tmp_path / "none.html"),
+                                       open_in_browser=False)
+    assert not (tmp_path / "none.html").exists()
+
+
 @pytest.mark.parametrize("saved", [False, True], ids=["unsaved", "saved"])
 def test_export_report_to_a_folder_names_the_page_after_the_file(clean_blender, tmp_path,
                                                                  saved):

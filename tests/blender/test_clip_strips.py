@@ -5,6 +5,8 @@ strip and what it does (a walk: a strip at influence 0.5 played 90 deg away afte
 bake, with nothing said). Each claim is checked on Blender's playback (frame_set +
 matrix_world) before and after the bake.
 """
+import json
+
 import bpy
 import numpy as np
 import pytest
@@ -352,7 +354,7 @@ def _off_slerp_deg(played, key_quats, frames) -> float:
                                                                  frames))).max())
 
 
-def test_analyze_reads_the_clip_the_rebake_panel_names(clean_blender):
+def test_analyze_reads_the_clip_the_rebake_panel_names(clean_blender, tmp_path):
     """The Clip field chose what Re-bake bakes, but Analyze kept reporting the active
     action (an earlier walk): an animator read the Idle's "fine" and baked the Run. With
     the field set, an object holding that clip is analysed on it; the largest difference
@@ -389,6 +391,12 @@ def test_analyze_reads_the_clip_the_rebake_panel_names(clean_blender):
     found = results(bpy.context.scene)
     assert list(found) == ["Cube / Run"]
     assert largest(found["Cube / Run"]) == pytest.approx(expected, abs=0.05)
+    # Export Report writes what the panel shows (a walk: it reported the active action).
+    page = tmp_path / "run.html"
+    assert bpy.ops.quatbake.export_report(filepath=str(page), open_in_browser=False) \
+        == {'FINISHED'}
+    written = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))["objects"]
+    assert [o["max_deviation_deg"] for o in written] == [pytest.approx(expected, abs=0.05)]
 
     # The bake of the clip replaces its entry: one row, the bake's, before -> after; a
     # Revert puts the clip's back (the Clip field still names it). Before, the clip's row
