@@ -171,9 +171,16 @@ def _selected_frames(fc) -> np.ndarray:
 
 
 def _select_on(fc, frames: np.ndarray) -> None:
-    """Select ``fc``'s keys on ``frames`` (and their handles), and deselect every other."""
+    """Select ``fc``'s keys on ``frames`` (and their handles), and deselect every other;
+    except on a curve with a key on every frame (a dense bake's), whose keys stay selected
+    as Blender's own bake leaves them: deselecting a key is three flags set one by one
+    through the API, and a 100-object x 2,000-frame Re-bake took half as long again (321
+    -> 494 ms). The keys an animator goes on editing (a tolerance bake's, a conversion's)
+    are few."""
     kps = fc.keyframe_points
     n = len(kps)
+    if n > 2 and kps[-1].co[0] - kps[0].co[0] <= n - 1:
+        return
     if frames.size:
         co = np.empty(2 * n, dtype=np.float32)
         kps.foreach_get("co", co)

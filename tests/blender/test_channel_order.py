@@ -116,10 +116,14 @@ def _selected(fc) -> list:
             if k.select_control_point or k.select_left_handle or k.select_right_handle]
 
 
-@pytest.mark.parametrize("output, tolerance", [('KEEP', 0.0), ('KEEP', 0.01),
-                                               ('QUATERNION', 0.0)])
+@pytest.mark.parametrize("output, tolerance", [('KEEP', 0.01), ('QUATERNION', 0.01),
+                                               ('KEEP', 0.0)])
 def test_the_baked_keys_are_selected_where_the_animator_had_keys_selected(clean_blender,
                                                                           output, tolerance):
+    """Keys an animator goes on editing (a Key Tolerance's Bezier keys) are selected on the
+    frames selected before, and no others; a dense bake's (a key on every frame) come all
+    selected, as Blender's own bake leaves them (deselecting them cost a 100-object Re-bake
+    half its time again)."""
     obj = _keyed_object()
     for fc in animdata.action_fcurves(animdata.get_action(obj), animdata.get_slot_identifier(obj)):
         for k in fc.keyframe_points:
@@ -129,8 +133,10 @@ def test_the_baked_keys_are_selected_where_the_animator_had_keys_selected(clean_
                                                tolerance_deg=tolerance))
     path = "rotation_quaternion" if output == 'QUATERNION' else "rotation_euler"
     rotation = animdata.find_fcurves(obj, path, 4 if output == 'QUATERNION' else 3)
-    assert all(len(fc.keyframe_points) > 3 for fc in rotation) or tolerance
-    if output == 'QUATERNION':
+    assert all(21.0 in [k.co[0] for k in fc.keyframe_points] for fc in rotation)
+    if not tolerance:
+        assert [_selected(fc) for fc in rotation] == [list(range(1, 42))] * 3
+    elif output == 'QUATERNION':
         # New channels: the frames selected on the Euler angles they replace.
         assert [_selected(fc) for fc in rotation] == [[21.0]] * 4
     else:
