@@ -646,22 +646,25 @@ def _checked_source(obj, settings: BakeSettings, issues: _Issues) -> Source:
                         f"{_name_a_clip(settings)}")
         if animdata.bone_key_count(obj):
             issues.skip(keyed.bones_only_in_clips(obj, _bones_clip_verb(settings)))
+        # These three move nothing: a run that finds nothing else to do succeeds (a
+        # walk: an unkeyed mesh selected with a rig already in the mode refused the
+        # conversion, "none of the 2 transforms has keys QuatBake can convert").
         if every:
             issues.skip(f"{who} has no active action, and its NLA clips "
                         f"({', '.join(c.name for c in every)}) key no rotation, so there is "
-                        f"nothing to {verb(settings)}.")
+                        f"nothing to {verb(settings)}.", done="idle")
         idle = _idle_cache(obj)
         if idle:
             # A walk: a muted Transform Cache (or one with no file) was told "has no
             # animation ... Key its rotation on two frames or more".
             issues.skip(f"{who} has no keys, and {idle}, so it moves nothing: there is "
-                        f"nothing to {verb(settings)}.")
+                        f"nothing to {verb(settings)}.", done="idle")
         if settings.keep_playback:
             then = ("convert: Blender's Rotation Mode menu (Object or Bone properties) "
                     "converts an unkeyed rotation itself.")
         else:
             then = "bake. Key its rotation on two frames or more, then bake."
-        issues.skip(f"{who} has no animation, so there is nothing to {then}")
+        issues.skip(f"{who} has no animation, so there is nothing to {then}", done="idle")
     if animdata.is_read_only(src.action):
         where = (f"is linked from the library \"{src.action.library.filepath}\""
                  if src.action.library is not None else "is a library override")

@@ -438,6 +438,29 @@ def test_a_rig_converted_again_beside_location_only_controls_does_nothing(clean_
     scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
 
 
+def test_a_rig_converted_again_beside_an_unanimated_mesh_does_nothing(clean_blender):
+    """A walk: select all (a rig already in the mode and its mesh, which has no animation)
+    and Convert: an ERROR, "none of the 2 transforms has keys QuatBake can convert", and
+    exit 2 on the command line, where the rig alone did nothing and succeeded."""
+    rig = scenes.make_rig("Rig", [("arm", None, (0, 0, 0), (0, 0, 1))])
+    scenes.key_bone(rig, "arm", "rotation_euler", [1, 41, 81, 121], np.radians(SWING),
+                    mode='XYZ')
+    mesh = bpy.data.objects.new("Body", bpy.data.meshes.new("Body"))
+    bpy.context.scene.collection.objects.link(mesh)
+    bpy.context.scene.frame_set(1)
+    snapshot = scenes.scene_snapshot()
+    result = bake.convert_objects([rig, mesh], 'XYZ', TOL)
+    assert result.objects == [] and len(result.skipped) == 2, result.skipped
+    assert any('"Body" has no animation' in i.message for i in result.skipped), result.skipped
+    scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+    scenes.select_only(rig, mesh)
+    assert bpy.ops.quatbake.convert_rotation_mode(mode='XYZ', tolerance=TOL) == {'CANCELLED'}
+    scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+    # A bake of it alone still refuses: there is nothing at all to bake.
+    with pytest.raises(bake.BakeError, match="has no animation"):
+        bake.bake_objects([mesh], bake.BakeSettings())
+
+
 def test_rotation_keys_a_conversion_cannot_reach_still_refuse_it(clean_blender):
     """A review: beside an object already in the mode, one keyed only in an NLA clip (no
     active action) was passed over with "each is already in QUATERNION or has no rotation
