@@ -725,6 +725,12 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
                 f"Output: Object's Mode bakes the keys before it in their own mode, "
                 f"{out_mode} (Output: Quaternion, or Convert Rotation Mode after the bake, "
                 "for another).", getattr(obj, "bone_name", "")))
+        if settings.keep_playback and out_mode == src.mode and settings.output_mode == 'AUTO':
+            # Auto chose from the keys' playback: a key that is not a number chose nothing
+            # (a walk: "already in XYZ, the Euler order farthest from gimbal lock here",
+            # exit 0, where every other mode refused the key).
+            issues.found += _channel_key_issues(obj, rot_fcs + delta_fcs, True, "rotation")[0]
+            issues.refuse_if_any()
         if settings.keep_playback and out_mode == src.mode:
             # A walk: a rig converted to Quaternion re-fitted the bones already in it
             # (4 keys became 7, 0.008 deg moved), and again on every conversion after.

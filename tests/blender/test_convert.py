@@ -461,6 +461,21 @@ def test_a_rig_converted_again_beside_an_unanimated_mesh_does_nothing(clean_blen
         bake.bake_objects([mesh], bake.BakeSettings())
 
 
+def test_auto_refuses_a_key_that_is_not_a_number(clean_blender):
+    """A walk: --to auto skipped an XYZ object with a NaN key as "already in XYZ, the Euler
+    order farthest from gimbal lock here", a figure of NaN, exit 0; every other mode
+    refused the key, naming it."""
+    obj = _keyed_object("NaNKey", 'XYZ', np.radians(SWING), camera=False)
+    animdata.find_fcurves(obj, "rotation_euler", 3)[0].keyframe_points[1].co[1] = math.nan
+    snapshot = scenes.scene_snapshot()
+    for mode in ('AUTO', 'QUATERNION'):
+        with pytest.raises(bake.BakeError) as info:
+            bake.convert_objects([obj], mode, TOL)
+        said = " ".join(i.message for i in info.value.issues)
+        assert 'rotation_euler[0] has a key at frame 41' in said and "not a number" in said, said
+        scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
+
+
 def test_rotation_keys_a_conversion_cannot_reach_still_refuse_it(clean_blender):
     """A review: beside an object already in the mode, one keyed only in an NLA clip (no
     active action) was passed over with "each is already in QUATERNION or has no rotation
