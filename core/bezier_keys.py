@@ -180,7 +180,8 @@ class BezierKeys:
 
     frames (k,); values (k, c); handle_left, handle_right (k, c, 2): (frame,
     value) per key and channel (Keyframe.handle_left / handle_right);
-    interpolation (k,) 'BEZIER' or 'CONSTANT' (a stepped interval's start);
+    interpolation (k,) 'BEZIER' or 'CONSTANT' (a stepped interval's start, and the
+    last key after one);
     handle_type (k,) 'ALIGNED' or 'FREE' (Keyframe.handle_left_type and
     handle_right_type, both sides the same); required (k,) bool. Every number
     is a float32 value (what Blender stores) held as float64. max_error_deg:
@@ -906,7 +907,14 @@ class _Batch:
         hly = np.where(neither[:, None], y, hly)
         hry = np.where(neither[:, None], y, hry)
 
-        ipo = np.where(self.step_start[keys], fcurve.CONSTANT, fcurve.BEZIER)
+        # A track's last key after a stepped interval is CONSTANT too: a curve keyed
+        # stepped stays stepped to its end (a walk: its last key came BEZIER, which plays
+        # nothing after it but eases into any key added later).
+        same = self.track[keys[:-1]] == self.track[keys[1:]]
+        last = np.append(~same, True)
+        after_step = np.append(False, self.step_start[keys[:-1]] & same)
+        ipo = np.where(self.step_start[keys] | (last & after_step), fcurve.CONSTANT,
+                       fcurve.BEZIER)
         free = fitted & left_fit & (so != si).any(axis=1)
         hlx, hly, hrx, hry = aligned_as_blender(x, y, hlx, hly, hrx, hry, ~free)
         return _f32(x), _f32(y), hlx, hly, hrx, hry, ipo, free

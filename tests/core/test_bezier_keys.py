@@ -203,6 +203,16 @@ def test_a_stepped_interval_stays_constant():
     assert not ((res.frames > 21.0) & (res.frames < 41.0)).any()
     assert (res.interpolation[res.frames != 21.0] == "BEZIER").all()
     assert _errors_deg(res, times, target).max() <= 0.01
+    # Stepped to its end: the last key is CONSTANT too (a walk: a curve keyed CONSTANT
+    # throughout came back with its last key BEZIER).
+    end = times <= 41.0
+    q_end = q[end].copy()
+    q_end[times[end] >= 21.0] = _wxyz(keys[1])
+    res = bezier_keys.fit(times[end], q_end,
+                          rotation.quat_to_mode_values_continuous(q_end, "XYZ"), "XYZ", 0.01,
+                          required=key_frames[:3], stepped=[(21.0, 41.0)])
+    assert res.frames[-1] == 41.0 and res.interpolation[-1] == "CONSTANT"
+    assert (res.interpolation[res.frames < 21.0] == "BEZIER").all()
     # A step the input does not hold cannot be kept stepped.
     moving = bezier_keys.Track(times, _wxyz(Slerp(key_frames, keys)(times)),
                                rotation.quat_to_mode_values_continuous(
