@@ -63,6 +63,17 @@ def _degrees(text: str) -> float:
     return value
 
 
+def _positive_degrees(text: str) -> float:
+    """convert's --tolerance: above 0 (a walk read ">= 0" for -1, then "must be above 0"
+    for 0)."""
+    value = _degrees(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be a finite angle above 0 degrees: how far the converted keys "
+            "may play from what Blender plays now")
+    return value
+
+
 def _pixels(text: str) -> float:
     try:
         value = float(text)
@@ -316,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="xyz, xzy, yxz, yzx, zxy, zyx, quaternion, axis_angle, or auto (the "
                       "Euler order farthest from gimbal lock over the clip, named in a note)")
     conv.add_argument("--output", required=True, metavar="OUT.blend")
-    conv.add_argument("--tolerance", type=_degrees, default=0.01, metavar="DEG",
+    conv.add_argument("--tolerance", type=_positive_degrees, default=0.01, metavar="DEG",
                       help="how far Blender's playback of the converted keys may be from what it "
                       "plays now, at every quarter frame (default 0.01)")
     conv.add_argument("--objects", type=_object_list, metavar="A,B",

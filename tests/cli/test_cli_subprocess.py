@@ -518,6 +518,12 @@ def test_arguments_parse_without_loading_blender():
         cli.build_parser().parse_args(["report", "x.blend", "--objects", "A,,B"])
     with pytest.raises(cli.BadInput, match=">= 0"):
         cli.build_parser().parse_args(["report", "x.blend", "--fail-above", "-1"])
+    # convert's tolerance is above 0, and says so for -1 as for 0 (a walk read ">= 0" for
+    # -1, then "must be above 0" for 0).
+    for value in ("-1", "0"):
+        with pytest.raises(cli.BadInput, match="above 0 degrees"):
+            cli.build_parser().parse_args(["convert", "x.blend", "--to", "xyz", "--output",
+                                           "y.blend", "--tolerance", value])
 
 
 def test_an_unexpected_error_is_exit_4_with_its_traceback(monkeypatch, capsys):
