@@ -66,8 +66,11 @@ def _degrees(text: str) -> float:
 def _positive_degrees(text: str) -> float:
     """convert's --tolerance: above 0 (a walk read ">= 0" for -1, then "must be above 0"
     for 0)."""
-    value = _degrees(text)
-    if value <= 0.0:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of degrees") from None
+    if not (value > 0.0 and value < float("inf")):
         raise argparse.ArgumentTypeError(
             f"{text!r} must be a finite angle above 0 degrees: how far the converted keys "
             "may play from what Blender plays now")
