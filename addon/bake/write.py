@@ -102,8 +102,8 @@ def _compose_action(owner, base, slot: str, drop: set, original=None, restore: s
     channels in ``drop`` and ``restore``, and with those in ``restore`` copied from
     ``original`` (its slot ``restore_slot``, default ``slot``) where it has them, then
     ``fill(make)`` where given: the bake's writing of its own channels, each made by
-    ``make``. Every channel written keeps the place of the one it replaces
-    (animdata.Rewrite).
+    ``make``. A channel written again keeps its place, and every group its place
+    (animdata.Rewrite); a channel of another rotation mode comes at the end of its group.
 
     ``base`` is the action the new one grows from: on a first bake the animator's action,
     and once the owner plays a bake, that baked action. Every channel in it but the bake's
@@ -123,7 +123,7 @@ def _compose_action(owner, base, slot: str, drop: set, original=None, restore: s
                                   make=rewrite.make_copy)
         if fill is not None:
             fill(rewrite.make)
-        rewrite.finish(animdata.action_fcurves(base, slot))
+        rewrite.finish()
     except BaseException:
         animdata.remove_action(new)
         raise
