@@ -114,8 +114,12 @@ class Rewrite:
         for modifier in list(fc.modifiers):
             fc.modifiers.remove(modifier)
         # As a new curve has them: the writer's keys play and can be edited (its group,
-        # colour and visibility stay the animator's).
-        fc.mute = fc.lock = False
+        # colour and visibility stay the animator's). Set only where needed: each set
+        # runs the curve's update.
+        if fc.mute:
+            fc.mute = False
+        if fc.lock:
+            fc.lock = False
         return fc
 
     def finish(self) -> None:
