@@ -107,8 +107,13 @@ def evaluate(
         out = np.repeat(points[:1], t.shape[0], axis=0)
         return quat.normalize(out, f"{what} key") if rotation else out
     if interpolation == "STEP":
-        # The key at or before t: at exactly t_k+1 the next key's value holds.
-        at_next = tc >= times[k + 1]
+        # The key at or before t: at exactly t_k+1 the next key's value holds. Key times
+        # are float32 (an exporter writes float32(frame / fps)), so a frame's time in
+        # float64 can fall a rounding short of its own key: within the key time's float32
+        # spacing it is at that key (a walk: a stepped camera read 20.6 deg off on the
+        # frames whose float32 time rounded up, 8e-8 s after the frame).
+        next_time = times[k + 1]
+        at_next = tc >= next_time - np.spacing(np.abs(next_time).astype(np.float32))
         return points[np.where(at_next, k + 1, k)]
     if interpolation == "LINEAR":
         if rotation:

@@ -242,6 +242,21 @@ def test_linear_translation_and_step_and_clamping():
     np.testing.assert_array_equal(step, pts[index])
 
 
+def test_step_holds_each_key_from_its_frame_though_its_time_is_float32():
+    """A walk: a camera keyed CONSTANT on frames 1, 13, 25, 37, 49 at 24 fps read 20.6 deg
+    off at frames 13 and 49, whose key times float32 rounds up (by 2e-8 and 8e-8 s): the
+    frame's own time in float64 held the key before. The keys' own values are the oracle."""
+    frames = np.array([1.0, 13.0, 25.0, 37.0, 49.0])
+    times = (frames / 24.0).astype(np.float32).astype(np.float64)
+    assert (times > frames / 24.0).any()          # the premise: some round up
+    pts = np.arange(15, dtype=float).reshape(5, 3)
+    step = gltf_sampler.evaluate(times, pts, "STEP", frames / 24.0)
+    np.testing.assert_array_equal(step, pts)
+    # Half a frame before a key still holds the one before it.
+    np.testing.assert_array_equal(
+        gltf_sampler.evaluate(times, pts, "STEP", (frames[1:] - 0.5) / 24.0), pts[:-1])
+
+
 def _hermite(v0, b0, v1, a1, td, s):
     """glTF 2.0 spec Appendix C, written out: tangents scaled by the interval td."""
     s2, s3 = s * s, s * s * s
