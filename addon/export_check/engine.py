@@ -243,6 +243,14 @@ def _object_channels(doc, node: int, action_name: str | None, skip: dict) -> tup
     return channels, anim
 
 
+def _baked_with(obj) -> str:
+    """The method of the QuatBake bake ``obj`` plays ("slerp"), or "" (keys made by hand)."""
+    from .. import record
+
+    made = record.bake_made(obj)
+    return made[0] if made is not None else ""
+
+
 def _tolerance_of(obj) -> tuple[float, str]:
     """(Key Tolerance in degrees, 'bake' or 'default'): the tolerance the object's QuatBake
     bake was made with, else export_compare.DEFAULT_TOLERANCE_DEG."""
@@ -334,7 +342,7 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         out["advice"] = export_compare.advice(
             causes, comparison.max_deviation_deg, then=export_compare.linear_advice(
                 how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys,
-                alt, written != obj.rotation_mode),
+                alt, written != obj.rotation_mode, _baked_with(obj)),
             sampling_ok=how != "sampled",   # sampled: it asks to export without
             mode=obj.rotation_mode)
     return out

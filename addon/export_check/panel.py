@@ -14,8 +14,9 @@ from .ops import results
 
 PANEL = "export_check"
 
-# The command lines an advice names beside the panel's controls: "Re-bake with Keys:
-# Linear (quatbake bake --keys linear)" and "(Re-bake, or quatbake bake)". The JSON, the
+# The command lines an advice names beside the panel's controls: "Re-bake with Key
+# Tolerance 0.01 and Keys: Linear (quatbake bake --tolerance 0.01 --keys linear)" and
+# "(Re-bake, or quatbake bake)". The JSON, the
 # HTML page and the CLI's table keep them; in the sidebar they broke over four lines of
 # options cut from their values (the window walk), and the control is named already.
 _COMMAND = re.compile(r" \(quatbake [^()]*\)|, or quatbake bake,?")
