@@ -420,6 +420,9 @@ def _locate(obj, method: str, clip, turns: str, timing: str, original: bool):
     path, _count = animdata.ROTATION_PATHS[mode]
     rot_fcurves = animdata.rotation_fcurves(obj, mode, fcurves)
     delta_fcurves = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+    sampled = animdata.sampled_sentence(obj, rot_fcurves + delta_fcurves)
+    if sampled:
+        raise animdata.ChannelError(sampled, obj.name)
     keys = animdata.key_frames(rot_fcurves + delta_fcurves)
     if keys.size == 0:
         # The active action's channels are found again there (a bone's custom properties

@@ -519,8 +519,9 @@ def _list_every_entry(scene, settings) -> None:
     """After an undo step the list's rows are the step's, the entries the session's: an
     undo to before the first Analyze (no undo step) left no rows, and the panel then drew
     the boxes of three of the entries only (the last stop's undo walk: four objects
-    analysed, three to be seen). The rows are listed again, worst first, each restored row keeping its own figures (what
-    its entry says when that describes no keys now: ``row_figures``)."""
+    analysed, three to be seen). The rows are listed again, worst first, each restored
+    row keeping its own figures (what its entry says when that describes no keys now:
+    ``row_figures``)."""
     found = results(scene)
     rows = settings.report_rows
     if not found or {row.name for row in rows} >= set(found):

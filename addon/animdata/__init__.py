@@ -59,6 +59,7 @@ from .channels import (  # noqa: F401
     on_step_starts,
     rotation_defaults,
     rotation_fcurves,
+    sampled_sentence,
     stepped_channels,
     stepped_time,
 )

@@ -57,6 +57,20 @@ def rotation_fcurves(obj, mode: str | None = None, fcurves: Iterable | None = No
     return find_fcurves(obj, path, count, fcurves)
 
 
+def sampled_sentence(obj, fcurves: Iterable) -> str:
+    """The sentence for the first of ``fcurves`` (None skipped) that holds samples rather
+    than keys (the Graph Editor's Keys to Samples, Bake Curve in older releases), or "".
+    QuatBake reads keys: such a channel read as unkeyed, and a bake turned its playback
+    177 deg (a review)."""
+    for fc in fcurves:
+        if fc is not None and len(fc.sampled_points):
+            return (f"{subject(obj)}: channel {channel_label(fc.data_path, fc.array_index)} "
+                    f"holds {len(fc.sampled_points)} samples, not keys, which QuatBake does "
+                    "not read. Turn them back into keys first (the Graph Editor's Samples "
+                    "to Keys; Un-Bake Curve in older releases).")
+    return ""
+
+
 def location_fcurves(obj, fcurves: Iterable | None = None) -> list:
     """``find_fcurves`` for ``location`` (3 entries, None where not animated)."""
     return find_fcurves(obj, LOCATION_PATH[0], LOCATION_PATH[1], fcurves)

@@ -69,12 +69,15 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
 class Rewrite:
     """Writing over the channels ``replaced`` (data paths) of ``action``, a copy being
     composed (slot ``slot_identifier``), so that each channel keeps its place and its
-    keys' selection: ``make`` (an fcurve_maker) hands a writer the copy's own curve of
-    that channel, emptied, where it has one, and a new curve where it has none
-    (``make_copy`` likewise, for copy_fcurves, which copies a selection of its own);
-    ``finish`` removes the replaced curves no writer took, once the new ones are in their
-    group, and selects the written keys on the frames where the animator had keys
-    selected, and no others.
+    keys' selection.
+
+    ``make`` (an fcurve_maker, for the bake's writers) hands over the copy's own curve of
+    the channel, emptied, where it has one, and a new curve where it has none;
+    ``restore`` likewise for copy_fcurves putting back the keys before a bake, in the
+    group they were in. Then ``remove_unwritten`` removes the replaced curves nobody
+    took, and ``select_as_before`` selects the written keys on the frames where the
+    animator had keys selected, and no others (``keep_written_selection``: curves whose
+    keys stay as written).
 
     Blender adds a curve at the end of its group and a group at the end of the action,
     and (4.4+) removes a group once it is empty. Removed and made again, a baked object's
@@ -89,55 +92,101 @@ class Rewrite:
     def __init__(self, action, slot_identifier: str, replaced: set):
         self.action, self.slot = action, slot_identifier
         self._new = fcurve_maker(action, slot_identifier)
-        self._old = {(fc.data_path, fc.array_index): fc
-                     for fc in action_fcurves(action, slot_identifier)
-                     if fc.data_path in replaced}
-        self._made: list = []            # curves a writer made anew
-        self._rewritten: list = []       # (curve, frames of its keys selected before)
+        self._old: dict = {}          # (data path, index): the copy's curves of it
+        for fc in action_fcurves(action, slot_identifier):
+            if fc.data_path in replaced:
+                self._old.setdefault((fc.data_path, fc.array_index), []).append(fc)
+        self._made: list = []         # curves a writer made anew
+        self._rewritten: list = []    # (curve, frames of its keys selected before)
+        self._as_written: set = set()
+        self._removed: dict = {}      # per bone (None: the object): frames selected on
+        #                               the curves removed unwritten
 
     def make(self, data_path: str, index: int, group: str = TRANSFORM_GROUP):
-        return self._take(data_path, index, group, keep_selection=True)
-
-    def make_copy(self, data_path: str, index: int, group: str = TRANSFORM_GROUP):
-        return self._take(data_path, index, group, keep_selection=False)
-
-    def _take(self, data_path, index, group, keep_selection: bool):
-        fc = self._old.pop((data_path, index), None)
+        """The curve a writer fills: the channel's own, emptied, in its place and group
+        (the animator's, also a group of their own); else a new one in ``group``."""
+        fc = self._take(data_path, index, None)
         if fc is None:
             fc = self._new(data_path, index, group)
-            if keep_selection:
-                self._made.append(fc)
-            return fc
-        if keep_selection:
+            self._made.append(fc)
+        else:
             self._rewritten.append((fc, _selected_frames(fc)))
-        fc.keyframe_points.clear()
-        for modifier in list(fc.modifiers):
-            fc.modifiers.remove(modifier)
-        # As a new curve has them: the writer's keys play and can be edited (its group,
-        # colour and visibility stay the animator's). Set only where needed: each set
-        # runs the curve's update.
-        if fc.mute:
-            fc.mute = False
-        if fc.lock:
-            fc.lock = False
+            _empty(fc)
         return fc
 
-    def finish(self) -> None:
-        """Remove the replaced curves no writer took, and select what was written (see
-        the class)."""
-        selected: dict = {}     # per bone (None: the object), the frames selected
-        for fc in self._old.values():
-            selected.setdefault(bone_name_from_path(fc.data_path), []).append(
-                _selected_frames(fc))
-        _remove_fcurves(self.action, self.slot, list(self._old.values()))
+    def restore(self, data_path: str, index: int, group: str = TRANSFORM_GROUP):
+        """The curve copy_fcurves puts the keys before a bake into: the channel's own,
+        emptied, where it is in ``group``; else a new one in ``group`` (a review: a bone
+        converted into a group of its name came back there, not in the animator's
+        "Arm")."""
+        fc = self._take(data_path, index, group)
+        if fc is None:
+            return self._new(data_path, index, group)
+        _empty(fc)
+        return fc
+
+    def _take(self, data_path: str, index: int, group: str | None):
+        """The copy's curve of the channel, now the caller's, or None (then there is none
+        left of it): one holding samples (Keys to Samples), which emptying its keys would
+        leave behind, or one outside ``group`` (None: any) is removed first, and so are
+        duplicates of the channel (a rename onto an existing name leaves two)."""
+        found = self._old.pop((data_path, index), [])
+        keep = next((fc for fc in found if not len(fc.sampled_points)
+                     and (group is None or _group_name(fc) == group)), None)
+        self._remove([fc for fc in found if fc is not keep])
+        return keep
+
+    def keep_written_selection(self, fcurves) -> None:
+        """Leave the keys of ``fcurves`` selected as written: a dense bake's (a key on
+        every frame), as Blender's own bake leaves them. Deselecting a key is three flags
+        set one by one through the API: a 100-object x 2,000-frame Re-bake took half as
+        long again (321 -> 494 ms). The keys an animator goes on editing (a tolerance
+        bake's, a conversion's) are few."""
+        self._as_written.update(fc.as_pointer() for fc in fcurves)
+
+    def remove_unwritten(self) -> None:
+        """Remove the replaced curves nobody took (what they had selected is kept for
+        the curves made anew, select_as_before)."""
+        left = [fc for curves in self._old.values() for fc in curves]
         self._old.clear()
+        self._remove(left)
+
+    def _remove(self, fcurves: list) -> None:
+        for fc in fcurves:
+            self._removed.setdefault(bone_name_from_path(fc.data_path), []).append(
+                _selected_frames(fc))
+        _remove_fcurves(self.action, self.slot, fcurves)
+
+    def select_as_before(self) -> None:
+        """Select each written curve's keys where the curve it replaces had keys
+        selected; a curve made anew (a conversion's) where the transform's removed curves
+        had them."""
         for fc, frames in self._rewritten:
-            _select_on(fc, frames)
+            if fc.as_pointer() not in self._as_written:
+                _select_on(fc, frames)
         for fc in self._made:
-            # A conversion's new channel: the frames selected on the ones it replaces.
             bone = bone_name_from_path(fc.data_path)
-            if bone in selected:
-                _select_on(fc, np.concatenate(selected[bone]))
+            if bone in self._removed and fc.as_pointer() not in self._as_written:
+                _select_on(fc, np.concatenate(self._removed[bone]))
+
+
+def _group_name(fc) -> str:
+    return fc.group.name if fc.group is not None else ""
+
+
+def _empty(fc) -> None:
+    """``fc`` as a new curve comes: no keys, no modifiers, playing and editable (its
+    group, colour and visibility stay the animator's). Flags set only where needed:
+    each set runs the curve's update."""
+    fc.keyframe_points.clear()
+    for modifier in list(fc.modifiers):
+        fc.modifiers.remove(modifier)
+    if fc.mute:
+        fc.mute = False
+    if fc.lock:
+        fc.lock = False
+    if not fc.is_valid:
+        fc.is_valid = True      # a path that once failed: the writer's keys play
 
 
 def _selected_frames(fc) -> np.ndarray:
@@ -155,16 +204,9 @@ def _selected_frames(fc) -> np.ndarray:
 
 
 def _select_on(fc, frames: np.ndarray) -> None:
-    """Select ``fc``'s keys on ``frames`` (and their handles), and deselect every other;
-    except on a curve with a key on every frame (a dense bake's), whose keys stay selected
-    as Blender's own bake leaves them: deselecting a key is three flags set one by one
-    through the API, and a 100-object x 2,000-frame Re-bake took half as long again (321
-    -> 494 ms). The keys an animator goes on editing (a tolerance bake's, a conversion's)
-    are few."""
+    """Select ``fc``'s keys on ``frames`` (and their handles), and deselect every other."""
     kps = fc.keyframe_points
     n = len(kps)
-    if n > 2 and kps[-1].co[0] - kps[0].co[0] <= n - 1:
-        return
     if frames.size:
         co = np.empty(2 * n, dtype=np.float32)
         kps.foreach_get("co", co)
@@ -193,12 +235,12 @@ def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | N
                  make=None) -> None:
     """Copy ``fcurves`` into ``action``: their keys (frames, values, interpolation, easing
     and its back, amplitude and period, handles and handle types, as they are, and their
-    selection), their
-    auto smoothing, extrapolation, modifiers, mute and lock; in ``group``, or (None) each
-    in its own curve's group; each into the curve ``make`` gives (default: a new one at
-    its group's end; Rewrite.make: the channel's own, in its place). Carries the channels one action keeps into another: an
-    earlier bake of some bones into a new copy of the action, the keys before a bake back
-    into the action a Re-bake or a Revert composes.
+    selection), their auto smoothing, extrapolation, modifiers, mute and lock; in
+    ``group``, or (None) each in its own curve's group; each into the curve ``make``
+    gives (default: a new one at its group's end; Rewrite.restore: the channel's own, in
+    its place). Carries the channels one action keeps into another: an earlier bake of
+    some bones into a new copy of the action, the keys before a bake back into the action
+    a Re-bake or a Revert composes.
 
     Every key's handles and easing settings are copied, Bezier or not: they wait for the
     animator's switch to Bezier or Back, and a curve's auto smoothing shapes its handles at

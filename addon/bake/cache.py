@@ -369,9 +369,9 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
                           src.action.use_fake_user if src.action is not None else False,
                           constraint=con.name)
     try:
-        def fill(make):
+        def fill(rewrite):
             # (On failure _compose_action removes the new action.)
-            write_plan(make, plan)
+            rewrite.keep_written_selection(write_plan(rewrite.make, plan))
 
         if src.action is not None:
             slot = src.slot
@@ -381,7 +381,7 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
         else:
             new, slot = animdata.new_action_for(owner, owner.name + BAKED_SUFFIX)
             undo.new_action = new
-            fill(animdata.fcurve_maker(new, slot))
+            write_plan(animdata.fcurve_maker(new, slot), plan)
         state = undo.states[0]
         animdata.assign_action(owner, new, slot)
         quaternion, euler, axis_angle = state.rotation_props

@@ -689,6 +689,11 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     would write."""
     who = issues.who
     rot_path = animdata.ROTATION_PATHS[src.mode][0]
+    every = (animdata.rotation_fcurves(obj, src.mode, fcurves)
+             + animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
+    sampled = animdata.sampled_sentence(obj, every)
+    if sampled:
+        issues.refuse(sampled, rot_path)
     rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
     delta_fcs = _keyed(animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
     regular_keyed = any(fc is not None for fc in rot_fcs)
@@ -949,6 +954,10 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
     if not found["bake_location"]:
         return found
     who = issues.who
+    sampled = animdata.sampled_sentence(obj, animdata.location_fcurves(obj, fcurves)
+                                        + animdata.delta_location_fcurves(obj, fcurves))
+    if sampled:
+        issues.refuse(sampled, animdata.LOCATION_PATH[0])
     loc_fcs = _keyed(animdata.location_fcurves(obj, fcurves))
     dloc_fcs = _keyed(animdata.delta_location_fcurves(obj, fcurves))
     found["loc_into_delta"] = not any(loc_fcs) and any(dloc_fcs)

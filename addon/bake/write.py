@@ -101,9 +101,10 @@ def _compose_action(owner, base, slot: str, drop: set, original=None, restore: s
     """A copy ``name`` of ``base`` (its slot ``slot``, which the copy keeps) without the
     channels in ``drop`` and ``restore``, and with those in ``restore`` copied from
     ``original`` (its slot ``restore_slot``, default ``slot``) where it has them, then
-    ``fill(make)`` where given: the bake's writing of its own channels, each made by
-    ``make``. A channel written again keeps its place, and every group its place
-    (animdata.Rewrite); a channel of another rotation mode comes at the end of its group.
+    ``fill(rewrite)`` where given: the bake's writing of its own channels, each curve made
+    by ``rewrite.make`` (an animdata.Rewrite). A channel written again keeps its place,
+    and every group its place; a channel of another rotation mode comes at the end of its
+    group.
 
     ``base`` is the action the new one grows from: on a first bake the animator's action,
     and once the owner plays a bake, that baked action. Every channel in it but the bake's
@@ -120,10 +121,11 @@ def _compose_action(owner, base, slot: str, drop: set, original=None, restore: s
             fcurves = animdata.action_fcurves(original, slot if restore_slot is None
                                               else restore_slot)
             animdata.copy_fcurves(new, slot, [fc for fc in fcurves if fc.data_path in restore],
-                                  make=rewrite.make_copy)
+                                  make=rewrite.restore)
         if fill is not None:
-            fill(rewrite.make)
-        rewrite.finish()
+            fill(rewrite)
+        rewrite.remove_unwritten()
+        rewrite.select_as_before()
     except BaseException:
         animdata.remove_action(new)
         raise
@@ -167,12 +169,13 @@ def _keep_modifiers(fcurves: list, kept: list) -> None:
             animdata.add_modifier_copy(fc, modifier)
 
 
-def write_plan(make, plan) -> None:
+def write_plan(make, plan) -> list:
     """Write one plan's keys into new F-curves (``make``: animdata.fcurve_maker of the new
     action): its rotation (LINEAR, CONSTANT steps, or Bezier keys with their handles) and
     location, their checksums kept in ``plan.checksums``; the rotation keys of a plan with
     a tolerance measured as Blender stores them (``_measure``: beyond a Bezier tolerance,
-    it raises)."""
+    it raises). Returns the curves written with a key on every baked frame (a dense
+    bake's)."""
     prefix = plan.obj.path_prefix
     group = plan.obj.bone_name or animdata.TRANSFORM_GROUP
     out_path = plan.target_path or animdata.ROTATION_PATHS[plan.out_mode][0]
@@ -211,6 +214,12 @@ def write_plan(make, plan) -> None:
         _keep_modifiers(located, plan.kept_location)
     if plan.tolerance_deg > 0.0 and written:   # a location bake writes no rotation
         _measure(plan, written)
+    # A bake with no Key Tolerance keys every frame it bakes (a review: judged by the
+    # curve, a conversion of keys on frames 1, 2 and 3 was taken for one).
+    dense = written if plan.tolerance_deg <= 0.0 else []
+    if location_values is not None and len(loc_frames) == len(plan.frames):
+        dense = dense + located
+    return dense
 
 
 def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
@@ -259,10 +268,10 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
         else:
             base, original, restore, restore_slot = src.action, None, set(), None
 
-        def fill(make):
+        def fill(rewrite):
             # (On failure _compose_action removes the new action.)
             for plan in plans:
-                write_plan(make, plan)
+                rewrite.keep_written_selection(write_plan(rewrite.make, plan))
 
         new = _compose_action(owner, base, slot, drop, original, restore, named + BAKED_SUFFIX,
                               restore_slot, fill=fill)

@@ -161,3 +161,62 @@ def test_the_baked_keys_are_selected_where_the_animator_had_keys_selected(clean_
         assert [_selected(fc) for fc in rotation] == [[], [], [21.0]]
     for path in ("location", "scale"):
         assert [_selected(fc) for fc in animdata.find_fcurves(obj, path, 3)] == [[]] * 3
+
+
+def _groups_collection(owner):
+    action = animdata.get_action(owner)
+    if animdata.is_slotted(action):
+        return animdata.channelbags(action, animdata.get_slot_identifier(owner))[0].groups
+    return action.groups
+
+
+def test_a_bone_reverted_alone_comes_back_in_the_animators_group(clean_blender):
+    """A review: bones keyed in one group of the animator's ("Arm"), one converted (its new
+    channels go to a group of its name), baked back, the other baked, then the first
+    reverted alone: its keys came back in its own group, not in "Arm"."""
+    rig = scenes.make_rig("Rig", [(n, None, (i, 0, 0), (i, 0, 1)) for i, n in enumerate("ab")])
+    for name in "ab":
+        scenes.key_bone(rig, name, "rotation_quaternion", [1.0, 21.0, 41.0],
+                        scenes.quats_about_z([0, 60, 120]), mode='QUATERNION')
+    arm = _groups_collection(rig).new("Arm")
+    for fc in animdata.action_fcurves(animdata.get_action(rig), animdata.get_slot_identifier(rig)):
+        fc.group = arm
+    a, b = (transform.AnimatedTransform(rig, n) for n in "ab")
+    bake.convert_objects([a], 'XYZ', 0.01)
+    bake.bake_objects([a], bake.BakeSettings(method='SLERP'))      # Object's Mode: back
+    bake.bake_objects([b], bake.BakeSettings(method='SLERP'))
+    bake.revert_objects([a])
+    assert {g for g, p in _order(rig) if p.startswith('pose.bones["a"]')} == {"Arm"}
+
+
+def test_a_baked_channel_keeps_no_twin(clean_blender):
+    """A review: of two curves of one channel (a rename onto an existing name leaves them)
+    the one not written over stayed in the baked action, and QuatBake read its 2 old keys
+    after the bake. Every curve of a baked channel is the bake's."""
+    obj = _keyed_object()
+    action, slot = animdata.get_action(obj), animdata.get_slot_identifier(obj)
+    twin = animdata.fcurve_maker(action, slot)("delta_scale", 0, "Object Transforms")
+    twin.keyframe_points.add(2)
+    twin.keyframe_points[0].co, twin.keyframe_points[1].co = (1, 2.0), (41, 2.0)
+    twin.data_path, twin.array_index = "rotation_euler", 2
+    bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
+    curves = [fc for fc in animdata.action_fcurves(animdata.get_action(obj),
+                                                   animdata.get_slot_identifier(obj))
+              if fc.data_path == "rotation_euler"]
+    assert sorted(fc.array_index for fc in curves) == [0, 1, 2]
+    assert all(len(fc.keyframe_points) == 41 for fc in curves)
+
+
+def test_a_conversion_of_keys_on_consecutive_frames_keeps_the_selection(clean_blender):
+    """A review: keys on frames 1, 2 and 3, frame 2 selected, converted: every key came
+    selected, taken for a dense bake's by the curve's shape. A dense bake is one with no
+    Key Tolerance."""
+    obj = scenes.make_animated_object("Obj", 'XYZ', np.array([1.0, 2.0, 3.0]),
+                                      np.radians([[0, 0, 0], [10, 20, 30], [20, 40, 60]]))
+    for fc in animdata.find_fcurves(obj, "rotation_euler", 3):
+        for k in fc.keyframe_points:
+            k.select_control_point = k.select_left_handle = k.select_right_handle = \
+                k.co[0] == 2.0
+    bake.convert_objects([obj], 'QUATERNION', 0.01)
+    rotation = animdata.find_fcurves(obj, "rotation_quaternion", 4)
+    assert [_selected(fc) for fc in rotation] == [[2.0]] * 4

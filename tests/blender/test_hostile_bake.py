@@ -699,3 +699,21 @@ def test_pose_mode_with_no_bone_selected_says_so(clean_blender):
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     finally:
         bpy.ops.object.mode_set(mode='OBJECT')
+
+
+def test_a_rotation_channel_turned_into_samples_is_refused_by_name(clean_blender):
+    """A review: a channel turned into samples (the Graph Editor's Keys to Samples) has no
+    keys, so it was read as unkeyed and the bake held Z at -3 rad where Blender played
+    0 -> 1.5 -> 3 (177 deg off), without a word; Analyze likewise. Refused, naming the
+    channel, and nothing changed."""
+    obj = _euler_object(frames=np.array([1.0, 11.0, 21.0]))
+    z = animdata.find_fcurves(obj, "rotation_euler", 3)[2]
+    z.convert_to_samples(1, 22)           # frames 1 to 21
+    assert len(z.sampled_points) == 21 and not len(z.keyframe_points)   # the premise
+    message = _op_refused([obj], ["rotation_euler[2]", "samples", "Samples to Keys"])
+    assert 'Object "Obj"' in message
+    scenes.select_only(obj)
+    with pytest.raises(RuntimeError, match="could be analysed"):
+        bpy.ops.quatbake.analyze()
+    from quatbake.addon.analyze.entries import results
+    assert "rotation_euler[2] holds 21 samples" in results(bpy.context.scene)["Obj"]["error"]

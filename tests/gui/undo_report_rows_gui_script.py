@@ -8,8 +8,8 @@ Re-bake's refresh leaves their entries pending, as a long shot's), each a wrap f
 to -170 deg: Analyze, Re-bake, Analyze again (the Re-run), then Ctrl+Z and Ctrl+Shift+Z.
 After each step it records, per entry, its list row as drawn (entries.row_figures; none
 where the list has no row for it: Ctrl+Z of the bake goes back to before Analyze, which is
-no undo step, and its rows), the entry, whether it is current, and Blender's playback against mathutils' slerp of the key orientations (the
-oracle, sampled every 250 frames)."""
+no undo step, and its rows), the entry, whether it is current, and Blender's playback
+against mathutils' slerp of the key orientations (the oracle, sampled every 250 frames)."""
 import math
 import os
 import sys
