@@ -48,13 +48,17 @@ def bezier_values(t, y0, y1, y2, y3):
     """A cubic Bezier's values at parameters t, the control values y0..y3 broadcasting
     against t (a span's, per channel: small): Horner in the power basis, six passes
     over t's size where the Bernstein form takes seventeen."""
-    e1, e2, e3 = power_basis(y0, y1, y2, y3)
-    y = e3 * t
-    y += e2
+    return _cubic(y0, *power_basis(y0, y1, y2, y3), t)
+
+
+def _cubic(c0, c1, c2, c3, t):
+    """c0 + c1 t + c2 t^2 + c3 t^3 by Horner, in one new array of t's size."""
+    y = c3 * t
+    y += c2
     y *= t
-    y += e1
+    y += c1
     y *= t
-    y += y0
+    y += c0
     return y
 
 
@@ -271,13 +275,7 @@ def play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
     t = u
     if start is not None:
         # t(u) = u + u (1 - u) Q(u), Q a cubic by Horner (see _start_coefficients).
-        q0, q1, q2, q3 = (g[2 + (7 + i) * c:2 + (8 + i) * c] for i in range(4))
-        t = q3 * u
-        t += q2
-        t *= u
-        t += q1
-        t *= u
-        t += q0
+        t = _cubic(*(g[2 + (7 + i) * c:2 + (8 + i) * c] for i in range(4)), u)
         t *= u * (1.0 - u)
         t += u
         np.clip(t, 0.0, 1.0, out=t)

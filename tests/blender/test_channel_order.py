@@ -38,6 +38,13 @@ def _compact(order: list) -> list:
     return [item for i, item in enumerate(order) if i == 0 or order[i - 1] != item]
 
 
+def _laid_out(owner, expected: list) -> list:
+    """``owner``'s channels as keyed, one entry per channel: ``expected`` (the premise)."""
+    keyed = _compact(_order(owner))
+    assert keyed == expected
+    return keyed
+
+
 def _groups(order: list) -> list:
     """The groups, in order, each once."""
     return list(dict.fromkeys(group for group, _path in order))
@@ -74,8 +81,7 @@ def _keyed_object():
 def test_a_bake_and_a_revert_after_edits_keep_the_objects_channel_order(clean_blender,
                                                                         output):
     obj = _keyed_object()
-    keyed = _compact(_order(obj))
-    assert keyed == [("Object Transforms", p) for p in ("location", "rotation", "scale")]
+    keyed = _laid_out(obj, [("Object Transforms", p) for p in ("location", "rotation", "scale")])
     bake.bake_objects([obj], bake.BakeSettings(method='SLERP', output_mode=output))
     _as_kept(_order(obj), keyed, output != 'KEEP')
 
@@ -111,10 +117,9 @@ def _rig():
 def test_baked_and_reverted_bones_keep_their_groups_and_channels_in_order(clean_blender,
                                                                            output):
     rig = _rig()
-    keyed = _compact(_order(rig))
-    assert [g for g, _p in keyed] == ["spine", "arm", "hand", "hand", "hand"]
-    assert [p for g, p in keyed if g == "hand"] == [f'pose.bones["hand"].{c}' for c in
-                                                    ("location", "rotation", "scale")]
+    keyed = _laid_out(rig, [(bone, f'pose.bones["{bone}"].{channel}') for bone, channel in (
+        ("spine", "rotation"), ("arm", "rotation"), ("hand", "location"), ("hand", "rotation"),
+        ("hand", "scale"))])
     spine, arm, hand = (transform.AnimatedTransform(rig, b) for b in ("spine", "arm", "hand"))
     settings = bake.BakeSettings(method='SLERP', output_mode=output)
     # The first bone alone: its group, emptied and made again, went to the end.
