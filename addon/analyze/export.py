@@ -66,29 +66,41 @@ def build(objects, method: str, clip_name: str = "", turns: str = "AUTO",
     from .. import animdata, record
     from ..transform import as_transforms
     from . import engine as analyze
-    from .entries import panel_targets, unexpected_sentence
+    from .entries import ENTRY_BATCH, panel_targets, unexpected_sentence
 
     analyses, errors, after, skipped = [], [], [], []
-    targets = [t for obj in as_transforms(objects, clip_name)
-               for t in panel_targets(obj, clip_name)]
-    for obj, clip in (t if isinstance(t, tuple) else (t, None) for t in targets):
-        baked = clip is None and record.is_baked(obj)
-        try:
-            analyses.append(analyze.analyze_object(obj, method, clip=clip, turns=turns,
-                                                   timing=timing, original=baked))
-            if baked:
-                now = analyze.analyze_object(obj, method, turns=turns, timing=timing)
-                core_analysis.after_bake(analyses[-1], now)   # its path; a creep it kept
-                after.append(json_report.after_bake_entry(analyses[-1], now))
-        except analyze.NoRotationKeys as exc:
-            try:
-                skipped.append(analyze.skipped_transform(obj, str(exc)))
-            except (animdata.ChannelError, ValueError) as loc_exc:
-                errors.append((obj.name, f"{exc} {loc_exc}"))
-        except (animdata.ChannelError, ValueError) as exc:
-            errors.append((obj.name, str(exc)))
-        except Exception as exc:   # not foreseen: one sentence naming it, never a traceback
-            errors.append((obj.name, unexpected_sentence(obj, "analysing it", exc)))
+    pairs = [t if isinstance(t, tuple) else (t, None)
+             for obj in as_transforms(objects, clip_name) for t in panel_targets(obj, clip_name)]
+    # As the panel analyses them (engine.analyze_many, a batch at a time: a rig's bones
+    # compared together), a baked transform's keys before its bake and what plays now;
+    # one transform's problem is its own entry's.
+    for start in range(0, len(pairs), ENTRY_BATCH):
+        batch = pairs[start:start + ENTRY_BATCH]
+        baked = [clip is None and record.is_baked(obj) for obj, clip in batch]
+        requests = [(obj, clip, was) for (obj, clip), was in zip(batch, baked)]
+        requests += [(obj, None, False) for (obj, _clip), was in zip(batch, baked) if was]
+        found = analyze.analyze_many(requests, method, turns, timing)
+        nows = iter(found[len(batch):])
+        for (obj, _clip), was, first in zip(batch, baked, found):
+            now = next(nows) if was else None
+            problem = next((a for a in (first, now) if isinstance(a, BaseException)), None)
+            if problem is None:
+                analyses.append(first)
+                if was:
+                    core_analysis.after_bake(first, now)   # its path; a creep it kept
+                    after.append(json_report.after_bake_entry(first, now))
+            elif isinstance(problem, analyze.NoRotationKeys):
+                try:
+                    skipped.append(analyze.skipped_transform(obj, str(problem)))
+                except (animdata.ChannelError, ValueError) as loc_exc:
+                    errors.append((obj.name, f"{problem} {loc_exc}"))
+                except Exception as loc_exc:   # not foreseen: one sentence, no traceback
+                    errors.append((obj.name, unexpected_sentence(obj, "analysing it",
+                                                                 loc_exc)))
+            elif isinstance(problem, (animdata.ChannelError, ValueError)):
+                errors.append((obj.name, str(problem)))
+            else:   # not foreseen: one sentence naming it, never a traceback
+                errors.append((obj.name, unexpected_sentence(obj, "analysing it", problem)))
     report = json_report.build_report(
         analyses, blender_version=bpy.app.version_string,
         file=os.path.basename(bpy.data.filepath) or "(unsaved file)", method=method,
