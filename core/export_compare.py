@@ -294,20 +294,29 @@ def inherited_advice(parent: str, parent_deg: float, parent_distance: float,
 
 # Blender's glTF exporter (3.4.1 and 5.0.1 alike) turns Euler keys of any order but XYZ
 # into quaternion keys that are not Blender's pose when it writes the keys as they are
-# (export_force_sampling off): up to 4 deg on keys 10, 5, 20 deg in ZYX. Sampling
-# evaluates Blender's matrices, and quaternion keys are written as they are.
-EULER_ORDER_ADVICE = (
-    "Blender's glTF exporter writes {mode} Euler keys as quaternions that are not "
-    "Blender's pose when it does not sample them (XYZ is right): export with sampling "
-    "(export_force_sampling, its default), or bake to quaternion keys first (Re-bake with "
-    "Output: Quaternion, quatbake bake --rotation-mode quaternion; or Convert Rotation Mode)")
+# (export_force_sampling off): up to 4 deg on keys 10, 5, 20 deg in ZYX. Axis-angle keys
+# likewise (5.0.1: three LINEAR keys 0, 1, 2 rad about (0.3, 0.5, 0.8) played 113 deg off,
+# and a bake that kept the mode 131 deg off, a review). Sampling evaluates Blender's
+# matrices, and quaternion keys are written as they are.
+MODE_ADVICE = (
+    "Blender's glTF exporter writes {keys} keys as quaternions that are not "
+    "Blender's pose when it does not sample them (XYZ and quaternion keys are right): export "
+    "with sampling (export_force_sampling, its default), or bake to quaternion keys first "
+    "(Re-bake with Output: Quaternion, quatbake bake --rotation-mode quaternion; or Convert "
+    "Rotation Mode)")
+
+
+def written_wrong(mode: str) -> bool:
+    """Whether the exporter writes keys of rotation mode ``mode`` wrong unsampled."""
+    return mode == "AXIS_ANGLE" or (mode in rotation.EULER_ORDERS and mode != "XYZ")
 
 
 def key_mismatch_advice(mode: str) -> str:
     """What to do about exported keys that are not Blender's pose, for an object whose
     rotation mode is ``mode``."""
-    if mode in rotation.EULER_ORDERS and mode != "XYZ":
-        return EULER_ORDER_ADVICE.format(mode=mode)
+    if written_wrong(mode):
+        keys = "axis-angle" if mode == "AXIS_ANGLE" else f"{mode} Euler"
+        return MODE_ADVICE.format(keys=keys)
     return ADVICE["key_mismatch"]
 
 
@@ -674,38 +683,23 @@ def linear_is_better(
 
 def linear_mode(mode: str) -> str:
     """The rotation mode Linear keys for an engine are baked in: the object's own, except
-    an Euler order the exporter writes wrong unsampled (EULER_ORDER_ADVICE): quaternion."""
-    return "QUATERNION" if mode in rotation.EULER_ORDERS and mode != "XYZ" else mode
+    one the exporter writes wrong unsampled (written_wrong; a review: the advised Linear
+    bake of an axis-angle object exported 178 deg off, its keys baked to quaternions
+    2.5e-05 deg): quaternion."""
+    return "QUATERNION" if written_wrong(mode) else mode
 
 
 def linear_advice(how: str, exported_keys: int, exported_bytes: int, bezier_max_deg: float,
-                  blender_keys: int, alternative: LinearAlternative,
-                  to_quaternion: bool = False, baked_with: str = "") -> str:
+                  blender_keys: int, alternative: LinearAlternative, rebake: tuple) -> str:
     """The sentence that says Linear keys are the better choice, with both figures.
-    ``to_quaternion``: the keys are baked as quaternions (linear_mode). ``baked_with``: the
-    method of the QuatBake bake the object plays ("" for keys made by hand)."""
+    ``rebake``: (the panel's words, the command line) of the Re-bake that writes them."""
     alt = alternative
-    tol = f"{alt.tolerance_deg:g}"
-    linear = (f"{alt.keys} Linear keys within {tol} deg of what Blender plays now "
-              f"({alt.animation_bytes} bytes) would play {alt.max_deviation_deg:.3g} deg off "
-              f"Blender's playback of them at frames ({alt.max_deviation_quarter_deg:.3g} deg "
-              "at quarter frames)")
-    # A bake of what Blender plays, as the keys were computed from it, and a command that
-    # runs as written (a walk: "quatbake bake --keys linear" is refused without a
-    # tolerance). A bake's keys: the same bake with Linear keys (a re-bake starts from the
-    # keys before it). Keys made by hand: their turns and timing kept (the default bake,
-    # which evens the timing and takes a flipped key's short arc, kept 10 keys where the
-    # sentence said 48).
-    command = f"quatbake bake --tolerance {tol} --keys linear"
-    if baked_with:
-        settings = f"Key Tolerance {tol}, Keys: Linear"
-        command += f" --method {baked_with}"
-    else:
-        settings = f"Key Tolerance {tol}, Keys: Linear, Turns: Keyed and Timing: Keyed"
-        command += " --turns keyed --timing keyed"
-    bake = (f"Re-bake with {settings} and Output: Quaternion ({command} --rotation-mode "
-            "quaternion; the exporter writes this Euler order wrong unsampled)"
-            if to_quaternion else f"Re-bake with {settings} ({command})")
+    linear = (f"{alt.keys} Linear keys within {alt.tolerance_deg:g} deg of what Blender plays "
+              f"now ({alt.animation_bytes} bytes) would play {alt.max_deviation_deg:.3g} deg "
+              f"off Blender's playback of them at frames ({alt.max_deviation_quarter_deg:.3g} "
+              "deg at quarter frames)")
+    words, command = rebake
+    bake = f"Re-bake with {words} ({command})"
     if how == "keys":
         return (f"{bake} for this engine: "
                 f"the exporter wrote the {blender_keys} Bezier keys as CUBICSPLINE "

@@ -39,11 +39,11 @@ from dataclasses import dataclass, replace
 import bpy
 import numpy as np
 
-from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, quat
+from ...core import export_compare, gltf_axes, gltf_pose, gltf_read, interp, quat
 from ...core.frames import label
 from ...core.words import counted
 from ...report.export_check_report import SCHEMA
-from .. import animdata
+from .. import animdata, record
 from ..transform import AnimatedTransform, keyed_bone_names
 from . import timing, unplayed
 from .exporter import (
@@ -243,19 +243,9 @@ def _object_channels(doc, node: int, action_name: str | None, skip: dict) -> tup
     return channels, anim
 
 
-def _baked_with(obj) -> str:
-    """The method of the QuatBake bake ``obj`` plays ("slerp"), or "" (keys made by hand)."""
-    from .. import record
-
-    made = record.bake_made(obj)
-    return made[0] if made is not None else ""
-
-
 def _tolerance_of(obj) -> tuple[float, str]:
     """(Key Tolerance in degrees, 'bake' or 'default'): the tolerance the object's QuatBake
     bake was made with, else export_compare.DEFAULT_TOLERANCE_DEG."""
-    from .. import record
-
     made = record.bake_made(obj)
     if made is not None and made[1] > 0.0:
         return made[1], "bake"
@@ -336,16 +326,69 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
             "exporter samples every channel that mixes Constant keys with Linear or Bezier "
             "ones into a key per frame, whichever keys the bake writes.")
         return out
+    rebake = _linear_rebake(obj, written, alt.tolerance_deg)
+    if rebake is None:
+        if not record.bake_made(obj):
+            out["why_not_linear"] = (
+                "Linear keys are advised for a QuatBake bake, which a Re-bake with Keys: "
+                "Linear makes again: keys made by hand (or converted) play a motion no bake "
+                "keeps (a Re-bake takes the short arcs and its own timing).")
+        return out
     if export_compare.linear_is_better(how, comparison.max_deviation_deg, key_count,
                                        exported_bytes, alt):
         out["linear_is_better"] = True
         out["advice"] = export_compare.advice(
             causes, comparison.max_deviation_deg, then=export_compare.linear_advice(
                 how, key_count, exported_bytes, comparison.max_deviation_deg, blender_keys,
-                alt, written != obj.rotation_mode, _baked_with(obj)),
+                alt, rebake),
             sampling_ok=how != "sampled",   # sampled: it asks to export without
             mode=obj.rotation_mode)
     return out
+
+
+def _linear_rebake(obj, mode: str, tolerance_deg: float) -> tuple[str, str] | None:
+    """(the panel's words, the command line) of the Re-bake that writes the Linear keys
+    export_compare.linear_alternative computes from what ``obj`` plays: its own QuatBake
+    bake again (a re-bake starts from the keys before it), with its method, Turns, Timing
+    and Constant Speed, Keys: Linear, in ``mode`` (linear_mode), for ``obj`` alone. None
+    where no bake makes them: keys made by hand (a Re-bake of them takes the short arcs
+    and evens the timing: another motion, 38 deg away on a review's swing), a conversion
+    (it follows Blender's playback with Bezier keys, which no bake does) and a record too
+    old to say how its bake was made. Reviews: the command named no object (it re-baked
+    every object of the file), or a bake's Turns and Timing (its re-bake moved 177 deg)."""
+    made, path = record.bake_made(obj), record.bake_path(obj).split()
+    if made is None or made[0] not in interp.METHODS or len(path) < 2:
+        return None     # (a conversion's method is "playback")
+    method, turns, timing = made[0], path[0].lower(), path[1].lower()
+    words = [f"Key Tolerance {tolerance_deg:g}", "Keys: Linear"]
+    command = ["quatbake bake", _target_option(obj), f"--tolerance {tolerance_deg:g}",
+               "--keys linear", f"--method {method}"]
+    if (turns, timing) != ("auto", "even"):
+        words.append(f"Turns: {turns.title()}, Timing: {timing.title()}")
+        command += [f"--turns {turns}", f"--timing {timing}"]
+    if "CONSTANT_SPEED" in path:
+        words.append("Constant Speed")
+        command.append("--constant-speed")
+    if mode != obj.rotation_mode:
+        words.append("Output: Quaternion (the exporter writes "
+                     f"{obj.rotation_mode} keys wrong unsampled)")
+        command.append("--rotation-mode quaternion")
+    return ", ".join(words), " ".join(command)
+
+
+def _target_option(obj) -> str:
+    """``--objects NAME`` or ``--bones RIG:BONE`` for the command line, escaped as it reads
+    names (a backslash before a comma, a colon or a backslash) and quoted for the shell."""
+    import shlex
+
+    def escaped(name: str, colon: bool) -> str:
+        out = name.replace("\\", "\\\\").replace(",", "\\,")
+        return out.replace(":", "\\:") if colon else out
+
+    bone = getattr(obj, "bone_name", "")
+    if bone:
+        return "--bones " + shlex.quote(f"{escaped(obj.owner.name, True)}:{escaped(bone, False)}")
+    return "--objects " + shlex.quote(escaped(obj.name, False))
 
 
 def _turned_by_exporter(doc, node: int, obj) -> bool:
