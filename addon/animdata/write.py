@@ -99,8 +99,8 @@ class Rewrite:
         self._made: list = []         # curves a writer made anew
         self._rewritten: list = []    # (curve, frames of its keys selected before)
         self._as_written: set = set()
-        self._removed: dict = {}      # per bone (None: the object): frames selected on
-        #                               the curves removed unwritten
+        # Per bone (None: the object): the frames selected on its curves removed unwritten.
+        self._removed: dict = {}
 
     def make(self, data_path: str, index: int, group: str = TRANSFORM_GROUP):
         """The curve a writer fills: the channel's own, emptied, in its place and group

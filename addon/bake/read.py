@@ -689,13 +689,12 @@ def _rotation_channels(obj, src: Source, fcurves: list, settings: BakeSettings,
     would write."""
     who = issues.who
     rot_path = animdata.ROTATION_PATHS[src.mode][0]
-    every = (animdata.rotation_fcurves(obj, src.mode, fcurves)
-             + animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
-    sampled = animdata.sampled_sentence(obj, every)
+    rot_all = animdata.rotation_fcurves(obj, src.mode, fcurves)
+    delta_all = animdata.delta_rotation_fcurves(obj, src.mode, fcurves)
+    sampled = animdata.sampled_sentence(obj, rot_all + delta_all)
     if sampled:
         issues.refuse(sampled, rot_path)
-    rot_fcs = _keyed(animdata.rotation_fcurves(obj, src.mode, fcurves))
-    delta_fcs = _keyed(animdata.delta_rotation_fcurves(obj, src.mode, fcurves))
+    rot_fcs, delta_fcs = _keyed(rot_all), _keyed(delta_all)
     regular_keyed = any(fc is not None for fc in rot_fcs)
     delta_keyed = any(fc is not None for fc in delta_fcs)
     location_only = False
