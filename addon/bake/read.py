@@ -953,12 +953,12 @@ def _location_keys(obj, fcurves: list, settings: BakeSettings, issues: _Issues) 
     if not found["bake_location"]:
         return found
     who = issues.who
-    sampled = animdata.sampled_sentence(obj, animdata.location_fcurves(obj, fcurves)
-                                        + animdata.delta_location_fcurves(obj, fcurves))
+    loc_all = animdata.location_fcurves(obj, fcurves)
+    dloc_all = animdata.delta_location_fcurves(obj, fcurves)
+    sampled = animdata.sampled_sentence(obj, loc_all + dloc_all)
     if sampled:
         issues.refuse(sampled, animdata.LOCATION_PATH[0])
-    loc_fcs = _keyed(animdata.location_fcurves(obj, fcurves))
-    dloc_fcs = _keyed(animdata.delta_location_fcurves(obj, fcurves))
+    loc_fcs, dloc_fcs = _keyed(loc_all), _keyed(dloc_all)
     found["loc_into_delta"] = not any(loc_fcs) and any(dloc_fcs)
     loc_issues, loc_frames = _channel_key_issues(obj, loc_fcs + dloc_fcs, settings.union_keys,
                                                  "location")
