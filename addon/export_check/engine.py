@@ -328,11 +328,10 @@ def _bezier_entry(obj, bezier, comparison, qb, interpolation: str, key_count: in
         return out
     rebake = _linear_rebake(obj, written, alt.tolerance_deg)
     if rebake is None:
-        if not record.bake_made(obj):
-            out["why_not_linear"] = (
-                "Linear keys are advised for a QuatBake bake, which a Re-bake with Keys: "
-                "Linear makes again: keys made by hand (or converted) play a motion no bake "
-                "keeps (a Re-bake takes the short arcs and its own timing).")
+        out["why_not_linear"] = (
+            "Linear keys are advised for a QuatBake bake, which a Re-bake with Keys: "
+            "Linear makes again: keys made by hand or converted play a motion no bake "
+            "keeps (a Re-bake takes the short arcs and its own timing).")
         return out
     if export_compare.linear_is_better(how, comparison.max_deviation_deg, key_count,
                                        exported_bytes, alt):

@@ -269,6 +269,12 @@ def test_linear_keys_are_advised_for_a_bake_as_it_was_made_and_never_for_hand_ke
     args = cli.build_parser().parse_args(["bake", "x.blend", "--output", "y.blend", *command])
     assert (args.method, args.turns, args.timing, args.objects) == ("nlerp", "keyed", "keyed",
                                                                     ["Swing"])
+    # A conversion follows Blender's playback, which no bake does: no Linear sentence,
+    # and why (docs/export-check.md).
+    bake.convert_objects([swing], 'QUATERNION', TOLERANCE)
+    got = _by_name(export_check.check_objects(bpy.context, [swing],
+                                              {"export_force_sampling": False}))["Swing"]
+    assert not advises_linear(got["advice"]) and "converted" in got["bezier"]["why_not_linear"]
 
 
 def test_sampled_bezier_bake_is_as_big_as_a_dense_one_and_linear_is_advised(baked, tmp_path):
