@@ -8,8 +8,9 @@ Here the playback of the keys (per-channel curves, normalised or composed, delta
 rotations included) is evaluated at every quarter frame, converted to the new mode
 (Euler unrolled continuously: no +-180 deg wraps, whole turns kept), and fitted with
 ``core.bezier_keys`` within the tolerance, the original key frames kept and stepped
-keys kept stepped. It is a bake like any other (``engine.bake_objects``): all or
-nothing, recorded, reverted by ``revert_objects``.
+keys kept stepped. It is a bake like any other (``engine.bake_objects``): a transform
+with broken input left as it was and the others converted, recorded, reverted by
+``revert_objects``.
 """
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ def convert_objects(objects, mode: str, tolerance_deg: float = CONVERT_TOLERANCE
     """Convert ``objects`` (objects and/or pose-bone transforms, as ``bake_objects``
     takes) to rotation ``mode`` (one of CONVERT_MODES; 'AUTO': per transform, the Euler
     order farthest from gimbal lock, named in a note), keeping Blender's playback within
-    ``tolerance_deg`` degrees at every quarter frame. Raises BakeError (nothing changed)
-    on bad input."""
+    ``tolerance_deg`` degrees at every quarter frame. A transform with broken input is
+    left as it was (``BakeResult.failed``); raises BakeError (nothing changed) on wrong
+    arguments or when nothing can be converted."""
     if mode not in CONVERT_MODES:
         raise BakeError([BakeIssue('ERROR', "", "", None,
                                    f"Unknown rotation mode {mode!r}: convert to one of "

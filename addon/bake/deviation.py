@@ -291,7 +291,7 @@ def _playback_of_one(plan, mode: str, known: dict | None) -> np.ndarray:
             'ERROR', plan.obj.name, path, frame,
             f"{animdata.subject(plan.obj)}: Blender's own playback of {path} is no rotation"
             f"{where} ({exc}), so the bake cannot be checked against it. Look at that "
-            "channel's F-modifiers and keys; nothing was changed.", plan.obj.bone_name)]) \
+            "channel's F-modifiers and keys; it was left as it was.", plan.obj.bone_name)]) \
             from None
 
 

@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The bake engine: re-bake objects' rotation (and location) keys with QuatBake's
-interpolation, non-destructively, all objects or none.
+interpolation, non-destructively; one transform's problem never stops the others.
 
 Flow (data goes one way, see CONTRIBUTING.md):
 
-1. Validate every object and the settings; any error -> BakeError, nothing changed.
-   (settings, read.read_transform). A transform with nothing to bake (no rotation
-   keys, keys only in NLA clips, no animation) is skipped and named in
-   ``BakeResult.skipped``; only when every transform is skipped is the bake refused.
-   An unexpected exception while reading or planning one transform is an error naming
-   it, never a traceback.
+1. Validate the settings (an error -> BakeError, nothing changed) and every transform
+   (read.read_transform). A transform with nothing to bake (no rotation keys, keys only
+   in NLA clips, no animation) is skipped and named in ``BakeResult.skipped``; one with
+   broken input (a NaN key, a driver ...: an error naming it, also for an unexpected
+   exception while reading or planning it, never a traceback) is left exactly as it is
+   and named in ``BakeResult.failed``, and the others are baked. Only when nothing can
+   be baked is the bake refused (BakeError, every reason named).
 2. Track the keyed turns of every transform together (turns), then read each
    object's key orientations (what Blender evaluates at the key
    frames) from its ORIGINAL action, interpolate them with ``core`` and convert
@@ -105,6 +106,9 @@ class BakeResult:
     # 'SKIPPED' issues: the transforms left as they are (no rotation keys, keys only in NLA
     # clips, no animation, not the named clip), one sentence each.
     skipped: list[BakeIssue] = field(default_factory=list)
+    # 'ERROR' issues: the transforms whose input is broken (a NaN key, a driver ...), left
+    # exactly as they were while the others were baked; one sentence or more each.
+    failed: list[BakeIssue] = field(default_factory=list)
     # (degrees, pixels, tip distance) the keys were kept within, each 0 when it applied to
     # no transform (reduce.applied_tolerances; all 0: no tolerance bake).
     tolerances: tuple = (0.0, 0.0, 0.0)
@@ -146,7 +150,7 @@ def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
     who = animdata.subject(obj) if obj is not None else "The selection"
     return BakeIssue('ERROR', name, "", None,
                      f"{who} could not be baked: QuatBake failed while {doing} "
-                     f"({type(exc).__name__}: {exc}), so nothing was changed; please report "
+                     f"({type(exc).__name__}: {exc}), so it was left as it was; please report "
                      "this with the file.", getattr(obj, "bone_name", ""))
 
 
@@ -198,6 +202,30 @@ def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake") -> list[BakeIs
                       f"{skipped[0].message}")] + errors[1:]
 
 
+def _without(plans: list, errors: list[BakeIssue], owners: set = frozenset()) -> list:
+    """``plans`` but those of the transforms ``errors`` name, and of the owners named in
+    ``owners``: one transform's problem never stops the others."""
+    named = {(i.object_name, i.bone) for i in errors if i.object_name}
+    return [p for p in plans if p.obj.key not in named and p.obj.owner.name not in owners]
+
+
+def _each_refusal_apart(step: Callable[[list], list], plans: list,
+                        errors: list[BakeIssue]) -> list:
+    """``step(plans)``'s result; when it refuses a transform by name (BakeError), that
+    transform's sentences go to ``errors`` and the step runs again without it. A refusal
+    that names none of the plans refuses the bake."""
+    while plans:
+        try:
+            return step(plans)
+        except BakeError as exc:
+            rest = _without(plans, exc.issues)
+            if len(rest) == len(plans):
+                raise
+            errors += exc.issues
+            plans = rest
+    return []
+
+
 def _key(item) -> tuple:
     if isinstance(item, AnimatedTransform):
         return item.key
@@ -235,9 +263,11 @@ def bake_objects(objects, settings: BakeSettings,
     ``objects``: objects, and/or ``transform.AnimatedTransform`` values (pose
     bones). An armature object stands for every keyed bone, plus its own
     channels when those are keyed (``transform.transforms_of_objects``).
-    Validates every transform first and raises BakeError (nothing changed) on
-    any error; then writes every owner's new action or, if one fails, none
-    (BakeError again, the owners already written put back). The bones of one
+    Validates every transform first: one with broken input (a NaN key, a driver ...) is
+    left exactly as it is and listed in ``BakeResult.failed`` (its sentences), the
+    others baked; BakeError (nothing changed) when the settings are wrong or nothing can
+    be baked. Then writes every owner's new action or, if one fails (a QuatBake bug, not
+    the input), none (BakeError again, the owners already written put back). The bones of one
     armature share one new action. Transforms with nothing to bake (no rotation
     keys, keys only in NLA clips, no animation, without the named ``clip``) are
     left as they are and listed in ``BakeResult.skipped``; one keyed on location
@@ -287,21 +317,19 @@ def bake_objects(objects, settings: BakeSettings,
     keyed_all = [None] * len(readings)
     rotating = [k for k, r in enumerate(readings)
                 if not r.location_only and r.rot_frames.size > 1]
-    if not errors:
-        try:
-            found = track_all([readings[k] for k in rotating], settings,
-                              fcurve_cache.get("keys"))
-        except Exception:   # each is then tracked on its own, so an error names its transform
-            found = [None] * len(rotating)
-        for k, keyed in zip(rotating, found):
-            keyed_all[k] = keyed
+    try:
+        found = track_all([readings[k] for k in rotating], settings, fcurve_cache.get("keys"))
+    except Exception:   # each is then tracked on its own, so an error names its transform
+        found = [None] * len(rotating)
+    for k, keyed in zip(rotating, found):
+        keyed_all[k] = keyed
     ik_cache: dict = {}     # each rig's IK chains, found once (transform.ik_reach)
     for k, (reading, keyed) in enumerate(zip(readings, keyed_all)):
         obj = reading.obj
         try:
             plan, obj_issues = plan_reading(reading, keyed, settings, fcurve_cache)
-        except BakeError:
-            raise
+        except BakeError as exc:
+            plan, obj_issues = None, exc.issues
         except Exception as exc:   # not foreseen: one sentence naming it, never a traceback
             plan, obj_issues = None, [unexpected_issue(obj, "computing its bake", exc)]
         errors += [i for i in obj_issues if i.severity == 'ERROR']
@@ -365,20 +393,30 @@ def bake_objects(objects, settings: BakeSettings,
         notes += [i for i in cache_issues if i.severity == 'INFO']
         order = {t.key: i for i, t in enumerate(transforms)}
         plans = sorted(plans + cache_plans, key=lambda p: order.get(p.obj.key, 0))
-    if not errors:
-        found, errors = _interpolate_pending(plans)
-        warnings += found
-    groups = _by_owner(p.obj for p in plans)
-    for owner, _items in groups.values():
-        errors += renamed_bone_issues(owner)
-    if errors:
-        raise BakeError(errors)
+    found, failed = _interpolate_pending(plans)
+    warnings += found
+    errors += failed
+    # A bone renamed since its bake: its armature's record would break, so none of the
+    # armature's transforms is written.
+    refused_owners = set()
+    for owner, _items in _by_owner(p.obj for p in plans).values():
+        said = renamed_bone_issues(owner)
+        if said:
+            errors += said
+            refused_owners.add(owner.name)
+    plans = _without(plans, errors, refused_owners)
     if has_tolerance(settings):
-        warnings += reduce_keys(plans, settings)
+        warnings += _each_refusal_apart(lambda ps: reduce_keys(ps, settings), plans, errors)
+        plans = _without(plans, errors)
     # The largest difference from Blender's own playback, at the baked frames: every plan
     # in one evaluation (a rig's bones keyed on the same frames share one solve). After
     # the keys are thinned: those plans' keys are measured once written (written_change).
-    set_deviations(plans, fcurve_cache.get("keys"))
+    _each_refusal_apart(lambda ps: set_deviations(ps, fcurve_cache.get("keys")) or [],
+                        plans, errors)
+    plans = _without(plans, errors)
+    if not plans:
+        raise BakeError(errors)
+    groups = _by_owner(p.obj for p in plans)
     for plan in plans:
         if not cache_bake.is_cache_plan(plan):
             warnings += settle_extrapolation(plan)
@@ -458,6 +496,7 @@ def bake_objects(objects, settings: BakeSettings,
         key_statistics={p.obj.display_name: p.key_stats for p in plans
                         if p.key_stats is not None},
         skipped=skipped,
+        failed=errors,
         tolerances=applied_tolerances(plans),
         tolerances_met=not unmet,
         rotations_written=sum(not p.location_only for p in plans),
@@ -529,8 +568,10 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
 
     A whole revert puts back the original action (and slot, rotation mode) and
     the static rotation values (and location, if baked) from before the first
-    bake. Items without a bake are skipped; raises BakeError when none can be
-    reverted, or (nothing changed) when a baked bone was renamed since. The
+    bake. Items without a bake are skipped. An owner whose bake cannot be reverted (a
+    baked bone renamed since, a cache bake's constraint gone) is left as it is, its
+    sentences appended to ``notes``, and the others are reverted; raises BakeError
+    (nothing changed) when none can be. The
     baked action is deleted unless something else uses it. Keys the animator added or
     changed on other channels since the bake are kept (write.revert_owner_fully says
     how, in a sentence appended to ``notes``); changes to the baked keys themselves go
@@ -560,10 +601,15 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
             "Nothing to revert: " + (_why_not_revertable(items) or (
                 f"the {subject} no QuatBake bake (never baked, or reverted already). Select "
                 "what QuatBake baked.")))])
-    issues = [i for owner, _w, _n in candidates
-              for i in renamed_bone_issues(owner) + cache_bake.constraint_gone_issues(owner)]
-    if issues:
-        raise BakeError(issues)
+    # An owner that cannot be reverted (a bone renamed since, its cache constraint gone)
+    # is left as it is; the others are reverted (one's problem never stops the others).
+    refused = {owner.name: said for owner, _w, _n in candidates
+               if (said := renamed_bone_issues(owner) + cache_bake.constraint_gone_issues(owner))}
+    if len(refused) == len(candidates):
+        raise BakeError([i for said in refused.values() for i in said])
+    if notes is not None:
+        notes += [i.message for said in refused.values() for i in said]
+    candidates = [c for c in candidates if c[0].name not in refused]
     reverted = []
     originals = recorded_originals()
     for obj, whole, names in candidates:

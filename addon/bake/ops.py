@@ -67,6 +67,21 @@ def _report_issues(operator: Operator, issues, severity: str) -> None:
             print(f"QuatBake {issue.severity.lower()}: {issue.message}")
 
 
+def _report_failed(operator: Operator, result, done: str) -> None:
+    """The transforms left exactly as they were for their broken input (a NaN key, a
+    driver ...) while the others were ``done``: counted first, then each one's sentences.
+    Warnings, as the bake happened: an error would make ``bpy.ops`` raise after it."""
+    from .. import bake
+
+    if not result.failed:
+        return
+    names = list(dict.fromkeys(i.transform_name for i in result.failed if i.object_name))
+    operator.report({'WARNING'}, rpt_("Not {}, left exactly as they were: {} (the notes say "
+                                      "why)").format(rpt_(done), transform_count(
+                                          transforms_named(names), rpt_)))
+    _report_issues(operator, bake.merge_bone_issues(result.failed), 'WARNING')
+
+
 def _no_bones(operator: Operator, context, doing: str) -> bool:
     """Report Pose Mode with no pose bone selected (transform.no_bones_selected); True
     when it did, and the operator is to cancel."""
@@ -270,6 +285,8 @@ class QUATBAKE_OT_bake(Operator):
         finally:
             progress.end()
 
+        # What could not be baked comes first: the animator must see it.
+        _report_failed(self, result, "baked")
         _report_issues(self, list(result.warnings), 'WARNING')
         # What was left as it is comes first: a rig's location-only controls, an object
         # animated only by NLA clips (Clip bakes it), one without the named clip.
@@ -420,6 +437,7 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
                                        "already in {} or has no rotation keys").format(
                 rpt_("the Euler order Auto picks") if self.mode == 'AUTO' else self.mode))
             return {'CANCELLED'}
+        _report_failed(self, result, "converted")
         _report_issues(self, list(result.warnings), 'WARNING')
         _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')
@@ -444,7 +462,8 @@ def _remember(context, result, keys_kind: str):
     from .. import bake
 
     settings = context.scene.quatbake
-    every = bake.merge_bone_issues(result.skipped, shown=len(result.skipped))
+    every = bake.merge_bone_issues(result.failed + result.skipped,
+                                   shown=len(result.failed + result.skipped))
     settings.last_turn_notes = "\n".join(n.message for n in every + result.notes)
     settings.has_last_bake = True
     _, bones, rig = tally(transform_pairs(transforms_named(result.objects)))

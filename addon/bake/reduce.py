@@ -329,7 +329,7 @@ def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> Ba
         'ERROR', plan.obj.name, path, frame,
         f"{who}: no Bezier keys play within the tolerance of {tol:.4g} deg "
         f"({str(exc).rstrip('.')}). "
-        f"{raise_it}; nothing was changed.", plan.obj.bone_name)
+        f"{raise_it}; it was left as it was.", plan.obj.bone_name)
 
 
 def _deciding_tolerance(plan) -> str:

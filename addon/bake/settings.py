@@ -107,7 +107,8 @@ class BakeSettings:
 
 @dataclass
 class BakeIssue:
-    """One problem found by a bake: an ERROR refuses the bake, a WARNING does not."""
+    """One problem found by a bake: an ERROR leaves its transform as it was (and refuses
+    the bake when it names none, or nothing else can be baked), a WARNING does not."""
 
     severity: str        # 'ERROR' | 'WARNING' | 'INFO' (a note: how turns were baked) |
     #                      'SKIPPED' (nothing to bake: left as it is, the others baked)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
-from .args import EXIT_OK, check_blend_file, check_output, same_file
+from .args import EXIT_BAD_INPUT, EXIT_OK, check_blend_file, check_output, same_file
 from .headless import BadInput, save_blend_copy
 from .scenes import (
     clip_targets,
@@ -86,7 +86,7 @@ def run_bake(args, results: list | None = None) -> int:
                           "it is left as it is.", file=sys.stderr)
     elif every:
         # The active actions. Objects animated only by NLA clips are left for
-        # --clips NAME (a bake is all or nothing: they would refuse it for all).
+        # --clips NAME, with a note (the bake would only skip them: keys in a clip).
         # Bones named with --bones are the user's choice: each goes to the bake, which
         # bakes it, bakes its location, or leaves it as it is and says why (a docs walk:
         # a location-only IK control was called "in NLA clips", or dropped unnamed).
@@ -186,4 +186,13 @@ def run_bake(args, results: list | None = None) -> int:
             print(f"skipped: {issue.message}", file=sys.stderr)
         for issue in result.notes:
             print(f"note: {issue.message}")
-    return EXIT_OK
+    return failed_exit(result)
+
+
+def failed_exit(result) -> int:
+    """The transforms left as they were for broken input while the others were done
+    (``result.failed``): each sentence on stderr, never silenced, and exit 2, as
+    ``report`` does for an object it cannot analyse; 0 when there are none."""
+    for issue in result.failed:
+        print(issue.message, file=sys.stderr)
+    return EXIT_BAD_INPUT if result.failed else EXIT_OK

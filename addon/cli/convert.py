@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from .args import EXIT_OK, check_blend_file, check_output, same_file
+from .args import check_blend_file, check_output, same_file
+from .bake import failed_exit
 from .headless import BadInput, save_blend_copy
 from .scenes import load_blend, register_quatbake, resolve_targets
 
@@ -69,4 +70,4 @@ def run_convert(args) -> int:
             print(f"skipped: {issue.message}", file=sys.stderr)
         for issue in result.notes:
             print(f"note: {issue.message}")
-    return EXIT_OK
+    return failed_exit(result)

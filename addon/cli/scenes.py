@@ -326,7 +326,7 @@ def clip_targets(objects, clips, candidates=()) -> list:
 def clips_only_objects(bpy) -> list:
     """(object, clip names) for each object of the file whose rotation keys (its own, or
     its pose bones') are only in NLA clips, none in its active action: what a bake without
-    ``--clips`` leaves out (a bake is all or nothing; a clip is baked by name)."""
+    ``--clips`` leaves out, with a note (a clip is baked by name)."""
     from .. import animdata
     from ..keyed import has_rotation_keys
     from ..transform import AnimatedTransform, keyed_bone_names

@@ -189,7 +189,10 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
             baked += [t for t in (AnimatedTransform(obj, b.name) for b in obj.pose.bones)
                       if bake_record.is_baked(t)]
     turns, timing = args.turns.upper(), args.timing.upper()
-    before, after, errors = [], [], []
+    before, after = [], []
+    # Transforms left as they were for broken input while the others were baked: the
+    # shot fails with their sentences (exit 3), its baked .blend and reports written.
+    errors = [(i.transform_name, i.message) for i in made[0].failed]
     for t in baked:
         try:
             b = analyze.analyze_object(t, args.method, turns=turns, timing=timing, original=True)

@@ -387,6 +387,10 @@ ZH_HANS = {
     "{} plays only NLA clips: choose the Clip to bake.": "{} 只播放 NLA 片段：请选择要烘焙的片段。",
     "Left as they were: {} (nothing to bake; the notes say why)":
         "保持原样：{}（没有可烘焙的内容；说明中给出原因）",
+    "Not {}, left exactly as they were: {} (the notes say why)":
+        "未{}，完全保持原样：{}（说明中给出原因）",
+    "baked": "烘焙",
+    "converted": "转换",
     "When the rotation channels are keyed on different frames, use the union of "
     "their key frames instead of refusing to bake":
         "当各旋转通道的关键帧不在同一帧上时，使用它们关键帧的并集，而不是拒绝烘焙",

@@ -176,6 +176,16 @@ def scene_snapshot() -> dict:
     }
 
 
+def part_of(snapshot: dict, names) -> dict:
+    """``snapshot`` of the objects ``names`` alone (their bones, the actions they play):
+    what a bake of the others must leave exactly as it was."""
+    actions = {snapshot["objects"][n][0] for n in names} - {None}
+    return {"objects": {n: snapshot["objects"][n] for n in names},
+            "bones": {k: v for k, v in snapshot["bones"].items() if k[0] in names},
+            "fake_users": {a: snapshot["fake_users"][a] for a in actions},
+            "actions": {a: snapshot["actions"][a] for a in actions}}
+
+
 def assert_same_snapshot(before: dict, after: dict) -> None:
     """Fail with the first difference between two ``scene_snapshot`` results."""
     assert before["objects"] == after["objects"]

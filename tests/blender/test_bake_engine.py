@@ -24,6 +24,7 @@ from scenes import (
     link_from_library,
     make_animated_object,
     new_object,
+    part_of,
     scene_snapshot,
 )
 
@@ -816,13 +817,47 @@ def test_constant_speed_retimes_what_has_a_path_and_bakes_the_rest_at_even_timin
         assert np.abs(np.array(moving.location) - want).max() < 1e-4, f
 
 
-def test_one_bad_object_refuses_all(clean_blender):
-    # A broken key (a NaN value) refuses the whole bake; a single key is only left as it
-    # is (test_single_key_is_left_as_it_is_and_the_others_baked).
+def _mathutils_slerp_of_keys(obj, frames) -> np.ndarray:
+    """(n, 4): mathutils' slerp (Blender's own, short arc) of what Blender plays at
+    ``obj``'s rotation keys, the independent figure a SLERP bake must play at ``frames``."""
+    import mathutils
+
+    keys = animdata.key_frames(animdata.rotation_fcurves(obj))
+    at_keys = [mathutils.Quaternion(q) for q in evaluated_quats(obj, keys)]
+    out = []
+    for f in frames:
+        i = min(int(np.searchsorted(keys, f, side="right")) - 1, keys.size - 2)
+        u = (f - keys[i]) / (keys[i + 1] - keys[i])
+        out.append(tuple(at_keys[i].slerp(at_keys[i + 1], u)))
+    return np.array(out)
+
+
+def test_one_bad_object_is_left_as_it_was_and_the_others_baked(clean_blender):
+    """A broken key (a NaN value) leaves that object exactly as it was, named in
+    ``failed``; the others are baked (one transform's problem never stops the others).
+    A single key is only skipped (test_single_key_is_left_as_it_is_and_the_others_baked);
+    alone, the broken one refuses the bake (BAD_INPUT in test_hostile_bake)."""
     good = _animated("Good", 'XYZ')
+    other = _animated("Other", 'QUATERNION', seed=3)
     bad = make_animated_object("Bad", 'XYZ', [3, 9], [[0, 0, 0], [0, float("nan"), 0]])
-    issue = _refused([good, bad], contains=('"Bad"',))
-    assert issue.object_name == "Bad"
+    frames = np.arange(KEY_FRAMES[0], KEY_FRAMES[-1] + 1.0)
+    want = {o.name: _mathutils_slerp_of_keys(o, frames) for o in (good, other)}
+    bpy.context.scene.frame_set(1)      # before the NaN key: the static values are numbers
+    before = scene_snapshot()
+    result = bake.bake_objects([good, bad, other], bake.BakeSettings(method='SLERP'))
+    assert result.objects == ["Good", "Other"]
+    assert {i.object_name for i in result.failed} == {"Bad"}
+    assert all(i.severity == 'ERROR' for i in result.failed)
+    assert '"Bad"' in result.failed[0].message and "rotation_euler[1]" in result.failed[0].message
+    after = scene_snapshot()
+    assert_same_snapshot(part_of(before, ["Bad"]), part_of(after, ["Bad"]))
+    for obj in (good, other):
+        assert animdata.get_action(obj).name != before["objects"][obj.name][0]
+        # Float32 channels: 1e-4 deg.
+        off = quat.angle_between(evaluated_quats(obj, frames), want[obj.name])
+        assert np.degrees(off).max() < 1e-4, obj.name
+    # Alone, it is refused, nothing changed.
+    _refused([bad], contains=('"Bad"',))
 
 
 def _linked_object(tmp_dir):

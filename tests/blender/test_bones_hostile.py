@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 import pytest
 from test_bones import (
+    FLIP_KEYS,
     REPLAY_RAD,
     STILL_KEYS,
     angle_rad,
@@ -46,29 +47,71 @@ def _replays_slerp(rig, bone, keys=SPIN):
     assert angle_rad(scenes.bone_world_quats(rig, bone, FRAMES), ref).max() < REPLAY_RAD
 
 
-def test_driver_on_a_bone_channel_is_refused_naming_armature_bone_and_channel(clean_blender):
+def _left_as_it_was(items, bone, *words):
+    """Bake ``items`` (a rig made by make_checked_rig among them), in which ``bone`` has
+    broken input: that bone's channels, keys and pose stay exactly as they were, its
+    sentences (each word in them) are in ``failed``, and the rig's other bones are baked:
+    each replays the slerp of its keys (the glTF spec's, tests/oracles). Returns the
+    result."""
+    rig = next(i for i in items if i.type == 'ARMATURE')
+    keys_before = bone_fcurves(rig, bone)
+    pose_before = evaluated_snapshot()["bones"][rig.name, bone]
+    result = bake.bake_objects(items, bake.BakeSettings(method='SLERP'))
+    text = " ".join(i.message for i in result.failed)
+    for word in words:
+        assert word in text, text
+    assert {(i.object_name, i.bone) for i in result.failed} == {(rig.name, bone)}
+    assert f"{rig.name}: {bone}" not in result.objects
+    keys_after = bone_fcurves(rig, bone)
+    assert sorted(keys_after) == sorted(keys_before)
+    for channel, co in keys_before.items():
+        np.testing.assert_array_equal(co, keys_after[channel], err_msg=str(channel))
+    assert evaluated_snapshot()["bones"][rig.name, bone] == pose_before
+    baked = {"flip": FLIP_KEYS, "still": STILL_KEYS}
+    for other, keys in baked.items():
+        if other != bone:
+            assert f"{rig.name}: {other}" in result.objects
+            ref = slerp_reference(keys[0], key_quats('QUATERNION', keys[1]), FRAMES)
+            assert angle_rad(scenes.bone_world_quats(rig, other, FRAMES),
+                             ref).max() < REPLAY_RAD, other
+    return result
+
+
+def test_driver_on_a_bone_channel_leaves_that_bone_and_bakes_the_others(clean_blender):
     rig = make_checked_rig()
-    pbone = rig.pose.bones["flip"]
-    pbone.driver_add("rotation_quaternion", 2)
-    issues = _refused([rig], 'Armature "Rig", bone "flip"',
-                      'pose.bones["flip"].rotation_quaternion[2]', "driver")
-    assert {i.bone for i in issues} == {"flip"}
+    rig.pose.bones["flip"].driver_add("rotation_quaternion", 2)
+    _left_as_it_was([rig], "flip", 'Armature "Rig", bone "flip"',
+                    'pose.bones["flip"].rotation_quaternion[2]', "driver")
+    assert rig.animation_data.drivers[0].data_path == 'pose.bones["flip"].rotation_quaternion'
 
 
-def test_nan_key_on_a_bone_is_refused_naming_the_frame(clean_blender):
+def test_nan_key_on_a_bone_is_named_with_its_frame_and_the_others_baked(clean_blender):
     rig = make_checked_rig()
     fc = next(fc for fc in animdata.object_fcurves(rig)
               if fc.data_path == scenes.bone_path("wrap", "rotation_euler") and fc.array_index == 1)
     fc.keyframe_points[1].co[1] = float("nan")
-    issues = _refused([rig], 'bone "wrap"', 'pose.bones["wrap"].rotation_euler[1]', "frame 11")
+    result = _left_as_it_was([rig], "wrap", 'bone "wrap"',
+                             'pose.bones["wrap"].rotation_euler[1]', "frame 11")
+    assert result.failed[0].frame == 11.0
+
+
+def test_nan_key_on_the_only_bone_refuses_with_nothing_changed(clean_blender):
+    rig = make_checked_rig()
+    fc = next(fc for fc in animdata.object_fcurves(rig)
+              if fc.data_path == scenes.bone_path("wrap", "rotation_euler") and fc.array_index == 1)
+    fc.keyframe_points[1].co[1] = float("nan")
+    issues = _refused([transform.AnimatedTransform(rig, "wrap")], 'bone "wrap"', "frame 11")
     assert issues[0].frame == 11.0
 
 
-def test_one_bad_bone_among_good_bones_and_objects_bakes_nothing(clean_blender):
+def test_one_bad_bone_among_good_bones_and_objects_bakes_the_others(clean_blender):
     rig = make_checked_rig()
     cam = scenes.make_animated_object("Cam", 'QUATERNION', *SPIN)
     rig.pose.bones["still"].driver_add("rotation_quaternion", 0)
-    _refused([cam, rig], 'bone "still"')
+    result = _left_as_it_was([cam, rig], "still", 'bone "still"')
+    assert "Cam" in result.objects
+    ref = slerp_reference(SPIN[0], key_quats('QUATERNION', SPIN[1]), FRAMES)
+    assert angle_rad(scenes.evaluated_quats(cam, FRAMES), ref).max() < REPLAY_RAD
 
 
 def test_constraints_on_a_bone_bake_with_a_warning(clean_blender):
@@ -239,6 +282,28 @@ def test_bone_renamed_between_bake_and_revert_is_refused_with_the_old_name(clean
     scenes.assert_same_snapshot(before, evaluated_snapshot())
     rig.data.bones["flop"].name = "flip"
     assert bake.revert_objects([rig]) == ["Rig: flip"]
+
+
+def test_a_renamed_bone_leaves_its_armature_baked_and_the_others_are_reverted(clean_blender):
+    """One owner's problem never stops the others: Revert of two rigs, a baked bone of one
+    renamed since, puts the other rig's keys back exactly and says why the first stays."""
+    rig, other = make_checked_rig(), make_checked_rig("Other")
+    keys = {r.name: bone_fcurves(r, "flip") for r in (rig, other)}
+    bake.bake_objects([transform.AnimatedTransform(r, "flip") for r in (rig, other)],
+                      bake.BakeSettings())
+    rig.data.bones["flip"].name = "flop"
+    baked = bone_fcurves(rig, "flop")
+    notes = []
+    assert bake.revert_objects([rig, other], notes) == ["Other: flip"]
+    assert len(notes) == 1 and 'Armature "Rig", bone "flop" was baked as "flip"' in notes[0]
+    after = bone_fcurves(other, "flip")
+    assert sorted(after) == sorted(keys["Other"])
+    for channel, co in keys["Other"].items():
+        np.testing.assert_array_equal(co, after[channel], err_msg=str(channel))
+    assert not bake.can_revert(other) and bake.can_revert(rig)
+    still = bone_fcurves(rig, "flop")
+    for channel, co in baked.items():
+        np.testing.assert_array_equal(co, still[channel], err_msg=str(channel))
 
 
 def test_armature_without_action_is_refused(clean_blender):

@@ -63,6 +63,64 @@ def _op_refused(objects, contains, **op_args) -> str:
     return message
 
 
+def _op_bakes_the_others(capfd, objects, bad, contains, **op_args) -> str:
+    """Select ``objects``, press Re-bake: ``bad`` is left exactly as it was, the others
+    baked (each replays mathutils' slerp of its keys), the report a warning with every
+    text of ``contains``; one undo puts every object back. Returns the reports."""
+    import mathutils
+
+    scenes.select_only(*objects)
+    _refresh()
+    frames = np.arange(FRAMES[0], FRAMES[-1] + 1.0)
+    want = {}
+    for obj in objects:
+        if obj is not bad:
+            at = [mathutils.Quaternion(q) for q in scenes.evaluated_quats(obj, FRAMES)]
+            want[obj.name] = np.array([
+                tuple(at[i].slerp(at[i + 1], (f - FRAMES[i]) / (FRAMES[i + 1] - FRAMES[i])))
+                for f in frames
+                for i in [min(int(np.searchsorted(FRAMES, f, side="right")) - 1,
+                              len(FRAMES) - 2)]])
+    _refresh()
+    bpy.ops.ed.undo_push(message="before bake")
+    before = scenes.scene_snapshot()
+    capfd.readouterr()
+    assert bpy.ops.quatbake.bake('EXEC_DEFAULT', True, **op_args) == {'FINISHED'}
+    # Blender prints an operator's reports without a window: "Warning: ...".
+    printed = capfd.readouterr().out.splitlines()
+    message = " ".join(ln[len("Warning: "):] for ln in printed if ln.startswith("Warning: "))
+    assert message.startswith("Not baked, left exactly as they were: 1 object"), printed
+    for text in contains:
+        assert text in message, f"{text!r} not in {message!r}"
+    assert not any(ln.startswith("Error: ") for ln in printed), printed
+    _refresh()
+    after = scenes.scene_snapshot()
+    scenes.assert_same_snapshot(scenes.part_of(before, [bad.name]),
+                                scenes.part_of(after, [bad.name]))
+    assert not bake.can_revert(bad)
+    for name, path in want.items():
+        obj = bpy.data.objects[name]
+        assert bake.can_revert(obj), name
+        # Float32 channels: 1e-4 deg.
+        off = quat.angle_between(scenes.evaluated_quats(obj, frames), path)
+        assert np.degrees(off).max() < 1e-4, name
+    assert bpy.ops.ed.undo() == {'FINISHED'}
+    _refresh()
+    scenes.assert_same_snapshot(before, scenes.scene_snapshot())
+    return message
+
+
+def test_one_bad_object_among_good_is_left_as_it_was_and_the_others_baked(clean_blender, capfd):
+    """A broken key leaves that object as it was, named in a warning; the others are
+    baked (one transform's problem never stops the others). Alone it is refused
+    (BAD_INPUT's nan_value)."""
+    good = [_euler_object(f"Good{i}", seed_mode) for i, seed_mode in enumerate(('XYZ', 'ZYX'))]
+    values = EULERS.copy()
+    values[1, 1] = np.nan
+    bad = _euler_object("BadOne", values=values, interpolation='LINEAR')
+    _op_bakes_the_others(capfd, good + [bad], bad, ['"BadOne"', "rotation_euler[1]"])
+
+
 def _replay_error(obj, key_frames, key_quats, method="slerp", frames=None) -> float:
     """Largest angle (rad) between what Blender evaluates for ``obj`` now and
     core's interpolation of ``key_quats`` (taken BEFORE the bake)."""
@@ -233,16 +291,6 @@ def _case_clip_only_in_the_nla():
     return [obj], ('"Stashed"', "no active action", action.name, "--clips")
 
 
-def _case_one_bad_among_good():
-    # A broken key refuses the whole bake (a single key is only left as it is:
-    # test_bake_engine).
-    good = [_euler_object(f"Good{i}", seed_mode) for i, seed_mode in enumerate(('XYZ', 'ZYX'))]
-    values = EULERS.copy()
-    values[1, 1] = np.nan
-    bad = _euler_object("BadOne", values=values, interpolation='LINEAR')
-    return good + [bad], ('"BadOne"', "rotation_euler[1]")
-
-
 BAD_INPUT = [
     _case_no_animation, _case_animation_data_without_action, _case_empty_action,
     _case_fcurves_without_keys, _case_location_keys_only, _case_keys_in_other_mode,
@@ -250,7 +298,7 @@ BAD_INPUT = [
     _case_infinite_value, _case_nan_handle, _case_zero_quaternion, _case_tiny_quaternion,
     _case_huge_quaternion, _case_nan_axis_angle, _case_driver, _case_nla_strip,
     _case_nan_delta_value, _case_driver_on_delta, _case_delta_and_rotation_on_different_frames,
-    _case_clip_only_in_the_nla, _case_one_bad_among_good,
+    _case_clip_only_in_the_nla,
 ]
 
 
@@ -614,11 +662,13 @@ def test_failure_while_writing_the_third_object_restores_all(clean_blender, monk
 
 
 @pytest.mark.parametrize("fault", [ValueError, RuntimeError], ids=["ValueError", "unforeseen"])
-def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monkeypatch, fault):
+def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monkeypatch, fault,
+                                                            capfd):
     """Objects keyed on the same frames are interpolated in one call (plan.interpolate_group);
     when that call fails for one of them (an exception injected into core's
     interpolation, raised on that object's keys only), the group is done again object by object:
-    the refusal names the object, says what failed, and nothing changes."""
+    the warning names the object and says what failed; it is left as it was, the others
+    baked."""
     from quatbake.addon.bake import plan as bake_plan
     from quatbake.core import rotation
 
@@ -636,15 +686,16 @@ def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monk
         return real(key_frames, key_quats, frames, method)
 
     monkeypatch.setattr(bake_plan.interp, "interpolate_many", failing)
-    if fault is ValueError:
-        message = _op_refused(objs, ['"G2"', "cannot be baked", "injected"], method='SLERP')
-    else:
-        message = _op_refused(objs, ['"G2"', "interpolating its rotation", "injected"],
-                              method='SLERP')
+    said = ["cannot be baked"] if fault is ValueError else ["interpolating its rotation"]
+    message = _op_bakes_the_others(capfd, objs, objs[1], ['"G2"', "injected"] + said,
+                                   method='SLERP')
     assert '"G1"' not in message and '"G3"' not in message, message
-    # One call for the group, then one per object.
-    assert calls == [3, 1, 1, 1], calls
+    # One call for the group, then one per object; then the report's refresh analyses the
+    # two baked together.
+    assert calls == [3, 1, 1, 1, 2], calls
     monkeypatch.undo()
+    objs = [bpy.data.objects[name] for name in ("G1", "G2", "G3")]   # as the undo left them
+    scenes.select_only(*objs)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     assert all(bake.can_revert(o) for o in objs)
 

@@ -360,6 +360,37 @@ def test_a_failed_shot_names_its_file(tmp_path):
     assert "Cam" in entry["message"] and ".." not in entry["message"], entry["message"]
 
 
+_NAN_KEY_AND_GOOD = _NAN_KEY.replace("bpy.ops.wm.save_as_mainfile", """
+good = bpy.data.objects.new("Good", None)
+bpy.context.scene.collection.objects.link(good)
+for frame, z in ((1, 0.0), (21, 2.0)):
+    good.rotation_euler = (0.0, 0.5, z)
+    good.keyframe_insert("rotation_euler", frame=frame)
+bpy.ops.wm.save_as_mainfile""")
+
+
+def test_a_bake_shot_with_one_broken_object_bakes_the_others_and_fails(tmp_path):
+    """One transform's problem never stops the others: the shot's good object is baked
+    (its baked .blend and report written), the object with a NaN key is left as it was,
+    and the shot fails (exit 3) naming the file and that object."""
+    shot = tmp_path / "sh050.blend"
+    made = subprocess.run([sys.executable, "-c", _NAN_KEY_AND_GOOD, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "out"
+    res = run("batch", "bake", shot, "--out", out, "--jobs", "0")
+    assert res.returncode == 3, res.stderr
+    (entry,) = load_batch(out / "summary.json")["shots"]
+    assert entry["status"] == "failed" and entry["message"].startswith(f"{shot}: "), entry
+    assert '"Cam"' in entry["message"] and "rotation_euler[2]" in entry["message"], entry
+    assert set(entry["outputs"]) == {"json", "html", "blend"}
+    report = load_report(out / entry["outputs"]["json"])
+    assert [a["name"] for a in report["after_bake"]] == ["Good"]
+    assert [e["object"] for e in report["errors"]] == ["Cam"]
+    counted = _key_counts([out / entry["outputs"]["blend"]])
+    assert counted[entry["outputs"]["blend"]] == 21     # Good, a key on every frame
+
+
 def test_export_check_records_what_the_exported_file_plays(shots, tmp_path):
     out = tmp_path / "out"
     res = run("batch", "export-check", shots["files"][1], "--out", out, "--jobs", "1")
