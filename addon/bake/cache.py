@@ -328,13 +328,25 @@ def plan_caches(transforms, settings: BakeSettings) -> tuple[list[Plan], list[Ba
         issues += obj_issues
         if found is not None:
             checked.append(found)
-    if any(i.severity == 'ERROR' for i in issues) or not checked:
+    # One object's problem never stops the others (a review: a cache at half influence
+    # left the camera beside it unbaked, and unnamed).
+    errored = {i.object_name for i in issues if i.severity == 'ERROR'}
+    checked = [c for c in checked if c.obj.name not in errored]
+    if not checked:
         return [], issues
     times = np.unique(np.concatenate([c.times for c in checked]))
     try:
         played = anim_cache.played_matrices([c.obj for c in checked], times, with_parents=True)
-    except anim_cache.CacheError as exc:
-        return [], issues + [BakeIssue('ERROR', checked[0].obj.name, "", None, str(exc))]
+    except anim_cache.CacheError:
+        # Each alone, so that the error names its object and the others are baked.
+        played, alone = [], []
+        for c in checked:
+            try:
+                played += anim_cache.played_matrices([c.obj], times, with_parents=True)
+                alone.append(c)
+            except anim_cache.CacheError as exc:
+                issues.append(BakeIssue('ERROR', c.obj.name, "", None, str(exc)))
+        checked = alone
     plans = []
     for c, (world, parent) in zip(checked, played):
         rows = np.searchsorted(times, c.times)
@@ -456,7 +468,7 @@ def constraint_gone_issues(obj) -> list[BakeIssue]:
         'ERROR', obj.name, "", None,
         f"{animdata.subject(obj)}: the Transform Cache constraint "
         f"\"{obj.quatbake.cache_constraint}\" that its bake muted is gone (deleted or "
-        "renamed), so a Revert would leave it with no animation; nothing was changed. Name "
+        "renamed), so a Revert would leave it with no animation; it was left as it is. Name "
         f"it \"{obj.quatbake.cache_constraint}\" again, or bring it back (Ctrl+Z), to "
         "revert, or keep the bake.")]
 

@@ -109,6 +109,9 @@ class BakeResult:
     # 'ERROR' issues: the transforms whose input is broken (a NaN key, a driver ...), left
     # exactly as they were while the others were baked; one sentence or more each.
     failed: list[BakeIssue] = field(default_factory=list)
+    # The names of those transforms ("Cube", "Rig: spine"): an armature refused for a bone
+    # renamed since its bake leaves all its bones, though one is named in ``failed``.
+    failed_transforms: list[str] = field(default_factory=list)
     # (degrees, pixels, tip distance) the keys were kept within, each 0 when it applied to
     # no transform (reduce.applied_tolerances; all 0: no tolerance bake).
     tolerances: tuple = (0.0, 0.0, 0.0)
@@ -207,6 +210,14 @@ def _without(plans: list, errors: list[BakeIssue], owners: set = frozenset()) ->
     ``owners``: one transform's problem never stops the others."""
     named = {(i.object_name, i.bone) for i in errors if i.object_name}
     return [p for p in plans if p.obj.key not in named and p.obj.owner.name not in owners]
+
+
+def _about_baked(issues: list[BakeIssue], attempted: set, baked: set) -> list[BakeIssue]:
+    """``issues`` but those about a transform in ``attempted`` that was not ``baked`` (both
+    sets of transform keys): a review found "baked the 20 deg short way" said of a bone
+    left as it was, its armature refused after the notes were made."""
+    return [i for i in issues
+            if (i.object_name, i.bone) not in attempted or (i.object_name, i.bone) in baked]
 
 
 def _each_refusal_apart(step: Callable[[list], list], plans: list,
@@ -386,8 +397,8 @@ def bake_objects(objects, settings: BakeSettings,
             cache_plans, cache_issues = cache_bake.plan_caches(cached, settings)
         except Exception as exc:   # not foreseen: one sentence, never a traceback
             cache_plans = []
-            cache_issues = [unexpected_issue(cached[0] if len(cached) == 1 else None,
-                                             "reading its Transform Cache", exc)]
+            cache_issues = [unexpected_issue(t, "reading its Transform Cache", exc)
+                            for t in cached]
         errors += [i for i in cache_issues if i.severity == 'ERROR']
         warnings += [i for i in cache_issues if i.severity == 'WARNING']
         notes += [i for i in cache_issues if i.severity == 'INFO']
@@ -416,6 +427,13 @@ def bake_objects(objects, settings: BakeSettings,
     plans = _without(plans, errors)
     if not plans:
         raise BakeError(errors)
+    # What was read but is not baked (broken input; a refused armature's every bone): no
+    # note or warning speaks of it, and the count of what was left names each.
+    attempted = [r.obj for r in readings] + list(cached)
+    baked = {p.obj.key for p in plans}
+    broken = [t for t in attempted if t.key not in baked]
+    warnings = _about_baked(warnings, {t.key for t in broken}, baked)
+    notes = _about_baked(notes, {t.key for t in broken}, baked)
     groups = _by_owner(p.obj for p in plans)
     for plan in plans:
         if not cache_bake.is_cache_plan(plan):
@@ -497,6 +515,9 @@ def bake_objects(objects, settings: BakeSettings,
                         if p.key_stats is not None},
         skipped=skipped,
         failed=errors,
+        failed_transforms=list(dict.fromkeys([t.display_name for t in broken] + [
+            i.transform_name for i in errors
+            if i.object_name and (i.object_name, i.bone) not in {t.key for t in attempted}])),
         tolerances=applied_tolerances(plans),
         tolerances_met=not unmet,
         rotations_written=sum(not p.location_only for p in plans),

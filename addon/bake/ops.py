@@ -75,7 +75,7 @@ def _report_failed(operator: Operator, result, done: str) -> None:
 
     if not result.failed:
         return
-    names = list(dict.fromkeys(i.transform_name for i in result.failed if i.object_name))
+    names = list(dict.fromkeys(result.failed_transforms))
     operator.report({'WARNING'}, rpt_("Not {}, left exactly as they were: {} (the notes say "
                                       "why)").format(rpt_(done), transform_count(
                                           transforms_named(names), rpt_)))

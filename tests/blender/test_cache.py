@@ -478,6 +478,34 @@ def test_bake_operator_undo_and_redo(clean_blender, tmp_path):
 
 
 @needs_alembic
+def test_a_broken_cache_leaves_that_camera_and_the_one_beside_it_is_baked(clean_blender,
+                                                                          tmp_path):
+    """One object's problem never stops the others (a review: a camera at half influence
+    left the good camera beside it unbaked, and unnamed): CamB is left as it was and
+    named, CamA baked, playing at whole frames what its cache played (matrix_world before
+    the bake, the oracle)."""
+    cam_a, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
+    cam_a.name = "CamA"
+    bpy.ops.wm.alembic_import(filepath=str(tmp_path / "cam_wrap.abc"))
+    cam_b = bpy.data.objects["Cam"]
+    cam_b.name = "CamB"
+    cam_b.constraints[0].influence = 0.5
+    frames = np.arange(1.0, 10.0)
+    played_a = _played(cam_a, frames)
+    state_b = _state(cam_b)
+    result = bake.bake_objects([cam_a, cam_b], bake.BakeSettings(method='SLERP'))
+    assert result.objects == ["CamA"] and result.failed_transforms == ["CamB"]
+    assert 'Object "CamB": its Transform Cache "Transform Cache" has influence 0.5' in \
+        result.failed[0].message
+    assert _state(cam_b) == state_b and not bake.can_revert(cam_b)
+    assert record.cache_baked(cam_a) and cam_a.constraints[0].mute
+    quats, locs = _played(cam_a, frames)
+    # The cache's samples are the bake's keys (float32): 1e-4 deg, 1e-4 units.
+    assert _angle_deg(quats, played_a[0]).max() < 1e-4
+    np.testing.assert_allclose(locs, played_a[1], atol=1e-4)
+
+
+@needs_alembic
 def test_refusals_name_the_object_and_change_nothing(clean_blender, tmp_path):
     cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
     con = cam.constraints[0]
