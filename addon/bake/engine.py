@@ -189,20 +189,24 @@ def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]
     return warnings, errors
 
 
-def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake") -> list[BakeIssue]:
-    """The refusal when every transform was skipped: each one's sentence, as errors, the
-    first in one that counts them when there are several (a walk: the first bone's sentence
-    was said twice, in the count and after it)."""
+def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake",
+                   broken: list[BakeIssue] = ()) -> list[BakeIssue]:
+    """The refusal when nothing can be baked: each transform's sentence (those ``broken``
+    first, then those ``skipped``), as errors, the first in one that counts them when
+    there are several (a walk: the first bone's sentence was said twice, in the count and
+    after it; a docs walk: of three broken objects the command line named the first)."""
+    said = list(broken) + list(skipped)
     errors = [BakeIssue('ERROR', i.object_name, i.channel, i.frame, i.message, i.bone)
-              for i in skipped]
-    if len(errors) <= 1:
+              for i in said]
+    names = list(dict.fromkeys(i.transform_name for i in said if i.object_name))
+    if len(names) <= 1:
         return errors
-    names = [i.transform_name for i in skipped]
     shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+    why = "can be baked" if broken else \
+        f"has keys QuatBake can {'re-bake' if doing == 'bake' else doing}"
     return [BakeIssue('ERROR', "", "", None,
-                      f"Nothing to {doing}: none of the {len(errors)} transforms ({shown}) "
-                      f"has keys QuatBake can {'re-bake' if doing == 'bake' else doing}. "
-                      f"{skipped[0].message}")] + errors[1:]
+                      f"Nothing to {doing}: none of the {len(names)} transforms ({shown}) "
+                      f"{why}. {said[0].message}")] + errors[1:]
 
 
 def _without(plans: list, errors: list[BakeIssue], owners: set = frozenset()) -> list:
@@ -426,7 +430,7 @@ def bake_objects(objects, settings: BakeSettings,
                         plans, errors)
     plans = _without(plans, errors)
     if not plans:
-        raise BakeError(errors)
+        raise BakeError(_nothing_baked(skipped, verb(settings), errors))
     # What was read but is not baked (broken input; a refused armature's every bone): no
     # note or warning speaks of it, and the count of what was left names each.
     attempted = [r.obj for r in readings] + list(cached)

@@ -113,7 +113,7 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
                 issues.append(BakeIssue(
                     'ERROR', name, label, frame,
                     f"{who}: channel {label} has a key {where} whose value or handle "
-                    "is not a number. Fix or delete that key, then bake again.", bone))
+                    "is not a number. Fix or delete that key, then run it again.", bone))
                 continue
         # Subframe keys (a 30 fps clip imported at 24 fps) are fine: the bake adds
         # them to its frames, so it passes through every key (_bake_frames).

@@ -298,7 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--merge-keys", action="store_true",
                       help="bake a rotation (or location) whose channels are keyed on different "
                       "frames from the union of their keys (the panel's Merge Key Frames); "
-                      "without it such a transform is refused")
+                      "without it such a transform is left as it is, named, and the others "
+                      "baked")
     bake.add_argument("--tolerance", type=_degrees, default=0.0, metavar="DEG",
                       help="keep only the keys needed for Blender's playback (and, with --keys "
                       "linear, a glTF player's slerp) to stay within DEG degrees of the bake "

@@ -147,15 +147,17 @@ def run_bake(args, results: list | None = None) -> int:
             shown["pct"] = pct
             print(f"bake: {baking} ... {pct:3.0f}%", file=sys.stderr, flush=True)
 
+    # Before the bake: said also when it is refused (a docs walk: a driver elsewhere hid
+    # which clips hold the keys).
+    for obj, names in left_out:
+        print(f"note: {clips_only_note(obj, names)}", file=sys.stderr)
     try:
         result = bake.bake_objects(objects, settings, progress=report_progress)
     except bake.BakeError as exc:
-        raise BadInput(str(exc)) from None
+        raise BadInput(refusal(exc)) from None
     save_blend_copy(bpy, out)
     if results is not None:
         results.append(result)
-    for obj, names in left_out:
-        print(f"note: {clips_only_note(obj, names)}", file=sys.stderr)
     if not args.quiet:
         baked = transform_count(transforms_named(result.objects))
         if result.rotations_written:
@@ -186,13 +188,32 @@ def run_bake(args, results: list | None = None) -> int:
             print(f"skipped: {issue.message}", file=sys.stderr)
         for issue in result.notes:
             print(f"note: {issue.message}")
-    return failed_exit(result)
+    return failed_exit(result, "baked")
 
 
-def failed_exit(result) -> int:
-    """The transforms left as they were for broken input while the others were done
-    (``result.failed``): each sentence on stderr, never silenced, and exit 2, as
-    ``report`` does for an object it cannot analyse; 0 when there are none."""
-    for issue in result.failed:
+def refusal(exc) -> str:
+    """A refused bake or conversion (BakeError) in lines for stderr: every transform's
+    sentence (a docs walk: of three broken objects only the first was named, so a TD fixed
+    one, ran again and met the next), a rig's bones said alike in one."""
+    from .. import bake
+
+    return "\n".join(i.message for i in bake.merge_bone_issues(exc.issues, shown=10))
+
+
+def failed_exit(result, done: str) -> int:
+    """The transforms left as they were for broken input while the others were ``done``
+    (``result.failed``): a line counting them, then each sentence, on stderr, never
+    silenced, and exit 2, as ``report`` does for an object it cannot analyse; 0 when there
+    are none."""
+    from .. import bake
+    from ..transform import transforms_named
+    from ..ui.counts import transform_count
+
+    if not result.failed:
+        return EXIT_OK
+    left = transform_count(transforms_named(result.failed_transforms))
+    print(f"Not {done}, left exactly as they were: {left} (broken input, each said below; "
+          f"the others were {done} and the output written).", file=sys.stderr)
+    for issue in bake.merge_bone_issues(result.failed, shown=10):
         print(issue.message, file=sys.stderr)
-    return EXIT_BAD_INPUT if result.failed else EXIT_OK
+    return EXIT_BAD_INPUT

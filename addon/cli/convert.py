@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .args import check_blend_file, check_output, same_file
-from .bake import failed_exit
+from .bake import failed_exit, refusal
 from .headless import BadInput, save_blend_copy
 from .scenes import load_blend, register_quatbake, resolve_targets
 
@@ -47,7 +47,7 @@ def run_convert(args) -> int:
     try:
         result = bake.convert_objects(objects, args.to.upper(), args.tolerance)
     except bake.BakeError as exc:
-        raise BadInput(str(exc)) from None
+        raise BadInput(refusal(exc)) from None
     save_blend_copy(bpy, out)
     if not args.quiet and not result.objects:
         mode = args.to.upper()
@@ -70,4 +70,4 @@ def run_convert(args) -> int:
             print(f"skipped: {issue.message}", file=sys.stderr)
         for issue in result.notes:
             print(f"note: {issue.message}")
-    return failed_exit(result)
+    return failed_exit(result, "converted")

@@ -189,14 +189,20 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
             baked += [t for t in (AnimatedTransform(obj, b.name) for b in obj.pose.bones)
                       if bake_record.is_baked(t)]
     turns, timing = args.turns.upper(), args.timing.upper()
-    before, after = [], []
+    before, after, skipped = [], [], []
     # Transforms left as they were for broken input while the others were baked: the
     # shot fails with their sentences (exit 3), its baked .blend and reports written.
-    errors = [(i.transform_name, i.message) for i in made[0].failed]
+    # Named by their object, as ``report`` names what it cannot analyse.
+    errors = [(i.object_name, i.message) for i in made[0].failed]
     for t in baked:
         try:
             b = analyze.analyze_object(t, args.method, turns=turns, timing=timing, original=True)
             a = analyze.analyze_object(t, args.method, turns=turns, timing=timing)
+        except analyze.NoRotationKeys as exc:
+            # Its location baked (--location linear), its rotation unkeyed: listed as
+            # ``report`` lists it (a TD walk: a rig's IK controls failed the shot).
+            skipped.append(analyze.skipped_transform(t, str(exc)))
+            continue
         except Exception as exc:   # the bake is saved; say which transform has no report
             errors.append((getattr(t, "display_name", t.name), f"{t.name} was baked but "
                            f"cannot be reported: {exc}"))
@@ -210,7 +216,7 @@ def _bake(shot: str, paths: dict, options: dict, record: dict) -> None:
         after.append(entry)
     report = json_report.build_report(before, blender_version=bpy.app.version_string,
                                       file=os.path.basename(shot), method=args.method,
-                                      errors=errors)
+                                      errors=errors, skipped=skipped)
     from ..analyze.export import saved_by
 
     report["saved_by_blender"] = saved_by(bpy.data)   # "3.4": the file has no patch release

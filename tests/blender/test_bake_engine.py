@@ -860,6 +860,25 @@ def test_one_bad_object_is_left_as_it_was_and_the_others_baked(clean_blender):
     _refused([bad], contains=('"Bad"',))
 
 
+def test_when_nothing_can_be_baked_every_transform_is_named(clean_blender):
+    """A docs walk: of three broken objects the refusal named the first, so a TD fixed
+    one, ran again and met the next; an unanimated one beside them was never named."""
+    nan = make_animated_object("BadNaN", 'XYZ', [3, 9], [[0, 0, 0], [0, float("nan"), 0]])
+    driven = _animated("BadDriver", 'XYZ')
+    driven.driver_add("rotation_euler", 0)
+    plain = new_object("Plain")
+    bpy.context.scene.frame_set(1)
+    before = scene_snapshot()
+    with pytest.raises(bake.BakeError) as info:
+        bake.bake_objects([nan, driven, plain], bake.BakeSettings())
+    assert_same_snapshot(before, scene_snapshot())
+    first, *rest = info.value.issues
+    assert first.message.startswith('Nothing to bake: none of the 3 transforms (BadNaN, '
+                                    'BadDriver, Plain) can be baked. Object "BadNaN"')
+    assert [i.object_name for i in rest] == ["BadDriver", "Plain"]
+    assert "driver" in rest[0].message and "no animation" in rest[1].message
+
+
 def _linked_object(tmp_dir):
     return link_from_library(_animated("Lib", 'XYZ'), os.path.join(tmp_dir, "library.blend"))
 

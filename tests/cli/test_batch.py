@@ -391,6 +391,40 @@ def test_a_bake_shot_with_one_broken_object_bakes_the_others_and_fails(tmp_path)
     assert counted[entry["outputs"]["blend"]] == 21     # Good, a key on every frame
 
 
+_SPIN_AND_SLIDE = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+for name, path, values in (("Spin", "rotation_euler", (0.0, 2.0)),
+                           ("Slide", "location", (0.0, 3.0))):
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, value in zip((1, 24), values):
+        getattr(obj, path)[2] = value
+        obj.keyframe_insert(path, frame=frame)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_a_bake_shot_with_location_only_objects_is_ok_and_lists_them_skipped(tmp_path):
+    """A TD walk: with --location linear a rig's IK controls (keyed on location only) are
+    baked, as `bake` alone does (exit 0), and the shot failed (3): "Slide was baked but
+    cannot be reported". Its report lists it under skipped, as `report` does."""
+    shot = tmp_path / "sh060.blend"
+    made = subprocess.run([sys.executable, "-c", _SPIN_AND_SLIDE, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "out"
+    res = run("batch", "bake", shot, "--out", out, "--jobs", "0", "--location", "linear")
+    assert res.returncode == 0, res.stderr
+    (entry,) = load_batch(out / "summary.json")["shots"]
+    assert entry["status"] == "ok", entry
+    report = load_report(out / entry["outputs"]["json"])
+    assert [a["name"] for a in report["after_bake"]] == ["Spin"] and report["errors"] == []
+    assert [s["object"] for s in report["skipped"]] == ["Slide"]
+    # Slide's location was baked: a key on every frame, by a separate Blender.
+    assert report["skipped"][0]["location_keys"] == list(range(1, 25))
+
+
 def test_export_check_records_what_the_exported_file_plays(shots, tmp_path):
     out = tmp_path / "out"
     res = run("batch", "export-check", shots["files"][1], "--out", out, "--jobs", "1")
