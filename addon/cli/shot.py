@@ -279,6 +279,12 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED,
                       message=f"{command} failed on {shot} ({type(exc).__name__}: "
                               f"{str(exc).rstrip('.')}).")
+    if record["blender_version"] is None:
+        # The Blender that ran it, also when it refused the shot (a TD walk: null for a
+        # truncated file whose message said "could not be read by Blender 5.0.1").
+        import bpy
+
+        record["blender_version"] = bpy.app.version_string
     # Only what is there now: a command that refused the shot wrote nothing.
     record["outputs"] = {k: os.path.basename(final[k]) for k in record["outputs"]
                          if os.path.exists(paths[k])}

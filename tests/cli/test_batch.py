@@ -104,6 +104,8 @@ def test_pool_reports_every_shot_and_names_the_broken_ones(shots, tmp_path):
     assert by["broken"]["status"] == "failed" and "truncated" in by["broken"]["message"]
     assert by["missing"]["status"] == "failed" and "does not exist" in by["missing"]["message"]
     assert by["crash"]["status"] == "crashed" and "SIGSEGV" in by["crash"]["message"]
+    # The Blender that ran them, also where it refused the file (a TD walk: it was null).
+    assert by["broken"]["blender_version"] == by["missing"]["blender_version"] == "5.0.1"
     for name in ("broken", "crash", "missing"):
         assert by[name]["exit_code"] == 3 and by[name]["outputs"] == {}
         assert str(shots["folder"]) in by[name]["message"]
