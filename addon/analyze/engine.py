@@ -601,7 +601,7 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
     ``_Located`` of an analysis reused): the bone, the channels, and the advice of clips,
     NLA blending and the bake the transform plays."""
     from ...core import findings as core_findings
-    from .. import animdata
+    from .. import animdata, record
 
     obj, clip = read.obj, read.clip
     result.bone = getattr(obj, "bone_name", "")
@@ -673,6 +673,14 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
                         "Constant interpolation: a bake keeps those steps)"))
             result.findings.insert(0, found)
             result.advice = found
+        # A bake would leave it as it is until then (a docs walk: the report advised a
+        # Re-bake that then left the object, its channel locked). Once baked, a Re-bake
+        # reads the keys from before it, not these.
+        first = _before_a_bake(compared) if "bake" in result.advice and \
+            not record.is_baked(transform) else ""
+        if first:
+            result.findings.insert(0, first)
+            result.advice = f"{first}; then {result.advice}"
         drivers = animdata.driver_channels(obj, paths)
         if drivers:
             # It decides what plays, whatever the keys: first, and the advice.
@@ -682,6 +690,26 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
             result.findings.insert(0, found)
             result.advice = found
     return result
+
+
+def _before_a_bake(compared: list) -> str:
+    """What to do before a Re-bake of the compared rotation curves (None where a channel is
+    not keyed) takes them, in a few words: unlock the channels the Graph Editor locks, or
+    merge the key frames of channels keyed on different frames; "" when nothing. The
+    bake's own refusals say the same (bake/read.py)."""
+    from .. import animdata
+
+    keyed = [fc for fc in compared if fc is not None and len(fc.keyframe_points)]
+    locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in keyed if fc.lock]
+    if locked:
+        return (f"unlock {', '.join(locked)} (the Graph Editor's lock), which a bake would "
+                "replace and so leaves as it is")
+    frames = [animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 0] for fc in keyed]
+    if any(f.shape != frames[0].shape or (f != frames[0]).any() for f in frames[1:]):
+        return ("its rotation channels are keyed on different frames, which a bake leaves "
+                "as they are: turn on Merge Key Frames (command line: --merge-keys) to bake "
+                "from the union of their keys")
+    return ""
 
 
 # How the finding of a driver on a compared channel starts.

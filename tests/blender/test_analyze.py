@@ -279,6 +279,34 @@ def test_a_driven_rotation_channel_leads_the_findings(clean_blender):
     assert analyze.DRIVEN not in analyze.analyze_object(obj, "slerp").advice
 
 
+def test_the_advice_to_re_bake_says_first_what_the_bake_would_leave(clean_blender):
+    """A docs walk: the report advised a Re-bake of an object whose rotation channel is
+    locked, or whose channels are keyed on different frames, and the bake then left it as
+    it was. The advice says first what to do, and the bake, so told, bakes it."""
+    from quatbake.addon import bake
+
+    obj = scenes.make_animated_object("Lock", 'XYZ', [1, 11], np.radians([[0, 0, 0],
+                                                                          [30, 0, 170]]))
+    plain = analyze.analyze_object(obj, "slerp").advice
+    assert "bake" in plain and "unlock" not in plain
+    fc = animdata.find_fcurves(obj, "rotation_euler", 3)[2]
+    fc.lock = True
+    a = analyze.analyze_object(obj, "slerp")
+    assert a.advice == ("unlock rotation_euler[2] (the Graph Editor's lock), which a bake "
+                        f"would replace and so leaves as it is; then {plain}"), a.advice
+    assert a.findings[0] == a.advice.split("; then ")[0]
+    with pytest.raises(bake.BakeError, match="locked"):
+        bake.bake_objects([obj], bake.BakeSettings())
+    fc.lock = False
+    fc.keyframe_points.insert(6, 1.0)           # Z keyed once more by hand
+    a = analyze.analyze_object(obj, "slerp")
+    assert a.advice.startswith("its rotation channels are keyed on different frames"), a.advice
+    assert "--merge-keys" in a.advice
+    with pytest.raises(bake.BakeError, match="different frames"):
+        bake.bake_objects([obj], bake.BakeSettings())
+    assert bake.bake_objects([obj], bake.BakeSettings(union_keys=True)).objects == ["Lock"]
+
+
 def test_two_keys_on_one_frame_are_named_by_the_report_and_the_bake(clean_blender):
     """A walk of time settings: Z keyed 30 then 120 deg both on frame 10 (a script's keys,
     or Auto-Merge off) is a cut: Blender jumps there (its own playback, frame_set, shows
