@@ -443,7 +443,7 @@ class _Batch:
         for tr, start in zip(tracks, self.starts):
             self.vT[:, start:start + tr.times.size] = tr.values.T
             self.qT[:, start:start + tr.times.size] = tr.quats.T
-        self.played = None                                 # (m, c), see play
+        self.played = None                                 # (c, m), see play
         self.track = np.repeat(np.arange(len(tracks)), sizes)
         # Each sample's Euler order (an index into self.orders) where the batch has more
         # than one, else None.
@@ -923,9 +923,10 @@ class _Batch:
     def play(self, keys, arrays, samples=None):
         """Closeness |cos(error / 2)| at ``samples`` (default: every sample) of
         Blender's playback of the float32 keys (see _played); the channel values
-        played are kept in ``self.played`` (m, c)."""
+        played are kept in ``self.played`` (c, m), channels first as they are played and
+        measured."""
         if self.played is None:
-            self.played = np.empty((self.t.size, self.vT.shape[0]))
+            self.played = np.empty((self.vT.shape[0], self.t.size))
         count = self.t.size if samples is None else samples.size
         # Where each sample's track begins and ends among the keys, and the keys'
         # frames shifted as the tracks are (see __init__): once for every block.
@@ -940,12 +941,12 @@ class _Batch:
             part = (slice(at, min(at + PLAY_BLOCK, count)) if samples is None
                     else samples[at:at + PLAY_BLOCK])
             values = self._played(keys, arrays, part, key_ends)
-            self.played[part] = values
-            out[at:at + PLAY_BLOCK] = self._closeness(values.T, part)
+            self.played[:, part] = values
+            out[at:at + PLAY_BLOCK] = self._closeness(values, part)
         return out
 
     def _played(self, keys, arrays, samples, key_ends):
-        """(n, c) channel values Blender plays at ``samples`` (indices or a slice)
+        """(c, n) channel values Blender plays at ``samples`` (indices or a slice)
         from the float32 keys (play_segments: all channels and tracks at once);
         ``key_ends``: the keys' shifted frames and each track's first and last key."""
         x, y, hlx, hly, hrx, hry, ipo, _ = arrays
@@ -958,7 +959,7 @@ class _Batch:
         first, last = first_key[track], last_key[track]
         seg = np.clip(seg, first, last)
         out = play_segments(x, y, hlx, hly, hrx, hry, ipo, self.t[samples], seg, last)
-        return self._played_fcurve(keys, arrays, samples) if out is None else out
+        return self._played_fcurve(keys, arrays, samples).T if out is None else out
 
     def _played_fcurve(self, keys, arrays, samples):
         """_played by core.fcurve.evaluate_many itself (where Halley's method has not
@@ -1085,7 +1086,7 @@ class _Batch:
                 # copy per track was a second pass over every sample. Each BezierKeys kept
                 # holds the whole batch's array alive; a bake keeps all its plans (and so
                 # all of it) until it has written them anyway.
-                played=self.played[start:end + 1],
+                played=self.played[:, start:end + 1].T,
                 closeness=close[start:end + 1],
             ))
         return out

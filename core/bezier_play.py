@@ -210,9 +210,9 @@ def _start_coefficients(c1, c2, c3, counts):
 
 
 def play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
-    """(m, c) channel values of F-curves sharing key frames at frames ``f`` (m,), each
-    in segment ``seg`` (m,): the key at or before it, never past ``last`` (m,), that
-    sample's curve's last key. x (k,) key frames, y (k, c) values, hlx, hly, hrx, hry
+    """(c, m) channel values (channels first) of F-curves sharing key frames at frames
+    ``f`` (m,), each in segment ``seg`` (m,): the key at or before it, never past
+    ``last`` (m,), that sample's curve's last key. x (k,) key frames, y (k, c) values, hlx, hly, hrx, hry
     (k, c) handles, ipo (k,) core.fcurve enum values: what core.fcurve evaluates
     (Blender's fcurve_eval_keyframes), all channels at once - CONSTANT segments and
     ends, LINEAR, and BEZIER with the handle-length correction, the flat-segment rule
@@ -222,21 +222,28 @@ def play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
     core.fcurve.evaluate_many).
     Returns None where it does not converge, or the samples are not sorted by frame
     (the caller asks core.fcurve)."""
-    out = y[seg]                            # at or before a key, CONSTANT, and the ends
+    # Channels first, (c, m), as the caller measures them: every operation below runs
+    # along the samples, and the Bezier samples (nearly all) are written in place rather
+    # than gathered as the keys' values first and overwritten.
+    out = np.empty((y.shape[1], f.size))
     inside = (seg < last) & (f > x[seg])
-    lin = np.flatnonzero(inside & (ipo[seg] == fcurve.LINEAR))
-    if lin.size:
-        s = seg[lin]
-        dx = (x[s + 1] - x[s])[:, None]
-        fac = np.divide(f[lin, None] - x[s, None], dx, out=np.zeros_like(dx), where=dx != 0.0)
-        out[lin] = y[s] + (y[s + 1] - y[s]) * fac
-    bez = np.flatnonzero(inside & (ipo[seg] == fcurve.BEZIER))
+    curved = inside & (ipo[seg] == fcurve.BEZIER)
+    bez = np.flatnonzero(curved)
+    rest = np.flatnonzero(~curved)          # at or before a key, CONSTANT, LINEAR, the ends
+    if rest.size:
+        out[:, rest] = y[seg[rest]].T
+        lin = rest[inside[rest] & (ipo[seg[rest]] == fcurve.LINEAR)]
+        if lin.size:
+            s = seg[lin]
+            dx = (x[s + 1] - x[s])[:, None]
+            fac = np.divide(f[lin, None] - x[s, None], dx, out=np.zeros_like(dx),
+                            where=dx != 0.0)
+            out[:, lin] = (y[s] + (y[s + 1] - y[s]) * fac).T
     if not bez.size:
         return out
     s = seg[bez]
     # Samples come sorted by frame, so each segment's are one run: its numbers are
     # repeated along the run (cheaper than gathering them sample by sample).
-    # Channels first, (c, n): every operation below runs along the samples.
     runs = np.flatnonzero(np.diff(s)) + 1
     if (s[runs] < s[runs - 1]).any():
         return None                         # not sorted: the caller asks core.fcurve
@@ -295,7 +302,7 @@ def play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
     value += d1
     value *= t
     value += y1
-    out[bez] = value.T
+    out[:, bez] = value
     return out
 
 
@@ -337,6 +344,6 @@ def play(frames, values, handle_left, handle_right, interpolation, times) -> np.
         if part is None:
             curves = [(np.column_stack((x, y[:, c])), hl[:, c], hr[:, c], ipo, "CONSTANT")
                       for c in range(y.shape[1])]
-            part = fcurve.evaluate_many(curves, f)
-        out[at:at + PLAY_BLOCK] = part
+            part = fcurve.evaluate_many(curves, f).T
+        out[at:at + PLAY_BLOCK] = part.T
     return out
