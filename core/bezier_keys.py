@@ -50,15 +50,16 @@ reach - from the last key, the farthest whole frame whose span fits - all
 open spans tried together each round, each next try from an error model
 (``_Batch._next_try``: two to four tries a key). A try is checked on
 CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
-smoothly across it) against SEARCH_SHARE of the tolerance. Then the whole
-result, in float32, is played (:func:`play`) at every sample; a span that
-fails there is split at the whole frame nearest its worst sample (both halves
-fitted and played again) until none fails. Where the method turns so fast that
-no keys on whole frames can follow it (Euler angles passing close to gimbal
-lock), the split goes on the worst sample itself, between frames (a span with
-no sample inside has nothing to miss, so this always ends); ``subframes=False``
-raises ToleranceUnreachable instead, as does a stepped interval that the input
-does not hold.
+smoothly across it) against SEARCH_SHARE of the tolerance; a try that reaches
+the stretch's end, on CHECK_COARSE alone (the final check plays all of it).
+Then the whole result, in float32, is played (:func:`play`) at every sample; a
+span that fails there is split at the whole frame nearest its worst sample
+(both halves fitted and played again) until none fails. Where the method turns
+so fast that no keys on whole frames can follow it (Euler angles passing close
+to gimbal lock), the split goes on the worst sample itself, between frames (a
+span with no sample inside has nothing to miss, so this always ends);
+``subframes=False`` raises ToleranceUnreachable instead, as does a stepped
+interval that the input does not hold.
 """
 
 from __future__ import annotations
@@ -770,16 +771,17 @@ class _Batch:
         close = self._closeness(y, idx)
         return (close / self.cos_search[idx]).min(axis=0), (u, t)
 
-    def check(self, a, b, al, be, fit_t=None):
+    def check(self, a, b, al, be, fit_t=None, fine=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
         are within the search tolerance, and their worst error as a share of it
         (from the coarse samples alone where those already fail): CHECK_COARSE
-        samples first, CHECK_SAMPLES more where those pass. fit_t: the fit's time
-        curve on its samples, the coarse ones (FIT_SAMPLES == CHECK_COARSE)."""
+        samples first, CHECK_SAMPLES more where those pass and ``fine`` (s,) bool
+        (default: every span) asks for them. fit_t: the fit's time curve on its
+        samples, the coarse ones (FIT_SAMPLES == CHECK_COARSE)."""
         same = fit_t is not None and FIT_SAMPLES == CHECK_COARSE
         close, (u, t) = self._span_closeness(a, b, al, be, CHECK_COARSE,
                                              fit_t if same else None)
-        fine = np.flatnonzero(close >= 1.0)
+        fine = np.flatnonzero((close >= 1.0) if fine is None else (close >= 1.0) & fine)
         if fine.size:
             close[fine] = np.minimum(close[fine], self._span_closeness(
                 a[fine], b[fine], al[fine], be[fine], CHECK_SAMPLES,
@@ -823,7 +825,12 @@ class _Batch:
             c, pr = cur[active], probe[active]
             a, b = self.cand[c], self.cand[pr]
             al, be, fit_t = self.fit(a, b)
-            ok, err = self.check(a, b, al, be, fit_t)
+            # A try that reaches its stretch's end would be the stretch's last span, and
+            # the final check plays every sample of it anyway (and splits it where it
+            # fails): its coarse samples alone decide it. The in-between ones were a
+            # third of a quaternion bake's search, and at SEARCH_SHARE of the tolerance
+            # they refused last spans that Blender plays within it.
+            ok, err = self.check(a, b, al, be, fit_t, fine=pr < end[active])
             lo[active] = np.where(ok, pr, lo[active])
             hi[active] = np.where(ok, hi[active], pr)
             last1[active], err1[active] = last2[active], err2[active]
