@@ -481,7 +481,7 @@ class _Batch:
                              f"the float32 margin {self.margins[low]:.4g} deg of these channel "
                              "values.")
         self.cos_tol = np.cos(tol / 2.0)[self.track]   # |dot| of unit quaternions tol apart
-        self.cos_search = np.cos(SEARCH_SHARE * tol / 2.0)[self.track]
+        self.cos_search = np.cos(SEARCH_SHARE * tol / 2.0)   # per track (a span's own)
         self.candidate = np.abs(self.t - np.rint(self.t)) <= _WHOLE
         self.required = np.zeros(n, dtype=bool)
         self.step_start = np.zeros(n, dtype=bool)    # the segment from here is CONSTANT
@@ -769,7 +769,7 @@ class _Batch:
         y = bezier_values(t, ya, ya + al * da, yb - be * db, yb)          # (c, n, s)
         idx = idx.T
         close = self._closeness(y, idx)
-        return (close / self.cos_search[idx]).min(axis=0), (u, t)
+        return (close / self.cos_search[self.track[a]]).min(axis=0), (u, t)
 
     def check(self, a, b, al, be, fit_t=None, fine=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
@@ -788,7 +788,7 @@ class _Batch:
                 known=(u[..., fine], t[..., fine]))[0])
         # cos(e / 2) against cos(s / 2) -> e / s, for the length model:
         # 1 - cos(x / 2) ~ x^2 / 8.
-        cos_s = self.cos_search[a]
+        cos_s = self.cos_search[self.track[a]]
         err = np.sqrt(np.maximum(1.0 - close * cos_s, 0.0) / np.maximum(1.0 - cos_s, 1e-300))
         return close >= 1.0, err
 
