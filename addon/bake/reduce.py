@@ -354,14 +354,17 @@ def _changed_keys(keys, arrays: list) -> np.ndarray | None:
     the fit played them (``arrays``: per channel, the keyframe arrays read back after the
     write): none, as the bake writes them without fc.update(), whose re-alignment would
     move ALIGNED handles by float32 steps. None when the channels hold other keys."""
-    changed = np.zeros(keys.frames.size, dtype=bool)
-    for c, a in enumerate(arrays):
-        co, hl, hr, ipo = keys.fcurve_arrays(c)
-        if a["co"].shape != co.shape:
-            return None
-        changed |= ((a["co"] != co).any(axis=1) | (a["handle_left"] != hl).any(axis=1)
-                    | (a["handle_right"] != hr).any(axis=1) | (a["interpolation"] != ipo))
-    return changed
+    k = keys.frames.size
+    if any(a["co"].shape != (k, 2) for a in arrays):
+        return None
+    # Every channel at once, (k, c) and (k, c, 2) as the keys hold them: channel by
+    # channel it took 8 ms of a 100-rotation bake's measurement, in numpy's per-call cost.
+    co = np.stack([a["co"] for a in arrays], axis=1)
+    changed = ((co[..., 0] != keys.frames[:, None]) | (co[..., 1] != keys.values)).any(axis=1)
+    for field, ours in (("handle_left", keys.handle_left), ("handle_right", keys.handle_right)):
+        changed |= (np.stack([a[field] for a in arrays], axis=1) != ours).any(axis=(1, 2))
+    ipo = np.stack([a["interpolation"] for a in arrays], axis=1)
+    return changed | (ipo != keys.interpolation_enum[:, None]).any(axis=1)
 
 
 def _played_known(keys, arrays: list, times, changed) -> np.ndarray | None:
