@@ -46,20 +46,20 @@ The curve between two keys a < b (D frames apart), per channel:
 
 Choosing the keys (all spans of all tracks at once, whole-array numpy; no loop
 per sample or per key): between consecutive required keys, a greedy farthest
-reach - from the last key, the farthest whole frame whose span fits - all
-open spans tried together each round, each next try from an error model
+reach - from the last key, the farthest whole frame whose span fits - all open
+spans tried together each round, each next try from an error model
 (``_Batch._next_try``: two to four tries a key). A try is checked on
 CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
 smoothly across it) against SEARCH_SHARE of the tolerance; a try that reaches
-the stretch's end, on CHECK_COARSE alone (the final check plays all of it).
-Then the whole result, in float32, is played (:func:`play`) at every sample; a
-span that fails there is split at the whole frame nearest its worst sample
-(both halves fitted and played again) until none fails. Where the method turns
-so fast that no keys on whole frames can follow it (Euler angles passing close
-to gimbal lock), the split goes on the worst sample itself, between frames (a
-span with no sample inside has nothing to miss, so this always ends);
-``subframes=False`` raises ToleranceUnreachable instead, as does a stepped
-interval that the input does not hold.
+the stretch's end, on CHECK_COARSE alone where those are well within it (the
+final check plays all of it). Then the whole result, in float32, is played
+(:func:`play`) at every sample; a span that fails there is split at the whole
+frame nearest its worst sample (both halves fitted and played again) until none
+fails. Where the method turns so fast that no keys on whole frames can follow
+it (Euler angles passing close to gimbal lock), the split goes on the worst
+sample itself, between frames (a span with no sample inside has nothing to
+miss, so this always ends); ``subframes=False`` raises ToleranceUnreachable
+instead, as does a stepped interval that the input does not hold.
 """
 
 from __future__ import annotations
@@ -97,6 +97,13 @@ FIT_SAMPLES = 8
 CHECK_SAMPLES = 32
 CHECK_COARSE = 8
 SEARCH_SHARE = 0.95
+# A try that reaches its stretch's end would be the stretch's last span, which the final
+# check plays at every sample anyway: where its coarse samples miss by at most this share
+# of the search tolerance, they decide it alone (the in-between ones were a third of a
+# quaternion bake's search). At half, the keys are those of a check of every try on the
+# timing benchmark, a CMU capture and 134 core cases; at 0.7 a capture's bone took a key
+# more (a last span failed in the final check, which splits where a search finds fewer).
+LAST_SPAN_COARSE = 0.5
 # The length model's exponent before two tries measure it (see _next_try):
 # geometric Hermite interpolation's error grows with the span's sixth power.
 SEARCH_POWER = 6.0
@@ -384,6 +391,13 @@ def _spread(a, b, count):
     step = (np.arange(count) + 0.5) / count
     idx = a[:, None] + 1 + np.floor(step[None, :] * np.maximum(inside, 1)[:, None]).astype(np.int64)
     return np.minimum(idx, np.maximum(b - 1, a + 1)[:, None]), inside > 0
+
+
+def _error_share(close, cos_s):
+    """Spans' worst error as a share of the search tolerance, from their smallest
+    |cos(e / 2)| / cos(s / 2) ``close`` and cos(s / 2) ``cos_s``, for the length model
+    and the check: 1 - cos(x / 2) ~ x^2 / 8."""
+    return np.sqrt(np.maximum(1.0 - close * cos_s, 0.0) / np.maximum(1.0 - cos_s, 1e-300))
 
 
 def _f32(a) -> np.ndarray:
@@ -783,26 +797,27 @@ class _Batch:
         close = self._closeness(y, idx)
         return (close / self.cos_search[self.track[a]]).min(axis=0), (u, t)
 
-    def check(self, a, b, al, be, fit_t=None, fine=None):
+    def check(self, a, b, al, be, fit_t=None, last=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
         are within the search tolerance, and their worst error as a share of it
         (from the coarse samples alone where those already fail): CHECK_COARSE
-        samples first, CHECK_SAMPLES more where those pass and ``fine`` (s,) bool
-        (default: every span) asks for them. fit_t: the fit's time curve on its
-        samples, the coarse ones (FIT_SAMPLES == CHECK_COARSE)."""
+        samples first, CHECK_SAMPLES more where those pass, but not for the spans
+        ``last`` (s,) bool marks whose coarse error is at most LAST_SPAN_COARSE.
+        fit_t: the fit's time curve on its samples, the coarse ones (FIT_SAMPLES ==
+        CHECK_COARSE)."""
         same = fit_t is not None and FIT_SAMPLES == CHECK_COARSE
         close, (u, t) = self._span_closeness(a, b, al, be, CHECK_COARSE,
                                              fit_t if same else None)
-        fine = np.flatnonzero((close >= 1.0) if fine is None else (close >= 1.0) & fine)
+        cos_s = self.cos_search[self.track[a]]
+        more = close >= 1.0
+        if last is not None:
+            more &= ~last | (_error_share(close, cos_s) > LAST_SPAN_COARSE)
+        fine = np.flatnonzero(more)
         if fine.size:
             close[fine] = np.minimum(close[fine], self._span_closeness(
                 a[fine], b[fine], al[fine], be[fine], CHECK_SAMPLES,
                 known=(u[..., fine], t[..., fine]))[0])
-        # cos(e / 2) against cos(s / 2) -> e / s, for the length model:
-        # 1 - cos(x / 2) ~ x^2 / 8.
-        cos_s = self.cos_search[self.track[a]]
-        err = np.sqrt(np.maximum(1.0 - close * cos_s, 0.0) / np.maximum(1.0 - cos_s, 1e-300))
-        return close >= 1.0, err
+        return close >= 1.0, _error_share(close, cos_s)
 
     # ------------------------------------------------------------------ key choice
 
@@ -837,12 +852,9 @@ class _Batch:
             c, pr = cur[active], probe[active]
             a, b = self.cand[c], self.cand[pr]
             al, be, fit_t = self.fit(a, b)
-            # A try that reaches its stretch's end would be the stretch's last span, and
-            # the final check plays every sample of it anyway (and splits it where it
-            # fails): its coarse samples alone decide it. The in-between ones were a
-            # third of a quaternion bake's search, and at SEARCH_SHARE of the tolerance
-            # they refused last spans that Blender plays within it.
-            ok, err = self.check(a, b, al, be, fit_t, fine=pr < end[active])
+            # A last span of its stretch, well within the tolerance on the coarse samples,
+            # is decided on them (LAST_SPAN_COARSE): the final check plays all of it.
+            ok, err = self.check(a, b, al, be, fit_t, last=pr == end[active])
             lo[active] = np.where(ok, pr, lo[active])
             hi[active] = np.where(ok, hi[active], pr)
             last1[active], err1[active] = last2[active], err2[active]
