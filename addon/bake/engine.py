@@ -438,6 +438,11 @@ def bake_objects(objects, settings: BakeSettings,
     broken = [t for t in attempted if t.key not in baked]
     warnings = _about_baked(warnings, {t.key for t in broken}, baked)
     notes = _about_baked(notes, {t.key for t in broken}, baked)
+    # Those, and those refused as they were read (no reading).
+    read = {t.key for t in attempted}
+    failed_transforms = list(dict.fromkeys(
+        [t.display_name for t in broken]
+        + [i.transform_name for i in errors if i.object_name and (i.object_name, i.bone) not in read]))
     groups = _by_owner(p.obj for p in plans)
     for plan in plans:
         if not cache_bake.is_cache_plan(plan):
@@ -519,9 +524,7 @@ def bake_objects(objects, settings: BakeSettings,
                         if p.key_stats is not None},
         skipped=skipped,
         failed=errors,
-        failed_transforms=list(dict.fromkeys([t.display_name for t in broken] + [
-            i.transform_name for i in errors
-            if i.object_name and (i.object_name, i.bone) not in {t.key for t in attempted}])),
+        failed_transforms=failed_transforms,
         tolerances=applied_tolerances(plans),
         tolerances_met=not unmet,
         rotations_written=sum(not p.location_only for p in plans),
