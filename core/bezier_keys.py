@@ -99,10 +99,11 @@ CHECK_COARSE = 8
 SEARCH_SHARE = 0.95
 # A try that reaches its stretch's end would be the stretch's last span, which the final
 # check plays at every sample anyway: where its coarse samples miss by at most this share
-# of the search tolerance, they decide it alone (the in-between ones were a third of a
-# quaternion bake's search). At half, the keys are those of a check of every try on the
-# timing benchmark, a CMU capture and 134 core cases; at 0.7 a capture's bone took a key
-# more (a last span failed in the final check, which splits where a search finds fewer).
+# of the search tolerance, and no corner lies inside it, they decide it alone (the
+# in-between ones were a third of a quaternion bake's search). At half, the keys are
+# those of a check of every try on the timing benchmark, a CMU capture and 134 core cases;
+# at 0.7 a capture's bone took a key more (a last span failed in the final check, which
+# splits where a search finds fewer).
 LAST_SPAN_COARSE = 0.5
 # The length model's exponent before two tries measure it (see _next_try):
 # geometric Hermite interpolation's error grows with the span's sixth power.
@@ -853,8 +854,11 @@ class _Batch:
             a, b = self.cand[c], self.cand[pr]
             al, be, fit_t = self.fit(a, b)
             # A last span of its stretch, well within the tolerance on the coarse samples,
-            # is decided on them (LAST_SPAN_COARSE): the final check plays all of it.
-            ok, err = self.check(a, b, al, be, fit_t, last=pr == end[active])
+            # is decided on them (LAST_SPAN_COARSE): the final check plays all of it. Not
+            # across a corner, where the target may turn between coarse samples (a review:
+            # a recording's one-frame twitch, missed, took the final check two keys).
+            last = (pr == end[active]) & (self._next_corner(a + 1) >= b)
+            ok, err = self.check(a, b, al, be, fit_t, last=last)
             lo[active] = np.where(ok, pr, lo[active])
             hi[active] = np.where(ok, hi[active], pr)
             last1[active], err1[active] = last2[active], err2[active]
