@@ -11,6 +11,7 @@ the current frame put back).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -676,7 +677,7 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         # A bake would leave it as it is until then (a docs walk: the report advised a
         # Re-bake that then left the object, its channel locked). Once baked, a Re-bake
         # reads the keys from before it, not these.
-        first = _before_a_bake(compared) if "bake" in result.advice and \
+        first = _before_a_bake(compared, read.path) if _REBAKE.search(result.advice) and \
             not record.is_baked(transform) else ""
         if first:
             result.findings.insert(0, first)
@@ -692,24 +693,33 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
     return result
 
 
-def _before_a_bake(compared: list) -> str:
-    """What to do before a Re-bake of the compared rotation curves (None where a channel is
-    not keyed) takes them, in a few words: unlock the channels the Graph Editor locks, or
-    merge the key frames of channels keyed on different frames; "" when nothing. The
-    bake's own refusals say the same (bake/read.py)."""
+# Advice that asks for a bake ("re-bake with SLERP", "bake with a Key Tolerance ..."), not
+# one that only speaks of one ("a bake changes nothing seen", "a bake drops the modifier").
+_REBAKE = re.compile(r"\bbake with\b")
+
+
+def _before_a_bake(compared: list, rotation_path: str) -> str:
+    """What to do before a Re-bake of the compared curves (None where a channel is not
+    keyed) takes them, in a few words, each thing the bake would refuse: unlock the
+    rotation channels (``rotation_path``) the Graph Editor locks, which the bake replaces
+    (a locked delta it keeps, in the same mode), and merge the key frames of channels
+    keyed on different frames; "" when nothing. The bake's own refusals say the same
+    (bake/read.py)."""
     from .. import animdata
 
     keyed = [fc for fc in compared if fc is not None and len(fc.keyframe_points)]
-    locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in keyed if fc.lock]
+    todo = []
+    locked = [animdata.channel_label(fc.data_path, fc.array_index) for fc in keyed
+              if fc.lock and fc.data_path.rsplit(".", 1)[-1] == rotation_path]
     if locked:
-        return (f"unlock {', '.join(locked)} (the Graph Editor's lock), which a bake would "
-                "replace and so leaves as it is")
+        todo.append(f"unlock {', '.join(locked)} (the Graph Editor's lock), which a bake "
+                    "would replace and so leaves as it is")
     frames = [animdata.read_keyframe_arrays(fc, ("co",))["co"][:, 0] for fc in keyed]
     if any(f.shape != frames[0].shape or (f != frames[0]).any() for f in frames[1:]):
-        return ("its rotation channels are keyed on different frames, which a bake leaves "
-                "as they are: turn on Merge Key Frames (command line: --merge-keys) to bake "
-                "from the union of their keys")
-    return ""
+        todo.append("its rotation channels are keyed on different frames, which a bake "
+                    "leaves as they are: turn on Merge Key Frames (command line: "
+                    "--merge-keys) to bake from the union of their keys")
+    return "; and ".join(todo)
 
 
 # How the finding of a driver on a compared channel starts.

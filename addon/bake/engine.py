@@ -202,7 +202,7 @@ def _nothing_baked(skipped: list[BakeIssue], doing: str = "bake",
     if len(names) <= 1:
         return errors
     shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
-    why = "can be baked" if broken else \
+    why = f"can be {'baked' if doing == 'bake' else doing + 'ed'}" if broken else \
         f"has keys QuatBake can {'re-bake' if doing == 'bake' else doing}"
     return [BakeIssue('ERROR', "", "", None,
                       f"Nothing to {doing}: none of the {len(names)} transforms ({shown}) "

@@ -272,7 +272,9 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
         record.update(status="ok", exit_code=0, message=f"Nothing to check: {exc}")
     except BadInput as exc:
         # Led by the file where the sentence does not name it (a NaN key's names its object).
-        said = str(exc) if shot in str(exc) else f"{shot}: {exc}"
+        # One line: a refused bake says each transform's sentence on a line of its own.
+        text = " ".join(str(exc).splitlines())
+        said = text if shot in text else f"{shot}: {text}"
         record.update(status="failed", exit_code=batch_report.EXIT_SHOT_FAILED, message=said)
     except Exception as exc:
         traceback.print_exc()

@@ -297,14 +297,41 @@ def test_the_advice_to_re_bake_says_first_what_the_bake_would_leave(clean_blende
     assert a.findings[0] == a.advice.split("; then ")[0]
     with pytest.raises(bake.BakeError, match="locked"):
         bake.bake_objects([obj], bake.BakeSettings())
-    fc.lock = False
     fc.keyframe_points.insert(6, 1.0)           # Z keyed once more by hand
+    # Both, in one sentence (a review: the second was met only once the first was fixed).
+    a = analyze.analyze_object(obj, "slerp")
+    assert a.advice.startswith("unlock rotation_euler[2]") and "; and its rotation channels "
+    "are keyed on different frames" in a.advice, a.advice
+    fc.lock = False
     a = analyze.analyze_object(obj, "slerp")
     assert a.advice.startswith("its rotation channels are keyed on different frames"), a.advice
     assert "--merge-keys" in a.advice
     with pytest.raises(bake.BakeError, match="different frames"):
         bake.bake_objects([obj], bake.BakeSettings())
     assert bake.bake_objects([obj], bake.BakeSettings(union_keys=True)).objects == ["Lock"]
+
+
+def test_a_locked_delta_or_advice_that_asks_no_bake_gets_nothing_before_it(clean_blender):
+    """A review: the advice asked to unlock delta channels, which a bake in the same mode
+    keeps and does not refuse; and prefixed advice that says a bake changes nothing seen
+    (a constraint setting the rotation) with what to do before a bake."""
+    from quatbake.addon import bake
+
+    obj = scenes.make_animated_object("D", 'XYZ', [1, 11], np.radians([[0, 0, 0],
+                                                                       [30, 0, 170]]))
+    scenes.key_channels(obj, "delta_rotation_euler", [1, 11], np.radians([[0, 0, 0],
+                                                                          [0, 10, 0]]))
+    for fc in animdata.find_fcurves(obj, "delta_rotation_euler", 3):
+        fc.lock = True
+    advice = analyze.analyze_object(obj, "slerp").advice
+    assert "bake with" in advice and "unlock" not in advice, advice
+    assert bake.bake_objects([obj], bake.BakeSettings()).objects == ["D"]
+    other = scenes.make_animated_object("C", 'XYZ', [1, 11], np.radians([[0, 0, 0],
+                                                                         [30, 0, 170]]))
+    other.constraints.new('COPY_ROTATION').target = obj
+    animdata.find_fcurves(other, "rotation_euler", 3)[2].lock = True
+    advice = analyze.analyze_object(other, "slerp").advice
+    assert advice.startswith("constraints set its rotation") and "unlock" not in advice, advice
 
 
 def test_two_keys_on_one_frame_are_named_by_the_report_and_the_bake(clean_blender):

@@ -877,6 +877,11 @@ def test_when_nothing_can_be_baked_every_transform_is_named(clean_blender):
                                     'BadDriver, Plain) can be baked. Object "BadNaN"')
     assert [i.object_name for i in rest] == ["BadDriver", "Plain"]
     assert "driver" in rest[0].message and "no animation" in rest[1].message
+    # A conversion speaks of converting (a review: "can be baked").
+    with pytest.raises(bake.BakeError) as info:
+        bake.convert_objects([nan, driven], 'QUATERNION')
+    assert info.value.issues[0].message.startswith(
+        "Nothing to convert: none of the 2 transforms (BadNaN, BadDriver) can be converted.")
 
 
 def _linked_object(tmp_dir):
