@@ -333,6 +333,15 @@ def test_a_bake_shot_killed_while_reporting_leaves_no_baked_file_to_publish(shot
         "anim.blend", "anim.html", "anim.json", "shots/anim.json"]
 
 
+def _shot(path, script: str):
+    """``path``, a .blend that ``script`` (bpy, given the path) builds in a process of its
+    own."""
+    made = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    return path
+
+
 _NAN_KEY = """
 import sys, bpy
 bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -351,10 +360,7 @@ bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
 def test_a_failed_shot_names_its_file(tmp_path):
     """A pipeline walk: a shot with a NaN key failed with its object's sentence only; the
     summary's message is to name the file (docs/cli.md), among forty of a show's."""
-    shot = tmp_path / "sh040.blend"
-    made = subprocess.run([sys.executable, "-c", _NAN_KEY, str(shot)], capture_output=True,
-                          text=True, timeout=300)
-    assert made.returncode == 0, made.stderr
+    shot = _shot(tmp_path / "sh040.blend", _NAN_KEY)
     out = tmp_path / "out"
     run("batch", "report", shot, "--out", out, "--jobs", "0")
     (entry,) = load_batch(out / "summary.json")["shots"]
@@ -375,10 +381,7 @@ def test_a_bake_shot_with_one_broken_object_bakes_the_others_and_fails(tmp_path)
     """One transform's problem never stops the others: the shot's good object is baked
     (its baked .blend and report written), the object with a NaN key is left as it was,
     and the shot fails (exit 3) naming the file and that object."""
-    shot = tmp_path / "sh050.blend"
-    made = subprocess.run([sys.executable, "-c", _NAN_KEY_AND_GOOD, str(shot)],
-                          capture_output=True, text=True, timeout=300)
-    assert made.returncode == 0, made.stderr
+    shot = _shot(tmp_path / "sh050.blend", _NAN_KEY_AND_GOOD)
     out = tmp_path / "out"
     res = run("batch", "bake", shot, "--out", out, "--jobs", "0")
     assert res.returncode == 3, res.stderr
@@ -411,10 +414,7 @@ def test_a_bake_shot_with_location_only_objects_is_ok_and_lists_them_skipped(tmp
     """A TD walk: with --location linear a rig's IK controls (keyed on location only) are
     baked, as `bake` alone does (exit 0), and the shot failed (3): "Slide was baked but
     cannot be reported". Its report lists it under skipped, as `report` does."""
-    shot = tmp_path / "sh060.blend"
-    made = subprocess.run([sys.executable, "-c", _SPIN_AND_SLIDE, str(shot)],
-                          capture_output=True, text=True, timeout=300)
-    assert made.returncode == 0, made.stderr
+    shot = _shot(tmp_path / "sh060.blend", _SPIN_AND_SLIDE)
     out = tmp_path / "out"
     res = run("batch", "bake", shot, "--out", out, "--jobs", "0", "--location", "linear")
     assert res.returncode == 0, res.stderr
@@ -598,10 +598,7 @@ bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
 def test_a_shot_with_nothing_to_compare_says_why_in_the_summary(tmp_path):
     """A pipeline walk: a dolly-only shot failed the batch (exit 2 of report), and a shot
     whose only animation was skipped read "ok, 0 deg" with an empty message."""
-    shot = tmp_path / "dolly.blend"
-    done = subprocess.run([sys.executable, "-c", _DOLLY_ONLY, str(shot)], capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    shot = _shot(tmp_path / "dolly.blend", _DOLLY_ONLY)
     out = tmp_path / "out"
     res = run("batch", "report", shot, "--out", out, "--jobs", "0", "--fail-above", "1")
     assert res.returncode == 0, res.stderr
@@ -624,10 +621,7 @@ def test_a_shot_with_no_animation_at_all_does_not_fail_the_batch(tmp_path, comma
     """A pipeline walk: a locked-off camera shot (nothing animated) made report exit 2, so
     the batch, and the farm job, failed (exit 3). Alone the command still says "nothing to
     do" (exit 2: most likely the wrong file); in a batch the shot has nothing to check."""
-    shot = tmp_path / "still.blend"
-    done = subprocess.run([sys.executable, "-c", _STILL, str(shot)], capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    shot = _shot(tmp_path / "still.blend", _STILL)
     alone = run(command, shot, *(["--output", tmp_path / "o.blend"] if command == "bake"
                                  else []))
     assert alone.returncode == 2 and "nothing to do" in alone.stderr, alone.stderr
@@ -665,10 +659,7 @@ def test_a_shot_whose_objects_are_all_left_uncompared_has_no_figure(tmp_path):
     """A pipeline walk: an export-check shot whose only object was not compared (an NLA
     strip plays with its action, which no one glTF animation holds) read 0.0 deg in the
     summary, as if checked and fine. It has no figure (null), and its record says why."""
-    shot = tmp_path / "blend.blend"
-    done = subprocess.run([sys.executable, "-c", _NOT_COMPARED, str(shot)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    shot = _shot(tmp_path / "blend.blend", _NOT_COMPARED)
     out = tmp_path / "out"
     res = run("batch", "export-check", shot, "--out", out, "--jobs", "0")
     summary = load_batch(out / "summary.json")
