@@ -436,13 +436,15 @@ def bake_objects(objects, settings: BakeSettings,
     attempted = [r.obj for r in readings] + list(cached)
     baked = {p.obj.key for p in plans}
     broken = [t for t in attempted if t.key not in baked]
-    warnings = _about_baked(warnings, {t.key for t in broken}, baked)
-    notes = _about_baked(notes, {t.key for t in broken}, baked)
+    left = {t.key for t in broken}
+    warnings = _about_baked(warnings, left, baked)
+    notes = _about_baked(notes, left, baked)
     # Those, and those refused as they were read (no reading).
-    read = {t.key for t in attempted}
+    read_keys = {t.key for t in attempted}
     failed_transforms = list(dict.fromkeys(
         [t.display_name for t in broken]
-        + [i.transform_name for i in errors if i.object_name and (i.object_name, i.bone) not in read]))
+        + [i.transform_name for i in errors
+           if i.object_name and (i.object_name, i.bone) not in read_keys]))
     groups = _by_owner(p.obj for p in plans)
     for plan in plans:
         if not cache_bake.is_cache_plan(plan):

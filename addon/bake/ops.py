@@ -430,6 +430,8 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
             return {'CANCELLED'}
         finally:
             progress.end()
+        # What could not be converted comes first, as after a Re-bake.
+        _report_failed(self, result, "converted")
         if not result.objects:
             # Every one already in the mode: nothing changed, no undo step.
             _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
@@ -437,7 +439,6 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
                                        "already in {} or has no rotation keys").format(
                 rpt_("the Euler order Auto picks") if self.mode == 'AUTO' else self.mode))
             return {'CANCELLED'}
-        _report_failed(self, result, "converted")
         _report_issues(self, list(result.warnings), 'WARNING')
         _report_issues(self, bake.merge_bone_issues(result.skipped), 'INFO')
         _report_issues(self, list(result.notes), 'INFO')

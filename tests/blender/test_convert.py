@@ -417,6 +417,32 @@ def test_a_transform_already_in_the_mode_is_left_as_it_is(clean_blender):
     scenes.assert_same_snapshot(snapshot, scenes.scene_snapshot())
 
 
+def test_the_operator_converts_the_others_beside_a_broken_one_and_says_so(clean_blender,
+                                                                          capfd):
+    """One transform's problem never stops the others: a NaN key leaves that object in its
+    mode, exactly as it was, and named first in a warning; the other is converted, keeping
+    Blender's playback at quarter frames (frame_set before and after, the oracle)."""
+    good = _keyed_object("Good", 'XYZ', np.radians(SWING), camera=False)
+    bad = _keyed_object("Bad", 'XYZ', np.radians(SWING), camera=False)
+    _rotation_fcurves(bad)[1].keyframe_points[1].co[1] = float("nan")
+    before = _played(good, QUARTERS)
+    bpy.context.scene.frame_set(1)
+    snapshot = scenes.scene_snapshot()
+    scenes.select_only(good, bad)
+    capfd.readouterr()
+    assert bpy.ops.quatbake.convert_rotation_mode(mode='QUATERNION', tolerance=TOL) == \
+        {'FINISHED'}
+    warned = [ln for ln in capfd.readouterr().out.splitlines() if ln.startswith("Warning: ")]
+    assert warned[0] == ("Warning: Not converted, left exactly as they were: 1 object (the "
+                         "notes say why)"), warned
+    assert warned[1].startswith('Warning: Object "Bad": channel rotation_euler[1]'), warned
+    assert good.rotation_mode == 'QUATERNION' and bad.rotation_mode == 'XYZ'
+    assert _angle_deg(before, _played(good, QUARTERS)).max() <= TOL
+    bpy.context.scene.frame_set(1)
+    scenes.assert_same_snapshot(scenes.part_of(snapshot, ["Bad"]),
+                                scenes.part_of(scenes.scene_snapshot(), ["Bad"]))
+
+
 def test_a_rig_converted_again_beside_location_only_controls_does_nothing(clean_blender):
     """A review: a rig whose rotated bones were all converted already, beside an IK control
     keyed on location only (as every production rig has), was refused ("Nothing to
