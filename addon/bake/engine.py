@@ -591,7 +591,8 @@ def _why_not_revertable(items) -> str:
     return ""
 
 
-def revert_objects(objects, notes: list | None = None) -> list[str]:
+def revert_objects(objects, notes: list | None = None,
+                   left_baked: list | None = None) -> list[str]:
     """Undo QuatBake's bake of ``objects``: objects (the whole bake: an armature's bones
     too) and/or pose-bone transforms (only those bones; the armature's other baked bones
     stay baked).
@@ -600,8 +601,9 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
     the static rotation values (and location, if baked) from before the first
     bake. Items without a bake are skipped. An owner whose bake cannot be reverted (a
     baked bone renamed since, a cache bake's constraint gone) is left as it is, its
-    sentences appended to ``notes``, and the others are reverted; raises BakeError
-    (nothing changed) when none can be. The
+    sentences appended to ``notes`` (first) and the names it leaves baked to
+    ``left_baked`` ("Rig: spine", as the names returned), and the others are reverted;
+    raises BakeError (nothing changed) when none can be. The
     baked action is deleted unless something else uses it. Keys the animator added or
     changed on other channels since the bake are kept (write.revert_owner_fully says
     how, in a sentence appended to ``notes``); changes to the baked keys themselves go
@@ -639,6 +641,9 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
         raise BakeError([i for said in refused.values() for i in said])
     if notes is not None:
         notes += [i.message for said in refused.values() for i in said]
+    if left_baked is not None:
+        left_baked += [name for owner, whole, names in candidates if owner.name in refused
+                       for name in _revert_names(owner, whole, names)]
     candidates = [c for c in candidates if c[0].name not in refused]
     reverted = []
     originals = recorded_originals()
@@ -664,3 +669,11 @@ def revert_objects(objects, notes: list | None = None) -> list[str]:
             revert_bones(obj, names)
         reverted += [f"{obj.name}: {n}" for n in sorted(names)]
     return reverted
+
+
+def _revert_names(owner, whole: bool, bones: set) -> list[str]:
+    """What was asked of ``owner``, named as revert_objects names what it reverts: the
+    object itself when asked whole (unless its bake is of bones only), then each of
+    ``bones``."""
+    itself = [owner.name] if whole and not owner.quatbake.bones_only else []
+    return itself + [f"{owner.name}: {n}" for n in sorted(bones)]

@@ -362,14 +362,23 @@ class QUATBAKE_OT_revert(Operator):
         if _no_bones(self, context, "revert"):
             return {'CANCELLED'}
         objects = selected_items(context)
-        notes = []
+        notes, left_baked = [], []
         try:
-            names = bake.revert_objects(objects, notes)
+            names = bake.revert_objects(objects, notes, left_baked)
         except (bake.BakeError, ValueError) as err:
             _report_issues(self, _error_issues(err), 'ERROR')
             return {'CANCELLED'}
-        # The summary described the bake that was just taken back.
-        context.scene.quatbake.has_last_bake = False
+        # What could not be reverted comes first, counted, as after a Re-bake; its
+        # sentences lead the notes.
+        if left_baked:
+            notes.insert(0, rpt_("Not reverted, left baked: {} (the notes say why)").format(
+                transform_count(transforms_named(left_baked), rpt_)))
+        # The summary described the bake that was just taken back. The notes behind the i
+        # button now say what this Revert left baked and why (a partial Revert left them
+        # empty: the bake's notes went, and nothing in the panel said a rig was still baked).
+        settings = context.scene.quatbake
+        settings.has_last_bake = False
+        settings.last_turn_notes = "\n".join(notes) if left_baked else ""
         forget_last_bake(context.scene)
         reverted = transforms_named(names)
         _refresh_report(self, context, reverted, "Revert")

@@ -290,16 +290,18 @@ NOTES_PANEL_NAME = "Bake Notes"
 
 class _NotesPanel:
     """The last bake's notes, one wrapped label each: the popover of the i button
-    beside Revert (the same notes are in the Info editor and the status bar)."""
+    beside Revert (the same notes are in the Info editor and the status bar). After a
+    Revert that left something baked, that Revert's notes: what it left, and why."""
 
     bl_region_type = 'HEADER'   # shown only as the Re-bake panel's popover
     bl_label = NOTES_PANEL_NAME
 
     @classmethod
     def poll(cls, context) -> bool:
+        # Not has_last_bake: a Revert clears the last bake, and keeps notes only when it
+        # left something baked (ops.QUATBAKE_OT_revert).
         settings = getattr(context.scene, "quatbake", None)
-        return settings is not None and settings.has_last_bake and \
-            bool(settings.last_turn_notes.strip())
+        return settings is not None and bool(settings.last_turn_notes.strip())
 
     def draw(self, context):
         from ..ui.texts import start_panel, wrapped_label

@@ -391,6 +391,7 @@ ZH_HANS = {
         "未{}，完全保持原样：{}（说明中给出原因）",
     "baked": "烘焙",
     "converted": "转换",
+    "Not reverted, left baked: {} (the notes say why)": "未还原，仍为烘焙结果：{}（说明中给出原因）",
     "When the rotation channels are keyed on different frames, use the union of "
     "their key frames instead of refusing to bake":
         "当各旋转通道的关键帧不在同一帧上时，使用它们关键帧的并集，而不是拒绝烘焙",

@@ -329,6 +329,60 @@ def test_a_renamed_bone_leaves_its_armature_baked_and_the_others_are_reverted(cl
         np.testing.assert_array_equal(co, still[channel], err_msg=str(channel))
 
 
+def test_a_partial_revert_says_first_what_it_left_baked_and_its_notes_keep_it(clean_blender,
+                                                                               capfd):
+    """The Revert button on the case above: a warning counts what it left baked first, as
+    Re-bake counts what it left, then why, then what it reverted. The panel's notes (the i
+    button) say the same: a partial Revert emptied them, and nothing in the panel said a
+    rig was still baked. Ctrl+Z brings the bake back; a full Revert leaves no notes."""
+    from quatbake.addon.bake import panel as bake_panel
+
+    rig, other = make_checked_rig(), make_checked_rig("Other")
+    bones = ("flip", "wrap", NAMED, "still")
+    before = {r.name: {b: bone_fcurves(r, b) for b in bones} for r in (rig, other)}
+    scenes.select_only(rig, other)
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    rig.data.bones["flip"].name = "flop"
+    baked = {b: bone_fcurves(rig, b) for b in ("flop", *bones[1:])}
+    bpy.ops.ed.undo_push(message="before revert")
+    capfd.readouterr()
+    assert bpy.ops.quatbake.revert('EXEC_DEFAULT', True) == {'FINISHED'}
+    # Blender prints an operator's reports without a window: "Warning: ...", "Info: ...".
+    printed = [ln for ln in capfd.readouterr().out.splitlines()
+               if ln.startswith(("Warning: ", "Info: ", "Error: "))]
+    left = 'Not reverted, left baked: 4 bones of "Rig" (the notes say why)'
+    assert printed[0] == "Warning: " + left, printed
+    assert printed[1].startswith('Warning: Armature "Rig", bone "flop" was baked as "flip"'), \
+        printed
+    assert printed[-1].startswith('Info: Reverted 4 bones of "Other"'), printed
+    assert len(printed) == 3, printed
+    # Other's keys exactly as keyed; Rig's exactly as baked.
+    for name, keys in [("Other", before["Other"]), ("Rig", baked)]:
+        r = bpy.data.objects[name]
+        for bone, channels in keys.items():
+            now = bone_fcurves(r, bone)
+            assert sorted(now) == sorted(channels), (name, bone)
+            for channel, co in channels.items():
+                np.testing.assert_array_equal(co, now[channel], err_msg=f"{name} {bone}")
+    settings = bpy.context.scene.quatbake
+    notes = settings.last_turn_notes.splitlines()
+    assert notes[0] == left and notes[1] == printed[1][len("Warning: "):], notes
+    assert bake_panel.QUATBAKE_PT_rebake_notes.poll(bpy.context)
+    assert not settings.has_last_bake and bake_panel.last_bake(bpy.context.scene) == {}
+
+    assert bpy.ops.ed.undo() == {'FINISHED'}
+    settings = bpy.context.scene.quatbake
+    assert settings.has_last_bake and left not in settings.last_turn_notes
+    assert bake.can_revert(bpy.data.objects["Other"])
+
+    rig = bpy.data.objects["Rig"]
+    rig.data.bones["flop"].name = "flip"
+    scenes.select_only(rig, bpy.data.objects["Other"])
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    assert not bpy.context.scene.quatbake.last_turn_notes
+    assert not bake_panel.QUATBAKE_PT_rebake_notes.poll(bpy.context)
+
+
 def test_armature_without_action_is_refused(clean_blender):
     rig = scenes.make_rig("Bare", [("b", None, (0, 0, 0), (0, 0, 1))])
     _refused([rig], '"Bare" has no animation')
