@@ -18,6 +18,7 @@ Windows and macOS disks. The names depend on the whole list, so a farm task
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -244,8 +245,9 @@ class Runner:
         from .shot import run_shot
 
         self.clear(i)
-        return run_shot(self.command, self.shots[i], self.out, self.names[i], i, self.options,
-                        self.args.fail_above)
+        with _lines_led_by(self.shots[i]):
+            return run_shot(self.command, self.shots[i], self.out, self.names[i], i,
+                            self.options, self.args.fail_above)
 
     def run_child(self, i: int) -> dict:
         from .shot import new_record, record_path
@@ -320,6 +322,52 @@ class Runner:
                   file=sys.stderr, flush=True)
             for output in record.get("outputs", {}).values():
                 print(f"Saved: '{os.path.join(self.out, output)}'", flush=True)
+
+
+class _LedByFile:
+    """A stream whose every line is led by ``shot``'s file (unless it leads with it
+    already): what a shot's command prints itself while it runs in the batch's process."""
+
+    def __init__(self, stream, shot: str) -> None:
+        self.stream, self.shot, self.partial = stream, shot, ""
+
+    def _led(self, line: str) -> str:
+        return line if not line.strip() or line.startswith(self.shot) else f"{self.shot}: {line}"
+
+    def write(self, text: str) -> int:
+        *lines, self.partial = (self.partial + text).split("\n")
+        for line in lines:
+            self.stream.write(self._led(line) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def end(self) -> None:
+        """Write what is left of an unfinished line."""
+        if self.partial:
+            self.stream.write(self._led(self.partial) + "\n")
+            self.partial = ""
+        self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def _lines_led_by(shot: str):
+    """stderr led by ``shot``'s file while it runs here (--jobs 0). Its command prints the
+    sentences --quiet never silences (a NaN key's, a bake's "Not baked ...") and a
+    traceback there: in a process of its own (--jobs 1 and more) they stay in its log and
+    the progress line names the file, but here they were printed bare, and among forty
+    shots nothing said which file held the broken key."""
+    led = _LedByFile(sys.stderr, shot)
+    sys.stderr = led
+    try:
+        yield
+    finally:
+        sys.stderr = led.stream
+        led.end()
 
 
 def describe(record: dict) -> str:

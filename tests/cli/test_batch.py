@@ -396,6 +396,29 @@ def test_a_bake_shot_with_one_broken_object_bakes_the_others_and_fails(tmp_path)
     assert counted[entry["outputs"]["blend"]] == 21     # Good, a key on every frame
 
 
+@pytest.mark.parametrize("jobs", ["0", "1"])
+@pytest.mark.parametrize("quiet", [False, True])
+def test_every_shot_error_printed_names_its_file(tmp_path, jobs, quiet):
+    """`--jobs 0` (with --quiet or without) printed a NaN key's sentence, and bake's count
+    of what it left, without the shot's file, where --jobs 1 and 2 print the progress
+    line, which names it: among a show's forty shots nothing said which file held the
+    key. Whatever --jobs and --quiet, every line on stderr about the shot names its file
+    (the batch's verdict names the shot and the summary), and the sentence is printed
+    unless --quiet silences the progress lines."""
+    shot = _shot(tmp_path / "sh045.blend", _NAN_KEY_AND_GOOD)
+    for command in ("report", "bake"):
+        res = run("batch", command, shot, "--out", tmp_path / command, "--jobs", jobs,
+                  *(["--quiet"] if quiet else []))
+        assert res.returncode == 3, res.stderr
+        about_shot = [ln for ln in res.stderr.splitlines()
+                      if ln.strip() and not ln.startswith("batch: ")]
+        assert all(str(shot) in ln for ln in about_shot), (command, about_shot)
+        said = [ln for ln in about_shot if "rotation_euler[2]" in ln]
+        assert said or (quiet and jobs != "0"), (command, res.stderr)
+        (verdict,) = [ln for ln in res.stderr.splitlines() if ln.startswith("batch: ")]
+        assert "sh045" in verdict and "summary.json" in verdict, verdict
+
+
 _SPIN_AND_SLIDE = """
 import sys, bpy
 bpy.ops.wm.read_factory_settings(use_empty=True)
