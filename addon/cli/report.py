@@ -184,6 +184,11 @@ def run_report(args) -> int:
     report["saved_by_blender"] = saved_by(bpy.data)   # "3.4": the file has no patch release
     write_all_or_none([(json_report.write_json, report, json_out),
                        (html_report.write_html, report, html_out)])
+    # An object that cannot be analysed is said on both streams, on purpose (docs/cli.md,
+    # "Output streams"): the table on stdout is the report in text, every object asked for
+    # (as the JSON's objects, skipped and errors), so a table saved to a file never reads
+    # as if the broken object were fine or absent; stderr says why the exit code is 2, in a
+    # log of stderr alone and with --quiet, which drops the table.
     if not args.quiet:
         print(report_table(report))
     for _name, message in errors:

@@ -343,6 +343,26 @@ def test_fail_above_is_said_beside_an_object_that_cannot_be_analysed(tmp_path):
     assert "6.76 deg is above --fail-above 5 deg" in res.stderr, res.stderr
 
 
+def test_an_object_that_cannot_be_analysed_is_said_on_each_stream_alone(tmp_path):
+    """docs/cli.md, "Output streams": each stream is complete on its own. The table on
+    stdout (a file, in a pipeline) names the object that cannot be analysed with its
+    sentence, beside the others' rows; stderr (a log) says it too, and with --quiet,
+    which drops the table, stderr alone still says it."""
+    shot = tmp_path / "mixed.blend"
+    done = subprocess.run([sys.executable, "-c", _DEMO_AND_CUT, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    cut = "rotation_euler[2] has two keys on frame 10"
+    res = run("report", shot, "--objects", "Turn170,CutA")
+    assert res.returncode == 2
+    table = res.stdout.splitlines()
+    assert table[1].startswith("Turn170 "), res.stdout
+    assert [ln for ln in table if cut in ln][0].startswith('Object "CutA"'), res.stdout
+    assert [ln for ln in res.stderr.splitlines() if cut in ln], res.stderr
+    quiet = run("report", shot, "--objects", "Turn170,CutA", "--quiet")
+    assert quiet.returncode == 2 and quiet.stdout == "" and cut in quiet.stderr
+
+
 # Prints, as JSON, per object of argv[2]: the keys of its rotation channels and what it
 # plays at every frame from its first key to its last (w, x, y, z); and mathutils' slerp
 # of what the object of argv[1] played at its keys, on the same frames.
