@@ -63,4 +63,7 @@ def check_table(report: dict) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines += [f"{who(o)}: {o['advice']}" for o in report["objects"] if o["causes"]]
     lines += [f"{who(o)}: {o['note']}" for o in report["objects"] if o.get("note")]
+    # Every object asked for, as report_table: those not compared too (stderr says them as
+    # well), so the table saved alone never reads as if they were fine.
+    lines += [e["message"] for e in report.get("errors", []) + report.get("skipped", [])]
     return "\n".join(lines)

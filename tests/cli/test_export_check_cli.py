@@ -234,3 +234,37 @@ def test_a_rigs_bones_are_checked_and_gate_the_exit_code(tmp_path):
     progress = [ln for ln in done.stderr.splitlines() if ln.startswith("export-check: ")]
     assert len(progress) == 1, done.stderr
     assert "Rig: arm" in page.read_text(encoding="utf-8")
+
+
+_SHOWN_AND_HIDDEN = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+for name, hidden in (("Shown", False), ("Hidden", True)):
+    obj = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(obj)
+    for frame, z in ((1, 0.0), (21, 2.0)):
+        obj.rotation_euler = (0.0, 0.5, z)
+        obj.keyframe_insert("rotation_euler", frame=frame)
+    obj.hide_viewport = hidden
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+def test_an_object_not_compared_is_in_the_table_and_on_stderr(tmp_path):
+    """docs/cli.md, "Output streams": the table on stdout lists every object asked for, as
+    report's does. An object the exporter cannot animate (disabled in viewports) was said
+    on stderr only, so the table saved to a file read as if every object had been checked;
+    it is on both now (exit 2), its sentence the one the JSON lists under errors."""
+    shot = tmp_path / "hidden.blend"
+    made = subprocess.run([sys.executable, "-c", _SHOWN_AND_HIDDEN, str(shot)],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "check.json"
+    done = run("export-check", shot, "--json", out)
+    assert done.returncode == 2, done.stderr
+    (error,) = load_check(out)["errors"]
+    assert error["object"] == "Hidden", error
+    table = done.stdout.splitlines()
+    assert table[1].startswith("Shown "), done.stdout
+    assert error["message"] in table, done.stdout
+    assert error["message"] in done.stderr.splitlines(), done.stderr
