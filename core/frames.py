@@ -18,7 +18,13 @@ def label(frame: float) -> str:
     f = float(frame)
     if f.is_integer():
         return str(int(f))
-    text = f"{f:.6f}".rstrip("0").rstrip(".")
+    if float(np.float32(f)) == f:
+        # A key time as Blender stores it (float32): the shortest digits that are that
+        # float32, as Blender shows it. A 30 fps glTF key in a 24 fps scene is float32
+        # 240.4, 240.39999389..., which to a millionth read "240.399994" (a walk).
+        text = np.format_float_positional(np.float32(f), unique=True, trim="-")
+    else:
+        text = f"{f:.6f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 

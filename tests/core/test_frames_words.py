@@ -23,6 +23,18 @@ def test_a_large_frame_keeps_its_digits():
     assert frames.span(100000, 100009.5) == "100000-100009.5"
 
 
+def test_a_float32_key_time_reads_as_blender_shows_it():
+    """A walk: a 30 fps glTF clip in a 24 fps scene ends on the float32 key time 240.4
+    (240.39999389648438), which read "0-240.399994" in report's table."""
+    import numpy as np
+
+    assert frames.label(float(np.float32(240.4))) == "240.4"
+    assert frames.span(0, float(np.float32(240.4))) == "0-240.4"
+    assert frames.label(float(np.float32(12.9996))) == "12.9996"
+    # A float64 subframe that no float32 is keeps its millionths.
+    assert frames.label(240.399994) == "240.399994"
+
+
 def test_a_subframe_next_to_a_frame_is_not_that_frame():
     """A review: to a thousandth, 12.9996 read "13" and a cut at 12.9996-13 "13-13"."""
     assert frames.label(12.9996) == "12.9996"
