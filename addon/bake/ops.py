@@ -299,7 +299,10 @@ class QUATBAKE_OT_bake(Operator):
         from .settings import has_tolerance
 
         thinned = has_tolerance(self.bake_settings())
-        settings = _remember(context, result, self.key_interpolation if thinned else "")
+        # Keys: Bezier with only a Bone Tip or Camera tolerance, on transforms it does not
+        # apply to, wrote a Linear key on every frame (a walk read 'BEZIER' for them).
+        settings = _remember(context, result,
+                             self.key_interpolation if thinned and any(result.tolerances) else "")
         baked = transforms_named(result.objects)
         # Close the loop: the Difference Report describes the baked objects now.
         # Judged as made: its method, Turns and Timing (an argument, or the redo panel's,

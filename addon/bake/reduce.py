@@ -580,8 +580,8 @@ def _fallback_notes(plans: list, attribute: str, setting: str, applies: str) -> 
     tolerances = {p.tolerance_deg for p in missed}
     they, them, were = ("it", "it", "was") if len(missed) == 1 else ("they", "them", "were")
     if tolerances == {0.0}:
-        took = (f"so {they} kept a key on every step frame (give a Key Tolerance in degrees "
-                f"for {them})")
+        took = (f"so {they} kept a Linear key on every step frame (give a Key Tolerance in "
+                f"degrees for {them})")
     elif len(tolerances) == 1:
         took = f"so {they} {were} baked within the Key Tolerance, {tolerances.pop():.3g} deg"
     else:

@@ -178,9 +178,11 @@ def run_bake(args, results: list | None = None) -> int:
                   f"{result.frames_written} frames written; the rotation is left as it is "
                   f"-> {args.output}")
         if bake.has_tolerance(settings):
+            # The keys' kind where the tolerance thinned some: one that applied to none
+            # (a Bone Tip tolerance on objects) wrote a Linear key on every frame.
+            kind = f" ({(args.keys or 'linear').upper()})" if any(result.tolerances) else ""
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} "
-                  f"{bake.within_words(result)} ({(args.keys or 'linear').upper()})"
-                  f"{bake.location_words(result)}")
+                  f"{bake.within_words(result)}{kind}{bake.location_words(result)}")
         for issue in result.warnings:
             print(f"warning: {issue.message}", file=sys.stderr)
         # Left as they were (no rotation keys, keys only in NLA clips ...): not errors.

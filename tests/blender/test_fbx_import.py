@@ -331,3 +331,37 @@ def test_convert_turns_the_single_key_joints_too(tmp_path, capsys):
             set_frame(scene, f)
             off = angle_deg(basis_rotation(t), pose)
             assert off < 0.01, f"{bone} at frame {f}: {off:.2e} deg from before"
+
+
+def test_keys_bezier_with_a_tip_tolerance_on_a_maya_cube_says_its_keys_are_linear(capfd):
+    """A walk: Keys: Bezier with only a Bone Tip Tolerance, on the Maya cube (no bone),
+    wrote a LINEAR key on every frame, yet the panel's record said 'BEZIER' and the note
+    only "a key on every step frame". Read from the keys Blender holds: every one LINEAR,
+    and the record and note say so."""
+    import quatbake
+
+    import_fbx("maya_transform_animation_7500_binary.fbx")
+    quatbake.register()
+    try:
+        cube = bpy.data.objects["pCube1"]
+        bpy.ops.object.select_all(action='DESELECT')
+        cube.select_set(True)
+        bpy.context.view_layer.objects.active = cube
+        settings = bpy.context.scene.quatbake
+        settings.key_interpolation, settings.tolerance, settings.tolerance_tip = \
+            'BEZIER', 0.0, 0.01
+        capfd.readouterr()
+        assert bpy.ops.quatbake.bake() == {'FINISHED'}
+        printed = capfd.readouterr().out
+        fcurves = _rotation_fcurves(cube)
+        linear = animdata.enum_value("interpolation", 'LINEAR')
+        first, last = fcurves[0].keyframe_points[0].co[0], fcurves[0].keyframe_points[-1].co[0]
+        for fc in fcurves:
+            kinds = np.empty(len(fc.keyframe_points), dtype=np.int32)
+            fc.keyframe_points.foreach_get("interpolation", kinds)
+            assert len(kinds) == int(last - first) + 1 and (kinds == linear).all()
+        assert settings.last_keys_kind == ""
+        assert 'Object "pCube1" (not a pose bone); so it kept a Linear key on every step ' \
+            'frame' in printed, printed
+    finally:
+        quatbake.unregister()
