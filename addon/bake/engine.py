@@ -54,6 +54,7 @@ from .settings import (
     BakeError,
     BakeIssue,
     BakeSettings,
+    bezier_fit,
     has_tolerance,
     merge_bone_issues,
     path_of,
@@ -506,6 +507,15 @@ def bake_objects(objects, settings: BakeSettings,
     # A library override's record, kept on its baked action at once (addon/overrides.py).
     overrides.keep_all({p.obj.owner.name: p.obj.owner for p in plans}.values())
     notes += key_notes(plans)
+    if bezier_fit(settings) and settings.frame_step > 1 and not settings.keep_playback:
+        # A walk: Step 4 with Keys: Bezier wrote the keys Step 1 does, and the count line
+        # read "132 dense -> 268": the fit follows the path at every quarter frame and
+        # puts its keys where the path needs them, so Step does not thin them.
+        notes.append(BakeIssue(
+            'INFO', "", "", None,
+            f"Step {settings.frame_step} does not thin Bezier keys: a Bezier tolerance bake "
+            "follows the path at every quarter frame and keys it where it needs to (the "
+            "dense count beside it is Step's); Keys: Linear keeps to the step frames."))
     unmet = unmet_tolerances(plans)
     warnings += unmet
     return BakeResult(
