@@ -493,7 +493,13 @@ def _remember(context, result, keys_kind: str):
 
 def _first_names(names) -> str:
     """The first MAX_NAMED names, then "...": the status line of a Rigify rig's revert
-    listed all 216 controls; the count before it says how many."""
+    listed all 216 controls; the count before it says how many. Bones of one armature
+    go by their own names, since the count names the armature ("31 bones of "Walk""): a
+    walk read "(Walk: Hips, Walk: LHipJoint, ...)"."""
+    pairs = transform_pairs(transforms_named(names))
+    _objects, bones, rig = tally(pairs)
+    if rig and bones == len(pairs) == len(names):
+        names = [bone for _owner, bone in pairs]
     shown = ", ".join(names[:MAX_NAMED])
     return shown + ", ..." if len(names) > MAX_NAMED else shown
 
