@@ -50,12 +50,12 @@ reach - from the last key, the farthest whole frame whose span fits - all open
 spans tried together each round, each next try from an error model
 (``_Batch._next_try``: two to four tries a key). A try is checked on
 CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
-smoothly across it) against SEARCH_SHARE of the tolerance; a try that reaches
-the stretch's end, on CHECK_COARSE alone where those are well within it (the
-final check plays all of it). Then the whole result, in float32, is played
-(:func:`play`) at every sample; a span that fails there is split at the whole
-frame nearest its worst sample (both halves fitted and played again) until none
-fails. Where the method turns so fast that no keys on whole frames can follow
+smoothly across it) against SEARCH_SHARE of the tolerance; on CHECK_COARSE
+alone where those are well within it and none of the input's keys lies inside
+(the final check plays every span at every sample anyway). Then the whole
+result, in float32, is played (:func:`play`) at every sample; a span that fails
+there is split at the whole frame nearest its worst sample (both halves fitted
+and played again) until none fails. Where the method turns so fast that no keys on whole frames can follow
 it (Euler angles passing close to gimbal lock), the split goes on the worst
 sample itself, between frames (a span with no sample inside has nothing to
 miss, so this always ends); ``subframes=False`` raises ToleranceUnreachable
@@ -97,14 +97,18 @@ FIT_SAMPLES = 8
 CHECK_SAMPLES = 32
 CHECK_COARSE = 8
 SEARCH_SHARE = 0.95
-# A try that reaches its stretch's end would be the stretch's last span, which the final
-# check plays at every sample anyway: where its coarse samples miss by at most this share
-# of the search tolerance, and no corner lies inside it, they decide it alone (the
-# in-between ones were a third of a quaternion bake's search). At half, the keys are
-# those of a check of every try on the timing benchmark, a CMU capture and 134 core cases;
-# at 0.7 a capture's bone took a key more (a last span failed in the final check, which
-# splits where a search finds fewer).
-LAST_SPAN_COARSE = 0.5
+# The final check plays every span at every sample anyway: where a try's coarse samples
+# miss by at most this share of the search tolerance, and none of the input's keys lies
+# inside it (_next_kink), they decide it alone. The in-between samples were a third of a
+# quaternion bake's search and two thirds of an Euler bake's checks; on the timing
+# benchmark's Euler tries they miss by at most 1.41 times the coarse ones in 99% of those
+# that pass, so a try passed at half that fails between its samples is rare (the final
+# check splits it). At the input's keys the target may turn between two coarse samples: a
+# capture's every frame (across those, for every try, a CMU walk at 1 deg took 806 -> 823
+# keys). First a stretch's last span only (at 0.7 a capture's bone took a key more), then
+# every try: the timing benchmark's Euler bake 12,046 -> 12,042 keys, its search's checks
+# 0.23 -> 0.15 s CPU; the CMU walk's keys as they were.
+COARSE_DECIDES = 0.5
 # The length model's exponent before two tries measure it (see _next_try):
 # geometric Hermite interpolation's error grows with the span's sixth power.
 SEARCH_POWER = 6.0
@@ -175,7 +179,8 @@ class Track:
     corners: frames where the target may turn a corner but need not be keys (the
     animator's keys when the user lets them go), each one a sample time; recorded: the
     key frames of a recording (a key on every frame: mocap, a sampled import), which the
-    fit thins, and keys as they are where thinning would keep more than them.
+    fit thins, and keys as they are where thinning would keep more than them, each one a
+    sample time.
     """
 
     times: np.ndarray
@@ -540,6 +545,13 @@ class _Batch:
         # first needs them (slope): a stretch that one span covers asks for its two
         # ends only, not for every whole frame inside.
         self.corners = np.flatnonzero(self.corner)
+        # The input's keys, where the target may turn between two coarse samples of a try
+        # (corners, and a recording's every frame): a try across one is checked in full.
+        kink = self.corner.copy()
+        for tr, start in zip(tracks, self.starts):
+            if tr.recorded is not None and np.size(tr.recorded):
+                kink[start + _sample_index(tr.times, tr.recorded, "recorded key")] = True
+        self.kinks = np.flatnonzero(kink)
         # Each sample's row in the slope table (-1: none yet) and the table's rows: slope
         # out, slope in, bend out, bend in (second derivatives, the same way), each
         # (rows, c). Kept compact: four (samples, c) tables written at one sample in a
@@ -645,6 +657,13 @@ class _Batch:
         """The last corner at or before each sample index ``i`` (-1 where none)."""
         k = np.searchsorted(self.corners, i, side="right") - 1
         return np.where(k >= 0, self.corners[np.maximum(k, 0)], -1)
+
+    def _next_kink(self, i):
+        """The first of the input's keys (``kinks``) at or after each sample index ``i``
+        (the sample count where none)."""
+        k = np.searchsorted(self.kinks, i, side="left")
+        return np.where(k < self.kinks.size, self.kinks[np.minimum(k, self.kinks.size - 1)],
+                        self.t.size)
 
     def _next_corner(self, i):
         """The first corner at or after each sample index ``i`` (the sample count where
@@ -798,21 +817,21 @@ class _Batch:
         close = self._closeness(y, idx)
         return (close / self.cos_search[self.track[a]]).min(axis=0), (u, t)
 
-    def check(self, a, b, al, be, fit_t=None, last=None):
+    def check(self, a, b, al, be, fit_t=None, plain=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
         are within the search tolerance, and their worst error as a share of it
         (from the coarse samples alone where those already fail): CHECK_COARSE
         samples first, CHECK_SAMPLES more where those pass, but not for the spans
-        ``last`` (s,) bool marks whose coarse error is at most LAST_SPAN_COARSE.
-        fit_t: the fit's time curve on its samples, the coarse ones (FIT_SAMPLES ==
-        CHECK_COARSE)."""
+        ``plain`` (s,) bool marks (none of the input's keys inside) whose coarse error
+        is at most COARSE_DECIDES. fit_t: the fit's time curve on its samples, the coarse ones
+        (FIT_SAMPLES == CHECK_COARSE)."""
         same = fit_t is not None and FIT_SAMPLES == CHECK_COARSE
         close, (u, t) = self._span_closeness(a, b, al, be, CHECK_COARSE,
                                              fit_t if same else None)
         cos_s = self.cos_search[self.track[a]]
         more = close >= 1.0
-        if last is not None:
-            more &= ~last | (_error_share(close, cos_s) > LAST_SPAN_COARSE)
+        if plain is not None:
+            more &= ~plain | (_error_share(close, cos_s) > COARSE_DECIDES)
         fine = np.flatnonzero(more)
         if fine.size:
             close[fine] = np.minimum(close[fine], self._span_closeness(
@@ -853,12 +872,12 @@ class _Batch:
             c, pr = cur[active], probe[active]
             a, b = self.cand[c], self.cand[pr]
             al, be, fit_t = self.fit(a, b)
-            # A last span of its stretch, well within the tolerance on the coarse samples,
-            # is decided on them (LAST_SPAN_COARSE): the final check plays all of it. Not
-            # across a corner, where the target may turn between coarse samples (a review:
-            # a recording's one-frame twitch, missed, took the final check two keys).
-            last = (pr == end[active]) & (self._next_corner(a + 1) >= b)
-            ok, err = self.check(a, b, al, be, fit_t, last=last)
+            # A try well within the tolerance on the coarse samples is decided on them
+            # (COARSE_DECIDES): the final check plays all of it. Not across one of the
+            # input's keys, where the target may turn between coarse samples (a review: a
+            # recording's one-frame twitch, missed, took the final check two keys).
+            plain = self._next_kink(a + 1) >= b
+            ok, err = self.check(a, b, al, be, fit_t, plain=plain)
             lo[active] = np.where(ok, pr, lo[active])
             hi[active] = np.where(ok, hi[active], pr)
             last1[active], err1[active] = last2[active], err2[active]

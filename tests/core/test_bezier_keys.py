@@ -525,11 +525,11 @@ def test_derivative_weights_of_even_stencils_are_the_classic_finite_differences(
     np.testing.assert_allclose(values @ w[0], [0.0, 2.0], atol=1e-13)
 
 
-def test_a_recordings_twitch_is_not_missed_by_the_last_span_shortcut(monkeypatch):
-    """A review: a stretch's last span is decided on its 8 coarse samples where they are
-    well within the tolerance (LAST_SPAN_COARSE), and those missed a one-frame twitch in a
-    recording, so the final check split it into two keys more. Across a corner the span
-    is checked as any other: the keys are those of checking every try, and Blender's
+def test_a_recordings_twitch_is_not_missed_by_the_coarse_shortcut(monkeypatch):
+    """A review: a try (then a stretch's last span only) is decided on its 8 coarse samples
+    where they are well within the tolerance (COARSE_DECIDES), and those missed a one-frame
+    twitch in a recording, so the final check split it into two keys more. Across a corner
+    the span is checked in full: the keys are those of checking every try, and Blender's
     playback of them stays within 1 deg of scipy's slerp of the recording."""
     t = np.arange(49.0)
     turn = np.zeros((49, 3))
@@ -546,7 +546,7 @@ def test_a_recordings_twitch_is_not_missed_by_the_last_span_shortcut(monkeypatch
         return bezier_keys.fit_many([track], 1.0)[0]
 
     keys = fit()
-    monkeypatch.setattr(bezier_keys, "LAST_SPAN_COARSE", -1.0)   # every try checked whole
+    monkeypatch.setattr(bezier_keys, "COARSE_DECIDES", -1.0)   # every try checked whole
     np.testing.assert_array_equal(keys.frames, fit().frames)
     played = bezier_play.play(keys.frames, keys.values, keys.handle_left, keys.handle_right,
                               keys.interpolation_enum, times)
