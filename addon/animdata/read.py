@@ -545,6 +545,16 @@ DELTA_TURN_DEG = 20.0
 # frame twice as slow to report).
 NEAR_TURN_DEG = 20.0
 NEAR_TURN_SUBSTEPS = 4
+# Keys a frame apart or closer whose playback may stray from slerp by more than this
+# (core.stray's bound, from the keys and handles) are sampled in sixteenths of the
+# interval: a Bezier bake's aligned handle carries a sharp turn's speed into the
+# quarter-frame span after it (the CMU walk's right arm: 1.5 deg at frame 2.0625, the
+# interval turning 0.1 deg, and the report said 0.05 deg), mocap's Euler Bezier
+# channels bow between frames (a knee: 0.25 deg at frame 136.5, reported 0). Where the
+# bound is under it, no sample could find more: the report's between-frame figure
+# understates Blender's playback by at most this.
+STRAY_CHECK_DEG = 0.01
+STRAY_SUBSTEPS = 16
 
 
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
@@ -558,7 +568,10 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     frames, two keys one frame apart would hide that spin: FAR_TURN_SUBSTEPS - 1 evenly
     spaced subframes of each such interval. Keys a frame apart turning far (NEAR_TURN_DEG:
     the rotation's own keys or its delta's, a BVH import's objects) hide how far Blender's
-    channels stray from slerp: NEAR_TURN_SUBSTEPS - 1 of each. Returns them all, sorted.
+    channels stray from slerp: NEAR_TURN_SUBSTEPS - 1 of each; keys a frame apart whose
+    playback may stray from slerp by more than STRAY_CHECK_DEG (core.stray's bound from
+    the keys and handles, however little they turn): STRAY_SUBSTEPS - 1 of each. Returns
+    them all, sorted.
     ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
     them already (evaluated with the frames around them), so they are not evaluated again.
     """
@@ -586,8 +599,38 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             if both and i == 1:
                 far |= turned > DELTA_TURN_DEG
             fast |= adjacent & (turned > NEAR_TURN_DEG)
+    stray = np.zeros_like(far)
+    if adjacent.any():
+        stray = adjacent & ~far & (_stray_bound(obj, mode, fcurves, keys, rotation_at_keys)
+                                   > np.radians(STRAY_CHECK_DEG))
     return np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
-                                     _inside(keys, fast & ~far, NEAR_TURN_SUBSTEPS)]))
+                                     _inside(keys, fast & ~far & ~stray, NEAR_TURN_SUBSTEPS),
+                                     _inside(keys, stray, STRAY_SUBSTEPS)]))
+
+
+def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray,
+                 rotation_at_keys: np.ndarray | None) -> np.ndarray:
+    """Per key interval, core.stray's bound (radians) of how far Blender's playback can
+    stray from slerp between the keys; np.inf where there is none (axis-angle, both the
+    rotation and its delta keyed, curves it cannot bound)."""
+    from ...core import stray
+    from . import turn_inputs
+
+    unknown = np.full(keys.size - 1, np.inf)
+    moving = turn_inputs._moving_channels(obj, mode, fcurves)
+    if moving is None or mode == 'AXIS_ANGLE':
+        return unknown
+    curves, defaults = moving
+    # The moving channels are the regular ones whenever those are keyed: their values
+    # at the keys are then the caller's.
+    if rotation_at_keys is not None and has_keys(rotation_fcurves(obj, mode, fcurves)):
+        raw = rotation_at_keys
+    else:
+        raw = evaluate_channels(curves, defaults, keys)
+    gaps = turn_inputs.chord_gaps(curves, defaults, keys)
+    if mode == 'QUATERNION':
+        return stray.quaternion_bound(raw, gaps)
+    return stray.euler_bound(raw, gaps)
 
 
 def _inside(keys: np.ndarray, which: np.ndarray, steps: int) -> np.ndarray:

@@ -193,6 +193,58 @@ def _segment_hulls(a, b, handle_right, handle_left, bezier):
             np.maximum(np.maximum(a, b), np.maximum(h1, h2)))
 
 
+def chord_gaps(fcurves: Sequence, defaults, key_frames, known: dict | None = None) -> np.ndarray:
+    """(k-1, c): per interval of ``key_frames`` and channel, the largest distance of the
+    channel's value from the straight line between its values at the interval's two
+    keys (np.inf where unknown), for core.stray's bound of how far the playback strays
+    from slerp.
+
+    A curve keyed on exactly ``key_frames``: a Bezier segment lies in the convex hull
+    of its keys and handles, and a point's vertical distance from the chord is largest
+    at a corner of that hull, so the handles' distances bound it (0 at the keys);
+    LINEAR is on the chord; CONSTANT holds and jumps (the whole change). Any other
+    curve: the interval is part of one of its segments, and both the curve and the
+    chord stay inside that segment's hull (_hulls_many): its width. Unknown (np.inf)
+    where _hulls_many has no bound (F-modifiers, easing interpolations).
+    """
+    from ...core import fcurve as core_fcurve
+
+    keys = np.asarray(key_frames, dtype=np.float64)
+    n = keys.size - 1
+    gaps = np.zeros((n, len(fcurves)))
+    others = []          # columns of the curves not keyed on exactly `keys`
+    for c, fc in enumerate(fcurves):
+        if fc is None or not len(fc.keyframe_points):
+            continue     # its default value all along: on the chord
+        data = known.get(fc.as_pointer()) if known is not None else None
+        if data is None:
+            data = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
+        co, hl, hr, ipo = (data["co"], data["handle_left"], data["handle_right"],
+                           data["interpolation"])
+        if len(fc.modifiers) or not (co.shape[0] == keys.size and (co[:, 0] == keys).all()):
+            others.append(c)
+            continue
+        if ipo[:-1].size and ipo[:-1].max() > core_fcurve.BEZIER:
+            gaps[:, c] = np.inf        # BACK, ELASTIC, ...: no bound
+            continue
+        x0, x1, y0, y1 = co[:-1, 0], co[1:, 0], co[:-1, 1], co[1:, 1]
+        slope = (y1 - y0) / (x1 - x0)
+
+        def off(handle):
+            return np.abs(handle[:, 1] - (y0 + slope * (handle[:, 0] - x0)))
+
+        bezier = np.maximum(off(hr[:-1]), off(hl[1:]))
+        kind = ipo[:-1]
+        gaps[:, c] = np.where(kind == core_fcurve.BEZIER, bezier,
+                              np.where(kind == core_fcurve.CONSTANT, np.abs(y1 - y0), 0.0))
+    if others:
+        lo, hi, ok = _hulls_many([fcurves[c] for c in others],
+                                 [defaults[c] for c in others], keys, known)
+        width = np.where(ok[None, :], hi - lo, np.inf)
+        gaps[:, others] = width
+    return gaps
+
+
 def safe_intervals(mode: str, key_raw, hulls) -> np.ndarray:
     """(k-1,) bool (or (b, k-1) for b transforms' key_raw (b, k, c) and hulls): Blender's
     playback of the interval provably stays within half a

@@ -691,8 +691,9 @@ def test_a_failure_interpolating_a_group_names_its_transform(clean_blender, monk
                                    method='SLERP')
     assert '"G1"' not in message and '"G3"' not in message, message
     # One call for the group, then one per object; then the report's refresh analyses the
-    # two baked together.
-    assert calls == [3, 1, 1, 1, 2], calls
+    # two baked together, at the frames and at the sixteenths between them (keys a frame
+    # apart turning 10-20 deg on three axes may stray from slerp there).
+    assert calls == [3, 1, 1, 1, 2, 2], calls
     monkeypatch.undo()
     objs = [bpy.data.objects[name] for name in ("G1", "G2", "G3")]   # as the undo left them
     scenes.select_only(*objs)

@@ -273,8 +273,11 @@ def test_a_slerp_tolerance_bake_of_a_capture_reads_as_within_it(clean_blender):
     Bezier keys) read "visible", up to 2.6 deg, "lower the Key Tolerance": its keys were
     compared with a slerp through the few baked keys, not with the bake's path through
     every key before it. Independent check: Blender's playback after the bake, at every
-    quarter frame, against mathutils' slerp of the poses it played at the whole frames
-    before it (a key on each: the bake's path)."""
+    quarter frame (where the bake holds its tolerance) and every sixteenth (where it does
+    not promise to: a toe's handle strays 0.38 deg between two quarter frames), against
+    mathutils' slerp of the poses it played at the whole frames before it (a key on
+    each: the bake's path). Within tolerance where the sixteenths are; visible, with the
+    figure, where they are not."""
     import mathutils
 
     _clip, arm, scene = import_bvh("test_freebvh.bvh")
@@ -286,19 +289,29 @@ def test_a_slerp_tolerance_bake_of_a_capture_reads_as_within_it(clean_blender):
     bpy.context.view_layer.objects.active = arm
     scene.quatbake.method = 'SLERP'
     assert bpy.ops.quatbake.bake(tolerance=0.05, key_interpolation='BEZIER') == {'FINISHED'}
-    quarters = np.arange(whole[0], whole[-1] + 0.125, 0.25)
-    after = _quarter_played(scene, arm, names, quarters)
-    lo = np.minimum(np.floor(quarters - whole[0]).astype(int), whole.size - 2)
+    sixteenths = np.arange(whole[0], whole[-1] + 1 / 32, 1 / 16)
+    after = _quarter_played(scene, arm, names, sixteenths)
+    lo = np.minimum(np.floor(sixteenths - whole[0]).astype(int), whole.size - 2)
     want = np.array([[tuple(mathutils.Quaternion(before[i, b]).slerp(
         mathutils.Quaternion(before[i + 1, b]), float(q - whole[i]))) for b in range(len(names))]
-        for i, q in zip(lo, quarters)])
+        for i, q in zip(lo, sixteenths)])
+    off = _angles_deg(after, want)                        # (times, bones)
     # float32 keys, matrices and mathutils: within 1e-3 deg of the tolerance.
-    assert _angles_deg(after, want).max() <= 0.05 + 1e-3
+    assert off[::4].max() <= 0.05 + 1e-3
+    worst = dict(zip(names, off.max(axis=0)))
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     found = entries.results(scene)
     assert len(found) >= 20, list(found.items())[:2]
     for name, entry in found.items():
-        assert entry["verdict"] in (entries.VERDICT_WITHIN, entries.VERDICT_FINE), (name, entry)
+        bone = entry["bone"]
+        if worst[bone] <= 0.05 + 1e-3:
+            assert entry["verdict"] in (entries.VERDICT_WITHIN, entries.VERDICT_FINE), (
+                name, entry)
+        else:
+            # STRAY_CHECK_DEG (0.01) short at most.
+            assert entry["verdict"] == entries.VERDICT_VISIBLE, (name, worst[bone], entry)
+            assert entry["max_between_deviation_deg"] >= worst[bone] - 0.01, (
+                name, worst[bone], entry)
         assert entry["max_deviation_deg"] <= 0.05 + 1e-3, (name, entry)
 
 
@@ -496,7 +509,8 @@ def test_a_dense_bake_of_a_capture_reports_what_it_changed_between_frames(clean_
     read "largest difference 0.000 deg", while the bake's straight keys move the
     in-betweens, where Blender's curves bend, by about a degree. The figure is the largest
     angle between the playback before and after the bake (frame_set + matrix_world) at
-    the whole and half frames."""
+    every sixteenth of a frame, where the report samples keys a frame apart whose
+    playback may stray from slerp."""
     import math
 
     from quatbake.addon import bake
@@ -508,7 +522,7 @@ def test_a_dense_bake_of_a_capture_reports_what_it_changed_between_frames(clean_
         t = (frame - 1) / 60.0
         obj.rotation_euler = (0.8 * math.sin(6.3 * t), 0.5 * math.sin(3.1 * t + 1.0), 3.0 * t)
         obj.keyframe_insert("rotation_euler", frame=frame)
-    times = np.arange(1.0, 61.25, 0.5)
+    times = np.arange(1.0, 61.0 + 1 / 32, 1 / 16)
 
     def played():
         out = []
@@ -520,8 +534,8 @@ def test_a_dense_bake_of_a_capture_reports_what_it_changed_between_frames(clean_
     before = played()
     result = bake.bake_objects([obj], bake.BakeSettings(method='SLERP'))
     changed = _angles_deg(before, played())
-    assert changed[0::2].max() < 1e-3                     # the frames keep their poses
-    assert changed.max() > 0.5                            # the half frames do not
+    assert changed[0::16].max() < 1e-3                    # the frames keep their poses
+    assert changed.max() > 0.5                            # the in-betweens do not
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
 
 
@@ -559,8 +573,8 @@ def test_keys_a_frame_apart_turning_far_are_measured_between_on_delta_channels_t
     """A review: keys one frame apart turning 138 deg play 19 deg off slerp between them;
     the report said so for rotation_euler and "nothing to do" for the same keys on
     delta_rotation_euler (Blender's BVH importer keys objects there). Blender's playback
-    (frame_set at quarter frames, matrix_world) against mathutils' slerp of its poses at
-    frames 2 and 3."""
+    (frame_set, matrix_world) against mathutils' slerp of its poses at
+    frames 2 and 3, every sixteenth of a frame (where the report samples)."""
     from quatbake.addon.analyze import engine as analyze
 
     obj = bpy.data.objects.new("Fast", None)
@@ -570,11 +584,11 @@ def test_keys_a_frame_apart_turning_far_are_measured_between_on_delta_channels_t
         obj.keyframe_insert(path, frame=frame)
     scene = bpy.context.scene
     poses = []
-    for k in range(5):
-        scene.frame_set(2, subframe=k / 4.0) if k < 4 else scene.frame_set(3)
+    for k in range(17):
+        scene.frame_set(2, subframe=k / 16.0) if k < 16 else scene.frame_set(3)
         poses.append(obj.matrix_world.to_quaternion())
-    worst = max(math.degrees(poses[0].slerp(poses[4], k / 4.0).rotation_difference(
-        poses[k]).angle) for k in range(5))
+    worst = max(math.degrees(poses[0].slerp(poses[16], k / 16.0).rotation_difference(
+        poses[k]).angle) for k in range(17))
     assert worst > 10.0, worst
     found = analyze.analyze_object(obj, "slerp")
     assert found.max_between_deviation_deg == pytest.approx(worst, abs=0.01)
