@@ -27,7 +27,10 @@ The curve between two keys a < b (D frames apart), per channel:
   re-bakes) turns a corner at every key it interpolates, which an aligned
   handle could only blur over several extra keys. The same at a corner (a key
   frame of the input that need not stay a key): where a key lands there, it
-  takes the one-sided slopes; no slope's samples reach across one.
+  takes the one-sided slopes; no slope's samples reach across one. A recording's
+  key (a capture's frame) is a corner where the target's angular velocity jumps
+  there by enough that an aligned handle could carry it unseen between two samples
+  (``_Batch._recorded_corners``: a slerp of the frames turns a corner at each).
 - handle lengths: each side and channel its own, a fraction of D in
   [LENGTH_MIN, LENGTH_MAX], fitted by least squares on FIT_SAMPLES samples of
   the span (Gauss-Newton through Blender's time solve x(t) = frame), started
@@ -53,9 +56,10 @@ CHECK_COARSE, then CHECK_SAMPLES samples of its span (the fit's error varies
 smoothly across it) against SEARCH_SHARE of the tolerance; on CHECK_COARSE
 alone where those are well within it and none of the input's keys lies inside
 (the final check plays every span at every sample anyway). Then the whole
-result, in float32, is played (:func:`play`) at every sample; a span that fails
-there is split at the whole frame nearest its worst sample (both halves fitted
-and played again) until none fails. Where the method turns so fast that no keys on whole frames can follow
+result, in float32, is played (:func:`play`) at every sample, and a recording's
+tracks between their samples too (FINE_PARTS: sixteenths, against the slerp of
+the two samples' targets); a span that fails there is split at the whole frame
+nearest its worst sample (both halves fitted and played again) until none fails. Where the method turns so fast that no keys on whole frames can follow
 it (Euler angles passing close to gimbal lock), the split goes on the worst
 sample itself, between frames (a span with no sample inside has nothing to
 miss, so this always ends); ``subframes=False`` raises ToleranceUnreachable
@@ -136,6 +140,15 @@ CHECK_HALLEY = 4
 # A sample time within this many frames of a whole frame is on it.
 _WHOLE = 1e-6
 
+# The final check plays a recording's tracks between their samples too, at this many
+# parts of each sample step (quarter frames: sixteenths), against the slerp of the two
+# samples' targets (a slerp of the recording's keys is exactly that). See accept.
+FINE_PARTS = 4
+
+# A recording's key is a corner where an ALIGNED handle there could stray this share of
+# the tolerance between the samples beside it (see _Batch._recorded_corners).
+RECORDED_CORNER_SHARE = 1.0 - SEARCH_SHARE
+
 # A span of quaternion keys turns at most this far (deg): past 180 deg the Difference
 # Report, and any reader of the keys, takes it for the long way round (four channels
 # cannot spin on purpose: a sign flipped). A four-turn spin baked to Output: Quaternion
@@ -155,6 +168,22 @@ INTERPOLATIONS = ("CONSTANT", "LINEAR", "BEZIER")   # index = core.fcurve's enum
 # by 2e-15 at most, what normalising leaves is 2e-16: a cosine of the error off by as
 # much, 3e-9 deg at a 0.01 deg tolerance).
 _UNIT_SQUARED = 4e-15
+
+
+def _short(q: np.ndarray) -> np.ndarray:
+    """Unit quaternions (k, 4) on the hemisphere w >= 0 (the same rotation, short arc)."""
+    return np.where(q[:, :1] < 0.0, -q, q)
+
+
+@dataclass(frozen=True)
+class _Fine:
+    """Points between samples that the final check plays (see _Batch.fine)."""
+
+    left: np.ndarray
+    frac: np.ndarray
+    t: np.ndarray
+    global_t: np.ndarray
+    target: np.ndarray
 
 
 class ToleranceUnreachable(ValueError):
@@ -204,9 +233,11 @@ class BezierKeys:
     handle_type (k,) 'ALIGNED' or 'FREE' (Keyframe.handle_left_type and
     handle_right_type, both sides the same); required (k,) bool. Every number
     is a float32 value (what Blender stores) held as float64. max_error_deg:
-    the worst sample of Blender's playback of these keys against the target,
+    the worst sample of Blender's playback of these keys against the target (and,
+    for a recording, of the points between samples the final check plays: FINE_PARTS),
     measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
-    most tolerance_deg - margin_deg. played (m, c): that playback's channel values
+    most tolerance_deg - margin_deg (but at a point between two samples that are both
+    keys: a span with no sample inside, which the check cannot split). played (m, c): that playback's channel values
     at the track's sample times (what a measurement after the write need not play
     again where Blender stores these very numbers), or None; closeness (m,): its
     |cos(error / 2)| at each sample (the error measured, sample by sample), or None.
@@ -484,6 +515,7 @@ class _Batch:
             self.vT[:, start:start + tr.times.size] = tr.values.T
             self.qT[:, start:start + tr.times.size] = tr.quats.T
         self.played = None                                 # (c, m), see play
+        self.fine_close = None                             # (n,) at self.fine, see accept
         self.track = np.repeat(np.arange(len(tracks)), sizes)
         # Each sample's Euler order (an index into self.orders) where the batch has more
         # than one, else None.
@@ -536,6 +568,7 @@ class _Batch:
         for tr, start in zip(tracks, self.starts):
             if tr.corners is not None and np.size(tr.corners):
                 self.corner[start + _sample_index(tr.times, tr.corners, "corner")] = True
+        self.corner |= self._recorded_corners()
         self.candidate |= self.corner
         self.cand = np.flatnonzero(self.candidate)
         self.travel = self._travel()
@@ -560,6 +593,59 @@ class _Batch:
         self.slope_row = np.full(n, -1, dtype=np.int32)
         self.slope_rows = np.empty((4, max(64, self.cand.size // 8), self.vT.shape[0]))
         self.slope_count = 0
+
+    def _recorded_corners(self) -> np.ndarray:
+        """(m,) bool: a recording's keys where the target's angular velocity jumps far
+        enough to be a corner (one-sided slopes, FREE handles) rather than smooth.
+
+        Why: a recorded key takes the two-sided slope, ALIGNED handles; where the target
+        turns a corner there (a slerp of a capture's frames: its speed changes at every
+        frame, 82 deg/frame to a few on the CMU walk's frame 2), that slope is off the
+        target's on one side by up to the jump |dw| (per frame, body frame: each side of
+        the key is a geodesic of the slerp, whose body velocity is constant). A Bezier
+        span whose end slope is off by e strays from the span with the right one by
+        e D u (1 - u)^2, at most 4/27 e D (D its length), and the check sees the samples
+        only: in the stretch of one sample spacing h beside the key nothing is checked,
+        so up to 4/27 |dw| h strays unseen there (a fit's key between frames, a quarter
+        frame from the recorded one, left 1.68 deg at 0.05 deg). Keys where that could
+        pass RECORDED_CORNER_SHARE of the tolerance (what the search's SEARCH_SHARE
+        leaves) are corners; elsewhere the smooth (ALIGNED) handle stays, which an
+        animator drags as one. Measured on the CMU walk at 0.01 / 0.1 / 1 deg: 7,488 /
+        2,937 / 755 keys (11,933 / 4,477 / 806 with no recorded corners); every key
+        with any jump a corner, 7,479 / 2,898 / 701 (a one-sided slope fits a slerp's
+        corner better even where an aligned one would do). The jump is taken less the
+        velocity's change at the samples beside the key, so that a smooth method's
+        acceleration makes no corner."""
+        corner = np.zeros(self.t.size, dtype=bool)
+        for k, (tr, start, end) in enumerate(zip(self.tracks, self.starts, self.ends)):
+            if tr.recorded is None or not np.size(tr.recorded):
+                continue
+            r = start + _sample_index(tr.times, tr.recorded, "recorded key")
+            r = r[(r > start) & (r < end)]
+            if not r.size:
+                continue
+            q = self.qT.T
+
+            def velocity(i):
+                # Body angular velocity (rad per frame) of the step i -> i + 1: twice the
+                # log of its relative rotation (short arc), over the step.
+                i = np.clip(i, start, end - 1)
+                turn = quat.log(_short(quat.multiply(quat.conjugate(q[i]), q[i + 1])))[:, 1:]
+                return 2.0 * turn / (self.t[i + 1] - self.t[i])[:, None]
+
+            w = [velocity(r + o) for o in (-2, -1, 0, 1)]
+            # The jump at the key, less what the velocity changes by at the samples
+            # beside it (a smooth method's acceleration, which is no corner: those
+            # keep their ALIGNED handles; beside a slerp's key, inside a frame, nothing).
+            # Where the track ends within two samples, the steps repeat and that part is 0.
+            before = np.where((r - 2 >= start)[:, None], w[1] - w[0], 0.0)
+            after = np.where((r + 2 <= end)[:, None], w[3] - w[2], 0.0)
+            jump = np.linalg.norm((w[2] - w[1]) - 0.5 * (before + after), axis=1)
+            tol = np.radians(self.tolerances[k] - self.margins[k])
+            h = np.maximum(self.t[r] - self.t[r - 1], self.t[r + 1] - self.t[r])
+            unseen = 4.0 / 27.0 * jump * h
+            corner[r[unseen > RECORDED_CORNER_SHARE * tol]] = True
+        return corner
 
     def _travel(self) -> np.ndarray:
         """(m,) degrees the target turns from the batch's first sample, for quaternion
@@ -758,16 +844,20 @@ class _Batch:
         best_be = np.where(has, best_be[:, 0], third)
         return best_al.T, best_be.T, best_t
 
-    def _closeness(self, rows, idx):
+    def _closeness(self, rows, idx, target=None):
         """|cos(error / 2)| of channel values against the target at idx (...); rows
         (c, ...) channel first, each channel's values a row (contiguous or not), so
         that the quaternion is built and dotted one component at a time (no (..., 4)
-        array interleaved, no gather of the target's four components together)."""
+        array interleaved, no gather of the target's four components together).
+        target: (4, ...) the target there instead of the samples' (idx then gives each
+        value's track: its Euler order)."""
+        q = self.qT if target is None else target
+        at = idx if target is None else slice(None)
         if self.mode == "QUATERNION":
-            dot = rows[0] * self.qT[0][idx]
+            dot = rows[0] * q[0][at]
             norm = rows[0] * rows[0]
             for c in range(1, 4):
-                dot += rows[c] * self.qT[c][idx]
+                dot += rows[c] * q[c][at]
                 norm += rows[c] * rows[c]
             return np.abs(dot) / np.sqrt(norm)
         if self.sample_order is not None:
@@ -777,9 +867,9 @@ class _Batch:
         else:
             parts = np.moveaxis(rotation.mode_values_to_quat(np.stack(rows, axis=-1),
                                                              self.mode), -1, 0)
-        dot = parts[0] * self.qT[0][idx]
+        dot = parts[0] * q[0][at]
         for c in range(1, 4):
-            dot += parts[c] * self.qT[c][idx]
+            dot += parts[c] * q[c][at]
         return np.abs(dot)
 
     def _mixed_euler(self, rows, idx) -> np.ndarray:
@@ -1023,19 +1113,24 @@ class _Batch:
         """(c, n) channel values Blender plays at ``samples`` (indices or a slice)
         from the float32 keys (play_segments: all channels and tracks at once);
         ``key_ends``: the keys' shifted frames and each track's first and last key."""
+        return self._played_at(keys, arrays, key_ends, self.t[samples], self.track[samples],
+                               self.global_t[samples])
+
+    def _played_at(self, keys, arrays, key_ends, t, track, global_t):
+        """_played at frames ``t`` (n,) of tracks ``track`` (n,), ``global_t`` the same
+        frames shifted as the tracks are (any times, not only samples)."""
         x, y, hlx, hly, hrx, hry, ipo, _ = arrays
         shifted, first_key, last_key = key_ends
         # The segment each sample falls in: the last key of its track at or before
         # its frame (compared by frame, as Blender does; frames shifted per track,
         # exact in float64, so one search for all).
-        seg = np.searchsorted(shifted, self.global_t[samples], side="right") - 1
-        track = self.track[samples]
+        seg = np.searchsorted(shifted, global_t, side="right") - 1
         first, last = first_key[track], last_key[track]
         seg = np.clip(seg, first, last)
-        out = play_segments(x, y, hlx, hly, hrx, hry, ipo, self.t[samples], seg, last)
-        return self._played_fcurve(keys, arrays, samples).T if out is None else out
+        out = play_segments(x, y, hlx, hly, hrx, hry, ipo, t, seg, last)
+        return self._played_fcurve(keys, arrays, global_t).T if out is None else out
 
-    def _played_fcurve(self, keys, arrays, samples):
+    def _played_fcurve(self, keys, arrays, global_t):
         """_played by core.fcurve.evaluate_many itself (where Halley's method has not
         converged): all tracks in one F-curve per channel, each track shifted by whole
         frames to frames of its own (a CONSTANT segment, with no sample in it, between
@@ -1048,13 +1143,68 @@ class _Batch:
         curves = [(np.column_stack((x + ks, y[:, c])), np.column_stack((hlx[:, c] + ks, hly[:, c])),
                    np.column_stack((hrx[:, c] + ks, hry[:, c])), ipo, "CONSTANT")
                   for c in range(y.shape[1])]
-        return fcurve.evaluate_many(curves, self.global_t[samples])
+        return fcurve.evaluate_many(curves, global_t)
+
+    @functools.cached_property
+    def fine(self):
+        """The points between consecutive samples of the tracks with recorded keys that
+        the final check plays too (FINE_PARTS), or None: left (n,) the sample before each,
+        frac (n,) its place between that one and the next, t and global_t (n,) its frame
+        (local, shifted), target (4, n) the slerp of the two samples' targets there."""
+        recording = np.array([tr.recorded is not None and np.size(tr.recorded) > 0
+                              for tr in self.tracks])
+        left = np.flatnonzero(recording[self.track[:-1]] & (self.track[:-1] == self.track[1:]))
+        if not left.size or FINE_PARTS < 2:
+            return None
+        parts = np.arange(1, FINE_PARTS) / FINE_PARTS
+        i = np.repeat(left, parts.size)
+        frac = np.tile(parts, left.size)
+        step = self.t[i + 1] - self.t[i]
+        qa, qb = self.qT[:, i], self.qT[:, i + 1]
+        qb = np.where((qa * qb).sum(axis=0) < 0.0, -qb, qb)
+        # The angle between them from the chord and its complement (exact near 0).
+        half = np.arctan2(np.linalg.norm(qa - qb, axis=0), np.linalg.norm(qa + qb, axis=0))
+        theta = 2.0 * half
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sin = np.sin(theta)
+            small = sin < 1e-9
+            wa = np.where(small, 1.0 - frac, np.sin((1.0 - frac) * theta) / sin)
+            wb = np.where(small, frac, np.sin(frac * theta) / sin)
+        q = wa * qa + wb * qb
+        q /= np.linalg.norm(q, axis=0)
+        t = self.t[i] + frac * step
+        return _Fine(left=i, frac=frac, t=t, global_t=t + self.shift[self.track[i]], target=q)
+
+    def _play_fine(self, keys, arrays, samples, fine_close):
+        """|cos(error / 2)| at the fine points (see fine): all of them when ``samples`` is
+        None, else those between the samples replayed (the rest kept from
+        ``fine_close``); None for a batch without any."""
+        fine = self.fine
+        if fine is None:
+            return None
+        if samples is None or fine_close is None:
+            fine_close = np.empty(fine.left.size)
+            which = np.arange(fine.left.size)
+        else:
+            again = np.zeros(self.t.size, dtype=bool)
+            again[samples] = True
+            which = np.flatnonzero(again[fine.left])
+        key_ends = (self.shift[self.track[keys]] + arrays[0], np.searchsorted(keys, self.starts),
+                    np.searchsorted(keys, self.ends))
+        for at in range(0, which.size, PLAY_BLOCK):
+            part = which[at:at + PLAY_BLOCK]
+            left = fine.left[part]
+            values = self._played_at(keys, arrays, key_ends, fine.t[part], self.track[left],
+                                     fine.global_t[part])
+            fine_close[part] = self._closeness(values, left, fine.target[:, part])
+        return fine_close
 
     def accept(self, a, b, al, be):
         """Keys and handles that Blender plays within the tolerance at every sample:
         the searched spans, split where the full check fails."""
         channels = self.vT.shape[0]
         close = np.empty(self.t.size)
+        fine_close = None
         samples = None                      # every sample first, then the new spans'
         for _ in range(MAX_FIX_ROUNDS):
             is_key = self.required.copy()
@@ -1069,17 +1219,34 @@ class _Batch:
                 close = self.play(keys, arrays)
             else:
                 close[samples] = self.play(keys, arrays, samples)
-            bad = (close < self.cos_tol) | self._turning_far(keys)
+            # Between the samples of a recording (see FINE_PARTS): each failing point
+            # counts as the sample beside it that is no key (nearer one first), and the
+            # span is split as at a failing sample; where both are keys (a span of one
+            # sample step: nothing inside to key), it is left as measured.
+            fine_close = self._play_fine(keys, arrays, samples, fine_close)
+            judged = close
+            if fine_close is not None:
+                fine = self.fine
+                fail = fine_close < self.cos_tol[fine.left]
+                if fail.any():
+                    near = np.where(fine.frac <= 0.5, fine.left, fine.left + 1)
+                    other = np.where(fine.frac <= 0.5, fine.left + 1, fine.left)
+                    rep = np.where(is_key[near], other, near)
+                    fail &= ~is_key[rep]
+                    judged = close.copy()
+                    np.minimum.at(judged, rep[fail], fine_close[fail])
+            bad = (judged < self.cos_tol) | self._turning_far(keys)
             if not bad.any():
+                self.fine_close = fine_close
                 return keys, arrays, close
             # Failing spans (by their left key) and their worst sample.
             seg = np.searchsorted(keys, np.flatnonzero(bad), side="right") - 1
             worst_close = np.full(keys.size, np.inf)
-            np.minimum.at(worst_close, seg, close[bad])
+            np.minimum.at(worst_close, seg, judged[bad])
             spans = np.unique(seg)
             worst = np.zeros(keys.size, dtype=np.int64)
             bad_idx = np.flatnonzero(bad)
-            at_worst = close[bad_idx] == worst_close[seg]
+            at_worst = judged[bad_idx] == worst_close[seg]
             worst[seg[at_worst]] = bad_idx[at_worst]
             fa, fb, fw = keys[spans], keys[np.minimum(spans + 1, keys.size - 1)], worst[spans]
             if (fa == fb).any() or bad[keys].any():
@@ -1137,7 +1304,11 @@ class _Batch:
         x, y, hlx, hly, hrx, hry, ipo, free = arrays
         # Each track's worst sample: the arccos of its smallest closeness (arccos falls
         # as the closeness rises), one per track rather than one per sample.
-        worst = 2.0 * np.arccos(np.minimum(np.minimum.reduceat(close, self.starts), 1.0))
+        least = np.minimum.reduceat(close, self.starts)
+        fine_close = self.fine_close
+        if fine_close is not None:
+            np.minimum.at(least, self.track[self.fine.left], fine_close)
+        worst = 2.0 * np.arccos(np.minimum(least, 1.0))
         first = np.searchsorted(keys, self.starts)
         after = np.searchsorted(keys, self.ends, side="right")
         names = np.array(INTERPOLATIONS)
