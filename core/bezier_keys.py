@@ -59,11 +59,12 @@ alone where those are well within it and none of the input's keys lies inside
 result, in float32, is played (:func:`play`) at every sample, and a recording's
 tracks between their samples too (FINE_PARTS: sixteenths, against the slerp of
 the two samples' targets); a span that fails there is split at the whole frame
-nearest its worst sample (both halves fitted and played again) until none fails. Where the method turns so fast that no keys on whole frames can follow
-it (Euler angles passing close to gimbal lock), the split goes on the worst
-sample itself, between frames (a span with no sample inside has nothing to
-miss, so this always ends); ``subframes=False`` raises ToleranceUnreachable
-instead, as does a stepped interval that the input does not hold.
+nearest its worst sample (both halves fitted and played again) until none fails.
+Where the method turns so fast that no keys on whole frames can follow it (Euler
+angles passing close to gimbal lock), the split goes on the worst sample itself,
+between frames (a span with no sample inside has nothing to miss, so this always
+ends); ``subframes=False`` raises ToleranceUnreachable instead, as does a stepped
+interval that the input does not hold.
 """
 
 from __future__ import annotations
@@ -237,8 +238,8 @@ class BezierKeys:
     for a recording, of the points between samples the final check plays: FINE_PARTS),
     measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
     most tolerance_deg - margin_deg (but at a point between two samples that are both
-    keys: a span with no sample inside, which the check cannot split). played (m, c): that playback's channel values
-    at the track's sample times (what a measurement after the write need not play
+    keys: a span with no sample inside, which the check cannot split). played (m, c):
+    that playback's channel values at the track's sample times (what a measurement after the write need not play
     again where Blender stores these very numbers), or None; closeness (m,): its
     |cos(error / 2)| at each sample (the error measured, sample by sample), or None.
     """
