@@ -210,7 +210,12 @@ class Track:
     animator's keys when the user lets them go), each one a sample time; recorded: the
     key frames of a recording (a key on every frame: mocap, a sampled import), which the
     fit thins, and keys as they are where thinning would keep more than them, each one a
-    sample time.
+    sample time; slerp_between: the target between two neighbouring samples is the slerp
+    of theirs (a slerp of a recording's frames, evenly timed), so the final check plays
+    the points between them too (FINE_PARTS). For another path (Squad, nlerp, a
+    conversion's Blender playback) that slerp is not the target: a review measured it
+    2.4 deg off a Squad path, and a check against it added a third more keys while
+    missing the real gap.
     """
 
     times: np.ndarray
@@ -221,6 +226,7 @@ class Track:
     stepped: np.ndarray | None = None
     corners: np.ndarray | None = None
     recorded: np.ndarray | None = None
+    slerp_between: bool = False
 
 
 @dataclass(frozen=True)
@@ -308,7 +314,7 @@ def _as_track(track: Track) -> Track:
     if not np.isfinite(v).all():
         raise ValueError("bezier_keys: a channel value is NaN or infinite.")
     return Track(t, q, v, track.mode, track.required, track.stepped, track.corners,
-                 track.recorded)
+                 track.recorded, track.slerp_between)
 
 
 def _sample_index(t: np.ndarray, frames, what: str) -> np.ndarray:
@@ -1148,12 +1154,12 @@ class _Batch:
 
     @functools.cached_property
     def fine(self):
-        """The points between consecutive samples of the tracks with recorded keys that
-        the final check plays too (FINE_PARTS), or None: left (n,) the sample before each,
+        """The points between consecutive samples of the tracks whose target is the slerp
+        of their samples there (Track.slerp_between) that the final check plays too
+        (FINE_PARTS), or None: left (n,) the sample before each,
         frac (n,) its place between that one and the next, t and global_t (n,) its frame
         (local, shifted), target (4, n) the slerp of the two samples' targets there."""
-        recording = np.array([tr.recorded is not None and np.size(tr.recorded) > 0
-                              for tr in self.tracks])
+        recording = np.array([tr.slerp_between for tr in self.tracks])
         left = np.flatnonzero(recording[self.track[:-1]] & (self.track[:-1] == self.track[1:]))
         if not left.size or FINE_PARTS < 2:
             return None

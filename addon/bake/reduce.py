@@ -284,10 +284,16 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
             np.asarray(corners, dtype=np.float64), np.asarray(recorded, dtype=np.float64))
 
 
-def _bezier_track(plan) -> bezier_keys.Track:
+def _bezier_track(plan, settings: BakeSettings) -> bezier_keys.Track:
     samples, target, values = plan.dense
+    # Between two samples of a recording, a slerp of its frames evenly timed is the slerp
+    # of the two samples: only there is that the target the final check can play against.
+    slerp_between = bool(np.size(plan.recorded_frames)) and settings.method == 'SLERP' \
+        and settings.timing == 'EVEN' and not settings.constant_speed \
+        and not settings.keep_playback
     return bezier_keys.Track(samples, target, values, plan.out_mode, plan.required_frames,
-                             plan.stepped_frames, plan.corner_frames, plan.recorded_frames)
+                             plan.stepped_frames, plan.corner_frames, plan.recorded_frames,
+                             slerp_between)
 
 
 def _fit_bezier(plans: list, settings: BakeSettings) -> None:
@@ -297,12 +303,12 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
     are fitted to rotation channels only)."""
     tolerances = [p.tolerance_deg for p in plans]
     try:
-        found = bezier_keys.fit_many([_bezier_track(p) for p in plans], tolerances)
+        found = bezier_keys.fit_many([_bezier_track(p, settings) for p in plans], tolerances)
     except ValueError:
         # Find whose keys (each alone), and say so; nothing is written yet.
         for plan in plans:
             try:
-                bezier_keys.fit_many([_bezier_track(plan)], plan.tolerance_deg)
+                bezier_keys.fit_many([_bezier_track(plan, settings)], plan.tolerance_deg)
             except ValueError as exc:
                 raise BakeError([_fit_issue(plan, plan.tolerance_deg, exc,
                                             settings.keep_playback)]) from None
