@@ -245,9 +245,10 @@ class BezierKeys:
     measured (to ~1e-6 deg: the angle is read from its half-angle's cosine), at
     most tolerance_deg - margin_deg (but at a point between two samples that are both
     keys: a span with no sample inside, which the check cannot split). played (m, c):
-    that playback's channel values at the track's sample times (what a measurement after the write need not play
-    again where Blender stores these very numbers), or None; closeness (m,): its
-    |cos(error / 2)| at each sample (the error measured, sample by sample), or None.
+    that playback's channel values at the track's sample times (what a measurement after
+    the write need not play again where Blender stores these very numbers), or None;
+    closeness (m,): its |cos(error / 2)| at each sample (the error measured, sample by
+    sample), or None.
     """
 
     mode: str

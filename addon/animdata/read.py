@@ -617,7 +617,7 @@ def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray,
     from . import turn_inputs
 
     unknown = np.full(keys.size - 1, np.inf)
-    moving = turn_inputs._moving_channels(obj, mode, fcurves)
+    moving = turn_inputs.moving_channels(obj, mode, fcurves)
     if moving is None or mode == 'AXIS_ANGLE':
         return unknown
     curves, defaults = moving

@@ -267,7 +267,7 @@ def safe_intervals(mode: str, key_raw, hulls) -> np.ndarray:
     return (hi - lo).sum(axis=-1) < np.pi
 
 
-def _moving_channels(obj, mode: str, fcurves) -> tuple | None:
+def moving_channels(obj, mode: str, fcurves) -> tuple | None:
     """(curves, defaults) of the rotation channels that move: the regular ones, or the
     delta ones when only those are keyed; None when both move. The other half is a fixed
     rotation on one side, which leaves every relative rotation's angle as it is."""
@@ -281,9 +281,9 @@ def _moving_channels(obj, mode: str, fcurves) -> tuple | None:
 
 
 def _keyed_hulls(obj, mode: str, fcurves, key_frames, known: dict | None):
-    """channel_hulls of the rotation channels that move (_moving_channels); None when both
+    """channel_hulls of the rotation channels that move (moving_channels); None when both
     the regular and the delta ones do."""
-    moving = _moving_channels(obj, mode, fcurves)
+    moving = moving_channels(obj, mode, fcurves)
     return None if moving is None else channel_hulls(*moving, key_frames, known)
 
 
@@ -354,7 +354,7 @@ COUNT_BLOCK = 65_536
 
 def _count_some(items, members: list, mode: str, keys, spans, known, out: list) -> None:
     """playback_counts_many's work for ``members`` (indices into ``items``) of one mode."""
-    moving = [_moving_channels(items[i][0], mode, items[i][2]) for i in members]
+    moving = [moving_channels(items[i][0], mode, items[i][2]) for i in members]
     curves = [fc for m in moving if m is not None for fc in m[0]]
     defaults = [d for m in moving if m is not None for d in m[1]]
     raw = np.stack([np.asarray(items[i][3], dtype=np.float64) for i in members])

@@ -286,8 +286,8 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
 
 def _bezier_track(plan, settings: BakeSettings) -> bezier_keys.Track:
     samples, target, values = plan.dense
-    # Between two samples of a recording, a slerp of its frames evenly timed is the slerp
-    # of the two samples: only there is that the target the final check can play against.
+    # Only for a slerp of a recording's frames, evenly timed, is the path between two
+    # samples the slerp of those two: the one target the final check can play there.
     slerp_between = bool(np.size(plan.recorded_frames)) and settings.method == 'SLERP' \
         and settings.timing == 'EVEN' and not settings.constant_speed \
         and not settings.keep_playback
