@@ -135,7 +135,8 @@ def test_an_unbaked_capture_is_reported_as_far_off_as_it_plays_between_the_frame
 
 
 @pytest.mark.parametrize("name, tolerance", [("cmu_12_01_walk.bvh", 0.05),
-                                             ("test_freebvh.bvh", 0.01)])
+                                             ("test_freebvh.bvh", 0.01),
+                                             ("test_mocapbank.bvh", 1.0)])
 def test_a_bezier_bake_of_captures_plays_within_the_tolerance_at_every_64th_frame(
         name, tolerance):
     """A Bezier Key Tolerance bake of Blender's BVH import, every bone: Blender's playback
@@ -145,7 +146,9 @@ def test_a_bezier_bake_of_captures_plays_within_the_tolerance_at_every_64th_fram
     deg, an aligned handle at frame 2 carried the 82 deg/frame turn of frames 1 to 2
     into a quarter-frame span (17 bones past the tolerance, the right arm 1.68 deg at
     frame 2.09375), and elsewhere the error of a span over several frames peaked
-    between two quarter frames (0.057 deg)."""
+    between two quarter frames (0.057 deg). On test_mocapbank at 1 deg a span's handles
+    were 1/12 and 7/12 of it long, which Blender's time solve misses near the span's first
+    key: the channel played 0, 88 deg off at frame 1.016."""
     _clip, arm, scene = import_bvh(name)
     quatbake.register()
     try:
