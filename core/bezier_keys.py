@@ -132,10 +132,11 @@ _MAX_STEP = 0.25
 # no root in [0, 1] and plays the channel's default, 0. The test_mocapbank.bvh
 # capture at 1 deg: lengths 1/12 and 7/12 (what the fit gives a span whose target bends
 # evenly), 88 deg off at frame 1.016. Measured with Blender's own evaluation on 600
-# random segments: misses only where the cubic coefficient is under about a 7,000,000th
-# of the quadratic one, none under 2,400,000. A sum kept QUADRATIC_GAP away from 2/3
-# makes that ratio at most about 1/(3 x 1e-4) = 3,300 (far from the misses) and moves a
-# handle by 1/30,000 of the span at most; the check then plays the lengths as moved.
+# random segments: it missed only where the quadratic coefficient was over 7,000,000
+# times the cubic one, never under. A sum kept QUADRATIC_GAP away from 2/3 bounds that
+# ratio by about 3 / QUADRATIC_GAP = 30,000 (7,600 at most on that capture after the
+# change) and moves a handle by 1/30,000 of the span at most; the check then plays the
+# lengths as moved.
 QUADRATIC_GAP = 1e-4
 
 # Samples of the polynomial whose derivatives are a key's slope and bend (fewer
