@@ -224,9 +224,13 @@ class Runner:
         self.stopping = False
 
     # -- one shot ------------------------------------------------------------
-    def clear(self, i: int) -> None:
+    def clear(self, i: int) -> str | None:
         """Remove what an earlier run left of shot ``i``, so a shot that fails now shows no
-        outputs of the last time (a retried farm task starts clean too)."""
+        outputs of the last time (a retried farm task starts clean too). None, or the
+        sentence naming an earlier output that cannot be removed, and why: a TD walk saw
+        one such file (a read-only report under a sticky shared folder, owned by the
+        farm user of the first try) stop the whole batch on a traceback, exit 4, no
+        summary, where only that shot is concerned."""
         from .shot import output_paths, partial_path, record_path
 
         name = self.names[i]
@@ -236,6 +240,27 @@ class Runner:
                 os.unlink(path)
             except FileNotFoundError:
                 pass
+            except OSError as exc:
+                return (f"{self.shots[i]} was not run: {path}, left by an earlier run, cannot "
+                        f"be removed ({exc.strerror or type(exc).__name__}); remove it, or "
+                        "give another --out.")
+        return None
+
+    def not_cleared(self, i: int, why: str) -> dict:
+        """The record of shot ``i`` that ``clear`` could not clear: failed (exit 3) with
+        ``why``, not run. Written to DIR/shots where it can be; the summary lists it
+        anyway."""
+        from .shot import new_record, record_path
+
+        record = new_record(self.command, self.shots[i], self.names[i], i, self.options,
+                            self.args.fail_above)
+        record.update(message=why, seconds=0.0)
+        try:
+            batch_report.write_text(batch_report.dumps(record), record_path(self.out,
+                                                                            self.names[i]))
+        except OSError:
+            pass
+        return record
 
     def spec(self, i: int) -> str:
         return json.dumps({"index": i, "name": self.names[i], "options": self.options,
@@ -244,7 +269,9 @@ class Runner:
     def run_in_process(self, i: int) -> dict:
         from .shot import run_shot
 
-        self.clear(i)
+        why = self.clear(i)
+        if why is not None:
+            return self.not_cleared(i, why)
         with _lines_led_by(self.shots[i]):
             return run_shot(self.command, self.shots[i], self.out, self.names[i], i,
                             self.options, self.args.fail_above)
@@ -252,7 +279,9 @@ class Runner:
     def run_child(self, i: int) -> dict:
         from .shot import new_record, record_path
 
-        self.clear(i)
+        why = self.clear(i)
+        if why is not None:
+            return self.not_cleared(i, why)
         cmd = [*self.prefix, "batch", self.command, self.shots[i], "--out", self.out,
                "--jobs", "0", "--quiet", "--worker", self.spec(i)]
         start = time.monotonic()

@@ -732,3 +732,44 @@ def test_ctrl_c_records_no_crash_for_the_shot_it_stops(shots, tmp_path, how):
         except OSError:
             pass                                    # ended while looked at
     assert left == [], left
+
+
+_TWO_KEYS = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+obj = bpy.data.objects.new("Cam", None)
+bpy.context.scene.collection.objects.link(obj)
+for frame, z in ((1, 0.0), (21, 2.0)):
+    obj.rotation_euler = (0.0, 0.5, z)
+    obj.keyframe_insert("rotation_euler", frame=frame)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("jobs", ["0", "1"])
+def test_an_earlier_output_that_cannot_be_removed_fails_that_shot_only(tmp_path, jobs):
+    """A TD walk: an earlier run's output that could not be removed (a read-only report
+    under a sticky shared folder, owned by another farm user; here, where every user can
+    reproduce it, a folder on the hidden path a bake writes its .blend to first) stopped
+    the whole batch on a traceback, exit 4, no summary. Only that shot fails (exit 3),
+    named with the file in the way and why; the other shot is baked and the summary
+    written, and both inputs are left as they were."""
+    one = _shot(tmp_path / "sh050.blend", _TWO_KEYS)
+    two = shutil.copy(one, tmp_path / "sh060.blend")
+    digests = {p: sha256(pathlib.Path(p)) for p in (one, two)}
+    out = tmp_path / "out"
+    (out / ".quatbake-sh050.blend.part").mkdir(parents=True)
+    res = run("batch", "bake", one, two, "--out", out, "--jobs", jobs)
+    assert res.returncode == 3, res.stderr
+    assert "Traceback" not in res.stderr and "a bug" not in res.stderr, res.stderr
+    summary = load_batch(out / "summary.json")
+    first, second = _by_name(summary)["sh050"], _by_name(summary)["sh060"]
+    assert first["status"] == "failed" and first["exit_code"] == 3, first
+    assert first["message"].startswith(f"{one} was not run: "), first["message"]
+    assert ".quatbake-sh050.blend.part" in first["message"], first["message"]
+    assert "cannot be removed" in first["message"], first["message"]
+    assert first["outputs"] == {}
+    assert second["status"] == "ok" and set(second["outputs"]) == {"json", "html", "blend"}
+    assert (out / "sh060.blend").is_file() and not (out / "sh050.blend").exists()
+    assert load_batch(out / "shots" / "sh050.json", record=True)["message"] == first["message"]
+    assert {p: sha256(pathlib.Path(p)) for p in (one, two)} == digests
