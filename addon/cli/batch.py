@@ -289,8 +289,17 @@ class Runner:
             with self.lock:
                 if self.stopping:
                     raise KeyboardInterrupt
-                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                        stderr=subprocess.STDOUT)
+                try:
+                    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT)
+                except OSError as exc:
+                    # A file that passes check_blender (executable) but cannot be run: a
+                    # Blender for another system on a shared path, a script with no "#!"
+                    # line. A TD walk: a traceback and exit 4, "a bug". No shot can run.
+                    raise BadInput(f"--blender {cmd[0]} cannot be run "
+                                   f"({exc.strerror or type(exc).__name__}); give a Blender "
+                                   "program (or a Python with the bpy module) for this "
+                                   "system that runs the shots.") from None
                 self.running.add(proc)
             try:
                 code = proc.wait()
@@ -462,7 +471,7 @@ def run_batch(args) -> int:
                 i = futures[future]
                 records[i] = future.result()
                 runner.finished(records[i], i + 1)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, BadInput):
             runner.stop()
             pool.shutdown(wait=True, cancel_futures=True)
             raise

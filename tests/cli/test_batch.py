@@ -773,3 +773,23 @@ def test_an_earlier_output_that_cannot_be_removed_fails_that_shot_only(tmp_path,
     assert (out / "sh060.blend").is_file() and not (out / "sh050.blend").exists()
     assert load_batch(out / "shots" / "sh050.json", record=True)["message"] == first["message"]
     assert {p: sha256(pathlib.Path(p)) for p in (one, two)} == digests
+
+
+@pytest.mark.parametrize("extra", [(), ("--index", "0", "--defer-exit")])
+def test_a_blender_that_cannot_be_run_is_exit_2_with_one_sentence(tmp_path, extra):
+    """A TD walk: --blender naming an executable file this system cannot run (a Blender
+    for another system on a shared path; here a text file with no "#!" line) ended in a
+    traceback and exit 4, "a bug". It is bad usage, exit 2: one sentence naming the
+    program and why, no shot recorded, no summary, the shots left as they were."""
+    one = _shot(tmp_path / "sh070.blend", _TWO_KEYS)
+    digest = sha256(one)
+    program = tmp_path / "blender"
+    program.write_text("not a program\n")
+    program.chmod(0o755)
+    out = tmp_path / "out"
+    res = run("batch", "report", one, "--out", out, "--blender", program, "--jobs", "2", *extra)
+    said = _one_sentence(res)
+    assert res.returncode == 2, res.stderr
+    assert said.startswith(f"--blender {program} cannot be run ("), said
+    assert not (out / "summary.json").exists() and not list((out / "shots").glob("*"))
+    assert sha256(one) == digest
