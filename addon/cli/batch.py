@@ -130,17 +130,27 @@ def output_names(paths: list[str]) -> list[str]:
 
 
 def prepare_out(out: str) -> str:
-    """DIR (absolute), made with its ``shots`` folder when missing; BadInput if it cannot be."""
+    """DIR (absolute), made with its ``shots`` folder when missing; BadInput if it cannot be.
+    A problem with DIR/shots alone is said of that folder (a TD walk read "--out DIR cannot
+    be written" of a folder it could write, whose shots folder another user's run had
+    left read-only)."""
     full = os.path.abspath(out)
     if os.path.exists(full) and not os.path.isdir(full):
         raise BadInput(f"--out {out} is a file, not a folder.")
+    shots, shots_full = os.path.join(out, "shots"), os.path.join(full, "shots")
+    where = f"{shots} (inside --out, for the shots' records)"
+    if os.path.isdir(full) and os.path.exists(shots_full) and not os.path.isdir(shots_full):
+        raise BadInput(f"{where} is a file, not a folder; move it, or give another --out.")
     try:
-        os.makedirs(os.path.join(full, "shots"), exist_ok=True)
+        os.makedirs(shots_full, exist_ok=True)
     except OSError as exc:
         what = "cannot be written" if os.path.isdir(full) else "cannot be created"
         raise BadInput(f"--out {out} {what} ({exc.strerror}).") from None
-    if not os.access(full, os.W_OK) or not os.access(os.path.join(full, "shots"), os.W_OK):
+    if not os.access(full, os.W_OK):
         raise BadInput(f"--out {out} cannot be written: permission denied.")
+    if not os.access(shots_full, os.W_OK):
+        raise BadInput(f"{where} cannot be written: permission denied; make it writable, "
+                       "or give another --out.")
     return full
 
 

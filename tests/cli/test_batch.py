@@ -531,6 +531,12 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
     assert "cannot be created" in _one_sentence(run("batch", "report", one, "--out",
                                                     "/proc/quatbake-batch"))
     assert "is not a folder" in _one_sentence(run("batch", "summarize", tmp_path / "none"))
+    # A file where the shots' records go: said of that file, not of --out (a TD walk).
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "shots").write_text("not a folder")
+    said = _one_sentence(run("batch", "report", one, "--out", taken))
+    assert "shots (inside --out" in said and "is a file, not a folder" in said, said
     (tmp_path / "m.txt").write_text("sh010.blend\n")
     assert "has no shot results" in _one_sentence(run("batch", "summarize", tmp_path,
                                                       "--manifest", tmp_path / "m.txt"))
