@@ -82,10 +82,12 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
         x += c1
         x *= t
         x -= u
-        if x.size == 0 or max(x.max(), -x.min()) < within:
+        # |x| once, for the bound and the count: max(x.max(), -x.min()) to the bit, one
+        # pass fewer.
+        if x.size == 0 or np.abs(x, out=dx).max() < within:
             return t, True
         if x.size >= FEW_LEFT_OF:
-            outside = np.abs(x, out=dx) >= within
+            outside = dx >= within
             if np.count_nonzero(outside) * FEW_LEFT_OF <= x.size:
                 outside = np.flatnonzero(outside)
                 at = np.unravel_index(outside, shape)
