@@ -37,15 +37,78 @@ def percentile(values, q: float) -> float:
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     if v.size == 0:
         raise ValueError("percentile of no values.")
-    virtual = (v.size - 1) * (q / 100.0)
-    below = min(max(int(np.floor(virtual)), 0), v.size - 1)
-    above = min(below + 1, v.size - 1)
-    gamma = virtual - below
+    below, above, gamma = _percentile_place(v.size, q)
     part = np.partition(v, [below, above]) if above != below else np.partition(v, below)
-    a, b = part[below], part[above]
+    return _between(part[below], part[above], gamma)
+
+
+def _percentile_place(n: int, q: float) -> tuple[int, int, float]:
+    """(below, above, gamma): the two order statistics of n values around the q-th
+    percentile and the share of the way between them (percentile's)."""
+    virtual = (n - 1) * (q / 100.0)
+    below = min(max(int(np.floor(virtual)), 0), n - 1)
+    return below, min(below + 1, n - 1), virtual - below
+
+
+def _between(a: float, b: float, gamma: float) -> float:
+    """The percentile ``gamma`` of the way from order statistic a to b, from the nearer
+    end, as numpy interpolates."""
     step = b - a
-    # From the nearer end, as numpy interpolates.
     return float(b - step * (1.0 - gamma) if gamma >= 0.5 else a + step * gamma)
+
+
+def _closeness_degrees(close: np.ndarray) -> np.ndarray:
+    """Angles (degrees) of the closenesses |cos(angle / 2)| ``close``."""
+    return np.degrees(2.0 * np.arccos(np.minimum(close, 1.0)))
+
+
+# closeness_stats: closenesses this far apart or farther are ordered as their angles
+# are. Where the angle is 0.01 deg (closeness 1 - 4e-9) 1e-12 of closeness is 1e-4 of
+# the angle, and at any angle far more than the few roundings of arccos.
+_CLOSE_BAND = 1e-12
+
+
+def closeness_stats(close, tolerance_deg: float, q: float = 99.0) -> tuple:
+    """(largest angle, its q-th percentile, how many are within ``tolerance_deg``, the
+    index of the first largest) of the angles degrees(2 arccos(min(close, 1))) (degrees)
+    of closenesses |cos(angle / 2)| ``close`` (n,): the numbers those angles' max,
+    percentile(), count of ``<= tolerance_deg`` and argmax give, to the bit, with the
+    arccos taken only where the order of the angles is not plain from the closenesses
+    (the band _CLOSE_BAND around the largest angle, the percentile's two order statistics
+    and the tolerance). A Bezier bake's measurement of 100 rotations x 8,000 quarter
+    frames took the arccos of every sample for these four numbers."""
+    c = np.asarray(close, dtype=np.float64).reshape(-1)
+    n = c.size
+    if n == 0:
+        raise ValueError("closeness_stats of no values.")
+    if not (np.isfinite(c).all() and 0.0 < tolerance_deg < 180.0):
+        err = _closeness_degrees(c)
+        worst = int(np.argmax(err))
+        return (float(err[worst]), percentile(err, q), int(np.count_nonzero(err <= tolerance_deg)),
+                worst)
+    # The largest angle: at the smallest closeness, or within the band above it.
+    near = np.flatnonzero(c <= c.min() + _CLOSE_BAND)
+    angles = _closeness_degrees(c[near])
+    first = int(np.argmax(angles))
+    # Within the tolerance: every closeness past the band above its cosine, and those in
+    # the band whose angle is.
+    cos_tol = float(np.cos(np.radians(tolerance_deg) / 2.0))
+    band = c[(c >= cos_tol - _CLOSE_BAND) & (c <= cos_tol + _CLOSE_BAND)]
+    within = int(np.count_nonzero(c > cos_tol + _CLOSE_BAND)) + int(
+        np.count_nonzero(_closeness_degrees(band) <= tolerance_deg))
+    # The percentile's order statistics of the angles (ascending) are those of the
+    # closenesses descending: the values within the band of those two, in order, after
+    # the angles surely smaller.
+    below, above, gamma = _percentile_place(n, q)
+    lo_rank, hi_rank = n - 1 - above, n - 1 - below
+    part = np.partition(c, [lo_rank, hi_rank]) if lo_rank != hi_rank else \
+        np.partition(c, lo_rank)
+    smaller = c > part[hi_rank] + _CLOSE_BAND
+    ranked = np.sort(_closeness_degrees(
+        c[(c >= part[lo_rank] - _CLOSE_BAND) & ~smaller]))
+    skip = int(np.count_nonzero(smaller))
+    return (float(angles[first]), _between(ranked[below - skip], ranked[above - skip], gamma),
+            within, int(near[first]))
 
 
 # ------------------------------------------------------------------ validation

@@ -282,3 +282,31 @@ def test_percentile_is_numpys_linear_percentile():
                 float(np.percentile(values, q)), rel=1e-12, abs=0.0)
     with pytest.raises(ValueError, match="no values"):
         metrics.percentile(np.zeros(0), 99.0)
+
+
+def _closeness_stats_in_full(close, tolerance_deg, q=99.0):
+    """What a measurement took from every sample's angle before closeness_stats."""
+    err = np.degrees(2.0 * np.arccos(np.minimum(close, 1.0)))
+    return (float(err.max()), metrics.percentile(err, q),
+            int(np.count_nonzero(err <= tolerance_deg)), int(np.argmax(err)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closeness_stats_are_the_full_angles_figures_to_the_bit(seed):
+    """metrics.closeness_stats takes the arccos near its order statistics only: its max,
+    99th percentile, count within the tolerance and first worst index are those of every
+    sample's angle, bit for bit, on fits' closenesses (angles near the tolerance), with
+    ties, values at and past 1 (a rounding), one sample, and the tolerance itself among
+    the angles."""
+    rng = np.random.default_rng(seed)
+    tol = 0.01
+    angles = np.radians(rng.uniform(0.0, tol * 1.02, 8000))
+    close = np.cos(angles / 2.0)
+    close[rng.integers(0, close.size, 40)] = 1.0
+    close[rng.integers(0, close.size, 10)] = 1.0 + 2e-16
+    close[rng.integers(0, close.size, 5)] = close.min()             # ties at the worst
+    close[rng.integers(0, close.size, 5)] = np.cos(np.radians(tol) / 2.0)
+    cases = [close, close[:1], np.ones(300), np.cos(np.radians(rng.uniform(0, 179, 500)) / 2)]
+    for c in cases:
+        for t in (tol, 0.5, 1e-6, 179.9):
+            assert metrics.closeness_stats(c, t) == _closeness_stats_in_full(c, t), (seed, t)
