@@ -105,6 +105,17 @@ def wrap_angle(angle: np.ndarray) -> np.ndarray:
     return angle - _TWO_PI * np.floor((angle + np.pi) / _TWO_PI)
 
 
+def _wrap_in_place(angle: np.ndarray) -> np.ndarray:
+    """wrap_angle of a float64 array into itself, to the bit (the same operations, one
+    work array instead of four new ones)."""
+    turns = np.add(angle, np.pi)
+    turns /= _TWO_PI
+    np.floor(turns, out=turns)
+    turns *= _TWO_PI
+    angle -= turns
+    return angle
+
+
 def nearest_turn(raw: np.ndarray, target: np.ndarray) -> np.ndarray:
     """raw + 2*pi*k with the integer k that brings it closest to target.
 
@@ -220,13 +231,17 @@ def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GI
         c = np.where(gimbal, held, c)
         a = np.where(up, 2.0 * half_diff + c, np.where(down, 2.0 * half_sum - c, a))
     # Back to per-axis storage (x, y, z), each column written where it belongs (a stack
-    # and a gather of columns were two more passes over the samples).
+    # and a gather of columns were two more passes over the samples), wrapped on its way
+    # there (wrap_angle's operations, on contiguous rows). The middle angle of the first
+    # solution is in [-pi/2, pi/2] already, where wrap_angle changes no bit.
     out1 = np.empty(a.shape + (3,))
     out2 = np.empty_like(out1)
-    for axis, one, two in ((i, a, a + np.pi), (j, b, np.pi - b), (k, c, c + np.pi)):
-        np.multiply(one, sign, out=out1[..., axis])
-        np.multiply(two, sign, out=out2[..., axis])
-    return wrap_angle(out1), wrap_angle(out2), gimbal
+    for axis, one, two, wrap in ((i, a, a + np.pi, True), (j, b, np.pi - b, False),
+                                 (k, c, c + np.pi, True)):
+        first = np.multiply(one, sign)
+        out1[..., axis] = _wrap_in_place(first) if wrap else first
+        out2[..., axis] = _wrap_in_place(np.multiply(two, sign, out=two))
+    return out1, out2, gimbal
 
 
 def quat_to_euler(q, order: str = "XYZ") -> np.ndarray:
@@ -292,7 +307,8 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_toleran
         e1, e2, _ = _euler_solutions(qa, order, keep_last=held, lock=lock)
 
     def distance(x, y):
-        d = np.abs(wrap_angle(x - y))
+        d = _wrap_in_place(np.subtract(x, y))
+        np.abs(d, out=d)
         return d[..., 0] + d[..., 1] + d[..., 2]    # sum(axis=-1), without its short-axis loop
 
     # Switching branch between frames n-1 and n is worthwhile when the cross
@@ -309,12 +325,21 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_toleran
     if n > 1:
         switch[1:] = distance(e2[1:], e1[:-1]) < distance(e1[1:], e1[:-1])
     branch2 = np.cumsum(switch) % 2 == 1
-    raw = np.where(branch2[:, None], e2, e1)
-    # Unwrap each axis: whole turns chosen so each step is in [-pi, pi).
-    steps = wrap_angle(np.diff(raw, axis=0))
+    raw = np.where(branch2[:, None], e2, e1) if branch2.any() else e1
+    # Unwrap each axis: whole turns chosen so each step is in [-pi, pi). In place on work
+    # arrays: nearest_turn(raw, approx) and the cumulative sum's operations, to the bit.
+    steps = _wrap_in_place(np.diff(raw, axis=0))
     start = raw[0] if ref is None else nearest_turn(raw[0], ref)
-    approx = np.concatenate((start[None, :], start + np.cumsum(steps, axis=0)), axis=0)
-    return nearest_turn(raw, approx)
+    approx = np.empty_like(raw)
+    approx[0] = start
+    np.cumsum(steps, axis=0, out=approx[1:])
+    approx[1:] += start
+    approx -= raw                           # nearest_turn(raw, approx), in place
+    approx /= _TWO_PI
+    np.round(approx, out=approx)
+    approx *= _TWO_PI
+    approx += raw
+    return approx
 
 
 # ----------------------------------------------------------------------- axis-angle
