@@ -173,16 +173,17 @@ def _euler_quat_from_halves(cos_half, sin_half, order: str):
     # Relabel the axes so the order reads X, Y, Z (first, middle, last applied)
     # and expand q = qz * qy * qx there. An odd relabelling is a reflection: it
     # negates the angles and, mapped back, the vector part (Blender's parity).
-    sign = -1.0 if odd else 1.0
+    # The sign is applied only for an odd order: a product by 1.0 changes no bit, and was
+    # six passes over the samples of every XYZ conversion (a Bezier bake's every check).
     ci, cj, ck = cos_half[i], cos_half[j], cos_half[k]
-    si, sj, sk = (sign * sin_half[a] for a in (i, j, k))
+    si, sj, sk = ((-sin_half[a] for a in (i, j, k)) if odd
+                  else (sin_half[a] for a in (i, j, k)))
     cc, ss = ci * ck, si * sk
     cs, sc = ci * sk, si * ck
-    parts = [cj * cc + sj * ss, None, None, None]
-    parts[1 + i] = sign * (cj * sc - sj * cs)
-    parts[1 + j] = sign * (sj * cc + cj * ss)
-    parts[1 + k] = sign * (cj * cs - sj * sc)
-    return tuple(parts)
+    parts = [cj * cc + sj * ss, cj * sc - sj * cs, sj * cc + cj * ss, cj * cs - sj * sc]
+    if odd:
+        parts[1:] = [-part for part in parts[1:]]
+    return (parts[0],) + tuple(parts[1 + [i, j, k].index(axis)] for axis in range(3))
 
 
 def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GIMBAL_EPS):
