@@ -210,11 +210,19 @@ def _select_on(fc, frames: np.ndarray) -> None:
     if frames.size:
         co = np.empty(2 * n, dtype=np.float32)
         kps.foreach_get("co", co)
-        selected = np.isin(co[0::2], frames)
+        selected = _on_frames(co[0::2], frames)
     else:
         selected = np.zeros(n, dtype=bool)
     for name in ("select_control_point", "select_left_handle", "select_right_handle"):
         kps.foreach_set(name, selected)
+
+
+def _on_frames(keys: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """np.isin(keys, frames) for key frames (no NaN): one sorted search. np.isin's sort of
+    both together took 85 us a curve, a Bezier bake's 400 curves 30 ms."""
+    frames = np.sort(np.asarray(frames).reshape(-1))
+    at = np.minimum(np.searchsorted(frames, keys), frames.size - 1)
+    return frames[at] == keys
 
 
 def _remove_fcurves(action, slot_identifier: str, fcurves: list) -> None:
