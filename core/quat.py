@@ -246,6 +246,31 @@ def angle_between(a, b) -> np.ndarray:
     return angle[()] if angle.ndim == 0 else angle   # a lone pair: a scalar, as numpy gives
 
 
+# largest_angle_between: relative rotations whose |w| / norms (the half angle's cosine)
+# are this far from the smallest or farther have surely smaller angles (1e-12 of the
+# cosine is 2e-12 rad of the angle or more, the rounding of both forms 1e-15 at most).
+_COS_BAND = 1e-12
+
+
+def largest_angle_between(a, b) -> float:
+    """float(angle_between(a, b).max()) of rotations (n, 4), to the bit, with the
+    angle's arctangent taken only at the pairs whose half angle's cosine is within
+    _COS_BAND of the smallest (each pair's angle is its own, whichever others come with
+    it): a bake's measurement of its written keys against the playback before asks only
+    for the largest, at every frame of every transform."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 2 or not a.shape[0]:
+        return float(angle_between(a, b).max())
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        w = np.abs(np.einsum("ij,ij->i", a, b))
+        w /= np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
+    if not np.isfinite(w).all():
+        return float(angle_between(a, b).max())
+    near = np.flatnonzero(w <= w.min() + _COS_BAND)
+    return float(angle_between(a[near], b[near]).max())
+
+
 def step_angles(q) -> np.ndarray:
     """Angle (radians) from each rotation of a sequence (n, 4) to the next, as (n,):
     the first is 0, so entry i is the turn that arrives at sample i."""

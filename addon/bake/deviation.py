@@ -84,7 +84,7 @@ def written_change(plan, arrays: list, played, times) -> None:
     else:
         values = play_written(arrays, samples)
     ours = compose(plan, animdata.played_quats(values, plan.out_mode), frames)
-    worst = float(quat.angle_between(plan.played_before, ours).max())
+    worst = quat.largest_angle_between(plan.played_before, ours)
     between = between_times(plan) if held is None else np.zeros(0)
     if between.size:
         ours = compose(plan, animdata.played_quats(play_written(arrays, between),
@@ -237,7 +237,8 @@ def between_times(plan) -> np.ndarray:
         middles = (keys[:-1][bare] + keys[1:][bare]) / 2.0
         between = np.union1d(between, np.concatenate([spins, middles]))
         between = between[(between > frames[0]) & (between < frames[-1])]
-    return np.setdiff1d(between, frames)
+    # (Nothing to take out of nothing: setdiff1d sorted the frames for it.)
+    return np.setdiff1d(between, frames) if between.size else between
 
 
 def _between_keys(plan, known: dict | None) -> None:

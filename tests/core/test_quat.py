@@ -338,3 +338,26 @@ def test_step_angles_are_each_samples_turn_from_the_last_as_scipy_measures_it():
     assert steps[50] < 1e-15 and steps[80] < 1e-15
     assert steps[120] == pytest.approx(1e-8, rel=1e-6)
     assert quat.step_angles(q[:1]).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-4, 0.01, 1.0, 3.14])
+def test_largest_angle_between_is_angle_betweens_max_to_the_bit(scale):
+    """quat.largest_angle_between measures the angle only near the largest: the number is
+    angle_between(a, b).max() bit for bit, at angles from 1e-9 rad (every cosine rounds
+    to 1: all pairs measured) to a half turn, with ties at the largest, scaled and
+    sign-flipped quaternions, and a zero one (no cosine: all pairs measured)."""
+    rng = np.random.default_rng(int(scale * 1e9) % 2**32)
+    a = rng.normal(size=(2000, 4))
+    a /= np.linalg.norm(a, axis=1)[:, None]
+    axis = rng.normal(size=(2000, 3))
+    axis /= np.linalg.norm(axis, axis=1)[:, None]
+    half = 0.5 * scale * rng.uniform(0.0, 1.0, 2000)
+    turn = np.column_stack((np.cos(half), np.sin(half)[:, None] * axis))
+    b = quat.multiply(a, turn)
+    b[::7] *= -3.0
+    b[rng.integers(0, 2000, 4)] = b[int(np.argmax(half))]
+    a[rng.integers(0, 2000, 4)] = a[int(np.argmax(half))]
+    for x, y in ((a, b), (a[:1], b[:1]), (a, a)):
+        assert quat.largest_angle_between(x, y) == float(quat.angle_between(x, y).max())
+    b[5] = 0.0
+    assert quat.largest_angle_between(a, b) == float(quat.angle_between(a, b).max())
