@@ -399,7 +399,7 @@ def _derivatives(t, vT, point, lo, hi):
         if not even.all():
             weights = np.concatenate((weights, _stencil_weights(shape[~even])))
         w = weights[which]                                             # (r, n, 2)
-        vals = vT[:, nodes]                                            # (c, r, n)
+        vals = np.take(vT, nodes, axis=1)                              # (c, r, n)
         first[rows] = np.einsum("rn,crn->rc", w[..., 0], vals) / h[:, None]
         second[rows] = np.einsum("rn,crn->rc", w[..., 1], vals) / (h * h)[:, None]
     return first, second
@@ -823,11 +823,11 @@ class _Batch:
         al, be = al[:, None], be[:, None]
         best_al, best_be = al.copy(), be.copy()
         best = np.full(al.shape, np.inf)
-        t = time_curve(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY)
+        t = time_curve(u, al, be, np.broadcast_to(u, z.shape).copy(), CHECK_HALLEY, own=True)
         best_t = t
         for it in range(FIT_ITERATIONS):
             if it:
-                t = time_curve(u, al, be, t, 1)
+                t = time_curve(u, al, be, t, 1, own=True)   # best_t is a copy (np.where)
             p1 = ya + al * da
             p2 = yb - be * db
             r = bezier_values(t, ya, p1, p2, yb)
@@ -854,8 +854,10 @@ class _Batch:
             dx += 3.0 * al
             np.maximum(dx, 1e-6, out=dx)
             ratio = np.divide(dy, dx, out=dy)
-            st3 = 3.0 * t * (1.0 - t)
-            ja = st3 * (1.0 - t)
+            rest = 1.0 - t
+            st3 = 3.0 * t
+            st3 *= rest
+            ja = np.multiply(st3, rest, out=rest)
             ja *= da - ratio
             jb = st3 * t
             jb *= ratio - db
@@ -929,12 +931,15 @@ class _Batch:
         al, be = al.T[:, None], be.T[:, None]
         if start is None and known is not None:
             start = interpolated_times(u, *known)
+        # ``start`` (the fit's t, or the one interpolated here) is solved in place: no
+        # caller reads it after.
+        own = start is not None
         if start is None:
             start = np.broadcast_to(u, (al.shape[0],) + u.shape[1:])
         # The solve stops once every sample is within CHECK_WITHIN, wherever it starts:
         # from the fit's t (within that or close already) after no step or one, from
         # the interpolated t after two, from u after three or four.
-        t = time_curve(u, al, be, start, CHECK_HALLEY)
+        t = time_curve(u, al, be, start, CHECK_HALLEY, own=own)
         y = bezier_values(t, ya, ya + al * da, yb - be * db, yb)          # (c, n, s)
         idx = idx.T
         close = self._closeness(y, idx)

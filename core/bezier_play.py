@@ -62,17 +62,22 @@ def _cubic(c0, c1, c2, c3, t):
     return y
 
 
-def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
+def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True, own=False):
     """(t, converged): t in [0, 1] with c1 t + c2 t^2 + c3 t^3 = u (a span's time
     curve in units of the span; broadcasting arrays), Halley's method from a copy of
-    ``t``, at most ``steps`` steps, fewer once every sample is within ``within``.
+    ``t`` (``own``: from ``t`` itself, which the caller hands over: a float64 array of
+    the broadcast shape that nothing else reads; a copy was a pass over the samples on
+    each of a fit's time solves), at most ``steps`` steps, fewer once every sample is
+    within ``within``.
     ``report=False``: converged is None, and the residual after the last step is not
     computed. In place on a few work arrays (each step's temporaries would cost as
     much as its sums). Once a few samples are left outside ``within`` (a handle at
     its shortest or longest flattens the curve at an end, where Halley's method is
     slowest), only those take the further steps."""
     shape = np.broadcast_shapes(np.shape(t), np.shape(u), np.shape(c1))
-    t = np.array(np.broadcast_to(t, shape), dtype=np.float64)
+    if not (own and isinstance(t, np.ndarray) and t.shape == shape and t.dtype == np.float64
+            and t.flags.c_contiguous and t.flags.writeable):
+        t = np.array(np.broadcast_to(t, shape), dtype=np.float64)
     c3x3, c2x2 = 3.0 * c3, 2.0 * c2
     x, dx, half_ddx = np.empty_like(t), np.empty_like(t), np.empty_like(t)
     for step in range(steps):
@@ -92,7 +97,8 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True):
                 outside = np.flatnonzero(outside)
                 at = np.unravel_index(outside, shape)
                 picked = [_at_samples(a, at, shape) for a in (c1, c2, c3, u)]
-                t[at], converged = _halley(*picked, t[at], steps - step, within, report)
+                t[at], converged = _halley(*picked, t[at], steps - step, within, report,
+                                           own=True)
                 return t, converged
         np.multiply(c3x3, t, out=dx)            # dx = (3 c3 t + 2 c2) t + c1
         dx += c2x2
@@ -164,15 +170,16 @@ def _at_samples(a, at, shape):
     return a[tuple(i if n > 1 else 0 for i, n in zip(at[lead:], a.shape))]
 
 
-def time_curve(u, al, be, t, steps):
+def time_curve(u, al, be, t, steps, own=False):
     """t with X(t) = u, X the time curve of handles at fractions al, be of the span
     (x controls 0, al, 1 - be, 1; monotonic for fractions in (0, 1)): Halley's
-    method from ``t``, at most ``steps`` steps (from t = u every sample is within
-    1e-13 in four), fewer once every sample is within CHECK_WITHIN."""
+    method from ``t`` (``own``: in place, see _halley), at most ``steps`` steps (from
+    t = u every sample is within 1e-13 in four), fewer once every sample is within
+    CHECK_WITHIN."""
     c1 = 3.0 * al
     c2 = 3.0 * (1.0 - be - 2.0 * al)
     c3 = 3.0 * (al + be) - 2.0
-    return _halley(c1, c2, c3, u, t, steps, CHECK_WITHIN, report=False)[0]
+    return _halley(c1, c2, c3, u, t, steps, CHECK_WITHIN, report=False, own=own)[0]
 
 
 # A time curve is nearly straight where its slope at both ends is within this of 1
@@ -295,7 +302,7 @@ def play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
         t = _cubic(*(g[2 + (7 + i) * c:2 + (8 + i) * c] for i in range(4)), u)
         t *= u * (1.0 - u)
         t += u
-    t, converged = _halley(c1, c2, c3, u, t, _PLAY_HALLEY)
+    t, converged = _halley(c1, c2, c3, u, t, _PLAY_HALLEY, own=start is not None)
     if not converged:
         return None
     y1, d1, d2, d3 = (g[2 + i * c:2 + (i + 1) * c] for i in range(3, 7))
