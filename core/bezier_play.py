@@ -87,14 +87,17 @@ def _halley(c1, c2, c3, u, t, steps, within=PLAY_WITHIN, report=True, own=False)
         x += c1
         x *= t
         x -= u
-        # |x| once, for the bound and the count: max(x.max(), -x.min()) to the bit, one
-        # pass fewer.
-        if x.size == 0 or np.abs(x, out=dx).max() < within:
+        # |x| once, and one count of the samples within the bound: all of them is
+        # max(x.max(), -x.min()) < within (x is finite: t in [0, 1], finite
+        # coefficients), and the rest are the samples outside. Two passes fewer than the
+        # bound and the count apart.
+        np.abs(x, out=dx)
+        inside = np.count_nonzero(dx < within)
+        if inside == x.size:
             return t, True
         if x.size >= FEW_LEFT_OF:
-            outside = dx >= within
-            if np.count_nonzero(outside) * FEW_LEFT_OF <= x.size:
-                outside = np.flatnonzero(outside)
+            if (x.size - inside) * FEW_LEFT_OF <= x.size:
+                outside = np.flatnonzero(dx >= within)
                 at = np.unravel_index(outside, shape)
                 picked = [_at_samples(a, at, shape) for a in (c1, c2, c3, u)]
                 t[at], converged = _halley(*picked, t[at], steps - step, within, report,
