@@ -858,9 +858,9 @@ class _Batch:
             st3 = 3.0 * t
             st3 *= rest
             ja = np.multiply(st3, rest, out=rest)
-            ja *= da - ratio
-            jb = st3 * t
-            jb *= ratio - db
+            ja *= np.subtract(da, ratio, out=dx)
+            jb = np.multiply(st3, t, out=st3)
+            jb *= np.subtract(ratio, db, out=ratio)
             a11, a12, a22 = _sum(ja, ja), _sum(ja, jb), _sum(jb, jb)
             g1, g2 = _sum(ja, r), _sum(jb, r)
             # Levenberg-Marquardt's damping, a little; a channel the lengths do not
@@ -943,7 +943,9 @@ class _Batch:
         y = bezier_values(t, ya, ya + al * da, yb - be * db, yb)          # (c, n, s)
         idx = idx.T
         close = self._closeness(y, idx)
-        return (close / self.cos_search[self.track[a]]).min(axis=0), (u, t)
+        # The smallest first, then divided: a correctly rounded division by a positive
+        # number keeps the order, so this is the smallest quotient to the bit.
+        return close.min(axis=0) / self.cos_search[self.track[a]], (u, t)
 
     def check(self, a, b, al, be, fit_t=None, plain=None):
         """(ok (s,), error (s,)): whether the spans a -> b with handle lengths al, be
