@@ -902,10 +902,12 @@ class _Batch:
         else:
             parts = np.moveaxis(rotation.mode_values_to_quat(np.stack(rows, axis=-1),
                                                              self.mode), -1, 0)
-        dot = parts[0] * q[0][at]
+        # In the parts' own arrays (fresh ones, the conversion's): the same products and
+        # sums, no new array of the samples' size for each.
+        dot = np.multiply(parts[0], q[0][at], out=parts[0])
         for c in range(1, 4):
-            dot += parts[c] * q[c][at]
-        return np.abs(dot)
+            dot += np.multiply(parts[c], q[c][at], out=parts[c])
+        return np.abs(dot, out=dot)
 
     def _mixed_euler(self, rows, idx) -> np.ndarray:
         """(4, ...) quaternion parts of Euler angles ``rows`` (3, ...) at samples ``idx``,

@@ -159,10 +159,15 @@ def euler_to_quat_parts(x, y, z, order: str = "XYZ"):
     is divided back out by 1 + t^2). Values agree with euler_to_quat to ~1e-15."""
     cos_half, sin_half = [], []
     for angle in (x, y, z):
-        tan_quarter = np.tan(0.25 * angle)
-        scale = 2.0 / (1.0 + tan_quarter * tan_quarter)
-        sin_half.append(tan_quarter * scale)
-        cos_half.append(scale - 1.0)
+        # The same operations in two work arrays (six fresh arrays of the samples' size
+        # before): tan(angle / 4), then 2 / (1 + t^2) and the sine and cosine from them.
+        tan_quarter = np.multiply(angle, 0.25)
+        np.tan(tan_quarter, out=tan_quarter)
+        scale = np.multiply(tan_quarter, tan_quarter)
+        scale += 1.0
+        np.divide(2.0, scale, out=scale)
+        sin_half.append(np.multiply(tan_quarter, scale, out=tan_quarter))
+        cos_half.append(np.subtract(scale, 1.0, out=scale))
     return _euler_quat_from_halves(cos_half, sin_half, order)
 
 
