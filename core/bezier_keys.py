@@ -889,12 +889,16 @@ class _Batch:
         q = self.qT if target is None else target
         at = idx if target is None else slice(None)
         if self.mode == "QUATERNION":
+            # The same products and sums, in two work arrays (a new one per product
+            # before; rows are the caller's, read only).
             dot = rows[0] * q[0][at]
             norm = rows[0] * rows[0]
+            part = np.empty_like(dot)
             for c in range(1, 4):
-                dot += rows[c] * q[c][at]
-                norm += rows[c] * rows[c]
-            return np.abs(dot) / np.sqrt(norm)
+                dot += np.multiply(rows[c], q[c][at], out=part)
+                norm += np.multiply(rows[c], rows[c], out=part)
+            np.abs(dot, out=dot)
+            return np.divide(dot, np.sqrt(norm, out=norm), out=dot)
         if self.sample_order is not None:
             parts = self._mixed_euler(rows, idx)
         elif self.mode in rotation.EULER_ORDERS:

@@ -299,7 +299,10 @@ def play_segments(x, y, hlx, hly, hrx, hry, ipo, f, seg, last):
         table = np.concatenate((table, start))
     g = np.repeat(table, counts, axis=1)
     c1, c2, c3 = g[2:2 + c], g[2 + c:2 + 2 * c], g[2 + 2 * c:2 + 3 * c]
-    u = np.clip((f[bez] - g[0]) / g[1], 0.0, 1.0)[None, :]
+    u = (f[bez] - g[0]) / g[1]
+    np.maximum(u, 0.0, out=u)               # np.clip(u, 0, 1) to the bit, as in _halley
+    np.minimum(u, 1.0, out=u)
+    u = u[None, :]
     t = u
     if start is not None:
         # t(u) = u + u (1 - u) Q(u), Q a cubic by Horner (see _start_coefficients). No
