@@ -558,7 +558,8 @@ STRAY_SUBSTEPS = 16
 
 
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
-                       rotation_at_keys: np.ndarray | None = None) -> np.ndarray:
+                       rotation_at_keys: np.ndarray | None = None,
+                       known: dict | None = None) -> np.ndarray:
     """Subframes inside key intervals where Blender's channels may spin between two keys.
 
     An Euler (or axis-angle angle) channel changing by more than pi between
@@ -574,6 +575,7 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     them all, sorted.
     ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
     them already (evaluated with the frames around them), so they are not evaluated again.
+    ``known``: keyframe arrays already read (evaluate_channels), so they are not read again.
     """
     mode = mode or obj.rotation_mode
     keys = np.asarray(keys, dtype=np.float64)
@@ -587,11 +589,14 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     if mode in DELTA_ROTATION_PATHS:
         sets.append((delta_rotation_fcurves(obj, mode, fcurves),
                      delta_rotation_defaults(obj, mode), mode, None))
-    both = len(sets) == 2 and all(has_keys(fcs) for fcs, *_rest in sets)
-    for i, (fcs, defaults, kind, known) in enumerate(sets):
-        if not has_keys(fcs):
+    keyed = [has_keys(fcs) for fcs, *_rest in sets]
+    both = len(sets) == 2 and all(keyed)
+    at_keys = {}     # the values at the keys of each set keyed, for _stray_bound
+    for i, (fcs, defaults, kind, given) in enumerate(sets):
+        if not keyed[i]:
             continue
-        raw = evaluate_channels(fcs, defaults, keys) if known is None else known
+        raw = at_keys[i] = evaluate_channels(fcs, defaults, keys, known) \
+            if given is None else given
         far |= pitfalls.far_intervals(kind, raw)
         if (both and i == 1) or adjacent.any():
             q = played_quats(raw, kind)
@@ -601,18 +606,23 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             fast |= adjacent & (turned > NEAR_TURN_DEG)
     stray = np.zeros_like(far)
     if adjacent.any():
-        stray = adjacent & ~far & (_stray_bound(obj, mode, fcurves, keys, rotation_at_keys)
+        # The channels that move are the regular ones whenever those are keyed, else the
+        # delta ones (turn_inputs.moving_channels): their values at the keys are at hand.
+        moving_raw = at_keys.get(0 if keyed[0] else 1)
+        stray = adjacent & ~far & (_stray_bound(obj, mode, fcurves, keys, moving_raw, known)
                                    > np.radians(STRAY_CHECK_DEG))
     return np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
                                      _inside(keys, fast & ~far & ~stray, NEAR_TURN_SUBSTEPS),
                                      _inside(keys, stray, STRAY_SUBSTEPS)]))
 
 
-def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray,
-                 rotation_at_keys: np.ndarray | None) -> np.ndarray:
+def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray, moving_at_keys: np.ndarray | None,
+                 known: dict | None = None) -> np.ndarray:
     """Per key interval, core.stray's bound (radians) of how far Blender's playback can
     stray from slerp between the keys; np.inf where there is none (axis-angle, both the
-    rotation and its delta keyed, curves it cannot bound)."""
+    rotation and its delta keyed, curves it cannot bound). ``moving_at_keys``: the values
+    at ``keys`` of the channels turn_inputs.moving_channels picks, when the caller has
+    them (None: evaluated here); ``known``: keyframe arrays already read."""
     from ...core import stray
     from . import turn_inputs
 
@@ -621,13 +631,9 @@ def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray,
     if moving is None or mode == 'AXIS_ANGLE':
         return unknown
     curves, defaults = moving
-    # The moving channels are the regular ones whenever those are keyed: their values
-    # at the keys are then the caller's.
-    if rotation_at_keys is not None and has_keys(rotation_fcurves(obj, mode, fcurves)):
-        raw = rotation_at_keys
-    else:
-        raw = evaluate_channels(curves, defaults, keys)
-    gaps = turn_inputs.chord_gaps(curves, defaults, keys)
+    raw = evaluate_channels(curves, defaults, keys, known) if moving_at_keys is None \
+        else moving_at_keys
+    gaps = turn_inputs.chord_gaps(curves, defaults, keys, known)
     if mode == 'QUATERNION':
         return stray.quaternion_bound(raw, gaps)
     return stray.euler_bound(raw, gaps)

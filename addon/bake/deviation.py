@@ -188,7 +188,7 @@ def _beyond_range(plan) -> None:
                              float(quat.angle_between(theirs, held).max()))
 
 
-def between_times(plan) -> np.ndarray:
+def between_times(plan, known: dict | None = None) -> np.ndarray:
     """Where a bake's change can hide between its frames, beside them:
 
     - A Step bake writes Linear keys N frames apart: every whole frame between (a
@@ -204,7 +204,8 @@ def between_times(plan) -> np.ndarray:
     A Transform Cache's: every time its playback was read at between the frames, densely
     where it turns far (a walk: a USD camera's 180 deg wrap between two samples,
     straightened by the bake, read "largest change 0.00 deg"). Empty where the plan cannot
-    tell (no source keys)."""
+    tell (no source keys). ``known``: the source curves' keyframe arrays, read already
+    (before anything is written)."""
     frames = plan.frames
     if plan.between_played is not None:
         times = plan.between_played[0]
@@ -228,7 +229,10 @@ def between_times(plan) -> np.ndarray:
     # the Re-bake click).
     bare = np.searchsorted(frames, keys[:-1], side="right") >= np.searchsorted(frames, keys[1:])
     if bare.any():
-        spins = animdata.far_turn_subframes(plan.obj, keys, plan.source.mode, keyed)
+        # The curves' keys as the reading read them (a capture's 93 curves read again for
+        # the stray bound cost a tenth of the command line's bake).
+        spins = animdata.far_turn_subframes(plan.obj, keys, plan.source.mode, keyed,
+                                            known=known)
         inside = np.searchsorted(keys, spins, side="right") - 1
         spins = spins[bare[np.clip(inside, 0, bare.size - 1)]]
         # And the middle of each such interval: Blender's curve through a key on every
@@ -250,7 +254,7 @@ def _between_keys(plan, known: dict | None) -> None:
     straightened wraps read 0.00 deg). Thinned plans: written_change."""
     if plan.quats is None:
         return
-    between = between_times(plan)
+    between = between_times(plan, known)
     if not between.size:
         return
     frames = plan.frames
