@@ -20,7 +20,7 @@ The bound is the sum of two parts (the triangle inequality of the rotation angle
   hence the 4D angle (through the chord's smallest length), and the rotation angle
   is twice that.
 - the chord against slerp: channels interpolated linearly are not slerp. Quaternion:
-  the normalised chord is slerp re-timed (nlerp), exactly bounded by ``_NLERP``'s
+  the normalised chord is slerp re-timed (nlerp), exactly bounded by ``_nlerp_table``'s
   table, plus the re-timing when the keys' lengths differ. Euler: linear angles turn
   about an axis that moves, which strays from the great arc by at most
   (|da db| + |da dc| + |db dc|) / 8 to leading order (the axis turns at most that
@@ -34,6 +34,8 @@ Pure numpy; angles in radians unless a name says deg.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 # Euler chord-vs-slerp: the leading-order 1/8, doubled.
@@ -43,10 +45,13 @@ EULER_MARGIN = 2.0
 EULER_MAX_TURN = 1.0
 
 
+@functools.lru_cache(maxsize=1)
 def _nlerp_table(points: int = 257, steps: int = 2049):
     """Largest 4D angle between nlerp and slerp of two unit quaternions phi apart, for
     phi on a grid over [0, pi/2] (one hemisphere: wider is a flip, sampled anyway). It
-    grows with phi, so the value at the grid point above a phi bounds it."""
+    grows with phi, so the value at the grid point above a phi bounds it. Made on the
+    first quaternion bound, not on import: half a million arctangents, 50 ms of every
+    command line's start that an Euler capture never uses."""
     phi = np.linspace(0.0, np.pi / 2, points)[:, None]
     t = np.linspace(0.0, 1.0, steps)[None, :]
     along = np.arctan2(t * np.sin(phi), (1.0 - t) + t * np.cos(phi))
@@ -54,8 +59,6 @@ def _nlerp_table(points: int = 257, steps: int = 2049):
     # The t grid misses the peak by a hair: a percent on top.
     return phi[:, 0], np.maximum.accumulate(worst) * 1.01
 
-
-_NLERP_PHI, _NLERP = _nlerp_table()
 
 
 def euler_bound(key_raw: np.ndarray, gaps: np.ndarray) -> np.ndarray:
@@ -92,8 +95,9 @@ def quaternion_bound(key_raw: np.ndarray, gaps: np.ndarray) -> np.ndarray:
         # nlerp of a and b is nlerp of their directions at a re-timed t; the re-timing
         # moves it at most phi |rb - ra| / (4 min(ra, rb)) along the arc.
         retimed = phi * np.abs(rb - ra) / (4.0 * np.minimum(ra, rb))
-    at = np.clip(np.searchsorted(_NLERP_PHI, phi, side="left"), 0, _NLERP.size - 1)
-    along = _NLERP[at] + retimed
+    grid, table = _nlerp_table()
+    at = np.clip(np.searchsorted(grid, phi, side="left"), 0, table.size - 1)
+    along = table[at] + retimed
     out = 2.0 * (off_chord + along)
     bad = (dot <= 0.0) | ~np.isfinite(out) | (np.minimum(ra, rb) <= 0.0)
     return np.where(bad, np.inf, out)

@@ -52,3 +52,16 @@ def test_handles_off_the_chord_add_their_reach():
     assert stray.euler_bound(e, np.array([[0.0, 0.0, 0.0]]))[0] == 0.0
     assert stray.euler_bound(e, np.array([[0.01, 0.0, 0.02]]))[0] == 0.03
     assert stray.euler_bound(e, np.array([[np.inf, 0.0, 0.0]]))[0] == np.inf
+
+
+def test_the_nlerp_table_is_made_for_the_first_quaternion_bound_only():
+    """Half a million arctangents (50 ms of a command line's start): an Euler capture's
+    report never makes them, a quaternion bound makes them once."""
+    stray._nlerp_table.cache_clear()
+    stray.euler_bound(np.zeros((3, 3)), np.zeros((2, 3)))
+    assert stray._nlerp_table.cache_info().currsize == 0
+    keys = np.array([[1.0, 0.0, 0.0, 0.0], [0.9, 0.1, 0.0, 0.0], [0.8, 0.2, 0.0, 0.0]])
+    first = stray.quaternion_bound(keys, np.zeros((2, 4)))
+    assert stray._nlerp_table.cache_info().currsize == 1
+    assert np.array_equal(stray.quaternion_bound(keys, np.zeros((2, 4))), first)
+    assert (first > 0.0).all() and np.isfinite(first).all()
