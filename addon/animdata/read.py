@@ -606,33 +606,34 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             fast |= adjacent & (turned > NEAR_TURN_DEG)
     stray = np.zeros_like(far)
     if adjacent.any():
-        # The channels that move are the regular ones whenever those are keyed, else the
-        # delta ones (turn_inputs.moving_channels): their values at the keys are at hand.
-        moving_raw = at_keys.get(0 if keyed[0] else 1)
-        stray = adjacent & ~far & (_stray_bound(obj, mode, fcurves, keys, moving_raw, known)
-                                   > np.radians(STRAY_CHECK_DEG))
+        from .turn_inputs import moving_of
+
+        # The channels that move (turn_inputs.moving_channels), found above, and their
+        # values at the keys, at hand. No bound (every close interval sampled) for
+        # axis-angle, or where the rotation and its delta both move.
+        which = None if mode == 'AXIS_ANGLE' else \
+            moving_of(sets[0][0], sets[1][0] if len(sets) == 2 else [])
+        stray = adjacent & ~far
+        if which is not None:
+            i = 0 if which == "regular" else 1
+            bound = _stray_bound(mode, sets[i][0], sets[i][1], keys, at_keys.get(i), known)
+            stray &= bound > np.radians(STRAY_CHECK_DEG)
     return np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
                                      _inside(keys, fast & ~far & ~stray, NEAR_TURN_SUBSTEPS),
                                      _inside(keys, stray, STRAY_SUBSTEPS)]))
 
 
-def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray, moving_at_keys: np.ndarray | None,
-                 known: dict | None = None) -> np.ndarray:
+def _stray_bound(mode: str, curves: list, defaults, keys: np.ndarray,
+                 at_keys: np.ndarray | None, known: dict | None = None) -> np.ndarray:
     """Per key interval, core.stray's bound (radians) of how far Blender's playback can
-    stray from slerp between the keys; np.inf where there is none (axis-angle, both the
-    rotation and its delta keyed, curves it cannot bound). ``moving_at_keys``: the values
-    at ``keys`` of the channels turn_inputs.moving_channels picks, when the caller has
-    them (None: evaluated here); ``known``: keyframe arrays already read."""
+    stray from slerp between the keys, from the rotation channels that move (``curves``,
+    ``defaults``: turn_inputs.moving_channels'); np.inf where there is none (curves it
+    cannot bound). ``at_keys``: their values at ``keys`` when the caller has them (None:
+    evaluated here); ``known``: keyframe arrays already read."""
     from ...core import stray
     from . import turn_inputs
 
-    unknown = np.full(keys.size - 1, np.inf)
-    moving = turn_inputs.moving_channels(obj, mode, fcurves)
-    if moving is None or mode == 'AXIS_ANGLE':
-        return unknown
-    curves, defaults = moving
-    raw = evaluate_channels(curves, defaults, keys, known) if moving_at_keys is None \
-        else moving_at_keys
+    raw = evaluate_channels(curves, defaults, keys, known) if at_keys is None else at_keys
     gaps = turn_inputs.chord_gaps(curves, defaults, keys, known)
     if mode == 'QUATERNION':
         return stray.quaternion_bound(raw, gaps)
@@ -642,5 +643,7 @@ def _stray_bound(obj, mode: str, fcurves, keys: np.ndarray, moving_at_keys: np.n
 def _inside(keys: np.ndarray, which: np.ndarray, steps: int) -> np.ndarray:
     """``steps`` - 1 evenly spaced subframes inside each key interval ``which`` picks."""
     idx = np.flatnonzero(which)
+    if not idx.size:
+        return np.zeros(0)
     u = np.arange(1, steps) / steps
     return (keys[idx, None] + (keys[idx + 1] - keys[idx])[:, None] * u[None, :]).ravel()

@@ -224,9 +224,14 @@ def chord_gaps(fcurves: Sequence, defaults, key_frames, known: dict | None = Non
         if len(fc.modifiers) or not (co.shape[0] == keys.size and (co[:, 0] == keys).all()):
             others.append(c)
             continue
-        if ipo[:-1].size and ipo[:-1].max() > core_fcurve.BEZIER:
+        kind = ipo[:-1]
+        if not kind.size:
+            continue
+        if kind.max() > core_fcurve.BEZIER:
             gaps[:, c] = np.inf        # BACK, ELASTIC, ...: no bound
             continue
+        if kind.min() == core_fcurve.LINEAR == kind.max():
+            continue     # on the chord all along (a dense bake's keys): 0
         x0, x1, y0, y1 = co[:-1, 0], co[1:, 0], co[:-1, 1], co[1:, 1]
         slope = (y1 - y0) / (x1 - x0)
 
@@ -234,7 +239,6 @@ def chord_gaps(fcurves: Sequence, defaults, key_frames, known: dict | None = Non
             return np.abs(handle[:, 1] - (y0 + slope * (handle[:, 0] - x0)))
 
         bezier = np.maximum(off(hr[:-1]), off(hl[1:]))
-        kind = ipo[:-1]
         gaps[:, c] = np.where(kind == core_fcurve.BEZIER, bezier,
                               np.where(kind == core_fcurve.CONSTANT, np.abs(y1 - y0), 0.0))
     if others:
@@ -273,11 +277,20 @@ def moving_channels(obj, mode: str, fcurves) -> tuple | None:
     rotation on one side, which leaves every relative rotation's angle as it is."""
     regular = animdata.rotation_fcurves(obj, mode, fcurves)
     delta = animdata.delta_rotation_fcurves(obj, mode, fcurves)
-    if animdata.has_keys(regular) and animdata.has_keys(delta):
+    which = moving_of(regular, delta)
+    if which is None:
         return None
-    if animdata.has_keys(regular) or not delta:
+    if which == "regular":
         return regular, animdata.rotation_defaults(obj, mode)
     return delta, animdata.delta_rotation_defaults(obj, mode)
+
+
+def moving_of(regular: list, delta: list) -> str | None:
+    """moving_channels of the rotation curves ``regular`` and the delta ones ``delta``
+    found already: "regular", "delta", or None when both move."""
+    if animdata.has_keys(regular) and animdata.has_keys(delta):
+        return None
+    return "regular" if animdata.has_keys(regular) or not delta else "delta"
 
 
 def _keyed_hulls(obj, mode: str, fcurves, key_frames, known: dict | None):
