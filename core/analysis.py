@@ -379,6 +379,12 @@ class Sampled:
     # (analyze_many samples a rig together): the deviation between frames is measured
     # there only, so that it does not depend on the neighbours. None: all extra_frames.
     own_extra_frames: np.ndarray | None = None
+    # The in-between frames (among extra_frames) where its keyed turns are followed
+    # (core.turns), the frames around a jump; the others only measure the playback (the
+    # deviation between the frames, the turn at the keys). Adding samples never changes
+    # what a tracking finds: fewer, cheaper. None: all extra_frames. Timing: Keyed follows
+    # them all (the method's path at every in-between frame needs its progress there).
+    turn_extra_frames: np.ndarray | None = None
     # Its keys are the samples of a recording whatever their spacing (a Transform Cache:
     # its samples at the file's rate, 1.25 frames apart at 30 fps): no timing advice, as
     # for dense keys (a triage: a 24 Hz Alembic dolly was told Constant Speed at 25, 30
@@ -398,14 +404,18 @@ def _stacked_unit(arrays: list, labels: list, rows: int) -> np.ndarray:
     return np.stack(out) if all(q.shape == (rows, 4) for q in out) else out
 
 
-def _turn_samples(frames, bq, item: Sampled):
+def _turn_samples(frames, bq, item: Sampled, timing: str = "EVEN"):
     """(times, quats) core.turns follows for one transform: the frames, then its
-    extra in-between samples (turn_samples, extra_frames)."""
+    extra in-between samples (turn_samples, extra_frames: those of turn_extra_frames
+    unless ``timing`` is KEYED)."""
     samples = item.turn_samples
     if item.extra_frames is not None:
         # The in-between frames of adjacent keys follow the keyed turn too.
         ef = np.asarray(item.extra_frames, dtype=np.float64).reshape(-1)
         eq = np.asarray(item.extra_quats, dtype=np.float64).reshape(-1, 4)
+        if item.turn_extra_frames is not None and timing != "KEYED":
+            keep = np.isin(ef, np.asarray(item.turn_extra_frames, dtype=np.float64))
+            ef, eq = ef[keep], eq[keep]
         samples = (ef, eq) if samples is None else (
             np.concatenate((np.asarray(samples[0], dtype=np.float64).ravel(), ef)),
             np.concatenate((np.asarray(samples[1], dtype=np.float64).reshape(-1, 4), eq)))
@@ -416,10 +426,10 @@ def _turn_samples(frames, bq, item: Sampled):
             np.concatenate((bq, quat.normalize(extra_q, "turn samples"))))
 
 
-def _track_group(frames, bq, keys, kq, items: list) -> list:
+def _track_group(frames, bq, keys, kq, items: list, timing: str = "EVEN") -> list:
     """core.turns tracking of every transform: one ``track_many`` for those followed
     at the same times (a rig's bones on the group's frames), one each for the rest."""
-    samples = [_turn_samples(frames, bq[i], item) for i, item in enumerate(items)]
+    samples = [_turn_samples(frames, bq[i], item, timing) for i, item in enumerate(items)]
     same_times: dict = {}
     for i, (t, _q) in enumerate(samples):
         same_times.setdefault(t.tobytes(), []).append(i)
@@ -532,7 +542,7 @@ def analyze_group(frames, key_frames, items: list, method: str = "slerp",
             if it.stepped is not None and len(it.stepped) != keys.size - 1:
                 raise ValueError(f"stepped has {len(it.stepped)} entries for {keys.size - 1} "
                                  "key intervals.")
-        trackings = _track_group(frames, bq, keys, kq, items)
+        trackings = _track_group(frames, bq, keys, kq, items, timing)
         kinds = [turns.classify(it.rotation_mode, it.key_raw, t.differs, it.stepped)
                  for it, t in zip(items, trackings)]
         if np.array_equal(frames, keys):

@@ -189,6 +189,9 @@ class _Prepared:
     original: bool = False             # the keys a QuatBake bake replaced
     rotation_curves: list = field(default_factory=list)   # its rotation and delta ones
     fcurves: list = field(default_factory=list)   # every curve the transform's channels are in
+    # The part of extra_frames where its channels may turn far (the rest only measures
+    # how far the playback strays from slerp): what core.turns follows.
+    turn_frames: np.ndarray | None = None
 
 
 def analyze_object(obj, method: str = "slerp", clip=None, turns: str = "AUTO",
@@ -480,7 +483,8 @@ def _read(found: _Located):
     # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
     # the next) happen between the whole frames: sample them for the turn.
     # (Evaluated by analyze_many, at times shared with the transforms beside it.)
-    extra = animdata.far_turn_subframes(obj, keys, mode, fcurves, rotation_at_keys)
+    extra, turning = animdata.far_turn_subframes(obj, keys, mode, fcurves, rotation_at_keys,
+                                                 split=True)
 
     positions = key_positions = location_keys = None
     loc_fcurves = found.loc_fcurves
@@ -516,7 +520,7 @@ def _read(found: _Located):
     return _Prepared(obj, clip, path, frames, keys, sampled, found.channels, None,
                      played_at, extra if extra.size else None,
                      lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
-                     original, found.rotation_curves(), fcurves)
+                     original, found.rotation_curves(), fcurves, turning)
 
 
 def _count_playback(prepared: dict, members: list) -> dict:
@@ -573,6 +577,10 @@ def _sample_between(prepared: dict, members: list) -> dict:
     spinning = [i for i in members if prepared[i].extra_frames is not None]
     if spinning:
         extra = np.unique(np.concatenate([prepared[i].extra_frames for i in spinning]))
+        # Where the keyed turns are followed: their own subframes, not the stray bound's
+        # sixteenths (more samples never change what a tracking finds; a capture's 16 a
+        # frame cost its report a sixth of its time there).
+        turning = np.unique(np.concatenate([prepared[i].turn_frames for i in spinning]))
         # All of them at these times in one evaluation (the curves share their timing).
         animdata.evaluate_ahead([fc for i in spinning for fc in prepared[i].rotation_curves],
                                 extra)
@@ -580,6 +588,7 @@ def _sample_between(prepared: dict, members: list) -> dict:
             try:
                 prepared[i].sampled.extra_frames = extra
                 prepared[i].sampled.own_extra_frames = prepared[i].extra_frames
+                prepared[i].sampled.turn_extra_frames = turning
                 prepared[i].sampled.extra_quats = prepared[i].oriented_at(extra)
             except Exception as exc:   # its own error, as analyze_object raises it
                 failed[i] = exc

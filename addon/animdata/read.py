@@ -559,7 +559,7 @@ STRAY_SUBSTEPS = 16
 
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
                        rotation_at_keys: np.ndarray | None = None,
-                       known: dict | None = None) -> np.ndarray:
+                       known: dict | None = None, split: bool = False):
     """Subframes inside key intervals where Blender's channels may spin between two keys.
 
     An Euler (or axis-angle angle) channel changing by more than pi between
@@ -576,11 +576,14 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
     them already (evaluated with the frames around them), so they are not evaluated again.
     ``known``: keyframe arrays already read (evaluate_channels), so they are not read again.
+    ``split``: (all of them, those of the far and near turns alone) instead: the stray
+    bound's sixteenths only measure, where the others also follow a turn (every quarter
+    frame is a sixteenth too, so the second is a part of the first).
     """
     mode = mode or obj.rotation_mode
     keys = np.asarray(keys, dtype=np.float64)
     if keys.size < 2:
-        return np.zeros(0)
+        return (np.zeros(0), np.zeros(0)) if split else np.zeros(0)
     far = np.zeros(keys.size - 1, dtype=bool)
     fast = np.zeros(keys.size - 1, dtype=bool)
     adjacent = np.diff(keys) <= 1.0 + 1e-9
@@ -618,9 +621,13 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             i = 0 if which == "regular" else 1
             bound = _stray_bound(mode, sets[i][0], sets[i][1], keys, at_keys.get(i), known)
             stray &= bound > np.radians(STRAY_CHECK_DEG)
-    return np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
-                                     _inside(keys, fast & ~far & ~stray, NEAR_TURN_SUBSTEPS),
-                                     _inside(keys, stray, STRAY_SUBSTEPS)]))
+    found = np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
+                                      _inside(keys, fast & ~far & ~stray, NEAR_TURN_SUBSTEPS),
+                                      _inside(keys, stray, STRAY_SUBSTEPS)]))
+    if not split:
+        return found
+    return found, np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
+                                            _inside(keys, fast & ~far, NEAR_TURN_SUBSTEPS)]))
 
 
 def _stray_bound(mode: str, curves: list, defaults, keys: np.ndarray,

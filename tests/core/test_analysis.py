@@ -737,3 +737,47 @@ def test_far_intervals_are_the_long_way_in_each_mode():
                            [np.radians(60), 0, 0, -1]])
     assert pitfalls.far_intervals("AXIS_ANGLE", axis_angle).tolist() == [True, False]
     assert pitfalls.far_intervals("AXIS_ANGLE", [[0, 0, 0, 1], [3.5, 0, 0, 1]]).tolist() == [True]
+
+
+@pytest.mark.parametrize("timing", ["EVEN", "KEYED"])
+@pytest.mark.parametrize("turns_setting", ["AUTO", "KEYED"])
+def test_the_turns_are_followed_at_their_own_subframes_and_find_the_same(turns_setting,
+                                                                          timing):
+    """Mocap keyed every frame, sampled at sixteenths of every interval (where the stray
+    bound sends the report) and with a wrap between frames 3 and 4: the keyed turns
+    followed at the wrap's subframes alone (turn_extra_frames, a capture's report 16 times
+    fewer samples to track) find what following them at every sixteenth finds, and every
+    figure of the analysis is the same, bit for bit: the turn at the keys and the deviation
+    between the frames are still measured at every sixteenth."""
+    keys = np.arange(1.0, 7.0)
+    key_raw = np.radians([[0.0, 10.0, 170.0], [12.0, 25.0, 176.0], [20.0, 31.0, 179.95],
+                          [31.0, 40.0, -179.95], [38.0, 52.0, -172.0], [50.0, 60.0, -165.0]])
+    kq = rotation.euler_to_quat(key_raw, "ZYX")
+    every = np.concatenate([k + np.arange(1, 16) / 16.0 for k in keys[:-1]])
+    wrap = 3.0 + np.arange(1, 16) / 16.0
+    extra_quats = rotation.euler_to_quat(_linear_channels(keys, key_raw, every), "ZYX")
+
+    def item(turn_extra):
+        return analysis.Sampled("Knee", "ZYX", kq, kq, raw_values=key_raw, key_raw=key_raw,
+                                extra_frames=every, extra_quats=extra_quats,
+                                turn_extra_frames=turn_extra)
+
+    def analysed(turn_extra):
+        return analysis.analyze_group(keys, keys, [item(turn_extra)], "slerp", turns_setting,
+                                      timing)[0]
+
+    def figures(a):
+        return (list(a.intervals), a.long_arc_segments, a.kinds, a.findings, a.advice,
+                a.max_between_deviation_deg, a.worst_between_frame, a.max_deviation_deg,
+                a.max_path_deviation_deg, a.max_timing_deviation_deg, a.euler_wraps)
+
+    everywhere, at_the_wrap = analysed(None), analysed(wrap)
+    assert everywhere.long_arc_segments == [[3.0, 4.0]] or turns_setting == "KEYED"
+    assert everywhere.max_between_deviation_deg > 0.1        # the channels bow in between
+    assert figures(at_the_wrap) == figures(everywhere)
+    # Timing: Keyed travels the path at every sixteenth with the playback's progress there:
+    # followed at all of them.
+    unit = quat.normalize(kq)[None]
+    (tracked,) = analysis._track_group(keys, unit, keys, unit, [item(wrap)], timing)
+    np.testing.assert_array_equal(tracked.sample_times,
+                                  np.union1d(keys, wrap if timing == "EVEN" else every))
