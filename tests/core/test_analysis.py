@@ -781,3 +781,27 @@ def test_the_turns_are_followed_at_their_own_subframes_and_find_the_same(turns_s
     (tracked,) = analysis._track_group(keys, unit, keys, unit, [item(wrap)], timing)
     np.testing.assert_array_equal(tracked.sample_times,
                                   np.union1d(keys, wrap if timing == "EVEN" else every))
+
+
+def test_members_of_a_group_with_their_own_subframes_are_each_measured_as_alone():
+    """A capture's bones are sampled at the union of their subframes and each measured at
+    its own only (those with the same together): each one's figure and subframe as its
+    analysis alone gives them, bit for bit, whoever is beside it."""
+    keys = np.arange(1.0, 6.0)
+    rng = np.random.default_rng(11)
+    union = np.concatenate([k + np.arange(1, 16) / 16.0 for k in keys[:-1]])
+    owns = [union[:15], union[15:45], union[:15], union, union[45:]]
+    items = []
+    for n, own in enumerate(owns):
+        key_raw = np.cumsum(rng.uniform(-0.3, 0.3, (keys.size, 3)), axis=0)
+        kq = rotation.euler_to_quat(key_raw, "XYZ")
+        eq = rotation.euler_to_quat(_linear_channels(keys, key_raw, union), "XYZ")
+        items.append(analysis.Sampled(f"Bone{n}", "XYZ", kq, kq, raw_values=key_raw,
+                                      key_raw=key_raw, extra_frames=union, extra_quats=eq,
+                                      own_extra_frames=own))
+    together = analysis.analyze_group(keys, keys, items)
+    for item, own, a in zip(items, owns, together):
+        alone = analysis.analyze_group(keys, keys, [item])[0]
+        assert (a.max_between_deviation_deg, a.worst_between_frame) == \
+            (alone.max_between_deviation_deg, alone.worst_between_frame)
+        assert a.worst_between_frame in own and a.max_between_deviation_deg > 0.0
