@@ -578,8 +578,8 @@ def _sample_between(prepared: dict, members: list) -> dict:
     if spinning:
         extra = np.unique(np.concatenate([prepared[i].extra_frames for i in spinning]))
         # Where the keyed turns are followed: their own subframes, not the stray bound's
-        # sixteenths (more samples never change what a tracking finds; a capture's 16 a
-        # frame cost its report a sixth of its time there).
+        # sixteenths (more samples never change what a tracking finds; a capture's report
+        # tracked 16 samples a frame, 0.15 s of its 0.7 s analysis).
         turning = np.unique(np.concatenate([prepared[i].turn_frames for i in spinning]))
         # All of them at these times in one evaluation (the curves share their timing).
         animdata.evaluate_ahead([fc for i in spinning for fc in prepared[i].rotation_curves],
