@@ -108,7 +108,7 @@ def wrap_angle(angle: np.ndarray) -> np.ndarray:
 def _wrap_in_place(angle: np.ndarray) -> np.ndarray:
     """wrap_angle of a float64 array into itself, to the bit (the same operations, one
     work array instead of four new ones)."""
-    turns = np.add(angle, np.pi)
+    turns = np.add(angle, np.pi, out=np.empty_like(angle))   # an array for one angle too
     turns /= _TWO_PI
     np.floor(turns, out=turns)
     turns *= _TWO_PI
@@ -244,8 +244,11 @@ def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GI
     out2 = np.empty_like(out1)
     for axis, one, two, wrap in ((i, a, a + np.pi, True), (j, b, np.pi - b, False),
                                  (k, c, c + np.pi, True)):
-        first = np.multiply(one, sign)
+        # Arrays of their own even for one quaternion ((4,): a and c are then numpy
+        # scalars, which no out= can take).
+        first = np.multiply(one, sign, out=np.empty(a.shape))
         out1[..., axis] = _wrap_in_place(first) if wrap else first
+        two = np.asarray(two, dtype=np.float64)
         out2[..., axis] = _wrap_in_place(np.multiply(two, sign, out=two))
     return out1, out2, gimbal
 

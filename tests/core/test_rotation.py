@@ -353,3 +353,16 @@ def test_continuous_values_many_equal_one_sequence_at_a_time(mode):
         alone = rotation.quat_to_mode_values_continuous(q[k], mode, refs[k])
         # The same float64 operations: equal to rounding.
         np.testing.assert_allclose(together[k], alone, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", rotation.EULER_ORDERS)
+def test_quat_to_euler_of_one_quaternion_is_its_row_of_a_batch(order):
+    """quat_to_euler takes (..., 4), one quaternion (4,) too: the in-place wrap of the
+    Euler solutions (e40db9d, 91069b6) raised TypeError there ("return arrays must be of
+    ArrayType": one quaternion's angles are numpy scalars, which no out= takes)."""
+    q = random_quats(5)
+    batch = rotation.quat_to_euler(q, order)
+    for row, want in zip(q, batch):
+        one = rotation.quat_to_euler(row, order)
+        assert one.shape == (3,)
+        assert one.tobytes() == want.tobytes()
