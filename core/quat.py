@@ -264,8 +264,15 @@ def largest_angle_between(a, b) -> float:
         return float(angle_between(a, b).max())
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         w = np.abs(np.einsum("ij,ij->i", a, b))
-        w /= np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
-    if not np.isfinite(w).all():
+        na, nb = np.einsum("ij,ij->i", a, a), np.einsum("ij,ij->i", b, b)
+        norms = na * nb
+        # Norms whose products overflow or lose their digits to subnormals (past ~1e77 or
+        # under ~1e-77, where angle_between rescales) order no cosines: every pair measured
+        # (a 1e160 quaternion's cosine came out 0, and that pair alone was measured).
+        fit = ((na > _TINY_PARTS) & (nb > _TINY_PARTS) & (norms > _TINY_PARTS)
+               & (norms < 1.0 / _TINY_PARTS)).all()
+        w /= np.sqrt(norms)
+    if not (fit and np.isfinite(w).all()):
         return float(angle_between(a, b).max())
     near = np.flatnonzero(w <= w.min() + _COS_BAND)
     return float(angle_between(a[near], b[near]).max())

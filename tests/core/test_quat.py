@@ -361,3 +361,17 @@ def test_largest_angle_between_is_angle_betweens_max_to_the_bit(scale):
         assert quat.largest_angle_between(x, y) == float(quat.angle_between(x, y).max())
     b[5] = 0.0
     assert quat.largest_angle_between(a, b) == float(quat.angle_between(a, b).max())
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-100, 1e100, 1e154, 1e170])
+def test_largest_angle_between_holds_at_norms_angle_between_rescales(scale):
+    """angle_between measures any finite non-zero norms (rescaling pairs past ~1e77 and
+    under ~1e-77); largest_angle_between's cosines overflowed there: one quaternion of
+    norm 1e154 had cosine 0, so that pair alone was measured (0 rad where the largest
+    angle was 3 rad)."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        a = rng.normal(size=(6, 4))
+        b = a + rng.normal(size=(6, 4))
+        a[0] = b[0] * scale
+        assert quat.largest_angle_between(a, b) == float(quat.angle_between(a, b).max())
