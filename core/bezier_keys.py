@@ -440,13 +440,19 @@ def _curvature_lengths(ya, yb, da, db, ka, kb):
 def _off_quadratic(al, be):
     """``be``, moved where al + be is within QUADRATIC_GAP / 3 of 2/3 (x(t) nearly
     quadratic, which Blender's time solve can miss) to QUADRATIC_GAP / 3 from it, on the
-    side it was (longer where exactly on it). Both (c, s) fractions of the span."""
+    side it was (longer where exactly on it), or on the other where that side would take
+    it out of [LENGTH_MIN, LENGTH_MAX] (a be at LENGTH_MIN beside an al of 0.6467 went
+    to 0.01997). Both (c, s) fractions of the span."""
     gap = 3.0 * (al + be) - 2.0
     near = np.abs(gap) < QUADRATIC_GAP
     if not near.any():
         return be
     side = np.where(gap < 0.0, -1.0, 1.0)
-    return np.where(near, be + (side * QUADRATIC_GAP - gap) / 3.0, be)
+    moved = be + (side * QUADRATIC_GAP - gap) / 3.0
+    out = (moved < LENGTH_MIN) | (moved > LENGTH_MAX)
+    if out.any():
+        moved = np.where(out, be - (side * QUADRATIC_GAP + gap) / 3.0, moved)
+    return np.where(near, moved, be)
 
 
 def _sum(p, q):

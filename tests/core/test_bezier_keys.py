@@ -553,3 +553,20 @@ def test_a_recordings_twitch_is_not_missed_by_the_coarse_shortcut(monkeypatch):
     played /= np.linalg.norm(played, axis=1, keepdims=True)
     off = 2 * np.degrees(np.arccos(np.clip(np.abs((played * q).sum(axis=1)), 0.0, 1.0)))
     assert off.max() <= 1.0, off.max()
+
+
+def test_lengths_kept_off_a_sum_of_two_thirds_stay_within_their_bounds():
+    """_off_quadratic moves a span's second length QUADRATIC_GAP / 3 of the span away from
+    al + be = 2/3 (where Blender's time solve misses), on the side the sum was; a be at
+    LENGTH_MIN beside al = 2/3 - LENGTH_MIN - a hair went below LENGTH_MIN (0.01997).
+    Every length it returns is in [LENGTH_MIN, LENGTH_MAX] and every sum off 2/3."""
+    lo, hi, gap = bezier_keys.LENGTH_MIN, bezier_keys.LENGTH_MAX, bezier_keys.QUADRATIC_GAP
+    rng = np.random.default_rng(3)
+    be = np.concatenate((np.full(200, lo), rng.uniform(lo, 2.0 / 3.0 - lo, 200)))
+    al = 2.0 / 3.0 - be + rng.uniform(-gap / 3.0, gap / 3.0, be.size)
+    al[:3] = 2.0 / 3.0 - be[:3]                     # on it: to the longer side
+    al = np.clip(al, lo, hi)
+    moved = bezier_keys._off_quadratic(al[None], be[None])[0]
+    assert (moved >= lo).all() and (moved <= hi).all(), moved.min()
+    assert (np.abs(3.0 * (al + moved) - 2.0) >= gap * (1.0 - 1e-9)).all()
+    assert np.abs(moved - be).max() <= 2.0 * gap / 3.0 + 1e-15
