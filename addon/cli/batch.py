@@ -232,6 +232,39 @@ class Runner:
         self.lock = threading.Lock()
         self.running: set = set()
         self.stopping = False
+        self.probe_lock = threading.Lock()
+        self.probed = args.blender is None      # our own Python or Blender: it runs
+
+    def _cannot_run(self, exc: OSError) -> BadInput:
+        return BadInput(f"--blender {self.prefix[0]} cannot be run "
+                        f"({exc.strerror or type(exc).__name__}); give a Blender program (or a "
+                        "Python with the bpy module) for this system that runs the shots.")
+
+    def check_runs(self) -> None:
+        """BadInput when ``--blender`` cannot be executed, found by running it once with
+        --version, before the first shot whose earlier outputs would be removed: a run over
+        an earlier one's --out removed those shots' outputs and records, then stopped on exit
+        2 ("bad usage") with the earlier summary still naming them. Only where something
+        would be lost, so a fresh --out (a farm's first try) pays no extra Blender start."""
+        with self.probe_lock:
+            if self.probed:
+                return
+            try:
+                subprocess.run([self.prefix[0], "--version"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            except OSError as exc:
+                raise self._cannot_run(exc) from None
+            except subprocess.TimeoutExpired:
+                pass                              # it runs; what it does is the shots' to say
+            self.probed = True
+
+    def _left_over(self, i: int) -> bool:
+        from .shot import output_paths, partial_path, record_path
+
+        name = self.names[i]
+        return any(os.path.lexists(path) for path in [
+            record_path(self.out, name), partial_path(self.out, name),
+            *output_paths(self.command, self.out, name).values()])
 
     # -- one shot ------------------------------------------------------------
     def clear(self, i: int) -> str | None:
@@ -289,6 +322,8 @@ class Runner:
     def run_child(self, i: int) -> dict:
         from .shot import new_record, record_path
 
+        if not self.probed and self._left_over(i):
+            self.check_runs()
         why = self.clear(i)
         if why is not None:
             return self.not_cleared(i, why)
@@ -306,10 +341,7 @@ class Runner:
                     # A file that passes check_blender (executable) but cannot be run: a
                     # Blender for another system on a shared path, a script with no "#!"
                     # line. A TD walk: a traceback and exit 4, "a bug". No shot can run.
-                    raise BadInput(f"--blender {cmd[0]} cannot be run "
-                                   f"({exc.strerror or type(exc).__name__}); give a Blender "
-                                   "program (or a Python with the bpy module) for this "
-                                   "system that runs the shots.") from None
+                    raise self._cannot_run(exc) from None
                 self.running.add(proc)
             try:
                 code = proc.wait()

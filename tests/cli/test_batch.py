@@ -799,3 +799,25 @@ def test_a_blender_that_cannot_be_run_is_exit_2_with_one_sentence(tmp_path, extr
     assert said.startswith(f"--blender {program} cannot be run ("), said
     assert not (out / "summary.json").exists() and not list((out / "shots").glob("*"))
     assert sha256(one) == digest
+
+
+def test_a_blender_that_cannot_be_run_leaves_an_earlier_runs_outputs(tmp_path):
+    """A rerun over an earlier run's --out with a --blender this system cannot run removed
+    the shot's earlier report and record before finding that out, then stopped with exit 2
+    ("bad usage"), the earlier summary still naming what was gone. The program is tried
+    before anything is removed: exit 2, the same sentence, every file as it was."""
+    one = _shot(tmp_path / "sh080.blend", _TWO_KEYS)
+    out = tmp_path / "out"
+    res = run("batch", "report", one, "--out", out, "--jobs", "1")
+    assert res.returncode == 0, res.stderr
+    before = {p: sha256(p) for p in out.rglob("*") if p.is_file()}
+    assert out / "shots" / "sh080.json" in before and out / "sh080.json" in before
+    program = tmp_path / "blender"
+    program.write_text("not a program\n")
+    program.chmod(0o755)
+    for extra in ((), ("--index", "0", "--defer-exit")):
+        res = run("batch", "report", one, "--out", out, "--blender", program, "--jobs", "1",
+                  *extra)
+        assert res.returncode == 2, res.stderr
+        assert _one_sentence(res).startswith(f"--blender {program} cannot be run ("), res.stderr
+        assert {p: sha256(p) for p in out.rglob("*") if p.is_file()} == before
