@@ -139,8 +139,10 @@ def prepare_out(out: str) -> str:
         raise BadInput(f"--out {out} is a file, not a folder.")
     shots, shots_full = os.path.join(out, "shots"), os.path.join(full, "shots")
     where = f"{shots} (inside --out, for the shots' records)"
-    if os.path.isdir(full) and os.path.exists(shots_full) and not os.path.isdir(shots_full):
-        raise BadInput(f"{where} is a file, not a folder; move it, or give another --out.")
+    if os.path.isdir(full) and os.path.lexists(shots_full) and not os.path.isdir(shots_full):
+        # (lexists: a link to nowhere is in the way too; a review.)
+        raise BadInput(f"{where} is a file or a broken link, not a folder; move it, or give "
+                       "another --out.")
     try:
         os.makedirs(shots_full, exist_ok=True)
     except OSError as exc:

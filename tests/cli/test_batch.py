@@ -536,7 +536,12 @@ def test_bad_usage_is_exit_2_with_one_sentence_and_nothing_written(shots, tmp_pa
     taken.mkdir()
     (taken / "shots").write_text("not a folder")
     said = _one_sentence(run("batch", "report", one, "--out", taken))
-    assert "shots (inside --out" in said and "is a file, not a folder" in said, said
+    assert "shots (inside --out" in said and "not a folder" in said, said
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "shots").symlink_to(tmp_path / "nowhere")
+    said = _one_sentence(run("batch", "report", one, "--out", broken))
+    assert "shots (inside --out" in said and "broken link" in said, said
     (tmp_path / "m.txt").write_text("sh010.blend\n")
     assert "has no shot results" in _one_sentence(run("batch", "summarize", tmp_path,
                                                       "--manifest", tmp_path / "m.txt"))
