@@ -236,6 +236,7 @@ class Runner:
         self.stopping = False
         self.probe_lock = threading.Lock()
         self.probed = args.blender is None      # our own Python or Blender: it runs
+        self.unrecorded: list[str] = []          # not_cleared's records that no file holds
 
     def _cannot_run(self, exc: OSError) -> BadInput:
         return BadInput(f"--blender {self.prefix[0]} cannot be run "
@@ -294,17 +295,23 @@ class Runner:
     def not_cleared(self, i: int, why: str) -> dict:
         """The record of shot ``i`` that ``clear`` could not clear: failed (exit 3) with
         ``why``, not run. Written to DIR/shots where it can be; the summary lists it
-        anyway."""
+        anyway. Where it cannot be, the sentence saying so goes to ``unrecorded``: the
+        earlier run's record may still be there, and a later ``summarize`` would read it
+        as this run's (a farm task, ``--index``, exited 0 over such a record)."""
         from .shot import new_record, record_path
 
         record = new_record(self.command, self.shots[i], self.names[i], i, self.options,
                             self.args.fail_above)
         record.update(message=why, seconds=0.0)
+        path = record_path(self.out, self.names[i])
         try:
-            batch_report.write_text(batch_report.dumps(record), record_path(self.out,
-                                                                            self.names[i]))
-        except OSError:
-            pass
+            batch_report.write_text(batch_report.dumps(record), path)
+        except OSError as exc:
+            with self.lock:
+                self.unrecorded.append(
+                    f"{self.shots[i]} was not run, and its record {path} cannot be written "
+                    f"({exc.strerror or type(exc).__name__}): an earlier run's record there "
+                    "would be read as this run's; remove it, or give another --out.")
         return record
 
     def spec(self, i: int) -> str:
@@ -524,6 +531,10 @@ def run_batch(args) -> int:
                 signal.signal(signal.SIGTERM, previous)
         pool.shutdown()
     done = [records[i] for i in chosen]
+    if args.index is not None and runner.unrecorded:
+        # A farm task's result is its record: with none written, `summarize` would
+        # count what an earlier run left. Bad usage of this --out: fix the folder.
+        raise BadInput(runner.unrecorded[0])
     if args.index is None:
         summary = batch_report.build_summary(done, command=args.batch_command,
                                              options=runner.options, fail_above=args.fail_above)

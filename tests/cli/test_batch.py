@@ -7,6 +7,7 @@ keyed orientations against Blender's own matrix_world, frame by frame), its key
 counts against the file's own keys, its outputs against the report schemas, and
 every input file is checked unchanged.
 """
+import contextlib
 import json
 import os
 import pathlib
@@ -784,6 +785,50 @@ def test_an_earlier_output_that_cannot_be_removed_fails_that_shot_only(tmp_path,
     assert (out / "sh060.blend").is_file() and not (out / "sh050.blend").exists()
     assert load_batch(out / "shots" / "sh050.json", record=True)["message"] == first["message"]
     assert {p: sha256(pathlib.Path(p)) for p in (one, two)} == digests
+
+
+@contextlib.contextmanager
+def _immutable(path: pathlib.Path):
+    """``path`` made immutable (chattr +i: neither removed nor replaced, by root either)
+    for the block; skips where this machine does not allow it (no root, or a file system
+    without the attribute)."""
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True) \
+        if shutil.which("chattr") else None
+    if made is None or made.returncode != 0:
+        pytest.skip("chattr +i is not allowed here: " + (made.stderr.strip() if made else
+                                                         "no chattr"))
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+@pytest.mark.parametrize("extra", [(), ("--defer-exit",)])
+def test_a_farm_task_whose_record_cannot_be_written_is_not_done(tmp_path, extra):
+    """A TD walk: a farm task (--index, --defer-exit) over an earlier run's record that it
+    could neither remove nor rewrite (read-only, under a sticky shared folder owned by
+    another farm user; here an immutable file) exited 0, "done", and a later summarize
+    counted the earlier run's record as this one's. It is bad usage of that --out, exit
+    2, the sentence naming the shot and the record; the shot is not run, and its file and
+    the earlier record are left as they were."""
+    one = _shot(tmp_path / "sh090.blend", _TWO_KEYS)
+    digest = sha256(one)
+    out = tmp_path / "out"
+    res = run("batch", "report", one, "--out", out, "--index", "0", "--defer-exit")
+    record = out / "shots" / "sh090.json"
+    assert res.returncode == 0 and record.is_file(), res.stderr
+    earlier = sha256(record)
+    (out / "sh090.json").unlink()
+    with _immutable(record):
+        res = run("batch", "report", one, "--out", out, "--index", "0", "--jobs", "1", *extra)
+        lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+        assert lines[-1].startswith(f"{one} was not run, and its record {record} cannot be "
+                                    "written ("), lines
+        assert lines[-1].endswith("remove it, or give another --out."), lines
+        assert sha256(record) == earlier
+    assert not (out / "sh090.json").exists() and not (out / "summary.json").exists()
+    assert sha256(one) == digest
 
 
 @pytest.mark.parametrize("extra", [(), ("--index", "0", "--defer-exit")])
