@@ -483,8 +483,7 @@ def _read(found: _Located):
     # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
     # the next) happen between the whole frames: sample them for the turn.
     # (Evaluated by analyze_many, at times shared with the transforms beside it.)
-    extra, turning = animdata.far_turn_subframes(obj, keys, mode, fcurves, rotation_at_keys,
-                                                 split=True)
+    extra, turning = animdata.subframes_to_sample(obj, keys, mode, fcurves, rotation_at_keys)
 
     positions = key_positions = location_keys = None
     loc_fcurves = found.loc_fcurves

@@ -127,6 +127,7 @@ from .read import (  # noqa: F401
     played_quats_of_many,
     read_keyframe_arrays,
     rotation_values_to_quat,
+    subframes_to_sample,
 )
 from .write import (  # noqa: F401
     Rewrite,

@@ -5,7 +5,7 @@
 channel at any frame."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import bpy
 import numpy as np
@@ -557,9 +557,26 @@ STRAY_CHECK_DEG = 0.01
 STRAY_SUBSTEPS = 16
 
 
+class Subframes(NamedTuple):
+    """subframes_to_sample's answer: ``every`` subframe to sample, sorted, and those of
+    the far and near turns alone (``turning``), a part of it: the stray bound's
+    sixteenths only measure, where the others also follow a turn (every quarter frame is
+    a sixteenth too)."""
+    every: np.ndarray
+    turning: np.ndarray
+
+
 def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
                        rotation_at_keys: np.ndarray | None = None,
-                       known: dict | None = None, split: bool = False):
+                       known: dict | None = None) -> np.ndarray:
+    """Every subframe inside the key intervals to sample (subframes_to_sample's
+    ``every``), sorted."""
+    return subframes_to_sample(obj, keys, mode, fcurves, rotation_at_keys, known).every
+
+
+def subframes_to_sample(obj, keys, mode: str | None = None, fcurves: Iterable | None = None,
+                        rotation_at_keys: np.ndarray | None = None,
+                        known: dict | None = None) -> Subframes:
     """Subframes inside key intervals where Blender's channels may spin between two keys.
 
     An Euler (or axis-angle angle) channel changing by more than pi between
@@ -572,18 +589,15 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
     channels stray from slerp: NEAR_TURN_SUBSTEPS - 1 of each; keys a frame apart whose
     playback may stray from slerp by more than STRAY_CHECK_DEG (core.stray's bound from
     the keys and handles, however little they turn): STRAY_SUBSTEPS - 1 of each. Returns
-    them all, sorted.
+    them all (``every``, sorted), and those of the far and near turns (``turning``).
     ``rotation_at_keys``: the rotation channels' values at ``keys`` when the caller has
     them already (evaluated with the frames around them), so they are not evaluated again.
     ``known``: keyframe arrays already read (evaluate_channels), so they are not read again.
-    ``split``: (all of them, those of the far and near turns alone) instead: the stray
-    bound's sixteenths only measure, where the others also follow a turn (every quarter
-    frame is a sixteenth too, so the second is a part of the first).
     """
     mode = mode or obj.rotation_mode
     keys = np.asarray(keys, dtype=np.float64)
     if keys.size < 2:
-        return (np.zeros(0), np.zeros(0)) if split else np.zeros(0)
+        return Subframes(np.zeros(0), np.zeros(0))
     far = np.zeros(keys.size - 1, dtype=bool)
     fast = np.zeros(keys.size - 1, dtype=bool)
     adjacent = np.diff(keys) <= 1.0 + 1e-9
@@ -621,13 +635,11 @@ def far_turn_subframes(obj, keys, mode: str | None = None, fcurves: Iterable | N
             i = 0 if which == "regular" else 1
             bound = _stray_bound(mode, sets[i][0], sets[i][1], keys, at_keys.get(i), known)
             stray &= bound > np.radians(STRAY_CHECK_DEG)
-    found = np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
+    every = np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
                                       _inside(keys, fast & ~far & ~stray, NEAR_TURN_SUBSTEPS),
                                       _inside(keys, stray, STRAY_SUBSTEPS)]))
-    if not split:
-        return found
-    return found, np.unique(np.concatenate([_inside(keys, far, FAR_TURN_SUBSTEPS),
-                                            _inside(keys, fast & ~far, NEAR_TURN_SUBSTEPS)]))
+    return Subframes(every, np.unique(np.concatenate([
+        _inside(keys, far, FAR_TURN_SUBSTEPS), _inside(keys, fast & ~far, NEAR_TURN_SUBSTEPS)])))
 
 
 def _stray_bound(mode: str, curves: list, defaults, keys: np.ndarray,

@@ -121,6 +121,13 @@ class BakeResult:
     # rig's IK controls), whose "largest difference" (rotation only) then says nothing.
     rotations_written: int = 0
 
+    @property
+    def thinned(self) -> bool:
+        """Some tolerance applied, so keys were thinned; False where the only one given
+        applies to no transform baked (a Bone Tip tolerance on objects: a Linear key on
+        every frame)."""
+        return any(self.tolerances)
+
 
 def within_words(result: BakeResult, translate=lambda text: text) -> str:
     """What the summary says the keys of a tolerance bake are within ("within 0.5 deg"),

@@ -298,11 +298,11 @@ class QUATBAKE_OT_bake(Operator):
         from .engine import location_words, within_words
         from .settings import has_tolerance
 
-        thinned = has_tolerance(self.bake_settings())
         # Keys: Bezier with only a Bone Tip or Camera tolerance, on transforms it does not
         # apply to, wrote a Linear key on every frame (a walk read 'BEZIER' for them).
-        settings = _remember(context, result,
-                             self.key_interpolation if thinned and any(result.tolerances) else "")
+        tolerance_asked = has_tolerance(self.bake_settings())
+        settings = _remember(context, result, self.key_interpolation
+                             if tolerance_asked and result.thinned else "")
         baked = transforms_named(result.objects)
         # Close the loop: the Difference Report describes the baked objects now.
         # Judged as made: its method, Turns and Timing (an argument, or the redo panel's,
@@ -335,7 +335,7 @@ class QUATBAKE_OT_bake(Operator):
             left = transforms_named([i.transform_name for i in result.skipped])
             self.report({'INFO'}, rpt_("Left as they were: {} (nothing to bake; the notes say "
                                        "why)").format(transform_count(left, rpt_)))
-        if thinned:
+        if tolerance_asked:
             counts = rpt_("Keys per channel: {:d} dense -> {:d} {}")
             self.report({'INFO'}, counts.format(result.keys_dense, result.keys_written,
                                                 within_words(result, rpt_))

@@ -180,7 +180,7 @@ def run_bake(args, results: list | None = None) -> int:
         if bake.has_tolerance(settings):
             # The keys' kind where the tolerance thinned some: one that applied to none
             # (a Bone Tip tolerance on objects) wrote a Linear key on every frame.
-            kind = f" ({(args.keys or 'linear').upper()})" if any(result.tolerances) else ""
+            kind = f" ({(args.keys or 'linear').upper()})" if result.thinned else ""
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} "
                   f"{bake.within_words(result)}{kind}{bake.location_words(result)}")
         for issue in result.warnings:
