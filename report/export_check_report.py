@@ -14,8 +14,9 @@ import os
 
 import numpy as np
 
+from .files import write_text
 from .html_report import DEVIATION_COLOUR
-from .json_report import clean, frame_value, max_deviation, write_text  # noqa: F401 (max_deviation: this report's too)
+from .json_report import clean, frame_value, max_deviation  # noqa: F401 (max_deviation: this report's too)
 from .svg import escape, line_chart
 
 SCHEMA = "quatbake.export-check/1"

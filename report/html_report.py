@@ -449,6 +449,6 @@ def render_html(report: dict) -> str:
 
 def write_html(report: dict, path: str | os.PathLike) -> None:
     """Write the page for ``report`` to ``path`` (via a temporary file)."""
-    from .json_report import write_text
+    from .files import write_text
 
     write_text(render_html(report), path)

@@ -18,6 +18,7 @@ from typing import Iterable
 import numpy as np
 
 from ..core.intervals import Intervals
+from .files import write_text
 
 SCHEMA = "quatbake.report/1"
 
@@ -269,18 +270,6 @@ def dumps(report: dict) -> str:
 def write_json(report: dict, path: str | os.PathLike) -> None:
     """Write ``report`` to ``path`` (through a temporary file, so a failure leaves no half file)."""
     write_text(dumps(report), path)
-
-
-def write_text(text: str, path) -> None:
-    """Write through a temporary file beside ``path``; on failure neither is left behind."""
-    tmp = f"{os.fspath(path)}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def largest_deviation(entry: dict) -> float | None:

@@ -32,7 +32,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from ...report import batch_report
+from ...report import batch_report, files
 from .args import EXIT_BAD_INPUT, EXIT_OK, EXIT_SHOT_FAILED
 from .headless import BadInput
 
@@ -305,7 +305,7 @@ class Runner:
         record.update(message=why, seconds=0.0)
         path = record_path(self.out, self.names[i])
         try:
-            batch_report.write_text(batch_report.dumps(record), path)
+            files.write_text(batch_report.dumps(record), path)
         except OSError as exc:
             with self.lock:
                 self.unrecorded.append(
@@ -390,7 +390,7 @@ class Runner:
                           message=f"{self.shots[i]}: {why}" + (f"; last output: {last}" if last
                                                                 else "") + ".")
         record["seconds"] = seconds
-        batch_report.write_text(batch_report.dumps(record), path)
+        files.write_text(batch_report.dumps(record), path)
         return record
 
     def stop(self) -> None:
@@ -638,7 +638,7 @@ def write_summary(summary: dict, out: str, quiet: bool) -> None:
                        ("summary.html", batch_report.summary_html(summary))):
         path = os.path.join(out, name)
         try:
-            batch_report.write_text(text, path)
+            files.write_text(text, path)
         except OSError as exc:
             raise BadInput(f"{path} cannot be written ({exc.strerror}).") from None
         if not quiet:

@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 
-from ...report import batch_report
+from ...report import batch_report, files
 from ...report.json_report import largest_deviation, largest_frame, max_deviation
 from .args import build_parser
 from .headless import BadInput, NothingToDo
@@ -293,7 +293,7 @@ def run_shot(command: str, shot: str, out_dir: str, name: str, index: int, optio
     record = batch_report.judged(record, fail_above)
     record["seconds"] = round(time.monotonic() - start, 3)
     record["peak_memory_mb"] = peak_memory_mb()
-    batch_report.write_text(batch_report.dumps(record), record_path(out_dir, name))
+    files.write_text(batch_report.dumps(record), record_path(out_dir, name))
     # The record first: a task stopped between the two leaves a record whose .blend is
     # missing (a retry clears both), never a .blend nobody recorded (a review).
     if paths != final and os.path.exists(paths["blend"]):
