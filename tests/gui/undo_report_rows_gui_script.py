@@ -5,7 +5,8 @@ test_undo_report_rows_gui.py:
 
 Four objects keyed over 30,001 frames each (together past REFRESH_FRAME_LIMIT, so the
 Re-bake's refresh leaves their entries pending, as a long shot's), each a wrap from 170
-to -170 deg: Analyze, Re-bake, Analyze again (the Re-run), then Ctrl+Z and Ctrl+Shift+Z.
+to -170 deg: Analyze, Re-bake, Analyze again (the Re-run), then Ctrl+Z and Ctrl+Shift+Z;
+then a second Re-bake, left pending too, and its Ctrl+Z and Ctrl+Shift+Z.
 After each step it records, per entry, its list row as drawn (entries.row_figures; none
 where the list has no row for it: Ctrl+Z of the bake goes back to before Analyze, which is
 no undo step, and its rows), the entry, whether it is current, and Blender's playback
@@ -51,6 +52,7 @@ def record(name: str) -> None:
         out[key] = {"row": list(entries.row_figures(scene, rows[key])) if key in rows else None,
                     "entry": [entry.get("verdict"), entry.get("max_deviation_deg")],
                     "current": not entries.is_stale(scene, key),
+                    "pending": bool(entry.get("pending")),
                     "oracle_deg": oracle_deg(scene.objects[key])}
     result["steps"].append({"name": name, "rows": out})
 
@@ -82,6 +84,12 @@ def run() -> None:
     record("undo the bake")
     op(bpy.ops.ed.redo)
     record("redo the bake")
+    op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='NLERP')
+    record("bake again, left pending")
+    op(bpy.ops.ed.undo)
+    record("undo the second bake")
+    op(bpy.ops.ed.redo)
+    record("redo the second bake")
 
 
 gui_session.start(run, result, quit_after=0.5)
