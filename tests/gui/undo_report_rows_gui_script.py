@@ -70,26 +70,19 @@ def run() -> None:
     bpy.context.view_layer.objects.active = bpy.data.objects["A"]
     bpy.ops.ed.undo_push(message="built")
 
-    def op(fn, *args, **kwargs):
+    def bake(method):
+        return lambda: bpy.ops.quatbake.bake('INVOKE_DEFAULT', True, method=method)
+
+    for name, step in (("analyze", bpy.ops.quatbake.analyze),
+                       ("bake, left pending", bake('SLERP')),
+                       ("analyze again", bpy.ops.quatbake.analyze),
+                       ("undo the bake", bpy.ops.ed.undo),
+                       ("redo the bake", bpy.ops.ed.redo),
+                       ("bake again, left pending", bake('NLERP')),
+                       ("undo the second bake", bpy.ops.ed.undo),
+                       ("redo the second bake", bpy.ops.ed.redo)):
         with bpy.context.temp_override(**override):
-            return fn(*args, **kwargs)
-
-    op(bpy.ops.quatbake.analyze)
-    record("analyze")
-    op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='SLERP')
-    record("bake, left pending")
-    op(bpy.ops.quatbake.analyze)
-    record("analyze again")
-    op(bpy.ops.ed.undo)
-    record("undo the bake")
-    op(bpy.ops.ed.redo)
-    record("redo the bake")
-    op(bpy.ops.quatbake.bake, 'INVOKE_DEFAULT', True, method='NLERP')
-    record("bake again, left pending")
-    op(bpy.ops.ed.undo)
-    record("undo the second bake")
-    op(bpy.ops.ed.redo)
-    record("redo the second bake")
-
+            step()
+        record(name)
 
 gui_session.start(run, result, quit_after=0.5)
