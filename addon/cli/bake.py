@@ -183,14 +183,20 @@ def run_bake(args, results: list | None = None) -> int:
             kind = f" ({(args.keys or 'linear').upper()})" if result.thinned else ""
             print(f"Keys per channel: {result.keys_dense} dense -> {result.keys_written} "
                   f"{bake.within_words(result)}{kind}{bake.location_words(result)}")
-        for issue in result.warnings:
-            print(f"warning: {issue.message}", file=sys.stderr)
-        # Left as they were (no rotation keys, keys only in NLA clips ...): not errors.
-        for issue in result.skipped:
-            print(f"skipped: {issue.message}", file=sys.stderr)
-        for issue in result.notes:
-            print(f"note: {issue.message}")
+        print_issues(result)
     return failed_exit(result, "baked")
+
+
+def print_issues(result) -> None:
+    """A bake's or conversion's warnings and the transforms it left as they were (no
+    rotation keys, keys only in NLA clips, a single key: not errors, but said) on stderr,
+    its notes on stdout, a line each."""
+    for issue in result.warnings:
+        print(f"warning: {issue.message}", file=sys.stderr)
+    for issue in result.skipped:
+        print(f"skipped: {issue.message}", file=sys.stderr)
+    for issue in result.notes:
+        print(f"note: {issue.message}")
 
 
 def refusal(exc) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .args import check_blend_file, check_output, same_file
-from .bake import failed_exit, refusal
+from .bake import failed_exit, print_issues, refusal
 from .headless import BadInput, save_blend_copy
 from .scenes import load_blend, register_quatbake, resolve_targets
 
@@ -63,11 +63,5 @@ def run_convert(args) -> int:
         print(f"Converted {done} to {_chosen(args.to.upper(), converted)}: "
               f"{_keys(result.keys_written)} per channel in all "
               f"within {args.tolerance:g} deg of Blender's playback -> {args.output}")
-        for issue in result.warnings:
-            print(f"warning: {issue.message}", file=sys.stderr)
-        # Left in their mode (a single key, no rotation keys): not errors, but said.
-        for issue in result.skipped:
-            print(f"skipped: {issue.message}", file=sys.stderr)
-        for issue in result.notes:
-            print(f"note: {issue.message}")
+        print_issues(result)
     return failed_exit(result, "converted")
