@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
+
+_UMASK_LOCK = threading.Lock()
 
 
 def _umask() -> int:
-    mask = os.umask(0o022)     # reading it sets it: put it back at once
-    os.umask(mask)
+    """The process's umask, read without setting it where Linux says it: ``os.umask``
+    reads it only by setting another, and batch --jobs N writes its shots' records from
+    several threads, which then read each other's 022 back as the mask (the records 0644
+    where the user's umask gave 0640, and 022 left the process's)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _UMASK_LOCK:                 # elsewhere: set and put back, one thread at a time
+        mask = os.umask(0o022)
+        os.umask(mask)
     return mask
 
 

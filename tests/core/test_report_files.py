@@ -1,6 +1,8 @@
 """report.files.write_text: every report, record and summary QuatBake writes goes through
 it, so that a reader never sees half a file and a failure leaves nothing behind."""
 import os
+import sys
+import threading
 
 import pytest
 
@@ -45,3 +47,32 @@ def test_a_failure_leaves_nothing_beside_the_target(tmp_path):
     with pytest.raises(FileNotFoundError):
         files.write_text("{}\n", tmp_path / "no_folder" / "report.json")
     assert os.listdir(tmp_path) == ["in_the_way.json"]
+
+
+def test_writers_in_threads_keep_the_umask_and_its_modes(tmp_path, umask_027):
+    """batch --jobs N writes its shots' records from its pool's threads. Reading the umask
+    set it: two threads at once read the other's 022 back as the mask, and it stayed the
+    process's, the records 0644 where the user's umask gave 0640. (A race: each round
+    caught it about half the time; four rounds.)"""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)     # switch threads as often as Python will
+    try:
+        for round_ in range(4):
+            folder = tmp_path / str(round_)
+            folder.mkdir()
+
+            def write(k: int, folder=folder) -> None:
+                for i in range(150):
+                    files.write_text("{}\n", folder / f"{k}-{i}.json")
+
+            threads = [threading.Thread(target=write, args=(k,)) for k in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert os.umask(umask_027) == umask_027, round_
+            modes = {path.stat().st_mode & 0o777 for path in folder.iterdir()}
+            assert modes == {0o640}, (round_, sorted(oct(m) for m in modes))
+            assert len(os.listdir(folder)) == 8 * 150
+    finally:
+        sys.setswitchinterval(interval)
