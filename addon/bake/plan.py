@@ -408,7 +408,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         plan.dense = dense
         (plan.required_frames, plan.stepped_frames, plan.corner_frames,
          plan.recorded_frames) = fixed_frames(
-            rot_frames, keyed.stepped, dense, settings)
+            rot_frames, keyed.stepped, dense, settings, r.poses_before)
     if pending:
         pending.reference = reference
         plan.pending = pending

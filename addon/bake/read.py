@@ -21,7 +21,14 @@ import numpy as np
 from ...core import quat
 from .. import animdata, keyed
 from ..animdata import turn_inputs
-from ..record import derived_paths, edited_since_bake, original_slot, owner_record_of, record_of
+from ..record import (
+    derived_paths,
+    edited_since_bake,
+    original_channels,
+    original_slot,
+    owner_record_of,
+    record_of,
+)
 from .settings import (
     LOCATION_FLOAT32_WARN,
     BakeIssue,
@@ -468,6 +475,9 @@ class Reading:
     # Per location axis, (h, 2) (start, end) frames where its keys hold (CONSTANT keys: a
     # blocking pass), which the location bake keeps held (plan._positions).
     loc_holds: list = field(default_factory=list)
+    # A conversion of QuatBake's keys playing now (src.playing): the rotation key frames
+    # before its first bake or conversion (the animator's poses; keys_before_quatbake).
+    poses_before: np.ndarray | None = None
     # The same for the half the bake leaves (delta_location under a keyed location): its
     # jumps at the ends of its holds are its own, kept out of the path (plan._jumps).
     other_holds: list = field(default_factory=list)
@@ -577,8 +587,28 @@ def read_transform(obj, settings: BakeSettings, fcurve_cache: dict | None = None
         return None, issues.found
     reading = Reading(obj=obj, src=src, fcurves=fcurves, **channels, **location,
                       rot_frames=rot_frames, key_quats=key_quats, key_raw=raw, frames=frames,
-                      start=start, end=end, issues=issues.found, location_only=location_only)
+                      start=start, end=end, issues=issues.found, location_only=location_only,
+                      poses_before=None if location_only else keys_before_quatbake(obj, src))
     return reading, issues.found
+
+
+def keys_before_quatbake(obj, src: Source) -> np.ndarray | None:
+    """The rotation key frames ``obj`` had before QuatBake's first bake or conversion
+    (the original action's, in the rotation mode of then), when a conversion reads the keys
+    of such a bake playing now (``src.playing``); None otherwise or when it had none. The
+    keys playing are then QuatBake's fit, and these the animator's poses."""
+    if not src.playing:
+        return None
+    found = original_channels(obj)
+    if found is None:
+        return None
+    fcurves, mode = found
+    frames = [animdata.read_keyframe_arrays(fc, ("co",))["co"].reshape(-1, 2)[:, 0]
+              for fc in animdata.rotation_fcurves(obj, mode, fcurves) if fc is not None]
+    frames = [f for f in frames if f.size]
+    if not frames:
+        return None
+    return np.unique(np.concatenate(frames)).astype(np.float64)
 
 
 def _clip_strip_warning(obj, src: Source, issues: _Issues) -> None:

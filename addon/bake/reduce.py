@@ -242,10 +242,13 @@ _HELD_RAD = 1e-9
 _JUMP_MIN_DEG = 1e-3
 
 
-def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
+def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
+                 poses_before=None) -> tuple:
     """(required key frames, (s, 2) held intervals, corner frames, a recording's key
     frames) of a Bezier fit: the
-    animator's key frames inside the baked range (unless ``keep_key_frames`` is off:
+    animator's key frames inside the baked range (``poses_before``, the key frames before
+    QuatBake's first conversion, where the keys playing are its fit; unless
+    ``keep_key_frames`` is off:
     then they are corners, where a key may go with a handle on each side of the
     method's turn, but need not), and the stepped intervals the method holds, clipped to
     the range. A stepped interval the method does not hold (CONSTANT keys on some
@@ -257,6 +260,14 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings) -> tuple:
     # poses: kept, it would leave a tolerance bake nothing to thin (issue 24's walk: a
     # BVH at 1 deg kept all 16,244 keys).
     poses = not keys_are_dense(rot_frames)
+    if not poses and poses_before is not None and np.size(poses_before) >= 2 and \
+            not keys_are_dense(poses_before):
+        # Keys this dense that were poses before QuatBake's first conversion (or bake) are
+        # its own fit (keys a quarter frame apart where Euler angles turn fast), not a
+        # recording: the animator's key frames are those before it (a walk: QUATERNION ->
+        # XYZ -> QUATERNION dropped the selected key at frame 13, 20 keys became 25).
+        poses = True
+        inside = poses_before[(poses_before >= lo) & (poses_before <= hi)]
     required = inside if poses and settings.keep_key_frames else np.zeros(0)
     corners = inside if poses and not settings.keep_key_frames else np.zeros(0)
     recorded = np.zeros(0) if poses else inside

@@ -22,6 +22,7 @@ from test_bezier_bake import (
     SWING,
     _angle_deg,
     _keyed_object,
+    _keys,
     _pan_quats,
     _played,
     _rotation_fcurves,
@@ -891,3 +892,40 @@ def test_a_transformation_from_a_targets_rotation_is_named_when_the_order_change
 
 def test_the_command_line_knows_the_same_modes():
     assert cli_args.CONVERT_MODES == bake.CONVERT_MODES
+
+
+def test_a_round_trip_keeps_the_animators_key_frames_and_their_selection(clean_blender):
+    """QUATERNION -> XYZ -> QUATERNION of a walk's arm keyed every 6 frames, one key
+    stored as -q (Blender plays the long way round, which the conversion keeps). The
+    first conversion needs keys a quarter frame apart where the Euler angles turn fast
+    (20 keys, median spacing 1 frame); the second read those as a recording and thinned
+    them like one, dropping the animator's key at frame 13 (selected) and writing 25
+    keys (21 once the key frames are kept: the long way round Blender plays, kept, needs
+    them). The animator's key frames are those before QuatBake's first conversion."""
+    frames = [1.0, 7.0, 13.0, 19.0, 25.0]
+    axes = [(1, 0, 0), (1, 0.2, 0), (1, 0, 0.1), (1, 0, 0), (1, 0, 0)]
+    degs = [30.0, -10.0, -40.0, -10.0, 30.0]
+    quats = []
+    for axis, d in zip(axes, degs):
+        a = np.asarray(axis, dtype=np.float64) / np.linalg.norm(axis)
+        half = math.radians(d) / 2
+        quats.append([math.cos(half), *(math.sin(half) * a)])
+    quats = np.array(quats)
+    quats[2] *= -1.0
+    obj = scenes.make_animated_object("Arm", 'QUATERNION', frames, quats)
+    for fc in _rotation_fcurves(obj):
+        for kp in fc.keyframe_points:
+            kp.select_control_point = kp.co[0] == 13.0
+    times = np.arange(1.0, 25.0 + 0.125, 0.25)
+    before = _played(obj, times)
+
+    bake.convert_objects([obj], 'XYZ', TOL)
+    bake.convert_objects([obj], 'QUATERNION', TOL)
+
+    assert obj.rotation_mode == 'QUATERNION'
+    assert _angle_deg(_played(obj, times), before).max() <= 2 * TOL
+    for fc in _rotation_fcurves(obj):
+        co = _keys(fc, "co").reshape(-1, 2)
+        assert set(frames) <= set(co[:, 0].tolist()), (fc.data_path, co[:, 0])
+        selected = [kp.co[0] for kp in fc.keyframe_points if kp.select_control_point]
+        assert selected == [13.0], (fc.data_path, selected)
