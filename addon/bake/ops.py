@@ -469,15 +469,19 @@ class QUATBAKE_OT_convert_rotation_mode(Operator):
 
 def _remember(context, result, keys_kind: str):
     """The Re-bake panel's record of the last bake (or conversion) ``result``: what it
-    wrote per transform and in all, and its notes behind the i button, which name every
-    bone, one line per rig. ``keys_kind``: the keys' interpolation for a tolerance bake,
+    wrote per transform and in all, and its warnings and notes behind the i button, which
+    name every bone, one line per rig. ``keys_kind``: the keys' interpolation for a tolerance bake,
     "" for a key on every frame. Returns the scene's settings."""
     from .. import bake
 
     settings = context.scene.quatbake
     every = bake.merge_bone_issues(result.failed + result.skipped,
                                    shown=len(result.failed + result.skipped))
-    settings.last_turn_notes = "\n".join(n.message for n in every + result.notes)
+    # The warnings first (a Rigify walk: "its baked keys were changed since the bake ...
+    # this one replaced those changes" flashed in the status bar, and the notes, where an
+    # animator looks again, did not have it).
+    settings.last_turn_notes = "\n".join(n.message for n in [*result.warnings, *every,
+                                                               *result.notes])
     settings.has_last_bake = True
     _, bones, rig = tally(transform_pairs(transforms_named(result.objects)))
     settings.last_objects_baked = len(result.objects)

@@ -332,8 +332,8 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
     )
     last_turn_notes: StringProperty(
         name="Turn Notes", default="",
-        description="How the last bake turned where the keys turn differently (one line "
-        "per interval)",
+        description="What the last bake said: its warnings, the transforms it left as they "
+        "were, and how it turned where the keys turn differently (one line each)",
     )
     show_overlay: BoolProperty(
         name="Show Overlay", default=False,

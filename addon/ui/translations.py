@@ -367,8 +367,9 @@ ZH_HANS = {
     "Blender's own playback is at that frame":
         "以关键帧的缓入缓出沿该方法的路径运动：每一帧在区间中的进度与 Blender 自身播放相同",
     "Turn Notes": "转动说明",
-    "How the last bake turned where the keys turn differently (one line per interval)":
-        "上次烘焙在关键帧转动不同之处如何转动（每个区间一行）",
+    "What the last bake said: its warnings, the transforms it left as they were, and how "
+    "it turned where the keys turn differently (one line each)":
+        "上次烘焙的说明：其警告、保持原样的变换，以及在关键帧转动不同之处如何转动（每条一行）",
     "...and {:d} more (see the Info editor)": "……还有 {:d} 条（见信息编辑器）",
     "...and {:d} more armatures": "……另有 {:d} 个骨架",
     "Bake Notes": "烘焙说明",

@@ -393,3 +393,22 @@ def test_two_objects_sharing_a_copy_of_the_animators_changes_bake_together(clean
         assert (float(frame), 0.25) in [tuple(k) for k in _keys(each)[("scale", 2)].tolist()]
         assert bake.revert_objects([each]) == [each.name]
         assert (float(frame), 0.25) in [tuple(k) for k in _keys(each)[("scale", 2)].tolist()]
+
+
+def test_the_notes_keep_the_warning_that_a_rebake_replaced_an_edit(clean_blender):
+    """A Rigify walk: the Re-bake's warning that it replaced a baked key moved by hand
+    flashed in the status bar, and the panel's notes (the i button), where an animator
+    looks again, did not have it. It is there, first, with the bake's other notes."""
+    obj = _keyed_object()
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    assert "changed since" not in bpy.context.scene.quatbake.last_turn_notes
+    key = animdata.find_fcurves(obj, "rotation_euler", 3)[2].keyframe_points[10]
+    key.co[1] += 0.1
+    edited = float(key.co[1])
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
+    assert notes and notes[0].startswith('Object "Obj": its baked rotation_euler keys were '
+                                         "changed since the bake."), notes
+    # What it says is so: the key is the method's again, the edit replaced.
+    again = animdata.find_fcurves(obj, "rotation_euler", 3)[2].keyframe_points[10]
+    assert abs(again.co[1] - (edited - 0.1)) < 1e-5 and abs(again.co[1] - edited) > 0.05
