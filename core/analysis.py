@@ -50,6 +50,11 @@ from .pitfalls import (
 # Contract: an interval is a long arc when Blender turns more than 180 deg
 # and more than the shortest rotation between its keys by over this margin.
 LONG_ARC_MARGIN_DEG = 1.0
+# The between-frame check builds the method's path of a group's members at the union of
+# their subframes in one call where that is at most this many samples (members x union),
+# or at most twice what each at its own would take; else one call per set of members
+# sharing their subframes (a capture's bones: 460,000 at the union, 37,000 their own).
+UNION_PATH_SAMPLES = 100_000
 
 
 @dataclass
@@ -651,6 +656,25 @@ def _between_deviations(keys, kq, trackings, kinds, setting, method, timing,
                 mine = np.flatnonzero(np.isin(ef, own))
             if mine.size:
                 same.setdefault(mine.tobytes(), (mine, []))[1].append(row)
+        own_samples = sum(mine.size * len(rows) for mine, rows in same.values())
+        if len(same) > 1 and (len(members) * ef.size <= UNION_PATH_SAMPLES
+                              or len(members) * ef.size <= 2 * own_samples):
+            # Few in all (a rig's bones, each flipping on intervals of its own): the path
+            # of every member at the union in one call, each measured at its own
+            # subframes, costs less than a call per member (58 on the benchmark rig).
+            rows = sorted(row for _mine, group in same.values() for row in group)
+            at = {row: k for k, row in enumerate(rows)}
+            those = [members[row] for row in rows]
+            played = eqs if len(rows) == len(members) else eqs[rows]
+            deviation = np.degrees(quat.angle_between(played, _method_paths(
+                keys, kq[those], [trackings[i] for i in those], [kinds[i] for i in those],
+                setting, method, ef, timing, played)))
+            for mine, group in same.values():
+                for row in group:
+                    own = deviation[at[row], mine]
+                    worst = int(np.argmax(own))
+                    out[members[row]] = (float(own[worst]), float(ef[mine[worst]]))
+            continue
         for mine, rows in same.values():
             whole = mine.size == ef.size
             times = ef if whole else ef[mine]
