@@ -242,6 +242,20 @@ _HELD_RAD = 1e-9
 _JUMP_MIN_DEG = 1e-3
 
 
+def _keyed_at(frames, key_frames, slack: float = 1e-4) -> bool:
+    """Whether every one of ``frames`` has a key of ``key_frames`` (sorted) on it."""
+    frames = np.asarray(frames, dtype=np.float64)
+    key_frames = np.asarray(key_frames, dtype=np.float64)
+    if not frames.size:
+        return True
+    if not key_frames.size:
+        return False
+    at = np.clip(np.searchsorted(key_frames, frames), 1, key_frames.size - 1)
+    near = np.minimum(np.abs(key_frames[at - 1] - frames), np.abs(key_frames[at] - frames)) \
+        if key_frames.size > 1 else np.abs(key_frames[0] - frames)
+    return bool((near <= slack).all())
+
+
 def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
                  poses_before=None) -> tuple:
     """(required key frames, (s, 2) held intervals, corner frames, a recording's key
@@ -261,11 +275,15 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
     # BVH at 1 deg kept all 16,244 keys).
     poses = not keys_are_dense(rot_frames)
     if not poses and poses_before is not None and np.size(poses_before) >= 2 and \
-            not keys_are_dense(poses_before):
+            not keys_are_dense(poses_before) and _keyed_at(
+                poses_before[(poses_before >= lo) & (poses_before <= hi)], rot_frames):
         # Keys this dense that were poses before QuatBake's first conversion (or bake) are
         # its own fit (keys a quarter frame apart where Euler angles turn fast), not a
         # recording: the animator's key frames are those before it (a walk: QUATERNION ->
         # XYZ -> QUATERNION dropped the selected key at frame 13, 20 keys became 25).
+        # Only while the keys playing still have a key on each of them: keys moved since
+        # (a review: the converted keys slid 3.5 frames) would otherwise get keys forced
+        # on the frames the poses left, none of them the animator's.
         poses = True
         inside = poses_before[(poses_before >= lo) & (poses_before <= hi)]
     required = inside if poses and settings.keep_key_frames else np.zeros(0)

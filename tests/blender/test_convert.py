@@ -929,3 +929,42 @@ def test_a_round_trip_keeps_the_animators_key_frames_and_their_selection(clean_b
         assert set(frames) <= set(co[:, 0].tolist()), (fc.data_path, co[:, 0])
         selected = [kp.co[0] for kp in fc.keyframe_points if kp.select_control_point]
         assert selected == [13.0], (fc.data_path, selected)
+
+
+def test_converted_keys_moved_since_convert_like_keys_quatbake_never_wrote(clean_blender):
+    """A review: the round trip's keys moved 3.5 frames after the first conversion (the
+    animator slid the whole motion) came back from the second with keys forced on frames
+    7, 13, 19 and 25, where the animator's keys were before they moved and none is now
+    (23 keys; the same keys with no QuatBake record behind them convert to 19). The
+    frames before QuatBake's first conversion are its key frames only while the keys
+    playing still have a key on each."""
+    frames = [1.0, 7.0, 13.0, 19.0, 25.0]
+    degs = [30.0, -10.0, -40.0, -10.0, 30.0]
+    quats = np.array([[math.cos(math.radians(d) / 2), math.sin(math.radians(d) / 2), 0.0, 0.0]
+                      for d in degs])
+    quats[2] *= -1.0
+    obj = scenes.make_animated_object("Arm", 'QUATERNION', frames, quats)
+    bake.convert_objects([obj], 'XYZ', TOL)
+    for fc in _rotation_fcurves(obj):
+        for kp in fc.keyframe_points:
+            for attr in ("co", "handle_left", "handle_right"):
+                x, y = getattr(kp, attr)
+                setattr(kp, attr, (x + 3.5, y))
+        fc.update()
+    # The same keys on an object QuatBake never touched: the oracle's key frames.
+    twin = bpy.data.objects.new("Twin", None)
+    bpy.context.scene.collection.objects.link(twin)
+    twin.rotation_mode = 'XYZ'
+    animdata.assign_action(twin, animdata.get_action(obj).copy(),
+                           animdata.get_slot_identifier(obj))
+    times = np.arange(4.5, 28.5 + 0.125, 0.25)
+    before = _played(obj, times)
+
+    bake.convert_objects([obj], 'QUATERNION', TOL)
+    bake.convert_objects([twin], 'QUATERNION', TOL)
+
+    assert _angle_deg(_played(obj, times), before).max() <= 2 * TOL
+    for fc, fc_twin in zip(_rotation_fcurves(obj), _rotation_fcurves(twin)):
+        got = _keys(fc, "co").reshape(-1, 2)[:, 0].tolist()
+        want = _keys(fc_twin, "co").reshape(-1, 2)[:, 0].tolist()
+        assert got == want, (fc.data_path, fc.array_index, got, want)
