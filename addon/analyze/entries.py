@@ -455,11 +455,39 @@ def refresh(scene, objects, method: str, written: "animdata.Written | None" = No
         label = result_label(obj)
         # The keys it stands for, so that an undo and redo of the bake bring it back
         # (follow_undo): without the keys' checksum, which would read every key the bake
-        # wrote (a 100-object x 2,000-frame Re-bake's 1.2 million) to save a click.
+        # wrote (a 100-object x 2,000-frame Re-bake's 1.2 million) to save a click, and
+        # with the checksums the bake kept of them (its record's).
         stored[label] = dict(stored.get(label, {"error": ""}), pending=True, object=obj.name,
                              bone=getattr(obj, "bone_name", ""),
-                             fingerprint=fingerprint(obj, keys=False))
+                             fingerprint=fingerprint(obj, keys=False),
+                             bake_written=_bake_written(obj))
     _sync_rows(scene)
+
+
+def _bake_written(obj) -> str:
+    """The checksums the last bake of ``obj`` kept of the keys it wrote (its record's
+    ``baked_checksums``; "" when it has none): what a pending entry stands for."""
+    from .. import record
+
+    rec = record.record_of(obj)
+    return getattr(rec, "baked_checksums", "") if rec is not None else ""
+
+
+def _pending_for(obj, candidates: list, now: list):
+    """The bake's pending entry among ``candidates`` that stands for the keys ``obj`` plays
+    now (``now``: its fingerprint): the same action, mode and key counts, the same bake
+    (its record's checksums), and the keys still as that bake wrote them (a review: after a
+    Re-run and a hand edit of a baked key, any undo step put the bake's entry back, "Not
+    re-analysed after the bake", where the keys had been analysed and edited since)."""
+    from .. import record
+
+    written = _bake_written(obj)
+    match = next((e for e in candidates if e.get("pending") and written
+                  and e.get("bake_written") == written
+                  and e["fingerprint"][:-1] == now[:-1]), None)
+    if match is None or record.edited_since_bake(obj) is not None:
+        return None
+    return match
 
 
 def _keep_earlier(scene_name: str, replaced: dict) -> None:
@@ -513,13 +541,11 @@ def _follow_keys(scene, settings) -> None:
         match = next((e for e in candidates if e.get("fingerprint") == now), None)
         if match is None:
             # Else a bake's entry left pending on these keys (a review: after undo and
-            # redo of such a bake the box read "Out of date", not "Not re-analysed"),
-            # known by all but the checksum, which it does not keep (refresh).
+            # redo of such a bake the box read "Out of date", not "Not re-analysed").
             if entry is not None and entry.get("pending") \
                     and (entry.get("fingerprint") or [None])[:-1] == now[:-1]:
                 continue
-            match = next((e for e in candidates if e.get("pending")
-                          and e["fingerprint"][:-1] == now[:-1]), None)
+            match = _pending_for(obj, candidates, now)
         if match is None:
             continue
         candidates.remove(match)

@@ -106,6 +106,32 @@ def test_a_bake_too_long_to_re_analyse_marks_the_report_out_of_date(clean_blende
     assert report_results.results(scene)["Flip"]["long_arc_segments"] == []
 
 
+def test_an_edited_bake_analysed_again_stays_out_of_date_through_undo_steps(clean_blender,
+                                                                            monkeypatch):
+    """A review: a Re-bake too long to re-analyse (pending), a Re-run of Analyze, then a
+    baked key moved by hand (the same count): the entry is out of date. Any undo step
+    (follow_undo, here of nothing that touched the keys) put the bake's pending entry back,
+    "Not re-analysed after the bake", which was false: they were analysed, then edited.
+    Only keys as that bake wrote them bring its pending entry back (the undo and redo of
+    the bake itself: tests/gui/test_undo_report_rows_gui.py)."""
+    _flip_and_wrap()
+    scene = bpy.context.scene
+    monkeypatch.setattr(report_results, "REFRESH_FRAME_LIMIT", 10)
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    assert bpy.ops.quatbake.bake() == {'FINISHED'}
+    assert report_results.results(scene)["Wrap"]["pending"]
+    assert bpy.ops.quatbake.analyze() == {'FINISHED'}
+    assert not report_results.is_stale(scene, "Wrap")
+    fc = animdata.rotation_fcurves(scene.objects["Wrap"])[2]
+    key = fc.keyframe_points[len(fc.keyframe_points) // 2]
+    key.co[1] += 0.3
+    fc.update()
+    assert report_results.is_stale(scene, "Wrap")
+    report_results.follow_undo(scene)
+    entry = report_results.results(scene)["Wrap"]
+    assert report_results.is_stale(scene, "Wrap") and not entry.get("pending"), entry
+
+
 def test_bake_operator_offers_no_lerp_and_refuses_the_scenes_lerp(clean_blender):
     flip, wrap = _flip_and_wrap()
     items = bpy.ops.quatbake.bake.get_rna_type().properties["method"].enum_items
