@@ -33,7 +33,12 @@ def write_text(text: str, path: str | os.PathLike) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".quatbake-", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        try:
+            fh = os.fdopen(fd, "w", encoding="utf-8")
+        except BaseException:
+            os.close(fd)
+            raise
+        with fh:
             fh.write(text)
         # mkstemp makes the file for its owner alone (0600); a summary on a farm's shared
         # storage is read by other accounts (a pipeline walk: the summary task, run as

@@ -309,9 +309,9 @@ class Runner:
         except OSError as exc:
             with self.lock:
                 self.unrecorded.append(
-                    f"{self.shots[i]} was not run, and its record {path} cannot be written "
-                    f"({exc.strerror or type(exc).__name__}): an earlier run's record there "
-                    "would be read as this run's; remove it, or give another --out.")
+                    f"{why} Its record {path} cannot be written either "
+                    f"({exc.strerror or type(exc).__name__}), so a later summarize would "
+                    "not count this run's result, or count an earlier run's in its place.")
         return record
 
     def spec(self, i: int) -> str:

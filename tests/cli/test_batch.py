@@ -823,9 +823,11 @@ def test_a_farm_task_whose_record_cannot_be_written_is_not_done(tmp_path, extra)
         res = run("batch", "report", one, "--out", out, "--index", "0", "--jobs", "1", *extra)
         lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
         assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
-        assert lines[-1].startswith(f"{one} was not run, and its record {record} cannot be "
-                                    "written ("), lines
-        assert lines[-1].endswith("remove it, or give another --out."), lines
+        assert lines[-1].startswith(f"{one} was not run: {record}, left by an earlier run, "
+                                    "cannot be removed ("), lines
+        assert f"remove it, or give another --out. Its record {record} cannot be written " \
+            "either (" in lines[-1], lines
+        assert lines[-1].endswith("or count an earlier run's in its place."), lines
         assert sha256(record) == earlier
     assert not (out / "sh090.json").exists() and not (out / "summary.json").exists()
     assert sha256(one) == digest
