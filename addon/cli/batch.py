@@ -535,6 +535,10 @@ def run_batch(args) -> int:
         # A farm task's result is its record: with none written, `summarize` would
         # count what an earlier run left. Bad usage of this --out: fix the folder.
         raise BadInput(runner.unrecorded[0])
+    for sentence in runner.unrecorded:
+        # The whole batch's summary has the shot, failed; a later summarize of DIR would
+        # not (a review). Said whatever --quiet, as every error about a shot is.
+        print(sentence, file=sys.stderr)
     if args.index is None:
         summary = batch_report.build_summary(done, command=args.batch_command,
                                              options=runner.options, fail_above=args.fail_above)

@@ -803,7 +803,7 @@ def _immutable(path: pathlib.Path):
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
-@pytest.mark.parametrize("extra", [(), ("--defer-exit",)])
+@pytest.mark.parametrize("extra", [("--index", "0"), ("--index", "0", "--defer-exit"), ()])
 def test_a_farm_task_whose_record_cannot_be_written_is_not_done(tmp_path, extra):
     """A TD walk: a farm task (--index, --defer-exit) over an earlier run's record that it
     could neither remove nor rewrite (read-only, under a sticky shared folder owned by
@@ -820,16 +820,23 @@ def test_a_farm_task_whose_record_cannot_be_written_is_not_done(tmp_path, extra)
     earlier = sha256(record)
     (out / "sh090.json").unlink()
     with _immutable(record):
-        res = run("batch", "report", one, "--out", out, "--index", "0", "--jobs", "1", *extra)
+        res = run("batch", "report", one, "--out", out, "--jobs", "1", "--quiet", *extra)
         lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
-        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
-        assert lines[-1].startswith(f"{one} was not run: {record}, left by an earlier run, "
-                                    "cannot be removed ("), lines
+        assert res.returncode == (2 if extra else 3) and "Traceback" not in res.stderr, \
+            res.stderr
+        said = [ln for ln in lines if ln.startswith(f"{one} was not run: {record}, left by "
+                                                    "an earlier run, cannot be removed (")]
+        assert len(said) == 1 and (said[0] == lines[-1]) == bool(extra), lines
         assert f"remove it, or give another --out. Its record {record} cannot be written " \
-            "either (" in lines[-1], lines
-        assert lines[-1].endswith("or count an earlier run's in its place."), lines
+            "either (" in said[0], lines
+        assert said[0].endswith("or count an earlier run's in its place."), lines
         assert sha256(record) == earlier
-    assert not (out / "sh090.json").exists() and not (out / "summary.json").exists()
+    assert not (out / "sh090.json").exists()
+    if extra:
+        assert not (out / "summary.json").exists()
+    else:
+        (shot,) = load_batch(out / "summary.json")["shots"]
+        assert shot["status"] == "failed" and shot["exit_code"] == 3, shot
     assert sha256(one) == digest
 
 
