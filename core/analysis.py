@@ -656,38 +656,31 @@ def _between_deviations(keys, kq, trackings, kinds, setting, method, timing,
                 mine = np.flatnonzero(np.isin(ef, own))
             if mine.size:
                 same.setdefault(mine.tobytes(), (mine, []))[1].append(row)
+        # The path is built per set of members sharing their subframes, or, where few
+        # in all (a rig's bones, each flipping on intervals of its own), for every member
+        # at the union in one call (58 calls on the benchmark rig); each member is
+        # measured at its own subframes either way.
         own_samples = sum(mine.size * len(rows) for mine, rows in same.values())
         if len(same) > 1 and (len(members) * ef.size <= UNION_PATH_SAMPLES
                               or len(members) * ef.size <= 2 * own_samples):
-            # Few in all (a rig's bones, each flipping on intervals of its own): the path
-            # of every member at the union in one call, each measured at its own
-            # subframes, costs less than a call per member (58 on the benchmark rig).
-            rows = sorted(row for _mine, group in same.values() for row in group)
-            at = {row: k for k, row in enumerate(rows)}
+            calls = [(sorted(row for _mine, rows in same.values() for row in rows),
+                      np.arange(ef.size))]
+        else:
+            calls = [(rows, mine) for mine, rows in same.values()]
+        mine_of = {row: mine for mine, rows in same.values() for row in rows}
+        for rows, cols in calls:
+            whole = cols.size == ef.size
+            times = ef if whole else ef[cols]
+            played = eqs if whole and len(rows) == len(members) else \
+                eqs[rows] if whole else eqs[rows][:, cols]
             those = [members[row] for row in rows]
-            played = eqs if len(rows) == len(members) else eqs[rows]
             deviation = np.degrees(quat.angle_between(played, _method_paths(
                 keys, kq[those], [trackings[i] for i in those], [kinds[i] for i in those],
-                setting, method, ef, timing, played)))
-            for mine, group in same.values():
-                for row in group:
-                    own = deviation[at[row], mine]
-                    worst = int(np.argmax(own))
-                    out[members[row]] = (float(own[worst]), float(ef[mine[worst]]))
-            continue
-        for mine, rows in same.values():
-            whole = mine.size == ef.size
-            times = ef if whole else ef[mine]
-            played = eqs if whole and len(rows) == len(members) else \
-                eqs[rows] if whole else eqs[rows][:, mine]
-            those = [members[row] for row in rows]
-            custom = _method_paths(keys, kq[those], [trackings[i] for i in those],
-                                   [kinds[i] for i in those], setting, method, times, timing,
-                                   played)
-            deviation = np.degrees(quat.angle_between(played, custom))
-            for k, i in enumerate(those):
-                worst = int(np.argmax(deviation[k]))
-                out[i] = (float(deviation[k, worst]), float(times[worst]))
+                setting, method, times, timing, played)))
+            for k, row in enumerate(rows):
+                pick = np.searchsorted(cols, mine_of[row])     # its own, among ``cols``
+                worst = int(pick[np.argmax(deviation[k, pick])])
+                out[members[row]] = (float(deviation[k, worst]), float(times[worst]))
     return out
 
 
