@@ -233,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "Exit codes: 0 done; 1 over --fail-above (the report is written); 2 "
                          "bad usage or bad input (one sentence on stderr); 3 (batch) some shot "
                          "could not be done; 4 QuatBake itself failed (a bug: the traceback is "
-                         "on stderr); 130 interrupted. See docs/cli.md."))
+                         "on stderr); 130 interrupted; 143 (batch) stopped by SIGTERM. See "
+                         "docs/cli.md."))
     sub = parser.add_subparsers(dest="command",
                                 metavar="{demo,report,bake,convert,export-check,batch}",
                                 parser_class=_Parser)

@@ -770,3 +770,16 @@ def test_objects_named_with_a_comma_or_a_leading_space_can_be_named(tmp_path):
     assert sorted(o["name"] for o in load_report(js)["objects"]) == [" lead", "Cam,A"]
     res = run("report", blend, "--objects", "Cam,A", "--quiet")
     assert res.returncode == 2 and 'Object "Cam" is not in' in _one_sentence(res.stderr)
+
+
+def test_help_names_every_exit_code_of_the_docs():
+    """`python -m quatbake --help` ends with the exit codes: every code of docs/cli.md's
+    table is there (143, a batch stopped by SIGTERM, was missing)."""
+    table = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("## Exit codes")[1]
+    documented = re.findall(r"^\| (\d+) \|", table, flags=re.M)
+    assert "143" in documented
+    done = run("--help")
+    assert done.returncode == 0
+    helptext = " ".join(done.stdout.split())
+    missing = [code for code in documented if not re.search(rf"\b{code}\b", helptext)]
+    assert not missing, (missing, helptext)
