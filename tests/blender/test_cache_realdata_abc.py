@@ -212,3 +212,27 @@ def test_the_usd_written_camera_dollies_as_its_source_and_a_bake_keeps_that(clea
     np.testing.assert_allclose(baked_locs, cache_locs, atol=CAMERA_LOC_TOL)
     bake.revert_objects([cam])
     assert _state(cam) == before_state
+
+
+@pytest.mark.parametrize("output_mode", ["KEEP", "QUATERNION"])
+def test_a_step_2_bake_of_the_maya_spin_says_the_keys_cannot_show_it(clean_blender, output_mode):
+    """90 deg per sample baked every 2 frames: 180 deg from one baked key to the next, which
+    LINEAR keys cannot show (measured: Euler keys 0, 180, 0, -180 ... and quaternion keys
+    alike, so frame 4 plays 90 deg where the cache plays 270). The bake must say so and
+    name Step, as turns.md promises for a turn of 180 deg or more per baked step; it said
+    nothing, only "largest change 180.00 deg"."""
+    _import(CUBE)
+    cube = bpy.data.objects["pCube1"]
+    result = bake.bake_objects([cube], bake.BakeSettings(method='SLERP', frame_step=2,
+                                                         output_mode=output_mode))
+    assert result.objects == ["pCube1"]
+    played, _ = _played(cube, np.array([4.0]))
+    off = float(_angle_deg(played, _rx([270.0]))[0])      # the file's frame 4
+    warned = [w.message for w in result.warnings if "Lower Step" in w.message]
+    if off > 1.0:
+        assert warned, (off, [w.message for w in result.warnings])
+        assert "180 deg per baked step" in warned[0] and "pCube1" in warned[0]
+    # The same file at Step 1 (90 deg per baked step) warns of nothing.
+    bake.revert_objects([cube])
+    again = bake.bake_objects([cube], bake.BakeSettings(method='SLERP', output_mode=output_mode))
+    assert not [w for w in again.warnings if "Lower Step" in w.message]
