@@ -49,6 +49,7 @@ from .settings import (
     farthest_from_gimbal,
     path_samples,
 )
+from .turns import KeyedTurns, too_fast_for_step
 from .write import WriteUndo, _compose_action, _state, others_signature, undo_write, write_plan
 
 # The cache's scale may differ from the object's own by this much (relative) at a
@@ -207,33 +208,6 @@ def _local(obj, world: np.ndarray, parent: np.ndarray, times: np.ndarray, mode: 
     return q, basis[:, :3, 3] - dloc, scale
 
 
-def _too_fast_for_step(who, name, keys, frames, tracking, kinds, kept,
-                       settings: BakeSettings) -> list[BakeIssue]:
-    """A warning where the bake's path turns 180 deg or more from one baked frame to the
-    next: LINEAR keys that far apart cannot show the turn (quaternion keys go the short
-    way, Euler keys the way continuity guesses, for exactly 180 either). A cache's samples
-    are short arcs each, so no kept turn (turns.turn_notes' test for keys) flags this: a
-    real-file walk (a Maya cube spinning 90 deg a sample, baked with Step 2) played 180 deg
-    off the cache between the baked frames and said nothing."""
-    step = int(settings.frame_step)
-    if keys.size < 2 or frames.size < 2:
-        return []
-    turn = np.where(kept | (np.asarray(kinds) == "short"), tracking.keyed_deg,
-                    tracking.short_deg)
-    per_frame = turn / np.diff(keys)
-    baked = (keys[1:] > frames[0]) & (keys[:-1] < frames[-1])
-    fast = np.flatnonzero(baked & (per_frame * step >= 180.0 - 1e-6))
-    if not fast.size:
-        return []
-    i = int(fast[0])
-    return [BakeIssue(
-        'WARNING', name, "", float(keys[i]),
-        f"{who}: its Transform Cache turns {per_frame[i]:.0f} deg per frame between samples "
-        f"{animdata.frame_label(keys[i])} and {animdata.frame_label(keys[i + 1])}, "
-        f"{per_frame[i] * step:.0f} deg per baked step: the baked keys cannot show that "
-        "turn. Lower Step.")]
-
-
 def _output_mode(obj, mode: str, played, settings: BakeSettings) -> tuple:
     """The mode the cache's keys are written in, as for keyed transforms
     (settings.output_mode_for): its own, the one asked for, or for AUTO the Euler order
@@ -336,7 +310,11 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
          plan.recorded_frames) = fixed_frames(
             keys, np.zeros(max(keys.size - 1, 0), dtype=bool), plan.dense, settings)
     kept = turns.choose(settings.turns, kinds)
-    issues += _too_fast_for_step(who, name, keys, frames, tracking, kinds, kept, settings)
+    issues += too_fast_for_step(
+        who, name, "", keys, KeyedTurns(tracking, kinds, np.zeros(len(kinds), dtype=bool)),
+        kept, frames,
+        lambda i: f"its Transform Cache between samples {animdata.frame_label(keys[i])} and "
+                  f"{animdata.frame_label(keys[i + 1])} turns")
     for i in np.nonzero(np.asarray(kinds) != "short")[0]:
         what = "kept" if kept[i] else "baked the short way"
         issues.append(BakeIssue(

@@ -382,7 +382,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     if settings.keep_playback:     # a conversion turns as Blender plays the keys
         issues += kept_long_way(obj, rot_frames, keyed)
     else:
-        issues += turn_notes(obj, rot_frames, keyed, settings)
+        issues += turn_notes(obj, rot_frames, keyed, settings, frames)
     if into_delta:
         drop = delta_paths
     else:

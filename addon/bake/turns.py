@@ -71,9 +71,10 @@ def keeps_whole_turns(keyed: KeyedTurns, settings: BakeSettings) -> bool:
     return bool((np.where(keep, keyed.tracking.whole, 0) != 0).any())
 
 
-def turn_notes(obj, rot_frames, keyed: KeyedTurns,
-                settings: BakeSettings) -> list[BakeIssue]:
-    """INFO notes (and a warning for turns too fast for the Step) about the turns baked."""
+def turn_notes(obj, rot_frames, keyed: KeyedTurns, settings: BakeSettings,
+               frames) -> list[BakeIssue]:
+    """INFO notes (and a warning for turns too fast for the Step) about the turns baked at
+    ``frames``."""
     name, who, bone = obj.name, animdata.subject(obj), obj.bone_name
     keep = turns.choose(settings.turns, keyed.kinds)
     # A Custom Range bakes only the key intervals it overlaps; beyond it the range's end
@@ -102,20 +103,45 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns,
             f"{who}: {counted(steps, 'stepped interval')} (CONSTANT keys) kept stepped: "
             "held until the next key, then the jump on that key's frame, as Blender plays "
             "them.", bone))
-    # Baked keys are LINEAR: a kept turn of more than 180 deg between two baked
-    # frames would be written the wrong way round.
-    gaps = np.diff(rot_frames)
-    per_frame = keyed.tracking.keyed_deg / gaps
-    fast = np.flatnonzero(keep & baked & (per_frame * settings.frame_step >= 180.0))
-    if fast.size:
-        i = int(fast[0])
-        out.append(BakeIssue(
-            'WARNING', name, "", float(rot_frames[i]),
-            f"{who}: keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn "
-            f"{per_frame[i]:.0f} deg per frame, "
-            f"{per_frame[i] * settings.frame_step:.0f} deg per baked step: the baked keys "
-            "cannot show that turn. Lower Step (or space the keys further apart).", bone))
+    out += too_fast_for_step(
+        who, name, bone, rot_frames, keyed, keep, frames,
+        lambda i: f"keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn",
+        " (or space the keys further apart)")
     return out
+
+
+def too_fast_for_step(who, name, bone, rot_frames, keyed: KeyedTurns, keep, frames,
+                      what, also: str = "") -> list[BakeIssue]:
+    """A warning where the bake's path turns 180 deg or more from one baked frame
+    (``frames``) to the next: LINEAR keys that far apart cannot show the turn (quaternion
+    keys go the short way, Euler keys the way continuity guesses; for exactly 180 either).
+    The path's turn in each key interval is the kept one where a turn is kept, else the
+    short arc, taken as even across the interval (none across a stepped one, which stays
+    stepped): a short arc of 90 deg a frame on every frame, baked with Step 2, is 180 deg
+    per baked step too (a real-file walk: a Maya cube spinning 90 deg an Alembic sample
+    played 180 deg off between the baked frames and nothing was said; keys alike, where
+    only kept turns were checked). ``what(i)`` names key interval i and its verb;
+    ``also``: more advice after "Lower Step"; ``bone``: the pose bone's name, or "" for
+    an object's own channels."""
+    kinds = np.asarray(keyed.kinds)
+    if kinds.size == 0 or frames.size < 2:
+        return []
+    turn = np.where(keep | (kinds == "short"), keyed.tracking.keyed_deg,
+                    keyed.tracking.short_deg)
+    turn = np.where(kinds == "step", 0.0, turn)
+    along = np.interp(frames, rot_frames, np.concatenate(([0.0], np.cumsum(turn))))
+    per_step = np.diff(along)
+    # A hair under 180: 90 deg a frame at Step 2 is 180 to rounding.
+    fast = np.flatnonzero(per_step >= 180.0 - 1e-6)
+    if not fast.size:
+        return []
+    j = int(fast[0])
+    i = int(np.clip(np.searchsorted(rot_frames, frames[j], side="right") - 1, 0, kinds.size - 1))
+    per_frame = turn[i] / (rot_frames[i + 1] - rot_frames[i])
+    return [BakeIssue(
+        'WARNING', name, "", float(frames[j]),
+        f"{who}: {what(i)} {per_frame:.0f} deg per frame, {per_step[j]:.0f} deg per baked "
+        f"step: the baked keys cannot show that turn. Lower Step{also}.", bone)]
 
 
 # What each way round the long way is, for a conversion's note.

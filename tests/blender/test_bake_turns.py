@@ -347,6 +347,25 @@ def test_a_kept_turn_too_fast_for_the_step_is_warned(clean_blender):
         and "Lower Step" in warning.message
 
 
+def test_short_turns_too_fast_for_the_step_are_warned(clean_blender):
+    """Keys on every frame, each a 90 deg short arc (no turn kept): Step 2 bakes every other
+    frame, 180 deg apart, which LINEAR keys cannot show. Only kept turns were checked, so
+    nothing was said (a real-file walk found it on an Alembic spin; keys alike). Step 1 is
+    90 deg a baked step, and keys half a frame apart turning 100 deg are 100 deg a baked
+    step at Step 1 (the key frames are baked): neither is warned."""
+    frames = np.arange(1.0, 10.0)
+    warned = [w.message for w in _bake(_euler_z("Quick", frames, 90.0 * (frames - 1)),
+                                       frame_step=2).warnings if "per baked step" in w.message]
+    assert len(warned) == 1, warned
+    assert ('"Quick": keys 1-2 turn 90 deg per frame, 180 deg per baked step' in warned[0]
+            and "Lower Step" in warned[0]), warned
+    assert not [w for w in _bake(_euler_z("Steady", frames, 90.0 * (frames - 1))).warnings
+                if "per baked step" in w.message]
+    halves = np.array([1.0, 1.5, 2.0, 2.5])
+    assert not [w for w in _bake(_euler_z("Halves", halves, [0, 100, 200, 300])).warnings
+                if "per baked step" in w.message]
+
+
 def test_many_wraps_are_named_ten_then_counted(clean_blender):
     frames = np.arange(1.0, 61.0)
     z = np.where(frames % 2 == 1, 175.0, -175.0)           # wraps on every one of 59 intervals
