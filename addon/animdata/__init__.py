@@ -7,6 +7,7 @@ versions store keys.
   ``action.fcurves``; 4.4+ slots and channelbags; 5.0 without ``action.fcurves``);
 - ``channels``: a transform's F-curves by data path, and what unkeyed channels hold;
 - ``read``: keys and what Blender plays from them, in bulk, without ``frame_set``;
+- ``subframes``: where that playback must be sampled between whole frames;
 - ``write``: keys and actions written in bulk;
 - ``nla``: clips (the actions strips and stashes hold) and NLA blending;
 - ``turn_inputs``: Blender's playback sampled for the turn tracking (``core.turns``);
@@ -100,7 +101,6 @@ from .paths import (  # noqa: F401
 )
 from .playhead import action_time, played_time, scene_frame, show_time  # noqa: F401
 from .read import (  # noqa: F401
-    FAR_TURN_SUBSTEPS,
     HUGE_QUATERNION_NORM,
     KEY_FIELDS,
     ZERO_QUATERNION_NORM,
@@ -116,7 +116,6 @@ from .read import (  # noqa: F401
     evaluate_rotation,
     evaluate_rotation_raw,
     extrapolated_slopes,
-    far_turn_subframes,
     is_identity_delta,
     key_error,
     key_frames,
@@ -127,6 +126,10 @@ from .read import (  # noqa: F401
     played_quats_of_many,
     read_keyframe_arrays,
     rotation_values_to_quat,
+)
+from .subframes import (  # noqa: F401
+    FAR_TURN_SUBSTEPS,
+    far_turn_subframes,
     subframes_to_sample,
 )
 from .write import (  # noqa: F401

@@ -14,7 +14,23 @@ import numpy as np
 
 from ...core import turns
 from ...core.rotation import EULER_ORDERS as EULER_MODES
-from .. import animdata
+from .channels import (
+    delta_rotation_defaults,
+    delta_rotation_fcurves,
+    has_keys,
+    rotation_defaults,
+    rotation_fcurves,
+)
+from .read import (
+    KEY_FIELDS,
+    evaluate_channels,
+    evaluate_delta_rotation,
+    evaluate_rotation_raw,
+    is_identity_delta,
+    played_quats,
+    played_quats_of_many,
+    read_keyframe_arrays,
+)
 
 # Samples per key interval when tracking Blender's playback: at least this
 # many, and at least one per TRACK_STEP of the largest turn the channel values
@@ -60,7 +76,7 @@ def stepped_intervals(fcurves: Sequence, key_frames, known: dict | None = None) 
             continue
         data = known.get(fc.as_pointer()) if known is not None else None
         if data is None:
-            data = animdata.read_keyframe_arrays(fc, ("co", "interpolation"))
+            data = read_keyframe_arrays(fc, ("co", "interpolation"))
         co, ipo = data["co"], data["interpolation"]
         if co.shape[0] < 2 or not (ipo[:-1] == constant).any():
             continue   # no CONSTANT segment: no step (a rig's curves, mostly)
@@ -151,7 +167,7 @@ def _hulls_many(fcurves: Sequence, defaults, key_frames, known: dict | None):
             continue
         data = known.get(fc.as_pointer()) if known is not None else None
         if data is None:
-            data = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
+            data = read_keyframe_arrays(fc, KEY_FIELDS)
         co, hl, hr, ipo = (data["co"], data["handle_left"], data["handle_right"],
                            data["interpolation"])
         if ipo[:-1].size and ipo[:-1].max() > core_fcurve.BEZIER:
@@ -218,7 +234,7 @@ def chord_gaps(fcurves: Sequence, defaults, key_frames, known: dict | None = Non
             continue     # its default value all along: on the chord
         data = known.get(fc.as_pointer()) if known is not None else None
         if data is None:
-            data = animdata.read_keyframe_arrays(fc, animdata.KEY_FIELDS)
+            data = read_keyframe_arrays(fc, KEY_FIELDS)
         co, hl, hr, ipo = (data["co"], data["handle_left"], data["handle_right"],
                            data["interpolation"])
         if len(fc.modifiers) or not (co.shape[0] == keys.size and (co[:, 0] == keys).all()):
@@ -275,22 +291,22 @@ def moving_channels(obj, mode: str, fcurves) -> tuple | None:
     """(curves, defaults) of the rotation channels that move: the regular ones, or the
     delta ones when only those are keyed; None when both move. The other half is a fixed
     rotation on one side, which leaves every relative rotation's angle as it is."""
-    regular = animdata.rotation_fcurves(obj, mode, fcurves)
-    delta = animdata.delta_rotation_fcurves(obj, mode, fcurves)
+    regular = rotation_fcurves(obj, mode, fcurves)
+    delta = delta_rotation_fcurves(obj, mode, fcurves)
     which = moving_of(regular, delta)
     if which is None:
         return None
     if which == "regular":
-        return regular, animdata.rotation_defaults(obj, mode)
-    return delta, animdata.delta_rotation_defaults(obj, mode)
+        return regular, rotation_defaults(obj, mode)
+    return delta, delta_rotation_defaults(obj, mode)
 
 
 def moving_of(regular: list, delta: list) -> str | None:
     """moving_channels of the rotation curves ``regular`` and the delta ones ``delta``
     found already: "regular", "delta", or None when both move."""
-    if animdata.has_keys(regular) and animdata.has_keys(delta):
+    if has_keys(regular) and has_keys(delta):
         return None
-    return "regular" if animdata.has_keys(regular) or not delta else "delta"
+    return "regular" if has_keys(regular) or not delta else "delta"
 
 
 def _keyed_hulls(obj, mode: str, fcurves, key_frames, known: dict | None):
@@ -432,9 +448,9 @@ class TrackRequest:
 def _plays_channels_alone(req: TrackRequest) -> bool:
     """True when Blender plays the rotation channels as they are (no delta rotation,
     keyed or static, composes with them): the transforms a rig batch is made of."""
-    delta = animdata.delta_rotation_fcurves(req.obj, req.mode, req.fcurves)
-    return not animdata.has_keys(delta) and animdata.is_identity_delta(
-        animdata.delta_rotation_defaults(req.obj, req.mode), req.mode)
+    delta = delta_rotation_fcurves(req.obj, req.mode, req.fcurves)
+    return not has_keys(delta) and is_identity_delta(
+        delta_rotation_defaults(req.obj, req.mode), req.mode)
 
 
 def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> list:
@@ -446,7 +462,7 @@ def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> l
     call and one ``core.turns.track_many``: a 60-bone rig costs about what one
     bone did. Anything else (delta rotations, Timing: Keyed's extra frames) is
     tracked on its own. ``known``: keyframe arrays already read (see
-    ``animdata.evaluate_channels``).
+    ``evaluate_channels``).
     """
     out: list = [None] * len(requests)
     groups: dict = {}
@@ -470,13 +486,13 @@ def track_many(requests: Sequence[TrackRequest], known: dict | None = None) -> l
             found = turns.track_many(keys, key_quats, keys, key_quats)
         else:
             times = _times_from_counts(keys, counts)
-            fcurves = [animdata.rotation_fcurves(requests[i].obj, mode, requests[i].fcurves)
+            fcurves = [rotation_fcurves(requests[i].obj, mode, requests[i].fcurves)
                        for i in members]
-            defaults = np.concatenate([animdata.rotation_defaults(requests[i].obj, mode)
+            defaults = np.concatenate([rotation_defaults(requests[i].obj, mode)
                                        for i in members])
-            raw = animdata.evaluate_channels([fc for fcs in fcurves for fc in fcs], defaults,
-                                             times, known)
-            quats = animdata.played_quats_of_many(raw, mode, len(members))
+            raw = evaluate_channels([fc for fcs in fcurves for fc in fcs], defaults,
+                                    times, known)
+            quats = played_quats_of_many(raw, mode, len(members))
             found = turns.track_many(keys, key_quats, times, quats)
         for i, tracking in zip(members, found):
             out[i] = tracking
@@ -487,9 +503,8 @@ def _group_samples(mode: str, members: list, keys: np.ndarray, known: dict | Non
     """(k-1,) samples per interval for transforms keyed on the same ``keys`` whose
     channels play alone: each one's _samples_per_interval, the most of any; the
     channels of all of them bounded in one _hulls_many call."""
-    fcurves = [fc for req in members for fc in animdata.rotation_fcurves(req.obj, mode,
-                                                                         req.fcurves)]
-    defaults = np.concatenate([animdata.rotation_defaults(req.obj, mode) for req in members])
+    fcurves = [fc for req in members for fc in rotation_fcurves(req.obj, mode, req.fcurves)]
+    defaults = np.concatenate([rotation_defaults(req.obj, mode) for req in members])
     lo, hi, ok = _hulls_many(fcurves, defaults, keys, known)
     b, width = len(members), len(fcurves) // len(members)
     # (k-1, members x channels) -> (members, k-1, channels), as the key values are.
@@ -520,10 +535,9 @@ def track(obj, mode: str, fcurves, key_frames, key_quats, key_raw, extra=None,
     if times.size == np.asarray(key_frames).size:
         # No interval can turn the long way (the usual case): the keys say it all.
         return turns.track(key_frames, key_quats, key_frames, key_quats)
-    quats = animdata.played_quats(animdata.evaluate_rotation_raw(obj, times, mode, fcurves),
-                                   mode)
-    # Blender plays delta @ rotation (animdata.read.evaluate_orientation).
-    if animdata.has_keys(animdata.delta_rotation_fcurves(obj, mode, fcurves)) or \
-            not animdata.is_identity_delta(animdata.delta_rotation_defaults(obj, mode), mode):
-        quats = quat.multiply(animdata.evaluate_delta_rotation(obj, times, mode, fcurves), quats)
+    quats = played_quats(evaluate_rotation_raw(obj, times, mode, fcurves), mode)
+    # Blender plays delta @ rotation (read.evaluate_orientation).
+    if has_keys(delta_rotation_fcurves(obj, mode, fcurves)) or \
+            not is_identity_delta(delta_rotation_defaults(obj, mode), mode):
+        quats = quat.multiply(evaluate_delta_rotation(obj, times, mode, fcurves), quats)
     return turns.track(key_frames, key_quats, times, quats)

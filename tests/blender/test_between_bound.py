@@ -1,7 +1,7 @@
 """The report's between-frame figure against what Blender plays, on real captures.
 
 Which key intervals the report samples between the frames is decided by a bound
-(core.stray, addon/animdata/read.py STRAY_CHECK_DEG): it skips an interval only where
+(core.stray, addon/animdata/subframes.py STRAY_CHECK_DEG): it skips an interval only where
 the playback cannot stray from slerp by more than STRAY_CHECK_DEG. The reference here
 is independent of it: Blender's own playback (frame_set with a subframe, the pose
 bone's matrix) against scipy's Slerp of the orientations Blender plays at the keys,
@@ -195,5 +195,5 @@ def test_the_bound_takes_the_keys_the_caller_read(clean_blender):
     bowed["handle_right"] = bowed["handle_right"] + [0.25, 0.1]
     bowed["handle_left"] = bowed["handle_left"] + [-0.25, 0.1]
     found = animdata.far_turn_subframes(obj, frames, 'XYZ', known=known)
-    assert found.size == (frames.size - 1) * (animdata.read.STRAY_SUBSTEPS - 1), found
+    assert found.size == (frames.size - 1) * (animdata.subframes.STRAY_SUBSTEPS - 1), found
 

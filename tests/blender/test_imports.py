@@ -422,7 +422,7 @@ def test_bvh_wraps_between_adjacent_frames_are_long_arcs_everywhere(clean_blende
 
 
 # The sixteenths of a key interval at which the analysis samples a channel's jump
-# (addon.animdata.read.FAR_TURN_SUBSTEPS), fixed here as docs/report.md states it.
+# (addon.animdata.subframes.FAR_TURN_SUBSTEPS), fixed here as docs/report.md states it.
 SIXTEENTHS = np.arange(1, 16) / 16.0
 # Blender's matrices are float32 and a wrap's half-way orientation is 180 deg off the
 # slerp, where angle_between's 2*atan2 loses a little: 0.01 deg.
