@@ -40,8 +40,9 @@ def baked_slot(owner) -> str:
         assigned = animdata.get_slot_identifier(owner)
         if assigned:
             return assigned
-        if animdata.is_slotted(baked) and len(baked.slots) == 1:
-            return baked.slots[0].identifier
+        only = animdata.only_slot(baked)
+        if only:
+            return only
     return original_slot(rec)
 
 

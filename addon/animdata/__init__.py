@@ -31,6 +31,7 @@ from .actions import (  # noqa: F401
     get_slot_identifier,
     is_slotted,
     object_fcurves,
+    only_slot,
     prefixed_fcurves,
     select_bone,
     slot_handle,

@@ -175,6 +175,13 @@ def slot_missing(action, slot_identifier: str) -> bool:
     return is_slotted(action) and find_slot(action, slot_identifier) is None
 
 
+def only_slot(action) -> str:
+    """The identifier of ``action``'s one slot ("" before 4.4, or with no slot or several)."""
+    if not is_slotted(action) or len(action.slots) != 1:
+        return ""
+    return action.slots[0].identifier
+
+
 def action_slot_count(action) -> int:
     """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
     return len(action.slots) if is_slotted(action) else 1
