@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from ..core.words import counted
 from .json_report import largest_deviation
 from .svg import escape, line_chart
 
@@ -368,18 +369,14 @@ def page_subject(report: dict) -> str:
     return shown or where
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def _counted(objects: list) -> str:
     """What the report's rows are: "2 objects", "8 bones", "1 object and 8 bones" (a walk:
     a rig's 8 bones read "8 object(s)")."""
     bones = sum(1 for o in objects if o.get("bone"))
-    parts = [_plural(len(objects) - bones, "object")] if len(objects) > bones or not bones \
+    parts = [counted(len(objects) - bones, "object")] if len(objects) > bones or not bones \
         else []
     if bones:
-        parts.append(_plural(bones, "bone"))
+        parts.append(counted(bones, "bone"))
     return " and ".join(parts)
 
 
@@ -409,7 +406,7 @@ def render_html(report: dict) -> str:
                 armature = obj["name"]
                 count = sum(1 for o in objects if o.get("bone") and o["name"] == armature)
                 out.append(f'<tr class="armature"><th colspan="9">Armature {escape(armature)} '
-                           f'&middot; {_plural(count, "bone")}, worst first</th></tr>')
+                           f'&middot; {counted(count, "bone")}, worst first</th></tr>')
             elif not obj.get("bone"):
                 armature = None
             cls = _deviation_class(obj)
