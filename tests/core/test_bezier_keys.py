@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from quatbake.core import bezier_keys, bezier_play, interp, rotation
+from quatbake.core import bezier_fit, bezier_keys, bezier_play, interp, rotation
 
 KEY_FRAMES = np.array([1.0, 41.0, 81.0, 121.0])
 QUARTER = 0.25
@@ -504,23 +504,23 @@ def test_the_playback_returned_is_the_final_keys_own_after_every_split():
 
 
 def test_derivative_weights_of_even_stencils_are_the_classic_finite_differences():
-    """The weights solved once per stencil size and kept (bezier_keys._even_weights) are
+    """The weights solved once per stencil size and kept (bezier_fit.even_weights) are
     the textbook finite differences (Fornberg 1988), and read-only, so a caller cannot
     change what the next fit reads: for 3 samples, centred (-1/2, 0, 1/2) and (1, -2, 1),
     one-sided (-3/2, 2, -1/2); for 5 centred, (1/12, -2/3, 0, 2/3, -1/12) and (-1/12, 4/3,
     -5/2, 4/3, -1/12)."""
-    three = bezier_keys._even_weights(3)
+    three = bezier_fit.even_weights(3)
     np.testing.assert_allclose(three[1, :, 0], [-0.5, 0.0, 0.5], atol=1e-14)
     np.testing.assert_allclose(three[1, :, 1], [1.0, -2.0, 1.0], atol=1e-13)
     np.testing.assert_allclose(three[0, :, 0], [-1.5, 2.0, -0.5], atol=1e-14)
-    five = bezier_keys._even_weights(5)
+    five = bezier_fit.even_weights(5)
     np.testing.assert_allclose(five[2, :, 0], [1 / 12, -2 / 3, 0.0, 2 / 3, -1 / 12], atol=1e-13)
     np.testing.assert_allclose(five[2, :, 1], [-1 / 12, 4 / 3, -5 / 2, 4 / 3, -1 / 12],
                                atol=1e-12)
-    assert bezier_keys._even_weights(5) is five and not five.flags.writeable
+    assert bezier_fit.even_weights(5) is five and not five.flags.writeable
     # An uneven stencil (the samples around a key between frames) is solved on its own:
     # the first derivative of x^2 at 0 from samples at -1, 0.5, 2 is exact (0), the second 2.
-    w = bezier_keys._stencil_weights(np.array([[-1.0, 0.5, 2.0]]))
+    w = bezier_fit.stencil_weights(np.array([[-1.0, 0.5, 2.0]]))
     values = np.array([-1.0, 0.5, 2.0]) ** 2
     np.testing.assert_allclose(values @ w[0], [0.0, 2.0], atol=1e-13)
 
@@ -556,17 +556,17 @@ def test_a_recordings_twitch_is_not_missed_by_the_coarse_shortcut(monkeypatch):
 
 
 def test_lengths_kept_off_a_sum_of_two_thirds_stay_within_their_bounds():
-    """_off_quadratic moves a span's second length QUADRATIC_GAP / 3 of the span away from
+    """off_quadratic moves a span's second length QUADRATIC_GAP / 3 of the span away from
     al + be = 2/3 (where Blender's time solve misses), on the side the sum was; a be at
     LENGTH_MIN beside al = 2/3 - LENGTH_MIN - a hair went below LENGTH_MIN (0.01997).
     Every length it returns is in [LENGTH_MIN, LENGTH_MAX] and every sum off 2/3."""
-    lo, hi, gap = bezier_keys.LENGTH_MIN, bezier_keys.LENGTH_MAX, bezier_keys.QUADRATIC_GAP
+    lo, hi, gap = bezier_fit.LENGTH_MIN, bezier_fit.LENGTH_MAX, bezier_fit.QUADRATIC_GAP
     rng = np.random.default_rng(3)
     be = np.concatenate((np.full(200, lo), rng.uniform(lo, 2.0 / 3.0 - lo, 200)))
     al = 2.0 / 3.0 - be + rng.uniform(-gap / 3.0, gap / 3.0, be.size)
     al[:3] = 2.0 / 3.0 - be[:3]                     # on it: to the longer side
     al = np.clip(al, lo, hi)
-    moved = bezier_keys._off_quadratic(al[None], be[None])[0]
+    moved = bezier_fit.off_quadratic(al[None], be[None])[0]
     assert (moved >= lo).all() and (moved <= hi).all(), moved.min()
     assert (np.abs(3.0 * (al + moved) - 2.0) >= gap * (1.0 - 1e-9)).all()
     assert np.abs(moved - be).max() <= 2.0 * gap / 3.0 + 1e-15
