@@ -117,7 +117,7 @@ def cache_baked(obj) -> str:
     return rec.cache_constraint if current is not None and current == rec.baked_action else ""
 
 # Not the bake's: the overlay's pin is the animator's, and stays through a revert.
-_NOT_RECORD = frozenset({"rna_type", "name", "overlay_pinned"})
+NOT_RECORD = frozenset({"rna_type", "name", "overlay_pinned"})
 _FIELDS: dict = {}
 
 
@@ -132,7 +132,7 @@ def _fields(rec) -> tuple:
     kind = type(rec)
     if kind not in _FIELDS:
         _FIELDS[kind] = tuple(p.identifier for p in rec.bl_rna.properties
-                              if p.identifier not in _NOT_RECORD)
+                              if p.identifier not in NOT_RECORD)
     return _FIELDS[kind]
 
 

@@ -287,7 +287,9 @@ class QUATBAKE_PG_settings(bpy.types.PropertyGroup):
         description="Name of the bake preset last applied to these settings",
     )
     # The Difference Report's list, worst first (written by analyze/entries.py).
-    report_rows: CollectionProperty(type=QUATBAKE_PG_report_row)
+    report_rows: CollectionProperty(
+        type=QUATBAKE_PG_report_row, name="Report Rows",
+        description="The Difference Report's results, worst first")
     report_index: IntProperty(name="Selected Result", default=0, min=0,
                               description="The result whose details the report shows")
     # Summary of the last bake, written by quatbake.bake for the panel.
@@ -582,9 +584,15 @@ _register_classes, _unregister_classes = bpy.utils.register_classes_factory(clas
 
 def register() -> None:
     _register_classes()
-    bpy.types.Object.quatbake = PointerProperty(type=QUATBAKE_PG_object)
-    bpy.types.PoseBone.quatbake = PointerProperty(type=QUATBAKE_PG_bone)
-    bpy.types.Scene.quatbake = PointerProperty(type=QUATBAKE_PG_settings)
+    bpy.types.Object.quatbake = PointerProperty(
+        type=QUATBAKE_PG_object, name="QuatBake",
+        description="What QuatBake's last bake changed on this object, for Re-bake and Revert")
+    bpy.types.PoseBone.quatbake = PointerProperty(
+        type=QUATBAKE_PG_bone, name="QuatBake",
+        description="What QuatBake's last bake changed on this bone, for Re-bake and Revert")
+    bpy.types.Scene.quatbake = PointerProperty(
+        type=QUATBAKE_PG_settings, name="QuatBake",
+        description="QuatBake's settings and Difference Report for this scene")
 
 
 def unregister() -> None:

@@ -380,10 +380,10 @@ ZH_HANS = {
     "previous one. Empty: the active action":
         "烘焙此 NLA 片段（动作名称，按其自身的动作时间求值）而不是活动动作；烘焙后的片段成为"
         "活动动作，还原会恢复之前的动作。留空：活动动作",
-    "Bake this NLA clip (an action's name) of the selected objects that have it, for "
-    "objects animated only by NLA clips (a glTF import's parent, say); the others are left "
-    "as they are. Empty: the active actions":
-        "烘焙所选物体中拥有此 NLA 片段（动作名称）的物体，用于只由 NLA 片段驱动动画的物体"
+    "Bake and analyze this NLA clip (an action's name) of the selected objects that have "
+    "it, for objects animated only by NLA clips (a glTF import's parent, say); the others "
+    "are left as they are. Empty: the active actions":
+        "烘焙并分析所选物体中拥有此 NLA 片段（动作名称）的物体，用于只由 NLA 片段驱动动画的物体"
         "（例如 glTF 导入的父物体）；其余物体保持原样。留空：活动动作",
     "{} plays only NLA clips: choose the Clip to bake.": "{} 只播放 NLA 片段：请选择要烘焙的片段。",
     "Left as they were: {} (nothing to bake; the notes say why)":
@@ -418,6 +418,51 @@ ZH_HANS = {
     "Draw axis triads (X red, Y green, Z blue) along the path of the selected "
     "animated objects in every 3D Viewport":
         "在每个 3D 视图中沿所选动画物体的路径绘制坐标轴三元组（X 红，Y 绿，Z 蓝）",
+    # The overlay's display settings (overlay/panel.py draws them with these labels)
+    "Triad Every": "三元组间隔",
+    "Draw a triad every this many frames (key poses are always drawn; zoomed out, dense "
+    "keys are thinned to the ones where the rotation changes most)":
+        "每隔这么多帧绘制一个三元组（关键姿态总会绘制；缩小视图时，密集的关键帧只保留旋转变化最大的那些）",
+    "Triad Size": "三元组大小",
+    "Length of each triad axis (key poses 1.5x, the current frame 1.8x)":
+        "每个三元组坐标轴的长度（关键姿态 1.5 倍，当前帧 1.8 倍）",
+    "Line Width": "线宽",
+    "Width of the triad and path lines, in pixels": "三元组和路径线条的宽度（像素）",
+    "Names": "名称",
+    "Write each drawn object's (or bone's) name at the end of its path; a name that would "
+    "overlap another is left out":
+        "在每个已绘制物体（或骨骼）路径的末端写出其名称；会与其他名称重叠的名称不写",
+    "Legend in Viewport": "视图中的图例",
+    "Draw the overlay's legend (speed colours, long-way band, ghosts, keys) in the 3D "
+    "Viewport's lower right corner":
+        "在 3D 视图右下角绘制叠加层的图例（速度颜色、绕远路色带、虚影、关键帧）",
+    "Ghost Triads": "虚影三元组",
+    "Also draw Blender's own interpolation of the keys as faded triads at the same "
+    "positions: where they fan out from QuatBake's, the two differ":
+        "同时在相同位置以淡色三元组绘制 Blender 自身对关键帧的插值：它们与 QuatBake 的三元组散开之处，"
+        "就是两者不同的地方",
+    "Pin in Overlay": "在叠加层中固定",
+    "Draw this object's triads and path even when it is not selected":
+        "即使此物体未被选中，也绘制它的三元组和路径",
+    # The Difference Report's list and the last bake's record (tooltips, Data API view)
+    "Verdict": "结论",
+    "fine, to check, within tolerance, visible or long way round":
+        "良好、待检查、在容差内、可见或绕远路",
+    "Largest difference from the compared method, in degrees": "与所比较方法的最大差异（度）",
+    "Report Rows": "报告行",
+    "The Difference Report's results, worst first": "差异报告的结果，最差的在前",
+    "Selected Result": "所选结果",
+    "The result whose details the report shows": "报告显示其详情的结果",
+    "Keys per Transform": "每个变换的关键帧",
+    "The last bake's keys per channel for each transform it wrote, as JSON (the Re-bake "
+    "panel's lines; their sum is Frames Written)":
+        "上次烘焙为其写入的每个变换每通道的关键帧数，以 JSON 保存（“重新烘焙”面板中的各行；"
+        "其总和即“已写入帧数”）",
+    "What QuatBake's last bake changed on this object, for Re-bake and Revert":
+        "QuatBake 上次烘焙对此物体所做的更改，供重新烘焙和还原使用",
+    "What QuatBake's last bake changed on this bone, for Re-bake and Revert":
+        "QuatBake 上次烘焙对此骨骼所做的更改，供重新烘焙和还原使用",
+    "QuatBake's settings and Difference Report for this scene": "此场景的 QuatBake 设置和差异报告",
 }
 
 

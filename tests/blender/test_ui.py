@@ -9,6 +9,7 @@ import bpy
 import pytest
 
 import quatbake
+from quatbake.addon import record
 from quatbake.addon.bake import presets
 from quatbake.addon.ui import counts as messages
 from quatbake.addon.ui import props, translations
@@ -56,8 +57,15 @@ def _ui_strings() -> set:
     """Every label and tooltip QuatBake introduces: each of its registered classes (panels,
     menus, lists, property groups) and operators, with their own properties and enum
     items, as Blender stores them (a review found a dozen untranslated: the list was kept
-    by hand), and the texts the panels draw."""
+    by hand), the scene's, objects' and bones' ``quatbake`` properties, and the texts the
+    panels draw. Property groups are not in ``bpy.types`` by name: they are taken from
+    ui.props itself (the overlay's display settings went untranslated, unseen here). The
+    bake records' own fields (record.py) are the bake's bookkeeping, never drawn: only
+    the Data API view lists them, in English."""
     strings = set(DRAWN_TEXT)
+    for owner in (bpy.types.Scene, bpy.types.Object, bpy.types.PoseBone):
+        pointer = owner.bl_rna.properties["quatbake"]
+        strings.update((pointer.name, pointer.description))
     # The preset menu shows the shipped presets' names translated.
     strings.update(
         bpy.path.display_name(name) for name in os.listdir(presets.SHIPPED_PRESETS_DIR)
@@ -71,12 +79,15 @@ def _ui_strings() -> set:
     classes = [getattr(bpy.types, n) for n in dir(bpy.types) if n.startswith("QUATBAKE_")]
     strings.update(getattr(cls, "bl_label", "") for cls in classes)
     rnas = [cls.bl_rna for cls in classes]
+    rnas += [cls.bl_rna for cls in props.classes]
+    records = {props.QUATBAKE_PG_object.bl_rna, props.QUATBAKE_PG_bone.bl_rna}
     operators = [getattr(bpy.ops.quatbake, op).get_rna_type() for op in dir(bpy.ops.quatbake)]
     strings.update(rna.name for rna in operators)
     for rna in rnas + operators:
         strings.add(rna.description)
         for prop in rna.properties:
-            if prop.identifier in inherited:
+            if prop.identifier in inherited or (rna in records and prop.identifier
+                                                not in record.NOT_RECORD):
                 continue
             strings.update((prop.name, prop.description))
             if prop.type == 'ENUM':
