@@ -26,6 +26,7 @@ import re
 import bpy
 import numpy as np
 import pytest
+from cache_playback import angle_deg, playback, scipy_slerp
 
 from quatbake.addon import animdata, bake, cli, record
 from quatbake.addon.analyze import engine as analyze
@@ -67,38 +68,6 @@ LOCATION_TOL = 1e-5
 
 def _rotation():
     return pytest.importorskip("scipy.spatial.transform")
-
-
-def _angle_deg(a, b) -> np.ndarray:
-    """Geodesic angle (degrees) between (n, 4) quaternions, sign-agnostic (atan2 form)."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
-    w = np.abs(np.sum(a * b, axis=-1))
-    cross = np.linalg.norm(a[..., :1] * b[..., 1:] - b[..., :1] * a[..., 1:]
-                           + np.cross(a[..., 1:], b[..., 1:]), axis=-1)
-    return np.degrees(2.0 * np.arctan2(cross, w))
-
-
-def _scipy_slerp(key_frames, key_quats, frames) -> np.ndarray:
-    """scipy's Slerp of (w, x, y, z) key orientations, evaluated at ``frames``: (n, 4)."""
-    tr = _rotation()
-    keys = tr.Rotation.from_quat(np.asarray(key_quats)[:, [1, 2, 3, 0]])
-    out = tr.Slerp(np.asarray(key_frames, dtype=np.float64), keys)(frames).as_quat()
-    return out[:, [3, 0, 1, 2]]
-
-
-def _played(obj, frames) -> tuple[np.ndarray, np.ndarray]:
-    """(n, 4) world orientations and (n, 3) locations, by frame_set + matrix_world."""
-    scene = bpy.context.scene
-    quats, locs = [], []
-    for f in np.asarray(frames, dtype=np.float64):
-        whole = math.floor(f)
-        scene.frame_set(int(whole), subframe=float(f - whole))
-        quats.append(tuple(obj.matrix_world.to_quaternion()))
-        locs.append(tuple(obj.matrix_world.translation))
-    scene.frame_set(1)
-    return np.array(quats, dtype=np.float64), np.array(locs, dtype=np.float64)
 
 
 def _source_camera(kind: str):
@@ -146,7 +115,7 @@ def _export_import(tmp_path, kind: str, fmt: str, source_frames, fps_out: int = 
     scene = bpy.context.scene
     scene.render.fps = fps_out
     cam = _source_camera(kind)
-    source = _played(cam, source_frames)
+    source = playback(cam, source_frames)
     path = str(tmp_path / f"cam_{kind}.{fmt}")
     if fmt == "abc":
         bpy.ops.wm.alembic_export(filepath=path, start=1, end=9, **export)
@@ -178,8 +147,8 @@ def test_alembic_sample_frames_are_the_exported_ones_and_play_the_source(clean_b
     samples = anim_cache.sample_frames(cam, con)
     np.testing.assert_allclose(samples.frames, expected, rtol=0, atol=1e-9)
     assert samples.format == "Alembic" and samples.how == "file"
-    played, locs = _played(cam, expected)
-    assert _angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
+    played, locs = playback(cam, expected)
+    assert angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
     np.testing.assert_allclose(locs, source[1], atol=LOCATION_TOL)
 
 
@@ -195,8 +164,8 @@ def test_alembic_frames_follow_the_scene_rate_and_the_frame_offset(clean_blender
     con.cache_file.frame_offset = 5
     frames = anim_cache.sample_frames(cam, con).frames
     np.testing.assert_allclose(frames, 2 * source_frames + 5, atol=1e-9)
-    played, _locs = _played(cam, frames)
-    assert _angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
+    played, _locs = playback(cam, frames)
+    assert angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
 
 
 @needs_usd
@@ -207,8 +176,8 @@ def test_usd_text_sample_frames_play_the_source(clean_blender, tmp_path, op_mode
     samples = anim_cache.sample_frames(cam, cam.constraints[0])
     np.testing.assert_array_equal(samples.frames, frames)
     assert samples.format == "USD" and samples.how == "file"
-    played, locs = _played(cam, frames)
-    assert _angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
+    played, locs = playback(cam, frames)
+    assert angle_deg(played, source[0]).max() < SAMPLE_TOL_DEG
     np.testing.assert_allclose(locs, source[1], atol=LOCATION_TOL)
 
 
@@ -241,15 +210,15 @@ def test_alembic_report_compares_playback_with_slerp_of_the_samples(clean_blende
     assert set(quarter) <= set(result.frames.tolist())
     at = np.searchsorted(result.frames, samples)
     # Blender's side at the samples is the exported camera's own orientation ...
-    assert _angle_deg(result.blender_quats[at], source[0]).max() < SAMPLE_TOL_DEG
+    assert angle_deg(result.blender_quats[at], source[0]).max() < SAMPLE_TOL_DEG
     # ... the method's side is scipy's slerp of those orientations, subframes included ...
-    oracle = _scipy_slerp(samples, source[0], result.frames)
-    assert _angle_deg(result.custom_quats, oracle).max() < SAMPLE_TOL_DEG
+    oracle = scipy_slerp(samples, source[0], result.frames)
+    assert angle_deg(result.custom_quats, oracle).max() < SAMPLE_TOL_DEG
     # ... and Alembic's own interpolation of the cached matrices is a short-arc slerp too.
     assert result.max_deviation_deg < BETWEEN_TOL_DEG
     assert result.long_arc_segments == []
     # The camera turns the long way as the keys did: 260 + 300 deg, followed sample by sample.
-    turned = _angle_deg(source[0][:-1], source[0][1:]).sum()
+    turned = angle_deg(source[0][:-1], source[0][1:]).sum()
     assert turned > 400.0
     assert result.findings[0].startswith('Plays Transform Cache "Transform Cache" (cam_flip.abc')
     assert result.cache["samples"] == samples.size and result.cache["format"] == "Alembic"
@@ -290,10 +259,10 @@ def test_usd_report_compares_the_files_euler_lerp_with_slerp(clean_blender, tmp_
     result = analyze.analyze_object(cam, "slerp")
     euler = _lerp_table(_usd_op_values(text, "rotateXYZ"), result.frames)
     played = tr.Rotation.from_euler("xyz", euler, degrees=True).as_quat()[:, [3, 0, 1, 2]]
-    assert _angle_deg(result.blender_quats, played).max() < BETWEEN_TOL_DEG
-    oracle = _scipy_slerp(samples, source[0], result.frames)
-    assert _angle_deg(result.custom_quats, oracle).max() < SAMPLE_TOL_DEG
-    expected = _angle_deg(played, oracle)
+    assert angle_deg(result.blender_quats, played).max() < BETWEEN_TOL_DEG
+    oracle = scipy_slerp(samples, source[0], result.frames)
+    assert angle_deg(result.custom_quats, oracle).max() < SAMPLE_TOL_DEG
+    expected = angle_deg(played, oracle)
     assert expected.max() > 0.5        # the Euler lerp is visibly off the arc here
     assert abs(result.max_deviation_deg - expected.max()) < BETWEEN_TOL_DEG
 
@@ -320,12 +289,12 @@ def test_report_of_a_public_usd_camera_against_the_files_own_values(clean_blende
     # The report reads the camera's own orientation, the one its channels play and a bake
     # writes: the file's own ops, without the parent's turn (a real-file walk: compared in
     # the world, a Key Tolerance bake's keys read 90 deg off the cache).
-    assert _angle_deg(result.blender_quats, local.as_quat()[:, [3, 0, 1, 2]]).max() \
+    assert angle_deg(result.blender_quats, local.as_quat()[:, [3, 0, 1, 2]]).max() \
         < BETWEEN_TOL_DEG
     positions = up.apply(translate)
-    played, locs = _played(cam, frames[::97])
+    played, locs = playback(cam, frames[::97])
     # ... and Blender's world, the parent's turn included.
-    assert _angle_deg(played, (up * local).as_quat()[::97][:, [3, 0, 1, 2]]).max() \
+    assert angle_deg(played, (up * local).as_quat()[::97][:, [3, 0, 1, 2]]).max() \
         < BETWEEN_TOL_DEG
     np.testing.assert_allclose(locs, positions[::97], atol=1e-4)
     assert result.max_deviation_deg < 0.01      # a slow, smooth turn: slerp plays it
@@ -352,7 +321,7 @@ def test_bake_turns_a_sparse_cache_into_slerp_keys_and_revert_puts_it_back(clean
     cam, source = _export_import(tmp_path, kind, "abc", source_frames, fps_out=8, fps_in=24)
     samples = 3 * source_frames
     frames = np.arange(samples[0], samples[-1] + 1.0)
-    before_play = _played(cam, np.arange(3.0, 27.01, 0.25))
+    before_play = playback(cam, np.arange(3.0, 27.01, 0.25))
     before = scenes.scene_snapshot()
     before_state = _state(cam)
 
@@ -365,9 +334,9 @@ def test_bake_turns_a_sparse_cache_into_slerp_keys_and_revert_puts_it_back(clean
     assert record.cache_baked(cam) == "Transform Cache" and bake.can_revert(cam)
     keyed = animdata.key_frames(animdata.rotation_fcurves(cam))
     np.testing.assert_array_equal(keyed, frames)
-    played, locs = _played(cam, frames)
-    oracle = _scipy_slerp(samples, source[0], frames)
-    assert _angle_deg(played, oracle).max() < BAKED_TOL_DEG
+    played, locs = playback(cam, frames)
+    oracle = scipy_slerp(samples, source[0], frames)
+    assert angle_deg(played, oracle).max() < BAKED_TOL_DEG
     linear = np.stack([np.interp(frames, samples, source[1][:, c]) for c in range(3)], axis=1)
     np.testing.assert_allclose(locs, linear, atol=LOCATION_TOL)
     # Now it has keys: the report compares them (the cache muted), and knows what they replaced.
@@ -382,7 +351,7 @@ def test_bake_turns_a_sparse_cache_into_slerp_keys_and_revert_puts_it_back(clean
     assert _state(cam) == before_state
     assert cam.animation_data is None
     scenes.assert_same_snapshot(before, scenes.scene_snapshot())
-    after_play = _played(cam, np.arange(3.0, 27.01, 0.25))
+    after_play = playback(cam, np.arange(3.0, 27.01, 0.25))
     np.testing.assert_array_equal(after_play[0], before_play[0])
     np.testing.assert_array_equal(after_play[1], before_play[1])
 
@@ -392,14 +361,14 @@ def test_bake_of_the_public_usd_camera_under_its_parent_replays_the_cache(clean_
     bpy.ops.wm.usd_import(filepath=str(TEAPOT))
     cam = bpy.data.objects["mono"]
     frames = np.arange(0.0, 480.0, 7.0)
-    cache_quats, cache_locs = _played(cam, frames)
+    cache_quats, cache_locs = playback(cam, frames)
     before_state = _state(cam)
 
     result = bake.bake_objects([cam], bake.BakeSettings(method='SQUAD'))
 
     assert result.objects == ["mono"] and result.frames_written == 480
-    baked_quats, baked_locs = _played(cam, frames)
-    assert _angle_deg(baked_quats, cache_quats).max() < BAKED_TOL_DEG
+    baked_quats, baked_locs = playback(cam, frames)
+    assert angle_deg(baked_quats, cache_quats).max() < BAKED_TOL_DEG
     np.testing.assert_allclose(baked_locs, cache_locs, atol=1e-4)
     assert cam.parent.name == "Cameras" and cam.constraints[0].mute
     bake.revert_objects([cam])
@@ -446,13 +415,13 @@ def test_a_key_tolerance_bake_of_the_public_usd_camera_reads_what_it_plays(clean
     bpy.ops.wm.usd_import(filepath=str(TEAPOT))
     cam = bpy.data.objects["mono"]
     samples = np.arange(0.0, 480.0)
-    cached, _ = _played(cam, samples)
+    cached, _ = playback(cam, samples)
     scenes.select_only(cam)
     assert bpy.ops.quatbake.bake(tolerance=0.1, key_interpolation='BEZIER') == {'FINISHED'}
     assert len(animdata.rotation_fcurves(cam)[0].keyframe_points) < 10
-    baked, _ = _played(cam, samples)
+    baked, _ = playback(cam, samples)
     slerp = tr.Slerp(samples, tr.Rotation.from_quat(cached[:, [1, 2, 3, 0]]))(samples)
-    measured = _angle_deg(baked, slerp.as_quat()[:, [3, 0, 1, 2]])
+    measured = angle_deg(baked, slerp.as_quat()[:, [3, 0, 1, 2]])
     entry = entries.results(bpy.context.scene)["mono"]
     assert measured.max() < 0.1
     assert entry["max_deviation_deg"] == pytest.approx(measured.max(), abs=1e-3)
@@ -491,7 +460,7 @@ def test_a_broken_cache_leaves_that_camera_and_the_one_beside_it_is_baked(clean_
     cam_b.name = "CamB"
     cam_b.constraints[0].influence = 0.5
     frames = np.arange(1.0, 10.0)
-    played_a = _played(cam_a, frames)
+    played_a = playback(cam_a, frames)
     state_b = _state(cam_b)
     result = bake.bake_objects([cam_a, cam_b], bake.BakeSettings(method='SLERP'))
     assert result.objects == ["CamA"] and result.failed_transforms == ["CamB"]
@@ -499,9 +468,9 @@ def test_a_broken_cache_leaves_that_camera_and_the_one_beside_it_is_baked(clean_
         result.failed[0].message
     assert _state(cam_b) == state_b and not bake.can_revert(cam_b)
     assert record.cache_baked(cam_a) and cam_a.constraints[0].mute
-    quats, locs = _played(cam_a, frames)
+    quats, locs = playback(cam_a, frames)
     # The cache's samples are the bake's keys (float32): 1e-4 deg, 1e-4 units.
-    assert _angle_deg(quats, played_a[0]).max() < 1e-4
+    assert angle_deg(quats, played_a[0]).max() < 1e-4
     np.testing.assert_allclose(locs, played_a[1], atol=1e-4)
 
 
@@ -696,7 +665,7 @@ def test_convert_of_a_cache_camera_writes_the_mode_asked_for(clean_blender, mode
     scene = bpy.context.scene
     times = np.arange(0.0, 479.0, 0.25)[::7]       # whole and quarter frames, spread out
 
-    def played():
+    def playback():
         out = []
         for t in times:
             scene.frame_set(int(t), subframe=float(t % 1.0))
@@ -705,7 +674,7 @@ def test_convert_of_a_cache_camera_writes_the_mode_asked_for(clean_blender, mode
         scene.frame_set(0)
         return np.array(out)
 
-    before = played()
+    before = playback()
     result = bake.convert_objects([cam], mode, 0.01)
     assert result.objects == ["mono"]
     if mode == 'AUTO':
@@ -713,7 +682,7 @@ def test_convert_of_a_cache_camera_writes_the_mode_asked_for(clean_blender, mode
         assert cam.rotation_mode in note and cam.rotation_mode in rotation_orders()
     else:
         assert cam.rotation_mode == mode
-    off = np.degrees(quat.angle_between(before, played()))
+    off = np.degrees(quat.angle_between(before, playback()))
     assert off.max() <= 0.01, off.max()
     bake.revert_objects([cam])
     assert cam.rotation_mode == 'XYZ'
@@ -747,14 +716,14 @@ def test_a_fast_alembic_pan_keeps_its_tolerance_at_every_quarter_frame(clean_ble
     bpy.ops.wm.alembic_import(filepath=path)
     cam = bpy.data.objects["Cam"]
     quarters = np.arange(1.0, 41.0 + 1e-9, 0.25)
-    before, _ = _played(cam, quarters)
+    before, _ = playback(cam, quarters)
     tolerance = 0.01 if how == "convert" else 0.02
     if how == "convert":
         result = bake.convert_objects([cam], 'XYZ', tolerance)
     else:
         result = bake.bake_objects([cam], bake.BakeSettings(
             tolerance_deg=tolerance, key_interpolation='BEZIER'))
-    after, _ = _played(cam, quarters)
+    after, _ = playback(cam, quarters)
     off = np.degrees(quat.angle_between(before, after))
     assert off.max() <= tolerance, (off.max(), quarters[np.argmax(off)])
     rotation = [fc for fc in animdata.object_fcurves(cam) if fc.data_path.startswith("rotation")]
@@ -783,9 +752,9 @@ def test_a_custom_range_bake_of_a_cache_reports_the_poses_it_holds_beyond(clean_
     largest angle between the playback before and after the bake at every whole frame."""
     cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
     frames = np.arange(1.0, 10.0)
-    before = _played(cam, frames)[0]
+    before = playback(cam, frames)[0]
     result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP', frame_range=(1, 4)))
-    changed = _angle_deg(before, _played(cam, frames)[0])
+    changed = angle_deg(before, playback(cam, frames)[0])
     assert changed[4:].max() > 10.0                          # held beyond frame 4
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=1e-3)
     # And says which samples it leaves out, as for keys (a walk: nothing was said).
@@ -817,9 +786,9 @@ def test_convert_of_a_usd_camera_keeps_its_euler_playback_between_samples(clean_
     after (frame_set + matrix_world) at every quarter frame."""
     cam, _source = _export_import(tmp_path, "wrap", "usda", [1.0])
     quarters = np.arange(1.0, 9.0 + 1e-9, 0.25)
-    before = _played(cam, quarters)[0]
+    before = playback(cam, quarters)[0]
     bake.convert_objects([cam], 'QUATERNION', 0.01)
-    off = _angle_deg(before, _played(cam, quarters)[0])
+    off = angle_deg(before, playback(cam, quarters)[0])
     assert off.max() <= 0.01, (off.max(), quarters[np.argmax(off)])
 
 
@@ -834,7 +803,7 @@ def test_revert_refuses_when_the_muted_cache_constraint_is_gone(clean_blender, t
     back, and with it Revert plays the cache again (frame_set, as before the bake)."""
     cam, _source = _export_import(tmp_path, "wrap", "abc", np.arange(1.0, 10.0))
     frames = np.arange(1.0, 10.0)
-    before = _played(cam, frames)[0]
+    before = playback(cam, frames)[0]
     baked_con = cam.constraints[0]
     name = baked_con.name
     bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
@@ -859,7 +828,7 @@ def test_revert_refuses_when_the_muted_cache_constraint_is_gone(clean_blender, t
         assert animdata.get_action(cam) is None and not cam.constraints[name].mute
         assert cam.constraints["AltTake"].mute
         cam.constraints.remove(cam.constraints["AltTake"])
-        np.testing.assert_allclose(_played(cam, frames)[0], before, atol=1e-6)
+        np.testing.assert_allclose(playback(cam, frames)[0], before, atol=1e-6)
 
 
 @needs_usd
@@ -880,10 +849,10 @@ def test_a_bake_that_straightens_a_usd_wrap_between_samples_says_how_far(clean_b
     bpy.ops.wm.usd_import(filepath=path)
     cam = bpy.data.objects["Cam"]
     fine = np.arange(1.0, 9.0 + 1e-9, 1.0 / 32.0)
-    before = _played(cam, fine)[0]
+    before = playback(cam, fine)[0]
     result = bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
-    changed = _angle_deg(before, _played(cam, fine)[0])
-    assert changed.max() > 90.0 and _angle_deg(before[::32], _played(cam, fine[::32])[0]).max() < 1e-3
+    changed = angle_deg(before, playback(cam, fine)[0])
+    assert changed.max() > 90.0 and angle_deg(before[::32], playback(cam, fine[::32])[0]).max() < 1e-3
     # Its samples bisect the turn to a few degrees; the 1/32 grid is as fine.
     assert result.max_deviation_deg == pytest.approx(changed.max(), abs=3.0)
 

@@ -17,12 +17,12 @@ Debian's Blender 3.4.1 has no Alembic importer: these tests skip there.
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
 import bpy
 import numpy as np
 import pytest
+from cache_playback import angle_deg, playback, scipy_slerp
 
 from quatbake.addon import animdata, bake, cli, record
 from quatbake.addon.analyze import engine as analyze
@@ -54,40 +54,10 @@ CAMERA_LOC_TOL = 1e-3
 CAMERA_Y = {1: -2340.0, 2: -2261.0939467969, 10: -1629.84552117212, 20: -840.784989141147}
 
 
-def _angle_deg(a, b) -> np.ndarray:
-    """Geodesic angle (degrees) between (n, 4) w-first quaternions, sign-agnostic."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
-    w = np.abs(np.sum(a * b, axis=-1))
-    cross = np.linalg.norm(a[..., :1] * b[..., 1:] - b[..., :1] * a[..., 1:]
-                           + np.cross(a[..., 1:], b[..., 1:]), axis=-1)
-    return np.degrees(2.0 * np.arctan2(cross, w))
-
-
 def _rx(deg) -> np.ndarray:
     """(n, 4) w-first quaternions of turns of ``deg`` degrees about X."""
     half = np.radians(np.asarray(deg, dtype=np.float64)) / 2.0
     return np.stack([np.cos(half), np.sin(half), 0.0 * half, 0.0 * half], axis=1)
-
-
-def _played(obj, frames) -> tuple[np.ndarray, np.ndarray]:
-    scene = bpy.context.scene
-    quats, locs = [], []
-    for f in np.asarray(frames, dtype=np.float64):
-        whole = math.floor(f)
-        scene.frame_set(int(whole), subframe=float(f - whole))
-        quats.append(tuple(obj.matrix_world.to_quaternion()))
-        locs.append(tuple(obj.matrix_world.translation))
-    scene.frame_set(1)
-    return np.array(quats), np.array(locs)
-
-
-def _scipy_slerp(key_frames, key_quats, frames) -> np.ndarray:
-    tr = pytest.importorskip("scipy.spatial.transform")
-    keys = tr.Rotation.from_quat(np.asarray(key_quats)[:, [1, 2, 3, 0]])
-    return tr.Slerp(np.asarray(key_frames, dtype=np.float64), keys)(frames).as_quat()[:, [3, 0, 1, 2]]
 
 
 def _state(obj) -> tuple:
@@ -110,13 +80,13 @@ def test_the_maya_cube_plays_the_files_samples_and_slerp_between_them(clean_blen
     assert animdata.get_action(cube) is None and cube.parent is None
     assert (bpy.context.scene.frame_start, bpy.context.scene.frame_end) == (1, 24)
     samples = np.arange(1.0, 25.0)
-    at_samples, locs = _played(cube, samples)
-    assert _angle_deg(at_samples, _rx(90.0 * (samples - 1.0))).max() < PLAY_TOL_DEG
+    at_samples, locs = playback(cube, samples)
+    assert angle_deg(at_samples, _rx(90.0 * (samples - 1.0))).max() < PLAY_TOL_DEG
     np.testing.assert_allclose(locs, 0.0, atol=1e-6)
     quarters = np.arange(1.0, 24.01, 0.25)
-    played, _ = _played(cube, quarters)
-    assert _angle_deg(played, _scipy_slerp(samples, at_samples, quarters)).max() < PLAY_TOL_DEG
-    assert _angle_deg(played, _rx(90.0 * (quarters - 1.0))).max() < PLAY_TOL_DEG
+    played, _ = playback(cube, quarters)
+    assert angle_deg(played, scipy_slerp(samples, at_samples, quarters)).max() < PLAY_TOL_DEG
+    assert angle_deg(played, _rx(90.0 * (quarters - 1.0))).max() < PLAY_TOL_DEG
 
 
 def test_report_of_the_maya_cube_reads_the_files_samples_and_turns(clean_blender, tmp_path):
@@ -126,7 +96,7 @@ def test_report_of_the_maya_cube_reads_the_files_samples_and_turns(clean_blender
     np.testing.assert_array_equal(result.keys, np.arange(1.0, 25.0))
     assert result.cache["samples"] == 24 and result.cache["format"] == "Alembic"
     # The report's Blender orientations are the file's values, at every frame it compares.
-    assert _angle_deg(result.blender_quats, _rx(90.0 * (result.frames - 1.0))).max() \
+    assert angle_deg(result.blender_quats, _rx(90.0 * (result.frames - 1.0))).max() \
         < PLAY_TOL_DEG
     assert result.max_deviation_deg < PLAY_TOL_DEG     # Alembic plays slerp itself
 
@@ -154,7 +124,7 @@ def test_a_bake_of_the_maya_cube_plays_the_files_spin_and_revert_brings_the_cach
     _import(CUBE)
     cube = bpy.data.objects["pCube1"]
     quarters = np.arange(1.0, 24.01, 0.25)
-    before_play = _played(cube, quarters)
+    before_play = playback(cube, quarters)
     before_state = _state(cube)
 
     result = bake.bake_objects([cube], bake.BakeSettings(method=method))
@@ -164,8 +134,8 @@ def test_a_bake_of_the_maya_cube_plays_the_files_spin_and_revert_brings_the_cach
     assert record.cache_baked(cube) == cube.constraints[0].name
     np.testing.assert_array_equal(animdata.key_frames(animdata.rotation_fcurves(cube)),
                                   np.arange(1.0, 25.0))
-    played, locs = _played(cube, quarters)
-    assert _angle_deg(played, _rx(90.0 * (quarters - 1.0))).max() < BAKED_TOL_DEG
+    played, locs = playback(cube, quarters)
+    assert angle_deg(played, _rx(90.0 * (quarters - 1.0))).max() < BAKED_TOL_DEG
     np.testing.assert_allclose(locs, 0.0, atol=1e-6)
     x = animdata.evaluate_rotation_raw(cube, np.arange(1.0, 25.0), 'XYZ',
                                        animdata.rotation_fcurves(cube), exact=True)[:, 0]
@@ -173,7 +143,7 @@ def test_a_bake_of_the_maya_cube_plays_the_files_spin_and_revert_brings_the_cach
 
     assert bake.revert_objects([cube]) == ["pCube1"]
     assert _state(cube) == before_state and cube.animation_data is None
-    after_play = _played(cube, quarters)
+    after_play = playback(cube, quarters)
     np.testing.assert_array_equal(after_play[0], before_play[0])
 
 
@@ -186,11 +156,11 @@ def test_the_usd_written_camera_dollies_as_its_source_and_a_bake_keeps_that(clea
     assert cam.type == 'CAMERA' and cam.parent.name == "World"
     assert [c.type for c in cam.constraints] == ['TRANSFORM_CACHE']
     frames = np.array(sorted(CAMERA_Y), dtype=np.float64)
-    quats, locs = _played(cam, frames)
+    quats, locs = playback(cam, frames)
     expected = np.zeros((frames.size, 3))
     expected[:, 2] = [CAMERA_Y[int(f)] for f in frames]
     np.testing.assert_allclose(locs, expected, atol=CAMERA_LOC_TOL)
-    assert _angle_deg(quats, _rx(np.full(frames.size, 90.0))).max() < PLAY_TOL_DEG
+    assert angle_deg(quats, _rx(np.full(frames.size, 90.0))).max() < PLAY_TOL_DEG
 
     result = analyze.analyze_object(cam, "slerp")
     np.testing.assert_array_equal(result.keys, np.arange(1.0, 21.0))
@@ -198,7 +168,7 @@ def test_the_usd_written_camera_dollies_as_its_source_and_a_bake_keeps_that(clea
     assert result.max_deviation_deg < PLAY_TOL_DEG
 
     between = np.arange(1.0, 20.01, 0.5)
-    cache_quats, cache_locs = _played(cam, between)
+    cache_quats, cache_locs = playback(cam, between)
     # The file's dolly is linear in time: Blender's playback between samples is too.
     linear = np.interp(between, frames, expected[:, 2])
     np.testing.assert_allclose(cache_locs[:, 2], linear, atol=CAMERA_LOC_TOL)
@@ -207,8 +177,8 @@ def test_the_usd_written_camera_dollies_as_its_source_and_a_bake_keeps_that(clea
     done = bake.bake_objects([cam], bake.BakeSettings(method='SLERP'))
 
     assert done.objects == ["main_cam"] and cam.constraints[0].mute
-    baked_quats, baked_locs = _played(cam, between)
-    assert _angle_deg(baked_quats, cache_quats).max() < BAKED_TOL_DEG
+    baked_quats, baked_locs = playback(cam, between)
+    assert angle_deg(baked_quats, cache_quats).max() < BAKED_TOL_DEG
     np.testing.assert_allclose(baked_locs, cache_locs, atol=CAMERA_LOC_TOL)
     bake.revert_objects([cam])
     assert _state(cam) == before_state
@@ -226,8 +196,8 @@ def test_a_step_2_bake_of_the_maya_spin_says_the_keys_cannot_show_it(clean_blend
     result = bake.bake_objects([cube], bake.BakeSettings(method='SLERP', frame_step=2,
                                                          output_mode=output_mode))
     assert result.objects == ["pCube1"]
-    played, _ = _played(cube, np.array([4.0]))
-    off = float(_angle_deg(played, _rx([270.0]))[0])      # the file's frame 4
+    played, _ = playback(cube, np.array([4.0]))
+    off = float(angle_deg(played, _rx([270.0]))[0])      # the file's frame 4
     warned = [w.message for w in result.warnings if "Lower Step" in w.message]
     if off > 1.0:
         assert warned, (off, [w.message for w in result.warnings])
