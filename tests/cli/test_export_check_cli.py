@@ -69,6 +69,15 @@ def test_defaults_pass_and_keys_as_they_are_fail_above(scene, tmp_path):
     # Sampled (the exporter's default): float32 keys, measured <= 5.5e-5 deg.
     assert max(o["max_deviation_deg"] for o in report["objects"]) < 1e-4
     assert "Windmill" in done.stdout  # the table
+    # Its columns: degrees and scene units side by side, each as the JSON has it.
+    table = [line.split() for line in done.stdout.splitlines()]
+    head = table[0]
+    assert head[4:7] == ["max", "dev", "max"] and head[7] == "loc", head
+    rows = {row[0]: row for row in table[1:] if row and row[0] in ("Cam", "Flip", "Swing",
+                                                                  "Windmill")}
+    for o in report["objects"]:
+        assert rows[o["name"]][4:6] == [f"{o['max_deviation_deg']:.4g}",
+                                        f"{o['max_location_deviation']:.4g}"], rows[o["name"]]
     # One progress line per object on stderr, and nothing of the exporter's log.
     lines = done.stderr.splitlines()
     assert len(lines) == 4 and all(ln.startswith("export-check: ") for ln in lines), lines
