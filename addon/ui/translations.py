@@ -87,6 +87,11 @@ ZH_HANS = {
     "Preset \"{}\" sets settings QuatBake does not have, ignored: {}":
         "预设“{}”设置了 QuatBake 没有的选项，已忽略：{}",
     "Applied preset \"{}\" to the scene settings": "已将预设“{}”应用到场景设置",
+    "Preset \"{}\" comes with QuatBake and cannot be removed":
+        "预设“{}”随 QuatBake 提供，不能删除",
+    "A bake preset cannot use Lerp (it is for comparisons only): choose Nlerp, Slerp or "
+    "Squad first":
+        "烘焙预设不能使用 Lerp（它仅用于对比）：请先选择 Nlerp、Slerp 或 Squad",
     # Scene settings (ui/props.py) and the operator properties mirroring them
     "Method": "方法",
     "How rotations are interpolated between keys (always on the short arc)":
@@ -255,6 +260,7 @@ ZH_HANS = {
         "你自己的场景保持不变",
     "Check glTF Export": "检查 glTF 导出",
     "Export Check (glTF)": "导出检查（glTF）",
+    "Select objects and check their glTF export.": "选择物体并检查它们的 glTF 导出。",
     "Export the selected objects with Blender's glTF exporter and measure how far a glTF "
     "player's playback of the file is from Blender's, frame by frame":
         "用 Blender 的 glTF 导出器导出所选物体，并逐帧测量 glTF 播放器播放该文件时与 Blender "
