@@ -23,7 +23,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from . import animdata
+from . import animdata, versions
 from .ui.guard import guarded
 from .ui.texts import one_line_tooltips
 
@@ -152,9 +152,9 @@ class QUATBAKE_OT_demo_scene(bpy.types.Operator):
         view_layer = scene.view_layers[0]
         view_layer.objects.active = scene.objects[next(iter(problems))]
         scene.frame_set(1)
-        self.report({'INFO'}, f"Scene \"{scene.name}\": {len(problems)} objects, each one "
-                    "pitfall, selected and not baked. Press Analyze to see what Blender plays, "
-                    "then Re-bake.")
+        self.report({'INFO'}, versions.report_text(
+            "Scene \"{}\": {:d} objects, each one pitfall, selected and not baked. Press "
+            "Analyze to see what Blender plays, then Re-bake.").format(scene.name, len(problems)))
         return {'FINISHED'}
 
 

@@ -159,18 +159,18 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     # Fine objects get no extra line, so two results and Re-bake still fit.
     extra = []
     if entry["max_deviation_deg"] >= FINE_DEG:
-        extra.append(f"Off the path: {entry['max_path_deviation_deg']:.2f}\u00b0 "
-                     "(the rest is timing)")
+        extra.append(iface_("Off the path: {:.2f}\u00b0 (the rest is timing)").format(
+            entry['max_path_deviation_deg']))
     if (entry.get("max_between_deviation_deg") or 0.0) - entry["max_deviation_deg"] >= FINE_DEG:
         # What the frames hide (a wrap between neighbouring frames: 0 deg off at both,
         # seen by motion blur); where the frames show as much, the line would only take
         # the room the legend and Re-bake need on a 900-pixel screen.
-        extra.append(f"Between frames: {entry['max_between_deviation_deg']:.1f}\u00b0 at "
-                     f"frame {label(entry['worst_between_frame'])}")
+        extra.append(iface_("Between frames: {:.1f}\u00b0 at frame {}").format(
+            entry['max_between_deviation_deg'], label(entry['worst_between_frame'])))
     if entry.get("spins"):
-        extra.append("Keyed spins: " + ", ".join(span(a, b) for a, b in entry["spins"]))
+        extra.append(iface_("Keyed spins: {}").format(", ".join(span(a, b) for a, b in entry["spins"])))
     if entry.get("steps"):
-        extra.append(f"Stepped intervals: {entry['steps']:d}")
+        extra.append(iface_("Stepped intervals: {:d}").format(entry['steps']))
     if extra:
         wrapped_label(box, context, "; ".join(extra) + ".", panel=PANEL_NAME, translate=False)
 

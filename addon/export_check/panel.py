@@ -64,12 +64,14 @@ class _ExportCheckPanel:
             texts.wrapped_label(box, context, name, 'ERROR' if s["causes"] else 'CHECKMARK',
                                 PANEL, translate=False)
             col = box.column(align=True)
-            lines = [f"Max deviation {s['max_deviation_deg']:.3g}\u00b0 at frame "
-                     f"{label(s['worst_frame'])}",
-                     s.get("keys_text") or f"{s['key_count']} rotation keys, "
-                                           f"{s['interpolation']}"]
+            # The panel's own lines are patterns translated before their figures go in.
+            iface_ = bpy.app.translations.pgettext_iface
+            lines = [iface_("Max deviation {:.3g}\u00b0 at frame {}").format(
+                         s['max_deviation_deg'], label(s['worst_frame'])),
+                     s.get("keys_text") or iface_("{:d} rotation keys, {}").format(
+                         s['key_count'], s['interpolation'])]
             if s.get("bezier_max_deg") is not None:
-                lines.append(f"Quarter frames: {s['bezier_max_deg']:.3g}\u00b0")
+                lines.append(iface_("Quarter frames: {:.3g}\u00b0").format(s['bezier_max_deg']))
             # Counted per interval; inherited and not_exported are said by the advice.
             lines += [f"{cause}: {counted(count, 'interval')}"
                       for cause, count in s["causes"].items()

@@ -261,6 +261,19 @@ ZH_HANS = {
     "Check glTF Export": "检查 glTF 导出",
     "Export Check (glTF)": "导出检查（glTF）",
     "Select objects and check their glTF export.": "选择物体并检查它们的 glTF 导出。",
+    # The Export Check panel's lines and the Difference Report box's extra line (patterns)
+    "Max deviation {:.3g}\u00b0 at frame {}": "最大偏差 {:.3g}\u00b0，位于第 {} 帧",
+    "{:d} rotation keys, {}": "{:d} 个旋转关键帧，{}",
+    "Quarter frames: {:.3g}\u00b0": "四分之一帧：{:.3g}\u00b0",
+    "Off the path: {:.2f}\u00b0 (the rest is timing)": "偏离路径：{:.2f}\u00b0（其余是时间差异）",
+    "Between frames: {:.1f}\u00b0 at frame {}": "帧之间：{:.1f}\u00b0，位于第 {} 帧",
+    "Keyed spins: {}": "关键帧旋转：{}",
+    "Stepped intervals: {:d}": "阶梯区间：{:d}",
+    # The demo scene's report
+    "Scene \"{}\": {:d} objects, each one pitfall, selected and not baked. Press Analyze to "
+    "see what Blender plays, then Re-bake.":
+        "场景“{}”：{:d} 个物体，各展示一个陷阱，已选中且未烘焙。点击“分析”查看 Blender 播放的结果，"
+        "然后点击“重新烘焙”。",
     "Export the selected objects with Blender's glTF exporter and measure how far a glTF "
     "player's playback of the file is from Blender's, frame by frame":
         "用 Blender 的 glTF 导出器导出所选物体，并逐帧测量 glTF 播放器播放该文件时与 Blender "
