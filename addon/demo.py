@@ -23,7 +23,8 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from . import animdata, versions
+from . import animdata
+from .ui import translations
 from .ui.guard import guarded
 from .ui.texts import one_line_tooltips
 
@@ -152,7 +153,7 @@ class QUATBAKE_OT_demo_scene(bpy.types.Operator):
         view_layer = scene.view_layers[0]
         view_layer.objects.active = scene.objects[next(iter(problems))]
         scene.frame_set(1)
-        self.report({'INFO'}, versions.report_text(
+        self.report({'INFO'}, translations.report(
             "Scene \"{}\": {:d} objects, each one pitfall, selected and not baked. Press "
             "Analyze to see what Blender plays, then Re-bake.").format(scene.name, len(problems)))
         return {'FINISHED'}

@@ -2,10 +2,10 @@
 """The Difference Report panel: the analysis results, worst first, each with its
 advice, a Re-run or Jump to Worst button, and the before -> after of a bake."""
 import bpy
-from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
 from ...core.frames import label, span
+from ..ui import translations
 from .entries import (
     FINE_DEG,
     VERDICT_CHECK,
@@ -20,6 +20,8 @@ from .entries import (
     row_figures,
     worst_first,
 )
+
+iface_ = translations.iface
 
 # A tick only when nothing needs doing (issue 24): "to check" has findings to act on.
 VERDICT_ICONS = {VERDICT_LONG_WAY: 'ERROR', VERDICT_VISIBLE: 'INFO', VERDICT_CHECK: 'INFO',
@@ -137,7 +139,8 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
     row = box.row(align=True)
     if stale or "verdict" not in entry:
         row.label(text=name, icon='TIME', translate=False)
-        op = row.operator("quatbake.analyze", text="Re-run", icon='FILE_REFRESH')
+        op = row.operator("quatbake.analyze", text="Re-run", text_ctxt=translations.CONTEXT,
+                          icon='FILE_REFRESH')
         # A bone's entry is found by its label ("Rig: spine"), an object's by its name.
         op.object_name = key if entry.get("bone") else entry.get("object", key)
         why = ("Not re-analysed after the bake (too long to do at once): press Re-run."
@@ -196,7 +199,8 @@ class _AnalyzePanel:
         # choice alone, full width (its tooltip says what it is).
         col.use_property_split = not is_narrow(context)
         col.use_property_decorate = False
-        col.prop(settings, "compare_method", text="Compare" if col.use_property_split else "")
+        col.prop(settings, "compare_method", text="Compare" if col.use_property_split else "",
+                 text_ctxt=translations.CONTEXT)
         found = results(context.scene)
         found = {n: e for n, e in found.items() if e.get("object", n) in context.scene.objects}
         if not found:

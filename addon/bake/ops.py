@@ -14,6 +14,7 @@ from bpy.types import Operator
 
 from .. import versions
 from ..transform import selected_items, selected_objects, transforms_named  # first 2: public
+from ..ui import translations
 from ..ui.counts import tally, transform_count, transform_pairs
 from ..ui.guard import guarded, unexpected
 from ..ui.polls import has_selection
@@ -27,7 +28,7 @@ from .panel import draw_bake_settings, forget_last_bake, remember_last_bake
 if TYPE_CHECKING:
     from .. import animdata, bake
 
-rpt_ = versions.report_text
+rpt_ = translations.report
 
 
 # Objects named in the bake's status line; more are only counted.
@@ -535,7 +536,8 @@ def animation_menu(self, context) -> None:
     button in the sidebar, whose panels are sized to keep the overlay's legend on a
     900-pixel screen (a review found it only through F3 with Developer Extras on)."""
     self.layout.operator(QUATBAKE_OT_convert_rotation_mode.bl_idname,
-                         text="Convert Rotation Mode (QuatBake)...")
+                         text="Convert Rotation Mode (QuatBake)...",
+                         text_ctxt=translations.CONTEXT)
 
 
 classes = one_line_tooltips(QUATBAKE_OT_bake, QUATBAKE_OT_revert,

@@ -9,12 +9,14 @@ the operators (``bake.ops``) import this module and not the other way round.
 import json
 
 import bpy
-from bpy.app.translations import pgettext_iface as iface_
 from bpy.types import Panel
 
+from ..ui import translations
 from ..ui.counts import count_phrase
 from ..ui.props import BAKE_METHOD_ITEMS
 from .presets import draw_preset_selector
+
+iface_ = translations.iface
 
 # The engine (bake.engine) is imported where it is used, on the panel's first draw:
 # registering must not load it (measured in benchmarks/bench_register.py).
@@ -205,10 +207,11 @@ class _RebakePanel:
 
         row = layout.row(align=True)
         row.scale_y = 1.2   # the action stands out; 1.4 cost the legend's last row (ui.panel)
-        row.operator("quatbake.bake", text="Re-bake", icon='ACTION')
+        row.operator("quatbake.bake", text="Re-bake", text_ctxt=translations.CONTEXT, icon='ACTION')
         sub = row.row(align=True)
         sub.enabled = _anything_to_revert(context)
-        sub.operator("quatbake.revert", text="Revert", icon='LOOP_BACK')
+        sub.operator("quatbake.revert", text="Revert", text_ctxt=translations.CONTEXT,
+                     icon='LOOP_BACK')
         if _NotesPanel.poll(context):
             # The last bake's notes one click away (a popover, as the overlay's display
             # settings): drawn here they ran to 10 lines and more, and a sub-panel's

@@ -34,17 +34,17 @@ import os
 
 import bpy
 from bl_operators.presets import AddPresetBase
-from bpy.app.translations import pgettext_iface as iface_
 from bpy.props import StringProperty
 from bpy.types import Menu, Operator
 
 from .. import versions
+from ..ui import translations
 from ..ui.guard import guarded
 from ..ui.polls import has_settings
 from ..ui.props import SETTING_NAMES
 from ..ui.texts import one_line_tooltips
 
-rpt_ = versions.report_text
+iface_, rpt_ = translations.iface, translations.report
 
 # The add-on's root folder (the one holding ``presets/``), whatever the package
 # is called (``quatbake``, ``bl_ext.user_default.quatbake`` ...): two floors above this file.
@@ -289,7 +289,7 @@ class QUATBAKE_MT_presets(Menu):
         files = preset_files()
         col = layout.column(align=True)
         if not files:
-            col.label(text="No presets found")
+            col.label(text="No presets found", text_ctxt=translations.CONTEXT)
         active = context.scene.quatbake.preset_name
         for name, filepath in files.items():
             row = col.row(align=True)

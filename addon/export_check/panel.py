@@ -9,7 +9,7 @@ from bpy.types import Panel
 
 from ...core.frames import label
 from ...core.words import counted
-from ..ui import texts
+from ..ui import texts, translations
 from .ops import results
 
 PANEL = "export_check"
@@ -65,7 +65,7 @@ class _ExportCheckPanel:
                                 PANEL, translate=False)
             col = box.column(align=True)
             # The panel's own lines are patterns translated before their figures go in.
-            iface_ = bpy.app.translations.pgettext_iface
+            iface_ = translations.iface
             lines = [iface_("Max deviation {:.3g}\u00b0 at frame {}").format(
                          s['max_deviation_deg'], label(s['worst_frame'])),
                      s.get("keys_text") or iface_("{:d} rotation keys, {}").format(

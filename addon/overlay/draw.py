@@ -48,6 +48,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .. import versions
+from ..ui import translations
 from .legend import Legend
 
 
@@ -657,7 +658,7 @@ def legend_rows(info: Legend, show_ghost: bool) -> list:
     text colour). The speed ramp on one row; the panel's lines (Legend.lines) below."""
     from ...core import triads  # loaded by the rebuild that made the legend
 
-    tr = bpy.app.translations.pgettext_iface
+    tr = translations.iface
     rows = [[(None, tr("Turn speed, \u00b0/frame"), LEGEND_TEXT)],
             [(tuple(rgba), text, LEGEND_TEXT) for rgba, text in
              zip(triads.SPEED_COLORS, triads.legend_labels(info.speed_max))]]

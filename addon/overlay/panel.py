@@ -3,6 +3,7 @@
 of what the viewport draws (``overlay.draw``'s last rebuild)."""
 import bpy
 
+from ..ui import translations
 from .draw import legend
 from .legend import Legend
 
@@ -50,7 +51,7 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
 
     box = layout.box()
     if not info.objects:
-        box.label(text="Select or pin an animated object", icon='INFO')
+        box.label(text="Select or pin an animated object", text_ctxt=translations.CONTEXT, icon='INFO')
         return
     wrapped_label(box, context, "Path colour: how fast the object turns, \u00b0/frame", panel=PANEL_NAME)
     # The four stops side by side, each swatch above its number: two rows for
@@ -62,7 +63,7 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
     for prop, text in zip(_SPEED_SWATCHES, triads.legend_labels(info.speed_max)):
         swatches.prop(settings, prop, text="")
         numbers.label(text=text, translate=False)
-    tr = bpy.app.translations.pgettext_iface
+    tr = translations.iface
     for swatch, text, warning in info.lines(settings.overlay_show_ghost, tr):
         # already translated, numbers and all
         if swatch is None:
@@ -101,7 +102,7 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
         col = layout.column(align=True)
         col.active = settings.show_overlay
         row = col.row(align=True)
-        row.prop(settings, "overlay_show_ghost", text="Ghosts")
+        row.prop(settings, "overlay_show_ghost", text="Ghosts", text_ctxt=translations.CONTEXT)
         # Spacing, size and width in a popover: rarely changed, and a row of
         # their own would push the Re-bake button off a 900-pixel screen.
         row.popover(panel=QUATBAKE_PT_overlay_display.bl_idname, text="", icon='PREFERENCES')
@@ -110,7 +111,7 @@ class QUATBAKE_PT_overlay(bpy.types.Panel):
             # The name on its own button: in the check box's label it was cut
             # ('Pin "ShotCa...').
             pinned = active.quatbake.overlay_pinned
-            row.prop(active.quatbake, "overlay_pinned", text="Pin",
+            row.prop(active.quatbake, "overlay_pinned", text="Pin", text_ctxt=translations.CONTEXT,
                      icon='PINNED' if pinned else 'UNPINNED')
         if not settings.show_overlay:
             return

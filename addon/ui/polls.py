@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Operator polls every feature shares: the scene settings are there, and something
 is selected; greyed-out buttons say why (``poll_message_set``)."""
-from bpy.app.translations import pgettext_tip
+from .translations import tip
 
 MISSING_SETTINGS = "QuatBake's scene settings are missing: enable the add-on again"
 
 
 def poll_message(cls, message: str) -> None:
     """Say why an operator is greyed out (the status bar's tooltip on the button)."""
-    cls.poll_message_set(pgettext_tip(message))
+    cls.poll_message_set(tip(message))
 
 
 def has_settings(cls, context) -> bool:

@@ -22,6 +22,7 @@ import re
 import bpy
 
 from .. import versions
+from . import translations
 
 # Pixels the sidebar's category tabs, a panel's margins and a box's padding
 # take from the region's width at ui_scale 1 (measured on Blender 3.4.1's
@@ -197,7 +198,7 @@ def wrapped_label(layout, context, text: str, icon: str = 'NONE', panel: str = "
     panel for ``drawn_lines``.
     """
     if translate:
-        text = bpy.app.translations.pgettext_iface(text)
+        text = translations.iface(text)
     has_icon = icon != 'NONE'
     width = available_width(context, has_icon, indent_px)
     col = layout.column(align=True)
@@ -242,7 +243,7 @@ def prop_label(data, prop: str, text: str = "") -> str:
     owner = data.properties if isinstance(data, bpy.types.Operator) else data
     found = owner.bl_rna.properties.get(prop)
     name = text or (found.name if found is not None else prop)
-    return bpy.app.translations.pgettext_iface(name)
+    return translations.iface(name)
 
 
 def label_factor(context, data, props) -> float:

@@ -12,14 +12,24 @@ Blender 4.0 renamed the locale ``zh_CN`` to ``zh_HANS``; both are registered so
 """
 import bpy
 
+from .. import versions
+
 # Translations are registered under the add-on's package name, whatever it is
 # (``quatbake``, ``bl_ext.user_default.quatbake`` ...), never a literal one.
 _OWNER = __package__.rpartition(".")[0] or __package__
 
 # Blender looks a label up in the translation context of what draws it:
 # properties, panels and menus use the default context "*", operator buttons
-# and the redo panel use "Operator". Every string is registered in both.
-_CONTEXTS = ("*", "Operator")
+# and the redo panel use "Operator". Every string is registered in both, and in
+# QuatBake's own CONTEXT: where Blender's own catalogue has the same word, it answers
+# first in "*" and "Operator" (Blender 3.4.1 in Chinese: "Revert" 重新加载, reload;
+# "Keys" 关键体, shape keys; "Fastest" 最远, farthest; "Clip" 剪辑(裁切)), so what
+# QuatBake translates itself (iface, report, tip) and the buttons it labels
+# (text_ctxt=CONTEXT) are looked up where only its own table is. Enum items and
+# property names Blender draws stay in "*" (3.4's bpy.props has no
+# translation_context).
+CONTEXT = "QuatBake"
+_CONTEXTS = ("*", "Operator", CONTEXT)
 _LOCALES = ("zh_HANS", "zh_CN")
 
 ZH_HANS = {
@@ -483,6 +493,21 @@ ZH_HANS = {
         "QuatBake 上次烘焙对此骨骼所做的更改，供重新烘焙和还原使用",
     "QuatBake's settings and Difference Report for this scene": "此场景的 QuatBake 设置和差异报告",
 }
+
+
+def iface(text: str) -> str:
+    """``text`` as the interface shows it, from QuatBake's own table (CONTEXT)."""
+    return bpy.app.translations.pgettext_iface(text, CONTEXT)
+
+
+def report(text: str) -> str:
+    """``text`` as a report (status bar, Info editor) shows it, from QuatBake's own table."""
+    return versions.report_text(text, CONTEXT)
+
+
+def tip(text: str) -> str:
+    """``text`` as a tooltip shows it, from QuatBake's own table."""
+    return bpy.app.translations.pgettext_tip(text, CONTEXT)
 
 
 def translations_dict() -> dict:

@@ -123,7 +123,7 @@ def test_every_ui_string_has_a_chinese_translation(clean_blender):
 
 # Calls that translate their first argument (pgettext_* and the modules' aliases of them).
 _TRANSLATING = {"iface_", "rpt_", "tip_", "pgettext_iface", "pgettext_tip", "pgettext_rpt",
-                "report_text"}
+                "report_text", "iface", "report", "tip"}
 # Layout calls whose text= Blender translates, unless translate=False.
 _LAYOUT = {"label", "operator", "prop", "popover", "menu", "prop_enum"}
 
@@ -225,6 +225,56 @@ def test_interface_shows_chinese_when_chosen(clean_blender):
             quatbake.register()
     finally:
         view.language, view.use_translate_interface = old
+
+
+@pytest.mark.skipif(
+    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
+    reason="this Blender build has no interface translations (the bpy module)",
+)
+def test_words_blender_translates_too_are_shown_as_quatbake_means_them(clean_blender):
+    """Blender's own catalogue answers first for a word it has: in Blender 3.4.1's
+    Chinese the Revert button read 重新加载 (reload the file) and the Keys setting 关键体
+    (shape keys), though QuatBake's table has 还原 and 关键帧 (a walk of the interface
+    in Chinese). What QuatBake translates itself, and the buttons it labels, are looked
+    up in its own context, where only its table is."""
+    view = bpy.context.preferences.view
+    locale = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
+    old = (view.language, view.use_translate_interface)
+    try:
+        view.language = locale
+        view.use_translate_interface = True
+        iface_ = bpy.app.translations.pgettext_iface
+        # Blender's own word, where QuatBake's table has another one:
+        assert iface_("Revert", "Operator") not in ("Revert", translations.ZH_HANS["Revert"])
+        for word in ("Revert", "Keys", "Clip", "Fastest", "Ghosts", "Pin", "Turns", "Timing"):
+            assert translations.iface(word) == translations.ZH_HANS[word], word
+            assert iface_(word, translations.CONTEXT) == translations.ZH_HANS[word], word
+    finally:
+        view.language, view.use_translate_interface = old
+
+
+def test_the_buttons_quatbake_labels_itself_use_its_own_context():
+    """Every layout call with a text= of its own (translated by Blender, not by us) names
+    translations.CONTEXT, so that Blender's own word for it cannot answer first."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(quatbake.__file__).resolve().parent / "addon"
+    missing = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or getattr(node.func, "attr", "") not in _LAYOUT:
+                continue
+            keywords = {k.arg: k.value for k in node.keywords}
+            text = keywords.get("text")
+            if text is None or getattr(keywords.get("translate"), "value", True) is False:
+                continue
+            if not any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.strip()
+                       for n in ast.walk(text)):
+                continue
+            if "text_ctxt" not in keywords:
+                missing.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not missing, missing
 
 
 def test_the_panel_the_bake_and_the_command_line_offer_the_same_choices():
