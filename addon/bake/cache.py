@@ -310,11 +310,12 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
          plan.recorded_frames) = fixed_frames(
             keys, np.zeros(max(keys.size - 1, 0), dtype=bool), plan.dense, settings)
     kept = turns.choose(settings.turns, kinds)
-    issues += too_fast_for_step(
-        who, name, "", keys, KeyedTurns(tracking, kinds, np.zeros(len(kinds), dtype=bool)),
-        kept, frames,
-        lambda i: f"its Transform Cache between samples {animdata.frame_label(keys[i])} and "
-                  f"{animdata.frame_label(keys[i + 1])} turns")
+    if not bezier_fit(settings):
+        issues += too_fast_for_step(
+            who, name, "", keys, KeyedTurns(tracking, kinds, np.zeros(len(kinds), dtype=bool)),
+            kept, frames,
+            lambda i: f"its Transform Cache between samples {animdata.frame_label(keys[i])} and "
+                      f"{animdata.frame_label(keys[i + 1])} turns")
     for i in np.nonzero(np.asarray(kinds) != "short")[0]:
         what = "kept" if kept[i] else "baked the short way"
         issues.append(BakeIssue(

@@ -15,7 +15,7 @@ from ...core import turns
 from ...core.words import counted
 from .. import animdata
 from ..animdata import turn_inputs
-from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings
+from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings, bezier_fit
 
 
 @dataclass
@@ -103,10 +103,11 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns, settings: BakeSettings,
             f"{who}: {counted(steps, 'stepped interval')} (CONSTANT keys) kept stepped: "
             "held until the next key, then the jump on that key's frame, as Blender plays "
             "them.", bone))
-    out += too_fast_for_step(
-        who, name, bone, rot_frames, keyed, keep, frames,
-        lambda i: f"keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn",
-        " (or space the keys further apart)")
+    if not bezier_fit(settings):
+        out += too_fast_for_step(
+            who, name, bone, rot_frames, keyed, keep, frames,
+            lambda i: f"keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn",
+            " (or space the keys further apart)")
     return out
 
 
@@ -122,7 +123,8 @@ def too_fast_for_step(who, name, bone, rot_frames, keyed: KeyedTurns, keep, fram
     played 180 deg off between the baked frames and nothing was said; keys alike, where
     only kept turns were checked). ``what(i)`` names key interval i and its verb;
     ``also``: more advice after "Lower Step"; ``bone``: the pose bone's name, or "" for
-    an object's own channels."""
+    an object's own channels. Not for a Bezier tolerance bake, whose keys go on any whole
+    frame its quarter-frame check needs, whatever the Step (settings.path_samples)."""
     kinds = np.asarray(keyed.kinds)
     if kinds.size == 0 or frames.size < 2:
         return []

@@ -366,6 +366,23 @@ def test_short_turns_too_fast_for_the_step_are_warned(clean_blender):
                 if "per baked step" in w.message]
 
 
+def test_a_bezier_tolerance_bake_is_not_warned_of_its_step(clean_blender):
+    """Keys: Bezier checks every quarter frame and keys any whole frame it needs, whatever
+    the Step: the same 90 deg a frame at Step 2 plays right (frame 2 at 90 deg, frame 4 at
+    270, as Blender played the keys; mathutils' angle), so the warning would be untrue."""
+    frames = np.arange(1.0, 10.0)
+    obj = _euler_z("Quick", frames, 90.0 * (frames - 1))
+    result = _bake(obj, frame_step=2, tolerance_deg=0.01, key_interpolation='BEZIER')
+    assert not [w for w in result.warnings if "per baked step" in w.message], result.warnings
+    scene = bpy.context.scene
+    for frame in (2, 4, 5.5):
+        scene.frame_set(int(frame), subframe=frame - int(frame))
+        played = obj.matrix_world.to_quaternion()
+        want = mathutils.Euler((0.0, 0.0, math.radians(90.0 * (frame - 1))), 'XYZ').to_quaternion()
+        off = math.degrees(played.rotation_difference(want).angle)
+        assert min(off, 360.0 - off) < 0.011, (frame, off)     # q and -q: one rotation
+
+
 def test_many_wraps_are_named_ten_then_counted(clean_blender):
     frames = np.arange(1.0, 61.0)
     z = np.where(frames % 2 == 1, 175.0, -175.0)           # wraps on every one of 59 intervals
