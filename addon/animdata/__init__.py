@@ -26,6 +26,7 @@ from .actions import (  # noqa: F401
     bone_visible,
     channelbags,
     enum_value,
+    fcurve_maker,
     find_slot,
     get_action,
     get_slot_identifier,
@@ -37,6 +38,7 @@ from .actions import (  # noqa: F401
     slot_handle,
     slot_missing,
     slot_now,
+    strip_slot_identifier,
     unplayed_rotation_actions,
 )
 from .channels import (  # noqa: F401
@@ -77,7 +79,6 @@ from .nla import (  # noqa: F401
     nla_strips,
     object_clips,
     strip_changes,
-    strip_slot_identifier,
     tweaked_strip,
     unplayed_clips,
 )
@@ -139,7 +140,6 @@ from .write import (  # noqa: F401
     assign_action,
     copy_action_for,
     copy_fcurves,
-    fcurve_maker,
     new_action_for,
     new_fcurve,
     remove_action,

@@ -14,7 +14,13 @@ from __future__ import annotations
 import bpy
 
 from . import memo
-from .paths import BONE_PATH_START, ROTATION_DATA_PATHS, bone_name_from_path, path_prefix
+from .paths import (
+    BONE_PATH_START,
+    ROTATION_DATA_PATHS,
+    TRANSFORM_GROUP,
+    bone_name_from_path,
+    path_prefix,
+)
 
 KEYFRAME_ENUMS = ("interpolation", "easing", "type")
 # Blender 3.4's foreach_get/foreach_set on these two enums read and write the
@@ -103,6 +109,114 @@ def action_fcurves(action, slot_identifier: str = "") -> list:
     if is_slotted(action):
         return [fc for bag in channelbags(action, slot_identifier) for fc in bag.fcurves]
     return list(action.fcurves)
+
+
+def fcurve_collections(action, slot_identifier: str = "") -> list:
+    """The collections that hold ``action``'s F-curves of the slot ``slot_identifier``, to
+    remove curves from: 3.4 - 4.3, ``[action.fcurves]`` (one set for every user, the slot
+    ignored); 4.4+, each of the slot's channelbags' ``fcurves`` (none without the slot)."""
+    if is_slotted(action):
+        return [bag.fcurves for bag in channelbags(action, slot_identifier)]
+    return [action.fcurves]
+
+
+def keep_only_slot(action, slot_identifier: str) -> None:
+    """Remove every slot of ``action`` but ``slot_identifier`` (4.4+; with them the keys
+    they held). Before 4.4 an action has no slots: nothing to remove."""
+    if is_slotted(action):
+        for slot in [s for s in action.slots if s.identifier != slot_identifier]:
+            action.slots.remove(slot)
+
+
+def remove_fcurves(action, slot_identifier: str, fcurves: list) -> None:
+    """Remove ``fcurves`` from ``action``: 3.4 - 4.3 from ``action.fcurves``; 4.4+ from the
+    channelbags of its slot ``slot_identifier`` (curves in none of them stay)."""
+    if not fcurves:
+        return
+    if not is_slotted(action):
+        for fc in fcurves:
+            action.fcurves.remove(fc)
+        return
+    doomed = {fc.as_pointer() for fc in fcurves}
+    for bag in channelbags(action, slot_identifier):
+        for fc in [f for f in bag.fcurves if f.as_pointer() in doomed]:
+            bag.fcurves.remove(fc)
+
+
+def add_object_slot(action, name: str) -> str:
+    """Make the new, empty ``action`` ready to animate an object named ``name``; returns
+    the slot identifier to assign with it. 4.4+: a new OBJECT slot named ``name``, its
+    identifier; 3.4 - 4.3 (no slots): the action's ``id_root`` set to OBJECT, ""."""
+    if is_slotted(action):
+        return action.slots.new(id_type='OBJECT', name=name).identifier
+    action.id_root = 'OBJECT'
+    return ""
+
+
+def assign_slot(anim_data, action, slot_identifier: str) -> None:
+    """Make ``anim_data``, just given ``action`` (None: no action), play its slot
+    ``slot_identifier`` ("": no slot). Only 4.4+ has ``AnimData.action_slot``; before,
+    an action has one set of curves for every user and there is nothing to set."""
+    if action is not None and hasattr(anim_data, "action_slot") and is_slotted(action):
+        anim_data.action_slot = find_slot(action, slot_identifier) if slot_identifier else None
+
+
+def strip_slot_identifier(strip) -> str:
+    """Identifier of the slot an NLA strip plays: ``NlaStrip.action_slot``, 4.4+ ("" before,
+    or without a slot)."""
+    slot = getattr(strip, "action_slot", None)
+    return slot.identifier if slot is not None else ""
+
+
+def ensure_channelbag(action, slot_identifier: str):
+    """The channelbag of ``action``'s slot ``slot_identifier`` new F-curves go into (4.4+
+    only: before, F-curves are the action's own), made where the slot has none yet (with
+    the action's first layer and keyframe strip where it has none). ValueError: no such
+    slot."""
+    slot = find_slot(action, slot_identifier)
+    if slot is None:
+        raise ValueError(f"Action \"{action.name}\" has no slot \"{slot_identifier}\".")
+    bags = channelbags(action, slot_identifier)
+    if bags:
+        return bags[0]
+    if len(action.layers) == 0:
+        action.layers.new("Layer")
+    layer = action.layers[0]
+    if len(layer.strips) == 0:
+        layer.strips.new(type='KEYFRAME')
+    return layer.strips[0].channelbag(slot, ensure=True)
+
+
+def fcurves_new_takes_group_name(fcurves) -> bool:
+    """Whether a channelbag's ``fcurves.new`` takes ``group_name`` (5.0+); 4.4 and 4.5 take
+    no group: the curve is put in one afterwards. (3.4 - 4.3's ``action.fcurves.new``
+    takes ``action_group``.)"""
+    return "group_name" in fcurves.bl_rna.functions["new"].parameters
+
+
+def fcurve_maker(action, slot_identifier: str):
+    """``make(data_path, index, group)`` -> a new empty F-curve in ``action``, in the group
+    named ``group`` (made where missing; "": none). The container is found once, for
+    writers that add hundreds of F-curves (a rig's bones): 3.4 - 4.3,
+    ``action.fcurves.new(action_group=)``; 4.4+, the slot's channelbag (ensure_channelbag),
+    ``fcurves.new(group_name=)`` on 5.0+, the group set afterwards on 4.4 / 4.5."""
+    if not is_slotted(action):
+        fcurves = action.fcurves
+        return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+            data_path, index=index, action_group=group)
+    bag = ensure_channelbag(action, slot_identifier)
+    fcurves = bag.fcurves
+    if fcurves_new_takes_group_name(fcurves):
+        return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
+            data_path, index=index, group_name=group)
+
+    def make(data_path, index, group=TRANSFORM_GROUP):
+        # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
+        fc = fcurves.new(data_path, index=index)
+        if group:
+            fc.group = bag.groups.get(group) or bag.groups.new(group)
+        return fc
+    return make
 
 
 def all_fcurves(action) -> list:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .actions import action_fcurves, get_slot_identifier, is_slotted
+from .actions import action_fcurves, get_slot_identifier, strip_slot_identifier
 from .paths import path_prefix
 
 
@@ -35,12 +35,6 @@ class Clip:
 
     def fcurves(self) -> list:
         return action_fcurves(self.action, self.slot)
-
-
-def strip_slot_identifier(strip) -> str:
-    """Identifier of the slot an NLA strip plays (4.4+; "" before or without one)."""
-    slot = getattr(strip, "action_slot", None)
-    return slot.identifier if slot is not None else ""
 
 
 def _action_strips(strips):
@@ -92,7 +86,7 @@ def object_clips(obj) -> list[Clip]:
         clips.append(Clip(ad.action, get_slot_identifier(obj), True))
         seen.add((ad.action.as_pointer(), clips[0].slot))
     for track, strip in nla_strips(obj):
-        slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+        slot = strip_slot_identifier(strip)
         key = (strip.action.as_pointer(), slot)
         if key in seen:
             continue
@@ -187,7 +181,7 @@ def unplayed_clips(obj) -> list[Clip]:
         if key in played or key in seen:
             continue
         seen.add(key)
-        slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+        slot = strip_slot_identifier(strip)
         clips.append(Clip(strip.action, slot, False, track.name, strip.name))
     return clips
 
@@ -252,7 +246,7 @@ def blending_strips(obj, data_paths: Iterable[str]) -> list[tuple[str, str, str,
         for strip in _action_strips(track.strips):
             if strip.mute:
                 continue
-            slot = strip_slot_identifier(strip) if is_slotted(strip.action) else ""
+            slot = strip_slot_identifier(strip)
             left: dict = {}
             for fc in action_fcurves(strip.action, slot):
                 if (fc.data_path in wanted and len(fc.keyframe_points)

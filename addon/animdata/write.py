@@ -10,7 +10,16 @@ import numpy as np
 
 from .. import versions
 from . import memo
-from .actions import action_fcurves, channelbags, enum_value, find_slot, is_slotted
+from .actions import (
+    action_fcurves,
+    add_object_slot,
+    assign_slot,
+    enum_value,
+    fcurve_collections,
+    fcurve_maker,
+    keep_only_slot,
+    remove_fcurves,
+)
 from .channels import modifier_settings
 from .checksum import curve_arrays
 from .paths import TRANSFORM_GROUP, bone_name_from_path, channel_label
@@ -45,13 +54,8 @@ def copy_action_for(obj, source, slot_identifier: str, name: str, drop: Iterable
         for key in [k for k in action.keys() if k.startswith("quatbake")]:
             del action[key]
         drop = set(drop)
-        if is_slotted(action):
-            for slot in [s for s in action.slots if s.identifier != slot_identifier]:
-                action.slots.remove(slot)
-            owners = [bag.fcurves for bag in channelbags(action, slot_identifier)]
-        else:
-            owners = [action.fcurves]
-        for fcurves in owners:
+        keep_only_slot(action, slot_identifier)
+        for fcurves in fcurve_collections(action, slot_identifier):
             doomed = [fc for fc in fcurves if fc.data_path in drop]
             if sample_frames is not None:
                 for fc in doomed:
@@ -155,7 +159,7 @@ class Rewrite:
         for fc in fcurves:
             self._removed.setdefault(bone_name_from_path(fc.data_path), []).append(
                 _selected_frames(fc))
-        _remove_fcurves(self.action, self.slot, fcurves)
+        remove_fcurves(self.action, self.slot, fcurves)
 
     def select_as_before(self) -> None:
         """Select each written curve's keys where the curve it replaces had keys
@@ -223,20 +227,6 @@ def _on_frames(keys: np.ndarray, frames: np.ndarray) -> np.ndarray:
     frames = np.sort(np.asarray(frames).reshape(-1))
     at = np.minimum(np.searchsorted(frames, keys), frames.size - 1)
     return frames[at] == keys
-
-
-def _remove_fcurves(action, slot_identifier: str, fcurves: list) -> None:
-    """Remove ``fcurves`` from ``action`` (from its slot's channelbag on 4.4+)."""
-    if not fcurves:
-        return
-    if not is_slotted(action):
-        for fc in fcurves:
-            action.fcurves.remove(fc)
-        return
-    doomed = {fc.as_pointer() for fc in fcurves}
-    for bag in channelbags(action, slot_identifier):
-        for fc in [f for f in bag.fcurves if f.as_pointer() in doomed]:
-            bag.fcurves.remove(fc)
 
 
 def copy_fcurves(action, slot_identifier: str, fcurves: Iterable, group: str | None = None,
@@ -342,51 +332,13 @@ def _sample(fc, frames) -> np.ndarray:
 def new_action_for(obj, name: str) -> tuple:
     """An empty action ready to animate ``obj``: (action, slot identifier or "")."""
     action = bpy.data.actions.new(name)
-    if is_slotted(action):
-        slot = action.slots.new(id_type='OBJECT', name=obj.name)
-        return action, slot.identifier
-    action.id_root = 'OBJECT'
-    return action, ""
+    return action, add_object_slot(action, obj.name)
 
 
 def new_fcurve(action, slot_identifier: str, data_path: str, index: int,
                group: str = TRANSFORM_GROUP):
     """A new empty F-curve ``data_path[index]`` in ``action`` (the slot's channelbag on 4.4+)."""
     return fcurve_maker(action, slot_identifier)(data_path, index, group)
-
-
-def fcurve_maker(action, slot_identifier: str):
-    """``make(data_path, index, group)`` -> a new empty F-curve in ``action``: the
-    channelbag is found once, for writers that add hundreds of F-curves (a rig's bones)."""
-    if is_slotted(action):
-        slot = find_slot(action, slot_identifier)
-        if slot is None:
-            raise ValueError(f"Action \"{action.name}\" has no slot \"{slot_identifier}\".")
-        bags = channelbags(action, slot_identifier)
-        if bags:
-            bag = bags[0]
-        else:
-            if len(action.layers) == 0:
-                action.layers.new("Layer")
-            layer = action.layers[0]
-            if len(layer.strips) == 0:
-                layer.strips.new(type='KEYFRAME')
-            bag = layer.strips[0].channelbag(slot, ensure=True)
-        fcurves = bag.fcurves
-        if "group_name" in fcurves.bl_rna.functions["new"].parameters:
-            return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
-                data_path, index=index, group_name=group)
-
-        def make(data_path, index, group=TRANSFORM_GROUP):
-            # 4.4 / 4.5: no group_name argument yet; put the F-curve in the group afterwards.
-            fc = fcurves.new(data_path, index=index)
-            if group:
-                fc.group = bag.groups.get(group) or bag.groups.new(group)
-            return fc
-        return make
-    fcurves = action.fcurves
-    return lambda data_path, index, group=TRANSFORM_GROUP: fcurves.new(
-        data_path, index=index, action_group=group)
 
 
 _LINEAR = None
@@ -535,8 +487,7 @@ def assign_action(obj, action, slot_identifier: str = "") -> None:
             return
         ad = obj.animation_data_create()
     ad.action = action
-    if action is not None and hasattr(ad, "action_slot") and is_slotted(action):
-        ad.action_slot = find_slot(action, slot_identifier) if slot_identifier else None
+    assign_slot(ad, action, slot_identifier)
 
 
 def remove_action(action) -> None:
