@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Every difference between the Blender releases QuatBake runs on (3.4 to 5.x) that is
-not the shape of animation data, in one place: what differs, from which release, and the
+not the shape of animation data (bones' selection and visibility, GPU shaders, fonts,
+translations, buffers, presets), in one place: what differs, from which release, and the
 one name the rest of the add-on uses for it. (Where F-curves live, actions, slots and
 channelbags, is read from the data itself by ``animdata.actions``.)
 
@@ -55,3 +56,37 @@ def font_size(font: int, size: float) -> None:
         blf.size(font, size)
     else:
         blf.size(font, size, 72)
+
+
+def select_bone(rig, bone_name: str, selected: bool) -> None:
+    """Select or deselect a bone for Pose Mode: ``PoseBone.select`` on Blender 5.0+,
+    ``Bone.select`` (with its head and tail) before."""
+    pbone = rig.pose.bones[bone_name]
+    if hasattr(pbone, "select"):
+        pbone.select = selected
+        return
+    bone = rig.data.bones[bone_name]
+    bone.select = bone.select_head = bone.select_tail = selected
+
+
+def bone_visible(rig, bone_name: str) -> bool:
+    """Whether the bone shows in the viewport: not hidden (``PoseBone.hide`` on 5.0+,
+    ``Bone.hide``), and in a visible bone collection (4.0+; 4.1+ follows the collections'
+    parents and solo: ``is_visible_effectively``; a bone in none is visible) or on a
+    visible armature layer (before 4.0)."""
+    pbone = rig.pose.bones.get(bone_name) if rig.pose is not None else None
+    bone = rig.data.bones.get(bone_name)
+    if pbone is None or bone is None or bone.hide or getattr(pbone, "hide", False):
+        return False
+    collections = getattr(bone, "collections", None)
+    if collections is not None:
+        return not len(collections) or any(
+            getattr(c, "is_visible_effectively", c.is_visible) for c in collections)
+    return any(own and shown for own, shown in zip(bone.layers, rig.data.layers))
+
+
+def bone_selected(rig, bone_name: str) -> bool:
+    """Whether the bone is selected for Pose Mode: ``PoseBone.select`` on Blender 5.0+,
+    ``Bone.select`` before."""
+    pbone = rig.pose.bones[bone_name]
+    return bool(pbone.select if hasattr(pbone, "select") else rig.data.bones[bone_name].select)

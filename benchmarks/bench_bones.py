@@ -28,7 +28,7 @@ import bpy
 import numpy as np
 
 import quatbake
-from quatbake.addon import analyze, animdata, bake, transform
+from quatbake.addon import analyze, animdata, bake, transform, versions
 
 from .common import clock, key_fcurve, since
 
@@ -109,7 +109,7 @@ def select_pose_bones(rig) -> None:
     rig.select_set(True)
     bpy.ops.object.mode_set(mode='POSE')
     for b in rig.pose.bones:
-        animdata.select_bone(rig, b.name, True)
+        versions.select_bone(rig, b.name, True)
 
 
 def nla_bake_kwargs(n_frames: int, rotation_only: bool = True) -> dict:

@@ -177,7 +177,7 @@ def bench_handler(smoke: bool, repeats: int | None = None) -> None:
     import pathlib
 
     import quatbake
-    from quatbake.addon import animdata
+    from quatbake.addon import animdata, versions
     from quatbake.addon.overlay import draw as overlay
     from quatbake.addon.overlay import geometry
 
@@ -191,7 +191,7 @@ def bench_handler(smoke: bool, repeats: int | None = None) -> None:
     other = bpy.data.objects.new("Other", None)
     bpy.context.scene.collection.objects.link(other)
     for bone in arm.data.bones:
-        animdata.select_bone(arm, bone.name, False)
+        versions.select_bone(arm, bone.name, False)
     bpy.ops.object.select_all(action='DESELECT')
     arm.select_set(True)
     bpy.context.view_layer.objects.active = arm
@@ -241,9 +241,9 @@ def bench_handler(smoke: bool, repeats: int | None = None) -> None:
     def one_bone(i):
         # in Pose Mode (entered and left outside the clock): one bone drawn, then none
         name = ("LeftUpLeg", "RightUpLeg")[i % 2]
-        animdata.select_bone(arm, name, True)
+        versions.select_bone(arm, name, True)
         bpy.context.view_layer.update()
-        animdata.select_bone(arm, name, False)
+        versions.select_bone(arm, name, False)
         bpy.context.view_layer.update()
 
     def in_pose_mode(action):

@@ -33,7 +33,7 @@ import bpy
 import numpy as np
 
 import quatbake
-from quatbake.addon import animdata
+from quatbake.addon import versions
 
 from .common import size_options, timed_op
 
@@ -131,7 +131,7 @@ def _nla_bake(rig, frames: int) -> float:
     bpy.ops.object.mode_set(mode='POSE')
     wanted = {b.name for b in controls(rig)}
     for b in rig.pose.bones:
-        animdata.select_bone(rig, b.name, b.name in wanted)
+        versions.select_bone(rig, b.name, b.name in wanted)
     kwargs = dict(frame_start=1, frame_end=frames, only_selected=True, visual_keying=False,
                   bake_types={'POSE'})
     if "channel_types" in bpy.ops.nla.bake.get_rna_type().properties:

@@ -9,6 +9,7 @@ from bpy.props import EnumProperty, StringProperty
 from bpy.types import Operator
 
 from ...core.frames import label
+from .. import versions
 from ..ui.compare import compare_method
 from ..ui.counts import count_phrase, tally
 from ..ui.guard import guarded
@@ -178,12 +179,10 @@ def _select_bone(context, object_name: str, bone_name: str) -> None:
     """Make the worst bone the only selected (and active) bone of its armature, so the
     Graph Editor and the overlay show it."""
     rig = bpy.data.objects.get(object_name)
-    from .. import animdata
-
     if rig is None or rig.type != 'ARMATURE' or bone_name not in rig.data.bones:
         return
     for bone in rig.data.bones:
-        animdata.select_bone(rig, bone.name, bone.name == bone_name)
+        versions.select_bone(rig, bone.name, bone.name == bone_name)
     rig.data.bones.active = rig.data.bones[bone_name]
 
 

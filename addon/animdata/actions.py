@@ -8,7 +8,8 @@ F-curves live in a channelbag, ``action.layers[*].strips[*].channelbag(slot)``;
 removed ``action.fcurves``. Every difference is detected with ``hasattr`` on
 the action (never with a version number alone), so everything else in the
 add-on asks this package and stays version-blind. The other differences between
-releases (GPU shaders, fonts, translations, buffers) are in ``addon/versions.py``."""
+releases (bones' selection and visibility, GPU shaders, fonts, translations,
+buffers) are in ``addon/versions.py``."""
 from __future__ import annotations
 
 import bpy
@@ -299,37 +300,3 @@ def only_slot(action) -> str:
 def action_slot_count(action) -> int:
     """Number of slots of ``action`` (1 before 4.4: one set of curves for all users)."""
     return len(action.slots) if is_slotted(action) else 1
-
-
-def select_bone(rig, bone_name: str, selected: bool) -> None:
-    """Select or deselect a bone for Pose Mode: ``PoseBone.select`` on Blender 5.0+,
-    ``Bone.select`` (with its head and tail) before."""
-    pbone = rig.pose.bones[bone_name]
-    if hasattr(pbone, "select"):
-        pbone.select = selected
-        return
-    bone = rig.data.bones[bone_name]
-    bone.select = bone.select_head = bone.select_tail = selected
-
-
-def bone_visible(rig, bone_name: str) -> bool:
-    """Whether the bone shows in the viewport: not hidden (``PoseBone.hide`` on 5.0+,
-    ``Bone.hide``), and in a visible bone collection (4.0+; 4.1+ follows the collections'
-    parents and solo: ``is_visible_effectively``; a bone in none is visible) or on a
-    visible armature layer (before 4.0)."""
-    pbone = rig.pose.bones.get(bone_name) if rig.pose is not None else None
-    bone = rig.data.bones.get(bone_name)
-    if pbone is None or bone is None or bone.hide or getattr(pbone, "hide", False):
-        return False
-    collections = getattr(bone, "collections", None)
-    if collections is not None:
-        return not len(collections) or any(
-            getattr(c, "is_visible_effectively", c.is_visible) for c in collections)
-    return any(own and shown for own, shown in zip(bone.layers, rig.data.layers))
-
-
-def bone_selected(rig, bone_name: str) -> bool:
-    pbone = rig.pose.bones[bone_name]
-    return bool(pbone.select if hasattr(pbone, "select") else rig.data.bones[bone_name].select)
-
-

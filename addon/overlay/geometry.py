@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core import interp, quat, rotation, triads
-from .. import animdata, record
+from .. import animdata, record, versions
 from ..transform import AnimatedTransform, keyed_bone_names, rig_bone_fcurves
 from ..ui.compare import compare_method
 from .legend import Legend
@@ -131,8 +131,8 @@ def overlay_objects(view_layer) -> list:
         if _moves(obj):
             found.append(obj)
         # A rig: its selected keyed bones, so a 50-bone rig stays readable.
-        shown = [n for n in keyed_bone_names(obj) if animdata.bone_visible(obj, n)]
-        names = [n for n in shown if animdata.bone_selected(obj, n)]
+        shown = [n for n in keyed_bone_names(obj) if versions.bone_visible(obj, n)]
+        names = [n for n in shown if versions.bone_selected(obj, n)]
         if not names and getattr(obj, "mode", 'OBJECT') != 'POSE':
             # Bone selection is made in Pose Mode; in Object Mode an armature with none
             # selected shows its keyed, visible bones rather than nothing.

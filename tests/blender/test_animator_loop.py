@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata
+from quatbake.addon import animdata, versions
 from quatbake.addon.analyze import entries as report_results
 from quatbake.addon.bake import presets
 
@@ -225,7 +225,7 @@ def test_export_report_in_pose_mode_reports_the_selected_bones(clean_blender, tm
     bpy.context.view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode='POSE')
     for name in ("a", "b", "c"):
-        animdata.select_bone(rig, name, name != "b")
+        versions.select_bone(rig, name, name != "b")
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     listed = set(report_results.results(bpy.context.scene))
     assert len(listed) == 2
@@ -239,7 +239,7 @@ def test_export_report_in_pose_mode_reports_the_selected_bones(clean_blender, tm
                                                                          ("Rig", "c")]
     # None selected: said, as Analyze says it, and nothing written.
     for name in ("a", "c"):
-        animdata.select_bone(rig, name, False)
+        versions.select_bone(rig, name, False)
     with pytest.raises(RuntimeError, match="No pose bones are selected"):
         bpy.ops.quatbake.export_report(filepath=str(tmp_path / "none.html"),
                                        open_in_browser=False)
@@ -358,7 +358,7 @@ def test_a_re_bake_of_one_bone_leaves_the_other_bones_results_current(clean_blen
     assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     bpy.ops.object.mode_set(mode='POSE')
     for b in rig.data.bones:
-        animdata.select_bone(rig, b.name, b.name == "arm")
+        versions.select_bone(rig, b.name, b.name == "arm")
     rig.data.bones.active = rig.data.bones["arm"]
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
     found = report_results.results(scene)

@@ -13,7 +13,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, cli
+from quatbake.addon import animdata, cli, versions
 
 import scenes
 
@@ -123,7 +123,7 @@ def test_pose_mode_reports_count_the_selected_bones(scene, capfd, bones, wording
     bpy.ops.object.mode_set(mode='POSE')
     try:
         for b in rig.data.bones:
-            animdata.select_bone(rig, b.name, b.name in bones)
+            versions.select_bone(rig, b.name, b.name in bones)
         rig.data.bones.active = rig.data.bones[bones[0]]
         info_lines(capfd)
         assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
@@ -223,7 +223,7 @@ def test_the_panels_total_after_a_pose_mode_bake_names_the_rig(scene):
     bpy.ops.object.mode_set(mode='POSE')
     try:
         for b in rig.data.bones:
-            animdata.select_bone(rig, b.name, b.name == "leg")
+            versions.select_bone(rig, b.name, b.name == "leg")
         rig.data.bones.active = rig.data.bones["leg"]
         assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
     finally:

@@ -15,7 +15,7 @@ import mathutils
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, bake, cli, transform
+from quatbake.addon import animdata, bake, cli, transform, versions
 from quatbake.addon.analyze import entries as report_results
 
 import scenes
@@ -79,7 +79,7 @@ def enter_pose_mode(rig, bones):
     scenes.select_only(rig)
     bpy.ops.object.mode_set(mode='POSE')
     for b in rig.data.bones:
-        animdata.select_bone(rig, b.name, b.name in bones)
+        versions.select_bone(rig, b.name, b.name in bones)
     rig.data.bones.active = rig.data.bones[bones[0]]
 
 
@@ -208,7 +208,7 @@ def test_analysis_has_a_row_per_bone_and_jump_to_worst_selects_the_bone(clean_bl
     assert found["Rig: wrap"]["long_arc_segments"] == [[1.0, 11.0]]
     bpy.context.scene.frame_set(1)
     assert bpy.ops.quatbake.jump_to_worst(object_name="Rig: wrap") == {'FINISHED'}
-    assert [b.name for b in rig.data.bones if animdata.bone_selected(rig, b.name)] == ["wrap"]
+    assert [b.name for b in rig.data.bones if versions.bone_selected(rig, b.name)] == ["wrap"]
     assert rig.data.bones.active.name == "wrap"
     # Keys 1 and 11, symmetric: half way (frame 6) Blender's long way is at 0 deg about Z
     # and slerp's short way at 180 deg, the largest angle two rotations can be apart.
@@ -325,7 +325,7 @@ def test_overlay_draws_selected_bones_in_world_space_as_blender_poses_them(clean
     scenes.key_bone(rig, "root", "location", [1, 21], [[0, 0, 0], [0.5, 0, 1]])
     scenes.key_bone(rig, "flip", "scale", [1, 21], [[1, 1, 1], [1.5, 1.5, 1.5]])
     for b in rig.data.bones:
-        animdata.select_bone(rig, b.name, b.name in ("wrap", NAMED))
+        versions.select_bone(rig, b.name, b.name in ("wrap", NAMED))
     scenes.select_only(rig)
     bpy.context.view_layer.update()     # matrix_world follows the new location and scale
     drawn = overlay_geometry.overlay_objects(bpy.context.view_layer)
@@ -557,7 +557,7 @@ def test_overlay_of_two_rigs_with_the_same_bone_names_draws_each_where_it_poses(
                     [[1, 0, 0, 0], [H, 0, H, 0]])
     for rig in rigs:
         for b in rig.data.bones:
-            animdata.select_bone(rig, b.name, b.name == "wrap")
+            versions.select_bone(rig, b.name, b.name == "wrap")
     scenes.select_only(*rigs)
     bpy.context.view_layer.update()
     drawn = overlay_geometry.overlay_objects(bpy.context.view_layer)

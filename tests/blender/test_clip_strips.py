@@ -473,13 +473,13 @@ def test_a_bone_the_clip_does_not_key_is_analysed_on_its_active_action(clean_ble
         scene.frame_set(int(frame))
         played.append(np.array(rig.pose.bones["B"].matrix_basis.to_quaternion()))
     expected = _off_slerp_deg(np.array(played), flipped, frames)
-    from quatbake.addon import animdata
+    from quatbake.addon import versions
 
     scenes.select_only(rig)
     bpy.ops.object.mode_set(mode='POSE')
     try:
         for bone in rig.data.bones:
-            animdata.select_bone(rig, bone.name, bone.name == "B")
+            versions.select_bone(rig, bone.name, bone.name == "B")
         scene.quatbake.clip = "Run"
         assert bpy.ops.quatbake.analyze() == {'FINISHED'}
     finally:

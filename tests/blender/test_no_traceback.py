@@ -14,7 +14,7 @@ from operator_sweep import SWEPT, assert_no_traceback, drive_every_operator, reg
 from test_bones import make_checked_rig
 from test_hostile_readers import _hostile_objects
 
-from quatbake.addon import animdata
+from quatbake.addon import animdata, versions
 
 import scenes
 from test_hostile_bake import BAD_INPUT
@@ -95,7 +95,7 @@ def test_no_operator_shows_a_traceback_in_pose_mode_on_hostile_bones(clean_blend
     scenes.select_only(rig)
     bpy.ops.object.mode_set(mode='POSE')
     for bone in rig.data.bones:
-        animdata.select_bone(rig, bone.name, True)
+        versions.select_bone(rig, bone.name, True)
     capfd.readouterr()
     said = drive_every_operator(tmp_path)
     printed = capfd.readouterr()

@@ -12,7 +12,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, bake
+from quatbake.addon import animdata, bake, versions
 from quatbake.core import interp, quat
 
 import scenes
@@ -547,7 +547,7 @@ def test_a_rigs_unanimated_bones_are_one_note_not_one_each(clean_blender):
     bpy.ops.object.mode_set(mode='POSE')
     for obj in (meta, rig):
         for bone in obj.data.bones:
-            animdata.select_bone(obj, bone.name, True)
+            versions.select_bone(obj, bone.name, True)
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
     notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     about_meta = [n for n in notes if "metarig" in n]

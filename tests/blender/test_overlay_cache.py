@@ -21,7 +21,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata, bake
+from quatbake.addon import animdata, bake, versions
 from quatbake.addon.overlay import draw as overlay
 from quatbake.addon.overlay import geometry
 
@@ -309,7 +309,7 @@ def walk():
     try:
         arm = bpy.context.object
         for bone in arm.data.bones:
-            animdata.select_bone(arm, bone.name, False)
+            versions.select_bone(arm, bone.name, False)
         select_only(arm)
         yield arm, scene
     finally:
@@ -339,7 +339,7 @@ def test_the_walk_is_sampled_once_and_reselected_from_the_cache(walk):
     assert_same_as_fresh()
     bpy.ops.object.mode_set(mode='POSE')
     for name in ("LeftUpLeg", "RightUpLeg", "Head"):
-        animdata.select_bone(arm, name, True)
+        versions.select_bone(arm, name, True)
         bpy.context.view_layer.update()
         overlay.rebuild(scene)
         assert_same_as_fresh()

@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 import pytest
 
-from quatbake.addon import animdata
+from quatbake.addon import versions
 from quatbake.addon.overlay import draw as overlay
 from quatbake.addon.overlay import geometry
 from quatbake.core import triads
@@ -35,7 +35,7 @@ def walk():
         arm = bpy.context.object
         assert arm.type == 'ARMATURE' and arm.mode == 'OBJECT'
         for bone in arm.data.bones:      # a fresh import, as bpy 5.0 leaves it
-            animdata.select_bone(arm, bone.name, False)
+            versions.select_bone(arm, bone.name, False)
         select_only(arm)
         yield clip, arm, scene
     finally:
@@ -81,7 +81,7 @@ def test_an_armature_in_object_mode_shows_its_keyed_visible_bones(walk):
     # In Pose Mode the selection decides, as before.
     bpy.ops.object.mode_set(mode='POSE')
     for name in ("LeftUpLeg", "RightUpLeg"):
-        animdata.select_bone(arm, name, True)
+        versions.select_bone(arm, name, True)
     assert [t.bone_name for t in geometry.overlay_objects(bpy.context.view_layer)] == [
         "LeftUpLeg", "RightUpLeg"]
     bpy.ops.object.mode_set(mode='OBJECT')

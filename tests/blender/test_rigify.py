@@ -31,7 +31,7 @@ import pytest
 from operator_sweep import assert_no_traceback, drive_every_operator
 
 import quatbake
-from quatbake.addon import animdata, cli, transform
+from quatbake.addon import cli, transform, versions
 from quatbake.addon.analyze import entries
 from quatbake.addon.overlay import geometry
 
@@ -325,8 +325,8 @@ def test_the_rig_is_rigify_with_constrained_unkeyed_helpers(rig):
     played = _played(rig, "upper_arm_fk.L")
     # Blender turns the long way between the first two keys: far from the slerp.
     assert _deg(played, _slerp(_key_orientations("upper_arm_fk.L"), ALL_FRAMES)).max() > 90.0
-    assert not animdata.bone_visible(rig, HIDDEN_CONTROL)
-    assert animdata.bone_visible(rig, "upper_arm_fk.L")
+    assert not versions.bone_visible(rig, HIDDEN_CONTROL)
+    assert versions.bone_visible(rig, "upper_arm_fk.L")
 
 
 def test_object_mode_means_the_keyed_controls(rig):
@@ -404,7 +404,7 @@ def test_pose_mode_means_the_selected_controls(rig):
     chosen = ("upper_arm_fk.L", "torso", "thigh_parent.L", "hand_fk.L")
     bpy.ops.object.mode_set(mode='POSE')
     for bone in rig.data.bones:
-        animdata.select_bone(rig, bone.name, bone.name in chosen or bone.name == HIDDEN_CONTROL)
+        versions.select_bone(rig, bone.name, bone.name in chosen or bone.name == HIDDEN_CONTROL)
     rig.data.bones.active = rig.data.bones["upper_arm_fk.L"]
     assert {t.bone_name for t in transform.selected_transforms(bpy.context)} == set(chosen)
     assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
@@ -445,7 +445,7 @@ def test_overlay_draws_the_visible_keyed_controls_only(rig):
     the one in a hidden collection, not the switches (custom properties only), not the
     unkeyed MCH/ORG/DEF bones."""
     for bone in rig.data.bones:
-        animdata.select_bone(rig, bone.name, True)
+        versions.select_bone(rig, bone.name, True)
     drawn = geometry.build(bpy.context.view_layer, bpy.context.scene.quatbake)
     assert not drawn.legend.problems, drawn.legend.problems
     assert sorted(drawn.legend.objects) == sorted(
@@ -482,7 +482,7 @@ def test_no_operator_shows_a_traceback_on_the_rig(rig, tmp_path, capfd, mode):
     if mode == 'POSE':
         bpy.ops.object.mode_set(mode='POSE')
         for bone in rig.data.bones:   # every bone: keyed, unkeyed, hidden
-            animdata.select_bone(rig, bone.name, True)
+            versions.select_bone(rig, bone.name, True)
     capfd.readouterr()
     said = drive_every_operator(tmp_path, export_check=mode == 'OBJECT')
     printed = capfd.readouterr()

@@ -155,7 +155,7 @@ def bezier_and_convert_chain(op, original) -> None:
 def pose_mode_chain(op, original) -> None:
     """Issue 13: in Pose Mode the selected bone alone is baked; undo, redo and a
     per-bone revert bring back exactly the states before and after."""
-    from quatbake.addon import animdata
+    from quatbake.addon import versions
 
     rig = bpy.data.objects["Rig"]
     for obj in bpy.data.objects:
@@ -163,7 +163,7 @@ def pose_mode_chain(op, original) -> None:
     bpy.context.view_layer.objects.active = rig
     op(bpy.ops.object.mode_set, mode='POSE')
     for bone in rig.data.bones:
-        animdata.select_bone(rig, bone.name, bone.name == "arm.L")
+        versions.select_bone(rig, bone.name, bone.name == "arm.L")
     rig.data.bones.active = rig.data.bones["arm.L"]
     bpy.ops.ed.undo_push(message="arm.L selected in Pose Mode")
     in_pose_mode = snapshot()
