@@ -23,6 +23,11 @@ KEYFRAME_ENUM_DTYPE = "uint8" if _FOUR else "int8"
 # bytes (garbage out, silently ignored in): before 4.0 they are set key by key.
 BULK_HANDLE_TYPES = _FOUR
 
+# Blender 4.0 renamed the locale of Simplified Chinese ``zh_CN`` to ``zh_HANS``: the
+# interface's translations are registered under both, so 3.4 and current releases find
+# the same dictionary.
+SIMPLIFIED_CHINESE_LOCALES = ("zh_HANS", "zh_CN")
+
 # Reports are translated in their own context from 4.0; 3.4 uses the tooltip function.
 report_text = getattr(bpy.app.translations, "pgettext_rpt", pgettext_tip)
 

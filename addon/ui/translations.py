@@ -7,8 +7,8 @@ are registered here; text drawn dynamically goes through ``pgettext_iface``
 (labels) or ``pgettext_tip`` / ``pgettext_rpt`` (tooltips, reports), so each
 format string below is the untranslated pattern, placeholders and all.
 
-Blender 4.0 renamed the locale ``zh_CN`` to ``zh_HANS``; both are registered so
-3.4 and current versions find the same dictionary.
+The dictionary is registered under both names Simplified Chinese has had
+(``versions.SIMPLIFIED_CHINESE_LOCALES``).
 """
 import bpy
 
@@ -30,7 +30,6 @@ _OWNER = __package__.rpartition(".")[0] or __package__
 # translation_context).
 CONTEXT = "QuatBake"
 _CONTEXTS = ("*", "Operator", CONTEXT)
-_LOCALES = ("zh_HANS", "zh_CN")
 
 ZH_HANS = {
     # Panel, menus, buttons
@@ -513,7 +512,7 @@ def tip(text: str) -> str:
 def translations_dict() -> dict:
     """{locale: {(context, msgid): msgstr}} as ``bpy.app.translations.register`` takes it."""
     table = {(context, msgid): msgstr for msgid, msgstr in ZH_HANS.items() for context in _CONTEXTS}
-    return {locale: table for locale in _LOCALES}
+    return {locale: table for locale in versions.SIMPLIFIED_CHINESE_LOCALES}
 
 
 def register() -> None:
