@@ -299,7 +299,7 @@ class AnimatedTransform:
             basis[:, :3, 3] = location
             basis[:, 3, 3] = 1.0
             rest = np.array(bone.matrix_local, dtype=np.float64)
-            if getattr(bone, "inherit_scale", 'FULL') != 'FULL' or not bone.use_local_location:
+            if bone.inherit_scale != 'FULL' or not bone.use_local_location:
                 pose = _pose_by_blender(bone, basis, parent_pose)
             elif parent_pose is None:
                 pose = rest @ basis
@@ -402,7 +402,7 @@ def moves_of(constraint) -> frozenset:
     (Shrinkwrap turns it too only when it aligns to the surface's normal)."""
     if constraint.type == 'SHRINKWRAP':
         return frozenset({"location", "rotation"}) \
-            if getattr(constraint, "use_track_normal", False) else frozenset({"location"})
+            if constraint.use_track_normal else frozenset({"location"})
     return _MOVES.get(constraint.type, _ALL)
 
 

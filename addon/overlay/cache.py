@@ -189,7 +189,7 @@ def _bone_state(p: _Pass, t, pbone, live: list) -> tuple:
         prefix = pbone.path_from_id() + "."
         found = p.bones[key] = (
             pbone.name, pbone.rotation_mode, bone.parent.name if bone.parent else "",
-            _matrix(bone.matrix_local), getattr(bone, "inherit_scale", 'FULL'),
+            _matrix(bone.matrix_local), bone.inherit_scale,
             bool(bone.use_inherit_rotation), bool(bone.use_local_location),
             float(bone.length), _unkeyed_values(pbone, prefix, _BONE_PROPS, live),
             p.curves_state(live))
