@@ -3,9 +3,9 @@
 
 The people this add-on grew from write Chinese. Labels of properties,
 operators, panels and menus are translated by Blender itself once the strings
-are registered here; text drawn dynamically goes through ``pgettext_iface``
-(labels) or ``pgettext_tip`` / ``pgettext_rpt`` (tooltips, reports), so each
-format string below is the untranslated pattern, placeholders and all.
+are registered here; text drawn dynamically goes through ``iface`` (labels),
+``tip`` and ``report`` (tooltips, reports) below, in QuatBake's own CONTEXT, so
+each format string below is the untranslated pattern, placeholders and all.
 
 The dictionary is registered under both names Simplified Chinese has had
 (``versions.SIMPLIFIED_CHINESE_LOCALES``).
