@@ -40,7 +40,7 @@ def _enum(identifier: str) -> int:
     return bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items[identifier].value
 
 
-def _key(obj, data_path: str, frames, values, interpolation: str = 'BEZIER') -> None:
+def key(obj, data_path: str, frames, values, interpolation: str = 'BEZIER') -> None:
     """Key obj.<data_path>[i] with column i of ``values`` (n, k) at ``frames`` (n,), in bulk."""
     action = animdata.get_action(obj)
     if action is None:
@@ -96,30 +96,30 @@ def build_objects(scene) -> dict[str, str]:
     flip = _camera(scene, "FlipCam", 'QUATERNION')
     keys = _pan([0.0, 50.0, 100.0, 140.0])
     keys[2] *= -1.0                                  # same orientation, opposite sign
-    _key(flip, "rotation_quaternion", [1, 40, 80, 120], keys)
-    _key(flip, "location", [1, 40, 80, 120], [[0, -8, 1.6], [3, -6, 1.6], [5, -2, 1.8], [5, 2, 2]])
+    key(flip, "rotation_quaternion", [1, 40, 80, 120], keys)
+    key(flip, "location", [1, 40, 80, 120], [[0, -8, 1.6], [3, -6, 1.6], [5, -2, 1.8], [5, 2, 2]])
 
     euler = _camera(scene, "EulerCam", 'XYZ')
-    _key(euler, "rotation_euler", [1, 60, 100],
-         np.radians([[80.0, 0.0, 150.0], [85.0, 0.0, 170.0], [85.0, 0.0, -170.0]]))
-    _key(euler, "location", [1, 60, 100], [[-4, 0, 1.7], [-4, 2, 1.7], [-4, 4, 1.7]])
+    key(euler, "rotation_euler", [1, 60, 100],
+        np.radians([[80.0, 0.0, 150.0], [85.0, 0.0, 170.0], [85.0, 0.0, -170.0]]))
+    key(euler, "location", [1, 60, 100], [[-4, 0, 1.7], [-4, 2, 1.7], [-4, 4, 1.7]])
 
     turn = bpy.data.objects.new("Turn170", None)
     scene.collection.objects.link(turn)
     turn.empty_display_type = 'ARROWS'
     turn.rotation_mode = 'QUATERNION'
-    _key(turn, "rotation_quaternion", [1, 60], _axis_quat([0, 0, 1], [0.0, 170.0]), 'LINEAR')
+    key(turn, "rotation_quaternion", [1, 60], _axis_quat([0, 0, 1], [0.0, 170.0]), 'LINEAR')
 
     dolly = _camera(scene, "Dolly", 'XYZ')
     frames = [1, 50, 100]
-    _key(dolly, "location", frames, [[6, -5, 1.5], [6, -4, 1.5], [6, 6, 1.5]], 'LINEAR')
-    _key(dolly, "rotation_euler", frames, np.radians([[90, 0, 10], [90, 0, 20], [90, 0, 40]]), 'LINEAR')
+    key(dolly, "location", frames, [[6, -5, 1.5], [6, -4, 1.5], [6, 6, 1.5]], 'LINEAR')
+    key(dolly, "rotation_euler", frames, np.radians([[90, 0, 10], [90, 0, 20], [90, 0, 40]]), 'LINEAR')
 
     follow = _camera(scene, "FollowCam", 'QUATERNION')
     # current += (target - current) * 0.08 at each recorded step, a step every other
     # frame (a key every frame reads as a capture, where filter advice never fires).
     angles = 90.0 * (1.0 - 0.92 ** np.arange(30))
-    _key(follow, "rotation_quaternion", np.arange(1, 61, 2), _pan(angles), 'LINEAR')
+    key(follow, "rotation_quaternion", np.arange(1, 61, 2), _pan(angles), 'LINEAR')
 
     return {
         flip.name: "flipped-sign quaternion key",

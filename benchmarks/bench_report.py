@@ -40,8 +40,8 @@ def build(n_objects: int, n_frames: int, rng) -> list:
         obj.rotation_mode = 'QUATERNION'
         q = rng.normal(size=(keys.size, 4))
         q /= np.linalg.norm(q, axis=1, keepdims=True)
-        demo._key(obj, "rotation_quaternion", keys, q)
-        demo._key(obj, "location", keys, rng.normal(scale=10.0, size=(keys.size, 3)))
+        demo.key(obj, "rotation_quaternion", keys, q)
+        demo.key(obj, "location", keys, rng.normal(scale=10.0, size=(keys.size, 3)))
         objects.append(obj)
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, n_frames
     return objects

@@ -37,8 +37,8 @@ from ..record import (
     set_record,
     set_rotation_mode,
 )
-from .plan import Plan, _angle_warnings, beyond_range
-from .read import Source, _bake_frames
+from .plan import Plan, angle_warnings, beyond_range
+from .read import Source, bake_frames
 from .reduce import fixed_frames
 from .settings import (
     BAKED_SUFFIX,
@@ -50,7 +50,14 @@ from .settings import (
     path_samples,
 )
 from .turns import KeyedTurns, too_fast_for_step
-from .write import WriteUndo, _compose_action, _state, others_signature, undo_write, write_plan
+from .write import (
+    WriteUndo,
+    compose_action,
+    others_signature,
+    transform_state,
+    undo_write,
+    write_plan,
+)
 
 # The cache's scale may differ from the object's own by this much (relative) at a
 # sample: float32 matrices written by other programs (0.99999994 for 1).
@@ -166,7 +173,7 @@ def _check(obj, settings: BakeSettings) -> tuple[_Checked | None, list[BakeIssue
     message = span_too_long(who, start, end, settings.frame_step)
     if message:
         return refused(message)
-    frames = _bake_frames(start, end, int(settings.frame_step), keys)
+    frames = bake_frames(start, end, int(settings.frame_step), keys)
     times = np.union1d(compared_frames(keys), frames)
     message = playback_cap(who, min(start, keys[0]), max(end, keys[-1]), times.size)
     if message:
@@ -279,7 +286,7 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
                                 f"{who}: its Transform Cache cannot be baked ({exc}).")]
     rot_path = animdata.ROTATION_PATHS[mode][0]
     out_path = animdata.ROTATION_PATHS[out_mode][0]
-    issues += _angle_warnings(obj, out_mode, out_path, values)
+    issues += angle_warnings(obj, out_mode, out_path, values)
     big = float(np.abs(location_values).max())
     if big > LOCATION_FLOAT32_WARN:
         issues.append(BakeIssue(
@@ -384,18 +391,18 @@ def write_cache_owner(owner, plans: list, fake_users) -> CacheWriteUndo:
     src = plan.source
     con = anim_cache.constraint_named(owner, plan.cache_constraint)
     undo = CacheWriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
-                          get_record(owner), [_state(plan.obj)], src.action,
+                          get_record(owner), [transform_state(plan.obj)], src.action,
                           src.action.use_fake_user if src.action is not None else False,
                           constraint=con.name)
     try:
         def fill(rewrite):
-            # (On failure _compose_action removes the new action.)
+            # (On failure compose_action removes the new action.)
             rewrite.keep_written_selection(write_plan(rewrite.make, plan))
 
         if src.action is not None:
             slot = src.slot
-            new = _compose_action(owner, src.action, src.slot, plan.drop_paths,
-                                  name=src.action.name + BAKED_SUFFIX, fill=fill)
+            new = compose_action(owner, src.action, src.slot, plan.drop_paths,
+                                 name=src.action.name + BAKED_SUFFIX, fill=fill)
             undo.new_action = new
         else:
             new, slot = animdata.new_action_for(owner, owner.name + BAKED_SUFFIX)

@@ -377,7 +377,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         return None, issues
 
     if values is not None:
-        issues += _angle_warnings(obj, out_mode, target_path, values)
+        issues += angle_warnings(obj, out_mode, target_path, values)
 
     if settings.keep_playback:     # a conversion turns as Blender plays the keys
         issues += kept_long_way(obj, rot_frames, keyed)
@@ -622,7 +622,9 @@ def plan_location(reading: Reading, settings: BakeSettings) -> tuple[Plan | None
     return plan, issues
 
 
-def _angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIssue]:
+def angle_warnings(obj, out_mode: str, target_path: str, values) -> list[BakeIssue]:
+    """A warning when the baked angles ``values`` (Euler or axis-angle, not quaternion)
+    grow so large that float32 keys lose precision."""
     if out_mode == 'QUATERNION':
         return []
     big = float(np.abs(values).max())
@@ -671,8 +673,8 @@ def interpolate_group(group: list) -> list[BakeIssue]:
             all_values[i] = values
     issues = []
     for plan, values in zip(group, all_values):
-        issues += _angle_warnings(plan.obj, plan.out_mode, plan.target_path or
-                                  animdata.ROTATION_PATHS[plan.out_mode][0], values)
+        issues += angle_warnings(plan.obj, plan.out_mode, plan.target_path or
+                                 animdata.ROTATION_PATHS[plan.out_mode][0], values)
     for plan, quats, values in zip(group, all_quats, all_values):
         plan.quats = quats
         plan.rotation_values = values

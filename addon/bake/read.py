@@ -123,7 +123,7 @@ def _channel_key_issues(obj, fcurves: Sequence, union_keys: bool, what: str,
                     "is not a number. Fix or delete that key, then run it again.", bone))
                 continue
         # Subframe keys (a 30 fps clip imported at 24 fps) are fine: the bake adds
-        # them to its frames, so it passes through every key (_bake_frames).
+        # them to its frames, so it passes through every key (bake_frames).
         frames_per_channel.append((label, co[:, 0]))
         cut = animdata.cut_in_keys(obj, fc, co)
         if cut is not None:
@@ -365,7 +365,7 @@ def _replaces_fully(obj) -> bool:
             and ad.action_extrapolation == 'HOLD')
 
 
-def _bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
+def bake_frames(start: float, end: float, step: int, keys: np.ndarray) -> np.ndarray:
     """Whole frames from start to end every ``step`` (the end always included), plus every
     key frame in [start, end] on a subframe, or further than ``step`` frames from a key
     beside it, so the bake passes through those keys too: the animator's poses stay keys
@@ -1173,6 +1173,6 @@ def _frames_to_bake(obj, settings: BakeSettings, rot_frames: np.ndarray,
     grid_key = (start, end, step, all_keys.tobytes())
     grids = fcurve_cache.setdefault("grids", {}) if fcurve_cache is not None else {}
     if grid_key not in grids:
-        grids[grid_key] = _bake_frames(start, end, step, all_keys)
+        grids[grid_key] = bake_frames(start, end, step, all_keys)
     return grids[grid_key], start, end
 

@@ -64,7 +64,8 @@ class WriteUndo:
     abandoned: list = field(default_factory=list)
 
 
-def _state(t) -> _TransformState:
+def transform_state(t) -> _TransformState:
+    """What a bake changes on the bone or object ``t``, for undo_write to put back."""
     return _TransformState(t, t.rotation_mode, rotation_props(t), delta_props(t),
                            tuple(t.location), get_record(t))
 
@@ -96,8 +97,8 @@ def renamed_bone_issues(owner) -> list[BakeIssue]:
     return issues
 
 
-def _compose_action(owner, base, slot: str, drop: set, original=None, restore: set = frozenset(),
-                    name: str = "", restore_slot: str | None = None, fill=None):
+def compose_action(owner, base, slot: str, drop: set, original=None, restore: set = frozenset(),
+                   name: str = "", restore_slot: str | None = None, fill=None):
     """A copy ``name`` of ``base`` (its slot ``slot``, which the copy keeps) without the
     channels in ``drop`` and ``restore``, and with those in ``restore`` copied from
     ``original`` (its slot ``restore_slot``, default ``slot``) where it has them, then
@@ -228,7 +229,7 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
     (``plan.key_stats``). On failure put everything back, then raise."""
     src = plans[0].source
     undo = WriteUndo(owner, animdata.get_action(owner), animdata.get_slot_identifier(owner),
-                     get_record(owner), [_state(p.obj) for p in plans], src.action,
+                     get_record(owner), [transform_state(p.obj) for p in plans], src.action,
                      src.action.use_fake_user)
     try:
         drop = set()
@@ -269,12 +270,12 @@ def write_owner(owner, plans: list, fake_users: "FakeUsers") -> WriteUndo:
             base, original, restore, restore_slot = src.action, None, set(), None
 
         def fill(rewrite):
-            # (On failure _compose_action removes the new action.)
+            # (On failure compose_action removes the new action.)
             for plan in plans:
                 rewrite.keep_written_selection(write_plan(rewrite.make, plan))
 
-        new = _compose_action(owner, base, slot, drop, original, restore, named + BAKED_SUFFIX,
-                              restore_slot, fill=fill)
+        new = compose_action(owner, base, slot, drop, original, restore, named + BAKED_SUFFIX,
+                             restore_slot, fill=fill)
         undo.new_action = new
         animdata.assign_action(owner, new, slot)
         rec = owner.quatbake
@@ -480,8 +481,8 @@ def fold_changes(owner) -> list[str]:
     if not changed:
         return []
     source = rec.edited_from or original.name
-    folded = _compose_action(owner, baked, playing, set(), original, own,
-                             source + EDITED_SUFFIX, slot)
+    folded = compose_action(owner, baked, playing, set(), original, own,
+                            source + EDITED_SUFFIX, slot)
     # Kept like any original. The animator's own action keeps the fake user the bake gave
     # it: the note says it stays (a review: given back its own setting, no fake user, a
     # save dropped it). A fold made before is QuatBake's own: drop_superseded.
@@ -610,7 +611,7 @@ def revert_bones(obj, names: set) -> None:
     fresh_signature = _nothing_left_to_find(obj)
     own = _own_paths(obj, [AnimatedTransform(obj, name) for name in names])
     named = (rec.edited_from or original.name) + BAKED_SUFFIX
-    new = _compose_action(obj, current, slot, set(), original, own, named, original_slot(rec))
+    new = compose_action(obj, current, slot, set(), original, own, named, original_slot(rec))
     animdata.assign_action(obj, new, slot)
     for pbone in baked_bones(obj):
         if pbone.name in names:

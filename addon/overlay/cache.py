@@ -206,7 +206,7 @@ def sample_key(p: _Pass, t) -> tuple:
         while pbone is not None:
             chain.append(_bone_state(p, t, pbone, by_bone.get(pbone.name, [])))
             pbone = pbone.parent
-        original = geometry._original_bone_channels(t)
+        original = geometry.original_bone_channels(t)
         baked = None
         if original is not None:
             fcurves, mode = original
@@ -232,9 +232,9 @@ def part_key(p: _Pass, t, samples: tuple) -> tuple:
     """The sample key plus what drawing them reads: the settings, the parent transform."""
     if getattr(t, "bone_name", ""):
         return (samples, p.drawing)
-    parent = geometry._world_matrix(t)
+    parent = geometry.parent_matrix(t)
     return (samples, p.drawing, None if parent is None else parent.tobytes(),
-            geometry._is_camera(t))
+            geometry.is_camera(t))
 
 
 @dataclass
@@ -315,7 +315,7 @@ class GeometryCache:
             if entry.part is None or key is None or entry.part_key != key:
                 if not getattr(t, "bone_name", ""):
                     # the parent's transform now, not when the samples were made
-                    entry.sampled.matrix = geometry._world_matrix(t)
+                    entry.sampled.matrix = geometry.parent_matrix(t)
                 entry.part = geometry.build_part(entry.sampled, settings, speed_max)
                 entry.part_key = key
                 self.stats.parts += 1

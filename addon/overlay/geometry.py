@@ -265,11 +265,12 @@ def _with_frames(obj, rot_keys, key_quats):
                              extra=_sample_frames(rot_keys))
 
 
-def _is_camera(obj) -> bool:
+def is_camera(obj) -> bool:
+    """Whether ``obj`` is a camera: its current triad also draws the view direction (-Z)."""
     return getattr(obj, "type", "") == 'CAMERA'
 
 
-def _original_bone_channels(t):
+def original_bone_channels(t):
     """(fcurves, rotation mode) of a baked bone's original channels, or None."""
     rec = t.owner_record
     if rec is None or rec.original_action is None or rec.baked_action is None:
@@ -311,7 +312,7 @@ def bone_object_samples(t, method: str, cache: dict, turns: str = "AUTO",
     rotation (armature @ pose matrix down the chain, ``AnimatedTransform.bone_world_matrices``).
     "Ours" changes only this bone's own rotation (the method on its keys following ``turns``
     and ``timing`` as a bake would, or its baked channels); its parents play as they do."""
-    original = _original_bone_channels(t)
+    original = original_bone_channels(t)
     own_fcurves, mode = original if original is not None else (None, None)
     # The bone's curves in the playing action, looked up once for the whole rig.
     live = rig_bone_fcurves(t.owner, cache).get(t.bone_name, [])
@@ -357,7 +358,7 @@ def long_arc_mask(obj, frames: np.ndarray, blender: np.ndarray, rot_keys: np.nda
     return triads.long_arc_intervals(t[order], q[order], keys)
 
 
-def _world_matrix(obj) -> np.ndarray | None:
+def parent_matrix(obj) -> np.ndarray | None:
     """The parent's transform applied to the channels (None when unparented)."""
     if obj.parent is None:
         return None
@@ -455,7 +456,7 @@ def sample_transform(obj, settings, chains: dict) -> Sampled:
         # Blender's own curves, spins between neighbouring keys sampled too
         # (the original keys once baked: what the bake fixed).
         mask = long_arc_mask(obj, sampled.frames, sampled.blender, sampled.rot_keys)
-        matrix, size, camera = _world_matrix(obj), None, _is_camera(obj)
+        matrix, size, camera = parent_matrix(obj), None, is_camera(obj)
     speeds = triads.angular_speed(sampled.ours, sampled.frames) \
         if sampled.frames.size > 1 else None
     # the name at the path's end: a bone's own (its rig is beside it), an object's

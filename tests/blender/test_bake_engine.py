@@ -1017,21 +1017,21 @@ def test_step_frames_keep_the_keys_further_apart_than_the_step():
     beside them (the animator's poses), not those inside a dense run, with keys as close as
     the step on both sides (a mocap clip's; keys on twos with Step 2, which would
     otherwise fill every frame), and every subframe key."""
-    from quatbake.addon.bake.read import _bake_frames
+    from quatbake.addon.bake.read import bake_frames
 
-    np.testing.assert_array_equal(_bake_frames(1, 21, 4, np.array([1.0, 10.0, 21.0])),
+    np.testing.assert_array_equal(bake_frames(1, 21, 4, np.array([1.0, 10.0, 21.0])),
                                   [1, 5, 9, 10, 13, 17, 21])
     # Two keys a frame apart (a quick move) are two poses, not a run.
-    np.testing.assert_array_equal(_bake_frames(1, 21, 4, np.array([1.0, 10.0, 11.0, 21.0])),
+    np.testing.assert_array_equal(bake_frames(1, 21, 4, np.array([1.0, 10.0, 11.0, 21.0])),
                                   [1, 5, 9, 10, 11, 13, 17, 21])
     # A run: every key on every frame from 1 to 21, thinned to the grid.
-    np.testing.assert_array_equal(_bake_frames(1, 21, 4, np.arange(1.0, 22.0)),
+    np.testing.assert_array_equal(bake_frames(1, 21, 4, np.arange(1.0, 22.0)),
                                   [1, 5, 9, 13, 17, 21])
     twos = np.arange(1.0, 22.0, 2.0)
-    np.testing.assert_array_equal(_bake_frames(2, 20, 2, twos), np.arange(2.0, 21.0, 2.0))
-    np.testing.assert_array_equal(_bake_frames(1, 9, 4, np.array([1.0, 4.5, 9.0])),
+    np.testing.assert_array_equal(bake_frames(2, 20, 2, twos), np.arange(2.0, 21.0, 2.0))
+    np.testing.assert_array_equal(bake_frames(1, 9, 4, np.array([1.0, 4.5, 9.0])),
                                   [1, 4.5, 5, 9])
     # A snap keyed at 10 and 10.5: the whole-frame key is as far from the whole-frame
     # keys beside it as ever, and stays (a walk: Step 2 dropped it, 60 deg off its pose).
-    np.testing.assert_array_equal(_bake_frames(1, 20, 2, np.array([1.0, 10.0, 10.5, 20.0])),
+    np.testing.assert_array_equal(bake_frames(1, 20, 2, np.array([1.0, 10.0, 10.5, 20.0])),
                                   [1, 3, 5, 7, 9, 10, 10.5, 11, 13, 15, 17, 19, 20])

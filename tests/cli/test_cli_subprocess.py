@@ -26,7 +26,7 @@ from quatbake.addon import demo
 demo.build_scene()
 prop = bpy.data.objects.new("Prop", None)
 bpy.context.scene.collection.objects.link(prop)
-demo._key(prop, "location", [1, 20], [[0, 0, 0], [1, 0, 0]])
+demo.key(prop, "location", [1, 20], [[0, 0, 0], [1, 0, 0]])
 bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1], compress=bool(int(sys.argv[2])))
 """
 

@@ -19,7 +19,7 @@ for name, frames, z in (("Turntable", [1, 51, 101], [0, 360, 720]),
                         ("Wrap", [1, 41], [170, -170])):
     obj = bpy.data.objects.new(name, None)
     bpy.context.scene.collection.objects.link(obj)
-    demo._key(obj, "rotation_euler", frames, [[0, 0, math.radians(v)] for v in z], "LINEAR")
+    demo.key(obj, "rotation_euler", frames, [[0, 0, math.radians(v)] for v in z], "LINEAR")
 bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
 """.replace("import sys, bpy", "import math, sys, bpy")
 
