@@ -428,10 +428,12 @@ def _ensure_batches() -> None:
             _STATE.polyline = False
         _STATE.batch_generation = _STATE.current_batch_generation = -1
     if _STATE.batch_generation != _STATE.generation:
+        from . import geometry  # loaded by the rebuild that made the arrays
+
         batches = {}
         for key, (points, colors) in _STATE.arrays.items():
             # The triads and their marks are uploaded per view, thinned on screen.
-            if key in _THINNED or "@" in key or key in _INDEX_SETS:
+            if key in geometry.THINNED_SETS or "@" in key or key in geometry.INDEX_SETS:
                 continue
             if points.shape[0]:
                 batches[key] = batch_for_shader(_STATE.shader, 'LINES',
@@ -464,18 +466,10 @@ def _line_widths(width: float) -> dict[str, float]:
     }
 
 
-# geometry.THINNED_SETS, without importing it into the draw path
-_THINNED = ("triads", "ghosts", "ghost_halo", "marks", "marks_halo", "spokes", "spokes_halo")
-
-
-# geometry.INDEX_SETS: joined with the arrays, never uploaded
-_INDEX_SETS = ("triad_info", "mark_owner", "spoke_owner")
-
-
 def arrays_for_view(perspective, width: float, height: float, pixels_per_unit: float,
                     level: int = 1) -> dict:
     """The triads, ghosts, key marks and spokes (and their halos) as a view draws them:
-    float32 (points, colours) per set of ``_THINNED``, by its base name.
+    float32 (points, colours) per set of ``geometry.THINNED_SETS``, by its base name.
 
     ``perspective``: the view's 4x4 perspective matrix (``rv3d.perspective_matrix``,
     window @ view) of a region ``width`` x ``height`` pixels; ``pixels_per_unit`` how
@@ -487,10 +481,11 @@ def arrays_for_view(perspective, width: float, height: float, pixels_per_unit: f
     with its triad.
     """
     from ...core import triads  # loaded by the rebuild that made the arrays
+    from . import geometry
 
     arrays = _STATE.arrays
     origins, info = arrays.get("triad_info", _empty_arrays())
-    out = {key: arrays.get(key, _empty_arrays()) for key in _THINNED}
+    out = {key: arrays.get(key, _empty_arrays()) for key in geometry.THINNED_SETS}
     if not origins.shape[0]:
         _STATE.drawn_triads = 0
         return out
@@ -612,8 +607,10 @@ def _draw() -> None:
         level = _lod_level(context)
         _STATE.lod_level = level
         thinned = _view_batches(context, level)
+        from . import geometry  # loaded by the rebuild that made the batches
+
         for key in BATCH_ORDER:
-            batch = thinned.get(key) if key in _THINNED else _STATE.batches.get(key)
+            batch = thinned.get(key) if key in geometry.THINNED_SETS else _STATE.batches.get(key)
             if batch is None:
                 continue
             if _STATE.polyline:
