@@ -25,7 +25,7 @@ benchmarks/bench_register.py):
   ``bpy.app.handlers`` + msgbus subscriptions. ``scene.quatbake.show_overlay``
   calls them from its update callback.
 - Geometry is brought up to date in the handlers (keys, selection or settings
-  changed), never in the draw callback: ``overlay.cache`` keeps each transform's
+  changed), never in the draw callback: ``overlay.reuse`` keeps each transform's
   geometry with a key of what it is made from and makes again only the ones whose
   key changed, so a selection change only re-picks which are drawn. The current
   frame's triad is re-picked from the cached samples on frame change. The draw
@@ -70,7 +70,7 @@ class _Registry:
             key: _empty_arrays() for key in BATCH_ORDER if key != "current"}
         self.current: tuple[np.ndarray, np.ndarray] = _empty_arrays()
         self.samples: list = []         # geometry.Samples, one per drawn object
-        self.cache = None               # cache.GeometryCache, made on the first rebuild
+        self.cache = None               # reuse.GeometryCache, made on the first rebuild
         self.labels: list = []          # (name, world position (3,)) at each path's end
         self.legend = Legend()
         self.generation = 0         # bumped on every change of the cached arrays
@@ -116,17 +116,17 @@ def rebuild(scene=None, view_layer=None) -> Legend:
     """Bring every cached array up to date with the scene's data; returns the legend.
 
     Safe to call at any time (tests call it directly). Each transform's geometry is
-    made again only when what it is made from changed (``overlay.cache``); the arrays
+    made again only when what it is made from changed (``overlay.reuse``); the arrays
     are marked for upload only when the drawn geometry changed. An object whose keys
     cannot be read is skipped and named in ``Legend.problems``.
     """
-    from . import cache
+    from . import reuse
 
     scene = scene or bpy.context.scene
     view_layer = view_layer or bpy.context.view_layer
     _STATE.rebuild_count += 1
     if _STATE.cache is None:
-        _STATE.cache = cache.GeometryCache()
+        _STATE.cache = reuse.GeometryCache()
     geometry, changed = _STATE.cache.build(view_layer, _settings(scene))
     _STATE.samples = geometry.samples
     _STATE.labels = geometry.labels
@@ -140,7 +140,7 @@ def rebuild(scene=None, view_layer=None) -> Legend:
 
 
 def cache_stats():
-    """What the geometry cache did since the overlay was enabled (``overlay.cache.Stats``:
+    """What the geometry cache did since the overlay was enabled (``overlay.reuse.Stats``:
     transforms sampled, parts built, recoloured, reused, joins), or None before its first
     rebuild. For the tests and the benchmark."""
     return None if _STATE.cache is None else _STATE.cache.stats

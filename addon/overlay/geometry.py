@@ -612,7 +612,7 @@ def join(parts: list[Part]) -> dict:
 
 def build(view_layer, settings) -> Geometry:
     """Sample every object to draw and build the line arrays and the legend, from scratch
-    (the overlay's own rebuilds go through ``overlay.cache``, which reuses what did not
+    (the overlay's own rebuilds go through ``overlay.reuse``, which reuses what did not
     change; this is also the fresh build the tests compare it with).
 
     ``settings`` is ``scene.quatbake`` (None: nothing to draw). An object whose

@@ -350,13 +350,13 @@ def test_the_walk_is_sampled_once_and_reselected_from_the_cache(walk):
 
 
 def test_geometry_not_drawn_is_let_go_past_the_idle_budget(clean_blender, monkeypatch):
-    from quatbake.addon.overlay import cache
+    from quatbake.addon.overlay import reuse
 
     a = _camera("A")
     _camera("B", shift=3.0)
     bpy.context.scene.quatbake.show_overlay = True
     assert len(overlay._STATE.cache.entries) == 2
-    monkeypatch.setattr(cache, "IDLE_BYTES", 0)     # nothing kept that is not drawn
+    monkeypatch.setattr(reuse, "IDLE_BYTES", 0)     # nothing kept that is not drawn
     a.select_set(False)
     bpy.context.view_layer.update()
     assert list(overlay._STATE.cache.entries) == [("B", "")]
