@@ -99,11 +99,12 @@ def clip_transforms(obj, clip) -> list:
     return bones
 
 
-def clip_option(clip) -> str:
-    """``--clips Walk`` (quoted for the shell when the name needs it)."""
+def clip_option(name: str) -> str:
+    """``--clips Walk``: the option that bakes the clip ``name`` (quoted for the shell when
+    the name needs it)."""
     import shlex
 
-    return f"--clips {shlex.quote(clip.name)}"
+    return f"--clips {shlex.quote(name)}"
 
 
 def result_label(obj, clip=None) -> str:
@@ -620,7 +621,7 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         if not clip.active:
             # A bake without a clip's name bakes active actions only (cli bake leaves
             # this one out, with a note): the advice says how this one is baked.
-            hint = f" (an NLA clip, not the active action: bake it by name, {clip_option(clip)})"
+            hint = f" (an NLA clip, not the active action: bake it by name, {clip_option(clip.name)})"
             result.findings = [f + hint if "bake" in f else f for f in result.findings]
             if "bake" in result.advice:
                 result.advice += hint

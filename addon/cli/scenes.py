@@ -349,13 +349,12 @@ def clips_only_objects(bpy) -> list:
 
 def clips_only_note(obj, names: list) -> str:
     """The bake's note about an object it leaves out because only NLA clips key it."""
-    import shlex
-
     from .. import animdata
+    from ..analyze import engine as analyze
 
     whose = "its pose bones'" if obj.type == 'ARMATURE' and animdata.bone_key_count(obj) \
         else "its"
     quoted = ", ".join(f"\"{n}\"" for n in names)
     return (f"{animdata.subject(obj)} is left out of this bake: {whose} rotation keys are only "
             f"in NLA clips ({quoted}), not in an active action. Bake a clip by name: "
-            f"--clips {shlex.quote(names[0])} (one clip per output file).")
+            f"{analyze.clip_option(names[0])} (one clip per output file).")
