@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..core.words import counted
+from ..core.words import counted, either
 from . import animdata
 
 # Frames (keys per channel) beyond which a bake or an analysis is refused:
@@ -184,9 +184,9 @@ def _keyed_in_clips(obj, mode: str) -> tuple[list, str]:
     if not kinds:
         return rotating, ""
     names = _three_names([c for c, _p in keyed])
-    many = len(keyed) > 1
-    return rotating, f"its NLA clip{'s' if many else ''} {names} key{'' if many else 's'} " \
-        f"{_and(kinds)} only"
+    n = len(keyed)
+    return rotating, f"its NLA {either(n, 'clip', 'clips')} {names} " \
+        f"{either(n, 'keys', 'key')} {_and(kinds)} only"
 
 
 def bones_only_in_clips(obj, then: str | None, panel_takes_clip: bool = True) -> str:

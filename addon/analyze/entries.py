@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...core.words import either
 from .engine import (
     NoRotationKeys,
     analysis_targets,
@@ -584,7 +585,7 @@ def within_text(entry: dict) -> str:
         return ""
     text = f"within {degrees_text(entry['tolerance_deg'])}\u00b0"
     keys = entry.get("keys") or 0
-    return f"{text} \u00b7 {keys:,d} key{'s' if keys != 1 else ''}" if keys else text
+    return f"{text} \u00b7 {keys:,d} {either(keys, 'key', 'keys')}" if keys else text
 
 
 def before_after(entry: dict) -> str:

@@ -33,6 +33,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from ...core.words import either
 from .. import animdata, overrides, record
 from ..record import can_revert
 from ..transform import AnimatedTransform, as_transforms, euler_order_of
@@ -390,17 +391,16 @@ def bake_objects(objects, settings: BakeSettings,
                 obj.mode_following_constraints(plan.out_mode)
             if following:
                 kinds = ", ".join(f"\"{name}\"" for name in following)
-                many = len(following) > 1
-                it, its = ("they", "their") if many else ("it", "its")
+                n = len(following)
+                it, its = either(n, "it", "they"), either(n, "its", "their")
                 warnings.append(BakeIssue(
                     'WARNING', obj.name, "", None,
-                    f"{animdata.subject(obj)}: constraint{'s' if many else ''} {kinds} "
-                    f"take{'' if many else 's'} {its} Euler order from the rotation mode "
+                    f"{animdata.subject(obj)}: {either(n, 'constraint', 'constraints')} {kinds} "
+                    f"{either(n, 'takes', 'take')} {its} Euler order from the rotation mode "
                     f"(Euler Order: Default), which goes from {_order(obj.rotation_mode)} "
-                    f"to {_order(plan.out_mode)}: {it} now act{'' if many else 's'} on other "
-                    f"angles and "
-                    f"move{'' if many else 's'} it otherwise. Set {its} Euler Order to "
-                    f"{euler_order_of(obj.rotation_mode)} to keep what {it} did.",
+                    f"to {_order(plan.out_mode)}: {it} now {either(n, 'acts', 'act')} on other "
+                    f"angles and {either(n, 'moves', 'move')} it otherwise. Set {its} Euler "
+                    f"Order to {euler_order_of(obj.rotation_mode)} to keep what {it} did.",
                     obj.bone_name))
         if progress is not None:
             progress(k + 1, total)

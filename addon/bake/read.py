@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from ...core import quat
+from ...core.words import either
 from .. import animdata, keyed
 from ..animdata import turn_inputs
 from ..record import (
@@ -825,9 +826,9 @@ def _refuse_locked(obj, fcurves: list, paths: set, issues: _Issues) -> None:
               if fc.lock and fc.data_path.startswith(prefix)
               and fc.data_path[len(prefix):] in paths and len(fc.keyframe_points)]
     if locked:
-        many = len(locked) > 1
-        issues.err(f"{issues.who}: channel{'s' if many else ''} {', '.join(locked)} "
-                   f"{'are' if many else 'is'} locked (the Graph Editor's lock), which "
+        n = len(locked)
+        issues.err(f"{issues.who}: {either(n, 'channel', 'channels')} {', '.join(locked)} "
+                   f"{either(n, 'is', 'are')} locked (the Graph Editor's lock), which "
                    "QuatBake would replace. Unlock them first.", locked[0])
 
 

@@ -32,6 +32,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
+from ...core.words import counted
 from ...report import batch_report, files
 from .args import EXIT_BAD_INPUT, EXIT_OK, EXIT_SHOT_FAILED
 from .headless import BadInput
@@ -664,8 +665,7 @@ def _verdict(summary: dict, path: str) -> str:
             shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
             parts.append(f"{len(names)} {words} ({shown})")
     total = len(summary["shots"])
-    return (f"batch: {'; '.join(parts)} of {total} shot{'s' if total != 1 else ''}; see "
-            f"{path}.")
+    return f"batch: {'; '.join(parts)} of {counted(total, 'shot')}; see {path}."
 
 
 def _drop_older_results(found: dict, written: dict) -> None:
