@@ -204,53 +204,51 @@ def test_chinese_translations_keep_format_placeholders():
         assert fields == fields_zh, msgid
 
 
-@pytest.mark.skipif(
+needs_translations = pytest.mark.skipif(
     not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
     reason="this Blender build has no interface translations (the bpy module)",
 )
-def test_interface_shows_chinese_when_chosen(clean_blender):
+
+
+@pytest.fixture
+def chinese(clean_blender):
+    """The interface in Simplified Chinese (zh_HANS from 4.0, zh_CN before) for one test."""
     view = bpy.context.preferences.view
     locale = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
     old = (view.language, view.use_translate_interface)
     try:
         view.language = locale
         view.use_translate_interface = True
-        iface_ = bpy.app.translations.pgettext_iface
-        assert iface_("Re-bake") == translations.ZH_HANS["Re-bake"]
-        assert iface_("Re-bake Rotations", "Operator") == translations.ZH_HANS["Re-bake Rotations"]
-        quatbake.unregister()
-        try:
-            assert iface_("Re-bake") == "Re-bake"  # unregistered with the add-on
-        finally:
-            quatbake.register()
+        yield
     finally:
         view.language, view.use_translate_interface = old
 
 
-@pytest.mark.skipif(
-    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
-    reason="this Blender build has no interface translations (the bpy module)",
-)
-def test_words_blender_translates_too_are_shown_as_quatbake_means_them(clean_blender):
+@needs_translations
+def test_interface_shows_chinese_when_chosen(chinese):
+    iface_ = bpy.app.translations.pgettext_iface
+    assert iface_("Re-bake") == translations.ZH_HANS["Re-bake"]
+    assert iface_("Re-bake Rotations", "Operator") == translations.ZH_HANS["Re-bake Rotations"]
+    quatbake.unregister()
+    try:
+        assert iface_("Re-bake") == "Re-bake"  # unregistered with the add-on
+    finally:
+        quatbake.register()
+
+
+@needs_translations
+def test_words_blender_translates_too_are_shown_as_quatbake_means_them(chinese):
     """Blender's own catalogue answers first for a word it has: in Blender 3.4.1's
     Chinese the Revert button read 重新加载 (reload the file) and the Keys setting 关键体
     (shape keys), though QuatBake's table has 还原 and 关键帧 (a walk of the interface
     in Chinese). What QuatBake translates itself, and the buttons it labels, are looked
     up in its own context, where only its table is."""
-    view = bpy.context.preferences.view
-    locale = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
-    old = (view.language, view.use_translate_interface)
-    try:
-        view.language = locale
-        view.use_translate_interface = True
-        iface_ = bpy.app.translations.pgettext_iface
-        # Blender's own word, where QuatBake's table has another one:
-        assert iface_("Revert", "Operator") not in ("Revert", translations.ZH_HANS["Revert"])
-        for word in ("Revert", "Keys", "Clip", "Fastest", "Ghosts", "Pin", "Turns", "Timing"):
-            assert translations.iface(word) == translations.ZH_HANS[word], word
-            assert iface_(word, translations.CONTEXT) == translations.ZH_HANS[word], word
-    finally:
-        view.language, view.use_translate_interface = old
+    iface_ = bpy.app.translations.pgettext_iface
+    # Blender's own word, where QuatBake's table has another one:
+    assert iface_("Revert", "Operator") not in ("Revert", translations.ZH_HANS["Revert"])
+    for word in ("Revert", "Keys", "Clip", "Fastest", "Ghosts", "Pin", "Turns", "Timing"):
+        assert translations.iface(word) == translations.ZH_HANS[word], word
+        assert iface_(word, translations.CONTEXT) == translations.ZH_HANS[word], word
 
 
 def test_the_buttons_quatbake_labels_itself_use_its_own_context():
