@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from quatbake.core import bezier_fit, bezier_keys, bezier_play, interp, rotation
+from quatbake.core import bezier_fit, bezier_keys, bezier_play, fcurve, interp, rotation
 
 KEY_FRAMES = np.array([1.0, 41.0, 81.0, 121.0])
 QUARTER = 0.25
@@ -570,3 +570,43 @@ def test_lengths_kept_off_a_sum_of_two_thirds_stay_within_their_bounds():
     assert (moved >= lo).all() and (moved <= hi).all(), moved.min()
     assert (np.abs(3.0 * (al + moved) - 2.0) >= gap * (1.0 - 1e-9)).all()
     assert np.abs(moved - be).max() <= 2.0 * gap / 3.0 + 1e-15
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_slopes_near_gimbal_lock_are_put_back_where_they_play_worse(seed, monkeypatch):
+    """A recording whose Euler middle angle passes 90 deg at a key (0.001 deg off it),
+    turning 20-60 deg a frame: the target's own slopes at a key between two quarter-frame
+    keys (exact_slopes) are near infinite there, and a review found a span 0.01 deg off
+    (stencil slopes) played 0.28-3.1 deg off with them. They are tried and put back where
+    a stuck span plays worse: the fit is no worse than with no trial at all (stuck spans
+    left as measured, as before exact slopes), measured at sixteenths against scipy's
+    Slerp of the frames."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    frames = np.arange(1.0, n + 1)
+    y = np.radians(np.linspace(60, 120, n) + rng.uniform(-0.02, 0.02, n))
+    y[n // 2] = np.radians(90.0 + 0.001 * rng.choice([-1, 1]))
+    x = np.radians(np.cumsum(rng.uniform(20, 60, n)))
+    z = np.radians(np.cumsum(rng.uniform(-60, -20, n)))
+    keys = Rotation.from_euler("xyz", np.column_stack((x, y, z)))
+    t = np.arange(1.0, n + 1e-9, 0.25)
+    q = Slerp(frames, keys)(t).as_quat()[:, [3, 0, 1, 2]]
+    v = rotation.quat_to_mode_values_continuous(q, "XYZ", None,
+                                                rotation.BLENDER_GIMBAL_TOLERANCE)
+    track = bezier_keys.Track(t, q, v, "XYZ", recorded=frames, slerp_between=True)
+    fine = np.arange(1.0, n + 1e-9, 1.0 / 16.0)
+    truth = Slerp(frames, keys)(fine)
+
+    def worst(fitted):
+        curves = [fitted.fcurve_arrays(c) for c in range(3)]
+        played = np.stack([fcurve.evaluate(*curve, fine) for curve in curves], axis=1)
+        got = Rotation.from_euler("xyz", played)
+        return float(np.degrees((truth.inv() * got).magnitude()).max())
+
+    with_exact = worst(bezier_keys.fit_many([track], 0.01)[0])
+    def leave_as_measured(batch, k, fine_close, stuck):
+        batch.tried[k] = True                       # tried, nothing changed
+
+    monkeypatch.setattr(bezier_keys._Batch, "_try_exact", leave_as_measured)
+    as_measured = worst(bezier_keys.fit_many([track], 0.01)[0])
+    assert with_exact <= as_measured + 1e-6, (with_exact, as_measured)
