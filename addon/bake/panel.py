@@ -103,7 +103,8 @@ def draw_more_settings(layout, data, context=None, panel: str = "") -> None:
     sub.active = data.location_method != 'KEEP'    # retiming needs a location path
     sub.prop(data, "constant_speed")
     flags.prop(data, "union_keys")
-    flags.prop(data, "use_frame_range")
+    # Its name in QuatBake's own context: Blender's catalogue has "Custom Range" too.
+    flags.prop(data, "use_frame_range", text="Custom Range", text_ctxt=translations.CONTEXT)
     sub = col.column(align=True)
     sub.active = data.use_frame_range
     field(sub, "frame_start")
@@ -226,7 +227,8 @@ class _RebakePanel:
                 wrapped_label(layout, context, iface_("{} plays only NLA clips: choose the Clip "
                                                       "to bake.").format(names),
                               icon='NLA', panel=PANEL_NAME, translate=False)
-            layout.prop(settings, "clip", icon='NLA')
+            # Its name in QuatBake's own context: Blender's "Clip" is a movie clip (剪辑(裁切)).
+            layout.prop(settings, "clip", text="Clip", text_ctxt=translations.CONTEXT, icon='NLA')
 
         if not settings.has_last_bake:
             # Nothing under the buttons before a bake (a "No bake in this scene yet"

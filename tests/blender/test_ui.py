@@ -275,6 +275,42 @@ def test_the_buttons_quatbake_labels_itself_use_its_own_context():
     assert not missing, missing
 
 
+# Property names of QuatBake's that Blender 3.4.1's own Chinese catalogue also has, in the
+# default context, with another word (measured on Debian's blender.mo): drawn by Blender
+# from the property (a layout.prop without text=), its word answers first.
+_BLENDER_HAS_ANOTHER_WORD = {"Overlay", "Compare", "Ghosts", "Pin", "Fastest", "Keys",
+                             "Custom Range", "End", "Turns", "Timing", "Clip", "Revert"}
+
+
+def test_settings_blender_also_names_are_drawn_with_quatbake_s_own_label(clean_blender):
+    """A layout.prop of a QuatBake setting with no text= shows the property's name as
+    Blender translates it, in the default context, where Blender's catalogue answers
+    first: the Re-bake panel's Clip field read 剪辑(裁切) (a movie clip) though the
+    context commit named that very word. Such settings are drawn with text= and
+    text_ctxt=translations.CONTEXT, as labelled_prop does."""
+    import ast
+    import pathlib
+
+    names = {}
+    for cls in props.classes:
+        for prop in cls.bl_rna.properties:
+            names.setdefault(prop.identifier, set()).add(prop.name)
+    root = pathlib.Path(quatbake.__file__).resolve().parent / "addon"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or getattr(node.func, "attr", "") != "prop":
+                continue
+            if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant):
+                continue
+            if any(k.arg == "text" for k in node.keywords):
+                continue
+            clash = names.get(node.args[1].value, set()) & _BLENDER_HAS_ANOTHER_WORD
+            if clash:
+                found.append(f"{path.relative_to(root)}:{node.lineno} {sorted(clash)}")
+    assert not found, found
+
+
 def test_the_panel_the_bake_and_the_command_line_offer_the_same_choices():
     """Each choice is spelled in the panel's items, the bake's settings, core and the CLI
     (which imports neither, so that a usage error never loads Blender): one added or
