@@ -69,6 +69,9 @@ ZH_HANS = {
     "Smooth through every key": "平滑穿过每个关键帧",
     # Poll messages and reports
     "Select at least one object": "请至少选择一个物体",
+    "Select the animated objects to analyze": "请选择要分析的动画物体",
+    "Select the animated objects to report on": "请选择要生成报告的动画物体",
+    "Select the animated objects to check": "请选择要检查的动画物体",
     "QuatBake's scene settings are missing: enable the add-on again":
         "缺少 QuatBake 的场景设置：请重新启用该插件",
     "...and {:d} more problems; the console lists them all":

@@ -124,6 +124,9 @@ def test_every_ui_string_has_a_chinese_translation(clean_blender):
 # Calls that translate their first argument (pgettext_* and the modules' aliases of them).
 _TRANSLATING = {"iface_", "rpt_", "tip_", "pgettext_iface", "pgettext_tip", "pgettext_rpt",
                 "report_text", "iface", "report", "tip"}
+# ui.polls' calls that translate an argument, and where it is (a review: three greyed-out
+# buttons' hints had no Chinese).
+_POLL_HINTS = {"poll_message": 1, "has_selection": 2}
 # Layout calls whose text= Blender translates, unless translate=False.
 _LAYOUT = {"label", "operator", "prop", "popover", "menu", "prop_enum"}
 
@@ -155,6 +158,11 @@ def _translated_literals() -> set:
                 texts.append(node.args[2] if len(node.args) > 2 else keywords.get("text"))
             elif name in _LAYOUT and not untranslated:
                 texts.append(keywords.get("text"))
+            elif name in _POLL_HINTS:
+                # ui.polls' greyed-out hints (translated there): poll_message(cls, text),
+                # has_selection(cls, context, hint).
+                at = _POLL_HINTS[name]
+                texts.append(node.args[at] if len(node.args) > at else keywords.get("hint"))
             for text in texts:
                 if isinstance(text, ast.Constant) and isinstance(text.value, str) \
                         and text.value.strip():
