@@ -138,8 +138,13 @@ def too_fast_for_step(who, name, bone, rot_frames, keyed: KeyedTurns, keep, fram
     if not fast.size:
         return []
     j = int(fast[0])
-    i = int(np.clip(np.searchsorted(rot_frames, frames[j], side="right") - 1, 0, kinds.size - 1))
-    per_frame = turn[i] / (rot_frames[i + 1] - rot_frames[i])
+    # The fastest key interval inside that step is the one named (a review: keys turning
+    # 10, 170 and 170 deg a frame were named by the first, "10 deg per frame").
+    speed = turn / np.diff(rot_frames)
+    lo = int(np.clip(np.searchsorted(rot_frames, frames[j], side="right") - 1, 0, kinds.size - 1))
+    hi = int(np.clip(np.searchsorted(rot_frames, frames[j + 1], side="left"), lo + 1, kinds.size))
+    i = lo + int(np.argmax(speed[lo:hi]))
+    per_frame = speed[i]
     return [BakeIssue(
         'WARNING', name, "", float(frames[j]),
         f"{who}: {what(i)} {per_frame:.0f} deg per frame, {per_step[j]:.0f} deg per baked "

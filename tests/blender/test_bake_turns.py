@@ -361,6 +361,10 @@ def test_short_turns_too_fast_for_the_step_are_warned(clean_blender):
             and "Lower Step" in warned[0]), warned
     assert not [w for w in _bake(_euler_z("Steady", frames, 90.0 * (frames - 1))).warnings
                 if "per baked step" in w.message]
+    # The fastest interval inside the step is named, not the first.
+    uneven = [w.message for w in _bake(_euler_z("Uneven", [1, 2, 3, 4], [0, 10, 180, 350]),
+                                       frame_step=2).warnings if "per baked step" in w.message]
+    assert len(uneven) == 1 and "keys 2-3 turn 170 deg per frame" in uneven[0], uneven
     halves = np.array([1.0, 1.5, 2.0, 2.5])
     assert not [w for w in _bake(_euler_z("Halves", halves, [0, 100, 200, 300])).warnings
                 if "per baked step" in w.message]
