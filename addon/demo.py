@@ -113,7 +113,8 @@ def build_objects(scene) -> dict[str, str]:
     dolly = _camera(scene, "Dolly", 'XYZ')
     frames = [1, 50, 100]
     key(dolly, "location", frames, [[6, -5, 1.5], [6, -4, 1.5], [6, 6, 1.5]], 'LINEAR')
-    key(dolly, "rotation_euler", frames, np.radians([[90, 0, 10], [90, 0, 20], [90, 0, 40]]), 'LINEAR')
+    key(dolly, "rotation_euler", frames, np.radians([[90, 0, 10], [90, 0, 20], [90, 0, 40]]),
+        'LINEAR')
 
     follow = _camera(scene, "FollowCam", 'QUATERNION')
     # current += (target - current) * 0.08 at each recorded step, a step every other

@@ -32,10 +32,10 @@ The curve between two keys a < b (D frames apart), per channel:
   there by enough that an aligned handle could carry it unseen between two samples
   (``_Batch._recorded_corners``: a slerp of the frames turns a corner at each).
 - handle lengths: each side and channel its own, a fraction of D in
-  [LENGTH_MIN, LENGTH_MAX] (core.bezier_fit), fitted by least squares on FIT_SAMPLES samples of
-  the span (Gauss-Newton through Blender's time solve x(t) = frame), started
-  from the lengths that also match the target's second derivative at both
-  keys. With the directions fixed this is geometric Hermite interpolation,
+  [LENGTH_MIN, LENGTH_MAX] (core.bezier_fit), fitted by least squares on
+  FIT_SAMPLES samples of the span (Gauss-Newton through Blender's time solve
+  x(t) = frame), started from the lengths that also match the target's second
+  derivative at both keys. With the directions fixed this is geometric Hermite interpolation,
   sixth order in the span's length where 1/3 handles (a cubic Hermite curve)
   are fourth: on three-axis Euler tracks a third of the keys 1/3 handles need
   at 0.01 deg, half at 0.1 deg.
@@ -74,7 +74,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import bezier_fit, fcurve, keyreduce, quat, rotation
+from . import bezier_fit, fcurve, interp, keyreduce, quat, rotation
 from .bezier_fit import CHECK_HALLEY
 from .bezier_play import (
     PLAY_BLOCK,
@@ -336,20 +336,12 @@ def _error_share(close, cos_s):
     return np.sqrt(np.maximum(1.0 - close * cos_s, 0.0) / np.maximum(1.0 - cos_s, 1e-300))
 
 
-def _slerp_columns(qa, qb, frac):
-    """(4, n) unit quaternions a share ``frac`` (n,) of the short arc from qa to qb, each
-    (4, n) unit."""
-    qb = np.where((qa * qb).sum(axis=0) < 0.0, -qb, qb)
-    # The angle between them from the chord and its complement (exact near 0).
-    half = np.arctan2(np.linalg.norm(qa - qb, axis=0), np.linalg.norm(qa + qb, axis=0))
-    theta = 2.0 * half
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sin = np.sin(theta)
-        small = sin < 1e-9
-        wa = np.where(small, 1.0 - frac, np.sin((1.0 - frac) * theta) / sin)
-        wb = np.where(small, frac, np.sin(frac * theta) / sin)
-    q = wa * qa + wb * qb
-    return q / np.linalg.norm(q, axis=0)
+def _beside(keys, k):
+    """(lo, hi): for each of keys ``k`` (sample indices, among ``keys``), the key two before
+    it and the key two after it (the ends where fewer): a key's new slopes change the
+    spans on either side, and ALIGNED handles are re-aligned with their neighbours'."""
+    at = np.searchsorted(keys, k)
+    return keys[np.maximum(at - 2, 0)], keys[np.minimum(at + 2, keys.size - 1)]
 
 
 def _f32(a) -> np.ndarray:
@@ -651,10 +643,10 @@ class _Batch:
         rows[out, ~req] = rows[into, ~req] = both
         rows[bend_out, ~req] = rows[bend_in, ~req] = both2
         r = c[req]
-        rows[out, req], rows[bend_out, req] = bezier_fit.derivatives(self.t, self.vT, r, r,
-                                                           np.maximum(hi[req], r))
-        rows[into, req], rows[bend_in, req] = bezier_fit.derivatives(self.t, self.vT, r,
-                                                           np.minimum(lo[req], r), r)
+        rows[out, req], rows[bend_out, req] = bezier_fit.derivatives(
+            self.t, self.vT, r, r, np.maximum(hi[req], r))
+        rows[into, req], rows[bend_in, req] = bezier_fit.derivatives(
+            self.t, self.vT, r, np.minimum(lo[req], r), r)
         self.slope_row[c] = np.arange(first, count, dtype=np.int32)
         self.slope_count = count
 
@@ -672,8 +664,8 @@ class _Batch:
         for step in (1, -1):
             nb = np.clip(k + step, start, end)
             frac = EXACT_STEP * np.arange(4.0)
-            q = np.stack([_slerp_columns(self.qT[:, k], self.qT[:, nb], np.full(k.size, f))
-                          for f in frac], axis=1)             # (4, 4, k)
+            q = np.moveaxis(interp.slerp(self.qT[:, k].T, self.qT[:, nb].T, frac[:, None]),
+                            -1, 0)                            # (4, 4, k)
             values = self._as_channels(q, k)
             delta = step * EXACT_STEP * np.abs(self.t[nb] - self.t[k])
             v0, v1, v2, v3 = (values[:, j] for j in range(4))
@@ -750,9 +742,10 @@ class _Batch:
         z = np.take(self.vT, idx.T, axis=1)                         # (c, n, s)
         d2 = (self.t[b] - self.t[a]) ** 2
         al, be = bezier_fit.curvature_lengths(ya[:, 0], yb[:, 0], da[:, 0], db[:, 0],
-                                    self.slope(self.BEND_OUT, a).T * d2,
-                                    self.slope(self.BEND_IN, b).T * d2)
-        best_al, best_be, best_t = bezier_fit.fit_lengths(u, ya, yb, da, db, z, al[:, None], be[:, None])
+                                              self.slope(self.BEND_OUT, a).T * d2,
+                                              self.slope(self.BEND_IN, b).T * d2)
+        best_al, best_be, best_t = bezier_fit.fit_lengths(u, ya, yb, da, db, z, al[:, None],
+                                                          be[:, None])
         third = 1.0 / 3.0
         best_be = np.where(has, bezier_fit.off_quadratic(best_al[:, 0], best_be[:, 0]), third)
         best_al = np.where(has, best_al[:, 0], third)
@@ -1085,7 +1078,7 @@ class _Batch:
         i = np.repeat(left, parts.size)
         frac = np.tile(parts, left.size)
         step = self.t[i + 1] - self.t[i]
-        q = _slerp_columns(self.qT[:, i], self.qT[:, i + 1], frac)
+        q = interp.slerp(self.qT[:, i].T, self.qT[:, i + 1].T, frac).T
         t = self.t[i] + frac * step
         return _Fine(left=i, frac=frac, t=t, global_t=t + self.shift[self.track[i]], target=q)
 
@@ -1145,9 +1138,7 @@ class _Batch:
             fine_close = self._play_fine(keys, arrays, samples, fine_close)
             back = self._judge_trial(fine_close)
             if back.size:
-                at = np.searchsorted(keys, back)
-                samples = self._around(keys[np.maximum(at - 2, 0)],
-                                       keys[np.minimum(at + 2, keys.size - 1)])
+                samples = self._around(*_beside(keys, back))
                 continue
             judged = close
             resloped = np.zeros(0, dtype=np.int64)
@@ -1172,9 +1163,7 @@ class _Batch:
                 return keys, arrays, close
             if not bad.any():
                 # Only new slopes: the spans on either side of each such key played again.
-                at = np.searchsorted(keys, resloped)
-                samples = self._around(keys[np.maximum(at - 2, 0)],
-                                       keys[np.minimum(at + 2, keys.size - 1)])
+                samples = self._around(*_beside(keys, resloped))
                 continue
             # Failing spans (by their left key) and their worst sample.
             seg = np.searchsorted(keys, np.flatnonzero(bad), side="right") - 1
@@ -1232,9 +1221,8 @@ class _Batch:
             lo = keys[np.maximum(spans - 1, 0)]
             hi = keys[np.minimum(spans + 2, keys.size - 1)]
             if resloped.size:
-                at = np.searchsorted(keys, resloped)
-                lo = np.concatenate((lo, keys[np.maximum(at - 2, 0)]))
-                hi = np.concatenate((hi, keys[np.minimum(at + 2, keys.size - 1)]))
+                near_lo, near_hi = _beside(keys, resloped)
+                lo, hi = np.concatenate((lo, near_lo)), np.concatenate((hi, near_hi))
             samples = self._around(lo, hi)
         raise ToleranceUnreachable("bezier_keys: the final check did not converge.")
 
@@ -1304,15 +1292,15 @@ class _Batch:
             da = self.slope(self.SLOPE_OUT, na).T * d
             db = self.slope(self.SLOPE_IN, nb).T * d
             al, be = bezier_fit.curvature_lengths(ya, yb, da, db,
-                                        self.slope(self.BEND_OUT, na).T * d * d,
-                                        self.slope(self.BEND_IN, nb).T * d * d)
+                                                  self.slope(self.BEND_OUT, na).T * d * d,
+                                                  self.slope(self.BEND_IN, nb).T * d * d)
             u = np.arange(1, EXACT_PARTS) / EXACT_PARTS
-            q = np.stack([_slerp_columns(self.qT[:, na], self.qT[:, nb], np.full(na.size, f))
-                          for f in u], axis=1)                # (4, n, s)
+            q = np.moveaxis(interp.slerp(self.qT[:, na].T, self.qT[:, nb].T, u[:, None]),
+                            -1, 0)                            # (4, n, s)
             z = self._as_channels(q, na)
             u = np.broadcast_to(u[None, :, None], (1, u.size, na.size))
-            al, be, _ = bezier_fit.fit_lengths(u, ya[:, None], yb[:, None], da[:, None], db[:, None],
-                                     z, al[:, None], be[:, None])
+            al, be, _ = bezier_fit.fit_lengths(u, ya[:, None], yb[:, None], da[:, None],
+                                               db[:, None], z, al[:, None], be[:, None])
             al, be = al[:, 0], bezier_fit.off_quadratic(al[:, 0], be[:, 0])
             for j, i in enumerate(na):
                 self.exact_lengths[int(i)] = (al[:, j], be[:, j])

@@ -621,7 +621,8 @@ def _finish(read, result: core_analysis.ObjectAnalysis) -> core_analysis.ObjectA
         if not clip.active:
             # A bake without a clip's name bakes active actions only (cli bake leaves
             # this one out, with a note): the advice says how this one is baked.
-            hint = f" (an NLA clip, not the active action: bake it by name, {clip_option(clip.name)})"
+            hint = (" (an NLA clip, not the active action: bake it by name, "
+                    f"{clip_option(clip.name)})")
             result.findings = [f + hint if "bake" in f else f for f in result.findings]
             if "bake" in result.advice:
                 result.advice += hint

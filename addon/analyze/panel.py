@@ -171,7 +171,8 @@ def _draw_entry(layout, context, name: str, entry: dict, stale: bool) -> None:
         extra.append(iface_("Between frames: {:.1f}\u00b0 at frame {}").format(
             entry['max_between_deviation_deg'], label(entry['worst_between_frame'])))
     if entry.get("spins"):
-        extra.append(iface_("Keyed spins: {}").format(", ".join(span(a, b) for a, b in entry["spins"])))
+        spins = ", ".join(span(a, b) for a, b in entry["spins"])
+        extra.append(iface_("Keyed spins: {}").format(spins))
     if entry.get("steps"):
         extra.append(iface_("Stepped intervals: {:d}").format(entry['steps']))
     if extra:

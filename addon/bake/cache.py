@@ -49,7 +49,7 @@ from .settings import (
     farthest_from_gimbal,
     path_samples,
 )
-from .turns import KeyedTurns, too_fast_for_step
+from .turns import too_fast_for_step
 from .write import (
     WriteUndo,
     compose_action,
@@ -317,12 +317,10 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
          plan.recorded_frames) = fixed_frames(
             keys, np.zeros(max(keys.size - 1, 0), dtype=bool), plan.dense, settings)
     kept = turns.choose(settings.turns, kinds)
-    if not bezier_fit(settings):
-        issues += too_fast_for_step(
-            who, name, "", keys, KeyedTurns(tracking, kinds, np.zeros(len(kinds), dtype=bool)),
-            kept, frames,
-            lambda i: f"its Transform Cache between samples {animdata.frame_label(keys[i])} and "
-                      f"{animdata.frame_label(keys[i + 1])} turns")
+    issues += too_fast_for_step(
+        who, name, "", keys, tracking, kinds, kept, frames, settings,
+        lambda i: f"its Transform Cache between samples {animdata.frame_label(keys[i])} and "
+                  f"{animdata.frame_label(keys[i + 1])} turns")
     for i in np.nonzero(np.asarray(kinds) != "short")[0]:
         what = "kept" if kept[i] else "baked the short way"
         issues.append(BakeIssue(

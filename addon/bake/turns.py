@@ -103,16 +103,15 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns, settings: BakeSettings,
             f"{who}: {counted(steps, 'stepped interval')} (CONSTANT keys) kept stepped: "
             "held until the next key, then the jump on that key's frame, as Blender plays "
             "them.", bone))
-    if not bezier_fit(settings):
-        out += too_fast_for_step(
-            who, name, bone, rot_frames, keyed, keep, frames,
-            lambda i: f"keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn",
-            " (or space the keys further apart)")
+    out += too_fast_for_step(
+        who, name, bone, rot_frames, keyed.tracking, keyed.kinds, keep, frames, settings,
+        lambda i: f"keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn",
+        " (or space the keys further apart)")
     return out
 
 
-def too_fast_for_step(who, name, bone, rot_frames, keyed: KeyedTurns, keep, frames,
-                      what, also: str = "") -> list[BakeIssue]:
+def too_fast_for_step(who, name, bone, rot_frames, tracking, kinds, keep, frames,
+                      settings: BakeSettings, what, also: str = "") -> list[BakeIssue]:
     """A warning where the bake's path turns 180 deg or more from one baked frame
     (``frames``) to the next: LINEAR keys that far apart cannot show the turn (quaternion
     keys go the short way, Euler keys the way continuity guesses; for exactly 180 either).
@@ -125,11 +124,10 @@ def too_fast_for_step(who, name, bone, rot_frames, keyed: KeyedTurns, keep, fram
     ``also``: more advice after "Lower Step"; ``bone``: the pose bone's name, or "" for
     an object's own channels. Not for a Bezier tolerance bake, whose keys go on any whole
     frame its quarter-frame check needs, whatever the Step (settings.path_samples)."""
-    kinds = np.asarray(keyed.kinds)
-    if kinds.size == 0 or frames.size < 2:
+    kinds = np.asarray(kinds)
+    if bezier_fit(settings) or kinds.size == 0 or frames.size < 2:
         return []
-    turn = np.where(keep | (kinds == "short"), keyed.tracking.keyed_deg,
-                    keyed.tracking.short_deg)
+    turn = np.where(keep | (kinds == "short"), tracking.keyed_deg, tracking.short_deg)
     turn = np.where(kinds == "step", 0.0, turn)
     along = np.interp(frames, rot_frames, np.concatenate(([0.0], np.cumsum(turn))))
     per_step = np.diff(along)

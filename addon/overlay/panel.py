@@ -51,7 +51,8 @@ def draw_legend(layout, context, settings, info: Legend) -> None:
 
     box = layout.box()
     if not info.objects:
-        box.label(text="Select or pin an animated object", text_ctxt=translations.CONTEXT, icon='INFO')
+        box.label(text="Select or pin an animated object", text_ctxt=translations.CONTEXT,
+                  icon='INFO')
         return
     wrapped_label(box, context, "Path colour: how fast the object turns, \u00b0/frame", panel=PANEL_NAME)
     # The four stops side by side, each swatch above its number: two rows for
