@@ -406,17 +406,6 @@ def _remember(fc, co, handle_left, handle_right, ipo) -> None:
                   co.size // 2)
 
 
-_HANDLE_CODES: dict = {}
-
-
-def _handle_codes() -> dict:
-    """{handle type identifier: enum value} (the same for both sides)."""
-    if not _HANDLE_CODES:
-        items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
-        _HANDLE_CODES.update({item.identifier: item.value for item in items})
-    return _HANDLE_CODES
-
-
 def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_type,
                       update: bool = True, handle_right_type=None,
                       extrapolation: str = 'CONSTANT') -> tuple | None:
@@ -445,21 +434,7 @@ def write_bezier_keys(fc, co, handle_left, handle_right, interpolation, handle_t
     kps.add(n)
     left = [str(t) for t in handle_type]
     right = left if handle_right_type is None else [str(t) for t in handle_right_type]
-    if versions.BULK_HANDLE_TYPES:
-        codes = _handle_codes()
-        for name, types in (("handle_left_type", left), ("handle_right_type", right)):
-            kps.foreach_set(name, np.array([codes[t] for t in types], dtype=np.uint8))
-    else:
-        # Blender 3.4's foreach_set on the handle types is silently ignored (versions):
-        # one key at a time, before the handles are placed (the RNA update recalculates
-        # them).
-        # Only where they differ from a new key's: each set recalculates (a review: a copy of
-        # 200,000 Linear keys went from 0.03 to 0.41 s).
-        for kp, a, b in zip(kps, left, right):
-            if kp.handle_left_type != a:
-                kp.handle_left_type = a
-            if kp.handle_right_type != b:
-                kp.handle_right_type = b
+    versions.set_handle_types(kps, left, right)
     # Copies (np.array): inside a recording_writes() block _remember keeps them.
     stored = [np.array(arr, dtype=np.float32).reshape(-1)
               for arr in (co, handle_left, handle_right)]

@@ -139,20 +139,13 @@ def _bake_method():
 LERP_REFUSED = ("The scene's method is Lerp, which is for comparisons only (Analyze and the "
                 "overlay): choose Nlerp, Slerp or Squad in the Re-bake panel to bake")
 
-# The redo panel's preset menu lists only Blender's preset folders; the
-# shipped presets join them through register_preset_path (4.2+). Before that
-# the menu showed "* Missing Paths *" only, so it is not offered there; the
-# sidebar's preset menu works on every version.
-_REDO_PRESETS = {'PRESET'} if versions.HAS_PRESET_PATHS else set()
-
-
 class QUATBAKE_OT_bake(Operator):
     """Re-bake the rotation (and location) keys of the selected objects with real
     rotation interpolation. The original action is kept; Revert puts it back"""
 
     bl_idname = "quatbake.bake"
     bl_label = "Re-bake Rotations"
-    bl_options = {'REGISTER', 'UNDO'} | _REDO_PRESETS
+    bl_options = {'REGISTER', 'UNDO'} | versions.REDO_PRESET_OPTIONS
 
     method: _bake_method()
     location_method: _mirror("location_method")

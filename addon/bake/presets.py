@@ -325,13 +325,12 @@ def register() -> None:
     _register_classes()
     # Blender 4.2+: the redo panel's preset menu of quatbake.bake then lists the
     # shipped presets too. 3.4 - 4.1 have no such call (see the module docstring).
-    if versions.HAS_PRESET_PATHS:
-        _registered_preset_path = bpy.utils.register_preset_path(ADDON_ROOT)
+    _registered_preset_path = versions.add_preset_path(ADDON_ROOT)
 
 
 def unregister() -> None:
     global _registered_preset_path
     if _registered_preset_path:
-        bpy.utils.unregister_preset_path(ADDON_ROOT)
+        versions.remove_preset_path(ADDON_ROOT)
     _registered_preset_path = False
     _unregister_classes()
