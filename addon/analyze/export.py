@@ -15,10 +15,13 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy.types import Operator
 from bpy_extras.io_utils import ExportHelper
 
+from ..ui import translations
 from ..ui.guard import guarded
 from ..ui.polls import has_selection
 from ..ui.props import COMPARE_ITEMS
 from ..ui.texts import one_line_tooltips
+
+rpt_ = translations.report
 
 
 def page_path(path: str, blend_path: str = "") -> str:
@@ -155,8 +158,8 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
         for error in report["errors"]:
             self.report({'WARNING'}, error["message"])
         if not report["objects"] and not report.get("skipped"):
-            self.report({'ERROR'}, "None of the selected objects has rotation keys to report on; "
-                        "nothing was written.")
+            self.report({'ERROR'}, rpt_("None of the selected objects has rotation keys to "
+                                        "report on; nothing was written."))
             return {'CANCELLED'}
         html_path = page_path(bpy.path.abspath(self.filepath), bpy.data.filepath)
         json_path = json_path_for(html_path)
@@ -170,10 +173,11 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
             # Both or neither: a page without its data (or the reverse) misleads.
             for path in written:
                 os.unlink(path)
-            self.report({'ERROR'}, f"The report could not be written ({exc.strerror}: "
-                        f"{exc.filename}); choose another folder.")
+            self.report({'ERROR'}, rpt_("The report could not be written ({}: {}); choose "
+                                        "another folder.").format(exc.strerror, exc.filename))
             return {'CANCELLED'}
-        self.report({'INFO'}, f"Wrote {html_path} and {os.path.basename(json_path)}.")
+        self.report({'INFO'}, rpt_("Wrote {} and {}.").format(html_path,
+                                                             os.path.basename(json_path)))
         if self.open_in_browser:
             bpy.ops.wm.url_open(url="file://" + html_path)
         return {'FINISHED'}

@@ -10,6 +10,7 @@ from bpy.types import Operator
 
 from ...core.frames import label
 from .. import versions
+from ..ui import translations
 from ..ui.compare import compare_method
 from ..ui.counts import count_phrase, tally
 from ..ui.guard import guarded
@@ -31,13 +32,18 @@ from .entries import (
 # Objects named in the status line after Analyze; more are counted.
 STATUS_NAMES = 4
 
+rpt_ = translations.report
 
-def _at(entry: dict) -> str:
-    """" at frame 13" of an entry's worst deviation for the status line; "" when it has no
-    frame or nothing is off (a 0.00 has no worst frame to look at)."""
+
+def _status_part(name: str, entry: dict) -> str:
+    """"Swing 12.34 deg at frame 13 (visible)": one entry in the status line, its verdict
+    in the report's language. No frame when it has none or nothing is off (a 0.00 has no
+    worst frame to look at)."""
+    verdict = rpt_(entry["verdict"])
     if "worst_frame" not in entry or largest(entry) < FINE_DEG:
-        return ""
-    return f" at frame {label(worst_frame(entry))}"
+        return rpt_("{} {:.2f} deg ({})").format(name, largest(entry), verdict)
+    return rpt_("{} {:.2f} deg at frame {} ({})").format(
+        name, largest(entry), label(worst_frame(entry)), verdict)
 
 
 class QUATBAKE_OT_analyze(Operator):
@@ -80,7 +86,8 @@ class QUATBAKE_OT_analyze(Operator):
         if self.object_name:
             obj = named_transform(scene, self.object_name)
             if obj is None:
-                self.report({'ERROR'}, f"Object \"{self.object_name}\" is not in this scene.")
+                self.report({'ERROR'}, rpt_("Object \"{}\" is not in this scene.").format(
+                    self.object_name))
                 return {'CANCELLED'}
             found = analyze_into(scene, [obj], method)
         else:
@@ -96,37 +103,44 @@ class QUATBAKE_OT_analyze(Operator):
                 # location keys show): not a failure.
                 for entry in list(skipped.values())[:STATUS_NAMES]:
                     self.report({'WARNING'}, entry["skipped"])
-                self.report({'WARNING'}, "None of the selected objects has rotation keys to "
-                            f"analyze; {len(skipped)} skipped (see the Difference Report).")
+                self.report({'WARNING'}, rpt_(
+                    "None of the selected objects has rotation keys to analyze; {:d} skipped "
+                    "(see the Difference Report).").format(len(skipped)))
                 return {'FINISHED'}
             errors = [e for e in found.values() if e.get("error")]
             if errors:
                 # Each said why above (a walk: a cache camera whose file is missing, then
                 # "None of the selected objects has rotation keys", which it had not to
                 # have: its cache animates it).
-                self.report({'ERROR'}, f"None of the selected objects could be analysed "
-                            f"({len(errors)} failed; the warnings above say why).")
+                self.report({'ERROR'}, rpt_(
+                    "None of the selected objects could be analysed ({:d} failed; the "
+                    "warnings above say why).").format(len(errors)))
             else:
-                self.report({'ERROR'}, "None of the selected objects has rotation keys to "
-                            "analyze.")
+                self.report({'ERROR'}, rpt_("None of the selected objects has rotation keys "
+                                            "to analyze."))
             return {'CANCELLED'}
         # Every object named (the first few), worst first: the status line once
         # named only the worst of two.
         ordered = [(n, e) for n, e in worst_first(done)]
-        parts = [f"{n} {largest(e):.2f} deg{_at(e)} ({e['verdict']})"
-                 for n, e in ordered[:STATUS_NAMES]]
+        # Each piece translated on its own pattern, then joined (the list's "; " too).
+        parts = [_status_part(n, e) for n, e in ordered[:STATUS_NAMES]]
         more = len(ordered) - STATUS_NAMES
         if more > 0:
-            parts.append(f"{more} more")
+            parts.append(rpt_("{:d} more").format(more))
         # Objects and bones counted apart, each once (an object analysed by its NLA clips
         # has an entry per clip), in the words of the bake's report.
-        count = count_phrase(*tally((e["object"], e["bone"]) for e in done.values()))
-        left = ""
+        count = count_phrase(*tally((e["object"], e["bone"]) for e in done.values()),
+                             translate=rpt_)
+        listed = rpt_("; ").join(parts)
         if skipped:
             # Counted, not each named: a Rigify rig has dozens of location-only controls.
-            left = (f" Skipped {count_phrase(*tally((e['object'], e['bone']) for e in skipped.values()))}"
-                    " without rotation keys (see the Difference Report).")
-        self.report({'INFO'}, f"Analyzed {count}: " + "; ".join(parts) + "." + left)
+            left = count_phrase(*tally((e['object'], e['bone']) for e in skipped.values()),
+                                translate=rpt_)
+            self.report({'INFO'}, rpt_(
+                "Analyzed {}: {}. Skipped {} without rotation keys (see the Difference "
+                "Report).").format(count, listed, left))
+        else:
+            self.report({'INFO'}, rpt_("Analyzed {}: {}.").format(count, listed))
         return {'FINISHED'}
 
 
@@ -157,8 +171,8 @@ class QUATBAKE_OT_jump_to_worst(Operator):
             self.report({'ERROR'}, result["skipped"])
             return {'CANCELLED'}
         if not result or result.get("error") or "worst_frame" not in result:
-            self.report({'ERROR'}, f"Object \"{self.object_name}\" has not been analyzed yet: "
-                        "run Analyze first.")
+            self.report({'ERROR'}, rpt_("Object \"{}\" has not been analyzed yet: run Analyze "
+                                        "first.").format(self.object_name))
             return {'CANCELLED'}
         # The subframe between frames where that is worse (a wrap from one frame to the
         # next): the panel's "Between frames" line names it. It is a time of the keys;

@@ -13,7 +13,8 @@ from bpy.props import StringProperty
 from bpy.types import Operator
 
 from ...core.frames import label
-from ...core.words import counted
+from ..ui import translations
+from ..ui.counts import OBJECT_COUNT, OBJECTS_AND_BONES
 from ..ui.guard import guarded
 from ..ui.polls import poll_message
 from ..ui.texts import one_line_tooltips
@@ -22,6 +23,22 @@ from ..ui.texts import one_line_tooltips
 # the operator runs: registering must not load it (bench_register).
 
 _RESULTS: dict = {}
+
+rpt_ = translations.report
+# The status line's count: "2 objects and 1 pose bone" (a bone is a pose bone here, as in
+# the panel's boxes), each piece a pattern of its own.
+POSE_BONE_COUNT = ("{:d} pose bone", "{:d} pose bones")
+
+
+def _checked(objects: int, bones: int) -> str:
+    """"1 object", "0 objects and 3 pose bones": what the status line says was checked."""
+    def counted(forms, count):
+        return rpt_(forms[0] if count == 1 else forms[1]).format(count)
+
+    if not bones:
+        return counted(OBJECT_COUNT, objects)
+    return rpt_(OBJECTS_AND_BONES).format(counted(OBJECT_COUNT, objects),
+                                          counted(POSE_BONE_COUNT, bones))
 
 
 def results(scene) -> dict:
@@ -148,25 +165,22 @@ class QUATBAKE_OT_export_check(Operator):
                 try:
                     write(report, bpy.path.abspath(path))
                 except OSError as exc:
-                    self.report(
-                        {'ERROR'}, f"The report could not be written to {path} ({exc.strerror})."
-                    )
+                    self.report({'ERROR'}, rpt_(
+                        "The report could not be written to {} ({}).").format(path, exc.strerror))
                     return {'CANCELLED'}
         if not report["objects"]:
             if report.get("skipped") and not report["errors"]:
                 return {'FINISHED'}   # each said why (a clip Blender does not play)
-            self.report({'ERROR'}, "None of the selected objects is in the exported glTF file.")
+            self.report({'ERROR'}, rpt_("None of the selected objects is in the exported glTF "
+                                        "file."))
             return {'CANCELLED'}
         worst = max(report["objects"], key=lambda o: o["max_deviation_deg"])
         bones = sum(1 for o in report["objects"] if o.get("bone"))
-        checked = counted(len(report['objects']) - bones, "object") + (
-            f" and {counted(bones, 'pose bone')}" if bones else "")
-        self.report(
-            {'INFO'},
-            f"Checked {checked}: a glTF player plays "
-            f"{export_check_report.entry_label(worst)} up to {worst['max_deviation_deg']:.3g} deg off Blender "
-            f"(frame {label(worst['worst_frame'])}).",
-        )
+        self.report({'INFO'}, rpt_(
+            "Checked {}: a glTF player plays {} up to {:.3g} deg off Blender (frame {})."
+        ).format(_checked(len(report['objects']) - bones, bones),
+                 export_check_report.entry_label(worst), worst['max_deviation_deg'],
+                 label(worst['worst_frame'])))
         return {'FINISHED'}
 
 

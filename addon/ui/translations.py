@@ -281,6 +281,43 @@ ZH_HANS = {
     "Between frames: {:.1f}\u00b0 at frame {}": "帧之间：{:.1f}\u00b0，位于第 {} 帧",
     "Keyed spins: {}": "关键帧旋转：{}",
     "Stepped intervals: {:d}": "阶梯区间：{:d}",
+    # Analyze's, Jump to Worst Frame's, Export Report's and Export Check's status-bar
+    # reports: each piece a pattern of its own, joined after it is translated.
+    "Analyzed {}: {}.": "已分析 {}：{}。",
+    "Analyzed {}: {}. Skipped {} without rotation keys (see the Difference Report).":
+        "已分析 {}：{}。已跳过没有旋转关键帧的 {}（见差异报告）。",
+    "{} {:.2f} deg ({})": "{} {:.2f} 度（{}）",
+    "{} {:.2f} deg at frame {} ({})": "{} {:.2f} 度，位于第 {} 帧（{}）",
+    "{:d} more": "另有 {:d} 个",
+    "; ": "；",
+    # The verdicts (core.findings.VERDICTS), as the status line names them
+    "fine": "良好",
+    "to check": "待检查",
+    "visible": "可见",
+    "long way round": "绕远路",
+    "within tolerance": "在容差内",
+    "Object \"{}\" is not in this scene.": "此场景中没有物体“{}”。",
+    "None of the selected objects has rotation keys to analyze; {:d} skipped (see the "
+    "Difference Report).":
+        "所选物体都没有可分析的旋转关键帧；已跳过 {:d} 个（见差异报告）。",
+    "None of the selected objects could be analysed ({:d} failed; the warnings above say "
+    "why).":
+        "所选物体都无法分析（{:d} 个失败；原因见上方的警告）。",
+    "None of the selected objects has rotation keys to analyze.": "所选物体都没有可分析的旋转关键帧。",
+    "Object \"{}\" has not been analyzed yet: run Analyze first.":
+        "物体“{}”尚未分析：请先运行“分析”。",
+    "None of the selected objects has rotation keys to report on; nothing was written.":
+        "所选物体都没有可生成报告的旋转关键帧；未写入任何文件。",
+    "The report could not be written ({}: {}); choose another folder.":
+        "无法写入报告（{}：{}）；请选择其他文件夹。",
+    "Wrote {} and {}.": "已写入 {} 和 {}。",
+    "The report could not be written to {} ({}).": "无法将报告写入 {}（{}）。",
+    "None of the selected objects is in the exported glTF file.":
+        "所选物体都不在导出的 glTF 文件中。",
+    "{:d} pose bone": "{:d} 根姿态骨骼",
+    "{:d} pose bones": "{:d} 根姿态骨骼",
+    "Checked {}: a glTF player plays {} up to {:.3g} deg off Blender (frame {}).":
+        "已检查 {}：glTF 播放器播放 {} 时与 Blender 最多相差 {:.3g} 度（第 {} 帧）。",
     # The demo scene's report
     "Scene \"{}\": {:d} objects, each one pitfall, selected and not baked. Press Analyze to "
     "see what Blender plays, then Re-bake.":
