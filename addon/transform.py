@@ -544,11 +544,14 @@ def selected_objects(context) -> list:
 
 def no_bones_selected(context, doing: str) -> str:
     """The sentence for Pose Mode with no pose bone selected ("" otherwise): the armature is
-    selected and keyed, so "select the animated objects" would point at the wrong thing."""
+    selected and keyed, so "select the animated objects" would point at the wrong thing.
+    In the report's language: ``doing`` ("analyze", "bake" ...) is a message id too."""
     if getattr(context, "mode", "") != 'POSE' or getattr(context, "selected_pose_bones", None):
         return ""
-    return (f"No pose bones are selected in Pose Mode: select the bones to {doing}, or go "
-            "back to Object Mode to take the whole armature.")
+    from .ui.translations import report as rpt_
+
+    return rpt_("No pose bones are selected in Pose Mode: select the bones to {}, or go "
+                "back to Object Mode to take the whole armature.").format(rpt_(doing))
 
 
 def selected_items(context) -> list:

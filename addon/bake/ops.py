@@ -520,8 +520,9 @@ def _refresh_report(operator: Operator, context, transforms, doing: str,
     try:
         entries.refresh(context.scene, transforms, method, written, path)
     except Exception as exc:   # the report is a view: it must not turn a bake into a failure
-        operator.report({'WARNING'}, unexpected(f"{doing} done; refreshing the Difference "
-                                                "Report", exc, "press Analyze again"))
+        operator.report({'WARNING'}, unexpected(
+            rpt_("{} done; refreshing the Difference Report").format(rpt_(doing)), exc,
+            "press Analyze again"))
 
 
 def animation_menu(self, context) -> None:

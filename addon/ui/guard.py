@@ -17,10 +17,13 @@ import functools
 
 def unexpected(doing: str, exc: BaseException, then: str = "nothing was changed") -> str:
     """``Re-bake failed: QuatBake did not expect KeyError ('x'); nothing was changed ...``:
-    the one sentence; ``then`` says where that leaves the user."""
+    the one sentence; ``then`` says where that leaves the user. In the report's language:
+    ``doing`` and ``then`` are message ids too (the exception's own text stays as it is)."""
+    from .translations import report as rpt_
+
     detail = str(exc) or type(exc).__name__
-    return (f"{doing} failed: QuatBake did not expect {type(exc).__name__} ({detail}); "
-            f"{then}. Please report this with the file.")
+    return rpt_("{} failed: QuatBake did not expect {} ({}); {}. Please report this with the "
+                "file.").format(rpt_(doing), type(exc).__name__, detail, rpt_(then))
 
 
 def guarded(doing: str):

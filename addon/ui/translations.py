@@ -318,6 +318,21 @@ ZH_HANS = {
     "{:d} pose bones": "{:d} 根姿态骨骼",
     "Checked {}: a glTF player plays {} up to {:.3g} deg off Blender (frame {}).":
         "已检查 {}：glTF 播放器播放 {} 时与 Blender 最多相差 {:.3g} 度（第 {} 帧）。",
+    # Pose Mode with no bone selected (transform.no_bones_selected), what each operator does
+    "No pose bones are selected in Pose Mode: select the bones to {}, or go back to Object "
+    "Mode to take the whole armature.":
+        "姿态模式下没有选中任何姿态骨骼：请选择要{}的骨骼，或回到物体模式以使用整个骨架。",
+    "analyze": "分析",
+    "report on": "生成报告",
+    "bake": "烘焙",
+    "revert": "还原",
+    "convert": "转换",
+    # The last net under every operator (ui.guard.unexpected)
+    "{} failed: QuatBake did not expect {} ({}); {}. Please report this with the file.":
+        "{}失败：QuatBake 未预料到 {}（{}）；{}。请连同文件一起报告此问题。",
+    "nothing was changed": "未做任何更改",
+    "{} done; refreshing the Difference Report": "{}已完成，但刷新差异报告",
+    "press Analyze again": "请再次点击“分析”",
     # The demo scene's report
     "Scene \"{}\": {:d} objects, each one pitfall, selected and not baked. Press Analyze to "
     "see what Blender plays, then Re-bake.":

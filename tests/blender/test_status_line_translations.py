@@ -180,3 +180,73 @@ def test_export_report_and_export_check_report_in_chinese(chinese_reports, capfd
     assert len(lines) == 1, lines
     assert re.fullmatch(r"已检查 3 个物体：glTF 播放器播放 Windmill 时与 Blender 最多相差 \S+ 度"
                         r"（第 \d+ 帧）。", lines[0]), lines[0]
+
+
+# ------------------------------------------- the error sentences every operator may say
+
+def test_the_last_net_s_default_ending_has_chinese():
+    # unexpected(doing, exc) ends with its default "then": no literal at the call to scan.
+    import inspect
+
+    from quatbake.addon.ui import guard
+
+    then = inspect.signature(guard.unexpected).parameters["then"].default
+    assert then == "nothing was changed" and then in ZH
+
+
+def _rig_in_pose_mode_with_no_bone_selected():
+    from quatbake.addon import versions
+
+    rig = scenes.make_rig("Rig", [("root", None, (0, 0, 0), (0, 0, 1)),
+                                  ("arm", "root", (0, 0, 1), (0, 1, 1))])
+    scenes.key_bone(rig, "arm", "rotation_quaternion", [1, 11],
+                    [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    scenes.select_only(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode='POSE')
+    for name in ("root", "arm"):
+        versions.select_bone(rig, name, False)
+
+
+def test_no_bones_and_the_last_net_in_english_as_before(clean_blender, monkeypatch):
+    from quatbake.addon.analyze import ops as analyze_ops
+
+    _rig_in_pose_mode_with_no_bone_selected()
+    for operator, doing in ((bpy.ops.quatbake.analyze, "analyze"),
+                            (bpy.ops.quatbake.bake, "bake"),
+                            (bpy.ops.quatbake.revert, "revert"),
+                            (bpy.ops.quatbake.convert_rotation_mode, "convert")):
+        with pytest.raises(RuntimeError, match=re.escape(
+                f"No pose bones are selected in Pose Mode: select the bones to {doing}, or go "
+                "back to Object Mode to take the whole armature.")):
+            operator()
+    bpy.ops.object.mode_set(mode='OBJECT')
+
+    def broken(*_args, **_kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(analyze_ops, "analyze_into", broken)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "Analyze failed: QuatBake did not expect ZeroDivisionError (division by zero); "
+            "nothing was changed. Please report this with the file.")):
+        bpy.ops.quatbake.analyze()
+
+
+@needs_translations
+def test_no_bones_and_the_last_net_in_chinese(chinese_reports, monkeypatch):
+    from quatbake.addon.analyze import ops as analyze_ops
+
+    _rig_in_pose_mode_with_no_bone_selected()
+    with pytest.raises(RuntimeError, match=re.escape(
+            "姿态模式下没有选中任何姿态骨骼：请选择要烘焙的骨骼，或回到物体模式以使用整个骨架。")):
+        bpy.ops.quatbake.bake()
+    bpy.ops.object.mode_set(mode='OBJECT')
+
+    def broken(*_args, **_kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(analyze_ops, "analyze_into", broken)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "分析失败：QuatBake 未预料到 ZeroDivisionError（division by zero）；未做任何更改。"
+            "请连同文件一起报告此问题。")):
+        bpy.ops.quatbake.analyze()

@@ -125,8 +125,11 @@ def test_every_ui_string_has_a_chinese_translation(clean_blender):
 _TRANSLATING = {"iface_", "rpt_", "tip_", "pgettext_iface", "pgettext_tip", "pgettext_rpt",
                 "report_text", "iface", "report", "tip"}
 # ui.polls' calls that translate an argument, and where it is (a review: three greyed-out
-# buttons' hints had no Chinese).
-_POLL_HINTS = {"poll_message": 1, "has_selection": 2}
+# buttons' hints had no Chinese); the same for the error sentences' pieces: the operator's
+# work in ui.guard's last net (guarded, unexpected's "then") and what Pose Mode with no
+# bone selected was to do (transform.no_bones_selected, bake.ops._no_bones).
+_POLL_HINTS = {"poll_message": 1, "has_selection": 2, "guarded": 0, "unexpected": 2,
+               "no_bones_selected": 1, "_no_bones": 2}
 # Layout calls whose text= Blender translates, unless translate=False.
 _LAYOUT = {"label", "operator", "prop", "popover", "menu", "prop_enum"}
 
@@ -160,7 +163,7 @@ def _translated_literals() -> set:
                 texts.append(keywords.get("text"))
             elif name in _POLL_HINTS:
                 # ui.polls' greyed-out hints (translated there): poll_message(cls, text),
-                # has_selection(cls, context, hint).
+                # has_selection(cls, context, hint); guarded(doing) and the others above.
                 at = _POLL_HINTS[name]
                 texts.append(node.args[at] if len(node.args) > at else keywords.get("hint"))
             for text in texts:
