@@ -542,18 +542,6 @@ def selected_objects(context) -> list:
     return sorted(objects, key=lambda obj: obj.name)
 
 
-def no_bones_selected(context, doing: str) -> str:
-    """The sentence for Pose Mode with no pose bone selected ("" otherwise): the armature is
-    selected and keyed, so "select the animated objects" would point at the wrong thing.
-    In the report's language: ``doing`` ("analyze", "bake" ...) is a message id too."""
-    if getattr(context, "mode", "") != 'POSE' or getattr(context, "selected_pose_bones", None):
-        return ""
-    from .ui.translations import report as rpt_
-
-    return rpt_("No pose bones are selected in Pose Mode: select the bones to {}, or go "
-                "back to Object Mode to take the whole armature.").format(rpt_(doing))
-
-
 def selected_items(context) -> list:
     """What the operators act on: in Pose Mode the selected pose bones (as
     ``transform.AnimatedTransform``), otherwise the selected objects (an armature

@@ -138,8 +138,9 @@ class QUATBAKE_OT_export_report(Operator, ExportHelper):
     @guarded("Export Report")
     def execute(self, context):
         from ...report import html_report, json_report
-        from ..transform import no_bones_selected, selected_items
+        from ..transform import selected_items
         from ..ui import compare
+        from ..ui.polls import no_bones_selected
 
         settings = context.scene.quatbake
         method = (compare.compare_method(settings) if self.method == 'BAKE'

@@ -75,7 +75,8 @@ class QUATBAKE_OT_analyze(Operator):
         method = (self.method.lower() if self.properties.is_property_set("method")
                   else compare_method(context.scene.quatbake))
         scene = context.scene
-        from ..transform import as_transforms, no_bones_selected, selected_items
+        from ..transform import as_transforms, selected_items
+        from ..ui.polls import no_bones_selected
 
         sentence = no_bones_selected(context, "analyze") if not self.object_name else ""
         if sentence:

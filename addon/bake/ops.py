@@ -84,9 +84,9 @@ def _report_failed(operator: Operator, result, done: str) -> None:
 
 
 def _no_bones(operator: Operator, context, doing: str) -> bool:
-    """Report Pose Mode with no pose bone selected (transform.no_bones_selected); True
+    """Report Pose Mode with no pose bone selected (ui.polls.no_bones_selected); True
     when it did, and the operator is to cancel."""
-    from ..transform import no_bones_selected
+    from ..ui.polls import no_bones_selected
 
     sentence = no_bones_selected(context, doing)
     if sentence:

@@ -318,7 +318,7 @@ ZH_HANS = {
     "{:d} pose bones": "{:d} 根姿态骨骼",
     "Checked {}: a glTF player plays {} up to {:.3g} deg off Blender (frame {}).":
         "已检查 {}：glTF 播放器播放 {} 时与 Blender 最多相差 {:.3g} 度（第 {} 帧）。",
-    # Pose Mode with no bone selected (transform.no_bones_selected), what each operator does
+    # Pose Mode with no bone selected (ui.polls.no_bones_selected), what each operator does
     "No pose bones are selected in Pose Mode: select the bones to {}, or go back to Object "
     "Mode to take the whole armature.":
         "姿态模式下没有选中任何姿态骨骼：请选择要{}的骨骼，或回到物体模式以使用整个骨架。",

@@ -127,7 +127,7 @@ _TRANSLATING = {"iface_", "rpt_", "tip_", "pgettext_iface", "pgettext_tip", "pge
 # ui.polls' calls that translate an argument, and where it is (a review: three greyed-out
 # buttons' hints had no Chinese); the same for the error sentences' pieces: the operator's
 # work in ui.guard's last net (guarded, unexpected's "then") and what Pose Mode with no
-# bone selected was to do (transform.no_bones_selected, bake.ops._no_bones).
+# bone selected was to do (ui.polls.no_bones_selected, bake.ops._no_bones).
 _POLL_HINTS = {"poll_message": 1, "has_selection": 2, "guarded": 0, "unexpected": 2,
                "no_bones_selected": 1, "_no_bones": 2}
 # Layout calls whose text= Blender translates, unless translate=False.
