@@ -245,11 +245,18 @@ def _euler_solutions(q: np.ndarray, order: str, keep_last=None, lock: float = GI
     for axis, one, two, wrap in ((i, a, a + np.pi, True), (j, b, np.pi - b, False),
                                  (k, c, c + np.pi, True)):
         # Arrays of their own even for one quaternion ((4,): a and c are then numpy
-        # scalars, which no out= can take).
-        first = np.multiply(one, sign, out=np.empty(a.shape))
+        # scalars, which no out= can take). For an even order (sign 1.0, a product that
+        # changes no bit) a, b and c, arrays this function made, are wrapped in place:
+        # six passes over the samples fewer.
+        if odd or not isinstance(one, np.ndarray):
+            first = np.multiply(one, sign, out=np.empty(a.shape))
+        else:
+            first = one
         out1[..., axis] = _wrap_in_place(first) if wrap else first
         two = np.asarray(two, dtype=np.float64)
-        out2[..., axis] = _wrap_in_place(np.multiply(two, sign, out=two))
+        if odd:
+            np.multiply(two, sign, out=two)
+        out2[..., axis] = _wrap_in_place(two)
     return out1, out2, gimbal
 
 
