@@ -44,6 +44,7 @@ import numpy as np
 from . import quat
 from .frames import as_frames, span
 from .rotation import EULER_ORDERS, nearest_turn, wrap_angle
+from .words import Phrase
 
 TURN_SETTINGS = ("AUTO", "SHORTEST", "KEYED")
 TIMING_SETTINGS = ("EVEN", "KEYED")
@@ -368,10 +369,27 @@ CAUSES = {
     "spin": "a keyed spin",
 }
 
+# describe()'s sentences (str.format patterns, translated in the add-on): HEAD is what
+# Blender plays (key span, its turn in degrees, the cause), the others what the bake did
+# after it, by whether the keyed turn was kept and whether it was a spin.
+HEAD = "keys {}: Blender turns {:.0f} deg ({})"
+SENTENCES = {
+    "kept": "{}; baked the long way, as keyed, because Turns is {} (Turns: Auto or Shortest "
+            "would take the {:.0f} deg short way)",
+    "kept spin": "{}; baked as keyed, because Turns is {} (Turns: Shortest would take the "
+                 "{:.0f} deg short way)",
+    "short": "{}; baked the {:.0f} deg short way instead (Turns: Keyed would keep Blender's "
+             "{:.0f} deg turn)",
+    "short spin": "{}; baked the {:.0f} deg short way instead (Turns: Auto or Keyed would "
+                  "keep the spin)",
+}
+
 
 def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
     """Sentences for every interval baked differently from what the keys play, and
-    every kept spin. ``keep`` is :func:`choose`'s result for ``setting``."""
+    every kept spin. ``keep`` is :func:`choose`'s result for ``setting``. Each is a
+    :class:`~.words.Phrase` (the English sentence, and its pattern for the add-on to
+    translate): SENTENCES and CAUSES are its patterns."""
     out = []
     keep = np.asarray(keep, dtype=bool)
     for i, kind in enumerate(kinds):
@@ -379,17 +397,15 @@ def describe(key_times, kinds, tracking: Tracking, keep, setting: str) -> list:
             continue
         turn = tracking.keyed_deg[i]
         short = tracking.short_deg[i]
-        head = f"keys {span(key_times[i], key_times[i + 1])}: Blender turns {turn:.0f} deg ({CAUSES[kind]})"
+        head = Phrase(HEAD, span(key_times[i], key_times[i + 1]), turn, Phrase(CAUSES[kind]))
         # Plain words (issue 24: "baked as the 20 deg short arc; Turns: Keyed keeps it" left
         # the reader to guess what "it" was): what the bake did, then the setting that
         # would do the other thing.
         if keep[i]:
-            way = "baked as keyed" if kind == "spin" else "baked the long way, as keyed"
-            other = "Turns: Shortest" if kind == "spin" else "Turns: Auto or Shortest"
-            out.append(f"{head}; {way}, because Turns is {setting.title()} ({other} would "
-                       f"take the {short:.0f} deg short way)")
+            out.append(Phrase(SENTENCES["kept spin" if kind == "spin" else "kept"], head,
+                              Phrase(setting.title()), short))
+        elif kind == "spin":
+            out.append(Phrase(SENTENCES["short spin"], head, short))
         else:
-            keeps = (f"Turns: Keyed would keep Blender's {turn:.0f} deg turn" if kind != "spin"
-                     else "Turns: Auto or Keyed would keep the spin")
-            out.append(f"{head}; baked the {short:.0f} deg short way instead ({keeps})")
+            out.append(Phrase(SENTENCES["short"], head, short, turn))
     return out

@@ -304,6 +304,49 @@ def test_describe_names_the_cause_and_the_setting():
                      "because Turns is Auto (Turns: Shortest would take the 0 deg short way)")]
 
 
+def _flip():
+    """A quaternion key stored with its sign flipped: Blender turns 320 deg, not 40."""
+    keys = np.array([1.0, 21.0])
+    q = np.array([_wxyz(Rotation.from_euler("z", 10, degrees=True)),
+                  -_wxyz(Rotation.from_euler("z", 50, degrees=True))])
+    dense = np.linspace(1, 21, 161)
+    t = ((dense - 1) / 20)[:, None]
+    tr = turns.track(keys, q, dense, quat.normalize((1 - t) * q[0] + t * q[1]))
+    return keys, q, tr, turns.classify("QUATERNION", q, tr.differs)
+
+
+def _patterns(phrase) -> list:
+    """Every pattern a Phrase (core.words) is made of, its arguments' included."""
+    from quatbake.core.words import Phrase
+
+    return [phrase.pattern] + [p for a in phrase.args if isinstance(a, Phrase)
+                               for p in _patterns(a)]
+
+
+@pytest.mark.parametrize("setting", turns.TURN_SETTINGS)
+def test_describe_says_phrases_of_its_own_patterns(setting):
+    """Each sentence is a Phrase (the English, as before, and its patterns): the add-on
+    says it in the interface's language. Made again from its patterns it is itself."""
+    from quatbake.core.words import Phrase
+
+    known = {turns.HEAD, *turns.CAUSES.values(), *turns.SENTENCES.values(),
+             "Auto", "Shortest", "Keyed"}
+
+    def again(p):
+        return p.pattern.format(*(again(a) if isinstance(a, Phrase) else a for a in p.args)) \
+            if p.args else p.pattern
+
+    said = []
+    for keys, _, tr, kinds in (_flip(), _setup_euler([60, 100], [[0, 0, 170], [0, 0, -170]]),
+                               _setup_euler([1, 51], [[0, 0, 0], [0, 0, 360]]),
+                               _setup_euler([0, 10], [[45, 88, 10], [-30, 0, 175]])):
+        said += turns.describe(keys, kinds, tr, turns.choose(setting, kinds), setting)
+    assert len(said) == 4 and {s.args[0].args[2] for s in said} == set(turns.CAUSES.values())
+    for sentence in said:
+        assert isinstance(sentence, Phrase) and again(sentence) == sentence
+        assert set(_patterns(sentence)) <= known, _patterns(sentence)
+
+
 def test_bad_input_is_a_sentence():
     with pytest.raises(ValueError, match="two or more"):
         turns.track([1.0], [[1, 0, 0, 0]], [1.0], [[1, 0, 0, 0]])

@@ -51,3 +51,26 @@ def test_counts_are_said_in_words():
     assert counted(0, "interval") == "0 intervals"
     assert counted(3, "stepped interval") == "3 stepped intervals"
     assert counted(2, "child", "children") == "2 children"
+
+
+def test_a_phrase_is_its_english_sentence_and_keeps_how_it_was_made():
+    """core.words.Phrase: the Re-bake's turn notes are made in core, which cannot call
+    Blender's translation; the add-on says them in Chinese from their pattern, and every
+    other reader (the CLI, the JSON report, tests) sees the English string it is."""
+    import copy
+    import json
+    import pickle
+
+    from quatbake.core.words import Phrase
+
+    cause = Phrase("a flipped quaternion sign")
+    said = Phrase("keys {}: Blender turns {:.0f} deg ({})", "101-201", 215.7, cause)
+    english = "keys 101-201: Blender turns 216 deg (a flipped quaternion sign)"
+    assert isinstance(said, str) and said == english and hash(said) == hash(english)
+    assert json.dumps({"note": said}) == json.dumps({"note": english})
+    assert said.pattern == "keys {}: Blender turns {:.0f} deg ({})"
+    assert said.args == ("101-201", 215.7, cause) and said.args[2].pattern == cause
+    assert cause.args == () and cause == "a flipped quaternion sign"
+    assert "Rig: " + said == "Rig: " + english and f"{said}!" == english + "!"
+    for again in (copy.deepcopy(said), pickle.loads(pickle.dumps(said))):
+        assert again == english and again.pattern == said.pattern and again.args == said.args
