@@ -24,6 +24,7 @@ import bpy
 import numpy as np
 
 from ..core import rotation as core_rotation
+from ..core.words import Phrase
 from . import animdata
 
 _IDENTITY_DELTA = {
@@ -94,10 +95,11 @@ class AnimatedTransform:
 
     @property
     def label(self) -> str:
-        """How sentences name this transform."""
+        """How sentences name this transform: a Phrase (ARMATURE_BONE or OBJECT), which
+        the turn notes say in the interface's language."""
         if self.bone_name:
-            return f"Armature \"{self.owner.name}\", bone \"{self.bone_name}\""
-        return f"Object \"{self.owner.name}\""
+            return Phrase(animdata.ARMATURE_BONE, self.owner.name, self.bone_name)
+        return Phrase(animdata.OBJECT, self.owner.name)
 
     @property
     def display_name(self) -> str:

@@ -80,11 +80,13 @@ from .nla import (  # noqa: F401
     unplayed_clips,
 )
 from .paths import (  # noqa: F401
+    ARMATURE_BONE,
     BONE_PATH_START,
     DELTA_LOCATION_PATH,
     DELTA_ROTATION_DATA_PATHS,
     DELTA_ROTATION_PATHS,
     LOCATION_PATH,
+    OBJECT,
     ROTATION_DATA_PATHS,
     ROTATION_PATHS,
     TRANSFORM_DATA_PATHS,

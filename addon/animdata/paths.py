@@ -6,6 +6,12 @@ from __future__ import annotations
 
 from ...core.frames import label as frame_label  # noqa: F401  (animdata.frame_label)
 from ...core.frames import span as frame_span  # noqa: F401  (animdata.frame_span)
+from ...core.words import Phrase
+
+# How sentences name a transform (subject; transform.Transform.label), as patterns the
+# add-on's turn notes translate.
+OBJECT = "Object \"{}\""
+ARMATURE_BONE = "Armature \"{}\", bone \"{}\""
 
 # rotation_mode -> (data path, channel count). Index 0 of quaternion is W and of
 # axis-angle is the angle, as in Blender.
@@ -96,4 +102,4 @@ def path_prefix(obj) -> str:
 
 def subject(obj) -> str:
     """How sentences name ``obj``: ``Object "Cube"`` or ``Armature "Rig", bone "spine"``."""
-    return getattr(obj, "label", None) or f"Object \"{obj.name}\""
+    return getattr(obj, "label", None) or Phrase(OBJECT, obj.name)

@@ -55,8 +55,10 @@ def _mirror(name: str):
 
 def _report_issues(operator: Operator, issues, severity: str) -> None:
     """Report the first few issues with ``severity``; print all to the console."""
+    # The turn notes are Phrases (core.words), said in the interface's language; the
+    # console keeps the English, as the CLI and the reports do.
     for issue in issues[:MAX_REPORTED_ISSUES]:
-        operator.report({severity}, issue.message)
+        operator.report({severity}, translations.translated(issue.message))
     hidden = len(issues) - MAX_REPORTED_ISSUES
     if hidden > 0:
         # Notes after a bake that went well are no problems.
@@ -474,8 +476,10 @@ def _remember(context, result, keys_kind: str):
     # The warnings first (a Rigify walk: "its baked keys were changed since the bake ...
     # this one replaced those changes" flashed in the status bar, and the notes, where an
     # animator looks again, did not have it).
-    settings.last_turn_notes = "\n".join(n.message for n in [*result.warnings, *every,
-                                                               *result.notes])
+    # Shown in the panel (the i button): its turn notes in the interface's language.
+    settings.last_turn_notes = "\n".join(
+        translations.translated(n.message, translations.iface)
+        for n in [*result.warnings, *every, *result.notes])
     settings.has_last_bake = True
     _, bones, rig = tally(transform_pairs(transforms_named(result.objects)))
     settings.last_objects_baked = len(result.objects)

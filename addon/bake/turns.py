@@ -12,10 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core import turns
-from ...core.words import counted
+from ...core.words import Phrase, counted
 from .. import animdata
 from ..animdata import turn_inputs
 from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings, bezier_fit
+
+# A turn note: the transform (animdata.subject), then what core.turns.describe says of it.
+SUBJECT_SAYS = "{}: {}"
 
 
 @dataclass
@@ -85,7 +88,8 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns, settings: BakeSettings,
         baked = (rot_frames[1:] > start) & (rot_frames[:-1] < end)
     named = [i for i, kind in enumerate(keyed.kinds) if kind in ("flip", "wrap", "euler", "spin")]
     sentences = turns.describe(rot_frames, keyed.kinds, keyed.tracking, keep, settings.turns)
-    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), f"{who}: {text}", bone)
+    # Phrases (core.words) all through: the operator says them in the interface's language.
+    out = [BakeIssue('INFO', name, "", float(rot_frames[i]), Phrase(SUBJECT_SAYS, who, text), bone)
            for i, text in zip(named, sentences) if baked[i]]
     named = [i for i in named if baked[i]]
     if len(out) > MAX_TURN_NOTES:

@@ -12,6 +12,7 @@ The dictionary is registered under both names Simplified Chinese has had
 """
 import bpy
 
+from ...core.words import Phrase
 from .. import versions
 
 # Translations are registered under the add-on's package name, whatever it is
@@ -546,6 +547,27 @@ ZH_HANS = {
     "What QuatBake's last bake changed on this bone, for Re-bake and Revert":
         "QuatBake 上次烘焙对此骨骼所做的更改，供重新烘焙和还原使用",
     "QuatBake's settings and Difference Report for this scene": "此场景的 QuatBake 设置和差异报告",
+    # The Re-bake's turn notes (Phrases: core/turns.py describe, with the transform named
+    # first by bake/turns.py turn_notes); "Auto", "Shortest", "Keyed" go in as above
+    "{}: {}": "{}：{}",
+    "Object \"{}\"": "物体“{}”",
+    "Armature \"{}\", bone \"{}\"": "骨架“{}”，骨骼“{}”",
+    "keys {}: Blender turns {:.0f} deg ({})": "关键帧 {}：Blender 转动 {:.0f} 度（{}）",
+    "a flipped quaternion sign": "四元数符号翻转",
+    "an Euler wrap": "欧拉角回绕",
+    "Euler channels interpolated one by one": "欧拉通道逐个插值",
+    "a keyed spin": "关键帧中的旋转",
+    "{}; baked the long way, as keyed, because Turns is {} (Turns: Auto or Shortest would "
+    "take the {:.0f} deg short way)":
+        "{}；已按关键帧走长路径烘焙，因为“转数”为“{}”（“转数：自动”或“转数：最短”会走 {:.0f} 度的最短弧）",
+    "{}; baked as keyed, because Turns is {} (Turns: Shortest would take the {:.0f} deg "
+    "short way)":
+        "{}；已按关键帧烘焙，因为“转数”为“{}”（“转数：最短”会走 {:.0f} 度的最短弧）",
+    "{}; baked the {:.0f} deg short way instead (Turns: Keyed would keep Blender's {:.0f} "
+    "deg turn)":
+        "{}；改为沿 {:.0f} 度的最短弧烘焙（“转数：按关键帧”会保留 Blender 的 {:.0f} 度转动）",
+    "{}; baked the {:.0f} deg short way instead (Turns: Auto or Keyed would keep the spin)":
+        "{}；改为沿 {:.0f} 度的最短弧烘焙（“转数：自动”或“转数：按关键帧”会保留这一旋转）",
 }
 
 
@@ -562,6 +584,20 @@ def report(text: str) -> str:
 def tip(text: str) -> str:
     """``text`` as a tooltip shows it, from QuatBake's own table."""
     return bpy.app.translations.pgettext_tip(text, CONTEXT)
+
+
+def translated(text: str, translate=report) -> str:
+    """``text`` in the interface's language when it is a ``core.words.Phrase`` (the
+    Re-bake's turn notes, made in core, which cannot call Blender's translation): its
+    pattern through ``translate`` (``report`` for the status bar, ``iface`` for the
+    panel), each Phrase among its arguments likewise, then the arguments put in. A plain
+    string is returned as it is (numbers, names; sentences QuatBake does not translate)."""
+    if not isinstance(text, Phrase):
+        return text
+    pattern = translate(text.pattern)
+    if not text.args:
+        return pattern
+    return pattern.format(*(translated(arg, translate) for arg in text.args))
 
 
 def translations_dict() -> dict:
