@@ -604,9 +604,9 @@ class _Batch:
         """The farthest candidate ordinal a span from ordinal ``cur`` may end on: within
         MAX_SPAN_TURN_DEG of travel, one candidate at least, ``end`` at most. Only
         quaternion tracks travel (_travel): for the others that is ``end`` (at least
-        cur + 1), without the gather of every candidate's travel and its search, 14 ms of
-        the timing benchmark's 100 Euler tracks (once per round of the search); for
-        quaternion tracks the candidates' travel is gathered once."""
+        cur + 1), without the gather of every candidate's travel and its search on each
+        round of the search (7-11 ms of a 100-track Euler fit, CHANGELOG); for quaternion
+        tracks the candidates' travel is gathered once."""
         if self.mode != "QUATERNION":
             return np.minimum(np.maximum(self.cand.size - 1, cur + 1), end)
         travel = self._cand_travel
