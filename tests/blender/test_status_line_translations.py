@@ -250,3 +250,79 @@ def test_no_bones_and_the_last_net_in_chinese(chinese_reports, monkeypatch):
             "分析失败：QuatBake 未预料到 ZeroDivisionError（division by zero）；未做任何更改。"
             "请连同文件一起报告此问题。")):
         bpy.ops.quatbake.analyze()
+
+
+# ------------------------------------------- a line's other pieces (a review: untested)
+
+def _swings_and_a_still(count: int):
+    """``count`` objects swinging like "Swing" (each a little further), and "Still", keyed
+    on rotation but never turning (0.00 deg: no worst frame to name)."""
+    import numpy as np
+
+    made = [scenes.make_animated_object(f"Swing{i}", 'XYZ', [1, 21], np.radians(
+        [[0, 0, 0], [90 + 5 * i, 40, 120]])) for i in range(count)]
+    still = scenes.make_animated_object("Still", 'XYZ', [1, 21], np.zeros((2, 3)))
+    return made, still
+
+
+def _analyzed(capfd, prefix: str) -> str:
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    lines = [ln for ln in _said(capfd) if ln.startswith(prefix)]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_a_still_object_and_more_than_four_in_english_as_before(clean_blender, capfd):
+    swings, still = _swings_and_a_still(5)
+    scenes.select_only(swings[0], still)
+    capfd.readouterr()
+    line = _analyzed(capfd, "Analyzed")
+    assert re.fullmatch(r"Analyzed 2 objects: Swing0 \d+\.\d\d deg at frame \d+ \(visible\); "
+                        r"Still 0\.00 deg \(fine\)\.", line), line
+    scenes.select_only(*swings)
+    capfd.readouterr()
+    line = _analyzed(capfd, "Analyzed")
+    assert re.fullmatch(r"Analyzed 5 objects: (Swing\d \d+\.\d\d deg at frame \d+ \(visible\); )"
+                        r"{4}1 more\.", line), line
+
+
+@needs_translations
+def test_a_still_object_and_more_than_four_in_chinese(chinese_reports, capfd):
+    swings, still = _swings_and_a_still(5)
+    scenes.select_only(swings[0], still)
+    capfd.readouterr()
+    line = _analyzed(capfd, "已分析")
+    assert re.fullmatch(r"已分析 2 个物体：Swing0 \d+\.\d\d 度，位于第 \d+ 帧（可见）；"
+                        r"Still 0\.00 度（良好）。", line), line
+    scenes.select_only(*swings)
+    capfd.readouterr()
+    line = _analyzed(capfd, "已分析")
+    assert re.fullmatch(r"已分析 5 个物体：(Swing\d \d+\.\d\d 度，位于第 \d+ 帧（可见）；){4}"
+                        r"另有 1 个。", line), line
+
+
+def _export_check_rig(capfd, prefix: str) -> str:
+    """Export Check of the flipped rig (export_scenes): the armature and its two keyed pose
+    bones."""
+    from export_scenes import build_flipped_rig
+
+    scenes.select_only(build_flipped_rig())
+    capfd.readouterr()
+    assert bpy.ops.quatbake.export_check(
+        exporter_options="export_force_sampling=False") == {'FINISHED'}
+    lines = [ln for ln in _said(capfd) if ln.startswith(prefix)]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_export_check_of_pose_bones_in_english(clean_blender, capfd):
+    line = _export_check_rig(capfd, "Checked")
+    assert re.fullmatch(r"Checked 1 object and 2 pose bones: a glTF player plays Rig: \w+ up "
+                        r"to \S+ deg off Blender \(frame \d+\)\.", line), line
+
+
+@needs_translations
+def test_export_check_of_pose_bones_in_chinese(chinese_reports, capfd):
+    line = _export_check_rig(capfd, "已检查")
+    assert re.fullmatch(r"已检查 1 个物体和 2 根姿态骨骼：glTF 播放器播放 Rig: \w+ 时与 Blender "
+                        r"最多相差 \S+ 度（第 \d+ 帧）。", line), line
