@@ -36,3 +36,21 @@ class Phrase(str):
     def __getnewargs__(self):
         # A copy or a pickle is made again from its pattern, not from its English text.
         return (self.pattern, *self.args)
+
+
+# How a sentence lists things: "a, b, c" (LIST), "a or b" (EITHER), "a, b and 3 more"
+# (AND_MORE after a LIST); a translation says them its own way ("a、b、c").
+LIST = "{}, {}"
+EITHER = "{} or {}"
+AND_MORE = "{} and {:d} more"
+
+
+def listed(items, pattern: str = LIST):
+    """``items`` (one or more) joined as ``", ".join`` would (``" or ".join`` with EITHER),
+    as a Phrase: ``Phrase(pattern, Phrase(pattern, a, b), c)`` is "a, b, c", which the
+    add-on says in the interface's language. One item is itself."""
+    items = list(items)
+    out = items[0]
+    for item in items[1:]:
+        out = Phrase(pattern, out, item)
+    return out

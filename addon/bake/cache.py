@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core import path, quat, rotation, turn_interp, turns
+from ...core.words import Phrase
 from .. import animdata
 from ..animdata import cache as anim_cache
 from ..record import (
@@ -58,6 +59,9 @@ from .write import (
     undo_write,
     write_plan,
 )
+
+# What turns too fast for the Step (turns.too_fast_for_step's ``what``): a cache's samples.
+CACHE_TURNS = "its Transform Cache between samples {} and {} turns"
 
 # The cache's scale may differ from the object's own by this much (relative) at a
 # sample: float32 matrices written by other programs (0.99999994 for 1).
@@ -319,8 +323,8 @@ def _plan_one(checked: _Checked, world, parent, settings: BakeSettings,
     kept = turns.choose(settings.turns, kinds)
     issues += too_fast_for_step(
         who, name, "", keys, tracking, kinds, kept, frames, settings,
-        lambda i: f"its Transform Cache between samples {animdata.frame_label(keys[i])} and "
-                  f"{animdata.frame_label(keys[i + 1])} turns")
+        lambda i: Phrase(CACHE_TURNS, animdata.frame_label(keys[i]),
+                         animdata.frame_label(keys[i + 1])))
     for i in np.nonzero(np.asarray(kinds) != "short")[0]:
         what = "kept" if kept[i] else "baked the short way"
         issues.append(BakeIssue(

@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from ...core import interp, rotation, turns
+from ...core.words import AND_MORE, Phrase, listed
 from .. import animdata
 
 METHODS = tuple(method.upper() for method in interp.METHODS)   # 'LERP' ... 'SQUAD'
@@ -128,20 +129,27 @@ class BakeIssue:
         return f"{self.object_name}: {self.bone}" if self.bone else self.object_name
 
 
+# merge_bone_issues' subject of a sentence said of several bones of one armature: its
+# name, how many, and the bones (core.words LIST, AND_MORE).
+BONES = "Armature \"{}\", {:d} bones ({})"
+
+
 def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeIssue]:
     """``issues`` with those that say the same of several bones of one armature merged
     into one, naming the bones (``shown`` of them, then a count): a Custom Range on a
     31-bone mocap rig said the same sentence 31 times. Order kept (each group where its
     first was)."""
+    def head(issue):
+        return f"Armature \"{issue.object_name}\", bone \"{issue.bone}\""
+
     def said(issue):
         """(severity, armature, what it says of the bone) of a bone's issue, or None:
         'Armature "Rig", bone "b": leaves out ...' says "leaves out ...", and 'Armature
         "Rig", bone "b" has no animation ...' says "each has no animation ..." (a walk:
         an unanimated metarig left selected printed a hundred of those)."""
-        head = f"Armature \"{issue.object_name}\", bone \"{issue.bone}\""
-        if not issue.bone or not issue.message.startswith(head):
+        if not issue.bone or not issue.message.startswith(head(issue)):
             return None
-        rest = issue.message[len(head):]
+        rest = issue.message[len(head(issue)):]
         return issue.severity, issue.object_name, \
             rest[2:] if rest.startswith(": ") else "each" + rest
 
@@ -156,10 +164,21 @@ def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeI
             merged.append(issue)
         elif issue is group[0]:
             names = animdata.first_of([f"\"{i.bone}\"" for i in group], shown)
+            message = (f"Armature \"{issue.object_name}\", {len(group)} bones ({names}): "
+                       f"{said(issue)[2]}")
+            said_of = issue.message
+            if isinstance(said_of, Phrase) and said_of.pattern.startswith("{}: ") \
+                    and said_of.args and said_of.args[0] == head(issue):
+                # A Phrase ("{}: ..." of the bone, a turn warning): the same English, said
+                # of the bones, which the operator can still translate.
+                quoted = [f"\"{i.bone}\"" for i in group]
+                names = listed(quoted[:shown])
+                if len(quoted) > shown:
+                    names = Phrase(AND_MORE, names, len(quoted) - shown)
+                message = Phrase(said_of.pattern, Phrase(BONES, issue.object_name, len(group),
+                                                         names), *said_of.args[1:])
             # About the armature's bones together: no one bone, channel or frame of its own.
-            merged.append(BakeIssue(issue.severity, issue.object_name, "", None,
-                                    f"Armature \"{issue.object_name}\", {len(group)} bones "
-                                    f"({names}): {said(issue)[2]}"))
+            merged.append(BakeIssue(issue.severity, issue.object_name, "", None, message))
     return merged
 
 

@@ -12,13 +12,35 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core import turns
-from ...core.words import Phrase, counted
+from ...core.words import AND_MORE, EITHER, Phrase, listed
 from .. import animdata
 from ..animdata import turn_inputs
 from .settings import MAX_TURN_NOTES, BakeIssue, BakeSettings, bezier_fit
 
 # A turn note: the transform (animdata.subject), then what core.turns.describe says of it.
 SUBJECT_SAYS = "{}: {}"
+
+# The bake's other notes and warnings on turns, as str.format patterns (Phrases, which
+# the operator says in the interface's language; the English is what it always was).
+# Past MAX_TURN_NOTES: the transform, how many more, and how many of each kind (LIST).
+MORE_LIKE_THESE = ("{}: {:d} more key intervals like these ({}); the report (Analyze, or "
+                   "python -m quatbake report) lists them all.")
+KIND_COUNTS = {"flip": "{:d} flip", "wrap": "{:d} wrap", "euler": "{:d} euler",
+               "spin": "{:d} spin"}
+# CONSTANT keys: the transform, then STEPPED_INTERVALS' count (one, or several).
+KEPT_STEPPED = ("{}: {} (CONSTANT keys) kept stepped: held until the next key, then the "
+                "jump on that key's frame, as Blender plays them.")
+STEPPED_INTERVALS = ("{:d} stepped interval", "{:d} stepped intervals")
+# too_fast_for_step: the transform, what turns (KEYS_TURN, or a cache's), its degrees a
+# frame and a baked step, then more advice (OR_SPACE_KEYS) or "".
+TOO_FAST = ("{}: {} {:.0f} deg per frame, {:.0f} deg per baked step: the baked keys cannot "
+            "show that turn. Lower Step{}.")
+KEYS_TURN = "keys {} turn"
+OR_SPACE_KEYS = " (or space the keys further apart)"
+# kept_long_way: the transform, the key spans (core.words LIST, then AND_MORE past four)
+# and why (_LONG_WAY's words, EITHER).
+CONVERTED_LONG_WAY = ("{}: converted as Blender plays it, the long way round between keys "
+                      "{} ({}); a Re-bake with Slerp takes the short way.")
 
 
 @dataclass
@@ -95,22 +117,19 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns, settings: BakeSettings,
     if len(out) > MAX_TURN_NOTES:
         # A mocap clip can wrap on hundreds of frames: name the first ones, count the rest.
         rest = Counter(keyed.kinds[i] for i in named[MAX_TURN_NOTES:])
-        what = ", ".join(f"{count} {kind}" for kind, count in sorted(rest.items()))
+        what = listed(Phrase(KIND_COUNTS[kind], count) for kind, count in sorted(rest.items()))
         out = out[:MAX_TURN_NOTES] + [BakeIssue(
             'INFO', name, "", None,
-            f"{who}: {len(named) - MAX_TURN_NOTES} more key intervals like these "
-            f"({what}); the report (Analyze, or python -m quatbake report) lists them all.", bone)]
+            Phrase(MORE_LIKE_THESE, who, len(named) - MAX_TURN_NOTES, what), bone)]
     steps = int((keyed.stepped & baked).sum())
     if steps:
         out.append(BakeIssue(
             'INFO', name, "", None,
-            f"{who}: {counted(steps, 'stepped interval')} (CONSTANT keys) kept stepped: "
-            "held until the next key, then the jump on that key's frame, as Blender plays "
-            "them.", bone))
+            Phrase(KEPT_STEPPED, who, Phrase(STEPPED_INTERVALS[steps != 1], steps)), bone))
     out += too_fast_for_step(
         who, name, bone, rot_frames, keyed.tracking, keyed.kinds, keep, frames, settings,
-        lambda i: f"keys {animdata.frame_span(rot_frames[i], rot_frames[i + 1])} turn",
-        " (or space the keys further apart)")
+        lambda i: Phrase(KEYS_TURN, animdata.frame_span(rot_frames[i], rot_frames[i + 1])),
+        Phrase(OR_SPACE_KEYS))
     return out
 
 
@@ -124,9 +143,9 @@ def too_fast_for_step(who, name, bone, rot_frames, tracking, kinds, keep, frames
     stepped): a short arc of 90 deg a frame on every frame, baked with Step 2, is 180 deg
     per baked step too (a real-file walk: a Maya cube spinning 90 deg an Alembic sample
     played 180 deg off between the baked frames and nothing was said; keys alike, where
-    only kept turns were checked). ``what(i)`` names key interval i and its verb;
-    ``also``: more advice after "Lower Step"; ``bone``: the pose bone's name, or "" for
-    an object's own channels. Not for a Bezier tolerance bake, whose keys go on any whole
+    only kept turns were checked). ``what(i)`` names key interval i and its verb (a
+    Phrase, KEYS_TURN); ``also``: more advice after "Lower Step" (OR_SPACE_KEYS);
+    ``bone``: the pose bone's name, or "" for an object's own channels. Not for a Bezier tolerance bake, whose keys go on any whole
     frame its quarter-frame check needs, whatever the Step (settings.path_samples)."""
     kinds = np.asarray(kinds)
     if bezier_fit(settings) or kinds.size == 0 or frames.size < 2:
@@ -149,11 +168,10 @@ def too_fast_for_step(who, name, bone, rot_frames, tracking, kinds, keep, frames
     per_frame = speed[i]
     return [BakeIssue(
         'WARNING', name, "", float(frames[j]),
-        f"{who}: {what(i)} {per_frame:.0f} deg per frame, {per_step[j]:.0f} deg per baked "
-        f"step: the baked keys cannot show that turn. Lower Step{also}.", bone)]
+        Phrase(TOO_FAST, who, what(i), per_frame, per_step[j], also), bone)]
 
 
-# What each way round the long way is, for a conversion's note.
+# What each way round the long way is, for a conversion's note (CONVERTED_LONG_WAY).
 _LONG_WAY = {"flip": "a quaternion key's sign flipped", "wrap": "an Euler angle wrapping past 180 deg",
              "euler": "Euler channels interpolated one by one"}
 
@@ -166,14 +184,13 @@ def kept_long_way(obj, rot_frames, keyed: KeyedTurns) -> list[BakeIssue]:
     long = [i for i, kind in enumerate(keyed.kinds) if kind in _LONG_WAY]
     if not long:
         return []
-    spans = ", ".join(animdata.frame_span(rot_frames[i], rot_frames[i + 1]) for i in long[:4])
+    spans = listed(animdata.frame_span(rot_frames[i], rot_frames[i + 1]) for i in long[:4])
     if len(long) > 4:
-        spans += f" and {len(long) - 4} more"
-    why = " or ".join(_LONG_WAY[k] for k in sorted({keyed.kinds[i] for i in long}))
+        spans = Phrase(AND_MORE, spans, len(long) - 4)
+    why = listed((Phrase(_LONG_WAY[k]) for k in sorted({keyed.kinds[i] for i in long})), EITHER)
     return [BakeIssue(
         'INFO', obj.name, "", float(rot_frames[long[0]]),
-        f"{animdata.subject(obj)}: converted as Blender plays it, the long way round between "
-        f"keys {spans} ({why}); a Re-bake with Slerp takes the short way.", obj.bone_name)]
+        Phrase(CONVERTED_LONG_WAY, animdata.subject(obj), spans, why), obj.bone_name)]
 
 
 def constant_keys(frames, rot_frames, stepped) -> np.ndarray | None:

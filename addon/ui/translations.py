@@ -568,6 +568,39 @@ ZH_HANS = {
         "{}；改为沿 {:.0f} 度的最短弧烘焙（“转数：按关键帧”会保留 Blender 的 {:.0f} 度转动）",
     "{}; baked the {:.0f} deg short way instead (Turns: Auto or Keyed would keep the spin)":
         "{}；改为沿 {:.0f} 度的最短弧烘焙（“转数：自动”或“转数：按关键帧”会保留这一旋转）",
+    # The bake's other notes and warnings on turns (Phrases: bake/turns.py, bake/cache.py;
+    # core/words.py lists with LIST and EITHER)
+    "{}, {}": "{}、{}",
+    "{} or {}": "{}或{}",
+    "{}: {:d} more key intervals like these ({}); the report (Analyze, or python -m quatbake "
+    "report) lists them all.":
+        "{}：另有 {:d} 个这样的关键帧区间（{}）；报告（“分析”，或 python -m quatbake report）"
+        "列出了全部区间。",
+    "{:d} flip": "{:d} 处四元数符号翻转",
+    "{:d} wrap": "{:d} 处欧拉角回绕",
+    "{:d} euler": "{:d} 处欧拉通道逐个插值",
+    "{:d} spin": "{:d} 处关键帧中的旋转",
+    "{}: {} (CONSTANT keys) kept stepped: held until the next key, then the jump on that "
+    "key's frame, as Blender plays them.":
+        "{}：{}（CONSTANT 关键帧）保持阶梯：保持到下一个关键帧，然后在该关键帧所在的帧上跳变，"
+        "与 Blender 的播放一致。",
+    "{:d} stepped interval": "{:d} 个阶梯区间",
+    "{:d} stepped intervals": "{:d} 个阶梯区间",
+    "{}: {} {:.0f} deg per frame, {:.0f} deg per baked step: the baked keys cannot show "
+    "that turn. Lower Step{}.":
+        "{}：{}每帧转动 {:.0f} 度，每个烘焙步长转动 {:.0f} 度：烘焙的关键帧无法表现这一转动。"
+        "请降低“步长”{}。",
+    "keys {} turn": "关键帧 {} 之间",
+    "its Transform Cache between samples {} and {} turns": "其变换缓存在采样 {} 与 {} 之间",
+    " (or space the keys further apart)": "（或把关键帧间隔拉开）",
+    "{}: converted as Blender plays it, the long way round between keys {} ({}); a Re-bake "
+    "with Slerp takes the short way.":
+        "{}：已按 Blender 的播放转换，在以下关键帧区间绕远路：{}（{}）；用 Slerp 重新烘焙会走最短弧。",
+    "a quaternion key's sign flipped": "四元数关键帧的符号翻转",
+    "{} and {:d} more": "{}，另有 {:d} 个",
+    # The same warning of several bones (bake/settings.py merge_bone_issues)
+    "Armature \"{}\", {:d} bones ({})": "骨架“{}”，{:d} 根骨骼（{}）",
+    "an Euler angle wrapping past 180 deg": "欧拉角越过 180 度回绕",
 }
 
 

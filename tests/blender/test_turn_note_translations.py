@@ -126,3 +126,198 @@ def test_turn_notes_in_chinese(capfd):
     assert not [line for line in CHINESE if line not in said], said
     notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     assert not [line for line in CHINESE if line not in notes], notes
+
+
+# ------------------------------------------ the bake's other notes and warnings on turns
+#
+# Past ten notes the count of the rest (bake/turns.py MORE_LIKE_THESE), the stepped
+# intervals kept stepped (KEPT_STEPPED), a turn too fast for the Step (TOO_FAST) and a
+# conversion's long way round (CONVERTED_LONG_WAY): the English lines below are what the
+# f-strings before them made (the same scenes, the code of the commit before).
+
+def _euler(name, frames, degrees, interpolation='LINEAR'):
+    """An XYZ Euler object keyed at ``frames`` on ``degrees`` (rows of XYZ, or Z alone)."""
+    degrees = np.asarray(degrees, dtype=float)
+    if degrees.ndim == 1:
+        degrees = np.stack([np.zeros_like(degrees), np.zeros_like(degrees), degrees], axis=1)
+    return scenes.make_animated_object(name, 'XYZ', np.asarray(frames, dtype=float),
+                                       np.radians(degrees), interpolation)
+
+
+def _many_turns():
+    """"Mocap": 12 wraps (175 <-> -175 deg on Z) then 3 keyed spins, a key a frame: ten
+    notes, then the rest counted by kind (4 spin, 1 wrap)."""
+    return [_euler("Mocap", np.arange(1.0, 17.0),
+                   [175, -175] * 6 + [185, 545, 905, 1265])]
+
+
+def _stepped():
+    """"Step", CONSTANT keys (3 stepped intervals), and "Hold" (1: the singular)."""
+    return [_euler("Step", [1, 11, 21, 30], [0, 75, -40, 10], 'CONSTANT'),
+            _euler("Hold", [1, 11], [0, 75], 'CONSTANT')]
+
+
+def _quick():
+    """"Quick": 90 deg a frame on Z, a key a frame; Step 2 bakes 180 deg apart."""
+    frames = np.arange(1.0, 10.0)
+    return [_euler("Quick", frames, 90.0 * (frames - 1))]
+
+
+def _long_ways():
+    """Kept the long way round by a conversion: "Wrap", six wraps (four spans named, then
+    a count), "Gimbal", Euler channels one by one, and "Both", one of each (the reasons
+    joined by "or")."""
+    return [_euler("Wrap", [1, 11, 21, 31, 41, 51, 61], [170, -170] * 3 + [170]),
+            _euler("Gimbal", [0, 10], [[45, 88, 10], [-30, 0, 175]]),
+            _euler("Both", [1, 11, 21, 31], [[0, 0, 170], [0, 0, -170], [45, 88, 10],
+                                               [-30, 0, 175]])]
+
+
+def _quick_bones():
+    """"Rig", its bones "a", "b" and "c" keyed alike, 90 deg a frame: at Step 2 the same
+    warning of each, said once of the three (bake/settings.py merge_bone_issues)."""
+    rig = scenes.make_rig("Rig", [(n, None, (x, 0, 0), (x, 0, 1))
+                                  for x, n in enumerate("abc")])
+    frames = np.arange(1.0, 10.0)
+    for name in "abc":
+        scenes.key_bone(rig, name, "rotation_euler", frames,
+                        [[0.0, 0.0, math.radians(90.0 * (f - 1))] for f in frames],
+                        mode='XYZ', interpolation='LINEAR')
+    return [rig]
+
+
+OTHER_ENGLISH = {
+    "more": ['Object "Mocap": 5 more key intervals like these (4 spin, 1 wrap); the report '
+             '(Analyze, or python -m quatbake report) lists them all.'],
+    "stepped": ['Object "Step": 3 stepped intervals (CONSTANT keys) kept stepped: held until '
+                'the next key, then the jump on that key\'s frame, as Blender plays them.',
+                'Object "Hold": 1 stepped interval (CONSTANT keys) kept stepped: held until '
+                'the next key, then the jump on that key\'s frame, as Blender plays them.'],
+    "fast": ['Object "Quick": keys 1-2 turn 90 deg per frame, 180 deg per baked step: the '
+             'baked keys cannot show that turn. Lower Step (or space the keys further '
+             'apart).'],
+    "bones": ['Armature "Rig", 3 bones ("a", "b", "c"): keys 1-2 turn 90 deg per frame, 180 '
+              'deg per baked step: the baked keys cannot show that turn. Lower Step (or space '
+              'the keys further apart).'],
+    "long": ['Object "Wrap": converted as Blender plays it, the long way round between keys '
+             '1-11, 11-21, 21-31, 31-41 and 2 more (an Euler angle wrapping past 180 deg); a '
+             'Re-bake with Slerp takes the short way.',
+             'Object "Gimbal": converted as Blender plays it, the long way round between keys '
+             '0-10 (Euler channels interpolated one by one); a Re-bake with Slerp takes the '
+             'short way.',
+             'Object "Both": converted as Blender plays it, the long way round between keys '
+             '1-11, 21-31 (Euler channels interpolated one by one or an Euler angle wrapping '
+             'past 180 deg); a Re-bake with Slerp takes the short way.'],
+}
+
+OTHER_CHINESE = {
+    "more": ["物体“Mocap”：另有 5 个这样的关键帧区间（4 处关键帧中的旋转、1 处欧拉角回绕）；"
+             "报告（“分析”，或 python -m quatbake report）列出了全部区间。"],
+    "stepped": ["物体“Step”：3 个阶梯区间（CONSTANT 关键帧）保持阶梯：保持到下一个关键帧，"
+                "然后在该关键帧所在的帧上跳变，与 Blender 的播放一致。",
+                "物体“Hold”：1 个阶梯区间（CONSTANT 关键帧）保持阶梯：保持到下一个关键帧，"
+                "然后在该关键帧所在的帧上跳变，与 Blender 的播放一致。"],
+    "fast": ["物体“Quick”：关键帧 1-2 之间每帧转动 90 度，每个烘焙步长转动 180 度：烘焙的关键帧"
+             "无法表现这一转动。请降低“步长”（或把关键帧间隔拉开）。"],
+    "bones": ["骨架“Rig”，3 根骨骼（\"a\"、\"b\"、\"c\"）：关键帧 1-2 之间每帧转动 90 度，每个烘焙"
+              "步长转动 180 度：烘焙的关键帧无法表现这一转动。请降低“步长”（或把关键帧间隔拉开）。"],
+    "long": ["物体“Wrap”：已按 Blender 的播放转换，在以下关键帧区间绕远路：1-11、11-21、21-31、"
+             "31-41，另有 2 个（欧拉角越过 180 度回绕）；用 Slerp 重新烘焙会走最短弧。",
+             "物体“Gimbal”：已按 Blender 的播放转换，在以下关键帧区间绕远路：0-10（欧拉通道逐个"
+             "插值）；用 Slerp 重新烘焙会走最短弧。",
+             "物体“Both”：已按 Blender 的播放转换，在以下关键帧区间绕远路：1-11、21-31（欧拉通道"
+             "逐个插值或欧拉角越过 180 度回绕）；用 Slerp 重新烘焙会走最短弧。"],
+}
+
+CASES = ("more", "stepped", "fast", "bones", "long")
+
+
+def _other_issues(case) -> list:
+    """The BakeIssues of ``case`` from bake.bake_objects / bake.convert_objects."""
+    if case == "more":
+        return bake.bake_objects(_many_turns(), bake.BakeSettings()).notes[-1:]
+    if case == "stepped":
+        return [n for n in bake.bake_objects(_stepped(), bake.BakeSettings()).notes
+                if "stepped" in n.message]
+    if case in ("fast", "bones"):
+        made = _quick() if case == "fast" else _quick_bones()
+        return bake.bake_objects(made, bake.BakeSettings(frame_step=2)).warnings
+    return [n for n in bake.convert_objects(_long_ways(), 'QUATERNION', 0.01).notes
+            if "long way" in n.message]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_other_turn_notes_are_phrases_whose_patterns_have_chinese(clean_blender, case):
+    """Each of the four is a Phrase made of bake/turns.py's patterns, every one of them in
+    the Chinese table, and its English is the old line byte for byte (the CLI, the
+    console and the reports read it)."""
+    from quatbake.addon.bake import settings
+    from quatbake.addon.bake import turns as bake_turns
+    from quatbake.core import words
+
+    heads = {"more": bake_turns.MORE_LIKE_THESE, "stepped": bake_turns.KEPT_STEPPED,
+             "fast": bake_turns.TOO_FAST, "bones": bake_turns.TOO_FAST,
+             "long": bake_turns.CONVERTED_LONG_WAY}
+    parts = {"more": {words.LIST, *bake_turns.KIND_COUNTS.values()} - {"{:d} flip", "{:d} euler"},
+             "stepped": set(bake_turns.STEPPED_INTERVALS),
+             "fast": {bake_turns.KEYS_TURN, bake_turns.OR_SPACE_KEYS},
+             "bones": {settings.BONES, words.LIST, bake_turns.KEYS_TURN},
+             "long": {words.LIST, words.EITHER, words.AND_MORE}}
+    messages = [i.message for i in _other_issues(case)]
+    assert messages == OTHER_ENGLISH[case], messages
+    assert all(isinstance(m, Phrase) and m.pattern == heads[case] for m in messages), messages
+    used = {p for m in messages for p in _patterns(m)}
+    assert parts[case] <= used, used
+    assert not used - set(translations.ZH_HANS), used - set(translations.ZH_HANS)
+
+
+def test_the_patterns_of_the_other_turn_notes_have_chinese():
+    """Every kind counted, both counts of stepped intervals, a cache's turn and every
+    reason for a long way: the scenes above do not meet them all."""
+    from quatbake.addon.bake import cache, settings
+    from quatbake.addon.bake import turns as bake_turns
+    from quatbake.core import words
+
+    every = [bake_turns.MORE_LIKE_THESE, *bake_turns.KIND_COUNTS.values(),
+             bake_turns.KEPT_STEPPED, *bake_turns.STEPPED_INTERVALS, bake_turns.TOO_FAST,
+             bake_turns.KEYS_TURN, bake_turns.OR_SPACE_KEYS, cache.CACHE_TURNS,
+             bake_turns.CONVERTED_LONG_WAY, *bake_turns._LONG_WAY.values(), words.LIST,
+             words.EITHER, words.AND_MORE, settings.BONES]
+    assert not [p for p in every if p not in translations.ZH_HANS]
+
+
+def _other_notes_said(capfd, case) -> tuple:
+    """``case`` through its operator (Re-bake; Convert Rotation Mode for the long way):
+    (the status-bar lines, the lines behind the i button)."""
+    make, options = {"more": (_many_turns, {}), "stepped": (_stepped, {}),
+                     "fast": (_quick, {"frame_step": 2}),
+                     "bones": (_quick_bones, {"frame_step": 2}), "long": (_long_ways, None)}[case]
+    scenes.select_only(*make())
+    capfd.readouterr()
+    if options is None:
+        done = bpy.ops.quatbake.convert_rotation_mode(mode='QUATERNION', tolerance=0.01)
+    else:
+        done = bpy.ops.quatbake.bake(**options)
+    assert done == {'FINISHED'}
+    return _said(capfd), bpy.context.scene.quatbake.last_turn_notes.splitlines()
+
+
+def _check_said(capfd, case, lines) -> None:
+    """The status bar shows the first five notes (the count past ten is behind the i
+    button only); the i button shows them all."""
+    status, notes = _other_notes_said(capfd, case)
+    if case != "more":
+        assert not [line for line in lines if line not in status], status
+    assert not [line for line in lines if line not in notes], notes
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_other_turn_notes_in_english_as_before(clean_blender, capfd, case):
+    _check_said(capfd, case, OTHER_ENGLISH[case])
+
+
+@needs_translations
+@pytest.mark.usefixtures("chinese_reports")
+@pytest.mark.parametrize("case", CASES)
+def test_the_other_turn_notes_in_chinese(capfd, case):
+    _check_said(capfd, case, OTHER_CHINESE[case])

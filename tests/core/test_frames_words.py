@@ -74,3 +74,21 @@ def test_a_phrase_is_its_english_sentence_and_keeps_how_it_was_made():
     assert "Rig: " + said == "Rig: " + english and f"{said}!" == english + "!"
     for again in (copy.deepcopy(said), pickle.loads(pickle.dumps(said))):
         assert again == english and again.pattern == said.pattern and again.args == said.args
+
+
+def test_a_listed_phrase_is_the_joined_english_and_keeps_its_pattern():
+    """core.words.listed: ", ".join (or " or ".join) as nested Phrases, which the add-on
+    says its own way ("a、b、c" in Chinese); one item is itself."""
+    from quatbake.core.words import AND_MORE, EITHER, LIST, Phrase, listed
+
+    spans = listed(["1-11", "11-21", "21-31"])
+    assert spans == "1-11, 11-21, 21-31" and spans.pattern == LIST
+    assert spans.args[0] == "1-11, 11-21" and spans.args[1] == "21-31"
+    assert Phrase(AND_MORE, spans, 2) == "1-11, 11-21, 21-31 and 2 more"
+    assert listed(["a flip", "a wrap"], EITHER) == "a flip or a wrap"
+    assert listed(["0-10"]) == "0-10" and not isinstance(listed(["0-10"]), Phrase)
+
+    def again(p):
+        return p.pattern.format(*(again(a) if isinstance(a, Phrase) else a for a in p.args))
+
+    assert again(spans) == spans
