@@ -23,7 +23,9 @@ SUBJECT_SAYS = "{}: {}"
 # The bake's other notes and warnings on turns, as str.format patterns (Phrases, which
 # the operator says in the interface's language; the English is what it always was).
 # Past MAX_TURN_NOTES: the transform, how many more, and how many of each kind (LIST).
-MORE_LIKE_THESE = ("{}: {:d} more key intervals like these ({}); the report (Analyze, or "
+MORE_LIKE_THESE = ("{}: {:d} more key interval like these ({}); the report (Analyze, or "
+                   "python -m quatbake report) lists them all.",
+                   "{}: {:d} more key intervals like these ({}); the report (Analyze, or "
                    "python -m quatbake report) lists them all.")
 KIND_COUNTS = {"flip": "{:d} flip", "wrap": "{:d} wrap", "euler": "{:d} euler",
                "spin": "{:d} spin"}
@@ -120,7 +122,8 @@ def turn_notes(obj, rot_frames, keyed: KeyedTurns, settings: BakeSettings,
         what = listed(Phrase(KIND_COUNTS[kind], count) for kind, count in sorted(rest.items()))
         out = out[:MAX_TURN_NOTES] + [BakeIssue(
             'INFO', name, "", None,
-            Phrase(MORE_LIKE_THESE, who, len(named) - MAX_TURN_NOTES, what), bone)]
+            Phrase(MORE_LIKE_THESE[len(named) - MAX_TURN_NOTES != 1], who,
+                   len(named) - MAX_TURN_NOTES, what), bone)]
     steps = int((keyed.stepped & baked).sum())
     if steps:
         out.append(BakeIssue(

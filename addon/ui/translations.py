@@ -572,6 +572,10 @@ ZH_HANS = {
     # core/words.py lists with LIST and EITHER)
     "{}, {}": "{}、{}",
     "{} or {}": "{}或{}",
+    "{}: {:d} more key interval like these ({}); the report (Analyze, or python -m quatbake "
+    "report) lists them all.":
+        "{}：另有 {:d} 个这样的关键帧区间（{}）；报告（“分析”，或 python -m quatbake report）"
+        "列出了全部区间。",
     "{}: {:d} more key intervals like these ({}); the report (Analyze, or python -m quatbake "
     "report) lists them all.":
         "{}：另有 {:d} 个这样的关键帧区间（{}）；报告（“分析”，或 python -m quatbake report）"

@@ -396,6 +396,14 @@ def test_many_wraps_are_named_ten_then_counted(clean_blender):
     assert notes[-1].startswith('Object "Mocap": 49 more key intervals like these (49 wrap)')
 
 
+def test_one_wrap_past_ten_is_counted_in_the_singular(clean_blender):
+    frames = np.arange(1.0, 13.0)
+    z = np.where(frames % 2 == 1, 175.0, -175.0)           # eleven wraps: ten named, one left
+    notes = _notes(_bake(_euler_z("Mocap", frames, z)))
+    assert notes[-1].startswith('Object "Mocap": 1 more key interval like these (1 wrap);'), \
+        notes[-1]
+
+
 def test_a_half_turn_is_baked_the_way_blender_plays_it(clean_blender):
     # 180 deg in float32 radians is 180.0000025 deg: the short arc is the other
     # way round by a hair; Auto follows Blender's direction (Shortest may not).

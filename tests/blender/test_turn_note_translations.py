@@ -255,7 +255,7 @@ def test_the_other_turn_notes_are_phrases_whose_patterns_have_chinese(clean_blen
     from quatbake.addon.bake import turns as bake_turns
     from quatbake.core import words
 
-    heads = {"more": bake_turns.MORE_LIKE_THESE, "stepped": bake_turns.KEPT_STEPPED,
+    heads = {"more": bake_turns.MORE_LIKE_THESE[1], "stepped": bake_turns.KEPT_STEPPED,
              "fast": bake_turns.TOO_FAST, "bones": bake_turns.TOO_FAST,
              "long": bake_turns.CONVERTED_LONG_WAY}
     parts = {"more": {words.LIST, *bake_turns.KIND_COUNTS.values()} - {"{:d} flip", "{:d} euler"},
@@ -278,7 +278,7 @@ def test_the_patterns_of_the_other_turn_notes_have_chinese():
     from quatbake.addon.bake import turns as bake_turns
     from quatbake.core import words
 
-    every = [bake_turns.MORE_LIKE_THESE, *bake_turns.KIND_COUNTS.values(),
+    every = [*bake_turns.MORE_LIKE_THESE, *bake_turns.KIND_COUNTS.values(),
              bake_turns.KEPT_STEPPED, *bake_turns.STEPPED_INTERVALS, bake_turns.TOO_FAST,
              bake_turns.KEYS_TURN, bake_turns.OR_SPACE_KEYS, cache.CACHE_TURNS,
              bake_turns.CONVERTED_LONG_WAY, *bake_turns._LONG_WAY.values(), words.LIST,
