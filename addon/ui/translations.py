@@ -32,6 +32,18 @@ _OWNER = __package__.rpartition(".")[0] or __package__
 CONTEXT = "QuatBake"
 _CONTEXTS = ("*", "Operator", CONTEXT)
 
+# Pieces QuatBake alone looks up (through report, iface and translated, in CONTEXT), so
+# short and common that another add-on could draw the same text: registered in CONTEXT
+# only, or a Chinese interface would show QuatBake's words in that add-on's labels too
+# (a review: "; " became "；" wherever a label was exactly that).
+OWN_CONTEXT_ONLY = frozenset({
+    "; ", "{}: {}", "{}, {}", "{} or {}",
+    "fine", "to check", "visible", "long way round", "within tolerance",
+    "analyze", "report on", "bake", "revert", "convert",
+    "nothing was changed", "press Analyze again",
+    "a flipped quaternion sign", "an Euler wrap", "a keyed spin",
+})
+
 ZH_HANS = {
     # Panel, menus, buttons
     "QuatBake": "QuatBake",
@@ -639,7 +651,8 @@ def translated(text: str, translate=report) -> str:
 
 def translations_dict() -> dict:
     """{locale: {(context, msgid): msgstr}} as ``bpy.app.translations.register`` takes it."""
-    table = {(context, msgid): msgstr for msgid, msgstr in ZH_HANS.items() for context in _CONTEXTS}
+    table = {(context, msgid): msgstr for msgid, msgstr in ZH_HANS.items()
+             for context in ((CONTEXT,) if msgid in OWN_CONTEXT_ONLY else _CONTEXTS)}
     return {locale: table for locale in versions.SIMPLIFIED_CHINESE_LOCALES}
 
 

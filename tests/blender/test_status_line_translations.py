@@ -326,3 +326,16 @@ def test_export_check_of_pose_bones_in_chinese(chinese_reports, capfd):
     line = _export_check_rig(capfd, "已检查")
     assert re.fullmatch(r"已检查 1 个物体和 2 根姿态骨骼：glTF 播放器播放 Rig: \w+ 时与 Blender "
                         r"最多相差 \S+ 度（第 \d+ 帧）。", line), line
+
+
+@needs_translations
+def test_the_short_pieces_are_quatbake_s_own_words_only(chinese_reports):
+    """A piece as common as "; " is registered in QuatBake's context alone: in Blender's
+    default contexts it stays as another add-on wrote it (a review), while QuatBake's own
+    lookup still says it in Chinese."""
+    pgettext = bpy.app.translations.pgettext_iface
+    for piece in ("; ", "a flipped quaternion sign"):
+        assert piece in translations.OWN_CONTEXT_ONLY
+        assert pgettext(piece) == piece, pgettext(piece)
+        assert pgettext(piece, "Operator") == piece
+        assert translations.iface(piece) == ZH[piece]
