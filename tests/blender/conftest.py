@@ -33,6 +33,25 @@ _EXIT_STATUS = {}
 _TEARDOWN_CRASHES = bpy.app.version[:2] in ((4, 2), (4, 5)) and not bpy.app.binary_path
 
 
+@pytest.fixture
+def chinese_reports(clean_blender):
+    """The interface and its reports in Simplified Chinese for one test (zh_HANS from 4.0,
+    zh_CN before; 3.4 translates reports with the tooltip switch, 4.0+ has
+    use_translate_reports). Only where this Blender has translations (in_chinese)."""
+    view = bpy.context.preferences.view
+    switches = [s for s in ("use_translate_interface", "use_translate_tooltips",
+                            "use_translate_reports") if hasattr(view, s)]
+    old = {s: getattr(view, s) for s in ["language", *switches]}
+    try:
+        view.language = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
+        for switch in switches:
+            setattr(view, switch, True)
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(view, name, value)
+
+
 def pytest_sessionfinish(session, exitstatus):
     _EXIT_STATUS["status"] = int(exitstatus)
 

@@ -16,6 +16,7 @@ import pytest
 from quatbake.addon import animdata, cli, versions
 
 import scenes
+from in_chinese import needs_translations
 
 pytestmark = pytest.mark.bpy
 
@@ -160,32 +161,17 @@ def test_command_line_counts_objects_and_bones(scene, tmp_path, capsys, option, 
     assert f"bake: {count} ... 100%" in out.err
 
 
-@pytest.mark.skipif(
-    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
-    reason="this Blender build has no interface translations (the bpy module)",
-)
-def test_counts_are_translated_with_the_report(scene, capfd):
+@needs_translations
+def test_counts_are_translated_with_the_report(scene, chinese_reports, capfd):
     # Each piece of the count is looked up on its own: the Chinese report must read as one
     # sentence, with the counts of the scene.
     cube, rig = bpy.data.objects["Cube"], bpy.data.objects["Rig"]
     bones = len(keyed_bones(rig))
-    view = bpy.context.preferences.view
-    # use_translate_reports is 4.0+; 3.4 translates reports with the tooltip switch.
-    switches = [s for s in ("use_translate_interface", "use_translate_tooltips",
-                            "use_translate_reports") if hasattr(view, s)]
-    old = {s: getattr(view, s) for s in ["language", *switches]}
-    try:
-        view.language = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
-        for switch in switches:
-            setattr(view, switch, True)
-        scenes.select_only(cube, rig)
-        capfd.readouterr()
-        assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
-        assert bpy.ops.quatbake.revert() == {'FINISHED'}
-        out = capfd.readouterr().out
-    finally:
-        for name, value in old.items():
-            setattr(view, name, value)
+    scenes.select_only(cube, rig)
+    capfd.readouterr()
+    assert bpy.ops.quatbake.bake(method='SLERP') == {'FINISHED'}
+    assert bpy.ops.quatbake.revert() == {'FINISHED'}
+    out = capfd.readouterr().out
     assert f"已烘焙 1 个物体和 {bones} 根骨骼（Cube, Rig: " in out, out
     assert f"已还原 1 个物体和 {bones} 根骨骼：Cube, Rig: " in out, out
 

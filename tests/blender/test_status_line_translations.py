@@ -21,6 +21,7 @@ from quatbake.core import findings
 
 import scenes
 from export_scenes import build_three_empties
+from in_chinese import needs_translations, said
 from test_ui import _translated_literals
 
 pytestmark = pytest.mark.bpy
@@ -76,20 +77,13 @@ def _swing_and_slide():
     scenes.select_only(swing, slide)
 
 
-def _said(capfd) -> list[str]:
-    """The reports since the last call, without their kind: Blender prints them as
-    "Info: ..." ("信息: ..." in Chinese, the kind translated too)."""
-    return [ln.split(": ", 1)[1] for ln in capfd.readouterr().out.splitlines()
-            if ": " in ln]
-
-
 # ------------------------------------------------------------------------- English
 
 def test_analyze_status_line_in_english_as_before(clean_blender, capfd):
     _swing_and_slide()
     capfd.readouterr()
     assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    lines = [ln for ln in _said(capfd) if ln.startswith("Analyzed")]
+    lines = [ln for ln in said(capfd) if ln.startswith("Analyzed")]
     assert len(lines) == 1, lines
     assert re.fullmatch(r"Analyzed 1 object: Swing \d+\.\d\d deg at frame \d+ \(visible\)\. "
                         r"Skipped 1 object without rotation keys \(see the Difference "
@@ -115,10 +109,10 @@ def test_export_report_and_export_check_status_lines_in_english_as_before(clean_
     assert bpy.ops.quatbake.export_report(filepath=str(tmp_path) + os.sep,
                                           open_in_browser=False) == {'FINISHED'}
     html = str(tmp_path / "quatbake_report.html")
-    assert f"Wrote {html} and quatbake_report.json." in _said(capfd)
+    assert f"Wrote {html} and quatbake_report.json." in said(capfd)
     assert bpy.ops.quatbake.export_check(
         exporter_options="export_force_sampling=False") == {'FINISHED'}
-    lines = [ln for ln in _said(capfd) if ln.startswith("Checked")]
+    lines = [ln for ln in said(capfd) if ln.startswith("Checked")]
     assert len(lines) == 1, lines
     assert re.fullmatch(r"Checked 3 objects: a glTF player plays Windmill up to \S+ deg off "
                         r"Blender \(frame \d+\)\.", lines[0]), lines[0]
@@ -126,36 +120,12 @@ def test_export_report_and_export_check_status_lines_in_english_as_before(clean_
 
 # ------------------------------------------------------------------------- Chinese
 
-needs_translations = pytest.mark.skipif(
-    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
-    reason="this Blender build has no interface translations (the bpy module)",
-)
-
-
-@pytest.fixture
-def chinese_reports(clean_blender):
-    """The interface and its reports in Simplified Chinese for one test (3.4 translates
-    reports with the tooltip switch, 4.0+ has use_translate_reports)."""
-    view = bpy.context.preferences.view
-    switches = [s for s in ("use_translate_interface", "use_translate_tooltips",
-                            "use_translate_reports") if hasattr(view, s)]
-    old = {s: getattr(view, s) for s in ["language", *switches]}
-    try:
-        view.language = "zh_HANS" if "zh_HANS" in bpy.app.translations.locales else "zh_CN"
-        for switch in switches:
-            setattr(view, switch, True)
-        yield
-    finally:
-        for name, value in old.items():
-            setattr(view, name, value)
-
-
 @needs_translations
 def test_analyze_reports_in_chinese(chinese_reports, capfd):
     _swing_and_slide()
     capfd.readouterr()
     assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    lines = [ln for ln in _said(capfd) if ln.startswith("已分析")]
+    lines = [ln for ln in said(capfd) if ln.startswith("已分析")]
     assert len(lines) == 1, lines
     assert re.fullmatch(r"已分析 1 个物体：Swing \d+\.\d\d 度，位于第 \d+ 帧（可见）。"
                         r"已跳过没有旋转关键帧的 1 个物体（见差异报告）。", lines[0]), lines[0]
@@ -173,10 +143,10 @@ def test_export_report_and_export_check_report_in_chinese(chinese_reports, capfd
     assert bpy.ops.quatbake.export_report(filepath=str(tmp_path) + os.sep,
                                           open_in_browser=False) == {'FINISHED'}
     html = str(tmp_path / "quatbake_report.html")
-    assert f"已写入 {html} 和 quatbake_report.json。" in _said(capfd)
+    assert f"已写入 {html} 和 quatbake_report.json。" in said(capfd)
     assert bpy.ops.quatbake.export_check(
         exporter_options="export_force_sampling=False") == {'FINISHED'}
-    lines = [ln for ln in _said(capfd) if ln.startswith("已检查")]
+    lines = [ln for ln in said(capfd) if ln.startswith("已检查")]
     assert len(lines) == 1, lines
     assert re.fullmatch(r"已检查 3 个物体：glTF 播放器播放 Windmill 时与 Blender 最多相差 \S+ 度"
                         r"（第 \d+ 帧）。", lines[0]), lines[0]
@@ -267,7 +237,7 @@ def _swings_and_a_still(count: int):
 
 def _analyzed(capfd, prefix: str) -> str:
     assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    lines = [ln for ln in _said(capfd) if ln.startswith(prefix)]
+    lines = [ln for ln in said(capfd) if ln.startswith(prefix)]
     assert len(lines) == 1, lines
     return lines[0]
 
@@ -310,7 +280,7 @@ def _export_check_rig(capfd, prefix: str) -> str:
     capfd.readouterr()
     assert bpy.ops.quatbake.export_check(
         exporter_options="export_force_sampling=False") == {'FINISHED'}
-    lines = [ln for ln in _said(capfd) if ln.startswith(prefix)]
+    lines = [ln for ln in said(capfd) if ln.startswith(prefix)]
     assert len(lines) == 1, lines
     return lines[0]
 

@@ -14,7 +14,6 @@ import bpy
 import mathutils
 import numpy as np
 import pytest
-from test_status_line_translations import _said, chinese_reports, needs_translations  # noqa: F401
 
 from quatbake.addon import bake
 from quatbake.addon.ui import translations
@@ -22,6 +21,7 @@ from quatbake.core import turns
 from quatbake.core.words import Phrase
 
 import scenes
+from in_chinese import needs_translations, said
 
 pytestmark = pytest.mark.bpy
 
@@ -110,8 +110,8 @@ def test_turn_notes_in_english_as_before(clean_blender, capfd):
     _flip_and_spin()
     capfd.readouterr()
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
-    said = _said(capfd)
-    assert not [line for line in ENGLISH if line not in said], said
+    lines = said(capfd)
+    assert not [line for line in ENGLISH if line not in lines], lines
     notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     assert not [line for line in ENGLISH if line not in notes], notes
 
@@ -122,8 +122,8 @@ def test_turn_notes_in_chinese(capfd):
     _flip_and_spin()
     capfd.readouterr()
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
-    said = _said(capfd)
-    assert not [line for line in CHINESE if line not in said], said
+    lines = said(capfd)
+    assert not [line for line in CHINESE if line not in lines], lines
     notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     assert not [line for line in CHINESE if line not in notes], notes
 
@@ -299,7 +299,7 @@ def _other_notes_said(capfd, case) -> tuple:
     else:
         done = bpy.ops.quatbake.bake(**options)
     assert done == {'FINISHED'}
-    return _said(capfd), bpy.context.scene.quatbake.last_turn_notes.splitlines()
+    return said(capfd), bpy.context.scene.quatbake.last_turn_notes.splitlines()
 
 
 def _check_said(capfd, case, lines) -> None:

@@ -14,6 +14,8 @@ from quatbake.addon.bake import presets
 from quatbake.addon.ui import counts as messages
 from quatbake.addon.ui import props, translations
 
+from in_chinese import needs_translations
+
 pytestmark = pytest.mark.bpy
 
 SCENE_SETTINGS_SHOWN = props.SETTING_NAMES + (
@@ -213,12 +215,6 @@ def test_chinese_translations_keep_format_placeholders():
         fields = [f for _, f, spec, _ in string.Formatter().parse(msgid) if f is not None]
         fields_zh = [f for _, f, spec, _ in string.Formatter().parse(msgstr) if f is not None]
         assert fields == fields_zh, msgid
-
-
-needs_translations = pytest.mark.skipif(
-    not any(loc in bpy.app.translations.locales for loc in ("zh_HANS", "zh_CN")),
-    reason="this Blender build has no interface translations (the bpy module)",
-)
 
 
 @pytest.fixture
