@@ -77,17 +77,23 @@ def _swing_and_slide():
     scenes.select_only(swing, slide)
 
 
+def _analyze_line(capfd, prefix: str) -> str:
+    """Analyze of the selection: its one status line that starts with ``prefix``."""
+    capfd.readouterr()
+    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
+    lines = [ln for ln in said(capfd) if ln.startswith(prefix)]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
 # ------------------------------------------------------------------------- English
 
 def test_analyze_status_line_in_english_as_before(clean_blender, capfd):
     _swing_and_slide()
-    capfd.readouterr()
-    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    lines = [ln for ln in said(capfd) if ln.startswith("Analyzed")]
-    assert len(lines) == 1, lines
+    line = _analyze_line(capfd, "Analyzed")
     assert re.fullmatch(r"Analyzed 1 object: Swing \d+\.\d\d deg at frame \d+ \(visible\)\. "
                         r"Skipped 1 object without rotation keys \(see the Difference "
-                        r"Report\)\.", lines[0]), lines[0]
+                        r"Report\)\.", line), line
     with pytest.raises(RuntimeError, match=re.escape('Object "Nobody" is not in this scene.')):
         bpy.ops.quatbake.analyze(object_name="Nobody")
     with pytest.raises(RuntimeError, match=re.escape(
@@ -101,21 +107,27 @@ def test_analyze_status_line_in_english_as_before(clean_blender, capfd):
             "Difference Report).") in out, out
 
 
-def test_export_report_and_export_check_status_lines_in_english_as_before(clean_blender,
-                                                                         capfd, tmp_path):
-    made = build_three_empties(with_camera=False)
-    scenes.select_only(*made)
+def _report_and_check(capfd, tmp_path, checked: str) -> tuple:
+    """Export Report then Export Check of three empties: (what Export Report said, the
+    line of Export Check that starts with ``checked``, the HTML report's path)."""
+    scenes.select_only(*build_three_empties(with_camera=False))
     capfd.readouterr()
     assert bpy.ops.quatbake.export_report(filepath=str(tmp_path) + os.sep,
                                           open_in_browser=False) == {'FINISHED'}
-    html = str(tmp_path / "quatbake_report.html")
-    assert f"Wrote {html} and quatbake_report.json." in said(capfd)
+    wrote = said(capfd)
     assert bpy.ops.quatbake.export_check(
         exporter_options="export_force_sampling=False") == {'FINISHED'}
-    lines = [ln for ln in said(capfd) if ln.startswith("Checked")]
+    lines = [ln for ln in said(capfd) if ln.startswith(checked)]
     assert len(lines) == 1, lines
+    return wrote, lines[0], str(tmp_path / "quatbake_report.html")
+
+
+def test_export_report_and_export_check_status_lines_in_english_as_before(clean_blender,
+                                                                         capfd, tmp_path):
+    wrote, line, html = _report_and_check(capfd, tmp_path, "Checked")
+    assert f"Wrote {html} and quatbake_report.json." in wrote
     assert re.fullmatch(r"Checked 3 objects: a glTF player plays Windmill up to \S+ deg off "
-                        r"Blender \(frame \d+\)\.", lines[0]), lines[0]
+                        r"Blender \(frame \d+\)\.", line), line
 
 
 # ------------------------------------------------------------------------- Chinese
@@ -123,12 +135,9 @@ def test_export_report_and_export_check_status_lines_in_english_as_before(clean_
 @needs_translations
 def test_analyze_reports_in_chinese(chinese_reports, capfd):
     _swing_and_slide()
-    capfd.readouterr()
-    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    lines = [ln for ln in said(capfd) if ln.startswith("已分析")]
-    assert len(lines) == 1, lines
+    line = _analyze_line(capfd, "已分析")
     assert re.fullmatch(r"已分析 1 个物体：Swing \d+\.\d\d 度，位于第 \d+ 帧（可见）。"
-                        r"已跳过没有旋转关键帧的 1 个物体（见差异报告）。", lines[0]), lines[0]
+                        r"已跳过没有旋转关键帧的 1 个物体（见差异报告）。", line), line
     with pytest.raises(RuntimeError, match="此场景中没有物体“Nobody”。"):
         bpy.ops.quatbake.analyze(object_name="Nobody")
     with pytest.raises(RuntimeError, match="物体“Nobody”尚未分析：请先运行“分析”。"):
@@ -137,19 +146,10 @@ def test_analyze_reports_in_chinese(chinese_reports, capfd):
 
 @needs_translations
 def test_export_report_and_export_check_report_in_chinese(chinese_reports, capfd, tmp_path):
-    made = build_three_empties(with_camera=False)
-    scenes.select_only(*made)
-    capfd.readouterr()
-    assert bpy.ops.quatbake.export_report(filepath=str(tmp_path) + os.sep,
-                                          open_in_browser=False) == {'FINISHED'}
-    html = str(tmp_path / "quatbake_report.html")
-    assert f"已写入 {html} 和 quatbake_report.json。" in said(capfd)
-    assert bpy.ops.quatbake.export_check(
-        exporter_options="export_force_sampling=False") == {'FINISHED'}
-    lines = [ln for ln in said(capfd) if ln.startswith("已检查")]
-    assert len(lines) == 1, lines
+    wrote, line, html = _report_and_check(capfd, tmp_path, "已检查")
+    assert f"已写入 {html} 和 quatbake_report.json。" in wrote
     assert re.fullmatch(r"已检查 3 个物体：glTF 播放器播放 Windmill 时与 Blender 最多相差 \S+ 度"
-                        r"（第 \d+ 帧）。", lines[0]), lines[0]
+                        r"（第 \d+ 帧）。", line), line
 
 
 # ------------------------------------------- the error sentences every operator may say
@@ -178,9 +178,20 @@ def _rig_in_pose_mode_with_no_bone_selected():
         versions.select_bone(rig, name, False)
 
 
-def test_no_bones_and_the_last_net_in_english_as_before(clean_blender, monkeypatch):
+def _analyze_meets_the_unforeseen(monkeypatch, sentence: str) -> None:
+    """Analyze whose engine raises what nothing foresaw says ``sentence`` (ui.guard's last
+    net), not a traceback."""
     from quatbake.addon.analyze import ops as analyze_ops
 
+    def broken(*_args, **_kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(analyze_ops, "analyze_into", broken)
+    with pytest.raises(RuntimeError, match=re.escape(sentence)):
+        bpy.ops.quatbake.analyze()
+
+
+def test_no_bones_and_the_last_net_in_english_as_before(clean_blender, monkeypatch):
     _rig_in_pose_mode_with_no_bone_selected()
     for operator, doing in ((bpy.ops.quatbake.analyze, "analyze"),
                             (bpy.ops.quatbake.bake, "bake"),
@@ -191,35 +202,21 @@ def test_no_bones_and_the_last_net_in_english_as_before(clean_blender, monkeypat
                 "back to Object Mode to take the whole armature.")):
             operator()
     bpy.ops.object.mode_set(mode='OBJECT')
-
-    def broken(*_args, **_kwargs):
-        raise ZeroDivisionError("division by zero")
-
-    monkeypatch.setattr(analyze_ops, "analyze_into", broken)
-    with pytest.raises(RuntimeError, match=re.escape(
-            "Analyze failed: QuatBake did not expect ZeroDivisionError (division by zero); "
-            "nothing was changed. Please report this with the file.")):
-        bpy.ops.quatbake.analyze()
+    _analyze_meets_the_unforeseen(monkeypatch, (
+        "Analyze failed: QuatBake did not expect ZeroDivisionError (division by zero); "
+        "nothing was changed. Please report this with the file."))
 
 
 @needs_translations
 def test_no_bones_and_the_last_net_in_chinese(chinese_reports, monkeypatch):
-    from quatbake.addon.analyze import ops as analyze_ops
-
     _rig_in_pose_mode_with_no_bone_selected()
     with pytest.raises(RuntimeError, match=re.escape(
             "姿态模式下没有选中任何姿态骨骼：请选择要烘焙的骨骼，或回到物体模式以使用整个骨架。")):
         bpy.ops.quatbake.bake()
     bpy.ops.object.mode_set(mode='OBJECT')
-
-    def broken(*_args, **_kwargs):
-        raise ZeroDivisionError("division by zero")
-
-    monkeypatch.setattr(analyze_ops, "analyze_into", broken)
-    with pytest.raises(RuntimeError, match=re.escape(
-            "分析失败：QuatBake 未预料到 ZeroDivisionError（division by zero）；未做任何更改。"
-            "请连同文件一起报告此问题。")):
-        bpy.ops.quatbake.analyze()
+    _analyze_meets_the_unforeseen(monkeypatch, (
+        "分析失败：QuatBake 未预料到 ZeroDivisionError（division by zero）；未做任何更改。"
+        "请连同文件一起报告此问题。"))
 
 
 # ------------------------------------------- a line's other pieces (a review: untested)
@@ -235,40 +232,31 @@ def _swings_and_a_still(count: int):
     return made, still
 
 
-def _analyzed(capfd, prefix: str) -> str:
-    assert bpy.ops.quatbake.analyze(method='SLERP') == {'FINISHED'}
-    lines = [ln for ln in said(capfd) if ln.startswith(prefix)]
-    assert len(lines) == 1, lines
-    return lines[0]
+def _still_then_five(capfd, prefix: str) -> tuple:
+    """The Analyze lines starting with ``prefix`` of Swing0 with Still, then of five
+    swings."""
+    swings, still = _swings_and_a_still(5)
+    scenes.select_only(swings[0], still)
+    two = _analyze_line(capfd, prefix)
+    scenes.select_only(*swings)
+    return two, _analyze_line(capfd, prefix)
 
 
 def test_a_still_object_and_more_than_four_in_english_as_before(clean_blender, capfd):
-    swings, still = _swings_and_a_still(5)
-    scenes.select_only(swings[0], still)
-    capfd.readouterr()
-    line = _analyzed(capfd, "Analyzed")
+    two, five = _still_then_five(capfd, "Analyzed")
     assert re.fullmatch(r"Analyzed 2 objects: Swing0 \d+\.\d\d deg at frame \d+ \(visible\); "
-                        r"Still 0\.00 deg \(fine\)\.", line), line
-    scenes.select_only(*swings)
-    capfd.readouterr()
-    line = _analyzed(capfd, "Analyzed")
+                        r"Still 0\.00 deg \(fine\)\.", two), two
     assert re.fullmatch(r"Analyzed 5 objects: (Swing\d \d+\.\d\d deg at frame \d+ \(visible\); )"
-                        r"{4}1 more\.", line), line
+                        r"{4}1 more\.", five), five
 
 
 @needs_translations
 def test_a_still_object_and_more_than_four_in_chinese(chinese_reports, capfd):
-    swings, still = _swings_and_a_still(5)
-    scenes.select_only(swings[0], still)
-    capfd.readouterr()
-    line = _analyzed(capfd, "已分析")
+    two, five = _still_then_five(capfd, "已分析")
     assert re.fullmatch(r"已分析 2 个物体：Swing0 \d+\.\d\d 度，位于第 \d+ 帧（可见）；"
-                        r"Still 0\.00 度（良好）。", line), line
-    scenes.select_only(*swings)
-    capfd.readouterr()
-    line = _analyzed(capfd, "已分析")
+                        r"Still 0\.00 度（良好）。", two), two
     assert re.fullmatch(r"已分析 5 个物体：(Swing\d \d+\.\d\d 度，位于第 \d+ 帧（可见）；){4}"
-                        r"另有 1 个。", line), line
+                        r"另有 1 个。", five), five
 
 
 def _export_check_rig(capfd, prefix: str) -> str:

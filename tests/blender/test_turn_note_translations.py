@@ -106,25 +106,25 @@ def test_the_patterns_of_every_turn_note_sentence_have_chinese():
     assert not [p for p in every if p not in translations.ZH_HANS]
 
 
-def test_turn_notes_in_english_as_before(clean_blender, capfd):
+def _notes_said_and_kept(capfd) -> tuple:
+    """Re-bake of the flip and the spin: (the status-bar lines, the i button's notes)."""
     _flip_and_spin()
     capfd.readouterr()
     assert bpy.ops.quatbake.bake() == {'FINISHED'}
-    lines = said(capfd)
+    return said(capfd), bpy.context.scene.quatbake.last_turn_notes.splitlines()
+
+
+def test_turn_notes_in_english_as_before(clean_blender, capfd):
+    lines, notes = _notes_said_and_kept(capfd)
     assert not [line for line in ENGLISH if line not in lines], lines
-    notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     assert not [line for line in ENGLISH if line not in notes], notes
 
 
 @needs_translations
 @pytest.mark.usefixtures("chinese_reports")
 def test_turn_notes_in_chinese(capfd):
-    _flip_and_spin()
-    capfd.readouterr()
-    assert bpy.ops.quatbake.bake() == {'FINISHED'}
-    lines = said(capfd)
+    lines, notes = _notes_said_and_kept(capfd)
     assert not [line for line in CHINESE if line not in lines], lines
-    notes = bpy.context.scene.quatbake.last_turn_notes.splitlines()
     assert not [line for line in CHINESE if line not in notes], notes
 
 
