@@ -140,7 +140,7 @@ def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeI
     31-bone mocap rig said the same sentence 31 times. Order kept (each group where its
     first was)."""
     def head(issue):
-        return f"Armature \"{issue.object_name}\", bone \"{issue.bone}\""
+        return animdata.ARMATURE_BONE.format(issue.object_name, issue.bone)
 
     def said(issue):
         """(severity, armature, what it says of the bone) of a bone's issue, or None:
@@ -164,8 +164,7 @@ def merge_bone_issues(issues: Sequence[BakeIssue], shown: int = 5) -> list[BakeI
             merged.append(issue)
         elif issue is group[0]:
             names = animdata.first_of([f"\"{i.bone}\"" for i in group], shown)
-            message = (f"Armature \"{issue.object_name}\", {len(group)} bones ({names}): "
-                       f"{said(issue)[2]}")
+            message = f"{BONES.format(issue.object_name, len(group), names)}: {said(issue)[2]}"
             said_of = issue.message
             if isinstance(said_of, Phrase) and said_of.pattern.startswith("{}: ") \
                     and said_of.args and said_of.args[0] == head(issue):

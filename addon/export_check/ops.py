@@ -14,7 +14,7 @@ from bpy.types import Operator
 
 from ...core.frames import label
 from ..ui import translations
-from ..ui.counts import OBJECT_COUNT, OBJECTS_AND_BONES
+from ..ui.counts import OBJECT_COUNT, OBJECTS_AND_BONES, counted
 from ..ui.guard import guarded
 from ..ui.polls import poll_message
 from ..ui.texts import one_line_tooltips
@@ -32,13 +32,10 @@ POSE_BONE_COUNT = ("{:d} pose bone", "{:d} pose bones")
 
 def _checked(objects: int, bones: int) -> str:
     """"1 object", "0 objects and 3 pose bones": what the status line says was checked."""
-    def counted(forms, count):
-        return rpt_(forms[0] if count == 1 else forms[1]).format(count)
-
     if not bones:
-        return counted(OBJECT_COUNT, objects)
-    return rpt_(OBJECTS_AND_BONES).format(counted(OBJECT_COUNT, objects),
-                                          counted(POSE_BONE_COUNT, bones))
+        return counted(OBJECT_COUNT, objects, rpt_)
+    return rpt_(OBJECTS_AND_BONES).format(counted(OBJECT_COUNT, objects, rpt_),
+                                          counted(POSE_BONE_COUNT, bones, rpt_))
 
 
 def results(scene) -> dict:

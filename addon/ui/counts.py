@@ -21,7 +21,9 @@ def _untranslated(text: str) -> str:
     return text
 
 
-def _counted(forms: tuple, count: int, translate, *more) -> str:
+def counted(forms: tuple, count: int, translate=_untranslated, *more) -> str:
+    """``count`` in the singular or plural of ``forms`` (one of the pairs above, or a
+    caller's own), through ``translate``: "1 object", "3 objects"."""
     return translate(forms[0] if count == 1 else forms[1]).format(count, *more)
 
 
@@ -41,13 +43,13 @@ def count_phrase(objects: int, bones: int, rig: str = "", translate=_untranslate
     """"3 objects", "12 bones of "Rig"" (``rig`` given, no object), "5 bones" (no
     ``rig``: several armatures) or "2 objects and 12 bones"; "0 objects" for none."""
     if not bones:
-        return _counted(OBJECT_COUNT, objects, translate)
+        return counted(OBJECT_COUNT, objects, translate)
     if objects:
         return translate(OBJECTS_AND_BONES).format(
-            _counted(OBJECT_COUNT, objects, translate), _counted(BONE_COUNT, bones, translate))
+            counted(OBJECT_COUNT, objects, translate), counted(BONE_COUNT, bones, translate))
     if rig:
-        return _counted(RIG_BONE_COUNT, bones, translate, rig)
-    return _counted(BONE_COUNT, bones, translate)
+        return counted(RIG_BONE_COUNT, bones, translate, rig)
+    return counted(BONE_COUNT, bones, translate)
 
 
 def transform_pairs(transforms) -> list[tuple[str, str]]:
