@@ -305,21 +305,26 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_toleran
                              f"got {lock_tolerance!r}.")
         # The prefactor at a middle angle tol from +-90 deg is sqrt(2) sin(tol / 2).
         lock = max(GIMBAL_EPS, np.sqrt(2.0) * np.sin(0.5 * tol))
-    qa = _as_sequence(quat.normalize(q, "quat_to_euler_continuous"), "quat_to_euler_continuous")
+    qa = quat.normalize(q, "quat_to_euler_continuous")
+    rows = qa.ndim == 3 and qa.shape[1] >= 1
+    if not rows:
+        qa = _as_sequence(qa, "quat_to_euler_continuous")
     ref = None
     if reference is not None:
         ref = _as_finite(reference, 3, "quat_to_euler_continuous reference")
-        if ref.shape != (3,):
-            raise ValueError(f"quat_to_euler_continuous: reference must have shape (3,), got {ref.shape}.")
+        if ref.shape != qa.shape[:-2] + (3,):
+            raise ValueError(f"quat_to_euler_continuous: reference must have shape "
+                             f"{qa.shape[:-2] + (3,)}, got {ref.shape}.")
     e1, e2, gimbal = _euler_solutions(qa, order, lock=lock)
     if gimbal.any():
         # Hold the last axis at its value on the latest non-gimbal frame
         # (solution 1's value: solution 2 differs by exactly pi there, which the
         # second solution reproduces), or at the reference / 0 before any.
-        start = 0.0 if ref is None else ref[k]
-        idx = np.where(~gimbal, np.arange(len(gimbal)), -1)
-        idx = np.maximum.accumulate(idx)
-        held = np.where(idx >= 0, e1[np.maximum(idx, 0), k], start)
+        start = 0.0 if ref is None else ref[..., k, None]
+        idx = np.where(~gimbal, np.arange(gimbal.shape[-1]), -1)
+        idx = np.maximum.accumulate(idx, axis=-1)
+        held = np.where(idx >= 0, np.take_along_axis(e1[..., k], np.maximum(idx, 0), axis=-1),
+                        start)
         e1, e2, _ = _euler_solutions(qa, order, keep_last=held, lock=lock)
 
     def distance(x, y):
@@ -331,25 +336,27 @@ def quat_to_euler_continuous(q, order: str = "XYZ", reference=None, lock_toleran
     # distance beats the same-branch distance; both distances are the same
     # whichever branch frame n-1 is on (solution 2 is a fixed map of solution
     # 1), so the branch is a cumulative parity of those switches.
-    n = len(qa)
+    n = qa.shape[-2]
+    first1, first2 = e1[..., 0, :], e2[..., 0, :]
     if ref is None:
-        first2 = np.abs(e2[0]).sum() < np.abs(e1[0]).sum()
+        first_two = np.abs(first2).sum(axis=-1) < np.abs(first1).sum(axis=-1)
     else:
-        first2 = distance(e2[0], ref) < distance(e1[0], ref)
-    switch = np.zeros(n, dtype=bool)
-    switch[0] = first2
+        first_two = distance(first2, ref) < distance(first1, ref)
+    switch = np.zeros(qa.shape[:-1], dtype=bool)
+    switch[..., 0] = first_two
     if n > 1:
-        switch[1:] = distance(e2[1:], e1[:-1]) < distance(e1[1:], e1[:-1])
-    branch2 = np.cumsum(switch) % 2 == 1
-    raw = np.where(branch2[:, None], e2, e1) if branch2.any() else e1
+        switch[..., 1:] = (distance(e2[..., 1:, :], e1[..., :-1, :])
+                           < distance(e1[..., 1:, :], e1[..., :-1, :]))
+    branch2 = np.cumsum(switch, axis=-1) % 2 == 1
+    raw = np.where(branch2[..., None], e2, e1) if branch2.any() else e1
     # Unwrap each axis: whole turns chosen so each step is in [-pi, pi). In place on work
     # arrays: nearest_turn(raw, approx) and the cumulative sum's operations, to the bit.
-    steps = _wrap_in_place(np.diff(raw, axis=0))
-    start = raw[0] if ref is None else nearest_turn(raw[0], ref)
+    steps = _wrap_in_place(np.diff(raw, axis=-2))
+    start = raw[..., 0, :] if ref is None else nearest_turn(raw[..., 0, :], ref)
     approx = np.empty_like(raw)
-    approx[0] = start
-    np.cumsum(steps, axis=0, out=approx[1:])
-    approx[1:] += start
+    approx[..., 0, :] = start
+    np.cumsum(steps, axis=-2, out=approx[..., 1:, :])
+    approx[..., 1:, :] += start[..., None, :]
     approx -= raw                           # nearest_turn(raw, approx), in place
     approx /= _TWO_PI
     np.round(approx, out=approx)
@@ -585,10 +592,13 @@ def quat_to_mode_values_continuous(q, mode: str, reference=None, lock_tolerance=
 
 def quat_to_mode_values_continuous_many(q, mode: str, references=None, lock_tolerance=None) -> np.ndarray:
     """``quat_to_mode_values_continuous`` for b sequences at once: q (b, m, 4), references
-    (b, 4) or None. 'QUATERNION' runs in whole-array steps (a rig's bones); the other
-    modes one sequence at a time."""
+    (b, 4) (Euler: (b, 3)) or None. 'QUATERNION' and the Euler orders run in whole-array
+    steps (a rig's bones; runs of a bake's added samples); axis-angle one sequence at a
+    time."""
     _check_mode(mode)
     q = np.asarray(q, dtype=np.float64)
+    if mode in EULER_ORDERS and q.ndim == 3:
+        return quat_to_euler_continuous(q, mode, references, lock_tolerance)
     if mode != "QUATERNION" or q.ndim != 3:
         return np.stack([quat_to_mode_values_continuous(
             seq, mode, None if references is None else references[k], lock_tolerance)

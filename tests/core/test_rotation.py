@@ -200,6 +200,39 @@ def test_euler_continuous_tumbling_on_all_axes(order):
     assert np.abs(np.diff(rotation.quat_to_euler(q, order), axis=0)).max() > 3.0
 
 
+@pytest.mark.parametrize("order", rotation.EULER_ORDERS)
+@pytest.mark.parametrize("lock_tolerance", [None, rotation.BLENDER_GIMBAL_TOLERANCE])
+def test_euler_continuous_rows_are_each_sequence_on_its_own(order, lock_tolerance):
+    """Rows (b, n, 4) with references (b, 3) give, bit for bit, each row converted alone
+    with its reference, through gimbal lock and whole turns too: rows tumbling on all
+    axes, rows spinning through +-90 deg of the middle axis (some exactly at it), rows
+    with references whole turns and the other solution away."""
+    rng = np.random.default_rng(RNG_SEED)
+    t = np.linspace(0.0, 2.0 * np.pi, 9)
+    j = "XYZ".index(order[1])
+    rows, refs = [], []
+    for b in range(24):
+        e = rng.uniform(-3.0, 3.0, 3) + np.outer(t, rng.uniform(-1.5, 1.5, 3))
+        if b % 3 == 0:
+            e[:, j] = np.pi / 2.0 + 0.25 * np.pi * np.arange(-4, 5)   # through the lock
+        rows.append(rotation.euler_to_quat(e, order))
+        ref = e[0] + 2.0 * np.pi * rng.integers(-2, 3, 3)
+        if b % 4 == 1:
+            ref = np.array([ref[0] + np.pi, np.pi - ref[1], ref[2] + np.pi])
+        refs.append(ref)
+    q, refs = np.stack(rows), np.stack(refs)
+    together = rotation.quat_to_euler_continuous(q, order, refs, lock_tolerance)
+    alone = np.stack([rotation.quat_to_euler_continuous(row, order, ref, lock_tolerance)
+                      for row, ref in zip(q, refs)])
+    assert np.array_equal(together, alone)
+    no_refs = np.stack([rotation.quat_to_euler_continuous(row, order, None, lock_tolerance)
+                        for row in q])
+    assert np.array_equal(rotation.quat_to_mode_values_continuous_many(
+        q, order, None, lock_tolerance), no_refs)
+    with pytest.raises(ValueError, match="reference must have shape"):
+        rotation.quat_to_euler_continuous(q, order, refs[0])
+
+
 def test_euler_continuous_follows_reference_winding():
     e = np.radians([[10.0, 20.0, 30.0], [12.0, 21.0, 35.0]])
     q = rotation.euler_to_quat(e, "XYZ")
