@@ -5,6 +5,7 @@ against it; ``reduce``: fewer keys within a tolerance). Reads Blender, changes n
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,6 +83,10 @@ class Plan:
     # orientation (m, 4), its channel values (m, c)); the key frames the fit must keep
     # and the held (stepped) intervals; then the fitted keys, and the location keys kept.
     dense: tuple | None = None
+    # ``dense`` with more samples: (dense, more (k,) times) -> (times, target, values),
+    # the method's path computed at those (None: the samples stay as they are).
+    resample: Callable | None = None
+    refined: int = 0                     # samples reduce.add_samples put between them
     required_frames: np.ndarray | None = None
     stepped_frames: np.ndarray | None = None    # (s, 2) start, end
     corner_frames: np.ndarray | None = None     # the animator's keys, when not kept
@@ -302,19 +307,22 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         # keys every quarter frame too (``at``: where the baked frames are among them).
         samples = path_samples(frames, settings)
         at = np.searchsorted(samples, frames)
-        times = samples
+        loc_method = settings.location_method.lower()
+
+        def timed(samples):
+            """The times the method's path is computed at for ``samples``: the samples,
+            or with Constant Speed one time map for rotation and location (each key
+            orientation is reached where the object stands at that key, at whatever
+            frame it now gets there)."""
+            if bake_location and settings.constant_speed:
+                return path.constant_speed_times(loc_frames, _path_points(r), samples,
+                                                 loc_method)
+            return samples
+
+        times = timed(samples)
         location_values = location_constant = None
         if bake_location:
-            loc_method = settings.location_method.lower()
-            if settings.constant_speed:
-                # One time map for both: each key orientation is reached where the
-                # object stands at that key, at whatever frame it now gets there.
-                times = path.constant_speed_times(loc_frames, _path_points(r), samples,
-                                                  loc_method)
             location_values, location_constant = _positions(r, times[at], frames, loc_method)
-        blender = None
-        if keyed.stepped.any():
-            blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
         # A rotation bake (a rig's bones, a selection of objects) whose path the turns
         # machinery computes for a group in one call: plain interp.interpolate (no kept
         # turn, no step, even timing), or slerp keeping whole turns with no step
@@ -331,17 +339,27 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
               and keeps_whole_turns(keyed, settings)):
             pending = Pending(rot_frames, key_quats, method, keyed=keyed,
                               turns=settings.turns, timing=settings.timing)
+
+        def path_at(samples, times):
+            """(the method's orientation, the written half's target) at ``samples``."""
+            if settings.keep_playback:
+                # A rotation-mode conversion: what Blender plays now, in-betweens included.
+                quats = animdata.evaluate_orientation(obj, times, src.mode, fcurves,
+                                                      exact=True)
+                quats = _step_poses(quats, times, r.kept_rotation)
+            else:
+                blender = None
+                if keyed.stepped.any():
+                    blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves,
+                                                            exact=True)
+                quats = turn_interp.interpolate_keys(
+                    rot_frames, key_quats, keyed.tracking, keyed.kinds, settings.turns,
+                    method, times, settings.timing, blender)
+            return quats, _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
+
         quats = target = None
-        if settings.keep_playback:
-            # A rotation-mode conversion: what Blender plays now, in-betweens included.
-            quats = animdata.evaluate_orientation(obj, times, src.mode, fcurves, exact=True)
-            quats = _step_poses(quats, times, r.kept_rotation)
-            target = _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
-        elif not pending:
-            quats = turn_interp.interpolate_keys(rot_frames, key_quats, keyed.tracking,
-                                                 keyed.kinds, settings.turns, method, times,
-                                                 settings.timing, blender)
-            target = _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
+        if settings.keep_playback or not pending:
+            quats, target = path_at(samples, times)
         reference = None
         if out_mode == src.mode:
             if into_delta:
@@ -354,10 +372,25 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                                                            fcurves, exact=True)[0]
         values = None if pending else rotation.quat_to_mode_values_continuous(
             target, out_mode, reference, GIMBAL_BAND)
-        dense = None
+        dense = resample = None
         if fit:
             dense = _played_samples(samples, target, values, r.kept_rotation)
             quats, values = quats[at], values[at]
+            if _stepped(r.kept_rotation) is None:
+                def resample(dense, more):
+                    """``dense`` with the path at the samples ``more`` among them
+                    (reduce.add_samples), computed there alone."""
+                    at_t, at_target, at_values = dense
+                    more_target = path_at(more, timed(more))[1]
+                    order = np.argsort(np.concatenate((at_t, more)), kind="stable")
+                    merged = np.concatenate((at_target, more_target))[order]
+                    values = _values_between(at_t, at_values, more, more_target, out_mode)
+                    if values is None:
+                        values = rotation.quat_to_mode_values_continuous(
+                            merged, out_mode, reference, GIMBAL_BAND)
+                    else:
+                        values = np.concatenate((at_values, values))[order]
+                    return np.concatenate((at_t, more))[order], merged, values
         # Blender's own playback at the baked frames, for the "largest difference"
         # figure, when the delta half makes the per-channel evaluation of
         # set_deviations insufficient (delta @ rotation).
@@ -406,6 +439,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     plan.source_keys = rot_frames
     if dense is not None:
         plan.dense = dense
+        plan.resample = resample
         (plan.required_frames, plan.stepped_frames, plan.corner_frames,
          plan.recorded_frames) = fixed_frames(
             rot_frames, keyed.stepped, dense, settings, r.poses_before)
@@ -580,6 +614,36 @@ def _played_samples(samples, target, values, kept: list) -> tuple:
         return samples, target, values
     on = _with_ends(animdata.on_step_starts(held, samples))
     return samples[on], target[on], values[on]
+
+
+def _values_between(times, values, more, more_target, mode: str):
+    """The channel values in ``mode`` of the targets ``more_target`` at ``more`` (sorted,
+    none of them one of the samples ``times``, whose values are ``values``), each run
+    between two samples continuous from the sample before it, in one call for all runs
+    rather than the whole track converted again. None where a run would not lead on to
+    the sample after it as the track does (another Euler solution or turn there): the
+    caller then converts the whole track again."""
+    left = np.searchsorted(times, more, side="right") - 1
+    starts = np.flatnonzero(np.diff(left, prepend=-1))
+    sizes = np.diff(np.append(starts, more.size))
+    rows = left[starts]
+    # Each run padded to the longest with the sample after it (which continues from
+    # itself unchanged): a run's last column is that sample, reached through the run.
+    after = rotation.mode_values_to_quat(values[rows + 1], mode)
+    runs = np.repeat(after[:, None], sizes.max() + 1, axis=1)
+    row = np.repeat(np.arange(rows.size), sizes)
+    column = np.arange(more.size) - np.repeat(starts, sizes)
+    runs[row, column] = more_target
+    found = rotation.quat_to_mode_values_continuous_many(runs, mode, values[rows],
+                                                         GIMBAL_BAND)
+    if np.abs(found[:, -1] - values[rows + 1]).max() > _SAME_VALUES:
+        return None
+    return found[row, column]
+
+
+# A sample's channel values reached again through the samples added before it
+# (_values_between) are the same to a rounding of a few turns' size.
+_SAME_VALUES = 1e-9
 
 
 def _with_ends(on: np.ndarray) -> np.ndarray:

@@ -330,6 +330,8 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
     (core.bezier_keys.fit_many: the tracks of one rotation mode fitted together), and the
     location keys a LINEAR check keeps (core.keyreduce with the rotation held: Bezier keys
     are fitted to rotation channels only)."""
+    for plan in plans:
+        add_samples(plan)
     tolerances = [p.tolerance_deg for p in plans]
     try:
         found = bezier_keys.fit_many([_bezier_track(p, settings) for p in plans], tolerances)
@@ -351,6 +353,31 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
         for plan, keep in zip(moving, keyreduce.select_keys_many(
                 tracks, min(tolerances), settings.location_tolerance)):
             plan.location_keep = keep
+
+
+def add_samples(plan) -> None:
+    """Sample the plan's path between its quarter frames too where an Euler channel bends
+    fast (core.bezier_keys.bending_gaps), so that the fit is held to it there as well:
+    ``plan.dense`` gains those samples. Nothing where its samples cannot change
+    (``plan.resample`` None: under a kept Stepped modifier, or a Transform Cache's
+    playback)."""
+    if plan.resample is None:
+        return
+    # One round: bending_gaps splits a gap finely enough at once. (A second round, on the
+    # samples the first added, found no stray the first had left on the capture, the
+    # gimbal-lock keys and the timing benchmark's scene that bending_gaps names.)
+    times, _target, values = plan.dense
+    more = bezier_keys.bending_gaps(times, values, plan.out_mode, plan.tolerance_deg,
+                                    plan.source_keys)
+    held = plan.stepped_frames
+    if more.size and held is not None and held.size:
+        # Nothing inside a held interval: Blender holds its start's pose there (a jump on
+        # some channels' keys only: fixed_frames holds the last sample before it).
+        inside = (more[:, None] > held[:, 0]) & (more[:, None] < held[:, 1])
+        more = more[~inside.any(axis=1)]
+    if more.size:
+        plan.dense = plan.resample(plan.dense, more)
+        plan.refined = int(more.size)
 
 
 def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> BakeIssue:
@@ -431,7 +458,9 @@ def measure_written(plan, arrays: list) -> dict:
     composes with it changes no angle.
 
     Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
-    "samples", "sampled": "quarter frames" | "frames" | what a Stepped modifier plays,
+    "samples", "sampled": "quarter frames" | "frames" | what a Stepped modifier plays
+    (or the samples between quarter frames too: add_samples), "samples_between" (of
+    "samples", those add_samples put between quarter frames),
     "keys_before" (the animator's
     keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
     and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
@@ -440,7 +469,10 @@ def measure_written(plan, arrays: list) -> dict:
     tolerance_deg = plan.tolerance_deg
     if plan.dense is not None:
         times, target, _values = plan.dense
-        sampled, kind = "quarter frames", "BEZIER"
+        sampled, kind, refined = "quarter frames", "BEZIER", plan.refined
+        if refined:
+            sampled = (f"samples (every quarter frame, and {refined} between them "
+                       "where Euler angles bend fast)")
         if plan.held_rotation is not None:
             # Only its step starts play (plan._played_samples): every quarter frame holds
             # one of them.
@@ -454,7 +486,7 @@ def measure_written(plan, arrays: list) -> dict:
         target = (quat.normalize(values, "baked quaternion channels")
                   if plan.out_mode == 'QUATERNION' else rotation.mode_values_to_quat(
                       values, plan.out_mode))
-        sampled, kind = "frames", "LINEAR"
+        sampled, kind, refined = "frames", "LINEAR", 0
         if at is not None:
             sampled = _held_words(plan.held_rotation)
     keys = plan.bezier if plan.dense is not None else None
@@ -494,7 +526,7 @@ def measure_written(plan, arrays: list) -> dict:
     return {
         "max_deg": worst, "p99_deg": p99,
         "within": within / samples, "samples": samples,
-        "worst_frame": float(times[at]), "sampled": sampled,
+        "worst_frame": float(times[at]), "sampled": sampled, "samples_between": refined,
         "keys_before": int(plan.key_count_before), "keys_dense": int(plan.frames.shape[0]),
         "keys_written": int(arrays[0]["co"].shape[0]), "key_interpolation": kind,
         "tolerance_deg": float(tolerance_deg), **extra, **_location_keys(plan),

@@ -610,3 +610,49 @@ def test_exact_slopes_near_gimbal_lock_are_put_back_where_they_play_worse(seed, 
     monkeypatch.setattr(bezier_keys._Batch, "_try_exact", leave_as_measured)
     as_measured = worst(bezier_keys.fit_many([track], 0.01)[0])
     assert with_exact <= as_measured + 1e-6, (with_exact, as_measured)
+
+
+# ---------------------------------------------------------------- bending_gaps
+
+def _pitch_through_lock(times, pitch_deg=89.9):
+    """XYZ Euler values of an orientation pitched ``pitch_deg`` about Y, turning slowly
+    (0.1 rad a frame) about the world X axis through it at frame 2: near the lock X and
+    Z swing fast against each other there, while the orientation itself turns evenly.
+    The orientation from scipy, not from quatbake."""
+    rot = Rotation.from_rotvec(np.outer(0.1 * (times - 2.0), [1.0, 0.0, 0.0])) * \
+        Rotation.from_euler("y", pitch_deg, degrees=True)
+    return rotation.quat_to_euler_continuous(rot.as_quat()[:, [3, 0, 1, 2]], "XYZ")
+
+
+def test_bending_gaps_splits_the_gaps_where_euler_angles_swing_and_no_others():
+    """Near gimbal lock the X and Z angles swing fast: the gaps there get points, each
+    split in a power of two of parts (64ths of a frame at the finest); a slow bend, far
+    from it, gets none; nor does another mode."""
+    times = np.arange(0.0, 4.0 + 1e-9, 0.25)
+    values = _pitch_through_lock(times)
+    more = bezier_keys.bending_gaps(times, values, "XYZ", 0.01)
+    assert more.size
+    # Every point between two samples, on the 64th-frame grid.
+    assert np.all(np.isin(more, times) == False)          # noqa: E712
+    assert np.allclose(more * 64.0, np.round(more * 64.0), atol=1e-9)
+    # Only where the channels change fast: around the lock at frame 2.
+    rate = np.abs(np.diff(values, axis=0)).sum(axis=1) / 0.25
+    gap = np.searchsorted(times, more) - 1
+    assert rate[gap].min() > bezier_keys.FAST_RATE
+    assert np.abs(more - 2.0).max() < 0.5
+    slow = _pitch_through_lock(times, pitch_deg=30.0)
+    assert bezier_keys.bending_gaps(times, slow, "XYZ", 0.01).size == 0
+    q = Rotation.from_euler("xyz", values).as_quat()[:, [3, 0, 1, 2]]
+    assert bezier_keys.bending_gaps(times, q, "QUATERNION", 0.01).size == 0
+
+
+def test_bending_gaps_takes_a_corner_at_a_key_for_no_bend():
+    """A slerp turns a corner at its keys: one channel's slope jumps there by far more
+    than a tolerance bends, which the fit keys. Given as a kink it asks for no points;
+    not given, the two gaps beside it are split."""
+    times = np.arange(0.0, 4.0 + 1e-9, 0.25)
+    values = np.zeros((times.size, 3))
+    values[:, 0] = np.where(times < 2.0, 0.0, 2.0 * (times - 2.0))   # 2 rad/frame from 2
+    assert bezier_keys.bending_gaps(times, values, "XYZ", 0.01, kinks=[2.0]).size == 0
+    split = bezier_keys.bending_gaps(times, values, "XYZ", 0.01)
+    assert split.size and np.all((split > 1.75) & (split < 2.25))

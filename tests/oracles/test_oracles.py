@@ -443,3 +443,40 @@ def test_fbx_ascii_is_refused_with_a_sentence(tmp_path):
     path.write_text("; FBX 7.5.0 project file\n")
     with pytest.raises(fr.FbxError, match="not a binary FBX"):
         fr.load_fbx(path)
+
+
+# ---------------------------------------------------------------- method_paths
+
+@pytest.mark.parametrize("method", ['SLERP', 'NLERP', 'SQUAD'])
+def test_method_paths_pass_through_the_keys_and_take_the_short_way(method):
+    """Each path is the key orientation at its key (either sign), and between two keys
+    turns the short way: a key given as -q is the same path."""
+    from oracles import method_paths
+
+    pytest.importorskip("quaternion")
+    frames = np.array([1.0, 11.0, 21.0, 31.0])
+    keys = Rotation.from_euler("XYZ", [[0, 0, 0], [40, 10, 5], [80, 60, 20], [20, 30, 150]],
+                               degrees=True).as_quat()[:, [3, 0, 1, 2]]
+    flipped = keys.copy()
+    flipped[2] *= -1.0
+    at = method_paths.path(method, frames, keys, frames)
+    assert np.allclose(np.abs(np.sum(at * keys, axis=1)), 1.0, atol=1e-12)
+    times = np.linspace(1.0, 31.0, 121)
+    a = method_paths.path(method, frames, keys, times)
+    b = method_paths.path(method, frames, flipped, times)
+    assert np.allclose(np.abs(np.sum(a * b, axis=1)), 1.0, atol=1e-12)
+
+
+def test_method_paths_nlerp_is_the_normalised_chord_and_slerp_the_even_arc():
+    """A quarter of the way between the identity and 90 deg about Z: slerp turns 22.5 deg;
+    nlerp's chord (0.75 + 0.25 cos 45, 0, 0, 0.25 sin 45) has the half angle
+    atan2(0.25 sin 45, 0.75 + 0.25 cos 45) = 10.80 deg, so it turns 21.598 deg."""
+    from oracles import method_paths
+
+    keys = np.array([[1.0, 0.0, 0.0, 0.0], [np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]])
+    frames, quarter = np.array([0.0, 4.0]), np.array([1.0])
+    angle = {m: np.degrees(2.0 * np.arctan2(
+        method_paths.path(m, frames, keys, quarter)[0, 3],
+        method_paths.path(m, frames, keys, quarter)[0, 0])) for m in ('SLERP', 'NLERP')}
+    assert angle['SLERP'] == pytest.approx(22.5, abs=1e-9)
+    assert angle['NLERP'] == pytest.approx(21.5982, abs=1e-4)
