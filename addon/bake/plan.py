@@ -376,7 +376,13 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         if fit:
             dense = _played_samples(samples, target, values, r.kept_rotation)
             quats, values = quats[at], values[at]
-            if _stepped(r.kept_rotation) is None:
+            # Not under a kept Stepped modifier (its samples are the step starts); not
+            # with Timing: Keyed, whose progress is known at its tracked samples only;
+            # not with Constant Speed, whose path turns its corners at the retimed key
+            # times, which the fit's key frames are not (a review: samples added beside
+            # them doubled what the bake strays between quarter frames, 1.2 to 2.5 deg).
+            if _stepped(r.kept_rotation) is None and settings.timing != 'KEYED' \
+                    and not settings.constant_speed:
                 def resample(dense, more):
                     """``dense`` with the path at the samples ``more`` among them
                     (reduce.add_samples), computed there alone."""

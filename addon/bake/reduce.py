@@ -358,10 +358,15 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
 def add_samples(plan) -> None:
     """Sample the plan's path between its quarter frames too where an Euler channel bends
     fast (core.bezier_keys.bending_gaps), so that the fit is held to it there as well:
-    ``plan.dense`` gains those samples. Nothing where its samples cannot change
-    (``plan.resample`` None: under a kept Stepped modifier, or a Transform Cache's
-    playback)."""
-    if plan.resample is None:
+    ``plan.dense`` gains those samples, ``plan.rotation_values`` the channel values at
+    the baked frames as the dense ones now run (converted again through the new samples,
+    an Euler track can take the other solution from there on). Once per plan: a bake that
+    refuses one transform fits the others again, and bending_gaps run again on its own
+    samples always finds more (a review: the count in the note was the second round's).
+    Nothing where its samples cannot change (``plan.resample`` None: see plan_reading;
+    a Transform Cache's playback)."""
+    resample, plan.resample = plan.resample, None
+    if resample is None:
         return
     # One round: bending_gaps splits a gap finely enough at once. (A second round, on the
     # samples the first added, found no stray the first had left on the capture, the
@@ -376,8 +381,10 @@ def add_samples(plan) -> None:
         inside = (more[:, None] > held[:, 0]) & (more[:, None] < held[:, 1])
         more = more[~inside.any(axis=1)]
     if more.size:
-        plan.dense = plan.resample(plan.dense, more)
+        plan.dense = resample(plan.dense, more)
         plan.refined = int(more.size)
+        times, _target, values = plan.dense
+        plan.rotation_values = values[np.searchsorted(times, plan.frames)]
 
 
 def _fit_issue(plan, tol: float, exc: Exception, conversion: bool = False) -> BakeIssue:

@@ -985,6 +985,31 @@ def test_keys_through_gimbal_lock_play_within_the_tolerance_between_quarter_fram
     assert off.max() <= tolerance, (off.max(), times[int(np.argmax(off))])
 
 
+@pytest.mark.parametrize("how", ["timing keyed", "constant speed"])
+def test_keys_through_gimbal_lock_with_keyed_timing_or_constant_speed_add_no_samples(
+        clean_blender, how):
+    """Timing: Keyed knows its progress at its own samples only: the samples added between
+    quarter frames raised there ("progress_at: frame 45.625 was not among the tracked
+    samples") and the bake was refused. Constant Speed turns its corners at the retimed
+    key times, where samples added beside the animator's key frames made the bake stray
+    twice as far between quarter frames (a review). Both bake as before: within the
+    tolerance at every quarter frame, nothing added between them."""
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
+    obj = _keyed_object("Lock", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    for frame, x in zip(frames, [0.0, 1.0, 5.0, 6.0, 20.0]):
+        obj.location = (x, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=float(frame))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    extra = {"timing": 'KEYED'} if how == "timing keyed" else {
+        "constant_speed": True, "location_method": 'LINEAR'}
+    result = bake.bake_objects([obj], bake.BakeSettings(
+        method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER', **extra))
+    stats = result.key_statistics["Lock"]
+    assert stats["samples_between"] == 0 and stats["sampled"] == "quarter frames"
+    assert stats["within"] == 1.0 and stats["max_deg"] <= 0.01
+
+
 def test_aligned_handles_are_given_as_blenders_own_realignment_leaves_them(clean_blender):
     """core.bezier_keys.aligned_as_blender against Blender itself: float32 handles, close
     to aligned as a fit makes them, written ALIGNED (and some FREE) and then
