@@ -388,7 +388,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                     (reduce.add_samples), computed there alone."""
                     at_t, at_target, at_values = dense
                     more_target = path_at(more, timed(more))[1]
-                    order = np.argsort(np.concatenate((at_t, more)), kind="stable")
+                    merged_t = np.concatenate((at_t, more))
+                    order = np.argsort(merged_t, kind="stable")
                     merged = np.concatenate((at_target, more_target))[order]
                     values = _values_between(at_t, at_values, more, more_target, out_mode)
                     if values is None:
@@ -396,7 +397,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                             merged, out_mode, reference, GIMBAL_BAND)
                     else:
                         values = np.concatenate((at_values, values))[order]
-                    return np.concatenate((at_t, more))[order], merged, values
+                    return merged_t[order], merged, values
         # Blender's own playback at the baked frames, for the "largest difference"
         # figure, when the delta half makes the per-channel evaluation of
         # set_deviations insufficient (delta @ rotation).
