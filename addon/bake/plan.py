@@ -19,6 +19,7 @@ from ...core import (
     turn_interp,
 )
 from .. import animdata
+from ..animdata import turn_inputs
 from .read import Reading, Source
 from .reduce import fixed_frames
 from .settings import (
@@ -340,8 +341,10 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             pending = Pending(rot_frames, key_quats, method, keyed=keyed,
                               turns=settings.turns, timing=settings.timing)
 
-        def path_at(samples, times):
-            """(the method's orientation, the written half's target) at ``samples``."""
+        def path_at(samples, times, tracking=None):
+            """(the method's orientation, the written half's target) at ``samples``;
+            ``tracking``: Timing: Keyed's, tracked at ``samples`` too (retracked), where
+            the plan's was tracked at its own samples only."""
             if settings.keep_playback:
                 # A rotation-mode conversion: what Blender plays now, in-betweens included.
                 quats = animdata.evaluate_orientation(obj, times, src.mode, fcurves,
@@ -353,9 +356,20 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                     blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves,
                                                             exact=True)
                 quats = turn_interp.interpolate_keys(
-                    rot_frames, key_quats, keyed.tracking, keyed.kinds, settings.turns,
-                    method, times, settings.timing, blender)
+                    rot_frames, key_quats, tracking or keyed.tracking, keyed.kinds,
+                    settings.turns, method, times, settings.timing, blender)
             return quats, _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
+
+        def retracked(more):
+            """Timing: Keyed's tracking with ``more`` among its samples: its progress is
+            known at its tracked samples only (the path's, track_request), so Blender's
+            playback is tracked again with these too. More samples never change what a
+            tracking finds (core.turns), nor the progress at the samples it had."""
+            request = r.track_request(settings)
+            return turn_inputs.track(request.obj, request.mode, request.fcurves,
+                                     request.key_frames, request.key_quats, request.key_raw,
+                                     np.union1d(request.extra, more),
+                                     None if fcurve_cache is None else fcurve_cache.get("keys"))
 
         quats = target = None
         if settings.keep_playback or not pending:
@@ -377,17 +391,16 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             dense = _played_samples(samples, target, values, r.kept_rotation)
             quats, values = quats[at], values[at]
             # Not under a kept Stepped modifier (its samples are the step starts); not
-            # with Timing: Keyed, whose progress is known at its tracked samples only;
-            # not with Constant Speed, whose path turns its corners at the retimed key
+            # with Constant Speed, whose path turns its corners at the retimed key
             # times, which the fit's key frames are not (a review: samples added beside
             # them doubled what the bake strays between quarter frames, 1.2 to 2.5 deg).
-            if _stepped(r.kept_rotation) is None and settings.timing != 'KEYED' \
-                    and not settings.constant_speed:
+            if _stepped(r.kept_rotation) is None and not settings.constant_speed:
                 def resample(dense, more):
                     """``dense`` with the path at the samples ``more`` among them
                     (reduce.add_samples), computed there alone."""
                     at_t, at_target, at_values = dense
-                    more_target = path_at(more, timed(more))[1]
+                    tracking = retracked(more) if settings.timing == 'KEYED' else None
+                    more_target = path_at(more, timed(more), tracking)[1]
                     merged_t = np.concatenate((at_t, more))
                     order = np.argsort(merged_t, kind="stable")
                     merged = np.concatenate((at_target, more_target))[order]

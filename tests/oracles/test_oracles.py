@@ -481,3 +481,22 @@ def test_method_paths_nlerp_is_the_normalised_chord_and_slerp_the_even_arc():
         method_paths.path(m, frames, keys, quarter)[0, 0])) for m in ('SLERP', 'NLERP')}
     assert angle['SLERP'] == pytest.approx(22.5, abs=1e-9)
     assert angle['NLERP'] == pytest.approx(21.5982, abs=1e-4)
+
+
+def test_slerp_keyed_timing_follows_the_twist_about_the_arc():
+    """Keys 0 and 90 deg about Z at frames 0 and 4: where Blender plays 30 deg about Z
+    tilted by 10 deg about X, its twist about Z is 30 deg (the tilt is off the arc), so
+    the path is a third of the way: 30 deg about Z. At the keys, the keys."""
+    from oracles import method_paths
+
+    keys = Rotation.from_euler("z", [[0.0], [90.0]], degrees=True).as_quat()[:, [3, 0, 1, 2]]
+    # Rz(30) Rx(10) = (cos15 cos5, cos15 sin5, sin15 sin5, sin15 cos5): its twist about
+    # z is 2 atan2(sin15 cos5, cos15 cos5) = 30 deg.
+    played = (Rotation.from_euler("z", [[0.0], [30.0], [90.0]], degrees=True)
+              * Rotation.from_euler("x", [[0.0], [10.0], [0.0]], degrees=True))
+    got = method_paths.slerp_keyed_timing([0.0, 4.0], keys,
+                                          played.as_quat()[:, [3, 0, 1, 2]],
+                                          [0.0, 1.0, 4.0])
+    angles = Rotation.from_quat(got[:, [1, 2, 3, 0]]).as_euler("xyz", degrees=True)
+    assert angles[:, 2] == pytest.approx([0.0, 30.0, 90.0], abs=1e-9)
+    assert angles[:, :2] == pytest.approx(np.zeros((3, 2)), abs=1e-9)
