@@ -248,6 +248,45 @@ def _evaluate(times: np.ndarray, points: np.ndarray, t: np.ndarray, method: str)
 # ------------------------------------------------------------------- public API
 
 
+def _retiming(times: np.ndarray, points: np.ndarray, name: str):
+    """constant_speed_times' arc-length table and new key times (k >= 2 keys): (steps,
+    table_t, arc, arc_at_keys, length, duration, hold, new_starts), None when the path
+    does not move."""
+    segments = times.size - 1
+    steps = int(np.clip(MAX_TABLE // segments, MIN_SUBSTEPS, SUBSTEPS))
+    frac = np.arange(steps) / steps
+    table_t = (times[:-1, None] + np.diff(times)[:, None] * frac[None, :]).ravel()
+    table_t = np.concatenate((table_t, times[-1:]))
+    table_p = _evaluate(times, points, table_t, name)
+    arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(table_p, axis=0), axis=1))))
+    total = arc[-1]
+    if not total > 0.0:
+        return None
+
+    # New durations: holds keep theirs, moving intervals share the rest in
+    # proportion to their length.
+    arc_at_keys = arc[::steps]
+    length = np.diff(arc_at_keys)
+    duration = np.diff(times)
+    hold = length <= HOLD_FRACTION * total
+    moving_time = duration[~hold].sum()
+    moving_length = length[~hold].sum()
+    new_duration = np.where(hold, duration, length * moving_time / moving_length)
+    new_starts = np.concatenate(([times[0]], times[0] + np.cumsum(new_duration)))
+    new_starts[-1] = times[-1]  # exactly, whatever the rounding of the sum
+    return steps, table_t, arc, arc_at_keys, length, duration, hold, new_starts
+
+
+def constant_speed_key_times(key_times, key_points, method: str = "linear") -> np.ndarray:
+    """(k,) the frames at which :func:`constant_speed_times`' retimed path reaches each
+    key: where a path timed by it turns its corners. The keys' own frames where the path
+    does not move, or with a single key."""
+    name = _check_method(method)
+    times, points = _check_keys(key_times, key_points)
+    found = _retiming(times, points, name) if times.size > 1 else None
+    return times.copy() if found is None else found[-1]
+
+
 def constant_speed_times(key_times, key_points, sample_times, method: str = "linear") -> np.ndarray:
     """Curve frames (n,) at which to evaluate so the path is travelled at one speed.
 
@@ -275,28 +314,11 @@ def constant_speed_times(key_times, key_points, sample_times, method: str = "lin
     tc = np.clip(t, times[0], times[-1])
     if times.size == 1:
         return tc
-    segments = times.size - 1
-    steps = int(np.clip(MAX_TABLE // segments, MIN_SUBSTEPS, SUBSTEPS))
-    frac = np.arange(steps) / steps
-    table_t = (times[:-1, None] + np.diff(times)[:, None] * frac[None, :]).ravel()
-    table_t = np.concatenate((table_t, times[-1:]))
-    table_p = _evaluate(times, points, table_t, name)
-    arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(table_p, axis=0), axis=1))))
-    total = arc[-1]
-    if not total > 0.0:
+    found = _retiming(times, points, name)
+    if found is None:
         return tc
-
-    # New durations: holds keep theirs, moving intervals share the rest in
-    # proportion to their length.
-    arc_at_keys = arc[::steps]
-    length = np.diff(arc_at_keys)
-    duration = np.diff(times)
-    hold = length <= HOLD_FRACTION * total
-    moving_time = duration[~hold].sum()
-    moving_length = length[~hold].sum()
-    new_duration = np.where(hold, duration, length * moving_time / moving_length)
-    new_starts = np.concatenate(([times[0]], times[0] + np.cumsum(new_duration)))
-    new_starts[-1] = times[-1]  # exactly, whatever the rounding of the sum
+    steps, table_t, arc, arc_at_keys, length, duration, hold, new_starts = found
+    segments = times.size - 1
     seg = _segments(new_starts, tc)
     into = tc - new_starts[seg]
     span = new_starts[seg + 1] - new_starts[seg]

@@ -88,6 +88,7 @@ class Plan:
     # the method's path computed at those (None: the samples stay as they are).
     resample: Callable | None = None
     refined: int = 0                     # samples reduce.add_samples put between them
+    reached: int = 0                     # of the samples, Constant Speed's poses between them
     required_frames: np.ndarray | None = None
     stepped_frames: np.ndarray | None = None    # (s, 2) start, end
     corner_frames: np.ndarray | None = None     # the animator's keys, when not kept
@@ -98,6 +99,9 @@ class Plan:
     #                                              CONSTANT (where the keyed axis holds)
     key_count_before: int = 0                    # the animator's keys per rotation channel
     source_keys: np.ndarray | None = None        # their frames (rotation channels)
+    # Where the method's path passes the keys' orientations (a Bezier fit's): source_keys,
+    # or with Constant Speed the frames it now reaches them at (its corners).
+    path_key_frames: np.ndarray | None = None
     tolerance_deg: float = 0.0                   # set by reduce.reduce_keys (0: every key kept)
     tolerance_px: float = 0.0                    # a camera's pixel tolerance, if any
     pixels_per_radian: float | None = None       # a perspective camera's (core.pixels)
@@ -304,22 +308,35 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             # A step jumps on its key's frame: that frame is baked whatever the Step.
             ends = rot_frames[1:][keyed.stepped]
             frames = np.union1d(frames, ends[(ends >= start) & (ends <= end)])
-        # The method's path is computed at ``samples``: the baked frames, and for Bezier
-        # keys every quarter frame too (``at``: where the baked frames are among them).
-        samples = path_samples(frames, settings)
-        at = np.searchsorted(samples, frames)
         loc_method = settings.location_method.lower()
+        retimed = bake_location and settings.constant_speed
 
         def timed(samples):
             """The times the method's path is computed at for ``samples``: the samples,
             or with Constant Speed one time map for rotation and location (each key
             orientation is reached where the object stands at that key, at whatever
             frame it now gets there)."""
-            if bake_location and settings.constant_speed:
+            if retimed:
                 return path.constant_speed_times(loc_frames, _path_points(r), samples,
                                                  loc_method)
             return samples
 
+        # The method's path is computed at ``samples``: the baked frames, and for Bezier
+        # keys every quarter frame too (``at``: where the baked frames are among them).
+        samples = path_samples(frames, settings)
+        key_times, reached = rot_frames, 0
+        if fit and retimed:
+            # The path turns its corners where it reaches the keys' orientations, at the
+            # frames Constant Speed moved them to: those are samples, and the fit keys
+            # them there, not on the animator's frames, which the poses left (a review:
+            # unkeyed, such a corner played 1.18 deg off between quarter frames).
+            key_times = _reached_at(rot_frames, samples, timed,
+                                    path.constant_speed_key_times(loc_frames, _path_points(r),
+                                                                  loc_method))
+            more = np.setdiff1d(key_times[(key_times >= samples[0])
+                                          & (key_times <= samples[-1])], samples)
+            samples, reached = np.union1d(samples, more), int(more.size)
+        at = np.searchsorted(samples, frames)
         times = timed(samples)
         location_values = location_constant = None
         if bake_location:
@@ -390,11 +407,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         if fit:
             dense = _played_samples(samples, target, values, r.kept_rotation)
             quats, values = quats[at], values[at]
-            # Not under a kept Stepped modifier (its samples are the step starts); not
-            # with Constant Speed, whose path turns its corners at the retimed key
-            # times, which the fit's key frames are not (a review: samples added beside
-            # them doubled what the bake strays between quarter frames, 1.2 to 2.5 deg).
-            if _stepped(r.kept_rotation) is None and not settings.constant_speed:
+            # Not under a kept Stepped modifier (its samples are the step starts).
+            if _stepped(r.kept_rotation) is None:
                 def resample(dense, more):
                     """``dense`` with the path at the samples ``more`` among them
                     (reduce.add_samples), computed there alone."""
@@ -460,9 +474,15 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     if dense is not None:
         plan.dense = dense
         plan.resample = resample
+        plan.path_key_frames = key_times
+        plan.reached = reached
+        poses_before = r.poses_before
+        if retimed and poses_before is not None:
+            poses_before = _reached_at(np.asarray(poses_before, dtype=np.float64), samples,
+                                       timed, key_times)
         (plan.required_frames, plan.stepped_frames, plan.corner_frames,
          plan.recorded_frames) = fixed_frames(
-            rot_frames, keyed.stepped, dense, settings, r.poses_before)
+            key_times, keyed.stepped, dense, settings, poses_before)
     if pending:
         pending.reference = reference
         plan.pending = pending
@@ -549,6 +569,23 @@ def _jumps(r: Reading, times: np.ndarray) -> np.ndarray:
         order = np.argsort(spans[:, 1])
         done = np.searchsorted(spans[order, 1], times, side="right")
         out[:, axis] = np.r_[0.0, np.cumsum(size[order])][done]
+    return out
+
+
+def _reached_at(key_frames: np.ndarray, samples: np.ndarray, timed: Callable,
+                corners: np.ndarray) -> np.ndarray:
+    """The frames at which a path timed by ``timed`` (Constant Speed's map from frames to
+    the keys' time) reaches ``key_frames``: its inverse, from the map at ``samples`` and
+    at the location path's own retimed key times (``corners``, where the map bends), so
+    that a rotation key on a location key is reached exactly there. Keys outside the
+    location keys' range, where the map holds, keep their frames."""
+    grid = np.union1d(samples, corners)
+    grid = grid[(grid >= corners[0]) & (grid <= corners[-1])]
+    mapped = timed(grid)
+    inside = (key_frames >= mapped[0]) & (key_frames <= mapped[-1])
+    out = key_frames.astype(np.float64, copy=True)
+    if grid.size >= 2:
+        out[inside] = np.interp(key_frames[inside], mapped, grid)
     return out
 
 

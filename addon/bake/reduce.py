@@ -373,7 +373,8 @@ def add_samples(plan) -> None:
     # gimbal-lock keys and the timing benchmark's scene that bending_gaps names.)
     times, _target, values = plan.dense
     more = bezier_keys.bending_gaps(times, values, plan.out_mode, plan.tolerance_deg,
-                                    plan.source_keys)
+                                    plan.source_keys if plan.path_key_frames is None
+                                    else plan.path_key_frames)
     held = plan.stepped_frames
     if more.size and held is not None and held.size:
         # Nothing inside a held interval: Blender holds its start's pose there (a jump on
@@ -466,8 +467,8 @@ def measure_written(plan, arrays: list) -> dict:
 
     Returns {"max_deg", "p99_deg", "within": share of samples within the tolerance,
     "samples", "sampled": "quarter frames" | "frames" | what a Stepped modifier plays
-    (or the samples between quarter frames too: add_samples), "samples_between" (of
-    "samples", those add_samples put between quarter frames),
+    (or the samples between quarter frames too: add_samples, Constant Speed's poses),
+    "samples_between" (of "samples", those between quarter frames),
     "keys_before" (the animator's
     keys per channel), "keys_dense", "keys_written", "key_interpolation", "tolerance_deg"}
     and, for a perspective camera, "max_px" and "p99_px": the most any pixel of the
@@ -476,10 +477,13 @@ def measure_written(plan, arrays: list) -> dict:
     tolerance_deg = plan.tolerance_deg
     if plan.dense is not None:
         times, target, _values = plan.dense
-        sampled, kind, refined = "quarter frames", "BEZIER", plan.refined
+        sampled, kind = "quarter frames", "BEZIER"
+        refined = plan.refined + plan.reached
         if refined:
-            sampled = (f"samples (every quarter frame, and {refined} between them "
-                       "where Euler angles bend fast)")
+            where = " and ".join(w for n, w in (
+                (plan.refined, "where Euler angles bend fast"),
+                (plan.reached, "where Constant Speed reaches a pose")) if n)
+            sampled = f"samples (every quarter frame, and {refined} between them {where})"
         if plan.held_rotation is not None:
             # Only its step starts play (plan._played_samples): every quarter frame holds
             # one of them.

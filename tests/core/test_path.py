@@ -225,6 +225,26 @@ def test_constant_speed_keeps_holds_and_shares_the_rest_at_one_speed(method):
     assert np.all(np.diff(tau) >= 0.0)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_constant_speed_key_times_are_where_the_retimed_path_reaches_each_key(method):
+    """The scene above: 3 m in 10 frames, a 20-frame hold, 12 m in 10 frames; 15 m in
+    the 20 moving frames, so the keys are reached at frames 0, 4, 24 (the hold keeps its
+    20 frames) and 40, by hand. There the retimed path stands on each key's point
+    (interpolate_positions with constant speed), and constant_speed_times gives the keys'
+    own frames."""
+    times = np.array([0.0, 10.0, 30.0, 40.0])
+    points = np.array([[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [3.0, 0.0, 0.0], [15.0, 0.0, 0.0]])
+    reached = path.constant_speed_key_times(times, points, method)
+    assert reached == pytest.approx([0.0, 4.0, 24.0, 40.0], abs=1e-9)
+    assert path.constant_speed_times(times, points, reached, method) == pytest.approx(
+        times, abs=1e-9)
+    out = path.interpolate_positions(times, points, reached, method, constant_speed=True)
+    assert np.allclose(out, points, atol=1e-9)
+    # No movement, or a single key: the keys' own frames.
+    assert np.array_equal(path.constant_speed_key_times(times, np.zeros((4, 3)), method), times)
+    assert np.array_equal(path.constant_speed_key_times([7.0], [[1.0, 2.0, 3.0]], method), [7.0])
+
+
 def test_single_key_holds():
     out = path.interpolate_positions([4.0], [[1.0, 2.0, 3.0]], [0.0, 4.0, 9.0], "catmull_rom", True)
     assert np.array_equal(out, np.tile([1.0, 2.0, 3.0], (3, 1)))
