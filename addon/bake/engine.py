@@ -61,6 +61,7 @@ from .settings import (
     path_of,
     settings_issues,
     tolerance_words,
+    unexpected_issue,
     verb,
 )
 from .turns import track_all
@@ -153,17 +154,6 @@ def location_words(result: BakeResult, translate=lambda text: text) -> str:
         return ""
     return translate("; location {:d} LINEAR keys per channel").format(
         sum(s["location_keys"] for s in stats))
-
-
-def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
-    """An exception QuatBake did not foresee, as the one sentence naming the transform that
-    the user sees instead of a traceback."""
-    name = getattr(obj, "name", "")
-    who = animdata.subject(obj) if obj is not None else "The selection"
-    return BakeIssue('ERROR', name, "", None,
-                     f"{who} could not be baked: QuatBake failed while {doing} "
-                     f"({type(exc).__name__}: {exc}), so it was left as it was; please report "
-                     "this with the file.", getattr(obj, "bone_name", ""))
 
 
 def _interpolate_pending(plans: list) -> tuple[list[BakeIssue], list[BakeIssue]]:

@@ -14,7 +14,7 @@ from ...core.pitfalls import keys_are_dense
 from .. import animdata
 from .camera import camera_frames
 from .deviation import play_written, written_change
-from .settings import BakeError, BakeIssue, BakeSettings
+from .settings import BakeError, BakeIssue, BakeSettings, unexpected_issue
 
 
 def _step_keys(constant_keys) -> np.ndarray | None:
@@ -331,7 +331,11 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
     location keys a LINEAR check keeps (core.keyreduce with the rotation held: Bezier keys
     are fitted to rotation channels only)."""
     for plan in plans:
-        add_samples(plan)
+        try:
+            add_samples(plan)
+        except Exception as exc:   # its own refusal: the others are fitted without it
+            raise BakeError([unexpected_issue(
+                plan.obj, "sampling its path between quarter frames", exc)]) from exc
     tolerances = [p.tolerance_deg for p in plans]
     try:
         found = bezier_keys.fit_many([_bezier_track(p, settings) for p in plans], tolerances)

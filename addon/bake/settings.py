@@ -191,6 +191,17 @@ class BakeError(Exception):
         super().__init__(self.issues[0].message if self.issues else "The bake failed.")
 
 
+def unexpected_issue(obj, doing: str, exc: BaseException) -> BakeIssue:
+    """An exception QuatBake did not foresee, as the one sentence naming the transform that
+    the user sees instead of a traceback."""
+    name = getattr(obj, "name", "")
+    who = animdata.subject(obj) if obj is not None else "The selection"
+    return BakeIssue('ERROR', name, "", None,
+                     f"{who} could not be baked: QuatBake failed while {doing} "
+                     f"({type(exc).__name__}: {exc}), so it was left as it was; please report "
+                     "this with the file.", getattr(obj, "bone_name", ""))
+
+
 def _is_whole(value) -> bool:
     if isinstance(value, bool):
         return False

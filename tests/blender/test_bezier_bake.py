@@ -1053,6 +1053,41 @@ def test_constant_speed_keys_its_poses_where_it_reaches_them_and_plays_within_th
     assert np.abs(key_frames[:, None] - reached[None, :]).min(axis=0).max() <= 1e-5, key_frames
 
 
+def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_left_alone(
+        clean_blender, monkeypatch):
+    """Sampling the path between quarter frames (reduce.add_samples) raised for one
+    transform with Timing: Keyed, and the whole bake was refused with it. A failure
+    there (made here for one object, so that the path can be followed) refuses that
+    transform alone, named, its keys as they were; the other is baked."""
+    from quatbake.addon.bake import reduce as bake_reduce
+
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
+    good = _keyed_object("Good", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    bad = _keyed_object("Bad", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    before = [tuple(kp.co) for fc in animdata.object_fcurves(bad) for kp in fc.keyframe_points]
+    action = bad.animation_data.action
+    sample = bake_reduce.add_samples
+
+    def failing(plan):
+        if plan.obj.name == "Bad":
+            raise ValueError("made to fail")
+        sample(plan)
+
+    monkeypatch.setattr(bake_reduce, "add_samples", failing)
+    result = bake.bake_objects([good, bad], bake.BakeSettings(
+        method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER'))
+    assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
+    assert bad.animation_data.action == action
+    assert [tuple(kp.co) for fc in animdata.object_fcurves(bad)
+            for kp in fc.keyframe_points] == before
+    said = [i.message for i in result.failed]
+    assert any('Object "Bad"' in m and "sampling its path between quarter frames" in m
+               and "made to fail" in m for m in said), said
+    assert result.key_statistics["Good"]["samples_between"] > 0
+
+
 def test_aligned_handles_are_given_as_blenders_own_realignment_leaves_them(clean_blender):
     """core.bezier_keys.aligned_as_blender against Blender itself: float32 handles, close
     to aligned as a fit makes them, written ALIGNED (and some FREE) and then
