@@ -245,9 +245,6 @@ def _evaluate(times: np.ndarray, points: np.ndarray, t: np.ndarray, method: str)
     return _catmull_rom(times, points, t)
 
 
-# ------------------------------------------------------------------- public API
-
-
 def _retiming(times: np.ndarray, points: np.ndarray, name: str):
     """constant_speed_times' arc-length table and new key times (k >= 2 keys): (steps,
     table_t, arc, arc_at_keys, length, duration, hold, new_starts), None when the path
@@ -275,6 +272,9 @@ def _retiming(times: np.ndarray, points: np.ndarray, name: str):
     new_starts = np.concatenate(([times[0]], times[0] + np.cumsum(new_duration)))
     new_starts[-1] = times[-1]  # exactly, whatever the rounding of the sum
     return steps, table_t, arc, arc_at_keys, length, duration, hold, new_starts
+
+
+# ------------------------------------------------------------------- public API
 
 
 def constant_speed_key_times(key_times, key_points, method: str = "linear") -> np.ndarray:
