@@ -310,6 +310,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             frames = np.union1d(frames, ends[(ends >= start) & (ends <= end)])
         loc_method = settings.location_method.lower()
         retimed = bake_location and settings.constant_speed
+        points = _path_points(r) if retimed else None
 
         def timed(samples):
             """The times the method's path is computed at for ``samples``: the samples,
@@ -317,24 +318,30 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             orientation is reached where the object stands at that key, at whatever
             frame it now gets there)."""
             if retimed:
-                return path.constant_speed_times(loc_frames, _path_points(r), samples,
-                                                 loc_method)
+                return path.constant_speed_times(loc_frames, points, samples, loc_method)
             return samples
 
         # The method's path is computed at ``samples``: the baked frames, and for Bezier
         # keys every quarter frame too (``at``: where the baked frames are among them).
         samples = path_samples(frames, settings)
-        key_times, reached = rot_frames, 0
+        key_times, reach, reached = rot_frames, None, 0
         if fit and retimed:
             # The path turns its corners where it reaches the keys' orientations, at the
-            # frames Constant Speed moved them to: those are samples, and the fit keys
-            # them there, not on the animator's frames, which the poses left (a review:
-            # unkeyed, such a corner played 1.18 deg off between quarter frames).
-            key_times = _reached_at(rot_frames, samples, timed,
-                                    path.constant_speed_key_times(loc_frames, _path_points(r),
-                                                                  loc_method))
-            more = np.setdiff1d(key_times[(key_times >= samples[0])
-                                          & (key_times <= samples[-1])], samples)
+            # frames Constant Speed moved them to, and its timing bends where it reaches
+            # the location keys: those are samples, and the fit keys the poses there, not
+            # on the animator's frames, which the poses left (a review: unkeyed, such a
+            # corner played 1.18 deg off between quarter frames). With them all among the
+            # samples, a slerp with Linear locations is the slerp of two neighbouring
+            # samples between them (reduce._bezier_track).
+            corners = path.constant_speed_key_times(loc_frames, points, loc_method)
+            grid = samples
+
+            def reach(frames_keyed):
+                return _reached_at(frames_keyed, grid, timed, corners)
+
+            key_times = reach(rot_frames)
+            more = np.union1d(key_times, corners)
+            more = np.setdiff1d(more[(more >= samples[0]) & (more <= samples[-1])], samples)
             samples, reached = np.union1d(samples, more), int(more.size)
         at = np.searchsorted(samples, frames)
         times = timed(samples)
@@ -373,7 +380,8 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
                     blender = animdata.evaluate_orientation(obj, times, src.mode, fcurves,
                                                             exact=True)
                 quats = turn_interp.interpolate_keys(
-                    rot_frames, key_quats, tracking or keyed.tracking, keyed.kinds,
+                    rot_frames, key_quats,
+                    keyed.tracking if tracking is None else tracking, keyed.kinds,
                     settings.turns, method, times, settings.timing, blender)
             return quats, _target_quats(obj, quats, samples, into_delta, out_mode, fcurves)
 
@@ -476,13 +484,9 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
         plan.resample = resample
         plan.path_key_frames = key_times
         plan.reached = reached
-        poses_before = r.poses_before
-        if retimed and poses_before is not None:
-            poses_before = _reached_at(np.asarray(poses_before, dtype=np.float64), samples,
-                                       timed, key_times)
         (plan.required_frames, plan.stepped_frames, plan.corner_frames,
          plan.recorded_frames) = fixed_frames(
-            key_times, keyed.stepped, dense, settings, poses_before)
+            rot_frames, keyed.stepped, dense, settings, r.poses_before, reach)
     if pending:
         pending.reference = reference
         plan.pending = pending
@@ -572,13 +576,16 @@ def _jumps(r: Reading, times: np.ndarray) -> np.ndarray:
     return out
 
 
-def _reached_at(key_frames: np.ndarray, samples: np.ndarray, timed: Callable,
+def _reached_at(key_frames, samples: np.ndarray, timed: Callable,
                 corners: np.ndarray) -> np.ndarray:
     """The frames at which a path timed by ``timed`` (Constant Speed's map from frames to
     the keys' time) reaches ``key_frames``: its inverse, from the map at ``samples`` and
-    at the location path's own retimed key times (``corners``, where the map bends), so
-    that a rotation key on a location key is reached exactly there. Keys outside the
-    location keys' range, where the map holds, keep their frames."""
+    at the frames it reaches the location keys (``corners``,
+    core.path.constant_speed_key_times, where the map bends), so that a rotation key on a
+    location key is reached exactly there (between them, with Catmull-Rom locations, to
+    within a thousandth of a frame). Keys outside the location keys' range, where the
+    map holds, keep their frames."""
+    key_frames = np.asarray(key_frames, dtype=np.float64)
     grid = np.union1d(samples, corners)
     grid = grid[(grid >= corners[0]) & (grid <= corners[-1])]
     mapped = timed(grid)

@@ -257,7 +257,7 @@ def _keyed_at(frames, key_frames, slack: float = 1e-4) -> bool:
 
 
 def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
-                 poses_before=None) -> tuple:
+                 poses_before=None, reach=None) -> tuple:
     """(required key frames, (s, 2) held intervals, corner frames, a recording's key
     frames) of a Bezier fit: the
     animator's key frames inside the baked range (``poses_before``, the key frames before
@@ -266,17 +266,24 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
     then they are corners, where a key may go with a handle on each side of the
     method's turn, but need not), and the stepped intervals the method holds, clipped to
     the range. A stepped interval the method does not hold (CONSTANT keys on some
-    channels only) is fitted like any other, its ends kept."""
+    channels only) is fitted like any other, its ends kept. ``reach``: where the path
+    reaches the keys' poses at given key frames (Constant Speed's retimed frames; None:
+    on the key frames), which are where their keys go; whether the keys are a recording
+    is read from their own spacing (a review: a recording retimed to 1.23 frames apart
+    read as poses, and every one of its 61 keys was kept)."""
     samples, target, _values = dense
     lo, hi = float(samples[0]), float(samples[-1])
-    inside = rot_frames[(rot_frames >= lo) & (rot_frames <= hi)]
+    reach = reach or (lambda frames: frames)
+    key_times = reach(rot_frames)
+    inside = key_times[(key_times >= lo) & (key_times <= hi)]
     # A key on every frame (mocap, a sampled import) is a recording, not the animator's
     # poses: kept, it would leave a tolerance bake nothing to thin (issue 24's walk: a
     # BVH at 1 deg kept all 16,244 keys).
     poses = not keys_are_dense(rot_frames)
+    reached_before = None if poses_before is None else reach(poses_before)
     if not poses and poses_before is not None and np.size(poses_before) >= 2 and \
             not keys_are_dense(poses_before) and _keyed_at(
-                poses_before[(poses_before >= lo) & (poses_before <= hi)], rot_frames):
+                reached_before[(reached_before >= lo) & (reached_before <= hi)], key_times):
         # Keys this dense that were poses before QuatBake's first conversion (or bake) are
         # its own fit (keys a quarter frame apart where Euler angles turn fast), not a
         # recording: the animator's key frames are those before it (a walk: QUATERNION ->
@@ -285,17 +292,17 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
         # (a review: the converted keys slid 3.5 frames) would otherwise get keys forced
         # on the frames the poses left, none of them the animator's.
         poses = True
-        inside = poses_before[(poses_before >= lo) & (poses_before <= hi)]
+        inside = reached_before[(reached_before >= lo) & (reached_before <= hi)]
     required = inside if poses and settings.keep_key_frames else np.zeros(0)
     corners = inside if poses and not settings.keep_key_frames else np.zeros(0)
     recorded = np.zeros(0) if poses else inside
     held = []
     for i in np.flatnonzero(stepped):
-        a, b = max(float(rot_frames[i]), lo), min(float(rot_frames[i + 1]), hi)
+        a, b = max(float(key_times[i]), lo), min(float(key_times[i + 1]), hi)
         if b <= a:
             continue
         ia, ib = np.searchsorted(samples, [a, b])
-        span = target[ia:ib + (1 if b == hi and rot_frames[i + 1] > hi else 0)]
+        span = target[ia:ib + (1 if b == hi and key_times[i + 1] > hi else 0)]
         if span.shape[0] and quat.angle_between(span, span[:1]).max() <= _HELD_RAD:
             held.append((a, b))
             continue
@@ -304,7 +311,7 @@ def fixed_frames(rot_frames, stepped, dense, settings: BakeSettings,
         # would ramp between the last sample and b (a walk: 37 deg off at 40.99, unseen
         # at quarter frames). The last sample before b holds until b, as Blender does.
         last = ib - 1
-        if rot_frames[i + 1] <= hi and samples[last] > a and \
+        if key_times[i + 1] <= hi and samples[last] > a and \
                 np.degrees(quat.angle_between(target[last], target[ib])) > max(
                     settings.tolerance_deg, _JUMP_MIN_DEG):
             held.append((float(samples[last]), b))
@@ -317,9 +324,12 @@ def _bezier_track(plan, settings: BakeSettings) -> bezier_keys.Track:
     samples, target, values = plan.dense
     # Only for a slerp of a recording's frames, evenly timed, is the path between two
     # samples the slerp of those two: the one target the final check can play there.
+    # With Constant Speed too where Linear locations time it: the frames it reaches each
+    # key (rotation and location) are samples (plan_reading), and between two samples
+    # the time map is a straight line.
     slerp_between = bool(np.size(plan.recorded_frames)) and settings.method == 'SLERP' \
-        and settings.timing == 'EVEN' and not settings.constant_speed \
-        and not settings.keep_playback
+        and settings.timing == 'EVEN' and not settings.keep_playback \
+        and (not settings.constant_speed or settings.location_method == 'LINEAR')
     return bezier_keys.Track(samples, target, values, plan.out_mode, plan.required_frames,
                              plan.stepped_frames, plan.corner_frames, plan.recorded_frames,
                              slerp_between)
@@ -486,7 +496,7 @@ def measure_written(plan, arrays: list) -> dict:
         if refined:
             where = " and ".join(w for n, w in (
                 (plan.refined, "where Euler angles bend fast"),
-                (plan.reached, "where Constant Speed reaches a pose")) if n)
+                (plan.reached, "where Constant Speed reaches a key")) if n)
             sampled = f"samples (every quarter frame, and {refined} between them {where})"
         if plan.held_rotation is not None:
             # Only its step starts play (plan._played_samples): every quarter frame holds

@@ -1053,6 +1053,68 @@ def test_constant_speed_keys_its_poses_where_it_reaches_them_and_plays_within_th
     assert np.abs(key_frames[:, None] - reached[None, :]).min(axis=0).max() <= 1e-5, key_frames
 
 
+def test_constant_speed_holds_stepped_poses_from_the_frames_it_reaches_them(clean_blender):
+    """The same keys as above, CONSTANT (each pose held until the next key): with
+    Constant Speed each pose is reached, and held, from 1, 3.6, 11, 14.4 (and 41), and a
+    Bezier tolerance bake plays exactly that at every 64th frame: the key orientation of
+    the last frame reached. The held intervals were taken on the animator's frames,
+    where the poses no longer change, and the bake played 84 to 115 deg off near the
+    steps (a review)."""
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
+    obj = _keyed_object("Steps", 'XYZ', np.radians(degrees), frames=frames, camera=False,
+                        interpolation={f: 'CONSTANT' for f in frames})
+    x = np.array([0.0, 1.3, 5.0, 6.7, 20.0])
+    for frame, at in zip(frames, x):
+        obj.location = (at, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=float(frame))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    keyed = _key_quats(obj, frames)
+    reached = 1.0 + 40.0 * x / 20.0
+    bake.bake_objects([obj], bake.BakeSettings(
+        method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER',
+        constant_speed=True, location_method='LINEAR'))
+    times = np.arange(64.0, 41.0 * 64.0 + 1.0) / 64.0
+    # float32 frames: a pose reached at 3.6 is keyed at 3.5999999; the 64ths next to it
+    # are 1/64 frame away.
+    held = np.asarray(keyed)[np.searchsorted(reached, times + 1e-5, side="right") - 1]
+    off = _angle_deg(_played(obj, times), held)
+    assert off.max() <= 0.01, (off.max(), times[int(np.argmax(off))])
+
+
+def test_a_recording_baked_with_constant_speed_is_thinned_not_kept_key_for_key(clean_blender):
+    """Rotation and location keyed on every frame 1-61 (a recording), moving at a fifth
+    of its later speed for the first 15 frames. Retimed to one speed, its keys are
+    reached 1.23 frames apart on average: they are still a recording, thinned within
+    the tolerance, not the animator's poses (a review: every one of the 61 was kept, at
+    frames 1.246, 1.492 ...). Blender's playback at every 64th frame is within 0.5 deg
+    of scipy's Slerp of the keys' orientations at the frames they are reached, computed
+    here from the path's length: 1 + 60 x_i / x_61."""
+    pytest.importorskip("scipy")
+    from scipy.spatial.transform import Rotation, Slerp
+
+    frames = np.arange(1.0, 62.0)
+    u = (frames - 1.0) / 60.0
+    degrees = np.column_stack((40.0 * np.sin(3.0 * u), 50.0 * u, 90.0 * u * u))
+    obj = _keyed_object("Take", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    x = np.concatenate(([0.0], np.cumsum(np.where(frames[:-1] < 15.0, 0.2, 1.0))))
+    for frame, at in zip(frames, x):
+        obj.location = (at, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=float(frame))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 61
+    keyed = _key_quats(obj, frames)
+    reached = 1.0 + 60.0 * x / x[-1]
+    tolerance = 0.5
+    result = bake.bake_objects([obj], bake.BakeSettings(
+        method='SLERP', tolerance_deg=tolerance, key_interpolation='BEZIER',
+        constant_speed=True, location_method='LINEAR'))
+    assert result.keys_per_object["Take"] <= 61 // 4, result.keys_per_object
+    times = np.arange(64.0, 61.0 * 64.0 + 1.0) / 64.0
+    path = Slerp(reached, Rotation.from_quat(np.asarray(keyed)[:, [1, 2, 3, 0]]))(times)
+    off = _angle_deg(_played(obj, times), path.as_quat()[:, [3, 0, 1, 2]])
+    assert off.max() <= tolerance, (off.max(), times[int(np.argmax(off))])
+
+
 def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_left_alone(
         clean_blender, monkeypatch):
     """Sampling the path between quarter frames (reduce.add_samples) raised for one
