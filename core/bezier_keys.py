@@ -292,6 +292,11 @@ BEND_FINEST = 1.0 / 64.0
 FAST_RATE = 0.4
 
 
+# Radians of rotation per unit of a channel, near a sample: an Euler angle's own, and a
+# unit quaternion's component moving by d turns it by up to 2 d (the half angle).
+_ANGLE_PER_UNIT = {**{order: 1.0 for order in rotation.EULER_ORDERS}, 'QUATERNION': 2.0}
+
+
 def bending_gaps(times, values, mode: str, tolerance_deg: float, kinks=None) -> np.ndarray:
     """Points between the samples ``times`` (m,) of an Euler track (channel ``values``
     (m, 3) in ``mode``) where the path must be sampled too, or none for other modes.
@@ -320,10 +325,10 @@ def bending_gaps(times, values, mode: str, tolerance_deg: float, kinks=None) -> 
     """
     times = np.asarray(times, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
-    if times.size < 3 or mode not in rotation.EULER_ORDERS:
+    if times.size < 3 or mode not in _ANGLE_PER_UNIT:
         return np.zeros(0)
     h = np.diff(times)
-    slope = np.diff(values, axis=0) / h[:, None]
+    slope = _ANGLE_PER_UNIT[mode] * np.diff(values, axis=0) / h[:, None]
     second = 2.0 * np.abs(np.diff(slope, axis=0)).max(axis=1) / (h[:-1] + h[1:])
     at = np.zeros(times.size)                            # at samples 1..m-2
     at[1:-1] = second

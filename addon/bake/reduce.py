@@ -495,7 +495,7 @@ def measure_written(plan, arrays: list) -> dict:
         refined = plan.refined + plan.reached
         if refined:
             where = " and ".join(w for n, w in (
-                (plan.refined, "where Euler angles bend fast"),
+                (plan.refined, "where the channels bend fast"),
                 (plan.reached, "where Constant Speed reaches a key")) if n)
             sampled = f"samples (every quarter frame, and {refined} between them {where})"
         if plan.held_rotation is not None:

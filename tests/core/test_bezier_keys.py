@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from quatbake.core import bezier_fit, bezier_keys, bezier_play, fcurve, interp, rotation
+from quatbake.core import bezier_fit, bezier_keys, bezier_play, fcurve, interp, quat, rotation
 
 KEY_FRAMES = np.array([1.0, 41.0, 81.0, 121.0])
 QUARTER = 0.25
@@ -627,7 +627,8 @@ def _pitch_through_lock(times, pitch_deg=89.9):
 def test_bending_gaps_splits_the_gaps_where_euler_angles_swing_and_no_others():
     """Near gimbal lock the X and Z angles swing fast: the gaps there get points, each
     split in a power of two of parts (64ths of a frame at the finest); a slow bend, far
-    from it, gets none; nor does another mode."""
+    from it, gets none; nor does the same orientation as quaternions, which turns slowly
+    (0.1 rad a frame) and evenly."""
     times = np.arange(0.0, 4.0 + 1e-9, 0.25)
     values = _pitch_through_lock(times)
     more = bezier_keys.bending_gaps(times, values, "XYZ", 0.01)
@@ -644,6 +645,29 @@ def test_bending_gaps_splits_the_gaps_where_euler_angles_swing_and_no_others():
     assert bezier_keys.bending_gaps(times, slow, "XYZ", 0.01).size == 0
     q = Rotation.from_euler("xyz", values).as_quat()[:, [3, 0, 1, 2]]
     assert bezier_keys.bending_gaps(times, q, "QUATERNION", 0.01).size == 0
+
+
+def test_bending_gaps_splits_a_quaternion_track_that_turns_fast_and_bends():
+    """A capture's forearm turns 103 deg in a frame: its quaternion channels bend within a
+    quarter frame as Euler angles do (a Squad bake with quaternion output played 0.27 deg
+    off between quarter frames at 0.01 deg). Here 1.8 rad a frame about Z while it rocks
+    about X (scipy builds it): the gaps get points, on the 64th-frame grid; the same
+    motion at a twentieth of the speed, its channels' rates summed under FAST_RATE, gets
+    none, nor does axis-angle."""
+    times = np.arange(0.0, 4.0 + 1e-9, 0.25)
+
+    def track(speed):
+        rot = Rotation.from_rotvec(np.outer(speed * times, [0.0, 0.0, 1.0])) * \
+            Rotation.from_rotvec(np.outer(np.sin(speed * times), [1.0, 0.0, 0.0]))
+        return quat.make_continuous(rot.as_quat()[:, [3, 0, 1, 2]])
+
+    more = bezier_keys.bending_gaps(times, track(1.8), "QUATERNION", 0.01)
+    assert more.size and np.all(np.isin(more, times) == False)     # noqa: E712
+    assert np.allclose(more * 64.0, np.round(more * 64.0), atol=1e-9)
+    assert bezier_keys.bending_gaps(times, track(0.09), "QUATERNION", 0.01).size == 0
+    angle_axis = np.column_stack((np.linspace(0.0, 7.0, times.size),
+                                  np.tile([0.0, 0.0, 1.0], (times.size, 1))))
+    assert bezier_keys.bending_gaps(times, angle_axis, "AXIS_ANGLE", 0.01).size == 0
 
 
 def test_bending_gaps_takes_a_corner_at_a_key_for_no_bend():
