@@ -1013,6 +1013,25 @@ def test_keys_through_gimbal_lock_with_keyed_timing_play_within_the_tolerance_be
     assert off.max() <= tolerance, (off.max(), times[int(np.argmax(off))])
 
 
+def _moving_through_the_lock(name, pitch, interpolation=None):
+    """XYZ keys at frames 1, 11, 21, 31, 41 through ``pitch`` deg of pitch, located at
+    x = 0, 1.3, 5, 6.7, 20: (the object, the keys' orientations, the frames Constant
+    Speed with Linear locations reaches them at, 1 + 40 x / 20, from the path's
+    length)."""
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, pitch - 20, 10], [60, pitch, 40], [20, pitch - 10, 120],
+               [0, 10, 150]]
+    obj = _keyed_object(name, 'XYZ', np.radians(degrees), frames=frames, camera=False,
+                        interpolation={f: interpolation for f in frames}
+                        if interpolation else None)
+    x = np.array([0.0, 1.3, 5.0, 6.7, 20.0])
+    for frame, at in zip(frames, x):
+        obj.location = (at, 0.0, 0.0)
+        obj.keyframe_insert("location", frame=float(frame))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    return obj, _key_quats(obj, frames), 1.0 + 40.0 * x / 20.0
+
+
 @pytest.mark.parametrize("pitch", [60.0, 89.9])
 def test_constant_speed_keys_its_poses_where_it_reaches_them_and_plays_within_the_tolerance(
         clean_blender, pitch):
@@ -1028,17 +1047,7 @@ def test_constant_speed_keys_its_poses_where_it_reaches_them_and_plays_within_th
     pytest.importorskip("scipy")
     from scipy.spatial.transform import Rotation, Slerp
 
-    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
-    degrees = [[0, 0, 0], [30, pitch - 20, 10], [60, pitch, 40], [20, pitch - 10, 120],
-               [0, 10, 150]]
-    obj = _keyed_object("Lock", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    x = np.array([0.0, 1.3, 5.0, 6.7, 20.0])
-    for frame, at in zip(frames, x):
-        obj.location = (at, 0.0, 0.0)
-        obj.keyframe_insert("location", frame=float(frame))
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
-    keyed = _key_quats(obj, frames)
-    reached = 1.0 + 40.0 * np.cumsum(np.concatenate(([0.0], np.abs(np.diff(x))))) / 20.0
+    obj, keyed, reached = _moving_through_the_lock("Lock", pitch)
     tolerance = 0.01
     bake.bake_objects([obj], bake.BakeSettings(
         method='SLERP', tolerance_deg=tolerance, key_interpolation='BEZIER',
@@ -1060,17 +1069,7 @@ def test_constant_speed_holds_stepped_poses_from_the_frames_it_reaches_them(clea
     the last frame reached. The held intervals were taken on the animator's frames,
     where the poses no longer change, and the bake played 84 to 115 deg off near the
     steps (a review)."""
-    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
-    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
-    obj = _keyed_object("Steps", 'XYZ', np.radians(degrees), frames=frames, camera=False,
-                        interpolation={f: 'CONSTANT' for f in frames})
-    x = np.array([0.0, 1.3, 5.0, 6.7, 20.0])
-    for frame, at in zip(frames, x):
-        obj.location = (at, 0.0, 0.0)
-        obj.keyframe_insert("location", frame=float(frame))
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
-    keyed = _key_quats(obj, frames)
-    reached = 1.0 + 40.0 * x / 20.0
+    obj, keyed, reached = _moving_through_the_lock("Steps", 89.9, 'CONSTANT')
     bake.bake_objects([obj], bake.BakeSettings(
         method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER',
         constant_speed=True, location_method='LINEAR'))
