@@ -292,6 +292,9 @@ def _analyze_many(requests, method: str, turns: str, timing: str, known: dict,
         else:
             out[i] = found         # a Transform Cache's analysis, already made
     for members in _chunks(groups.values(), prepared):
+        for i, exc in _subframes(prepared, members).items():
+            out[i] = exc
+        members = [i for i in members if out[i] is None]
         for i, exc in _count_playback(prepared, members).items():
             out[i] = exc
         members = [i for i in members if out[i] is None]
@@ -463,7 +466,6 @@ def _read(found: _Located):
         raise cut
     raw = animdata.evaluate_rotation_raw(obj, frames, mode, fcurves)
     at_keys = np.searchsorted(frames, keys)
-    rotation_at_keys = raw[at_keys]
     try:
         played = animdata.played_between_keys(raw, mode, frames, keys)
         quats = animdata.rotation_values_to_quat(played, mode, frames, obj.name, path,
@@ -481,10 +483,7 @@ def _read(found: _Located):
         # gimbal lock are read from them.
         raw = animdata.evaluate_channels(delta_fcurves, animdata.delta_rotation_defaults(obj, mode),
                                          frames)
-    # Spins between neighbouring keys (a 359.9 deg Euler wrap from one frame to
-    # the next) happen between the whole frames: sample them for the turn.
-    # (Evaluated by analyze_many, at times shared with the transforms beside it.)
-    extra, turning = animdata.subframes_to_sample(obj, keys, mode, fcurves, rotation_at_keys)
+    # Where to sample between the frames is found for its whole group (_subframes).
 
     positions = key_positions = location_keys = None
     loc_fcurves = found.loc_fcurves
@@ -518,9 +517,34 @@ def _read(found: _Located):
         positions=positions, key_positions=key_positions, location_key_frames=location_keys,
         stepped=stepped)
     return _Prepared(obj, clip, path, frames, keys, sampled, found.channels, None,
-                     played_at, extra if extra.size else None,
+                     played_at, None,
                      lambda times: animdata.evaluate_orientation(obj, times, mode, fcurves),
-                     original, found.rotation_curves(), fcurves, turning)
+                     original, found.rotation_curves(), fcurves)
+
+
+def _subframes(prepared: dict, members: list) -> dict:
+    """Each member's ``extra_frames`` and ``turn_frames``: where its channels may spin or
+    stray from slerp between two keys (a 359.9 deg Euler wrap from one frame to the
+    next happens between the whole frames), for the whole group in one
+    animdata.subframes_many call (the members share their keys). Returns the members
+    whose channels could not be read, with the error."""
+    from .. import animdata
+
+    if not members:
+        return {}
+    keys = prepared[members[0]].keys
+    found = animdata.subframes_many(
+        [(prepared[i].obj, prepared[i].sampled.rotation_mode, prepared[i].fcurves,
+          prepared[i].sampled.key_raw) for i in members], keys)
+    failed = {}
+    for i, answer in zip(members, found):
+        if isinstance(answer, BaseException):
+            failed[i] = answer
+            continue
+        extra, turning = answer
+        prepared[i].extra_frames = extra if extra.size else None
+        prepared[i].turn_frames = turning
+    return failed
 
 
 def _count_playback(prepared: dict, members: list) -> dict:

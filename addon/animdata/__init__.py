@@ -131,6 +131,7 @@ from .read import (  # noqa: F401
 from .subframes import (  # noqa: F401
     FAR_TURN_SUBSTEPS,
     far_turn_subframes,
+    subframes_many,
     subframes_to_sample,
 )
 from .write import (  # noqa: F401
