@@ -197,8 +197,7 @@ def _step_velocity(t: np.ndarray, q: np.ndarray, steps: np.ndarray, frame: str =
     else:
         rel = quat.multiply(quat.conjugate(a), b)
     # The short way: the relative rotation in the w >= 0 hemisphere.
-    np.negative(rel, out=rel, where=rel[..., :1] < 0.0)
-    return 2.0 * quat.log(rel)[..., 1:] / _step_lengths(t, steps)[:, None]
+    return quat.rotation_vector(rel) / _step_lengths(t, steps)[:, None]
 
 
 def _step_lengths(t: np.ndarray, steps: np.ndarray) -> np.ndarray:

@@ -100,12 +100,6 @@ class Tracking:
         return self.progress[i]
 
 
-def _rotvec_short(rel: np.ndarray) -> np.ndarray:
-    """Rotation vectors (..., 3), angle in [0, pi], of unit quaternions (either sign)."""
-    r = np.where(rel[..., :1] < 0.0, -rel, rel)
-    return 2.0 * quat.log(r)[..., 1:]
-
-
 def _segment_restart(values: np.ndarray, seg_start: np.ndarray) -> np.ndarray:
     """Cumulative sums of ``values`` (b, rows) along the rows, restarted at every
     segment's first row (``seg_start``: that row, for each row)."""
@@ -236,7 +230,7 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
 
     end_vec = rotvec[:, last_row]                     # (b, n_int, 3)
     rel_keys = quat.multiply(quat.conjugate(q[:, :-1]), q[:, 1:])
-    short = _rotvec_short(rel_keys)
+    short = quat.rotation_vector(rel_keys)
     short_angle = quat.norm(short)
     end_angle = quat.norm(end_vec)
     fallback = np.where((end_angle > SHORT_AXIS_EPS)[..., None],
@@ -283,7 +277,7 @@ def _keys_only(times: np.ndarray, q: np.ndarray) -> list:
     """track_many() when no sample lies between the keys (a dense bake's frames), for
     the whole batch ``q`` (b, k, 4) in one pass: each interval is its short arc (nothing
     shows another way round), progress is known at the keys only."""
-    short = _rotvec_short(quat.multiply(quat.conjugate(q[:, :-1]), q[:, 1:]))
+    short = quat.rotation_vector(quat.multiply(quat.conjugate(q[:, :-1]), q[:, 1:]))
     angle = quat.norm(short)                                  # (b, k-1)
     axis = np.zeros_like(short)
     axis[..., 2] = 1.0

@@ -68,6 +68,26 @@ def test_log_and_exp_match_numpy_quaternion():
     assert np.abs(quat.exp(np.column_stack([np.zeros(500), v])) - ours).max() < ULPS
 
 
+def test_rotation_vector_is_scipys_short_rotation_vector_of_either_sign():
+    """Either sign of a quaternion, batched (b, n, 4), and near the identity (the series
+    branch) and a half turn (w = +-0): scipy's as_rotvec, whose angle is in [0, pi]."""
+    q = random_unit(600).reshape(3, 200, 4)
+    signs = np.where(np.random.default_rng(RNG_SEED).random((3, 200, 1)) < 0.5, -1.0, 1.0)
+    ours = quat.rotation_vector(q * signs)
+    theirs = to_scipy(q.reshape(-1, 4)).as_rotvec().reshape(3, 200, 3)
+    assert np.abs(ours - theirs).max() < ULPS
+    tiny = np.array([[1.0, 3e-9, -2e-9, 1e-12], [-1.0, 3e-9, -2e-9, 1e-12],
+                     [1.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0]])
+    tiny /= np.linalg.norm(tiny, axis=1, keepdims=True)
+    # Near the identity the vector is 2 v / w, to well under a ulp of the angle.
+    assert np.abs(quat.rotation_vector(tiny) - to_scipy(tiny).as_rotvec()).max() < 1e-20
+    half_turn = np.array([[0.0, 0.0, 0.6, 0.8], [-0.0, 0.0, 0.6, 0.8]])
+    found = quat.rotation_vector(half_turn)
+    assert np.abs(found - np.pi * half_turn[:, 1:]).max() < ULPS
+    # One quaternion, not an array of them.
+    assert np.abs(quat.rotation_vector(-q[0, 0]) - theirs[0, 0]).max() < ULPS
+
+
 def test_angle_between_matches_scipy_magnitude():
     a = random_unit(1000, RNG_SEED)
     b = random_unit(1000, RNG_SEED + 2)
