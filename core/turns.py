@@ -228,9 +228,10 @@ def track_many(key_times, key_quats, sample_times, sample_quats, unit: bool = Fa
     flip = np.zeros((batch, n_rows), dtype=bool)
     flip[:, 1:] = np.einsum("bij,bij->bi", axis[:, 1:], axis[:, :-1]) < 0.0
     flip[:, first_row] = False
-    # Flips so far, odd or even (an exclusive-or running along the rows), against that
-    # at the interval's first row, which flips nothing: the parity int64 sums restarted
-    # per interval gave, 16 -> 3 ms over 64 x 12,000 rows.
+    # Whether the flips so far are odd (an exclusive-or running along the rows), against
+    # the same at the interval's first row, which flips nothing: the parity that sums of
+    # the flips restarted per interval gave, in 3 ms where those took 16 (64 x 12,000
+    # rows).
     flips = np.logical_xor.accumulate(flip, axis=1)
     parity = flips != np.take(flips, seg_start, axis=1)
     sign = np.where(parity, -1.0, 1.0)

@@ -22,7 +22,7 @@ from .channels import (
     rotation_fcurves,
 )
 from .paths import DELTA_ROTATION_PATHS
-from .read import evaluate_channels, played_quats
+from .read import as_played, evaluate_channels, played_quats
 
 # In-between samples per key interval whose channels jump far (below): a full
 # 360 deg turn is then seen in steps of 22.5 deg, each unambiguous (< 180 deg).
@@ -162,18 +162,22 @@ def subframes_many(items: list, keys) -> list:
     together: dict = {}          # mode -> [(index, curves, values at the keys)]
     for i, (obj, mode, fcurves, at_keys) in enumerate(items):
         try:
+            mode = mode or obj.rotation_mode
             curves = rotation_fcurves(obj, mode, fcurves)
             alone = (keys.size < 2 or mode == 'AXIS_ANGLE' or at_keys is None
                      or not has_keys(curves)
                      or (mode in DELTA_ROTATION_PATHS
-                         and has_keys(delta_rotation_fcurves(obj, mode, fcurves))))
+                         and has_keys(delta_rotation_fcurves(obj, mode, fcurves)))
+                     # normalize measures a stack holding one such key scaled, all of it:
+                     # the others' last bits would then depend on it.
+                     or (mode == 'QUATERNION' and not _normalized_alike(at_keys)))
             if alone:
                 out[i] = subframes_to_sample(obj, keys, mode, fcurves, at_keys)
             else:
                 together.setdefault(mode, []).append((i, obj, curves, at_keys))
         except Exception as exc:   # its own error, as subframes_to_sample raises it
             out[i] = exc
-    size = max(1, TOGETHER_ROWS // keys.size)
+    size = max(1, TOGETHER_ROWS // max(1, keys.size))
     blocks = [(mode, members[start:start + size]) for mode, members in together.items()
               for start in range(0, len(members), size)]
     for mode, members in blocks:
@@ -190,6 +194,15 @@ def subframes_many(items: list, keys) -> list:
         for (i, *_rest), answer in zip(members, found):
             out[i] = answer
     return out
+
+
+def _normalized_alike(at_keys) -> bool:
+    """core.quat.normalized_alike of quaternion keys as played; False where they cannot
+    be told (taken alone, they meet their own error there)."""
+    try:
+        return core_quat.normalized_alike(as_played(at_keys, 'QUATERNION'))
+    except Exception:
+        return False
 
 
 def _subframes_together(mode: str, members: list, keys: np.ndarray) -> list:
