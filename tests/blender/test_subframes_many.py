@@ -161,7 +161,6 @@ def test_a_key_of_tiny_length_beside_them_leaves_each_answer_as_alone(clean_blen
         theirs = _alone(item, keys)
         assert np.array_equal(mine.every, theirs.every), item[0].name
         assert np.array_equal(mine.turning, theirs.turning), item[0].name
-    assert together[0].turning.size == animdata.subframes.NEAR_TURN_SUBSTEPS - 1
 
 
 def test_a_mode_left_out_is_the_transforms_own_and_no_keys_ask_for_nothing(clean_blender):
