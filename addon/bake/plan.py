@@ -24,6 +24,7 @@ from .read import Reading, Source
 from .reduce import fixed_frames
 from .settings import (
     ANGLE_FLOAT32_WARN,
+    GIMBAL_BAND,
     BakeIssue,
     BakeSettings,
     bezier_fit,
@@ -38,13 +39,6 @@ from .turns import (
     plain_turns,
     turn_notes,
 )
-
-# Euler output within float32 of gimbal lock (Blender stores angles as float32, so a
-# pitch keyed at 90 deg comes back as 90 deg + 4e-8 rad) takes the split of the locked
-# angles nearest the previous frame, as Blender's own to_euler(order, compat) does:
-# otherwise a baked curve crossing the lock can jump by a turn. It costs at most
-# ~4e-6 rad of orientation on those frames (core.rotation.BLENDER_GIMBAL_TOLERANCE).
-GIMBAL_BAND = rotation.BLENDER_GIMBAL_TOLERANCE
 
 
 @dataclass
@@ -84,10 +78,12 @@ class Plan:
     # orientation (m, 4), its channel values (m, c)); the key frames the fit must keep
     # and the held (stepped) intervals; then the fitted keys, and the location keys kept.
     dense: tuple | None = None
-    # ``dense`` with more samples: (dense, more (k,) times) -> (times, target, values),
-    # the method's path computed at those (None: the samples stay as they are).
+    # The method's path at more samples: more (k,) times -> the written half's target
+    # there (k, 4) (None: the samples stay as they are; reduce.add_between puts them in dense).
     resample: Callable | None = None
-    refined: int = 0                     # samples reduce.add_samples put between them
+    # The channel values ``dense`` starts from (quat_to_mode_values_continuous' reference).
+    value_reference: np.ndarray | None = None
+    refined: int = 0                     # samples reduce.add_between put between them
     reached: int = 0                     # of the samples, Constant Speed's poses between them
     required_frames: np.ndarray | None = None
     stepped_frames: np.ndarray | None = None    # (s, 2) start, end
@@ -417,22 +413,11 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
             quats, values = quats[at], values[at]
             # Not under a kept Stepped modifier (its samples are the step starts).
             if _stepped(r.kept_rotation) is None:
-                def resample(dense, more):
-                    """``dense`` with the path at the samples ``more`` among them
-                    (reduce.add_samples), computed there alone."""
-                    at_t, at_target, at_values = dense
+                def resample(more):
+                    """The written half's target (k, 4) at the samples ``more``, computed
+                    there alone (put among ``dense`` by reduce.add_between)."""
                     tracking = retracked(more) if settings.timing == 'KEYED' else None
-                    more_target = path_at(more, timed(more), tracking)[1]
-                    merged_t = np.concatenate((at_t, more))
-                    order = np.argsort(merged_t, kind="stable")
-                    merged = np.concatenate((at_target, more_target))[order]
-                    values = _values_between(at_t, at_values, more, more_target, out_mode)
-                    if values is None:
-                        values = rotation.quat_to_mode_values_continuous(
-                            merged, out_mode, reference, GIMBAL_BAND)
-                    else:
-                        values = np.concatenate((at_values, values))[order]
-                    return merged_t[order], merged, values
+                    return path_at(more, timed(more), tracking)[1]
         # Blender's own playback at the baked frames, for the "largest difference"
         # figure, when the delta half makes the per-channel evaluation of
         # set_deviations insufficient (delta @ rotation).
@@ -482,6 +467,7 @@ def plan_reading(reading: Reading, keyed: "KeyedTurns | None", settings: BakeSet
     if dense is not None:
         plan.dense = dense
         plan.resample = resample
+        plan.value_reference = reference
         plan.path_key_frames = key_times
         plan.reached = reached
         (plan.required_frames, plan.stepped_frames, plan.corner_frames,
@@ -678,36 +664,6 @@ def _played_samples(samples, target, values, kept: list) -> tuple:
         return samples, target, values
     on = _with_ends(animdata.on_step_starts(held, samples))
     return samples[on], target[on], values[on]
-
-
-def _values_between(times, values, more, more_target, mode: str):
-    """The channel values in ``mode`` of the targets ``more_target`` at ``more`` (sorted,
-    none of them one of the samples ``times``, whose values are ``values``), each run
-    between two samples continuous from the sample before it, in one call for all runs
-    rather than the whole track converted again. None where a run would not lead on to
-    the sample after it as the track does (another Euler solution or turn there): the
-    caller then converts the whole track again."""
-    left = np.searchsorted(times, more, side="right") - 1
-    starts = np.flatnonzero(np.diff(left, prepend=-1))
-    sizes = np.diff(np.append(starts, more.size))
-    rows = left[starts]
-    # Each run padded to the longest with the sample after it (which continues from
-    # itself unchanged): a run's last column is that sample, reached through the run.
-    after = rotation.mode_values_to_quat(values[rows + 1], mode)
-    runs = np.repeat(after[:, None], sizes.max() + 1, axis=1)
-    row = np.repeat(np.arange(rows.size), sizes)
-    column = np.arange(more.size) - np.repeat(starts, sizes)
-    runs[row, column] = more_target
-    found = rotation.quat_to_mode_values_continuous_many(runs, mode, values[rows],
-                                                         GIMBAL_BAND)
-    if np.abs(found[:, -1] - values[rows + 1]).max() > _SAME_VALUES:
-        return None
-    return found[row, column]
-
-
-# A sample's channel values reached again through the samples added before it
-# (_values_between) are the same to a rounding of a few turns' size.
-_SAME_VALUES = 1e-9
 
 
 def _with_ends(on: np.ndarray) -> np.ndarray:

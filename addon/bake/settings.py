@@ -46,6 +46,14 @@ KEY_INTERPOLATIONS = ('BEZIER', 'LINEAR')
 BEZIER_SAMPLES_PER_FRAME = 4
 
 
+# Euler output within float32 of gimbal lock (Blender stores angles as float32, so a
+# pitch keyed at 90 deg comes back as 90 deg + 4e-8 rad) takes the split of the locked
+# angles nearest the previous frame, as Blender's own to_euler(order, compat) does:
+# otherwise a baked curve crossing the lock can jump by a turn. It costs at most
+# ~4e-6 rad of orientation on those frames (core.rotation.BLENDER_GIMBAL_TOLERANCE).
+GIMBAL_BAND = rotation.BLENDER_GIMBAL_TOLERANCE
+
+
 BAKED_SUFFIX = ".quatbake"
 
 

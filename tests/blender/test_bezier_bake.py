@@ -1116,7 +1116,7 @@ def test_a_recording_baked_with_constant_speed_is_thinned_not_kept_key_for_key(c
 
 def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_left_alone(
         clean_blender, monkeypatch):
-    """Sampling the path between quarter frames (reduce.add_samples) raised for one
+    """Sampling the path between quarter frames (reduce.samples_to_add) raised for one
     transform with Timing: Keyed, and the whole bake was refused with it. A failure
     there (made here for one object, so that the path can be followed) refuses that
     transform alone, named, its keys as they were; the other is baked."""
@@ -1129,14 +1129,14 @@ def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_le
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
     before = [tuple(kp.co) for fc in animdata.object_fcurves(bad) for kp in fc.keyframe_points]
     action = bad.animation_data.action
-    sample = bake_reduce.add_samples
+    sample = bake_reduce.samples_to_add
 
     def failing(plan):
         if plan.obj.name == "Bad":
             raise ValueError("made to fail")
-        sample(plan)
+        return sample(plan)
 
-    monkeypatch.setattr(bake_reduce, "add_samples", failing)
+    monkeypatch.setattr(bake_reduce, "samples_to_add", failing)
     result = bake.bake_objects([good, bad], bake.BakeSettings(
         method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER'))
     assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
@@ -1147,6 +1147,113 @@ def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_le
     assert any('Object "Bad"' in m and "sampling its path between quarter frames" in m
                and "made to fail" in m for m in said), said
     assert result.key_statistics["Good"]["samples_between"] > 0
+
+
+def test_a_transform_whose_added_samples_fail_to_merge_is_left_alone(clean_blender,
+                                                                      monkeypatch):
+    """The samples between quarter frames of every transform are converted to channel
+    values together (reduce.add_between). A failure there for one of them (made here)
+    fails the batch: each is then merged alone, so the one that fails is refused, named,
+    its keys as they were, and the other is baked with its samples between."""
+    from quatbake.addon.bake import reduce as bake_reduce
+
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
+    good = _keyed_object("Good", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    bad = _keyed_object("Bad", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    before = [tuple(kp.co) for fc in animdata.object_fcurves(bad) for kp in fc.keyframe_points]
+    action = bad.animation_data.action
+    merge = bake_reduce.add_between
+    batches = []
+
+    def failing(added):
+        batches.append(sorted(plan.obj.name for plan, _more, _target in added))
+        if any(plan.obj.name == "Bad" for plan, _more, _target in added):
+            raise ValueError("made to fail")
+        merge(added)
+
+    monkeypatch.setattr(bake_reduce, "add_between", failing)
+    result = bake.bake_objects([good, bad], bake.BakeSettings(
+        method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER'))
+    assert batches[0] == ["Bad", "Good"], batches     # both had samples to add
+    assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
+    assert bad.animation_data.action == action
+    assert [tuple(kp.co) for fc in animdata.object_fcurves(bad)
+            for kp in fc.keyframe_points] == before
+    said = [i.message for i in result.failed]
+    assert any('Object "Bad"' in m and "sampling its path between quarter frames" in m
+               and "made to fail" in m for m in said), said
+    assert result.key_statistics["Good"]["samples_between"] > 0
+
+
+def _euler_track(seed: int, n: int = 41):
+    """(times, target (n, 4) w-first, XYZ values (n, 3) continuous): scipy's slerp of a few
+    random keys every quarter frame, its XYZ angles (Blender's XYZ is scipy's extrinsic
+    "xyz") unwrapped per channel."""
+    from scipy.spatial.transform import Rotation, Slerp
+
+    rng = np.random.default_rng(seed)
+    times = np.arange(n) * 0.25
+    keys = Rotation.from_quat(rng.normal(size=(4, 4)))
+    path = Slerp(np.linspace(0.0, times[-1], 4), keys)(times)
+    values = np.unwrap(path.as_euler("xyz"), axis=0)
+    return times, path.as_quat()[:, [3, 0, 1, 2]], values
+
+
+def test_samples_added_between_are_the_targets_continuous_from_the_sample_before():
+    """reduce._values_between, the channel values of the samples a Bezier bake adds
+    between quarter frames, every plan's runs in one conversion per run length: each
+    value is its target's rotation (scipy), continuous from the sample before it (no
+    jump of a turn, no flip to the other Euler solution); each plan's values are what it
+    gets alone; and a plan whose run does not lead on to the sample after it as its track
+    does (that sample's X a turn further: the same rotation, another winding) gets None,
+    alone of the plans."""
+    pytest.importorskip("scipy")
+    from scipy.spatial.transform import Rotation, Slerp
+
+    from quatbake.addon.bake import reduce as bake_reduce
+
+    denses, mores, targets = [], [], []
+    for seed, per_gap in enumerate((1, 2, 3, 5)):
+        times, target, values = _euler_track(seed)
+        rng = np.random.default_rng(10 + seed)
+        gaps = np.sort(rng.choice(times.size - 1, 12, replace=False))
+        # per_gap samples in each chosen gap, a different run length per plan, and one
+        # gap with a single sample in every plan.
+        counts = np.full(gaps.size, per_gap)
+        counts[0] = 1
+        more = np.concatenate([times[g] + 0.25 * np.sort(rng.uniform(0.05, 0.95, c))
+                               for g, c in zip(gaps, counts)])
+        slerp = Slerp(times, Rotation.from_quat(target[:, [1, 2, 3, 0]]))
+        denses.append((times, target, values))
+        mores.append(more)
+        targets.append(slerp(more).as_quat()[:, [3, 0, 1, 2]])
+    together = bake_reduce._values_between(denses, mores, targets, 'XYZ')
+    for dense, more, target, values in zip(denses, mores, targets, together):
+        alone = bake_reduce._values_between([dense], [more], [target], 'XYZ')[0]
+        np.testing.assert_array_equal(values, alone)
+        # The target's rotation, to 1e-9 rad.
+        off = (Rotation.from_euler("xyz", values)
+               * Rotation.from_quat(target[:, [1, 2, 3, 0]]).inv()).magnitude()
+        assert off.max() < 1e-9, off.max()
+        # Continuous: within a tenth of a turn of the sample before it and of the one after
+        # (a quarter frame of this slerp turns each angle by far less).
+        times, _target, dense_values = dense
+        left = np.searchsorted(times, more, side="right") - 1
+        assert np.abs(values - dense_values[left]).max() < 0.2 * np.pi
+        assert np.abs(values - dense_values[left + 1]).max() < 0.2 * np.pi
+    # The third plan's sample after its first run, a turn further about X.
+    times, target, values = denses[2]
+    wound = values.copy()
+    after = np.searchsorted(times, mores[2][0])
+    wound[after:, 0] += 2.0 * np.pi
+    found = bake_reduce._values_between(
+        [denses[0], (times, target, wound), denses[3]], [mores[0], mores[2], mores[3]],
+        [targets[0], targets[2], targets[3]], 'XYZ')
+    assert found[1] is None
+    np.testing.assert_array_equal(found[0], together[0])
+    np.testing.assert_array_equal(found[2], together[3])
 
 
 def test_aligned_handles_are_given_as_blenders_own_realignment_leaves_them(clean_blender):
