@@ -389,14 +389,15 @@ def _fit_bezier(plans: list, settings: BakeSettings) -> None:
 def samples_to_add(plan) -> np.ndarray | None:
     """The samples to put between the plan's quarter frames (its path computed there:
     ``plan.resample``, then add_between), where an Euler channel bends fast
-    (core.bezier_keys.bending_gaps), so that the fit is held to it there as well: ``plan.dense``
-    gains them, and ``plan.rotation_values`` the channel values at the baked frames as the
-    dense ones then run (converted again through the new samples, an Euler track can take
-    the other solution from there on). Once per plan (the caller lets ``plan.resample``
-    go once they are added): a bake that refuses one transform fits the others again, and bending_gaps run
-    again on its own samples always finds more (a review: the count in the note was the
-    second round's). None where nothing is added, or its samples cannot change
-    (``plan.resample`` None: see plan_reading; a Transform Cache's playback)."""
+    (core.bezier_keys.bending_gaps), so that the fit is held to it there as well:
+    ``plan.dense`` gains them, and ``plan.rotation_values`` the channel values at the baked
+    frames as the dense ones then run (converted again through the new samples, an Euler
+    track can take the other solution from there on). Once per plan (the caller lets
+    ``plan.resample`` go once they are added): a bake that refuses one transform fits the
+    others again, and bending_gaps run again on its own samples always finds more (a
+    review: the count in the note was the second round's). None where nothing is added,
+    or its samples cannot change (``plan.resample`` None: see plan_reading; a Transform
+    Cache's playback)."""
     if plan.resample is None:
         return None
     # One round: bending_gaps splits a gap finely enough at once. (A second round, on the
@@ -448,12 +449,11 @@ def add_between(added: list) -> None:
                 merged, plan.out_mode, plan.value_reference, GIMBAL_BAND)
         else:
             values = np.concatenate((at_values, values))[order]
-        merged_all.append((merged_t[order], merged, values))
-    for (plan, more, _target), dense in zip(added, merged_all):
-        plan.dense = dense
-        plan.refined = int(more.size)
-        times, _target, values = dense
-        plan.rotation_values = values[np.searchsorted(times, plan.frames)]
+        times = merged_t[order]
+        merged_all.append(((times, merged, values),
+                           values[np.searchsorted(times, plan.frames)]))
+    for (plan, more, _target), (dense, at_frames) in zip(added, merged_all):
+        plan.dense, plan.rotation_values, plan.refined = dense, at_frames, int(more.size)
 
 
 def _values_between(denses: list, mores: list, targets: list, mode: str) -> list:

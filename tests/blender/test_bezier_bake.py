@@ -1187,6 +1187,36 @@ def test_a_transform_whose_added_samples_fail_to_merge_is_left_alone(clean_blend
     assert result.key_statistics["Good"]["samples_between"] > 0
 
 
+def test_a_merge_failing_late_adds_no_transforms_samples_twice(clean_blender, monkeypatch):
+    """A failure in the merge of the added samples after another transform's were merged
+    (a review: its baked frames read from the merged samples raised, for a frame made to
+    lie past them here) left that one's samples merged without letting them go, and the
+    retry, transform by transform, merged them again: every added sample twice. Each
+    transform's samples measured are its quarter frames and its samples between, once."""
+    from quatbake.addon.bake import reduce as bake_reduce
+
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
+    good = _keyed_object("Good", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    bad = _keyed_object("Bad", 'XYZ', np.radians(degrees), frames=frames, camera=False)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    sample = bake_reduce.samples_to_add
+
+    def late(plan):
+        more = sample(plan)
+        if plan.obj.name == "Bad":
+            plan.frames = np.append(plan.frames, 1.0e6)   # past every sample
+        return more
+
+    monkeypatch.setattr(bake_reduce, "samples_to_add", late)
+    result = bake.bake_objects([good, bad], bake.BakeSettings(
+        method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER'))
+    assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
+    stats = result.key_statistics["Good"]
+    assert stats["samples_between"] > 0
+    assert stats["samples"] == 4 * 40 + 1 + stats["samples_between"], stats
+
+
 def _euler_track(seed: int, n: int = 41):
     """(times, target (n, 4) w-first, XYZ values (n, 3) continuous): scipy's slerp of a few
     random keys every quarter frame, its XYZ angles (Blender's XYZ is scipy's extrinsic
