@@ -1114,6 +1114,30 @@ def test_a_recording_baked_with_constant_speed_is_thinned_not_kept_key_for_key(c
     assert off.max() <= tolerance, (off.max(), times[int(np.argmax(off))])
 
 
+def _good_and_bad():
+    """Two objects keyed alike near gimbal lock over frames 1-41, whose Euler angles swing
+    enough for the bake to sample between quarter frames: "Good" and "Bad"."""
+    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
+    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    return tuple(_keyed_object(name, 'XYZ', np.radians(degrees), frames=frames, camera=False)
+                 for name in ("Good", "Bad"))
+
+
+def _bad_left_alone(result, bad, action, before) -> None:
+    """"Bad" refused for a failure made to happen while its samples between quarter
+    frames were added, named, its action and keys (``before``) as they were; "Good"
+    baked with its samples between."""
+    assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
+    assert bad.animation_data.action == action
+    assert [tuple(kp.co) for fc in animdata.object_fcurves(bad)
+            for kp in fc.keyframe_points] == before
+    said = [i.message for i in result.failed]
+    assert any('Object "Bad"' in m and "sampling its path between quarter frames" in m
+               and "made to fail" in m for m in said), said
+    assert result.key_statistics["Good"]["samples_between"] > 0
+
+
 def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_left_alone(
         clean_blender, monkeypatch):
     """Sampling the path between quarter frames (reduce.samples_to_add) raised for one
@@ -1122,11 +1146,7 @@ def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_le
     transform alone, named, its keys as they were; the other is baked."""
     from quatbake.addon.bake import reduce as bake_reduce
 
-    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
-    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
-    good = _keyed_object("Good", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    bad = _keyed_object("Bad", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    good, bad = _good_and_bad()
     before = [tuple(kp.co) for fc in animdata.object_fcurves(bad) for kp in fc.keyframe_points]
     action = bad.animation_data.action
     sample = bake_reduce.samples_to_add
@@ -1139,14 +1159,7 @@ def test_a_transform_whose_path_fails_to_be_sampled_between_quarter_frames_is_le
     monkeypatch.setattr(bake_reduce, "samples_to_add", failing)
     result = bake.bake_objects([good, bad], bake.BakeSettings(
         method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER'))
-    assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
-    assert bad.animation_data.action == action
-    assert [tuple(kp.co) for fc in animdata.object_fcurves(bad)
-            for kp in fc.keyframe_points] == before
-    said = [i.message for i in result.failed]
-    assert any('Object "Bad"' in m and "sampling its path between quarter frames" in m
-               and "made to fail" in m for m in said), said
-    assert result.key_statistics["Good"]["samples_between"] > 0
+    _bad_left_alone(result, bad, action, before)
 
 
 def test_a_transform_whose_added_samples_fail_to_merge_is_left_alone(clean_blender,
@@ -1157,11 +1170,7 @@ def test_a_transform_whose_added_samples_fail_to_merge_is_left_alone(clean_blend
     its keys as they were, and the other is baked with its samples between."""
     from quatbake.addon.bake import reduce as bake_reduce
 
-    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
-    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
-    good = _keyed_object("Good", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    bad = _keyed_object("Bad", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    good, bad = _good_and_bad()
     before = [tuple(kp.co) for fc in animdata.object_fcurves(bad) for kp in fc.keyframe_points]
     action = bad.animation_data.action
     merge = bake_reduce.add_between
@@ -1177,14 +1186,7 @@ def test_a_transform_whose_added_samples_fail_to_merge_is_left_alone(clean_blend
     result = bake.bake_objects([good, bad], bake.BakeSettings(
         method='SLERP', tolerance_deg=0.01, key_interpolation='BEZIER'))
     assert batches[0] == ["Bad", "Good"], batches     # both had samples to add
-    assert result.objects == ["Good"] and result.failed_transforms == ["Bad"]
-    assert bad.animation_data.action == action
-    assert [tuple(kp.co) for fc in animdata.object_fcurves(bad)
-            for kp in fc.keyframe_points] == before
-    said = [i.message for i in result.failed]
-    assert any('Object "Bad"' in m and "sampling its path between quarter frames" in m
-               and "made to fail" in m for m in said), said
-    assert result.key_statistics["Good"]["samples_between"] > 0
+    _bad_left_alone(result, bad, action, before)
 
 
 def test_a_merge_failing_late_adds_no_transforms_samples_twice(clean_blender, monkeypatch):
@@ -1195,11 +1197,7 @@ def test_a_merge_failing_late_adds_no_transforms_samples_twice(clean_blender, mo
     transform's samples measured are its quarter frames and its samples between, once."""
     from quatbake.addon.bake import reduce as bake_reduce
 
-    frames = np.array([1.0, 11.0, 21.0, 31.0, 41.0])
-    degrees = [[0, 0, 0], [30, 69.9, 10], [60, 89.9, 40], [20, 79.9, 120], [0, 10, 150]]
-    good = _keyed_object("Good", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    bad = _keyed_object("Bad", 'XYZ', np.radians(degrees), frames=frames, camera=False)
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 41
+    good, bad = _good_and_bad()
     sample = bake_reduce.samples_to_add
 
     def late(plan):
