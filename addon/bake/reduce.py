@@ -423,8 +423,8 @@ def _sampling_issue(plan, exc: Exception) -> BakeIssue:
 def add_between(added: list) -> None:
     """Put more samples among Bezier plans' ``dense``: ``added`` holds (plan, more (k,)
     sorted times, none of them a sample already, the written half's target there (k, 4)).
-    Their channel values continue from the sample before each run of them, every run of
-    the plans baked to one mode converted in one call (_values_between); a plan whose runs
+    Their channel values continue from the sample before each run of them, the runs of
+    all the plans baked to one mode converted together (_values_between); a plan whose runs
     do not lead on to the sample after them as its track does is converted whole again.
     Computed for all of them before any plan changes, so a caller that meets an error
     can do each again alone."""
@@ -459,9 +459,9 @@ def add_between(added: list) -> None:
 def _values_between(denses: list, mores: list, targets: list, mode: str) -> list:
     """Per plan, the channel values in ``mode`` of the targets ``targets[i]`` at
     ``mores[i]`` (sorted, none of them one of the samples of ``denses[i]``: (times, target,
-    values)), each run between two samples continuous from the sample before it: every
-    run of every plan one row of one conversion, rather than each track converted again
-    (a bake of 100 objects: 100 calls of 1.4 ms, mostly numpy's per-call cost). None for a
+    values)), each run between two samples continuous from the sample before it: the runs
+    of every plan in one conversion per run length, rather than a conversion per plan (a
+    bake of 100 objects: 100 calls of 1.4 ms, mostly numpy's per-call cost). None for a
     plan where a run would not lead on to the sample after it as the track does (another
     Euler solution or turn there): the caller then converts that track whole again."""
     sizes_all, before, after, plan_of_row = [], [], [], []
