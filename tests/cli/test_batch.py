@@ -718,9 +718,14 @@ def test_ctrl_c_records_no_crash_for_the_shot_it_stops(shots, tmp_path, how):
                        f"pathlib.Path({str(started)!r}).write_text('')\ntime.sleep(120)\n")
     waiting.chmod(0o755)
     out = tmp_path / "out"
+    # The batch takes SIGINT as a terminal delivers it, whatever the test run does with
+    # it: an ignored signal stays ignored across exec (and Python then installs no
+    # handler), and a local CI run started in the background by a script, whose pytest
+    # processes ignored SIGINT (/proc's SigIgn), waited out the 60 s below (2026-12-08).
     proc = subprocess.Popen([sys.executable, "-m", "quatbake", "batch", "report",
                              shots["files"][0], "--out", out, "--blender", waiting],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for _ in range(600):
             if started.exists():
